@@ -1,0 +1,79 @@
+//===- FuseDialect.td - The fuse dialect -------------------*- tablegen -*-===//
+//
+// The `fuse` dialect: tensor operations on statically shaped tensors, and the
+// `fuse.fusion` region op that holds one fused kernel. Every op here has an
+// entry in runtime/ir/Ops.def (the one op table); the op-table test checks it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_DIALECT_TD
+#define FUSE_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def Fuse_Dialect : Dialect {
+  let name = "fuse";
+  let cppNamespace = "::mlir::fuse";
+  let summary = "Tensor operations and fused kernels of the Fuse compiler";
+  let description = [{
+    Ops on ranked, statically shaped tensors with element types f32, f16,
+    bf16, f64, i1, i8, i32 and i64 (rank 0 and zero-sized dimensions are
+    allowed). Integers are signless; ops where signedness matters (compare,
+    div, rem, cast) say how they read them. f16 and bf16 are storage types:
+    arithmetic on them is carried out in f32. Elementwise ops require operands
+    of equal shape: broadcasting is always explicit (`fuse.broadcast`).
+    Semantics follow ONNX wherever ONNX defines them.
+
+    `fuse.fusion` is a region op isolated from above: one fused kernel with
+    explicit operands and results, and a schedule kind that the fusion passes
+    set and code generation reads.
+  }];
+  let hasConstantMaterializer = 1;
+  let useDefaultAttributePrinterParser = 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+def Fuse_AnyElement : AnyTypeOf<[F32, F16, BF16, F64, I1, I8, I32, I64]>;
+def Fuse_Tensor : StaticShapeTensorOf<[F32, F16, BF16, F64, I1, I8, I32, I64]>;
+def Fuse_FloatTensor : StaticShapeTensorOf<[F32, F16, BF16, F64]>;
+def Fuse_NumericTensor : StaticShapeTensorOf<[F32, F16, BF16, F64, I8, I32, I64]>;
+def Fuse_IntegerTensor : StaticShapeTensorOf<[I1, I8, I32, I64]>;
+def Fuse_BoolTensor : StaticShapeTensorOf<[I1]>;
+def Fuse_IndexTensor : StaticShapeTensorOf<[I64]>;
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Fuse_ComparePredicate : I64EnumAttr<"ComparePredicate",
+    "comparison predicate", [
+      I64EnumAttrCase<"eq", 0>, I64EnumAttrCase<"ne", 1>,
+      I64EnumAttrCase<"lt", 2>, I64EnumAttrCase<"le", 3>,
+      I64EnumAttrCase<"gt", 4>, I64EnumAttrCase<"ge", 5>,
+      I64EnumAttrCase<"ult", 6>, I64EnumAttrCase<"ule", 7>,
+      I64EnumAttrCase<"ugt", 8>, I64EnumAttrCase<"uge", 9>]> {
+  let cppNamespace = "::mlir::fuse";
+}
+
+def Fuse_ReduceKind : I64EnumAttr<"ReduceKind", "reduction kind", [
+      I64EnumAttrCase<"sum", 0>, I64EnumAttrCase<"prod", 1>,
+      I64EnumAttrCase<"max", 2>, I64EnumAttrCase<"min", 3>,
+      I64EnumAttrCase<"mean", 4>]> {
+  let cppNamespace = "::mlir::fuse";
+}
+
+def Fuse_ScheduleKind : I64EnumAttr<"ScheduleKind", "kernel schedule kind", [
+      I64EnumAttrCase<"pointwise", 0>,
+      I64EnumAttrCase<"row_reduction", 1>,
+      I64EnumAttrCase<"column_reduction", 2>,
+      I64EnumAttrCase<"full_reduction", 3>,
+      I64EnumAttrCase<"matmul", 4>]> {
+  let cppNamespace = "::mlir::fuse";
+}
+
+#endif // FUSE_DIALECT_TD

@@ -1,0 +1,342 @@
+//===- FuseFolders.cpp - Constant folding and algebraic folds -------------===//
+//
+// Folds on splat constants (computed in double, rounded once to the element
+// type), the identities x+0, x-0, x*1, x/1 (as in XLA, the sign of a zero
+// result may differ from the unfolded -0.0 + 0.0), cast to the same type,
+// identity and composed transposes and reshapes, broadcasts of splats.
+// Dense (non-splat) constants are left alone: folding them would bake data
+// the size of a tensor into the IR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/FuseOps.h"
+
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::fuse;
+
+static double toDouble(const APFloat &value) {
+  APFloat copy = value;
+  bool losesInfo = false;
+  copy.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &losesInfo);
+  return copy.convertToDouble();
+}
+
+static Attribute splatOf(Type resultType, double value) {
+  auto shaped = cast<ShapedType>(resultType);
+  auto floatType = cast<FloatType>(shaped.getElementType());
+  APFloat result(value);
+  bool losesInfo = false;
+  result.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                 &losesInfo);
+  return DenseElementsAttr::get(shaped, result);
+}
+
+/// The float value of a splat float constant, if `attr` is one.
+static std::optional<double> floatSplat(Attribute attr) {
+  auto splat = dyn_cast_or_null<SplatElementsAttr>(attr);
+  if (!splat || !isa<FloatType>(splat.getElementType()))
+    return std::nullopt;
+  return toDouble(splat.getSplatValue<APFloat>());
+}
+
+static std::optional<APInt> intSplat(Attribute attr) {
+  auto splat = dyn_cast_or_null<SplatElementsAttr>(attr);
+  if (!splat || !isa<IntegerType>(splat.getElementType()))
+    return std::nullopt;
+  return splat.getSplatValue<APInt>();
+}
+
+template <typename Fn>
+static OpFoldResult foldUnaryFloat(Attribute operand, Type resultType, Fn fn) {
+  if (std::optional<double> x = floatSplat(operand))
+    return splatOf(resultType, fn(*x));
+  return {};
+}
+
+template <typename Fn>
+static OpFoldResult foldUnaryInt(Attribute operand, Type resultType, Fn fn) {
+  if (std::optional<APInt> x = intSplat(operand))
+    return DenseElementsAttr::get(cast<ShapedType>(resultType), fn(*x));
+  return {};
+}
+
+#define FUSE_FLOAT_UNARY_FOLDER(Op, expr)                                      \
+  OpFoldResult Op::fold(FoldAdaptor adaptor) {                                 \
+    return foldUnaryFloat(adaptor.getOperand(), getType(),                     \
+                          [](double x) { return (expr); });                    \
+  }
+
+FUSE_FLOAT_UNARY_FOLDER(ExpOp, std::exp(x))
+FUSE_FLOAT_UNARY_FOLDER(LogOp, std::log(x))
+FUSE_FLOAT_UNARY_FOLDER(SqrtOp, std::sqrt(x))
+FUSE_FLOAT_UNARY_FOLDER(RsqrtOp, 1.0 / std::sqrt(x))
+FUSE_FLOAT_UNARY_FOLDER(ReciprocalOp, 1.0 / x)
+FUSE_FLOAT_UNARY_FOLDER(TanhOp, std::tanh(x))
+FUSE_FLOAT_UNARY_FOLDER(SigmoidOp, 1.0 / (1.0 + std::exp(-x)))
+FUSE_FLOAT_UNARY_FOLDER(ErfOp, std::erf(x))
+FUSE_FLOAT_UNARY_FOLDER(SinOp, std::sin(x))
+FUSE_FLOAT_UNARY_FOLDER(CosOp, std::cos(x))
+FUSE_FLOAT_UNARY_FOLDER(TanOp, std::tan(x))
+FUSE_FLOAT_UNARY_FOLDER(AsinOp, std::asin(x))
+FUSE_FLOAT_UNARY_FOLDER(AcosOp, std::acos(x))
+FUSE_FLOAT_UNARY_FOLDER(AtanOp, std::atan(x))
+FUSE_FLOAT_UNARY_FOLDER(SinhOp, std::sinh(x))
+FUSE_FLOAT_UNARY_FOLDER(CoshOp, std::cosh(x))
+FUSE_FLOAT_UNARY_FOLDER(AsinhOp, std::asinh(x))
+FUSE_FLOAT_UNARY_FOLDER(AcoshOp, std::acosh(x))
+FUSE_FLOAT_UNARY_FOLDER(AtanhOp, std::atanh(x))
+FUSE_FLOAT_UNARY_FOLDER(FloorOp, std::floor(x))
+FUSE_FLOAT_UNARY_FOLDER(CeilOp, std::ceil(x))
+// std::nearbyint rounds half to even in the default rounding mode.
+FUSE_FLOAT_UNARY_FOLDER(RoundOp, std::nearbyint(x))
+#undef FUSE_FLOAT_UNARY_FOLDER
+
+OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult r = foldUnaryFloat(adaptor.getOperand(), getType(),
+                                      [](double x) { return -x; }))
+    return r;
+  return foldUnaryInt(adaptor.getOperand(), getType(),
+                      [](const APInt &x) { return -x; });
+}
+
+OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult r = foldUnaryFloat(adaptor.getOperand(), getType(),
+                                      [](double x) { return std::fabs(x); }))
+    return r;
+  return foldUnaryInt(adaptor.getOperand(), getType(),
+                      [](const APInt &x) { return x.abs(); });
+}
+
+OpFoldResult SignOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult r = foldUnaryFloat(
+          adaptor.getOperand(), getType(), [](double x) {
+            return std::isnan(x) ? x : (x > 0) - (x < 0) + 0.0;
+          }))
+    return r;
+  return foldUnaryInt(adaptor.getOperand(), getType(), [](const APInt &x) {
+    return APInt(x.getBitWidth(), x.isZero() ? 0 : (x.isNegative() ? -1 : 1),
+                 /*isSigned=*/true);
+  });
+}
+
+OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
+  return foldUnaryInt(adaptor.getOperand(), getType(),
+                      [](const APInt &x) { return ~x; });
+}
+
+//===----------------------------------------------------------------------===//
+// Binary
+//===----------------------------------------------------------------------===//
+
+template <typename FloatFn, typename IntFn>
+static OpFoldResult foldBinary(Attribute lhs, Attribute rhs, Type resultType,
+                               FloatFn floatFn, IntFn intFn) {
+  std::optional<double> fl = floatSplat(lhs), fr = floatSplat(rhs);
+  if (fl && fr)
+    return splatOf(resultType, floatFn(*fl, *fr));
+  std::optional<APInt> il = intSplat(lhs), ir = intSplat(rhs);
+  if (il && ir) {
+    if (std::optional<APInt> r = intFn(*il, *ir))
+      return DenseElementsAttr::get(cast<ShapedType>(resultType), *r);
+  }
+  return {};
+}
+
+/// True if `attr` is a splat equal to `value` (0 or 1).
+static bool isSplatOf(Attribute attr, int64_t value) {
+  if (std::optional<double> f = floatSplat(attr))
+    return *f == static_cast<double>(value);
+  if (std::optional<APInt> i = intSplat(attr))
+    return i->getSExtValue() == value;
+  return false;
+}
+
+static std::optional<APInt> noIntFold(const APInt &, const APInt &) {
+  return std::nullopt;
+}
+
+OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  if (isSplatOf(adaptor.getRhs(), 0))
+    return getLhs();
+  if (isSplatOf(adaptor.getLhs(), 0))
+    return getRhs();
+  return foldBinary(
+      adaptor.getLhs(), adaptor.getRhs(), getType(),
+      [](double a, double b) { return a + b; },
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return a + b;
+      });
+}
+
+OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  if (isSplatOf(adaptor.getRhs(), 0))
+    return getLhs();
+  return foldBinary(
+      adaptor.getLhs(), adaptor.getRhs(), getType(),
+      [](double a, double b) { return a - b; },
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return a - b;
+      });
+}
+
+OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  if (isSplatOf(adaptor.getRhs(), 1))
+    return getLhs();
+  if (isSplatOf(adaptor.getLhs(), 1))
+    return getRhs();
+  return foldBinary(
+      adaptor.getLhs(), adaptor.getRhs(), getType(),
+      [](double a, double b) { return a * b; },
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return a * b;
+      });
+}
+
+OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+  if (isSplatOf(adaptor.getRhs(), 1))
+    return getLhs();
+  return foldBinary(
+      adaptor.getLhs(), adaptor.getRhs(), getType(),
+      [](double a, double b) { return a / b; }, noIntFold);
+}
+
+OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(
+      adaptor.getLhs(), adaptor.getRhs(), getType(),
+      [](double a, double b) { return std::pow(a, b); }, noIntFold);
+}
+
+OpFoldResult RemOp::fold(FoldAdaptor adaptor) {
+  bool fmod = getFmod();
+  return foldBinary(
+      adaptor.getLhs(), adaptor.getRhs(), getType(),
+      [fmod](double a, double b) {
+        double r = std::fmod(a, b);
+        if (!fmod && r != 0 && ((r < 0) != (b < 0)))
+          r += b;
+        return r;
+      },
+      noIntFold);
+}
+
+OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(
+      adaptor.getLhs(), adaptor.getRhs(), getType(),
+      [](double a, double b) {
+        return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
+      },
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return a.sge(b) ? a : b;
+      });
+}
+
+OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(
+      adaptor.getLhs(), adaptor.getRhs(), getType(),
+      [](double a, double b) {
+        return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
+      },
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return a.sle(b) ? a : b;
+      });
+}
+
+OpFoldResult AndOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(
+      adaptor.getLhs(), adaptor.getRhs(), getType(),
+      [](double, double) { return 0.0; },
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return a & b;
+      });
+}
+
+OpFoldResult OrOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(
+      adaptor.getLhs(), adaptor.getRhs(), getType(),
+      [](double, double) { return 0.0; },
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return a | b;
+      });
+}
+
+OpFoldResult XorOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(
+      adaptor.getLhs(), adaptor.getRhs(), getType(),
+      [](double, double) { return 0.0; },
+      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return a ^ b;
+      });
+}
+
+OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
+  if (getTrueValue() == getFalseValue())
+    return getTrueValue();
+  if (std::optional<APInt> c = intSplat(adaptor.getCondition()))
+    return c->isZero() ? getFalseValue() : getTrueValue();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Conversion, constants, shape ops
+//===----------------------------------------------------------------------===//
+
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+  if (getOperand().getType() == getType())
+    return getOperand();
+  // Float to float splats: one rounding from double is exact for every pair
+  // of the float types here.
+  if (isa<FloatType>(getType().getElementType()))
+    return foldUnaryFloat(adaptor.getOperand(), getType(),
+                          [](double x) { return x; });
+  return {};
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+/// A splat of `attr`'s value with the shape of `resultType`.
+static OpFoldResult reshapeSplat(Attribute attr, Type resultType) {
+  auto splat = dyn_cast_or_null<SplatElementsAttr>(attr);
+  if (!splat)
+    return {};
+  return splat.resizeSplat(cast<ShapedType>(resultType));
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
+  if (getOperand().getType() == getType())
+    return getOperand();
+  return reshapeSplat(adaptor.getOperand(), getType());
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getOperand().getType() == getType())
+    return getOperand();
+  if (auto producer = getOperand().getDefiningOp<ReshapeOp>()) {
+    getOperandMutable().assign(producer.getOperand());
+    return getResult();
+  }
+  return reshapeSplat(adaptor.getOperand(), getType());
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  if (llvm::equal(getPermutation(),
+                  llvm::seq<int64_t>(0, getPermutation().size())))
+    return getOperand();
+  if (auto producer = getOperand().getDefiningOp<TransposeOp>()) {
+    // result dim i = producer result dim p[i] = producer operand dim q[p[i]].
+    SmallVector<int64_t> composed;
+    for (int64_t p : getPermutation())
+      composed.push_back(producer.getPermutation()[p]);
+    if (llvm::equal(composed, llvm::seq<int64_t>(0, composed.size())))
+      return producer.getOperand();
+    setPermutation(composed);
+    getOperandMutable().assign(producer.getOperand());
+    return getResult();
+  }
+  return reshapeSplat(adaptor.getOperand(), getType());
+}

@@ -1,0 +1,398 @@
+//===- FuseOps.cpp - Verifiers and type inference of the fuse ops ---------===//
+//
+// Every verifier message says what is wrong and what was expected; each has a
+// case in lit_tests/dialect/invalid.mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/FuseOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::fuse;
+
+namespace {
+
+/// Prints a shape as `[2, 3]`.
+struct ShapeStr {
+  ArrayRef<int64_t> shape;
+};
+
+template <typename Stream> Stream &operator<<(Stream &os, ShapeStr s) {
+  os << "[";
+  llvm::interleaveComma(s.shape, os);
+  os << "]";
+  return os;
+}
+
+} // namespace
+
+static RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+static LogicalResult checkResultType(Operation *op, ArrayRef<int64_t> shape,
+                                     Type elementType) {
+  auto expected = RankedTensorType::get(shape, elementType);
+  Type actual = op->getResult(0).getType();
+  if (actual != expected)
+    return op->emitOpError() << "result type " << actual
+                             << " does not match the expected " << expected;
+  return success();
+}
+
+static LogicalResult checkSameElementType(Operation *op) {
+  Type operand = getElementTypeOrSelf(op->getOperand(0).getType());
+  Type result = getElementTypeOrSelf(op->getResult(0).getType());
+  if (operand != result)
+    return op->emitOpError() << "result element type " << result
+                             << " differs from the operand element type "
+                             << operand;
+  return success();
+}
+
+static LogicalResult checkUnsignedFlag(Operation *op, bool isUnsigned) {
+  Type elementType = getElementTypeOrSelf(op->getOperand(0).getType());
+  if (isUnsigned && !isa<IntegerType>(elementType))
+    return op->emitOpError() << "'is_unsigned' requires integer operands, but got "
+                             << elementType;
+  return success();
+}
+
+/// Checks that `dims` is strictly increasing and within [0, rank).
+static LogicalResult checkDimList(Operation *op, StringRef name,
+                                  ArrayRef<int64_t> dims, int64_t rank) {
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    if (d < 0 || d >= rank || (i > 0 && d <= dims[i - 1]))
+      return op->emitOpError()
+             << name << " must be strictly increasing and within [0, " << rank
+             << "), but got " << ShapeStr{dims};
+  }
+  return success();
+}
+
+static LogicalResult inferPredicateType(std::optional<Location> location,
+                                        ValueRange operands,
+                                        SmallVectorImpl<Type> &inferred) {
+  if (operands.empty())
+    return emitOptionalError(location, "expected an operand");
+  auto type = dyn_cast<RankedTensorType>(operands[0].getType());
+  if (!type)
+    return emitOptionalError(location, "expected a ranked tensor operand");
+  inferred.push_back(
+      RankedTensorType::get(type.getShape(), IntegerType::get(type.getContext(), 1)));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+LogicalResult IsInfOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
+                                        ValueRange operands, DictionaryAttr,
+                                        OpaqueProperties, RegionRange,
+                                        SmallVectorImpl<Type> &inferred) {
+  return inferPredicateType(location, operands, inferred);
+}
+
+LogicalResult IsNaNOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
+                                        ValueRange operands, DictionaryAttr,
+                                        OpaqueProperties, RegionRange,
+                                        SmallVectorImpl<Type> &inferred) {
+  return inferPredicateType(location, operands, inferred);
+}
+
+LogicalResult CompareOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
+                                          ValueRange operands, DictionaryAttr,
+                                          OpaqueProperties, RegionRange,
+                                          SmallVectorImpl<Type> &inferred) {
+  return inferPredicateType(location, operands, inferred);
+}
+
+LogicalResult CompareOp::verify() {
+  ComparePredicate predicate = getPredicate();
+  bool isUnsigned = predicate == ComparePredicate::ult ||
+                    predicate == ComparePredicate::ule ||
+                    predicate == ComparePredicate::ugt ||
+                    predicate == ComparePredicate::uge;
+  Type elementType = tensorType(getLhs()).getElementType();
+  if (isUnsigned && !isa<IntegerType>(elementType))
+    return emitOpError() << "unsigned predicate '"
+                         << stringifyComparePredicate(predicate)
+                         << "' requires integer operands, but got "
+                         << elementType;
+  return success();
+}
+
+LogicalResult DivOp::verify() { return checkUnsignedFlag(*this, getIsUnsigned()); }
+
+LogicalResult RemOp::verify() { return checkUnsignedFlag(*this, getIsUnsigned()); }
+
+LogicalResult SelectOp::verify() {
+  ArrayRef<int64_t> condition = tensorType(getCondition()).getShape();
+  ArrayRef<int64_t> value = tensorType(getTrueValue()).getShape();
+  if (condition != value)
+    return emitOpError() << "condition shape " << ShapeStr{condition}
+                         << " does not match the value shape "
+                         << ShapeStr{value};
+  return success();
+}
+
+LogicalResult CastOp::verify() {
+  ArrayRef<int64_t> operand = tensorType(getOperand()).getShape();
+  ArrayRef<int64_t> result = tensorType(getResult()).getShape();
+  if (operand != result)
+    return emitOpError() << "operand shape " << ShapeStr{operand}
+                         << " and result shape " << ShapeStr{result}
+                         << " differ: cast keeps the shape";
+  return checkUnsignedFlag(*this, getIsUnsigned());
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastOp::verify() {
+  if (failed(checkSameElementType(*this)))
+    return failure();
+  RankedTensorType operand = tensorType(getOperand());
+  RankedTensorType result = tensorType(getResult());
+  ArrayRef<int64_t> dims = getDims();
+  if (static_cast<int64_t>(dims.size()) != operand.getRank())
+    return emitOpError() << "dims has " << dims.size()
+                         << " entries, expected one per operand dimension ("
+                         << operand.getRank() << ")";
+  if (failed(checkDimList(*this, "dims", dims, result.getRank())))
+    return failure();
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    int64_t size = operand.getDimSize(i);
+    if (size != 1 && size != result.getDimSize(d))
+      return emitOpError() << "operand dimension " << i << " has size " << size
+                           << ", expected 1 or " << result.getDimSize(d)
+                           << " (result dimension " << d << ")";
+  }
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  if (failed(checkSameElementType(*this)))
+    return failure();
+  int64_t operand = tensorType(getOperand()).getNumElements();
+  int64_t result = tensorType(getResult()).getNumElements();
+  if (operand != result)
+    return emitOpError() << "operand has " << operand
+                         << " elements but the result has " << result;
+  return success();
+}
+
+LogicalResult TransposeOp::verify() {
+  RankedTensorType operand = tensorType(getOperand());
+  ArrayRef<int64_t> permutation = getPermutation();
+  int64_t rank = operand.getRank();
+  SmallVector<bool> seen(rank, false);
+  bool valid = static_cast<int64_t>(permutation.size()) == rank;
+  for (int64_t p : permutation) {
+    if (!valid || p < 0 || p >= rank || seen[p]) {
+      valid = false;
+      break;
+    }
+    seen[p] = true;
+  }
+  if (!valid)
+    return emitOpError() << "permutation " << ShapeStr{permutation}
+                         << " is not a permutation of [0, " << rank << ")";
+  SmallVector<int64_t> shape;
+  for (int64_t p : permutation)
+    shape.push_back(operand.getDimSize(p));
+  return checkResultType(*this, shape, operand.getElementType());
+}
+
+LogicalResult SliceOp::verify() {
+  RankedTensorType operand = tensorType(getOperand());
+  ArrayRef<int64_t> offsets = getOffsets(), sizes = getSizes(),
+                    strides = getStrides();
+  int64_t rank = operand.getRank();
+  if (static_cast<int64_t>(offsets.size()) != rank ||
+      static_cast<int64_t>(sizes.size()) != rank ||
+      static_cast<int64_t>(strides.size()) != rank)
+    return emitOpError() << "offsets, sizes and strides need one entry per "
+                            "dimension ("
+                         << rank << "), but have " << offsets.size() << ", "
+                         << sizes.size() << " and " << strides.size();
+  for (int64_t i = 0; i < rank; ++i) {
+    if (strides[i] < 1)
+      return emitOpError() << "stride of dimension " << i << " is "
+                           << strides[i] << ", expected at least 1";
+    if (offsets[i] < 0 || sizes[i] < 0)
+      return emitOpError() << "offset and size of dimension " << i
+                           << " must not be negative, but are " << offsets[i]
+                           << " and " << sizes[i];
+    if (sizes[i] > 0 &&
+        offsets[i] + (sizes[i] - 1) * strides[i] >= operand.getDimSize(i))
+      return emitOpError() << "slice of dimension " << i << " (offset "
+                           << offsets[i] << ", size " << sizes[i]
+                           << ", stride " << strides[i]
+                           << ") reads past its size " << operand.getDimSize(i);
+  }
+  return checkResultType(*this, sizes, operand.getElementType());
+}
+
+LogicalResult ConcatOp::verify() {
+  OperandRange operands = getOperands();
+  if (operands.empty())
+    return emitOpError() << "needs at least one operand";
+  RankedTensorType first = tensorType(operands[0]);
+  int64_t rank = first.getRank();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= rank)
+    return emitOpError() << "axis " << axis << " is out of range for rank "
+                         << rank;
+  SmallVector<int64_t> shape(first.getShape());
+  for (auto [i, value] : llvm::enumerate(operands.drop_front())) {
+    RankedTensorType type = tensorType(value);
+    if (type.getRank() != rank ||
+        type.getElementType() != first.getElementType())
+      return emitOpError() << "operand " << i + 1 << " has type " << type
+                           << ", expected rank " << rank
+                           << " and element type " << first.getElementType();
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d != axis && type.getDimSize(d) != first.getDimSize(d))
+        return emitOpError()
+               << "operand " << i + 1 << " has size " << type.getDimSize(d)
+               << " in dimension " << d << ", expected "
+               << first.getDimSize(d) << " as operand 0";
+    }
+    shape[axis] += type.getDimSize(axis);
+  }
+  return checkResultType(*this, shape, first.getElementType());
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+/// The shape left after reducing `dims` of `shape`.
+static SmallVector<int64_t> reducedShape(ArrayRef<int64_t> shape,
+                                         ArrayRef<int64_t> dims,
+                                         bool keepDims) {
+  SmallVector<int64_t> result;
+  for (auto [d, size] : llvm::enumerate(shape)) {
+    if (!llvm::is_contained(dims, static_cast<int64_t>(d)))
+      result.push_back(size);
+    else if (keepDims)
+      result.push_back(1);
+  }
+  return result;
+}
+
+LogicalResult ReduceOp::verify() {
+  RankedTensorType operand = tensorType(getOperand());
+  ArrayRef<int64_t> dims = getDims();
+  if (failed(checkDimList(*this, "dims", dims, operand.getRank())))
+    return failure();
+  ReduceKind kind = getKind();
+  if (kind == ReduceKind::max || kind == ReduceKind::min) {
+    for (int64_t d : dims)
+      if (operand.getDimSize(d) == 0)
+        return emitOpError() << stringifyReduceKind(kind) << " over dimension "
+                             << d << " of size 0 has no value";
+  }
+  return checkResultType(*this,
+                         reducedShape(operand.getShape(), dims, getKeepDims()),
+                         operand.getElementType());
+}
+
+template <typename ArgOp> static LogicalResult verifyArgOp(ArgOp op) {
+  RankedTensorType operand = tensorType(op.getOperand());
+  int64_t axis = op.getAxis();
+  if (axis < 0 || axis >= operand.getRank())
+    return op.emitOpError() << "axis " << axis << " is out of range for rank "
+                            << operand.getRank();
+  if (operand.getDimSize(axis) == 0)
+    return op.emitOpError() << "axis " << axis << " has size 0: no index to "
+                            << "return";
+  return checkResultType(op, reducedShape(operand.getShape(), {axis},
+                                          op.getKeepDims()),
+                         IntegerType::get(op.getContext(), 64));
+}
+
+LogicalResult ArgMaxOp::verify() { return verifyArgOp(*this); }
+LogicalResult ArgMinOp::verify() { return verifyArgOp(*this); }
+
+//===----------------------------------------------------------------------===//
+// Matmul
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::verify() {
+  RankedTensorType lhs = tensorType(getLhs()), rhs = tensorType(getRhs());
+  if (lhs.getRank() < 2 || rhs.getRank() < 2)
+    return emitOpError() << "operands must have rank at least 2, but have "
+                            "ranks "
+                         << lhs.getRank() << " and " << rhs.getRank();
+  if (lhs.getElementType() != rhs.getElementType())
+    return emitOpError() << "operand element types differ: "
+                         << lhs.getElementType() << " and "
+                         << rhs.getElementType();
+  int64_t lr = lhs.getRank(), rr = rhs.getRank();
+  int64_t m = lhs.getDimSize(getTransposeA() ? lr - 1 : lr - 2);
+  int64_t kl = lhs.getDimSize(getTransposeA() ? lr - 2 : lr - 1);
+  int64_t kr = rhs.getDimSize(getTransposeB() ? rr - 1 : rr - 2);
+  int64_t n = rhs.getDimSize(getTransposeB() ? rr - 2 : rr - 1);
+  if (kl != kr)
+    return emitOpError() << "contraction sizes differ: lhs has K = " << kl
+                         << ", rhs has K = " << kr;
+  ArrayRef<int64_t> lb = lhs.getShape().drop_back(2);
+  ArrayRef<int64_t> rb = rhs.getShape().drop_back(2);
+  if (!lb.empty() && !rb.empty() && lb != rb)
+    return emitOpError() << "batch dimensions " << ShapeStr{lb} << " and "
+                         << ShapeStr{rb}
+                         << " differ; they must be equal, or one operand "
+                            "rank 2";
+  SmallVector<int64_t> shape(lb.empty() ? rb : lb);
+  shape.push_back(m);
+  shape.push_back(n);
+  return checkResultType(*this, shape, lhs.getElementType());
+}
+
+//===----------------------------------------------------------------------===//
+// Fusion
+//===----------------------------------------------------------------------===//
+
+LogicalResult FusionOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError() << "body has " << body.getNumArguments()
+                         << " arguments, expected one per input ("
+                         << getInputs().size() << ")";
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(body.getArgumentTypes(), getInputs()))) {
+    auto [argType, input] = pair;
+    if (argType != input.getType())
+      return emitOpError() << "body argument " << i << " has type " << argType
+                           << ", but input " << i << " has type "
+                           << input.getType();
+  }
+  auto yield = body.empty() ? nullptr : dyn_cast<YieldOp>(body.back());
+  if (!yield)
+    return emitOpError() << "body must end with fuse.yield";
+  if (yield.getValues().size() != getNumResults())
+    return emitOpError() << "body yields " << yield.getValues().size()
+                         << " values, expected one per result ("
+                         << getNumResults() << ")";
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(yield.getValues().getTypes(),
+                                 getResultTypes()))) {
+    auto [yielded, result] = pair;
+    if (yielded != result)
+      return emitOpError() << "yielded value " << i << " has type " << yielded
+                           << ", but result " << i << " has type " << result;
+  }
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "dialect/FuseOps.cpp.inc"

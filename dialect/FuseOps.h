@@ -1,0 +1,27 @@
+//===- FuseOps.h - The fuse dialect and its ops -----------------*- C++ -*-===//
+//
+// The public header of the `fuse` dialect. It depends on MLIR only; never
+// include it from runtime/, which must not see MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_DIALECT_FUSEOPS_H
+#define FUSE_DIALECT_FUSEOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialect/FuseEnums.h.inc"
+
+#include "dialect/FuseDialect.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialect/FuseOps.h.inc"
+
+#endif // FUSE_DIALECT_FUSEOPS_H

@@ -1,0 +1,26 @@
+# lit configuration of the Fuse lit suites.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "Fuse"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.fuse_obj_root, "lit_tests")
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.add_tool_substitutions(
+    ["fuse-opt"], [config.fuse_tools_dir])
+
+# PTX checks need ptxas from the CUDA toolkit. Without it they are reported
+# as UNSUPPORTED (skipped, with this note), never passed silently.
+if config.ptxas and os.path.exists(config.ptxas):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", config.ptxas))
+    config.substitutions.append(("%cuda_toolkit", config.cuda_toolkit))
+else:
+    lit_config.note("ptxas not found: tests that REQUIRE ptxas are skipped")
