@@ -1,0 +1,317 @@
+//===- Graph.h - The Graph IR: tensors, ops, attributes ---------*- C++ -*-===//
+//
+// The runtime's own IR: the operation graph every front end records (lazy
+// tensor API, ONNX import, a `.mlir` file read back) and every back end
+// consumes (the importer into the `fuse` dialect, the reference interpreter,
+// the cache key). Plain data plus a builder that infers result types and
+// rejects what validate() would reject, so a Graph built through the
+// builder is valid by construction.
+//
+// Graph shape:
+//   - tensors[id] is the type (and an optional, informational name) of
+//     tensor `id`; ids are indices into `tensors`.
+//   - inputs lists the tensors bound at run time, in binding order. Weights
+//     and other large constants are inputs: their values are not part of the
+//     graph (nor of its hash), so the same model with other weights reuses
+//     every kernel.
+//   - ops are in topological order: an op uses only inputs and results of
+//     earlier ops. Every op has exactly one result today.
+//   - outputs lists the tensors the caller reads back, in order.
+//
+// Op semantics (the `fuse` dialect documents the same; ONNX where it
+// defines them):
+//   Elementwise ops: every operand and the result have one shape; no
+//   implicit broadcasting (importers insert `broadcast`). Element types
+//   follow the op's TypeRule in Ops.def: Float (f16, bf16, f32, f64),
+//   Numeric (all but i1), Integer (i1, i8, i32, i64; not/and/or/xor are
+//   logical on i1 and bitwise otherwise), FloatPred (float in, i1 out), Any.
+//   - rsqrt is 1/sqrt, round is half to even, sign gives -1/0/+1 (NaN stays
+//     NaN; integers too).
+//   - Integers wrap around (two's complement of their width): neg, abs and
+//     add/sub/mul/pow of extreme values wrap.
+//   - div: integers truncate toward zero; `unsigned` reads them as
+//     unsigned; division by zero gives 0 (and INT_MIN / -1 wraps to INT_MIN).
+//   - rem: floor-mod by default (the result has the divisor's sign, like
+//     Python and ONNX Mod with fmod=0); `fmod` is C fmod (the dividend's
+//     sign); `unsigned` for integers. Integer rem by zero gives the dividend
+//     (so that a == b * (a / b) + a % b still holds with div's 0).
+//   - pow: float pow; integers: exact power with wrap-around; a negative
+//     exponent gives 0 unless the base is 1 or -1.
+//   - max/min propagate NaN.
+//   - `unsigned` (div, rem, cast) and `fmod` (rem) need integer operands,
+//     except `fmod`, which applies to floats and integers alike.
+//   compare(a, b) {predicate}: one of eq, ne, lt, le, gt, ge, ult, ule, ugt,
+//     uge; operands of one type; i1 result. u* read integers as unsigned
+//     and are rejected on floats. Float comparisons are ordered (false with
+//     NaN) except ne (true with NaN). i1 compares as 0 < 1 under every
+//     predicate.
+//   select(cond, a, b): cond is i1 of a's shape; a and b of one type.
+//   cast(x) {unsigned}: to the result tensor's element type, same shape.
+//     float -> int truncates toward zero, saturating out-of-range values,
+//     NaN -> 0; int -> float and float -> float round to nearest even;
+//     -> i1 is `!= 0` (NaN -> 1); int -> int wraps; `unsigned` reads an
+//     integer source as unsigned (i1 always reads as 0/1).
+//   constant {value}: dense data, splat or full; result type is the data's.
+//   broadcast(x) {dims}: x of rank r; dims (length r, strictly increasing)
+//     maps x's dim i to result dim dims[i], where x's dim is 1 or equal to
+//     it. The result shape is given, not inferred.
+//   reshape(x): result shape given, same element count.
+//   transpose(x) {permutation}: result dim i is x's dim permutation[i].
+//   slice(x) {offsets, sizes, strides}: one each per dim; strides >= 1;
+//     sizes >= 0; offsets in [0, dim]; the last element read,
+//     offset + (size - 1) * stride, is < dim when size > 0. Result shape is
+//     sizes.
+//   concat(x...) {axis}: one or more operands of one rank and element type,
+//     equal on every dim but axis.
+//   reduce(x) {kind, dims, keep_dims}: kind in sum, prod, max, min, mean;
+//     dims strictly increasing and in range, empty meaning identity;
+//     keep_dims keeps reduced dims with size 1. mean of integers is the
+//     wrapped sum divided with truncation (by zero: 0); of floats over zero
+//     elements, NaN. Reducing a zero-sized dim gives 0 (sum) or 1 (prod);
+//     max/min over a zero-sized dim are rejected by validation. max/min
+//     propagate NaN.
+//   argmax/argmin(x) {axis, keep_dims, select_last_index}: i64 result; ties
+//     give the first index unless select_last_index; NaN wins (both give a
+//     NaN's index, like NumPy); an empty axis is rejected.
+//   matmul(a, b) {transpose_a, transpose_b}: a is [batch..., M, K]
+//     ([..., K, M] with transpose_a), b is [batch..., K, N] ([..., N, K] with
+//     transpose_b); both rank >= 2 and of one element type; batch dims are
+//     equal, or one operand has rank 2 and is shared across the other's
+//     batch. Result [batch..., M, N].
+//   Optional attributes are all flags; an absent flag means false.
+//
+// Plain C++ only: the runtime never links MLIR or LLVM.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_RUNTIME_IR_GRAPH_H
+#define FUSE_RUNTIME_IR_GRAPH_H
+
+#include "runtime/ir/ElementType.h"
+#include "runtime/ir/OpTable.h"
+#include "runtime/ir/Status.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace fuse {
+
+/// Index into Graph::tensors.
+using TensorId = std::int64_t;
+constexpr TensorId kInvalidTensor = -1;
+
+struct TensorType {
+  ElementType elementType = ElementType::F32;
+  /// Rank 0 (a scalar) and zero-sized dims are allowed.
+  std::vector<std::int64_t> shape;
+
+  std::int64_t rank() const { return std::int64_t(shape.size()); }
+  std::int64_t numElements() const;
+  std::int64_t byteSize() const;
+  /// "tensor<2x3xf32>", "tensor<f32>" for rank 0.
+  std::string toString() const;
+  bool operator==(const TensorType &) const = default;
+};
+
+/// Constant tensor data: raw little-endian bytes in the element type's
+/// storage, row-major; a splat holds one element that stands for all.
+struct DenseValue {
+  ElementType elementType = ElementType::F32;
+  std::vector<std::int64_t> shape;
+  std::vector<std::uint8_t> bytes;
+  bool splat = false;
+
+  TensorType type() const { return {elementType, shape}; }
+  /// Every element equal to `value`, converted as cast converts an f64.
+  static DenseValue makeSplat(TensorType type, double value);
+  /// Row-major values, converted as cast converts an f64.
+  static DenseValue fromDoubles(TensorType type,
+                                std::span<const double> values);
+  /// Row-major values, wrapped to the element type as cast wraps an i64.
+  static DenseValue fromInts(TensorType type,
+                             std::span<const std::int64_t> values);
+  bool operator==(const DenseValue &) const = default;
+};
+
+/// The value of an Enum attribute: one of the op's allowed names.
+struct EnumValue {
+  std::string name;
+  bool operator==(const EnumValue &) const = default;
+};
+
+class Attribute {
+public:
+  /// Alternatives in AttrKind order.
+  using Storage = std::variant<std::int64_t, std::vector<std::int64_t>, double,
+                               bool, EnumValue, ElementType, DenseValue>;
+
+  static Attribute i64(std::int64_t value) { return Attribute(value); }
+  static Attribute i64Array(std::vector<std::int64_t> value) {
+    return Attribute(std::move(value));
+  }
+  static Attribute f64(double value) { return Attribute(value); }
+  static Attribute flag(bool value) { return Attribute(value); }
+  static Attribute enumName(std::string name) {
+    return Attribute(EnumValue{std::move(name)});
+  }
+  static Attribute elementType(ElementType value) { return Attribute(value); }
+  static Attribute dense(DenseValue value) {
+    return Attribute(std::move(value));
+  }
+
+  AttrKind kind() const { return static_cast<AttrKind>(storage.index()); }
+  const Storage &value() const { return storage; }
+
+  /// Each asserts the kind.
+  std::int64_t getI64() const { return std::get<std::int64_t>(storage); }
+  const std::vector<std::int64_t> &getI64Array() const {
+    return std::get<std::vector<std::int64_t>>(storage);
+  }
+  double getF64() const { return std::get<double>(storage); }
+  bool getFlag() const { return std::get<bool>(storage); }
+  const std::string &getEnumName() const {
+    return std::get<EnumValue>(storage).name;
+  }
+  ElementType getElementType() const { return std::get<ElementType>(storage); }
+  const DenseValue &getDense() const { return std::get<DenseValue>(storage); }
+
+  /// "[0, 2, 1]", "true", "\"sum\"", "dense<f32[2] 8 bytes>"...: for
+  /// messages.
+  std::string toString() const;
+  bool operator==(const Attribute &) const = default;
+
+private:
+  explicit Attribute(Storage storage) : storage(std::move(storage)) {}
+  Storage storage;
+};
+
+/// Ordered by name, so iteration (printing, hashing) is deterministic.
+using AttrMap = std::map<std::string, Attribute, std::less<>>;
+
+struct Op {
+  OpKind kind;
+  std::vector<TensorId> operands;
+  std::vector<TensorId> results;
+  AttrMap attributes;
+
+  TensorId result() const { return results.front(); }
+  const Attribute *findAttr(std::string_view name) const;
+  /// A Bool attribute's value; false when absent.
+  bool getFlag(std::string_view name) const;
+  bool operator==(const Op &) const = default;
+};
+
+struct Tensor {
+  TensorType type;
+  /// Informational (inputs and outputs of a model keep their names); not
+  /// part of the graph's identity.
+  std::string name;
+  bool operator==(const Tensor &) const = default;
+};
+
+struct GraphOutput {
+  TensorId tensor;
+  std::string name;
+  bool operator==(const GraphOutput &) const = default;
+};
+
+class Graph {
+public:
+  std::vector<Tensor> tensors;
+  std::vector<TensorId> inputs;
+  std::vector<Op> ops;
+  std::vector<GraphOutput> outputs;
+
+  TensorId addInput(TensorType type, std::string name = {});
+  /// Appends an op after checking it as validate() would and inferring its
+  /// result type. `resultType` is required for ops whose result type does
+  /// not follow from operands and attributes (cast, broadcast, reshape); for
+  /// the others it is checked against the inferred type when given.
+  Expected<TensorId> addOp(OpKind kind, std::vector<TensorId> operands,
+                           AttrMap attributes = {},
+                           std::optional<TensorType> resultType = {});
+  Status markOutput(TensorId tensor, std::string name = {});
+
+  bool isValidId(TensorId id) const {
+    return id >= 0 && id < TensorId(tensors.size());
+  }
+  const TensorType &typeOf(TensorId id) const { return tensors[id].type; }
+  bool isInput(TensorId id) const;
+
+  bool operator==(const Graph &) const = default;
+};
+
+/// Convenience wrappers over Graph::addOp for front ends and tests. Errors
+/// are sticky: after the first one, every call returns kInvalidTensor and
+/// status() keeps the first message, so a whole recording can be checked
+/// once at the end.
+class GraphBuilder {
+public:
+  TensorId input(TensorType type, std::string name = {});
+  TensorId op(OpKind kind, std::vector<TensorId> operands,
+              AttrMap attributes = {},
+              std::optional<TensorType> resultType = {});
+  void output(TensorId tensor, std::string name = {});
+
+  TensorId unary(OpKind kind, TensorId x) { return op(kind, {x}); }
+  TensorId binary(OpKind kind, TensorId a, TensorId b) {
+    return op(kind, {a, b});
+  }
+  TensorId neg(TensorId x) { return unary(OpKind::Neg, x); }
+  TensorId exp(TensorId x) { return unary(OpKind::Exp, x); }
+  TensorId log(TensorId x) { return unary(OpKind::Log, x); }
+  TensorId sqrt(TensorId x) { return unary(OpKind::Sqrt, x); }
+  TensorId tanh(TensorId x) { return unary(OpKind::Tanh, x); }
+  TensorId add(TensorId a, TensorId b) { return binary(OpKind::Add, a, b); }
+  TensorId sub(TensorId a, TensorId b) { return binary(OpKind::Sub, a, b); }
+  TensorId mul(TensorId a, TensorId b) { return binary(OpKind::Mul, a, b); }
+  TensorId div(TensorId a, TensorId b, bool isUnsigned = false);
+  TensorId rem(TensorId a, TensorId b, bool fmod = false,
+               bool isUnsigned = false);
+  TensorId max(TensorId a, TensorId b) { return binary(OpKind::Max, a, b); }
+  TensorId min(TensorId a, TensorId b) { return binary(OpKind::Min, a, b); }
+  TensorId pow(TensorId a, TensorId b) { return binary(OpKind::Pow, a, b); }
+
+  TensorId compare(ComparePredicate predicate, TensorId a, TensorId b);
+  TensorId select(TensorId cond, TensorId a, TensorId b);
+  TensorId cast(TensorId x, ElementType to, bool isUnsigned = false);
+  TensorId constant(DenseValue value);
+  TensorId splat(TensorType type, double value);
+  TensorId broadcast(TensorId x, std::vector<std::int64_t> shape,
+                     std::vector<std::int64_t> dims);
+  /// NumPy-style: x's dims align with the trailing dims of `shape`.
+  TensorId broadcastTo(TensorId x, std::vector<std::int64_t> shape);
+  TensorId reshape(TensorId x, std::vector<std::int64_t> shape);
+  TensorId transpose(TensorId x, std::vector<std::int64_t> permutation);
+  TensorId slice(TensorId x, std::vector<std::int64_t> offsets,
+                 std::vector<std::int64_t> sizes,
+                 std::vector<std::int64_t> strides);
+  TensorId concat(std::vector<TensorId> xs, std::int64_t axis);
+  TensorId reduce(ReduceKind kind, TensorId x, std::vector<std::int64_t> dims,
+                  bool keepDims = false);
+  TensorId argmax(TensorId x, std::int64_t axis, bool keepDims = false,
+                  bool selectLastIndex = false);
+  TensorId argmin(TensorId x, std::int64_t axis, bool keepDims = false,
+                  bool selectLastIndex = false);
+  TensorId matmul(TensorId a, TensorId b, bool transposeA = false,
+                  bool transposeB = false);
+
+  const Status &status() const { return firstError; }
+  const Graph &graph() const { return built; }
+  /// The graph, or the first error.
+  Expected<Graph> finish();
+
+private:
+  Graph built;
+  Status firstError = Status::success();
+};
+
+} // namespace fuse
+
+#endif // FUSE_RUNTIME_IR_GRAPH_H

@@ -1,0 +1,551 @@
+//===- Verifier.cpp - Result-type inference and graph validation ----------===//
+
+#include "runtime/ir/Verifier.h"
+
+#include <algorithm>
+#include <sstream>
+
+using namespace fuse;
+
+namespace {
+
+template <typename... Parts> std::string cat(const Parts &...parts) {
+  std::ostringstream stream;
+  (stream << ... << parts);
+  return stream.str();
+}
+
+template <typename... Parts> Status fail(const Parts &...parts) {
+  return Status::error(cat(parts...));
+}
+
+std::string listString(std::span<const std::int64_t> values) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < values.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(values[i]);
+  return text + "]";
+}
+
+std::string_view typeRuleDescription(TypeRule rule) {
+  switch (rule) {
+  case TypeRule::Float:
+  case TypeRule::FloatPred:
+    return "a float type (f16, bf16, f32, f64)";
+  case TypeRule::Numeric:
+    return "a numeric type (any but i1)";
+  case TypeRule::Integer:
+    return "an integer type (i1, i8, i32, i64)";
+  case TypeRule::Any:
+    return "any element type";
+  }
+  return "";
+}
+
+bool followsRule(ElementType type, TypeRule rule) {
+  switch (rule) {
+  case TypeRule::Float:
+  case TypeRule::FloatPred:
+    return isFloat(type);
+  case TypeRule::Numeric:
+    return type != ElementType::I1;
+  case TypeRule::Integer:
+    return isInteger(type);
+  case TypeRule::Any:
+    return true;
+  }
+  return false;
+}
+
+Status checkType(const TensorType &type, std::string_view what) {
+  for (std::int64_t dim : type.shape)
+    if (dim < 0)
+      return fail(what, " has a negative dimension: ", type.toString());
+  return Status::success();
+}
+
+Status checkDense(const DenseValue &value) {
+  if (Status status = checkType(value.type(), "attribute 'value'");
+      !status.ok())
+    return status;
+  const std::int64_t elements = value.splat ? 1 : value.type().numElements();
+  const std::int64_t expected = elements * byteSize(value.elementType);
+  if (std::int64_t(value.bytes.size()) != expected)
+    return fail("attribute 'value' holds ", value.bytes.size(),
+                " bytes, expected ", expected, " (",
+                value.splat ? std::string("one splat element")
+                            : cat(elements, " elements"),
+                " of ", elementTypeName(value.elementType), ")");
+  if (value.elementType == ElementType::I1)
+    for (std::uint8_t byte : value.bytes)
+      if (byte > 1)
+        return fail("attribute 'value' has an i1 element stored as ", int(byte),
+                    ", expected 0 or 1");
+  return Status::success();
+}
+
+std::string allowedAttrNames(OpKind kind) {
+  const auto specs = opInfo(kind).attributes;
+  if (specs.empty())
+    return "this op takes no attributes";
+  std::string text = "allowed: ";
+  for (std::size_t i = 0; i < specs.size(); ++i)
+    text += cat(i ? ", " : "", specs[i].name);
+  return text;
+}
+
+Status checkAttributes(OpKind kind, const AttrMap &attributes) {
+  for (const auto &[name, attribute] : attributes) {
+    const AttrSpec *spec = findAttrSpec(kind, name);
+    if (!spec)
+      return fail("unknown attribute '", name, "' (", allowedAttrNames(kind),
+                  ")");
+    if (attribute.kind() != spec->kind)
+      return fail("attribute '", name, "' must be ", attrKindName(spec->kind),
+                  ", got ", attrKindName(attribute.kind()));
+    if (spec->kind == AttrKind::Enum) {
+      const auto allowed = enumAttrValues(kind, name);
+      if (std::find(allowed.begin(), allowed.end(), attribute.getEnumName()) ==
+          allowed.end()) {
+        std::string names;
+        for (std::size_t i = 0; i < allowed.size(); ++i)
+          names += cat(i ? ", " : "", allowed[i]);
+        return fail("attribute '", name, "' is \"", attribute.getEnumName(),
+                    "\", expected one of ", names);
+      }
+    }
+    if (spec->kind == AttrKind::Dense)
+      if (Status status = checkDense(attribute.getDense()); !status.ok())
+        return status;
+  }
+  for (const AttrSpec &spec : opInfo(kind).attributes)
+    if (spec.required && !attributes.count(spec.name))
+      return fail("missing required attribute '", spec.name, "'");
+  return Status::success();
+}
+
+bool flag(const AttrMap &attributes, std::string_view name) {
+  auto it = attributes.find(name);
+  return it != attributes.end() && it->second.getFlag();
+}
+
+const std::vector<std::int64_t> &array(const AttrMap &attributes,
+                                       std::string_view name) {
+  return attributes.find(name)->second.getI64Array();
+}
+
+/// Strictly increasing values in [0, rank).
+Status checkDimList(std::span<const std::int64_t> dims, std::int64_t rank,
+                    std::string_view attrName) {
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] < 0 || dims[i] >= rank)
+      return fail("attribute '", attrName, "' = ", listString(dims),
+                  " has dim ", dims[i], " out of range [0, ", rank, ")");
+    if (i > 0 && dims[i] <= dims[i - 1])
+      return fail("attribute '", attrName, "' = ", listString(dims),
+                  " must be strictly increasing");
+  }
+  return Status::success();
+}
+
+Status checkAxis(std::int64_t axis, std::int64_t rank) {
+  if (axis < 0 || axis >= rank)
+    return fail("attribute 'axis' = ", axis, " out of range [0, ", rank, ")");
+  return Status::success();
+}
+
+Expected<TensorType> inferElementwise(OpKind kind,
+                                      std::span<const TensorType> operands,
+                                      const AttrMap &attributes) {
+  const OpInfo &info = opInfo(kind);
+  for (std::size_t i = 1; i < operands.size(); ++i)
+    if (operands[i] != operands[0])
+      return fail("operand ", i, " has type ", operands[i].toString(),
+                  ", expected ", operands[0].toString(),
+                  " (the type of operand 0; there is no implicit "
+                  "broadcasting)");
+  if (!isInteger(operands[0].elementType) && flag(attributes, "unsigned"))
+    return fail("attribute 'unsigned' needs integer operands, got ",
+                elementTypeName(operands[0].elementType));
+  TensorType result = operands[0];
+  if (info.typeRule == TypeRule::FloatPred)
+    result.elementType = ElementType::I1;
+  return result;
+}
+
+Expected<TensorType> inferCompare(std::span<const TensorType> operands,
+                                  const AttrMap &attributes) {
+  if (operands[1] != operands[0])
+    return fail("operand 1 has type ", operands[1].toString(), ", expected ",
+                operands[0].toString(), " (the type of operand 0)");
+  const ComparePredicate predicate = *parseComparePredicate(
+      attributes.find("predicate")->second.getEnumName());
+  if (isFloat(operands[0].elementType) && predicate >= ComparePredicate::Ult)
+    return fail("predicate '", comparePredicateName(predicate),
+                "' reads integers as unsigned and is not allowed on ",
+                elementTypeName(operands[0].elementType), " operands");
+  return TensorType{ElementType::I1, operands[0].shape};
+}
+
+Expected<TensorType> inferSelect(std::span<const TensorType> operands) {
+  if (operands[0].elementType != ElementType::I1)
+    return fail("operand 0 (the condition) has element type ",
+                elementTypeName(operands[0].elementType), ", expected i1");
+  if (operands[2] != operands[1])
+    return fail("operand 2 has type ", operands[2].toString(), ", expected ",
+                operands[1].toString(), " (the type of operand 1)");
+  if (operands[0].shape != operands[1].shape)
+    return fail("operand 0 (the condition) has type ", operands[0].toString(),
+                ", expected the shape of operand 1, ", operands[1].toString());
+  return operands[1];
+}
+
+Expected<TensorType> inferCast(std::span<const TensorType> operands,
+                               const AttrMap &attributes,
+                               const TensorType &declared) {
+  if (flag(attributes, "unsigned") && !isInteger(operands[0].elementType))
+    return fail("attribute 'unsigned' needs an integer operand, got ",
+                elementTypeName(operands[0].elementType));
+  if (declared.shape != operands[0].shape)
+    return fail("result type ", declared.toString(),
+                " must have the operand's shape, ", operands[0].toString());
+  return declared;
+}
+
+Expected<TensorType> inferBroadcast(const TensorType &operand,
+                                    const AttrMap &attributes,
+                                    const TensorType &declared) {
+  const auto &dims = array(attributes, "dims");
+  if (declared.elementType != operand.elementType)
+    return fail("result type ", declared.toString(),
+                " must have the operand's element type, ",
+                elementTypeName(operand.elementType));
+  if (std::int64_t(dims.size()) != operand.rank())
+    return fail("attribute 'dims' = ", listString(dims), " has ", dims.size(),
+                " entries, expected ", operand.rank(), " (the operand's rank)");
+  if (Status status = checkDimList(dims, declared.rank(), "dims"); !status.ok())
+    return status;
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    const std::int64_t from = operand.shape[i], to = declared.shape[dims[i]];
+    if (from != 1 && from != to)
+      return fail("operand dim ", i, " of size ", from,
+                  " cannot broadcast to result dim ", dims[i], " of size ", to,
+                  " (it must be 1 or equal)");
+  }
+  return declared;
+}
+
+Expected<TensorType> inferReshape(const TensorType &operand,
+                                  const TensorType &declared) {
+  if (declared.elementType != operand.elementType)
+    return fail("result type ", declared.toString(),
+                " must have the operand's element type, ",
+                elementTypeName(operand.elementType));
+  if (declared.numElements() != operand.numElements())
+    return fail("result type ", declared.toString(), " has ",
+                declared.numElements(), " elements, expected ",
+                operand.numElements(), " (those of ", operand.toString(), ")");
+  return declared;
+}
+
+Expected<TensorType> inferTranspose(const TensorType &operand,
+                                    const AttrMap &attributes) {
+  const auto &permutation = array(attributes, "permutation");
+  std::vector<bool> seen(operand.shape.size(), false);
+  bool valid = std::int64_t(permutation.size()) == operand.rank();
+  for (std::size_t i = 0; valid && i < permutation.size(); ++i) {
+    const std::int64_t p = permutation[i];
+    valid = p >= 0 && p < operand.rank() && !seen[p];
+    if (valid)
+      seen[p] = true;
+  }
+  if (!valid)
+    return fail("attribute 'permutation' = ", listString(permutation),
+                " is not a permutation of [0, ", operand.rank(), ")");
+  TensorType result{operand.elementType, {}};
+  for (std::int64_t p : permutation)
+    result.shape.push_back(operand.shape[p]);
+  return result;
+}
+
+Expected<TensorType> inferSlice(const TensorType &operand,
+                                const AttrMap &attributes) {
+  const auto &offsets = array(attributes, "offsets");
+  const auto &sizes = array(attributes, "sizes");
+  const auto &strides = array(attributes, "strides");
+  for (const auto &[name, values] :
+       {std::pair<std::string_view, const std::vector<std::int64_t> *>{
+            "offsets", &offsets},
+        {"sizes", &sizes},
+        {"strides", &strides}})
+    if (std::int64_t(values->size()) != operand.rank())
+      return fail("attribute '", name, "' = ", listString(*values), " has ",
+                  values->size(), " entries, expected ", operand.rank(),
+                  " (the operand's rank)");
+  for (std::int64_t i = 0; i < operand.rank(); ++i) {
+    const std::int64_t dim = operand.shape[i];
+    if (strides[i] < 1)
+      return fail("stride ", strides[i], " of dim ", i, " must be >= 1");
+    if (sizes[i] < 0)
+      return fail("size ", sizes[i], " of dim ", i, " must be >= 0");
+    if (offsets[i] < 0 || offsets[i] > dim)
+      return fail("offset ", offsets[i], " of dim ", i, " is out of range [0, ",
+                  dim, "]");
+    if (sizes[i] > 0 && (dim - 1 - offsets[i]) / strides[i] < sizes[i] - 1)
+      return fail("dim ", i, " of size ", dim, " is too small for offset ",
+                  offsets[i], ", size ", sizes[i], ", stride ", strides[i],
+                  " (the last element read, offset + (size - 1) * stride, "
+                  "must be < ",
+                  dim, ")");
+  }
+  return TensorType{operand.elementType, sizes};
+}
+
+Expected<TensorType> inferConcat(std::span<const TensorType> operands,
+                                 const AttrMap &attributes) {
+  const std::int64_t axis = attributes.find("axis")->second.getI64();
+  const TensorType &first = operands[0];
+  if (Status status = checkAxis(axis, first.rank()); !status.ok())
+    return status;
+  TensorType result = first;
+  for (std::size_t i = 1; i < operands.size(); ++i) {
+    const TensorType &other = operands[i];
+    bool compatible =
+        other.elementType == first.elementType && other.rank() == first.rank();
+    for (std::int64_t d = 0; compatible && d < first.rank(); ++d)
+      compatible = d == axis || other.shape[d] == first.shape[d];
+    if (!compatible)
+      return fail("operand ", i, " has type ", other.toString(),
+                  ", expected the rank, element type and every dim but "
+                  "axis ",
+                  axis, " of operand 0, ", first.toString());
+    result.shape[axis] += other.shape[axis];
+  }
+  return result;
+}
+
+Expected<TensorType> inferReduce(const TensorType &operand,
+                                 const AttrMap &attributes) {
+  const auto &dims = array(attributes, "dims");
+  if (Status status = checkDimList(dims, operand.rank(), "dims"); !status.ok())
+    return status;
+  const ReduceKind kind =
+      *parseReduceKind(attributes.find("kind")->second.getEnumName());
+  const bool keepDims = flag(attributes, "keep_dims");
+  TensorType result{operand.elementType, {}};
+  for (std::int64_t d = 0; d < operand.rank(); ++d) {
+    const bool reduced = std::find(dims.begin(), dims.end(), d) != dims.end();
+    if (reduced && operand.shape[d] == 0 &&
+        (kind == ReduceKind::Max || kind == ReduceKind::Min))
+      return fail("reduction '", reduceKindName(kind), "' over dim ", d,
+                  " of size 0 has no value (", operand.toString(), ")");
+    if (!reduced)
+      result.shape.push_back(operand.shape[d]);
+    else if (keepDims)
+      result.shape.push_back(1);
+  }
+  return result;
+}
+
+Expected<TensorType> inferArgReduce(OpKind kind, const TensorType &operand,
+                                    const AttrMap &attributes) {
+  const std::int64_t axis = attributes.find("axis")->second.getI64();
+  if (Status status = checkAxis(axis, operand.rank()); !status.ok())
+    return status;
+  if (operand.shape[axis] == 0)
+    return fail(mnemonic(kind), " over axis ", axis,
+                " of size 0 has no index (", operand.toString(), ")");
+  TensorType result{ElementType::I64, operand.shape};
+  if (flag(attributes, "keep_dims"))
+    result.shape[axis] = 1;
+  else
+    result.shape.erase(result.shape.begin() + axis);
+  return result;
+}
+
+Expected<TensorType> inferMatmul(std::span<const TensorType> operands,
+                                 const AttrMap &attributes) {
+  const TensorType &a = operands[0], &b = operands[1];
+  if (a.elementType != b.elementType)
+    return fail("operand 1 has element type ", elementTypeName(b.elementType),
+                ", expected ", elementTypeName(a.elementType),
+                " (that of operand 0)");
+  for (std::size_t i = 0; i < 2; ++i)
+    if (operands[i].rank() < 2)
+      return fail("operand ", i, " has type ", operands[i].toString(),
+                  ", expected rank >= 2");
+  const std::int64_t ra = a.rank(), rb = b.rank();
+  const bool ta = flag(attributes, "transpose_a"),
+             tb = flag(attributes, "transpose_b");
+  const std::int64_t m = a.shape[ra - (ta ? 1 : 2)];
+  const std::int64_t ka = a.shape[ra - (ta ? 2 : 1)];
+  const std::int64_t kb = b.shape[rb - (tb ? 1 : 2)];
+  const std::int64_t n = b.shape[rb - (tb ? 2 : 1)];
+  if (ka != kb)
+    return fail("contraction dims differ: operand 0 ", a.toString(),
+                ta ? " (transposed)" : "", " has K = ", ka, ", operand 1 ",
+                b.toString(), tb ? " (transposed)" : "", " has K = ", kb);
+  const std::vector<std::int64_t> batchA(a.shape.begin(), a.shape.end() - 2);
+  const std::vector<std::int64_t> batchB(b.shape.begin(), b.shape.end() - 2);
+  if (ra > 2 && rb > 2 && batchA != batchB)
+    return fail("batch dims differ: ", listString(batchA), " and ",
+                listString(batchB),
+                " (they must be equal, or one operand must have rank 2)");
+  TensorType result{a.elementType, batchA.empty() ? batchB : batchA};
+  result.shape.push_back(m);
+  result.shape.push_back(n);
+  return result;
+}
+
+} // namespace
+
+Expected<TensorType>
+fuse::inferResultType(OpKind kind, std::span<const TensorType> operandTypes,
+                      const AttrMap &attributes,
+                      const std::optional<TensorType> &declaredResult) {
+  const OpInfo &info = opInfo(kind);
+  const std::size_t count = operandTypes.size();
+  if (info.numOperands < 0 && count == 0)
+    return fail("expected at least 1 operand, got 0");
+  if (info.numOperands >= 0 && count != std::size_t(info.numOperands))
+    return fail("expected ", info.numOperands, " operand",
+                info.numOperands == 1 ? "" : "s", ", got ", count);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (Status status = checkType(operandTypes[i], cat("operand ", i));
+        !status.ok())
+      return status;
+    if (!followsRule(operandTypes[i].elementType, info.typeRule))
+      return fail("operand ", i, " has element type ",
+                  elementTypeName(operandTypes[i].elementType), ", expected ",
+                  typeRuleDescription(info.typeRule));
+  }
+  if (declaredResult)
+    if (Status status = checkType(*declaredResult, "the result type");
+        !status.ok())
+      return status;
+  if (Status status = checkAttributes(kind, attributes); !status.ok())
+    return status;
+
+  const bool resultGiven = kind == OpKind::Cast || kind == OpKind::Broadcast ||
+                           kind == OpKind::Reshape;
+  if (resultGiven && !declaredResult)
+    return fail("a result type is required (", info.mnemonic,
+                " does not infer it)");
+
+  auto inferred = [&]() -> Expected<TensorType> {
+    if (info.form != OpForm::Structured)
+      return inferElementwise(kind, operandTypes, attributes);
+    switch (kind) {
+    case OpKind::Compare:
+      return inferCompare(operandTypes, attributes);
+    case OpKind::Select:
+      return inferSelect(operandTypes);
+    case OpKind::Cast:
+      return inferCast(operandTypes, attributes, *declaredResult);
+    case OpKind::Constant:
+      return attributes.find("value")->second.getDense().type();
+    case OpKind::Broadcast:
+      return inferBroadcast(operandTypes[0], attributes, *declaredResult);
+    case OpKind::Reshape:
+      return inferReshape(operandTypes[0], *declaredResult);
+    case OpKind::Transpose:
+      return inferTranspose(operandTypes[0], attributes);
+    case OpKind::Slice:
+      return inferSlice(operandTypes[0], attributes);
+    case OpKind::Concat:
+      return inferConcat(operandTypes, attributes);
+    case OpKind::Reduce:
+      return inferReduce(operandTypes[0], attributes);
+    case OpKind::ArgMax:
+    case OpKind::ArgMin:
+      return inferArgReduce(kind, operandTypes[0], attributes);
+    case OpKind::Matmul:
+      return inferMatmul(operandTypes, attributes);
+    default:
+      return fail("op '", info.mnemonic, "' has no type inference");
+    }
+  }();
+  if (!inferred.ok() || !declaredResult || resultGiven)
+    return inferred;
+  if (*declaredResult != *inferred)
+    return fail("result type ", declaredResult->toString(),
+                " does not match the inferred ", inferred->toString());
+  return inferred;
+}
+
+Status fuse::validate(const Graph &graph) {
+  const TensorId numTensors = TensorId(graph.tensors.size());
+  // Where each tensor is defined: -1 for an input, the op index otherwise.
+  constexpr std::int64_t kUndefined = -2, kInput = -1;
+  std::vector<std::int64_t> definedBy(numTensors, kUndefined);
+  auto describeId = [&](TensorId id) {
+    return cat("tensor ", id, " (the graph has ", numTensors, ")");
+  };
+
+  for (TensorId id = 0; id < numTensors; ++id)
+    if (Status status =
+            checkType(graph.tensors[id].type, cat("tensor ", id, "'s type"));
+        !status.ok())
+      return status;
+
+  for (std::size_t i = 0; i < graph.inputs.size(); ++i) {
+    const TensorId id = graph.inputs[i];
+    if (!graph.isValidId(id))
+      return fail("input #", i, " refers to no tensor: ", describeId(id));
+    if (definedBy[id] != kUndefined)
+      return fail("input #", i, ": tensor ", id,
+                  " is listed as an input more than once");
+    definedBy[id] = kInput;
+  }
+
+  for (std::size_t index = 0; index < graph.ops.size(); ++index) {
+    const Op &op = graph.ops[index];
+    if (static_cast<std::size_t>(op.kind) >= allOpKinds().size())
+      return fail("op #", index, ": unknown op kind ",
+                  static_cast<int>(op.kind), " (Ops.def has ",
+                  allOpKinds().size(), ")");
+    const auto prefix = cat("op #", index, " (", mnemonic(op.kind), "): ");
+    std::vector<TensorType> operandTypes;
+    for (std::size_t i = 0; i < op.operands.size(); ++i) {
+      const TensorId id = op.operands[i];
+      if (!graph.isValidId(id))
+        return fail(prefix, "operand ", i,
+                    " refers to no tensor: ", describeId(id));
+      if (definedBy[id] == kUndefined) {
+        for (std::size_t later = index; later < graph.ops.size(); ++later)
+          for (TensorId result : graph.ops[later].results)
+            if (result == id)
+              return fail(prefix, "operand ", i, " is tensor ", id,
+                          ", used before op #", later, " defines it");
+        return fail(prefix, "operand ", i, " is tensor ", id,
+                    ", which is neither an input nor the result of an op");
+      }
+      operandTypes.push_back(graph.typeOf(id));
+    }
+    if (op.results.size() != 1)
+      return fail(prefix, "expected 1 result, got ", op.results.size());
+    const TensorId result = op.results[0];
+    if (!graph.isValidId(result))
+      return fail(prefix, "result refers to no tensor: ", describeId(result));
+    if (definedBy[result] == kInput)
+      return fail(prefix, "result tensor ", result, " is a graph input");
+    if (definedBy[result] != kUndefined)
+      return fail(prefix, "result tensor ", result,
+                  " is already the result of op #", definedBy[result]);
+    definedBy[result] = std::int64_t(index);
+    Expected<TensorType> inferred = inferResultType(
+        op.kind, operandTypes, op.attributes, graph.typeOf(result));
+    if (!inferred.ok())
+      return fail(prefix, inferred.message());
+  }
+
+  for (TensorId id = 0; id < numTensors; ++id)
+    if (definedBy[id] == kUndefined)
+      return fail("tensor ", id,
+                  " is neither an input nor the result of an op");
+
+  for (std::size_t i = 0; i < graph.outputs.size(); ++i)
+    if (!graph.isValidId(graph.outputs[i].tensor))
+      return fail("output #", i, " refers to no tensor: ",
+                  describeId(graph.outputs[i].tensor));
+  return Status::success();
+}

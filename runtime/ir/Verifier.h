@@ -1,0 +1,42 @@
+//===- Verifier.h - Result-type inference and graph validation --*- C++ -*-===//
+//
+// The rules of Graph.h's op semantics, checked: one function infers an op's
+// result type from its operand types and attributes (or says why the op is
+// malformed), and validate() applies it to every op of a graph along with
+// the structural rules (ids defined once and before use, outputs defined).
+// The builder calls the same inference, so the builder and validate() never
+// disagree.
+//
+// Messages say what is wrong and what was expected; validate() prefixes them
+// with the op's index and mnemonic: "op #3 (add): ...".
+//
+// Plain C++ only: the runtime never links MLIR or LLVM.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_RUNTIME_IR_VERIFIER_H
+#define FUSE_RUNTIME_IR_VERIFIER_H
+
+#include "runtime/ir/Graph.h"
+
+#include <optional>
+#include <span>
+
+namespace fuse {
+
+/// The result type of op `kind` applied to operands of `operandTypes` with
+/// `attributes`. `declaredResult` is the result type the caller has (the
+/// result tensor's type in a graph): required for cast, broadcast and
+/// reshape, checked against the inferred type for every other op.
+Expected<TensorType>
+inferResultType(OpKind kind, std::span<const TensorType> operandTypes,
+                const AttrMap &attributes,
+                const std::optional<TensorType> &declaredResult);
+
+/// Success when the graph follows every rule of Graph.h; otherwise the first
+/// violation found, in graph order (inputs, then ops, then outputs).
+Status validate(const Graph &graph);
+
+} // namespace fuse
+
+#endif // FUSE_RUNTIME_IR_VERIFIER_H
