@@ -1,0 +1,65 @@
+//===- Compiler.h - How the runtime reaches a compiler ----------*- C++ -*-===//
+//
+// The engine compiles a graph on a cache miss through this interface; the
+// compiler library (compiler/, MLIR) implements it and is injected at run
+// time. The runtime declares it so that it never includes a compiler header
+// and never links MLIR or LLVM: a runtime-only program simply has no
+// Compiler and runs what the cache holds.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_RUNTIME_COMPILER_H
+#define FUSE_RUNTIME_COMPILER_H
+
+#include "runtime/cache/Bundle.h"
+#include "runtime/ir/Graph.h"
+#include "runtime/ir/Status.h"
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace fuse {
+
+/// Options that change what the compiler emits; they are part of the cache
+/// key, so two option sets that emit the same code should compare equal.
+struct CompileOptions {
+  /// 0-3, as for a C compiler.
+  int optimizationLevel = 3;
+  /// Fuse into as few kernels as the cost model allows; off: one kernel per
+  /// op, for debugging and for checking fusion itself.
+  bool enableFusion = true;
+  /// Record why each fusion decision was made (`--fuse-explain`).
+  bool explain = false;
+  bool operator==(const CompileOptions &) const = default;
+};
+
+struct PhaseTiming {
+  /// "import", "fusion", "codegen", "link", ...
+  std::string phase;
+  std::chrono::nanoseconds duration{0};
+};
+
+struct Compilation {
+  Bundle bundle;
+  /// In the order the phases ran.
+  std::vector<PhaseTiming> phases;
+  /// Fusion remarks, when CompileOptions::explain is set.
+  std::vector<std::string> remarks;
+};
+
+class Compiler {
+public:
+  virtual ~Compiler() = default;
+
+  /// Compiles a canonical, valid graph for `target`; the bundle's versionId
+  /// is fuse::versionId(). Fails with a message that names the op and the
+  /// reason when something cannot be compiled for the target.
+  virtual Expected<Compilation> compile(const Graph &graph,
+                                        const Target &target,
+                                        const CompileOptions &options) = 0;
+};
+
+} // namespace fuse
+
+#endif // FUSE_RUNTIME_COMPILER_H

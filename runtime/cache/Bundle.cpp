@@ -1,0 +1,176 @@
+//===- Bundle.cpp - The compiled form of one graph ------------------------===//
+
+#include "runtime/cache/Bundle.h"
+
+#include "runtime/Version.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace fuse {
+
+Expected<Target> Target::parse(std::string_view name) {
+  if (name == "host-x86-64-v3" || name == "host-x86-64-v4")
+    return Target{std::string(name)};
+  if (name.starts_with("sm_") && name.size() > 3 &&
+      std::all_of(name.begin() + 3, name.end(),
+                  [](char c) { return std::isdigit((unsigned char)c); }))
+    return Target{std::string(name)};
+  return Status::error("unknown target '" + std::string(name) +
+                       "'; expected sm_<arch> (e.g. sm_90), host-x86-64-v3 "
+                       "or host-x86-64-v4");
+}
+
+std::string_view payloadKindName(PayloadKind kind) {
+  switch (kind) {
+  case PayloadKind::None:
+    return "none";
+  case PayloadKind::PtxText:
+    return "ptx";
+  case PayloadKind::Cubin:
+    return "cubin";
+  case PayloadKind::HostSharedObject:
+    return "host-shared-object";
+  }
+  return "unknown";
+}
+
+std::string_view scheduleKindName(ScheduleKind kind) {
+  switch (kind) {
+  case ScheduleKind::Pointwise:
+    return "pointwise";
+  case ScheduleKind::RowReduction:
+    return "row-reduction";
+  case ScheduleKind::ColumnReduction:
+    return "column-reduction";
+  case ScheduleKind::FullReduction:
+    return "full-reduction";
+  case ScheduleKind::Matmul:
+    return "matmul";
+  case ScheduleKind::ReferenceOnly:
+    return "reference-only";
+  }
+  return "unknown";
+}
+
+TensorId boundTensor(const Bundle &bundle, const KernelBinding &binding) {
+  switch (binding.kind) {
+  case BindingKind::GraphInput:
+    return binding.index < bundle.inputs.size() ? bundle.inputs[binding.index]
+                                                : kInvalidTensor;
+  case BindingKind::GraphOutput:
+    return binding.index < bundle.outputs.size() ? bundle.outputs[binding.index]
+                                                 : kInvalidTensor;
+  case BindingKind::Intermediate:
+    return binding.index < bundle.memoryPlan.intermediates.size()
+               ? bundle.memoryPlan.intermediates[binding.index].tensor
+               : kInvalidTensor;
+  }
+  return kInvalidTensor;
+}
+
+std::vector<uint64_t> bindingBytes(const Bundle &bundle,
+                                   const BundleKernel &kernel) {
+  std::vector<uint64_t> bytes;
+  for (const KernelBinding &binding : kernel.bindings)
+    bytes.push_back(
+        uint64_t(bundle.graph.typeOf(boundTensor(bundle, binding)).byteSize()));
+  return bytes;
+}
+
+static Status bundleError(const std::string &message) {
+  return Status::error("invalid bundle: " + message);
+}
+
+Status verifyBundle(const Bundle &bundle) {
+  const Graph &graph = bundle.graph;
+  if (bundle.inputs != graph.inputs)
+    return bundleError("its inputs differ from the graph's inputs");
+  if (bundle.outputs.size() != graph.outputs.size())
+    return bundleError("it has " + std::to_string(bundle.outputs.size()) +
+                       " outputs, the graph " +
+                       std::to_string(graph.outputs.size()));
+  for (size_t i = 0; i < bundle.outputs.size(); ++i)
+    if (bundle.outputs[i] != graph.outputs[i].tensor)
+      return bundleError("output " + std::to_string(i) +
+                         " differs from the graph's");
+  for (const ArenaSlice &slice : bundle.memoryPlan.intermediates) {
+    if (!graph.isValidId(slice.tensor))
+      return bundleError("an arena slice names tensor " +
+                         std::to_string(slice.tensor) +
+                         ", which the graph does not have");
+    if (slice.bytes < uint64_t(graph.typeOf(slice.tensor).byteSize()))
+      return bundleError("the arena slice of tensor " +
+                         std::to_string(slice.tensor) + " holds " +
+                         std::to_string(slice.bytes) + " bytes, it needs " +
+                         std::to_string(graph.typeOf(slice.tensor).byteSize()));
+    if (slice.offset > bundle.memoryPlan.peakBytes ||
+        slice.bytes > bundle.memoryPlan.peakBytes - slice.offset)
+      return bundleError(
+          "the arena slice of tensor " + std::to_string(slice.tensor) +
+          " ends past the arena's " +
+          std::to_string(bundle.memoryPlan.peakBytes) + " bytes");
+  }
+  for (size_t k = 0; k < bundle.kernels.size(); ++k) {
+    const BundleKernel &kernel = bundle.kernels[k];
+    std::string where =
+        "kernel " + std::to_string(k) + " (" + kernel.name + ")";
+    for (const KernelBinding &binding : kernel.bindings)
+      if (boundTensor(bundle, binding) == kInvalidTensor)
+        return bundleError(where + " binds " + std::to_string(binding.index) +
+                           ", which is out of range");
+    for (size_t i = 0; i < kernel.ops.size(); ++i) {
+      if (kernel.ops[i] >= graph.ops.size())
+        return bundleError(where + " covers op " +
+                           std::to_string(kernel.ops[i]) + "; the graph has " +
+                           std::to_string(graph.ops.size()));
+      if (i && kernel.ops[i] <= kernel.ops[i - 1])
+        return bundleError(where + " lists its ops out of graph order");
+    }
+    if (kernel.payloadKind == PayloadKind::None &&
+        kernel.schedule != ScheduleKind::ReferenceOnly)
+      return bundleError(where + " has no payload");
+  }
+  for (uint32_t index : bundle.launchOrder)
+    if (index >= bundle.kernels.size())
+      return bundleError("the launch order names kernel " +
+                         std::to_string(index) + "; there are " +
+                         std::to_string(bundle.kernels.size()));
+  for (const OutputAlias &alias : bundle.aliases) {
+    if (alias.output >= bundle.outputs.size() ||
+        alias.input >= bundle.inputs.size())
+      return bundleError("an alias refers to a missing input or output");
+    if (graph.typeOf(bundle.outputs[alias.output]).byteSize() !=
+        graph.typeOf(bundle.inputs[alias.input]).byteSize())
+      return bundleError("output " + std::to_string(alias.output) +
+                         " aliases input " + std::to_string(alias.input) +
+                         " of another size");
+  }
+  return Status::success();
+}
+
+Bundle makeReferenceBundle(const Graph &graph) {
+  Bundle bundle;
+  bundle.graph = graph;
+  bundle.target = "reference";
+  bundle.versionId = versionId();
+  bundle.inputs = graph.inputs;
+  for (const GraphOutput &output : graph.outputs)
+    bundle.outputs.push_back(output.tensor);
+
+  BundleKernel kernel;
+  kernel.name = "reference";
+  kernel.target = "reference";
+  kernel.schedule = ScheduleKind::ReferenceOnly;
+  for (uint32_t i = 0; i < bundle.inputs.size(); ++i)
+    kernel.bindings.push_back({BindingKind::GraphInput, i});
+  for (uint32_t i = 0; i < bundle.outputs.size(); ++i)
+    kernel.bindings.push_back({BindingKind::GraphOutput, i});
+  for (uint32_t i = 0; i < graph.ops.size(); ++i)
+    kernel.ops.push_back(i);
+  bundle.kernels.push_back(std::move(kernel));
+  bundle.launchOrder.push_back(0);
+  return bundle;
+}
+
+} // namespace fuse

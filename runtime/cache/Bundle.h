@@ -1,0 +1,150 @@
+//===- Bundle.h - The compiled form of one graph ----------------*- C++ -*-===//
+//
+// What the compiler leaves for the runtime, and what the cache stores: the
+// canonical graph, its kernels with their payloads (PTX, cubin, host shared
+// object), launch configurations and argument bindings, the launch order,
+// the memory plan of intermediates, aliasing, and the target and version
+// that made it. A runtime executes a bundle without any compiler; the
+// reference runtime executes it by interpreting the graph ops each kernel
+// covers.
+//
+// Plain data: strings, vectors, integers and enums, so that serialization
+// (cereal, with the cache) can walk it field by field. Never depends on MLIR
+// or LLVM.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_RUNTIME_CACHE_BUNDLE_H
+#define FUSE_RUNTIME_CACHE_BUNDLE_H
+
+#include "runtime/device/KernelAbi.h"
+#include "runtime/ir/Graph.h"
+#include "runtime/ir/Status.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fuse {
+
+/// A compilation target: `sm_80`, `sm_90` (PTX, cubin where ptxas ran) or
+/// `host-x86-64-v3`, `host-x86-64-v4` (a host shared object).
+struct Target {
+  std::string name;
+
+  bool isCuda() const { return name.starts_with("sm_"); }
+  bool isHost() const { return name.starts_with("host-"); }
+  /// Accepts the names above (any `sm_<digits>`); a clear error otherwise.
+  static Expected<Target> parse(std::string_view name);
+  bool operator==(const Target &) const = default;
+};
+
+enum class PayloadKind : std::uint8_t {
+  /// The reference runtime interprets the covered ops; nothing to load.
+  None,
+  PtxText,
+  Cubin,
+  HostSharedObject,
+};
+
+enum class ScheduleKind : std::uint8_t {
+  Pointwise,
+  RowReduction,
+  ColumnReduction,
+  FullReduction,
+  Matmul,
+  /// Only the reference runtime can run it.
+  ReferenceOnly,
+};
+
+std::string_view payloadKindName(PayloadKind kind);
+std::string_view scheduleKindName(ScheduleKind kind);
+
+enum class BindingKind : std::uint8_t { GraphInput, GraphOutput, Intermediate };
+
+/// One kernel argument: a graph input or output by position, or an
+/// intermediate by its index in MemoryPlan::intermediates.
+struct KernelBinding {
+  BindingKind kind = BindingKind::GraphInput;
+  std::uint32_t index = 0;
+  bool operator==(const KernelBinding &) const = default;
+};
+
+struct BundleKernel {
+  /// For messages and profiles.
+  std::string name;
+  std::string target;
+  PayloadKind payloadKind = PayloadKind::None;
+  std::vector<std::uint8_t> payload;
+  /// The symbol (host) or `.entry` (PTX) to launch.
+  std::string entry;
+  ScheduleKind schedule = ScheduleKind::ReferenceOnly;
+  LaunchConfig launch;
+  /// In the order the kernel takes its buffers.
+  std::vector<KernelBinding> bindings;
+  /// Indices into Graph::ops, in graph order: what the kernel computes.
+  std::vector<std::uint32_t> ops;
+  bool operator==(const BundleKernel &) const = default;
+};
+
+/// Where an intermediate lives in the one arena of a run.
+struct ArenaSlice {
+  TensorId tensor = kInvalidTensor;
+  std::uint64_t offset = 0;
+  std::uint64_t bytes = 0;
+  bool operator==(const ArenaSlice &) const = default;
+};
+
+struct MemoryPlan {
+  std::vector<ArenaSlice> intermediates;
+  /// The arena's size: every slice ends at or before it.
+  std::uint64_t peakBytes = 0;
+  bool operator==(const MemoryPlan &) const = default;
+};
+
+/// Output `output` is written in place into the buffer of input `input`,
+/// which must have the same byte size.
+struct OutputAlias {
+  std::uint32_t output = 0;
+  std::uint32_t input = 0;
+  bool operator==(const OutputAlias &) const = default;
+};
+
+struct Bundle {
+  /// The canonical graph it was compiled from.
+  Graph graph;
+  std::string target;
+  /// fuse::versionId() of the compiler that made it.
+  std::string versionId;
+  std::vector<BundleKernel> kernels;
+  /// Indices into `kernels`, in launch order.
+  std::vector<std::uint32_t> launchOrder;
+  MemoryPlan memoryPlan;
+  std::vector<OutputAlias> aliases;
+  /// The graph's inputs and outputs, in binding order.
+  std::vector<TensorId> inputs;
+  std::vector<TensorId> outputs;
+  bool operator==(const Bundle &) const = default;
+};
+
+/// The tensor a kernel binding refers to.
+TensorId boundTensor(const Bundle &bundle, const KernelBinding &binding);
+
+/// Per binding of `kernel`: the byte size of the bound tensor.
+std::vector<std::uint64_t> bindingBytes(const Bundle &bundle,
+                                        const BundleKernel &kernel);
+
+/// Structural checks a runtime makes before loading: indices in range,
+/// slices inside the arena, inputs and outputs matching the graph, aliases
+/// of equal size. Says what is wrong.
+Status verifyBundle(const Bundle &bundle);
+
+/// A bundle of one reference-only kernel that covers every op of `graph`,
+/// binding its inputs, then its outputs: any graph runs on the reference
+/// runtime through it.
+Bundle makeReferenceBundle(const Graph &graph);
+
+} // namespace fuse
+
+#endif // FUSE_RUNTIME_CACHE_BUNDLE_H

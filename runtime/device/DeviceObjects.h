@@ -1,0 +1,126 @@
+//===- DeviceObjects.h - What device runtime handles point to ---*- C++ -*-===//
+//
+// The shared state behind Buffer, Executable, Stream, Fence and Command, for
+// the runtimes that implement DeviceRuntime; users of the interface never
+// include it. Backends extend BufferObject, ExecutableObject and StreamObject
+// with their own resources.
+//
+// The runtime never links MLIR or LLVM.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_RUNTIME_DEVICE_DEVICEOBJECTS_H
+#define FUSE_RUNTIME_DEVICE_DEVICEOBJECTS_H
+
+#include "runtime/device/DeviceRuntime.h"
+
+#include <condition_variable>
+
+namespace fuse::device::detail {
+
+/// The memory budget of one runtime, shared with its permits and buffers so
+/// that they may outlive it.
+struct Budget {
+  explicit Budget(uint64_t limit) : limit(limit) {}
+
+  bool tryReserve(uint64_t bytes);
+  void unreserve(uint64_t bytes);
+  /// Turns reserved bytes into bytes of a live buffer.
+  void commit(uint64_t bytes);
+  void release(uint64_t bytes);
+
+  mutable std::mutex mutex;
+  const uint64_t limit;
+  uint64_t reserved = 0;
+  uint64_t inUse = 0;
+  uint64_t liveBuffers = 0;
+};
+
+struct BufferObject {
+  BufferObject(uint64_t runtimeId, uint64_t size,
+               std::shared_ptr<Budget> budget)
+      : runtimeId(runtimeId), size(size), budget(std::move(budget)) {}
+  virtual ~BufferObject() { budget->release(size); }
+  /// The address the host uses for the buffer, or null for device memory.
+  virtual std::byte *hostData() { return nullptr; }
+
+  const uint64_t runtimeId;
+  const uint64_t size;
+  const std::shared_ptr<Budget> budget;
+};
+
+struct ExecutableObject {
+  explicit ExecutableObject(uint64_t runtimeId) : runtimeId(runtimeId) {}
+  virtual ~ExecutableObject() = default;
+
+  const uint64_t runtimeId;
+  /// Per kernel, per binding: the bytes the kernel may touch, which a
+  /// bound range must cover.
+  std::vector<std::vector<uint64_t>> bindingBytes;
+};
+
+struct CopyCommand {
+  std::shared_ptr<BufferObject> source;
+  std::shared_ptr<BufferObject> destination;
+  CopyRegion region;
+};
+struct UploadCommand {
+  std::vector<std::byte> bytes;
+  std::shared_ptr<BufferObject> destination;
+  uint64_t offset;
+};
+struct ZeroCommand {
+  std::shared_ptr<BufferObject> destination;
+  uint64_t offset;
+  uint64_t bytes;
+};
+struct BoundBuffer {
+  std::shared_ptr<BufferObject> buffer;
+  uint64_t offset;
+  uint64_t bytes;
+};
+struct LaunchCommand {
+  std::shared_ptr<const ExecutableObject> executable;
+  uint32_t kernel;
+  LaunchConfig config;
+  std::vector<BoundBuffer> bindings;
+};
+
+struct CommandObject {
+  uint64_t runtimeId;
+  std::variant<CopyCommand, UploadCommand, ZeroCommand, LaunchCommand> op;
+};
+
+struct StreamObject {
+  explicit StreamObject(uint64_t runtimeId) : runtimeId(runtimeId) {}
+  virtual ~StreamObject() = default;
+
+  const uint64_t runtimeId;
+  mutable std::mutex mutex;
+  std::condition_variable idle;
+  uint64_t pending = 0;
+  bool recording = false;
+  std::optional<Error> failure;
+};
+
+struct FenceObject {
+  explicit FenceObject(uint64_t runtimeId) : runtimeId(runtimeId) {}
+
+  const uint64_t runtimeId;
+  mutable std::mutex mutex;
+  std::condition_variable terminal;
+  std::optional<TerminalReceipt> receipt;
+  /// Held until the fence is terminal.
+  std::vector<std::shared_ptr<const CommandObject>> commands;
+  /// Set when a failure hit the submission after it was enqueued; the stream
+  /// then completes it without running it.
+  std::optional<Error> abandoned;
+
+  TimingMode timingMode = TimingMode::Off;
+  std::chrono::steady_clock::time_point submitTime;
+  SubmissionTiming timing;
+};
+
+} // namespace fuse::device::detail
+
+#endif // FUSE_RUNTIME_DEVICE_DEVICEOBJECTS_H

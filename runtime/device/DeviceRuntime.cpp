@@ -1,0 +1,632 @@
+//===- DeviceRuntime.cpp - What every device runtime shares ---------------===//
+//
+// Identity checks, the budget, the stream state machine, command encoding
+// and fences are the same for every backend; they live here so that each
+// backend only provides memory, kernels and execution.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/device/DeviceRuntime.h"
+
+#include "runtime/device/DeviceObjects.h"
+
+#include <cstring>
+
+namespace fuse::device {
+
+const char *errorCodeName(ErrorCode code) {
+  switch (code) {
+  case ErrorCode::InvalidArgument:
+    return "invalid argument";
+  case ErrorCode::WrongRuntime:
+    return "wrong runtime";
+  case ErrorCode::OutOfBudget:
+    return "out of budget";
+  case ErrorCode::OutOfMemory:
+    return "out of memory";
+  case ErrorCode::StreamFailed:
+    return "stream failed";
+  case ErrorCode::Busy:
+    return "busy";
+  case ErrorCode::KernelLoadFailed:
+    return "kernel load failed";
+  case ErrorCode::KernelFailed:
+    return "kernel failed";
+  case ErrorCode::Timeout:
+    return "timeout";
+  case ErrorCode::Indeterminate:
+    return "indeterminate";
+  case ErrorCode::Incompatible:
+    return "incompatible";
+  case ErrorCode::Unsupported:
+    return "unsupported";
+  case ErrorCode::Injected:
+    return "injected";
+  case ErrorCode::Internal:
+    return "internal";
+  }
+  return "unknown";
+}
+
+const char *deviceKindName(DeviceKind kind) {
+  switch (kind) {
+  case DeviceKind::Cuda:
+    return "cuda";
+  case DeviceKind::Host:
+    return "host";
+  case DeviceKind::Reference:
+    return "reference";
+  }
+  return "unknown";
+}
+
+//===----------------------------------------------------------------------===//
+// Budget and permits
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+
+bool Budget::tryReserve(uint64_t bytes) {
+  std::lock_guard lock(mutex);
+  if (bytes > limit || reserved + inUse > limit - bytes)
+    return false;
+  reserved += bytes;
+  return true;
+}
+
+void Budget::unreserve(uint64_t bytes) {
+  std::lock_guard lock(mutex);
+  reserved -= bytes;
+}
+
+void Budget::commit(uint64_t bytes) {
+  std::lock_guard lock(mutex);
+  reserved -= bytes;
+  inUse += bytes;
+  ++liveBuffers;
+}
+
+void Budget::release(uint64_t bytes) {
+  std::lock_guard lock(mutex);
+  inUse -= bytes;
+  --liveBuffers;
+}
+
+} // namespace detail
+
+AllocationPermit::AllocationPermit(std::shared_ptr<detail::Budget> budget,
+                                   uint64_t owner, uint64_t bytes)
+    : budget(std::move(budget)), owner(owner), remaining(bytes) {}
+
+AllocationPermit::AllocationPermit(AllocationPermit &&other) noexcept
+    : budget(std::move(other.budget)), owner(other.owner),
+      remaining(std::exchange(other.remaining, 0)) {}
+
+AllocationPermit &
+AllocationPermit::operator=(AllocationPermit &&other) noexcept {
+  if (this != &other) {
+    giveBack();
+    budget = std::move(other.budget);
+    owner = other.owner;
+    remaining = std::exchange(other.remaining, 0);
+  }
+  return *this;
+}
+
+AllocationPermit::~AllocationPermit() { giveBack(); }
+
+void AllocationPermit::giveBack() {
+  if (budget && remaining)
+    budget->unreserve(remaining);
+  remaining = 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Handles
+//===----------------------------------------------------------------------===//
+
+uint64_t Buffer::size() const { return object ? object->size : 0; }
+uint64_t Buffer::runtimeId() const { return object ? object->runtimeId : 0; }
+
+uint32_t Executable::kernelCount() const {
+  return object ? static_cast<uint32_t>(object->bindingBytes.size()) : 0;
+}
+uint64_t Executable::runtimeId() const {
+  return object ? object->runtimeId : 0;
+}
+
+uint64_t Stream::runtimeId() const { return object ? object->runtimeId : 0; }
+uint64_t Fence::runtimeId() const { return object ? object->runtimeId : 0; }
+
+CommandKind Command::kind() const {
+  return static_cast<CommandKind>(object->op.index());
+}
+uint64_t Command::runtimeId() const { return object->runtimeId; }
+
+BufferBinding bindWhole(const Buffer &buffer) {
+  return BufferBinding{buffer, 0, buffer.size()};
+}
+
+std::string ErrorReport::toString() const {
+  return runtime + ": " + code + ": " + message +
+         (retryable ? " (may succeed if retried)" : "");
+}
+
+//===----------------------------------------------------------------------===//
+// DeviceRuntime
+//===----------------------------------------------------------------------===//
+
+static std::atomic<uint64_t> nextInstanceId{1};
+
+DeviceRuntime::DeviceRuntime(DeviceDescriptor descriptor)
+    : description(std::move(descriptor)), id(nextInstanceId++),
+      budget(std::make_shared<detail::Budget>(description.memoryBudgetBytes)) {}
+
+DeviceRuntime::~DeviceRuntime() = default;
+
+Error DeviceRuntime::wrongRuntime(const char *what, uint64_t owner) const {
+  if (owner == 0)
+    return Error{ErrorCode::InvalidArgument,
+                 std::string("empty ") + what + " handle"};
+  return Error{ErrorCode::WrongRuntime,
+               std::string(what) + " belongs to runtime instance #" +
+                   std::to_string(owner) + ", not to " + description.name +
+                   " instance #" + std::to_string(id)};
+}
+
+std::optional<Error> DeviceRuntime::injectedFault(FaultPoint point) const {
+  std::shared_ptr<const FaultHook> hook;
+  {
+    std::lock_guard lock(hookMutex);
+    hook = faultHook;
+  }
+  if (!hook || !*hook)
+    return std::nullopt;
+  return (*hook)(point);
+}
+
+void DeviceRuntime::setFaultHookForTesting(FaultHook hook) {
+  std::lock_guard lock(hookMutex);
+  faultHook = std::make_shared<const FaultHook>(std::move(hook));
+}
+
+DeviceResult<AllocationPermit> DeviceRuntime::reserve(uint64_t bytes) {
+  if (!budget->tryReserve(bytes)) {
+    MemoryUsage usage = memoryUsage();
+    return Error{ErrorCode::OutOfBudget,
+                 "cannot grant " + std::to_string(bytes) + " bytes: budget " +
+                     std::to_string(usage.budgetBytes) + ", in use " +
+                     std::to_string(usage.inUseBytes) + ", reserved " +
+                     std::to_string(usage.reservedBytes)};
+  }
+  return AllocationPermit(budget, id, bytes);
+}
+
+DeviceResult<Buffer> DeviceRuntime::allocate(AllocationPermit &permit,
+                                             uint64_t bytes) {
+  if (permit.owner != id)
+    return wrongRuntime("permit", permit.owner);
+  if (bytes == 0)
+    return Error{ErrorCode::InvalidArgument, "cannot allocate 0 bytes"};
+  if (bytes > permit.remaining)
+    return Error{ErrorCode::OutOfBudget,
+                 "allocation of " + std::to_string(bytes) +
+                     " bytes exceeds the permit's remaining " +
+                     std::to_string(permit.remaining) + " bytes"};
+  if (std::optional<Error> fault = injectedFault(FaultPoint::Allocate))
+    return *fault;
+  DeviceResult<std::shared_ptr<detail::BufferObject>> memory =
+      allocateMemory(bytes);
+  if (!memory.ok())
+    return memory.error();
+  // From here the buffer object owns the charge and releases it when it dies.
+  budget->commit(bytes);
+  permit.remaining -= bytes;
+  return Buffer(std::move(*memory));
+}
+
+DeviceResult<Executable> DeviceRuntime::load(const Bundle &bundle) {
+  DeviceResult<std::shared_ptr<detail::ExecutableObject>> object =
+      loadExecutable(bundle);
+  if (!object.ok())
+    return object.error();
+  return Executable(std::move(*object));
+}
+
+DeviceResult<Stream> DeviceRuntime::createStream() {
+  DeviceResult<std::shared_ptr<detail::StreamObject>> object = newStream();
+  if (!object.ok())
+    return object.error();
+  return Stream(std::move(*object));
+}
+
+StreamState DeviceRuntime::streamState(const Stream &stream) const {
+  if (!stream.object || stream.object->runtimeId != id)
+    return StreamFailed{wrongRuntime("stream", stream.runtimeId())};
+  detail::StreamObject &object = *stream.object;
+  std::lock_guard lock(object.mutex);
+  if (object.failure)
+    return StreamFailed{*object.failure};
+  if (object.recording)
+    return StreamRecording{};
+  if (object.pending)
+    return StreamSubmitted{object.pending};
+  return StreamReady{};
+}
+
+DeviceStatus DeviceRuntime::resetStream(Stream &stream) {
+  if (!stream.object || stream.object->runtimeId != id)
+    return wrongRuntime("stream", stream.runtimeId());
+  detail::StreamObject &object = *stream.object;
+  std::lock_guard lock(object.mutex);
+  if (object.pending || object.recording)
+    return Error{ErrorCode::Busy,
+                 "cannot reset a stream with " +
+                     std::to_string(object.pending) +
+                     " submissions in flight; wait for them first"};
+  object.failure.reset();
+  return DeviceStatus();
+}
+
+static bool inBounds(uint64_t offset, uint64_t bytes, uint64_t size) {
+  return offset <= size && bytes <= size - offset;
+}
+
+static Error outOfBounds(const char *what, uint64_t offset, uint64_t bytes,
+                         uint64_t size) {
+  return Error{ErrorCode::InvalidArgument,
+               std::string(what) + " range [" + std::to_string(offset) + ", " +
+                   std::to_string(offset) + " + " + std::to_string(bytes) +
+                   ") exceeds the buffer's " + std::to_string(size) + " bytes"};
+}
+
+DeviceResult<Command> DeviceRuntime::encodeCopy(const Buffer &source,
+                                                const Buffer &destination,
+                                                CopyRegion region) {
+  if (source.runtimeId() != id)
+    return wrongRuntime("copy source buffer", source.runtimeId());
+  if (destination.runtimeId() != id)
+    return wrongRuntime("copy destination buffer", destination.runtimeId());
+  if (!inBounds(region.sourceOffset, region.bytes, source.size()))
+    return outOfBounds("copy source", region.sourceOffset, region.bytes,
+                       source.size());
+  if (!inBounds(region.destinationOffset, region.bytes, destination.size()))
+    return outOfBounds("copy destination", region.destinationOffset,
+                       region.bytes, destination.size());
+  if (source.object == destination.object &&
+      region.sourceOffset < region.destinationOffset + region.bytes &&
+      region.destinationOffset < region.sourceOffset + region.bytes)
+    return Error{ErrorCode::InvalidArgument,
+                 "copy source and destination ranges overlap"};
+  if (std::optional<Error> fault = injectedFault(FaultPoint::Encode))
+    return *fault;
+  return Command(
+      std::make_shared<const detail::CommandObject>(detail::CommandObject{
+          id, detail::CopyCommand{source.object, destination.object, region}}));
+}
+
+DeviceResult<Command>
+DeviceRuntime::encodeUpload(std::span<const std::byte> source,
+                            const Buffer &destination,
+                            uint64_t destinationOffset) {
+  if (destination.runtimeId() != id)
+    return wrongRuntime("upload destination buffer", destination.runtimeId());
+  if (!inBounds(destinationOffset, source.size(), destination.size()))
+    return outOfBounds("upload", destinationOffset, source.size(),
+                       destination.size());
+  if (std::optional<Error> fault = injectedFault(FaultPoint::Encode))
+    return *fault;
+  return Command(
+      std::make_shared<const detail::CommandObject>(detail::CommandObject{
+          id, detail::UploadCommand{
+                  std::vector<std::byte>(source.begin(), source.end()),
+                  destination.object, destinationOffset}}));
+}
+
+DeviceResult<Command> DeviceRuntime::encodeZero(const Buffer &destination,
+                                                uint64_t destinationOffset,
+                                                uint64_t bytes) {
+  if (destination.runtimeId() != id)
+    return wrongRuntime("zero destination buffer", destination.runtimeId());
+  if (!inBounds(destinationOffset, bytes, destination.size()))
+    return outOfBounds("zero", destinationOffset, bytes, destination.size());
+  if (std::optional<Error> fault = injectedFault(FaultPoint::Encode))
+    return *fault;
+  return Command(
+      std::make_shared<const detail::CommandObject>(detail::CommandObject{
+          id,
+          detail::ZeroCommand{destination.object, destinationOffset, bytes}}));
+}
+
+DeviceResult<Command>
+DeviceRuntime::encodeLaunch(const Executable &executable, uint32_t kernel,
+                            const LaunchConfig &config,
+                            std::vector<BufferBinding> bindings) {
+  if (executable.runtimeId() != id)
+    return wrongRuntime("executable", executable.runtimeId());
+  const detail::ExecutableObject &object = *executable.object;
+  if (kernel >= object.bindingBytes.size())
+    return Error{ErrorCode::InvalidArgument,
+                 "kernel " + std::to_string(kernel) +
+                     " does not exist; the executable has " +
+                     std::to_string(object.bindingBytes.size())};
+  const std::vector<uint64_t> &expected = object.bindingBytes[kernel];
+  if (bindings.size() != expected.size())
+    return Error{ErrorCode::InvalidArgument,
+                 "kernel " + std::to_string(kernel) + " binds " +
+                     std::to_string(expected.size()) + " buffers, got " +
+                     std::to_string(bindings.size())};
+  if (config.iterations < 0 || config.grain < 1)
+    return Error{ErrorCode::InvalidArgument,
+                 "launch needs iterations >= 0 and grain >= 1"};
+  detail::LaunchCommand launch{executable.object, kernel, config, {}};
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    BufferBinding &binding = bindings[i];
+    if (binding.buffer.runtimeId() != id)
+      return wrongRuntime("bound buffer", binding.buffer.runtimeId());
+    if (!inBounds(binding.offset, binding.bytes, binding.buffer.size()))
+      return outOfBounds("binding", binding.offset, binding.bytes,
+                         binding.buffer.size());
+    if (binding.bytes < expected[i])
+      return Error{ErrorCode::InvalidArgument,
+                   "binding " + std::to_string(i) + " of kernel " +
+                       std::to_string(kernel) + " covers " +
+                       std::to_string(binding.bytes) +
+                       " bytes, the kernel "
+                       "uses " +
+                       std::to_string(expected[i])};
+    launch.bindings.push_back(detail::BoundBuffer{
+        std::move(binding.buffer.object), binding.offset, binding.bytes});
+  }
+  if (std::optional<Error> fault = injectedFault(FaultPoint::Encode))
+    return *fault;
+  return Command(std::make_shared<const detail::CommandObject>(
+      detail::CommandObject{id, std::move(launch)}));
+}
+
+SubmitResult DeviceRuntime::submit(Stream &stream, CommandBatch batch) {
+  using NotSubmitted = SubmitResult::NotSubmitted;
+  if (!stream.object || stream.object->runtimeId != id)
+    return NotSubmitted{wrongRuntime("stream", stream.runtimeId()),
+                        std::move(batch)};
+  if (batch.empty())
+    return NotSubmitted{
+        Error{ErrorCode::InvalidArgument, "cannot submit an empty batch"},
+        std::move(batch)};
+  for (const Command &command : batch.commands)
+    if (command.runtimeId() != id)
+      return NotSubmitted{wrongRuntime("command", command.runtimeId()),
+                          std::move(batch)};
+  detail::StreamObject &object = *stream.object;
+  {
+    std::lock_guard lock(object.mutex);
+    if (object.failure)
+      return NotSubmitted{
+          Error{ErrorCode::StreamFailed, "the stream failed earlier (" +
+                                             object.failure->message +
+                                             "); reset it before submitting"},
+          std::move(batch)};
+    object.recording = true;
+  }
+  if (std::optional<Error> fault =
+          injectedFault(FaultPoint::SubmitBeforeEnqueue)) {
+    std::lock_guard lock(object.mutex);
+    object.recording = false;
+    return NotSubmitted{std::move(*fault), std::move(batch)};
+  }
+
+  auto fence = std::make_shared<detail::FenceObject>(id);
+  fence->timingMode = timing.load();
+  fence->timing.mode = fence->timingMode;
+  fence->submitTime = std::chrono::steady_clock::now();
+  for (Command &command : batch.commands)
+    fence->commands.push_back(std::move(command.object));
+  {
+    std::lock_guard lock(object.mutex);
+    ++object.pending;
+    object.recording = false;
+  }
+  enqueue(object, fence);
+  if (std::optional<Error> fault =
+          injectedFault(FaultPoint::SubmitAfterEnqueue)) {
+    // The work may already run: it cannot be withdrawn, only abandoned if
+    // it has not started, and its fence still decides when it is released.
+    {
+      std::lock_guard lock(fence->mutex);
+      fence->abandoned = *fault;
+    }
+    std::lock_guard lock(object.mutex);
+    if (!object.failure)
+      object.failure = std::move(*fault);
+  }
+  return Fence(std::move(fence));
+}
+
+FenceQuery DeviceRuntime::queryFence(const Fence &fence) const {
+  if (!fence.object || fence.object->runtimeId != id)
+    return FenceIndeterminate{wrongRuntime("fence", fence.runtimeId())};
+  if (std::optional<Error> fault = injectedFault(FaultPoint::Wait))
+    return FenceIndeterminate{std::move(*fault)};
+  std::lock_guard lock(fence.object->mutex);
+  if (fence.object->receipt)
+    return FenceTerminal{*fence.object->receipt};
+  return FencePending{};
+}
+
+DeviceResult<TerminalReceipt>
+DeviceRuntime::waitFence(const Fence &fence, std::chrono::nanoseconds timeout) {
+  if (!fence.object || fence.object->runtimeId != id)
+    return wrongRuntime("fence", fence.runtimeId());
+  if (std::optional<Error> fault = injectedFault(FaultPoint::Wait))
+    return Error{ErrorCode::Indeterminate,
+                 "completion could not be proven: " + fault->message};
+  detail::FenceObject &object = *fence.object;
+  std::unique_lock lock(object.mutex);
+  if (!object.terminal.wait_for(lock, timeout,
+                                [&] { return object.receipt.has_value(); }))
+    return Error{ErrorCode::Timeout, "the fence is still pending after " +
+                                         std::to_string(timeout.count()) +
+                                         " ns"};
+  return *object.receipt;
+}
+
+DeviceStatus DeviceRuntime::synchronize(Stream &stream) {
+  if (!stream.object || stream.object->runtimeId != id)
+    return wrongRuntime("stream", stream.runtimeId());
+  detail::StreamObject &object = *stream.object;
+  std::unique_lock lock(object.mutex);
+  object.idle.wait(lock, [&] { return object.pending == 0; });
+  if (object.failure)
+    return Error{ErrorCode::StreamFailed,
+                 "the stream failed: " + object.failure->message};
+  return DeviceStatus();
+}
+
+DeviceResult<std::vector<std::byte>>
+DeviceRuntime::readback(Stream &stream, const Buffer &source, uint64_t offset,
+                        uint64_t bytes) {
+  if (source.runtimeId() != id)
+    return wrongRuntime("readback buffer", source.runtimeId());
+  if (!inBounds(offset, bytes, source.size()))
+    return outOfBounds("readback", offset, bytes, source.size());
+  if (DeviceStatus status = synchronize(stream); !status.ok())
+    return status.error();
+  std::vector<std::byte> out(bytes);
+  if (DeviceStatus status = copyToHost(*source.object, offset, out);
+      !status.ok())
+    return status.error();
+  return out;
+}
+
+ErrorReport DeviceRuntime::describeError(const Error &error) const {
+  bool retryable = error.code == ErrorCode::Timeout ||
+                   error.code == ErrorCode::OutOfBudget ||
+                   error.code == ErrorCode::Busy;
+  return ErrorReport{description.name + " #" + std::to_string(id),
+                     errorCodeName(error.code), error.message, retryable};
+}
+
+MemoryUsage DeviceRuntime::memoryUsage() const {
+  MemoryUsage usage;
+  {
+    std::lock_guard lock(budget->mutex);
+    usage.budgetBytes = budget->limit;
+    usage.inUseBytes = budget->inUse;
+    usage.reservedBytes = budget->reserved;
+    usage.liveBuffers = budget->liveBuffers;
+  }
+  usage.pooledBytes = pooledBytes();
+  return usage;
+}
+
+void DeviceRuntime::memoryCleanup() { releasePooledMemory(); }
+
+void DeviceRuntime::setTimingMode(TimingMode mode) { timing = mode; }
+TimingMode DeviceRuntime::timingMode() const { return timing; }
+
+DeviceResult<SubmissionTiming>
+DeviceRuntime::submissionTiming(const Fence &fence) const {
+  if (!fence.object || fence.object->runtimeId != id)
+    return wrongRuntime("fence", fence.runtimeId());
+  std::lock_guard lock(fence.object->mutex);
+  if (!fence.object->receipt)
+    return Error{ErrorCode::InvalidArgument,
+                 "timing is known only once the fence is terminal"};
+  if (fence.object->timingMode == TimingMode::Off)
+    return Error{ErrorCode::InvalidArgument,
+                 "the submission ran with timing off"};
+  return fence.object->timing;
+}
+
+//===----------------------------------------------------------------------===//
+// Execution for backends with host-addressable memory
+//===----------------------------------------------------------------------===//
+
+void DeviceRuntime::completeSubmission(detail::StreamObject &stream,
+                                       detail::FenceObject &fence,
+                                       std::optional<Error> failure) {
+  std::vector<std::shared_ptr<const detail::CommandObject>> released;
+  {
+    std::lock_guard lock(fence.mutex);
+    if (fence.timingMode != TimingMode::Off)
+      fence.timing.submitToComplete =
+          std::chrono::duration_cast<std::chrono::nanoseconds>(
+              std::chrono::steady_clock::now() - fence.submitTime);
+    if (failure)
+      fence.receipt = FailedButQuiescent{*failure};
+    else
+      fence.receipt = Succeeded{};
+    released.swap(fence.commands);
+  }
+  // Release the batch's resources before anyone can observe the terminal
+  // fence, so that the budget already shows them free to a waiter.
+  released.clear();
+  {
+    std::lock_guard lock(stream.mutex);
+    if (failure && !stream.failure)
+      stream.failure = std::move(failure);
+    --stream.pending;
+  }
+  stream.idle.notify_all();
+  fence.terminal.notify_all();
+}
+
+void DeviceRuntime::runOnHost(detail::StreamObject &stream,
+                              detail::FenceObject &fence) {
+  std::optional<Error> failure;
+  {
+    std::lock_guard lock(fence.mutex);
+    failure = fence.abandoned;
+  }
+  if (!failure) {
+    std::lock_guard lock(stream.mutex);
+    if (stream.failure)
+      failure = Error{ErrorCode::StreamFailed,
+                      "skipped: an earlier submission failed (" +
+                          stream.failure->message + ")"};
+  }
+  if (!failure)
+    failure = injectedFault(FaultPoint::Execute);
+  if (failure) {
+    completeSubmission(stream, fence, std::move(failure));
+    return;
+  }
+  // Only the stream's own thread touches the commands until completion.
+  for (const std::shared_ptr<const detail::CommandObject> &command :
+       fence.commands) {
+    if (const auto *copy = std::get_if<detail::CopyCommand>(&command->op)) {
+      std::memcpy(copy->destination->hostData() +
+                      copy->region.destinationOffset,
+                  copy->source->hostData() + copy->region.sourceOffset,
+                  copy->region.bytes);
+    } else if (const auto *upload =
+                   std::get_if<detail::UploadCommand>(&command->op)) {
+      if (!upload->bytes.empty())
+        std::memcpy(upload->destination->hostData() + upload->offset,
+                    upload->bytes.data(), upload->bytes.size());
+    } else if (const auto *zero =
+                   std::get_if<detail::ZeroCommand>(&command->op)) {
+      std::memset(zero->destination->hostData() + zero->offset, 0, zero->bytes);
+    } else {
+      const auto &launch = std::get<detail::LaunchCommand>(command->op);
+      std::vector<void *> pointers;
+      pointers.reserve(launch.bindings.size());
+      for (const detail::BoundBuffer &bound : launch.bindings)
+        pointers.push_back(bound.buffer->hostData() + bound.offset);
+      auto start = std::chrono::steady_clock::now();
+      DeviceStatus status = launchOnHost(*launch.executable, launch.kernel,
+                                         launch.config, pointers);
+      if (fence.timingMode == TimingMode::Kernel)
+        fence.timing.launches.push_back(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(
+                std::chrono::steady_clock::now() - start));
+      if (!status.ok()) {
+        failure = status.error();
+        break;
+      }
+    }
+  }
+  completeSubmission(stream, fence, std::move(failure));
+}
+
+} // namespace fuse::device

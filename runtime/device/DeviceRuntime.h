@@ -1,0 +1,444 @@
+//===- DeviceRuntime.h - The interface every device runtime has -*- C++ -*-===//
+//
+// One interface for the CUDA, host and reference runtimes, carrying the seed
+// semantics (shared/seeds/001) in C++ types so that wrong states cannot be
+// written down: memory comes only through a permit that a budget granted; a
+// submission answers a fence or a *definitely not submitted* error, and only
+// the latter lets a caller release the batch's resources; a fence answers
+// pending, terminal (with a receipt) or indeterminate, and only terminal
+// releases anything. Every object carries the identity of the runtime
+// instance that made it, and handing it to another instance is an error.
+//
+// Handles are reference counted: a submitted batch keeps its buffers and
+// executables alive until its fence is terminal, so dropping a handle early
+// is always safe. Handles stay valid after their runtime is destroyed (they
+// can only be released then).
+//
+// The runtime never links MLIR or LLVM, and this header never throws.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_RUNTIME_DEVICE_DEVICERUNTIME_H
+#define FUSE_RUNTIME_DEVICE_DEVICERUNTIME_H
+
+#include "runtime/device/DeviceStatus.h"
+#include "runtime/device/KernelAbi.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace fuse {
+struct Bundle;
+} // namespace fuse
+
+namespace fuse::device {
+
+namespace detail {
+struct Budget;
+struct BufferObject;
+struct ExecutableObject;
+struct StreamObject;
+struct FenceObject;
+struct CommandObject;
+} // namespace detail
+
+class DeviceRuntime;
+
+enum class DeviceKind { Cuda, Host, Reference };
+
+const char *deviceKindName(DeviceKind kind);
+
+struct DeviceDescriptor {
+  std::string name;
+  DeviceKind kind;
+  /// The bundle target this runtime executes natively, e.g. `sm_90` or
+  /// `host-x86-64-v4`; the reference runtime executes every target.
+  std::string target;
+  uint64_t memoryBudgetBytes = 0;
+  /// Threads (host) or multiprocessors (GPU) that run kernels.
+  uint32_t computeUnits = 1;
+};
+
+struct MemoryUsage {
+  uint64_t budgetBytes = 0;
+  /// Bytes of live buffers, including those only a pending fence holds.
+  uint64_t inUseBytes = 0;
+  /// Bytes granted to permits and not yet allocated.
+  uint64_t reservedBytes = 0;
+  /// Bytes the allocator keeps for reuse; `memoryCleanup` returns them.
+  uint64_t pooledBytes = 0;
+  uint64_t liveBuffers = 0;
+};
+
+/// A grant of memory from the runtime's budget, obtained from `reserve`
+/// (the resource transaction) and drawn on by `allocate`. Only a runtime
+/// makes one; what is left unallocated returns to the budget when the permit
+/// is destroyed.
+class AllocationPermit {
+public:
+  AllocationPermit(AllocationPermit &&other) noexcept;
+  AllocationPermit &operator=(AllocationPermit &&other) noexcept;
+  AllocationPermit(const AllocationPermit &) = delete;
+  AllocationPermit &operator=(const AllocationPermit &) = delete;
+  ~AllocationPermit();
+
+  uint64_t remainingBytes() const { return remaining; }
+  uint64_t runtimeId() const { return owner; }
+
+private:
+  friend class DeviceRuntime;
+  AllocationPermit(std::shared_ptr<detail::Budget> budget, uint64_t owner,
+                   uint64_t bytes);
+  void giveBack();
+
+  std::shared_ptr<detail::Budget> budget;
+  uint64_t owner = 0;
+  uint64_t remaining = 0;
+};
+
+/// Device memory. Copies share the allocation.
+class Buffer {
+public:
+  Buffer() = default;
+  bool valid() const { return object != nullptr; }
+  uint64_t size() const;
+  uint64_t runtimeId() const;
+
+private:
+  friend class DeviceRuntime;
+  explicit Buffer(std::shared_ptr<detail::BufferObject> object)
+      : object(std::move(object)) {}
+  std::shared_ptr<detail::BufferObject> object;
+};
+
+/// The kernels of one bundle, loaded for one runtime (a module on the GPU, a
+/// shared object on the host, the graph for the reference runtime). Stays
+/// loaded while a handle or a pending submission refers to it.
+class Executable {
+public:
+  Executable() = default;
+  bool valid() const { return object != nullptr; }
+  uint32_t kernelCount() const;
+  uint64_t runtimeId() const;
+
+private:
+  friend class DeviceRuntime;
+  explicit Executable(std::shared_ptr<detail::ExecutableObject> object)
+      : object(std::move(object)) {}
+  std::shared_ptr<detail::ExecutableObject> object;
+};
+
+/// An ordered queue of submissions. Move-only, like the seed's `&mut
+/// Stream`: one owner submits to it.
+class Stream {
+public:
+  Stream() = default;
+  Stream(Stream &&) = default;
+  Stream &operator=(Stream &&) = default;
+  bool valid() const { return object != nullptr; }
+  uint64_t runtimeId() const;
+
+private:
+  friend class DeviceRuntime;
+  explicit Stream(std::shared_ptr<detail::StreamObject> object)
+      : object(std::move(object)) {}
+  std::shared_ptr<detail::StreamObject> object;
+};
+
+struct StreamReady {};
+/// A submission is being recorded into the stream's queue right now.
+struct StreamRecording {};
+struct StreamSubmitted {
+  uint64_t pendingSubmissions = 0;
+};
+/// A submission failed; later submissions are refused until `resetStream`.
+/// Other streams are unaffected.
+struct StreamFailed {
+  Error reason;
+};
+using StreamState =
+    std::variant<StreamReady, StreamRecording, StreamSubmitted, StreamFailed>;
+
+/// A byte range copied from one buffer to another.
+struct CopyRegion {
+  uint64_t sourceOffset = 0;
+  uint64_t destinationOffset = 0;
+  uint64_t bytes = 0;
+};
+
+/// A byte range of a buffer bound to a kernel argument.
+struct BufferBinding {
+  Buffer buffer;
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+};
+
+/// Binds a whole buffer.
+BufferBinding bindWhole(const Buffer &buffer);
+
+enum class CommandKind { Copy, Upload, Zero, Launch };
+
+/// One encoded command; it holds the resources it uses.
+class Command {
+public:
+  Command(Command &&) = default;
+  Command &operator=(Command &&) = default;
+  CommandKind kind() const;
+  uint64_t runtimeId() const;
+
+private:
+  friend class DeviceRuntime;
+  explicit Command(std::shared_ptr<const detail::CommandObject> object)
+      : object(std::move(object)) {}
+  std::shared_ptr<const detail::CommandObject> object;
+};
+
+/// Commands submitted together, executed in order, with one fence.
+class CommandBatch {
+public:
+  CommandBatch() = default;
+  CommandBatch(CommandBatch &&) = default;
+  CommandBatch &operator=(CommandBatch &&) = default;
+  void add(Command command) { commands.push_back(std::move(command)); }
+  size_t size() const { return commands.size(); }
+  bool empty() const { return commands.empty(); }
+
+private:
+  friend class DeviceRuntime;
+  std::vector<Command> commands;
+};
+
+/// The submission ran to completion.
+struct Succeeded {};
+/// The submission failed, and the device is idle with respect to it: its
+/// resources may now be released.
+struct FailedButQuiescent {
+  Error error;
+};
+using TerminalReceipt = std::variant<Succeeded, FailedButQuiescent>;
+
+struct FencePending {};
+struct FenceTerminal {
+  TerminalReceipt receipt;
+};
+/// Completion cannot be proven; not terminal, so nothing may be released.
+struct FenceIndeterminate {
+  Error error;
+};
+using FenceQuery =
+    std::variant<FencePending, FenceTerminal, FenceIndeterminate>;
+
+/// The completion of one submission. Copies observe the same submission.
+class Fence {
+public:
+  Fence() = default;
+  bool valid() const { return object != nullptr; }
+  uint64_t runtimeId() const;
+
+private:
+  friend class DeviceRuntime;
+  explicit Fence(std::shared_ptr<detail::FenceObject> object)
+      : object(std::move(object)) {}
+  std::shared_ptr<detail::FenceObject> object;
+};
+
+/// The answer of `submit`: a fence, or proof that nothing was enqueued.
+class [[nodiscard]] SubmitResult {
+public:
+  /// Nothing was enqueued: the batch comes back and may be released or
+  /// submitted again.
+  struct NotSubmitted {
+    Error error;
+    CommandBatch batch;
+  };
+
+  SubmitResult(Fence fence) : storage(std::move(fence)) {}
+  SubmitResult(NotSubmitted rejected) : storage(std::move(rejected)) {}
+
+  bool submitted() const { return storage.index() == 0; }
+  explicit operator bool() const { return submitted(); }
+  Fence &fence() { return std::get<0>(storage); }
+  NotSubmitted &notSubmitted() { return std::get<1>(storage); }
+  /// The error of a rejected submission.
+  const Error &error() const { return std::get<1>(storage).error; }
+
+private:
+  std::variant<Fence, NotSubmitted> storage;
+};
+
+enum class TimingMode {
+  Off,
+  /// Host clock from submit to the fence turning terminal.
+  Completion,
+  /// Completion, plus the device time of every launch.
+  Kernel,
+};
+
+struct SubmissionTiming {
+  TimingMode mode = TimingMode::Off;
+  std::chrono::nanoseconds submitToComplete{0};
+  /// Per launch, in batch order (kernel mode only).
+  std::vector<std::chrono::nanoseconds> launches;
+};
+
+struct ErrorReport {
+  std::string runtime;
+  std::string code;
+  std::string message;
+  /// Whether trying again may succeed (a timeout, a full budget).
+  bool retryable = false;
+  std::string toString() const;
+};
+
+/// Points where a test hook may inject a failure.
+enum class FaultPoint {
+  Allocate,
+  Encode,
+  /// In `submit`, before anything reaches the stream: not submitted.
+  SubmitBeforeEnqueue,
+  /// In `submit`, after the batch reached the stream: possibly submitted.
+  SubmitAfterEnqueue,
+  /// When a stream starts executing a submission; a hook may also block
+  /// here to hold a stream busy.
+  Execute,
+  /// In `waitFence` and `queryFence`: completion cannot be proven.
+  Wait,
+};
+
+/// Returns an error to inject at a point, or nothing.
+using FaultHook = std::function<std::optional<Error>(FaultPoint)>;
+
+class DeviceRuntime {
+public:
+  DeviceRuntime(const DeviceRuntime &) = delete;
+  DeviceRuntime &operator=(const DeviceRuntime &) = delete;
+  virtual ~DeviceRuntime();
+
+  const DeviceDescriptor &descriptor() const { return description; }
+  /// Unique among the runtime instances of this process.
+  uint64_t instanceId() const { return id; }
+
+  /// The resource transaction: grants `bytes` of the budget, or fails with
+  /// OutOfBudget and grants nothing.
+  DeviceResult<AllocationPermit> reserve(uint64_t bytes);
+  /// Allocates `bytes` drawn from the permit.
+  DeviceResult<Buffer> allocate(AllocationPermit &permit, uint64_t bytes);
+
+  /// Loads a bundle's kernels for this runtime.
+  DeviceResult<Executable> load(const Bundle &bundle);
+
+  DeviceResult<Stream> createStream();
+  StreamState streamState(const Stream &stream) const;
+  /// Makes a failed stream ready again; refused while work is in flight.
+  DeviceStatus resetStream(Stream &stream);
+
+  DeviceResult<Command> encodeCopy(const Buffer &source,
+                                   const Buffer &destination,
+                                   CopyRegion region);
+  /// The bytes are copied into the command.
+  DeviceResult<Command> encodeUpload(std::span<const std::byte> source,
+                                     const Buffer &destination,
+                                     uint64_t destinationOffset);
+  DeviceResult<Command> encodeZero(const Buffer &destination,
+                                   uint64_t destinationOffset, uint64_t bytes);
+  /// Launches kernel `kernel` of `executable`; `bindings` in the kernel's
+  /// binding order.
+  DeviceResult<Command> encodeLaunch(const Executable &executable,
+                                     uint32_t kernel,
+                                     const LaunchConfig &config,
+                                     std::vector<BufferBinding> bindings);
+
+  /// Submits a non-empty batch; commands run in order, after every earlier
+  /// submission to the stream.
+  SubmitResult submit(Stream &stream, CommandBatch batch);
+  /// Never blocks.
+  FenceQuery queryFence(const Fence &fence) const;
+  /// Blocks until the fence is terminal or `timeout` passes (Timeout error);
+  /// an Indeterminate error also releases nothing.
+  DeviceResult<TerminalReceipt> waitFence(const Fence &fence,
+                                          std::chrono::nanoseconds timeout);
+  /// Waits for every submission of the stream; fails with the stream's
+  /// failure, if any.
+  DeviceStatus synchronize(Stream &stream);
+  /// After every earlier submission of the stream.
+  DeviceResult<std::vector<std::byte>> readback(Stream &stream,
+                                                const Buffer &source,
+                                                uint64_t offset,
+                                                uint64_t bytes);
+
+  ErrorReport describeError(const Error &error) const;
+
+  MemoryUsage memoryUsage() const;
+  /// Returns pooled memory to the system.
+  void memoryCleanup();
+
+  /// Applies to later submissions.
+  void setTimingMode(TimingMode mode);
+  TimingMode timingMode() const;
+  /// The timing of a terminal fence submitted with timing on.
+  DeviceResult<SubmissionTiming> submissionTiming(const Fence &fence) const;
+
+  /// Test hook: consulted at every FaultPoint. Set it while no work is in
+  /// flight.
+  void setFaultHookForTesting(FaultHook hook);
+
+protected:
+  DeviceRuntime(DeviceDescriptor descriptor);
+
+  /// Backend memory of `bytes`; the budget was already charged.
+  virtual DeviceResult<std::shared_ptr<detail::BufferObject>>
+  allocateMemory(uint64_t bytes) = 0;
+  virtual DeviceResult<std::shared_ptr<detail::ExecutableObject>>
+  loadExecutable(const Bundle &bundle) = 0;
+  virtual DeviceResult<std::shared_ptr<detail::StreamObject>> newStream() = 0;
+  /// Hands a submission to the stream; it cannot fail, because from here on
+  /// the work is possibly submitted. The backend completes the fence with
+  /// `completeSubmission` (synchronously or later).
+  virtual void enqueue(detail::StreamObject &stream,
+                       std::shared_ptr<detail::FenceObject> fence) = 0;
+  /// Copies from backend memory; the stream is synchronized.
+  virtual DeviceStatus copyToHost(detail::BufferObject &buffer, uint64_t offset,
+                                  std::span<std::byte> destination) = 0;
+  virtual uint64_t pooledBytes() const = 0;
+  virtual void releasePooledMemory() = 0;
+
+  std::optional<Error> injectedFault(FaultPoint point) const;
+  const std::shared_ptr<detail::Budget> &budgetState() const { return budget; }
+
+  /// For backends whose memory the host can address: executes the fence's
+  /// batch in order on the calling thread, launching kernels through
+  /// `launchOnHost`, and completes the fence.
+  void runOnHost(detail::StreamObject &stream, detail::FenceObject &fence);
+  virtual DeviceStatus launchOnHost(const detail::ExecutableObject &executable,
+                                    uint32_t kernel, const LaunchConfig &config,
+                                    std::span<void *const> buffers) = 0;
+
+  /// Makes the fence terminal, releases its batch, updates the stream.
+  static void completeSubmission(detail::StreamObject &stream,
+                                 detail::FenceObject &fence,
+                                 std::optional<Error> failure);
+
+private:
+  Error wrongRuntime(const char *what, uint64_t owner) const;
+
+  DeviceDescriptor description;
+  uint64_t id;
+  std::shared_ptr<detail::Budget> budget;
+  mutable std::mutex hookMutex;
+  std::shared_ptr<const FaultHook> faultHook;
+  std::atomic<TimingMode> timing{TimingMode::Off};
+};
+
+} // namespace fuse::device
+
+#endif // FUSE_RUNTIME_DEVICE_DEVICERUNTIME_H

@@ -1,0 +1,288 @@
+//===- HostRuntime.cpp - The product CPU backend --------------------------===//
+
+#include "runtime/device/HostRuntime.h"
+
+#include "runtime/Version.h"
+#include "runtime/cache/Bundle.h"
+#include "runtime/device/DeviceObjects.h"
+#include "runtime/device/HostAllocator.h"
+#include "runtime/device/HostIsa.h"
+#include "runtime/device/ThreadPool.h"
+
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <dlfcn.h>
+#include <sys/mman.h>
+#include <thread>
+#include <unistd.h>
+
+namespace fuse::device {
+
+namespace {
+
+struct HostBuffer final : detail::BufferObject {
+  HostBuffer(uint64_t runtimeId, uint64_t size,
+             std::shared_ptr<detail::Budget> budget,
+             std::shared_ptr<HostAllocator> allocator, std::byte *data)
+      : BufferObject(runtimeId, size, std::move(budget)),
+        allocator(std::move(allocator)), data(data) {}
+  ~HostBuffer() override { allocator->free(data, size); }
+  std::byte *hostData() override { return data; }
+
+  std::shared_ptr<HostAllocator> allocator;
+  std::byte *data;
+};
+
+/// One dlopen'ed shared object; dlclose when the last executable and the
+/// last pending launch that use it are gone.
+struct HostLibrary {
+  explicit HostLibrary(void *handle) : handle(handle) {}
+  ~HostLibrary() { dlclose(handle); }
+  void *handle;
+};
+
+struct HostExecutable final : detail::ExecutableObject {
+  using ExecutableObject::ExecutableObject;
+  std::vector<std::shared_ptr<HostLibrary>> libraries;
+  std::vector<FuseHostKernel> entries;
+};
+
+struct HostStream final : detail::StreamObject {
+  using StreamObject::StreamObject;
+  ~HostStream() override { stop(); }
+
+  /// Finishes the queued work, then ends the thread.
+  void stop() {
+    {
+      std::lock_guard lock(queueMutex);
+      stopping = true;
+    }
+    wake.notify_all();
+    if (worker.joinable())
+      worker.join();
+  }
+
+  std::mutex queueMutex;
+  std::condition_variable wake;
+  std::deque<std::shared_ptr<detail::FenceObject>> queue;
+  bool stopping = false;
+  std::thread worker;
+};
+
+/// A private file for the bytes of a shared object, so that dlopen can map
+/// it: nothing on disk to clean up, nothing another process can replace.
+DeviceResult<std::shared_ptr<HostLibrary>>
+openLibrary(const std::vector<uint8_t> &bytes, const std::string &kernel) {
+  int fd = memfd_create("fuse-host-kernels", MFD_CLOEXEC);
+  if (fd < 0)
+    return Error{ErrorCode::KernelLoadFailed,
+                 "memfd_create failed: " + std::string(std::strerror(errno))};
+  size_t written = 0;
+  while (written < bytes.size()) {
+    ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      Error error{ErrorCode::KernelLoadFailed,
+                  "writing the shared object of kernel " + kernel +
+                      " failed: " + std::strerror(errno)};
+      close(fd);
+      return error;
+    }
+    written += size_t(n);
+  }
+  std::string path = "/proc/self/fd/" + std::to_string(fd);
+  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  std::string reason = handle ? "" : dlerror();
+  // The mapping keeps the file alive; the descriptor is no longer needed.
+  close(fd);
+  if (!handle)
+    return Error{ErrorCode::KernelLoadFailed,
+                 "dlopen of the shared object of kernel " + kernel +
+                     " failed: " + reason};
+  return std::make_shared<HostLibrary>(handle);
+}
+
+uint64_t defaultBudget() {
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long pageSize = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return uint64_t(1) << 30;
+  return uint64_t(pages) * uint64_t(pageSize) / 2;
+}
+
+DeviceDescriptor hostDescriptor(const HostRuntime::Options &options) {
+  unsigned threads = options.threads
+                         ? options.threads
+                         : std::max(1u, std::thread::hardware_concurrency());
+  std::optional<HostIsaLevel> level = bestHostIsaLevel();
+  return DeviceDescriptor{
+      "host", DeviceKind::Host, level ? hostTargetName(*level) : "host",
+      options.memoryBudgetBytes ? options.memoryBudgetBytes : defaultBudget(),
+      threads};
+}
+
+} // namespace
+
+struct HostRuntime::Streams {
+  std::mutex mutex;
+  std::vector<std::weak_ptr<HostStream>> live;
+};
+
+HostRuntime::HostRuntime() : HostRuntime(Options{}) {}
+
+HostRuntime::HostRuntime(const Options &options)
+    : DeviceRuntime(hostDescriptor(options)),
+      allocator(std::make_shared<HostAllocator>()),
+      pool(std::make_unique<ThreadPool>(descriptor().computeUnits - 1)),
+      streams(std::make_unique<Streams>()) {}
+
+HostRuntime::~HostRuntime() {
+  std::vector<std::shared_ptr<HostStream>> alive;
+  {
+    std::lock_guard lock(streams->mutex);
+    for (std::weak_ptr<HostStream> &weak : streams->live)
+      if (std::shared_ptr<HostStream> stream = weak.lock())
+        alive.push_back(std::move(stream));
+  }
+  // Stream threads call back into this object; they must end first.
+  for (const std::shared_ptr<HostStream> &stream : alive)
+    stream->stop();
+}
+
+uint64_t HostRuntime::mappedBlocksForTesting() const {
+  return allocator->mappedBlocks();
+}
+
+DeviceResult<std::shared_ptr<detail::BufferObject>>
+HostRuntime::allocateMemory(uint64_t bytes) {
+  std::byte *data = allocator->allocate(bytes);
+  if (!data) {
+    // Pooled blocks of other sizes may be what the system is missing.
+    allocator->releaseAll();
+    data = allocator->allocate(bytes);
+  }
+  if (!data)
+    return Error{ErrorCode::OutOfMemory, "the system has no " +
+                                             std::to_string(bytes) +
+                                             " bytes to give"};
+  return std::shared_ptr<detail::BufferObject>(std::make_shared<HostBuffer>(
+      instanceId(), bytes, budgetState(), allocator, data));
+}
+
+DeviceResult<std::shared_ptr<detail::ExecutableObject>>
+HostRuntime::loadExecutable(const Bundle &bundle) {
+  if (Status status = verifyBundle(bundle); !status.ok())
+    return Error{ErrorCode::InvalidArgument, status.message()};
+  if (bundle.versionId != versionId())
+    return Error{ErrorCode::Incompatible,
+                 "the bundle was made by Fuse version " + bundle.versionId +
+                     ", this runtime is " + versionId()};
+  auto executable = std::make_shared<HostExecutable>(instanceId());
+  std::vector<const std::vector<uint8_t> *> payloads;
+  for (const BundleKernel &kernel : bundle.kernels) {
+    if (kernel.payloadKind != PayloadKind::HostSharedObject)
+      return Error{ErrorCode::Unsupported,
+                   "kernel " + kernel.name + " is " +
+                       std::string(payloadKindName(kernel.payloadKind)) +
+                       "; the host runtime runs host shared objects"};
+    std::optional<HostIsaLevel> level = parseHostTarget(kernel.target);
+    if (!level)
+      return Error{ErrorCode::Incompatible, "kernel " + kernel.name +
+                                                " targets '" + kernel.target +
+                                                "', not a host ISA level"};
+    if (!hostSupports(*level))
+      return Error{ErrorCode::Incompatible,
+                   "kernel " + kernel.name + " needs " + kernel.target +
+                       ", which this CPU (" + descriptor().target +
+                       ") cannot run"};
+    // Kernels of one bundle usually share one shared object: load it once.
+    size_t library = 0;
+    while (library < payloads.size() && *payloads[library] != kernel.payload)
+      ++library;
+    if (library == payloads.size()) {
+      DeviceResult<std::shared_ptr<HostLibrary>> opened =
+          openLibrary(kernel.payload, kernel.name);
+      if (!opened.ok())
+        return opened.error();
+      payloads.push_back(&kernel.payload);
+      executable->libraries.push_back(std::move(*opened));
+    }
+    void *symbol =
+        dlsym(executable->libraries[library]->handle, kernel.entry.c_str());
+    if (!symbol)
+      return Error{ErrorCode::KernelLoadFailed,
+                   "kernel " + kernel.name +
+                       ": the shared object has no "
+                       "symbol '" +
+                       kernel.entry + "'"};
+    executable->entries.push_back(reinterpret_cast<FuseHostKernel>(symbol));
+    executable->bindingBytes.push_back(bindingBytes(bundle, kernel));
+  }
+  return std::shared_ptr<detail::ExecutableObject>(std::move(executable));
+}
+
+DeviceResult<std::shared_ptr<detail::StreamObject>> HostRuntime::newStream() {
+  auto stream = std::make_shared<HostStream>(instanceId());
+  HostStream *raw = stream.get();
+  stream->worker = std::thread([this, raw] {
+    std::unique_lock lock(raw->queueMutex);
+    while (true) {
+      raw->wake.wait(lock,
+                     [&] { return raw->stopping || !raw->queue.empty(); });
+      if (raw->queue.empty())
+        return;
+      std::shared_ptr<detail::FenceObject> fence =
+          std::move(raw->queue.front());
+      raw->queue.pop_front();
+      lock.unlock();
+      runOnHost(*raw, *fence);
+      lock.lock();
+    }
+  });
+  std::lock_guard lock(streams->mutex);
+  std::erase_if(streams->live, [](const std::weak_ptr<HostStream> &weak) {
+    return weak.expired();
+  });
+  streams->live.push_back(stream);
+  return std::shared_ptr<detail::StreamObject>(std::move(stream));
+}
+
+void HostRuntime::enqueue(detail::StreamObject &stream,
+                          std::shared_ptr<detail::FenceObject> fence) {
+  auto &host = static_cast<HostStream &>(stream);
+  {
+    std::lock_guard lock(host.queueMutex);
+    host.queue.push_back(std::move(fence));
+  }
+  host.wake.notify_one();
+}
+
+DeviceStatus HostRuntime::copyToHost(detail::BufferObject &buffer,
+                                     uint64_t offset,
+                                     std::span<std::byte> destination) {
+  if (!destination.empty())
+    std::memcpy(destination.data(), buffer.hostData() + offset,
+                destination.size());
+  return DeviceStatus();
+}
+
+uint64_t HostRuntime::pooledBytes() const { return allocator->pooledBytes(); }
+
+void HostRuntime::releasePooledMemory() { allocator->releaseAll(); }
+
+DeviceStatus HostRuntime::launchOnHost(const detail::ExecutableObject &object,
+                                       uint32_t kernel,
+                                       const LaunchConfig &config,
+                                       std::span<void *const> buffers) {
+  FuseHostKernel entry =
+      static_cast<const HostExecutable &>(object).entries[kernel];
+  void **pointers = const_cast<void **>(buffers.data());
+  pool->parallelFor(
+      0, config.iterations, config.grain,
+      [&](int64_t begin, int64_t end) { entry(pointers, begin, end); });
+  return DeviceStatus();
+}
+
+} // namespace fuse::device

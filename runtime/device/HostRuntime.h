@@ -1,0 +1,71 @@
+//===- HostRuntime.h - The product CPU backend ------------------*- C++ -*-===//
+//
+// Runs bundles compiled for the host: each kernel comes from the bundle's
+// shared object, loaded with dlopen from a private in-memory file and closed
+// only when no executable handle and no pending submission uses it. Each
+// stream is an ordered queue served by its own thread, so `submit` returns
+// before the work is done and fences are real completion objects; launches
+// are split into grain-aligned chunks on a shared thread pool. Memory comes
+// from a pooled, page-aligned allocator that reuses blocks, because fresh
+// pages cost more to touch than most kernels take.
+//
+// Never links MLIR or LLVM: kernels arrive compiled.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_RUNTIME_DEVICE_HOSTRUNTIME_H
+#define FUSE_RUNTIME_DEVICE_HOSTRUNTIME_H
+
+#include "runtime/device/DeviceRuntime.h"
+
+namespace fuse::device {
+
+class HostAllocator;
+class ThreadPool;
+
+class HostRuntime final : public DeviceRuntime {
+public:
+  struct Options {
+    /// 0: half of the machine's physical memory.
+    uint64_t memoryBudgetBytes = 0;
+    /// Threads that run kernels, the stream threads included; 0: one per
+    /// hardware thread.
+    unsigned threads = 0;
+  };
+
+  HostRuntime();
+  explicit HostRuntime(const Options &options);
+  /// Waits for the work in flight; later submissions of live streams are
+  /// refused (the stream handles outlive the runtime harmlessly).
+  ~HostRuntime() override;
+
+  /// Blocks the allocator took from the system and still holds.
+  uint64_t mappedBlocksForTesting() const;
+
+protected:
+  DeviceResult<std::shared_ptr<detail::BufferObject>>
+  allocateMemory(uint64_t bytes) override;
+  DeviceResult<std::shared_ptr<detail::ExecutableObject>>
+  loadExecutable(const Bundle &bundle) override;
+  DeviceResult<std::shared_ptr<detail::StreamObject>> newStream() override;
+  void enqueue(detail::StreamObject &stream,
+               std::shared_ptr<detail::FenceObject> fence) override;
+  DeviceStatus copyToHost(detail::BufferObject &buffer, uint64_t offset,
+                          std::span<std::byte> destination) override;
+  uint64_t pooledBytes() const override;
+  void releasePooledMemory() override;
+  DeviceStatus launchOnHost(const detail::ExecutableObject &executable,
+                            uint32_t kernel, const LaunchConfig &config,
+                            std::span<void *const> buffers) override;
+
+private:
+  struct Streams;
+
+  std::shared_ptr<HostAllocator> allocator;
+  std::unique_ptr<ThreadPool> pool;
+  std::unique_ptr<Streams> streams;
+};
+
+} // namespace fuse::device
+
+#endif // FUSE_RUNTIME_DEVICE_HOSTRUNTIME_H

@@ -1,0 +1,46 @@
+//===- KernelAbi.h - How runtimes call compiled kernels ---------*- C++ -*-===//
+//
+// The calling convention between the compiler's generated kernels and the
+// runtimes that launch them, and the launch configuration a bundle records
+// for each kernel. The compiler emits code against this header and the
+// runtime calls through it, so it is the one place where both sides agree.
+//
+// It must stay plain C++ (no MLIR, no LLVM): the runtime includes it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_RUNTIME_DEVICE_KERNELABI_H
+#define FUSE_RUNTIME_DEVICE_KERNELABI_H
+
+#include <cstdint>
+
+extern "C" {
+/// A host kernel: `buffers` are bare pointers in the order of the kernel's
+/// bindings; the call processes iterations [begin, end) of an iteration space
+/// of `LaunchConfig::iterations` items. Chunks of one launch run concurrently
+/// on different threads, so a kernel must write only what its chunk owns.
+typedef void (*FuseHostKernel)(void **buffers, int64_t begin, int64_t end);
+}
+
+namespace fuse {
+
+/// How a kernel is launched. GPU kernels use the grid, block and shared
+/// memory (bare device pointers as parameters, in binding order); host
+/// kernels use the iteration count and grain. Plain integers so the bundle
+/// serializes field by field.
+struct LaunchConfig {
+  uint32_t gridX = 1, gridY = 1, gridZ = 1;
+  uint32_t blockX = 1, blockY = 1, blockZ = 1;
+  uint32_t sharedMemoryBytes = 0;
+  /// Host: the size of the iteration space.
+  int64_t iterations = 0;
+  /// Host: every chunk but the last starts and ends on a multiple of the
+  /// grain, so a kernel's vector body and scalar tail split as compiled.
+  int64_t grain = 1;
+
+  friend bool operator==(const LaunchConfig &, const LaunchConfig &) = default;
+};
+
+} // namespace fuse
+
+#endif // FUSE_RUNTIME_DEVICE_KERNELABI_H

@@ -1,0 +1,48 @@
+//===- RunBundle.h - Executes a bundle on a device runtime ------*- C++ -*-===//
+//
+// The one way to run a whole bundle: upload the inputs, launch the kernels in
+// the bundle's order with their bindings resolved to buffers (graph inputs,
+// graph outputs, slices of one arena for intermediates), submit one batch,
+// wait for its fence and read the outputs back. Tests, tools and the
+// engine's simple paths share it, so every backend is driven the same way;
+// with the reference runtime and makeReferenceBundle, evaluating any graph
+// is one call.
+//
+// Never depends on MLIR or LLVM.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_RUNTIME_DEVICE_RUNBUNDLE_H
+#define FUSE_RUNTIME_DEVICE_RUNBUNDLE_H
+
+#include "runtime/device/DeviceRuntime.h"
+
+#include <chrono>
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace fuse::device {
+
+using TensorBytes = std::vector<std::byte>;
+
+/// Inputs in the bundle's input order, each the raw bytes of its tensor type;
+/// answers the outputs in the bundle's output order. On a failure after
+/// submission the fence keeps every resource of the run until it is
+/// terminal.
+DeviceResult<std::vector<TensorBytes>>
+runBundle(DeviceRuntime &runtime, const Bundle &bundle,
+          std::span<const TensorBytes> inputs,
+          std::chrono::nanoseconds timeout = std::chrono::minutes(10));
+
+/// The same with an executable already loaded from `bundle` and a stream,
+/// for callers that run a bundle repeatedly.
+DeviceResult<std::vector<TensorBytes>>
+runBundle(DeviceRuntime &runtime, const Bundle &bundle,
+          const Executable &executable, Stream &stream,
+          std::span<const TensorBytes> inputs,
+          std::chrono::nanoseconds timeout = std::chrono::minutes(10));
+
+} // namespace fuse::device
+
+#endif // FUSE_RUNTIME_DEVICE_RUNBUNDLE_H
