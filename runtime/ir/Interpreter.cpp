@@ -1,0 +1,808 @@
+//===- Interpreter.cpp - Reference evaluation of a Graph ------------------===//
+
+#include "runtime/ir/Interpreter.h"
+
+#include "runtime/ir/Verifier.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <type_traits>
+
+using namespace fuse;
+
+HostTensorData::HostTensorData(TensorType type)
+    : type(std::move(type)), bytes(std::size_t(this->type.byteSize()), 0) {}
+
+HostTensorData HostTensorData::fromDoubles(TensorType type,
+                                           std::span<const double> values) {
+  HostTensorData data(std::move(type));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    storeDouble(data.type.elementType, data.bytes.data(), std::int64_t(i),
+                values[i]);
+  return data;
+}
+
+HostTensorData HostTensorData::fromInts(TensorType type,
+                                        std::span<const std::int64_t> values) {
+  HostTensorData data(std::move(type));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    storeInt(data.type.elementType, data.bytes.data(), std::int64_t(i),
+             values[i]);
+  return data;
+}
+
+std::vector<double> HostTensorData::toDoubles() const {
+  std::vector<double> values(std::size_t(type.numElements()));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = loadDouble(type.elementType, bytes.data(), std::int64_t(i));
+  return values;
+}
+
+std::vector<std::int64_t> HostTensorData::toInts() const {
+  std::vector<std::int64_t> values(std::size_t(type.numElements()));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = loadInt(type.elementType, bytes.data(), std::int64_t(i));
+  return values;
+}
+
+namespace {
+
+using Shape = std::vector<std::int64_t>;
+
+/// Row-major strides of a shape.
+Shape stridesOf(const Shape &shape) {
+  Shape strides(shape.size(), 1);
+  for (std::size_t i = shape.size(); i-- > 1;)
+    strides[i - 1] = strides[i] * shape[i];
+  return strides;
+}
+
+/// Calls fn(multiIndex, linearIndex) for every element in row-major order.
+template <typename Fn> void forEachIndex(const Shape &shape, Fn fn) {
+  std::int64_t count = 1;
+  for (std::int64_t dim : shape)
+    count *= dim;
+  Shape index(shape.size(), 0);
+  for (std::int64_t linear = 0; linear < count; ++linear) {
+    fn(index, linear);
+    for (std::size_t d = shape.size(); d-- > 0;) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}
+
+/// Sign-extends the low `bits` bits.
+std::int64_t wrapSigned(std::uint64_t value, unsigned bits) {
+  if (bits >= 64)
+    return std::int64_t(value);
+  const unsigned shift = 64 - bits;
+  return std::int64_t(value << shift) >> shift;
+}
+
+double roundHalfToEven(double x) {
+  const double below = std::floor(x);
+  const double fraction = x - below;
+  if (fraction < 0.5)
+    return below;
+  if (fraction > 0.5)
+    return below + 1;
+  return std::fmod(below, 2.0) == 0 ? below : below + 1;
+}
+
+double evalFloatUnary(OpKind kind, double x) {
+  switch (kind) {
+  case OpKind::Neg:
+    return -x;
+  case OpKind::Abs:
+    return std::fabs(x);
+  case OpKind::Exp:
+    return std::exp(x);
+  case OpKind::Log:
+    return std::log(x);
+  case OpKind::Sqrt:
+    return std::sqrt(x);
+  case OpKind::Rsqrt:
+    return 1.0 / std::sqrt(x);
+  case OpKind::Reciprocal:
+    return 1.0 / x;
+  case OpKind::Tanh:
+    return std::tanh(x);
+  case OpKind::Sigmoid:
+    return 1.0 / (1.0 + std::exp(-x));
+  case OpKind::Erf:
+    return std::erf(x);
+  case OpKind::Sin:
+    return std::sin(x);
+  case OpKind::Cos:
+    return std::cos(x);
+  case OpKind::Tan:
+    return std::tan(x);
+  case OpKind::Asin:
+    return std::asin(x);
+  case OpKind::Acos:
+    return std::acos(x);
+  case OpKind::Atan:
+    return std::atan(x);
+  case OpKind::Sinh:
+    return std::sinh(x);
+  case OpKind::Cosh:
+    return std::cosh(x);
+  case OpKind::Asinh:
+    return std::asinh(x);
+  case OpKind::Acosh:
+    return std::acosh(x);
+  case OpKind::Atanh:
+    return std::atanh(x);
+  case OpKind::Floor:
+    return std::floor(x);
+  case OpKind::Ceil:
+    return std::ceil(x);
+  case OpKind::Round:
+    return roundHalfToEven(x);
+  case OpKind::Sign:
+    return std::isnan(x) ? x : double((x > 0) - (x < 0));
+  case OpKind::IsInf:
+    return std::isinf(x);
+  case OpKind::IsNaN:
+    return std::isnan(x);
+  default:
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+}
+
+/// Integer unary ops on the sign-extended value; the store wraps.
+std::int64_t evalIntUnary(OpKind kind, std::int64_t x, ElementType type) {
+  switch (kind) {
+  case OpKind::Neg:
+    return std::int64_t(std::uint64_t(0) - std::uint64_t(x));
+  case OpKind::Abs:
+    return x < 0 ? std::int64_t(std::uint64_t(0) - std::uint64_t(x)) : x;
+  case OpKind::Sign:
+    return (x > 0) - (x < 0);
+  case OpKind::Not:
+    return type == ElementType::I1 ? !x : ~x;
+  default:
+    return 0;
+  }
+}
+
+double floorMod(double a, double b) {
+  double r = std::fmod(a, b);
+  if (r != 0 && ((r < 0) != (b < 0)))
+    r += b;
+  if (r == 0)
+    r = std::copysign(0.0, b);
+  return r;
+}
+
+double evalFloatBinary(const Op &op, double a, double b) {
+  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  switch (op.kind) {
+  case OpKind::Add:
+    return a + b;
+  case OpKind::Sub:
+    return a - b;
+  case OpKind::Mul:
+    return a * b;
+  case OpKind::Div:
+    return a / b;
+  case OpKind::Pow:
+    return std::pow(a, b);
+  case OpKind::Max:
+    return std::isnan(a) || std::isnan(b) ? nan : std::max(a, b);
+  case OpKind::Min:
+    return std::isnan(a) || std::isnan(b) ? nan : std::min(a, b);
+  case OpKind::Rem:
+    return op.getFlag("fmod") ? std::fmod(a, b) : floorMod(a, b);
+  default:
+    return nan;
+  }
+}
+
+std::uint64_t intPow(std::int64_t base, std::int64_t exponent) {
+  if (exponent < 0) {
+    if (base == 1)
+      return 1;
+    if (base == -1)
+      return exponent % 2 == 0 ? 1 : std::uint64_t(-1);
+    return 0;
+  }
+  std::uint64_t result = 1, square = std::uint64_t(base);
+  for (std::uint64_t e = std::uint64_t(exponent); e; e >>= 1) {
+    if (e & 1)
+      result *= square;
+    square *= square;
+  }
+  return result;
+}
+
+/// Integer binary ops. `a`, `b` are sign-extended, `ua`, `ub` the
+/// zero-extended readings of the same bits; the result wraps on store.
+std::int64_t evalIntBinary(const Op &op, std::int64_t a, std::int64_t b,
+                           std::uint64_t ua, std::uint64_t ub) {
+  const bool isUnsigned = op.getFlag("unsigned");
+  switch (op.kind) {
+  case OpKind::Add:
+    return std::int64_t(std::uint64_t(a) + std::uint64_t(b));
+  case OpKind::Sub:
+    return std::int64_t(std::uint64_t(a) - std::uint64_t(b));
+  case OpKind::Mul:
+    return std::int64_t(std::uint64_t(a) * std::uint64_t(b));
+  case OpKind::Div:
+    if (isUnsigned)
+      return ub == 0 ? 0 : std::int64_t(ua / ub);
+    if (b == 0)
+      return 0;
+    // INT_MIN / -1 overflows in C++; the wrapped negation is the answer.
+    if (b == -1)
+      return std::int64_t(std::uint64_t(0) - std::uint64_t(a));
+    return a / b;
+  case OpKind::Rem: {
+    if (isUnsigned)
+      return ub == 0 ? std::int64_t(ua) : std::int64_t(ua % ub);
+    if (b == 0)
+      return a;
+    if (b == -1)
+      return 0;
+    std::int64_t r = a % b;
+    if (!op.getFlag("fmod") && r != 0 && ((r < 0) != (b < 0)))
+      r += b;
+    return r;
+  }
+  case OpKind::Pow:
+    return std::int64_t(intPow(a, b));
+  case OpKind::Max:
+    return std::max(a, b);
+  case OpKind::Min:
+    return std::min(a, b);
+  case OpKind::And:
+    return a & b;
+  case OpKind::Or:
+    return a | b;
+  case OpKind::Xor:
+    return a ^ b;
+  default:
+    return 0;
+  }
+}
+
+bool evalCompare(ComparePredicate predicate, double a, double b) {
+  switch (predicate) {
+  case ComparePredicate::Eq:
+    return a == b;
+  case ComparePredicate::Ne:
+    return a != b;
+  case ComparePredicate::Lt:
+    return a < b;
+  case ComparePredicate::Le:
+    return a <= b;
+  case ComparePredicate::Gt:
+    return a > b;
+  case ComparePredicate::Ge:
+    return a >= b;
+  default:
+    return false;
+  }
+}
+
+template <typename T>
+bool evalIntCompare(ComparePredicate predicate, T a, T b) {
+  switch (predicate) {
+  case ComparePredicate::Eq:
+    return a == b;
+  case ComparePredicate::Ne:
+    return a != b;
+  case ComparePredicate::Lt:
+  case ComparePredicate::Ult:
+    return a < b;
+  case ComparePredicate::Le:
+  case ComparePredicate::Ule:
+    return a <= b;
+  case ComparePredicate::Gt:
+  case ComparePredicate::Ugt:
+    return a > b;
+  case ComparePredicate::Ge:
+  case ComparePredicate::Uge:
+    return a >= b;
+  }
+  return false;
+}
+
+/// One op's buffers: operands and result.
+struct OpBuffers {
+  std::vector<HostTensor> operands;
+  HostTensor result;
+};
+
+void copyElement(const HostTensor &to, std::int64_t toIndex,
+                 const HostTensor &from, std::int64_t fromIndex) {
+  const std::int64_t size = byteSize(to.type.elementType);
+  std::memcpy(static_cast<char *>(to.data) + toIndex * size,
+              static_cast<const char *>(from.data) + fromIndex * size,
+              std::size_t(size));
+}
+
+void evalUnary(const Op &op, const OpBuffers &buffers) {
+  const HostTensor &x = buffers.operands[0], &out = buffers.result;
+  const ElementType type = x.type.elementType;
+  const std::int64_t count = out.type.numElements();
+  for (std::int64_t i = 0; i < count; ++i) {
+    if (isFloat(type))
+      storeDouble(out.type.elementType, out.data, i,
+                  evalFloatUnary(op.kind, loadDouble(type, x.data, i)));
+    else
+      storeInt(out.type.elementType, out.data, i,
+               evalIntUnary(op.kind, loadInt(type, x.data, i), type));
+  }
+}
+
+void evalBinary(const Op &op, const OpBuffers &buffers) {
+  const HostTensor &a = buffers.operands[0], &b = buffers.operands[1],
+                   &out = buffers.result;
+  const ElementType type = a.type.elementType;
+  const std::int64_t count = out.type.numElements();
+  for (std::int64_t i = 0; i < count; ++i) {
+    if (isFloat(type)) {
+      storeDouble(type, out.data, i,
+                  evalFloatBinary(op, loadDouble(type, a.data, i),
+                                  loadDouble(type, b.data, i)));
+      continue;
+    }
+    storeInt(type, out.data, i,
+             evalIntBinary(
+                 op, loadInt(type, a.data, i), loadInt(type, b.data, i),
+                 loadUnsigned(type, a.data, i), loadUnsigned(type, b.data, i)));
+  }
+}
+
+void evalCompareOp(const Op &op, const OpBuffers &buffers) {
+  const HostTensor &a = buffers.operands[0], &b = buffers.operands[1],
+                   &out = buffers.result;
+  const ElementType type = a.type.elementType;
+  const ComparePredicate predicate =
+      *parseComparePredicate(op.findAttr("predicate")->getEnumName());
+  const bool unsignedPredicate = predicate >= ComparePredicate::Ult;
+  const std::int64_t count = out.type.numElements();
+  for (std::int64_t i = 0; i < count; ++i) {
+    bool value;
+    if (isFloat(type))
+      value = evalCompare(predicate, loadDouble(type, a.data, i),
+                          loadDouble(type, b.data, i));
+    else if (unsignedPredicate)
+      value = evalIntCompare(predicate, loadUnsigned(type, a.data, i),
+                             loadUnsigned(type, b.data, i));
+    else
+      value = evalIntCompare(predicate, loadInt(type, a.data, i),
+                             loadInt(type, b.data, i));
+    storeInt(ElementType::I1, out.data, i, value);
+  }
+}
+
+void evalSelect(const OpBuffers &buffers) {
+  const HostTensor &cond = buffers.operands[0], &out = buffers.result;
+  const std::int64_t count = out.type.numElements();
+  for (std::int64_t i = 0; i < count; ++i) {
+    const bool pick = loadInt(ElementType::I1, cond.data, i) != 0;
+    copyElement(out, i, buffers.operands[pick ? 1 : 2], i);
+  }
+}
+
+void evalCast(const Op &op, const OpBuffers &buffers) {
+  const HostTensor &x = buffers.operands[0], &out = buffers.result;
+  const ElementType from = x.type.elementType, to = out.type.elementType;
+  const bool isUnsigned = op.getFlag("unsigned");
+  const std::int64_t count = out.type.numElements();
+  for (std::int64_t i = 0; i < count; ++i) {
+    if (isFloat(from))
+      storeDouble(to, out.data, i, loadDouble(from, x.data, i));
+    else if (isUnsigned)
+      storeUnsigned(to, out.data, i, loadUnsigned(from, x.data, i));
+    else
+      storeInt(to, out.data, i, loadInt(from, x.data, i));
+  }
+}
+
+void evalConstant(const Op &op, const OpBuffers &buffers) {
+  const DenseValue &value = op.findAttr("value")->getDense();
+  const HostTensor &out = buffers.result;
+  if (!value.splat) {
+    if (!value.bytes.empty())
+      std::memcpy(out.data, value.bytes.data(), value.bytes.size());
+    return;
+  }
+  const HostTensor source{value.type(),
+                          const_cast<std::uint8_t *>(value.bytes.data())};
+  const std::int64_t count = out.type.numElements();
+  for (std::int64_t i = 0; i < count; ++i)
+    copyElement(out, i, source, 0);
+}
+
+void evalBroadcast(const Op &op, const OpBuffers &buffers) {
+  const HostTensor &x = buffers.operands[0], &out = buffers.result;
+  const auto &dims = op.findAttr("dims")->getI64Array();
+  const Shape xStrides = stridesOf(x.type.shape);
+  forEachIndex(out.type.shape, [&](const Shape &index, std::int64_t linear) {
+    std::int64_t from = 0;
+    for (std::size_t i = 0; i < dims.size(); ++i)
+      if (x.type.shape[i] != 1)
+        from += index[dims[i]] * xStrides[i];
+    copyElement(out, linear, x, from);
+  });
+}
+
+void evalTranspose(const Op &op, const OpBuffers &buffers) {
+  const HostTensor &x = buffers.operands[0], &out = buffers.result;
+  const auto &permutation = op.findAttr("permutation")->getI64Array();
+  const Shape xStrides = stridesOf(x.type.shape);
+  forEachIndex(out.type.shape, [&](const Shape &index, std::int64_t linear) {
+    std::int64_t from = 0;
+    for (std::size_t i = 0; i < permutation.size(); ++i)
+      from += index[i] * xStrides[permutation[i]];
+    copyElement(out, linear, x, from);
+  });
+}
+
+void evalSlice(const Op &op, const OpBuffers &buffers) {
+  const HostTensor &x = buffers.operands[0], &out = buffers.result;
+  const auto &offsets = op.findAttr("offsets")->getI64Array();
+  const auto &strides = op.findAttr("strides")->getI64Array();
+  const Shape xStrides = stridesOf(x.type.shape);
+  forEachIndex(out.type.shape, [&](const Shape &index, std::int64_t linear) {
+    std::int64_t from = 0;
+    for (std::size_t d = 0; d < index.size(); ++d)
+      from += (offsets[d] + index[d] * strides[d]) * xStrides[d];
+    copyElement(out, linear, x, from);
+  });
+}
+
+void evalConcat(const Op &op, const OpBuffers &buffers) {
+  const HostTensor &out = buffers.result;
+  const std::size_t axis = std::size_t(op.findAttr("axis")->getI64());
+  forEachIndex(out.type.shape, [&](const Shape &index, std::int64_t linear) {
+    std::int64_t position = index[axis];
+    for (const HostTensor &x : buffers.operands) {
+      if (position >= x.type.shape[axis]) {
+        position -= x.type.shape[axis];
+        continue;
+      }
+      const Shape xStrides = stridesOf(x.type.shape);
+      std::int64_t from = 0;
+      for (std::size_t d = 0; d < index.size(); ++d)
+        from += (d == axis ? position : index[d]) * xStrides[d];
+      copyElement(out, linear, x, from);
+      return;
+    }
+  });
+}
+
+/// The result's linear index for an operand index: reduced dims dropped
+/// (keep_dims only adds dims of size 1, which do not change it).
+template <typename Fn>
+void forEachReduced(const Shape &shape, const std::vector<bool> &reduced,
+                    Fn fn) {
+  Shape keptShape;
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    if (!reduced[d])
+      keptShape.push_back(shape[d]);
+  const Shape keptStrides = stridesOf(keptShape);
+  forEachIndex(shape, [&](const Shape &index, std::int64_t linear) {
+    std::int64_t target = 0;
+    for (std::size_t d = 0, k = 0; d < shape.size(); ++d)
+      if (!reduced[d])
+        target += index[d] * keptStrides[k++];
+    fn(linear, target);
+  });
+}
+
+void evalReduce(const Op &op, const OpBuffers &buffers) {
+  const HostTensor &x = buffers.operands[0], &out = buffers.result;
+  const ElementType type = x.type.elementType;
+  const ReduceKind kind = *parseReduceKind(op.findAttr("kind")->getEnumName());
+  std::vector<bool> reduced(x.type.shape.size(), false);
+  std::int64_t reducedCount = 1;
+  for (std::int64_t d : op.findAttr("dims")->getI64Array()) {
+    reduced[d] = true;
+    reducedCount *= x.type.shape[d];
+  }
+  const std::size_t count = std::size_t(out.type.numElements());
+  std::vector<bool> seen(count, false);
+  if (isFloat(type)) {
+    const double init = kind == ReduceKind::Prod ? 1.0 : 0.0;
+    std::vector<double> acc(count, init);
+    forEachReduced(
+        x.type.shape, reduced, [&](std::int64_t from, std::int64_t to) {
+          const double v = loadDouble(type, x.data, from);
+          double &a = acc[to];
+          switch (kind) {
+          case ReduceKind::Sum:
+          case ReduceKind::Mean:
+            a += v;
+            break;
+          case ReduceKind::Prod:
+            a *= v;
+            break;
+          case ReduceKind::Max:
+          case ReduceKind::Min:
+            if (!seen[to] || std::isnan(v))
+              a = v;
+            else if (!std::isnan(a))
+              a = kind == ReduceKind::Max ? std::max(a, v) : std::min(a, v);
+            break;
+          }
+          seen[to] = true;
+        });
+    for (std::size_t i = 0; i < count; ++i)
+      storeDouble(type, out.data, std::int64_t(i),
+                  kind == ReduceKind::Mean ? acc[i] / double(reducedCount)
+                                           : acc[i]);
+    return;
+  }
+  const unsigned bits = integerBitWidth(type);
+  std::vector<std::uint64_t> acc(count, kind == ReduceKind::Prod ? 1 : 0);
+  forEachReduced(
+      x.type.shape, reduced, [&](std::int64_t from, std::int64_t to) {
+        const std::int64_t v = loadInt(type, x.data, from);
+        std::uint64_t &a = acc[to];
+        switch (kind) {
+        case ReduceKind::Sum:
+        case ReduceKind::Mean:
+          a += std::uint64_t(v);
+          break;
+        case ReduceKind::Prod:
+          a *= std::uint64_t(v);
+          break;
+        case ReduceKind::Max:
+          a = !seen[to] ? std::uint64_t(v)
+                        : std::uint64_t(std::max(std::int64_t(a), v));
+          break;
+        case ReduceKind::Min:
+          a = !seen[to] ? std::uint64_t(v)
+                        : std::uint64_t(std::min(std::int64_t(a), v));
+          break;
+        }
+        seen[to] = true;
+      });
+  for (std::size_t i = 0; i < count; ++i) {
+    std::int64_t value = wrapSigned(acc[i], bits);
+    if (kind == ReduceKind::Mean)
+      value = reducedCount == 0 ? 0 : value / reducedCount;
+    storeInt(type, out.data, std::int64_t(i), value);
+  }
+}
+
+/// The index of the winning element along the axis; NaN wins over every
+/// number, as in NumPy.
+template <typename T>
+std::int64_t argReduceLine(std::span<const T> line, bool isMax,
+                           bool selectLast) {
+  auto isNaN = [](T v) {
+    if constexpr (std::is_floating_point_v<T>)
+      return std::isnan(v);
+    else
+      return false;
+  };
+  std::int64_t best = 0;
+  for (std::size_t k = 1; k < line.size(); ++k) {
+    const T x = line[k], current = line[best];
+    bool take;
+    if (isNaN(current))
+      take = selectLast && isNaN(x);
+    else if (isNaN(x))
+      take = true;
+    else
+      take =
+          (isMax ? x > current : x < current) || (selectLast && x == current);
+    if (take)
+      best = std::int64_t(k);
+  }
+  return best;
+}
+
+void evalArgReduce(const Op &op, const OpBuffers &buffers) {
+  const HostTensor &x = buffers.operands[0], &out = buffers.result;
+  const ElementType type = x.type.elementType;
+  const std::size_t axis = std::size_t(op.findAttr("axis")->getI64());
+  const bool isMax = op.kind == OpKind::ArgMax;
+  const bool selectLast = op.getFlag("select_last_index");
+  std::int64_t outer = 1, inner = 1;
+  for (std::size_t d = 0; d < axis; ++d)
+    outer *= x.type.shape[d];
+  for (std::size_t d = axis + 1; d < x.type.shape.size(); ++d)
+    inner *= x.type.shape[d];
+  const std::int64_t length = x.type.shape[axis];
+  std::vector<double> floats(static_cast<std::size_t>(length));
+  std::vector<std::int64_t> ints(static_cast<std::size_t>(length));
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t i = 0; i < inner; ++i) {
+      for (std::int64_t k = 0; k < length; ++k) {
+        const std::int64_t from = (o * length + k) * inner + i;
+        if (isFloat(type))
+          floats[k] = loadDouble(type, x.data, from);
+        else
+          ints[k] = loadInt(type, x.data, from);
+      }
+      const std::int64_t index =
+          isFloat(type) ? argReduceLine<double>(floats, isMax, selectLast)
+                        : argReduceLine<std::int64_t>(ints, isMax, selectLast);
+      storeInt(ElementType::I64, out.data, o * inner + i, index);
+    }
+}
+
+void evalMatmul(const Op &op, const OpBuffers &buffers) {
+  const HostTensor &a = buffers.operands[0], &b = buffers.operands[1],
+                   &out = buffers.result;
+  const ElementType type = a.type.elementType;
+  const bool ta = op.getFlag("transpose_a"), tb = op.getFlag("transpose_b");
+  const Shape &as = a.type.shape, &bs = b.type.shape, &os = out.type.shape;
+  const std::int64_t m = os[os.size() - 2], n = os[os.size() - 1];
+  const std::int64_t k = as[as.size() - (ta ? 2 : 1)];
+  std::int64_t batches = 1;
+  for (std::size_t d = 0; d + 2 < os.size(); ++d)
+    batches *= os[d];
+  const bool sharedA = as.size() == 2, sharedB = bs.size() == 2;
+  for (std::int64_t batch = 0; batch < batches; ++batch) {
+    const std::int64_t aBase = sharedA ? 0 : batch * m * k;
+    const std::int64_t bBase = sharedB ? 0 : batch * k * n;
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        double floatSum = 0;
+        std::uint64_t intSum = 0;
+        for (std::int64_t p = 0; p < k; ++p) {
+          const std::int64_t ai = aBase + (ta ? p * m + i : i * k + p);
+          const std::int64_t bi = bBase + (tb ? j * k + p : p * n + j);
+          if (isFloat(type))
+            floatSum +=
+                loadDouble(type, a.data, ai) * loadDouble(type, b.data, bi);
+          else
+            intSum += std::uint64_t(loadInt(type, a.data, ai)) *
+                      std::uint64_t(loadInt(type, b.data, bi));
+        }
+        const std::int64_t to = (batch * m + i) * n + j;
+        if (isFloat(type))
+          storeDouble(type, out.data, to, floatSum);
+        else
+          storeInt(type, out.data, to, std::int64_t(intSum));
+      }
+  }
+}
+
+void evalOp(const Op &op, const OpBuffers &buffers) {
+  switch (opInfo(op.kind).form) {
+  case OpForm::Unary:
+    return evalUnary(op, buffers);
+  case OpForm::Binary:
+    return evalBinary(op, buffers);
+  case OpForm::Structured:
+    break;
+  }
+  switch (op.kind) {
+  case OpKind::Compare:
+    return evalCompareOp(op, buffers);
+  case OpKind::Select:
+    return evalSelect(buffers);
+  case OpKind::Cast:
+    return evalCast(op, buffers);
+  case OpKind::Constant:
+    return evalConstant(op, buffers);
+  case OpKind::Broadcast:
+    return evalBroadcast(op, buffers);
+  case OpKind::Reshape:
+    if (buffers.result.type.byteSize() > 0)
+      std::memcpy(buffers.result.data, buffers.operands[0].data,
+                  std::size_t(buffers.result.type.byteSize()));
+    return;
+  case OpKind::Transpose:
+    return evalTranspose(op, buffers);
+  case OpKind::Slice:
+    return evalSlice(op, buffers);
+  case OpKind::Concat:
+    return evalConcat(op, buffers);
+  case OpKind::Reduce:
+    return evalReduce(op, buffers);
+  case OpKind::ArgMax:
+  case OpKind::ArgMin:
+    return evalArgReduce(op, buffers);
+  case OpKind::Matmul:
+    return evalMatmul(op, buffers);
+  default:
+    return;
+  }
+}
+
+std::string opPrefix(const Graph &graph, std::size_t index) {
+  return "op #" + std::to_string(index) + " (" +
+         std::string(mnemonic(graph.ops[index].kind)) + "): ";
+}
+
+} // namespace
+
+Status fuse::evaluateOps(const Graph &graph,
+                         std::span<const std::size_t> opIndices,
+                         const TensorBindings &buffers) {
+  if (Status status = validate(graph); !status.ok())
+    return status;
+  for (const auto &[id, tensor] : buffers) {
+    if (!graph.isValidId(id))
+      return Status::error("buffer bound to tensor " + std::to_string(id) +
+                           ", which the graph does not have");
+    if (tensor.type != graph.typeOf(id))
+      return Status::error("buffer bound to tensor " + std::to_string(id) +
+                           " has type " + tensor.type.toString() +
+                           ", expected " + graph.typeOf(id).toString());
+    if (!tensor.data && tensor.type.byteSize() > 0)
+      return Status::error("buffer bound to tensor " + std::to_string(id) +
+                           " has no data");
+  }
+  for (std::size_t index : opIndices)
+    if (index >= graph.ops.size())
+      return Status::error("op index " + std::to_string(index) +
+                           " out of range: the graph has " +
+                           std::to_string(graph.ops.size()) + " ops");
+
+  std::map<TensorId, HostTensor> values(buffers.begin(), buffers.end());
+  std::vector<std::unique_ptr<HostTensorData>> temporaries;
+  for (std::size_t index : opIndices) {
+    const Op &op = graph.ops[index];
+    OpBuffers opBuffers;
+    for (std::size_t i = 0; i < op.operands.size(); ++i) {
+      auto it = values.find(op.operands[i]);
+      if (it == values.end())
+        return Status::error(
+            opPrefix(graph, index) + "operand " + std::to_string(i) +
+            " (tensor " + std::to_string(op.operands[i]) +
+            ") has no value: bind a buffer to it or evaluate the op that "
+            "defines it earlier in the same call");
+      opBuffers.operands.push_back(it->second);
+    }
+    const TensorId result = op.result();
+    auto it = values.find(result);
+    if (it == values.end()) {
+      temporaries.push_back(
+          std::make_unique<HostTensorData>(graph.typeOf(result)));
+      it = values.emplace(result, temporaries.back()->view()).first;
+    }
+    opBuffers.result = it->second;
+    evalOp(op, opBuffers);
+  }
+  return Status::success();
+}
+
+Status fuse::evaluate(const Graph &graph, const TensorBindings &buffers) {
+  std::vector<std::size_t> all(graph.ops.size());
+  for (std::size_t i = 0; i < all.size(); ++i)
+    all[i] = i;
+  return evaluateOps(graph, all, buffers);
+}
+
+Expected<std::vector<HostTensorData>>
+fuse::evaluateGraph(const Graph &graph, std::span<const HostTensor> inputs) {
+  if (inputs.size() != graph.inputs.size())
+    return Status::error("expected " + std::to_string(graph.inputs.size()) +
+                         " inputs, got " + std::to_string(inputs.size()));
+  TensorBindings bindings;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    bindings.emplace(graph.inputs[i], inputs[i]);
+  // Outputs get their own buffers; an output listed twice, or an output that
+  // is an input, is copied from the one evaluated buffer afterwards.
+  std::vector<HostTensorData> results;
+  results.reserve(graph.outputs.size());
+  for (const GraphOutput &output : graph.outputs) {
+    if (!graph.isValidId(output.tensor))
+      return validate(graph);
+    results.emplace_back(graph.typeOf(output.tensor));
+    bindings.emplace(output.tensor, results.back().view());
+  }
+  if (Status status = evaluate(graph, bindings); !status.ok())
+    return status;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const HostTensor &source = bindings.at(graph.outputs[i].tensor);
+    if (source.data != results[i].bytes.data() && !results[i].bytes.empty())
+      std::memcpy(results[i].bytes.data(), source.data,
+                  results[i].bytes.size());
+  }
+  return results;
+}

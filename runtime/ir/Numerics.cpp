@@ -1,0 +1,211 @@
+//===- Numerics.cpp - The numerics policy: tolerances and compare ---------===//
+
+#include "runtime/ir/Numerics.h"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+using namespace fuse;
+
+NumericClass fuse::numericClass(const Op &op) {
+  switch (op.kind) {
+  case OpKind::Add:
+  case OpKind::Sub:
+  case OpKind::Mul:
+  case OpKind::Div:
+  case OpKind::Reciprocal:
+  case OpKind::Sqrt:
+  case OpKind::Rem:
+    return NumericClass::Elementwise;
+  case OpKind::Exp:
+  case OpKind::Log:
+  case OpKind::Rsqrt:
+  case OpKind::Tanh:
+  case OpKind::Sigmoid:
+  case OpKind::Erf:
+  case OpKind::Sin:
+  case OpKind::Cos:
+  case OpKind::Tan:
+  case OpKind::Asin:
+  case OpKind::Acos:
+  case OpKind::Atan:
+  case OpKind::Sinh:
+  case OpKind::Cosh:
+  case OpKind::Asinh:
+  case OpKind::Acosh:
+  case OpKind::Atanh:
+  case OpKind::Pow:
+    return NumericClass::Transcendental;
+  case OpKind::Reduce: {
+    const Attribute *kind = op.findAttr("kind");
+    const bool selects =
+        kind && (kind->getEnumName() == "max" || kind->getEnumName() == "min");
+    return selects ? NumericClass::Exact : NumericClass::Reduction;
+  }
+  case OpKind::Matmul:
+    return NumericClass::Matmul;
+  default:
+    return NumericClass::Exact;
+  }
+}
+
+double fuse::machineEpsilon(ElementType type) {
+  switch (type) {
+  case ElementType::F64:
+    return std::ldexp(1.0, -52);
+  case ElementType::F32:
+    return std::ldexp(1.0, -23);
+  case ElementType::F16:
+    return std::ldexp(1.0, -10);
+  case ElementType::BF16:
+    return std::ldexp(1.0, -7);
+  default:
+    return 0;
+  }
+}
+
+namespace {
+
+double smallestNormal(ElementType type) {
+  switch (type) {
+  case ElementType::F64:
+    return std::numeric_limits<double>::min();
+  case ElementType::F16:
+    return std::ldexp(1.0, -14);
+  default:
+    return std::ldexp(1.0, -126);
+  }
+}
+
+} // namespace
+
+Tolerance fuse::tolerance(NumericClass numericClass, ElementType type,
+                          std::int64_t length) {
+  if (!isFloat(type))
+    return {};
+  const double eps = machineEpsilon(type);
+  const double n = double(std::max<std::int64_t>(length, 1));
+  switch (numericClass) {
+  case NumericClass::Exact:
+    return {};
+  case NumericClass::Elementwise:
+    return {2 * eps, smallestNormal(type)};
+  case NumericClass::Transcendental:
+    return {8 * eps, 8 * eps};
+  case NumericClass::Reduction:
+  case NumericClass::Matmul:
+    return {2 * eps * (1 + std::sqrt(n)), eps * n};
+  }
+  return {};
+}
+
+Tolerance fuse::toleranceFor(const Graph &graph, const Op &op) {
+  const ElementType type = graph.typeOf(op.result()).elementType;
+  const NumericClass opClass = numericClass(op);
+  std::int64_t length = 1;
+  if (opClass == NumericClass::Reduction) {
+    const TensorType &operand = graph.typeOf(op.operands[0]);
+    for (std::int64_t d : op.findAttr("dims")->getI64Array())
+      length *= operand.shape[d];
+  } else if (opClass == NumericClass::Matmul) {
+    const TensorType &a = graph.typeOf(op.operands[0]);
+    length = a.shape[a.shape.size() - (op.getFlag("transpose_a") ? 2 : 1)];
+  }
+  return tolerance(opClass, type, length);
+}
+
+Tolerance fuse::toleranceForTensor(const Graph &graph, TensorId tensor) {
+  std::vector<std::int64_t> producer(graph.tensors.size(), -1);
+  for (std::size_t i = 0; i < graph.ops.size(); ++i)
+    for (TensorId result : graph.ops[i].results)
+      producer[result] = std::int64_t(i);
+  std::vector<bool> visited(graph.ops.size(), false);
+  std::vector<TensorId> pending{tensor};
+  Tolerance total;
+  while (!pending.empty()) {
+    const TensorId id = pending.back();
+    pending.pop_back();
+    const std::int64_t index = producer[id];
+    if (index < 0 || visited[index])
+      continue;
+    visited[index] = true;
+    const Op &op = graph.ops[index];
+    total = total + toleranceFor(graph, op);
+    pending.insert(pending.end(), op.operands.begin(), op.operands.end());
+  }
+  return total;
+}
+
+Comparison fuse::compare(const void *expected, const void *actual,
+                         ElementType type, std::int64_t count,
+                         Tolerance tolerance) {
+  Comparison result;
+  for (std::int64_t i = 0; i < count; ++i) {
+    double e, a;
+    bool pass;
+    if (isFloat(type)) {
+      e = loadDouble(type, expected, i);
+      a = loadDouble(type, actual, i);
+      if (std::isnan(e) || std::isnan(a)) {
+        pass = std::isnan(e) && std::isnan(a);
+      } else if (std::isinf(e) || std::isinf(a)) {
+        pass = e == a;
+      } else {
+        const double absError = std::fabs(a - e);
+        result.maxAbsError = std::max(result.maxAbsError, absError);
+        if (e != 0)
+          result.maxRelError =
+              std::max(result.maxRelError, absError / std::fabs(e));
+        pass = absError <= tolerance.atol + tolerance.rtol * std::fabs(e);
+      }
+    } else {
+      const std::int64_t ei = loadInt(type, expected, i);
+      const std::int64_t ai = loadInt(type, actual, i);
+      e = double(ei);
+      a = double(ai);
+      const double absError = std::fabs(a - e);
+      result.maxAbsError = std::max(result.maxAbsError, absError);
+      if (ei != 0)
+        result.maxRelError =
+            std::max(result.maxRelError, absError / std::fabs(e));
+      pass = ei == ai;
+    }
+    if (pass)
+      continue;
+    if (result.ok) {
+      result.firstMismatch = i;
+      result.expectedAtFirstMismatch = e;
+      result.actualAtFirstMismatch = a;
+    }
+    result.ok = false;
+    ++result.mismatches;
+  }
+  if (!result.ok) {
+    std::ostringstream message;
+    message.precision(17);
+    message << result.mismatches << " of " << count << " "
+            << elementTypeName(type) << " elements differ; first at index "
+            << result.firstMismatch << ": expected "
+            << result.expectedAtFirstMismatch << ", got "
+            << result.actualAtFirstMismatch << " (rtol " << tolerance.rtol
+            << ", atol " << tolerance.atol << "; max abs error "
+            << result.maxAbsError << ", max rel error " << result.maxRelError
+            << ")";
+    result.message = message.str();
+  }
+  return result;
+}
+
+Comparison fuse::compare(const HostTensor &expected, const HostTensor &actual,
+                         Tolerance tolerance) {
+  if (expected.type != actual.type) {
+    Comparison result;
+    result.ok = false;
+    result.message = "type mismatch: expected " + expected.type.toString() +
+                     ", got " + actual.type.toString();
+    return result;
+  }
+  return compare(expected.data, actual.data, expected.type.elementType,
+                 expected.type.numElements(), tolerance);
+}

@@ -1,0 +1,116 @@
+//===- Sha256.cpp - SHA-256 for content hashes ----------------------------===//
+
+#include "runtime/ir/Sha256.h"
+
+#include <bit>
+#include <cstring>
+
+using namespace fuse;
+
+namespace {
+
+constexpr std::uint32_t kRoundConstants[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
+    0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
+    0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+    0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
+    0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+    0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+    0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+    0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
+    0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+} // namespace
+
+Sha256::Sha256()
+    : state{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+            0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19},
+      buffer{} {}
+
+void Sha256::compressBlock(const std::uint8_t *block) {
+  std::uint32_t w[64];
+  for (int i = 0; i < 16; ++i)
+    w[i] = std::uint32_t(block[4 * i]) << 24 |
+           std::uint32_t(block[4 * i + 1]) << 16 |
+           std::uint32_t(block[4 * i + 2]) << 8 |
+           std::uint32_t(block[4 * i + 3]);
+  for (int i = 16; i < 64; ++i) {
+    const std::uint32_t s0 =
+        std::rotr(w[i - 15], 7) ^ std::rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+    const std::uint32_t s1 =
+        std::rotr(w[i - 2], 17) ^ std::rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+  }
+  std::uint32_t a = state[0], b = state[1], c = state[2], d = state[3],
+                e = state[4], f = state[5], g = state[6], h = state[7];
+  for (int i = 0; i < 64; ++i) {
+    const std::uint32_t s1 =
+        std::rotr(e, 6) ^ std::rotr(e, 11) ^ std::rotr(e, 25);
+    const std::uint32_t choice = (e & f) ^ (~e & g);
+    const std::uint32_t t1 = h + s1 + choice + kRoundConstants[i] + w[i];
+    const std::uint32_t s0 =
+        std::rotr(a, 2) ^ std::rotr(a, 13) ^ std::rotr(a, 22);
+    const std::uint32_t majority = (a & b) ^ (a & c) ^ (b & c);
+    const std::uint32_t t2 = s0 + majority;
+    h = g;
+    g = f;
+    f = e;
+    e = d + t1;
+    d = c;
+    c = b;
+    b = a;
+    a = t1 + t2;
+  }
+  state[0] += a;
+  state[1] += b;
+  state[2] += c;
+  state[3] += d;
+  state[4] += e;
+  state[5] += f;
+  state[6] += g;
+  state[7] += h;
+}
+
+void Sha256::update(std::span<const std::uint8_t> bytes) {
+  totalBytes += bytes.size();
+  std::size_t offset = 0;
+  while (offset < bytes.size()) {
+    const std::size_t take =
+        std::min(bytes.size() - offset, buffer.size() - buffered);
+    std::memcpy(buffer.data() + buffered, bytes.data() + offset, take);
+    buffered += take;
+    offset += take;
+    if (buffered == buffer.size()) {
+      compressBlock(buffer.data());
+      buffered = 0;
+    }
+  }
+}
+
+void Sha256::update(std::string_view text) {
+  update(std::span(reinterpret_cast<const std::uint8_t *>(text.data()),
+                   text.size()));
+}
+
+Sha256::Digest Sha256::finish() {
+  const std::uint64_t bitLength = totalBytes * 8;
+  std::uint8_t padding[72] = {0x80};
+  const std::size_t padLength =
+      (buffered < 56 ? 56 - buffered : 120 - buffered);
+  for (int i = 0; i < 8; ++i)
+    padding[padLength + i] = std::uint8_t(bitLength >> (56 - 8 * i));
+  update(std::span(padding, padLength + 8));
+  Digest digest;
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 4; ++j)
+      digest[4 * i + j] = std::uint8_t(state[i] >> (24 - 8 * j));
+  return digest;
+}
+
+Sha256::Digest Sha256::hash(std::string_view text) {
+  Sha256 hasher;
+  hasher.update(text);
+  return hasher.finish();
+}
