@@ -1,0 +1,488 @@
+//===- GraphTranslation.cpp - Graph <-> fuse dialect ----------------------===//
+//
+// Both directions are driven by the op table (runtime/ir/Ops.def): an op's
+// mnemonic names its `fuse.` op and its attribute specs say how each
+// attribute converts, so a new op in the table needs no code here unless it
+// brings a new attribute kind.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/GraphTranslation.h"
+
+#include "dialect/FuseOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <cstring>
+
+using namespace mlir;
+
+namespace fuse {
+
+using GraphAttr = ::fuse::Attribute;
+
+void loadTranslationDialects(MLIRContext &context) {
+  context.loadDialect<mlir::fuse::FuseDialect, func::FuncDialect>();
+}
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+static Type toMlirElementType(MLIRContext &context, ElementType type) {
+  Builder b(&context);
+  switch (type) {
+  case ElementType::F32:
+    return b.getF32Type();
+  case ElementType::F16:
+    return b.getF16Type();
+  case ElementType::BF16:
+    return b.getBF16Type();
+  case ElementType::F64:
+    return b.getF64Type();
+  case ElementType::I1:
+    return b.getI1Type();
+  case ElementType::I8:
+    return b.getI8Type();
+  case ElementType::I32:
+    return b.getI32Type();
+  case ElementType::I64:
+    return b.getI64Type();
+  }
+  llvm_unreachable("unknown element type");
+}
+
+static std::optional<ElementType> fromMlirElementType(Type type) {
+  if (type.isF32())
+    return ElementType::F32;
+  if (type.isF16())
+    return ElementType::F16;
+  if (type.isBF16())
+    return ElementType::BF16;
+  if (type.isF64())
+    return ElementType::F64;
+  if (type.isSignlessInteger(1))
+    return ElementType::I1;
+  if (type.isSignlessInteger(8))
+    return ElementType::I8;
+  if (type.isSignlessInteger(32))
+    return ElementType::I32;
+  if (type.isSignlessInteger(64))
+    return ElementType::I64;
+  return std::nullopt;
+}
+
+static RankedTensorType toMlirType(MLIRContext &context,
+                                   const TensorType &type) {
+  return RankedTensorType::get(type.shape,
+                               toMlirElementType(context, type.elementType));
+}
+
+static std::optional<TensorType> fromMlirType(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return std::nullopt;
+  std::optional<ElementType> element =
+      fromMlirElementType(tensor.getElementType());
+  if (!element)
+    return std::nullopt;
+  return TensorType{*element, std::vector<int64_t>(tensor.getShape().begin(),
+                                                   tensor.getShape().end())};
+}
+
+//===----------------------------------------------------------------------===//
+// Dense values
+//===----------------------------------------------------------------------===//
+
+static DenseElementsAttr toMlirDense(MLIRContext &context,
+                                     const DenseValue &value) {
+  RankedTensorType type = toMlirType(context, value.type());
+  int64_t width = byteSize(value.elementType);
+  int64_t count = value.splat ? 1 : value.type().numElements();
+  auto loadBits = [&](int64_t i) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, value.bytes.data() + i * width, width);
+    return bits;
+  };
+  if (isFloat(value.elementType)) {
+    const llvm::fltSemantics &semantics =
+        cast<FloatType>(type.getElementType()).getFloatSemantics();
+    SmallVector<APFloat> values;
+    for (int64_t i = 0; i < count; ++i)
+      values.emplace_back(semantics, APInt(width * 8, loadBits(i)));
+    return DenseElementsAttr::get(type, values);
+  }
+  unsigned bits = integerBitWidth(value.elementType);
+  SmallVector<APInt> values;
+  for (int64_t i = 0; i < count; ++i)
+    values.emplace_back(bits, loadBits(i) &
+                                  (bits == 64 ? ~0ull : ((1ull << bits) - 1)));
+  return DenseElementsAttr::get(type, values);
+}
+
+static std::optional<DenseValue> fromMlirDense(mlir::Attribute attr) {
+  auto dense = dyn_cast<DenseElementsAttr>(attr);
+  if (!dense)
+    return std::nullopt;
+  std::optional<TensorType> type = fromMlirType(dense.getType());
+  if (!type)
+    return std::nullopt;
+  DenseValue value;
+  value.elementType = type->elementType;
+  value.shape = type->shape;
+  value.splat = dense.isSplat();
+  int64_t width = byteSize(value.elementType);
+  auto storeBits = [&](uint64_t bits) {
+    size_t offset = value.bytes.size();
+    value.bytes.resize(offset + width);
+    std::memcpy(value.bytes.data() + offset, &bits, width);
+  };
+  if (isFloat(value.elementType)) {
+    if (value.splat)
+      storeBits(dense.getSplatValue<APFloat>().bitcastToAPInt().getZExtValue());
+    else
+      for (const APFloat &f : dense.getValues<APFloat>())
+        storeBits(f.bitcastToAPInt().getZExtValue());
+  } else {
+    if (value.splat)
+      storeBits(dense.getSplatValue<APInt>().getZExtValue());
+    else
+      for (const APInt &i : dense.getValues<APInt>())
+        storeBits(i.getZExtValue());
+  }
+  return value;
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+/// The MLIR attribute for a Graph attribute; a null mlir::Attribute for a false
+/// flag (an absent unit attribute).
+static FailureOr<mlir::Attribute> toMlirAttr(MLIRContext &context, OpKind kind,
+                                             const AttrSpec &spec,
+                                             const GraphAttr &attr) {
+  Builder b(&context);
+  switch (spec.kind) {
+  case AttrKind::I64:
+    return mlir::Attribute(b.getI64IntegerAttr(attr.getI64()));
+  case AttrKind::I64Array:
+    return mlir::Attribute(b.getDenseI64ArrayAttr(attr.getI64Array()));
+  case AttrKind::F64:
+    return mlir::Attribute(b.getF64FloatAttr(attr.getF64()));
+  case AttrKind::Bool:
+    return attr.getFlag() ? mlir::Attribute(b.getUnitAttr())
+                          : mlir::Attribute();
+  case AttrKind::Type:
+    return mlir::Attribute(
+        TypeAttr::get(toMlirElementType(context, attr.getElementType())));
+  case AttrKind::Dense:
+    return mlir::Attribute(toMlirDense(context, attr.getDense()));
+  case AttrKind::Enum: {
+    std::optional<uint64_t> value;
+    if (kind == OpKind::Compare) {
+      if (auto p = mlir::fuse::symbolizeComparePredicate(attr.getEnumName()))
+        value = static_cast<uint64_t>(*p);
+    } else if (kind == OpKind::Reduce) {
+      if (auto k = mlir::fuse::symbolizeReduceKind(attr.getEnumName()))
+        value = static_cast<uint64_t>(*k);
+    }
+    if (!value)
+      return failure();
+    return mlir::Attribute(b.getI64IntegerAttr(*value));
+  }
+  }
+  return failure();
+}
+
+static FailureOr<GraphAttr> fromMlirAttr(OpKind kind, const AttrSpec &spec,
+                                         mlir::Attribute attr) {
+  switch (spec.kind) {
+  case AttrKind::I64:
+    if (auto i = dyn_cast<IntegerAttr>(attr))
+      return GraphAttr::i64(i.getInt());
+    break;
+  case AttrKind::I64Array:
+    if (auto a = dyn_cast<DenseI64ArrayAttr>(attr))
+      return GraphAttr::i64Array(
+          std::vector<int64_t>(a.asArrayRef().begin(), a.asArrayRef().end()));
+    break;
+  case AttrKind::F64:
+    if (auto f = dyn_cast<FloatAttr>(attr))
+      return GraphAttr::f64(f.getValueAsDouble());
+    break;
+  case AttrKind::Bool:
+    if (isa<UnitAttr>(attr))
+      return GraphAttr::flag(true);
+    break;
+  case AttrKind::Type:
+    if (auto t = dyn_cast<TypeAttr>(attr))
+      if (auto e = fromMlirElementType(t.getValue()))
+        return GraphAttr::elementType(*e);
+    break;
+  case AttrKind::Dense:
+    if (auto d = fromMlirDense(attr))
+      return GraphAttr::dense(std::move(*d));
+    break;
+  case AttrKind::Enum: {
+    auto i = dyn_cast<IntegerAttr>(attr);
+    if (!i)
+      break;
+    if (kind == OpKind::Compare)
+      if (auto p = mlir::fuse::symbolizeComparePredicate(i.getInt()))
+        return GraphAttr::enumName(
+            mlir::fuse::stringifyComparePredicate(*p).str());
+    if (kind == OpKind::Reduce)
+      if (auto k = mlir::fuse::symbolizeReduceKind(i.getInt()))
+        return GraphAttr::enumName(mlir::fuse::stringifyReduceKind(*k).str());
+    break;
+  }
+  }
+  return failure();
+}
+
+//===----------------------------------------------------------------------===//
+// Graph -> MLIR
+//===----------------------------------------------------------------------===//
+
+FailureOr<OwningOpRef<ModuleOp>>
+graphToModule(MLIRContext &context, const Graph &graph, StringRef funcName) {
+  loadTranslationDialects(context);
+  Location unknown = UnknownLoc::get(&context);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(unknown);
+  OpBuilder builder(&context);
+  builder.setInsertionPointToEnd(module->getBody());
+
+  SmallVector<Type> argTypes, resultTypes;
+  for (TensorId input : graph.inputs)
+    argTypes.push_back(toMlirType(context, graph.typeOf(input)));
+  for (const GraphOutput &output : graph.outputs)
+    resultTypes.push_back(toMlirType(context, graph.typeOf(output.tensor)));
+  auto func =
+      func::FuncOp::create(builder, unknown, funcName,
+                           builder.getFunctionType(argTypes, resultTypes));
+  for (auto [i, input] : llvm::enumerate(graph.inputs))
+    if (!graph.tensors[input].name.empty())
+      func.setArgAttr(i, kTensorNameAttr,
+                      builder.getStringAttr(graph.tensors[input].name));
+  for (auto [i, output] : llvm::enumerate(graph.outputs))
+    if (!output.name.empty())
+      func.setResultAttr(i, kTensorNameAttr,
+                         builder.getStringAttr(output.name));
+
+  Block *body = func.addEntryBlock();
+  builder.setInsertionPointToEnd(body);
+  llvm::DenseMap<TensorId, Value> values;
+  for (auto [i, input] : llvm::enumerate(graph.inputs))
+    values[input] = body->getArgument(i);
+
+  for (auto [index, op] : llvm::enumerate(graph.ops)) {
+    const OpInfo &info = opInfo(op.kind);
+    StringRef mnemonic(info.mnemonic.data(), info.mnemonic.size());
+    const std::string &name = graph.tensors[op.result()].name;
+    Location loc = name.empty()
+                       ? unknown
+                       : Location(NameLoc::get(builder.getStringAttr(name)));
+    OperationState state(loc, "fuse." + std::string(info.mnemonic));
+    for (TensorId operand : op.operands) {
+      Value v = values.lookup(operand);
+      if (!v)
+        return emitError(unknown)
+               << "graph op " << index << " (" << mnemonic << ") uses tensor "
+               << operand << " before it is defined";
+      state.addOperands(v);
+    }
+    state.addTypes(toMlirType(context, graph.typeOf(op.result())));
+    for (const auto &[attrName, attr] : op.attributes) {
+      const AttrSpec *spec = findAttrSpec(op.kind, attrName);
+      FailureOr<mlir::Attribute> converted =
+          spec ? toMlirAttr(context, op.kind, *spec, attr)
+               : FailureOr<mlir::Attribute>(failure());
+      if (failed(converted))
+        return emitError(unknown)
+               << "graph op " << index << " (" << mnemonic
+               << ") has attribute '" << attrName << "' = " << attr.toString()
+               << ", which the fuse dialect cannot express";
+      if (*converted)
+        state.addAttribute(attrName, *converted);
+    }
+    Operation *created = builder.create(state);
+    values[op.result()] = created->getResult(0);
+  }
+
+  SmallVector<Value> results;
+  for (const GraphOutput &output : graph.outputs)
+    results.push_back(values.lookup(output.tensor));
+  func::ReturnOp::create(builder, unknown, results);
+  if (failed(verify(*module)))
+    return failure();
+  return module;
+}
+
+//===----------------------------------------------------------------------===//
+// MLIR -> Graph
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+class GraphExporter {
+public:
+  explicit GraphExporter(Graph &graph) : graph(graph) {}
+
+  LogicalResult addInput(BlockArgument arg, StringRef name) {
+    std::optional<TensorType> type = fromMlirType(arg.getType());
+    if (!type)
+      return emitError(arg.getLoc())
+             << "argument " << arg.getArgNumber() << " has type "
+             << arg.getType()
+             << ", expected a statically shaped tensor of f32, f16, bf16, "
+                "f64, i1, i8, i32 or i64";
+    values[arg] = graph.addInput(*type, name.str());
+    return success();
+  }
+
+  LogicalResult addBlock(Block &block) {
+    for (Operation &op : block) {
+      if (isa<func::ReturnOp, mlir::fuse::YieldOp>(op))
+        continue;
+      if (auto fusion = dyn_cast<mlir::fuse::FusionOp>(op)) {
+        if (failed(addFusion(fusion)))
+          return failure();
+        continue;
+      }
+      if (failed(addOp(op)))
+        return failure();
+    }
+    return success();
+  }
+
+  FailureOr<TensorId> lookup(Value value, Location loc) {
+    auto it = values.find(value);
+    if (it == values.end())
+      return emitError(loc) << "value is not defined by a fuse op or a "
+                               "function argument";
+    return it->second;
+  }
+
+private:
+  LogicalResult addFusion(mlir::fuse::FusionOp fusion) {
+    Block &body = fusion.getBody().front();
+    for (auto [arg, input] :
+         llvm::zip(body.getArguments(), fusion.getInputs())) {
+      FailureOr<TensorId> id = lookup(input, fusion.getLoc());
+      if (failed(id))
+        return failure();
+      values[arg] = *id;
+    }
+    if (failed(addBlock(body)))
+      return failure();
+    auto yield = cast<mlir::fuse::YieldOp>(body.getTerminator());
+    for (auto [result, yielded] :
+         llvm::zip(fusion.getResults(), yield.getValues())) {
+      FailureOr<TensorId> id = lookup(yielded, yield.getLoc());
+      if (failed(id))
+        return failure();
+      values[result] = *id;
+    }
+    return success();
+  }
+
+  LogicalResult addOp(Operation &op) {
+    std::optional<OpKind> kind;
+    if (op.getDialect() && op.getDialect()->getNamespace() == "fuse")
+      kind = parseOpKind(op.getName().stripDialect());
+    if (!kind)
+      return op.emitError() << "is not a fuse tensor op; a graph holds only "
+                               "the ops of the op table";
+    std::vector<TensorId> operands;
+    for (Value operand : op.getOperands()) {
+      FailureOr<TensorId> id = lookup(operand, op.getLoc());
+      if (failed(id))
+        return failure();
+      operands.push_back(*id);
+    }
+    AttrMap attributes;
+    for (NamedAttribute named : op.getAttrDictionary()) {
+      StringRef attrName = named.getName().strref();
+      const AttrSpec *spec = findAttrSpec(*kind, attrName);
+      FailureOr<GraphAttr> converted =
+          spec ? fromMlirAttr(*kind, *spec, named.getValue())
+               : FailureOr<GraphAttr>(failure());
+      if (failed(converted))
+        return op.emitError()
+               << "attribute '" << attrName << "' has no Graph equivalent";
+      attributes.emplace(attrName.str(), std::move(*converted));
+    }
+    std::optional<TensorType> resultType =
+        fromMlirType(op.getResult(0).getType());
+    if (!resultType)
+      return op.emitError() << "result type " << op.getResult(0).getType()
+                            << " is not a Graph tensor type";
+    Expected<TensorId> id = graph.addOp(*kind, std::move(operands),
+                                        std::move(attributes), *resultType);
+    if (!id.ok())
+      return op.emitError() << id.message();
+    if (auto nameLoc = dyn_cast<NameLoc>(op.getLoc()))
+      graph.tensors[*id].name = nameLoc.getName().str();
+    values[op.getResult(0)] = *id;
+    return success();
+  }
+
+  Graph &graph;
+  llvm::DenseMap<Value, TensorId> values;
+};
+
+} // namespace
+
+FailureOr<Graph> funcToGraph(func::FuncOp func) {
+  if (func.isExternal())
+    return func.emitError() << "has no body to translate into a graph";
+  Graph graph;
+  GraphExporter exporter(graph);
+  Block &body = func.getBody().front();
+  for (BlockArgument arg : body.getArguments()) {
+    auto name =
+        func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kTensorNameAttr);
+    if (failed(exporter.addInput(arg, name ? name.getValue() : "")))
+      return failure();
+  }
+  if (failed(exporter.addBlock(body)))
+    return failure();
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+    FailureOr<TensorId> id = exporter.lookup(value, ret.getLoc());
+    if (failed(id))
+      return failure();
+    auto name = func.getResultAttrOfType<StringAttr>(i, kTensorNameAttr);
+    Status status = graph.markOutput(*id, name ? name.str() : "");
+    if (!status.ok())
+      return ret.emitError() << status.message();
+  }
+  return graph;
+}
+
+FailureOr<Graph> moduleToGraph(ModuleOp module, StringRef funcName) {
+  func::FuncOp found;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    if (!funcName.empty() && func.getSymName() != funcName)
+      continue;
+    if (found)
+      return module.emitError()
+             << "holds more than one function; name the one to run";
+    found = func;
+  }
+  if (!found)
+    return module.emitError()
+           << (funcName.empty() ? Twine("holds no function with a body")
+                                : "has no function @" + funcName);
+  return funcToGraph(found);
+}
+
+} // namespace fuse

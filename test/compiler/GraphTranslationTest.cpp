@@ -1,0 +1,176 @@
+// Graph -> fuse dialect -> text -> fuse dialect -> Graph gives the same
+// Graph, for every op of the op table; bad functions get clear errors.
+
+#include "compiler/GraphTranslation.h"
+#include "ExampleGraphs.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace fuse {
+namespace {
+
+struct Translator {
+  Translator() { loadTranslationDialects(context); }
+
+  /// Graph -> module -> printed text -> parsed module -> Graph.
+  mlir::FailureOr<Graph> roundTrip(const Graph &graph, std::string *text) {
+    auto module = graphToModule(context, graph);
+    if (mlir::failed(module))
+      return mlir::failure();
+    llvm::raw_string_ostream os(*text);
+    // Locations carry the names of intermediates.
+    (*module)->print(os, mlir::OpPrintingFlags().enableDebugInfo());
+    mlir::OwningOpRef<mlir::ModuleOp> parsed =
+        mlir::parseSourceString<mlir::ModuleOp>(*text, &context);
+    if (!parsed)
+      return mlir::failure();
+    return moduleToGraph(*parsed);
+  }
+
+  /// moduleToGraph on `source`; the diagnostics land in `errors`.
+  mlir::FailureOr<Graph> fromText(const std::string &source,
+                                  std::string &errors) {
+    mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+      errors += d.str() + "\n";
+      return mlir::success();
+    });
+    mlir::OwningOpRef<mlir::ModuleOp> parsed =
+        mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+    if (!parsed)
+      return mlir::failure();
+    return moduleToGraph(*parsed);
+  }
+
+  mlir::MLIRContext context;
+};
+
+TEST(GraphTranslation, EveryOpRoundTrips) {
+  Translator t;
+  for (OpKind kind : allOpKinds()) {
+    std::vector<Graph> graphs = test::exampleGraphs(kind);
+    ASSERT_FALSE(graphs.empty()) << mnemonic(kind) << " has no example";
+    for (const Graph &graph : graphs) {
+      std::string text;
+      mlir::FailureOr<Graph> back = t.roundTrip(graph, &text);
+      ASSERT_TRUE(mlir::succeeded(back)) << mnemonic(kind) << "\n" << text;
+      EXPECT_EQ(*back, graph) << mnemonic(kind) << "\n" << text;
+      EXPECT_NE(text.find("fuse." + std::string(mnemonic(kind))),
+                std::string::npos)
+          << text;
+    }
+  }
+}
+
+TEST(GraphTranslation, NamesAndOutputsSurvive) {
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F32, {2, 3}}, "x");
+  TensorId bias = b.input({ElementType::F32, {3}}, "bias");
+  TensorId bb = b.broadcast(bias, {2, 3}, {1});
+  TensorId y = b.add(x, bb);
+  TensorId e = b.exp(y);
+  b.output(e, "e");
+  b.output(x, "x_again");
+  b.output(e, "e_again");
+  Expected<Graph> graph = b.finish();
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  graph->tensors[y].name = "sum";
+  Translator t;
+  std::string text;
+  mlir::FailureOr<Graph> back = t.roundTrip(*graph, &text);
+  ASSERT_TRUE(mlir::succeeded(back)) << text;
+  EXPECT_EQ(*back, *graph) << text;
+  EXPECT_NE(text.find("fuse.name = \"bias\""), std::string::npos) << text;
+  EXPECT_NE(text.find("loc(\"sum\")"), std::string::npos) << text;
+}
+
+TEST(GraphTranslation, FusionRegionsAreFlattened) {
+  const std::string source = R"mlir(
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r, %s = fuse.fusion pointwise (%x) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  ^bb0(%a: tensor<4xf32>):
+    %e = fuse.exp %a : tensor<4xf32>
+    %n = fuse.neg %e : tensor<4xf32>
+    fuse.yield %e, %n : tensor<4xf32>, tensor<4xf32>
+  }
+  %t = fuse.add %r, %s : tensor<4xf32>
+  return %t : tensor<4xf32>
+})mlir";
+  Translator t;
+  std::string errors;
+  mlir::FailureOr<Graph> graph = t.fromText(source, errors);
+  ASSERT_TRUE(mlir::succeeded(graph)) << errors;
+  ASSERT_EQ(graph->ops.size(), 3u);
+  EXPECT_EQ(graph->ops[0].kind, OpKind::Exp);
+  EXPECT_EQ(graph->ops[1].kind, OpKind::Neg);
+  EXPECT_EQ(graph->ops[2].kind, OpKind::Add);
+  EXPECT_EQ(
+      graph->ops[2].operands,
+      (std::vector<TensorId>{graph->ops[0].result(), graph->ops[1].result()}));
+}
+
+struct BadFunction {
+  const char *name;
+  const char *source;
+  const char *message;
+};
+
+class GraphTranslationErrors : public testing::TestWithParam<BadFunction> {};
+
+TEST_P(GraphTranslationErrors, SaysWhatIsWrong) {
+  Translator t;
+  std::string errors;
+  mlir::FailureOr<Graph> graph = t.fromText(GetParam().source, errors);
+  EXPECT_TRUE(mlir::failed(graph));
+  EXPECT_NE(errors.find(GetParam().message), std::string::npos) << errors;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    All, GraphTranslationErrors,
+    testing::Values(
+        BadFunction{"ForeignOp",
+                    R"(func.func private @g(tensor<4xf32>) -> tensor<4xf32>
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = func.call @g(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+})",
+                    "is not a fuse tensor op"},
+        BadFunction{"UnsupportedArgumentType",
+                    R"(func.func @f(%x: tensor<4xi16>) -> tensor<4xi16> {
+  return %x : tensor<4xi16>
+})",
+                    "expected a statically shaped tensor"},
+        BadFunction{"DynamicShape",
+                    R"(func.func @f(%x: tensor<?xf32>) -> tensor<?xf32> {
+  return %x : tensor<?xf32>
+})",
+                    "expected a statically shaped tensor"},
+        BadFunction{"NoBody", R"(func.func private @f(%x: tensor<4xf32>))",
+                    "holds no function with a body"},
+        BadFunction{"TwoFunctions",
+                    R"(func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+func.func @g(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+})",
+                    "more than one function"},
+        BadFunction{"UnknownAttribute",
+                    R"(func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = fuse.exp %x {foo = 1 : i64} : tensor<4xf32>
+  return %y : tensor<4xf32>
+})",
+                    "attribute 'foo' has no Graph equivalent"}),
+    [](const testing::TestParamInfo<BadFunction> &info) {
+      return info.param.name;
+    });
+
+} // namespace
+} // namespace fuse
