@@ -122,6 +122,8 @@ struct BadFunction {
   const char *message;
 };
 
+void PrintTo(const BadFunction &bad, std::ostream *os) { *os << bad.name; }
+
 class GraphTranslationErrors : public testing::TestWithParam<BadFunction> {};
 
 TEST_P(GraphTranslationErrors, SaysWhatIsWrong) {
