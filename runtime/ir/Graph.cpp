@@ -198,14 +198,14 @@ void setFlag(AttrMap &attributes, std::string_view name, bool value) {
 
 TensorId GraphBuilder::div(TensorId a, TensorId b, bool isUnsigned) {
   AttrMap attributes;
-  setFlag(attributes, "unsigned", isUnsigned);
+  setFlag(attributes, "is_unsigned", isUnsigned);
   return op(OpKind::Div, {a, b}, std::move(attributes));
 }
 
 TensorId GraphBuilder::rem(TensorId a, TensorId b, bool fmod, bool isUnsigned) {
   AttrMap attributes;
   setFlag(attributes, "fmod", fmod);
-  setFlag(attributes, "unsigned", isUnsigned);
+  setFlag(attributes, "is_unsigned", isUnsigned);
   return op(OpKind::Rem, {a, b}, std::move(attributes));
 }
 
@@ -225,7 +225,7 @@ TensorId GraphBuilder::cast(TensorId x, ElementType to, bool isUnsigned) {
   if (!firstError.ok() || !built.isValidId(x))
     return op(OpKind::Cast, {x});
   AttrMap attributes;
-  setFlag(attributes, "unsigned", isUnsigned);
+  setFlag(attributes, "is_unsigned", isUnsigned);
   return op(OpKind::Cast, {x}, std::move(attributes),
             TensorType{to, built.typeOf(x).shape});
 }

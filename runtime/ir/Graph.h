@@ -29,17 +29,16 @@
 //     NaN; integers too).
 //   - Integers wrap around (two's complement of their width): neg, abs and
 //     add/sub/mul/pow of extreme values wrap.
-//   - div: integers truncate toward zero; `unsigned` reads them as
+//   - div: integers truncate toward zero; `is_unsigned` reads them as
 //     unsigned; division by zero gives 0 (and INT_MIN / -1 wraps to INT_MIN).
 //   - rem: floor-mod by default (the result has the divisor's sign, like
 //     Python and ONNX Mod with fmod=0); `fmod` is C fmod (the dividend's
-//     sign); `unsigned` for integers. Integer rem by zero gives the dividend
-//     (so that a == b * (a / b) + a % b still holds with div's 0).
+//     sign); `is_unsigned` for integers. Integer rem by zero gives 0.
 //   - pow: float pow; integers: exact power with wrap-around; a negative
 //     exponent gives 0 unless the base is 1 or -1.
 //   - max/min propagate NaN.
-//   - `unsigned` (div, rem, cast) and `fmod` (rem) need integer operands,
-//     except `fmod`, which applies to floats and integers alike.
+//   - `is_unsigned` (div, rem, cast) needs integer operands; `fmod` (rem)
+//     applies to floats and integers alike.
 //   compare(a, b) {predicate}: one of eq, ne, lt, le, gt, ge, ult, ule, ugt,
 //     uge; operands of one type; i1 result. u* read integers as unsigned
 //     and are rejected on floats. Float comparisons are ordered (false with
@@ -49,7 +48,7 @@
 //   cast(x) {unsigned}: to the result tensor's element type, same shape.
 //     float -> int truncates toward zero, saturating out-of-range values,
 //     NaN -> 0; int -> float and float -> float round to nearest even;
-//     -> i1 is `!= 0` (NaN -> 1); int -> int wraps; `unsigned` reads an
+//     -> i1 is `!= 0` (NaN -> 1); int -> int wraps; `is_unsigned` reads an
 //     integer source as unsigned (i1 always reads as 0/1).
 //   constant {value}: dense data, splat or full; result type is the data's.
 //   broadcast(x) {dims}: x of rank r; dims (length r, strictly increasing)

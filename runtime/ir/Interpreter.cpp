@@ -224,7 +224,7 @@ std::uint64_t intPow(std::int64_t base, std::int64_t exponent) {
 /// zero-extended readings of the same bits; the result wraps on store.
 std::int64_t evalIntBinary(const Op &op, std::int64_t a, std::int64_t b,
                            std::uint64_t ua, std::uint64_t ub) {
-  const bool isUnsigned = op.getFlag("unsigned");
+  const bool isUnsigned = op.getFlag("is_unsigned");
   switch (op.kind) {
   case OpKind::Add:
     return std::int64_t(std::uint64_t(a) + std::uint64_t(b));
@@ -243,10 +243,8 @@ std::int64_t evalIntBinary(const Op &op, std::int64_t a, std::int64_t b,
     return a / b;
   case OpKind::Rem: {
     if (isUnsigned)
-      return ub == 0 ? std::int64_t(ua) : std::int64_t(ua % ub);
-    if (b == 0)
-      return a;
-    if (b == -1)
+      return ub == 0 ? 0 : std::int64_t(ua % ub);
+    if (b == 0 || b == -1)
       return 0;
     std::int64_t r = a % b;
     if (!op.getFlag("fmod") && r != 0 && ((r < 0) != (b < 0)))
@@ -394,7 +392,7 @@ void evalSelect(const OpBuffers &buffers) {
 void evalCast(const Op &op, const OpBuffers &buffers) {
   const HostTensor &x = buffers.operands[0], &out = buffers.result;
   const ElementType from = x.type.elementType, to = out.type.elementType;
-  const bool isUnsigned = op.getFlag("unsigned");
+  const bool isUnsigned = op.getFlag("is_unsigned");
   const std::int64_t count = out.type.numElements();
   for (std::int64_t i = 0; i < count; ++i) {
     if (isFloat(from))

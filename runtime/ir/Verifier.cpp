@@ -163,8 +163,8 @@ Expected<TensorType> inferElementwise(OpKind kind,
                   ", expected ", operands[0].toString(),
                   " (the type of operand 0; there is no implicit "
                   "broadcasting)");
-  if (!isInteger(operands[0].elementType) && flag(attributes, "unsigned"))
-    return fail("attribute 'unsigned' needs integer operands, got ",
+  if (!isInteger(operands[0].elementType) && flag(attributes, "is_unsigned"))
+    return fail("attribute 'is_unsigned' needs integer operands, got ",
                 elementTypeName(operands[0].elementType));
   TensorType result = operands[0];
   if (info.typeRule == TypeRule::FloatPred)
@@ -202,8 +202,8 @@ Expected<TensorType> inferSelect(std::span<const TensorType> operands) {
 Expected<TensorType> inferCast(std::span<const TensorType> operands,
                                const AttrMap &attributes,
                                const TensorType &declared) {
-  if (flag(attributes, "unsigned") && !isInteger(operands[0].elementType))
-    return fail("attribute 'unsigned' needs an integer operand, got ",
+  if (flag(attributes, "is_unsigned") && !isInteger(operands[0].elementType))
+    return fail("attribute 'is_unsigned' needs an integer operand, got ",
                 elementTypeName(operands[0].elementType));
   if (declared.shape != operands[0].shape)
     return fail("result type ", declared.toString(),
