@@ -97,6 +97,7 @@ public:
   }
   T &operator*() & { return value(); }
   const T &operator*() const & { return value(); }
+  T &&operator*() && { return std::move(*this).value(); }
   T *operator->() { return &value(); }
   const T *operator->() const { return &value(); }
 

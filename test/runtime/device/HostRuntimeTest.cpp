@@ -1,0 +1,400 @@
+//===- HostRuntimeTest.cpp - What is particular to the host runtime -------===//
+//
+// Asynchrony (fences observed while work runs, timeouts, independent
+// streams), kernel loading and unloading, chunking, the pooled allocator, and
+// agreement with the reference runtime. Tests that need a stream held busy
+// block it in the Execute test hook on a latch: no sleeps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestSupport.h"
+
+#include "runtime/Version.h"
+#include "runtime/device/HostAllocator.h"
+#include "runtime/device/HostIsa.h"
+#include "runtime/device/HostRuntime.h"
+#include "runtime/device/ReferenceRuntime.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <latch>
+
+using namespace fuse;
+using namespace fuse::device;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// Holds the first `count` submissions that start executing until opened.
+class StreamGate {
+public:
+  explicit StreamGate(DeviceRuntime &runtime, int count = 1)
+      : reached(count), remaining(count) {
+    runtime.setFaultHookForTesting([this](FaultPoint point) {
+      if (point == FaultPoint::Execute && remaining.fetch_sub(1) > 0) {
+        reached.count_down();
+        open.wait();
+      }
+      if (point == FaultPoint::Wait && indeterminate.load())
+        return std::optional<Error>(
+            Error{ErrorCode::Injected, "cannot prove completion"});
+      if (point == FaultPoint::SubmitAfterEnqueue && afterEnqueue.load())
+        return std::optional<Error>(
+            Error{ErrorCode::Injected, "lost after enqueue"});
+      return std::optional<Error>();
+    });
+  }
+
+  std::latch reached;
+  std::latch open{1};
+  std::atomic<int> remaining;
+  std::atomic<bool> indeterminate{false};
+  std::atomic<bool> afterEnqueue{false};
+};
+
+HostRuntime::Options options(unsigned threads = 4) {
+  return HostRuntime::Options{64 << 20, threads};
+}
+
+Fence submitZero(HostRuntime &runtime, Stream &stream, uint64_t bytes) {
+  AllocationPermit permit = std::move(*runtime.reserve(bytes));
+  Buffer buffer = *runtime.allocate(permit, bytes);
+  CommandBatch batch;
+  batch.add(std::move(*runtime.encodeZero(buffer, 0, bytes)));
+  SubmitResult submitted = runtime.submit(stream, std::move(batch));
+  EXPECT_TRUE(submitted.submitted());
+  return submitted.fence();
+}
+
+int mappedKernelLibraries() {
+  std::ifstream maps("/proc/self/maps");
+  int count = 0;
+  for (std::string line; std::getline(maps, line);)
+    count += line.find("fuse-host-kernels") != std::string::npos;
+  return count;
+}
+
+TEST(HostRuntime, DescribesItself) {
+  HostRuntime runtime(options(3));
+  EXPECT_EQ(runtime.descriptor().kind, DeviceKind::Host);
+  EXPECT_EQ(runtime.descriptor().computeUnits, 3u);
+  EXPECT_EQ(runtime.descriptor().memoryBudgetBytes, uint64_t(64) << 20);
+  EXPECT_TRUE(runtime.descriptor().target.starts_with("host-x86-64-v"));
+  EXPECT_GT(HostRuntime().descriptor().memoryBudgetBytes, 0u);
+}
+
+TEST(HostRuntime, FenceIsPendingWhileWorkRunsAndWaitTimesOut) {
+  HostRuntime runtime(options());
+  StreamGate gate(runtime);
+  Stream stream = *runtime.createStream();
+  Fence fence = submitZero(runtime, stream, 4096);
+  gate.reached.wait();
+  EXPECT_TRUE(std::holds_alternative<FencePending>(runtime.queryFence(fence)));
+  StreamState state = runtime.streamState(stream);
+  ASSERT_TRUE(std::holds_alternative<StreamSubmitted>(state));
+  EXPECT_EQ(std::get<StreamSubmitted>(state).pendingSubmissions, 1u);
+  DeviceResult<TerminalReceipt> timedOut = runtime.waitFence(fence, 1ms);
+  ASSERT_FALSE(timedOut.ok());
+  EXPECT_EQ(timedOut.error().code, ErrorCode::Timeout);
+  EXPECT_TRUE(runtime.describeError(timedOut.error()).retryable);
+  gate.open.count_down();
+  DeviceResult<TerminalReceipt> receipt = runtime.waitFence(fence, 10s);
+  ASSERT_TRUE(receipt.ok());
+  EXPECT_TRUE(std::holds_alternative<Succeeded>(*receipt));
+  EXPECT_TRUE(std::holds_alternative<StreamReady>(runtime.streamState(stream)));
+}
+
+TEST(HostRuntime, PendingWorkHoldsItsBuffersUntilTerminal) {
+  HostRuntime runtime(options());
+  StreamGate gate(runtime);
+  Stream stream = *runtime.createStream();
+  Fence fence = submitZero(runtime, stream, 8192);
+  gate.reached.wait();
+  // Every handle is gone; only the pending submission holds the buffer.
+  EXPECT_EQ(runtime.memoryUsage().inUseBytes, 8192u);
+  gate.open.count_down();
+  ASSERT_TRUE(runtime.waitFence(fence, 10s).ok());
+  EXPECT_EQ(runtime.memoryUsage().inUseBytes, 0u);
+}
+
+TEST(HostRuntime, FailureAfterEnqueueHoldsResourcesUntilQuiescent) {
+  HostRuntime runtime(options());
+  StreamGate gate(runtime);
+  Stream stream = *runtime.createStream();
+  Fence running = submitZero(runtime, stream, 4096);
+  gate.reached.wait();
+  gate.afterEnqueue = true;
+  Fence lost = submitZero(runtime, stream, 4096);
+  gate.afterEnqueue = false;
+  EXPECT_TRUE(
+      std::holds_alternative<StreamFailed>(runtime.streamState(stream)));
+  EXPECT_TRUE(std::holds_alternative<FencePending>(runtime.queryFence(lost)));
+  EXPECT_EQ(runtime.memoryUsage().inUseBytes, 8192u);
+  EXPECT_FALSE(runtime.resetStream(stream).ok());
+  gate.open.count_down();
+  DeviceResult<TerminalReceipt> receipt = runtime.waitFence(lost, 10s);
+  ASSERT_TRUE(receipt.ok());
+  ASSERT_TRUE(std::holds_alternative<FailedButQuiescent>(*receipt));
+  EXPECT_EQ(std::get<FailedButQuiescent>(*receipt).error.message,
+            "lost after enqueue");
+  EXPECT_EQ(runtime.memoryUsage().inUseBytes, 0u);
+  EXPECT_TRUE(runtime.resetStream(stream).ok());
+  EXPECT_TRUE(runtime.waitFence(running, 10s).ok());
+}
+
+TEST(HostRuntime, IndeterminateAnswersReleaseNothing) {
+  HostRuntime runtime(options());
+  StreamGate gate(runtime);
+  Stream stream = *runtime.createStream();
+  Fence fence = submitZero(runtime, stream, 4096);
+  gate.reached.wait();
+  gate.indeterminate = true;
+  EXPECT_EQ(runtime.waitFence(fence, 10s).error().code,
+            ErrorCode::Indeterminate);
+  EXPECT_TRUE(
+      std::holds_alternative<FenceIndeterminate>(runtime.queryFence(fence)));
+  EXPECT_EQ(runtime.memoryUsage().inUseBytes, 4096u);
+  gate.indeterminate = false;
+  gate.open.count_down();
+  EXPECT_TRUE(runtime.waitFence(fence, 10s).ok());
+  EXPECT_EQ(runtime.memoryUsage().inUseBytes, 0u);
+}
+
+TEST(HostRuntime, StreamsAreIndependent) {
+  HostRuntime runtime(options(2));
+  StreamGate gate(runtime);
+  Stream blocked = *runtime.createStream();
+  Stream free = *runtime.createStream();
+  Fence held = submitZero(runtime, blocked, 4096);
+  gate.reached.wait();
+  // The other stream completes a kernel launch while the first is held.
+  std::vector<float> a = test::randomFloats(3, 100),
+                     b = test::randomFloats(4, 100);
+  Bundle bundle = test::addBundle(100);
+  Executable executable = *runtime.load(bundle);
+  DeviceResult<std::vector<TensorBytes>> out =
+      runBundle(runtime, bundle, executable, free,
+                std::vector<TensorBytes>{test::toBytes(a), test::toBytes(b)});
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  EXPECT_EQ(test::fromBytes<float>((*out)[0])[7], a[7] + b[7]);
+  EXPECT_TRUE(std::holds_alternative<FencePending>(runtime.queryFence(held)));
+  gate.open.count_down();
+  EXPECT_TRUE(runtime.waitFence(held, 10s).ok());
+}
+
+TEST(HostRuntime, SubmitReturnsBeforeTheWorkIsDone) {
+  HostRuntime runtime(options());
+  StreamGate gate(runtime, 3);
+  Stream stream = *runtime.createStream();
+  std::vector<Fence> fences;
+  for (int i = 0; i < 3; ++i)
+    fences.push_back(submitZero(runtime, stream, 4096));
+  // Only the first has started; the queue holds the others in order.
+  EXPECT_EQ(
+      std::get<StreamSubmitted>(runtime.streamState(stream)).pendingSubmissions,
+      3u);
+  gate.open.count_down();
+  ASSERT_TRUE(runtime.synchronize(stream).ok());
+  for (const Fence &fence : fences)
+    EXPECT_TRUE(
+        std::holds_alternative<FenceTerminal>(runtime.queryFence(fence)));
+}
+
+TEST(HostRuntime, KernelsMatchTheReferenceRuntime) {
+  HostRuntime host(options());
+  ReferenceRuntime reference;
+  for (int64_t n : {1, 7, 8, 1000, 4099}) {
+    std::vector<TensorBytes> inputs;
+    for (int i = 0; i < 3; ++i)
+      inputs.push_back(test::toBytes(test::randomFloats(100 * n + i, n)));
+    Bundle bundle = test::mulAddBundle(n);
+    DeviceResult<std::vector<TensorBytes>> fromHost =
+        runBundle(host, bundle, inputs);
+    DeviceResult<std::vector<TensorBytes>> fromReference =
+        runBundle(reference, makeReferenceBundle(bundle.graph), inputs);
+    ASSERT_TRUE(fromHost.ok()) << fromHost.error().message;
+    ASSERT_TRUE(fromReference.ok()) << fromReference.error().message;
+    // One f32 rounding per op on both sides: bit-identical.
+    EXPECT_EQ(*fromHost, *fromReference) << n;
+  }
+}
+
+TEST(HostRuntime, ChunksStartOnMultiplesOfTheGrain) {
+  HostRuntime runtime(options(4));
+  const int64_t n = 1003, grain = 16;
+  GraphBuilder builder;
+  TensorId x = builder.input({ElementType::I64, {n}});
+  builder.output(builder.neg(x));
+  Bundle bundle;
+  bundle.graph = *builder.finish();
+  bundle.target = test::hostTarget();
+  bundle.versionId = versionId();
+  bundle.inputs = bundle.graph.inputs;
+  bundle.outputs = {bundle.graph.outputs[0].tensor};
+  bundle.kernels.push_back(test::hostKernel("fuse_test_record_chunks",
+                                            {{BindingKind::GraphOutput, 0}},
+                                            {0}, n, grain));
+  bundle.launchOrder = {0};
+  DeviceResult<std::vector<TensorBytes>> out =
+      runBundle(runtime, bundle, std::vector<TensorBytes>{TensorBytes(n * 8)});
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  std::vector<int64_t> begins = test::fromBytes<int64_t>((*out)[0]);
+  int64_t chunks = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    ASSERT_EQ(begins[i] % grain, 0) << i;
+    ASSERT_LE(begins[i], i);
+    chunks += begins[i] == i;
+  }
+  EXPECT_GT(chunks, 1);
+}
+
+TEST(HostRuntime, LibraryStaysLoadedUntilItsLastFenceIsTerminal) {
+  int before = mappedKernelLibraries();
+  HostRuntime runtime(options());
+  Stream stream = *runtime.createStream();
+  Bundle bundle = test::addBundle(4);
+  Fence fence;
+  StreamGate gate(runtime);
+  {
+    Executable executable = *runtime.load(bundle);
+    EXPECT_GT(mappedKernelLibraries(), before);
+    AllocationPermit permit = std::move(*runtime.reserve(48));
+    Buffer a = *runtime.allocate(permit, 16), b = *runtime.allocate(permit, 16),
+           c = *runtime.allocate(permit, 16);
+    CommandBatch batch;
+    batch.add(std::move(
+        *runtime.encodeLaunch(executable, 0, bundle.kernels[0].launch,
+                              {bindWhole(a), bindWhole(b), bindWhole(c)})));
+    SubmitResult submitted = runtime.submit(stream, std::move(batch));
+    ASSERT_TRUE(submitted.submitted());
+    fence = submitted.fence();
+  }
+  gate.reached.wait();
+  EXPECT_GT(mappedKernelLibraries(), before);
+  gate.open.count_down();
+  ASSERT_TRUE(runtime.waitFence(fence, 10s).ok());
+  EXPECT_EQ(mappedKernelLibraries(), before);
+}
+
+TEST(HostRuntime, RejectsBundlesItCannotRun) {
+  HostRuntime runtime(options());
+  Bundle ptx = test::addBundle(4);
+  ptx.kernels[0].payloadKind = PayloadKind::PtxText;
+  EXPECT_EQ(runtime.load(ptx).error().code, ErrorCode::Unsupported);
+
+  Bundle gpu = test::addBundle(4);
+  gpu.kernels[0].target = "sm_90";
+  EXPECT_EQ(runtime.load(gpu).error().code, ErrorCode::Incompatible);
+
+  Bundle stale = test::addBundle(4);
+  stale.versionId = "00000000000000000000000000000000";
+  DeviceResult<Executable> staleLoad = runtime.load(stale);
+  ASSERT_FALSE(staleLoad.ok());
+  EXPECT_EQ(staleLoad.error().code, ErrorCode::Incompatible);
+  EXPECT_NE(staleLoad.error().message.find(versionId()), std::string::npos);
+
+  Bundle missing = test::addBundle(4);
+  missing.kernels[0].entry = "no_such_kernel";
+  DeviceResult<Executable> missingLoad = runtime.load(missing);
+  ASSERT_FALSE(missingLoad.ok());
+  EXPECT_EQ(missingLoad.error().code, ErrorCode::KernelLoadFailed);
+  EXPECT_NE(missingLoad.error().message.find("no_such_kernel"),
+            std::string::npos);
+
+  Bundle garbage = test::addBundle(4);
+  garbage.kernels[0].payload = {1, 2, 3, 4};
+  EXPECT_EQ(runtime.load(garbage).error().code, ErrorCode::KernelLoadFailed);
+
+  Bundle broken = test::addBundle(4);
+  broken.kernels[0].bindings[2].index = 5;
+  EXPECT_EQ(runtime.load(broken).error().code, ErrorCode::InvalidArgument);
+
+  if (!hostSupports(HostIsaLevel::X86_64_V4)) {
+    Bundle v4 = test::addBundle(4);
+    v4.kernels[0].target = "host-x86-64-v4";
+    EXPECT_EQ(runtime.load(v4).error().code, ErrorCode::Incompatible);
+  }
+}
+
+TEST(HostRuntime, LaunchChecksItsBindings) {
+  HostRuntime runtime(options());
+  Bundle bundle = test::addBundle(4);
+  Executable executable = *runtime.load(bundle);
+  EXPECT_EQ(executable.kernelCount(), 1u);
+  AllocationPermit permit = std::move(*runtime.reserve(64));
+  Buffer big = *runtime.allocate(permit, 16),
+         small = *runtime.allocate(permit, 8);
+  LaunchConfig config = bundle.kernels[0].launch;
+  EXPECT_FALSE(runtime.encodeLaunch(executable, 1, config, {}).ok());
+  EXPECT_FALSE(
+      runtime.encodeLaunch(executable, 0, config, {bindWhole(big)}).ok());
+  DeviceResult<Command> tooSmall =
+      runtime.encodeLaunch(executable, 0, config,
+                           {bindWhole(big), bindWhole(big), bindWhole(small)});
+  ASSERT_FALSE(tooSmall.ok());
+  EXPECT_NE(tooSmall.error().message.find("uses 16"), std::string::npos)
+      << tooSmall.error().message;
+  EXPECT_FALSE(runtime
+                   .encodeLaunch(executable, 0, config,
+                                 {bindWhole(big), bindWhole(big),
+                                  BufferBinding{big, 8, 16}})
+                   .ok());
+}
+
+TEST(HostRuntime, AllocatorReusesMemory) {
+  HostRuntime runtime(options());
+  for (int i = 0; i < 10; ++i) {
+    AllocationPermit permit = std::move(*runtime.reserve(3 << 20));
+    Buffer a = *runtime.allocate(permit, 1 << 20);
+    Buffer b = *runtime.allocate(permit, (1 << 20) + 1);
+    Buffer c = *runtime.allocate(permit, 100);
+  }
+  EXPECT_EQ(runtime.mappedBlocksForTesting(), 3u);
+  EXPECT_GT(runtime.memoryUsage().pooledBytes, 2u << 20);
+  runtime.memoryCleanup();
+  EXPECT_EQ(runtime.memoryUsage().pooledBytes, 0u);
+  EXPECT_EQ(runtime.mappedBlocksForTesting(), 0u);
+}
+
+TEST(HostAllocator, SizeClassesArePagesFourPerDoubling) {
+  EXPECT_EQ(HostAllocator::sizeClass(1), 4096u);
+  EXPECT_EQ(HostAllocator::sizeClass(4096), 4096u);
+  EXPECT_EQ(HostAllocator::sizeClass(4097), 8192u);
+  EXPECT_EQ(HostAllocator::sizeClass(9 * 4096), 10 * 4096u);
+  for (uint64_t bytes = 1; bytes < (uint64_t(1) << 32); bytes = bytes * 3 + 1) {
+    uint64_t size = HostAllocator::sizeClass(bytes);
+    EXPECT_GE(size, bytes);
+    EXPECT_EQ(size % 4096, 0u);
+    if (bytes > 4 * 4096)
+      EXPECT_LE(size, bytes + bytes / 4 + 4096) << bytes;
+  }
+  HostAllocator allocator;
+  std::byte *block = allocator.allocate(5000);
+  ASSERT_NE(block, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(block) % 4096, 0u);
+  allocator.free(block, 5000);
+  EXPECT_EQ(allocator.allocate(6000), block);
+  allocator.free(block, 6000);
+}
+
+TEST(HostRuntime, HandlesOutliveTheRuntime) {
+  Buffer buffer;
+  Fence fence;
+  Stream stream;
+  {
+    HostRuntime runtime(options());
+    stream = *runtime.createStream();
+    AllocationPermit permit = std::move(*runtime.reserve(64));
+    buffer = *runtime.allocate(permit, 64);
+    CommandBatch batch;
+    batch.add(std::move(*runtime.encodeZero(buffer, 0, 64)));
+    SubmitResult submitted = runtime.submit(stream, std::move(batch));
+    ASSERT_TRUE(submitted.submitted());
+    fence = submitted.fence();
+  }
+  EXPECT_EQ(buffer.size(), 64u);
+  EXPECT_TRUE(fence.valid());
+}
+
+} // namespace

@@ -1,0 +1,179 @@
+//===- ReferenceRuntimeTest.cpp - Reference execution of bundles ----------===//
+//
+// Graphs run on the reference runtime through makeReferenceBundle and
+// runBundle, against values computed by hand; bundles of several kernels
+// with intermediates in the arena; and the counters of snapshot().
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestSupport.h"
+
+#include "runtime/device/ReferenceRuntime.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace fuse;
+using namespace fuse::device;
+
+namespace {
+
+std::vector<TensorBytes> run(ReferenceRuntime &runtime, const Graph &graph,
+                             std::vector<TensorBytes> inputs) {
+  DeviceResult<std::vector<TensorBytes>> outputs =
+      runBundle(runtime, makeReferenceBundle(graph), inputs);
+  EXPECT_TRUE(outputs.ok()) << outputs.error().message;
+  return outputs.ok() ? *outputs : std::vector<TensorBytes>{};
+}
+
+TEST(ReferenceRuntime, ElementwiseFloatGraph) {
+  ReferenceRuntime runtime;
+  GraphBuilder builder;
+  TensorType type{ElementType::F32, {4}};
+  TensorId a = builder.input(type), b = builder.input(type);
+  TensorId sum = builder.add(a, b);
+  builder.output(builder.mul(sum, builder.exp(b)));
+  builder.output(sum);
+  std::vector<float> x = {1.5f, -2.0f, 0.25f, 3.0f};
+  std::vector<float> y = {0.5f, 1.0f, -0.25f, -1.0f};
+  std::vector<TensorBytes> out =
+      run(runtime, *builder.finish(), {test::toBytes(x), test::toBytes(y)});
+  ASSERT_EQ(out.size(), 2u);
+  std::vector<float> product = test::fromBytes<float>(out[0]);
+  std::vector<float> sums = test::fromBytes<float>(out[1]);
+  std::vector<float> expectedSums = {2.0f, -1.0f, 0.0f, 2.0f};
+  EXPECT_EQ(sums, expectedSums);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_FLOAT_EQ(product[i], expectedSums[i] * std::exp(y[i])) << i;
+}
+
+TEST(ReferenceRuntime, ReductionAndMatmul) {
+  ReferenceRuntime runtime;
+  GraphBuilder builder;
+  TensorId a = builder.input({ElementType::F32, {2, 3}});
+  TensorId b = builder.input({ElementType::F32, {3, 2}});
+  builder.output(builder.matmul(a, b));
+  builder.output(builder.reduce(ReduceKind::Sum, a, {1}));
+  std::vector<float> x = {1, 2, 3, 4, 5, 6};
+  std::vector<float> y = {7, 8, 9, 10, 11, 12};
+  std::vector<TensorBytes> out =
+      run(runtime, *builder.finish(), {test::toBytes(x), test::toBytes(y)});
+  ASSERT_EQ(out.size(), 2u);
+  // [1 2 3; 4 5 6] x [7 8; 9 10; 11 12] = [58 64; 139 154].
+  EXPECT_EQ(test::fromBytes<float>(out[0]),
+            (std::vector<float>{58, 64, 139, 154}));
+  EXPECT_EQ(test::fromBytes<float>(out[1]), (std::vector<float>{6, 15}));
+}
+
+TEST(ReferenceRuntime, IntegersAreExact) {
+  ReferenceRuntime runtime;
+  GraphBuilder builder;
+  TensorType type{ElementType::I32, {4}};
+  TensorId a = builder.input(type), b = builder.input(type);
+  builder.output(builder.div(a, b));
+  builder.output(builder.add(a, b));
+  std::vector<int32_t> x = {7, -7, INT32_MAX, 5};
+  std::vector<int32_t> y = {2, 2, 1, 0};
+  std::vector<TensorBytes> out =
+      run(runtime, *builder.finish(), {test::toBytes(x), test::toBytes(y)});
+  ASSERT_EQ(out.size(), 2u);
+  // Truncating division, 0 for division by zero, wrap-around on overflow.
+  EXPECT_EQ(test::fromBytes<int32_t>(out[0]),
+            (std::vector<int32_t>{3, -3, INT32_MAX, 0}));
+  EXPECT_EQ(test::fromBytes<int32_t>(out[1]),
+            (std::vector<int32_t>{9, -5, INT32_MIN, 5}));
+}
+
+TEST(ReferenceRuntime, AnInputMayBeAnOutput) {
+  ReferenceRuntime runtime;
+  GraphBuilder builder;
+  TensorId a = builder.input({ElementType::I64, {2}});
+  builder.output(a);
+  builder.output(builder.neg(a));
+  std::vector<TensorBytes> out = run(
+      runtime, *builder.finish(), {test::toBytes(std::vector<int64_t>{4, -9})});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(test::fromBytes<int64_t>(out[0]), (std::vector<int64_t>{4, -9}));
+  EXPECT_EQ(test::fromBytes<int64_t>(out[1]), (std::vector<int64_t>{-4, 9}));
+}
+
+TEST(ReferenceRuntime, ExecutesEachKernelsOpsWithIntermediatesInTheArena) {
+  ReferenceRuntime runtime;
+  const int64_t n = 5;
+  // Payloads are ignored: the covered ops are interpreted.
+  Bundle bundle = test::mulAddBundle(n);
+  std::vector<float> a = test::randomFloats(1, n), b = test::randomFloats(2, n),
+                     c = test::randomFloats(3, n);
+  DeviceResult<std::vector<TensorBytes>> out =
+      runBundle(runtime, bundle,
+                std::vector<TensorBytes>{test::toBytes(a), test::toBytes(b),
+                                         test::toBytes(c)});
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  std::vector<float> result = test::fromBytes<float>((*out)[0]);
+  for (int64_t i = 0; i < n; ++i)
+    EXPECT_EQ(result[i], a[i] * b[i] + c[i]);
+  ReferenceSnapshot snapshot = runtime.snapshot();
+  EXPECT_EQ(snapshot.launches, 2u);
+  EXPECT_EQ(snapshot.opsExecuted, 2u);
+  EXPECT_EQ(snapshot.submissions, 1u);
+  // Three inputs, one output, one arena.
+  EXPECT_EQ(snapshot.allocations, 5u);
+  EXPECT_EQ(snapshot.allocatedBytes, uint64_t(4 * n * 4 + 64 + n * 4));
+  // Uploads, then two launches.
+  EXPECT_EQ(snapshot.commands, 5u);
+}
+
+TEST(ReferenceRuntime, AnAliasedOutputIsWrittenInPlace) {
+  ReferenceRuntime runtime;
+  GraphBuilder builder;
+  TensorType type{ElementType::F32, {3}};
+  TensorId a = builder.input(type), b = builder.input(type);
+  builder.output(builder.add(a, b));
+  Bundle bundle = makeReferenceBundle(*builder.finish());
+  bundle.aliases.push_back({0, 0});
+  ASSERT_TRUE(verifyBundle(bundle).ok());
+  DeviceResult<std::vector<TensorBytes>> out = runBundle(
+      runtime, bundle,
+      std::vector<TensorBytes>{test::toBytes(std::vector<float>{1, 2, 3}),
+                               test::toBytes(std::vector<float>{4, 5, 6})});
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  EXPECT_EQ(test::fromBytes<float>((*out)[0]), (std::vector<float>{5, 7, 9}));
+  // Two buffers, not three.
+  EXPECT_EQ(runtime.snapshot().allocations, 2u);
+}
+
+TEST(ReferenceRuntime, FencesAreTerminalOnReturn) {
+  ReferenceRuntime runtime;
+  Stream stream = *runtime.createStream();
+  AllocationPermit permit = std::move(*runtime.reserve(16));
+  Buffer buffer = *runtime.allocate(permit, 16);
+  CommandBatch batch;
+  batch.add(std::move(*runtime.encodeZero(buffer, 0, 16)));
+  SubmitResult submitted = runtime.submit(stream, std::move(batch));
+  ASSERT_TRUE(submitted.submitted());
+  EXPECT_TRUE(std::holds_alternative<FenceTerminal>(
+      runtime.queryFence(submitted.fence())));
+  EXPECT_EQ(runtime.descriptor().kind, DeviceKind::Reference);
+}
+
+TEST(ReferenceRuntime, AFailingEvaluationFailsTheSubmission) {
+  ReferenceRuntime runtime;
+  GraphBuilder builder;
+  TensorType type{ElementType::F32, {2}};
+  TensorId a = builder.input(type);
+  TensorId e = builder.exp(a);
+  builder.output(builder.neg(e));
+  Bundle bundle = makeReferenceBundle(*builder.finish());
+  // Cover only the second op: its operand has no value.
+  bundle.kernels[0].ops = {1};
+  DeviceResult<std::vector<TensorBytes>> out = runBundle(
+      runtime, bundle,
+      std::vector<TensorBytes>{test::toBytes(std::vector<float>{1, 2})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.error().code, ErrorCode::KernelFailed);
+  EXPECT_NE(out.error().message.find("reference evaluation failed"),
+            std::string::npos);
+}
+
+} // namespace

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds the runtime alone (no MLIR) with AddressSanitizer and
+# UndefinedBehaviorSanitizer in its own build folder and runs its tests
+# there; any report fails the run. CI calls it; so can anyone:
+#   test/runtime/sanitizers.sh [build-dir]
+set -euo pipefail
+source_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+build_dir="${1:-${source_dir}/build-sanitizers}"
+
+cmake -G Ninja -S "${source_dir}" -B "${build_dir}" \
+  -DFUSE_ENABLE_COMPILER=OFF \
+  -DCMAKE_BUILD_TYPE=Debug \
+  -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+  -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined"
+ninja -C "${build_dir}"
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+cd "${build_dir}" && ctest --output-on-failure
