@@ -1,0 +1,150 @@
+//===- NumericsTest.cpp - Tolerances and compare --------------------------===//
+
+#include "runtime/ir/Numerics.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace fuse;
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+TEST(NumericsTest, MachineEpsilon) {
+  EXPECT_EQ(machineEpsilon(ElementType::F64), 2.220446049250313e-16);
+  EXPECT_EQ(machineEpsilon(ElementType::F32), 1.1920928955078125e-07);
+  EXPECT_EQ(machineEpsilon(ElementType::F16), 0.0009765625);
+  EXPECT_EQ(machineEpsilon(ElementType::BF16), 0.0078125);
+  EXPECT_EQ(machineEpsilon(ElementType::I32), 0.0);
+}
+
+TEST(NumericsTest, TolerancePerClassAndType) {
+  const double eps = 1.1920928955078125e-07;
+  EXPECT_TRUE(tolerance(NumericClass::Exact, ElementType::F32).isExact());
+  EXPECT_TRUE(tolerance(NumericClass::Matmul, ElementType::I32, 100).isExact());
+  EXPECT_EQ(tolerance(NumericClass::Elementwise, ElementType::F32),
+            (Tolerance{2 * eps, std::ldexp(1.0, -126)}));
+  EXPECT_EQ(tolerance(NumericClass::Elementwise, ElementType::F16),
+            (Tolerance{2 * 0.0009765625, std::ldexp(1.0, -14)}));
+  EXPECT_EQ(tolerance(NumericClass::Transcendental, ElementType::BF16),
+            (Tolerance{8 * 0.0078125, 8 * 0.0078125}));
+  // n = 100: rtol 2 eps (1 + 10), atol 100 eps.
+  EXPECT_EQ(tolerance(NumericClass::Reduction, ElementType::F32, 100),
+            (Tolerance{22 * eps, 100 * eps}));
+  EXPECT_EQ(tolerance(NumericClass::Matmul, ElementType::F32, 100),
+            tolerance(NumericClass::Reduction, ElementType::F32, 100));
+  EXPECT_LT(tolerance(NumericClass::Reduction, ElementType::F64, 100).rtol,
+            tolerance(NumericClass::Reduction, ElementType::F32, 100).rtol);
+}
+
+TEST(NumericsTest, OpClasses) {
+  EXPECT_EQ(numericClass({OpKind::Add, {}, {}, {}}), NumericClass::Elementwise);
+  EXPECT_EQ(numericClass({OpKind::Exp, {}, {}, {}}),
+            NumericClass::Transcendental);
+  EXPECT_EQ(numericClass({OpKind::Floor, {}, {}, {}}), NumericClass::Exact);
+  EXPECT_EQ(numericClass({OpKind::Transpose, {}, {}, {}}), NumericClass::Exact);
+  EXPECT_EQ(numericClass({OpKind::Matmul, {}, {}, {}}), NumericClass::Matmul);
+  EXPECT_EQ(
+      numericClass(
+          {OpKind::Reduce, {}, {}, {{"kind", Attribute::enumName("mean")}}}),
+      NumericClass::Reduction);
+  EXPECT_EQ(
+      numericClass(
+          {OpKind::Reduce, {}, {}, {{"kind", Attribute::enumName("max")}}}),
+      NumericClass::Exact);
+}
+
+TEST(NumericsTest, ToleranceFromGraph) {
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F32, {4, 64}});
+  TensorId w = b.input({ElementType::F32, {16, 64}});
+  TensorId y = b.matmul(x, w, false, true);
+  TensorId s = b.reduce(ReduceKind::Sum, b.exp(y), {0, 1});
+  b.output(s);
+  Graph graph = b.finish().take();
+  const double eps = machineEpsilon(ElementType::F32);
+  // K = 64 (w transposed).
+  EXPECT_EQ(toleranceFor(graph, graph.ops[0]),
+            (Tolerance{2 * eps * 9, 64 * eps}));
+  // 4 * 16 = 64 reduced elements.
+  EXPECT_EQ(toleranceFor(graph, graph.ops[2]),
+            (Tolerance{2 * eps * 9, 64 * eps}));
+  EXPECT_EQ(toleranceForTensor(graph, s),
+            toleranceFor(graph, graph.ops[0]) +
+                tolerance(NumericClass::Transcendental, ElementType::F32) +
+                toleranceFor(graph, graph.ops[2]));
+  EXPECT_TRUE(toleranceForTensor(graph, x).isExact());
+}
+
+TEST(NumericsTest, CompareFloats) {
+  const TensorType type{ElementType::F64, {5}};
+  HostTensorData expected = HostTensorData::fromDoubles(
+      type, std::vector<double>{1.0, kNaN, kInf, 0.0, 100.0});
+  HostTensorData close = HostTensorData::fromDoubles(
+      type, std::vector<double>{1.0 + 1e-9, kNaN, kInf, 1e-12, 100.0});
+  const Tolerance tolerance{1e-8, 1e-10};
+  Comparison pass = compare(expected.view(), close.view(), tolerance);
+  EXPECT_TRUE(pass.ok) << pass.message;
+  EXPECT_EQ(pass.firstMismatch, -1);
+  EXPECT_NEAR(pass.maxAbsError, 1e-9, 1e-15);
+  EXPECT_NEAR(pass.maxRelError, 1e-9, 1e-15);
+  EXPECT_TRUE(pass.message.empty());
+
+  HostTensorData far = HostTensorData::fromDoubles(
+      type, std::vector<double>{1.0, 2.0, -kInf, 0.0, 101.0});
+  Comparison fail = compare(expected.view(), far.view(), tolerance);
+  EXPECT_FALSE(fail.ok);
+  EXPECT_EQ(fail.mismatches, 3);
+  EXPECT_EQ(fail.firstMismatch, 1);
+  EXPECT_TRUE(std::isnan(fail.expectedAtFirstMismatch));
+  EXPECT_EQ(fail.actualAtFirstMismatch, 2.0);
+  EXPECT_EQ(fail.maxAbsError, 1.0);
+  EXPECT_EQ(fail.maxRelError, 0.01);
+  EXPECT_EQ(
+      fail.message.rfind("3 of 5 f64 elements differ; first at index 1", 0), 0u)
+      << fail.message;
+}
+
+TEST(NumericsTest, CompareIntegersIsExact) {
+  const TensorType type{ElementType::I32, {3}};
+  HostTensorData expected =
+      HostTensorData::fromInts(type, std::vector<std::int64_t>{1, 2, 3});
+  HostTensorData actual =
+      HostTensorData::fromInts(type, std::vector<std::int64_t>{1, 2, 4});
+  Comparison result = compare(expected.view(), actual.view(), {1.0, 1.0});
+  EXPECT_FALSE(result.ok);
+  EXPECT_EQ(result.firstMismatch, 2);
+  EXPECT_TRUE(compare(expected.view(), expected.view(), {}).ok);
+}
+
+TEST(NumericsTest, CompareTypeMismatch) {
+  HostTensorData a = HostTensorData::fromDoubles({ElementType::F32, {2}},
+                                                 std::vector<double>{1, 2});
+  HostTensorData b = HostTensorData::fromDoubles({ElementType::F16, {2}},
+                                                 std::vector<double>{1, 2});
+  Comparison result = compare(a.view(), b.view(), {});
+  EXPECT_FALSE(result.ok);
+  EXPECT_EQ(result.message,
+            "type mismatch: expected tensor<2xf32>, got tensor<2xf16>");
+}
+
+TEST(NumericsTest, OneUlpOfF16PassesElementwiseTolerance) {
+  // A back end that rounds f16 twice can be one ulp off.
+  const TensorType type{ElementType::F16, {1}};
+  HostTensorData expected =
+      HostTensorData::fromDoubles(type, std::vector<double>{1.0});
+  HostTensorData oneUlp = HostTensorData::fromDoubles(
+      type, std::vector<double>{1.0 + std::ldexp(1.0, -10)});
+  HostTensorData threeUlp = HostTensorData::fromDoubles(
+      type, std::vector<double>{1.0 + 3 * std::ldexp(1.0, -10)});
+  const Tolerance tolerance =
+      fuse::tolerance(NumericClass::Elementwise, ElementType::F16);
+  EXPECT_TRUE(compare(expected.view(), oneUlp.view(), tolerance).ok);
+  EXPECT_FALSE(compare(expected.view(), threeUlp.view(), tolerance).ok);
+}
+
+} // namespace
