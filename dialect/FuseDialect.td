@@ -38,7 +38,6 @@ def Fuse_Dialect : Dialect {
 // Types
 //===----------------------------------------------------------------------===//
 
-def Fuse_AnyElement : AnyTypeOf<[F32, F16, BF16, F64, I1, I8, I32, I64]>;
 def Fuse_Tensor : StaticShapeTensorOf<[F32, F16, BF16, F64, I1, I8, I32, I64]>;
 def Fuse_FloatTensor : StaticShapeTensorOf<[F32, F16, BF16, F64]>;
 def Fuse_NumericTensor : StaticShapeTensorOf<[F32, F16, BF16, F64, I8, I32, I64]>;

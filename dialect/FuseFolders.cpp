@@ -114,8 +114,8 @@ OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult SignOp::fold(FoldAdaptor adaptor) {
-  if (OpFoldResult r = foldUnaryFloat(
-          adaptor.getOperand(), getType(), [](double x) {
+  if (OpFoldResult r =
+          foldUnaryFloat(adaptor.getOperand(), getType(), [](double x) {
             return std::isnan(x) ? x : (x > 0) - (x < 0) + 0.0;
           }))
     return r;

@@ -202,7 +202,6 @@ def Fuse_SelectOp : Fuse_Op<"select", [Pure, Elementwise,
     $condition `,` $true_value `,` $false_value attr-dict `:`
     type($condition) `,` type($result)
   }];
-  let hasVerifier = 1;
   let hasFolder = 1;
 }
 
