@@ -157,10 +157,6 @@ static bool isSplatOf(Attribute attr, int64_t value) {
   return false;
 }
 
-static std::optional<APInt> noIntFold(const APInt &, const APInt &) {
-  return std::nullopt;
-}
-
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
   if (isSplatOf(adaptor.getRhs(), 0))
     return getLhs();
@@ -201,28 +197,68 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
   if (isSplatOf(adaptor.getRhs(), 1))
     return getLhs();
+  bool isUnsigned = getIsUnsigned();
   return foldBinary(
       adaptor.getLhs(), adaptor.getRhs(), getType(),
-      [](double a, double b) { return a / b; }, noIntFold);
+      [](double a, double b) { return a / b; },
+      [isUnsigned](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        // Division by zero gives 0; APInt's sdiv wraps the minimum divided
+        // by -1 to the minimum, as the op does.
+        if (b.isZero())
+          return APInt::getZero(a.getBitWidth());
+        return isUnsigned ? a.udiv(b) : a.sdiv(b);
+      });
 }
 
 OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
   return foldBinary(
       adaptor.getLhs(), adaptor.getRhs(), getType(),
-      [](double a, double b) { return std::pow(a, b); }, noIntFold);
+      [](double a, double b) { return std::pow(a, b); },
+      [](const APInt &base, const APInt &exponent) -> std::optional<APInt> {
+        unsigned width = base.getBitWidth();
+        if (exponent.isNegative()) {
+          if (base.isOne())
+            return base;
+          if (base.isAllOnes())
+            return exponent[0] ? base : APInt(width, 1);
+          return APInt::getZero(width);
+        }
+        // Square and multiply, wrapping at the element width.
+        APInt result(width, 1), square = base;
+        for (APInt e = exponent; !e.isZero(); e.lshrInPlace(1)) {
+          if (e[0])
+            result *= square;
+          square *= square;
+        }
+        return result;
+      });
 }
 
 OpFoldResult RemOp::fold(FoldAdaptor adaptor) {
-  bool fmod = getFmod();
+  bool fmod = getFmod(), isUnsigned = getIsUnsigned();
   return foldBinary(
       adaptor.getLhs(), adaptor.getRhs(), getType(),
       [fmod](double a, double b) {
         double r = std::fmod(a, b);
-        if (!fmod && r != 0 && ((r < 0) != (b < 0)))
+        if (fmod)
+          return r;
+        // The floor-mod has the sign of the divisor, zero included (as
+        // Python's -4.0 % 2.0 == 0.0).
+        if (r != 0 && ((r < 0) != (b < 0)))
+          r += b;
+        return r == 0 ? std::copysign(0.0, b) : r;
+      },
+      [fmod, isUnsigned](const APInt &a,
+                         const APInt &b) -> std::optional<APInt> {
+        if (b.isZero())
+          return APInt::getZero(a.getBitWidth());
+        if (isUnsigned)
+          return a.urem(b);
+        APInt r = a.srem(b);
+        if (!fmod && !r.isZero() && r.isNegative() != b.isNegative())
           r += b;
         return r;
-      },
-      noIntFold);
+      });
 }
 
 OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
