@@ -1,9 +1,10 @@
 //===- FuseFolders.cpp - Constant folding and algebraic folds -------------===//
 //
-// Folds on splat constants (computed in double, rounded once to the element
-// type), the identities x+0, x-0, x*1, x/1 (as in XLA, the sign of a zero
-// result may differ from the unfolded -0.0 + 0.0), cast to the same type,
-// identity and composed transposes and reshapes, broadcasts of splats.
+// Folds on splat constants (floats computed in double and rounded once to the
+// element type, integers in APInt wrapping at the element width), the
+// identities x+0, x-0, x*1, x/1 (as in XLA, the sign of a zero result may
+// differ from the unfolded -0.0 + 0.0), cast to the same type, identity and
+// composed transposes and reshapes, broadcasts of splats.
 // Dense (non-splat) constants are left alone: folding them would bake data
 // the size of a tensor into the IR.
 //
