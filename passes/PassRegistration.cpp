@@ -1,9 +1,27 @@
-//===- PassRegistration.cpp - Anchor of the FusePasses library ------------===//
+//===- PassRegistration.cpp - Registration of the Fuse passes -------------===//
 //
-// The passes live one per file; this unit registers them all.
+// The passes live one per file; this unit registers them all, and the fusion
+// pipeline.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
 
-void mlir::fuse::registerFusePasses() {}
+#include "mlir/Pass/PassRegistry.h"
+
+namespace mlir::fuse::detail {
+// The generated registration is also named registerFusePasses: keep it apart
+// from the public one, which adds the pipeline.
+#define GEN_PASS_REGISTRATION
+#include "passes/Passes.h.inc"
+} // namespace mlir::fuse::detail
+
+void mlir::fuse::registerFusePasses() {
+  detail::registerFusePasses();
+  PassPipelineRegistration<FusionPipelineOptions>(
+      "fuse-fusion-pipeline",
+      "Fuse tensor ops into fuse.fusion kernels (canonicalize, cse, "
+      "fuse-duplicate-cheap-producers, fuse-form-fusions, "
+      "fuse-outline-fusions, canonicalize, cse)",
+      buildFusionPipeline);
+}

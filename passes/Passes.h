@@ -1,7 +1,7 @@
 //===- Passes.h - Fuse passes -----------------------------------*- C++ -*-===//
 //
-// Declarations and registration of every Fuse pass (passes/Passes.td).
-// Depends on the fuse dialect and MLIR only.
+// Declarations and registration of every Fuse pass (passes/Passes.td) and of
+// the fusion pipeline. Depends on the fuse dialect and MLIR only.
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,13 +9,46 @@
 #define FUSE_PASSES_PASSES_H
 
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassOptions.h"
 
 namespace mlir::fuse {
 
 #define GEN_PASS_DECL
 #include "passes/Passes.h.inc"
 
-/// Registers every Fuse pass with the global registry (for fuse-opt).
+/// Options of `fuse-fusion-pipeline`; the cost model constants default to
+/// those of fuse-form-fusions.
+struct FusionPipelineOptions
+    : public PassPipelineOptions<FusionPipelineOptions> {
+  Option<bool> explain{*this, "explain",
+                       llvm::cl::desc("Emit one remark per fusion decision"),
+                       llvm::cl::init(false)};
+  Option<int64_t> launchCostBytes{
+      *this, "launch-cost-bytes",
+      llvm::cl::desc("What one kernel launch costs, in bytes of traffic"),
+      llvm::cl::init(FuseFormFusionsOptions().launchCostBytes)};
+  Option<int64_t> matmulTile{
+      *this, "matmul-tile",
+      llvm::cl::desc("Output tile edge of the matmul schedule"),
+      llvm::cl::init(FuseFormFusionsOptions().matmulTile)};
+  Option<unsigned> maxLiveValues{
+      *this, "max-live-values",
+      llvm::cl::desc("Most values a kernel may keep live at once"),
+      llvm::cl::init(FuseFormFusionsOptions().maxLiveValues)};
+  Option<unsigned> maxOperands{
+      *this, "max-operands",
+      llvm::cl::desc("Most inputs plus outputs of one kernel"),
+      llvm::cl::init(FuseFormFusionsOptions().maxOperands)};
+};
+
+/// Canonicalize and CSE, then duplicate cheap producers, form fusion groups,
+/// outline them into fuse.fusion kernels, and canonicalize and CSE again.
+/// `pm` runs on a module.
+void buildFusionPipeline(OpPassManager &pm,
+                         const FusionPipelineOptions &options);
+
+/// Registers every Fuse pass and pipeline with the global registry (for
+/// fuse-opt).
 void registerFusePasses();
 
 } // namespace mlir::fuse

@@ -10,4 +10,166 @@
 
 include "mlir/Pass/PassBase.td"
 
+//===----------------------------------------------------------------------===//
+// Fusion
+//===----------------------------------------------------------------------===//
+
+def FuseDuplicateCheapProducers
+    : Pass<"fuse-duplicate-cheap-producers", "func::FuncOp"> {
+  let summary = "Give each consumer its own copy of a cheap producer";
+  let description = [{
+    A broadcast, cast, reshape or transpose with several consumers is cloned
+    next to each of them, so that every consumer kernel recomputes it from
+    its (usually smaller) operand instead of reading a materialized copy. The
+    cost model decides: with `n` consumers, duplicating reads the operand `n`
+    times; materializing reads it once, writes the result once and reads the
+    result `n` times. The producer is duplicated when that reads and writes
+    no more bytes. A consumer outside the fuse dialect (`func.return`) keeps
+    the original.
+
+    Run it right before `fuse-form-fusions`: CSE would merge the copies
+    again.
+
+    Before:
+    ```mlir
+    %b = fuse.broadcast %bias, dims = [1] : tensor<32xf32> -> tensor<8x32xf32>
+    %x = fuse.add %a, %b : tensor<8x32xf32>
+    %y = fuse.mul %c, %b : tensor<8x32xf32>
+    ```
+    After:
+    ```mlir
+    %b0 = fuse.broadcast %bias, dims = [1] : tensor<32xf32> -> tensor<8x32xf32>
+    %x = fuse.add %a, %b0 : tensor<8x32xf32>
+    %b1 = fuse.broadcast %bias, dims = [1] : tensor<32xf32> -> tensor<8x32xf32>
+    %y = fuse.mul %c, %b1 : tensor<8x32xf32>
+    ```
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Emit one remark per decision, with the bytes it saves or costs">,
+  ];
+  let statistics = [
+    Statistic<"numDuplicated", "duplicated",
+              "Cheap producers cloned into their consumers">,
+    Statistic<"numKept", "kept",
+              "Cheap producers kept because copies would move more bytes">,
+  ];
+  let dependentDialects = ["::mlir::fuse::FuseDialect"];
+}
+
+def FuseFormFusions : Pass<"fuse-form-fusions", "func::FuncOp"> {
+  let summary = "Group tensor ops into kernels with a traffic cost model";
+  let description = [{
+    Decides which ops run as one kernel and marks each fusible op with its
+    group (`fuse.group`, an index) and the group's schedule kind
+    (`fuse.kind`); `fuse-outline-fusions` turns the groups into
+    `fuse.fusion` ops. Groups grow by merging a producer's group into a
+    consumer's group, in three rounds:
+
+    1. matmul epilogues: each matmul takes the elementwise, broadcast and
+       index-remapping (reshape, transpose) ops that consume its result,
+       together with their cheap side inputs (a broadcast bias);
+    2. every other op, consumers first: elementwise chains with broadcasts
+       (`pointwise`); producers into reductions and reduce -> broadcast ->
+       elementwise over the same rows (`row_reduction`,
+       `column_reduction`, `full_reduction`);
+    3. matmul prologues: a producer group into a matmul operand when it is
+       cheap arithmetic that does not multiply the operand's reads.
+
+    A merge happens only when the union is one legal kernel:
+    - no path from one group to the other through an op outside both (it
+      would make a cycle of kernels);
+    - at most one matmul, and no reduction next to it; a prologue holds no
+      transcendental op and no reduction (the matmul re-reads its operand
+      once per tile: they would be recomputed); fused, the prologue's reads
+      times the re-reads cost no more than materializing the operand, plus
+      a launch (`launch-cost-bytes`);
+    - all reductions agree on rows and reduced columns; every other op
+      iterates over the whole domain or over its rows;
+    - at most `max-operands` inputs plus outputs and at most
+      `max-live-values` values live at once (a long chain is split).
+
+    A value needed both inside a group and after it becomes an output of
+    the group (multi-output kernels): nothing is computed twice. The bytes
+    a merge saves are the traffic of the two kernels minus that of the
+    union (inputs read plus outputs written); with `explain`, every
+    decision is a remark on the producer:
+    `fused %1 (fuse.exp) into %2 (fuse.reduce): saves 1 KiB of traffic` or
+    `not fused %4 (fuse.div) into %5 (fuse.matmul): would recompute a
+    reduction for every tile of the matmul`.
+
+    Before:
+    ```mlir
+    %m = fuse.matmul %x, %w : tensor<8x32xf32>, tensor<32x64xf32> -> tensor<8x64xf32>
+    %b = fuse.broadcast %bias, dims = [1] : tensor<64xf32> -> tensor<8x64xf32>
+    %a = fuse.add %m, %b : tensor<8x64xf32>
+    %s = fuse.reduce sum %a dims = [1] : tensor<8x64xf32> -> tensor<8xf32>
+    ```
+    After:
+    ```mlir
+    %m = fuse.matmul %x, %w {fuse.group = 0 : i64, fuse.kind = "matmul"} : ...
+    %b = fuse.broadcast %bias, dims = [1] {fuse.group = 0 : i64, fuse.kind = "matmul"} : ...
+    %a = fuse.add %m, %b {fuse.group = 0 : i64, fuse.kind = "matmul"} : ...
+    %s = fuse.reduce sum %a dims = [1] {fuse.group = 1 : i64, fuse.kind = "row_reduction"} : ...
+    ```
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Emit one remark per fusion decision, with its reason">,
+    Option<"launchCostBytes", "launch-cost-bytes", "int64_t",
+           /*default=*/"16384",
+           "What one kernel launch costs, in bytes of memory traffic">,
+    Option<"matmulTile", "matmul-tile", "int64_t", /*default=*/"64",
+           "Output tile edge of the matmul schedule: an operand is re-read "
+           "once per tile of the other dimension">,
+    Option<"maxLiveValues", "max-live-values", "unsigned", /*default=*/"32",
+           "Most values a kernel may keep live at once (register pressure)">,
+    Option<"maxOperands", "max-operands", "unsigned", /*default=*/"16",
+           "Most inputs plus outputs of one kernel">,
+  ];
+  let statistics = [
+    Statistic<"numKernelsBefore", "kernels-before",
+              "Kernels without fusion (one per tensor op)">,
+    Statistic<"numKernelsAfter", "kernels-after", "Kernels after fusion">,
+    Statistic<"numBytesBefore", "bytes-before",
+              "Estimated bytes read and written without fusion">,
+    Statistic<"numBytesAfter", "bytes-after",
+              "Estimated bytes read and written after fusion">,
+    Statistic<"numFused", "fused", "Merges of a producer into a consumer">,
+    Statistic<"numRefused", "refused", "Merges the cost model refused">,
+  ];
+  let dependentDialects = ["::mlir::fuse::FuseDialect"];
+}
+
+def FuseOutlineFusions : Pass<"fuse-outline-fusions", "func::FuncOp"> {
+  let summary = "Turn each fusion group into a fuse.fusion kernel";
+  let description = [{
+    Moves the ops of each `fuse.group` (set by `fuse-form-fusions`) into one
+    `fuse.fusion` op of the group's schedule kind, isolated from above:
+    values from outside become inputs (constants are cloned in instead), and
+    every value used after the group is yielded (multi-output). A fuse op
+    without a group gets a fusion of its own, so that afterwards every
+    tensor op is inside exactly one `fuse.fusion` and the kernel count is
+    the number of fusion ops. The function is then sorted topologically.
+
+    Before:
+    ```mlir
+    %e = fuse.exp %x {fuse.group = 0 : i64, fuse.kind = "pointwise"} : tensor<8xf32>
+    %t = fuse.tanh %e {fuse.group = 0 : i64, fuse.kind = "pointwise"} : tensor<8xf32>
+    return %e, %t : tensor<8xf32>, tensor<8xf32>
+    ```
+    After:
+    ```mlir
+    %r:2 = fuse.fusion pointwise (%x) : (tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+    ^bb0(%a: tensor<8xf32>):
+      %e = fuse.exp %a : tensor<8xf32>
+      %t = fuse.tanh %e : tensor<8xf32>
+      fuse.yield %e, %t : tensor<8xf32>, tensor<8xf32>
+    }
+    return %r#0, %r#1 : tensor<8xf32>, tensor<8xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::fuse::FuseDialect"];
+}
+
 #endif // FUSE_PASSES_TD

@@ -1,0 +1,329 @@
+//===- FormFusions.cpp - Group tensor ops into kernels --------------------===//
+//
+// Greedy grouping over the producer/consumer DAG of each block. Whether a
+// merge is legal and what it saves comes from FusionCostModel; this file only
+// decides in which order merges are tried and explains the decisions. It marks
+// ops with `fuse.group` and never moves or creates ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/FusionCostModel.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir::fuse {
+#define GEN_PASS_DEF_FUSEFORMFUSIONS
+#include "passes/Passes.h.inc"
+} // namespace mlir::fuse
+
+using namespace mlir;
+using namespace mlir::fuse;
+
+namespace {
+
+/// One candidate kernel while groups grow.
+struct Group {
+  SmallVector<Operation *> ops; // in block order
+  ScheduleKind kind;
+  int64_t trafficBytes;
+  bool hasMatmul;
+};
+
+/// The groups of one block and the merges between them.
+class GroupPlanner {
+public:
+  GroupPlanner(Block &block, const CostModel &model, AsmState *names)
+      : block(block), model(model), names(names) {}
+
+  /// Groups the block's fusible ops and marks them with `fuse.group`.
+  void run();
+
+  unsigned kernelsBefore = 0, kernelsAfter = 0, numMerges = 0, numRefusals = 0;
+  int64_t bytesBefore = 0, bytesAfter = 0;
+
+private:
+  void growEpilogue(Operation *matmul);
+  void pullCheapProducers(Operation *consumer);
+  bool tryMerge(Operation *producer, Operation *consumer);
+  Operation *findPathOutside(unsigned from, unsigned to);
+  Group &groupOf(Operation *op) { return groups[groupIds.lookup(op)]; }
+  std::string describe(Operation *op);
+
+  Block &block;
+  const CostModel &model;
+  AsmState *names;
+  DenseMap<Operation *, unsigned> position;
+  SmallVector<Operation *> fusibleOps;
+  DenseMap<Operation *, unsigned> groupIds;
+  SmallVector<Group> groups;
+  /// The last refusal of each pair, with the sizes its groups had then: a
+  /// pair is tried again only once either group has grown. Refusals are
+  /// explained at the end, for the pairs that stayed apart.
+  struct Refusal {
+    size_t producerSize, consumerSize;
+    std::string why;
+  };
+  llvm::MapVector<std::pair<Operation *, Operation *>, Refusal> refusals;
+};
+
+} // namespace
+
+std::string GroupPlanner::describe(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (op->getNumResults() != 0) {
+    op->getResult(0).printAsOperand(os, *names);
+    os << " ";
+  }
+  os << "(" << op->getName().getStringRef() << ")";
+  return text;
+}
+
+void GroupPlanner::run() {
+  CostModel unlimited;
+  for (Operation &op : block) {
+    position[&op] = position.size();
+    if (!isFusible(&op))
+      continue;
+    fusibleOps.push_back(&op);
+    std::string why;
+    FailureOr<KernelPlan> plan = planKernel({&op}, unlimited, why);
+    groupIds[&op] = groups.size();
+    groups.push_back({{&op},
+                      succeeded(plan) ? plan->kind : ScheduleKind::pointwise,
+                      succeeded(plan) ? plan->trafficBytes : 0,
+                      isa<MatmulOp>(op)});
+    bytesBefore += groups.back().trafficBytes;
+  }
+  kernelsBefore = fusibleOps.size();
+
+  // 1. Matmul epilogues, so that an elementwise tail stays with its matmul.
+  for (Operation *op : fusibleOps)
+    if (isa<MatmulOp>(op))
+      growEpilogue(op);
+
+  // 2. Everything else, consumers first: a consumer's group pulls in its
+  // producers' groups, so that broadcasts join the kernel that reads them.
+  // Sweeps repeat until nothing merges: a per-row value joins the kernel
+  // of its broadcast only once its reduction is in its own group.
+  for (unsigned before = ~0u; before != numMerges;) {
+    before = numMerges;
+    for (Operation *op : llvm::reverse(fusibleOps)) {
+      if (groupOf(op).hasMatmul)
+        continue;
+      for (Value operand : op->getOperands()) {
+        Operation *producer = operand.getDefiningOp();
+        if (producer && isFusible(producer) && !groupOf(producer).hasMatmul)
+          tryMerge(producer, op);
+      }
+    }
+  }
+
+  // 3. Matmul prologues: whole producer groups, now that they are formed.
+  for (Operation *op : fusibleOps) {
+    if (!isa<MatmulOp>(op))
+      continue;
+    for (Value operand : op->getOperands()) {
+      Operation *producer = operand.getDefiningOp();
+      if (producer && isFusible(producer))
+        tryMerge(producer, op);
+    }
+  }
+
+  for (auto &[pair, refusal] : refusals) {
+    auto [producer, consumer] = pair;
+    if (groupIds.lookup(producer) == groupIds.lookup(consumer))
+      continue;
+    ++numRefusals;
+    if (names)
+      producer->emitRemark() << "not fused " << describe(producer) << " into "
+                             << describe(consumer) << ": " << refusal.why;
+  }
+
+  DenseMap<unsigned, int64_t> numbering;
+  for (Operation *op : fusibleOps) {
+    unsigned id = groupIds.lookup(op);
+    auto [it, inserted] = numbering.try_emplace(id, numbering.size());
+    if (inserted) {
+      ++kernelsAfter;
+      bytesAfter += groups[id].trafficBytes;
+    }
+    op->setAttr(
+        "fuse.group",
+        IntegerAttr::get(IntegerType::get(op->getContext(), 64), it->second));
+  }
+}
+
+void GroupPlanner::growEpilogue(Operation *matmul) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    SmallVector<Operation *> members = groupOf(matmul).ops;
+    for (Operation *member : members) {
+      SmallVector<Operation *> users;
+      for (Operation *user : member->getUsers())
+        if (user->getBlock() == &block && isFusible(user) &&
+            !llvm::is_contained(users, user))
+          users.push_back(user);
+      llvm::sort(users, [&](Operation *a, Operation *b) {
+        return position[a] < position[b];
+      });
+      for (Operation *user : users) {
+        if (groupIds.lookup(user) == groupIds.lookup(matmul) ||
+            !tryMerge(member, user))
+          continue;
+        changed = true;
+        pullCheapProducers(user);
+      }
+    }
+  }
+}
+
+void GroupPlanner::pullCheapProducers(Operation *consumer) {
+  for (Value operand : consumer->getOperands()) {
+    Operation *producer = operand.getDefiningOp();
+    if (!producer || !isFusible(producer) || !isCheapProducer(producer) ||
+        groupOf(producer).hasMatmul)
+      continue;
+    if (tryMerge(producer, consumer))
+      pullCheapProducers(producer);
+  }
+}
+
+Operation *GroupPlanner::findPathOutside(unsigned from, unsigned to) {
+  unsigned limit = 0;
+  for (Operation *op : groups[to].ops)
+    limit = std::max(limit, position[op]);
+  auto groupIdOf = [&](Operation *op) {
+    auto it = groupIds.find(op);
+    return it == groupIds.end() ? ~0u : it->second;
+  };
+  // (op, the first op outside both groups on the path to it)
+  SmallVector<std::pair<Operation *, Operation *>> worklist;
+  llvm::DenseSet<Operation *> visited;
+  for (Operation *op : groups[from].ops) {
+    for (Operation *user : op->getUsers()) {
+      Operation *top = block.findAncestorOpInBlock(*user);
+      if (!top || groupIdOf(top) == from || groupIdOf(top) == to)
+        continue;
+      if (position[top] < limit && visited.insert(top).second)
+        worklist.push_back({top, top});
+    }
+  }
+  while (!worklist.empty()) {
+    auto [op, via] = worklist.pop_back_val();
+    for (Operation *user : op->getUsers()) {
+      Operation *top = block.findAncestorOpInBlock(*user);
+      if (!top)
+        continue;
+      if (groupIdOf(top) == to)
+        return via;
+      if (position[top] < limit && visited.insert(top).second)
+        worklist.push_back({top, via});
+    }
+  }
+  return nullptr;
+}
+
+bool GroupPlanner::tryMerge(Operation *producer, Operation *consumer) {
+  unsigned from = groupIds.lookup(producer), to = groupIds.lookup(consumer);
+  if (from == to)
+    return true;
+  auto last = refusals.find({producer, consumer});
+  if (last != refusals.end() &&
+      last->second.producerSize == groups[from].ops.size() &&
+      last->second.consumerSize == groups[to].ops.size())
+    return false;
+
+  std::string why;
+  FailureOr<KernelPlan> plan = failure();
+  SmallVector<Operation *> merged;
+  Operation *via = findPathOutside(from, to);
+  if (!via)
+    via = findPathOutside(to, from);
+  if (via) {
+    why = "would create a cycle through " +
+          (names ? describe(via) : std::string("another kernel"));
+  } else {
+    merged.append(groups[from].ops);
+    merged.append(groups[to].ops);
+    llvm::sort(merged, [&](Operation *a, Operation *b) {
+      return position[a] < position[b];
+    });
+    plan = planKernel(merged, model, why);
+  }
+  if (failed(plan)) {
+    refusals[{producer, consumer}] = {groups[from].ops.size(),
+                                      groups[to].ops.size(), std::move(why)};
+    return false;
+  }
+
+  int64_t saved =
+      groups[from].trafficBytes + groups[to].trafficBytes - plan->trafficBytes;
+  if (names)
+    producer->emitRemark() << "fused " << describe(producer) << " into "
+                           << describe(consumer) << " ("
+                           << stringifyScheduleKind(plan->kind) << "): saves "
+                           << formatBytes(saved) << " of traffic";
+  ++numMerges;
+  Group &target = groups[to];
+  target.ops = std::move(merged);
+  target.kind = plan->kind;
+  target.trafficBytes = plan->trafficBytes;
+  target.hasMatmul |= groups[from].hasMatmul;
+  for (Operation *op : groups[from].ops)
+    groupIds[op] = to;
+  groups[from].ops.clear();
+  return true;
+}
+
+namespace {
+struct FormFusionsPass
+    : public fuse::impl::FuseFormFusionsBase<FormFusionsPass> {
+  using Base::Base;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    auto invalid = [&](StringRef option, int64_t value, int64_t least) {
+      emitError(UnknownLoc::get(context))
+          << "fuse-form-fusions: " << option << " must be at least " << least
+          << ", got " << value;
+      return failure();
+    };
+    if (maxLiveValues < 2)
+      return invalid("max-live-values", maxLiveValues, 2);
+    if (maxOperands < 2)
+      return invalid("max-operands", maxOperands, 2);
+    if (matmulTile < 1)
+      return invalid("matmul-tile", matmulTile, 1);
+    if (launchCostBytes < 0)
+      return invalid("launch-cost-bytes", launchCostBytes, 0);
+    return success();
+  }
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    CostModel model;
+    model.maxLiveValues = maxLiveValues;
+    model.maxOperands = maxOperands;
+    model.matmulTile = matmulTile;
+    model.launchCostBytes = launchCostBytes;
+    std::optional<AsmState> names;
+    if (explain)
+      names.emplace(func);
+    for (Block &block : func.getBody()) {
+      GroupPlanner planner(block, model, names ? &*names : nullptr);
+      planner.run();
+      numKernelsBefore += planner.kernelsBefore;
+      numKernelsAfter += planner.kernelsAfter;
+      numBytesBefore += planner.bytesBefore;
+      numBytesAfter += planner.bytesAfter;
+      numFused += planner.numMerges;
+      numRefused += planner.numRefusals;
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,444 @@
+//===- FusionCostModel.cpp - Legality and cost of a kernel ----------------===//
+//
+// A kernel has one schedule: pointwise over one domain; a reduction over rows
+// with elementwise ops over the elements and over the rows; or one matmul
+// with a cheap elementwise prologue per operand and an elementwise epilogue.
+// Iteration spaces are compared in elements: reshapes and transposes keep the
+// element count and become index maps of the kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/FusionCostModel.h"
+
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/Format.h"
+
+using namespace mlir;
+using namespace mlir::fuse;
+
+static int64_t numElements(Type type) {
+  return cast<ShapedType>(type).getNumElements();
+}
+
+int64_t mlir::fuse::tensorBytes(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped)
+    return 0;
+  int64_t bytes = (shaped.getElementTypeBitWidth() + 7) / 8;
+  return shaped.getNumElements() * bytes;
+}
+
+std::string mlir::fuse::formatBytes(int64_t bytes) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (bytes < 0) {
+    os << "-" << formatBytes(-bytes);
+    return text;
+  }
+  if (bytes < 1024) {
+    os << bytes << " B";
+    return text;
+  }
+  static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes) / 1024;
+  unsigned unit = 0;
+  while (value >= 1024 && unit + 1 < std::size(units)) {
+    value /= 1024;
+    ++unit;
+  }
+  if (value == static_cast<double>(static_cast<int64_t>(value)))
+    os << static_cast<int64_t>(value) << " " << units[unit];
+  else
+    os << llvm::format("%.1f", value) << " " << units[unit];
+  return text;
+}
+
+bool mlir::fuse::isFusible(Operation *op) {
+  return isa<FuseDialect>(op->getDialect()) &&
+         !isa<ConstantOp, FusionOp, YieldOp>(op);
+}
+
+bool mlir::fuse::isCheapProducer(Operation *op) {
+  return isa<BroadcastOp, CastOp, ReshapeOp, TransposeOp>(op);
+}
+
+/// Arithmetic cheap enough to redo for every tile of a matmul.
+static bool isCheapArithmetic(Operation *op) {
+  return isCheapProducer(op) || isa<NegOp, AbsOp, AddOp, SubOp, MulOp, DivOp,
+                                    MaxOp, MinOp, SelectOp, CompareOp>(op);
+}
+
+static bool isConstant(Value value) {
+  Operation *def = value.getDefiningOp();
+  return def && def->hasTrait<OpTrait::ConstantLike>();
+}
+
+namespace {
+/// The rows of a reduction: `rows` independent reductions of `cols` elements
+/// each, laid out as the schedule kind says.
+struct Rows {
+  ScheduleKind kind;
+  int64_t rows;
+  int64_t cols;
+  bool operator!=(const Rows &other) const {
+    return kind != other.kind || rows != other.rows || cols != other.cols;
+  }
+};
+} // namespace
+
+static llvm::raw_ostream &operator<<(llvm::raw_ostream &os, const Rows &rows) {
+  return os << stringifyScheduleKind(rows.kind) << " of " << rows.rows
+            << " rows x " << rows.cols;
+}
+
+/// The rows a reduction op reduces, or nothing for other ops. The reduced
+/// dimensions are a suffix of the non-unit dimensions for a row reduction,
+/// all of them for a full reduction.
+static std::optional<Rows> reductionRows(Operation *op) {
+  ShapedType type;
+  SmallVector<int64_t> dims;
+  if (auto reduce = dyn_cast<ReduceOp>(op)) {
+    type = reduce.getOperand().getType();
+    dims.assign(reduce.getDims().begin(), reduce.getDims().end());
+  } else if (auto argmax = dyn_cast<ArgMaxOp>(op)) {
+    type = argmax.getOperand().getType();
+    dims.push_back(argmax.getAxis());
+  } else if (auto argmin = dyn_cast<ArgMinOp>(op)) {
+    type = argmin.getOperand().getType();
+    dims.push_back(argmin.getAxis());
+  } else {
+    return std::nullopt;
+  }
+  ArrayRef<int64_t> shape = type.getShape();
+  Rows rows{ScheduleKind::row_reduction, 1, 1};
+  int64_t lastKept = -1;
+  for (auto [dim, size] : llvm::enumerate(shape)) {
+    if (llvm::is_contained(dims, static_cast<int64_t>(dim))) {
+      rows.cols *= size;
+      continue;
+    }
+    rows.rows *= size;
+    if (size != 1)
+      lastKept = dim;
+  }
+  if (lastKept < 0)
+    rows.kind = ScheduleKind::full_reduction;
+  else if (llvm::any_of(
+               dims, [&](int64_t d) { return shape[d] != 1 && d < lastKept; }))
+    rows.kind = ScheduleKind::column_reduction;
+  return rows;
+}
+
+/// Whether broadcasting a per-row value to the elements of the rows follows
+/// the reduction's layout: it repeats exactly along the reduced dimensions.
+static bool broadcastFollowsRows(BroadcastOp broadcast, Operation *reduction,
+                                 const Rows &rows) {
+  if (rows.kind == ScheduleKind::full_reduction)
+    return true;
+  ArrayRef<int64_t> operandShape = broadcast.getOperand().getType().getShape();
+  ArrayRef<int64_t> resultShape = broadcast.getType().getShape();
+  SmallVector<bool> repeated(resultShape.size(), true);
+  for (auto [operandDim, resultDim] : llvm::enumerate(broadcast.getDims()))
+    repeated[resultDim] = operandShape[operandDim] != resultShape[resultDim];
+  if (rows.kind == ScheduleKind::row_reduction) {
+    bool seenRepeated = false;
+    for (auto [dim, size] : llvm::enumerate(resultShape)) {
+      if (size == 1)
+        continue;
+      if (repeated[dim])
+        seenRepeated = true;
+      else if (seenRepeated)
+        return false;
+    }
+    return true;
+  }
+  // A column reduction: the same shape, repeated where it was reduced.
+  auto reduce = dyn_cast<ReduceOp>(reduction);
+  if (!reduce || reduce.getOperand().getType() != broadcast.getType())
+    return false;
+  for (auto [dim, size] : llvm::enumerate(resultShape))
+    if (size != 1 &&
+        repeated[dim] !=
+            llvm::is_contained(reduce.getDims(), static_cast<int64_t>(dim)))
+      return false;
+  return true;
+}
+
+namespace {
+/// Checks one candidate kernel; the members are in block order.
+class KernelChecker {
+public:
+  KernelChecker(ArrayRef<Operation *> ops, const CostModel &model,
+                llvm::raw_ostream &why)
+      : ops(ops), members(ops.begin(), ops.end()), model(model), why(why) {}
+
+  FailureOr<KernelPlan> plan();
+
+private:
+  bool isMember(Value value) const {
+    Operation *def = value.getDefiningOp();
+    return def && members.contains(def);
+  }
+  LogicalResult checkMatmul(MatmulOp matmul);
+  LogicalResult checkPrologueReads(MatmulOp matmul,
+                                   const llvm::SmallPtrSetImpl<Operation *> &);
+  FailureOr<ScheduleKind> checkReductions(ArrayRef<Operation *> reductions);
+  LogicalResult checkPointwise();
+  unsigned countLiveValues(ArrayRef<Value> outputs) const;
+
+  ArrayRef<Operation *> ops;
+  llvm::SmallPtrSet<Operation *, 16> members;
+  const CostModel &model;
+  llvm::raw_ostream &why;
+};
+} // namespace
+
+FailureOr<KernelPlan> KernelChecker::plan() {
+  KernelPlan plan;
+  llvm::SetVector<Value> inputs;
+  for (Operation *op : ops)
+    for (Value operand : op->getOperands())
+      if (!isMember(operand) && !isConstant(operand))
+        inputs.insert(operand);
+  plan.inputs.assign(inputs.begin(), inputs.end());
+  for (Operation *op : ops)
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+            return !members.contains(user);
+          }))
+        plan.outputs.push_back(result);
+  for (Value value : llvm::concat<Value>(plan.inputs, plan.outputs))
+    plan.trafficBytes += tensorBytes(value.getType());
+
+  SmallVector<MatmulOp> matmuls;
+  SmallVector<Operation *> reductions;
+  for (Operation *op : ops) {
+    if (auto matmul = dyn_cast<MatmulOp>(op))
+      matmuls.push_back(matmul);
+    else if (reductionRows(op))
+      reductions.push_back(op);
+  }
+  if (matmuls.size() > 1) {
+    why << "a kernel holds at most one matmul";
+    return failure();
+  }
+  if (!matmuls.empty()) {
+    if (failed(checkMatmul(matmuls.front())))
+      return failure();
+    plan.kind = ScheduleKind::matmul;
+  } else if (!reductions.empty()) {
+    FailureOr<ScheduleKind> kind = checkReductions(reductions);
+    if (failed(kind))
+      return failure();
+    plan.kind = *kind;
+  } else if (failed(checkPointwise())) {
+    return failure();
+  }
+
+  size_t operands = plan.inputs.size() + plan.outputs.size();
+  if (operands > model.maxOperands) {
+    why << "the kernel would have " << operands
+        << " operands, more than max-operands=" << model.maxOperands;
+    return failure();
+  }
+  plan.liveValues = countLiveValues(plan.outputs);
+  if (plan.liveValues > model.maxLiveValues) {
+    why << "the kernel would keep " << plan.liveValues
+        << " values live, more than max-live-values=" << model.maxLiveValues;
+    return failure();
+  }
+  return plan;
+}
+
+LogicalResult KernelChecker::checkMatmul(MatmulOp matmul) {
+  // The prologue: the members the matmul depends on.
+  llvm::SmallPtrSet<Operation *, 8> prologue;
+  SmallVector<Operation *> worklist{matmul};
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    for (Value operand : op->getOperands())
+      if (isMember(operand) && prologue.insert(operand.getDefiningOp()).second)
+        worklist.push_back(operand.getDefiningOp());
+  }
+
+  int64_t domain = numElements(matmul.getType());
+  for (Operation *op : ops) {
+    if (op == matmul)
+      continue;
+    StringRef name = op->getName().getStringRef();
+    if (prologue.contains(op)) {
+      if (reductionRows(op)) {
+        why << "would recompute a reduction for every tile of the matmul";
+        return failure();
+      }
+      if (!isCheapArithmetic(op)) {
+        why << "would recompute " << name << " for every tile of the matmul";
+        return failure();
+      }
+      for (Operation *user : op->getUsers()) {
+        if (user != matmul.getOperation() && !prologue.contains(user)) {
+          why << "would yield " << name
+              << " from a matmul prologue, which is recomputed per tile";
+          return failure();
+        }
+      }
+      continue;
+    }
+    if (reductionRows(op)) {
+      why << "a matmul epilogue is elementwise, " << name << " is a reduction";
+      return failure();
+    }
+    int64_t elements = numElements(op->getResult(0).getType());
+    if (elements != domain) {
+      why << name << " iterates over " << elements
+          << " elements, the matmul kernel over " << domain;
+      return failure();
+    }
+    if (llvm::any_of(op->getOperands(), [&](Value operand) {
+          Operation *def = operand.getDefiningOp();
+          return def && prologue.contains(def);
+        })) {
+      why << "an epilogue would read a prologue value";
+      return failure();
+    }
+  }
+  return checkPrologueReads(matmul, prologue);
+}
+
+LogicalResult KernelChecker::checkPrologueReads(
+    MatmulOp matmul, const llvm::SmallPtrSetImpl<Operation *> &prologue) {
+  ArrayRef<int64_t> shape = matmul.getType().getShape();
+  int64_t m = shape[shape.size() - 2], n = shape[shape.size() - 1];
+  int64_t batch = numElements(matmul.getType()) / std::max<int64_t>(1, m * n);
+  for (auto [index, operand] : llvm::enumerate(matmul->getOperands())) {
+    if (!isMember(operand))
+      continue;
+    // The external reads of this operand's prologue.
+    llvm::SmallPtrSet<Operation *, 8> cone;
+    llvm::SetVector<Value> reads;
+    SmallVector<Operation *> worklist{operand.getDefiningOp()};
+    while (!worklist.empty()) {
+      Operation *op = worklist.pop_back_val();
+      if (!cone.insert(op).second)
+        continue;
+      for (Value value : op->getOperands()) {
+        if (isMember(value) && prologue.contains(value.getDefiningOp()))
+          worklist.push_back(value.getDefiningOp());
+        else if (!isMember(value) && !isConstant(value))
+          reads.insert(value);
+      }
+    }
+    int64_t readBytes = 0;
+    for (Value value : reads)
+      readBytes += tensorBytes(value.getType());
+    // The matmul reads an operand once per tile of the other output
+    // dimension, and a shared (rank 2) operand once per batch element too.
+    auto operandType = cast<ShapedType>(operand.getType());
+    ArrayRef<int64_t> operandShape = operandType.getShape();
+    int64_t operandMatrix = operandShape[operandShape.size() - 1] *
+                            operandShape[operandShape.size() - 2];
+    int64_t operandBatch =
+        operandType.getNumElements() / std::max<int64_t>(1, operandMatrix);
+    int64_t otherDim = index == 0 ? n : m;
+    int64_t rereads =
+        llvm::divideCeil(otherDim, model.matmulTile) *
+        std::max<int64_t>(1, batch / std::max<int64_t>(1, operandBatch));
+    int64_t operandBytes = tensorBytes(operandType);
+    int64_t fused = rereads * readBytes;
+    int64_t unfused = readBytes + operandBytes + rereads * operandBytes +
+                      model.launchCostBytes;
+    if (fused > unfused) {
+      why << "the prologue would multiply the reads of matmul operand " << index
+          << " (" << formatBytes(fused) << " fused against "
+          << formatBytes(unfused) << " with the operand materialized)";
+      return failure();
+    }
+  }
+  return success();
+}
+
+FailureOr<ScheduleKind>
+KernelChecker::checkReductions(ArrayRef<Operation *> reductions) {
+  Rows rows = *reductionRows(reductions.front());
+  for (Operation *reduction : reductions.drop_front()) {
+    Rows other = *reductionRows(reduction);
+    if (other != rows) {
+      why << "reductions over incompatible dimensions (" << rows << " against "
+          << other << ")";
+      return failure();
+    }
+  }
+  int64_t elements = rows.rows * rows.cols;
+  for (Operation *op : ops) {
+    if (reductionRows(op))
+      continue;
+    StringRef name = op->getName().getStringRef();
+    int64_t size = numElements(op->getResult(0).getType());
+    if (size != elements && size != rows.rows) {
+      why << name << " iterates over " << size << " elements, the kernel over "
+          << rows;
+      return failure();
+    }
+    auto broadcast = dyn_cast<BroadcastOp>(op);
+    if (broadcast && isMember(broadcast.getOperand()) &&
+        !broadcastFollowsRows(broadcast, reductions.front(), rows)) {
+      why << name << " repeats along other dimensions than the kernel's "
+          << rows;
+      return failure();
+    }
+  }
+  return rows.kind;
+}
+
+LogicalResult KernelChecker::checkPointwise() {
+  int64_t domain = 0;
+  for (Operation *op : ops)
+    domain = std::max(domain, numElements(op->getResult(0).getType()));
+  for (Operation *op : ops) {
+    int64_t size = numElements(op->getResult(0).getType());
+    if (size != domain) {
+      why << op->getName().getStringRef() << " iterates over " << size
+          << " elements, the pointwise kernel over " << domain
+          << ": it would be recomputed";
+      return failure();
+    }
+  }
+  return success();
+}
+
+unsigned KernelChecker::countLiveValues(ArrayRef<Value> outputs) const {
+  // A value is live from its definition (an input: its first use) to its
+  // last use; an output stays live to the end.
+  llvm::MapVector<Value, std::pair<unsigned, unsigned>> ranges;
+  for (auto [index, op] : llvm::enumerate(ops)) {
+    unsigned at = index;
+    for (Value operand : op->getOperands())
+      if (!isConstant(operand))
+        ranges.try_emplace(operand, at, at).first->second.second = at;
+    for (Value result : op->getResults())
+      ranges.try_emplace(result, at, at);
+  }
+  unsigned end = ops.size();
+  for (Value output : outputs)
+    ranges[output].second = end;
+  SmallVector<int> delta(end + 2, 0);
+  for (auto &[value, range] : ranges) {
+    ++delta[range.first];
+    --delta[range.second + 1];
+  }
+  int live = 0, most = 0;
+  for (int change : delta) {
+    live += change;
+    most = std::max(most, live);
+  }
+  return most;
+}
+
+FailureOr<KernelPlan> mlir::fuse::planKernel(ArrayRef<Operation *> ops,
+                                             const CostModel &model,
+                                             std::string &why) {
+  llvm::raw_string_ostream os(why);
+  return KernelChecker(ops, model, os).plan();
+}

@@ -1,0 +1,66 @@
+//===- FusionCostModel.h - Legality and cost of a kernel --------*- C++ -*-===//
+//
+// The legality rules and the cost model of fusion, shared by the passes that
+// decide (fuse-form-fusions, fuse-duplicate-cheap-producers) and the one that
+// outlines (fuse-outline-fusions). It reads IR and never changes it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_PASSES_FUSIONCOSTMODEL_H
+#define FUSE_PASSES_FUSIONCOSTMODEL_H
+
+#include "dialect/FuseOps.h"
+
+#include <limits>
+#include <string>
+
+namespace mlir::fuse {
+
+/// The constants of the cost model (options of fuse-form-fusions).
+struct CostModel {
+  /// Most inputs plus outputs of one kernel.
+  unsigned maxOperands = std::numeric_limits<unsigned>::max();
+  /// Most values live at once while a kernel evaluates one element.
+  unsigned maxLiveValues = std::numeric_limits<unsigned>::max();
+  /// Output tile edge of the matmul schedule.
+  int64_t matmulTile = 64;
+  /// A launch, in bytes of traffic.
+  int64_t launchCostBytes = 0;
+};
+
+/// A set of ops that can run as one kernel.
+struct KernelPlan {
+  ScheduleKind kind = ScheduleKind::pointwise;
+  /// Values read from outside, in order of first use (constants are cloned
+  /// into the kernel instead).
+  SmallVector<Value> inputs;
+  /// Values used after the kernel, in op order.
+  SmallVector<Value> outputs;
+  /// Bytes read and written: inputs plus outputs.
+  int64_t trafficBytes = 0;
+  /// Most values live at once (inputs and intermediates).
+  unsigned liveValues = 0;
+};
+
+/// Ops that belong to a kernel: fuse tensor ops other than constants (cloned
+/// into every kernel that reads them) and the fusion ops themselves.
+bool isFusible(Operation *op);
+
+/// Index remappings and conversions that cost less to recompute from their
+/// operand than to read back from memory.
+bool isCheapProducer(Operation *op);
+
+/// Bytes of a statically shaped tensor type.
+int64_t tensorBytes(Type type);
+
+/// "64 B", "2 KiB", "1.5 MiB".
+std::string formatBytes(int64_t bytes);
+
+/// Plans `ops` (in block order) as one kernel. Fails when no schedule kind
+/// fits or a limit of `model` is passed, with the reason in `why`.
+FailureOr<KernelPlan> planKernel(ArrayRef<Operation *> ops,
+                                 const CostModel &model, std::string &why);
+
+} // namespace mlir::fuse
+
+#endif // FUSE_PASSES_FUSIONCOSTMODEL_H

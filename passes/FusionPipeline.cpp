@@ -1,0 +1,34 @@
+//===- FusionPipeline.cpp - The fusion passes in order --------------------===//
+//
+// The one place that orders the fusion passes. Canonicalize and CSE run
+// before and after the structural steps, never between duplication and
+// grouping: CSE would merge the duplicated producers again.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::fuse::buildFusionPipeline(OpPassManager &pm,
+                                     const FusionPipelineOptions &options) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  OpPassManager &funcPm = pm.nest<func::FuncOp>();
+  FuseDuplicateCheapProducersOptions duplicate;
+  duplicate.explain = options.explain;
+  funcPm.addPass(createFuseDuplicateCheapProducers(duplicate));
+  FuseFormFusionsOptions form;
+  form.explain = options.explain;
+  form.launchCostBytes = options.launchCostBytes;
+  form.matmulTile = options.matmulTile;
+  form.maxLiveValues = options.maxLiveValues;
+  form.maxOperands = options.maxOperands;
+  funcPm.addPass(createFuseFormFusions(form));
+  funcPm.addPass(createFuseOutlineFusions());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
