@@ -42,8 +42,6 @@ const char *errorCodeName(ErrorCode code) {
     return "unsupported";
   case ErrorCode::Injected:
     return "injected";
-  case ErrorCode::Internal:
-    return "internal";
   }
   return "unknown";
 }

@@ -388,8 +388,8 @@ public:
   /// The timing of a terminal fence submitted with timing on.
   DeviceResult<SubmissionTiming> submissionTiming(const Fence &fence) const;
 
-  /// Test hook: consulted at every FaultPoint. Set it while no work is in
-  /// flight.
+  /// Test hook: consulted at every FaultPoint. It may be replaced at any
+  /// time; a call already inside the old hook finishes with it.
   void setFaultHookForTesting(FaultHook hook);
 
 protected:

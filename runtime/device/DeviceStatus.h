@@ -46,7 +46,6 @@ enum class ErrorCode {
   Unsupported,
   /// Raised by a test hook.
   Injected,
-  Internal,
 };
 
 const char *errorCodeName(ErrorCode code);

@@ -35,8 +35,8 @@ public:
 
   HostRuntime();
   explicit HostRuntime(const Options &options);
-  /// Waits for the work in flight; later submissions of live streams are
-  /// refused (the stream handles outlive the runtime harmlessly).
+  /// Finishes the work already submitted. Handles may outlive the runtime,
+  /// but only to be released.
   ~HostRuntime() override;
 
   /// Blocks the allocator took from the system and still holds.

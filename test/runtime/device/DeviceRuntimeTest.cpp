@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <type_traits>
 
 using namespace fuse;
 using namespace fuse::device;
@@ -96,6 +97,12 @@ std::vector<std::byte> bytesOf(std::initializer_list<int> values) {
     bytes.push_back(std::byte(value));
   return bytes;
 }
+
+// Memory without a permit cannot be written down: only a runtime makes
+// permits, and a permit cannot be copied to fund two allocations twice.
+static_assert(!std::is_default_constructible_v<AllocationPermit>);
+static_assert(!std::is_copy_constructible_v<AllocationPermit>);
+static_assert(!std::is_copy_constructible_v<Stream>);
 
 TEST_P(DeviceRuntimeTest, AllocatesWithinAPermit) {
   auto runtime = make();
