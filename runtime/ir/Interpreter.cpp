@@ -4,8 +4,10 @@
 
 #include "runtime/ir/Verifier.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <type_traits>
@@ -711,6 +713,14 @@ void evalOp(const Op &op, const OpBuffers &buffers) {
   }
 }
 
+bool overlaps(const HostTensor &a, const HostTensor &b) {
+  const auto *aBegin = static_cast<const char *>(a.data);
+  const auto *bBegin = static_cast<const char *>(b.data);
+  const std::int64_t aSize = a.type.byteSize(), bSize = b.type.byteSize();
+  return aSize > 0 && bSize > 0 && std::less<>()(aBegin, bBegin + bSize) &&
+         std::less<>()(bBegin, aBegin + aSize);
+}
+
 std::string opPrefix(const Graph &graph, std::size_t index) {
   return "op #" + std::to_string(index) + " (" +
          std::string(mnemonic(graph.ops[index].kind)) + "): ";
@@ -764,7 +774,23 @@ Status fuse::evaluateOps(const Graph &graph,
       it = values.emplace(result, temporaries.back()->view()).first;
     }
     opBuffers.result = it->second;
+    // A result bound over one of its operands (an in-place write) is
+    // computed aside first: only elementwise ops could safely overwrite
+    // what they still have to read.
+    const bool aliases =
+        std::any_of(opBuffers.operands.begin(), opBuffers.operands.end(),
+                    [&](const HostTensor &operand) {
+                      return overlaps(operand, opBuffers.result);
+                    });
+    if (!aliases) {
+      evalOp(op, opBuffers);
+      continue;
+    }
+    HostTensorData aside(opBuffers.result.type);
+    const HostTensor target = opBuffers.result;
+    opBuffers.result = aside.view();
     evalOp(op, opBuffers);
+    std::memcpy(target.data, aside.bytes.data(), aside.bytes.size());
   }
   return Status::success();
 }

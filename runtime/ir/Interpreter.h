@@ -11,7 +11,7 @@
 // Buffers are row-major, densely packed, in the storage format of
 // ElementType.h. The interpreter never owns a caller's buffer; results of
 // ops whose tensor has no buffer bound live in temporaries for the length of
-// one call.
+// one call. A result buffer may overlap an operand's (in-place writes).
 //
 // Plain C++ only: the runtime never links MLIR or LLVM.
 //

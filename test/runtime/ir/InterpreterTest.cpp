@@ -681,6 +681,17 @@ TEST(InterpreterTest, EvaluateOpsWithTemporariesAndBoundBuffers) {
   expectDoubles(result, {4, 36});
 }
 
+TEST(InterpreterTest, InPlaceResultOverOperand) {
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::I32, {2, 2}});
+  TensorId t = b.transpose(x, {1, 0});
+  b.output(t);
+  Graph graph = b.finish().take();
+  HostTensorData buffer = i32({2, 2}, {1, 2, 3, 4});
+  ASSERT_TRUE(evaluate(graph, {{x, buffer.view()}, {t, buffer.view()}}).ok());
+  expectInts(buffer, {1, 3, 2, 4});
+}
+
 TEST(InterpreterTest, EvaluateOpsErrors) {
   GraphBuilder b;
   TensorId x = b.input({ElementType::F32, {2}});
