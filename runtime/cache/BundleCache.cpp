@@ -1,0 +1,478 @@
+//===- BundleCache.cpp - Compiled bundles in memory and on disk -----------===//
+
+#include "runtime/cache/BundleCache.h"
+
+#include "runtime/Version.h"
+#include "runtime/cache/BundleFile.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace fuse {
+
+static constexpr std::string_view kEntrySuffix = ".fbundle";
+static constexpr std::string_view kTempPrefix = ".tmp-";
+
+static std::string errnoText() { return std::strerror(errno); }
+
+static std::string modeText(mode_t mode) {
+  char text[8];
+  std::snprintf(text, sizeof(text), "%04o", unsigned(mode & 07777));
+  return text;
+}
+
+/// Why `info` (of `path`) must not be trusted, or success.
+static Status checkOwnedAndPrivate(const std::string &path,
+                                   const struct stat &info) {
+  if (info.st_uid != geteuid())
+    return Status::error(
+        path + " is owned by uid " + std::to_string(info.st_uid) +
+        ", not by the current user (uid " + std::to_string(geteuid()) + ")");
+  if (info.st_mode & (S_IWGRP | S_IWOTH))
+    return Status::error(path + " is writable by " +
+                         ((info.st_mode & S_IWOTH) ? "others" : "its group") +
+                         " (mode " + modeText(info.st_mode) +
+                         "); the cache holds native code, so it must be "
+                         "writable only by its owner (chmod go-w)");
+  return Status::success();
+}
+
+Expected<std::string> BundleCache::defaultDirectory() {
+  if (const char *dir = std::getenv("FUSE_CACHE_DIR"); dir && *dir)
+    return std::string(dir);
+  const char *home = std::getenv("HOME");
+  if (!home || !*home) {
+    const struct passwd *user = getpwuid(geteuid());
+    home = user ? user->pw_dir : nullptr;
+  }
+  if (!home || !*home)
+    return Status::error("no cache directory: neither FUSE_CACHE_DIR nor "
+                         "HOME is set");
+  return std::string(home) + "/.cache/fuse";
+}
+
+/// mkdir -p; every directory it creates is private.
+static Status makeDirectories(const std::string &path) {
+  for (std::size_t slash = path.find('/', 1);;
+       slash = path.find('/', slash + 1)) {
+    std::string prefix = path.substr(0, slash);
+    if (!prefix.empty() && mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST)
+      return Status::error("cannot create the cache directory " + prefix +
+                           ": " + errnoText());
+    if (slash == std::string::npos)
+      return Status::success();
+  }
+}
+
+Expected<std::unique_ptr<BundleCache>>
+BundleCache::open(BundleCacheOptions options) {
+  if (options.directory.empty()) {
+    Expected<std::string> dir = defaultDirectory();
+    if (!dir.ok())
+      return dir.status();
+    options.directory = dir.take();
+  }
+  while (options.directory.size() > 1 && options.directory.back() == '/')
+    options.directory.pop_back();
+  if (Status made = makeDirectories(options.directory); !made.ok())
+    return made;
+  struct stat info;
+  if (stat(options.directory.c_str(), &info) != 0)
+    return Status::error("cannot use the cache directory " + options.directory +
+                         ": " + errnoText());
+  if (!S_ISDIR(info.st_mode))
+    return Status::error("the cache directory " + options.directory +
+                         " is not a directory");
+  if (Status safe = checkOwnedAndPrivate(options.directory, info); !safe.ok())
+    return Status::error("refusing the cache directory: " + safe.message());
+  return std::unique_ptr<BundleCache>(new BundleCache(std::move(options)));
+}
+
+BundleCache::BundleCache(BundleCacheOptions options)
+    : options(std::move(options)) {}
+
+std::string BundleCache::pathFor(const std::string &keyHex) const {
+  return options.directory + "/" + keyHex + std::string(kEntrySuffix);
+}
+
+void BundleCache::report(const std::string &message) {
+  if (options.onProblem)
+    options.onProblem(message);
+  else
+    std::fprintf(stderr, "fuse cache: %s\n", message.c_str());
+}
+
+BundleCacheStats BundleCache::stats() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return counters;
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+void BundleCache::rememberInMemory(const std::string &keyHex,
+                                   std::shared_ptr<const Bundle> bundle,
+                                   std::uint64_t bytes) {
+  forgetInMemory(keyHex);
+  if (bytes > options.maxMemoryBytes)
+    return;
+  recency.push_front({keyHex, std::move(bundle), bytes});
+  byKey[keyHex] = recency.begin();
+  memoryBytes += bytes;
+  while (memoryBytes > options.maxMemoryBytes) {
+    memoryBytes -= recency.back().bytes;
+    byKey.erase(recency.back().keyHex);
+    recency.pop_back();
+    ++counters.evictions;
+  }
+}
+
+void BundleCache::forgetInMemory(const std::string &keyHex) {
+  auto found = byKey.find(keyHex);
+  if (found == byKey.end())
+    return;
+  memoryBytes -= found->second->bytes;
+  recency.erase(found->second);
+  byKey.erase(found);
+}
+
+//===----------------------------------------------------------------------===//
+// Disk
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Closes a file descriptor on every path out.
+struct FileDescriptor {
+  int fd = -1;
+  explicit FileDescriptor(int fd) : fd(fd) {}
+  FileDescriptor(const FileDescriptor &) = delete;
+  FileDescriptor &operator=(const FileDescriptor &) = delete;
+  ~FileDescriptor() {
+    if (fd >= 0)
+      ::close(fd);
+  }
+};
+} // namespace
+
+static bool readAll(int fd, std::vector<std::uint8_t> &bytes) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t got =
+        ::pread(fd, bytes.data() + done, bytes.size() - done, off_t(done));
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0)
+      return false;
+    done += std::size_t(got);
+  }
+  return true;
+}
+
+static bool writeAll(int fd, std::span<const std::uint8_t> bytes) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t put = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (put < 0 && errno == EINTR)
+      continue;
+    if (put <= 0)
+      return false;
+    done += std::size_t(put);
+  }
+  return true;
+}
+
+Expected<std::pair<BundleKey, Bundle>>
+BundleCache::loadFromDisk(const std::string &keyHex, const BundleKey *expected,
+                          std::uint64_t &fileBytes, bool &absent) {
+  absent = false;
+  std::string path = pathFor(keyHex);
+  FileDescriptor file(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (file.fd < 0 && errno == ENOENT) {
+    absent = true;
+    return Status::error("no entry for key " + keyHex + " in " +
+                         options.directory);
+  }
+
+  struct stat info {};
+  auto problem = [&](const std::string &what) -> Status {
+    // Remove only the file that was judged: another process may have
+    // renamed a fresh entry into place meanwhile.
+    struct stat now;
+    bool same =
+        file.fd < 0 || (lstat(path.c_str(), &now) == 0 &&
+                        now.st_ino == info.st_ino && now.st_dev == info.st_dev);
+    std::string outcome = "removed it; the graph will be recompiled";
+    if (same && ::unlink(path.c_str()) != 0 && errno != ENOENT)
+      outcome = "could not remove it: " + errnoText();
+    ++counters.corruptRemoved;
+    std::string message = path + ": " + what + "; " + outcome;
+    report(message);
+    return Status::error(message);
+  };
+
+  if (file.fd < 0)
+    return problem(errno == ELOOP ? "the entry is a symbolic link"
+                                  : "cannot open the entry: " + errnoText());
+  if (fstat(file.fd, &info) != 0)
+    return problem("cannot stat the entry: " + errnoText());
+  if (!S_ISREG(info.st_mode))
+    return problem("the entry is not a regular file");
+  if (Status safe = checkOwnedAndPrivate(path, info); !safe.ok())
+    return problem("refusing the entry: " + safe.message());
+  if (std::uint64_t(info.st_size) > options.maxDiskBytes)
+    return problem("the entry is larger than the cache's bound of " +
+                   std::to_string(options.maxDiskBytes) + " bytes");
+  std::vector<std::uint8_t> bytes(std::size_t(info.st_size));
+  if (!readAll(file.fd, bytes))
+    return problem("cannot read the entry: " + errnoText());
+  fileBytes = bytes.size();
+
+  Expected<BundleFileContents> contents = decodeBundleFile(bytes);
+  if (!contents.ok())
+    return problem(contents.message());
+  const BundleKey &stored = contents->key;
+  std::string wantVersion = expected ? expected->versionId : versionId();
+  if (stored.versionId != wantVersion)
+    return problem("the entry was made by another version of Fuse (version "
+                   "id " +
+                   stored.versionId + "; this build is " + wantVersion + ")");
+  if (expected && stored.target != expected->target)
+    return problem("the entry is for target '" + stored.target +
+                   "'; the lookup is for '" + expected->target + "'");
+  if (stored.toHex() != keyHex)
+    return problem("the entry holds key " + stored.toHex() +
+                   " but is stored under key " + keyHex);
+  if (Status matches = checkBundleMatchesKey(contents->bundle, stored);
+      !matches.ok())
+    return problem(matches.message());
+
+  // The modification time is the disk LRU's clock.
+  ::futimens(file.fd, nullptr);
+  return std::make_pair(std::move(contents->key), std::move(contents->bundle));
+}
+
+std::optional<Bundle> BundleCache::lookup(const BundleKey &key) {
+  std::lock_guard<std::mutex> lock(mutex);
+  std::string keyHex = key.toHex();
+  if (auto found = byKey.find(keyHex); found != byKey.end()) {
+    recency.splice(recency.begin(), recency, found->second);
+    ++counters.memoryHits;
+    return *found->second->bundle;
+  }
+  std::uint64_t bytes = 0;
+  bool absent = false;
+  auto loaded = loadFromDisk(keyHex, &key, bytes, absent);
+  if (!loaded.ok()) {
+    ++counters.misses;
+    return std::nullopt;
+  }
+  ++counters.diskHits;
+  auto bundle = std::make_shared<const Bundle>(std::move(loaded->second));
+  rememberInMemory(keyHex, bundle, bytes);
+  return *bundle;
+}
+
+Expected<std::pair<BundleKey, Bundle>>
+BundleCache::load(const std::string &keyHex) {
+  if (!BundleKey::isKeyHex(keyHex))
+    return Status::error("'" + keyHex +
+                         "' is not a cache key (64 lowercase hex digits)");
+  std::lock_guard<std::mutex> lock(mutex);
+  std::uint64_t bytes = 0;
+  bool absent = false;
+  return loadFromDisk(keyHex, nullptr, bytes, absent);
+}
+
+Status BundleCache::store(const BundleKey &key, const Bundle &bundle) {
+  if (Status matches = checkBundleMatchesKey(bundle, key); !matches.ok())
+    return Status::error("refusing to cache a bundle under a key that does "
+                         "not name it: " +
+                         matches.message());
+  std::vector<std::uint8_t> bytes = encodeBundleFile(key, bundle);
+  if (bytes.size() > options.maxDiskBytes)
+    return Status::error("the bundle takes " + std::to_string(bytes.size()) +
+                         " bytes, more than the cache's bound of " +
+                         std::to_string(options.maxDiskBytes));
+
+  std::string keyHex = key.toHex();
+  static std::atomic<std::uint64_t> sequence{0};
+  std::string temp =
+      options.directory + "/" + std::string(kTempPrefix) + keyHex + "-" +
+      std::to_string(getpid()) + "-" + std::to_string(sequence++) + "-" +
+      std::to_string(
+          std::chrono::steady_clock::now().time_since_epoch().count());
+  {
+    FileDescriptor file(
+        ::open(temp.c_str(),
+               O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (file.fd < 0)
+      return Status::error("cannot create " + temp + ": " + errnoText());
+    if (!writeAll(file.fd, bytes) || ::fsync(file.fd) != 0) {
+      Status error = Status::error("cannot write " + temp + ": " + errnoText());
+      ::unlink(temp.c_str());
+      return error;
+    }
+  }
+  std::string path = pathFor(keyHex);
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    Status error = Status::error("cannot rename " + temp + " to " + path +
+                                 ": " + errnoText());
+    ::unlink(temp.c_str());
+    return error;
+  }
+  // Make the rename itself durable.
+  if (FileDescriptor dir(::open(options.directory.c_str(),
+                                O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+      dir.fd >= 0)
+    ::fsync(dir.fd);
+
+  std::lock_guard<std::mutex> lock(mutex);
+  ++counters.stores;
+  rememberInMemory(keyHex, std::make_shared<const Bundle>(bundle),
+                   bytes.size());
+  evictOnDisk(keyHex);
+  return Status::success();
+}
+
+namespace {
+struct DiskEntry {
+  std::string name;
+  std::uint64_t bytes;
+  struct timespec modified;
+};
+} // namespace
+
+/// The directory's entry files (`keep` == false) or temporary files.
+static Expected<std::vector<DiskEntry>> scan(const std::string &directory,
+                                             bool temporaries) {
+  DIR *dir = ::opendir(directory.c_str());
+  if (!dir)
+    return Status::error("cannot read the cache directory " + directory + ": " +
+                         errnoText());
+  std::vector<DiskEntry> entries;
+  while (const struct dirent *item = ::readdir(dir)) {
+    std::string_view name = item->d_name;
+    bool isTemp = name.starts_with(kTempPrefix);
+    bool isEntry = name.size() == 64 + kEntrySuffix.size() &&
+                   name.ends_with(kEntrySuffix) &&
+                   BundleKey::isKeyHex(name.substr(0, 64));
+    if (temporaries ? !isTemp : !isEntry)
+      continue;
+    struct stat info;
+    if (::fstatat(::dirfd(dir), item->d_name, &info, AT_SYMLINK_NOFOLLOW) != 0)
+      continue;
+    entries.push_back(
+        {std::string(name), std::uint64_t(info.st_size), info.st_mtim});
+  }
+  ::closedir(dir);
+  return entries;
+}
+
+static bool olderThan(const DiskEntry &a, const DiskEntry &b) {
+  if (a.modified.tv_sec != b.modified.tv_sec)
+    return a.modified.tv_sec < b.modified.tv_sec;
+  return a.modified.tv_nsec < b.modified.tv_nsec;
+}
+
+void BundleCache::evictOnDisk(const std::string &keep) {
+  Expected<std::vector<DiskEntry>> entries = scan(options.directory, false);
+  if (!entries.ok())
+    return;
+  std::uint64_t total = 0;
+  for (const DiskEntry &entry : *entries)
+    total += entry.bytes;
+  std::sort(entries->begin(), entries->end(), olderThan);
+  for (const DiskEntry &entry : *entries) {
+    if (total <= options.maxDiskBytes)
+      break;
+    std::string keyHex = entry.name.substr(0, 64);
+    if (keyHex == keep)
+      continue;
+    if (::unlink((options.directory + "/" + entry.name).c_str()) == 0) {
+      ++counters.evictions;
+      forgetInMemory(keyHex);
+    }
+    total -= entry.bytes;
+  }
+}
+
+Expected<std::vector<BundleCacheEntry>> BundleCache::list() {
+  Expected<std::vector<DiskEntry>> entries = scan(options.directory, false);
+  if (!entries.ok())
+    return entries.status();
+  std::sort(
+      entries->begin(), entries->end(),
+      [](const DiskEntry &a, const DiskEntry &b) { return olderThan(b, a); });
+  std::vector<BundleCacheEntry> result;
+  for (const DiskEntry &entry : *entries)
+    result.push_back({entry.name.substr(0, 64), entry.bytes,
+                      std::int64_t(entry.modified.tv_sec)});
+  return result;
+}
+
+Status BundleCache::remove(const std::string &keyHex) {
+  if (!BundleKey::isKeyHex(keyHex))
+    return Status::error("'" + keyHex +
+                         "' is not a cache key (64 lowercase hex digits)");
+  std::lock_guard<std::mutex> lock(mutex);
+  forgetInMemory(keyHex);
+  std::string path = pathFor(keyHex);
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+    return Status::error("cannot remove " + path + ": " + errnoText());
+  return Status::success();
+}
+
+BundleCacheVerifyReport BundleCache::verify() {
+  BundleCacheVerifyReport result;
+  Expected<std::vector<BundleCacheEntry>> entries = list();
+  if (!entries.ok()) {
+    result.problems.push_back(entries.message());
+    return result;
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  for (const BundleCacheEntry &entry : *entries) {
+    std::uint64_t bytes = 0;
+    bool absent = false;
+    auto loaded = loadFromDisk(entry.keyHex, nullptr, bytes, absent);
+    if (absent)
+      continue;
+    ++result.checked;
+    if (!loaded.ok()) {
+      forgetInMemory(entry.keyHex);
+      result.problems.push_back(loaded.message());
+    }
+  }
+  return result;
+}
+
+Status BundleCache::clear() {
+  std::lock_guard<std::mutex> lock(mutex);
+  recency.clear();
+  byKey.clear();
+  memoryBytes = 0;
+  for (bool temporaries : {false, true}) {
+    Expected<std::vector<DiskEntry>> entries =
+        scan(options.directory, temporaries);
+    if (!entries.ok())
+      return entries.status();
+    for (const DiskEntry &entry : *entries) {
+      std::string path = options.directory + "/" + entry.name;
+      if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+        return Status::error("cannot remove " + path + ": " + errnoText());
+    }
+  }
+  return Status::success();
+}
+
+} // namespace fuse

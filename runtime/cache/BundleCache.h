@@ -1,0 +1,143 @@
+//===- BundleCache.h - Compiled bundles in memory and on disk ---*- C++ -*-===//
+//
+// A graph seen before never compiles again: BundleCache keeps bundles in an
+// in-memory LRU in front of a disk store shared by every process of the
+// user ($FUSE_CACHE_DIR, default ~/.cache/fuse), one file per key
+// (BundleFile.h), both bounded in bytes with least-recently-used eviction.
+//
+// Safety. Host code in a bundle is native code the runtime dlopens, so:
+//   - the directory is created private (0700), and a directory or entry
+//     owned by another user or writable by group or others is refused;
+//   - a bundle is returned only from an entry that passed every check
+//     (header, checksums, key, version id, target, graph hash, structure);
+//   - a damaged or foreign entry is reported once through the problem sink,
+//     removed, and the lookup is a miss, so the caller recompiles: never a
+//     crash, never a wrong bundle;
+//   - entries are written to a temporary file in the same directory,
+//     fsync'd, then renamed: a reader sees a whole entry or none, whatever
+//     other processes do or however they die.
+//
+// Thread-safe within a process; processes coordinate only through atomic
+// renames. Never throws. Plain C++ only: the runtime never links MLIR or
+// LLVM.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_RUNTIME_CACHE_BUNDLECACHE_H
+#define FUSE_RUNTIME_CACHE_BUNDLECACHE_H
+
+#include "runtime/cache/Bundle.h"
+#include "runtime/cache/BundleKey.h"
+#include "runtime/ir/Status.h"
+
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace fuse {
+
+struct BundleCacheOptions {
+  /// Empty: defaultDirectory().
+  std::string directory;
+  std::uint64_t maxDiskBytes = std::uint64_t(2) << 30;
+  std::uint64_t maxMemoryBytes = std::uint64_t(256) << 20;
+  /// Receives one message per damaged or foreign entry, naming the file and
+  /// the problem; null: printed to stderr.
+  std::function<void(const std::string &)> onProblem;
+};
+
+struct BundleCacheStats {
+  std::uint64_t memoryHits = 0;
+  std::uint64_t diskHits = 0;
+  std::uint64_t misses = 0;
+  std::uint64_t stores = 0;
+  /// Entries dropped to stay within a size bound, in memory or on disk.
+  std::uint64_t evictions = 0;
+  std::uint64_t corruptRemoved = 0;
+};
+
+struct BundleCacheEntry {
+  std::string keyHex;
+  std::uint64_t bytes = 0;
+  /// Last use, seconds since the epoch (the file's modification time).
+  std::int64_t lastUsed = 0;
+};
+
+struct BundleCacheVerifyReport {
+  std::size_t checked = 0;
+  /// One message per entry that failed and was removed.
+  std::vector<std::string> problems;
+};
+
+class BundleCache {
+public:
+  /// $FUSE_CACHE_DIR if set and not empty, else $HOME/.cache/fuse.
+  static Expected<std::string> defaultDirectory();
+
+  /// Creates the directory (0700) if needed and checks that it is safe:
+  /// a directory, owned by the current user, not writable by group or
+  /// others. The error names the path and what is wrong.
+  static Expected<std::unique_ptr<BundleCache>>
+  open(BundleCacheOptions options);
+
+  /// A verified bundle for `key`, or nullopt (absent, or damaged and now
+  /// removed).
+  std::optional<Bundle> lookup(const BundleKey &key);
+  /// Refuses a bundle that does not match `key` (checkBundleMatchesKey) or
+  /// is larger than the disk bound.
+  Status store(const BundleKey &key, const Bundle &bundle);
+  /// Removes the entry of `keyHex` from memory and disk; absent is no error.
+  Status remove(const std::string &keyHex);
+  /// The entries on disk, most recently used first.
+  Expected<std::vector<BundleCacheEntry>> list();
+  /// The verified bundle and key of an entry named by its hex key, or why
+  /// there is none (a damaged entry is reported and removed).
+  Expected<std::pair<BundleKey, Bundle>> load(const std::string &keyHex);
+  /// Checks every entry on disk as lookup would, removing damaged ones.
+  BundleCacheVerifyReport verify();
+  /// Removes every entry and leftover temporary file; clears memory.
+  Status clear();
+
+  BundleCacheStats stats() const;
+  const std::string &directory() const { return options.directory; }
+  std::string pathFor(const std::string &keyHex) const;
+
+private:
+  explicit BundleCache(BundleCacheOptions options);
+
+  struct MemoryEntry {
+    std::string keyHex;
+    std::shared_ptr<const Bundle> bundle;
+    std::uint64_t bytes;
+  };
+
+  /// Reads and checks one file; `expected` is the key a lookup asked for.
+  /// On failure reports, removes and returns the problem.
+  Expected<std::pair<BundleKey, Bundle>> loadFromDisk(const std::string &keyHex,
+                                                      const BundleKey *expected,
+                                                      std::uint64_t &fileBytes,
+                                                      bool &absent);
+  void report(const std::string &message);
+  void rememberInMemory(const std::string &keyHex,
+                        std::shared_ptr<const Bundle> bundle,
+                        std::uint64_t bytes);
+  void forgetInMemory(const std::string &keyHex);
+  void evictOnDisk(const std::string &keep);
+
+  BundleCacheOptions options;
+  mutable std::mutex mutex;
+  std::list<MemoryEntry> recency;
+  std::unordered_map<std::string, std::list<MemoryEntry>::iterator> byKey;
+  std::uint64_t memoryBytes = 0;
+  BundleCacheStats counters;
+};
+
+} // namespace fuse
+
+#endif // FUSE_RUNTIME_CACHE_BUNDLECACHE_H

@@ -1,0 +1,152 @@
+//===- BundleFile.cpp - The on-disk form of one cache entry ---------------===//
+
+#include "runtime/cache/BundleFile.h"
+
+#include "runtime/cache/BundleSerialization.h"
+#include "runtime/ir/GraphHash.h"
+#include "runtime/ir/Sha256.h"
+#include "runtime/ir/Verifier.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace fuse {
+
+namespace {
+enum HeaderOffset : std::size_t {
+  kMagicOffset = 0,
+  kVersionOffset = 8,
+  kKeyLengthOffset = 12,
+  kPayloadLengthOffset = 16,
+  kKeyDigestOffset = 24,
+  kPayloadDigestOffset = 56,
+  kHeaderCheckOffset = 88,
+};
+} // namespace
+
+static void storeLE(std::uint8_t *out, std::uint64_t value, int bytes) {
+  for (int i = 0; i < bytes; ++i)
+    out[i] = std::uint8_t(value >> (8 * i));
+}
+
+static std::uint64_t loadLE(const std::uint8_t *in, int bytes) {
+  std::uint64_t value = 0;
+  for (int i = 0; i < bytes; ++i)
+    value |= std::uint64_t(in[i]) << (8 * i);
+  return value;
+}
+
+static Sha256::Digest headerCheck(std::span<const std::uint8_t> fixed,
+                                  std::span<const std::uint8_t> keyRecord) {
+  Sha256 hasher;
+  hasher.update(fixed.first(kHeaderCheckOffset));
+  hasher.update(keyRecord);
+  return hasher.finish();
+}
+
+static Sha256::Digest sha256(std::span<const std::uint8_t> bytes) {
+  Sha256 hasher;
+  hasher.update(bytes);
+  return hasher.finish();
+}
+
+std::vector<std::uint8_t> encodeBundleFile(const BundleKey &key,
+                                           const Bundle &bundle) {
+  std::vector<std::uint8_t> keyRecord = key.encode();
+  std::vector<std::uint8_t> payload = serializeBundle(bundle);
+  std::vector<std::uint8_t> file(kBundleHeaderSize);
+  std::memcpy(file.data() + kMagicOffset, kBundleMagic, sizeof(kBundleMagic));
+  storeLE(file.data() + kVersionOffset, kBundleFormatVersion, 4);
+  storeLE(file.data() + kKeyLengthOffset, keyRecord.size(), 4);
+  storeLE(file.data() + kPayloadLengthOffset, payload.size(), 8);
+  Sha256::Digest keyDigest = key.digest();
+  std::copy(keyDigest.begin(), keyDigest.end(),
+            file.begin() + kKeyDigestOffset);
+  Sha256::Digest payloadDigest = sha256(payload);
+  std::copy(payloadDigest.begin(), payloadDigest.end(),
+            file.begin() + kPayloadDigestOffset);
+  Sha256::Digest check = headerCheck(file, keyRecord);
+  std::copy(check.begin(), check.begin() + 8,
+            file.begin() + kHeaderCheckOffset);
+  file.insert(file.end(), keyRecord.begin(), keyRecord.end());
+  file.insert(file.end(), payload.begin(), payload.end());
+  return file;
+}
+
+Expected<BundleFileContents>
+decodeBundleFile(std::span<const std::uint8_t> bytes) {
+  if (bytes.empty())
+    return Status::error("the file is empty, not a bundle");
+  if (bytes.size() < sizeof(kBundleMagic) ||
+      !std::equal(std::begin(kBundleMagic), std::end(kBundleMagic),
+                  bytes.begin()))
+    return Status::error("the file is not a Fuse bundle (no FUSEBNDL magic)");
+  if (bytes.size() < kBundleHeaderSize)
+    return Status::error(
+        "the file is truncated: " + std::to_string(bytes.size()) +
+        " bytes, shorter than the " + std::to_string(kBundleHeaderSize) +
+        "-byte header");
+  std::uint32_t version = std::uint32_t(loadLE(&bytes[kVersionOffset], 4));
+  if (version != kBundleFormatVersion)
+    return Status::error("the file has bundle format version " +
+                         std::to_string(version) + "; this runtime reads " +
+                         std::to_string(kBundleFormatVersion));
+  std::uint64_t keyLength = loadLE(&bytes[kKeyLengthOffset], 4);
+  std::uint64_t payloadLength = loadLE(&bytes[kPayloadLengthOffset], 8);
+  if (keyLength > kMaxKeyRecordLength)
+    return Status::error("the header is damaged: a key record of " +
+                         std::to_string(keyLength) + " bytes (at most " +
+                         std::to_string(kMaxKeyRecordLength) + ")");
+  std::uint64_t available = bytes.size() - kBundleHeaderSize;
+  if (keyLength > available)
+    return Status::error("the file is truncated: it ends inside the key "
+                         "record");
+  std::span<const std::uint8_t> keyRecord =
+      bytes.subspan(kBundleHeaderSize, keyLength);
+  Sha256::Digest check = headerCheck(bytes.first(kBundleHeaderSize), keyRecord);
+  if (!std::equal(check.begin(), check.begin() + 8,
+                  bytes.begin() + kHeaderCheckOffset))
+    return Status::error("the header is damaged (its checksum does not "
+                         "match)");
+  if (payloadLength != available - keyLength)
+    return Status::error(
+        "the file's size does not match its header (truncated or extended): "
+        "the header announces a " +
+        std::to_string(payloadLength) + "-byte payload, the file holds " +
+        std::to_string(available - keyLength));
+  std::span<const std::uint8_t> payload =
+      bytes.subspan(kBundleHeaderSize + keyLength);
+  Sha256::Digest payloadDigest = sha256(payload);
+  if (!std::equal(payloadDigest.begin(), payloadDigest.end(),
+                  bytes.begin() + kPayloadDigestOffset))
+    return Status::error("the payload is damaged (its SHA-256 does not match "
+                         "the header)");
+  Expected<BundleKey> key = BundleKey::decode(keyRecord);
+  if (!key.ok())
+    return key.status();
+  BundleKey::Digest keyDigest = key->digest();
+  if (!std::equal(keyDigest.begin(), keyDigest.end(),
+                  bytes.begin() + kKeyDigestOffset))
+    return Status::error("the key record does not match the key in the "
+                         "header");
+  Expected<Bundle> bundle = deserializeBundle(payload);
+  if (!bundle.ok())
+    return bundle.status();
+  return BundleFileContents{key.take(), bundle.take()};
+}
+
+Status checkBundleMatchesKey(const Bundle &bundle, const BundleKey &key) {
+  if (bundle.versionId != key.versionId)
+    return Status::error("the bundle was made by version " + bundle.versionId +
+                         ", its key names version " + key.versionId);
+  if (bundle.target != key.target)
+    return Status::error("the bundle is for target '" + bundle.target +
+                         "', its key names '" + key.target + "'");
+  if (Status valid = validate(bundle.graph); !valid.ok())
+    return Status::error("the bundle's graph is invalid: " + valid.message());
+  if (hashGraph(bundle.graph) != key.graphHash)
+    return Status::error("the bundle's graph is not the graph its key names");
+  return verifyBundle(bundle);
+}
+
+} // namespace fuse

@@ -1,0 +1,69 @@
+//===- BundleFile.h - The on-disk form of one cache entry -------*- C++ -*-===//
+//
+// One cache file holds one bundle behind a fixed header that is written and
+// checked by hand before cereal reads a byte:
+//
+//   offset size
+//        0    8  magic "FUSEBNDL"
+//        8    4  format version (little-endian, kBundleFormatVersion)
+//       12    4  key record length K (at most kMaxKeyRecordLength)
+//       16    8  payload length P
+//       24   32  SHA-256 of the key record (BundleKey::digest(): the name)
+//       56   32  SHA-256 of the payload
+//       88    8  first 8 bytes of SHA-256 over bytes [0, 88) and the key
+//                record: damage anywhere in the header is caught
+//       96    K  key record (BundleKey::encode())
+//     96+K    P  payload (serializeBundle())
+//
+// The file must be exactly 96 + K + P bytes, so a damaged length is caught
+// by the file's size and never becomes an allocation. Decoding says what is
+// wrong in words a person can act on. checkBundleMatchesKey then checks that
+// the bundle is what its key names: the runtime dlopens host code from
+// bundles, so nothing from a file is used before both pass.
+//
+// No file I/O here (BundleCache does it). Plain C++ only: the runtime never
+// links MLIR or LLVM.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_RUNTIME_CACHE_BUNDLEFILE_H
+#define FUSE_RUNTIME_CACHE_BUNDLEFILE_H
+
+#include "runtime/cache/Bundle.h"
+#include "runtime/cache/BundleKey.h"
+#include "runtime/ir/Status.h"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace fuse {
+
+inline constexpr char kBundleMagic[8] = {'F', 'U', 'S', 'E',
+                                         'B', 'N', 'D', 'L'};
+inline constexpr std::uint32_t kBundleFormatVersion = 1;
+inline constexpr std::size_t kBundleHeaderSize = 96;
+inline constexpr std::uint32_t kMaxKeyRecordLength = 4096;
+
+/// The whole file for `bundle` under `key`.
+std::vector<std::uint8_t> encodeBundleFile(const BundleKey &key,
+                                           const Bundle &bundle);
+
+struct BundleFileContents {
+  BundleKey key;
+  Bundle bundle;
+};
+
+/// Checks the header, lengths and checksums, then decodes the key record
+/// and the payload. Fails on anything encodeBundleFile did not write.
+Expected<BundleFileContents>
+decodeBundleFile(std::span<const std::uint8_t> bytes);
+
+/// Whether `bundle` is what `key` names: made by key.versionId for
+/// key.target, from a valid graph whose hash is key.graphHash, and
+/// structurally sound (verifyBundle).
+Status checkBundleMatchesKey(const Bundle &bundle, const BundleKey &key);
+
+} // namespace fuse
+
+#endif // FUSE_RUNTIME_CACHE_BUNDLEFILE_H

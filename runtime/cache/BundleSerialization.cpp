@@ -1,0 +1,365 @@
+//===- BundleSerialization.cpp - Bundle <-> bytes with cereal -------------===//
+
+#include "runtime/cache/BundleSerialization.h"
+
+#include "runtime/ir/Sha256.h"
+
+#include <cereal/archives/binary.hpp>
+#include <cereal/archives/json.hpp>
+#include <cereal/cereal.hpp>
+#include <cereal/types/map.hpp>
+#include <cereal/types/string.hpp>
+#include <cereal/types/variant.hpp>
+#include <cereal/types/vector.hpp>
+
+#include <cstring>
+#include <sstream>
+#include <type_traits>
+
+namespace fuse {
+
+/// cereal's binary input archive over a byte span, except that every
+/// element count it reads must not exceed the bytes left: each element
+/// takes at least one byte, so a larger count is damage, and checking it
+/// before the container is sized keeps a corrupt count from allocating.
+class BoundedBinaryInputArchive
+    : public cereal::InputArchive<BoundedBinaryInputArchive,
+                                  cereal::AllowEmptyClassElision> {
+public:
+  explicit BoundedBinaryInputArchive(std::span<const std::uint8_t> bytes)
+      : InputArchive(this), bytes(bytes) {}
+
+  void loadBinary(void *data, std::size_t size) {
+    if (size > remaining())
+      throw cereal::Exception("the payload ends " +
+                              std::to_string(size - remaining()) +
+                              " bytes early");
+    std::memcpy(data, bytes.data() + pos, size);
+    pos += size;
+  }
+  void checkCount(std::uint64_t count) const {
+    if (count > remaining())
+      throw cereal::Exception("a count of " + std::to_string(count) +
+                              " exceeds the " + std::to_string(remaining()) +
+                              " bytes left in the payload");
+  }
+  std::size_t remaining() const { return bytes.size() - pos; }
+
+private:
+  std::span<const std::uint8_t> bytes;
+  std::size_t pos = 0;
+};
+
+template <class T>
+std::enable_if_t<std::is_arithmetic_v<T>> load(BoundedBinaryInputArchive &ar,
+                                               T &value) {
+  ar.loadBinary(std::addressof(value), sizeof(value));
+}
+
+template <class T>
+void serialize(BoundedBinaryInputArchive &ar, cereal::NameValuePair<T> &pair) {
+  ar(pair.value);
+}
+
+template <class T>
+void serialize(BoundedBinaryInputArchive &ar, cereal::SizeTag<T> &tag) {
+  ar(tag.size);
+  ar.checkCount(std::uint64_t(tag.size));
+}
+
+template <class T>
+void load(BoundedBinaryInputArchive &ar, cereal::BinaryData<T> &data) {
+  ar.loadBinary(data.data, std::size_t(data.size));
+}
+
+} // namespace fuse
+
+CEREAL_REGISTER_ARCHIVE(fuse::BoundedBinaryInputArchive)
+
+namespace cereal::traits::detail {
+template <> struct get_output_from_input<fuse::BoundedBinaryInputArchive> {
+  using type = cereal::BinaryOutputArchive;
+};
+} // namespace cereal::traits::detail
+
+namespace fuse {
+
+//===----------------------------------------------------------------------===//
+// Enums, by name
+//===----------------------------------------------------------------------===//
+
+static std::string_view bindingKindName(BindingKind kind) {
+  switch (kind) {
+  case BindingKind::GraphInput:
+    return "input";
+  case BindingKind::GraphOutput:
+    return "output";
+  case BindingKind::Intermediate:
+    return "intermediate";
+  }
+  return "unknown";
+}
+
+/// The enumerator of E whose name is `name`, trying every value of its
+/// underlying range up to `last`.
+template <class E, class NameFn>
+E parseByName(const std::string &name, E last, NameFn nameOf,
+              const char *what) {
+  for (unsigned i = 0; i <= unsigned(last); ++i)
+    if (nameOf(E(i)) == name)
+      return E(i);
+  throw cereal::Exception(std::string("unknown ") + what + " '" + name + "'");
+}
+
+template <class A>
+std::string save_minimal(const A &, const ElementType &type) {
+  return std::string(elementTypeName(type));
+}
+template <class A>
+void load_minimal(const A &, ElementType &type, const std::string &name) {
+  std::optional<ElementType> parsed = parseElementType(name);
+  if (!parsed)
+    throw cereal::Exception("unknown element type '" + name + "'");
+  type = *parsed;
+}
+
+template <class A> std::string save_minimal(const A &, const OpKind &kind) {
+  return std::string(mnemonic(kind));
+}
+template <class A>
+void load_minimal(const A &, OpKind &kind, const std::string &name) {
+  std::optional<OpKind> parsed = parseOpKind(name);
+  if (!parsed)
+    throw cereal::Exception("unknown op '" + name + "'");
+  kind = *parsed;
+}
+
+template <class A>
+std::string save_minimal(const A &, const PayloadKind &kind) {
+  return std::string(payloadKindName(kind));
+}
+template <class A>
+void load_minimal(const A &, PayloadKind &kind, const std::string &name) {
+  kind = parseByName(name, PayloadKind::HostSharedObject, payloadKindName,
+                     "payload kind");
+}
+
+template <class A>
+std::string save_minimal(const A &, const ScheduleKind &kind) {
+  return std::string(scheduleKindName(kind));
+}
+template <class A>
+void load_minimal(const A &, ScheduleKind &kind, const std::string &name) {
+  kind = parseByName(name, ScheduleKind::ReferenceOnly, scheduleKindName,
+                     "schedule");
+}
+
+template <class A>
+std::string save_minimal(const A &, const BindingKind &kind) {
+  return std::string(bindingKindName(kind));
+}
+template <class A>
+void load_minimal(const A &, BindingKind &kind, const std::string &name) {
+  kind = parseByName(name, BindingKind::Intermediate, bindingKindName,
+                     "binding kind");
+}
+
+//===----------------------------------------------------------------------===//
+// Structures, field by field
+//===----------------------------------------------------------------------===//
+
+template <class A> void serialize(A &ar, TensorType &type) {
+  ar(cereal::make_nvp("elementType", type.elementType),
+     cereal::make_nvp("shape", type.shape));
+}
+
+template <class A> void serialize(A &ar, DenseValue &value) {
+  ar(cereal::make_nvp("elementType", value.elementType),
+     cereal::make_nvp("shape", value.shape),
+     cereal::make_nvp("bytes", value.bytes),
+     cereal::make_nvp("splat", value.splat));
+}
+
+template <class A> void serialize(A &ar, EnumValue &value) {
+  ar(cereal::make_nvp("name", value.name));
+}
+
+/// Attribute has no empty state, so attributes travel as their storage.
+using AttrStorageMap = std::map<std::string, Attribute::Storage>;
+
+static Attribute attributeFromStorage(Attribute::Storage storage) {
+  return std::visit(
+      [](auto &&value) -> Attribute {
+        using T = std::decay_t<decltype(value)>;
+        if constexpr (std::is_same_v<T, std::int64_t>)
+          return Attribute::i64(value);
+        else if constexpr (std::is_same_v<T, std::vector<std::int64_t>>)
+          return Attribute::i64Array(std::move(value));
+        else if constexpr (std::is_same_v<T, double>)
+          return Attribute::f64(value);
+        else if constexpr (std::is_same_v<T, bool>)
+          return Attribute::flag(value);
+        else if constexpr (std::is_same_v<T, EnumValue>)
+          return Attribute::enumName(std::move(value.name));
+        else if constexpr (std::is_same_v<T, ElementType>)
+          return Attribute::elementType(value);
+        else
+          return Attribute::dense(std::move(value));
+      },
+      std::move(storage));
+}
+
+template <class A> void save(A &ar, const Op &op) {
+  AttrStorageMap attributes;
+  for (const auto &[name, attribute] : op.attributes)
+    attributes.emplace(name, attribute.value());
+  ar(cereal::make_nvp("kind", op.kind),
+     cereal::make_nvp("operands", op.operands),
+     cereal::make_nvp("results", op.results),
+     cereal::make_nvp("attributes", attributes));
+}
+
+template <class A> void load(A &ar, Op &op) {
+  AttrStorageMap attributes;
+  ar(op.kind, op.operands, op.results, attributes);
+  op.attributes.clear();
+  for (auto &[name, storage] : attributes)
+    op.attributes.emplace(name, attributeFromStorage(std::move(storage)));
+}
+
+template <class A> void serialize(A &ar, Tensor &tensor) {
+  ar(cereal::make_nvp("type", tensor.type),
+     cereal::make_nvp("name", tensor.name));
+}
+
+template <class A> void serialize(A &ar, GraphOutput &output) {
+  ar(cereal::make_nvp("tensor", output.tensor),
+     cereal::make_nvp("name", output.name));
+}
+
+template <class A> void serialize(A &ar, Graph &graph) {
+  ar(cereal::make_nvp("tensors", graph.tensors),
+     cereal::make_nvp("inputs", graph.inputs),
+     cereal::make_nvp("ops", graph.ops),
+     cereal::make_nvp("outputs", graph.outputs));
+}
+
+template <class A> void serialize(A &ar, LaunchConfig &launch) {
+  ar(cereal::make_nvp("gridX", launch.gridX),
+     cereal::make_nvp("gridY", launch.gridY),
+     cereal::make_nvp("gridZ", launch.gridZ),
+     cereal::make_nvp("blockX", launch.blockX),
+     cereal::make_nvp("blockY", launch.blockY),
+     cereal::make_nvp("blockZ", launch.blockZ),
+     cereal::make_nvp("sharedMemoryBytes", launch.sharedMemoryBytes),
+     cereal::make_nvp("iterations", launch.iterations),
+     cereal::make_nvp("grain", launch.grain));
+}
+
+template <class A> void serialize(A &ar, KernelBinding &binding) {
+  ar(cereal::make_nvp("kind", binding.kind),
+     cereal::make_nvp("index", binding.index));
+}
+
+template <class A> void serialize(A &ar, BundleKernel &kernel) {
+  ar(cereal::make_nvp("name", kernel.name),
+     cereal::make_nvp("target", kernel.target),
+     cereal::make_nvp("payloadKind", kernel.payloadKind));
+  if constexpr (std::is_same_v<A, cereal::JSONOutputArchive>) {
+    // People read the JSON: a payload shows as its size and digest, and
+    // PTX, which is text, as itself.
+    ar(cereal::make_nvp("payloadBytes", std::uint64_t(kernel.payload.size())),
+       cereal::make_nvp("payloadSha256", sha256Hex(kernel.payload)));
+    if (kernel.payloadKind == PayloadKind::PtxText)
+      ar(cereal::make_nvp("payloadText", std::string(kernel.payload.begin(),
+                                                     kernel.payload.end())));
+  } else {
+    ar(cereal::make_nvp("payload", kernel.payload));
+  }
+  ar(cereal::make_nvp("entry", kernel.entry),
+     cereal::make_nvp("schedule", kernel.schedule),
+     cereal::make_nvp("launch", kernel.launch),
+     cereal::make_nvp("bindings", kernel.bindings),
+     cereal::make_nvp("ops", kernel.ops));
+}
+
+template <class A> void serialize(A &ar, ArenaSlice &slice) {
+  ar(cereal::make_nvp("tensor", slice.tensor),
+     cereal::make_nvp("offset", slice.offset),
+     cereal::make_nvp("bytes", slice.bytes));
+}
+
+template <class A> void serialize(A &ar, MemoryPlan &plan) {
+  ar(cereal::make_nvp("intermediates", plan.intermediates),
+     cereal::make_nvp("peakBytes", plan.peakBytes));
+}
+
+template <class A> void serialize(A &ar, OutputAlias &alias) {
+  ar(cereal::make_nvp("output", alias.output),
+     cereal::make_nvp("input", alias.input));
+}
+
+template <class A> void serialize(A &ar, Bundle &bundle) {
+  ar(cereal::make_nvp("graph", bundle.graph),
+     cereal::make_nvp("target", bundle.target),
+     cereal::make_nvp("versionId", bundle.versionId),
+     cereal::make_nvp("kernels", bundle.kernels),
+     cereal::make_nvp("launchOrder", bundle.launchOrder),
+     cereal::make_nvp("memoryPlan", bundle.memoryPlan),
+     cereal::make_nvp("aliases", bundle.aliases),
+     cereal::make_nvp("inputs", bundle.inputs),
+     cereal::make_nvp("outputs", bundle.outputs));
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+std::string sha256Hex(std::span<const std::uint8_t> bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  Sha256 hasher;
+  hasher.update(bytes);
+  std::string hex;
+  for (std::uint8_t byte : hasher.finish()) {
+    hex.push_back(kDigits[byte >> 4]);
+    hex.push_back(kDigits[byte & 15]);
+  }
+  return hex;
+}
+
+std::vector<std::uint8_t> serializeBundle(const Bundle &bundle) {
+  std::ostringstream stream(std::ios::binary);
+  {
+    cereal::BinaryOutputArchive archive(stream);
+    archive(bundle);
+  }
+  std::string bytes = std::move(stream).str();
+  return std::vector<std::uint8_t>(bytes.begin(), bytes.end());
+}
+
+Expected<Bundle> deserializeBundle(std::span<const std::uint8_t> payload) {
+  Bundle bundle;
+  try {
+    BoundedBinaryInputArchive archive(payload);
+    archive(bundle);
+    if (archive.remaining() != 0)
+      return Status::error("the payload has " +
+                           std::to_string(archive.remaining()) +
+                           " bytes after the bundle");
+  } catch (const std::exception &error) {
+    return Status::error(std::string("the payload is not a bundle: ") +
+                         error.what());
+  }
+  return bundle;
+}
+
+std::string bundleToJson(const Bundle &bundle) {
+  std::ostringstream stream;
+  {
+    cereal::JSONOutputArchive archive(stream);
+    archive(cereal::make_nvp("bundle", bundle));
+  }
+  return std::move(stream).str();
+}
+
+} // namespace fuse
