@@ -314,16 +314,29 @@ struct FormFusionsPass
     std::optional<AsmState> names;
     if (explain)
       names.emplace(func);
+    unsigned kernelsBefore = 0, kernelsAfter = 0;
+    int64_t bytesBefore = 0, bytesAfter = 0;
     for (Block &block : func.getBody()) {
       GroupPlanner planner(block, model, names ? &*names : nullptr);
       planner.run();
-      numKernelsBefore += planner.kernelsBefore;
-      numKernelsAfter += planner.kernelsAfter;
-      numBytesBefore += planner.bytesBefore;
-      numBytesAfter += planner.bytesAfter;
+      kernelsBefore += planner.kernelsBefore;
+      kernelsAfter += planner.kernelsAfter;
+      bytesBefore += planner.bytesBefore;
+      bytesAfter += planner.bytesAfter;
       numFused += planner.numMerges;
       numRefused += planner.numRefusals;
     }
+    numKernelsBefore += kernelsBefore;
+    numKernelsAfter += kernelsAfter;
+    numBytesBefore += bytesBefore;
+    numBytesAfter += bytesAfter;
+    // The statistics count only where LLVM was built with statistics on; the
+    // summary remark always works.
+    if (explain && kernelsBefore != 0)
+      func.emitRemark() << "fusion: " << kernelsBefore << " kernels, "
+                        << formatBytes(bytesBefore) << " of traffic -> "
+                        << kernelsAfter << " kernels, "
+                        << formatBytes(bytesAfter);
   }
 };
 } // namespace

@@ -89,13 +89,13 @@ struct Rows {
 } // namespace
 
 static llvm::raw_ostream &operator<<(llvm::raw_ostream &os, const Rows &rows) {
-  return os << stringifyScheduleKind(rows.kind) << " of " << rows.rows
-            << " rows x " << rows.cols;
+  return os << stringifyScheduleKind(rows.kind) << " of " << rows.rows << "x"
+            << rows.cols;
 }
 
-/// The rows a reduction op reduces, or nothing for other ops. The reduced
-/// dimensions are a suffix of the non-unit dimensions for a row reduction,
-/// all of them for a full reduction.
+/// The rows a reduction op reduces (printed "kind of ROWSxREDUCED"), or
+/// nothing for other ops. The reduced dimensions are a suffix of the non-unit
+/// dimensions for a row reduction, all of them for a full reduction.
 static std::optional<Rows> reductionRows(Operation *op) {
   ShapedType type;
   SmallVector<int64_t> dims;
