@@ -28,7 +28,6 @@ namespace {
 /// One candidate kernel while groups grow.
 struct Group {
   SmallVector<Operation *> ops; // in block order
-  ScheduleKind kind;
   int64_t trafficBytes;
   bool hasMatmul;
 };
@@ -93,10 +92,8 @@ void GroupPlanner::run() {
     std::string why;
     FailureOr<KernelPlan> plan = planKernel({&op}, unlimited, why);
     groupIds[&op] = groups.size();
-    groups.push_back({{&op},
-                      succeeded(plan) ? plan->kind : ScheduleKind::pointwise,
-                      succeeded(plan) ? plan->trafficBytes : 0,
-                      isa<MatmulOp>(op)});
+    groups.push_back(
+        {{&op}, succeeded(plan) ? plan->trafficBytes : 0, isa<MatmulOp>(op)});
     bytesBefore += groups.back().trafficBytes;
   }
   kernelsBefore = fusibleOps.size();
@@ -272,7 +269,6 @@ bool GroupPlanner::tryMerge(Operation *producer, Operation *consumer) {
   ++numMerges;
   Group &target = groups[to];
   target.ops = std::move(merged);
-  target.kind = plan->kind;
   target.trafficBytes = plan->trafficBytes;
   target.hasMatmul |= groups[from].hasMatmul;
   for (Operation *op : groups[from].ops)

@@ -61,10 +61,10 @@ def FuseFormFusions : Pass<"fuse-form-fusions", "func::FuncOp"> {
   let summary = "Group tensor ops into kernels with a traffic cost model";
   let description = [{
     Decides which ops run as one kernel and marks each fusible op with its
-    group (`fuse.group`, an index) and the group's schedule kind
-    (`fuse.kind`); `fuse-outline-fusions` turns the groups into
-    `fuse.fusion` ops. Groups grow by merging a producer's group into a
-    consumer's group, in three rounds:
+    group (`fuse.group`, an index); `fuse-outline-fusions` turns the groups
+    into `fuse.fusion` ops of the schedule kind the cost model gives them.
+    Groups grow by merging a producer's group into a consumer's group, in
+    three rounds (the second repeated until nothing merges):
 
     1. matmul epilogues: each matmul takes the elementwise, broadcast and
        index-remapping (reshape, transpose) ops that consume its result,
@@ -93,7 +93,9 @@ def FuseFormFusions : Pass<"fuse-form-fusions", "func::FuncOp"> {
     the group (multi-output kernels): nothing is computed twice. The bytes
     a merge saves are the traffic of the two kernels minus that of the
     union (inputs read plus outputs written); with `explain`, every
-    decision is a remark on the producer:
+    decision is a remark on the producer, and each function gets a summary
+    remark (kernels and estimated bytes before and after, as the statistics
+    count them):
     `fused %1 (fuse.exp) into %2 (fuse.reduce): saves 1 KiB of traffic` or
     `not fused %4 (fuse.div) into %5 (fuse.matmul): would recompute a
     reduction for every tile of the matmul`.
@@ -107,10 +109,10 @@ def FuseFormFusions : Pass<"fuse-form-fusions", "func::FuncOp"> {
     ```
     After:
     ```mlir
-    %m = fuse.matmul %x, %w {fuse.group = 0 : i64, fuse.kind = "matmul"} : ...
-    %b = fuse.broadcast %bias, dims = [1] {fuse.group = 0 : i64, fuse.kind = "matmul"} : ...
-    %a = fuse.add %m, %b {fuse.group = 0 : i64, fuse.kind = "matmul"} : ...
-    %s = fuse.reduce sum %a dims = [1] {fuse.group = 1 : i64, fuse.kind = "row_reduction"} : ...
+    %m = fuse.matmul %x, %w {fuse.group = 0 : i64} : ...
+    %b = fuse.broadcast %bias, dims = [1] {fuse.group = 0 : i64} : ...
+    %a = fuse.add %m, %b {fuse.group = 0 : i64} : ...
+    %s = fuse.reduce sum %a dims = [1] {fuse.group = 1 : i64} : ...
     ```
   }];
   let options = [
@@ -154,8 +156,8 @@ def FuseOutlineFusions : Pass<"fuse-outline-fusions", "func::FuncOp"> {
 
     Before:
     ```mlir
-    %e = fuse.exp %x {fuse.group = 0 : i64, fuse.kind = "pointwise"} : tensor<8xf32>
-    %t = fuse.tanh %e {fuse.group = 0 : i64, fuse.kind = "pointwise"} : tensor<8xf32>
+    %e = fuse.exp %x {fuse.group = 0 : i64} : tensor<8xf32>
+    %t = fuse.tanh %e {fuse.group = 0 : i64} : tensor<8xf32>
     return %e, %t : tensor<8xf32>, tensor<8xf32>
     ```
     After:
