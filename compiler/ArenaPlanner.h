@@ -1,0 +1,37 @@
+//===- ArenaPlanner.h - Offsets of intermediates in one arena ---*- C++ -*-===//
+//
+// Places the buffers that live between kernels (intermediate tensors,
+// reduction partials) in one arena: a buffer occupies its bytes from the
+// first kernel that uses it to the last, and its bytes are reused by buffers
+// that start after it ends. First fit in order of first use, aligned for
+// vector loads. Plain C++ (no MLIR).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_COMPILER_ARENAPLANNER_H
+#define FUSE_COMPILER_ARENAPLANNER_H
+
+#include "runtime/cache/Bundle.h"
+
+#include <cstdint>
+#include <span>
+
+namespace fuse {
+
+struct ArenaRequest {
+  TensorId tensor = kInvalidTensor;
+  std::uint64_t bytes = 0;
+  /// Positions in the launch order of the first and last kernel using it.
+  std::uint32_t firstUse = 0;
+  std::uint32_t lastUse = 0;
+};
+
+inline constexpr std::uint64_t kArenaAlignment = 64;
+
+/// One slice per request, in request order; slices whose live ranges
+/// overlap never overlap in bytes.
+MemoryPlan planArena(std::span<const ArenaRequest> requests);
+
+} // namespace fuse
+
+#endif // FUSE_COMPILER_ARENAPLANNER_H

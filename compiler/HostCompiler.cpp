@@ -1,0 +1,529 @@
+//===- HostCompiler.cpp - The compiler for host targets -------------------===//
+
+#include "compiler/HostCompiler.h"
+
+#include "compiler/ArenaPlanner.h"
+#include "compiler/GraphTranslation.h"
+#include "compiler/HostKernelEmitter.h"
+#include "compiler/HostLinker.h"
+#include "compiler/HostObjectEmitter.h"
+#include "dialect/FuseOps.h"
+#include "passes/Passes.h"
+#include "runtime/Version.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+
+namespace fd = mlir::fuse;
+
+namespace fuse {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Marks each fuse op with its index in Graph::ops, so that kernels can name
+/// the ops they cover and their results' tensors after fusion moved, cloned
+/// and regrouped them.
+constexpr llvm::StringLiteral kOpIndexAttr = "fuse.op_index";
+constexpr llvm::StringLiteral kFusionPipeline = "fuse-fusion-pipeline";
+
+void registerFusePassesOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] { fd::registerFusePasses(); });
+}
+
+bool isTensorOp(mlir::Operation *op) {
+  return op->getDialect() &&
+         op->getDialect()->getNamespace() ==
+             fd::FuseDialect::getDialectNamespace() &&
+         !mlir::isa<fd::FusionOp, fd::YieldOp>(op);
+}
+
+/// Collects diagnostics as text, errors and remarks apart.
+struct DiagnosticCollector {
+  explicit DiagnosticCollector(mlir::MLIRContext &context)
+      : handler(&context, [this](mlir::Diagnostic &d) {
+          std::string text;
+          llvm::raw_string_ostream os(text);
+          mlir::Location loc = d.getLocation();
+          if (auto file = loc->findInstanceOf<mlir::FileLineColLoc>())
+            os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+               << file.getColumn();
+          else
+            os << loc;
+          os << ": " << d.str();
+          for (const mlir::Diagnostic &note : d.getNotes())
+            os << "\n  note: " << note.str();
+          if (d.getSeverity() == mlir::DiagnosticSeverity::Remark)
+            remarks.push_back(text);
+          else if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
+            errors += (errors.empty() ? "" : "\n") + text;
+          return mlir::success();
+        }) {}
+
+  Status error(const std::string &what) const {
+    return Status::error(what + (errors.empty() ? "" : ": " + errors));
+  }
+
+  std::string errors;
+  std::vector<std::string> remarks;
+  mlir::ScopedDiagnosticHandler handler;
+};
+
+/// Schedule kind of a fusion that holds one op alone.
+fd::ScheduleKind singleOpSchedule(mlir::Operation *op) {
+  if (auto reduce = mlir::dyn_cast<fd::ReduceOp>(op)) {
+    auto type =
+        mlir::cast<mlir::RankedTensorType>(reduce.getOperand().getType());
+    llvm::ArrayRef<int64_t> dims = reduce.getDims();
+    if (int64_t(dims.size()) == type.getRank())
+      return fd::ScheduleKind::full_reduction;
+    bool trailing = !dims.empty() && dims.back() == type.getRank() - 1 &&
+                    dims.front() == type.getRank() - int64_t(dims.size());
+    return trailing ? fd::ScheduleKind::row_reduction
+                    : fd::ScheduleKind::column_reduction;
+  }
+  if (mlir::isa<fd::ArgMaxOp, fd::ArgMinOp>(op))
+    return fd::ScheduleKind::row_reduction;
+  if (mlir::isa<fd::MatmulOp>(op))
+    return fd::ScheduleKind::matmul;
+  return fd::ScheduleKind::pointwise;
+}
+
+/// The fallback while passes/ has no fusion pipeline (or fusion is off):
+/// every tensor op becomes a fuse.fusion of its own; splat constants are
+/// cloned into their consumers, as fuse-outline-fusions does.
+void wrapEachOpInItsOwnFusion(mlir::func::FuncOp func) {
+  mlir::OpBuilder b(func.getContext());
+  llvm::SmallVector<mlir::Operation *> ops;
+  for (mlir::Operation &op : func.getBody().front())
+    if (isTensorOp(&op))
+      ops.push_back(&op);
+  for (mlir::Operation *op : ops) {
+    auto constant = mlir::dyn_cast<fd::ConstantOp>(op);
+    bool onlyFeedsFuseOps = llvm::all_of(
+        op->getUsers(), [](mlir::Operation *u) { return isTensorOp(u); });
+    if (constant && onlyFeedsFuseOps && !op->use_empty())
+      continue;
+    llvm::SmallVector<mlir::Value> inputs;
+    llvm::SmallVector<mlir::Operation *> clonedConstants;
+    for (mlir::Value operand : op->getOperands()) {
+      mlir::Operation *def = operand.getDefiningOp();
+      if (def && mlir::isa<fd::ConstantOp>(def))
+        clonedConstants.push_back(def);
+      else if (!llvm::is_contained(inputs, operand))
+        inputs.push_back(operand);
+    }
+    b.setInsertionPoint(op);
+    auto fusion = fd::FusionOp::create(b, op->getLoc(), op->getResultTypes(),
+                                       singleOpSchedule(op), inputs);
+    mlir::Block *block = b.createBlock(&fusion.getBody());
+    mlir::IRMapping mapping;
+    for (mlir::Value input : inputs)
+      mapping.map(input, block->addArgument(input.getType(), op->getLoc()));
+    for (mlir::Operation *def : clonedConstants)
+      if (!mapping.contains(def->getResult(0)))
+        b.clone(*def, mapping);
+    mlir::Operation *inner = b.clone(*op, mapping);
+    fd::YieldOp::create(b, op->getLoc(), inner->getResults());
+    op->replaceAllUsesWith(fusion.getResults());
+    op->erase();
+  }
+  for (mlir::Operation &op : llvm::make_early_inc_range(func.getBody().front()))
+    if (mlir::isa<fd::ConstantOp>(op) && op.use_empty())
+      op.erase();
+}
+
+/// Where a tensor lives during a run.
+struct Location {
+  BindingKind kind;
+  std::uint32_t index;
+};
+
+} // namespace
+
+struct HostCompiler::Impl {
+  Impl() {
+    mlir::DialectRegistry registry;
+    registerHostCodegenDialects(registry);
+    context.appendDialectRegistry(registry);
+    loadTranslationDialects(context);
+    context.loadAllAvailableDialects();
+    context.disableMultithreading();
+  }
+
+  Expected<Compilation> compileModule(mlir::ModuleOp module, const Graph &graph,
+                                      bool alreadyFused, const Target &target,
+                                      const CompileOptions &options,
+                                      HostCompileDumps *dumps,
+                                      std::vector<PhaseTiming> phases,
+                                      DiagnosticCollector &diagnostics);
+
+  std::mutex mutex;
+  mlir::MLIRContext context;
+};
+
+HostCompiler::HostCompiler() : impl(std::make_unique<Impl>()) {}
+HostCompiler::~HostCompiler() = default;
+
+bool HostCompiler::hasFusionPipeline() {
+  registerFusePassesOnce();
+  return mlir::PassPipelineInfo::lookup(kFusionPipeline) != nullptr;
+}
+
+Expected<Compilation> HostCompiler::compile(const Graph &graph,
+                                            const Target &target,
+                                            const CompileOptions &options) {
+  return compile(graph, target, options, nullptr);
+}
+
+Expected<Compilation> HostCompiler::compile(const Graph &graph,
+                                            const Target &target,
+                                            const CompileOptions &options,
+                                            HostCompileDumps *dumps) {
+  if (!target.isHost())
+    return Status::error("the host compiler cannot compile for target '" +
+                         target.name + "'");
+  std::lock_guard lock(impl->mutex);
+  DiagnosticCollector diagnostics(impl->context);
+  auto start = Clock::now();
+  mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>> module =
+      graphToModule(impl->context, graph);
+  if (mlir::failed(module))
+    return diagnostics.error(
+        "the graph does not translate to the fuse dialect");
+  std::vector<PhaseTiming> phases{{"import", Clock::now() - start}};
+  return impl->compileModule(**module, graph, /*alreadyFused=*/false, target,
+                             options, dumps, std::move(phases), diagnostics);
+}
+
+Expected<Compilation> HostCompiler::compileSource(std::string_view source,
+                                                  const Target &target,
+                                                  const CompileOptions &options,
+                                                  HostCompileDumps *dumps,
+                                                  std::string_view sourceName) {
+  if (!target.isHost())
+    return Status::error("the host compiler cannot compile for target '" +
+                         target.name + "'");
+  std::lock_guard lock(impl->mutex);
+  DiagnosticCollector diagnostics(impl->context);
+  auto start = Clock::now();
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(
+          llvm::StringRef(source.data(), source.size()), &impl->context,
+          llvm::StringRef(sourceName.data(), sourceName.size()));
+  if (!module)
+    return diagnostics.error("the source does not parse");
+  mlir::FailureOr<Graph> graph = moduleToGraph(*module);
+  if (mlir::failed(graph))
+    return diagnostics.error("the module is not a graph of fuse ops");
+  bool fused = false;
+  module->walk([&](fd::FusionOp) { fused = true; });
+  std::vector<PhaseTiming> phases{{"import", Clock::now() - start}};
+  return impl->compileModule(*module, *graph, fused, target, options, dumps,
+                             std::move(phases), diagnostics);
+}
+
+Expected<Compilation> HostCompiler::Impl::compileModule(
+    mlir::ModuleOp module, const Graph &graph, bool alreadyFused,
+    const Target &target, const CompileOptions &options,
+    HostCompileDumps *dumps, std::vector<PhaseTiming> phases,
+    DiagnosticCollector &diagnostics) {
+  auto funcs = module.getOps<mlir::func::FuncOp>();
+  if (std::distance(funcs.begin(), funcs.end()) != 1)
+    return Status::error("the module must hold exactly one function");
+  mlir::func::FuncOp func = *funcs.begin();
+
+  // Tag every tensor op with its index in the graph (the order in which
+  // graphToModule emits them and funcToGraph reads them).
+  {
+    std::uint32_t next = 0;
+    mlir::Builder b(&context);
+    mlir::WalkResult walked = func.walk([&](mlir::Operation *op) {
+      if (!isTensorOp(op))
+        return mlir::WalkResult::advance();
+      if (next >= graph.ops.size() ||
+          op->getName().stripDialect().str() !=
+              std::string(mnemonic(graph.ops[next].kind)))
+        return mlir::WalkResult::interrupt();
+      op->setAttr(kOpIndexAttr, b.getI64IntegerAttr(next++));
+      return mlir::WalkResult::advance();
+    });
+    if (walked.wasInterrupted() || next != graph.ops.size())
+      return Status::error("internal error: the function's ops do not match "
+                           "the graph's ops one to one");
+  }
+
+  // Fusion.
+  auto start = Clock::now();
+  if (!alreadyFused) {
+    registerFusePassesOnce();
+    if (options.enableFusion &&
+        mlir::PassPipelineInfo::lookup(kFusionPipeline)) {
+      mlir::PassManager pm(&context);
+      std::string pipeline = std::string(kFusionPipeline) +
+                             (options.explain ? "{explain=true}" : "");
+      if (mlir::failed(mlir::parsePassPipeline(pipeline, pm)) ||
+          mlir::failed(pm.run(module)))
+        return diagnostics.error("fusion failed");
+    }
+    // Every op the pipeline left outside a fusion (all of them without it)
+    // becomes a kernel of its own.
+    wrapEachOpInItsOwnFusion(func);
+  }
+  phases.push_back({"fusion", Clock::now() - start});
+  if (dumps) {
+    llvm::raw_string_ostream os(dumps->fused);
+    module.print(os);
+  }
+
+  // Where each tensor lives: inputs and outputs in the caller's buffers,
+  // the rest in the arena.
+  std::map<TensorId, Location> locations;
+  for (std::uint32_t i = 0; i < graph.inputs.size(); ++i)
+    locations.emplace(graph.inputs[i], Location{BindingKind::GraphInput, i});
+  for (std::uint32_t i = 0; i < graph.outputs.size(); ++i)
+    locations.emplace(graph.outputs[i].tensor,
+                      Location{BindingKind::GraphOutput, i});
+  // The tensor of a value of the function or of a fusion region.
+  std::function<TensorId(mlir::Value)> tensorOf =
+      [&](mlir::Value value) -> TensorId {
+    if (auto arg = mlir::dyn_cast<mlir::BlockArgument>(value)) {
+      mlir::Operation *parent = arg.getOwner()->getParentOp();
+      if (parent == func.getOperation())
+        return graph.inputs[arg.getArgNumber()];
+      if (auto fusion = mlir::dyn_cast<fd::FusionOp>(parent))
+        return tensorOf(fusion.getInputs()[arg.getArgNumber()]);
+      return kInvalidTensor;
+    }
+    mlir::Operation *def = value.getDefiningOp();
+    if (auto fusion = mlir::dyn_cast<fd::FusionOp>(def)) {
+      auto yield =
+          mlir::cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
+      return tensorOf(yield.getValues()[mlir::cast<mlir::OpResult>(value)
+                                            .getResultNumber()]);
+    }
+    if (auto index = def->getAttrOfType<mlir::IntegerAttr>(kOpIndexAttr))
+      return graph.ops[index.getInt()]
+          .results[mlir::cast<mlir::OpResult>(value).getResultNumber()];
+    return kInvalidTensor;
+  };
+
+  Bundle bundle;
+  bundle.graph = graph;
+  bundle.target = target.name;
+  bundle.versionId = versionId();
+  bundle.inputs = graph.inputs;
+  for (const GraphOutput &output : graph.outputs)
+    bundle.outputs.push_back(output.tensor);
+
+  // Arena buffers: intermediates by tensor, and one scratch per fusion.
+  std::vector<ArenaRequest> requests;
+  std::map<TensorId, std::uint32_t> intermediateOf;
+  auto useBuffer = [&](std::uint32_t request, std::uint32_t kernel) {
+    requests[request].firstUse = std::min(requests[request].firstUse, kernel);
+    requests[request].lastUse = std::max(requests[request].lastUse, kernel);
+  };
+  auto bindTensor = [&](TensorId tensor,
+                        std::uint32_t kernel) -> KernelBinding {
+    if (auto it = locations.find(tensor); it != locations.end())
+      return {it->second.kind, it->second.index};
+    auto [it, inserted] =
+        intermediateOf.emplace(tensor, std::uint32_t(requests.size()));
+    if (inserted)
+      requests.push_back({tensor,
+                          std::uint64_t(graph.typeOf(tensor).byteSize()),
+                          kernel, kernel});
+    useBuffer(it->second, kernel);
+    return {BindingKind::Intermediate, it->second};
+  };
+
+  // Code generation: kernel functions for every fusion, in order.
+  start = Clock::now();
+  mlir::OpBuilder b(&context);
+  mlir::OwningOpRef<mlir::ModuleOp> kernelModule =
+      mlir::ModuleOp::create(b.getUnknownLoc());
+  unsigned width = hostVectorWidth(target);
+  std::set<TensorId> written;
+  std::vector<std::pair<std::uint32_t, HostFusionKernels>> pending;
+
+  auto addFusion = [&](fd::FusionOp fusion,
+                       llvm::ArrayRef<TensorId> inputTensors,
+                       llvm::ArrayRef<TensorId> resultTensors,
+                       llvm::ArrayRef<KernelBinding> resultBindings,
+                       std::vector<std::uint32_t> coveredOps) -> Status {
+    std::string prefix = "fuse_k" + std::to_string(bundle.kernels.size());
+    mlir::FailureOr<HostFusionKernels> kernels =
+        emitHostKernels(fusion, *kernelModule, prefix, width);
+    if (mlir::failed(kernels))
+      return diagnostics.error("host code generation failed");
+    std::optional<std::uint32_t> scratch;
+    for (const HostKernelPlan &plan : kernels->kernels) {
+      std::uint32_t kernelIndex = std::uint32_t(bundle.kernels.size());
+      BundleKernel kernel;
+      kernel.name = plan.entry;
+      kernel.target = target.name;
+      kernel.payloadKind = PayloadKind::HostSharedObject;
+      kernel.entry = plan.entry;
+      kernel.schedule = plan.schedule;
+      kernel.launch = plan.launch;
+      kernel.ops = coveredOps;
+      for (const HostKernelOperand &operand : plan.operands) {
+        switch (operand.kind) {
+        case HostKernelOperand::Kind::FusionInput:
+          kernel.bindings.push_back(
+              bindTensor(inputTensors[operand.index], kernelIndex));
+          break;
+        case HostKernelOperand::Kind::FusionResult:
+          if (resultBindings.empty()) {
+            kernel.bindings.push_back(
+                bindTensor(resultTensors[operand.index], kernelIndex));
+          } else {
+            kernel.bindings.push_back(resultBindings[operand.index]);
+          }
+          written.insert(resultTensors[operand.index]);
+          break;
+        case HostKernelOperand::Kind::Scratch:
+          if (!scratch) {
+            scratch = std::uint32_t(requests.size());
+            // A slice names a tensor: the fusion's first result stands for
+            // its partials (the slice is larger than the tensor).
+            TensorId owner = resultTensors.front();
+            requests.push_back(
+                {owner,
+                 std::max<std::uint64_t>(kernels->scratchBytes,
+                                         graph.typeOf(owner).byteSize()),
+                 kernelIndex, kernelIndex});
+          }
+          useBuffer(*scratch, kernelIndex);
+          kernel.bindings.push_back({BindingKind::Intermediate, *scratch});
+          break;
+        }
+      }
+      bundle.launchOrder.push_back(kernelIndex);
+      bundle.kernels.push_back(std::move(kernel));
+    }
+    return Status::success();
+  };
+
+  for (fd::FusionOp fusion : func.getBody().front().getOps<fd::FusionOp>()) {
+    std::vector<TensorId> inputs, results;
+    for (mlir::Value input : fusion.getInputs()) {
+      inputs.push_back(tensorOf(input));
+      if (inputs.back() == kInvalidTensor)
+        return Status::error("internal error: a fusion input has no tensor");
+    }
+    auto yield =
+        mlir::cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
+    for (mlir::Value value : yield.getValues()) {
+      TensorId tensor = tensorOf(value);
+      if (tensor == kInvalidTensor)
+        return Status::error("internal error: a fusion result has no tensor");
+      results.push_back(tensor);
+    }
+    std::set<std::uint32_t> covered;
+    fusion.walk([&](mlir::Operation *op) {
+      if (auto index = op->getAttrOfType<mlir::IntegerAttr>(kOpIndexAttr))
+        covered.insert(std::uint32_t(index.getInt()));
+    });
+    if (Status status = addFusion(fusion, inputs, results, {},
+                                  {covered.begin(), covered.end()});
+        !status.ok())
+      return status;
+  }
+
+  // Graph outputs no kernel writes to their own buffer (an input returned
+  // as is, or one tensor returned twice) get a copy kernel.
+  mlir::OwningOpRef<mlir::ModuleOp> copies =
+      mlir::ModuleOp::create(b.getUnknownLoc());
+  for (std::uint32_t k = 0; k < graph.outputs.size(); ++k) {
+    TensorId tensor = graph.outputs[k].tensor;
+    Location home = locations.at(tensor);
+    bool ownBuffer = home.kind == BindingKind::GraphOutput && home.index == k;
+    if (ownBuffer && written.count(tensor))
+      continue;
+    if (ownBuffer)
+      return Status::error("internal error: no kernel computes output " +
+                           std::to_string(k));
+    b.setInsertionPointToEnd(copies->getBody());
+    auto type =
+        mlir::cast<mlir::RankedTensorType>(func.getFunctionType().getResult(k));
+    auto copy = mlir::func::FuncOp::create(b, b.getUnknownLoc(),
+                                           "copy_output_" + std::to_string(k),
+                                           b.getFunctionType({type}, {}));
+    mlir::Block *entry = copy.addEntryBlock();
+    b.setInsertionPointToStart(entry);
+    auto fusion = fd::FusionOp::create(
+        b, b.getUnknownLoc(), mlir::TypeRange{type},
+        fd::ScheduleKind::pointwise, mlir::ValueRange{entry->getArgument(0)});
+    mlir::Block *block = b.createBlock(&fusion.getBody());
+    mlir::Value arg = block->addArgument(type, b.getUnknownLoc());
+    fd::YieldOp::create(b, b.getUnknownLoc(), arg);
+    KernelBinding out{BindingKind::GraphOutput, k};
+    if (Status status = addFusion(fusion, {tensor}, {tensor}, {out}, {});
+        !status.ok())
+      return status;
+  }
+  phases.push_back({"codegen", Clock::now() - start});
+  if (dumps) {
+    llvm::raw_string_ostream os(dumps->kernels);
+    kernelModule->print(os);
+  }
+
+  bundle.memoryPlan = planArena(requests);
+
+  if (!bundle.kernels.empty()) {
+    start = Clock::now();
+    if (mlir::failed(lowerHostKernelsToLLVM(*kernelModule)))
+      return diagnostics.error("lowering the host kernels to LLVM failed");
+    phases.push_back({"lower", Clock::now() - start});
+    if (dumps) {
+      llvm::raw_string_ostream os(dumps->llvmDialect);
+      kernelModule->print(os);
+    }
+    Expected<HostObject> object = emitHostObject(
+        *kernelModule, target, options.optimizationLevel, dumps != nullptr);
+    if (!object.ok())
+      return diagnostics.error(object.message());
+    phases.push_back({"translate", object->translate});
+    phases.push_back({"optimize", object->optimize});
+    phases.push_back({"object", object->codegen});
+    if (dumps)
+      dumps->llvmIR = object->optimizedIR;
+    start = Clock::now();
+    Expected<std::vector<std::uint8_t>> shared =
+        linkHostSharedObject(object->object);
+    if (!shared.ok())
+      return shared.status();
+    phases.push_back({"link", Clock::now() - start});
+    for (BundleKernel &kernel : bundle.kernels)
+      kernel.payload = *shared;
+  }
+
+  if (Status status = verifyBundle(bundle); !status.ok())
+    return Status::error("internal error: " + status.message());
+  Compilation compilation;
+  compilation.bundle = std::move(bundle);
+  compilation.phases = std::move(phases);
+  compilation.remarks = std::move(diagnostics.remarks);
+  return compilation;
+}
+
+} // namespace fuse

@@ -1,0 +1,76 @@
+//===- HostKernelEmitter.h - fuse.fusion -> host kernel functions -*- C++
+//-*-===//
+//
+// Builds the host kernels of one `fuse.fusion` as `func.func`s in upstream
+// dialects (scf, arith, math, vector, llvm for memory access) with the kernel
+// ABI of runtime/device/KernelAbi.h: `void k(void **buffers, i64 begin, i64
+// end)`. A pointwise fusion is one kernel over the flattened result; a full
+// reduction is a partials kernel (one fixed-size chunk per iteration, so the
+// result never depends on the thread count) and a one-iteration finishing
+// kernel. Broadcasts, transposes, slices and reshapes inside a region are
+// index maps on the loads, never materialized.
+//
+// It must never produce a wrong kernel silently: an op or a schedule it
+// cannot generate is an error at the op's location that names both.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_COMPILER_HOSTKERNELEMITTER_H
+#define FUSE_COMPILER_HOSTKERNELEMITTER_H
+
+#include "runtime/cache/Bundle.h"
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class ModuleOp;
+namespace fuse {
+class FusionOp;
+} // namespace fuse
+} // namespace mlir
+
+namespace fuse {
+
+/// What one buffer argument of a generated kernel refers to.
+struct HostKernelOperand {
+  enum class Kind : std::uint8_t { FusionInput, FusionResult, Scratch };
+  Kind kind = Kind::FusionInput;
+  /// The fusion's input or result number; 0 for Scratch.
+  unsigned index = 0;
+};
+
+struct HostKernelPlan {
+  /// The symbol of the kernel function.
+  std::string entry;
+  ScheduleKind schedule = ScheduleKind::Pointwise;
+  LaunchConfig launch;
+  /// In the order the kernel takes its buffers.
+  std::vector<HostKernelOperand> operands;
+};
+
+/// The kernels of one fusion, in launch order, and the scratch bytes they
+/// share (reduction partials; 0 when none).
+struct HostFusionKernels {
+  std::vector<HostKernelPlan> kernels;
+  std::uint64_t scratchBytes = 0;
+};
+
+/// Vector lanes of f32 arithmetic for a host target: 8 for x86-64-v3 (AVX2),
+/// 16 for x86-64-v4 (AVX-512).
+unsigned hostVectorWidth(const Target &target);
+
+/// Appends the kernels of `fusion` to `module`, their names starting with
+/// `namePrefix`. Fails with an error at the offending op.
+mlir::FailureOr<HostFusionKernels> emitHostKernels(mlir::fuse::FusionOp fusion,
+                                                   mlir::ModuleOp module,
+                                                   llvm::StringRef namePrefix,
+                                                   unsigned vectorWidth);
+
+} // namespace fuse
+
+#endif // FUSE_COMPILER_HOSTKERNELEMITTER_H

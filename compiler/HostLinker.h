@@ -1,0 +1,29 @@
+//===- HostLinker.h - Object file -> shared object, in process --*- C++ -*-===//
+//
+// Links a host kernel object into the shared object that the host runtime
+// loads with dlopen, with lld's ELF driver as a library (no subprocess: 3 ms
+// against 40-80 ms for a compiler driver). lld keeps global state, so calls
+// are serialized.
+//
+// Plain C++ interface: no LLVM types cross it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_COMPILER_HOSTLINKER_H
+#define FUSE_COMPILER_HOSTLINKER_H
+
+#include "runtime/ir/Status.h"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace fuse {
+
+/// The bytes of a shared object linked from one ELF relocatable object.
+Expected<std::vector<std::uint8_t>>
+linkHostSharedObject(std::span<const std::uint8_t> object);
+
+} // namespace fuse
+
+#endif // FUSE_COMPILER_HOSTLINKER_H

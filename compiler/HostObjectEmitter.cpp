@@ -1,0 +1,180 @@
+//===- HostObjectEmitter.cpp - Host kernels -> object code ----------------===//
+
+#include "compiler/HostObjectEmitter.h"
+
+#include "dialect/FuseOps.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <mutex>
+
+namespace fuse {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// The kernel lowering pipeline after the polynomial approximations.
+constexpr const char *kLoweringPipeline =
+    "canonicalize, cse, convert-scf-to-cf, convert-vector-to-llvm, "
+    "convert-math-to-llvm, convert-arith-to-llvm, convert-func-to-llvm, "
+    "convert-cf-to-llvm, reconcile-unrealized-casts";
+
+void registerPassesOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    mlir::registerConversionPasses();
+    mlir::registerTransformsPasses();
+  });
+}
+
+void initializeX86Once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeX86TargetInfo();
+    LLVMInitializeX86Target();
+    LLVMInitializeX86TargetMC();
+    LLVMInitializeX86AsmPrinter();
+  });
+}
+
+/// `x86-64-v3` from `host-x86-64-v3`.
+std::string cpuOf(const Target &target) {
+  return target.name.substr(std::string_view("host-").size());
+}
+
+} // namespace
+
+void registerHostCodegenDialects(mlir::DialectRegistry &registry) {
+  registry.insert<mlir::arith::ArithDialect, mlir::cf::ControlFlowDialect,
+                  mlir::func::FuncDialect, mlir::LLVM::LLVMDialect,
+                  mlir::math::MathDialect, mlir::scf::SCFDialect,
+                  mlir::vector::VectorDialect, mlir::fuse::FuseDialect>();
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+}
+
+mlir::LogicalResult lowerHostKernelsToLLVM(mlir::ModuleOp module) {
+  registerPassesOnce();
+  // MLIR has no pass for these: tanh, exp, log, erf, sin, cos... become
+  // polynomials in f32 vector arithmetic (math.erf has no LLVM lowering at
+  // all, and the others would be one libm call per lane).
+  mlir::RewritePatternSet patterns(module.getContext());
+  mlir::populateMathPolynomialApproximationPatterns(patterns);
+  if (mlir::failed(mlir::applyPatternsGreedily(module, std::move(patterns))))
+    return module.emitError("polynomial approximation did not converge");
+  mlir::PassManager pm(module.getContext());
+  if (mlir::failed(mlir::parsePassPipeline(kLoweringPipeline, pm)))
+    return module.emitError("the host lowering pipeline does not parse");
+  return pm.run(module);
+}
+
+Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
+                                    int optimizationLevel, bool keepIR) {
+  if (!target.isHost())
+    return Status::error("target '" + target.name + "' is not a host target");
+  initializeX86Once();
+  HostObject result;
+
+  auto start = Clock::now();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(module, llvmContext, "fuse_host_kernels");
+  if (!llvmModule)
+    return Status::error("translating the host kernels to LLVM IR failed");
+  result.translate = Clock::now() - start;
+
+  llvm::Triple triple("x86_64-unknown-linux-gnu");
+  std::string error;
+  const llvm::Target *llvmTarget =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!llvmTarget)
+    return Status::error("no LLVM x86-64 target: " + error);
+  llvm::CodeGenOptLevel codegenLevel =
+      optimizationLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
+      : optimizationLevel == 0 ? llvm::CodeGenOptLevel::None
+                               : llvm::CodeGenOptLevel::Default;
+  std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
+      triple, cpuOf(target), "", llvm::TargetOptions(), llvm::Reloc::PIC_,
+      std::nullopt, codegenLevel));
+  if (!machine)
+    return Status::error("LLVM has no target machine for " + target.name);
+  llvmModule->setDataLayout(machine->createDataLayout());
+  llvmModule->setTargetTriple(triple);
+  for (llvm::Function &function : *llvmModule) {
+    if (function.isDeclaration())
+      continue;
+    function.addFnAttr("target-cpu", cpuOf(target));
+    // AVX-512 kernels use 512-bit vectors as written, not split in two.
+    if (target.name == "host-x86-64-v4") {
+      function.addFnAttr("prefer-vector-width", "512");
+      function.addFnAttr("min-legal-vector-width", "512");
+    }
+  }
+
+  start = Clock::now();
+  if (optimizationLevel > 0) {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder builder(machine.get());
+    builder.registerModuleAnalyses(mam);
+    builder.registerCGSCCAnalyses(cgam);
+    builder.registerFunctionAnalyses(fam);
+    builder.registerLoopAnalyses(lam);
+    builder.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::OptimizationLevel level =
+        optimizationLevel >= 3   ? llvm::OptimizationLevel::O3
+        : optimizationLevel == 2 ? llvm::OptimizationLevel::O2
+                                 : llvm::OptimizationLevel::O1;
+    builder.buildPerModuleDefaultPipeline(level).run(*llvmModule, mam);
+  }
+  result.optimize = Clock::now() - start;
+  if (keepIR) {
+    llvm::raw_string_ostream os(result.optimizedIR);
+    llvmModule->print(os, nullptr);
+  }
+
+  start = Clock::now();
+  llvm::SmallVector<char, 0> buffer;
+  {
+    llvm::raw_svector_ostream os(buffer);
+    llvm::legacy::PassManager codegen;
+    if (machine->addPassesToEmitFile(codegen, os, nullptr,
+                                     llvm::CodeGenFileType::ObjectFile))
+      return Status::error("LLVM cannot emit object files for " + target.name);
+    codegen.run(*llvmModule);
+  }
+  result.codegen = Clock::now() - start;
+  result.object.assign(buffer.begin(), buffer.end());
+  return result;
+}
+
+} // namespace fuse

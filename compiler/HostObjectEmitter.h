@@ -1,0 +1,52 @@
+//===- HostObjectEmitter.h - Host kernels -> object code -------*- C++ -*-===//
+//
+// The second half of host code generation: a module of kernel functions in
+// upstream dialects (what HostKernelEmitter builds) is lowered to the LLVM
+// dialect, with exp/tanh/erf/log/sin/cos replaced by MLIR's polynomial
+// approximations (no libm call is left in a vector loop), translated to
+// LLVM IR, optimized for the target's x86-64 ISA level and emitted as one
+// relocatable object file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_COMPILER_HOSTOBJECTEMITTER_H
+#define FUSE_COMPILER_HOSTOBJECTEMITTER_H
+
+#include "runtime/cache/Bundle.h"
+
+#include "mlir/Support/LLVM.h"
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class DialectRegistry;
+class ModuleOp;
+} // namespace mlir
+
+namespace fuse {
+
+/// The dialects and LLVM translations that host code generation uses.
+void registerHostCodegenDialects(mlir::DialectRegistry &registry);
+
+/// Polynomial approximations, then the conversions to the LLVM dialect, in
+/// place. Fails with diagnostics on the module's context.
+mlir::LogicalResult lowerHostKernelsToLLVM(mlir::ModuleOp module);
+
+struct HostObject {
+  std::vector<std::uint8_t> object;
+  /// The optimized LLVM IR, when asked for.
+  std::string optimizedIR;
+  std::chrono::nanoseconds translate{0}, optimize{0}, codegen{0};
+};
+
+/// Translates a module in the LLVM dialect, optimizes it at
+/// `optimizationLevel` for `target`'s ISA level and emits an ELF object.
+Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
+                                    int optimizationLevel, bool keepIR = false);
+
+} // namespace fuse
+
+#endif // FUSE_COMPILER_HOSTOBJECTEMITTER_H

@@ -1,0 +1,343 @@
+// Host code generation end to end: graphs compiled by HostCompiler, run by
+// the HostRuntime through runBundle on fresh random inputs (never zeros),
+// compared with the reference interpreter under the numerics policy.
+
+#include "compiler/ArenaPlanner.h"
+#include "compiler/HostCompiler.h"
+#include "runtime/device/HostIsa.h"
+#include "runtime/device/HostRuntime.h"
+#include "runtime/device/RunBundle.h"
+#include "runtime/ir/Interpreter.h"
+#include "runtime/ir/Numerics.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+namespace fuse {
+namespace {
+
+using device::TensorBytes;
+
+Target hostTarget() {
+  std::optional<device::HostIsaLevel> level = device::bestHostIsaLevel();
+  if (!level || *level == device::HostIsaLevel::X86_64_V2)
+    return Target{"host-x86-64-v3"};
+  return Target{device::hostTargetName(*level)};
+}
+
+struct Domain {
+  double lo = -2, hi = 2;
+};
+
+class HostCodegen : public ::testing::Test {
+protected:
+  HostCodegen() : seed(std::random_device{}()), rng(seed) {}
+
+  HostTensorData randomTensor(const TensorType &type, Domain domain) {
+    std::uniform_real_distribution<double> dist(domain.lo, domain.hi);
+    std::vector<double> values(size_t(type.numElements()));
+    for (double &v : values) {
+      do
+        v = dist(rng);
+      while (std::abs(v) < 1e-3);
+    }
+    return HostTensorData::fromDoubles(type, values);
+  }
+
+  /// Compiles `graph`, runs it on the host and on the reference, compares
+  /// every output. `domains` per input (default [-2, 2]).
+  void check(const Graph &graph, std::vector<Domain> domains = {},
+             CompileOptions options = {}) {
+    SCOPED_TRACE("random seed " + std::to_string(seed));
+    Expected<Compilation> compiled = compiler.compile(graph, target, options);
+    ASSERT_TRUE(compiled.ok()) << compiled.message();
+    std::vector<HostTensorData> inputs;
+    std::vector<HostTensor> views;
+    std::vector<TensorBytes> bytes;
+    for (size_t i = 0; i < graph.inputs.size(); ++i) {
+      Domain domain = i < domains.size() ? domains[i] : Domain{};
+      inputs.push_back(randomTensor(graph.typeOf(graph.inputs[i]), domain));
+    }
+    for (HostTensorData &input : inputs) {
+      views.push_back(input.view());
+      const auto *p = reinterpret_cast<const std::byte *>(input.bytes.data());
+      bytes.emplace_back(p, p + input.bytes.size());
+    }
+    Expected<std::vector<HostTensorData>> expected =
+        evaluateGraph(graph, views);
+    ASSERT_TRUE(expected.ok()) << expected.message();
+    device::DeviceResult<std::vector<TensorBytes>> actual =
+        device::runBundle(runtime, compiled->bundle, bytes);
+    ASSERT_TRUE(actual.ok()) << actual.error().message;
+    ASSERT_EQ(actual->size(), graph.outputs.size());
+    for (size_t k = 0; k < graph.outputs.size(); ++k) {
+      TensorId tensor = graph.outputs[k].tensor;
+      HostTensorData &want = (*expected)[k];
+      ASSERT_EQ((*actual)[k].size(), want.bytes.size()) << "output " << k;
+      HostTensor got{want.type, (*actual)[k].data()};
+      Comparison c =
+          compare(want.view(), got, toleranceForTensor(graph, tensor));
+      EXPECT_TRUE(c.ok) << "output " << k << " " << want.type.toString() << ": "
+                        << c.message;
+    }
+  }
+
+  unsigned seed;
+  std::mt19937_64 rng;
+  Target target = hostTarget();
+  HostCompiler compiler;
+  device::HostRuntime runtime;
+};
+
+/// The row/column shapes every pointwise test runs: sizes not multiples of
+/// the vector width, a single element, and a long row.
+const std::vector<std::vector<int64_t>> kShapes = {
+    {1, 1}, {1, 7}, {3, 1000}, {1, 4097}, {33, 64}, {5, 17}};
+
+Graph gelu(const std::vector<int64_t> &shape, ElementType type) {
+  GraphBuilder b;
+  TensorType xType{type, shape};
+  TensorId x = b.input(xType, "x");
+  TensorId bias = b.input({type, {shape.back()}}, "bias");
+  TensorId y = b.add(x, b.broadcast(bias, shape, {1}));
+  auto c = [&](double v) { return b.splat(xType, v); };
+  TensorId inner = b.mul(c(0.7978845608028654),
+                         b.add(y, b.mul(c(0.044715), b.mul(y, b.mul(y, y)))));
+  TensorId out = b.mul(b.mul(c(0.5), y), b.add(c(1.0), b.tanh(inner)));
+  b.output(out, "gelu");
+  return *b.finish();
+}
+
+TEST_F(HostCodegen, GeluTanhWithBiasBroadcast) {
+  for (const auto &shape : kShapes)
+    check(gelu(shape, ElementType::F32), {{-4, 4}, {-1, 1}});
+}
+
+TEST_F(HostCodegen, MulAddWithBroadcastRowAndColumn) {
+  for (const auto &shape : kShapes) {
+    GraphBuilder b;
+    TensorId a = b.input({ElementType::F32, shape}, "a");
+    TensorId m = b.input({ElementType::F32, shape}, "m");
+    TensorId row = b.input({ElementType::F32, {shape[1]}}, "row");
+    TensorId col = b.input({ElementType::F32, {shape[0], 1}}, "col");
+    TensorId y = b.add(b.mul(a, m), b.broadcast(row, shape, {1}));
+    TensorId z = b.sub(y, b.broadcast(col, shape, {0, 1}));
+    b.output(y, "y");
+    b.output(z, "z");
+    check(*b.finish());
+  }
+}
+
+TEST_F(HostCodegen, TransposedOperandIsGathered) {
+  GraphBuilder b;
+  TensorId a = b.input({ElementType::F32, {13, 9}}, "a");
+  TensorId t = b.input({ElementType::F32, {9, 13}}, "t");
+  b.output(b.add(a, b.transpose(t, {1, 0})), "y");
+  check(*b.finish());
+}
+
+TEST_F(HostCodegen, TranscendentalChains) {
+  for (int64_t n : {1, 7, 1000, 4097}) {
+    GraphBuilder b;
+    TensorType type{ElementType::F32, {n}};
+    TensorId x = b.input(type, "x");
+    TensorId p = b.input(type, "positive");
+    b.output(b.exp(x), "exp");
+    b.output(b.log(p), "log");
+    b.output(b.unary(OpKind::Erf, x), "erf");
+    b.output(b.unary(OpKind::Sigmoid, b.exp(x)), "sigmoid_exp");
+    b.output(b.tanh(b.log(p)), "tanh_log");
+    b.output(b.unary(OpKind::Rsqrt, p), "rsqrt");
+    b.output(b.div(b.sqrt(p), x), "sqrt_div");
+    b.output(b.max(x, b.neg(x)), "max");
+    check(*b.finish(), {{-4, 4}, {0.01, 50}});
+  }
+}
+
+TEST_F(HostCodegen, F16Inputs) {
+  for (const auto &shape : kShapes)
+    check(gelu(shape, ElementType::F16), {{-4, 4}, {-1, 1}});
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F16, {1001}}, "x");
+  TensorId y = b.input({ElementType::BF16, {1001}}, "y");
+  TensorId sum =
+      b.add(b.cast(x, ElementType::F32), b.cast(y, ElementType::F32));
+  b.output(b.exp(sum), "exp");
+  b.output(b.cast(sum, ElementType::BF16), "bf16");
+  check(*b.finish());
+}
+
+TEST_F(HostCodegen, RankZeroAndZeroSized) {
+  GraphBuilder b;
+  TensorId s = b.input({ElementType::F32, {}}, "s");
+  TensorId t = b.input({ElementType::F32, {}}, "t");
+  b.output(b.tanh(b.mul(s, t)), "scalar");
+  TensorId e = b.input({ElementType::F32, {0, 5}}, "empty");
+  b.output(b.exp(e), "empty_exp");
+  b.output(b.reduce(ReduceKind::Sum, e, {0, 1}), "empty_sum");
+  check(*b.finish());
+}
+
+TEST_F(HostCodegen, SumOfSquaresAndMeanOfExp) {
+  for (int64_t n : {1, 7, 1000, 4097, 100003}) {
+    GraphBuilder b;
+    TensorId x = b.input({ElementType::F32, {n}}, "x");
+    b.output(b.reduce(ReduceKind::Sum, b.mul(x, x), {0}), "sum_of_squares");
+    b.output(b.reduce(ReduceKind::Mean, b.exp(x), {0}), "mean_of_exp");
+    b.output(b.reduce(ReduceKind::Max, x, {0}, true), "max");
+    check(*b.finish(), {{-1, 1}});
+  }
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F16, {37, 129}}, "x");
+  TensorId s = b.reduce(ReduceKind::Sum, b.mul(x, x), {0, 1});
+  b.output(b.sqrt(s), "norm");
+  check(*b.finish(), {{-1, 1}});
+}
+
+TEST_F(HostCodegen, WithoutFusionEveryOpIsAKernel) {
+  CompileOptions options;
+  options.enableFusion = false;
+  check(gelu({9, 100}, ElementType::F32), {{-4, 4}, {-1, 1}}, options);
+}
+
+TEST_F(HostCodegen, OutputsThatAreInputsOrRepeatedAreCopied) {
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F32, {10}}, "x");
+  TensorId e = b.exp(x);
+  b.output(e, "e");
+  b.output(x, "x_again");
+  b.output(e, "e_again");
+  check(*b.finish());
+}
+
+TEST_F(HostCodegen, UnsupportedKernelNamesOpAndSchedule) {
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F32, {4, 8}}, "x");
+  TensorId w = b.input({ElementType::F32, {8, 3}}, "w");
+  b.output(b.matmul(x, w), "y");
+  Expected<Compilation> compiled =
+      compiler.compile(*b.finish(), target, CompileOptions{});
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_NE(compiled.message().find("fuse.matmul"), std::string::npos)
+      << compiled.message();
+  EXPECT_NE(compiled.message().find("matmul schedule"), std::string::npos)
+      << compiled.message();
+}
+
+TEST_F(HostCodegen, NotAHostTarget) {
+  GraphBuilder b;
+  b.output(b.exp(b.input({ElementType::F32, {4}})));
+  Expected<Compilation> compiled =
+      compiler.compile(*b.finish(), Target{"sm_90"}, CompileOptions{});
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_NE(compiled.message().find("sm_90"), std::string::npos);
+}
+
+TEST_F(HostCodegen, BundleRecordsKernelsPlanAndTimings) {
+  CompileOptions options;
+  options.enableFusion = false;
+  Expected<Compilation> compiled =
+      compiler.compile(gelu({4, 64}, ElementType::F32), target, options);
+  ASSERT_TRUE(compiled.ok()) << compiled.message();
+  const Bundle &bundle = compiled->bundle;
+  EXPECT_TRUE(verifyBundle(bundle).ok());
+  EXPECT_GT(bundle.kernels.size(), 1u);
+  for (const BundleKernel &kernel : bundle.kernels) {
+    EXPECT_EQ(kernel.payloadKind, PayloadKind::HostSharedObject);
+    EXPECT_EQ(kernel.payload, bundle.kernels.front().payload);
+    EXPECT_EQ(kernel.launch.grain % 16, 0);
+  }
+  // Intermediates whose live ranges overlap never share bytes, and the arena
+  // is smaller than all of them side by side (reuse after last use).
+  uint64_t total = 0;
+  for (const ArenaSlice &slice : bundle.memoryPlan.intermediates)
+    total += slice.bytes;
+  EXPECT_GT(bundle.memoryPlan.intermediates.size(), 2u);
+  EXPECT_LT(bundle.memoryPlan.peakBytes, total);
+  std::vector<std::string> phases;
+  for (const PhaseTiming &phase : compiled->phases)
+    phases.push_back(phase.phase);
+  EXPECT_EQ(phases, (std::vector<std::string>{"import", "fusion", "codegen",
+                                              "lower", "translate", "optimize",
+                                              "object", "link"}));
+}
+
+TEST(ArenaPlanner, ReusesBytesAfterLastUse) {
+  std::vector<ArenaRequest> requests = {
+      {0, 100, 0, 1}, {1, 100, 1, 2}, {2, 100, 2, 3}, {3, 10, 3, 3}};
+  MemoryPlan plan = planArena(requests);
+  ASSERT_EQ(plan.intermediates.size(), 4u);
+  EXPECT_EQ(plan.intermediates[0].offset, 0u);
+  EXPECT_EQ(plan.intermediates[1].offset, 128u);
+  EXPECT_EQ(plan.intermediates[2].offset, 0u);
+  EXPECT_EQ(plan.intermediates[3].offset, 128u);
+  EXPECT_EQ(plan.peakBytes, 228u);
+}
+
+/// Max relative error of a unary op over a grid of its domain, against the
+/// f64 function, for the polynomial approximations.
+double maxRelativeError(HostCompiler &compiler, device::HostRuntime &runtime,
+                        OpKind kind, double lo, double hi,
+                        double (*exact)(double), double floor) {
+  const int64_t n = 200001;
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F32, {n}}, "x");
+  b.output(b.unary(kind, x), "y");
+  Expected<Compilation> compiled =
+      compiler.compile(*b.finish(), hostTarget(), CompileOptions{});
+  EXPECT_TRUE(compiled.ok()) << compiled.message();
+  if (!compiled.ok())
+    return 1;
+  std::vector<float> xs(n);
+  for (int64_t i = 0; i < n; ++i)
+    xs[i] = float(lo + (hi - lo) * double(i) / double(n - 1));
+  TensorBytes input(n * sizeof(float));
+  std::memcpy(input.data(), xs.data(), input.size());
+  std::vector<TensorBytes> inputs{input};
+  auto outputs = device::runBundle(runtime, compiled->bundle, inputs);
+  EXPECT_TRUE(outputs.ok());
+  if (!outputs.ok())
+    return 1;
+  const float *ys = reinterpret_cast<const float *>((*outputs)[0].data());
+  double worst = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double want = exact(double(xs[i]));
+    if (std::abs(want) < floor)
+      continue;
+    worst = std::max(worst, std::abs(double(ys[i]) - want) / std::abs(want));
+  }
+  return worst;
+}
+
+TEST(HostApproximations, ErrorAgainstF64IsBounded) {
+  HostCompiler compiler;
+  device::HostRuntime runtime;
+  struct Case {
+    const char *name;
+    OpKind kind;
+    double lo, hi, bound;
+    double (*exact)(double);
+  };
+  // f32 rounding alone is 6e-8; the bounds allow a few ulp.
+  const Case cases[] = {
+      {"exp", OpKind::Exp, -87, 88, 5e-7, [](double x) { return std::exp(x); }},
+      {"tanh", OpKind::Tanh, -10, 10, 5e-7,
+       [](double x) { return std::tanh(x); }},
+      {"erf", OpKind::Erf, -4, 4, 1e-6, [](double x) { return std::erf(x); }},
+      {"log", OpKind::Log, 1e-3, 1e3, 5e-7,
+       [](double x) { return std::log(x); }},
+  };
+  for (const Case &c : cases) {
+    double error =
+        maxRelativeError(compiler, runtime, c.kind, c.lo, c.hi, c.exact, 1e-6);
+    std::printf("max relative error of %s over [%g, %g]: %.3g\n", c.name, c.lo,
+                c.hi, error);
+    EXPECT_LE(error, c.bound) << c.name;
+  }
+}
+
+} // namespace
+} // namespace fuse
