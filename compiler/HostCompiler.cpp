@@ -70,7 +70,9 @@ struct DiagnosticCollector {
             os << loc;
           os << ": " << d.str();
           for (const mlir::Diagnostic &note : d.getNotes())
-            os << "\n  note: " << note.str();
+            if (!llvm::StringRef(note.str())
+                     .starts_with("see current operation"))
+              os << "\n  note: " << note.str();
           if (d.getSeverity() == mlir::DiagnosticSeverity::Remark)
             remarks.push_back(text);
           else if (d.getSeverity() == mlir::DiagnosticSeverity::Error)

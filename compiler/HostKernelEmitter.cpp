@@ -137,6 +137,11 @@ struct Index {
   enum Kind : uint8_t { Contiguous, Uniform, Lanes };
   Kind kind;
   Value value;
+  /// Contiguous: the lanes lie inside one aligned block of this many
+  /// elements (the vector width in pointwise kernels, the row in row
+  /// kernels); a map keeps them contiguous when the block lies inside one
+  /// unit-stride run.
+  int64_t block = 1;
 };
 
 /// Emits region values at an index, with one vector width (1: scalars).
@@ -152,8 +157,15 @@ public:
   }
 
   FailureOr<Value> emit(Value value, Index index) {
-    if (Value known = seeded.lookup(value))
-      return known;
+    if (Value known = seeded.lookup(value)) {
+      if (width == 1 || isa<VectorType>(known.getType()))
+        return known;
+      Value &splat = seededSplats[value];
+      if (!splat)
+        splat = vector::BroadcastOp::create(
+            b, loc, VectorType::get({width}, known.getType()), known);
+      return splat;
+    }
     auto key = std::make_tuple(value, index.value, unsigned(index.kind));
     if (auto it = memo.find(key); it != memo.end())
       return it->second;
@@ -357,6 +369,7 @@ private:
         llvm::all_of(map.multipliers, [](int64_t m) { return m == 0; });
     if (allZero)
       return {Index::Uniform, i64(map.offset)};
+    int64_t block = index.block;
     if (index.kind != Index::Contiguous)
       return {index.kind, applyMap(index.value, map)};
     // Trailing dims (size-1 dims skipped) that keep a unit-stride run, and
@@ -376,9 +389,9 @@ private:
       else
         uniformOpen = false;
     }
-    if (contiguousRun % width == 0)
-      return {Index::Contiguous, applyMap(index.value, map)};
-    if (uniformRun % width == 0)
+    if (contiguousRun % block == 0)
+      return {Index::Contiguous, applyMap(index.value, map), block};
+    if (uniformRun % block == 0)
       return {Index::Uniform, applyMap(index.value, map)};
     Value base = vector::BroadcastOp::create(
         b, loc, VectorType::get({width}, b.getI64Type()), index.value);
@@ -621,7 +634,7 @@ private:
   Location loc;
   unsigned width;
   const DenseMap<Value, Value> &argPointers;
-  DenseMap<Value, Value> seeded;
+  DenseMap<Value, Value> seeded, seededSplats;
   DenseMap<std::tuple<Value, Value, unsigned>, Value> memo;
 };
 
@@ -662,8 +675,9 @@ struct PeeledLoop {
 };
 
 FailureOr<PeeledLoop> emitPeeledLoop(OpBuilder &b, Location loc, Value lo,
-                                     Value hi, unsigned width,
+                                     Value hi, unsigned width, int64_t block,
                                      const DenseMap<Value, Value> &pointers,
+                                     const DenseMap<Value, Value> &seeds,
                                      ValueRange vectorInit,
                                      ValueRange scalarInit, StepBody body) {
   Value count = arith::SubIOp::create(b, loc, hi, lo);
@@ -678,8 +692,11 @@ FailureOr<PeeledLoop> emitPeeledLoop(OpBuilder &b, Location loc, Value lo,
         b, loc, from, to, i64Constant(b, loc, w), init,
         [&](OpBuilder &nested, Location nestedLoc, Value iv, ValueRange args) {
           RegionEmitter emitter(nested, nestedLoc, w, pointers);
+          for (auto [value, known] : seeds)
+            emitter.seed(value, known);
           FailureOr<SmallVector<Value>> next = body(
-              emitter, {w == 1 ? Index::Uniform : Index::Contiguous, iv}, args);
+              emitter, {w == 1 ? Index::Uniform : Index::Contiguous, iv, block},
+              args);
           if (failed(next)) {
             failedBody = true;
             scf::YieldOp::create(nested, nestedLoc, args);
@@ -733,8 +750,10 @@ FailureOr<HostFusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
   SmallVector<Value> outputs;
   for (unsigned r = 0; r < yield.getValues().size(); ++r)
     outputs.push_back(bufferPointer(b, loc, buffers, numInputs + r));
+  DenseMap<Value, Value> noSeeds;
   FailureOr<PeeledLoop> loop = emitPeeledLoop(
-      b, loc, func.getArgument(1), func.getArgument(2), width, pointers, {}, {},
+      b, loc, func.getArgument(1), func.getArgument(2), width, width, pointers,
+      noSeeds, {}, {},
       [&](RegionEmitter &e, Index index,
           ValueRange) -> FailureOr<SmallVector<Value>> {
         for (auto [value, out] : llvm::zip(yield.getValues(), outputs)) {
@@ -783,6 +802,35 @@ Value combine(OpBuilder &b, Location loc, const ReductionInfo &r, Value acc,
   }
 }
 
+FailureOr<ReductionInfo> classifyReduction(fd::ReduceOp reduce,
+                                           StringRef schedule) {
+  Type element = elementTypeOf(reduce.getResult());
+  if (!isa<FloatType>(element))
+    return reduce.emitOpError()
+           << "cannot be generated for the host in a " << schedule
+           << " kernel: integer reductions are not supported yet";
+  ReductionInfo info{reduce, computeType(element), vector::CombiningKind::ADD,
+                     0.0};
+  switch (reduce.getKind()) {
+  case fd::ReduceKind::sum:
+  case fd::ReduceKind::mean:
+    break;
+  case fd::ReduceKind::prod:
+    info.combining = vector::CombiningKind::MUL;
+    info.identity = 1.0;
+    break;
+  case fd::ReduceKind::max:
+    info.combining = vector::CombiningKind::MAXIMUMF;
+    info.identity = -std::numeric_limits<double>::infinity();
+    break;
+  case fd::ReduceKind::min:
+    info.combining = vector::CombiningKind::MINIMUMF;
+    info.identity = std::numeric_limits<double>::infinity();
+    break;
+  }
+  return info;
+}
+
 FailureOr<HostFusionKernels> emitFullReduction(fd::FusionOp fusion,
                                                ModuleOp module,
                                                StringRef prefix,
@@ -813,31 +861,11 @@ FailureOr<HostFusionKernels> emitFullReduction(fd::FusionOp fusion,
                   "kernel: its operand has "
                << n << " elements, another reduction's " << domain;
       domain = n;
-      Type element = elementTypeOf(reduce.getResult());
-      if (!isa<FloatType>(element))
-        return reduce.emitOpError()
-               << "cannot be generated for the host in a full_reduction "
-                  "kernel: integer reductions are not supported yet";
-      ReductionInfo info{reduce, computeType(element),
-                         vector::CombiningKind::ADD, 0.0};
-      switch (reduce.getKind()) {
-      case fd::ReduceKind::sum:
-      case fd::ReduceKind::mean:
-        break;
-      case fd::ReduceKind::prod:
-        info.combining = vector::CombiningKind::MUL;
-        info.identity = 1.0;
-        break;
-      case fd::ReduceKind::max:
-        info.combining = vector::CombiningKind::MAXIMUMF;
-        info.identity = -std::numeric_limits<double>::infinity();
-        break;
-      case fd::ReduceKind::min:
-        info.combining = vector::CombiningKind::MINIMUMF;
-        info.identity = std::numeric_limits<double>::infinity();
-        break;
-      }
-      reductions.push_back(info);
+      FailureOr<ReductionInfo> info =
+          classifyReduction(reduce, "full_reduction");
+      if (failed(info))
+        return failure();
+      reductions.push_back(*info);
       afterReduction.insert(&op);
       continue;
     }
@@ -916,8 +944,9 @@ FailureOr<HostFusionKernels> emitFullReduction(fd::FusionOp fusion,
             scalarConstants.constant(r.accumulator, r.identity));
       }
     }
+    DenseMap<Value, Value> noSeeds;
     FailureOr<PeeledLoop> loop = emitPeeledLoop(
-        b, loc, lo, hi, width, pointers, vectorInit, scalarInit,
+        b, loc, lo, hi, width, width, pointers, noSeeds, vectorInit, scalarInit,
         [&](RegionEmitter &e, Index index,
             ValueRange carried) -> FailureOr<SmallVector<Value>> {
           for (auto [k, r] : llvm::enumerate(domainResults)) {
@@ -1022,6 +1051,179 @@ FailureOr<HostFusionKernels> emitFullReduction(fd::FusionOp fusion,
   return kernels;
 }
 
+/// Every use of a row's reduction result must read it at its own row:
+/// elementwise ops over the rows, broadcasts of the rows back over the
+/// reduced dims (leading dims kept), reshapes, the yield.
+LogicalResult checkRowwiseUses(Value result, int64_t rows) {
+  for (Operation *user : result.getUsers()) {
+    if (isa<fd::YieldOp, fd::ReduceOp>(user))
+      continue;
+    if (auto broadcast = dyn_cast<fd::BroadcastOp>(user)) {
+      ArrayRef<int64_t> dims = broadcast.getDims();
+      bool leading = llvm::all_of(llvm::enumerate(dims), [](auto pair) {
+        return int64_t(pair.index()) == pair.value();
+      });
+      if (leading)
+        continue;
+    } else if (numElements(user->getResult(0).getType()) == rows &&
+               (user->hasTrait<OpTrait::Elementwise>() ||
+                isa<fd::ReshapeOp>(user))) {
+      if (failed(checkRowwiseUses(user->getResult(0), rows)))
+        return failure();
+      continue;
+    }
+    return user->emitOpError()
+           << "cannot be generated for the host in a row_reduction kernel: "
+              "it reads a row's reduction other than at its own row";
+  }
+  return success();
+}
+
+/// One row per iteration: a vectorized pass over the row per reduction (in
+/// order, so a reduction may use an earlier one, as softmax's sum uses its
+/// max), then a last pass that stores the results over the row. The row is
+/// re-read from cache by each pass.
+FailureOr<HostFusionKernels> emitRowReduction(fd::FusionOp fusion,
+                                              ModuleOp module, StringRef prefix,
+                                              unsigned width) {
+  Block &body = fusion.getBody().front();
+  auto yield = cast<fd::YieldOp>(body.getTerminator());
+  SmallVector<ReductionInfo> reductions;
+  int64_t rows = -1, rowLength = -1;
+  for (auto reduce : body.getOps<fd::ReduceOp>()) {
+    auto type = cast<RankedTensorType>(reduce.getOperand().getType());
+    ArrayRef<int64_t> dims = reduce.getDims();
+    int64_t rank = type.getRank();
+    bool trailing = !dims.empty() && dims.back() == rank - 1 &&
+                    dims.front() == rank - int64_t(dims.size());
+    if (!trailing)
+      return reduce.emitOpError()
+             << "cannot be generated for the host in a row_reduction kernel: "
+                "it does not reduce the trailing dims";
+    int64_t length = 1, count = 1;
+    for (int64_t d = 0; d < rank; ++d)
+      (d < rank - int64_t(dims.size()) ? count : length) *= type.getDimSize(d);
+    if (rows != -1 && (rows != count || rowLength != length))
+      return reduce.emitOpError()
+             << "cannot be generated for the host in a row_reduction kernel: "
+                "its rows differ from another reduction's";
+    rows = count;
+    rowLength = length;
+    FailureOr<ReductionInfo> info = classifyReduction(reduce, "row_reduction");
+    if (failed(info) || failed(checkRowwiseUses(reduce.getResult(), rows)))
+      return failure();
+    reductions.push_back(*info);
+  }
+  if (reductions.empty())
+    return fusion.emitOpError()
+           << "cannot be generated for the host as a row_reduction kernel: it "
+              "has no fuse.reduce";
+
+  SmallVector<unsigned> domainResults, rowResults;
+  for (auto [r, value] : llvm::enumerate(yield.getValues())) {
+    int64_t n = numElements(value.getType());
+    if (n == rows * rowLength && rowLength != 1)
+      domainResults.push_back(r);
+    else if (n == rows)
+      rowResults.push_back(r);
+    else
+      return fusion.emitOpError()
+             << "cannot be generated for the host as a row_reduction kernel: "
+                "result "
+             << r << " has " << n << " elements, neither " << rows
+             << " rows nor " << rows * rowLength << " elements";
+  }
+
+  Location loc = fusion.getLoc();
+  OpBuilder b(module.getContext());
+  std::string name = (prefix + "_rows").str();
+  func::FuncOp func = createKernelFunc(b, module, loc, name);
+  Value buffers = func.getArgument(0);
+  DenseMap<Value, Value> pointers = loadInputPointers(b, loc, fusion, buffers);
+  unsigned numInputs = fusion.getInputs().size();
+  SmallVector<Value> outputs;
+  for (unsigned k = 0; k < yield.getValues().size(); ++k)
+    outputs.push_back(bufferPointer(b, loc, buffers, numInputs + k));
+  auto rowLoop = scf::ForOp::create(
+      b, loc, func.getArgument(1), func.getArgument(2), i64Constant(b, loc, 1));
+  b.setInsertionPoint(rowLoop.getBody()->getTerminator());
+  Value row = rowLoop.getInductionVar();
+  Value lo = arith::MulIOp::create(b, loc, row, i64Constant(b, loc, rowLength));
+  Value hi = arith::AddIOp::create(b, loc, lo, i64Constant(b, loc, rowLength));
+  // Lanes never leave their row; with rows a multiple of the width they
+  // also stay inside a width-aligned block.
+  int64_t block =
+      rowLength % width == 0 ? width : std::max<int64_t>(1, rowLength);
+  DenseMap<Value, Value> seeds;
+  for (ReductionInfo &r : reductions) {
+    RegionEmitter constants(b, loc, width, pointers);
+    RegionEmitter scalarConstants(b, loc, 1, pointers);
+    Value vectorInit = constants.constant(r.accumulator, r.identity);
+    Value scalarInit = scalarConstants.constant(r.accumulator, r.identity);
+    FailureOr<PeeledLoop> loop = emitPeeledLoop(
+        b, loc, lo, hi, width, block, pointers, seeds, vectorInit, scalarInit,
+        [&](RegionEmitter &e, Index index,
+            ValueRange carried) -> FailureOr<SmallVector<Value>> {
+          FailureOr<Value> x = e.emit(r.op.getOperand(), index);
+          if (failed(x))
+            return failure();
+          return SmallVector<Value>{combine(b, loc, r, carried[0], *x)};
+        });
+    if (failed(loop))
+      return failure();
+    Value horizontal = vector::ReductionOp::create(b, loc, r.combining,
+                                                   loop->vectorResults[0]);
+    Value result = combine(b, loc, r, horizontal, loop->scalarResults[0]);
+    if (r.op.getKind() == fd::ReduceKind::mean)
+      result = arith::DivFOp::create(
+          b, loc, result,
+          scalarConstants.constant(r.accumulator, double(rowLength)));
+    seeds[r.op.getResult()] = result;
+  }
+  if (!domainResults.empty()) {
+    FailureOr<PeeledLoop> loop = emitPeeledLoop(
+        b, loc, lo, hi, width, block, pointers, seeds, {}, {},
+        [&](RegionEmitter &e, Index index,
+            ValueRange) -> FailureOr<SmallVector<Value>> {
+          for (unsigned r : domainResults) {
+            Value value = yield.getValues()[r];
+            FailureOr<Value> computed = e.emit(value, index);
+            if (failed(computed))
+              return failure();
+            e.store(*computed, elementTypeOf(value), outputs[r], index);
+          }
+          return SmallVector<Value>{};
+        });
+    if (failed(loop))
+      return failure();
+  }
+  RegionEmitter e(b, loc, 1, pointers);
+  for (auto [value, known] : seeds)
+    e.seed(value, known);
+  Index atRow{Index::Uniform, row};
+  for (unsigned r : rowResults) {
+    Value value = yield.getValues()[r];
+    FailureOr<Value> computed = e.emit(value, atRow);
+    if (failed(computed))
+      return failure();
+    e.store(*computed, elementTypeOf(value), outputs[r], atRow);
+  }
+
+  HostKernelPlan plan;
+  plan.entry = name;
+  plan.schedule = ScheduleKind::RowReduction;
+  plan.launch.iterations = rows;
+  plan.launch.grain =
+      std::max<int64_t>(1, 4096 / std::max<int64_t>(1, rowLength));
+  for (unsigned i = 0; i < numInputs; ++i)
+    plan.operands.push_back({HostKernelOperand::Kind::FusionInput, i});
+  for (unsigned r = 0; r < outputs.size(); ++r)
+    plan.operands.push_back({HostKernelOperand::Kind::FusionResult, r});
+  HostFusionKernels kernels;
+  kernels.kernels.push_back(std::move(plan));
+  return kernels;
+}
+
 } // namespace
 
 FailureOr<HostFusionKernels> emitHostKernels(fd::FusionOp fusion,
@@ -1033,13 +1235,21 @@ FailureOr<HostFusionKernels> emitHostKernels(fd::FusionOp fusion,
     return emitPointwise(fusion, module, namePrefix, vectorWidth);
   case fd::ScheduleKind::full_reduction:
     return emitFullReduction(fusion, module, namePrefix, vectorWidth);
+  case fd::ScheduleKind::row_reduction:
+    return emitRowReduction(fusion, module, namePrefix, vectorWidth);
   default:
     break;
   }
-  Operation *first = &fusion.getBody().front().front();
-  return first->emitOpError() << "cannot be generated for the host: the "
-                              << stringifyScheduleKind(fusion.getKind())
-                              << " schedule has no host code generator yet";
+  // Name the op that needs the missing schedule, not a constant before it.
+  Operation *anchor = &fusion.getBody().front().front();
+  fusion.walk([&](Operation *op) {
+    if (isa<fd::MatmulOp, fd::ReduceOp, fd::ArgMaxOp, fd::ArgMinOp>(op) &&
+        !isa<fd::MatmulOp, fd::ReduceOp, fd::ArgMaxOp, fd::ArgMinOp>(anchor))
+      anchor = op;
+  });
+  return anchor->emitOpError() << "cannot be generated for the host: the "
+                               << stringifyScheduleKind(fusion.getKind())
+                               << " schedule has no host code generator yet";
 }
 
 } // namespace fuse

@@ -197,6 +197,60 @@ TEST_F(HostCodegen, SumOfSquaresAndMeanOfExp) {
   check(*b.finish(), {{-1, 1}});
 }
 
+/// Rows of 1, 7, 31, 1000 and 4097 elements (not multiples of the vector
+/// width), and an empty row.
+const std::vector<int64_t> kRowLengths = {1, 7, 31, 1000, 4097};
+
+TEST_F(HostCodegen, SoftmaxAndLogSoftmaxRows) {
+  for (int64_t length : kRowLengths) {
+    GraphBuilder b;
+    std::vector<int64_t> shape = {3, length};
+    TensorId x = b.input({ElementType::F32, shape}, "x");
+    TensorId m = b.reduce(ReduceKind::Max, x, {1}, true);
+    TensorId e = b.exp(b.sub(x, b.broadcast(m, shape, {0, 1})));
+    TensorId sum = b.reduce(ReduceKind::Sum, e, {1}, true);
+    b.output(b.div(e, b.broadcast(sum, shape, {0, 1})), "softmax");
+    TensorId shifted = b.sub(x, b.broadcast(m, shape, {0, 1}));
+    b.output(b.sub(shifted, b.broadcast(b.log(sum), shape, {0, 1})),
+             "log_softmax");
+    check(*b.finish(), {{-8, 8}});
+  }
+}
+
+TEST_F(HostCodegen, LayerNormAndRmsNormRows) {
+  for (int64_t length : kRowLengths) {
+    GraphBuilder b;
+    std::vector<int64_t> shape = {5, length};
+    TensorId x = b.input({ElementType::F32, shape}, "x");
+    TensorId gamma = b.input({ElementType::F32, {length}}, "gamma");
+    TensorId beta = b.input({ElementType::F32, {length}}, "beta");
+    TensorId mean = b.reduce(ReduceKind::Mean, x, {1}, true);
+    TensorId xc = b.sub(x, b.broadcast(mean, shape, {0, 1}));
+    TensorId var = b.reduce(ReduceKind::Mean, b.mul(xc, xc), {1}, true);
+    TensorId inv = b.unary(
+        OpKind::Rsqrt, b.add(var, b.splat({ElementType::F32, {5, 1}}, 1e-5)));
+    TensorId y = b.add(b.mul(b.mul(xc, b.broadcast(inv, shape, {0, 1})),
+                             b.broadcast(gamma, shape, {1})),
+                       b.broadcast(beta, shape, {1}));
+    b.output(y, "layernorm");
+    TensorId ms = b.reduce(ReduceKind::Mean, b.mul(x, x), {1});
+    TensorId rms = b.unary(OpKind::Rsqrt, ms);
+    b.output(b.mul(x, b.broadcast(rms, shape, {0})), "rmsnorm");
+    b.output(ms, "mean_square");
+    check(*b.finish());
+  }
+}
+
+TEST_F(HostCodegen, RowReductionsOfF16AndEmptyRows) {
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F16, {4, 3, 37}}, "x");
+  b.output(b.reduce(ReduceKind::Sum, b.exp(x), {1, 2}), "sum_exp");
+  b.output(b.reduce(ReduceKind::Min, x, {2}, true), "min");
+  TensorId e = b.input({ElementType::F32, {3, 0}}, "empty_rows");
+  b.output(b.reduce(ReduceKind::Sum, e, {1}), "empty_sum");
+  check(*b.finish());
+}
+
 TEST_F(HostCodegen, WithoutFusionEveryOpIsAKernel) {
   CompileOptions options;
   options.enableFusion = false;
