@@ -280,6 +280,8 @@ Expected<Compilation> HostCompiler::Impl::compileModule(
     if (options.enableFusion &&
         mlir::PassPipelineInfo::lookup(kFusionPipeline)) {
       mlir::PassManager pm(&context);
+      // Fails, changing nothing, where no tool registered the options.
+      (void)mlir::applyPassManagerCLOptions(pm);
       std::string pipeline = std::string(kFusionPipeline) +
                              (options.explain ? "{explain=true}" : "");
       if (mlir::failed(mlir::parsePassPipeline(pipeline, pm)) ||

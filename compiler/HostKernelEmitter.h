@@ -7,7 +7,8 @@
 // end)`. A pointwise fusion is one kernel over the flattened result; a full
 // reduction is a partials kernel (one fixed-size chunk per iteration, so the
 // result never depends on the thread count) and a one-iteration finishing
-// kernel. Broadcasts, transposes, slices and reshapes inside a region are
+// kernel; a row reduction (softmax, layernorm) is one kernel with one row per
+// iteration. Broadcasts, transposes, slices and reshapes inside a region are
 // index maps on the loads, never materialized.
 //
 // It must never produce a wrong kernel silently: an op or a schedule it

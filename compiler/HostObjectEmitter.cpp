@@ -90,6 +90,9 @@ mlir::LogicalResult lowerHostKernelsToLLVM(mlir::ModuleOp module) {
   if (mlir::failed(mlir::applyPatternsGreedily(module, std::move(patterns))))
     return module.emitError("polynomial approximation did not converge");
   mlir::PassManager pm(module.getContext());
+  // --mlir-print-ir-after-all and friends, where a tool registered them.
+  // Fails, changing nothing, where no tool registered the options.
+  (void)mlir::applyPassManagerCLOptions(pm);
   if (mlir::failed(mlir::parsePassPipeline(kLoweringPipeline, pm)))
     return module.emitError("the host lowering pipeline does not parse");
   return pm.run(module);

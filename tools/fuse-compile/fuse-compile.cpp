@@ -3,7 +3,7 @@
 //
 //   fuse-compile GRAPH.mlir --target=host|host-x86-64-v3|host-x86-64-v4
 //                -o DIR [--timings] [--emit=fused|kernels|llvm-dialect|llvm]
-//                [--no-fusion] [-O0..3]
+//                [--no-fusion] [-O0..3] [--mlir-print-ir-after-all ...]
 //
 // Writes DIR/kernels.so (the bundle's shared object) and DIR/bundle.txt (its
 // kernels, bindings, launch configurations and memory plan). `--emit` prints
@@ -15,6 +15,9 @@
 
 #include "compiler/HostCompiler.h"
 #include "runtime/device/HostIsa.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/Pass/PassManager.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -98,6 +101,9 @@ void printSummary(const Compilation &compilation, llvm::raw_ostream &os) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // IR dumps after each pass (--mlir-print-ir-after-all, ...).
+  mlir::registerPassManagerCLOptions();
+  mlir::registerAsmPrinterCLOptions();
   llvm::cl::ParseCommandLineOptions(argc, argv,
                                     "Fuse: compile a graph for the host\n");
   // lld, linking in process, resets every llvm::cl option: read them now.
