@@ -70,8 +70,8 @@ linkHostSharedObject(std::span<const std::uint8_t> object) {
                         "-o",
                         sharedPath->c_str(),
                         objectPath->c_str()};
-  // The ELF driver itself, not lldMain: lldMain lets the driver exit the
-  // process after a successful link.
+  // The ELF driver itself, never exiting the process; its context is
+  // destroyed after each link so that the next one starts clean.
   bool linked = lld::elf::link(args, outputStream, errorStream,
                                /*exitEarly=*/false, /*disableOutput=*/false);
   lld::CommonLinkerContext::destroy();

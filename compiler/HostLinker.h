@@ -3,7 +3,9 @@
 // Links a host kernel object into the shared object that the host runtime
 // loads with dlopen, with lld's ELF driver as a library (no subprocess: 3 ms
 // against 40-80 ms for a compiler driver). lld keeps global state, so calls
-// are serialized.
+// are serialized. lld re-parses LLVM's command-line options when it links,
+// which resets every llvm::cl option of the process: a tool must read its
+// own options before the first compile.
 //
 // Plain C++ interface: no LLVM types cross it.
 //
