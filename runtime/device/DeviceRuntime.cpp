@@ -550,15 +550,19 @@ void DeviceRuntime::completeSubmission(detail::StreamObject &stream,
       fence.timing.submitToComplete =
           std::chrono::duration_cast<std::chrono::nanoseconds>(
               std::chrono::steady_clock::now() - fence.submitTime);
+    released.swap(fence.commands);
+  }
+  // Release the batch's resources before anyone can observe the terminal
+  // fence (the receipt is set only after), so that a waiter already sees
+  // them free: the budget, and kernel libraries unloaded.
+  released.clear();
+  {
+    std::lock_guard lock(fence.mutex);
     if (failure)
       fence.receipt = FailedButQuiescent{*failure};
     else
       fence.receipt = Succeeded{};
-    released.swap(fence.commands);
   }
-  // Release the batch's resources before anyone can observe the terminal
-  // fence, so that the budget already shows them free to a waiter.
-  released.clear();
   {
     std::lock_guard lock(stream.mutex);
     if (failure && !stream.failure)

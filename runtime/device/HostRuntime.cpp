@@ -36,10 +36,18 @@ struct HostBuffer final : detail::BufferObject {
 
 /// One dlopen'ed shared object; dlclose when the last executable and the
 /// last pending launch that use it are gone.
+/// The memfd stays open while the library is loaded: glibc's dlopen
+/// recognizes an already loaded object by its path, so a closed descriptor
+/// whose number is reused for the next library would make that dlopen return
+/// this library instead of the new one.
 struct HostLibrary {
-  explicit HostLibrary(void *handle) : handle(handle) {}
-  ~HostLibrary() { dlclose(handle); }
+  HostLibrary(void *handle, int fd) : handle(handle), fd(fd) {}
+  ~HostLibrary() {
+    dlclose(handle);
+    close(fd);
+  }
   void *handle;
+  int fd;
 };
 
 struct HostExecutable final : detail::ExecutableObject {
@@ -94,14 +102,14 @@ openLibrary(const std::vector<uint8_t> &bytes, const std::string &kernel) {
   }
   std::string path = "/proc/self/fd/" + std::to_string(fd);
   void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  std::string reason = handle ? "" : dlerror();
-  // The mapping keeps the file alive; the descriptor is no longer needed.
-  close(fd);
-  if (!handle)
+  if (!handle) {
+    std::string reason = dlerror();
+    close(fd);
     return Error{ErrorCode::KernelLoadFailed,
                  "dlopen of the shared object of kernel " + kernel +
                      " failed: " + reason};
-  return std::make_shared<HostLibrary>(handle);
+  }
+  return std::make_shared<HostLibrary>(handle, fd);
 }
 
 uint64_t defaultBudget() {
