@@ -30,6 +30,9 @@ public:
       : InputArchive(this), bytes(bytes) {}
 
   void loadBinary(void *data, std::size_t size) {
+    // An empty vector has no storage: memcpy must not see its null pointer.
+    if (size == 0)
+      return;
     if (size > remaining())
       throw cereal::Exception("the payload ends " +
                               std::to_string(size - remaining()) +
