@@ -1,0 +1,281 @@
+//===- Npy.cpp - NumPy .npy files for fuse-run ----------------------------===//
+
+#include "Npy.h"
+
+#include "runtime/ir/Interpreter.h"
+
+#include <cctype>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <sstream>
+
+namespace fuse::npy {
+namespace {
+
+const char kMagic[] = "\x93NUMPY";
+constexpr std::size_t kMagicLength = 6;
+
+std::optional<ElementType> typeForDescr(const std::string &descr) {
+  if (descr == "<f2")
+    return ElementType::F16;
+  if (descr == "<f4")
+    return ElementType::F32;
+  if (descr == "<f8")
+    return ElementType::F64;
+  if (descr == "|i1" || descr == "<i1")
+    return ElementType::I8;
+  if (descr == "<i4")
+    return ElementType::I32;
+  if (descr == "<i8")
+    return ElementType::I64;
+  if (descr == "|b1" || descr == "<b1")
+    return ElementType::I1;
+  return std::nullopt;
+}
+
+/// A tiny reader of the header's Python dict literal.
+class HeaderParser {
+public:
+  explicit HeaderParser(std::string text) : text(std::move(text)) {}
+
+  Status parse(std::string &descr, bool &fortranOrder,
+               std::vector<std::int64_t> &shape) {
+    bool sawDescr = false, sawOrder = false, sawShape = false;
+    skipSpace();
+    if (!consume('{'))
+      return fail("expected '{'");
+    while (true) {
+      skipSpace();
+      if (consume('}'))
+        break;
+      std::string key;
+      if (!parseString(key))
+        return fail("expected a quoted key");
+      skipSpace();
+      if (!consume(':'))
+        return fail("expected ':' after '" + key + "'");
+      skipSpace();
+      if (key == "descr") {
+        if (!parseString(descr))
+          return fail("'descr' is not a string (structured dtypes are not "
+                      "supported)");
+        sawDescr = true;
+      } else if (key == "fortran_order") {
+        if (text.compare(pos, 4, "True") == 0) {
+          fortranOrder = true;
+          pos += 4;
+        } else if (text.compare(pos, 5, "False") == 0) {
+          fortranOrder = false;
+          pos += 5;
+        } else {
+          return fail("'fortran_order' is not True or False");
+        }
+        sawOrder = true;
+      } else if (key == "shape") {
+        if (!parseShape(shape))
+          return fail("'shape' is not a tuple of integers");
+        sawShape = true;
+      } else {
+        return fail("unexpected key '" + key + "'");
+      }
+      skipSpace();
+      if (consume(','))
+        continue;
+      skipSpace();
+      if (consume('}'))
+        break;
+      return fail("expected ',' or '}'");
+    }
+    if (!sawDescr || !sawOrder || !sawShape)
+      return fail("it needs 'descr', 'fortran_order' and 'shape'");
+    return Status::success();
+  }
+
+private:
+  Status fail(const std::string &what) {
+    return Status::error("malformed .npy header (" + what + "): " + text);
+  }
+  void skipSpace() {
+    while (pos < text.size() && std::isspace((unsigned char)text[pos]))
+      ++pos;
+  }
+  bool consume(char c) {
+    if (pos < text.size() && text[pos] == c) {
+      ++pos;
+      return true;
+    }
+    return false;
+  }
+  bool parseString(std::string &out) {
+    if (pos >= text.size() || (text[pos] != '\'' && text[pos] != '"'))
+      return false;
+    char quote = text[pos++];
+    std::size_t end = text.find(quote, pos);
+    if (end == std::string::npos)
+      return false;
+    out = text.substr(pos, end - pos);
+    pos = end + 1;
+    return true;
+  }
+  bool parseShape(std::vector<std::int64_t> &shape) {
+    if (!consume('('))
+      return false;
+    while (true) {
+      skipSpace();
+      if (consume(')'))
+        return true;
+      std::size_t start = pos;
+      while (pos < text.size() && std::isdigit((unsigned char)text[pos]))
+        ++pos;
+      // Python 2 longs: `3L`.
+      std::string digits = text.substr(start, pos - start);
+      if (digits.empty() || digits.size() > 15)
+        return false;
+      consume('L');
+      shape.push_back(std::stoll(digits));
+      skipSpace();
+      if (consume(','))
+        continue;
+      skipSpace();
+      if (consume(')'))
+        return true;
+      return false;
+    }
+  }
+
+  std::string text;
+  std::size_t pos = 0;
+};
+
+} // namespace
+
+std::string descrFor(ElementType type) {
+  switch (type) {
+  case ElementType::F16:
+    return "<f2";
+  case ElementType::F32:
+    return "<f4";
+  case ElementType::F64:
+    return "<f8";
+  case ElementType::I8:
+    return "|i1";
+  case ElementType::I32:
+    return "<i4";
+  case ElementType::I64:
+    return "<i8";
+  case ElementType::I1:
+    return "|b1";
+  default:
+    return "";
+  }
+}
+
+Expected<Array> parse(const std::vector<std::uint8_t> &file) {
+  if (file.size() < kMagicLength + 4 ||
+      std::memcmp(file.data(), kMagic, kMagicLength) != 0)
+    return Status::error("not a .npy file (no \\x93NUMPY magic)");
+  unsigned major = file[6];
+  std::size_t headerLength, headerStart;
+  if (major == 1) {
+    headerLength = file[8] | (std::size_t(file[9]) << 8);
+    headerStart = 10;
+  } else if (major == 2 || major == 3) {
+    if (file.size() < 12)
+      return Status::error("truncated .npy header");
+    headerLength = file[8] | (std::size_t(file[9]) << 8) |
+                   (std::size_t(file[10]) << 16) |
+                   (std::size_t(file[11]) << 24);
+    headerStart = 12;
+  } else {
+    return Status::error(".npy format version " + std::to_string(major) +
+                         " is not supported (1, 2 or 3)");
+  }
+  if (file.size() < headerStart + headerLength)
+    return Status::error("truncated .npy header");
+  std::string header(file.begin() + headerStart,
+                     file.begin() + headerStart + headerLength);
+  std::string descr;
+  bool fortranOrder = false;
+  std::vector<std::int64_t> shape;
+  if (Status status = HeaderParser(header).parse(descr, fortranOrder, shape);
+      !status.ok())
+    return status;
+  if (fortranOrder)
+    return Status::error("the array is in Fortran order; only C order is "
+                         "supported (save it with np.ascontiguousarray)");
+  std::optional<ElementType> type = typeForDescr(descr);
+  if (!type)
+    return Status::error("dtype '" + descr +
+                         "' is not supported; expected little-endian f2, f4, "
+                         "f8, i1, i4, i8 or b1");
+  Array array;
+  array.type = TensorType{*type, shape};
+  std::int64_t bytes = array.type.byteSize();
+  std::size_t dataStart = headerStart + headerLength;
+  if (std::int64_t(file.size() - dataStart) != bytes)
+    return Status::error(
+        "the data holds " + std::to_string(file.size() - dataStart) +
+        " bytes; shape and dtype need " + std::to_string(bytes));
+  array.bytes.assign(file.begin() + dataStart, file.end());
+  return array;
+}
+
+Expected<Array> read(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return Status::error("cannot read '" + path + "'");
+  std::vector<std::uint8_t> file((std::istreambuf_iterator<char>(in)),
+                                 std::istreambuf_iterator<char>());
+  Expected<Array> array = parse(file);
+  if (!array.ok())
+    return Status::error("'" + path + "': " + array.message());
+  return array;
+}
+
+Status write(const std::string &path, const Array &array) {
+  const Array *data = &array;
+  Array widened;
+  std::string descr = descrFor(array.type.elementType);
+  if (descr.empty()) {
+    // bf16 has no .npy dtype: widen to f32, which holds it exactly.
+    HostTensorData source(array.type);
+    source.bytes = array.bytes;
+    TensorType f32Type{ElementType::F32, array.type.shape};
+    std::vector<double> values = source.toDoubles();
+    widened.type = f32Type;
+    widened.bytes = HostTensorData::fromDoubles(f32Type, values).bytes;
+    data = &widened;
+    descr = "<f4";
+  }
+  std::ostringstream header;
+  header << "{'descr': '" << descr << "', 'fortran_order': False, 'shape': (";
+  const std::vector<std::int64_t> &shape = data->type.shape;
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    header << (i ? ", " : "") << shape[i];
+  // Python's tuples: `()`, `(5,)`, `(2, 3)`.
+  header << (shape.size() == 1 ? ",)" : ")");
+  std::string text = header.str();
+  text += ", }";
+  // Magic, version, length, header and newline padded to 64 bytes.
+  std::size_t total = kMagicLength + 4 + text.size() + 1;
+  text.append((64 - total % 64) % 64, ' ');
+  text += '\n';
+  std::ofstream out(path, std::ios::binary);
+  if (!out)
+    return Status::error("cannot write '" + path + "'");
+  out.write(kMagic, kMagicLength);
+  out.put(1);
+  out.put(0);
+  out.put(char(text.size() & 0xff));
+  out.put(char(text.size() >> 8));
+  out << text;
+  out.write(reinterpret_cast<const char *>(data->bytes.data()),
+            std::streamsize(data->bytes.size()));
+  if (!out)
+    return Status::error("cannot write '" + path + "'");
+  return Status::success();
+}
+
+} // namespace fuse::npy

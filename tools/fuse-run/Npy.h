@@ -1,0 +1,42 @@
+//===- Npy.h - NumPy .npy files for fuse-run --------------------*- C++ -*-===//
+//
+// A small reader and writer of NumPy's `.npy` format (versions 1.0, 2.0 and
+// 3.0), enough for the inputs and outputs of a model: little-endian f16, f32,
+// f64, i8, i32, i64 and bool, C order. Anything else (Fortran order, big
+// endian, other dtypes, a truncated file) is an error that says what was
+// found and what is accepted.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_TOOLS_FUSE_RUN_NPY_H
+#define FUSE_TOOLS_FUSE_RUN_NPY_H
+
+#include "runtime/ir/Graph.h"
+#include "runtime/ir/Status.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fuse::npy {
+
+struct Array {
+  TensorType type;
+  /// Row-major, little-endian, in the element type's storage.
+  std::vector<std::uint8_t> bytes;
+};
+
+/// The `descr` of an element type (`<f4`, `|b1`, ...), or empty for a type
+/// .npy cannot hold (bf16).
+std::string descrFor(ElementType type);
+
+/// Parses the bytes of a whole .npy file.
+Expected<Array> parse(const std::vector<std::uint8_t> &file);
+/// Reads and parses `path`; errors name the path.
+Expected<Array> read(const std::string &path);
+/// Writes `array` to `path` (format version 1.0). bf16 is written as f32.
+Status write(const std::string &path, const Array &array);
+
+} // namespace fuse::npy
+
+#endif // FUSE_TOOLS_FUSE_RUN_NPY_H

@@ -1,0 +1,719 @@
+//===- fuse-run.cpp - Compile and run a model end to end ------------------===//
+//
+//   fuse-run MODEL.mlir [--runtime host|reference] [--input NAME=PATH.npy]...
+//            [--seed N] [--output-dir DIR] [--check] [--bench N]
+//            [--print-plan] [--dot FILE] [--no-fusion] [--cache-dir DIR]
+//            [--json]
+//
+// Reads a function of fuse ops, compiles it for this CPU's best ISA level
+// (through the bundle cache: a model seen before compiles nothing), runs it
+// on the host runtime (or interprets it on the reference runtime) with the
+// given or seeded random inputs, and reports the outputs. `--check` compares
+// every output with the reference runtime under the numerics policy.
+//
+// Exit status: 0 success, 1 a `--check` mismatch, 2 any error (usage, a
+// missing or malformed file, a bad input, an op the host code generator
+// cannot compile, a runtime failure). Progress goes to stderr; with `--json`
+// the last line of stdout is one JSON object.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Npy.h"
+
+#include "compiler/GraphTranslation.h"
+#include "compiler/HostCompiler.h"
+#include "runtime/cache/BundleCache.h"
+#include "runtime/cache/BundleKey.h"
+#include "runtime/device/HostIsa.h"
+#include "runtime/device/HostRuntime.h"
+#include "runtime/device/ReferenceRuntime.h"
+#include "runtime/device/RunBundle.h"
+#include "runtime/ir/Interpreter.h"
+#include "runtime/ir/Numerics.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace fuse;
+
+namespace {
+
+llvm::cl::opt<std::string> modelFile(llvm::cl::Positional,
+                                     llvm::cl::desc("<model.mlir>"),
+                                     llvm::cl::Required);
+llvm::cl::opt<std::string>
+    runtimeName("runtime", llvm::cl::desc("host (default) or reference"),
+                llvm::cl::init("host"));
+llvm::cl::list<std::string>
+    inputSpecs("input", llvm::cl::desc("An input from a .npy file"),
+               llvm::cl::value_desc("NAME=PATH"));
+llvm::cl::opt<unsigned>
+    seed("seed", llvm::cl::desc("Seed of the inputs not given (default 0)"),
+         llvm::cl::init(0));
+llvm::cl::opt<std::string>
+    outputDir("output-dir",
+              llvm::cl::desc("Write each output there as NAME.npy"),
+              llvm::cl::value_desc("dir"));
+llvm::cl::opt<bool>
+    check("check", llvm::cl::desc("Compare every output with the reference "
+                                  "runtime; exit 1 on a mismatch"));
+llvm::cl::opt<unsigned>
+    bench("bench", llvm::cl::desc("Timed runs after one warm-up (median, min)"),
+          llvm::cl::init(0));
+llvm::cl::opt<bool>
+    printPlan("print-plan", llvm::cl::desc("Print the kernels and their ops"));
+llvm::cl::opt<std::string>
+    dotFile("dot", llvm::cl::desc("Write the plan as Graphviz DOT"),
+            llvm::cl::value_desc("file"));
+llvm::cl::opt<bool> noFusion("no-fusion", llvm::cl::desc("One kernel per op"));
+llvm::cl::opt<std::string>
+    cacheDir("cache-dir",
+             llvm::cl::desc("Bundle cache directory (default: "
+                            "$FUSE_CACHE_DIR or ~/.cache/fuse)"),
+             llvm::cl::value_desc("dir"));
+llvm::cl::opt<bool>
+    json("json", llvm::cl::desc("End stdout with one JSON summary line"));
+
+/// The options, read before compiling: lld, linking in process, resets every
+/// llvm::cl option.
+struct RunOptions {
+  std::string model, runtime, outputDir, dotFile, cacheDir;
+  std::vector<std::string> inputs;
+  unsigned seed = 0, bench = 0;
+  bool check = false, printPlan = false, fusion = true, json = false;
+};
+
+constexpr int kExitMismatch = 1;
+constexpr int kExitError = 2;
+
+int fail(const std::string &message) {
+  llvm::errs() << "fuse-run: error: " << message << "\n";
+  return kExitError;
+}
+
+void warn(const std::string &message) {
+  llvm::errs() << "fuse-run: warning: " << message << "\n";
+}
+
+void progress(const std::string &message) {
+  llvm::errs() << "fuse-run: " << message << "\n";
+}
+
+using Clock = std::chrono::steady_clock;
+
+double millisecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start)
+      .count();
+}
+
+std::string formatMs(double ms) { return llvm::formatv("{0:F2} ms", ms).str(); }
+
+std::string jsonString(llvm::StringRef text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if ((unsigned char)c < 0x20) {
+      out += llvm::formatv("\\u{0:x-4}", unsigned(c)).str();
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string jsonNumber(std::optional<double> value) {
+  if (!value || !std::isfinite(*value))
+    return "null";
+  return llvm::formatv("{0}", llvm::format("%.6g", *value)).str();
+}
+
+/// The name of each function argument as written in the source (`%x` ->
+/// "x"), read at the argument's location; empty where it cannot be found.
+std::vector<std::string> sourceArgumentNames(mlir::ModuleOp module,
+                                             llvm::StringRef source) {
+  std::vector<std::string> names;
+  mlir::func::FuncOp func;
+  module.walk([&](mlir::func::FuncOp f) {
+    if (!func && !f.isExternal())
+      func = f;
+  });
+  if (!func)
+    return names;
+  llvm::SmallVector<llvm::StringRef> lines;
+  source.split(lines, '\n');
+  for (mlir::BlockArgument arg : func.getArguments()) {
+    std::string name;
+    if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(arg.getLoc())) {
+      unsigned line = loc.getLine(), column = loc.getColumn();
+      if (line >= 1 && line <= lines.size() && column >= 1 &&
+          column <= lines[line - 1].size() &&
+          lines[line - 1][column - 1] == '%') {
+        llvm::StringRef rest = lines[line - 1].drop_front(column);
+        name = rest.take_while([](char c) {
+                     return std::isalnum((unsigned char)c) || c == '_' ||
+                            c == '$' || c == '.' || c == '-';
+                   })
+                   .str();
+      }
+    }
+    names.push_back(name);
+  }
+  return names;
+}
+
+/// Uniform in [-2, 2] without (-0.125, 0.125) for floats (never zero, so a
+/// division or a log is defined and no output is trivially zero); small
+/// integers in [-4, 4] (0/1 for i1).
+HostTensorData randomTensor(const TensorType &type, std::mt19937_64 &rng) {
+  std::int64_t count = type.numElements();
+  if (isFloat(type.elementType)) {
+    std::uniform_real_distribution<double> magnitude(0.125, 2.0);
+    std::bernoulli_distribution negative(0.5);
+    std::vector<double> values(count);
+    for (double &value : values)
+      value = negative(rng) ? -magnitude(rng) : magnitude(rng);
+    return HostTensorData::fromDoubles(type, values);
+  }
+  bool isBool = type.elementType == ElementType::I1;
+  std::uniform_int_distribution<std::int64_t> dist(isBool ? 0 : -4,
+                                                   isBool ? 1 : 4);
+  std::vector<std::int64_t> values(count);
+  for (std::int64_t &value : values)
+    value = dist(rng);
+  return HostTensorData::fromInts(type, values);
+}
+
+std::string shapeString(const std::vector<std::int64_t> &shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+/// Bytes a kernel reads (bound tensors no op of it produces) and writes
+/// (bound tensors it produces).
+std::pair<std::uint64_t, std::uint64_t> kernelTraffic(const Bundle &bundle,
+                                                      const BundleKernel &k) {
+  std::set<TensorId> produced;
+  for (std::uint32_t op : k.ops)
+    for (TensorId result : bundle.graph.ops[op].results)
+      produced.insert(result);
+  std::uint64_t read = 0, written = 0;
+  std::vector<std::uint64_t> bytes = bindingBytes(bundle, k);
+  for (std::size_t i = 0; i < k.bindings.size(); ++i) {
+    if (produced.count(boundTensor(bundle, k.bindings[i])))
+      written += bytes[i];
+    else
+      read += bytes[i];
+  }
+  return {read, written};
+}
+
+void printPlanText(const Bundle &bundle, llvm::raw_ostream &os) {
+  std::uint64_t totalRead = 0, totalWritten = 0;
+  os << "plan: " << bundle.kernels.size() << " kernel"
+     << (bundle.kernels.size() == 1 ? "" : "s") << " for "
+     << bundle.graph.ops.size() << " ops, target " << bundle.target << "\n";
+  for (std::uint32_t index : bundle.launchOrder) {
+    const BundleKernel &kernel = bundle.kernels[index];
+    auto [read, written] = kernelTraffic(bundle, kernel);
+    totalRead += read;
+    totalWritten += written;
+    os << "kernel " << index << " " << kernel.name << ": "
+       << scheduleKindName(kernel.schedule) << ", " << kernel.ops.size()
+       << " ops, reads " << read << " B, writes " << written << " B\n  ops";
+    for (std::uint32_t op : kernel.ops)
+      os << " " << mnemonic(bundle.graph.ops[op].kind);
+    os << "\n";
+  }
+  os << "total: reads " << totalRead << " B, writes " << totalWritten
+     << " B, arena " << bundle.memoryPlan.peakBytes << " B\n";
+}
+
+std::string dotEscape(const std::string &text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+void printPlanDot(const Bundle &bundle, const std::string &title,
+                  const std::vector<std::string> &inputNames,
+                  const std::vector<std::string> &outputNames,
+                  llvm::raw_ostream &os) {
+  const Graph &graph = bundle.graph;
+  std::map<TensorId, std::string> producer;
+  for (std::size_t i = 0; i < graph.inputs.size(); ++i)
+    producer[graph.inputs[i]] = "in" + std::to_string(i);
+  for (std::size_t i = 0; i < graph.ops.size(); ++i)
+    for (TensorId result : graph.ops[i].results)
+      producer[result] = "op" + std::to_string(i);
+  os << "digraph \"" << dotEscape(title) << "\" {\n"
+     << "  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n";
+  for (std::size_t i = 0; i < graph.inputs.size(); ++i)
+    os << "  in" << i << " [shape=ellipse, label=\"" << dotEscape(inputNames[i])
+       << "\\n"
+       << graph.typeOf(graph.inputs[i]).toString() << "\"];\n";
+  std::set<std::uint32_t> placed;
+  for (std::uint32_t index : bundle.launchOrder) {
+    const BundleKernel &kernel = bundle.kernels[index];
+    os << "  subgraph cluster_k" << index << " {\n    label=\"kernel " << index
+       << ": " << dotEscape(kernel.name) << " ("
+       << scheduleKindName(kernel.schedule) << ")\";\n    style=rounded;\n";
+    for (std::uint32_t op : kernel.ops) {
+      placed.insert(op);
+      os << "    op" << op << " [label=\"" << mnemonic(graph.ops[op].kind)
+         << "\\n"
+         << graph.typeOf(graph.ops[op].result()).toString() << "\"];\n";
+    }
+    os << "  }\n";
+  }
+  for (std::size_t i = 0; i < graph.ops.size(); ++i)
+    if (!placed.count(std::uint32_t(i)))
+      os << "  op" << i << " [label=\"" << mnemonic(graph.ops[i].kind)
+         << "\"];\n";
+  for (std::size_t i = 0; i < graph.ops.size(); ++i)
+    for (TensorId operand : graph.ops[i].operands)
+      os << "  " << producer[operand] << " -> op" << i << ";\n";
+  for (std::size_t i = 0; i < graph.outputs.size(); ++i)
+    os << "  out" << i << " [shape=ellipse, label=\""
+       << dotEscape(outputNames[i]) << "\"];\n  "
+       << producer[graph.outputs[i].tensor] << " -> out" << i << ";\n";
+  os << "}\n";
+}
+
+std::string describeDeviceError(const device::Error &error) {
+  return std::string(device::errorCodeName(error.code)) + ": " + error.message;
+}
+
+/// The first values of a tensor, for a glance at an output.
+std::string preview(const HostTensorData &tensor) {
+  std::string out = "[";
+  std::int64_t count = tensor.type.numElements(),
+               shown = std::min<int64_t>(count, 4);
+  bool floats = isFloat(tensor.type.elementType);
+  std::vector<double> doubles;
+  std::vector<std::int64_t> ints;
+  if (floats)
+    doubles = tensor.toDoubles();
+  else
+    ints = tensor.toInts();
+  for (std::int64_t i = 0; i < shown; ++i) {
+    out += i ? ", " : "";
+    out += floats ? llvm::formatv("{0}", llvm::format("%.6g", doubles[i])).str()
+                  : std::to_string(ints[i]);
+  }
+  return out + (count > shown ? ", ...]" : "]");
+}
+
+int runModel(const RunOptions &options) {
+  // The model file.
+  llvm::StringRef extension = llvm::sys::path::extension(options.model);
+  if (extension == ".onnx")
+    return fail("'" + options.model +
+                "': ONNX import is not available yet; give a .mlir model (a "
+                "func.func of fuse ops)");
+  if (extension != ".mlir")
+    return fail("'" + options.model + "': unknown model type '" +
+                extension.str() + "'; expected a .mlir file (or .onnx)");
+  if (options.runtime != "host" && options.runtime != "reference")
+    return fail("unknown --runtime=" + options.runtime +
+                "; expected host or reference");
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(options.model);
+  if (!file)
+    return fail("cannot read '" + options.model +
+                "': " + file.getError().message());
+  std::string source = (*file)->getBuffer().str();
+
+  // The graph, read here for the cache key, input names and the reference.
+  mlir::MLIRContext context;
+  loadTranslationDialects(context);
+  std::string diagnosticText;
+  llvm::raw_string_ostream diagnosticStream(diagnosticText);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(source, options.model),
+      llvm::SMLoc());
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context,
+                                           diagnosticStream);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return fail("'" + options.model + "' does not parse:\n" + diagnosticText);
+  mlir::FailureOr<Graph> parsedGraph = moduleToGraph(*module);
+  if (mlir::failed(parsedGraph))
+    return fail("'" + options.model + "' is not a graph of fuse ops:\n" +
+                diagnosticText);
+  const Graph graph = std::move(*parsedGraph);
+  bool handFused = false;
+  module->walk([&](mlir::Operation *op) {
+    if (op->getName().getStringRef() == "fuse.fusion")
+      handFused = true;
+  });
+
+  std::vector<std::string> inputNames = sourceArgumentNames(*module, source);
+  inputNames.resize(graph.inputs.size());
+  for (std::size_t i = 0; i < graph.inputs.size(); ++i) {
+    if (!graph.tensors[graph.inputs[i]].name.empty())
+      inputNames[i] = graph.tensors[graph.inputs[i]].name;
+    if (inputNames[i].empty())
+      inputNames[i] = "in" + std::to_string(i);
+  }
+  std::vector<std::string> outputNames;
+  for (std::size_t i = 0; i < graph.outputs.size(); ++i)
+    outputNames.push_back(graph.outputs[i].name.empty()
+                              ? "out" + std::to_string(i)
+                              : graph.outputs[i].name);
+
+  // Inputs: given as .npy files, else random from the seed.
+  std::vector<std::optional<HostTensorData>> inputData(graph.inputs.size());
+  for (const std::string &spec : options.inputs) {
+    std::size_t equals = spec.find('=');
+    if (equals == std::string::npos || equals == 0)
+      return fail("--input '" + spec + "' is not NAME=PATH.npy");
+    std::string name = spec.substr(0, equals), path = spec.substr(equals + 1);
+    auto it = std::find(inputNames.begin(), inputNames.end(), name);
+    if (it == inputNames.end()) {
+      std::string known;
+      for (const std::string &n : inputNames)
+        known += (known.empty() ? "" : ", ") + n;
+      return fail("--input names '" + name + "', which is not an input of '" +
+                  options.model + "'; its inputs are: " + known);
+    }
+    std::size_t index = it - inputNames.begin();
+    Expected<npy::Array> array = npy::read(path);
+    if (!array.ok())
+      return fail("--input " + name + ": " + array.message());
+    const TensorType &expected = graph.typeOf(graph.inputs[index]);
+    TensorType got = array->type;
+    // bf16 has no .npy dtype: it is read from f32.
+    if (expected.elementType == ElementType::BF16 &&
+        got.elementType == ElementType::F32 && got.shape == expected.shape) {
+      HostTensorData f32(got);
+      f32.bytes = std::move(array->bytes);
+      inputData[index] = HostTensorData::fromDoubles(expected, f32.toDoubles());
+      continue;
+    }
+    if (got != expected)
+      return fail("--input " + name + ": '" + path + "' holds a " +
+                  got.toString() + ", but the model's input '" + name +
+                  "' is a " + expected.toString());
+    HostTensorData data(expected);
+    data.bytes = std::move(array->bytes);
+    inputData[index] = std::move(data);
+  }
+  std::mt19937_64 rng(options.seed);
+  std::vector<device::TensorBytes> inputs;
+  for (std::size_t i = 0; i < graph.inputs.size(); ++i) {
+    // Each input draws from the generator whether given or not, so that a
+    // given input does not change the random values of the others.
+    HostTensorData random = randomTensor(graph.typeOf(graph.inputs[i]), rng);
+    const HostTensorData &data = inputData[i] ? *inputData[i] : random;
+    device::TensorBytes bytes(data.bytes.size());
+    std::memcpy(bytes.data(), data.bytes.data(), data.bytes.size());
+    inputs.push_back(std::move(bytes));
+  }
+
+  // The bundle: from the cache or the compiler (host), or one reference
+  // kernel.
+  bool onHost = options.runtime == "host";
+  Bundle bundle;
+  std::optional<std::int64_t> compiled, cacheHits;
+  std::optional<double> compileMs;
+  if (onHost) {
+    std::optional<device::HostIsaLevel> level = device::bestHostIsaLevel();
+    if (!level || *level == device::HostIsaLevel::X86_64_V2)
+      return fail("this CPU supports neither x86-64-v3 nor x86-64-v4, which "
+                  "host code needs; use --runtime reference");
+    Expected<Target> target = Target::parse(device::hostTargetName(*level));
+    if (!target.ok())
+      return fail(target.message());
+    CompileOptions compileOptions;
+    compileOptions.enableFusion = options.fusion;
+    BundleKey key = BundleKey::make(graph, target->name, compileOptions);
+
+    std::unique_ptr<BundleCache> cache;
+    if (handFused) {
+      // Its kernels are the ones written in the file, which the key (a hash
+      // of the flattened graph) cannot tell from the fused graph's.
+      progress("the model holds fuse.fusion ops: compiled as written, "
+               "without the cache");
+    } else {
+      BundleCacheOptions cacheOptions;
+      cacheOptions.directory = options.cacheDir;
+      if (cacheOptions.directory.empty()) {
+        Expected<std::string> directory = BundleCache::defaultDirectory();
+        if (directory.ok())
+          cacheOptions.directory = *directory;
+      }
+      cacheOptions.onProblem = [](const std::string &message) {
+        warn("bundle cache: " + message);
+      };
+      if (cacheOptions.directory.empty()) {
+        warn("no bundle cache directory (set $FUSE_CACHE_DIR or give "
+             "--cache-dir); compiling without the cache");
+      } else {
+        Expected<std::unique_ptr<BundleCache>> opened =
+            BundleCache::open(cacheOptions);
+        if (opened.ok())
+          cache = opened.take();
+        else
+          warn("bundle cache disabled: " + opened.message());
+      }
+    }
+    std::optional<Bundle> hit;
+    if (cache)
+      hit = cache->lookup(key);
+    if (hit && hit->inputs.size() == graph.inputs.size() &&
+        hit->outputs.size() == graph.outputs.size()) {
+      bundle = std::move(*hit);
+      compiled = 0;
+      cacheHits = 1;
+      progress("cache hit: " + std::to_string(bundle.kernels.size()) +
+               " kernel(s) for " + target->name + ", nothing to compile");
+    } else {
+      progress("compiling " + std::to_string(graph.ops.size()) + " ops for " +
+               target->name + (options.fusion ? "" : " without fusion") +
+               "...");
+      Clock::time_point start = Clock::now();
+      HostCompiler compiler;
+      Expected<Compilation> compilation = compiler.compileSource(
+          source, *target, compileOptions, nullptr, options.model);
+      if (!compilation.ok())
+        return fail(options.model + ": " + compilation.message());
+      compileMs = millisecondsSince(start);
+      bundle = std::move(compilation->bundle);
+      compiled = std::int64_t(bundle.kernels.size());
+      cacheHits = 0;
+      progress("compiled " + std::to_string(bundle.kernels.size()) +
+               " kernel(s) in " + formatMs(*compileMs));
+      if (cache) {
+        Status stored = cache->store(key, bundle);
+        if (!stored.ok())
+          warn("the bundle was not cached: " + stored.message());
+      }
+    }
+  } else {
+    bundle = makeReferenceBundle(graph);
+  }
+  if (bundle.inputs.size() != graph.inputs.size() ||
+      bundle.outputs.size() != graph.outputs.size())
+    return fail("internal error: the bundle's inputs and outputs do not match "
+                "the model's");
+  for (std::size_t i = 0; i < graph.inputs.size(); ++i)
+    if (bundle.graph.typeOf(bundle.inputs[i]) != graph.typeOf(graph.inputs[i]))
+      return fail("internal error: the bundle's input " + std::to_string(i) +
+                  " has another type than the model's");
+
+  if (options.printPlan)
+    printPlanText(bundle, llvm::outs());
+  if (!options.dotFile.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream dot(options.dotFile, ec);
+    if (ec)
+      return fail("cannot write '" + options.dotFile + "': " + ec.message());
+    printPlanDot(bundle, llvm::sys::path::filename(options.model).str(),
+                 inputNames, outputNames, dot);
+  }
+
+  // Run: once, or a warm-up and `bench` timed runs.
+  std::unique_ptr<device::DeviceRuntime> runtime;
+  if (onHost)
+    runtime = std::make_unique<device::HostRuntime>();
+  else
+    runtime = std::make_unique<device::ReferenceRuntime>();
+  device::DeviceResult<device::Executable> executable = runtime->load(bundle);
+  if (!executable)
+    return fail("cannot load the bundle on the " + options.runtime +
+                " runtime: " + describeDeviceError(executable.error()));
+  device::DeviceResult<device::Stream> stream = runtime->createStream();
+  if (!stream)
+    return fail("cannot create a stream: " +
+                describeDeviceError(stream.error()));
+  auto runOnce = [&]() {
+    return device::runBundle(*runtime, bundle, *executable, *stream, inputs);
+  };
+  std::vector<double> timesMs;
+  std::vector<device::TensorBytes> outputs;
+  unsigned runs = options.bench ? options.bench + 1 : 1;
+  progress("running on the " + options.runtime + " runtime" +
+           (options.bench ? " (1 warm-up + " + std::to_string(options.bench) +
+                                " timed runs)"
+                          : std::string()) +
+           "...");
+  for (unsigned r = 0; r < runs; ++r) {
+    Clock::time_point start = Clock::now();
+    device::DeviceResult<std::vector<device::TensorBytes>> result = runOnce();
+    double ms = millisecondsSince(start);
+    if (!result)
+      return fail("the run failed on the " + options.runtime +
+                  " runtime: " + describeDeviceError(result.error()));
+    if (!options.bench || r > 0)
+      timesMs.push_back(ms);
+    if (r == 0)
+      outputs = std::move(*result);
+  }
+  std::sort(timesMs.begin(), timesMs.end());
+  double medianMs =
+      timesMs.size() % 2
+          ? timesMs[timesMs.size() / 2]
+          : (timesMs[timesMs.size() / 2 - 1] + timesMs[timesMs.size() / 2]) / 2;
+  double minMs = timesMs.front();
+  if (options.bench)
+    progress("ran " + std::to_string(options.bench) + " times: median " +
+             formatMs(medianMs) + ", min " + formatMs(minMs));
+  else
+    progress("ran in " + formatMs(medianMs));
+
+  std::vector<HostTensorData> results;
+  for (std::size_t i = 0; i < graph.outputs.size(); ++i) {
+    HostTensorData data(graph.typeOf(graph.outputs[i].tensor));
+    if (outputs[i].size() != data.bytes.size())
+      return fail("internal error: output " + outputNames[i] + " has " +
+                  std::to_string(outputs[i].size()) + " bytes, expected " +
+                  std::to_string(data.bytes.size()));
+    std::memcpy(data.bytes.data(), outputs[i].data(), data.bytes.size());
+    llvm::outs() << "output " << outputNames[i] << ": " << data.type.toString()
+                 << " " << preview(data) << "\n";
+    results.push_back(std::move(data));
+  }
+  if (options.bench)
+    llvm::outs() << "bench: " << options.bench << " runs, median "
+                 << formatMs(medianMs) << ", min " << formatMs(minMs) << "\n";
+
+  if (!options.outputDir.empty()) {
+    if (std::error_code ec =
+            llvm::sys::fs::create_directories(options.outputDir))
+      return fail("cannot create '" + options.outputDir + "': " + ec.message());
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      std::string path = options.outputDir + "/" + outputNames[i] + ".npy";
+      Status written = npy::write(path, {results[i].type, results[i].bytes});
+      if (!written.ok())
+        return fail(written.message());
+    }
+  }
+
+  // Check against the reference runtime.
+  std::optional<double> maxAbs, maxRel;
+  bool mismatch = false;
+  if (options.check) {
+    progress("checking against the reference runtime...");
+    device::ReferenceRuntime reference;
+    Bundle referenceBundle = makeReferenceBundle(graph);
+    device::DeviceResult<std::vector<device::TensorBytes>> expected =
+        device::runBundle(reference, referenceBundle, inputs);
+    if (!expected)
+      return fail("the reference run failed: " +
+                  describeDeviceError(expected.error()));
+    maxAbs = 0;
+    maxRel = 0;
+    std::size_t failures = 0;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const TensorType &type = results[i].type;
+      Tolerance tolerance = toleranceForTensor(graph, graph.outputs[i].tensor);
+      Comparison comparison =
+          compare((*expected)[i].data(), results[i].bytes.data(),
+                  type.elementType, type.numElements(), tolerance);
+      maxAbs = std::max(*maxAbs, comparison.maxAbsError);
+      maxRel = std::max(*maxRel, comparison.maxRelError);
+      llvm::outs() << "check " << outputNames[i] << ": max abs error "
+                   << llvm::format("%.3g", comparison.maxAbsError)
+                   << ", max rel error "
+                   << llvm::format("%.3g", comparison.maxRelError) << " (rtol "
+                   << llvm::format("%.3g", tolerance.rtol) << ", atol "
+                   << llvm::format("%.3g", tolerance.atol)
+                   << "): " << (comparison.ok ? "ok" : "MISMATCH") << "\n";
+      if (!comparison.ok) {
+        ++failures;
+        llvm::outs() << "  " << comparison.message << " ("
+                     << comparison.mismatches << " elements)\n";
+      }
+    }
+    mismatch = failures != 0;
+    if (mismatch)
+      llvm::outs() << "check: FAILED, " << failures << " of " << results.size()
+                   << " outputs differ from the reference\n";
+    else
+      llvm::outs() << "check: passed, " << results.size()
+                   << " outputs match the reference\n";
+  }
+
+  if (options.json) {
+    std::string out =
+        "{\"model\": " + jsonString(options.model) +
+        ", \"runtime\": " + jsonString(options.runtime) +
+        ", \"ops\": " + std::to_string(graph.ops.size()) +
+        ", \"kernels\": " + std::to_string(bundle.kernels.size()) +
+        ", \"launches\": " + std::to_string(bundle.launchOrder.size()) +
+        ", \"compiled\": " + (compiled ? std::to_string(*compiled) : "null") +
+        ", \"cache_hits\": " +
+        (cacheHits ? std::to_string(*cacheHits) : "null") +
+        ", \"fallbacks\": 0, \"compile_ms\": " + jsonNumber(compileMs) +
+        ", \"run_ms_median\": " + jsonNumber(medianMs) +
+        ", \"run_ms_min\": " + jsonNumber(minMs) +
+        ", \"max_abs_error\": " + jsonNumber(maxAbs) +
+        ", \"max_rel_error\": " + jsonNumber(maxRel) + ", \"outputs\": {";
+    for (std::size_t i = 0; i < results.size(); ++i)
+      out += (i ? ", " : "") + jsonString(outputNames[i]) + ": " +
+             shapeString(results[i].type.shape);
+    out += "}}";
+    llvm::outs() << out << "\n";
+  }
+  llvm::outs().flush();
+  return mismatch ? kExitMismatch : 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  if (!llvm::cl::ParseCommandLineOptions(
+          argc, argv, "Fuse: compile and run a model end to end\n",
+          &llvm::errs()))
+    return kExitError;
+  // lld, linking in process, resets every llvm::cl option: read them now.
+  RunOptions options;
+  options.model = modelFile;
+  options.runtime = runtimeName;
+  options.inputs.assign(inputSpecs.begin(), inputSpecs.end());
+  options.seed = seed;
+  options.outputDir = outputDir;
+  options.check = check;
+  options.bench = bench;
+  options.printPlan = printPlan;
+  options.dotFile = dotFile;
+  options.fusion = !noFusion;
+  options.cacheDir = cacheDir;
+  options.json = json;
+  return runModel(options);
+}
