@@ -358,6 +358,7 @@ int runModel(const RunOptions &options) {
   // The graph, read here for the cache key, input names and the reference.
   mlir::MLIRContext context;
   loadTranslationDialects(context);
+  context.printOpOnDiagnostic(false);
   std::string diagnosticText;
   llvm::raw_string_ostream diagnosticStream(diagnosticText);
   llvm::SourceMgr sourceMgr;

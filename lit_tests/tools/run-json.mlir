@@ -1,0 +1,25 @@
+// fuse-run --json: the last line of stdout is one JSON object. A second run
+// with the same cache directory compiles nothing; --no-fusion gives one
+// kernel per op; the reference runtime compiles nothing and has no cache.
+
+// RUN: rm -rf %t.cache
+// RUN: fuse-run %examples/layernorm.mlir --json --check --cache-dir %t.cache | FileCheck %s --check-prefix=FIRST
+// RUN: fuse-run %examples/layernorm.mlir --json --bench 3 --cache-dir %t.cache | FileCheck %s --check-prefix=SECOND
+// RUN: fuse-run %examples/layernorm.mlir --json --no-fusion --cache-dir %t.cache | FileCheck %s --check-prefix=NOFUSION
+// RUN: fuse-run %examples/layernorm.mlir --json --runtime reference | FileCheck %s --check-prefix=REFERENCE
+// RUN: fuse-run %examples/layernorm.mlir --cache-dir %t.cache 2>&1 >/dev/null | FileCheck %s --check-prefix=PROGRESS
+
+// FIRST: check: passed
+// FIRST-NEXT: {"model": "{{.*}}layernorm.mlir", "runtime": "host", "ops": 14, "kernels": 1, "launches": 1, "compiled": 1, "cache_hits": 0, "fallbacks": 0, "compile_ms": {{[0-9.e+-]+}}, "run_ms_median": {{[0-9.e+-]+}}, "run_ms_min": {{[0-9.e+-]+}}, "max_abs_error": {{[0-9.e+-]+}}, "max_rel_error": {{[0-9.e+-]+}}, "outputs": {"out0": [32, 256]}}
+// FIRST-NOT: {{.}}
+
+// SECOND: bench: 3 runs, median {{.*}} ms, min {{.*}} ms
+// SECOND-NEXT: {"model": "{{.*}}", "runtime": "host", "ops": 14, "kernels": 1, "launches": 1, "compiled": 0, "cache_hits": 1, "fallbacks": 0, "compile_ms": null, "run_ms_median": {{[0-9.e+-]+}}, "run_ms_min": {{[0-9.e+-]+}}, "max_abs_error": null, "max_rel_error": null, "outputs": {"out0": [32, 256]}}
+
+// NOFUSION: {"model": "{{.*}}", "runtime": "host", "ops": 14, "kernels": {{[2-9]|1[0-9]}}, "launches": {{[2-9]|1[0-9]}}, "compiled": {{[2-9]|1[0-9]}}, "cache_hits": 0,
+
+// REFERENCE: {"model": "{{.*}}", "runtime": "reference", "ops": 14, "kernels": 1, "launches": 1, "compiled": null, "cache_hits": null, "fallbacks": 0, "compile_ms": null,
+
+// PROGRESS: fuse-run: cache hit: 1 kernel(s) for host-x86-64-v{{[34]}}, nothing to compile
+// PROGRESS: fuse-run: running on the host runtime...
+// PROGRESS: fuse-run: ran in {{.*}} ms
