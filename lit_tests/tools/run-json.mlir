@@ -8,6 +8,9 @@
 // RUN: fuse-run %examples/layernorm.mlir --json --no-fusion --cache-dir %t.cache | FileCheck %s --check-prefix=NOFUSION
 // RUN: fuse-run %examples/layernorm.mlir --json --runtime reference | FileCheck %s --check-prefix=REFERENCE
 // RUN: fuse-run %examples/layernorm.mlir --cache-dir %t.cache 2>&1 >/dev/null | FileCheck %s --check-prefix=PROGRESS
+// A cache that cannot be used is a warning, never a failure.
+// RUN: rm -f %t.file && touch %t.file
+// RUN: fuse-run %examples/layernorm.mlir --json --cache-dir %t.file 2>&1 | FileCheck %s --check-prefix=BADCACHE
 
 // FIRST: check: passed
 // FIRST-NEXT: {"model": "{{.*}}layernorm.mlir", "runtime": "host", "ops": 14, "kernels": 1, "launches": 1, "compiled": 1, "cache_hits": 0, "fallbacks": 0, "compile_ms": {{[0-9.e+-]+}}, "run_ms_median": {{[0-9.e+-]+}}, "run_ms_min": {{[0-9.e+-]+}}, "max_abs_error": {{[0-9.e+-]+}}, "max_rel_error": {{[0-9.e+-]+}}, "outputs": {"out0": [32, 256]}}
@@ -23,3 +26,6 @@
 // PROGRESS: fuse-run: cache hit: 1 kernel(s) for host-x86-64-v{{[34]}}, nothing to compile
 // PROGRESS: fuse-run: running on the host runtime...
 // PROGRESS: fuse-run: ran in {{.*}} ms
+
+// BADCACHE: fuse-run: warning: bundle cache disabled: the cache directory {{.*}}.file is not a directory
+// BADCACHE: "compiled": 1, "cache_hits": 0,
