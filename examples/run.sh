@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds Fuse, and compiles the
-# example graph through the fusion pipeline, printing the fused kernels.
+# The main job: installs what is missing, builds Fuse, then compiles an
+# example graph through the fusion pipeline into host kernels, runs it on the
+# host runtime and checks every output against the reference runtime
+# (`--check`), printing the fused plan (`--print-plan`).
+#   bash examples/run.sh [MODEL.mlir] [more fuse-run flags]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -9,10 +12,6 @@ export CCACHE_BASEDIR="$root"
 bash scripts/build.sh
 build="${FUSE_BUILD_DIR:-$root/build}"
 model="${1:-$root/examples/gelu_bias.mlir}"
-if "$build/bin/fuse-opt" --help | grep -q -- '--fuse-fusion-pipeline'; then
-  passes=(--fuse-fusion-pipeline)
-else
-  passes=(--canonicalize --cse)
-fi
-echo "== fuse-opt ${passes[*]} $model"
-"$build/bin/fuse-opt" "${passes[@]}" "$model"
+shift || true
+echo "== fuse-run $model --check --print-plan --bench 10 $*"
+"$build/bin/fuse-run" "$model" --check --print-plan --bench 10 "$@"
