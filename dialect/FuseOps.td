@@ -168,8 +168,10 @@ def Fuse_CompareOp : Fuse_Op<"compare", [Pure, Elementwise, SameTypeOperands,
   let description = [{
     Compares every pair of elements with `predicate` and yields i1 of the
     operands' shape. `eq ne lt le gt ge` read integers as signed, `ult ule ugt
-    uge` as unsigned (integers only). Floating-point comparisons are ordered
-    (false when either element is NaN), except `ne`, which is true then.
+    uge` as unsigned (integers only); i1 reads as 0 and 1 under every
+    predicate (false < true), as in ONNX. Floating-point comparisons are
+    ordered (false when either element is NaN), except `ne`, which is true
+    then.
 
     Example:
     ```mlir
@@ -213,10 +215,12 @@ def Fuse_CastOp : Fuse_Op<"cast", [Pure, Elementwise]> {
   let summary = "element type conversion";
   let description = [{
     Converts every element to the result's element type; the shape is kept.
-    Float to integer truncates toward zero; NaN and out-of-range values give
-    0. Integer to float rounds to nearest. To i1 means "not zero". With
-    `is_unsigned` an integer operand is read as unsigned. Conversions to f16 and
-    bf16 round to nearest even.
+    Float to integer truncates toward zero and saturates out-of-range values
+    to the integer type's limits (as PTX `cvt.rzi.sat`); NaN gives 0. Integer
+    to float rounds to nearest even. To i1 means "not zero" (NaN gives true);
+    from i1 gives 0 or 1. Integer to integer wraps. With `is_unsigned` an
+    integer operand is read as unsigned. Conversions to f16 and bf16 round to
+    nearest even.
 
     Example:
     ```mlir
