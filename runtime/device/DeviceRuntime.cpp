@@ -8,6 +8,8 @@
 
 #include "runtime/device/DeviceRuntime.h"
 
+#include "runtime/Version.h"
+#include "runtime/cache/Bundle.h"
 #include "runtime/device/DeviceObjects.h"
 
 #include <cstring>
@@ -224,6 +226,13 @@ DeviceResult<Buffer> DeviceRuntime::allocate(AllocationPermit &permit,
 }
 
 DeviceResult<Executable> DeviceRuntime::load(const Bundle &bundle) {
+  // Checks every backend needs before it looks at a kernel.
+  if (Status status = verifyBundle(bundle); !status.ok())
+    return Error{ErrorCode::InvalidArgument, status.message()};
+  if (bundle.versionId != versionId())
+    return Error{ErrorCode::Incompatible,
+                 "the bundle was made by Fuse version " + bundle.versionId +
+                     ", this runtime is " + versionId()};
   DeviceResult<std::shared_ptr<detail::ExecutableObject>> object =
       loadExecutable(bundle);
   if (!object.ok())

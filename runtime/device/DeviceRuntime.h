@@ -398,6 +398,7 @@ protected:
   /// Backend memory of `bytes`; the budget was already charged.
   virtual DeviceResult<std::shared_ptr<detail::BufferObject>>
   allocateMemory(uint64_t bytes) = 0;
+  /// The bundle already passed verifyBundle and matches this version id.
   virtual DeviceResult<std::shared_ptr<detail::ExecutableObject>>
   loadExecutable(const Bundle &bundle) = 0;
   virtual DeviceResult<std::shared_ptr<detail::StreamObject>> newStream() = 0;

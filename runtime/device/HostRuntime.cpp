@@ -2,7 +2,6 @@
 
 #include "runtime/device/HostRuntime.h"
 
-#include "runtime/Version.h"
 #include "runtime/cache/Bundle.h"
 #include "runtime/device/DeviceObjects.h"
 #include "runtime/device/HostAllocator.h"
@@ -181,12 +180,6 @@ HostRuntime::allocateMemory(uint64_t bytes) {
 
 DeviceResult<std::shared_ptr<detail::ExecutableObject>>
 HostRuntime::loadExecutable(const Bundle &bundle) {
-  if (Status status = verifyBundle(bundle); !status.ok())
-    return Error{ErrorCode::InvalidArgument, status.message()};
-  if (bundle.versionId != versionId())
-    return Error{ErrorCode::Incompatible,
-                 "the bundle was made by Fuse version " + bundle.versionId +
-                     ", this runtime is " + versionId()};
   auto executable = std::make_shared<HostExecutable>(instanceId());
   std::vector<const std::vector<uint8_t> *> payloads;
   for (const BundleKernel &kernel : bundle.kernels) {

@@ -2,7 +2,6 @@
 
 #include "runtime/device/ReferenceRuntime.h"
 
-#include "runtime/Version.h"
 #include "runtime/cache/Bundle.h"
 #include "runtime/device/DeviceObjects.h"
 #include "runtime/ir/Interpreter.h"
@@ -75,12 +74,6 @@ ReferenceRuntime::allocateMemory(uint64_t bytes) {
 
 DeviceResult<std::shared_ptr<detail::ExecutableObject>>
 ReferenceRuntime::loadExecutable(const Bundle &bundle) {
-  if (Status status = verifyBundle(bundle); !status.ok())
-    return Error{ErrorCode::InvalidArgument, status.message()};
-  if (bundle.versionId != versionId())
-    return Error{ErrorCode::Incompatible,
-                 "the bundle was made by Fuse version " + bundle.versionId +
-                     ", this runtime is " + versionId()};
   auto executable = std::make_shared<ReferenceExecutable>(instanceId());
   executable->graph = bundle.graph;
   for (const BundleKernel &kernel : bundle.kernels) {
