@@ -421,6 +421,11 @@ SubmitResult DeviceRuntime::submit(Stream &stream, CommandBatch batch) {
     object.recording = false;
     return NotSubmitted{std::move(*fault), std::move(batch)};
   }
+  if (std::optional<Error> failure = prepareSubmission(object)) {
+    std::lock_guard lock(object.mutex);
+    object.recording = false;
+    return NotSubmitted{std::move(*failure), std::move(batch)};
+  }
 
   auto fence = std::make_shared<detail::FenceObject>(id);
   fence->timingMode = timing.load();

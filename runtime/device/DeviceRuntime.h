@@ -407,6 +407,14 @@ protected:
   /// `completeSubmission` (synchronously or later).
   virtual void enqueue(detail::StreamObject &stream,
                        std::shared_ptr<detail::FenceObject> fence) = 0;
+  /// Called by `submit` just before `enqueue`, when nothing has reached the
+  /// stream yet: an error makes the submission definitely not submitted (the
+  /// batch comes back). A backend acquires here what `enqueue` needs and
+  /// must not fail to get (CUDA: the completion event). Default: nothing.
+  virtual std::optional<Error> prepareSubmission(detail::StreamObject &stream) {
+    (void)stream;
+    return std::nullopt;
+  }
   /// Copies from backend memory; the stream is synchronized.
   virtual DeviceStatus copyToHost(detail::BufferObject &buffer, uint64_t offset,
                                   std::span<std::byte> destination) = 0;

@@ -1,0 +1,182 @@
+//===- CudaTestSupport.cpp - Bundles and the fake driver for CUDA tests ---===//
+
+#include "CudaTestSupport.h"
+
+#include "runtime/Version.h"
+#include "runtime/device/CudaRuntime.h"
+
+#include <cstdlib>
+#include <dlfcn.h>
+#include <stdexcept>
+
+namespace fuse::test {
+
+std::string fakeDriverPath() {
+  const char *path = std::getenv(device::CudaRuntime::DriverPathVariable);
+  return path ? path : "";
+}
+
+const FakeDriver *fakeDriver() {
+  static const FakeDriver *driver = []() -> const FakeDriver * {
+    std::string path = fakeDriverPath();
+    if (path.empty())
+      return nullptr;
+    // The same library CudaRuntime loads: one instance of the fake.
+    void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle)
+      throw std::runtime_error("cannot load the fake driver " + path + ": " +
+                               dlerror());
+    auto *fake = new FakeDriver;
+    auto get = [&](auto &member, const char *name) {
+      void *symbol = dlsym(handle, name);
+      if (!symbol)
+        throw std::runtime_error(path + " is not the fake driver: no " + name);
+      member =
+          reinterpret_cast<std::remove_reference_t<decltype(member)>>(symbol);
+    };
+    get(fake->reset, "fakeCudaReset");
+    get(fake->injectFailure, "fakeCudaInjectFailure");
+    get(fake->failKernel, "fakeCudaFailKernel");
+    get(fake->holdStreams, "fakeCudaHoldStreams");
+    get(fake->queuedOperations, "fakeCudaQueuedOperations");
+    get(fake->launchCount, "fakeCudaLaunchCount");
+    get(fake->getLaunch, "fakeCudaGetLaunch");
+    get(fake->callCount, "fakeCudaCallCount");
+    get(fake->liveAllocationBytes, "fakeCudaLiveAllocationBytes");
+    get(fake->liveAllocations, "fakeCudaLiveAllocations");
+    get(fake->liveStreams, "fakeCudaLiveStreams");
+    get(fake->liveEvents, "fakeCudaLiveEvents");
+    get(fake->liveModules, "fakeCudaLiveModules");
+    get(fake->primaryContextRefs, "fakeCudaPrimaryContextRefs");
+    get(fake->hasPtxEntry, "fakeCudaHasPtxEntry");
+    get(fake->setTotalMemory, "fakeCudaSetTotalMemory");
+    return fake;
+  }();
+  return driver;
+}
+
+std::string binaryPtx(const std::string &entry, const std::string &op,
+                      std::int64_t n) {
+  std::string p = entry + "_param_";
+  return ".version 7.0\n"
+         ".target sm_50\n"
+         ".address_size 64\n"
+         "\n"
+         ".visible .entry " +
+         entry +
+         "(\n"
+         "\t.param .u64 " +
+         p + "0,\n\t.param .u64 " + p + "1,\n\t.param .u64 " + p +
+         "2\n"
+         ")\n"
+         "{\n"
+         "\t.reg .pred %p<2>;\n"
+         "\t.reg .b32 %r<5>;\n"
+         "\t.reg .f32 %f<4>;\n"
+         "\t.reg .b64 %rd<11>;\n"
+         "\n"
+         "\tld.param.u64 %rd1, [" +
+         p + "0];\n\tld.param.u64 %rd2, [" + p + "1];\n\tld.param.u64 %rd3, [" +
+         p +
+         "2];\n"
+         "\tmov.u32 %r1, %ctaid.x;\n"
+         "\tmov.u32 %r2, %ntid.x;\n"
+         "\tmov.u32 %r3, %tid.x;\n"
+         "\tmad.lo.s32 %r4, %r1, %r2, %r3;\n"
+         "\tsetp.ge.s32 %p1, %r4, " +
+         std::to_string(n) +
+         ";\n"
+         "\t@%p1 bra $L__done;\n"
+         "\tcvta.to.global.u64 %rd4, %rd1;\n"
+         "\tmul.wide.s32 %rd5, %r4, 4;\n"
+         "\tadd.s64 %rd6, %rd4, %rd5;\n"
+         "\tcvta.to.global.u64 %rd7, %rd2;\n"
+         "\tadd.s64 %rd8, %rd7, %rd5;\n"
+         "\tld.global.f32 %f1, [%rd6];\n"
+         "\tld.global.f32 %f2, [%rd8];\n"
+         "\t" +
+         op +
+         ".f32 %f3, %f1, %f2;\n"
+         "\tcvta.to.global.u64 %rd9, %rd3;\n"
+         "\tadd.s64 %rd10, %rd9, %rd5;\n"
+         "\tst.global.f32 [%rd10], %f3;\n"
+         "$L__done:\n"
+         "\tret;\n"
+         "}\n";
+}
+
+std::vector<std::uint8_t> bytesOfText(const std::string &text) {
+  return std::vector<std::uint8_t>(text.begin(), text.end());
+}
+
+static BundleKernel ptxKernel(const std::string &entry, const std::string &op,
+                              std::vector<KernelBinding> bindings,
+                              std::vector<std::uint32_t> ops, std::int64_t n) {
+  BundleKernel kernel;
+  kernel.name = entry;
+  kernel.target = "sm_50";
+  kernel.payloadKind = PayloadKind::PtxText;
+  kernel.payload = bytesOfText(binaryPtx(entry, op, n));
+  kernel.entry = entry;
+  kernel.schedule = ScheduleKind::Pointwise;
+  kernel.launch.gridX = std::uint32_t((n + 127) / 128);
+  kernel.launch.blockX = 128;
+  kernel.bindings = std::move(bindings);
+  kernel.ops = std::move(ops);
+  return kernel;
+}
+
+static Bundle bundleFor(const Graph &graph) {
+  Bundle bundle;
+  bundle.graph = graph;
+  bundle.target = "sm_50";
+  bundle.versionId = versionId();
+  bundle.inputs = graph.inputs;
+  for (const GraphOutput &output : graph.outputs)
+    bundle.outputs.push_back(output.tensor);
+  return bundle;
+}
+
+Bundle cudaAddBundle(std::int64_t n) {
+  GraphBuilder builder;
+  TensorType type{ElementType::F32, {n}};
+  TensorId a = builder.input(type, "a");
+  TensorId b = builder.input(type, "b");
+  builder.output(builder.add(a, b), "out");
+  Bundle bundle = bundleFor(*builder.finish());
+  bundle.kernels.push_back(ptxKernel("fuse_test_add_f32", "add",
+                                     {{BindingKind::GraphInput, 0},
+                                      {BindingKind::GraphInput, 1},
+                                      {BindingKind::GraphOutput, 0}},
+                                     {0}, n));
+  bundle.launchOrder = {0};
+  return bundle;
+}
+
+Bundle cudaMulAddBundle(std::int64_t n) {
+  GraphBuilder builder;
+  TensorType type{ElementType::F32, {n}};
+  TensorId a = builder.input(type, "a");
+  TensorId b = builder.input(type, "b");
+  TensorId c = builder.input(type, "c");
+  TensorId product = builder.mul(a, b);
+  builder.output(builder.add(product, c), "out");
+  Bundle bundle = bundleFor(*builder.finish());
+  std::uint64_t bytes = std::uint64_t(n) * 4;
+  bundle.memoryPlan.intermediates.push_back({product, 256, bytes});
+  bundle.memoryPlan.peakBytes = 256 + bytes;
+  bundle.kernels.push_back(ptxKernel("fuse_test_mul_f32", "mul",
+                                     {{BindingKind::GraphInput, 0},
+                                      {BindingKind::GraphInput, 1},
+                                      {BindingKind::Intermediate, 0}},
+                                     {0}, n));
+  bundle.kernels.push_back(ptxKernel("fuse_test_add_f32", "add",
+                                     {{BindingKind::Intermediate, 0},
+                                      {BindingKind::GraphInput, 2},
+                                      {BindingKind::GraphOutput, 0}},
+                                     {1}, n));
+  bundle.launchOrder = {0, 1};
+  return bundle;
+}
+
+} // namespace fuse::test

@@ -1,0 +1,65 @@
+//===- CudaTestSupport.h - Bundles and the fake driver for CUDA tests -*- C++
+//-*-===//
+//
+// Hand-written PTX kernels in the GPU kernel ABI (bare device pointers in
+// binding order), bundles around them, and access to the fake driver's
+// test-control API. The tests run against the fake driver when
+// FUSE_CUDA_DRIVER names it (CTest sets it) and against the system's driver
+// otherwise; `fakeDriver()` is null in the latter case.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_TEST_RUNTIME_CUDA_CUDATESTSUPPORT_H
+#define FUSE_TEST_RUNTIME_CUDA_CUDATESTSUPPORT_H
+
+#include "FakeCudaDriver.h"
+
+#include "runtime/cache/Bundle.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fuse::test {
+
+/// The fake driver's control API, looked up with dlsym.
+struct FakeDriver {
+  decltype(&fakeCudaReset) reset;
+  decltype(&fakeCudaInjectFailure) injectFailure;
+  decltype(&fakeCudaFailKernel) failKernel;
+  decltype(&fakeCudaHoldStreams) holdStreams;
+  decltype(&fakeCudaQueuedOperations) queuedOperations;
+  decltype(&fakeCudaLaunchCount) launchCount;
+  decltype(&fakeCudaGetLaunch) getLaunch;
+  decltype(&fakeCudaCallCount) callCount;
+  decltype(&fakeCudaLiveAllocationBytes) liveAllocationBytes;
+  decltype(&fakeCudaLiveAllocations) liveAllocations;
+  decltype(&fakeCudaLiveStreams) liveStreams;
+  decltype(&fakeCudaLiveEvents) liveEvents;
+  decltype(&fakeCudaLiveModules) liveModules;
+  decltype(&fakeCudaPrimaryContextRefs) primaryContextRefs;
+  decltype(&fakeCudaHasPtxEntry) hasPtxEntry;
+  decltype(&fakeCudaSetTotalMemory) setTotalMemory;
+};
+
+/// The fake driver named by FUSE_CUDA_DRIVER, or null (real driver).
+const FakeDriver *fakeDriver();
+/// The path FUSE_CUDA_DRIVER names, or empty.
+std::string fakeDriverPath();
+
+/// PTX of `out[i] = a[i] + b[i]` (entry fuse_test_add_f32) or
+/// `out[i] = a[i] * b[i]` (fuse_test_mul_f32) for i < n.
+std::string binaryPtx(const std::string &entry, const std::string &op,
+                      std::int64_t n);
+
+/// out = a + b over f32[n]: one PTX kernel, 128 threads a block.
+Bundle cudaAddBundle(std::int64_t n);
+/// out = a * b + c over f32[n]: two PTX kernels and an intermediate in the
+/// arena (at offset 256, so a wrong offset shows).
+Bundle cudaMulAddBundle(std::int64_t n);
+
+std::vector<std::uint8_t> bytesOfText(const std::string &text);
+
+} // namespace fuse::test
+
+#endif // FUSE_TEST_RUNTIME_CUDA_CUDATESTSUPPORT_H
