@@ -1,18 +1,22 @@
-//===- fuse-compile.cpp - Compile a graph for the host
-//---------------------===//
+//===- fuse-compile.cpp - Compile a graph for the host or a GPU -----------===//
 //
-//   fuse-compile GRAPH.mlir --target=host|host-x86-64-v3|host-x86-64-v4
-//                -o DIR [--timings] [--emit=fused|kernels|llvm-dialect|llvm]
-//                [--no-fusion] [-O0..3] [--mlir-print-ir-after-all ...]
+//   fuse-compile GRAPH.mlir
+//                --target=host|host-x86-64-v3|host-x86-64-v4|sm_80|sm_90
+//                -o DIR [--timings] [--no-fusion] [-O0..3]
+//                [--emit=fused|kernels|llvm-dialect|llvm|nvvm|ptx]
+//                [--mlir-print-ir-after-all ...]
 //
-// Writes DIR/kernels.so (the bundle's shared object) and DIR/bundle.txt (its
-// kernels, bindings, launch configurations and memory plan). `--emit` prints
-// an intermediate form on stdout instead (for lit tests). Exits non-zero
-// with a message for a missing or malformed file, an unknown target or an op
-// the host code generator cannot compile.
+// Host: writes DIR/kernels.so (the bundle's shared object). GPU: writes
+// DIR/ENTRY.ptx per kernel and DIR/ENTRY.cubin where ptxas ran. Both write
+// DIR/bundle.txt (kernels, bindings, launch configurations, memory plan).
+// `--emit` prints an intermediate form on stdout instead (for lit tests;
+// `nvvm` and `ptx` for GPU targets). Exits non-zero with a message for a
+// missing or malformed file, an unknown target or an op the code generator
+// cannot compile.
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/GpuCompiler.h"
 #include "compiler/HostCompiler.h"
 #include "runtime/device/HostIsa.h"
 
@@ -36,7 +40,8 @@ llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
                                      llvm::cl::Required);
 llvm::cl::opt<std::string>
     targetName("target",
-               llvm::cl::desc("host, host-x86-64-v3 or host-x86-64-v4"),
+               llvm::cl::desc("host, host-x86-64-v3, host-x86-64-v4, sm_80 "
+                              "or sm_90"),
                llvm::cl::init("host"));
 llvm::cl::opt<std::string> outputDir("o", llvm::cl::desc("Output directory"),
                                      llvm::cl::value_desc("dir"));
@@ -48,8 +53,15 @@ llvm::cl::opt<unsigned> optLevel("O", llvm::cl::desc("Optimization level"),
 llvm::cl::opt<std::string>
     emit("emit",
          llvm::cl::desc("Print an intermediate form: fused, kernels, "
-                        "llvm-dialect or llvm"),
+                        "llvm-dialect or llvm (host); fused, kernels, nvvm "
+                        "or ptx (GPU)"),
          llvm::cl::init(""));
+
+llvm::cl::opt<unsigned>
+    repeat("repeat",
+           llvm::cl::desc("Compile this many times; --timings then shows the "
+                          "last (warm) compilation"),
+           llvm::cl::init(1));
 
 int fail(const std::string &message) {
   llvm::errs() << "fuse-compile: error: " << message << "\n";
@@ -75,9 +87,14 @@ void printSummary(const Compilation &compilation, llvm::raw_ostream &os) {
   for (std::uint32_t k : bundle.launchOrder) {
     const BundleKernel &kernel = bundle.kernels[k];
     os << "kernel " << k << " " << kernel.entry << " schedule "
-       << scheduleKindName(kernel.schedule) << " iterations "
-       << kernel.launch.iterations << " grain " << kernel.launch.grain
-       << "\n  ops";
+       << scheduleKindName(kernel.schedule);
+    if (kernel.payloadKind == PayloadKind::HostSharedObject)
+      os << " iterations " << kernel.launch.iterations << " grain "
+         << kernel.launch.grain;
+    else
+      os << " grid " << kernel.launch.gridX << " block " << kernel.launch.blockX
+         << " shared " << kernel.launch.sharedMemoryBytes;
+    os << "\n  ops";
     for (std::uint32_t op : kernel.ops)
       os << " " << op << ":" << mnemonic(bundle.graph.ops[op].kind);
     os << "\n  bindings";
@@ -92,9 +109,85 @@ void printSummary(const Compilation &compilation, llvm::raw_ostream &os) {
     os << "  arena#" << i << " tensor %" << slice.tensor << " offset "
        << slice.offset << " bytes " << slice.bytes << "\n";
   }
-  if (!bundle.kernels.empty())
+  if (!bundle.kernels.empty() &&
+      bundle.kernels.front().payloadKind == PayloadKind::HostSharedObject)
     os << "shared object " << bundle.kernels.front().payload.size()
        << " bytes\n";
+}
+
+void printPhaseTimings(const Compilation &compilation) {
+  double total = 0;
+  for (const PhaseTiming &phase : compilation.phases) {
+    double ms = double(phase.duration.count()) / 1e6;
+    total += ms;
+    llvm::errs() << llvm::format("%-10s %8.2f ms\n", phase.phase.c_str(), ms);
+  }
+  llvm::errs() << llvm::format("%-10s %8.2f ms\n", "total", total);
+}
+
+bool writeBytes(const std::string &path, llvm::StringRef bytes) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec)
+    return false;
+  os << bytes;
+  return true;
+}
+
+/// GPU targets: PTX per kernel, cubins where ptxas ran, the summary.
+int compileForGpu(const Target &target, const std::string &input,
+                  llvm::StringRef source, const CompileOptions &options,
+                  const std::string &outDir, const std::string &emitKind,
+                  bool printTimings, unsigned times) {
+  if (!emitKind.empty() && emitKind != "fused" && emitKind != "kernels" &&
+      emitKind != "nvvm" && emitKind != "ptx")
+    return fail("unknown --emit=" + emitKind + " for target " + target.name +
+                "; expected fused, kernels, nvvm or ptx");
+  GpuCompiler compiler;
+  GpuCompileDumps dumps;
+  Expected<Compilation> compilation = Status::error("not compiled");
+  for (unsigned i = 0; i < std::max(1u, times); ++i) {
+    dumps = GpuCompileDumps();
+    compilation =
+        compiler.compileSource(source.str(), target, options, &dumps, input);
+  }
+  // What was made before a failure helps to see why.
+  if (emitKind == "fused")
+    llvm::outs() << dumps.fused;
+  else if (emitKind == "kernels")
+    llvm::outs() << dumps.kernels;
+  else if (emitKind == "nvvm")
+    llvm::outs() << dumps.nvvm;
+  else if (emitKind == "ptx")
+    for (const GpuKernelArtifacts &kernel : dumps.artifacts)
+      llvm::outs() << "// kernel " << kernel.entry << "\n" << kernel.ptx;
+  if (!compilation.ok())
+    return fail(input + ": " + compilation.message());
+  if (!outDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
+      return fail("cannot create '" + outDir + "': " + ec.message());
+    for (const GpuKernelArtifacts &kernel : dumps.artifacts) {
+      std::string base = outDir + "/" + kernel.entry;
+      if (!writeBytes(base + ".ptx", kernel.ptx))
+        return fail("cannot write " + base + ".ptx");
+      llvm::StringRef cubin(reinterpret_cast<const char *>(kernel.cubin.data()),
+                            kernel.cubin.size());
+      if (!cubin.empty() && !writeBytes(base + ".cubin", cubin))
+        return fail("cannot write " + base + ".cubin");
+    }
+    std::error_code ec;
+    llvm::raw_fd_ostream summary(outDir + "/bundle.txt", ec);
+    if (ec)
+      return fail("cannot write bundle.txt: " + ec.message());
+    printSummary(*compilation, summary);
+  }
+  if (printTimings) {
+    printPhaseTimings(*compilation);
+    for (const GpuKernelArtifacts &kernel : dumps.artifacts)
+      if (!kernel.ptxasLog.empty())
+        llvm::errs() << kernel.ptxasLog;
+  }
+  return 0;
 }
 
 } // namespace
@@ -105,10 +198,12 @@ int main(int argc, char **argv) {
   mlir::registerPassManagerCLOptions();
   mlir::registerAsmPrinterCLOptions();
   llvm::cl::ParseCommandLineOptions(argc, argv,
-                                    "Fuse: compile a graph for the host\n");
+                                    "Fuse: compile a graph for the host or "
+                                    "a GPU\n");
   // lld, linking in process, resets every llvm::cl option: read them now.
   const std::string input = inputFile, outDir = outputDir, emitKind = emit;
   const bool printTimings = timings, fusion = !noFusion;
+  const unsigned times = repeat;
   const int level = int(optLevel);
   std::string name = targetName;
   if (name == "host") {
@@ -121,11 +216,19 @@ int main(int argc, char **argv) {
   Expected<Target> target = Target::parse(name);
   if (!target.ok())
     return fail(target.message());
-  if (!target->isHost())
-    return fail("fuse-compile compiles for the host only so far; target '" +
-                name + "' is not host, host-x86-64-v3 or host-x86-64-v4");
   if (emitKind.empty() && outDir.empty())
     return fail("no output directory: give -o DIR (or --emit=...)");
+  if (target->isCuda()) {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+        llvm::MemoryBuffer::getFile(input);
+    if (!file)
+      return fail("cannot read '" + input + "': " + file.getError().message());
+    CompileOptions options;
+    options.optimizationLevel = level;
+    options.enableFusion = fusion;
+    return compileForGpu(*target, input, (*file)->getBuffer(), options, outDir,
+                         emitKind, printTimings, times);
+  }
   if (!emitKind.empty() && emitKind != "fused" && emitKind != "kernels" &&
       emitKind != "llvm-dialect" && emitKind != "llvm")
     return fail("unknown --emit=" + emitKind +
@@ -173,14 +276,7 @@ int main(int argc, char **argv) {
       return fail("cannot write bundle.txt: " + ec.message());
     printSummary(*compilation, summary);
   }
-  if (printTimings) {
-    double total = 0;
-    for (const PhaseTiming &phase : compilation->phases) {
-      double ms = double(phase.duration.count()) / 1e6;
-      total += ms;
-      llvm::errs() << llvm::format("%-10s %8.2f ms\n", phase.phase.c_str(), ms);
-    }
-    llvm::errs() << llvm::format("%-10s %8.2f ms\n", "total", total);
-  }
+  if (printTimings)
+    printPhaseTimings(*compilation);
   return 0;
 }

@@ -1,0 +1,673 @@
+//===- GpuCompiler.cpp - The compiler for NVIDIA GPU targets --------------===//
+//
+// Import and fusion as in HostCompiler (whose helpers are private to it),
+// then GPU kernels, NVVM, PTX and, where ptxas is found, cubins.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/GpuCompiler.h"
+
+#include "compiler/ArenaPlanner.h"
+#include "compiler/GpuKernelEmitter.h"
+#include "compiler/GraphTranslation.h"
+#include "dialect/FuseOps.h"
+#include "passes/Passes.h"
+#include "runtime/Version.h"
+
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+
+namespace fd = mlir::fuse;
+
+namespace fuse {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Marks each fuse op with its index in Graph::ops, so that kernels can name
+/// the ops they cover and their results' tensors after fusion moved, cloned
+/// and regrouped them.
+constexpr llvm::StringLiteral kOpIndexAttr = "fuse.op_index";
+constexpr llvm::StringLiteral kFusionPipeline = "fuse-fusion-pipeline";
+
+void registerFusePassesOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] { fd::registerFusePasses(); });
+}
+
+bool isTensorOp(mlir::Operation *op) {
+  return op->getDialect() &&
+         op->getDialect()->getNamespace() ==
+             fd::FuseDialect::getDialectNamespace() &&
+         !mlir::isa<fd::FusionOp, fd::YieldOp>(op);
+}
+
+/// Collects diagnostics as text, errors and remarks apart.
+struct DiagnosticCollector {
+  explicit DiagnosticCollector(mlir::MLIRContext &context)
+      : handler(&context, [this](mlir::Diagnostic &d) {
+          std::string text;
+          llvm::raw_string_ostream os(text);
+          mlir::Location loc = d.getLocation();
+          if (auto file = loc->findInstanceOf<mlir::FileLineColLoc>())
+            os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+               << file.getColumn();
+          else
+            os << loc;
+          os << ": " << d.str();
+          for (const mlir::Diagnostic &note : d.getNotes())
+            if (!llvm::StringRef(note.str())
+                     .starts_with("see current operation"))
+              os << "\n  note: " << note.str();
+          if (d.getSeverity() == mlir::DiagnosticSeverity::Remark)
+            remarks.push_back(text);
+          else if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
+            errors += (errors.empty() ? "" : "\n") + text;
+          return mlir::success();
+        }) {}
+
+  Status error(const std::string &what) const {
+    return Status::error(what + (errors.empty() ? "" : ": " + errors));
+  }
+
+  std::string errors;
+  std::vector<std::string> remarks;
+  mlir::ScopedDiagnosticHandler handler;
+};
+
+/// Schedule kind of a fusion that holds one op alone.
+fd::ScheduleKind singleOpSchedule(mlir::Operation *op) {
+  if (auto reduce = mlir::dyn_cast<fd::ReduceOp>(op)) {
+    auto type =
+        mlir::cast<mlir::RankedTensorType>(reduce.getOperand().getType());
+    llvm::ArrayRef<int64_t> dims = reduce.getDims();
+    if (int64_t(dims.size()) == type.getRank())
+      return fd::ScheduleKind::full_reduction;
+    bool trailing = !dims.empty() && dims.back() == type.getRank() - 1 &&
+                    dims.front() == type.getRank() - int64_t(dims.size());
+    return trailing ? fd::ScheduleKind::row_reduction
+                    : fd::ScheduleKind::column_reduction;
+  }
+  if (mlir::isa<fd::ArgMaxOp, fd::ArgMinOp>(op))
+    return fd::ScheduleKind::row_reduction;
+  if (mlir::isa<fd::MatmulOp>(op))
+    return fd::ScheduleKind::matmul;
+  return fd::ScheduleKind::pointwise;
+}
+
+/// The fallback while passes/ has no fusion pipeline (or fusion is off):
+/// every tensor op becomes a fuse.fusion of its own; splat constants are
+/// cloned into their consumers, as fuse-outline-fusions does.
+void wrapEachOpInItsOwnFusion(mlir::func::FuncOp func) {
+  mlir::OpBuilder b(func.getContext());
+  llvm::SmallVector<mlir::Operation *> ops;
+  for (mlir::Operation &op : func.getBody().front())
+    if (isTensorOp(&op))
+      ops.push_back(&op);
+  for (mlir::Operation *op : ops) {
+    auto constant = mlir::dyn_cast<fd::ConstantOp>(op);
+    bool onlyFeedsFuseOps = llvm::all_of(
+        op->getUsers(), [](mlir::Operation *u) { return isTensorOp(u); });
+    if (constant && onlyFeedsFuseOps && !op->use_empty())
+      continue;
+    llvm::SmallVector<mlir::Value> inputs;
+    llvm::SmallVector<mlir::Operation *> clonedConstants;
+    for (mlir::Value operand : op->getOperands()) {
+      mlir::Operation *def = operand.getDefiningOp();
+      if (def && mlir::isa<fd::ConstantOp>(def))
+        clonedConstants.push_back(def);
+      else if (!llvm::is_contained(inputs, operand))
+        inputs.push_back(operand);
+    }
+    b.setInsertionPoint(op);
+    auto fusion = fd::FusionOp::create(b, op->getLoc(), op->getResultTypes(),
+                                       singleOpSchedule(op), inputs);
+    mlir::Block *block = b.createBlock(&fusion.getBody());
+    mlir::IRMapping mapping;
+    for (mlir::Value input : inputs)
+      mapping.map(input, block->addArgument(input.getType(), op->getLoc()));
+    for (mlir::Operation *def : clonedConstants)
+      if (!mapping.contains(def->getResult(0)))
+        b.clone(*def, mapping);
+    mlir::Operation *inner = b.clone(*op, mapping);
+    fd::YieldOp::create(b, op->getLoc(), inner->getResults());
+    op->replaceAllUsesWith(fusion.getResults());
+    op->erase();
+  }
+  for (mlir::Operation &op : llvm::make_early_inc_range(func.getBody().front()))
+    if (mlir::isa<fd::ConstantOp>(op) && op.use_empty())
+      op.erase();
+}
+
+/// Where a tensor lives during a run.
+struct Location {
+  BindingKind kind;
+  std::uint32_t index;
+};
+
+/// $CUDA_HOME, then /usr/local/cuda: the first that holds libdevice.
+std::string findToolkit(const std::string &configured) {
+  std::vector<std::string> candidates;
+  if (!configured.empty())
+    candidates.push_back(configured);
+  if (const char *home = std::getenv("CUDA_HOME"))
+    candidates.push_back(home);
+  candidates.push_back("/usr/local/cuda");
+  for (const std::string &path : candidates)
+    if (llvm::sys::fs::exists(path + "/nvvm/libdevice/libdevice.10.bc"))
+      return path;
+  return configured;
+}
+
+/// A temporary file that is removed when it goes out of scope.
+struct TempFile {
+  explicit TempFile(llvm::StringRef suffix) {
+    llvm::SmallString<128> buffer;
+    if (!llvm::sys::fs::createTemporaryFile("fuse-gpu", suffix, buffer))
+      path = std::string(buffer);
+  }
+  ~TempFile() {
+    if (!path.empty())
+      llvm::sys::fs::remove(path);
+  }
+  std::string path;
+};
+
+/// Assembles `ptx` for `arch` with `ptxas -v`.
+Status assemble(const std::string &ptxas, const std::string &arch,
+                GpuKernelArtifacts &artifacts) {
+  TempFile ptxFile("ptx"), cubinFile("cubin"), logFile("log");
+  if (ptxFile.path.empty() || cubinFile.path.empty() || logFile.path.empty())
+    return Status::error("cannot create temporary files for ptxas");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(ptxFile.path, ec);
+    if (ec)
+      return Status::error("cannot write " + ptxFile.path + ": " +
+                           ec.message());
+    os << artifacts.ptx;
+  }
+  std::string archFlag = "-arch=" + arch;
+  llvm::SmallVector<llvm::StringRef> args{ptxas, archFlag,       "-v",
+                                          "-o",  cubinFile.path, ptxFile.path};
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt,
+                                                llvm::StringRef(logFile.path),
+                                                llvm::StringRef(logFile.path)};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0,
+                                     &message);
+  if (auto log = llvm::MemoryBuffer::getFile(logFile.path))
+    artifacts.ptxasLog = (*log)->getBuffer().str();
+  if (rc != 0)
+    return Status::error("ptxas rejected kernel '" + artifacts.entry + "'" +
+                         (message.empty() ? "" : " (" + message + ")") + ": " +
+                         artifacts.ptxasLog);
+  auto cubin = llvm::MemoryBuffer::getFile(cubinFile.path, /*IsText=*/false);
+  if (!cubin)
+    return Status::error("ptxas wrote no cubin for '" + artifacts.entry + "'");
+  llvm::StringRef bytes = (*cubin)->getBuffer();
+  artifacts.cubin.assign(bytes.begin(), bytes.end());
+  return Status::success();
+}
+
+} // namespace
+
+struct GpuCompiler::Impl {
+  explicit Impl(GpuCompilerConfig config) : config(std::move(config)) {
+    mlir::DialectRegistry registry;
+    mlir::registerAllDialects(registry);
+    mlir::registerAllExtensions(registry);
+    mlir::registerAllToLLVMIRTranslations(registry);
+    mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+    context.appendDialectRegistry(registry);
+    // The dialects the kernel emitter builds in.
+    context.loadDialect<fd::FuseDialect, mlir::func::FuncDialect,
+                        mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect,
+                        mlir::arith::ArithDialect, mlir::math::MathDialect,
+                        mlir::scf::SCFDialect, mlir::vector::VectorDialect>();
+    context.disableMultithreading();
+    toolkit = findToolkit(this->config.toolkitPath);
+    if (this->config.runPtxas && !toolkit.empty() &&
+        llvm::sys::fs::can_execute(toolkit + "/bin/ptxas"))
+      ptxas = toolkit + "/bin/ptxas";
+  }
+
+  Expected<Compilation> compileModule(mlir::ModuleOp module, const Graph &graph,
+                                      bool alreadyFused, const Target &target,
+                                      const CompileOptions &options,
+                                      GpuCompileDumps *dumps,
+                                      std::vector<PhaseTiming> phases,
+                                      DiagnosticCollector &diagnostics);
+
+  GpuCompilerConfig config;
+  std::string toolkit, ptxas;
+  std::mutex mutex;
+  mlir::MLIRContext context;
+};
+
+GpuCompiler::GpuCompiler(GpuCompilerConfig config)
+    : impl(std::make_unique<Impl>(std::move(config))) {}
+GpuCompiler::~GpuCompiler() = default;
+
+const std::string &GpuCompiler::toolkitPath() const { return impl->toolkit; }
+
+Expected<Compilation> GpuCompiler::compile(const Graph &graph,
+                                           const Target &target,
+                                           const CompileOptions &options) {
+  return compile(graph, target, options, nullptr);
+}
+
+Expected<Compilation> GpuCompiler::compile(const Graph &graph,
+                                           const Target &target,
+                                           const CompileOptions &options,
+                                           GpuCompileDumps *dumps) {
+  if (!target.isCuda())
+    return Status::error("the GPU compiler cannot compile for target '" +
+                         target.name + "'");
+  std::lock_guard lock(impl->mutex);
+  DiagnosticCollector diagnostics(impl->context);
+  auto start = Clock::now();
+  mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>> module =
+      graphToModule(impl->context, graph);
+  if (mlir::failed(module))
+    return diagnostics.error(
+        "the graph does not translate to the fuse dialect");
+  std::vector<PhaseTiming> phases{{"import", Clock::now() - start}};
+  return impl->compileModule(**module, graph, /*alreadyFused=*/false, target,
+                             options, dumps, std::move(phases), diagnostics);
+}
+
+Expected<Compilation> GpuCompiler::compileSource(std::string_view source,
+                                                 const Target &target,
+                                                 const CompileOptions &options,
+                                                 GpuCompileDumps *dumps,
+                                                 std::string_view sourceName) {
+  if (!target.isCuda())
+    return Status::error("the GPU compiler cannot compile for target '" +
+                         target.name + "'");
+  std::lock_guard lock(impl->mutex);
+  DiagnosticCollector diagnostics(impl->context);
+  auto start = Clock::now();
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(
+          llvm::StringRef(source.data(), source.size()), &impl->context,
+          llvm::StringRef(sourceName.data(), sourceName.size()));
+  if (!module)
+    return diagnostics.error("the source does not parse");
+  mlir::FailureOr<Graph> graph = moduleToGraph(*module);
+  if (mlir::failed(graph))
+    return diagnostics.error("the module is not a graph of fuse ops");
+  bool fused = false;
+  module->walk([&](fd::FusionOp) { fused = true; });
+  std::vector<PhaseTiming> phases{{"import", Clock::now() - start}};
+  return impl->compileModule(*module, *graph, fused, target, options, dumps,
+                             std::move(phases), diagnostics);
+}
+
+Expected<Compilation> GpuCompiler::Impl::compileModule(
+    mlir::ModuleOp module, const Graph &graph, bool alreadyFused,
+    const Target &target, const CompileOptions &options, GpuCompileDumps *dumps,
+    std::vector<PhaseTiming> phases, DiagnosticCollector &diagnostics) {
+  auto funcs = module.getOps<mlir::func::FuncOp>();
+  if (std::distance(funcs.begin(), funcs.end()) != 1)
+    return Status::error("the module must hold exactly one function");
+  mlir::func::FuncOp func = *funcs.begin();
+
+  // Tag every tensor op with its index in the graph (the order in which
+  // graphToModule emits them and funcToGraph reads them).
+  {
+    std::uint32_t next = 0;
+    mlir::Builder b(&context);
+    mlir::WalkResult walked = func.walk([&](mlir::Operation *op) {
+      if (!isTensorOp(op))
+        return mlir::WalkResult::advance();
+      if (next >= graph.ops.size() ||
+          op->getName().stripDialect().str() !=
+              std::string(mnemonic(graph.ops[next].kind)))
+        return mlir::WalkResult::interrupt();
+      op->setAttr(kOpIndexAttr, b.getI64IntegerAttr(next++));
+      return mlir::WalkResult::advance();
+    });
+    if (walked.wasInterrupted() || next != graph.ops.size())
+      return Status::error("internal error: the function's ops do not match "
+                           "the graph's ops one to one");
+  }
+
+  // Fusion.
+  auto start = Clock::now();
+  if (!alreadyFused) {
+    registerFusePassesOnce();
+    if (options.enableFusion &&
+        mlir::PassPipelineInfo::lookup(kFusionPipeline)) {
+      mlir::PassManager pm(&context);
+      // Fails, changing nothing, where no tool registered the options.
+      (void)mlir::applyPassManagerCLOptions(pm);
+      std::string pipeline = std::string(kFusionPipeline) +
+                             (options.explain ? "{explain=true}" : "");
+      if (mlir::failed(mlir::parsePassPipeline(pipeline, pm)) ||
+          mlir::failed(pm.run(module)))
+        return diagnostics.error("fusion failed");
+    }
+    // Every op the pipeline left outside a fusion (all of them without it)
+    // becomes a kernel of its own.
+    wrapEachOpInItsOwnFusion(func);
+  }
+  phases.push_back({"fusion", Clock::now() - start});
+  if (dumps) {
+    llvm::raw_string_ostream os(dumps->fused);
+    module.print(os);
+  }
+
+  // Where each tensor lives: inputs and outputs in the caller's buffers,
+  // the rest in the arena.
+  std::map<TensorId, Location> locations;
+  for (std::uint32_t i = 0; i < graph.inputs.size(); ++i)
+    locations.emplace(graph.inputs[i], Location{BindingKind::GraphInput, i});
+  for (std::uint32_t i = 0; i < graph.outputs.size(); ++i)
+    locations.emplace(graph.outputs[i].tensor,
+                      Location{BindingKind::GraphOutput, i});
+  // The tensor of a value of the function or of a fusion region.
+  std::function<TensorId(mlir::Value)> tensorOf =
+      [&](mlir::Value value) -> TensorId {
+    if (auto arg = mlir::dyn_cast<mlir::BlockArgument>(value)) {
+      mlir::Operation *parent = arg.getOwner()->getParentOp();
+      if (parent == func.getOperation())
+        return graph.inputs[arg.getArgNumber()];
+      if (auto fusion = mlir::dyn_cast<fd::FusionOp>(parent))
+        return tensorOf(fusion.getInputs()[arg.getArgNumber()]);
+      return kInvalidTensor;
+    }
+    mlir::Operation *def = value.getDefiningOp();
+    if (auto fusion = mlir::dyn_cast<fd::FusionOp>(def)) {
+      auto yield =
+          mlir::cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
+      return tensorOf(yield.getValues()[mlir::cast<mlir::OpResult>(value)
+                                            .getResultNumber()]);
+    }
+    if (auto index = def->getAttrOfType<mlir::IntegerAttr>(kOpIndexAttr))
+      return graph.ops[index.getInt()]
+          .results[mlir::cast<mlir::OpResult>(value).getResultNumber()];
+    return kInvalidTensor;
+  };
+
+  Bundle bundle;
+  bundle.graph = graph;
+  bundle.target = target.name;
+  bundle.versionId = versionId();
+  bundle.inputs = graph.inputs;
+  for (const GraphOutput &output : graph.outputs)
+    bundle.outputs.push_back(output.tensor);
+
+  // Arena buffers: intermediates by tensor, and one scratch per fusion.
+  std::vector<ArenaRequest> requests;
+  std::map<TensorId, std::uint32_t> intermediateOf;
+  auto useBuffer = [&](std::uint32_t request, std::uint32_t kernel) {
+    requests[request].firstUse = std::min(requests[request].firstUse, kernel);
+    requests[request].lastUse = std::max(requests[request].lastUse, kernel);
+  };
+  auto bindTensor = [&](TensorId tensor,
+                        std::uint32_t kernel) -> KernelBinding {
+    if (auto it = locations.find(tensor); it != locations.end())
+      return {it->second.kind, it->second.index};
+    auto [it, inserted] =
+        intermediateOf.emplace(tensor, std::uint32_t(requests.size()));
+    if (inserted)
+      requests.push_back({tensor,
+                          std::uint64_t(graph.typeOf(tensor).byteSize()),
+                          kernel, kernel});
+    useBuffer(it->second, kernel);
+    return {BindingKind::Intermediate, it->second};
+  };
+
+  // Code generation: one gpu.module per kernel, every fusion in order.
+  start = Clock::now();
+  mlir::OpBuilder b(&context);
+  mlir::OwningOpRef<mlir::ModuleOp> kernelModule =
+      mlir::ModuleOp::create(b.getUnknownLoc());
+  (*kernelModule)
+      ->setAttr(mlir::gpu::GPUDialect::getContainerModuleAttrName(),
+                b.getUnitAttr());
+  std::set<TensorId> written;
+  // The gpu.module of each bundle kernel.
+  std::vector<std::string> moduleOf;
+
+  auto addFusion = [&](fd::FusionOp fusion,
+                       llvm::ArrayRef<TensorId> inputTensors,
+                       llvm::ArrayRef<TensorId> resultTensors,
+                       llvm::ArrayRef<KernelBinding> resultBindings,
+                       std::vector<std::uint32_t> coveredOps) -> Status {
+    std::string prefix = "fuse_k" + std::to_string(bundle.kernels.size());
+    mlir::FailureOr<GpuFusionKernels> kernels =
+        emitGpuKernels(fusion, *kernelModule, prefix);
+    if (mlir::failed(kernels))
+      return diagnostics.error("GPU code generation for " + target.name +
+                               " failed");
+    std::optional<std::uint32_t> scratch;
+    for (const GpuKernelPlan &plan : kernels->kernels) {
+      std::uint32_t kernelIndex = std::uint32_t(bundle.kernels.size());
+      BundleKernel kernel;
+      kernel.name = plan.entry;
+      kernel.target = target.name;
+      kernel.payloadKind = PayloadKind::PtxText;
+      kernel.entry = plan.entry;
+      kernel.schedule = plan.schedule;
+      kernel.launch = plan.launch;
+      kernel.ops = coveredOps;
+      for (const GpuKernelOperand &operand : plan.operands) {
+        switch (operand.kind) {
+        case GpuKernelOperand::Kind::FusionInput:
+          kernel.bindings.push_back(
+              bindTensor(inputTensors[operand.index], kernelIndex));
+          break;
+        case GpuKernelOperand::Kind::FusionResult:
+          if (resultBindings.empty()) {
+            kernel.bindings.push_back(
+                bindTensor(resultTensors[operand.index], kernelIndex));
+          } else {
+            kernel.bindings.push_back(resultBindings[operand.index]);
+          }
+          written.insert(resultTensors[operand.index]);
+          break;
+        case GpuKernelOperand::Kind::Scratch:
+          if (!scratch) {
+            scratch = std::uint32_t(requests.size());
+            // A slice names a tensor: the fusion's first result stands for
+            // its partials (the slice is larger than the tensor).
+            TensorId owner = resultTensors.front();
+            requests.push_back(
+                {owner,
+                 std::max<std::uint64_t>(kernels->scratchBytes,
+                                         graph.typeOf(owner).byteSize()),
+                 kernelIndex, kernelIndex});
+          }
+          useBuffer(*scratch, kernelIndex);
+          kernel.bindings.push_back({BindingKind::Intermediate, *scratch});
+          break;
+        }
+      }
+      bundle.launchOrder.push_back(kernelIndex);
+      bundle.kernels.push_back(std::move(kernel));
+      moduleOf.push_back(plan.module);
+    }
+    return Status::success();
+  };
+
+  for (fd::FusionOp fusion : func.getBody().front().getOps<fd::FusionOp>()) {
+    std::vector<TensorId> inputs, results;
+    for (mlir::Value input : fusion.getInputs()) {
+      inputs.push_back(tensorOf(input));
+      if (inputs.back() == kInvalidTensor)
+        return Status::error("internal error: a fusion input has no tensor");
+    }
+    auto yield =
+        mlir::cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
+    for (mlir::Value value : yield.getValues()) {
+      TensorId tensor = tensorOf(value);
+      if (tensor == kInvalidTensor)
+        return Status::error("internal error: a fusion result has no tensor");
+      results.push_back(tensor);
+    }
+    std::set<std::uint32_t> covered;
+    fusion.walk([&](mlir::Operation *op) {
+      if (auto index = op->getAttrOfType<mlir::IntegerAttr>(kOpIndexAttr))
+        covered.insert(std::uint32_t(index.getInt()));
+    });
+    if (Status status = addFusion(fusion, inputs, results, {},
+                                  {covered.begin(), covered.end()});
+        !status.ok())
+      return status;
+  }
+
+  // Graph outputs no kernel writes to their own buffer (an input returned
+  // as is, or one tensor returned twice) get a copy kernel.
+  mlir::OwningOpRef<mlir::ModuleOp> copies =
+      mlir::ModuleOp::create(b.getUnknownLoc());
+  for (std::uint32_t k = 0; k < graph.outputs.size(); ++k) {
+    TensorId tensor = graph.outputs[k].tensor;
+    Location home = locations.at(tensor);
+    bool ownBuffer = home.kind == BindingKind::GraphOutput && home.index == k;
+    if (ownBuffer && written.count(tensor))
+      continue;
+    if (ownBuffer)
+      return Status::error("internal error: no kernel computes output " +
+                           std::to_string(k));
+    b.setInsertionPointToEnd(copies->getBody());
+    auto type =
+        mlir::cast<mlir::RankedTensorType>(func.getFunctionType().getResult(k));
+    auto copy = mlir::func::FuncOp::create(b, b.getUnknownLoc(),
+                                           "copy_output_" + std::to_string(k),
+                                           b.getFunctionType({type}, {}));
+    mlir::Block *entry = copy.addEntryBlock();
+    b.setInsertionPointToStart(entry);
+    auto fusion = fd::FusionOp::create(
+        b, b.getUnknownLoc(), mlir::TypeRange{type},
+        fd::ScheduleKind::pointwise, mlir::ValueRange{entry->getArgument(0)});
+    mlir::Block *block = b.createBlock(&fusion.getBody());
+    mlir::Value arg = block->addArgument(type, b.getUnknownLoc());
+    fd::YieldOp::create(b, b.getUnknownLoc(), arg);
+    KernelBinding out{BindingKind::GraphOutput, k};
+    if (Status status = addFusion(fusion, {tensor}, {tensor}, {out}, {});
+        !status.ok())
+      return status;
+  }
+  phases.push_back({"codegen", Clock::now() - start});
+  if (dumps) {
+    llvm::raw_string_ostream os(dumps->kernels);
+    kernelModule->print(os);
+  }
+
+  bundle.memoryPlan = planArena(requests);
+
+  if (!bundle.kernels.empty()) {
+    // NVVM: the target attached to every gpu.module, then the conversions.
+    start = Clock::now();
+    mlir::PassManager lower(&context);
+    (void)mlir::applyPassManagerCLOptions(lower);
+    mlir::GpuNVVMAttachTargetOptions attach;
+    attach.chip = target.name;
+    attach.features = "+ptx80";
+    attach.optLevel = unsigned(std::clamp(options.optimizationLevel, 0, 3));
+    lower.addPass(mlir::createGpuNVVMAttachTarget(attach));
+    mlir::OpPassManager &perModule = lower.nest<mlir::gpu::GPUModuleOp>();
+    perModule.addPass(mlir::createSCFToControlFlowPass());
+    perModule.addPass(mlir::createConvertGpuOpsToNVVMOps());
+    lower.addPass(mlir::createReconcileUnrealizedCastsPass());
+    if (mlir::failed(lower.run(*kernelModule)))
+      return diagnostics.error("lowering the GPU kernels to NVVM failed");
+    phases.push_back({"lower", Clock::now() - start});
+    if (dumps) {
+      llvm::raw_string_ostream os(dumps->nvvm);
+      kernelModule->print(os);
+    }
+
+    // PTX, with libdevice linked from the toolkit.
+    start = Clock::now();
+    mlir::PassManager serialize(&context);
+    mlir::GpuModuleToBinaryPassOptions binary;
+    binary.toolkitPath = toolkit;
+    binary.compilationTarget = "isa";
+    serialize.addPass(mlir::createGpuModuleToBinaryPass(binary));
+    if (mlir::failed(serialize.run(*kernelModule)))
+      return diagnostics.error("translating the GPU kernels to PTX failed");
+    std::map<std::string, std::string> ptxOf;
+    for (auto binaryOp : kernelModule->getOps<mlir::gpu::BinaryOp>()) {
+      auto object = mlir::cast<mlir::gpu::ObjectAttr>(
+          binaryOp.getObjects().getValue().front());
+      ptxOf[binaryOp.getName().str()] = object.getObject().str();
+    }
+    phases.push_back({"ptx", Clock::now() - start});
+
+    start = Clock::now();
+    for (std::size_t k = 0; k < bundle.kernels.size(); ++k) {
+      BundleKernel &kernel = bundle.kernels[k];
+      const std::string &ptx = ptxOf[moduleOf[k]];
+      if (ptx.empty())
+        return Status::error("internal error: no PTX for kernel '" +
+                             kernel.entry + "'");
+      // Without libdevice, math functions stay unresolved calls that the
+      // driver cannot link.
+      if (llvm::StringRef(ptx).contains(".extern .func"))
+        return Status::error(
+            "the PTX of kernel '" + kernel.entry +
+            "' calls a function that was not linked: libdevice was not found "
+            "(set CUDA_HOME to the CUDA toolkit)");
+      kernel.payload.assign(ptx.begin(), ptx.end());
+      GpuKernelArtifacts artifacts;
+      artifacts.entry = kernel.entry;
+      artifacts.ptx = ptx;
+      if (!ptxas.empty())
+        if (Status status = assemble(ptxas, target.name, artifacts);
+            !status.ok())
+          return status;
+      if (dumps)
+        dumps->artifacts.push_back(std::move(artifacts));
+    }
+    if (!ptxas.empty())
+      phases.push_back({"ptxas", Clock::now() - start});
+  }
+
+  if (Status status = verifyBundle(bundle); !status.ok())
+    return Status::error("internal error: " + status.message());
+  Compilation compilation;
+  compilation.bundle = std::move(bundle);
+  compilation.phases = std::move(phases);
+  compilation.remarks = std::move(diagnostics.remarks);
+  return compilation;
+}
+
+} // namespace fuse

@@ -1,0 +1,88 @@
+//===- GpuKernelEmitter.h - fuse.fusion -> GPU kernels ----------*- C++ -*-===//
+//
+// Builds the GPU kernels of one `fuse.fusion` as `gpu.func`s, each in a
+// `gpu.module` of its own, in upstream dialects (scf, arith, math, vector,
+// gpu, llvm for memory access) with the GPU kernel ABI of
+// runtime/device/KernelAbi.h: bare global pointers in binding order, inputs
+// marked noalias and readonly (so reads become `ld.global.nc`).
+//
+// - pointwise: a grid-stride loop of 4 elements per step with 128-bit
+//   accesses where the operand is contiguous and 16-byte aligned, then a
+//   scalar tail;
+// - full reduction: a partials kernel (a fixed number of blocks, each
+//   reducing its grid-stride share with warp shuffles and shared memory into
+//   one slot of scratch) and a one-block finishing kernel that combines the
+//   slots in order: the result never depends on the device;
+// - row reduction (softmax, layernorm): one block per row (a single warp for
+//   short rows), a pass over the row per reduction, then the stores.
+// Broadcasts, transposes, slices and reshapes are index maps on the loads,
+// never materialized.
+//
+// It must never produce a wrong kernel silently: an op or a schedule it
+// cannot generate is an error at the op's location that names both.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_COMPILER_GPUKERNELEMITTER_H
+#define FUSE_COMPILER_GPUKERNELEMITTER_H
+
+#include "runtime/cache/Bundle.h"
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class ModuleOp;
+namespace fuse {
+class FusionOp;
+} // namespace fuse
+} // namespace mlir
+
+namespace fuse {
+
+/// What one pointer parameter of a generated GPU kernel refers to.
+struct GpuKernelOperand {
+  enum class Kind : std::uint8_t { FusionInput, FusionResult, Scratch };
+  Kind kind = Kind::FusionInput;
+  /// The fusion's input or result number; 0 for Scratch.
+  unsigned index = 0;
+};
+
+struct GpuKernelPlan {
+  /// The `gpu.func` (the PTX `.entry`); its `gpu.module` is `module`.
+  std::string entry;
+  std::string module;
+  ScheduleKind schedule = ScheduleKind::Pointwise;
+  /// Grid, block and shared memory (shared memory the kernel declares
+  /// itself is not counted: it is static).
+  LaunchConfig launch;
+  /// In the order the kernel takes its pointers.
+  std::vector<GpuKernelOperand> operands;
+};
+
+/// The kernels of one fusion, in launch order, and the scratch bytes they
+/// share (reduction partials; 0 when none).
+struct GpuFusionKernels {
+  std::vector<GpuKernelPlan> kernels;
+  std::uint64_t scratchBytes = 0;
+};
+
+/// Elements per thread and step of the vector loops: 128 bits of f32.
+inline constexpr unsigned kGpuVectorWidth = 4;
+/// Threads per block of pointwise and reduction kernels.
+inline constexpr unsigned kGpuBlockSize = 256;
+
+/// Appends one `gpu.module` per kernel of `fusion` to `module` (which must
+/// carry `gpu.container_module`), names starting with `namePrefix`. Fails
+/// with an error at the offending op.
+mlir::FailureOr<GpuFusionKernels> emitGpuKernels(mlir::fuse::FusionOp fusion,
+                                                 mlir::ModuleOp module,
+                                                 llvm::StringRef namePrefix);
+
+} // namespace fuse
+
+#endif // FUSE_COMPILER_GPUKERNELEMITTER_H

@@ -1,0 +1,182 @@
+// GPU code generation without a GPU: the structure of the bundles that
+// GpuCompiler makes for sm_80 and sm_90 (kernels, entries, launch
+// configurations, bindings, memory plan, PTX payloads) and its errors.
+// Numerics run where a CUDA runtime is present, not here.
+
+#include "compiler/GpuCompiler.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace fuse {
+namespace {
+
+std::string payloadText(const BundleKernel &kernel) {
+  return std::string(kernel.payload.begin(), kernel.payload.end());
+}
+
+class GpuCodegen : public ::testing::TestWithParam<std::string> {
+protected:
+  static GpuCompiler &compiler() {
+    static GpuCompiler instance;
+    return instance;
+  }
+  Target target() const { return Target{GetParam()}; }
+  /// libdevice is needed for exp and friends.
+  void requireToolkit() {
+    if (compiler().toolkitPath().empty())
+      GTEST_SKIP() << "no CUDA toolkit (libdevice) found";
+  }
+};
+
+TEST_P(GpuCodegen, PointwiseWithBroadcastBias) {
+  requireToolkit();
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F32, {4, 1000}}, "x");
+  TensorId bias = b.input({ElementType::F32, {1000}}, "bias");
+  TensorId y = b.add(x, b.broadcast(bias, {4, 1000}, {1}));
+  b.output(b.mul(y, b.tanh(y)), "y");
+  GpuCompileDumps dumps;
+  Expected<Compilation> compiled =
+      compiler().compile(*b.finish(), target(), CompileOptions{}, &dumps);
+  ASSERT_TRUE(compiled.ok()) << compiled.message();
+  const Bundle &bundle = compiled->bundle;
+  EXPECT_EQ(bundle.target, GetParam());
+  ASSERT_EQ(bundle.kernels.size(), 1u);
+  const BundleKernel &kernel = bundle.kernels[0];
+  EXPECT_EQ(kernel.payloadKind, PayloadKind::PtxText);
+  EXPECT_EQ(kernel.schedule, ScheduleKind::Pointwise);
+  EXPECT_EQ(kernel.entry, "fuse_k0_pointwise");
+  // 4000 elements, 4 per step, 256 threads per block.
+  EXPECT_EQ(kernel.launch.blockX, 256u);
+  EXPECT_EQ(kernel.launch.gridX, 4u);
+  EXPECT_EQ(kernel.launch.sharedMemoryBytes, 0u);
+  ASSERT_EQ(kernel.bindings.size(), 3u);
+  // The inputs in the fusion's order, then the output.
+  EXPECT_EQ(kernel.bindings[0].kind, BindingKind::GraphInput);
+  EXPECT_EQ(kernel.bindings[1].kind, BindingKind::GraphInput);
+  EXPECT_EQ(kernel.bindings[0].index + kernel.bindings[1].index, 1u);
+  EXPECT_EQ(kernel.bindings[2], (KernelBinding{BindingKind::GraphOutput, 0}));
+  EXPECT_EQ(bundle.memoryPlan.peakBytes, 0u);
+  std::string ptx = payloadText(kernel);
+  EXPECT_NE(ptx.find(".entry fuse_k0_pointwise"), std::string::npos);
+  EXPECT_NE(ptx.find(".target " + GetParam()), std::string::npos);
+  EXPECT_NE(ptx.find("ld.global.nc.v4"), std::string::npos);
+  EXPECT_NE(ptx.find("st.global.v4"), std::string::npos);
+  EXPECT_EQ(ptx.find(".extern"), std::string::npos);
+  ASSERT_EQ(dumps.artifacts.size(), 1u);
+  EXPECT_EQ(dumps.artifacts[0].ptx, ptx);
+}
+
+TEST_P(GpuCodegen, FullReductionIsTwoKernelsThroughScratch) {
+  requireToolkit();
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F32, {100000}}, "x");
+  b.output(b.reduce(ReduceKind::Mean, b.exp(x), {0}), "mean_exp");
+  Expected<Compilation> compiled =
+      compiler().compile(*b.finish(), target(), CompileOptions{});
+  ASSERT_TRUE(compiled.ok()) << compiled.message();
+  const Bundle &bundle = compiled->bundle;
+  ASSERT_EQ(bundle.kernels.size(), 2u);
+  const BundleKernel &partials = bundle.kernels[0];
+  const BundleKernel &finish = bundle.kernels[1];
+  EXPECT_EQ(partials.entry, "fuse_k0_partials");
+  EXPECT_EQ(finish.entry, "fuse_k0_finish");
+  EXPECT_EQ(partials.schedule, ScheduleKind::FullReduction);
+  // ceil(100000 / (256 threads * 4 lanes * 4 steps)) blocks, then one.
+  EXPECT_EQ(partials.launch.gridX, 25u);
+  EXPECT_EQ(finish.launch.gridX, 1u);
+  EXPECT_EQ(finish.launch.blockX, 256u);
+  ASSERT_EQ(partials.bindings.size(), 2u);
+  EXPECT_EQ(partials.bindings[1].kind, BindingKind::Intermediate);
+  ASSERT_EQ(finish.bindings.size(), 3u);
+  EXPECT_EQ(finish.bindings[1], (KernelBinding{BindingKind::GraphOutput, 0}));
+  EXPECT_EQ(finish.bindings[2], partials.bindings[1]);
+  ASSERT_EQ(bundle.memoryPlan.intermediates.size(), 1u);
+  EXPECT_GE(bundle.memoryPlan.peakBytes, 25u * 8u);
+  EXPECT_EQ(bundle.launchOrder, (std::vector<std::uint32_t>{0, 1}));
+  for (const BundleKernel &kernel : bundle.kernels) {
+    std::string ptx = payloadText(kernel);
+    EXPECT_NE(ptx.find("shfl.sync.bfly"), std::string::npos) << kernel.entry;
+    EXPECT_NE(ptx.find("bar.sync"), std::string::npos) << kernel.entry;
+  }
+}
+
+TEST_P(GpuCodegen, SoftmaxRowsOneBlockPerRow) {
+  requireToolkit();
+  for (int64_t length : {7, 1000, 4097}) {
+    GraphBuilder b;
+    std::vector<int64_t> shape = {3, length};
+    TensorId x = b.input({ElementType::F32, shape}, "x");
+    TensorId m = b.reduce(ReduceKind::Max, x, {1}, true);
+    TensorId e = b.exp(b.sub(x, b.broadcast(m, shape, {0, 1})));
+    TensorId sum = b.reduce(ReduceKind::Sum, e, {1}, true);
+    b.output(b.div(e, b.broadcast(sum, shape, {0, 1})), "softmax");
+    Expected<Compilation> compiled =
+        compiler().compile(*b.finish(), target(), CompileOptions{});
+    ASSERT_TRUE(compiled.ok()) << compiled.message();
+    const Bundle &bundle = compiled->bundle;
+    ASSERT_EQ(bundle.kernels.size(), 1u) << length;
+    const BundleKernel &kernel = bundle.kernels[0];
+    EXPECT_EQ(kernel.schedule, ScheduleKind::RowReduction);
+    EXPECT_EQ(kernel.launch.gridX, 3u);
+    // A warp for a short row, 256 threads for long ones.
+    EXPECT_EQ(kernel.launch.blockX, length < 100 ? 32u : 256u) << length;
+    std::string ptx = payloadText(kernel);
+    EXPECT_NE(ptx.find("shfl.sync.bfly"), std::string::npos);
+    // Rows of 1000 start 16-byte aligned; rows of 7 and 4097 do not.
+    EXPECT_EQ(ptx.find("ld.global.nc.v4") != std::string::npos, length % 4 == 0)
+        << length;
+  }
+}
+
+TEST_P(GpuCodegen, UnsupportedKernelNamesOpAndSchedule) {
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F32, {4, 8}}, "x");
+  TensorId w = b.input({ElementType::F32, {8, 3}}, "w");
+  b.output(b.matmul(x, w), "y");
+  Expected<Compilation> compiled =
+      compiler().compile(*b.finish(), target(), CompileOptions{});
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_NE(compiled.message().find("fuse.matmul"), std::string::npos)
+      << compiled.message();
+  EXPECT_NE(compiled.message().find("matmul schedule"), std::string::npos)
+      << compiled.message();
+}
+
+TEST_P(GpuCodegen, HandWrittenFusionFromSource) {
+  const char *source = R"mlir(
+func.func @scale(%x: tensor<10xf32>) -> tensor<10xf32> {
+  %r = fuse.fusion pointwise (%x) : (tensor<10xf32>) -> tensor<10xf32> {
+  ^bb0(%a: tensor<10xf32>):
+    %two = fuse.constant dense<2.0> : tensor<10xf32>
+    %y = fuse.mul %a, %two : tensor<10xf32>
+    fuse.yield %y : tensor<10xf32>
+  }
+  return %r : tensor<10xf32>
+}
+)mlir";
+  Expected<Compilation> compiled =
+      compiler().compileSource(source, target(), CompileOptions{});
+  ASSERT_TRUE(compiled.ok()) << compiled.message();
+  ASSERT_EQ(compiled->bundle.kernels.size(), 1u);
+  EXPECT_EQ(compiled->bundle.kernels[0].launch.gridX, 1u);
+  std::string ptx = payloadText(compiled->bundle.kernels[0]);
+  EXPECT_NE(ptx.find(".entry fuse_k0_pointwise"), std::string::npos);
+}
+
+TEST_P(GpuCodegen, NotAGpuTarget) {
+  GraphBuilder b;
+  b.output(b.exp(b.input({ElementType::F32, {4}})));
+  Expected<Compilation> compiled = compiler().compile(
+      *b.finish(), Target{"host-x86-64-v3"}, CompileOptions{});
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_NE(compiled.message().find("host-x86-64-v3"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, GpuCodegen,
+                         ::testing::Values("sm_80", "sm_90"));
+
+} // namespace
+} // namespace fuse
