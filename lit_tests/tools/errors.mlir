@@ -30,7 +30,7 @@ func.func @errors(%x: tensor<8x4xf32>, %n: tensor<8xi32>) -> (tensor<8xf32> {fus
   return %r, %m : tensor<8xf32>, tensor<8xi32>
 }
 
-// ONNX: fuse-run: error: '{{.*}}model.onnx': ONNX import is not available yet; give a .mlir model
+// ONNX: fuse-run: error: cannot read '{{.*}}model.onnx': no such file or directory
 // EXTENSION: fuse-run: error: '{{.*}}model.txt': unknown model type '.txt'; expected a .mlir file
 // MISSING: fuse-run: error: cannot read '{{.*}}missing.mlir': {{.*}}
 // MALFORMED: fuse-run: error: '{{.*}}bad.mlir' does not parse:

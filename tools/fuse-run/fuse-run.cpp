@@ -1,11 +1,14 @@
 //===- fuse-run.cpp - Compile and run a model end to end ------------------===//
 //
-//   fuse-run MODEL.mlir [--runtime host|reference] [--input NAME=PATH.npy]...
+//   fuse-run MODEL.mlir|MODEL.onnx [--runtime host|reference]
+//            [--input NAME=PATH.npy|PATH.pb]... [--dim NAME=VALUE]...
 //            [--seed N] [--output-dir DIR] [--check] [--bench N]
 //            [--print-plan] [--dot FILE] [--no-fusion] [--cache-dir DIR]
 //            [--json]
 //
-// Reads a function of fuse ops, compiles it for this CPU's best ISA level
+// Reads a function of fuse ops (or imports an ONNX model through FuseOnnx:
+// its initializers become weight inputs bound to their values, `--dim` binds
+// its dynamic dimensions), compiles it for this CPU's best ISA level
 // (through the bundle cache: a model seen before compiles nothing), runs it
 // on the host runtime (or interprets it on the reference runtime) with the
 // given or seeded random inputs, and reports the outputs. `--check` compares
@@ -22,6 +25,7 @@
 
 #include "compiler/GraphTranslation.h"
 #include "compiler/HostCompiler.h"
+#include "compiler/onnx/OnnxImporter.h"
 #include "runtime/cache/BundleCache.h"
 #include "runtime/cache/BundleKey.h"
 #include "runtime/device/HostIsa.h"
@@ -69,8 +73,15 @@ llvm::cl::opt<std::string>
     runtimeName("runtime", llvm::cl::desc("host (default) or reference"),
                 llvm::cl::init("host"));
 llvm::cl::list<std::string>
-    inputSpecs("input", llvm::cl::desc("An input from a .npy file"),
+    inputSpecs("input",
+               llvm::cl::desc("An input from a .npy or ONNX TensorProto .pb "
+                              "file"),
                llvm::cl::value_desc("NAME=PATH"));
+llvm::cl::list<std::string>
+    dimSpecs("dim",
+             llvm::cl::desc("The value of a dynamic dimension of an ONNX "
+                            "model (its dim_param name, or INPUT:INDEX)"),
+             llvm::cl::value_desc("NAME=VALUE"));
 llvm::cl::opt<unsigned>
     seed("seed", llvm::cl::desc("Seed of the inputs not given (default 0)"),
          llvm::cl::init(0));
@@ -102,7 +113,7 @@ llvm::cl::opt<bool>
 /// llvm::cl option.
 struct RunOptions {
   std::string model, runtime, outputDir, dotFile, cacheDir;
-  std::vector<std::string> inputs;
+  std::vector<std::string> inputs, dims;
   unsigned seed = 0, bench = 0;
   bool check = false, printPlan = false, fusion = true, json = false;
 };
@@ -338,22 +349,63 @@ std::string preview(const HostTensorData &tensor) {
 int runModel(const RunOptions &options) {
   // The model file.
   llvm::StringRef extension = llvm::sys::path::extension(options.model);
-  if (extension == ".onnx")
-    return fail("'" + options.model +
-                "': ONNX import is not available yet; give a .mlir model (a "
-                "func.func of fuse ops)");
-  if (extension != ".mlir")
+  bool isOnnx = extension == ".onnx";
+  if (extension != ".mlir" && !isOnnx)
     return fail("'" + options.model + "': unknown model type '" +
                 extension.str() + "'; expected a .mlir file (or .onnx)");
   if (options.runtime != "host" && options.runtime != "reference")
     return fail("unknown --runtime=" + options.runtime +
                 "; expected host or reference");
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getFile(options.model);
-  if (!file)
-    return fail("cannot read '" + options.model +
-                "': " + file.getError().message());
-  std::string source = (*file)->getBuffer().str();
+  if (!isOnnx && !options.dims.empty())
+    return fail("--dim applies to .onnx models only");
+  std::string source;
+  // ONNX: the imported graph, printed as a function of fuse ops, is the
+  // source from here on; the initializers' values are bound as inputs.
+  std::vector<std::optional<HostTensorData>> weights;
+  if (isOnnx) {
+    onnximport::ImportOptions importOptions;
+    for (const std::string &spec : options.dims) {
+      std::size_t equals = spec.find('=');
+      long long value = 0;
+      if (equals == std::string::npos || equals == 0 ||
+          llvm::StringRef(spec)
+              .drop_front(equals + 1)
+              .getAsInteger(10, value) ||
+          value < 0)
+        return fail("--dim '" + spec + "' is not NAME=VALUE (VALUE >= 0)");
+      importOptions.dims[spec.substr(0, equals)] = value;
+    }
+    if (!llvm::sys::fs::exists(options.model))
+      return fail("cannot read '" + options.model +
+                  "': no such file or directory");
+    progress("importing " + options.model + "...");
+    Expected<onnximport::ImportedModel> imported =
+        onnximport::importModelFile(options.model, importOptions);
+    if (!imported.ok())
+      return fail(imported.message());
+    mlir::MLIRContext printContext;
+    loadTranslationDialects(printContext);
+    mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>> printed =
+        graphToModule(printContext, imported->graph);
+    if (mlir::failed(printed))
+      return fail("internal error: the imported graph of '" + options.model +
+                  "' does not translate to fuse ops");
+    llvm::raw_string_ostream os(source);
+    (*printed)->print(os);
+    weights = std::move(imported->weights);
+    std::size_t weightCount = 0;
+    for (const auto &weight : weights)
+      weightCount += weight.has_value();
+    progress("imported " + std::to_string(imported->graph.ops.size()) +
+             " ops, " + std::to_string(weightCount) + " weight input(s)");
+  } else {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+        llvm::MemoryBuffer::getFile(options.model);
+    if (!file)
+      return fail("cannot read '" + options.model +
+                  "': " + file.getError().message());
+    source = (*file)->getBuffer().str();
+  }
 
   // The graph, read here for the cache key, input names and the reference.
   mlir::MLIRContext context;
@@ -401,7 +453,7 @@ int runModel(const RunOptions &options) {
   for (const std::string &spec : options.inputs) {
     std::size_t equals = spec.find('=');
     if (equals == std::string::npos || equals == 0)
-      return fail("--input '" + spec + "' is not NAME=PATH.npy");
+      return fail("--input '" + spec + "' is not NAME=PATH.npy (or .pb)");
     std::string name = spec.substr(0, equals), path = spec.substr(equals + 1);
     auto it = std::find(inputNames.begin(), inputNames.end(), name);
     if (it == inputNames.end()) {
@@ -412,7 +464,16 @@ int runModel(const RunOptions &options) {
                   options.model + "'; its inputs are: " + known);
     }
     std::size_t index = it - inputNames.begin();
-    Expected<npy::Array> array = npy::read(path);
+    Expected<npy::Array> array = npy::Array{};
+    if (llvm::sys::path::extension(path) == ".pb") {
+      Expected<onnximport::NamedTensor> tensor =
+          onnximport::readTensorProtoFile(path);
+      if (!tensor.ok())
+        return fail("--input " + name + ": " + tensor.message());
+      array = npy::Array{tensor->value.type, std::move(tensor->value.bytes)};
+    } else {
+      array = npy::read(path);
+    }
     if (!array.ok())
       return fail("--input " + name + ": " + array.message());
     const TensorType &expected = graph.typeOf(graph.inputs[index]);
@@ -433,6 +494,10 @@ int runModel(const RunOptions &options) {
     data.bytes = std::move(array->bytes);
     inputData[index] = std::move(data);
   }
+  // Weights not given with --input: their initializer values.
+  for (std::size_t i = 0; i < weights.size() && i < inputData.size(); ++i)
+    if (weights[i] && !inputData[i])
+      inputData[i] = std::move(*weights[i]);
   std::mt19937_64 rng(options.seed);
   std::vector<device::TensorBytes> inputs;
   for (std::size_t i = 0; i < graph.inputs.size(); ++i) {
@@ -707,6 +772,7 @@ int main(int argc, char **argv) {
   options.model = modelFile;
   options.runtime = runtimeName;
   options.inputs.assign(inputSpecs.begin(), inputSpecs.end());
+  options.dims.assign(dimSpecs.begin(), dimSpecs.end());
   options.seed = seed;
   options.outputDir = outputDir;
   options.check = check;

@@ -1,0 +1,1820 @@
+//===- OnnxImporter.cpp - ONNX models -> Graph ----------------------------===//
+//
+// The one translation unit that sees protobuf. Errors inside are thrown as
+// ImportError and turned into a Status at the API boundary; nothing here
+// trusts the file (every index, count and size is checked before use).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/onnx/OnnxImporter.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <numbers>
+#include <numeric>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace fuse::onnximport {
+namespace {
+
+struct ImportError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void fail(const std::string &message) {
+  throw ImportError(message);
+}
+
+using Shape = std::vector<std::int64_t>;
+
+std::string shapeText(const Shape &shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+std::string onnxTypeName(int type) {
+  if (onnx::TensorProto_DataType_IsValid(type))
+    return onnx::TensorProto_DataType_Name(
+        static_cast<onnx::TensorProto_DataType>(type));
+  return "type " + std::to_string(type);
+}
+
+std::optional<ElementType> fromOnnxType(int type) {
+  switch (type) {
+  case onnx::TensorProto::FLOAT:
+    return ElementType::F32;
+  case onnx::TensorProto::FLOAT16:
+    return ElementType::F16;
+  case onnx::TensorProto::BFLOAT16:
+    return ElementType::BF16;
+  case onnx::TensorProto::DOUBLE:
+    return ElementType::F64;
+  case onnx::TensorProto::BOOL:
+    return ElementType::I1;
+  case onnx::TensorProto::INT8:
+    return ElementType::I8;
+  case onnx::TensorProto::INT32:
+    return ElementType::I32;
+  case onnx::TensorProto::INT64:
+    return ElementType::I64;
+  default:
+    return std::nullopt;
+  }
+}
+
+ElementType requireType(int type, const std::string &what) {
+  std::optional<ElementType> element = fromOnnxType(type);
+  if (!element)
+    fail(what + " has element type " + onnxTypeName(type) +
+         ", which Fuse does not support (supported: FLOAT, FLOAT16, "
+         "BFLOAT16, DOUBLE, BOOL, INT8, INT32, INT64)");
+  return *element;
+}
+
+std::int64_t checkedCount(const Shape &shape, const std::string &what) {
+  std::int64_t count = 1;
+  for (std::int64_t d : shape) {
+    if (d < 0)
+      fail(what + " has a negative dimension in " + shapeText(shape));
+    if (d != 0 && count > (std::int64_t(1) << 40) / d)
+      fail(what + " is too large: " + shapeText(shape));
+    count *= d;
+  }
+  return count;
+}
+
+HostTensorData tensorFromProto(const onnx::TensorProto &proto) {
+  std::string what =
+      "tensor" + (proto.name().empty() ? "" : " '" + proto.name() + "'");
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL)
+    fail(what + " keeps its data in an external file, which Fuse does not "
+                "read");
+  if (proto.has_segment())
+    fail(what + " is segmented, which Fuse does not support");
+  ElementType type = requireType(proto.data_type(), what);
+  Shape shape(proto.dims().begin(), proto.dims().end());
+  std::int64_t count = checkedCount(shape, what);
+  HostTensorData data(TensorType{type, shape});
+  std::int64_t elementBytes = byteSize(type);
+  auto expectCount = [&](std::int64_t got, const char *field) {
+    if (got != count)
+      fail(what + " of shape " + shapeText(shape) + " holds " +
+           std::to_string(got) + " values in " + field + ", expected " +
+           std::to_string(count));
+  };
+  if (proto.has_raw_data()) {
+    const std::string &raw = proto.raw_data();
+    if (std::int64_t(raw.size()) != count * elementBytes)
+      fail(what + " of shape " + shapeText(shape) + " and type " +
+           onnxTypeName(proto.data_type()) + " has " +
+           std::to_string(raw.size()) + " bytes of raw_data, expected " +
+           std::to_string(count * elementBytes));
+    if (!raw.empty())
+      std::memcpy(data.bytes.data(), raw.data(), raw.size());
+    if (type == ElementType::I1)
+      for (auto &byte : data.bytes)
+        byte = byte != 0;
+    return data;
+  }
+  switch (proto.data_type()) {
+  case onnx::TensorProto::FLOAT:
+    expectCount(proto.float_data_size(), "float_data");
+    for (std::int64_t i = 0; i < count; ++i)
+      storeDouble(type, data.bytes.data(), i, proto.float_data(int(i)));
+    break;
+  case onnx::TensorProto::DOUBLE:
+    expectCount(proto.double_data_size(), "double_data");
+    for (std::int64_t i = 0; i < count; ++i)
+      storeDouble(type, data.bytes.data(), i, proto.double_data(int(i)));
+    break;
+  case onnx::TensorProto::INT64:
+    expectCount(proto.int64_data_size(), "int64_data");
+    for (std::int64_t i = 0; i < count; ++i)
+      storeInt(type, data.bytes.data(), i, proto.int64_data(int(i)));
+    break;
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
+    // The bit patterns, one per int32.
+    expectCount(proto.int32_data_size(), "int32_data");
+    for (std::int64_t i = 0; i < count; ++i) {
+      std::uint16_t bits = std::uint16_t(proto.int32_data(int(i)));
+      std::memcpy(data.bytes.data() + 2 * i, &bits, 2);
+    }
+    break;
+  default:
+    expectCount(proto.int32_data_size(), "int32_data");
+    for (std::int64_t i = 0; i < count; ++i)
+      storeInt(type, data.bytes.data(), i, proto.int32_data(int(i)));
+    break;
+  }
+  return data;
+}
+
+std::vector<std::int64_t> toInts(const HostTensorData &data) {
+  if (isFloat(data.type.elementType)) {
+    std::vector<std::int64_t> out;
+    for (double value : data.toDoubles())
+      out.push_back(std::int64_t(value));
+    return out;
+  }
+  return data.toInts();
+}
+
+/// One ONNX value during import.
+struct Value {
+  TensorType type;
+  /// The tensor in the current builder, once materialized.
+  TensorId id = kInvalidTensor;
+  /// The value, when known at import time.
+  std::optional<HostTensorData> constant;
+};
+
+/// Constants whose elements are all equal become splat `constant` ops;
+/// others become weight inputs (host code generation takes dense data only
+/// as inputs, and large constants never belong in the graph).
+/// Nodes whose inputs are all constants are folded when their inputs hold at
+/// most this many elements together.
+constexpr std::int64_t kMaxFoldElements = 1 << 16;
+
+bool allEqual(const HostTensorData &data) {
+  std::int64_t n = data.type.numElements(),
+               width = byteSize(data.type.elementType);
+  for (std::int64_t i = 1; i < n; ++i)
+    if (std::memcmp(data.bytes.data(), data.bytes.data() + i * width, width))
+      return false;
+  return n > 0;
+}
+
+class Importer {
+public:
+  Importer(const onnx::ModelProto &model, const ImportOptions &options)
+      : model(model), options(options) {}
+
+  ImportedModel run();
+
+private:
+  const onnx::ModelProto &model;
+  const ImportOptions &options;
+  std::int64_t opset = 0;
+
+  GraphBuilder mainBuilder;
+  std::map<std::string, Value> mainValues;
+  // The current builder and value table: the main ones, or a folding
+  // node's own.
+  GraphBuilder *b = &mainBuilder;
+  std::map<std::string, Value> *values = &mainValues;
+  bool folding = false;
+
+  std::vector<std::optional<HostTensorData>> weights;
+
+  // The node being lowered.
+  const onnx::NodeProto *node = nullptr;
+  std::set<std::string> usedAttrs;
+  /// Values of splat constants made by this importer, by tensor.
+  std::map<TensorId, double> splats;
+
+  // --- Graph helpers -------------------------------------------------------
+  const TensorType &typeOf(TensorId id) {
+    if (!b->status().ok())
+      throwBuilderError();
+    return b->graph().typeOf(id);
+  }
+  const Shape &shapeOf(TensorId id) { return typeOf(id).shape; }
+  ElementType elemOf(TensorId id) { return typeOf(id).elementType; }
+  [[noreturn]] void throwBuilderError() { fail(b->status().message()); }
+  TensorId check(TensorId id) {
+    if (!b->status().ok())
+      throwBuilderError();
+    return id;
+  }
+
+  TensorId materialize(const std::string &name, Value &value);
+  TensorId splat(TensorType type, double v) {
+    TensorId id = check(b->splat(type, v));
+    splats[id] = v;
+    return id;
+  }
+  TensorId splatLike(TensorId x, double v) { return splat(typeOf(x), v); }
+  TensorId expandTo(TensorId x, const Shape &shape);
+  Shape broadcastShape(const Shape &a, const Shape &c);
+  TensorId binary(OpKind kind, TensorId x, TensorId y);
+  TensorId compare(ComparePredicate p, TensorId x, TensorId y);
+  TensorId unary(OpKind kind, TensorId x) { return check(b->unary(kind, x)); }
+  TensorId reshape(TensorId x, const Shape &shape) {
+    if (shapeOf(x) == shape)
+      return x;
+    return check(b->reshape(x, shape));
+  }
+  TensorId reduce(ReduceKind kind, TensorId x, std::vector<std::int64_t> dims,
+                  bool keep);
+  std::int64_t normAxis(std::int64_t axis, std::int64_t rank) {
+    if (axis < -rank || axis >= rank)
+      fail("axis " + std::to_string(axis) + " is out of range for rank " +
+           std::to_string(rank));
+    return axis < 0 ? axis + rank : axis;
+  }
+  TensorId sliceAxis(TensorId x, std::int64_t axis, std::int64_t offset,
+                     std::int64_t size, std::int64_t stride = 1);
+  TensorId reverseAxis(TensorId x, std::int64_t axis);
+
+  // --- Node helpers --------------------------------------------------------
+  int numInputs() { return node->input_size(); }
+  bool hasInput(int i) {
+    return i < node->input_size() && !node->input(i).empty();
+  }
+  Value &inputValue(int i);
+  TensorId in(int i) {
+    if (!hasInput(i))
+      fail("input " + std::to_string(i) + " is required");
+    return materialize(node->input(i), inputValue(i));
+  }
+  const TensorType &inType(int i) { return inputValue(i).type; }
+  const HostTensorData &constIn(int i, const char *what);
+  std::vector<std::int64_t> intsIn(int i, const char *what) {
+    return toInts(constIn(i, what));
+  }
+
+  const onnx::AttributeProto *attr(const std::string &name);
+  std::int64_t attrInt(const std::string &name, std::int64_t def);
+  double attrFloat(const std::string &name, double def);
+  std::string attrString(const std::string &name, const std::string &def);
+  std::optional<std::vector<std::int64_t>> attrInts(const std::string &name);
+
+  std::string nodeLabel() const;
+  void importNode(const onnx::NodeProto &n, int index);
+  /// Lowers the current node into *b; returns one tensor per output (or
+  /// constant Values through `constants`).
+  std::vector<TensorId> lower(std::vector<std::optional<Value>> &constants);
+  std::vector<TensorId> lowerReduce(const std::string &op);
+  TensorId softmax(TensorId x, std::int64_t axis, bool log);
+  TensorId matmul(TensorId a, TensorId c);
+  std::vector<std::int64_t> reduceAxes(bool fromInput, std::int64_t rank,
+                                       bool &noop);
+};
+
+TensorId Importer::materialize(const std::string &name, Value &value) {
+  if (value.id != kInvalidTensor)
+    return value.id;
+  if (!value.constant)
+    fail("internal error: '" + name + "' has no value");
+  const HostTensorData &data = *value.constant;
+  std::int64_t count = data.type.numElements();
+  if (count > 0 && allEqual(data)) {
+    double v = isFloat(data.type.elementType) ? data.toDoubles()[0]
+                                              : double(data.toInts()[0]);
+    // Integers beyond 2^53 are not exact in a double splat.
+    if (isFloat(data.type.elementType) || std::fabs(v) < 9.0e15) {
+      value.id = splat(data.type, v);
+      return value.id;
+    }
+  }
+  if (folding) {
+    DenseValue dense;
+    dense.elementType = data.type.elementType;
+    dense.shape = data.type.shape;
+    dense.bytes = data.bytes;
+    value.id = check(b->constant(std::move(dense)));
+    return value.id;
+  }
+  value.id = check(b->input(data.type, name));
+  weights.resize(b->graph().inputs.size());
+  weights.back() = data;
+  return value.id;
+}
+
+Shape Importer::broadcastShape(const Shape &a, const Shape &c) {
+  std::size_t rank = std::max(a.size(), c.size());
+  Shape out(rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    std::int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    std::int64_t dc = i < rank - c.size() ? 1 : c[i - (rank - c.size())];
+    if (da != dc && da != 1 && dc != 1)
+      fail("shapes " + shapeText(a) + " and " + shapeText(c) +
+           " do not broadcast");
+    out[i] = da == 1 ? dc : da;
+  }
+  return out;
+}
+
+TensorId Importer::expandTo(TensorId x, const Shape &shape) {
+  const TensorType &type = typeOf(x);
+  if (type.shape == shape)
+    return x;
+  if (auto it = splats.find(x); it != splats.end())
+    return splat(TensorType{type.elementType, shape}, it->second);
+  Shape check = broadcastShape(type.shape, shape);
+  if (check != shape)
+    fail("cannot broadcast " + shapeText(type.shape) + " to " +
+         shapeText(shape));
+  return this->check(b->broadcastTo(x, shape));
+}
+
+TensorId Importer::binary(OpKind kind, TensorId x, TensorId y) {
+  Shape shape = broadcastShape(shapeOf(x), shapeOf(y));
+  x = expandTo(x, shape);
+  y = expandTo(y, shape);
+  return check(b->binary(kind, x, y));
+}
+
+TensorId Importer::compare(ComparePredicate p, TensorId x, TensorId y) {
+  Shape shape = broadcastShape(shapeOf(x), shapeOf(y));
+  x = expandTo(x, shape);
+  y = expandTo(y, shape);
+  return check(b->compare(p, x, y));
+}
+
+TensorId Importer::reduce(ReduceKind kind, TensorId x,
+                          std::vector<std::int64_t> dims, bool keep) {
+  std::sort(dims.begin(), dims.end());
+  dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
+  if (dims.empty())
+    return x;
+  return check(b->reduce(kind, x, dims, keep));
+}
+
+TensorId Importer::sliceAxis(TensorId x, std::int64_t axis, std::int64_t offset,
+                             std::int64_t size, std::int64_t stride) {
+  const Shape &shape = shapeOf(x);
+  Shape offsets(shape.size(), 0), sizes = shape, strides(shape.size(), 1);
+  offsets[axis] = offset;
+  sizes[axis] = size;
+  strides[axis] = stride;
+  return check(b->slice(x, offsets, sizes, strides));
+}
+
+TensorId Importer::reverseAxis(TensorId x, std::int64_t axis) {
+  std::int64_t n = shapeOf(x)[axis];
+  if (n <= 1)
+    return x;
+  if (n > 1024)
+    fail("a reversal of " + std::to_string(n) +
+         " elements (a negative step) is not supported beyond 1024");
+  std::vector<TensorId> parts;
+  for (std::int64_t i = n - 1; i >= 0; --i)
+    parts.push_back(sliceAxis(x, axis, i, 1));
+  return check(b->concat(parts, axis));
+}
+
+Value &Importer::inputValue(int i) {
+  if (!hasInput(i))
+    fail("input " + std::to_string(i) + " is required");
+  auto it = values->find(node->input(i));
+  if (it == values->end())
+    fail("input " + std::to_string(i) + " ('" + node->input(i) +
+         "') is defined by no earlier node, graph input or initializer");
+  return it->second;
+}
+
+const HostTensorData &Importer::constIn(int i, const char *what) {
+  Value &value = inputValue(i);
+  if (!value.constant)
+    fail(std::string(what) + " (input " + std::to_string(i) + ", '" +
+         node->input(i) +
+         "') must be a constant (an initializer or a value computed from "
+         "constants)");
+  return *value.constant;
+}
+
+const onnx::AttributeProto *Importer::attr(const std::string &name) {
+  for (const onnx::AttributeProto &a : node->attribute())
+    if (a.name() == name) {
+      usedAttrs.insert(name);
+      return &a;
+    }
+  return nullptr;
+}
+
+std::int64_t Importer::attrInt(const std::string &name, std::int64_t def) {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return def;
+  if (a->type() != onnx::AttributeProto::INT && !a->has_i())
+    fail("attribute '" + name + "' is not an integer");
+  return a->i();
+}
+
+double Importer::attrFloat(const std::string &name, double def) {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return def;
+  if (a->type() != onnx::AttributeProto::FLOAT && !a->has_f())
+    fail("attribute '" + name + "' is not a float");
+  return a->f();
+}
+
+std::string Importer::attrString(const std::string &name,
+                                 const std::string &def) {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return def;
+  if (a->type() != onnx::AttributeProto::STRING && !a->has_s())
+    fail("attribute '" + name + "' is not a string");
+  return a->s();
+}
+
+std::optional<std::vector<std::int64_t>>
+Importer::attrInts(const std::string &name) {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return std::nullopt;
+  return std::vector<std::int64_t>(a->ints().begin(), a->ints().end());
+}
+
+std::string Importer::nodeLabel() const {
+  std::string label = "node '" + node->name() + "'";
+  if (node->name().empty())
+    label =
+        "node" + (node->output_size() ? " with output '" + node->output(0) + "'"
+                                      : std::string());
+  std::string domain = node->domain().empty() || node->domain() == "ai.onnx"
+                           ? ""
+                           : node->domain() + ".";
+  return label + " (" + domain + node->op_type() + ", opset " +
+         std::to_string(opset) + ")";
+}
+
+TensorId Importer::softmax(TensorId x, std::int64_t axis, bool log) {
+  std::int64_t rank = typeOf(x).rank();
+  if (rank == 0)
+    fail("the input must have rank >= 1");
+  axis = normAxis(axis, rank);
+  Shape shape = shapeOf(x);
+  TensorId m = reduce(ReduceKind::Max, x, {axis}, true);
+  TensorId d = check(b->sub(x, expandTo(m, shape)));
+  TensorId e = unary(OpKind::Exp, d);
+  TensorId s = reduce(ReduceKind::Sum, e, {axis}, true);
+  if (log)
+    return check(b->sub(d, expandTo(unary(OpKind::Log, s), shape)));
+  return check(b->div(e, expandTo(s, shape)));
+}
+
+TensorId Importer::matmul(TensorId a, TensorId c) {
+  Shape sa = shapeOf(a), sc = shapeOf(c);
+  if (sa.empty() || sc.empty())
+    fail("MatMul operands must have rank >= 1");
+  bool vecA = sa.size() == 1, vecC = sc.size() == 1;
+  if (vecA)
+    a = reshape(a, {1, sa[0]});
+  if (vecC)
+    c = reshape(c, {sc[0], 1});
+  sa = shapeOf(a);
+  sc = shapeOf(c);
+  if (sa[sa.size() - 1] != sc[sc.size() - 2])
+    fail("MatMul operands " + shapeText(sa) + " and " + shapeText(sc) +
+         " do not agree on K");
+  Shape ba(sa.begin(), sa.end() - 2), bc(sc.begin(), sc.end() - 2);
+  if (ba != bc && !ba.empty() && !bc.empty()) {
+    Shape batch = broadcastShape(ba, bc);
+    Shape ta = batch, tc = batch;
+    ta.insert(ta.end(), sa.end() - 2, sa.end());
+    tc.insert(tc.end(), sc.end() - 2, sc.end());
+    a = expandTo(a, ta);
+    c = expandTo(c, tc);
+  }
+  TensorId y = check(b->matmul(a, c));
+  Shape sy = shapeOf(y);
+  if (vecA || vecC) {
+    Shape out(sy.begin(), sy.end() - 2);
+    if (!vecA)
+      out.push_back(sy[sy.size() - 2]);
+    if (!vecC)
+      out.push_back(sy.back());
+    y = reshape(y, out);
+  }
+  return y;
+}
+
+std::vector<std::int64_t> Importer::reduceAxes(bool fromInput,
+                                               std::int64_t rank, bool &noop) {
+  std::vector<std::int64_t> axes;
+  bool given = false;
+  if (fromInput) {
+    if (hasInput(1)) {
+      axes = intsIn(1, "axes");
+      given = true;
+    }
+  } else if (auto a = attrInts("axes")) {
+    axes = *a;
+    given = true;
+  }
+  bool noopEmpty = attrInt("noop_with_empty_axes", 0) != 0;
+  noop = false;
+  if (!given || axes.empty()) {
+    if (noopEmpty && fromInput) {
+      noop = true;
+      return {};
+    }
+    axes.resize(rank);
+    std::iota(axes.begin(), axes.end(), 0);
+    return axes;
+  }
+  for (std::int64_t &axis : axes)
+    axis = normAxis(axis, rank);
+  std::sort(axes.begin(), axes.end());
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  return axes;
+}
+
+std::vector<TensorId> Importer::lowerReduce(const std::string &op) {
+  TensorId x = in(0);
+  std::int64_t rank = typeOf(x).rank();
+  bool fromInput = op == "ReduceSum" ? opset >= 13 : opset >= 18;
+  bool noop = false;
+  std::vector<std::int64_t> axes = reduceAxes(fromInput, rank, noop);
+  bool keep = attrInt("keepdims", 1) != 0;
+  auto sq = [&](TensorId t) { return check(b->mul(t, t)); };
+  if (noop) {
+    // ONNX: the input unchanged (after the elementwise part for the
+    // composite reductions, as the reference implementation does).
+    if (op == "ReduceL1")
+      return {unary(OpKind::Abs, x)};
+    if (op == "ReduceSumSquare" || op == "ReduceL2")
+      return {op == "ReduceL2" ? unary(OpKind::Abs, x) : sq(x)};
+    if (op == "ReduceLogSumExp")
+      return {x};
+    if (op == "ReduceLogSum")
+      return {unary(OpKind::Log, x)};
+    return {x};
+  }
+  if (op == "ReduceSum")
+    return {reduce(ReduceKind::Sum, x, axes, keep)};
+  if (op == "ReduceMean")
+    return {reduce(ReduceKind::Mean, x, axes, keep)};
+  if (op == "ReduceMax")
+    return {reduce(ReduceKind::Max, x, axes, keep)};
+  if (op == "ReduceMin")
+    return {reduce(ReduceKind::Min, x, axes, keep)};
+  if (op == "ReduceProd")
+    return {reduce(ReduceKind::Prod, x, axes, keep)};
+  if (op == "ReduceL1")
+    return {reduce(ReduceKind::Sum, unary(OpKind::Abs, x), axes, keep)};
+  if (op == "ReduceL2")
+    return {unary(OpKind::Sqrt, reduce(ReduceKind::Sum, sq(x), axes, keep))};
+  if (op == "ReduceSumSquare")
+    return {reduce(ReduceKind::Sum, sq(x), axes, keep)};
+  if (op == "ReduceLogSum")
+    return {unary(OpKind::Log, reduce(ReduceKind::Sum, x, axes, keep))};
+  // ReduceLogSumExp, stabilized by the max.
+  TensorId m = reduce(ReduceKind::Max, x, axes, true);
+  TensorId e = unary(OpKind::Exp, check(b->sub(x, expandTo(m, shapeOf(x)))));
+  TensorId s = unary(OpKind::Log, reduce(ReduceKind::Sum, e, axes, true));
+  TensorId y = check(b->add(s, m));
+  if (!keep) {
+    Shape out;
+    for (std::int64_t i = 0; i < rank; ++i)
+      if (!std::binary_search(axes.begin(), axes.end(), i))
+        out.push_back(shapeOf(x)[i]);
+    y = reshape(y, out);
+  }
+  return {y};
+}
+
+const std::vector<std::string> &supportedOpList() {
+  static const std::vector<std::string> ops = [] {
+    std::vector<std::string> list = {
+        "Abs",
+        "Acos",
+        "Acosh",
+        "Add",
+        "And",
+        "ArgMax",
+        "ArgMin",
+        "Asin",
+        "Asinh",
+        "Atan",
+        "Atanh",
+        "BatchNormalization",
+        "Cast",
+        "CastLike",
+        "Ceil",
+        "Celu",
+        "Clip",
+        "Concat",
+        "Constant",
+        "ConstantOfShape",
+        "Cos",
+        "Cosh",
+        "Div",
+        "Dropout",
+        "Elu",
+        "Equal",
+        "Erf",
+        "Exp",
+        "Expand",
+        "Flatten",
+        "Floor",
+        "Gather",
+        "Gelu",
+        "Gemm",
+        "Greater",
+        "GreaterOrEqual",
+        "HardSigmoid",
+        "HardSwish",
+        "Identity",
+        "InstanceNormalization",
+        "IsInf",
+        "IsNaN",
+        "LayerNormalization",
+        "LeakyRelu",
+        "Less",
+        "LessOrEqual",
+        "Log",
+        "LogSoftmax",
+        "MatMul",
+        "Max",
+        "Mean",
+        "MeanVarianceNormalization",
+        "Min",
+        "Mish",
+        "Mod",
+        "Mul",
+        "Neg",
+        "Not",
+        "Or",
+        "PRelu",
+        "Pow",
+        "Reciprocal",
+        "ReduceL1",
+        "ReduceL2",
+        "ReduceLogSum",
+        "ReduceLogSumExp",
+        "ReduceMax",
+        "ReduceMean",
+        "ReduceMin",
+        "ReduceProd",
+        "ReduceSum",
+        "ReduceSumSquare",
+        "Relu",
+        "Reshape",
+        "Round",
+        "Selu",
+        "Shape",
+        "Shrink",
+        "Sigmoid",
+        "Sign",
+        "Sin",
+        "Sinh",
+        "Size",
+        "Slice",
+        "Softmax",
+        "Softplus",
+        "Softsign",
+        "Split",
+        "Sqrt",
+        "Squeeze",
+        "Sub",
+        "Sum",
+        "Tan",
+        "Tanh",
+        "ThresholdedRelu",
+        "Transpose",
+        "Unsqueeze",
+        "Where",
+        "Xor",
+    };
+    std::sort(list.begin(), list.end());
+    return list;
+  }();
+  return ops;
+}
+
+std::optional<OpKind> directUnary(const std::string &op) {
+  static const std::map<std::string, OpKind, std::less<>> table = {
+      {"Neg", OpKind::Neg},     {"Abs", OpKind::Abs},
+      {"Exp", OpKind::Exp},     {"Log", OpKind::Log},
+      {"Sqrt", OpKind::Sqrt},   {"Reciprocal", OpKind::Reciprocal},
+      {"Tanh", OpKind::Tanh},   {"Sigmoid", OpKind::Sigmoid},
+      {"Erf", OpKind::Erf},     {"Sin", OpKind::Sin},
+      {"Cos", OpKind::Cos},     {"Tan", OpKind::Tan},
+      {"Asin", OpKind::Asin},   {"Acos", OpKind::Acos},
+      {"Atan", OpKind::Atan},   {"Sinh", OpKind::Sinh},
+      {"Cosh", OpKind::Cosh},   {"Asinh", OpKind::Asinh},
+      {"Acosh", OpKind::Acosh}, {"Atanh", OpKind::Atanh},
+      {"Floor", OpKind::Floor}, {"Ceil", OpKind::Ceil},
+      {"Round", OpKind::Round}, {"Sign", OpKind::Sign},
+      {"Not", OpKind::Not},     {"IsNaN", OpKind::IsNaN},
+  };
+  auto it = table.find(op);
+  if (it == table.end())
+    return std::nullopt;
+  return it->second;
+}
+
+std::optional<OpKind> directBinary(const std::string &op) {
+  static const std::map<std::string, OpKind, std::less<>> table = {
+      {"Add", OpKind::Add}, {"Sub", OpKind::Sub}, {"Mul", OpKind::Mul},
+      {"Div", OpKind::Div}, {"And", OpKind::And}, {"Or", OpKind::Or},
+      {"Xor", OpKind::Xor},
+  };
+  auto it = table.find(op);
+  if (it == table.end())
+    return std::nullopt;
+  return it->second;
+}
+
+std::optional<ComparePredicate> comparison(const std::string &op) {
+  if (op == "Equal")
+    return ComparePredicate::Eq;
+  if (op == "Less")
+    return ComparePredicate::Lt;
+  if (op == "LessOrEqual")
+    return ComparePredicate::Le;
+  if (op == "Greater")
+    return ComparePredicate::Gt;
+  if (op == "GreaterOrEqual")
+    return ComparePredicate::Ge;
+  return std::nullopt;
+}
+
+std::vector<TensorId>
+Importer::lower(std::vector<std::optional<Value>> &constants) {
+  const std::string &op = node->op_type();
+  if (auto kind = directUnary(op))
+    return {unary(*kind, in(0))};
+  if (auto kind = directBinary(op)) {
+    if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
+      // Opset < 7: explicit broadcast attributes (numpy rules are a
+      // superset of the trailing-dims form they describe).
+      attrInt("broadcast", 0);
+      if (attr("axis"))
+        fail("the legacy 'axis' attribute of broadcasting is not supported");
+      attrInt("consumed_inputs", 0);
+    }
+    return {binary(*kind, in(0), in(1))};
+  }
+  if (auto p = comparison(op))
+    return {compare(*p, in(0), in(1))};
+
+  if (op == "Identity" || op == "Dropout") {
+    if (op == "Dropout") {
+      attrFloat("ratio", 0.5);
+      attrInt("is_test", 0);
+      attrInt("seed", 0);
+      if (hasInput(2) && constIn(2, "training_mode").toInts()[0] != 0)
+        fail("Dropout in training mode is not supported");
+      if (node->output_size() > 1 && !node->output(1).empty())
+        fail("Dropout's mask output is not supported");
+    }
+    return {in(0)};
+  }
+  if (op == "Pow") {
+    TensorId x = in(0), e = in(1);
+    if (elemOf(e) != elemOf(x))
+      e = check(b->cast(e, elemOf(x)));
+    return {binary(OpKind::Pow, x, e)};
+  }
+  if (op == "Mod") {
+    bool fmod = attrInt("fmod", 0) != 0;
+    TensorId x = in(0), y = in(1);
+    Shape shape = broadcastShape(shapeOf(x), shapeOf(y));
+    return {check(b->rem(expandTo(x, shape), expandTo(y, shape), fmod))};
+  }
+  if (op == "Max" || op == "Min" || op == "Sum" || op == "Mean") {
+    OpKind kind = op == "Max"   ? OpKind::Max
+                  : op == "Min" ? OpKind::Min
+                                : OpKind::Add;
+    attrInt("consumed_inputs", 0);
+    TensorId acc = in(0);
+    for (int i = 1; i < numInputs(); ++i)
+      acc = binary(kind, acc, in(i));
+    if (op == "Mean" && numInputs() > 1)
+      acc = check(b->div(acc, splatLike(acc, numInputs())));
+    return {acc};
+  }
+  if (op == "Relu") {
+    TensorId x = in(0);
+    return {check(b->max(x, splatLike(x, 0)))};
+  }
+  if (op == "LeakyRelu" || op == "PRelu") {
+    TensorId x = in(0);
+    TensorId slope = op == "PRelu" ? expandTo(in(1), shapeOf(x))
+                                   : splatLike(x, attrFloat("alpha", 0.01));
+    TensorId neg = check(b->compare(ComparePredicate::Lt, x, splatLike(x, 0)));
+    return {check(b->select(neg, check(b->mul(x, slope)), x))};
+  }
+  if (op == "Elu" || op == "Selu" || op == "Celu") {
+    TensorId x = in(0);
+    double alpha =
+        attrFloat("alpha", op == "Selu" ? 1.67326319217681884765625 : 1.0);
+    if (op == "Celu") {
+      // max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
+      TensorId e = unary(OpKind::Exp, check(b->div(x, splatLike(x, alpha))));
+      TensorId t =
+          check(b->mul(check(b->sub(e, splatLike(x, 1))), splatLike(x, alpha)));
+      return {check(b->add(check(b->max(x, splatLike(x, 0))),
+                           check(b->min(t, splatLike(x, 0)))))};
+    }
+    TensorId e =
+        check(b->mul(check(b->sub(unary(OpKind::Exp, x), splatLike(x, 1))),
+                     splatLike(x, alpha)));
+    if (op == "Elu") {
+      TensorId neg =
+          check(b->compare(ComparePredicate::Lt, x, splatLike(x, 0)));
+      return {check(b->select(neg, e, x))};
+    }
+    double gamma = attrFloat("gamma", 1.05070102214813232421875);
+    TensorId le = check(b->compare(ComparePredicate::Le, x, splatLike(x, 0)));
+    return {check(b->mul(check(b->select(le, e, x)), splatLike(x, gamma)))};
+  }
+  if (op == "HardSigmoid" || op == "HardSwish") {
+    TensorId x = in(0);
+    double alpha = op == "HardSwish" ? 1.0 / 6 : attrFloat("alpha", 0.2);
+    double beta = op == "HardSwish" ? 0.5 : attrFloat("beta", 0.5);
+    TensorId t = check(
+        b->add(check(b->mul(x, splatLike(x, alpha))), splatLike(x, beta)));
+    t = check(b->max(check(b->min(t, splatLike(x, 1))), splatLike(x, 0)));
+    return {op == "HardSwish" ? check(b->mul(x, t)) : t};
+  }
+  if (op == "Softplus" || op == "Mish") {
+    TensorId x = in(0);
+    TensorId sp = unary(OpKind::Log,
+                        check(b->add(unary(OpKind::Exp, x), splatLike(x, 1))));
+    if (op == "Softplus")
+      return {sp};
+    return {check(b->mul(x, unary(OpKind::Tanh, sp)))};
+  }
+  if (op == "Softsign") {
+    TensorId x = in(0);
+    return {check(
+        b->div(x, check(b->add(unary(OpKind::Abs, x), splatLike(x, 1)))))};
+  }
+  if (op == "ThresholdedRelu") {
+    TensorId x = in(0);
+    double alpha = attrFloat("alpha", 1.0);
+    TensorId gt =
+        check(b->compare(ComparePredicate::Gt, x, splatLike(x, alpha)));
+    return {check(b->select(gt, x, splatLike(x, 0)))};
+  }
+  if (op == "Shrink") {
+    TensorId x = in(0);
+    double lambd = attrFloat("lambd", 0.5), bias = attrFloat("bias", 0.0);
+    TensorId lo =
+        check(b->compare(ComparePredicate::Lt, x, splatLike(x, -lambd)));
+    TensorId hi =
+        check(b->compare(ComparePredicate::Gt, x, splatLike(x, lambd)));
+    TensorId zero = splatLike(x, 0);
+    TensorId up = check(b->add(x, splatLike(x, bias)));
+    TensorId down = check(b->sub(x, splatLike(x, bias)));
+    return {check(b->select(lo, up, check(b->select(hi, down, zero))))};
+  }
+  if (op == "Gelu") {
+    TensorId x = in(0);
+    std::string approximate = attrString("approximate", "none");
+    TensorId half = splatLike(x, 0.5), one = splatLike(x, 1);
+    TensorId inner;
+    if (approximate == "tanh") {
+      TensorId x3 = check(b->mul(check(b->mul(x, x)), x));
+      TensorId t = check(b->add(x, check(b->mul(x3, splatLike(x, 0.044715)))));
+      t = check(b->mul(t, splatLike(x, std::sqrt(2.0 / std::numbers::pi))));
+      inner = unary(OpKind::Tanh, t);
+    } else if (approximate == "none") {
+      inner =
+          unary(OpKind::Erf,
+                check(b->mul(x, splatLike(x, (1.0 / std::numbers::sqrt2)))));
+    } else {
+      fail("approximate='" + approximate + "' is not supported");
+    }
+    return {check(b->mul(check(b->mul(x, check(b->add(inner, one)))), half))};
+  }
+  if (op == "IsInf") {
+    TensorId x = in(0);
+    bool neg = attrInt("detect_negative", 1) != 0,
+         pos = attrInt("detect_positive", 1) != 0;
+    double inf = std::numeric_limits<double>::infinity();
+    TensorId r = kInvalidTensor;
+    if (pos)
+      r = check(b->compare(ComparePredicate::Eq, x, splatLike(x, inf)));
+    if (neg) {
+      TensorId n =
+          check(b->compare(ComparePredicate::Eq, x, splatLike(x, -inf)));
+      r = r == kInvalidTensor ? n : check(b->binary(OpKind::Or, r, n));
+    }
+    if (r == kInvalidTensor)
+      r = splat(TensorType{ElementType::I1, shapeOf(x)}, 0);
+    return {r};
+  }
+  if (op == "Clip") {
+    TensorId x = in(0);
+    std::optional<TensorId> lo, hi;
+    if (opset < 11) {
+      double mn = attrFloat("min", -std::numeric_limits<double>::infinity());
+      double mx = attrFloat("max", std::numeric_limits<double>::infinity());
+      if (std::isfinite(mn))
+        lo = splatLike(x, mn);
+      if (std::isfinite(mx))
+        hi = splatLike(x, mx);
+    } else {
+      if (hasInput(1))
+        lo = expandTo(in(1), shapeOf(x));
+      if (hasInput(2))
+        hi = expandTo(in(2), shapeOf(x));
+    }
+    if (lo)
+      x = check(b->max(x, *lo));
+    if (hi)
+      x = check(b->min(x, *hi));
+    return {x};
+  }
+  if (op == "Where") {
+    TensorId c = in(0), x = in(1), y = in(2);
+    Shape shape =
+        broadcastShape(broadcastShape(shapeOf(c), shapeOf(x)), shapeOf(y));
+    return {check(
+        b->select(expandTo(c, shape), expandTo(x, shape), expandTo(y, shape)))};
+  }
+  if (op == "Cast" || op == "CastLike") {
+    TensorId x = in(0);
+    ElementType to;
+    if (op == "Cast") {
+      const onnx::AttributeProto *a = attr("to");
+      if (!a)
+        fail("attribute 'to' is required");
+      to = requireType(int(a->i()), "the target of Cast");
+    } else {
+      to = inType(1).elementType;
+    }
+    if (std::int64_t saturate = attrInt("saturate", 1); saturate != 1)
+      fail("saturate=0 is not supported");
+    if (elemOf(x) == to)
+      return {x};
+    return {check(b->cast(x, to))};
+  }
+  if (op == "MatMul")
+    return {matmul(in(0), in(1))};
+  if (op == "Gemm") {
+    TensorId a = in(0), c = in(1);
+    bool ta = attrInt("transA", 0) != 0, tb = attrInt("transB", 0) != 0;
+    double alpha = attrFloat("alpha", 1.0), beta = attrFloat("beta", 1.0);
+    attrInt("broadcast", 0);
+    if (typeOf(a).rank() != 2 || typeOf(c).rank() != 2)
+      fail("A and B must have rank 2");
+    TensorId y = check(b->matmul(a, c, ta, tb));
+    if (alpha != 1.0)
+      y = check(b->mul(y, splatLike(y, alpha)));
+    if (hasInput(2) && beta != 0.0) {
+      TensorId bias = expandTo(in(2), shapeOf(y));
+      if (beta != 1.0)
+        bias = check(b->mul(bias, splatLike(bias, beta)));
+      y = check(b->add(y, bias));
+    }
+    return {y};
+  }
+  if (op == "Softmax" || op == "LogSoftmax") {
+    TensorId x = in(0);
+    bool log = op == "LogSoftmax";
+    std::int64_t rank = typeOf(x).rank();
+    if (opset >= 13)
+      return {softmax(x, attrInt("axis", -1), log)};
+    // Before opset 13: the input is coerced to 2-D at `axis`.
+    std::int64_t axis = attrInt("axis", 1);
+    if (axis < 0)
+      axis += rank;
+    if (axis < 0 || axis > rank)
+      fail("axis out of range");
+    Shape shape = shapeOf(x);
+    std::int64_t outer = 1, inner = 1;
+    for (std::int64_t i = 0; i < rank; ++i)
+      (i < axis ? outer : inner) *= shape[i];
+    TensorId flat = reshape(x, {outer, inner});
+    return {reshape(softmax(flat, 1, log), shape)};
+  }
+  if (op == "LayerNormalization") {
+    TensorId x = in(0);
+    std::int64_t rank = typeOf(x).rank();
+    std::int64_t axis = normAxis(attrInt("axis", -1), rank);
+    double eps = attrFloat("epsilon", 1e-5);
+    attrInt("stash_type", 1);
+    Shape shape = shapeOf(x);
+    std::vector<std::int64_t> axes;
+    for (std::int64_t i = axis; i < rank; ++i)
+      axes.push_back(i);
+    TensorId mean = reduce(ReduceKind::Mean, x, axes, true);
+    TensorId d = check(b->sub(x, expandTo(mean, shape)));
+    TensorId var = reduce(ReduceKind::Mean, check(b->mul(d, d)), axes, true);
+    TensorId rstd =
+        unary(OpKind::Rsqrt, check(b->add(var, splatLike(var, eps))));
+    TensorId y = check(b->mul(d, expandTo(rstd, shape)));
+    y = check(b->mul(y, expandTo(in(1), shape)));
+    if (hasInput(2))
+      y = check(b->add(y, expandTo(in(2), shape)));
+    return {y, mean, rstd};
+  }
+  if (op == "BatchNormalization") {
+    TensorId x = in(0);
+    if (attrInt("training_mode", 0) != 0)
+      fail("training_mode=1 is not supported (inference only)");
+    attrInt("is_test", 1);
+    attrInt("spatial", 1);
+    attrInt("consumed_inputs", 0);
+    attrFloat("momentum", 0.9);
+    double eps = attrFloat("epsilon", 1e-5);
+    for (int i = 1; i < node->output_size(); ++i)
+      if (!node->output(i).empty())
+        fail("the training outputs (output " + std::to_string(i) +
+             ") are not supported");
+    Shape shape = shapeOf(x);
+    if (shape.size() < 2)
+      fail("the input must have rank >= 2");
+    auto channel = [&](TensorId p) {
+      if (typeOf(p).rank() != 1)
+        fail("scale, B, mean and var must have rank 1");
+      return check(b->broadcast(p, shape, {1}));
+    };
+    TensorId scale = in(1), bias = in(2), mean = in(3), var = in(4);
+    TensorId factor = check(b->mul(
+        scale, unary(OpKind::Rsqrt, check(b->add(var, splatLike(var, eps))))));
+    TensorId y = check(b->sub(x, channel(mean)));
+    y = check(b->mul(y, channel(factor)));
+    return {check(b->add(y, channel(bias)))};
+  }
+  if (op == "InstanceNormalization" || op == "MeanVarianceNormalization") {
+    TensorId x = in(0);
+    Shape shape = shapeOf(x);
+    std::int64_t rank = std::int64_t(shape.size());
+    std::vector<std::int64_t> axes;
+    if (op == "InstanceNormalization") {
+      for (std::int64_t i = 2; i < rank; ++i)
+        axes.push_back(i);
+    } else {
+      axes = attrInts("axes").value_or(std::vector<std::int64_t>{0, 2, 3});
+      for (std::int64_t &a : axes)
+        a = normAxis(a, rank);
+    }
+    TensorId mean = reduce(ReduceKind::Mean, x, axes, true);
+    TensorId d = check(b->sub(x, expandTo(mean, shape)));
+    if (op == "MeanVarianceNormalization") {
+      // As ONNX's function: (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9).
+      TensorId ex2 = reduce(ReduceKind::Mean, check(b->mul(x, x)), axes, true);
+      TensorId var = check(b->sub(ex2, check(b->mul(mean, mean))));
+      TensorId sd =
+          check(b->add(unary(OpKind::Sqrt, var), splatLike(var, 1e-9)));
+      return {check(b->div(d, expandTo(sd, shape)))};
+    }
+    double eps = attrFloat("epsilon", 1e-5);
+    TensorId var = reduce(ReduceKind::Mean, check(b->mul(d, d)), axes, true);
+    TensorId rstd =
+        unary(OpKind::Rsqrt, check(b->add(var, splatLike(var, eps))));
+    TensorId y = check(b->mul(d, expandTo(rstd, shape)));
+    y = check(b->mul(y, check(b->broadcast(in(1), shape, {1}))));
+    return {check(b->add(y, check(b->broadcast(in(2), shape, {1}))))};
+  }
+  if (op.rfind("Reduce", 0) == 0)
+    return lowerReduce(op);
+  if (op == "ArgMax" || op == "ArgMin") {
+    TensorId x = in(0);
+    std::int64_t axis = normAxis(attrInt("axis", 0), typeOf(x).rank());
+    bool keep = attrInt("keepdims", 1) != 0;
+    bool last = attrInt("select_last_index", 0) != 0;
+    return {op == "ArgMax" ? check(b->argmax(x, axis, keep, last))
+                           : check(b->argmin(x, axis, keep, last))};
+  }
+  if (op == "Reshape") {
+    TensorId x = in(0);
+    std::vector<std::int64_t> target;
+    if (opset < 5) {
+      target = attrInts("shape").value_or(std::vector<std::int64_t>{});
+    } else {
+      target = intsIn(1, "shape");
+    }
+    bool allowZero = attrInt("allowzero", 0) != 0;
+    const Shape &shape = shapeOf(x);
+    std::int64_t known = 1, inferred = -1;
+    for (std::size_t i = 0; i < target.size(); ++i) {
+      if (target[i] == 0 && !allowZero) {
+        if (i >= shape.size())
+          fail("shape entry " + std::to_string(i) +
+               " is 0 (copy) but the input has rank " +
+               std::to_string(shape.size()));
+        target[i] = shape[i];
+      }
+      if (target[i] == -1) {
+        if (inferred >= 0)
+          fail("the shape has more than one -1");
+        inferred = std::int64_t(i);
+      } else if (target[i] < 0) {
+        fail("the shape has a negative entry " + std::to_string(target[i]));
+      } else {
+        known *= target[i];
+      }
+    }
+    std::int64_t count = typeOf(x).numElements();
+    if (inferred >= 0) {
+      if (known == 0 || count % known)
+        fail("cannot reshape " + shapeText(shape) + " to " + shapeText(target));
+      target[inferred] = count / known;
+    }
+    return {reshape(x, target)};
+  }
+  if (op == "Flatten") {
+    TensorId x = in(0);
+    const Shape shape = shapeOf(x);
+    std::int64_t rank = std::int64_t(shape.size());
+    std::int64_t axis = attrInt("axis", 1);
+    if (axis < 0)
+      axis += rank;
+    if (axis < 0 || axis > rank)
+      fail("axis out of range");
+    std::int64_t outer = 1, inner = 1;
+    for (std::int64_t i = 0; i < rank; ++i)
+      (i < axis ? outer : inner) *= shape[i];
+    return {reshape(x, {outer, inner})};
+  }
+  if (op == "Transpose") {
+    TensorId x = in(0);
+    std::int64_t rank = typeOf(x).rank();
+    std::vector<std::int64_t> perm(rank);
+    std::iota(perm.rbegin(), perm.rend(), 0);
+    if (auto p = attrInts("perm"))
+      perm = *p;
+    bool identity = true;
+    for (std::size_t i = 0; i < perm.size(); ++i)
+      identity &= perm[i] == std::int64_t(i);
+    if (identity && std::int64_t(perm.size()) == rank)
+      return {x};
+    return {check(b->transpose(x, perm))};
+  }
+  if (op == "Squeeze" || op == "Unsqueeze") {
+    TensorId x = in(0);
+    Shape shape = shapeOf(x);
+    std::optional<std::vector<std::int64_t>> axes;
+    if (opset >= 13) {
+      if (hasInput(1))
+        axes = intsIn(1, "axes");
+    } else {
+      axes = attrInts("axes");
+    }
+    if (op == "Squeeze") {
+      std::int64_t rank = std::int64_t(shape.size());
+      std::set<std::int64_t> drop;
+      if (axes)
+        for (std::int64_t a : *axes) {
+          a = normAxis(a, rank);
+          if (shape[a] != 1)
+            fail("cannot squeeze dimension " + std::to_string(a) + " of " +
+                 shapeText(shape) + ": it is not 1");
+          drop.insert(a);
+        }
+      Shape out;
+      for (std::int64_t i = 0; i < rank; ++i)
+        if (axes ? !drop.count(i) : shape[i] != 1)
+          out.push_back(shape[i]);
+      return {reshape(x, out)};
+    }
+    if (!axes)
+      fail("axes are required");
+    std::int64_t rank = std::int64_t(shape.size() + axes->size());
+    std::set<std::int64_t> add;
+    for (std::int64_t a : *axes)
+      if (!add.insert(normAxis(a, rank)).second)
+        fail("axes repeat " + std::to_string(a));
+    Shape out;
+    std::size_t next = 0;
+    for (std::int64_t i = 0; i < rank; ++i)
+      out.push_back(add.count(i) ? 1 : shape[next++]);
+    return {reshape(x, out)};
+  }
+  if (op == "Expand") {
+    TensorId x = in(0);
+    std::vector<std::int64_t> target = intsIn(1, "shape");
+    return {expandTo(x, broadcastShape(shapeOf(x), target))};
+  }
+  if (op == "Concat") {
+    std::int64_t rank = inType(0).rank();
+    std::int64_t axis = normAxis(attrInt("axis", opset < 4 ? 1 : 0), rank);
+    std::vector<TensorId> xs;
+    for (int i = 0; i < numInputs(); ++i)
+      if (hasInput(i) && inType(i).shape.size() == std::size_t(rank) &&
+          (inType(i).shape[axis] != 0 || numInputs() == 1))
+        xs.push_back(in(i));
+    if (xs.empty())
+      xs.push_back(in(0));
+    if (xs.size() == 1)
+      return {xs[0]};
+    return {check(b->concat(xs, axis))};
+  }
+  if (op == "Split") {
+    TensorId x = in(0);
+    Shape shape = shapeOf(x);
+    std::int64_t axis =
+        normAxis(attrInt("axis", 0), std::int64_t(shape.size()));
+    std::vector<std::int64_t> sizes;
+    int outputs = node->output_size();
+    if (opset >= 13 && hasInput(1)) {
+      sizes = intsIn(1, "split");
+    } else if (auto s = attrInts("split")) {
+      sizes = *s;
+    } else {
+      std::int64_t n = attrInt("num_outputs", outputs);
+      if (n <= 0)
+        fail("num_outputs must be positive");
+      std::int64_t each = (shape[axis] + n - 1) / n;
+      for (std::int64_t i = 0, left = shape[axis]; i < n; ++i) {
+        sizes.push_back(std::min(each, left));
+        left -= sizes.back();
+      }
+    }
+    if (std::int64_t(sizes.size()) != outputs)
+      fail("split gives " + std::to_string(sizes.size()) + " parts for " +
+           std::to_string(outputs) + " outputs");
+    std::vector<TensorId> parts;
+    std::int64_t offset = 0;
+    for (std::int64_t size : sizes) {
+      if (size < 0 || offset + size > shape[axis])
+        fail("the split sizes exceed dimension " + std::to_string(axis));
+      parts.push_back(sliceAxis(x, axis, offset, size));
+      offset += size;
+    }
+    if (offset != shape[axis])
+      fail("the split sizes do not add up to dimension " +
+           std::to_string(axis));
+    return parts;
+  }
+  if (op == "Slice") {
+    TensorId x = in(0);
+    Shape shape = shapeOf(x);
+    std::int64_t rank = std::int64_t(shape.size());
+    std::vector<std::int64_t> starts, ends, axes, steps;
+    if (opset < 10) {
+      starts = attrInts("starts").value_or(std::vector<std::int64_t>{});
+      ends = attrInts("ends").value_or(std::vector<std::int64_t>{});
+      axes = attrInts("axes").value_or(std::vector<std::int64_t>{});
+    } else {
+      starts = intsIn(1, "starts");
+      ends = intsIn(2, "ends");
+      if (hasInput(3))
+        axes = intsIn(3, "axes");
+      if (hasInput(4))
+        steps = intsIn(4, "steps");
+    }
+    if (ends.size() != starts.size())
+      fail("starts and ends differ in length");
+    if (axes.empty())
+      for (std::size_t i = 0; i < starts.size(); ++i)
+        axes.push_back(std::int64_t(i));
+    if (steps.empty())
+      steps.assign(starts.size(), 1);
+    if (axes.size() != starts.size() || steps.size() != starts.size())
+      fail("starts, ends, axes and steps differ in length");
+    Shape offsets(rank, 0), sizes = shape, strides(rank, 1);
+    std::vector<std::int64_t> reversed;
+    for (std::size_t i = 0; i < starts.size(); ++i) {
+      std::int64_t axis = normAxis(axes[i], rank), dim = shape[axis];
+      std::int64_t step = steps[i], start = starts[i], end = ends[i];
+      if (step == 0)
+        fail("a step is 0");
+      if (start < 0)
+        start += dim;
+      if (end < 0)
+        end += dim;
+      std::int64_t size;
+      if (step > 0) {
+        start = std::clamp<std::int64_t>(start, 0, dim);
+        end = std::clamp<std::int64_t>(end, 0, dim);
+        size = end > start ? (end - start + step - 1) / step : 0;
+        offsets[axis] = start;
+      } else {
+        start = std::clamp<std::int64_t>(start, 0, dim - 1);
+        end = std::clamp<std::int64_t>(end, -1, dim - 1);
+        size = start > end ? (start - end + (-step) - 1) / (-step) : 0;
+        offsets[axis] = size ? start + (size - 1) * step : 0;
+        if (size > 1)
+          reversed.push_back(axis);
+      }
+      sizes[axis] = size;
+      strides[axis] = step > 0 ? step : -step;
+      if (size <= 1)
+        strides[axis] = 1;
+    }
+    TensorId y = check(b->slice(x, offsets, sizes, strides));
+    for (std::int64_t axis : reversed)
+      y = reverseAxis(y, axis);
+    return {y};
+  }
+  if (op == "Gather") {
+    TensorId x = in(0);
+    Shape shape = shapeOf(x);
+    std::int64_t rank = std::int64_t(shape.size());
+    std::int64_t axis = normAxis(attrInt("axis", 0), rank);
+    const HostTensorData &indexData = constIn(1, "indices");
+    std::vector<std::int64_t> indices = toInts(indexData);
+    if (indices.empty() || indices.size() > 1024)
+      fail("Gather of " + std::to_string(indices.size()) +
+           " indices is not supported (1 to 1024)");
+    std::vector<TensorId> parts;
+    for (std::int64_t index : indices) {
+      if (index < -shape[axis] || index >= shape[axis])
+        fail("index " + std::to_string(index) + " is out of range for " +
+             "dimension " + std::to_string(axis) + " of " + shapeText(shape));
+      parts.push_back(
+          sliceAxis(x, axis, index < 0 ? index + shape[axis] : index, 1));
+    }
+    TensorId y = parts.size() == 1 ? parts[0] : check(b->concat(parts, axis));
+    Shape out(shape.begin(), shape.begin() + axis);
+    out.insert(out.end(), indexData.type.shape.begin(),
+               indexData.type.shape.end());
+    out.insert(out.end(), shape.begin() + axis + 1, shape.end());
+    return {reshape(y, out)};
+  }
+  fail("the op is not supported by Fuse's ONNX importer");
+}
+
+void Importer::importNode(const onnx::NodeProto &n, int index) {
+  node = &n;
+  usedAttrs.clear();
+  (void)index;
+  const std::string &op = n.op_type();
+  try {
+    if (!n.domain().empty() && n.domain() != "ai.onnx")
+      fail("ops of domain '" + n.domain() + "' are not supported");
+    if (!isSupportedOp(op))
+      fail("the op is not supported by Fuse's ONNX importer");
+    for (const onnx::AttributeProto &a : n.attribute())
+      if (a.type() == onnx::AttributeProto::GRAPH ||
+          a.type() == onnx::AttributeProto::GRAPHS ||
+          !a.ref_attr_name().empty())
+        fail("attribute '" + a.name() + "' is not supported");
+
+    std::vector<std::optional<Value>> constants(n.output_size());
+    std::vector<TensorId> results;
+    bool handled = true;
+    // Ops that give constants from types alone.
+    if (op == "Constant") {
+      const onnx::AttributeProto *a = nullptr;
+      for (const char *name :
+           {"value", "value_float", "value_floats", "value_int", "value_ints"})
+        if ((a = attr(name))) {
+          Value v;
+          std::string which = name;
+          if (which == "value") {
+            v.constant = tensorFromProto(a->t());
+          } else if (which == "value_float" || which == "value_floats") {
+            std::vector<double> xs;
+            if (which == "value_float")
+              xs.push_back(a->f());
+            else
+              xs.assign(a->floats().begin(), a->floats().end());
+            Shape shape;
+            if (which == "value_floats")
+              shape.push_back(std::int64_t(xs.size()));
+            v.constant = HostTensorData::fromDoubles(
+                TensorType{ElementType::F32, shape}, xs);
+          } else {
+            std::vector<std::int64_t> xs;
+            if (which == "value_int")
+              xs.push_back(a->i());
+            else
+              xs.assign(a->ints().begin(), a->ints().end());
+            Shape shape;
+            if (which == "value_ints")
+              shape.push_back(std::int64_t(xs.size()));
+            v.constant = HostTensorData::fromInts(
+                TensorType{ElementType::I64, shape}, xs);
+          }
+          v.type = v.constant->type;
+          constants[0] = std::move(v);
+          break;
+        }
+      if (!a)
+        fail("a Constant without a supported value attribute (value, "
+             "value_float(s), value_int(s))");
+    } else if (op == "Shape" || op == "Size") {
+      const TensorType &type = inType(0);
+      std::vector<std::int64_t> xs;
+      Shape shape;
+      if (op == "Shape") {
+        std::int64_t rank = type.rank();
+        std::int64_t start = attrInt("start", 0), end = attrInt("end", rank);
+        if (start < 0)
+          start += rank;
+        if (end < 0)
+          end += rank;
+        start = std::clamp<std::int64_t>(start, 0, rank);
+        end = std::clamp<std::int64_t>(end, 0, rank);
+        for (std::int64_t i = start; i < end; ++i)
+          xs.push_back(type.shape[i]);
+        shape.push_back(std::int64_t(xs.size()));
+      } else {
+        xs.push_back(type.numElements());
+      }
+      Value v;
+      v.constant =
+          HostTensorData::fromInts(TensorType{ElementType::I64, shape}, xs);
+      v.type = v.constant->type;
+      constants[0] = std::move(v);
+    } else if (op == "ConstantOfShape") {
+      std::vector<std::int64_t> shape = intsIn(0, "shape");
+      checkedCount(shape, "the result");
+      TensorType type{ElementType::F32, shape};
+      double fill = 0;
+      if (const onnx::AttributeProto *a = attr("value")) {
+        HostTensorData value = tensorFromProto(a->t());
+        if (value.type.numElements() != 1)
+          fail("'value' must hold one element");
+        type.elementType = value.type.elementType;
+        fill = isFloat(type.elementType) ? value.toDoubles()[0]
+                                         : double(value.toInts()[0]);
+      }
+      if (type.numElements() > kMaxFoldElements) {
+        // Large: a splat in the graph.
+        results.push_back(splat(type, fill));
+      } else {
+        Value v;
+        v.constant = HostTensorData::fromDoubles(
+            type, std::vector<double>(type.numElements(), fill));
+        v.type = type;
+        constants[0] = std::move(v);
+      }
+    } else if (op == "Identity" && hasInput(0)) {
+      constants[0] = inputValue(0);
+    } else {
+      handled = false;
+    }
+
+    if (!handled) {
+      // Fold the node when every input is a known constant.
+      bool foldable = !folding;
+      std::int64_t elements = 0;
+      for (int i = 0; i < n.input_size() && foldable; ++i) {
+        if (n.input(i).empty())
+          continue;
+        Value &v = inputValue(i);
+        if (!v.constant)
+          foldable = false;
+        else
+          elements += v.type.numElements();
+      }
+      foldable = foldable && elements <= kMaxFoldElements && n.input_size() > 0;
+      if (foldable) {
+        std::map<std::string, Value> local;
+        for (int i = 0; i < n.input_size(); ++i)
+          if (!n.input(i).empty()) {
+            Value v = inputValue(i);
+            v.id = kInvalidTensor;
+            local[n.input(i)] = std::move(v);
+          }
+        GraphBuilder foldBuilder;
+        std::map<TensorId, double> savedSplats;
+        std::swap(savedSplats, splats);
+        GraphBuilder *savedBuilder = b;
+        auto *savedValues = values;
+        b = &foldBuilder;
+        values = &local;
+        folding = true;
+        std::vector<TensorId> ids;
+        auto restore = [&] {
+          b = savedBuilder;
+          values = savedValues;
+          folding = false;
+          std::swap(savedSplats, splats);
+        };
+        try {
+          std::vector<std::optional<Value>> unused;
+          ids = lower(unused);
+        } catch (...) {
+          restore();
+          throw;
+        }
+        restore();
+        for (TensorId id : ids)
+          foldBuilder.output(id);
+        Expected<Graph> graph = foldBuilder.finish();
+        if (!graph.ok())
+          fail(graph.message());
+        Expected<std::vector<HostTensorData>> out =
+            evaluateGraph(*graph, std::span<const HostTensor>());
+        if (!out.ok())
+          fail("folding failed: " + out.message());
+        for (std::size_t i = 0; i < out->size() && i < constants.size(); ++i) {
+          Value v;
+          v.type = (*out)[i].type;
+          v.constant = std::move((*out)[i]);
+          constants[i] = std::move(v);
+        }
+      } else {
+        std::vector<std::optional<Value>> unused;
+        results = lower(unused);
+      }
+    }
+    // Every attribute must have been understood.
+    for (const onnx::AttributeProto &a : n.attribute())
+      if (!usedAttrs.count(a.name()))
+        fail("attribute '" + a.name() + "' is not supported");
+    for (int i = 0; i < n.output_size(); ++i) {
+      if (n.output(i).empty())
+        continue;
+      Value v;
+      if (constants[i]) {
+        v = std::move(*constants[i]);
+      } else if (std::size_t(i) < results.size()) {
+        v.id = results[i];
+        v.type = typeOf(results[i]);
+      } else {
+        fail("output " + std::to_string(i) + " ('" + n.output(i) +
+             "') is not supported");
+      }
+      (*values)[n.output(i)] = std::move(v);
+    }
+    if (!b->status().ok())
+      throwBuilderError();
+  } catch (const ImportError &error) {
+    throw ImportError(nodeLabel() + ": " + error.what());
+  }
+}
+
+ImportedModel Importer::run() {
+  bool haveOpset = false;
+  for (const onnx::OperatorSetIdProto &id : model.opset_import())
+    if (id.domain().empty() || id.domain() == "ai.onnx") {
+      opset = id.version();
+      haveOpset = true;
+    }
+  if (!haveOpset)
+    fail("the model imports no opset of the default ONNX domain");
+  const onnx::GraphProto &graph = model.graph();
+  if (!model.has_graph())
+    fail("the model has no graph");
+
+  std::set<std::string> initializerNames;
+  for (const onnx::TensorProto &t : graph.initializer()) {
+    if (t.name().empty())
+      fail("an initializer has no name");
+    Value v;
+    try {
+      v.constant = tensorFromProto(t);
+    } catch (const ImportError &error) {
+      fail(std::string("initializer '") + t.name() + "': " + error.what());
+    }
+    v.type = v.constant->type;
+    initializerNames.insert(t.name());
+    mainValues[t.name()] = std::move(v);
+  }
+  if (graph.sparse_initializer_size())
+    fail("sparse initializers are not supported");
+
+  std::set<std::string> usedDims, usedConstants;
+  ImportedModel result;
+  for (const onnx::ValueInfoProto &input : graph.input()) {
+    const std::string &name = input.name();
+    if (initializerNames.count(name))
+      continue;
+    if (name.empty())
+      fail("a graph input has no name");
+    if (!input.type().has_tensor_type())
+      fail("input '" + name + "' is not a tensor");
+    const onnx::TypeProto_Tensor &tensor = input.type().tensor_type();
+    ElementType type = requireType(tensor.elem_type(), "input '" + name + "'");
+    if (!tensor.has_shape())
+      fail("input '" + name + "' has no shape (its rank is unknown)");
+    Shape shape;
+    for (int i = 0; i < tensor.shape().dim_size(); ++i) {
+      const onnx::TensorShapeProto_Dimension &dim = tensor.shape().dim(i);
+      if (dim.has_dim_value()) {
+        if (dim.dim_value() < 0)
+          fail("input '" + name + "' dimension " + std::to_string(i) +
+               " is negative");
+        shape.push_back(dim.dim_value());
+        continue;
+      }
+      std::string param = dim.has_dim_param() ? dim.dim_param() : "";
+      std::string key = name + ":" + std::to_string(i);
+      auto it = param.empty() ? options.dims.end() : options.dims.find(param);
+      if (it == options.dims.end())
+        it = options.dims.find(key);
+      if (it == options.dims.end())
+        fail("input '" + name + "' dimension " + std::to_string(i) +
+             (param.empty() ? " (unnamed)" : " ('" + param + "')") +
+             " is dynamic; bind it with --dim " +
+             (param.empty() ? key : param) + "=VALUE");
+      if (it->second < 0)
+        fail("--dim " + it->first + " is negative");
+      usedDims.insert(it->first);
+      shape.push_back(it->second);
+    }
+    checkedCount(shape, "input '" + name + "'");
+    Value v;
+    v.type = TensorType{type, shape};
+    if (auto bound = options.constantInputs.find(name);
+        bound != options.constantInputs.end()) {
+      if (bound->second.type != v.type)
+        fail("the value bound to input '" + name + "' is a " +
+             bound->second.type.toString() + ", but the input is a " +
+             v.type.toString());
+      usedConstants.insert(name);
+      v.constant = bound->second;
+      result.modelInputs.push_back(kBoundAtImport);
+      mainValues[name] = std::move(v);
+      continue;
+    }
+    v.id = mainBuilder.input(v.type, name);
+    result.modelInputs.push_back(mainBuilder.graph().inputs.size() - 1);
+    mainValues[name] = std::move(v);
+  }
+  for (const auto &[inputName, value] : options.constantInputs)
+    if (!usedConstants.count(inputName))
+      fail("a value is bound to '" + inputName +
+           "', which is not an input of the model");
+  for (const auto &[dimName, value] : options.dims)
+    if (!usedDims.count(dimName))
+      fail("--dim " + dimName +
+           " names no dynamic dimension of the model's "
+           "inputs");
+
+  for (int i = 0; i < graph.node_size(); ++i)
+    importNode(graph.node(i), i);
+
+  if (graph.output_size() == 0)
+    fail("the graph has no outputs");
+  for (const onnx::ValueInfoProto &output : graph.output()) {
+    auto it = mainValues.find(output.name());
+    if (it == mainValues.end())
+      fail("output '" + output.name() + "' is computed by no node");
+    TensorId id = materialize(output.name(), it->second);
+    if (output.type().has_tensor_type() &&
+        output.type().tensor_type().elem_type() != 0) {
+      std::optional<ElementType> declared =
+          fromOnnxType(output.type().tensor_type().elem_type());
+      if (declared && *declared != mainBuilder.graph().typeOf(id).elementType)
+        fail("output '" + output.name() + "' is declared " +
+             onnxTypeName(output.type().tensor_type().elem_type()) +
+             " but computes " +
+             std::string(
+                 elementTypeName(mainBuilder.graph().typeOf(id).elementType)));
+    }
+    mainBuilder.output(id, output.name());
+  }
+  Expected<Graph> built = mainBuilder.finish();
+  if (!built.ok())
+    fail(built.message());
+  result.graph = built.take();
+  weights.resize(result.graph.inputs.size());
+  result.weights = std::move(weights);
+  result.opsetVersion = opset;
+  return result;
+}
+
+Expected<std::string> readFile(const std::string &path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file)
+    return Status::error("cannot read '" + path + "'");
+  std::ostringstream contents;
+  contents << file.rdbuf();
+  if (file.bad())
+    return Status::error("cannot read '" + path + "'");
+  return contents.str();
+}
+
+} // namespace
+
+Expected<ImportedModel> importModel(std::string_view bytes,
+                                    const ImportOptions &options,
+                                    const std::string &sourceName) {
+  onnx::ModelProto model;
+  if (bytes.size() > std::size_t(std::numeric_limits<int>::max()) ||
+      !model.ParseFromArray(bytes.data(), int(bytes.size())))
+    return Status::error("'" + sourceName +
+                         "' is not a valid ONNX model (the protobuf does not "
+                         "parse)");
+  if (!model.has_graph())
+    return Status::error("'" + sourceName +
+                         "' is not a valid ONNX model (it has no graph)");
+  try {
+    Importer importer(model, options);
+    return importer.run();
+  } catch (const ImportError &error) {
+    return Status::error("'" + sourceName + "': " + error.what());
+  } catch (const std::exception &error) {
+    return Status::error("'" + sourceName +
+                         "': internal error: " + error.what());
+  }
+}
+
+Expected<ImportedModel> importModelFile(const std::string &path,
+                                        const ImportOptions &options) {
+  Expected<std::string> bytes = readFile(path);
+  if (!bytes.ok())
+    return bytes.status();
+  return importModel(*bytes, options, path);
+}
+
+Expected<NamedTensor> parseTensorProto(std::string_view bytes) {
+  onnx::TensorProto proto;
+  if (bytes.size() > std::size_t(std::numeric_limits<int>::max()) ||
+      !proto.ParseFromArray(bytes.data(), int(bytes.size())))
+    return Status::error("not a valid ONNX TensorProto");
+  try {
+    HostTensorData data = tensorFromProto(proto);
+    return NamedTensor{proto.name(), std::move(data)};
+  } catch (const ImportError &error) {
+    return Status::error(error.what());
+  }
+}
+
+Expected<NamedTensor> readTensorProtoFile(const std::string &path) {
+  Expected<std::string> bytes = readFile(path);
+  if (!bytes.ok())
+    return bytes.status();
+  Expected<NamedTensor> tensor = parseTensorProto(*bytes);
+  if (!tensor.ok())
+    return Status::error("'" + path + "': " + tensor.message());
+  return tensor;
+}
+
+const std::vector<std::string> &supportedOps() { return supportedOpList(); }
+
+bool isSupportedOp(std::string_view opType) {
+  const std::vector<std::string> &ops = supportedOpList();
+  return std::binary_search(ops.begin(), ops.end(), opType);
+}
+
+namespace {
+
+Expected<onnx::ModelProto> parseModelFile(const std::string &path) {
+  Expected<std::string> bytes = readFile(path);
+  if (!bytes.ok())
+    return bytes.status();
+  onnx::ModelProto model;
+  if (bytes->size() > std::size_t(std::numeric_limits<int>::max()) ||
+      !model.ParseFromArray(bytes->data(), int(bytes->size())))
+    return Status::error("'" + path + "' is not a valid ONNX model");
+  return model;
+}
+
+} // namespace
+
+Expected<std::vector<std::string>> modelInputNames(const std::string &path) {
+  Expected<onnx::ModelProto> model = parseModelFile(path);
+  if (!model.ok())
+    return model.status();
+  std::set<std::string> initializers;
+  for (const onnx::TensorProto &t : model->graph().initializer())
+    initializers.insert(t.name());
+  std::vector<std::string> names;
+  for (const onnx::ValueInfoProto &input : model->graph().input())
+    if (!initializers.count(input.name()))
+      names.push_back(input.name());
+  return names;
+}
+
+Expected<std::vector<std::string>> modelOpTypes(const std::string &path) {
+  Expected<onnx::ModelProto> model = parseModelFile(path);
+  if (!model.ok())
+    return model.status();
+  std::vector<std::string> ops;
+  for (const onnx::NodeProto &n : model->graph().node())
+    ops.push_back(n.domain().empty() || n.domain() == "ai.onnx"
+                      ? n.op_type()
+                      : n.domain() + "." + n.op_type());
+  return ops;
+}
+
+} // namespace fuse::onnximport

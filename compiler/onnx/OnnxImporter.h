@@ -1,0 +1,98 @@
+//===- OnnxImporter.h - ONNX models -> Graph --------------------*- C++ -*-===//
+//
+// Imports an ONNX model (a ModelProto file or its bytes) into a Graph with
+// static shapes, and reads ONNX TensorProto files (the inputs and expected
+// outputs of the ONNX backend tests).
+//
+// - Every dimension must be static: a dynamic one (a `dim_param`, or no
+//   value) is an error naming the input and the dimension, unless
+//   ImportOptions::dims binds it, by its `dim_param` name or as
+//   "INPUT:INDEX".
+// - The graph's inputs are the model's inputs (in the model's order, those
+//   with an initializer excepted), then the weights: initializers, and
+//   Constant values that are not splats, in order of first use.
+//   A weight's value is returned in ImportedModel::weights, to be bound at
+//   run time; constants whose elements are all equal become splats.
+// - Nodes whose inputs are all constants (shape computations: Shape, Size,
+//   ConstantOfShape, Gather of a shape, Concat, ...) are folded at import.
+// - NumPy broadcasting becomes explicit `broadcast` ops.
+// - An unsupported op, attribute or element type is an error naming the
+//   node, the op and the opset version; a malformed file is an error, never
+//   a crash.
+//
+// Plain C++ header: protobuf stays inside the implementation (FuseOnnx).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_COMPILER_ONNX_ONNXIMPORTER_H
+#define FUSE_COMPILER_ONNX_ONNXIMPORTER_H
+
+#include "runtime/ir/Graph.h"
+#include "runtime/ir/Interpreter.h"
+#include "runtime/ir/Status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fuse::onnximport {
+
+struct ImportOptions {
+  /// Values of dynamic dimensions, by `dim_param` name or "INPUT:INDEX".
+  std::map<std::string, std::int64_t, std::less<>> dims;
+  /// Model inputs whose values are known at import time (a shape, axes or
+  /// indices given as an input): each becomes a constant, not a graph
+  /// input. Its type must match the input's declared type.
+  std::map<std::string, HostTensorData, std::less<>> constantInputs;
+};
+
+/// ImportedModel::modelInputs entry of an input bound by constantInputs.
+inline constexpr std::size_t kBoundAtImport = std::size_t(-1);
+
+struct ImportedModel {
+  Graph graph;
+  /// One per graph input: the weight's value for initializers (and large
+  /// constants), nullopt for the model's own inputs.
+  std::vector<std::optional<HostTensorData>> weights;
+  /// The opset version of the default ("ai.onnx") domain.
+  std::int64_t opsetVersion = 0;
+  /// One per model input (not weights), in the model's order: its index in
+  /// graph.inputs, or kBoundAtImport.
+  std::vector<std::size_t> modelInputs;
+};
+
+/// Imports the model in `path`; errors name the file.
+Expected<ImportedModel> importModelFile(const std::string &path,
+                                        const ImportOptions &options = {});
+/// Imports a serialized ModelProto.
+Expected<ImportedModel> importModel(std::string_view bytes,
+                                    const ImportOptions &options = {},
+                                    const std::string &sourceName = "<bytes>");
+
+struct NamedTensor {
+  std::string name;
+  HostTensorData value;
+};
+
+/// A serialized TensorProto: raw_data or the typed fields.
+Expected<NamedTensor> parseTensorProto(std::string_view bytes);
+/// Reads and parses a TensorProto file (`.pb`); errors name the path.
+Expected<NamedTensor> readTensorProtoFile(const std::string &path);
+
+/// The ONNX op types (default domain) the importer supports, sorted.
+const std::vector<std::string> &supportedOps();
+bool isSupportedOp(std::string_view opType);
+
+/// The op types of a model's nodes (main graph), for tools that decide what
+/// is in scope before importing.
+Expected<std::vector<std::string>> modelOpTypes(const std::string &path);
+/// The names of a model's inputs that have no initializer, in order.
+Expected<std::vector<std::string>> modelInputNames(const std::string &path);
+
+} // namespace fuse::onnximport
+
+#endif // FUSE_COMPILER_ONNX_ONNXIMPORTER_H
