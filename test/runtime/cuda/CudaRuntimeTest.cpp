@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <unistd.h>
 
@@ -160,7 +161,9 @@ protected:
 // Loading the driver
 //===----------------------------------------------------------------------===//
 
-TEST_F(CudaRuntimeTest, NoDriverIsAClearErrorAndOtherRuntimesWork) {
+// Runs everywhere, with or without a driver.
+// Runs everywhere, with or without a driver.
+TEST(CudaRuntimeWithoutDriver, IsAClearErrorAndOtherRuntimesWork) {
   CudaRuntime::Options options;
   options.driverPath = "/nonexistent/libcuda.so.1";
   DeviceResult<std::unique_ptr<CudaRuntime>> runtime =
@@ -176,11 +179,15 @@ TEST_F(CudaRuntimeTest, NoDriverIsAClearErrorAndOtherRuntimesWork) {
   ReferenceRuntime reference;
   for (DeviceRuntime *other : std::vector<DeviceRuntime *>{&host, &reference}) {
     Stream stream = *other->createStream();
-    Buffer buffer = allocate(*other, 4);
+    AllocationPermit permit = *other->reserve(4);
+    Buffer buffer = *other->allocate(permit, 4);
     CommandBatch batch;
-    batch.add(command(other->encodeUpload(bytesOf({1, 2, 3, 4}), buffer, 0)));
-    run(*other, stream, std::move(batch));
-    EXPECT_EQ(read(*other, stream, buffer), bytesOf({1, 2, 3, 4}));
+    batch.add(*other->encodeUpload(bytesOf({1, 2, 3, 4}), buffer, 0));
+    SubmitResult submitted = other->submit(stream, std::move(batch));
+    ASSERT_TRUE(submitted.submitted());
+    ASSERT_TRUE(other->waitFence(submitted.fence(), 10s).ok());
+    EXPECT_EQ(other->readback(stream, buffer, 0, 4).value(),
+              bytesOf({1, 2, 3, 4}));
   }
 }
 
@@ -677,6 +684,10 @@ TEST_F(CudaRuntimeTest, RunBundleMatchesTheReferenceRuntime) {
   ASSERT_EQ((*outputs)[0].size(), size_t(n) * 4);
   EXPECT_EQ(runtime->memoryUsage().inUseBytes, 0u);
   EXPECT_EQ(runtime->memoryUsage().reservedBytes, 0u);
+  ReferenceRuntime reference;
+  DeviceResult<std::vector<TensorBytes>> expected =
+      runBundle(reference, bundle, inputs);
+  ASSERT_TRUE(expected.ok()) << expected.error().message;
   if (fake) {
     // Kernels are recorded, not run: the launches are what can be checked.
     ASSERT_EQ(fake->launchCount(), 2);
@@ -691,10 +702,6 @@ TEST_F(CudaRuntimeTest, RunBundleMatchesTheReferenceRuntime) {
     EXPECT_EQ(mul.params[2], add.params[0]);
     return;
   }
-  ReferenceRuntime reference;
-  DeviceResult<std::vector<TensorBytes>> expected =
-      runBundle(reference, bundle, inputs);
-  ASSERT_TRUE(expected.ok()) << expected.error().message;
   std::vector<float> got = fromBytes<float>((*outputs)[0]);
   std::vector<float> want = fromBytes<float>((*expected)[0]);
   for (int64_t i = 0; i < n; ++i)
@@ -739,6 +746,52 @@ TEST_F(CudaRuntimeTest, TimingModes) {
   EXPECT_GE(kernel->submitToComplete, kernel->launches[0]);
   if (fake)
     EXPECT_EQ(fake->callCount("cuEventElapsedTime") - elapsedBefore, 2);
+}
+
+TEST_F(CudaRuntimeTest, LoadsAndLaunchesACubinFromPtxas) {
+#ifndef FUSE_PTXAS_PATH
+  GTEST_SKIP() << "ptxas was not found when the tests were configured";
+#else
+  if (!std::filesystem::exists(FUSE_PTXAS_PATH))
+    GTEST_SKIP() << FUSE_PTXAS_PATH << " is not on this machine";
+  auto runtime = make();
+  ASSERT_TRUE(runtime);
+  std::string target = runtime->descriptor().target;
+  std::filesystem::path directory =
+      std::filesystem::temp_directory_path() /
+      ("fuse-cuda-cubin-" + std::to_string(getpid()));
+  std::filesystem::create_directories(directory);
+  std::filesystem::path ptx = directory / "add.ptx",
+                        cubin = directory / "add.cubin";
+  { std::ofstream(ptx) << test::binaryPtx("fuse_test_add_f32", "add", 64); }
+  std::string command = std::string(FUSE_PTXAS_PATH) + " -arch=" + target +
+                        " " + ptx.string() + " -o " + cubin.string();
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  std::ifstream file(cubin, std::ios::binary);
+  std::vector<uint8_t> image((std::istreambuf_iterator<char>(file)), {});
+  std::filesystem::remove_all(directory);
+
+  Bundle bundle = test::cudaAddBundle(64);
+  bundle.kernels[0].payloadKind = PayloadKind::Cubin;
+  bundle.kernels[0].target = target;
+  bundle.kernels[0].payload = image;
+  std::vector<float> a = randomFloats(3, 64), b = randomFloats(4, 64);
+  std::vector<TensorBytes> inputs = {toBytes(a), toBytes(b)};
+  DeviceResult<std::vector<TensorBytes>> outputs =
+      runBundle(*runtime, bundle, inputs);
+  ASSERT_TRUE(outputs.ok()) << outputs.error().message;
+  if (fake) {
+    ASSERT_EQ(fake->launchCount(), 1);
+    FakeCudaLaunch launch{};
+    ASSERT_TRUE(fake->getLaunch(0, &launch));
+    EXPECT_STREQ(launch.name, "fuse_test_add_f32");
+    EXPECT_EQ(launch.paramCount, -1);
+    return;
+  }
+  std::vector<float> out = fromBytes<float>((*outputs)[0]);
+  for (size_t i = 0; i < 64; ++i)
+    ASSERT_EQ(out[i], a[i] + b[i]) << i;
+#endif
 }
 
 //===----------------------------------------------------------------------===//

@@ -499,11 +499,23 @@ CUresult cuModuleLoadDataEx(CUmodule *module, const void *image,
                   "\x7f"
                   "ELF",
                   4) == 0) {
-    // The fake's cubin: the ELF magic, then NUL-terminated text naming
-    // its kernels as `.entry name`; their parameters are unknown.
-    fake->text = bytes + 4;
-    for (auto &[name, params] : ptxEntries(fake->text))
-      entries[name] = -1;
+    // A cubin: an ELF64 image whose section headers end it. Its kernels are
+    // the names in its string tables, found when asked for; their
+    // parameters are unknown.
+    uint64_t sectionHeaders = 0;
+    uint16_t entrySize = 0, sections = 0;
+    if (bytes[4] != 2)
+      return CUDA_ERROR_INVALID_IMAGE;
+    std::memcpy(&sectionHeaders, bytes + 0x28, 8);
+    std::memcpy(&entrySize, bytes + 0x3A, 2);
+    std::memcpy(&sections, bytes + 0x3C, 2);
+    uint64_t size = sectionHeaders + uint64_t(entrySize) * sections;
+    if (size < 64 || size > (uint64_t(256) << 20))
+      return CUDA_ERROR_INVALID_IMAGE;
+    fake->text.assign(bytes, size);
+    *module = reinterpret_cast<CUmodule>(fake.get());
+    s.modules.insert(fake.release());
+    return CUDA_SUCCESS;
   } else {
     fake->ptx = true;
     fake->text = bytes;
@@ -527,7 +539,7 @@ CUresult cuModuleLoadDataEx(CUmodule *module, const void *image,
   if (entries.empty()) {
     writeLog(numOptions, options, optionValues,
              "ptxas fatal   : the module declares no .entry");
-    return fake->ptx ? CUDA_ERROR_INVALID_PTX : CUDA_ERROR_INVALID_IMAGE;
+    return CUDA_ERROR_INVALID_PTX;
   }
   for (auto &[name, params] : entries) {
     auto function = std::make_unique<FakeFunction>();
@@ -552,6 +564,12 @@ CUresult cuModuleGetFunction(CUfunction *function, CUmodule module,
   if (!s.modules.count(fake))
     return CUDA_ERROR_INVALID_HANDLE;
   auto it = fake->functions.find(name);
+  if (it == fake->functions.end() && !fake->ptx &&
+      fake->text.find('\0' + std::string(name) + '\0') != std::string::npos) {
+    auto function = std::make_unique<FakeFunction>();
+    function->name = name;
+    it = fake->functions.emplace(name, std::move(function)).first;
+  }
   if (it == fake->functions.end())
     return CUDA_ERROR_NOT_FOUND;
   *function = reinterpret_cast<CUfunction>(it->second.get());
