@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Writes the small ONNX models and TensorProto files the lit tests of
+lit_tests/onnx use (committed next to this script; rerun it after a change):
+
+  pip install onnx numpy && python3 lit_tests/onnx/Inputs/make_inputs.py
+"""
+
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def save(name, nodes, inputs, outputs, initializers=(), opset=17, check=True):
+    graph = helper.make_graph(nodes, name, inputs, outputs,
+                              initializer=list(initializers))
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    if check:
+        onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(HERE, name + ".onnx"))
+
+
+def f32(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+# A small model for .pb inputs: y = relu(x) + w (w an initializer).
+w = numpy_helper.from_array(
+    np.array([[1, 2, 3], [4, 5, 6]], dtype=np.float32), "w")
+save("relu_add", [
+    helper.make_node("Relu", ["x"], ["r"], name="relu"),
+    helper.make_node("Add", ["r", "w"], ["y"], name="add"),
+], [f32("x", [2, 3])], [f32("y", [2, 3])], [w])
+
+# x as a TensorProto with typed float_data, and one with raw_data of the
+# wrong shape.
+x = helper.make_tensor("x", TensorProto.FLOAT, [2, 3],
+                       [-1.0, 2.0, -3.0, 4.0, -5.0, 6.0])
+with open(os.path.join(HERE, "x_typed.pb"), "wb") as f:
+    f.write(x.SerializeToString())
+bad = numpy_helper.from_array(np.ones([3, 2], dtype=np.float32), "x")
+with open(os.path.join(HERE, "x_3x2.pb"), "wb") as f:
+    f.write(bad.SerializeToString())
+
+# An op Fuse does not import.
+save("unsupported_op", [
+    helper.make_node("Conv", ["x", "k"], ["y"], name="conv0"),
+], [f32("x", [1, 1, 4, 4]), f32("k", [1, 1, 3, 3])], [f32("y", [1, 1, 2, 2])])
+
+# An attribute Fuse does not understand (not a valid ONNX attribute either).
+save("unsupported_attr", [
+    helper.make_node("Softmax", ["x"], ["y"], name="sm", axis=-1,
+                     temperature=2.0),
+], [f32("x", [2, 3])], [f32("y", [2, 3])], check=False)
+
+# Dynamic dimensions: a named one and an unnamed one.
+save("dynamic", [
+    helper.make_node("Relu", ["x"], ["y"], name="relu"),
+], [f32("x", ["batch", 8])], [f32("y", ["batch", 8])])
+unnamed = helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 8])
+save("dynamic_unnamed", [
+    helper.make_node("Relu", ["x"], ["y"], name="relu"),
+], [unnamed], [f32("y", [None, 8])])
+
+# An element type Fuse does not have.
+save("uint8_input", [
+    helper.make_node("Add", ["x", "x"], ["y"], name="add"),
+], [helper.make_tensor_value_info("x", TensorProto.UINT8, [4])],
+    [helper.make_tensor_value_info("y", TensorProto.UINT8, [4])])
+
+# A shape that is only known at run time.
+save("runtime_shape", [
+    helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape"),
+], [f32("x", [2, 3]), helper.make_tensor_value_info("shape", TensorProto.INT64,
+                                                     [2])],
+    [f32("y", [3, 2])])
+
+# Opset 11 Softmax: coerced to 2-D at axis 1 (not the last axis alone).
+save("softmax_opset11", [
+    helper.make_node("Softmax", ["x"], ["y"], name="sm"),
+], [f32("x", [2, 3, 4])], [f32("y", [2, 3, 4])], opset=11)
