@@ -245,6 +245,8 @@ private:
       return emit(reshape.getOperand(), index);
     if (auto constant = dyn_cast<fd::ConstantOp>(op))
       return emitConstant(constant);
+    if (auto matmul = dyn_cast<fd::MatmulOp>(op))
+      return emitMatmul(matmul, index);
     if (!op->hasTrait<OpTrait::Elementwise>())
       return unsupported(op, "it is not elementwise and not an index map");
     SmallVector<Value> operands;
@@ -427,6 +429,122 @@ private:
         b, loc, stepType, DenseElementsAttr::get(stepType, ArrayRef(steps)));
     Value lanes = arith::AddIOp::create(b, loc, base, step);
     return {Index::Lanes, applyMap(lanes, map)};
+  }
+
+  /// index * stride on i64 scalars or vectors alike.
+  Value scaled(Value x, int64_t stride) {
+    if (stride == 1)
+      return x;
+    Value c = isa<VectorType>(x.getType())
+                  ? constantVector(b.getI64Type(), stride)
+                  : i64(stride);
+    return arith::MulIOp::create(b, loc, x, c);
+  }
+
+  /// The matmul's value at `index` of its result: a dot product over K
+  /// whose operands are emitted (prologue included) at their own positions.
+  /// When the lanes lie in one row of the result, the lhs element is one
+  /// load broadcast to every lane and the rhs is contiguous (one 128-bit
+  /// load when aligned, unless transposed); otherwise both are gathers.
+  FailureOr<Value> emitMatmul(fd::MatmulOp op, Index index) {
+    Type compute = computeType(elementTypeOf(op.getResult()));
+    if (!isa<FloatType>(compute))
+      return unsupported(op, "integer matmuls are not supported yet");
+    ArrayRef<int64_t> c = shapeOf(op.getResult());
+    ArrayRef<int64_t> lhs = shapeOf(op.getLhs()), rhs = shapeOf(op.getRhs());
+    int64_t m = c[c.size() - 2], n = c.back();
+    int64_t k = op.getTransposeA() ? lhs[lhs.size() - 2] : lhs.back();
+    // Strides of (batch, i, k) in lhs and (batch, k, j) in rhs; a rank-2
+    // operand is shared across the batch.
+    int64_t lhsBatch = lhs.size() > 2 ? m * k : 0;
+    int64_t lhsI = op.getTransposeA() ? 1 : k,
+            lhsK = op.getTransposeA() ? m : 1;
+    int64_t rhsBatch = rhs.size() > 2 ? k * n : 0;
+    int64_t rhsK = op.getTransposeB() ? 1 : n,
+            rhsJ = op.getTransposeB() ? k : 1;
+
+    bool oneRow =
+        width != 1 && index.kind == Index::Contiguous && n % index.block == 0;
+    // Positions in the result: a scalar (one lane, or the first lane of a
+    // row) or one per lane.
+    Value position = index.value;
+    if (width != 1 && !oneRow) {
+      auto laneType = VectorType::get({width}, b.getI64Type());
+      if (index.kind == Index::Uniform)
+        position = vector::BroadcastOp::create(b, loc, laneType, position);
+      if (index.kind == Index::Contiguous)
+        position = arith::AddIOp::create(
+            b, loc, vector::BroadcastOp::create(b, loc, laneType, position),
+            laneSteps());
+    }
+    bool isVector = isa<VectorType>(position.getType());
+    auto c64 = [&](int64_t v) {
+      return isVector ? constantVector(b.getI64Type(), v) : i64(v);
+    };
+    Value batch = arith::DivUIOp::create(b, loc, position, c64(m * n));
+    Value i = arith::RemUIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, position, c64(n)), c64(m));
+    Value j = arith::RemUIOp::create(b, loc, position, c64(n));
+    Value lhsBase =
+        arith::AddIOp::create(b, loc, scaled(batch, lhsBatch), scaled(i, lhsI));
+    Value rhsBase =
+        arith::AddIOp::create(b, loc, scaled(batch, rhsBatch), scaled(j, rhsJ));
+    Index::Kind lhsKind = isVector ? Index::Lanes : Index::Uniform;
+    Index::Kind rhsKind = lhsKind;
+    if (oneRow && rhsJ == 1) {
+      rhsKind = Index::Contiguous;
+    } else if (oneRow) {
+      // Transposed rhs: lanes j..j+W-1 are K apart.
+      auto laneType = VectorType::get({width}, b.getI64Type());
+      rhsBase = arith::AddIOp::create(
+          b, loc, vector::BroadcastOp::create(b, loc, laneType, rhsBase),
+          scaled(laneSteps(), rhsJ));
+      rhsKind = Index::Lanes;
+    }
+    bool rhsAligned = index.aligned && n % width == 0;
+
+    Value init = constant(compute, 0.0);
+    bool failedBody = false;
+    auto loop = scf::ForOp::create(
+        b, loc, i64(0), i64(k), i64(1), ValueRange{init},
+        [&](OpBuilder &nested, Location nestedLoc, Value kk, ValueRange acc) {
+          RegionEmitter inner(nested, nestedLoc, width, argPointers);
+          for (auto [value, known] : seeded)
+            inner.seed(value, known);
+          auto at = [&](Value base, int64_t stride) -> Value {
+            Value offset = inner.scaled(kk, stride);
+            if (isa<VectorType>(base.getType()))
+              offset = vector::BroadcastOp::create(nested, nestedLoc,
+                                                   base.getType(), offset);
+            return arith::AddIOp::create(nested, nestedLoc, base, offset);
+          };
+          FailureOr<Value> a =
+              inner.emit(op.getLhs(), {lhsKind, at(lhsBase, lhsK)});
+          FailureOr<Value> bv =
+              inner.emit(op.getRhs(),
+                         {rhsKind, at(rhsBase, rhsK), index.block, rhsAligned});
+          if (failed(a) || failed(bv)) {
+            failedBody = true;
+            scf::YieldOp::create(nested, nestedLoc, acc);
+            return;
+          }
+          scf::YieldOp::create(
+              nested, nestedLoc,
+              Value(math::FmaOp::create(nested, nestedLoc, *a, *bv, acc[0])));
+        });
+    if (failedBody)
+      return failure();
+    return loop.getResult(0);
+  }
+
+  /// [0, 1, ..., W-1] as i64 lanes.
+  Value laneSteps() {
+    SmallVector<int64_t> steps;
+    for (unsigned lane = 0; lane < width; ++lane)
+      steps.push_back(lane);
+    auto type = VectorType::get({width}, b.getI64Type());
+    return arith::ConstantOp::create(
+        b, loc, type, DenseElementsAttr::get(type, ArrayRef(steps)));
   }
 
   FailureOr<Value> emitConstant(fd::ConstantOp op) {
@@ -926,8 +1044,12 @@ LogicalResult checkYields(fd::FusionOp fusion, int64_t domain) {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// Pointwise kernels, and matmul kernels in the same form: every output
+/// element (4 per step) pulls its dot product through the epilogue's index
+/// maps, with the prologue applied on load.
 FailureOr<GpuFusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
-                                          StringRef prefix) {
+                                          StringRef prefix,
+                                          ScheduleKind schedule) {
   auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
   if (yield.getValues().empty())
     return GpuFusionKernels{};
@@ -936,7 +1058,9 @@ FailureOr<GpuFusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
     return failure();
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
-  std::string name = (prefix + "_pointwise").str();
+  std::string name =
+      (prefix + (schedule == ScheduleKind::Matmul ? "_matmul" : "_pointwise"))
+          .str();
   unsigned numResults = yield.getValues().size();
   KernelPointers pointers =
       createKernel(b, module, fusion, name, numResults, /*scratch=*/false,
@@ -968,7 +1092,7 @@ FailureOr<GpuFusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
   GpuKernelPlan plan;
   plan.entry = name;
   plan.module = name + "_module";
-  plan.schedule = ScheduleKind::Pointwise;
+  plan.schedule = schedule;
   int64_t steps = std::max<int64_t>(1, ceilDiv(domain, kGpuVectorWidth));
   plan.launch.gridX = uint32_t(std::clamp<int64_t>(
       ceilDiv(steps, kGpuBlockSize), 1, kMaxPointwiseBlocks));
@@ -1379,7 +1503,9 @@ FailureOr<GpuFusionKernels> emitGpuKernels(fd::FusionOp fusion, ModuleOp module,
                                            StringRef namePrefix) {
   switch (fusion.getKind()) {
   case fd::ScheduleKind::pointwise:
-    return emitPointwise(fusion, module, namePrefix);
+    return emitPointwise(fusion, module, namePrefix, ScheduleKind::Pointwise);
+  case fd::ScheduleKind::matmul:
+    return emitPointwise(fusion, module, namePrefix, ScheduleKind::Matmul);
   case fd::ScheduleKind::full_reduction:
     return emitFullReduction(fusion, module, namePrefix);
   case fd::ScheduleKind::row_reduction:

@@ -131,17 +131,54 @@ TEST_P(GpuCodegen, SoftmaxRowsOneBlockPerRow) {
   }
 }
 
+TEST_P(GpuCodegen, MatmulWithBiasEpilogue) {
+  requireToolkit();
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F32, {6, 40}}, "x");
+  TensorId w = b.input({ElementType::F32, {40, 24}}, "w");
+  TensorId bias = b.input({ElementType::F32, {24}}, "bias");
+  TensorId y = b.add(b.matmul(x, w), b.broadcast(bias, {6, 24}, {1}));
+  b.output(b.tanh(y), "y");
+  Expected<Compilation> compiled =
+      compiler().compile(*b.finish(), target(), CompileOptions{});
+  ASSERT_TRUE(compiled.ok()) << compiled.message();
+  const Bundle &bundle = compiled->bundle;
+  ASSERT_EQ(bundle.kernels.size(), 1u);
+  const BundleKernel &kernel = bundle.kernels[0];
+  EXPECT_EQ(kernel.schedule, ScheduleKind::Matmul);
+  EXPECT_EQ(kernel.entry, "fuse_k0_matmul");
+  EXPECT_EQ(kernel.launch.gridX, 1u);
+  EXPECT_EQ(kernel.bindings.size(), 4u);
+  std::string ptx = payloadText(kernel);
+  EXPECT_NE(ptx.find("fma.rn.f32"), std::string::npos);
+  EXPECT_EQ(ptx.find(".extern"), std::string::npos);
+}
+
 TEST_P(GpuCodegen, UnsupportedKernelNamesOpAndSchedule) {
   GraphBuilder b;
-  TensorId x = b.input({ElementType::F32, {4, 8}}, "x");
-  TensorId w = b.input({ElementType::F32, {8, 3}}, "w");
+  TensorId x = b.input({ElementType::F32, {64, 8}}, "x");
+  b.output(b.reduce(ReduceKind::Sum, x, {0}), "column_sums");
+  Expected<Compilation> compiled =
+      compiler().compile(*b.finish(), target(), CompileOptions{});
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_NE(compiled.message().find("fuse.reduce"), std::string::npos)
+      << compiled.message();
+  EXPECT_NE(compiled.message().find("column_reduction schedule"),
+            std::string::npos)
+      << compiled.message();
+}
+
+TEST_P(GpuCodegen, IntegerMatmulIsAnError) {
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::I32, {4, 8}}, "x");
+  TensorId w = b.input({ElementType::I32, {8, 3}}, "w");
   b.output(b.matmul(x, w), "y");
   Expected<Compilation> compiled =
       compiler().compile(*b.finish(), target(), CompileOptions{});
   ASSERT_FALSE(compiled.ok());
   EXPECT_NE(compiled.message().find("fuse.matmul"), std::string::npos)
       << compiled.message();
-  EXPECT_NE(compiled.message().find("matmul schedule"), std::string::npos)
+  EXPECT_NE(compiled.message().find("matmul kernel"), std::string::npos)
       << compiled.message();
 }
 
