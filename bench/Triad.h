@@ -1,0 +1,43 @@
+//===- Triad.h - This machine's memory bandwidth ----------------*- C++ -*-===//
+//
+// A STREAM-like triad, a[i] = b[i] + s * c[i], on three arrays of doubles
+// spread over threads that each touch their own slice first (so the pages
+// live next to the thread that streams them). Every percentage the benchmark
+// reports is against the figure measured in the same run, because the
+// bandwidth of a shared machine moves between runs.
+//
+// With plain stores the CPU also reads each line of `a` before writing it
+// (write-allocate), traffic STREAM does not count; with streaming
+// (non-temporal) stores it does not. Kernels that write with streaming
+// stores can therefore pass the plain figure, so the streaming one is the
+// limit the benchmark reports against, and the plain one is shown beside it.
+//
+// Never asserts anything about the figure it measures.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_BENCH_TRIAD_H
+#define FUSE_BENCH_TRIAD_H
+
+#include <cstdint>
+
+namespace fuse::bench {
+
+struct TriadResult {
+  /// Bytes moved per pass over bytes per second, STREAM's convention: two
+  /// arrays read and one written, write-allocate traffic not counted.
+  double bestGBps = 0;
+  double medianGBps = 0;
+  std::uint64_t arrayBytes = 0;
+  unsigned threads = 0;
+  unsigned passes = 0;
+};
+
+/// `arrayBytes` per array, `threads` threads (0: one per hardware thread),
+/// `passes` timed passes after one warm-up, with streaming or plain stores.
+TriadResult measureTriad(std::uint64_t arrayBytes, unsigned threads,
+                         unsigned passes, bool streamingStores);
+
+} // namespace fuse::bench
+
+#endif // FUSE_BENCH_TRIAD_H

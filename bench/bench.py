@@ -1,0 +1,317 @@
+#!/usr/bin/env python3
+"""Fuse against this machine's memory bandwidth and against its peers.
+
+Runs fuse-bench (the triad, then each workload fused and unfused on the host
+runtime), then the same workloads in numpy, PyTorch eager, torch.compile and
+onnxruntime where they are installed (peers.py, one process per peer), and
+writes bench/results/results.md, results.json and chart.png. Every
+percentage is against the triad figure of the same run; every ratio is the
+peer's median time over Fuse's (above 1: Fuse is faster). Nothing here
+asserts a timing.
+"""
+
+import argparse
+import datetime
+import importlib.util
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PEERS = ["numpy", "torch", "torch.compile", "onnxruntime"]
+PEER_MODULES = {"numpy": ["numpy"], "torch": ["torch"], "torch.compile": ["torch"], "onnxruntime": ["onnxruntime", "onnx"]}
+PEER_TIMEOUT_S = 600
+
+# The issue's targets, reported next to what was measured.
+PCT_TARGET = {"bandwidth": 90, "transcendental": 80}
+SPEEDUP_TARGETS = {"torch": 3.0, "numpy": 5.0}
+SPEEDUP_WORKLOADS = {"gelu", "softmax", "layernorm"}
+
+
+def log(message):
+    print(f"bench.py: {message}", file=sys.stderr, flush=True)
+
+
+def run_fuse_bench(args):
+    command = [args.fuse_bench] + (["--quick"] if args.quick else []) + ["--runs", str(args.runs)]
+    log("running " + " ".join(command))
+    done = subprocess.run(command, stdout=subprocess.PIPE, text=True)
+    records = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    if done.returncode != 0:
+        log(f"fuse-bench exited {done.returncode}; its records are reported as they are")
+    return records
+
+
+def run_peer(peer, spec_path):
+    missing = [m for m in PEER_MODULES[peer] if importlib.util.find_spec(m) is None]
+    if missing:
+        return {"status": "not installed", "detail": ", ".join(missing) + " not installed"}
+    env = dict(os.environ)
+    if peer == "numpy":
+        # These pin OpenBLAS to a slower kernel on this processor (they are
+        # set for older OpenBLAS builds); numpy's benchmark runs without them.
+        env.pop("OPENBLAS_CORETYPE", None)
+        env.pop("OPENBLAS_L2_SIZE", None)
+    log(f"running {peer}...")
+    try:
+        done = subprocess.run(
+            [sys.executable, os.path.join(HERE, "peers.py"), peer, spec_path],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            timeout=PEER_TIMEOUT_S,
+        )
+    except subprocess.TimeoutExpired:
+        return {"status": "error", "detail": f"timed out after {PEER_TIMEOUT_S} s"}
+    if done.returncode != 0:
+        tail = done.stderr.strip().splitlines()[-1:] or ["no message"]
+        return {"status": "error", "detail": f"exit {done.returncode}: {tail[0][:300]}"}
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result["status"] = "ok"
+    return result
+
+
+def fmt_ms(ms):
+    return f"{ms:.3g}" if ms < 100 else f"{ms:.0f}"
+
+
+def build_results(records, peers, args):
+    machine = next(r for r in records if r.get("record") == "machine")
+    triad = machine["triad_gbps"]
+    workloads = []
+    for record in records:
+        if record.get("record") != "workload":
+            continue
+        entry = {k: record.get(k) for k in ("name", "title", "bound", "status", "reason", "bytes", "flops", "input_shapes")}
+        entry["fuse"] = record.get("fused")
+        entry["fuse_unfused"] = record.get("unfused")
+        for key in ("cold_start_ms", "warm_start_ms", "warm_start_cache_hit", "start_title"):
+            entry[key] = record.get(key)
+        entry["peers"], entry["ratio"] = {}, {}
+        for peer, result in peers.items():
+            if result["status"] != "ok":
+                entry["peers"][peer] = {"status": result["status"]}
+                continue
+            value = result["results"].get(record["name"], {"error": "not run"})
+            if "error" in value:
+                entry["peers"][peer] = {"status": "error", "detail": value["error"]}
+                continue
+            ms = value["run_ms_median"]
+            figures = {"status": "ok", "run_ms_median": ms, "run_ms_min": value["run_ms_min"]}
+            if entry["bytes"]:
+                gbps = entry["bytes"] / (ms * 1e-3) / 1e9
+                figures.update(gbps=gbps, pct_triad=100 * gbps / triad)
+            entry["peers"][peer] = figures
+            if entry["fuse"]:
+                entry["ratio"][peer] = ms / entry["fuse"]["run_ms_median"]
+        workloads.append(entry)
+    peer_info = {
+        peer: ({"status": "ok", **result.get("info", {})} if result["status"] == "ok" else result)
+        for peer, result in peers.items()
+    }
+    compile_total = sum(w["fuse"]["compile_ms"] for w in workloads if w["fuse"])
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": {
+            "cpu": machine["cpu"],
+            "cores": machine["cores"],
+            "target": machine["target"],
+            "triad_gbps": triad,
+            "triad_median_gbps": machine["triad_median_gbps"],
+            "triad_array_mib": machine["triad_array_mib"],
+            "platform": platform.platform(),
+        },
+        "quick": args.quick,
+        "runs": args.runs,
+        "peers": peer_info,
+        "workloads": workloads,
+        "fuse_compile_ms_total": compile_total,
+    }
+
+
+def peer_cell(entry, peer):
+    figures = entry["peers"].get(peer, {"status": "not run"})
+    if figures["status"] != "ok":
+        return figures["status"]
+    ratio = entry["ratio"].get(peer)
+    text = fmt_ms(figures["run_ms_median"]) + " ms"
+    return text + (f" ({ratio:.2f}x)" if ratio is not None else "")
+
+
+def target_text(entry):
+    target = PCT_TARGET.get(entry["bound"])
+    if not target or not entry["fuse"]:
+        return ""
+    pct = entry["fuse"]["pct_triad"]
+    return f"{pct:.0f}% (target >= {target}%: {'met' if pct >= target else 'not met'})"
+
+
+def markdown(results):
+    m = results["machine"]
+    lines = [
+        "# Fuse CPU benchmark",
+        "",
+        f"- date: {results['date']}",
+        f"- machine: {m['cpu']}, {m['cores']} cores, target {m['target']} ({m['platform']})",
+        f"- memory bandwidth (triad, 3 arrays of {m['triad_array_mib']} MiB, {m['cores']} threads): "
+        f"best {m['triad_gbps']:.1f} GB/s, median {m['triad_median_gbps']:.1f} GB/s; every % below is of the best",
+        f"- median of {results['runs']} runs after warm-up; Fuse times the kernels only (inputs uploaded once); "
+        "peers time one call each (outputs in new memory, as they allocate by default)",
+        "- GB/s counts each graph input read once and each output written once; ratio = peer time / Fuse time "
+        "(above 1: Fuse is faster)",
+        "- this is a shared 2-core virtual machine: other processes (compiles) may have run during the "
+        "measurement, so the numbers are noisy",
+    ]
+    if results["quick"]:
+        lines.append("- QUICK RUN: small sizes, not the issue's")
+    lines.append("")
+    peers = [p for p in PEERS if p in results["peers"]]
+    header = ["workload", "Fuse fused", "GB/s", "% of triad", "Fuse unfused"] + peers
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("|" + "---|" * len(header))
+    for w in results["workloads"]:
+        if not w["fuse"]:
+            reason = (w.get("reason") or "").replace("|", "\\|")[:160]
+            cells = [w["title"], f"not supported yet ({reason})"] + [""] * 3 + [""] * len(peers)
+        else:
+            f, u = w["fuse"], w["fuse_unfused"]
+            cells = [
+                w["title"],
+                f"{fmt_ms(f['run_ms_median'])} ms, {f['kernels']} kernel{'s' if f['kernels'] != 1 else ''}",
+                f"{f['gbps']:.1f}" + (f" ({f['gflops']:.0f} GFLOP/s)" if f.get("gflops") else ""),
+                target_text(w) or f"{f['pct_triad']:.0f}%",
+                f"{fmt_ms(u['run_ms_median'])} ms, {u['kernels']} kernels" if u else "error",
+            ] + [peer_cell(w, p) for p in peers]
+        lines.append("| " + " | ".join(str(c) for c in cells) + " |")
+    lines += ["", "## Targets of the issue", ""]
+    for w in results["workloads"]:
+        if not w["fuse"]:
+            lines.append(f"- {w['name']}: not supported yet by the host compiler")
+            continue
+        parts = []
+        if w["bound"] in PCT_TARGET:
+            parts.append(target_text(w))
+        if w["name"] in SPEEDUP_WORKLOADS:
+            for peer, target in SPEEDUP_TARGETS.items():
+                ratio = w["ratio"].get(peer)
+                name = "PyTorch eager" if peer == "torch" else peer
+                if ratio is None:
+                    parts.append(f"vs {name}: not measured")
+                else:
+                    parts.append(f"{ratio:.2f}x {name} (target >= {target:g}x: {'met' if ratio >= target else 'not met'})")
+        for peer in ("onnxruntime", "torch.compile"):
+            ratio = w["ratio"].get(peer)
+            if ratio is not None:
+                parts.append(f"{ratio:.2f}x {peer} (target > 1x: {'met' if ratio > 1 else 'not met'})")
+        lines.append(f"- {w['name']}: " + "; ".join(parts))
+    lines += ["", "## Compile and start", ""]
+    lines.append("| workload | fused kernels | cold compile ms (per kernel) | unfused kernels | cold compile ms (per kernel) "
+                 "| new process, cold cache ms | new process, warm cache ms |")
+    lines.append("|---|---|---|---|---|---|---|")
+    for w in results["workloads"]:
+        if not w["fuse"]:
+            continue
+        f, u = w["fuse"], w["fuse_unfused"] or {}
+        lines.append(
+            f"| {w['name']} | {f['kernels']} | {f['compile_ms']:.0f} ({f['compile_ms_per_kernel']:.0f}) | "
+            f"{u.get('kernels', '')} | "
+            + (f"{u['compile_ms']:.0f} ({u['compile_ms_per_kernel']:.0f})" if u else "")
+            + f" | {w['cold_start_ms'] or 0:.0f} | {w['warm_start_ms'] or 0:.0f}"
+            + ("" if w.get("warm_start_cache_hit") else " (cache miss!)")
+            + " |"
+        )
+    lines.append("")
+    lines.append("New-process times are whole `fuse-run MODEL --cache-dir DIR` runs (start, cache lookup, load, "
+                 "random inputs, one run, exit) on the small shape of each workload (`--quick` sizes); "
+                 "the second run finds the bundle in the cache.")
+    lines.append("Per-op recording overhead of the lazy API: not measured (the lazy engine is not there yet).")
+    lines += ["", "## Peers", ""]
+    for peer, info in results["peers"].items():
+        detail = {k: v for k, v in info.items() if k not in ("status", "compile_ms")}
+        lines.append(f"- {peer}: {info['status']}" + (f" {json.dumps(detail)}" if detail else ""))
+    return "\n".join(lines) + "\n"
+
+
+def chart(results, path):
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log("matplotlib not installed: no chart")
+        return False
+    workloads = [w for w in results["workloads"] if w["fuse"] and w["bytes"]]
+    systems = ["Fuse", "Fuse unfused"] + [p for p in PEERS if results["peers"].get(p, {}).get("status") == "ok"]
+    fig, ax = plt.subplots(figsize=(11, 5))
+    width = 0.8 / len(systems)
+    for i, system in enumerate(systems):
+        values = []
+        for w in workloads:
+            if system == "Fuse":
+                values.append(w["fuse"]["gbps"])
+            elif system == "Fuse unfused":
+                values.append((w["fuse_unfused"] or {}).get("gbps", 0))
+            else:
+                values.append(w["peers"].get(system, {}).get("gbps", 0))
+        ax.bar([x + i * width for x in range(len(workloads))], values, width, label=system)
+    ax.axhline(results["machine"]["triad_gbps"], color="black", linestyle="--", label="triad")
+    ax.set_xticks([x + width * (len(systems) - 1) / 2 for x in range(len(workloads))])
+    ax.set_xticklabels([w["name"] for w in workloads])
+    ax.set_ylabel("GB/s (inputs read once, outputs written once)")
+    m = results["machine"]
+    ax.set_title(f"Fuse vs peers, {m['cpu']}, {m['cores']} cores, {results['date']}")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    return True
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--fuse-bench", default=os.path.join(ROOT, "build", "bin", "fuse-bench"))
+    parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    parser.add_argument("--runs", type=int, default=None, help="timed runs per workload (default 10, quick 2)")
+    parser.add_argument("--peers", default=",".join(PEERS), help="comma-separated peers to run")
+    parser.add_argument("--output-dir", default=os.path.join(HERE, "results"))
+    args = parser.parse_args()
+    if args.runs is None:
+        args.runs = 2 if args.quick else 10
+
+    records = run_fuse_bench(args)
+    workloads = [r for r in records if r.get("record") == "workload"]
+    spec = {
+        "warmup": 1 if args.quick else 2,
+        "runs": args.runs,
+        "workloads": [{k: w[k] for k in ("name", "input_shapes", "params")} for w in workloads],
+    }
+    peers = {}
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(spec, f)
+        spec_path = f.name
+    try:
+        for peer in args.peers.split(","):
+            if peer:
+                peers[peer] = run_peer(peer, spec_path)
+    finally:
+        os.unlink(spec_path)
+
+    results = build_results(records, peers, args)
+    os.makedirs(args.output_dir, exist_ok=True)
+    with open(os.path.join(args.output_dir, "results.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    text = markdown(results)
+    with open(os.path.join(args.output_dir, "results.md"), "w") as f:
+        f.write(text)
+    chart(results, os.path.join(args.output_dir, "chart.png"))
+    print(text)
+    log(f"wrote {args.output_dir}/results.md, results.json, chart.png")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,668 @@
+//===- fuse-bench.cpp - Fuse against this machine's memory bandwidth ------===//
+//
+//   fuse-bench [--quick] [--runs N] [--warmup N] [--only NAME,...]
+//              [--triad-mib N] [--fuse-run PATH] [--no-start] [--check]
+//
+// Measures this machine's memory bandwidth (a STREAM-like triad), then for
+// each workload of Workloads.h: compiles it with the HostCompiler, fused and
+// with enableFusion=false (cold compile time per kernel); uploads the inputs
+// once and times only the kernels on the HostRuntime (median of `--runs`
+// runs after `--warmup`); reports GB/s (each graph input read once, each
+// graph output written once) and the percentage of the triad figure; and
+// times a new fuse-run process that finds the bundle in a warm cache (the
+// time to first result). A workload the host compiler cannot compile yet is
+// a record with status "unsupported" and the compiler's reason.
+//
+// Output: one JSON object per line on stdout (records "machine",
+// "workload", "done"); progress on stderr. `--quick` runs small sizes twice,
+// for the smoke test, and checks each output against the reference runtime.
+// Timings are reported, never asserted.
+//
+//===----------------------------------------------------------------------===//
+
+#include "bench/Triad.h"
+#include "bench/Workloads.h"
+
+#include "compiler/HostCompiler.h"
+#include "runtime/cache/Bundle.h"
+#include "runtime/device/HostIsa.h"
+#include "runtime/device/HostRuntime.h"
+#include "runtime/device/ReferenceRuntime.h"
+#include "runtime/device/RunBundle.h"
+#include "runtime/ir/Numerics.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+using namespace fuse;
+using namespace fuse::bench;
+using device::TensorBytes;
+
+namespace {
+
+struct Options {
+  bool quick = false;
+  unsigned runs = 10;
+  unsigned warmup = 2;
+  std::vector<std::string> only;
+  std::uint64_t triadMiB = 256;
+  std::string fuseRun;
+  bool start = true;
+  bool check = false;
+};
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start)
+      .count();
+}
+
+void progress(const std::string &message) {
+  std::cerr << "fuse-bench: " << message << std::endl;
+}
+
+std::string jsonString(const std::string &text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if ((unsigned char)c < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", unsigned(c));
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string jsonNumber(std::optional<double> value) {
+  if (!value || !std::isfinite(*value))
+    return "null";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", *value);
+  return buffer;
+}
+
+/// One JSON object built field by field, in order.
+class JsonObject {
+public:
+  JsonObject &raw(const std::string &key, const std::string &value) {
+    text += (text.empty() ? "" : ", ") + jsonString(key) + ": " + value;
+    return *this;
+  }
+  JsonObject &str(const std::string &key, const std::string &value) {
+    return raw(key, jsonString(value));
+  }
+  JsonObject &num(const std::string &key, std::optional<double> value) {
+    return raw(key, jsonNumber(value));
+  }
+  JsonObject &boolean(const std::string &key, bool value) {
+    return raw(key, value ? "true" : "false");
+  }
+  std::string toString() const { return "{" + text + "}"; }
+
+private:
+  std::string text;
+};
+
+std::string cpuModel() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line))
+    if (line.rfind("model name", 0) == 0) {
+      std::size_t colon = line.find(':');
+      if (colon != std::string::npos)
+        return line.substr(line.find_first_not_of(" \t", colon + 1));
+    }
+  return "unknown";
+}
+
+/// fuse-run beside this executable.
+std::string defaultFuseRun() {
+  std::error_code ec;
+  std::filesystem::path self =
+      std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec)
+    return "fuse-run";
+  return (self.parent_path() / "fuse-run").string();
+}
+
+/// Deterministic f32 inputs in [-2, 2] without (-0.125, 0.125): no division
+/// by zero, no log of zero; fast enough for 2^26 elements.
+TensorBytes randomF32(std::int64_t count, std::uint64_t seed) {
+  TensorBytes bytes(std::size_t(count) * sizeof(float));
+  auto *values = reinterpret_cast<float *>(bytes.data());
+  std::uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (std::int64_t i = 0; i < count; ++i) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    float unit = float(state >> 40) / float(1 << 24);
+    float magnitude = 0.125f + 1.875f * unit;
+    values[i] = (state & 1) ? -magnitude : magnitude;
+  }
+  return bytes;
+}
+
+std::string shapeJson(const std::vector<std::int64_t> &shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+std::string describe(const device::Error &error) {
+  return std::string(device::errorCodeName(error.code)) + ": " + error.message;
+}
+
+struct Timing {
+  double medianMs = 0, minMs = 0;
+  std::vector<TensorBytes> outputs;
+};
+
+/// Uploads the inputs once, then times `runs` submissions of the kernels
+/// alone (after `warmup` untimed ones), each waited for; reads the outputs
+/// back once at the end.
+Expected<Timing> timeKernels(device::HostRuntime &runtime, const Bundle &bundle,
+                             const std::vector<TensorBytes> &inputs,
+                             unsigned warmup, unsigned runs) {
+  auto fail = [](const std::string &what, const device::Error &error) {
+    return Status::error(what + ": " + describe(error));
+  };
+  auto bytesOf = [&](TensorId tensor) {
+    return std::max<std::uint64_t>(bundle.graph.typeOf(tensor).byteSize(), 1);
+  };
+  std::vector<std::optional<std::uint32_t>> aliasOf(bundle.outputs.size());
+  for (const OutputAlias &alias : bundle.aliases)
+    aliasOf[alias.output] = alias.input;
+  std::uint64_t total = bundle.memoryPlan.peakBytes;
+  for (TensorId input : bundle.inputs)
+    total += bytesOf(input);
+  for (std::size_t o = 0; o < bundle.outputs.size(); ++o)
+    if (!aliasOf[o])
+      total += bytesOf(bundle.outputs[o]);
+  device::DeviceResult<device::AllocationPermit> permit =
+      runtime.reserve(total);
+  if (!permit.ok())
+    return fail("reserve", permit.error());
+  auto allocate = [&](std::uint64_t bytes) {
+    return runtime.allocate(*permit, bytes);
+  };
+  std::vector<device::Buffer> inputBuffers, outputBuffers;
+  for (TensorId input : bundle.inputs) {
+    auto buffer = allocate(bytesOf(input));
+    if (!buffer.ok())
+      return fail("allocate", buffer.error());
+    inputBuffers.push_back(*buffer);
+  }
+  for (std::size_t o = 0; o < bundle.outputs.size(); ++o) {
+    if (aliasOf[o]) {
+      outputBuffers.push_back(inputBuffers[*aliasOf[o]]);
+      continue;
+    }
+    auto buffer = allocate(bytesOf(bundle.outputs[o]));
+    if (!buffer.ok())
+      return fail("allocate", buffer.error());
+    outputBuffers.push_back(*buffer);
+  }
+  device::Buffer arena;
+  if (bundle.memoryPlan.peakBytes) {
+    auto buffer = allocate(bundle.memoryPlan.peakBytes);
+    if (!buffer.ok())
+      return fail("allocate", buffer.error());
+    arena = *buffer;
+  }
+  device::DeviceResult<device::Executable> executable = runtime.load(bundle);
+  if (!executable.ok())
+    return fail("load", executable.error());
+  device::DeviceResult<device::Stream> stream = runtime.createStream();
+  if (!stream.ok())
+    return fail("stream", stream.error());
+
+  auto submitAndWait = [&](device::CommandBatch batch) -> Status {
+    if (batch.empty())
+      return Status::success();
+    device::SubmitResult submitted = runtime.submit(*stream, std::move(batch));
+    if (!submitted)
+      return fail("submit", submitted.error());
+    auto receipt =
+        runtime.waitFence(submitted.fence(), std::chrono::minutes(10));
+    if (!receipt.ok())
+      return fail("wait", receipt.error());
+    if (const auto *failed = std::get_if<device::FailedButQuiescent>(&*receipt))
+      return fail("run", failed->error);
+    return Status::success();
+  };
+
+  device::CommandBatch upload;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].empty())
+      continue;
+    auto command = runtime.encodeUpload(inputs[i], inputBuffers[i], 0);
+    if (!command.ok())
+      return fail("upload", command.error());
+    upload.add(std::move(*command));
+  }
+  if (Status status = submitAndWait(std::move(upload)); !status.ok())
+    return status;
+
+  auto kernelBatch = [&]() -> Expected<device::CommandBatch> {
+    device::CommandBatch batch;
+    // An output that is an input unchanged is produced by no kernel.
+    for (std::size_t o = 0; o < bundle.outputs.size(); ++o) {
+      auto input = std::find(bundle.inputs.begin(), bundle.inputs.end(),
+                             bundle.outputs[o]);
+      if (input == bundle.inputs.end() || aliasOf[o])
+        continue;
+      auto command = runtime.encodeCopy(
+          inputBuffers[input - bundle.inputs.begin()], outputBuffers[o],
+          device::CopyRegion{0, 0, bytesOf(bundle.outputs[o])});
+      if (!command.ok())
+        return fail("copy", command.error());
+      batch.add(std::move(*command));
+    }
+    for (std::uint32_t k : bundle.launchOrder) {
+      const BundleKernel &kernel = bundle.kernels[k];
+      std::vector<device::BufferBinding> bindings;
+      for (const KernelBinding &binding : kernel.bindings) {
+        switch (binding.kind) {
+        case BindingKind::GraphInput:
+          bindings.push_back({inputBuffers[binding.index], 0,
+                              bytesOf(bundle.inputs[binding.index])});
+          break;
+        case BindingKind::GraphOutput:
+          bindings.push_back({outputBuffers[binding.index], 0,
+                              bytesOf(bundle.outputs[binding.index])});
+          break;
+        case BindingKind::Intermediate: {
+          const ArenaSlice &slice =
+              bundle.memoryPlan.intermediates[binding.index];
+          bindings.push_back({arena, slice.offset, slice.bytes});
+          break;
+        }
+        }
+      }
+      auto command =
+          runtime.encodeLaunch(*executable, k, kernel.launch, bindings);
+      if (!command.ok())
+        return fail("launch", command.error());
+      batch.add(std::move(*command));
+    }
+    return batch;
+  };
+
+  std::vector<double> times;
+  for (unsigned r = 0; r < warmup + runs; ++r) {
+    // Encoding is outside the timed region: it only records the bindings.
+    Expected<device::CommandBatch> batch = kernelBatch();
+    if (!batch.ok())
+      return batch.status();
+    Clock::time_point start = Clock::now();
+    if (Status status = submitAndWait(batch.take()); !status.ok())
+      return status;
+    if (r >= warmup)
+      times.push_back(msSince(start));
+  }
+  std::sort(times.begin(), times.end());
+  Timing timing;
+  timing.minMs = times.front();
+  timing.medianMs =
+      times.size() % 2
+          ? times[times.size() / 2]
+          : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
+  for (std::size_t o = 0; o < bundle.outputs.size(); ++o) {
+    auto data =
+        runtime.readback(*stream, outputBuffers[o], 0,
+                         bundle.graph.typeOf(bundle.outputs[o]).byteSize());
+    if (!data.ok())
+      return fail("readback", data.error());
+    timing.outputs.push_back(std::move(*data));
+  }
+  return timing;
+}
+
+/// A fresh compiler per compilation, so each one is cold.
+Expected<Compilation> compileCold(const Workload &workload,
+                                  const Target &target, bool fusion,
+                                  double &ms) {
+  CompileOptions options;
+  options.enableFusion = fusion;
+  Clock::time_point start = Clock::now();
+  HostCompiler compiler;
+  Expected<Compilation> compilation = compiler.compileSource(
+      workload.mlir, target, options, nullptr, workload.name + ".mlir");
+  ms = msSince(start);
+  return compilation;
+}
+
+std::string firstLine(const std::string &text) {
+  return text.substr(0, text.find('\n'));
+}
+
+/// One variant's figures: kernels, compile and run times, bandwidth.
+std::string variantJson(const Bundle &bundle, double compileMs,
+                        const Timing &timing, unsigned runs, double bytes,
+                        double flops, double triadGBps) {
+  double gbps = bytes / (timing.medianMs * 1e-3) / 1e9;
+  JsonObject object;
+  object.num("kernels", double(bundle.kernels.size()))
+      .num("compile_ms", compileMs)
+      .num("compile_ms_per_kernel",
+           compileMs / double(std::max<std::size_t>(bundle.kernels.size(), 1)))
+      .num("run_ms_median", timing.medianMs)
+      .num("run_ms_min", timing.minMs)
+      .num("runs", double(runs))
+      .num("gbps", gbps)
+      .num("pct_triad", 100.0 * gbps / triadGBps);
+  if (flops > 0)
+    object.num("gflops", flops / (timing.medianMs * 1e-3) / 1e9);
+  return object.toString();
+}
+
+/// Checks every output against the reference runtime under the numerics
+/// policy; empty when they match, else what differs.
+std::string checkAgainstReference(const Bundle &bundle,
+                                  const std::vector<TensorBytes> &inputs,
+                                  const std::vector<TensorBytes> &outputs) {
+  device::ReferenceRuntime reference;
+  Bundle referenceBundle = makeReferenceBundle(bundle.graph);
+  auto expected = device::runBundle(reference, referenceBundle, inputs);
+  if (!expected.ok())
+    return "the reference run failed: " + describe(expected.error());
+  for (std::size_t o = 0; o < outputs.size(); ++o) {
+    const TensorType &type = bundle.graph.typeOf(bundle.outputs[o]);
+    Comparison comparison =
+        compare((*expected)[o].data(), outputs[o].data(), type.elementType,
+                type.numElements(),
+                toleranceForTensor(bundle.graph, bundle.outputs[o]));
+    if (!comparison.ok)
+      return "output " + std::to_string(o) + ": " + comparison.message;
+  }
+  return "";
+}
+
+/// Wall time of `fuse-run FILE --cache-dir DIR --json`, and whether it
+/// found the bundle in the cache.
+std::optional<std::pair<double, bool>>
+timeFuseRun(const std::string &fuseRun, const std::string &model,
+            const std::string &cacheDir, const std::string &outputFile) {
+  std::string command = "'" + fuseRun + "' '" + model + "' --cache-dir '" +
+                        cacheDir + "' --json > '" + outputFile +
+                        "' 2>/dev/null";
+  Clock::time_point start = Clock::now();
+  int status = std::system(command.c_str());
+  double ms = msSince(start);
+  if (status != 0)
+    return std::nullopt;
+  std::ifstream output(outputFile);
+  std::stringstream text;
+  text << output.rdbuf();
+  bool hit = text.str().find("\"cache_hits\": 1") != std::string::npos;
+  return std::make_pair(ms, hit);
+}
+
+int usage(const std::string &message) {
+  std::cerr << "fuse-bench: error: " << message
+            << "\nusage: fuse-bench [--quick] [--runs N] [--warmup N] "
+               "[--only NAME,...] [--triad-mib N] [--fuse-run PATH] "
+               "[--no-start] [--check]\n";
+  return 2;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options;
+  bool runsGiven = false, warmupGiven = false, triadGiven = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&]() -> std::optional<std::string> {
+      if (i + 1 >= argc)
+        return std::nullopt;
+      return std::string(argv[++i]);
+    };
+    auto number = [&](std::uint64_t &out) {
+      std::optional<std::string> text = value();
+      if (!text || text->empty() ||
+          text->find_first_not_of("0123456789") != std::string::npos)
+        return false;
+      out = std::stoull(*text);
+      return true;
+    };
+    std::uint64_t n = 0;
+    if (arg == "--quick") {
+      options.quick = true;
+    } else if (arg == "--runs") {
+      if (!number(n) || n == 0)
+        return usage("--runs needs a positive number");
+      options.runs = unsigned(n);
+      runsGiven = true;
+    } else if (arg == "--warmup") {
+      if (!number(n))
+        return usage("--warmup needs a number");
+      options.warmup = unsigned(n);
+      warmupGiven = true;
+    } else if (arg == "--triad-mib") {
+      if (!number(n) || n == 0)
+        return usage("--triad-mib needs a positive number");
+      options.triadMiB = n;
+      triadGiven = true;
+    } else if (arg == "--only") {
+      std::optional<std::string> list = value();
+      if (!list)
+        return usage("--only needs a list of workload names");
+      std::stringstream names(*list);
+      for (std::string name; std::getline(names, name, ',');)
+        options.only.push_back(name);
+    } else if (arg == "--fuse-run") {
+      std::optional<std::string> path = value();
+      if (!path)
+        return usage("--fuse-run needs a path");
+      options.fuseRun = *path;
+    } else if (arg == "--no-start") {
+      options.start = false;
+    } else if (arg == "--check") {
+      options.check = true;
+    } else {
+      return usage("unknown argument '" + arg + "'");
+    }
+  }
+  if (options.quick) {
+    if (!runsGiven)
+      options.runs = 2;
+    if (!warmupGiven)
+      options.warmup = 1;
+    if (!triadGiven)
+      options.triadMiB = 16;
+    options.check = true;
+  }
+  if (options.fuseRun.empty())
+    options.fuseRun = defaultFuseRun();
+
+  std::vector<Workload> workloads = makeWorkloads(options.quick);
+  std::vector<Workload> small = makeWorkloads(true);
+  for (const std::string &name : options.only)
+    if (std::none_of(workloads.begin(), workloads.end(),
+                     [&](const Workload &w) { return w.name == name; }))
+      return usage("--only: no workload named '" + name + "'");
+
+  std::optional<device::HostIsaLevel> level = device::bestHostIsaLevel();
+  if (!level || *level == device::HostIsaLevel::X86_64_V2) {
+    std::cerr << "fuse-bench: error: this CPU supports neither x86-64-v3 nor "
+                 "x86-64-v4, which host code needs\n";
+    return 2;
+  }
+  Expected<Target> target = Target::parse(device::hostTargetName(*level));
+  if (!target.ok()) {
+    std::cerr << "fuse-bench: error: " << target.message() << "\n";
+    return 2;
+  }
+
+  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  progress("triad on 3 arrays of " + std::to_string(options.triadMiB) +
+           " MiB, " + std::to_string(cores) + " threads...");
+  unsigned passes = options.quick ? 3 : 10;
+  std::uint64_t triadBytes = options.triadMiB << 20;
+  TriadResult triad = measureTriad(triadBytes, cores, passes, true);
+  TriadResult plainTriad = measureTriad(triadBytes, cores, passes, false);
+  std::cout << JsonObject()
+                   .str("record", "machine")
+                   .str("cpu", cpuModel())
+                   .num("cores", double(cores))
+                   .str("target", target->name)
+                   .num("triad_gbps", triad.bestGBps)
+                   .num("triad_median_gbps", triad.medianGBps)
+                   .num("triad_plain_stores_gbps", plainTriad.bestGBps)
+                   .num("triad_array_mib", double(triad.arrayBytes >> 20))
+                   .num("triad_threads", double(triad.threads))
+                   .boolean("quick", options.quick)
+                   .toString()
+            << std::endl;
+
+  std::filesystem::path scratch = std::filesystem::temp_directory_path() /
+                                  ("fuse-bench-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(scratch);
+
+  device::HostRuntime runtime;
+  int failures = 0;
+  for (std::size_t w = 0; w < workloads.size(); ++w) {
+    const Workload &workload = workloads[w];
+    if (!options.only.empty() &&
+        std::find(options.only.begin(), options.only.end(), workload.name) ==
+            options.only.end())
+      continue;
+    JsonObject record;
+    record.str("record", "workload")
+        .str("name", workload.name)
+        .str("title", workload.title)
+        .str("bound", boundName(workload.bound));
+    std::string shapes = "[";
+    for (std::size_t i = 0; i < workload.inputShapes.size(); ++i)
+      shapes += (i ? ", " : "") + shapeJson(workload.inputShapes[i]);
+    record.raw("input_shapes", shapes + "]");
+    JsonObject params;
+    for (const auto &[key, value] : workload.params)
+      params.num(key, double(value));
+    record.raw("params", params.toString());
+
+    progress(workload.name + ": compiling (fused)...");
+    double fusedCompileMs = 0;
+    Expected<Compilation> fused =
+        compileCold(workload, *target, true, fusedCompileMs);
+    if (!fused.ok()) {
+      progress(workload.name + ": not supported: " + fused.message());
+      std::cout << record.str("status", "unsupported")
+                       .str("reason", firstLine(fused.message()))
+                       .toString()
+                << std::endl;
+      continue;
+    }
+    const Bundle &fusedBundle = fused->bundle;
+    double bytes = 0;
+    std::vector<TensorBytes> inputs;
+    for (std::size_t i = 0; i < fusedBundle.inputs.size(); ++i) {
+      const TensorType &type = fusedBundle.graph.typeOf(fusedBundle.inputs[i]);
+      bytes += double(type.byteSize());
+      inputs.push_back(randomF32(type.numElements(), 1 + i));
+    }
+    for (TensorId output : fusedBundle.outputs)
+      bytes += double(fusedBundle.graph.typeOf(output).byteSize());
+    record.num("bytes", bytes);
+    if (workload.flops > 0)
+      record.num("flops", workload.flops);
+
+    progress(workload.name + ": timing " + std::to_string(options.runs) +
+             " runs (fused, " + std::to_string(fusedBundle.kernels.size()) +
+             " kernels)...");
+    Expected<Timing> fusedTiming =
+        timeKernels(runtime, fusedBundle, inputs, options.warmup, options.runs);
+    if (!fusedTiming.ok()) {
+      ++failures;
+      std::cout << record.str("status", "error")
+                       .str("reason", firstLine(fusedTiming.message()))
+                       .toString()
+                << std::endl;
+      continue;
+    }
+    record.raw("fused", variantJson(fusedBundle, fusedCompileMs, *fusedTiming,
+                                    options.runs, bytes, workload.flops,
+                                    triad.bestGBps));
+
+    progress(workload.name + ": compiling and timing without fusion...");
+    double unfusedCompileMs = 0;
+    Expected<Compilation> unfused =
+        compileCold(workload, *target, false, unfusedCompileMs);
+    if (unfused.ok()) {
+      Expected<Timing> unfusedTiming = timeKernels(
+          runtime, unfused->bundle, inputs, options.warmup, options.runs);
+      if (unfusedTiming.ok())
+        record.raw("unfused", variantJson(unfused->bundle, unfusedCompileMs,
+                                          *unfusedTiming, options.runs, bytes,
+                                          workload.flops, triad.bestGBps));
+      else
+        record.str("unfused_error", firstLine(unfusedTiming.message()));
+    } else {
+      record.str("unfused_error", firstLine(unfused.message()));
+    }
+
+    if (options.check) {
+      std::string mismatch =
+          checkAgainstReference(fusedBundle, inputs, fusedTiming->outputs);
+      record.str("check", mismatch.empty() ? "ok" : mismatch);
+      if (!mismatch.empty())
+        ++failures;
+    }
+
+    // A new process finding the bundle in a warm cache, on the small shape:
+    // the first run fills the cache, the second is the one timed.
+    if (options.start) {
+      const Workload &start = small[w];
+      std::filesystem::path model = scratch / (start.name + ".mlir");
+      std::filesystem::path cache = scratch / ("cache-" + start.name);
+      std::ofstream(model) << start.mlir;
+      std::string out = (scratch / "fuse-run.json").string();
+      auto cold =
+          timeFuseRun(options.fuseRun, model.string(), cache.string(), out);
+      auto warm =
+          timeFuseRun(options.fuseRun, model.string(), cache.string(), out);
+      record.str("start_title", start.title);
+      if (cold && warm) {
+        record.num("cold_start_ms", cold->first)
+            .num("warm_start_ms", warm->first)
+            .boolean("warm_start_cache_hit", warm->second);
+      } else {
+        record.str("start_error", "fuse-run failed (" + options.fuseRun + ")");
+      }
+    }
+    std::cout << record.str("status", "ok").toString() << std::endl;
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(scratch, ec);
+  // The same triad again: how far the machine's bandwidth moved during
+  // the run (other processes on a shared machine).
+  TriadResult endTriad = measureTriad(triadBytes, cores, passes, true);
+  std::cout << JsonObject()
+                   .str("record", "done")
+                   .num("failures", double(failures))
+                   .num("triad_end_gbps", endTriad.bestGBps)
+                   .toString()
+            << std::endl;
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,334 @@
+"""The benchmark workloads in numpy, PyTorch (eager and torch.compile) and
+onnxruntime, on the shapes fuse-bench reports, timed the same way: inputs
+made once, the median of N calls after warm-up, each call producing its
+outputs in new memory as the library does by default.
+
+Run as `python3 peers.py PEER SPEC.json` in a process of its own (so that
+numpy can run with the environment its benchmark needs, and a peer that
+crashes takes nothing else with it); prints one JSON object.
+"""
+
+import json
+import math
+import os
+import statistics
+import sys
+import time
+
+EPS_LAYERNORM = 1e-5
+EPS_ENCODER = 1e-12
+
+
+def random_inputs(shapes, seed=0):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    inputs = []
+    for shape in shapes:
+        magnitude = rng.uniform(0.125, 2.0, size=shape).astype(np.float32)
+        sign = np.where(rng.random(size=shape) < 0.5, -1.0, 1.0).astype(np.float32)
+        inputs.append(np.ascontiguousarray(magnitude * sign))
+    return inputs
+
+
+def time_calls(call, warmup, runs):
+    for _ in range(warmup):
+        call()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        call()
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times), min(times)
+
+
+# ---------------------------------------------------------------- numpy
+
+
+def numpy_workloads():
+    import numpy as np
+
+    def mul_add_row(a, b, c):
+        return a * b + c
+
+    def gelu(x):
+        return 0.5 * x * (1.0 + np.tanh(np.float32(0.7978845608) * (x + np.float32(0.044715) * x * x * x)))
+
+    def softmax(x):
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    def layernorm(x, g, b, eps=EPS_LAYERNORM):
+        mean = x.mean(axis=-1, keepdims=True)
+        d = x - mean
+        var = (d * d).mean(axis=-1, keepdims=True)
+        return d / np.sqrt(var + np.float32(eps)) * g + b
+
+    def total(x):
+        return x.sum()
+
+    def matmul_bias_relu(x, w, b):
+        return np.maximum(x @ w + b, np.float32(0))
+
+    def encoder_layer(x, mask, wq, bq, wk, bk, wv, bv, wo, bo, g1, be1, w1, b1, w2, b2, g2, be2, heads):
+        s, h = x.shape
+        d = h // heads
+
+        def split(t):
+            return t.reshape(s, heads, d).transpose(1, 0, 2)
+
+        q, k, v = split(x @ wq + bq), split(x @ wk + bk), split(x @ wv + bv)
+        scores = q @ k.transpose(0, 2, 1) * np.float32(1 / math.sqrt(d)) + mask
+        p = softmax(scores.reshape(-1, s)).reshape(heads, s, s)
+        o = (p @ v).transpose(1, 0, 2).reshape(s, h)
+        y = layernorm(o @ wo + bo + x, g1, be1, EPS_ENCODER)
+        f = gelu(y @ w1 + b1) @ w2 + b2 + y
+        return layernorm(f, g2, be2, EPS_ENCODER)
+
+    return {
+        "mul_add_row": mul_add_row,
+        "gelu": gelu,
+        "softmax": softmax,
+        "layernorm": layernorm,
+        "sum": total,
+        "matmul_bias_relu": matmul_bias_relu,
+        "encoder_layer": encoder_layer,
+    }
+
+
+def run_numpy(spec):
+    import numpy as np
+
+    info = {"version": np.__version__}
+    try:
+        from threadpoolctl import threadpool_info
+
+        info["blas"] = [
+            {k: p.get(k) for k in ("internal_api", "version", "architecture", "num_threads")}
+            for p in threadpool_info()
+        ]
+    except ImportError:
+        info["blas"] = "threadpoolctl not installed"
+    functions = numpy_workloads()
+    results = {}
+    for workload in spec["workloads"]:
+        inputs = random_inputs(workload["input_shapes"])
+        fn, params = functions[workload["name"]], workload["params"]
+        results[workload["name"]] = time_calls(lambda: fn(*inputs, **params), spec["warmup"], spec["runs"])
+    return info, results
+
+
+# ---------------------------------------------------------------- torch
+
+
+def torch_workloads(primitive):
+    """Eager uses torch's own fused ops where it has them (F.gelu,
+    torch.softmax, F.layer_norm, addmm): the best eager PyTorch. The
+    primitive forms are the graphs as written, for torch.compile."""
+    import torch
+    import torch.nn.functional as F
+
+    def mul_add_row(a, b, c):
+        return a * b + c
+
+    def gelu(x):
+        if not primitive:
+            return F.gelu(x, approximate="tanh")
+        return 0.5 * x * (1.0 + torch.tanh(0.7978845608 * (x + 0.044715 * x * x * x)))
+
+    def softmax(x):
+        if not primitive:
+            return torch.softmax(x, dim=-1)
+        e = torch.exp(x - x.amax(dim=-1, keepdim=True))
+        return e / e.sum(dim=-1, keepdim=True)
+
+    def layernorm(x, g, b, eps=EPS_LAYERNORM):
+        if not primitive:
+            return F.layer_norm(x, (x.shape[-1],), g, b, eps)
+        mean = x.mean(dim=-1, keepdim=True)
+        d = x - mean
+        var = (d * d).mean(dim=-1, keepdim=True)
+        return d * torch.rsqrt(var + eps) * g + b
+
+    def total(x):
+        return x.sum()
+
+    def matmul_bias_relu(x, w, b):
+        return torch.relu(torch.addmm(b, x, w))
+
+    def encoder_layer(x, mask, wq, bq, wk, bk, wv, bv, wo, bo, g1, be1, w1, b1, w2, b2, g2, be2, heads):
+        s, h = x.shape
+        d = h // heads
+
+        def split(t):
+            return t.reshape(s, heads, d).transpose(0, 1)
+
+        q, k, v = split(torch.addmm(bq, x, wq)), split(torch.addmm(bk, x, wk)), split(torch.addmm(bv, x, wv))
+        p = softmax(q @ k.transpose(1, 2) * (1 / math.sqrt(d)) + mask)
+        o = (p @ v).transpose(0, 1).reshape(s, h)
+        y = layernorm(torch.addmm(bo, o, wo) + x, g1, be1, EPS_ENCODER)
+        f = torch.addmm(b2, gelu(torch.addmm(b1, y, w1)), w2) + y
+        return layernorm(f, g2, be2, EPS_ENCODER)
+
+    return {
+        "mul_add_row": mul_add_row,
+        "gelu": gelu,
+        "softmax": softmax,
+        "layernorm": layernorm,
+        "sum": total,
+        "matmul_bias_relu": matmul_bias_relu,
+        "encoder_layer": encoder_layer,
+    }
+
+
+def run_torch(spec, compiled):
+    import torch
+
+    torch.set_num_threads(os.cpu_count())
+    info = {"version": torch.__version__, "threads": torch.get_num_threads()}
+    functions = torch_workloads(primitive=compiled)
+    results = {}
+    for workload in spec["workloads"]:
+        inputs = [torch.from_numpy(a) for a in random_inputs(workload["input_shapes"])]
+        fn, params = functions[workload["name"]], workload["params"]
+        if compiled:
+            fn = torch.compile(fn, dynamic=False)
+        try:
+            with torch.inference_mode():
+                if compiled:
+                    start = time.perf_counter()
+                    fn(*inputs, **params)
+                    info.setdefault("compile_ms", {})[workload["name"]] = (time.perf_counter() - start) * 1e3
+                results[workload["name"]] = time_calls(lambda: fn(*inputs, **params), spec["warmup"], spec["runs"])
+        except Exception as error:  # a peer that fails is reported, not fatal
+            results[workload["name"]] = {"error": f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"}
+    return info, results
+
+
+# ---------------------------------------------------------------- onnxruntime
+
+
+def onnx_model(name, shapes, params):
+    """The workload as an ONNX graph of standard ops (opset 17)."""
+    from onnx import TensorProto, helper
+    import numpy as np
+
+    nodes, inits = [], []
+    counter = [0]
+
+    def const(value):
+        counter[0] += 1
+        tensor_name = f"c{counter[0]}"
+        array = np.asarray(value)
+        dtype = TensorProto.INT64 if array.dtype.kind == "i" else TensorProto.FLOAT
+        inits.append(helper.make_tensor(tensor_name, dtype, array.shape, array.flatten().tolist()))
+        return tensor_name
+
+    def op(kind, *operands, **attrs):
+        counter[0] += 1
+        result = f"t{counter[0]}"
+        nodes.append(helper.make_node(kind, list(operands), [result], **attrs))
+        return result
+
+    def gelu(x):
+        x3 = op("Mul", op("Mul", x, x), x)
+        inner = op("Mul", op("Add", x, op("Mul", x3, const(np.float32(0.044715)))), const(np.float32(0.7978845608)))
+        return op("Mul", op("Mul", x, const(np.float32(0.5))), op("Add", op("Tanh", inner), const(np.float32(1.0))))
+
+    def softmax(x):
+        return op("Softmax", x, axis=-1)
+
+    def layernorm(x, g, b, eps):
+        return op("LayerNormalization", x, g, b, axis=-1, epsilon=eps)
+
+    names = [f"in{i}" for i in range(len(shapes))]
+    x = names[0]
+    if name == "mul_add_row":
+        y = op("Add", op("Mul", names[0], names[1]), names[2])
+    elif name == "gelu":
+        y = gelu(x)
+    elif name == "softmax":
+        y = softmax(x)
+    elif name == "layernorm":
+        y = layernorm(x, names[1], names[2], EPS_LAYERNORM)
+    elif name == "sum":
+        y = op("ReduceSum", x, keepdims=0)
+    elif name == "matmul_bias_relu":
+        y = op("Relu", op("Add", op("MatMul", names[0], names[1]), names[2]))
+    elif name == "encoder_layer":
+        (x, mask, wq, bq, wk, bk, wv, bv, wo, bo, g1, be1, w1, b1, w2, b2, g2, be2) = names
+        s, h = shapes[0]
+        heads = params["heads"]
+        d = h // heads
+
+        def split(t):
+            return op("Transpose", op("Reshape", t, const(np.array([s, heads, d], dtype=np.int64))), perm=[1, 0, 2])
+
+        q = split(op("Add", op("MatMul", x, wq), bq))
+        k = split(op("Add", op("MatMul", x, wk), bk))
+        v = split(op("Add", op("MatMul", x, wv), bv))
+        scores = op("Mul", op("MatMul", q, op("Transpose", k, perm=[0, 2, 1])), const(np.float32(1 / math.sqrt(d))))
+        p = softmax(op("Add", scores, mask))
+        o = op("Reshape", op("Transpose", op("MatMul", p, v), perm=[1, 0, 2]), const(np.array([s, h], dtype=np.int64)))
+        hres = op("Add", op("Add", op("MatMul", o, wo), bo), x)
+        ynorm = layernorm(hres, g1, be1, EPS_ENCODER)
+        f = op("Add", op("Add", op("MatMul", gelu(op("Add", op("MatMul", ynorm, w1), b1)), w2), b2), ynorm)
+        y = layernorm(f, g2, be2, EPS_ENCODER)
+    else:
+        raise ValueError(f"no ONNX form of {name}")
+    nodes[-1].output[0] = "out"
+    graph = helper.make_graph(
+        nodes,
+        name,
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(s)) for n, s in zip(names, shapes)],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)],
+        initializer=inits,
+    )
+    del y
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def run_onnxruntime(spec):
+    import onnxruntime as ort
+
+    info = {"version": ort.__version__}
+    results = {}
+    for workload in spec["workloads"]:
+        try:
+            model = onnx_model(workload["name"], workload["input_shapes"], workload["params"])
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = os.cpu_count()
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+            session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+            inputs = random_inputs(workload["input_shapes"])
+            feed = {f"in{i}": a for i, a in enumerate(inputs)}
+            results[workload["name"]] = time_calls(lambda: session.run(None, feed), spec["warmup"], spec["runs"])
+        except Exception as error:
+            results[workload["name"]] = {"error": f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"}
+    return info, results
+
+
+PEERS = {
+    "numpy": run_numpy,
+    "torch": lambda spec: run_torch(spec, compiled=False),
+    "torch.compile": lambda spec: run_torch(spec, compiled=True),
+    "onnxruntime": run_onnxruntime,
+}
+
+
+def main():
+    peer, spec_path = sys.argv[1], sys.argv[2]
+    with open(spec_path) as f:
+        spec = json.load(f)
+    info, results = PEERS[peer](spec)
+    out = {}
+    for name, value in results.items():
+        if isinstance(value, dict):
+            out[name] = value
+        else:
+            out[name] = {"run_ms_median": value[0], "run_ms_min": value[1]}
+    print(json.dumps({"peer": peer, "info": info, "results": out}))
+
+
+if __name__ == "__main__":
+    main()
