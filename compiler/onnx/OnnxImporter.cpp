@@ -1051,17 +1051,17 @@ Importer::lower(std::vector<std::optional<Value>> &constants) {
   }
   if (op == "BatchNormalization") {
     TensorId x = in(0);
-    if (attrInt("training_mode", 0) != 0)
-      fail("training_mode=1 is not supported (inference only)");
+    bool training = attrInt("training_mode", 0) != 0;
     attrInt("is_test", 1);
     attrInt("spatial", 1);
     attrInt("consumed_inputs", 0);
-    attrFloat("momentum", 0.9);
+    double momentum = attrFloat("momentum", 0.9);
     double eps = attrFloat("epsilon", 1e-5);
-    for (int i = 1; i < node->output_size(); ++i)
-      if (!node->output(i).empty())
-        fail("the training outputs (output " + std::to_string(i) +
-             ") are not supported");
+    if (!training)
+      for (int i = 1; i < node->output_size(); ++i)
+        if (!node->output(i).empty())
+          fail("the training outputs (output " + std::to_string(i) +
+               ") are not supported outside training_mode");
     Shape shape = shapeOf(x);
     if (shape.size() < 2)
       fail("the input must have rank >= 2");
@@ -1071,6 +1071,29 @@ Importer::lower(std::vector<std::optional<Value>> &constants) {
       return check(b->broadcast(p, shape, {1}));
     };
     TensorId scale = in(1), bias = in(2), mean = in(3), var = in(4);
+    if (training) {
+      // Normalized with the batch's statistics (biased variance); the
+      // running statistics are updated with `momentum`.
+      std::vector<std::int64_t> axes;
+      for (std::int64_t i = 0; i < std::int64_t(shape.size()); ++i)
+        if (i != 1)
+          axes.push_back(i);
+      TensorId batchMean = reduce(ReduceKind::Mean, x, axes, false);
+      TensorId d = check(b->sub(x, channel(batchMean)));
+      TensorId batchVar =
+          reduce(ReduceKind::Mean, check(b->mul(d, d)), axes, false);
+      TensorId factor = check(b->mul(
+          scale, unary(OpKind::Rsqrt,
+                       check(b->add(batchVar, splatLike(batchVar, eps))))));
+      TensorId y =
+          check(b->add(check(b->mul(d, channel(factor))), channel(bias)));
+      auto update = [&](TensorId running, TensorId batch) {
+        return check(
+            b->add(check(b->mul(running, splatLike(running, momentum))),
+                   check(b->mul(batch, splatLike(batch, 1 - momentum)))));
+      };
+      return {y, update(mean, batchMean), update(var, batchVar)};
+    }
     TensorId factor = check(b->mul(
         scale, unary(OpKind::Rsqrt, check(b->add(var, splatLike(var, eps))))));
     TensorId y = check(b->sub(x, channel(mean)));

@@ -9,6 +9,10 @@
 // exactly). Prints passed / failed / excluded / out of scope per operator
 // and a summary line in which exclusions count as failures.
 //
+// Static shapes: a test that gives a shape, axes or indices as an input is
+// imported with its integer inputs bound as constants (from
+// test_data_set_0).
+//
 // A test in scope that fails fails this test, unless exclusions.txt lists it
 // with its reason. An exclusion that now passes is reported (remove it).
 //
@@ -268,9 +272,11 @@ Outcome runNodeTest(const fs::path &dir, const Runner &runner) {
 
 struct Counts {
   int passed = 0, failed = 0, excluded = 0, outOfScope = 0;
+  /// Of the failed: the compiler has no kernel for the graph yet (host).
+  int notCompiled = 0;
 };
 
-void runSuite(const Runner &runner, bool failOnError) {
+void runSuite(const Runner &runner, bool failOnUncompiled) {
   fs::path root = nodeTestDir();
   if (!fs::is_directory(root))
     GTEST_SKIP() << "no ONNX node tests at " << root
@@ -287,7 +293,7 @@ void runSuite(const Runner &runner, bool failOnError) {
 
   std::map<std::string, Counts> perOp;
   Counts total;
-  std::vector<std::string> failures, stale;
+  std::vector<std::string> failures, stale, wrong;
   for (const fs::path &dir : dirs) {
     std::string name = dir.filename().string();
     Expected<std::vector<std::string>> ops =
@@ -320,6 +326,10 @@ void runSuite(const Runner &runner, bool failOnError) {
       count(&Counts::passed);
     } else {
       count(&Counts::failed);
+      if (outcome.message.rfind("compile: ", 0) == 0)
+        count(&Counts::notCompiled);
+      else
+        wrong.push_back(name);
       failures.push_back(name + ": " + outcome.message);
     }
   }
@@ -341,9 +351,10 @@ void runSuite(const Runner &runner, bool failOnError) {
   char summary[256];
   std::snprintf(summary, sizeof summary,
                 "summary (%s): %d in scope: %d passed, %d failed, %d excluded "
-                "(counted as failures): %.1f%% pass; %d out of scope\n",
+                "(counted as failures): %.1f%% pass; %d out of scope; of "
+                "the failed, %d not compiled (no kernel for them yet)\n",
                 runner.name.c_str(), inScope, total.passed, total.failed,
-                total.excluded, rate, total.outOfScope);
+                total.excluded, rate, total.outOfScope, total.notCompiled);
   report << summary;
   for (const std::string &f : failures)
     report << "  FAILED " << f << "\n";
@@ -351,21 +362,27 @@ void runSuite(const Runner &runner, bool failOnError) {
     report << "  note: excluded test " << s
            << " passes now; remove it from exclusions.txt\n";
   std::cout << report.str() << std::flush;
-  if (failOnError)
+  if (failOnUncompiled)
     EXPECT_TRUE(failures.empty())
         << failures.size() << " node test(s) in scope failed on the "
+        << runner.name << " runtime (see above)";
+  else
+    EXPECT_TRUE(wrong.empty())
+        << wrong.size() << " node test(s) in scope compiled but failed on the "
         << runner.name << " runtime (see above)";
 }
 
 TEST(OnnxConformance, ReferenceRuntime) {
-  runSuite({"reference", runReference}, /*failOnError=*/true);
+  runSuite({"reference", runReference}, /*failOnUncompiled=*/true);
 }
 
 #ifdef FUSE_ONNX_CONFORMANCE_HOST
 TEST(OnnxConformance, HostRuntime) {
-  // Informational until the host code generator covers every kernel the
-  // importer produces: the failures are listed, the test does not fail.
-  runSuite({"host", runHost}, /*failOnError=*/false);
+  // Until the host code generator covers every kernel the importer
+  // produces, a graph it cannot compile is listed and counted as a failure
+  // in the summary, but fails this test only when it compiled and then
+  // ran wrong.
+  runSuite({"host", runHost}, /*failOnUncompiled=*/false);
 }
 #endif
 

@@ -164,6 +164,43 @@ TEST(OnnxImporter, MalformedModels) {
   }
 }
 
+// Every node test model, with bytes flipped: an error or a model, never a
+// crash.
+TEST(OnnxImporter, FuzzedNodeTestModels) {
+  std::filesystem::path root = "/usr/share/libonnx-testdata/data/node";
+  if (!std::filesystem::is_directory(root))
+    GTEST_SKIP() << "libonnx-testdata is not installed";
+  std::uint64_t state = 12345;
+  auto next = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return state >> 33;
+  };
+  int imported = 0, rejected = 0;
+  for (const auto &entry : std::filesystem::directory_iterator(root)) {
+    std::ifstream file(entry.path() / "model.onnx", std::ios::binary);
+    std::stringstream contents;
+    contents << file.rdbuf();
+    std::string bytes = contents.str();
+    if (bytes.empty())
+      continue;
+    for (int round = 0; round < 8; ++round) {
+      std::string mutated = bytes;
+      for (int flips = 1 + int(next() % 3); flips > 0; --flips)
+        mutated[next() % mutated.size()] = char(next());
+      ImportOptions options;
+      options.dims["N"] = 2;
+      Expected<ImportedModel> model = importModel(mutated, options, "fuzzed");
+      if (model.ok())
+        ++imported;
+      else
+        ++rejected;
+      if (!model.ok())
+        EXPECT_FALSE(model.message().empty());
+    }
+  }
+  EXPECT_GT(imported + rejected, 0);
+}
+
 TEST(OnnxImporter, SupportedOps) {
   EXPECT_TRUE(isSupportedOp("MatMul"));
   EXPECT_TRUE(isSupportedOp("LayerNormalization"));
