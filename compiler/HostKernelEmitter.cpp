@@ -1,38 +1,19 @@
 //===- HostKernelEmitter.cpp - fuse.fusion -> host kernel functions -------===//
 //
-// A region value is emitted "at an index": the flattened position of the
-// element in the value's own shape. Elementwise ops pass the index through;
-// broadcast, transpose and slice map it to their operand's position through
-// an affine map on coordinates; reshape keeps it. An index is one of
-//   Contiguous(o): lanes o, o+1, ..., o+W-1 with o a multiple of W;
-//   Uniform(s):    every lane reads position s;
-//   Lanes(v):      a vector of arbitrary positions (a gather).
-// The map of a broadcast or transpose keeps a contiguous index contiguous
-// (or makes it uniform) when the lanes of one W-aligned block stay inside a
-// run of dims it does not reorder; only odd shapes fall back to gathers.
+// The pointwise, full-reduction and row-reduction schedules, and the switch
+// over every schedule kind. Region values are emitted at an index by
+// HostRegionEmitter.h.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/HostKernelEmitter.h"
+#include "compiler/HostRegionEmitter.h"
 
-#include "dialect/FuseOps.h"
-
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/Builders.h"
-#include "mlir/IR/BuiltinOps.h"
-
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
-
-#include <limits>
-#include <tuple>
+#include "llvm/Support/ErrorHandling.h"
 
 using namespace mlir;
+using namespace ::fuse::host;
 namespace fd = mlir::fuse;
 
 namespace fuse {
@@ -51,668 +32,6 @@ constexpr int64_t kPointwiseGrain = 4096;
 /// Bytes per slot of the scratch partials (f32 and f64 accumulators alike).
 constexpr int64_t kScratchSlotBytes = 8;
 
-int64_t numElements(Type type) {
-  return cast<RankedTensorType>(type).getNumElements();
-}
-
-ArrayRef<int64_t> shapeOf(Value value) {
-  return cast<RankedTensorType>(value.getType()).getShape();
-}
-
-Type elementTypeOf(Value value) {
-  return cast<RankedTensorType>(value.getType()).getElementType();
-}
-
-/// f16 and bf16 are storage types: arithmetic runs in f32.
-Type computeType(Type element) {
-  if (element.isF16() || element.isBF16())
-    return Float32Type::get(element.getContext());
-  return element;
-}
-
-/// How an element sits in memory: i1 as a byte, bf16 as its bits.
-Type storageType(Type element) {
-  if (element.isInteger(1))
-    return IntegerType::get(element.getContext(), 8);
-  if (element.isBF16())
-    return IntegerType::get(element.getContext(), 16);
-  return element;
-}
-
-unsigned storageBytes(Type element) {
-  return std::max(1u, storageType(element).getIntOrFloatBitWidth() / 8);
-}
-
-/// operand position = offset + sum over result dims d of
-/// coord_d(position) * multipliers[d].
-struct AffineIndexMap {
-  SmallVector<int64_t> resultShape;
-  SmallVector<int64_t> multipliers;
-  int64_t offset = 0;
-};
-
-SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
-}
-
-AffineIndexMap broadcastMap(fd::BroadcastOp op) {
-  AffineIndexMap map;
-  map.resultShape.assign(shapeOf(op.getResult()).begin(),
-                         shapeOf(op.getResult()).end());
-  map.multipliers.assign(map.resultShape.size(), 0);
-  ArrayRef<int64_t> operandShape = shapeOf(op.getOperand());
-  SmallVector<int64_t> strides = rowMajorStrides(operandShape);
-  for (auto [i, d] : llvm::enumerate(op.getDims()))
-    if (operandShape[i] != 1)
-      map.multipliers[d] = strides[i];
-  return map;
-}
-
-AffineIndexMap transposeMap(fd::TransposeOp op) {
-  AffineIndexMap map;
-  map.resultShape.assign(shapeOf(op.getResult()).begin(),
-                         shapeOf(op.getResult()).end());
-  SmallVector<int64_t> strides = rowMajorStrides(shapeOf(op.getOperand()));
-  for (int64_t source : op.getPermutation())
-    map.multipliers.push_back(strides[source]);
-  return map;
-}
-
-AffineIndexMap sliceMap(fd::SliceOp op) {
-  AffineIndexMap map;
-  map.resultShape.assign(shapeOf(op.getResult()).begin(),
-                         shapeOf(op.getResult()).end());
-  SmallVector<int64_t> strides = rowMajorStrides(shapeOf(op.getOperand()));
-  for (size_t d = 0; d < strides.size(); ++d) {
-    map.multipliers.push_back(op.getStrides()[d] * strides[d]);
-    map.offset += op.getOffsets()[d] * strides[d];
-  }
-  return map;
-}
-
-struct Index {
-  enum Kind : uint8_t { Contiguous, Uniform, Lanes };
-  Kind kind;
-  Value value;
-  /// Contiguous: the lanes lie inside one aligned block of this many
-  /// elements (the vector width in pointwise kernels, the row in row
-  /// kernels); a map keeps them contiguous when the block lies inside one
-  /// unit-stride run.
-  int64_t block = 1;
-};
-
-/// Emits region values at an index, with one vector width (1: scalars).
-class RegionEmitter {
-public:
-  RegionEmitter(OpBuilder &b, Location loc, unsigned width,
-                const DenseMap<Value, Value> &argPointers)
-      : b(b), loc(loc), width(width), argPointers(argPointers) {}
-
-  /// Values that are already known whatever the index (reduction results).
-  void seed(Value regionValue, Value computed) {
-    seeded[regionValue] = computed;
-  }
-
-  FailureOr<Value> emit(Value value, Index index) {
-    if (Value known = seeded.lookup(value)) {
-      if (width == 1 || isa<VectorType>(known.getType()))
-        return known;
-      Value &splat = seededSplats[value];
-      if (!splat)
-        splat = vector::BroadcastOp::create(
-            b, loc, VectorType::get({width}, known.getType()), known);
-      return splat;
-    }
-    auto key = std::make_tuple(value, index.value, unsigned(index.kind));
-    if (auto it = memo.find(key); it != memo.end())
-      return it->second;
-    FailureOr<Value> result = emitUncached(value, index);
-    if (succeeded(result))
-      memo[key] = *result;
-    return result;
-  }
-
-  /// The value in its storage type, stored at `index` (Contiguous or
-  /// Uniform) of `base`.
-  void store(Value computed, Type element, Value base, Index index) {
-    Value stored = toStorage(computed, element);
-    Type storage = storageType(element);
-    Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage, base,
-                                        ValueRange{index.value});
-    LLVM::StoreOp::create(b, loc, stored, address, storageBytes(element));
-  }
-
-  Type vectorOf(Type element) const {
-    return width == 1 ? element : VectorType::get({width}, element);
-  }
-
-  Value constant(Type element, double value) {
-    Type type = vectorOf(element);
-    TypedAttr attr;
-    if (isa<FloatType>(element))
-      attr = b.getFloatAttr(element, value);
-    else
-      attr = b.getIntegerAttr(element, int64_t(value));
-    if (width != 1)
-      attr =
-          DenseElementsAttr::get(cast<ShapedType>(type), mlir::Attribute(attr));
-    return arith::ConstantOp::create(b, loc, type, attr);
-  }
-
-  Value i64(int64_t value) {
-    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(value));
-  }
-
-private:
-  Type pointerType() { return LLVM::LLVMPointerType::get(b.getContext()); }
-
-  FailureOr<Value> emitUncached(Value value, Index index) {
-    if (auto arg = dyn_cast<BlockArgument>(value))
-      return load(argPointers.lookup(arg), elementTypeOf(arg), index);
-    Operation *op = value.getDefiningOp();
-    if (auto broadcast = dyn_cast<fd::BroadcastOp>(op))
-      return emit(broadcast.getOperand(),
-                  mapIndex(index, broadcastMap(broadcast)));
-    if (auto transpose = dyn_cast<fd::TransposeOp>(op))
-      return emit(transpose.getOperand(),
-                  mapIndex(index, transposeMap(transpose)));
-    if (auto slice = dyn_cast<fd::SliceOp>(op))
-      return emit(slice.getOperand(), mapIndex(index, sliceMap(slice)));
-    if (auto reshape = dyn_cast<fd::ReshapeOp>(op))
-      return emit(reshape.getOperand(), index);
-    if (auto constant = dyn_cast<fd::ConstantOp>(op))
-      return emitConstant(constant);
-    if (!op->hasTrait<OpTrait::Elementwise>())
-      return unsupported(op, "it is not elementwise and not an index map");
-    SmallVector<Value> operands;
-    for (Value operand : op->getOperands()) {
-      FailureOr<Value> emitted = emit(operand, index);
-      if (failed(emitted))
-        return failure();
-      operands.push_back(*emitted);
-    }
-    return emitElementwise(op, operands);
-  }
-
-  LogicalResult unsupported(Operation *op, const Twine &why) {
-    auto fusion = op->getParentOfType<fd::FusionOp>();
-    std::string kind =
-        fusion ? stringifyScheduleKind(fusion.getKind()).str() : "unknown";
-    return op->emitOpError() << "cannot be generated for the host in a " << kind
-                             << " kernel: " << why;
-  }
-
-  Value toCompute(Value stored, Type element) {
-    if (element.isInteger(1))
-      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, stored,
-                                   constant(b.getI8Type(), 0));
-    if (element.isF16())
-      return arith::ExtFOp::create(b, loc, vectorOf(b.getF32Type()), stored);
-    if (element.isBF16()) {
-      Value wide =
-          arith::ExtUIOp::create(b, loc, vectorOf(b.getI32Type()), stored);
-      Value shifted =
-          arith::ShLIOp::create(b, loc, wide, constant(b.getI32Type(), 16));
-      return arith::BitcastOp::create(b, loc, vectorOf(b.getF32Type()),
-                                      shifted);
-    }
-    return stored;
-  }
-
-  Value toStorage(Value computed, Type element) {
-    if (element.isInteger(1))
-      return arith::ExtUIOp::create(b, loc, vectorOf(b.getI8Type()), computed);
-    if (element.isF16())
-      return arith::TruncFOp::create(b, loc, vectorOf(element), computed);
-    if (element.isBF16()) {
-      // Round to nearest even on the bits; NaN stays a quiet NaN.
-      Type i32 = b.getI32Type();
-      Value bits = arith::BitcastOp::create(b, loc, vectorOf(i32), computed);
-      Value lsb = arith::AndIOp::create(
-          b, loc, arith::ShRUIOp::create(b, loc, bits, constant(i32, 16)),
-          constant(i32, 1));
-      Value rounded = arith::AddIOp::create(
-          b, loc, bits,
-          arith::AddIOp::create(b, loc, lsb, constant(i32, 0x7fff)));
-      Value high = arith::ShRUIOp::create(b, loc, rounded, constant(i32, 16));
-      Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
-                                          computed, computed);
-      Value chosen =
-          arith::SelectOp::create(b, loc, isNaN, constant(i32, 0x7fc0), high);
-      return arith::TruncIOp::create(b, loc, vectorOf(b.getI16Type()), chosen);
-    }
-    return computed;
-  }
-
-  Value scalarLoad(Value base, Type element, Value position) {
-    Type storage = storageType(element);
-    Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage, base,
-                                        ValueRange{position});
-    return LLVM::LoadOp::create(b, loc, storage, address,
-                                storageBytes(element));
-  }
-
-  Value load(Value base, Type element, Index index) {
-    Type storage = storageType(element);
-    if (width == 1 || index.kind == Index::Uniform) {
-      Value scalar = scalarLoad(base, element, index.value);
-      if (width != 1)
-        scalar = vector::BroadcastOp::create(b, loc, vectorOf(storage), scalar);
-      return toCompute(scalar, element);
-    }
-    if (index.kind == Index::Contiguous) {
-      Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage, base,
-                                          ValueRange{index.value});
-      Value loaded = LLVM::LoadOp::create(b, loc, vectorOf(storage), address,
-                                          storageBytes(element));
-      return toCompute(loaded, element);
-    }
-    SmallVector<Value> lanes;
-    for (unsigned lane = 0; lane < width; ++lane) {
-      Value position = vector::ExtractOp::create(b, loc, index.value,
-                                                 ArrayRef<int64_t>{lane});
-      lanes.push_back(scalarLoad(base, element, position));
-    }
-    Value gathered =
-        vector::FromElementsOp::create(b, loc, vectorOf(storage), lanes);
-    return toCompute(gathered, element);
-  }
-
-  /// offset + sum_d ((x / inner_d) % shape_d) * multipliers[d], on i64
-  /// scalars or vectors alike.
-  Value applyMap(Value x, const AffineIndexMap &map) {
-    Type i64Type = b.getI64Type();
-    bool isVector = isa<VectorType>(x.getType());
-    auto c = [&](int64_t v) {
-      return isVector ? constantVector(i64Type, v) : i64(v);
-    };
-    Value result;
-    int64_t inner = 1;
-    int64_t rank = int64_t(map.resultShape.size());
-    SmallVector<int64_t> inners(rank, 1);
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      inners[d] = inner;
-      inner *= map.resultShape[d];
-    }
-    for (int64_t d = 0; d < rank; ++d) {
-      if (map.multipliers[d] == 0 || map.resultShape[d] == 1)
-        continue;
-      Value coord = x;
-      if (inners[d] != 1)
-        coord = arith::DivUIOp::create(b, loc, coord, c(inners[d]));
-      if (inners[d] * map.resultShape[d] != inner)
-        coord = arith::RemUIOp::create(b, loc, coord, c(map.resultShape[d]));
-      if (map.multipliers[d] != 1)
-        coord = arith::MulIOp::create(b, loc, coord, c(map.multipliers[d]));
-      result =
-          result ? Value(arith::AddIOp::create(b, loc, result, coord)) : coord;
-    }
-    if (!result)
-      return c(map.offset);
-    if (map.offset != 0)
-      result = arith::AddIOp::create(b, loc, result, c(map.offset));
-    return result;
-  }
-
-  Value constantVector(Type element, int64_t value) {
-    auto type = VectorType::get({width}, element);
-    return arith::ConstantOp::create(
-        b, loc, type,
-        DenseElementsAttr::get(type, b.getIntegerAttr(element, value)));
-  }
-
-  Index mapIndex(Index index, const AffineIndexMap &map) {
-    bool allZero =
-        llvm::all_of(map.multipliers, [](int64_t m) { return m == 0; });
-    if (allZero)
-      return {Index::Uniform, i64(map.offset)};
-    int64_t block = index.block;
-    if (index.kind != Index::Contiguous)
-      return {index.kind, applyMap(index.value, map)};
-    // Trailing dims (size-1 dims skipped) that keep a unit-stride run, and
-    // trailing dims that the map ignores.
-    int64_t contiguousRun = 1, uniformRun = 1;
-    bool contiguousOpen = true, uniformOpen = true;
-    for (int64_t d = int64_t(map.resultShape.size()) - 1; d >= 0; --d) {
-      int64_t size = map.resultShape[d];
-      if (size == 1)
-        continue;
-      if (contiguousOpen && map.multipliers[d] == contiguousRun)
-        contiguousRun *= size;
-      else
-        contiguousOpen = false;
-      if (uniformOpen && map.multipliers[d] == 0)
-        uniformRun *= size;
-      else
-        uniformOpen = false;
-    }
-    if (contiguousRun % block == 0)
-      return {Index::Contiguous, applyMap(index.value, map), block};
-    if (uniformRun % block == 0)
-      return {Index::Uniform, applyMap(index.value, map)};
-    Value base = vector::BroadcastOp::create(
-        b, loc, VectorType::get({width}, b.getI64Type()), index.value);
-    SmallVector<int64_t> steps;
-    for (unsigned lane = 0; lane < width; ++lane)
-      steps.push_back(lane);
-    auto stepType = VectorType::get({width}, b.getI64Type());
-    Value step = arith::ConstantOp::create(
-        b, loc, stepType, DenseElementsAttr::get(stepType, ArrayRef(steps)));
-    Value lanes = arith::AddIOp::create(b, loc, base, step);
-    return {Index::Lanes, applyMap(lanes, map)};
-  }
-
-  FailureOr<Value> emitConstant(fd::ConstantOp op) {
-    auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
-    if (!dense || !dense.isSplat())
-      return unsupported(op, "only splat constants are supported; pass "
-                             "dense data as a graph input");
-    Type element = elementTypeOf(op.getResult());
-    Type compute = computeType(element);
-    double value;
-    if (isa<FloatType>(element))
-      value = dense.getSplatValue<APFloat>().convertToDouble();
-    else if (element.isInteger(1))
-      value = dense.getSplatValue<bool>() ? 1 : 0;
-    else
-      value = double(dense.getSplatValue<APInt>().getSExtValue());
-    if (isa<IntegerType>(element) && element.getIntOrFloatBitWidth() == 64) {
-      int64_t exact = dense.getSplatValue<APInt>().getSExtValue();
-      Type type = vectorOf(element);
-      TypedAttr attr = b.getIntegerAttr(element, exact);
-      if (width != 1)
-        attr = DenseElementsAttr::get(cast<ShapedType>(type),
-                                      mlir::Attribute(attr));
-      return Value(arith::ConstantOp::create(b, loc, type, attr));
-    }
-    return constant(compute, value);
-  }
-
-  static bool isTranscendental(StringRef name) {
-    return llvm::is_contained(
-        {"exp", "log", "tanh", "erf", "sigmoid", "sin", "cos", "rsqrt", "pow"},
-        name);
-  }
-
-  FailureOr<Value> emitElementwise(Operation *op, ArrayRef<Value> x) {
-    StringRef name = op->getName().stripDialect();
-    Type resultElement = elementTypeOf(op->getResult(0));
-    Type operandElement = elementTypeOf(op->getOperand(0));
-    Type compute = computeType(operandElement);
-    bool isFloat = isa<FloatType>(compute);
-    if (isFloat && compute.isF64() && isTranscendental(name))
-      return unsupported(op, "f64 " + name.str() +
-                                 " has no polynomial approximation (it would "
-                                 "call libm)");
-    auto one = [&] { return constant(compute, 1.0); };
-    auto zero = [&] { return constant(compute, 0.0); };
-
-    if (auto cast = dyn_cast<fd::CastOp>(op))
-      return emitCast(cast, x[0]);
-    if (auto compare = dyn_cast<fd::CompareOp>(op))
-      return emitCompare(compare, x[0], x[1], compute);
-    if (isa<fd::SelectOp>(op))
-      return Value(arith::SelectOp::create(b, loc, x[0], x[1], x[2]));
-    (void)resultElement;
-
-    if (isFloat) {
-      if (name == "neg")
-        return Value(arith::NegFOp::create(b, loc, x[0]));
-      if (name == "abs")
-        return Value(math::AbsFOp::create(b, loc, x[0]));
-      if (name == "exp")
-        return Value(math::ExpOp::create(b, loc, x[0]));
-      if (name == "log")
-        return Value(math::LogOp::create(b, loc, x[0]));
-      if (name == "tanh")
-        return Value(math::TanhOp::create(b, loc, x[0]));
-      if (name == "erf")
-        return Value(math::ErfOp::create(b, loc, x[0]));
-      if (name == "sin")
-        return Value(math::SinOp::create(b, loc, x[0]));
-      if (name == "cos")
-        return Value(math::CosOp::create(b, loc, x[0]));
-      if (name == "sqrt")
-        return Value(math::SqrtOp::create(b, loc, x[0]));
-      if (name == "rsqrt")
-        return Value(arith::DivFOp::create(b, loc, one(),
-                                           math::SqrtOp::create(b, loc, x[0])));
-      if (name == "reciprocal")
-        return Value(arith::DivFOp::create(b, loc, one(), x[0]));
-      if (name == "sigmoid") {
-        Value e =
-            math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x[0]));
-        return Value(arith::DivFOp::create(
-            b, loc, one(), arith::AddFOp::create(b, loc, one(), e)));
-      }
-      if (name == "floor")
-        return Value(math::FloorOp::create(b, loc, x[0]));
-      if (name == "ceil")
-        return Value(math::CeilOp::create(b, loc, x[0]));
-      if (name == "round")
-        return Value(math::RoundEvenOp::create(b, loc, x[0]));
-      if (name == "sign") {
-        Value pos = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                          x[0], zero());
-        Value neg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
-                                          x[0], zero());
-        Value inner =
-            arith::SelectOp::create(b, loc, neg, constant(compute, -1.0), x[0]);
-        return Value(arith::SelectOp::create(b, loc, pos, one(), inner));
-      }
-      if (name == "isnan")
-        return Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
-                                           x[0], x[0]));
-      if (name == "isinf")
-        return Value(arith::CmpFOp::create(
-            b, loc, arith::CmpFPredicate::OEQ,
-            math::AbsFOp::create(b, loc, x[0]),
-            constant(compute, std::numeric_limits<double>::infinity())));
-      if (name == "add")
-        return Value(arith::AddFOp::create(b, loc, x[0], x[1]));
-      if (name == "sub")
-        return Value(arith::SubFOp::create(b, loc, x[0], x[1]));
-      if (name == "mul")
-        return Value(arith::MulFOp::create(b, loc, x[0], x[1]));
-      if (name == "div")
-        return Value(arith::DivFOp::create(b, loc, x[0], x[1]));
-      if (name == "max")
-        return Value(arith::MaximumFOp::create(b, loc, x[0], x[1]));
-      if (name == "min")
-        return Value(arith::MinimumFOp::create(b, loc, x[0], x[1]));
-      return unsupported(op,
-                         "no host lowering of f" +
-                             std::to_string(compute.getIntOrFloatBitWidth()) +
-                             " " + name.str() + " yet");
-    }
-
-    bool isBool = compute.isInteger(1);
-    if (name == "and")
-      return Value(arith::AndIOp::create(b, loc, x[0], x[1]));
-    if (name == "or")
-      return Value(arith::OrIOp::create(b, loc, x[0], x[1]));
-    if (name == "xor")
-      return Value(arith::XOrIOp::create(b, loc, x[0], x[1]));
-    if (name == "not")
-      return Value(arith::XOrIOp::create(b, loc, x[0],
-                                         constant(compute, isBool ? 1 : -1)));
-    if (!isBool) {
-      if (name == "add")
-        return Value(arith::AddIOp::create(b, loc, x[0], x[1]));
-      if (name == "sub")
-        return Value(arith::SubIOp::create(b, loc, x[0], x[1]));
-      if (name == "mul")
-        return Value(arith::MulIOp::create(b, loc, x[0], x[1]));
-      if (name == "max")
-        return Value(arith::MaxSIOp::create(b, loc, x[0], x[1]));
-      if (name == "min")
-        return Value(arith::MinSIOp::create(b, loc, x[0], x[1]));
-      if (name == "neg")
-        return Value(arith::SubIOp::create(b, loc, zero(), x[0]));
-      if (name == "abs")
-        return Value(math::AbsIOp::create(b, loc, x[0]));
-    }
-    return unsupported(op,
-                       "no host lowering of integer " + name.str() + " yet");
-  }
-
-  FailureOr<Value> emitCompare(fd::CompareOp op, Value lhs, Value rhs,
-                               Type compute) {
-    StringRef predicate = stringifyComparePredicate(op.getPredicate());
-    if (isa<FloatType>(compute)) {
-      std::optional<arith::CmpFPredicate> p =
-          llvm::StringSwitch<std::optional<arith::CmpFPredicate>>(predicate)
-              .Case("eq", arith::CmpFPredicate::OEQ)
-              .Case("ne", arith::CmpFPredicate::UNE)
-              .Case("lt", arith::CmpFPredicate::OLT)
-              .Case("le", arith::CmpFPredicate::OLE)
-              .Case("gt", arith::CmpFPredicate::OGT)
-              .Case("ge", arith::CmpFPredicate::OGE)
-              .Default(std::nullopt);
-      if (!p)
-        return unsupported(op, "predicate " + predicate.str() + " on floats");
-      return Value(arith::CmpFOp::create(b, loc, *p, lhs, rhs));
-    }
-    // i1 compares as 0 < 1 under every predicate: read it unsigned.
-    bool isBool = compute.isInteger(1);
-    auto p = llvm::StringSwitch<arith::CmpIPredicate>(predicate)
-                 .Case("eq", arith::CmpIPredicate::eq)
-                 .Case("ne", arith::CmpIPredicate::ne)
-                 .Case("lt", isBool ? arith::CmpIPredicate::ult
-                                    : arith::CmpIPredicate::slt)
-                 .Case("le", isBool ? arith::CmpIPredicate::ule
-                                    : arith::CmpIPredicate::sle)
-                 .Case("gt", isBool ? arith::CmpIPredicate::ugt
-                                    : arith::CmpIPredicate::sgt)
-                 .Case("ge", isBool ? arith::CmpIPredicate::uge
-                                    : arith::CmpIPredicate::sge)
-                 .Case("ult", arith::CmpIPredicate::ult)
-                 .Case("ule", arith::CmpIPredicate::ule)
-                 .Case("ugt", arith::CmpIPredicate::ugt)
-                 .Default(arith::CmpIPredicate::uge);
-    return Value(arith::CmpIOp::create(b, loc, p, lhs, rhs));
-  }
-
-  FailureOr<Value> emitCast(fd::CastOp op, Value x) {
-    Type from = elementTypeOf(op.getOperand());
-    Type to = elementTypeOf(op.getResult());
-    Type fromCompute = computeType(from), toCompute = computeType(to);
-    Type toType = vectorOf(toCompute);
-    if (to.isInteger(1)) {
-      if (isa<FloatType>(fromCompute))
-        return Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x,
-                                           constant(fromCompute, 0)));
-      return Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x,
-                                         constant(fromCompute, 0)));
-    }
-    if (fromCompute == toCompute)
-      return x;
-    unsigned fromBits = fromCompute.getIntOrFloatBitWidth();
-    unsigned toBits = toCompute.getIntOrFloatBitWidth();
-    if (isa<FloatType>(fromCompute) && isa<FloatType>(toCompute))
-      return fromBits < toBits
-                 ? Value(arith::ExtFOp::create(b, loc, toType, x))
-                 : Value(arith::TruncFOp::create(b, loc, toType, x));
-    bool readUnsigned = op.getIsUnsigned() || from.isInteger(1);
-    if (isa<IntegerType>(fromCompute) && isa<FloatType>(toCompute))
-      return readUnsigned ? Value(arith::UIToFPOp::create(b, loc, toType, x))
-                          : Value(arith::SIToFPOp::create(b, loc, toType, x));
-    if (isa<IntegerType>(fromCompute) && isa<IntegerType>(toCompute)) {
-      if (fromBits > toBits)
-        return Value(arith::TruncIOp::create(b, loc, toType, x));
-      return readUnsigned ? Value(arith::ExtUIOp::create(b, loc, toType, x))
-                          : Value(arith::ExtSIOp::create(b, loc, toType, x));
-    }
-    return unsupported(op, "float to integer casts (saturating) are not "
-                           "supported yet");
-  }
-
-  OpBuilder &b;
-  Location loc;
-  unsigned width;
-  const DenseMap<Value, Value> &argPointers;
-  DenseMap<Value, Value> seeded, seededSplats;
-  DenseMap<std::tuple<Value, Value, unsigned>, Value> memo;
-};
-
-/// `void name(!llvm.ptr buffers, i64 begin, i64 end)` with an entry block;
-/// the builder is left at its start.
-func::FuncOp createKernelFunc(OpBuilder &b, ModuleOp module, Location loc,
-                              StringRef name) {
-  b.setInsertionPointToEnd(module.getBody());
-  Type ptr = LLVM::LLVMPointerType::get(b.getContext());
-  auto type = b.getFunctionType({ptr, b.getI64Type(), b.getI64Type()}, {});
-  auto func = func::FuncOp::create(b, loc, name, type);
-  Block *entry = func.addEntryBlock();
-  b.setInsertionPointToStart(entry);
-  func::ReturnOp::create(b, loc);
-  b.setInsertionPointToStart(entry);
-  return func;
-}
-
-Value bufferPointer(OpBuilder &b, Location loc, Value buffers, int32_t i) {
-  Type ptr = LLVM::LLVMPointerType::get(b.getContext());
-  Value slot =
-      LLVM::GEPOp::create(b, loc, ptr, ptr, buffers, ArrayRef<LLVM::GEPArg>{i});
-  return LLVM::LoadOp::create(b, loc, ptr, slot, 8);
-}
-
-Value i64Constant(OpBuilder &b, Location loc, int64_t value) {
-  return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(value));
-}
-
-/// [lo, hi) split into a W-step vector loop and a scalar tail; `body` runs at
-/// each step with an emitter of the step's width and the step's index.
-/// Loop-carried values (reduction accumulators) are threaded through.
-using StepBody = function_ref<FailureOr<SmallVector<Value>>(
-    RegionEmitter &, Index, ValueRange carried)>;
-
-struct PeeledLoop {
-  SmallVector<Value> vectorResults, scalarResults;
-};
-
-FailureOr<PeeledLoop> emitPeeledLoop(OpBuilder &b, Location loc, Value lo,
-                                     Value hi, unsigned width, int64_t block,
-                                     const DenseMap<Value, Value> &pointers,
-                                     const DenseMap<Value, Value> &seeds,
-                                     ValueRange vectorInit,
-                                     ValueRange scalarInit, StepBody body) {
-  Value count = arith::SubIOp::create(b, loc, hi, lo);
-  Value vectorCount = arith::MulIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, count, i64Constant(b, loc, width)),
-      i64Constant(b, loc, width));
-  Value vectorEnd = arith::AddIOp::create(b, loc, lo, vectorCount);
-  PeeledLoop result;
-  bool failedBody = false;
-  auto makeLoop = [&](Value from, Value to, unsigned w, ValueRange init) {
-    auto loop = scf::ForOp::create(
-        b, loc, from, to, i64Constant(b, loc, w), init,
-        [&](OpBuilder &nested, Location nestedLoc, Value iv, ValueRange args) {
-          RegionEmitter emitter(nested, nestedLoc, w, pointers);
-          for (auto [value, known] : seeds)
-            emitter.seed(value, known);
-          FailureOr<SmallVector<Value>> next = body(
-              emitter, {w == 1 ? Index::Uniform : Index::Contiguous, iv, block},
-              args);
-          if (failed(next)) {
-            failedBody = true;
-            scf::YieldOp::create(nested, nestedLoc, args);
-            return;
-          }
-          scf::YieldOp::create(nested, nestedLoc, *next);
-        });
-    return SmallVector<Value>(loop.getResults());
-  };
-  result.vectorResults = makeLoop(lo, vectorEnd, width, vectorInit);
-  result.scalarResults = makeLoop(vectorEnd, hi, 1, scalarInit);
-  if (failedBody)
-    return failure();
-  return result;
-}
-
 LogicalResult checkYields(fd::FusionOp fusion, int64_t domain) {
   auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
   for (Value value : yield.getValues())
@@ -722,14 +41,6 @@ LogicalResult checkYields(fd::FusionOp fusion, int64_t domain) {
                 "results must all have "
              << domain << " elements, one has " << numElements(value.getType());
   return success();
-}
-
-DenseMap<Value, Value> loadInputPointers(OpBuilder &b, Location loc,
-                                         fd::FusionOp fusion, Value buffers) {
-  DenseMap<Value, Value> pointers;
-  for (BlockArgument arg : fusion.getBody().front().getArguments())
-    pointers[arg] = bufferPointer(b, loc, buffers, arg.getArgNumber());
-  return pointers;
 }
 
 FailureOr<HostFusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
@@ -781,55 +92,9 @@ FailureOr<HostFusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
   return kernels;
 }
 
-struct ReductionInfo {
-  fd::ReduceOp op;
-  Type accumulator;
-  vector::CombiningKind combining;
-  double identity;
-};
-
-Value combine(OpBuilder &b, Location loc, const ReductionInfo &r, Value acc,
-              Value x) {
-  switch (r.combining) {
-  case vector::CombiningKind::ADD:
-    return arith::AddFOp::create(b, loc, acc, x);
-  case vector::CombiningKind::MUL:
-    return arith::MulFOp::create(b, loc, acc, x);
-  case vector::CombiningKind::MAXIMUMF:
-    return arith::MaximumFOp::create(b, loc, acc, x);
-  default:
-    return arith::MinimumFOp::create(b, loc, acc, x);
-  }
-}
-
-FailureOr<ReductionInfo> classifyReduction(fd::ReduceOp reduce,
-                                           StringRef schedule) {
-  Type element = elementTypeOf(reduce.getResult());
-  if (!isa<FloatType>(element))
-    return reduce.emitOpError()
-           << "cannot be generated for the host in a " << schedule
-           << " kernel: integer reductions are not supported yet";
-  ReductionInfo info{reduce, computeType(element), vector::CombiningKind::ADD,
-                     0.0};
-  switch (reduce.getKind()) {
-  case fd::ReduceKind::sum:
-  case fd::ReduceKind::mean:
-    break;
-  case fd::ReduceKind::prod:
-    info.combining = vector::CombiningKind::MUL;
-    info.identity = 1.0;
-    break;
-  case fd::ReduceKind::max:
-    info.combining = vector::CombiningKind::MAXIMUMF;
-    info.identity = -std::numeric_limits<double>::infinity();
-    break;
-  case fd::ReduceKind::min:
-    info.combining = vector::CombiningKind::MINIMUMF;
-    info.identity = std::numeric_limits<double>::infinity();
-    break;
-  }
-  return info;
-}
+FailureOr<HostFusionKernels> emitRowReduction(fd::FusionOp fusion,
+                                              ModuleOp module, StringRef prefix,
+                                              unsigned width);
 
 FailureOr<HostFusionKernels> emitFullReduction(fd::FusionOp fusion,
                                                ModuleOp module,
@@ -846,10 +111,10 @@ FailureOr<HostFusionKernels> emitFullReduction(fd::FusionOp fusion,
       return def && (isa<fd::ReduceOp>(def) || afterReduction.contains(def));
     });
     if (auto reduce = dyn_cast<fd::ReduceOp>(&op)) {
+      // A reduction of a reduction's result (a variance of the whole
+      // tensor): one row, its passes in order.
       if (dependsOnReduction)
-        return reduce.emitOpError()
-               << "cannot be generated for the host in a full_reduction "
-                  "kernel: it reduces the result of another reduction";
+        return emitRowReduction(fusion, module, prefix, width);
       if (numElements(reduce.getResult().getType()) != 1)
         return reduce.emitOpError()
                << "cannot be generated for the host in a full_reduction "
@@ -870,12 +135,10 @@ FailureOr<HostFusionKernels> emitFullReduction(fd::FusionOp fusion,
       continue;
     }
     if (dependsOnReduction) {
+      // Reduce-then-broadcast over the whole tensor: a row kernel of one
+      // row (a softmax over every element).
       if (numElements(op.getResult(0).getType()) != 1)
-        return op.emitOpError()
-               << "cannot be generated for the host in a full_reduction "
-                  "kernel: it uses a reduction's result over "
-               << numElements(op.getResult(0).getType())
-               << " elements (reduce-then-broadcast is a row kernel)";
+        return emitRowReduction(fusion, module, prefix, width);
       afterReduction.insert(&op);
     }
   }
@@ -1055,6 +318,9 @@ FailureOr<HostFusionKernels> emitFullReduction(fd::FusionOp fusion,
 /// elementwise ops over the rows, broadcasts of the rows back over the
 /// reduced dims (leading dims kept), reshapes, the yield.
 LogicalResult checkRowwiseUses(Value result, int64_t rows) {
+  // One row: every position of every use reads that row.
+  if (rows == 1)
+    return success();
   for (Operation *user : result.getUsers()) {
     if (isa<fd::YieldOp, fd::ReduceOp>(user))
       continue;
@@ -1094,15 +360,22 @@ FailureOr<HostFusionKernels> emitRowReduction(fd::FusionOp fusion,
     auto type = cast<RankedTensorType>(reduce.getOperand().getType());
     ArrayRef<int64_t> dims = reduce.getDims();
     int64_t rank = type.getRank();
-    bool trailing = !dims.empty() && dims.back() == rank - 1 &&
-                    dims.front() == rank - int64_t(dims.size());
+    // Dims of size 1 may sit anywhere: only the others must keep every
+    // kept dim before every reduced one, so that rows are contiguous.
+    int64_t length = 1, count = 1;
+    bool trailing = true, seenReduced = false;
+    for (int64_t d = 0; d < rank; ++d) {
+      bool reduced = llvm::is_contained(dims, d);
+      (reduced ? length : count) *= type.getDimSize(d);
+      if (type.getDimSize(d) == 1)
+        continue;
+      trailing &= reduced || !seenReduced;
+      seenReduced |= reduced;
+    }
     if (!trailing)
       return reduce.emitOpError()
              << "cannot be generated for the host in a row_reduction kernel: "
                 "it does not reduce the trailing dims";
-    int64_t length = 1, count = 1;
-    for (int64_t d = 0; d < rank; ++d)
-      (d < rank - int64_t(dims.size()) ? count : length) *= type.getDimSize(d);
     if (rows != -1 && (rows != count || rowLength != length))
       return reduce.emitOpError()
              << "cannot be generated for the host in a row_reduction kernel: "
@@ -1237,19 +510,12 @@ FailureOr<HostFusionKernels> emitHostKernels(fd::FusionOp fusion,
     return emitFullReduction(fusion, module, namePrefix, vectorWidth);
   case fd::ScheduleKind::row_reduction:
     return emitRowReduction(fusion, module, namePrefix, vectorWidth);
-  default:
-    break;
+  case fd::ScheduleKind::column_reduction:
+    return emitHostColumnReduction(fusion, module, namePrefix, vectorWidth);
+  case fd::ScheduleKind::matmul:
+    return emitHostMatmul(fusion, module, namePrefix, vectorWidth);
   }
-  // Name the op that needs the missing schedule, not a constant before it.
-  Operation *anchor = &fusion.getBody().front().front();
-  fusion.walk([&](Operation *op) {
-    if (isa<fd::MatmulOp, fd::ReduceOp, fd::ArgMaxOp, fd::ArgMinOp>(op) &&
-        !isa<fd::MatmulOp, fd::ReduceOp, fd::ArgMaxOp, fd::ArgMinOp>(anchor))
-      anchor = op;
-  });
-  return anchor->emitOpError() << "cannot be generated for the host: the "
-                               << stringifyScheduleKind(fusion.getKind())
-                               << " schedule has no host code generator yet";
+  llvm_unreachable("every schedule kind has a host code generator");
 }
 
 } // namespace fuse

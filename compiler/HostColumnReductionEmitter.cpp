@@ -1,0 +1,296 @@
+//===- HostColumnReductionEmitter.cpp - Host column reductions ------------===//
+//
+// A column (outer-dimension) reduction views its operand as [outer, reduced,
+// inner] (the reduced dims consecutive, kept dims after them) and reduces the
+// middle: out[o, i] = combine over r of x[o, r, i]. One iteration is a chunk
+// of kChunkVectors vectors of columns of one outer index; each vector of
+// columns (then each single column of the tail) runs one pass down the
+// reduced rows per reduction, in order (a later one may read an earlier
+// one broadcast back, as a column variance reads the column mean), then a
+// pass that stores the results over the whole domain, then the stores of
+// the per-column results. Accumulators are vectors across columns: no
+// horizontal reduction, every load is a contiguous row segment.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/HostKernelEmitter.h"
+#include "compiler/HostRegionEmitter.h"
+
+using namespace mlir;
+using namespace ::fuse::host;
+namespace fd = mlir::fuse;
+
+namespace fuse {
+
+namespace {
+
+/// Column vectors per iteration.
+constexpr int64_t kChunkVectors = 4;
+/// Elements per scheduling grain, about.
+constexpr int64_t kGrainElements = 16384;
+
+LogicalResult unsupportedColumns(Operation *op, const Twine &why) {
+  return op->emitOpError()
+         << "cannot be generated for the host in a column_reduction kernel: "
+         << why;
+}
+
+struct ColumnLayout {
+  int64_t outer = 1, reduced = 1, inner = 1;
+  /// The operand's kept dims of size other than 1, in order.
+  SmallVector<int64_t> keptSizes;
+};
+
+FailureOr<ColumnLayout> columnLayout(fd::ReduceOp reduce) {
+  ArrayRef<int64_t> shape = shapeOf(reduce.getOperand());
+  ArrayRef<int64_t> dims = reduce.getDims();
+  ColumnLayout layout;
+  if (dims.empty() || dims.back() - dims.front() + 1 != int64_t(dims.size()))
+    return unsupportedColumns(reduce, "its reduced dims are not consecutive");
+  for (int64_t d = 0; d < int64_t(shape.size()); ++d) {
+    if (d < dims.front())
+      layout.outer *= shape[d];
+    else if (d <= dims.back())
+      layout.reduced *= shape[d];
+    else
+      layout.inner *= shape[d];
+    if ((d < dims.front() || d > dims.back()) && shape[d] != 1)
+      layout.keptSizes.push_back(shape[d]);
+  }
+  return layout;
+}
+
+SmallVector<int64_t> withoutOnes(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> sizes;
+  for (int64_t size : shape)
+    if (size != 1)
+      sizes.push_back(size);
+  return sizes;
+}
+
+/// A column's reduction must be read at its own column: by elementwise ops
+/// and reshapes over the per-column values, by broadcasts back over the
+/// reduced dims, by the yield.
+LogicalResult checkColumnwiseUses(Value result, const ColumnLayout &layout,
+                                  ArrayRef<int64_t> domainShape) {
+  for (Operation *user : result.getUsers()) {
+    if (isa<fd::YieldOp, fd::ReduceOp>(user))
+      continue;
+    if (auto broadcast = dyn_cast<fd::BroadcastOp>(user)) {
+      ArrayRef<int64_t> operandShape = shapeOf(broadcast.getOperand());
+      SmallVector<int64_t> targets;
+      for (auto [i, d] : llvm::enumerate(broadcast.getDims()))
+        if (operandShape[i] != 1)
+          targets.push_back(domainShape.size() > size_t(d) ? domainShape[d]
+                                                           : -1);
+      if (shapeOf(broadcast.getResult()) == domainShape &&
+          withoutOnes(operandShape) == layout.keptSizes &&
+          targets == layout.keptSizes)
+        continue;
+    } else if (numElements(user->getResult(0).getType()) ==
+                   layout.outer * layout.inner &&
+               (user->hasTrait<OpTrait::Elementwise>() ||
+                isa<fd::ReshapeOp>(user))) {
+      if (failed(checkColumnwiseUses(user->getResult(0), layout, domainShape)))
+        return failure();
+      continue;
+    }
+    return unsupportedColumns(
+        user, "it reads a column's reduction other than at its own column");
+  }
+  return success();
+}
+
+} // namespace
+
+FailureOr<HostFusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
+                                                     ModuleOp module,
+                                                     StringRef prefix,
+                                                     unsigned width) {
+  Block &body = fusion.getBody().front();
+  auto yield = cast<fd::YieldOp>(body.getTerminator());
+  SmallVector<ReductionInfo> reductions;
+  std::optional<ColumnLayout> layout;
+  SmallVector<int64_t> domainShape;
+  for (auto reduce : body.getOps<fd::ReduceOp>()) {
+    FailureOr<ColumnLayout> own = columnLayout(reduce);
+    if (failed(own))
+      return failure();
+    if (layout &&
+        (own->outer != layout->outer || own->reduced != layout->reduced ||
+         own->inner != layout->inner))
+      return unsupportedColumns(reduce,
+                                "its columns differ from another reduction's");
+    layout = *own;
+    domainShape.assign(shapeOf(reduce.getOperand()).begin(),
+                       shapeOf(reduce.getOperand()).end());
+    FailureOr<ReductionInfo> info =
+        classifyReduction(reduce, "column_reduction");
+    if (failed(info) ||
+        failed(checkColumnwiseUses(reduce.getResult(), *layout, domainShape)))
+      return failure();
+    reductions.push_back(*info);
+  }
+  if (reductions.empty())
+    return fusion.emitOpError()
+           << "cannot be generated for the host as a column_reduction "
+              "kernel: it has no fuse.reduce";
+  int64_t outer = layout->outer, reduced = layout->reduced,
+          inner = layout->inner;
+  int64_t domain = outer * reduced * inner, columns = outer * inner;
+
+  SmallVector<unsigned> domainResults, columnResults;
+  for (auto [r, value] : llvm::enumerate(yield.getValues())) {
+    int64_t n = numElements(value.getType());
+    if (n == domain && reduced != 1)
+      domainResults.push_back(r);
+    else if (n == columns)
+      columnResults.push_back(r);
+    else
+      return fusion.emitOpError()
+             << "cannot be generated for the host as a column_reduction "
+                "kernel: result "
+             << r << " has " << n << " elements, neither " << columns
+             << " columns nor " << domain << " elements";
+  }
+
+  Location loc = fusion.getLoc();
+  OpBuilder b(module.getContext());
+  std::string name = (prefix + "_columns").str();
+  func::FuncOp func = createKernelFunc(b, module, loc, name);
+  Value buffers = func.getArgument(0);
+  DenseMap<Value, Value> pointers = loadInputPointers(b, loc, fusion, buffers);
+  unsigned numInputs = fusion.getInputs().size();
+  SmallVector<Value> outputs;
+  for (unsigned k = 0; k < yield.getValues().size(); ++k)
+    outputs.push_back(bufferPointer(b, loc, buffers, numInputs + k));
+  auto c = [&](int64_t value) { return i64Constant(b, loc, value); };
+
+  int64_t chunk = kChunkVectors * width;
+  int64_t chunks = (inner + chunk - 1) / chunk;
+  auto chunkLoop = scf::ForOp::create(b, loc, func.getArgument(1),
+                                      func.getArgument(2), c(1));
+  b.setInsertionPoint(chunkLoop.getBody()->getTerminator());
+  Value iv = chunkLoop.getInductionVar();
+  Value o = arith::DivUIOp::create(b, loc, iv, c(chunks));
+  Value c0 = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, iv, c(chunks)), c(chunk));
+  Value cEnd = arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, c0, c(chunk)), c(inner));
+  Value vectorEnd = arith::AddIOp::create(
+      b, loc, c0,
+      arith::MulIOp::create(
+          b, loc,
+          arith::DivUIOp::create(
+              b, loc, arith::SubIOp::create(b, loc, cEnd, c0), c(width)),
+          c(width)));
+  Value domainBase = arith::MulIOp::create(b, loc, o, c(reduced * inner));
+  Value columnBase = arith::MulIOp::create(b, loc, o, c(inner));
+
+  bool broken = false;
+  // The passes over one vector (or one column) of columns starting at `col`.
+  auto columnStep = [&](OpBuilder &nb, Value col, unsigned w) {
+    auto indexAt = [&](Value position) -> Index {
+      if (w == 1)
+        return {Index::Uniform, position};
+      return {Index::Contiguous, position, inner % w == 0 ? int64_t(w) : inner};
+    };
+    auto rowPosition = [&](OpBuilder &rb, Value r) -> Value {
+      return arith::AddIOp::create(
+          rb, loc,
+          arith::AddIOp::create(
+              rb, loc, domainBase,
+              arith::MulIOp::create(rb, loc, r, i64Constant(rb, loc, inner))),
+          col);
+    };
+    DenseMap<Value, Value> seeds;
+    auto rowLoop = [&](ValueRange init, auto &&step) {
+      return scf::ForOp::create(
+          nb, loc, i64Constant(nb, loc, 0), i64Constant(nb, loc, reduced),
+          i64Constant(nb, loc, 1), init,
+          [&](OpBuilder &rb, Location, Value r, ValueRange acc) {
+            RegionEmitter e(rb, loc, w, pointers);
+            for (auto [value, known] : seeds)
+              e.seed(value, known);
+            FailureOr<SmallVector<Value>> next =
+                step(rb, e, indexAt(rowPosition(rb, r)), acc);
+            if (failed(next)) {
+              broken = true;
+              scf::YieldOp::create(rb, loc, acc);
+              return;
+            }
+            scf::YieldOp::create(rb, loc, *next);
+          });
+    };
+    for (ReductionInfo &r : reductions) {
+      RegionEmitter constants(nb, loc, w, pointers);
+      Value init = constants.constant(r.accumulator, r.identity);
+      auto loop =
+          rowLoop(init,
+                  [&](OpBuilder &rb, RegionEmitter &e, Index index,
+                      ValueRange acc) -> FailureOr<SmallVector<Value>> {
+                    FailureOr<Value> x = e.emit(r.op.getOperand(), index);
+                    if (failed(x))
+                      return failure();
+                    return SmallVector<Value>{combine(rb, loc, r, acc[0], *x)};
+                  });
+      Value result = loop.getResult(0);
+      if (r.op.getKind() == fd::ReduceKind::mean)
+        result = arith::DivFOp::create(
+            nb, loc, result,
+            constants.constant(r.accumulator, double(reduced)));
+      seeds[r.op.getResult()] = result;
+    }
+    if (!domainResults.empty())
+      rowLoop({},
+              [&](OpBuilder &, RegionEmitter &e, Index index,
+                  ValueRange) -> FailureOr<SmallVector<Value>> {
+                for (unsigned r : domainResults) {
+                  Value value = yield.getValues()[r];
+                  FailureOr<Value> computed = e.emit(value, index);
+                  if (failed(computed))
+                    return failure();
+                  e.store(*computed, elementTypeOf(value), outputs[r], index);
+                }
+                return SmallVector<Value>{};
+              });
+    RegionEmitter e(nb, loc, w, pointers);
+    for (auto [value, known] : seeds)
+      e.seed(value, known);
+    Index at = indexAt(arith::AddIOp::create(nb, loc, columnBase, col));
+    for (unsigned r : columnResults) {
+      Value value = yield.getValues()[r];
+      FailureOr<Value> computed = e.emit(value, at);
+      if (failed(computed)) {
+        broken = true;
+        return;
+      }
+      e.store(*computed, elementTypeOf(value), outputs[r], at);
+    }
+  };
+  for (auto [from, to, w] : {std::make_tuple(c0, vectorEnd, width),
+                             std::make_tuple(vectorEnd, cEnd, 1u)}) {
+    auto loop = scf::ForOp::create(b, loc, from, to, c(w));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    columnStep(b, loop.getInductionVar(), w);
+  }
+  if (broken)
+    return failure();
+
+  HostKernelPlan plan;
+  plan.entry = name;
+  plan.schedule = ScheduleKind::ColumnReduction;
+  plan.launch.iterations = outer * chunks;
+  plan.launch.grain = std::max<int64_t>(
+      1, kGrainElements / std::max<int64_t>(1, reduced * chunk));
+  for (unsigned i = 0; i < numInputs; ++i)
+    plan.operands.push_back({HostKernelOperand::Kind::FusionInput, i});
+  for (unsigned r = 0; r < outputs.size(); ++r)
+    plan.operands.push_back({HostKernelOperand::Kind::FusionResult, r});
+  HostFusionKernels kernels;
+  kernels.kernels.push_back(std::move(plan));
+  return kernels;
+}
+
+} // namespace fuse

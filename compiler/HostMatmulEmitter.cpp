@@ -1,0 +1,398 @@
+//===- HostMatmulEmitter.cpp - Host matmul kernels with epilogues ---------===//
+//
+// One `fuse.matmul` per fusion, C[b, m, n] = sum_k A[b, m, k] B[b, k, n],
+// with the fusion's other ops as a prologue (inside the operands' subtrees,
+// applied on load) and an epilogue (elementwise ops on C, then reshapes and
+// transposes to the yielded values, applied before the store).
+//
+// One iteration is a block of kRowBlock output rows of one batch. The kernel
+// walks the columns in strips (outer loop) and, inside each strip, the row
+// blocks of its [begin, end) (inner loop), so the strip of B stays in cache
+// while the rows pass. A tile keeps rows x strip accumulators in vector
+// registers; each k broadcasts one element of A per row and loads one
+// vector of B per strip vector: rows x vectors FMAs per k. Strips are
+// kStripVectors vectors wide, then one vector, then single columns: every
+// shape is exact, no lane is masked or wasted. Positions are computed in
+// the operands' and results' own shapes, so transposed operands
+// (transpose_a, transpose_b, a transpose in the prologue) are gathers and
+// head splits and merges in the epilogue are index maps on the store.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/HostKernelEmitter.h"
+#include "compiler/HostRegionEmitter.h"
+
+using namespace mlir;
+using namespace ::fuse::host;
+namespace fd = mlir::fuse;
+
+namespace fuse {
+
+namespace {
+
+/// Output rows per iteration (and per register tile).
+constexpr int64_t kRowBlock = 6;
+/// Vectors per column strip of a register tile.
+constexpr int64_t kStripVectors = 2;
+/// Multiply-adds per scheduling grain, about.
+constexpr int64_t kGrainMacs = int64_t(1) << 20;
+
+LogicalResult unsupportedMatmul(Operation *op, const Twine &why) {
+  return op->emitOpError()
+         << "cannot be generated for the host in a matmul kernel: " << why;
+}
+
+/// Whether `value` is computed from `source`.
+bool dependsOn(Value value, Value source, DenseMap<Value, bool> &memo) {
+  if (value == source)
+    return true;
+  if (auto it = memo.find(value); it != memo.end())
+    return it->second;
+  Operation *def = value.getDefiningOp();
+  bool result = def && llvm::any_of(def->getOperands(), [&](Value operand) {
+                  return dependsOn(operand, source, memo);
+                });
+  memo[value] = result;
+  return result;
+}
+
+/// Every path from `value` back to the matmul's result `c` must go through
+/// elementwise ops only: the epilogue reads C at the position it computes.
+LogicalResult checkElementwiseOnC(Value value, Value c,
+                                  DenseMap<Value, bool> &memo) {
+  if (value == c || !dependsOn(value, c, memo))
+    return success();
+  Operation *def = value.getDefiningOp();
+  if (!def->hasTrait<OpTrait::Elementwise>())
+    return unsupportedMatmul(def, "it moves the matmul's result between "
+                                  "positions before the last elementwise op");
+  for (Value operand : def->getOperands())
+    if (failed(checkElementwiseOnC(operand, c, memo)))
+      return failure();
+  return success();
+}
+
+/// A yielded value: computed at C's positions as `value`, then stored
+/// through `maps` (C's position -> the yielded tensor's position).
+struct EpilogueResult {
+  Value value;
+  SmallVector<AffineIndexMap> maps;
+  Type element;
+};
+
+/// Where operand coordinates of a transpose land in its result.
+AffineIndexMap forwardTransposeMap(fd::TransposeOp op) {
+  AffineIndexMap map;
+  ArrayRef<int64_t> operandShape = shapeOf(op.getOperand());
+  map.resultShape.assign(operandShape.begin(), operandShape.end());
+  SmallVector<int64_t> strides = rowMajorStrides(shapeOf(op.getResult()));
+  map.multipliers.assign(operandShape.size(), 0);
+  for (auto [resultDim, operandDim] : llvm::enumerate(op.getPermutation()))
+    map.multipliers[operandDim] = strides[resultDim];
+  return map;
+}
+
+FailureOr<EpilogueResult> analyzeYield(Value yielded, Value c,
+                                       DenseMap<Value, bool> &memo) {
+  EpilogueResult result;
+  result.element = elementTypeOf(yielded);
+  Value value = yielded;
+  SmallVector<AffineIndexMap> reversed;
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto transpose = dyn_cast<fd::TransposeOp>(def)) {
+      reversed.push_back(forwardTransposeMap(transpose));
+      value = transpose.getOperand();
+    } else if (auto reshape = dyn_cast<fd::ReshapeOp>(def)) {
+      value = reshape.getOperand();
+    } else {
+      break;
+    }
+  }
+  if (shapeOf(value) != shapeOf(c)) {
+    Operation *anchor = value.getDefiningOp()
+                            ? value.getDefiningOp()
+                            : c.getDefiningOp<fd::MatmulOp>().getOperation();
+    return unsupportedMatmul(anchor, "a yielded value is not an elementwise "
+                                     "function of the matmul's result "
+                                     "followed by reshapes and transposes");
+  }
+  if (failed(checkElementwiseOnC(value, c, memo)))
+    return failure();
+  result.value = value;
+  result.maps.assign(reversed.rbegin(), reversed.rend());
+  return result;
+}
+
+/// The static sizes of a matmul, batch dims flattened.
+struct MatmulShape {
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  bool lhsBatched = false, rhsBatched = false;
+  bool transposeA = false, transposeB = false;
+};
+
+MatmulShape matmulShape(fd::MatmulOp op) {
+  MatmulShape s;
+  ArrayRef<int64_t> result = shapeOf(op.getResult());
+  ArrayRef<int64_t> lhs = shapeOf(op.getLhs());
+  size_t rank = result.size();
+  for (size_t d = 0; d + 2 < rank; ++d)
+    s.batch *= result[d];
+  s.m = result[rank - 2];
+  s.n = result[rank - 1];
+  s.transposeA = op.getTransposeA();
+  s.transposeB = op.getTransposeB();
+  s.k = s.transposeA ? lhs[lhs.size() - 2] : lhs[lhs.size() - 1];
+  s.lhsBatched = lhs.size() > 2;
+  s.rhsBatched = shapeOf(op.getRhs()).size() > 2;
+  return s;
+}
+
+class MatmulKernelBuilder {
+public:
+  MatmulKernelBuilder(OpBuilder &b, Location loc, fd::MatmulOp matmul,
+                      const DenseMap<Value, Value> &pointers,
+                      ArrayRef<EpilogueResult> results, ArrayRef<Value> outputs,
+                      unsigned width)
+      : b(b), loc(loc), matmul(matmul), s(matmulShape(matmul)),
+        pointers(pointers), results(results), outputs(outputs), width(width),
+        accumulator(computeType(elementTypeOf(matmul.getResult()))) {}
+
+  /// The strips over the columns, each with the row blocks of [begin, end)
+  /// inside.
+  LogicalResult emit(Value begin, Value end) {
+    int64_t strip = width * kStripVectors;
+    int64_t wideEnd = s.n / strip * strip;
+    int64_t vectorEnd = s.n / width * width;
+    emitStrips(begin, end, 0, wideEnd, kStripVectors, width);
+    emitStrips(begin, end, wideEnd, vectorEnd, 1, width);
+    emitStrips(begin, end, vectorEnd, s.n, 1, 1);
+    return failure(broken);
+  }
+
+private:
+  Value c(int64_t value) { return i64Constant(b, loc, value); }
+
+  void emitStrips(Value begin, Value end, int64_t from, int64_t to,
+                  int64_t vectors, unsigned w) {
+    if (from >= to)
+      return;
+    auto strips = scf::ForOp::create(b, loc, c(from), c(to), c(vectors * w));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(strips.getBody()->getTerminator());
+    Value n0 = strips.getInductionVar();
+    auto blocks = scf::ForOp::create(b, loc, begin, end, c(1));
+    b.setInsertionPoint(blocks.getBody()->getTerminator());
+    Value iv = blocks.getInductionVar();
+    int64_t rowBlocks = (s.m + kRowBlock - 1) / kRowBlock;
+    Value batch = arith::DivUIOp::create(b, loc, iv, c(rowBlocks));
+    Value block = arith::RemUIOp::create(b, loc, iv, c(rowBlocks));
+    Value m0 = arith::MulIOp::create(b, loc, block, c(kRowBlock));
+    int64_t lastRows = s.m - (rowBlocks - 1) * kRowBlock;
+    if (lastRows == kRowBlock) {
+      emitTile(batch, m0, kRowBlock, n0, vectors, w);
+      return;
+    }
+    Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         block, c(rowBlocks - 1));
+    auto branch = scf::IfOp::create(b, loc, isLast, /*withElseRegion=*/true);
+    b.setInsertionPoint(branch.thenBlock()->getTerminator());
+    emitTile(batch, m0, lastRows, n0, vectors, w);
+    b.setInsertionPoint(branch.elseBlock()->getTerminator());
+    emitTile(batch, m0, kRowBlock, n0, vectors, w);
+  }
+
+  /// The index of A[batch, m, k] in the lhs value's shape.
+  Value lhsPosition(OpBuilder &nb, Value batch, Value m, Value k) {
+    Value inner =
+        s.transposeA
+            ? arith::AddIOp::create(
+                  nb, loc, arith::MulIOp::create(nb, loc, k, c(s.m)), m)
+            : arith::AddIOp::create(
+                  nb, loc, arith::MulIOp::create(nb, loc, m, c(s.k)), k);
+    if (!s.lhsBatched)
+      return inner;
+    return arith::AddIOp::create(
+        nb, loc, arith::MulIOp::create(nb, loc, batch, c(s.m * s.k)), inner);
+  }
+
+  /// The index of B[batch, k, n .. n+w) in the rhs value's shape.
+  Index rhsIndex(OpBuilder &nb, Value batch, Value k, Value n, unsigned w) {
+    Value base =
+        s.rhsBatched
+            ? Value(arith::MulIOp::create(nb, loc, batch, c(s.k * s.n)))
+            : c(0);
+    if (!s.transposeB) {
+      Value position = arith::AddIOp::create(
+          nb, loc, base,
+          arith::AddIOp::create(nb, loc,
+                                arith::MulIOp::create(nb, loc, k, c(s.n)), n));
+      if (w == 1)
+        return {Index::Uniform, position};
+      return {Index::Contiguous, position, s.n % w == 0 ? w : s.n};
+    }
+    // B[k, n + l] sits at (n + l) * K + k: lanes K apart.
+    Value position = arith::AddIOp::create(
+        nb, loc, base,
+        arith::AddIOp::create(nb, loc,
+                              arith::MulIOp::create(nb, loc, n, c(s.k)), k));
+    if (w == 1)
+      return {Index::Uniform, position};
+    auto type = VectorType::get({w}, nb.getI64Type());
+    SmallVector<int64_t> steps;
+    for (unsigned lane = 0; lane < w; ++lane)
+      steps.push_back(int64_t(lane) * s.k);
+    Value step = arith::ConstantOp::create(
+        nb, loc, type, DenseElementsAttr::get(type, ArrayRef(steps)));
+    Value lanes = arith::AddIOp::create(
+        nb, loc, vector::BroadcastOp::create(nb, loc, type, position), step);
+    return {Index::Lanes, lanes};
+  }
+
+  Value zero(OpBuilder &nb, unsigned w) {
+    RegionEmitter e(nb, loc, w, pointers);
+    return e.constant(accumulator, 0.0);
+  }
+
+  /// rows x vectors accumulators over k, then the epilogue and the stores.
+  void emitTile(Value batch, Value m0, int64_t rows, Value n0, int64_t vectors,
+                unsigned w) {
+    SmallVector<Value> rowIndex, colIndex;
+    for (int64_t i = 0; i < rows; ++i)
+      rowIndex.push_back(arith::AddIOp::create(b, loc, m0, c(i)));
+    for (int64_t j = 0; j < vectors; ++j)
+      colIndex.push_back(arith::AddIOp::create(b, loc, n0, c(j * w)));
+    SmallVector<Value> init(rows * vectors, zero(b, w));
+    auto kLoop = scf::ForOp::create(
+        b, loc, c(0), c(s.k), c(1), init,
+        [&](OpBuilder &nb, Location, Value k, ValueRange acc) {
+          RegionEmitter scalars(nb, loc, 1, pointers);
+          RegionEmitter lanes(nb, loc, w, pointers);
+          SmallVector<Value> bs;
+          for (int64_t j = 0; j < vectors; ++j) {
+            FailureOr<Value> x = lanes.emit(
+                matmul.getRhs(), rhsIndex(nb, batch, k, colIndex[j], w));
+            if (succeeded(x))
+              bs.push_back(*x);
+          }
+          SmallVector<Value> next;
+          for (int64_t i = 0; i < rows && !broken; ++i) {
+            FailureOr<Value> a = scalars.emit(
+                matmul.getLhs(),
+                {Index::Uniform, lhsPosition(nb, batch, rowIndex[i], k)});
+            if (failed(a) || bs.size() != size_t(vectors)) {
+              broken = true;
+              break;
+            }
+            Value lhs = *a;
+            if (w != 1)
+              lhs = vector::BroadcastOp::create(
+                  nb, loc, VectorType::get({w}, accumulator), lhs);
+            for (int64_t j = 0; j < vectors; ++j)
+              next.push_back(math::FmaOp::create(nb, loc, lhs, bs[j],
+                                                 acc[i * vectors + j]));
+          }
+          if (broken)
+            next.assign(acc.begin(), acc.end());
+          scf::YieldOp::create(nb, loc, next);
+        });
+    if (broken)
+      return;
+    for (int64_t i = 0; i < rows; ++i) {
+      Value rowStart = arith::MulIOp::create(
+          b, loc,
+          arith::AddIOp::create(b, loc,
+                                arith::MulIOp::create(b, loc, batch, c(s.m)),
+                                rowIndex[i]),
+          c(s.n));
+      for (int64_t j = 0; j < vectors; ++j) {
+        Value position = arith::AddIOp::create(b, loc, rowStart, colIndex[j]);
+        Index at = w == 1 ? Index{Index::Uniform, position}
+                          : Index{Index::Contiguous, position,
+                                  s.n % w == 0 ? int64_t(w) : s.n};
+        RegionEmitter e(b, loc, w, pointers);
+        e.seed(matmul.getResult(), kLoop.getResult(i * vectors + j));
+        for (auto [result, output] : llvm::zip(results, outputs)) {
+          FailureOr<Value> value = e.emit(result.value, at);
+          if (failed(value)) {
+            broken = true;
+            return;
+          }
+          Index stored = at;
+          for (const AffineIndexMap &map : result.maps)
+            stored = e.mapIndex(stored, map);
+          e.store(*value, result.element, output, stored);
+        }
+      }
+    }
+  }
+
+  OpBuilder &b;
+  Location loc;
+  fd::MatmulOp matmul;
+  MatmulShape s;
+  const DenseMap<Value, Value> &pointers;
+  ArrayRef<EpilogueResult> results;
+  ArrayRef<Value> outputs;
+  unsigned width;
+  Type accumulator;
+  bool broken = false;
+};
+
+} // namespace
+
+FailureOr<HostFusionKernels> emitHostMatmul(fd::FusionOp fusion,
+                                            ModuleOp module, StringRef prefix,
+                                            unsigned width) {
+  Block &body = fusion.getBody().front();
+  auto yield = cast<fd::YieldOp>(body.getTerminator());
+  SmallVector<fd::MatmulOp> matmuls(body.getOps<fd::MatmulOp>());
+  if (matmuls.size() != 1)
+    return fusion.emitOpError()
+           << "cannot be generated for the host as a matmul kernel: it has "
+           << matmuls.size() << " fuse.matmul ops, not one";
+  fd::MatmulOp matmul = matmuls.front();
+  if (!isa<FloatType>(elementTypeOf(matmul.getResult())))
+    return unsupportedMatmul(matmul, "integer matmuls are not supported yet");
+  Value c = matmul.getResult();
+  DenseMap<Value, bool> memo;
+  SmallVector<EpilogueResult> results;
+  for (Value value : yield.getValues()) {
+    FailureOr<EpilogueResult> result = analyzeYield(value, c, memo);
+    if (failed(result))
+      return failure();
+    results.push_back(*result);
+  }
+
+  Location loc = fusion.getLoc();
+  OpBuilder b(module.getContext());
+  std::string name = (prefix + "_matmul").str();
+  func::FuncOp func = createKernelFunc(b, module, loc, name);
+  Value buffers = func.getArgument(0);
+  DenseMap<Value, Value> pointers = loadInputPointers(b, loc, fusion, buffers);
+  unsigned numInputs = fusion.getInputs().size();
+  SmallVector<Value> outputs;
+  for (unsigned r = 0; r < results.size(); ++r)
+    outputs.push_back(bufferPointer(b, loc, buffers, numInputs + r));
+  MatmulKernelBuilder builder(b, loc, matmul, pointers, results, outputs,
+                              width);
+  if (failed(builder.emit(func.getArgument(1), func.getArgument(2))))
+    return failure();
+
+  MatmulShape s = matmulShape(matmul);
+  HostKernelPlan plan;
+  plan.entry = name;
+  plan.schedule = ScheduleKind::Matmul;
+  int64_t rowBlocks = (s.m + kRowBlock - 1) / kRowBlock;
+  plan.launch.iterations = s.n == 0 ? 0 : s.batch * rowBlocks;
+  plan.launch.grain = std::max<int64_t>(
+      1, kGrainMacs / std::max<int64_t>(1, kRowBlock * s.n * s.k));
+  for (unsigned i = 0; i < numInputs; ++i)
+    plan.operands.push_back({HostKernelOperand::Kind::FusionInput, i});
+  for (unsigned r = 0; r < outputs.size(); ++r)
+    plan.operands.push_back({HostKernelOperand::Kind::FusionResult, r});
+  HostFusionKernels kernels;
+  kernels.kernels.push_back(std::move(plan));
+  return kernels;
+}
+
+} // namespace fuse

@@ -1,0 +1,48 @@
+// A linear layer with bias and relu through the fusion pipeline and the host
+// matmul schedule: one kernel; column strips of two vectors, then of one,
+// then single columns (33: two strips of 16, one column), each with the row
+// blocks of the iteration range inside; six rows per block (65 rows: the
+// last block has 5) and an FMA per row and vector at each k; bias and relu
+// applied to the accumulators before the store.
+
+// RUN: fuse-compile %s --target=host-x86-64-v3 --emit=kernels | FileCheck %s
+// RUN: fuse-compile %s --target=host-x86-64-v3 --emit=llvm | FileCheck %s --check-prefix=LLVM
+// RUN: rm -rf %t && fuse-compile %s --target=host-x86-64-v3 -o %t
+// RUN: FileCheck %s --check-prefix=SUMMARY < %t/bundle.txt
+// RUN: llvm-nm -u %t/kernels.so | FileCheck %s --allow-empty --check-prefix=UNDEFINED
+
+func.func @linear_relu(%x: tensor<65x127xf32>, %w: tensor<127x33xf32>, %b: tensor<33xf32>) -> tensor<65x33xf32> {
+  %y = fuse.matmul %x, %w : tensor<65x127xf32>, tensor<127x33xf32> -> tensor<65x33xf32>
+  %bb = fuse.broadcast %b, dims = [1] : tensor<33xf32> -> tensor<65x33xf32>
+  %z = fuse.add %y, %bb : tensor<65x33xf32>
+  %zero = fuse.constant dense<0.0> : tensor<65x33xf32>
+  %r = fuse.max %z, %zero : tensor<65x33xf32>
+  return %r : tensor<65x33xf32>
+}
+
+// CHECK-LABEL: func.func @fuse_k0_matmul
+// CHECK: scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %{{.*}} : i64 {
+// CHECK: scf.for %[[BLOCK:.*]] = %{{.*}} to %{{.*}} step %{{.*}} : i64 {
+// CHECK: scf.if
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK: llvm.load %{{.*}} : !llvm.ptr -> vector<8xf32>
+// CHECK: vector.broadcast %{{.*}} : f32 to vector<8xf32>
+// CHECK: math.fma %{{.*}} : vector<8xf32>
+// CHECK: math.fma %{{.*}} : vector<8xf32>
+// CHECK: scf.yield
+// CHECK: arith.addf %{{.*}} : vector<8xf32>
+// CHECK: arith.maximumf %{{.*}} : vector<8xf32>
+// CHECK: llvm.store %{{.*}} : vector<8xf32>, !llvm.ptr
+// CHECK: } else {
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK: math.fma %{{.*}} : f32
+
+// LLVM: define void @fuse_k0_matmul(
+// LLVM: call <8 x float> @llvm.fma.v8f32(
+
+// SUMMARY: kernels 1
+// SUMMARY: kernel 0 fuse_k0_matmul schedule matmul iterations 11 grain {{[0-9]+}}
+// SUMMARY: ops 0:matmul 1:broadcast 2:add 3:constant 4:max
+// SUMMARY: arena 0 bytes
+
+// UNDEFINED-NOT: {{.}}

@@ -1,0 +1,248 @@
+// Host matmul and column-reduction kernels end to end: awkward shapes (sizes
+// that are not multiples of the register tile or the vector width), batches
+// with a shared weight, transposes as flags and as index maps, head split and
+// merge, epilogues and prologues, f16/bf16 storage; then one timing of a
+// 512^3 f32 matmul on one core (printed, never asserted).
+
+#include "test/compiler/HostCodegenTest.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+
+namespace fuse {
+namespace {
+
+/// Matmul inputs are drawn from [-1, 1]: the policy's atol (eps * K)
+/// assumes terms of order 1.
+std::vector<Domain> unitDomains(const Graph &graph) {
+  return std::vector<Domain>(graph.inputs.size(), Domain{-1, 1});
+}
+
+class HostMatmul : public HostCodegen {
+protected:
+  void checkUnit(const Graph &graph) { check(graph, unitDomains(graph)); }
+};
+
+struct MatmulCase {
+  std::vector<int64_t> lhs, rhs;
+  bool transposeA = false, transposeB = false;
+};
+
+TEST_F(HostMatmul, ShapesNotMultiplesOfTheTile) {
+  const MatmulCase cases[] = {
+      {{1, 1}, {1, 1}},       {{7, 13}, {13, 5}},   {{64, 64}, {64, 64}},
+      {{65, 127}, {127, 33}}, {{6, 16}, {16, 32}},  {{13, 3}, {3, 17}},
+      {{2, 300}, {300, 1}},   {{1, 40}, {40, 100}}, {{3, 0}, {0, 5}} /* K 0 */,
+  };
+  for (const MatmulCase &c : cases) {
+    SCOPED_TRACE((TensorType{ElementType::F32, c.lhs}.toString() + " x " +
+                  TensorType{ElementType::F32, c.rhs}.toString()));
+    GraphBuilder b;
+    TensorId x = b.input({ElementType::F32, c.lhs}, "x");
+    TensorId w = b.input({ElementType::F32, c.rhs}, "w");
+    b.output(b.matmul(x, w), "y");
+    checkUnit(*b.finish());
+  }
+}
+
+TEST_F(HostMatmul, TransposeFlags) {
+  for (auto [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{7, 13, 5},
+                         {65, 127, 33},
+                         {16, 32, 48}}) {
+    for (int flags = 1; flags < 4; ++flags) {
+      bool ta = flags & 1, tb = flags & 2;
+      SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(k) + "x" +
+                   std::to_string(n) + " transpose_a " + std::to_string(ta) +
+                   " transpose_b " + std::to_string(tb));
+      GraphBuilder b;
+      TensorId x = b.input(
+          {ElementType::F32, ta ? std::vector{k, m} : std::vector{m, k}}, "x");
+      TensorId w = b.input(
+          {ElementType::F32, tb ? std::vector{n, k} : std::vector{k, n}}, "w");
+      b.output(b.matmul(x, w, ta, tb), "y");
+      checkUnit(*b.finish());
+    }
+  }
+}
+
+TEST_F(HostMatmul, BatchesAndSharedWeights) {
+  const MatmulCase cases[] = {
+      {{3, 17, 24}, {24, 40}},      // a weight shared by the batch
+      {{2, 9, 16}, {2, 16, 23}},    // both batched
+      {{5, 8}, {3, 8, 11}},         // a shared lhs
+      {{2, 3, 7, 5}, {2, 3, 5, 9}}, // two batch dims
+      {{4, 10, 6}, {4, 12, 6}, false, true},
+      {{4, 6, 10}, {6, 12}, true, false},
+  };
+  for (const MatmulCase &c : cases) {
+    SCOPED_TRACE((TensorType{ElementType::F32, c.lhs}.toString() + " x " +
+                  TensorType{ElementType::F32, c.rhs}.toString()));
+    GraphBuilder b;
+    TensorId x = b.input({ElementType::F32, c.lhs}, "x");
+    TensorId w = b.input({ElementType::F32, c.rhs}, "w");
+    b.output(b.matmul(x, w, c.transposeA, c.transposeB), "y");
+    checkUnit(*b.finish());
+  }
+}
+
+TEST_F(HostMatmul, ReluBiasAndResidualEpilogues) {
+  for (auto [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1},
+                         {7, 13, 5},
+                         {64, 64, 64},
+                         {65, 127, 33}}) {
+    GraphBuilder b;
+    TensorId x = b.input({ElementType::F32, {m, k}}, "x");
+    TensorId w = b.input({ElementType::F32, {k, n}}, "w");
+    TensorId bias = b.input({ElementType::F32, {n}}, "bias");
+    TensorId residual = b.input({ElementType::F32, {m, n}}, "residual");
+    TensorId y = b.add(b.matmul(x, w), b.broadcast(bias, {m, n}, {1}));
+    b.output(b.max(y, b.splat({ElementType::F32, {m, n}}, 0.0)), "relu");
+    b.output(b.add(y, residual), "residual");
+    checkUnit(*b.finish());
+  }
+}
+
+TEST_F(HostMatmul, ElementwisePrologueAndTransposedOperand) {
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F32, {19, 21}}, "x");
+  TensorId wt = b.input({ElementType::F32, {35, 21}}, "w_transposed");
+  TensorId lhs = b.tanh(b.mul(x, b.splat({ElementType::F32, {19, 21}}, 1.5)));
+  b.output(b.matmul(lhs, b.transpose(wt, {1, 0})), "y");
+  checkUnit(*b.finish());
+}
+
+/// Attention's head split and merge: Q, K and V projections with the heads
+/// split in the epilogue, Q K^T scaled, softmax, P V with the heads merged.
+Graph attention(int64_t seq, int64_t heads, int64_t headDim, ElementType type) {
+  int64_t hidden = heads * headDim;
+  GraphBuilder b;
+  TensorId x = b.input({type, {seq, hidden}}, "x");
+  auto project = [&](const char *name) {
+    TensorId w = b.input({type, {hidden, hidden}}, name);
+    TensorId bias = b.input({type, {hidden}}, std::string(name) + "_bias");
+    TensorId y = b.add(b.matmul(x, w), b.broadcast(bias, {seq, hidden}, {1}));
+    return b.transpose(b.reshape(y, {seq, heads, headDim}), {1, 0, 2});
+  };
+  TensorId q = project("wq"), k = project("wk"), v = project("wv");
+  std::vector<int64_t> scoreShape = {heads, seq, seq};
+  TensorId s = b.mul(b.matmul(q, k, false, true),
+                     b.splat({type, scoreShape}, 1.0 / std::sqrt(headDim)));
+  TensorId mx = b.reduce(ReduceKind::Max, s, {2}, true);
+  TensorId e = b.exp(b.sub(s, b.broadcast(mx, scoreShape, {0, 1, 2})));
+  TensorId sum = b.reduce(ReduceKind::Sum, e, {2}, true);
+  TensorId p = b.div(e, b.broadcast(sum, scoreShape, {0, 1, 2}));
+  TensorId o = b.matmul(p, v);
+  b.output(b.reshape(b.transpose(o, {1, 0, 2}), {seq, hidden}), "o");
+  return *b.finish();
+}
+
+TEST_F(HostMatmul, AttentionHeadSplitAndMerge) {
+  checkUnit(attention(8, 4, 8, ElementType::F32));
+  checkUnit(attention(13, 3, 5, ElementType::F32));
+  checkUnit(attention(64, 4, 32, ElementType::F32));
+}
+
+TEST_F(HostMatmul, F16AndBf16StorageWithF32Accumulation) {
+  for (ElementType type : {ElementType::F16, ElementType::BF16}) {
+    for (auto [m, k, n] :
+         {std::tuple<int64_t, int64_t, int64_t>{7, 13, 5}, {65, 127, 33}}) {
+      GraphBuilder b;
+      TensorId x = b.input({type, {m, k}}, "x");
+      TensorId w = b.input({type, {k, n}}, "w");
+      TensorId bias = b.input({type, {n}}, "bias");
+      TensorId y = b.add(b.matmul(x, w), b.broadcast(bias, {m, n}, {1}));
+      b.output(b.max(y, b.splat({type, {m, n}}, 0.0)), "relu");
+      checkUnit(*b.finish());
+    }
+    checkUnit(attention(13, 3, 5, type));
+  }
+}
+
+/// Column reductions over [rows, columns] with 1, 31, 1000 and 4097 columns:
+/// sum, max, the mean with an epilogue, and a column variance (the mean
+/// broadcast back over the rows).
+TEST_F(HostMatmul, ColumnReductions) {
+  for (int64_t columns : {1, 31, 1000, 4097}) {
+    for (int64_t rows : {1, 37}) {
+      SCOPED_TRACE(std::to_string(rows) + " rows of " +
+                   std::to_string(columns) + " columns");
+      std::vector<int64_t> shape = {rows, columns};
+      GraphBuilder b;
+      TensorId x = b.input({ElementType::F32, shape}, "x");
+      b.output(b.reduce(ReduceKind::Sum, b.mul(x, x), {0}), "sum_of_squares");
+      b.output(b.reduce(ReduceKind::Max, x, {0}, true), "max");
+      TensorId mean = b.reduce(ReduceKind::Mean, x, {0}, true);
+      TensorId centered = b.sub(x, b.broadcast(mean, shape, {0, 1}));
+      TensorId var =
+          b.reduce(ReduceKind::Mean, b.mul(centered, centered), {0}, true);
+      b.output(b.sqrt(var), "std");
+      b.output(centered, "centered");
+      check(*b.finish());
+    }
+  }
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F32, {3, 50, 31}}, "x");
+  b.output(b.reduce(ReduceKind::Sum, b.exp(x), {1}), "middle_sum");
+  TensorId h = b.input({ElementType::F16, {40, 2, 33}}, "h");
+  b.output(b.reduce(ReduceKind::Mean, h, {0}), "f16_mean");
+  check(*b.finish());
+}
+
+/// A rough single-core figure for the report: 512^3 f32, best of a few
+/// runs (uploads and downloads of 3 MiB included).
+TEST(HostMatmulTiming, F32Matmul512OnOneCore) {
+  const int64_t n = 512;
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F32, {n, n}}, "x");
+  TensorId w = b.input({ElementType::F32, {n, n}}, "w");
+  b.output(b.matmul(x, w), "y");
+  Graph graph = *b.finish();
+  HostCompiler compiler;
+  auto start = std::chrono::steady_clock::now();
+  Expected<Compilation> compiled =
+      compiler.compile(graph, hostTarget(), CompileOptions{});
+  double compileMs = std::chrono::duration<double, std::milli>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+  ASSERT_TRUE(compiled.ok()) << compiled.message();
+  device::HostRuntime::Options options;
+  options.threads = 1;
+  device::HostRuntime runtime(options);
+  std::vector<TensorBytes> inputs(2, TensorBytes(n * n * sizeof(float)));
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (TensorBytes &input : inputs) {
+    std::vector<float> values(n * n);
+    for (float &v : values)
+      v = dist(rng);
+    std::memcpy(input.data(), values.data(), input.size());
+  }
+  device::DeviceResult<device::Executable> executable =
+      runtime.load(compiled->bundle);
+  ASSERT_TRUE(executable.ok());
+  device::DeviceResult<device::Stream> stream = runtime.createStream();
+  ASSERT_TRUE(stream.ok());
+  double best = 1e30, cpuOfBest = 0;
+  for (int run = 0; run < 5; ++run) {
+    std::clock_t cpuBegin = std::clock();
+    auto begin = std::chrono::steady_clock::now();
+    auto outputs = device::runBundle(runtime, compiled->bundle, *executable,
+                                     *stream, inputs);
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+            .count();
+    ASSERT_TRUE(outputs.ok());
+    if (seconds < best)
+      cpuOfBest = double(std::clock() - cpuBegin) / CLOCKS_PER_SEC;
+    best = std::min(best, seconds);
+  }
+  std::printf("512^3 f32 matmul on one core (%s): compiled in %.1f ms, "
+              "%.2f ms (%.2f ms of CPU time), %.1f GFLOP/s\n",
+              hostTarget().name.c_str(), compileMs, best * 1e3, cpuOfBest * 1e3,
+              2.0 * n * n * n / best * 1e-9);
+}
+
+} // namespace
+} // namespace fuse
