@@ -1,7 +1,8 @@
 //===- OnnxConformanceTest.cpp - ONNX backend node tests ------------------===//
 //
 // Runs every ONNX backend node test (Debian's libonnx-testdata, or the
-// directory in $FUSE_ONNX_NODE_TESTS) whose ops are all in the core set
+// directory in $FUSE_ONNX_NODE_TESTS; then the extra tests of node-extra/,
+// written by make_extra_tests.py) whose ops are all in the core set
 // (core-ops.txt) through the importer, in this one process, on the
 // reference runtime (and, when built with the host compiler, on the host
 // runtime), and compares every output with the expected one (rtol 1e-3,
@@ -276,8 +277,12 @@ struct Counts {
   int notCompiled = 0;
 };
 
-void runSuite(const Runner &runner, bool failOnUncompiled) {
-  fs::path root = nodeTestDir();
+fs::path extraTestDir() {
+  return fs::path(sourceDir()) / "test" / "onnx" / "node-extra";
+}
+
+void runSuite(const Runner &runner, const fs::path &root,
+              bool failOnUncompiled) {
   if (!fs::is_directory(root))
     GTEST_SKIP() << "no ONNX node tests at " << root
                  << " (install libonnx-testdata or set FUSE_ONNX_NODE_TESTS)";
@@ -373,7 +378,14 @@ void runSuite(const Runner &runner, bool failOnUncompiled) {
 }
 
 TEST(OnnxConformance, ReferenceRuntime) {
-  runSuite({"reference", runReference}, /*failOnUncompiled=*/true);
+  runSuite({"reference", runReference}, nodeTestDir(),
+           /*failOnUncompiled=*/true);
+}
+
+// The opset forms libonnx-testdata lacks (test/onnx/make_extra_tests.py).
+TEST(OnnxConformance, ReferenceRuntimeExtra) {
+  runSuite({"reference", runReference}, extraTestDir(),
+           /*failOnUncompiled=*/true);
 }
 
 #ifdef FUSE_ONNX_CONFORMANCE_HOST
@@ -382,7 +394,11 @@ TEST(OnnxConformance, HostRuntime) {
   // produces, a graph it cannot compile is listed and counted as a failure
   // in the summary, but fails this test only when it compiled and then
   // ran wrong.
-  runSuite({"host", runHost}, /*failOnUncompiled=*/false);
+  runSuite({"host", runHost}, nodeTestDir(), /*failOnUncompiled=*/false);
+}
+
+TEST(OnnxConformance, HostRuntimeExtra) {
+  runSuite({"host", runHost}, extraTestDir(), /*failOnUncompiled=*/false);
 }
 #endif
 
