@@ -216,6 +216,9 @@ public:
     return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(value));
   }
 
+  OpBuilder &builder() { return b; }
+  Location location() const { return loc; }
+
 private:
   Type pointerType() {
     return LLVM::LLVMPointerType::get(b.getContext(), kGlobalAddressSpace);
@@ -1337,6 +1340,266 @@ emitFullReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
   return kernels;
 }
 
+/// A column reduction views its operand as [outer, reduced, inner] (the
+/// reduced dims consecutive) and reduces the middle.
+struct ColumnLayout {
+  int64_t outer = 1, reduced = 1, inner = 1;
+  /// The operand's kept dims of size other than 1, in order.
+  SmallVector<int64_t> keptSizes;
+};
+
+LogicalResult unsupportedColumns(Operation *op, const Twine &why) {
+  return op->emitOpError()
+         << "cannot be generated for the GPU in a column_reduction kernel: "
+         << why;
+}
+
+FailureOr<ColumnLayout> columnLayout(fd::ReduceOp reduce) {
+  ArrayRef<int64_t> shape = shapeOf(reduce.getOperand());
+  ArrayRef<int64_t> dims = reduce.getDims();
+  ColumnLayout layout;
+  if (dims.empty() || dims.back() - dims.front() + 1 != int64_t(dims.size()))
+    return unsupportedColumns(reduce, "its reduced dims are not consecutive");
+  for (int64_t d = 0; d < int64_t(shape.size()); ++d) {
+    if (d < dims.front())
+      layout.outer *= shape[d];
+    else if (d <= dims.back())
+      layout.reduced *= shape[d];
+    else
+      layout.inner *= shape[d];
+    if ((d < dims.front() || d > dims.back()) && shape[d] != 1)
+      layout.keptSizes.push_back(shape[d]);
+  }
+  return layout;
+}
+
+SmallVector<int64_t> withoutOnes(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> sizes;
+  for (int64_t size : shape)
+    if (size != 1)
+      sizes.push_back(size);
+  return sizes;
+}
+
+/// A column's reduction must be read at its own column: by elementwise ops
+/// and reshapes over the per-column values, by broadcasts back over the
+/// reduced dims, by the yield.
+LogicalResult checkColumnwiseUses(Value result, const ColumnLayout &layout,
+                                  ArrayRef<int64_t> domainShape) {
+  for (Operation *user : result.getUsers()) {
+    if (isa<fd::YieldOp, fd::ReduceOp>(user))
+      continue;
+    if (auto broadcast = dyn_cast<fd::BroadcastOp>(user)) {
+      ArrayRef<int64_t> operandShape = shapeOf(broadcast.getOperand());
+      SmallVector<int64_t> targets;
+      for (auto [i, d] : llvm::enumerate(broadcast.getDims()))
+        if (operandShape[i] != 1)
+          targets.push_back(domainShape.size() > size_t(d) ? domainShape[d]
+                                                           : -1);
+      if (shapeOf(broadcast.getResult()) == domainShape &&
+          withoutOnes(operandShape) == layout.keptSizes &&
+          targets == layout.keptSizes)
+        continue;
+    } else if (numElements(user->getResult(0).getType()) ==
+                   layout.outer * layout.inner &&
+               (user->hasTrait<OpTrait::Elementwise>() ||
+                isa<fd::ReshapeOp>(user))) {
+      if (failed(checkColumnwiseUses(user->getResult(0), layout, domainShape)))
+        return failure();
+      continue;
+    }
+    return unsupportedColumns(
+        user, "it reads a column's reduction other than at its own column");
+  }
+  return success();
+}
+
+/// One thread per group of 4 adjacent columns (single columns when the
+/// kept inner size is not a multiple of 4), in a grid-stride loop over the
+/// groups: a pass down the reduced rows per reduction, in order, with one
+/// accumulator per column (adjacent threads read adjacent 16-byte pieces of
+/// a row: coalesced, no shuffles), then a pass that stores the results over
+/// the whole domain, then the per-column results.
+FailureOr<GpuFusionKernels>
+emitColumnReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
+  Block &body = fusion.getBody().front();
+  auto yield = cast<fd::YieldOp>(body.getTerminator());
+  SmallVector<ReductionInfo> reductions;
+  std::optional<ColumnLayout> layout;
+  SmallVector<int64_t> domainShape;
+  for (auto reduce : body.getOps<fd::ReduceOp>()) {
+    FailureOr<ColumnLayout> own = columnLayout(reduce);
+    if (failed(own))
+      return failure();
+    if (layout &&
+        (own->outer != layout->outer || own->reduced != layout->reduced ||
+         own->inner != layout->inner))
+      return unsupportedColumns(reduce,
+                                "its columns differ from another reduction's");
+    layout = *own;
+    domainShape.assign(shapeOf(reduce.getOperand()).begin(),
+                       shapeOf(reduce.getOperand()).end());
+    FailureOr<ReductionInfo> info =
+        classifyReduction(reduce, "column_reduction");
+    if (failed(info) ||
+        failed(checkColumnwiseUses(reduce.getResult(), *layout, domainShape)))
+      return failure();
+    reductions.push_back(*info);
+  }
+  if (reductions.empty())
+    return fusion.emitOpError()
+           << "cannot be generated for the GPU as a column_reduction "
+              "kernel: it has no fuse.reduce";
+  int64_t outer = layout->outer, reduced = layout->reduced,
+          inner = layout->inner;
+  int64_t domain = outer * reduced * inner, columns = outer * inner;
+
+  SmallVector<unsigned> domainResults, columnResults;
+  for (auto [r, value] : llvm::enumerate(yield.getValues())) {
+    int64_t n = numElements(value.getType());
+    if (n == domain && reduced != 1)
+      domainResults.push_back(r);
+    else if (n == columns)
+      columnResults.push_back(r);
+    else
+      return fusion.emitOpError()
+             << "cannot be generated for the GPU as a column_reduction "
+                "kernel: result "
+             << r << " has " << n << " elements, neither " << columns
+             << " columns nor " << domain << " elements";
+  }
+
+  unsigned width = inner % kGpuVectorWidth == 0 ? kGpuVectorWidth : 1;
+  int64_t groupsPerOuter = inner / width;
+  int64_t groups = outer * groupsPerOuter;
+  // Few columns: a smaller block, so that its threads have work.
+  unsigned blockSize = unsigned(std::clamp<int64_t>(
+      ceilDiv(groups, kWarpSize) * kWarpSize, kWarpSize, kGpuBlockSize));
+
+  Location loc = fusion.getLoc();
+  OpBuilder b(module.getContext());
+  std::string name = (prefix + "_columns").str();
+  unsigned numResults = yield.getValues().size();
+  KernelPointers pointers =
+      createKernel(b, module, fusion, name, numResults, /*scratch=*/false,
+                   /*scratchReadOnly=*/false, blockSize);
+  auto c = [&](OpBuilder &builder, int64_t value) {
+    return i64Constant(builder, loc, value);
+  };
+  Value thread = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, blockId(b, loc), blockDim(b, loc)),
+      threadId(b, loc));
+  Value threads =
+      arith::MulIOp::create(b, loc, gridDim(b, loc), blockDim(b, loc));
+  auto groupLoop = scf::ForOp::create(b, loc, thread, c(b, groups), threads);
+  b.setInsertionPoint(groupLoop.getBody()->getTerminator());
+  Value group = groupLoop.getInductionVar();
+  Value o = arith::DivUIOp::create(b, loc, group, c(b, groupsPerOuter));
+  Value column = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, group, c(b, groupsPerOuter)),
+      c(b, width));
+  Value domainBase = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, o, c(b, reduced * inner)), column);
+  Value columnPosition = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, o, c(b, inner)), column);
+  auto indexAt = [&](Value position) -> Index {
+    if (width == 1)
+      return {Index::Uniform, position};
+    return {Index::Contiguous, position, int64_t(width), /*aligned=*/true};
+  };
+
+  DenseMap<Value, Value> seeds;
+  bool failedBody = false;
+  // A loop down the reduced rows; `body` gets the row's index.
+  auto rowLoop =
+      [&](ValueRange init,
+          function_ref<SmallVector<Value>(RegionEmitter &, Index, ValueRange)>
+              step) {
+        return scf::ForOp::create(
+            b, loc, c(b, 0), c(b, reduced), c(b, 1), init,
+            [&](OpBuilder &nested, Location nestedLoc, Value r,
+                ValueRange acc) {
+              RegionEmitter e(nested, nestedLoc, width, pointers.inputs);
+              for (auto [value, known] : seeds)
+                e.seed(value, known);
+              Value position = arith::AddIOp::create(
+                  nested, nestedLoc, domainBase,
+                  arith::MulIOp::create(nested, nestedLoc, r,
+                                        c(nested, inner)));
+              SmallVector<Value> next = step(e, indexAt(position), acc);
+              if (next.size() != acc.size()) {
+                failedBody = true;
+                next.assign(acc.begin(), acc.end());
+              }
+              scf::YieldOp::create(nested, nestedLoc, next);
+            });
+      };
+  for (ReductionInfo &r : reductions) {
+    RegionEmitter constants(b, loc, width, pointers.inputs);
+    Value init = constants.constant(r.accumulator, r.identity);
+    auto loop = rowLoop(
+        ValueRange{init}, [&](RegionEmitter &e, Index index, ValueRange acc) {
+          FailureOr<Value> x = e.emit(r.op.getOperand(), index);
+          if (failed(x))
+            return SmallVector<Value>{};
+          return SmallVector<Value>{
+              combine(e.builder(), e.location(), r, acc[0], *x)};
+        });
+    if (failedBody)
+      return failure();
+    Value result = loop.getResult(0);
+    if (r.op.getKind() == fd::ReduceKind::mean)
+      result = arith::DivFOp::create(
+          b, loc, result, constants.constant(r.accumulator, double(reduced)));
+    seeds[r.op.getResult()] = result;
+  }
+  if (!domainResults.empty()) {
+    rowLoop(ValueRange{}, [&](RegionEmitter &e, Index index, ValueRange) {
+      for (unsigned r : domainResults) {
+        Value value = yield.getValues()[r];
+        FailureOr<Value> computed = e.emit(value, index);
+        if (failed(computed)) {
+          failedBody = true;
+          break;
+        }
+        e.store(*computed, elementTypeOf(value), pointers.outputs[r], index);
+      }
+      return SmallVector<Value>{};
+    });
+    if (failedBody)
+      return failure();
+  }
+  {
+    RegionEmitter e(b, loc, width, pointers.inputs);
+    for (auto [value, known] : seeds)
+      e.seed(value, known);
+    Index index = indexAt(columnPosition);
+    for (unsigned r : columnResults) {
+      Value value = yield.getValues()[r];
+      FailureOr<Value> computed = e.emit(value, index);
+      if (failed(computed))
+        return failure();
+      e.store(*computed, elementTypeOf(value), pointers.outputs[r], index);
+    }
+  }
+
+  GpuKernelPlan plan;
+  plan.entry = name;
+  plan.module = name + "_module";
+  plan.schedule = ScheduleKind::ColumnReduction;
+  plan.launch.gridX = uint32_t(
+      std::clamp<int64_t>(ceilDiv(groups, blockSize), 1, kMaxPointwiseBlocks));
+  plan.launch.blockX = blockSize;
+  plan.launch.iterations = groups;
+  for (unsigned i = 0; i < fusion.getInputs().size(); ++i)
+    plan.operands.push_back({GpuKernelOperand::Kind::FusionInput, i});
+  for (unsigned r = 0; r < numResults; ++r)
+    plan.operands.push_back({GpuKernelOperand::Kind::FusionResult, r});
+  GpuFusionKernels kernels;
+  kernels.kernels.push_back(std::move(plan));
+  return kernels;
+}
+
 /// One block per row (one warp for short rows), rows beyond the grid in a
 /// block-stride loop: a pass over the row per reduction, in order (so a
 /// reduction may use an earlier one, as softmax's sum uses its max), each
@@ -1510,6 +1773,8 @@ FailureOr<GpuFusionKernels> emitGpuKernels(fd::FusionOp fusion, ModuleOp module,
     return emitFullReduction(fusion, module, namePrefix);
   case fd::ScheduleKind::row_reduction:
     return emitRowReduction(fusion, module, namePrefix);
+  case fd::ScheduleKind::column_reduction:
+    return emitColumnReduction(fusion, module, namePrefix);
   default:
     break;
   }

@@ -14,7 +14,12 @@
 //   one slot of scratch) and a one-block finishing kernel that combines the
 //   slots in order: the result never depends on the device;
 // - row reduction (softmax, layernorm): one block per row (a single warp for
-//   short rows), a pass over the row per reduction, then the stores.
+//   short rows), a pass over the row per reduction, then the stores;
+// - column reduction: one thread per 4 adjacent columns (coalesced rows),
+//   a pass down the rows per reduction, then the stores;
+// - matmul: the pointwise form, each output pulling its dot product through
+//   the epilogue's index maps (prologue applied on load); no shared-memory
+//   tiling yet.
 // Broadcasts, transposes, slices and reshapes are index maps on the loads,
 // never materialized.
 //

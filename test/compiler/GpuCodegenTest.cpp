@@ -154,16 +154,34 @@ TEST_P(GpuCodegen, MatmulWithBiasEpilogue) {
   EXPECT_EQ(ptx.find(".extern"), std::string::npos);
 }
 
+TEST_P(GpuCodegen, ColumnReductionOneThreadPerFourColumns) {
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F32, {300, 64}}, "x");
+  b.output(b.reduce(ReduceKind::Sum, x, {0}), "column_sums");
+  Expected<Compilation> compiled =
+      compiler().compile(*b.finish(), target(), CompileOptions{});
+  ASSERT_TRUE(compiled.ok()) << compiled.message();
+  ASSERT_EQ(compiled->bundle.kernels.size(), 1u);
+  const BundleKernel &kernel = compiled->bundle.kernels[0];
+  EXPECT_EQ(kernel.schedule, ScheduleKind::ColumnReduction);
+  EXPECT_EQ(kernel.entry, "fuse_k0_columns");
+  // 64 columns in groups of 4: 16 threads, one warp.
+  EXPECT_EQ(kernel.launch.gridX, 1u);
+  EXPECT_EQ(kernel.launch.blockX, 32u);
+  std::string ptx = payloadText(kernel);
+  EXPECT_NE(ptx.find("ld.global.nc.v4"), std::string::npos);
+}
+
 TEST_P(GpuCodegen, UnsupportedKernelNamesOpAndSchedule) {
   GraphBuilder b;
-  TensorId x = b.input({ElementType::F32, {64, 8}}, "x");
-  b.output(b.reduce(ReduceKind::Sum, x, {0}), "column_sums");
+  TensorId x = b.input({ElementType::F32, {4, 8, 16}}, "x");
+  b.output(b.reduce(ReduceKind::Sum, x, {0, 2}), "sums");
   Expected<Compilation> compiled =
       compiler().compile(*b.finish(), target(), CompileOptions{});
   ASSERT_FALSE(compiled.ok());
   EXPECT_NE(compiled.message().find("fuse.reduce"), std::string::npos)
       << compiled.message();
-  EXPECT_NE(compiled.message().find("column_reduction schedule"),
+  EXPECT_NE(compiled.message().find("column_reduction kernel"),
             std::string::npos)
       << compiled.message();
 }
