@@ -3,6 +3,9 @@
 // Every test here runs on the host and on the reference runtime through the
 // DeviceRuntime interface only: the seed semantics (permits, budgets,
 // ordering, fences, identity, fault points) must not depend on the backend.
+// Where cuda.h was found, they also run on the CUDA runtime over the fake
+// driver of test/runtime/cuda, except those that launch the host kernels of
+// TestSupport (FuseCudaTests launches PTX kernels).
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,10 +13,14 @@
 
 #include "runtime/device/HostRuntime.h"
 #include "runtime/device/ReferenceRuntime.h"
+#ifdef FUSE_FAKE_CUDA_DRIVER_PATH
+#include "runtime/device/CudaRuntime.h"
+#endif
 
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <stdexcept>
 #include <type_traits>
 
 using namespace fuse;
@@ -25,6 +32,8 @@ namespace {
 struct RuntimeKind {
   std::string name;
   std::function<std::unique_ptr<DeviceRuntime>(uint64_t budget)> make;
+  /// Whether it runs the host kernels of TestSupport's bundles.
+  bool hostKernels = true;
 };
 
 void PrintTo(const RuntimeKind &kind, std::ostream *os) { *os << kind.name; }
@@ -40,6 +49,21 @@ std::vector<RuntimeKind> runtimeKinds() {
          return std::make_unique<ReferenceRuntime>(
              ReferenceRuntime::Options{budget});
        }},
+#ifdef FUSE_FAKE_CUDA_DRIVER_PATH
+      {"CudaFakeDriver",
+       [](uint64_t budget) -> std::unique_ptr<DeviceRuntime> {
+         CudaRuntime::Options options;
+         options.driverPath = FUSE_FAKE_CUDA_DRIVER_PATH;
+         options.memoryBudgetBytes = budget;
+         options.poolBlockBytes = 1 << 20;
+         DeviceResult<std::unique_ptr<CudaRuntime>> runtime =
+             CudaRuntime::create(options);
+         if (!runtime.ok())
+           throw std::runtime_error(runtime.error().message);
+         return std::move(*runtime);
+       },
+       false},
+#endif
   };
 }
 
@@ -166,6 +190,8 @@ TEST_P(DeviceRuntimeTest, UploadCopyZeroReadbackRoundTrip) {
   std::vector<std::byte> data = bytesOf({1, 2, 3, 4, 5, 6, 7, 8});
   CommandBatch batch;
   batch.add(command(runtime->encodeUpload(data, a, 0)));
+  // Fresh memory is not zero on every backend (CUDA).
+  batch.add(command(runtime->encodeZero(b, 6, 2)));
   batch.add(command(runtime->encodeCopy(a, b, CopyRegion{2, 0, 6})));
   batch.add(command(runtime->encodeZero(b, 1, 2)));
   run(*runtime, stream, std::move(batch));
@@ -267,6 +293,8 @@ TEST_P(DeviceRuntimeTest, AFailedStreamDoesNotPoisonAnother) {
 }
 
 TEST_P(DeviceRuntimeTest, ObjectsOfAnotherInstanceAreRejected) {
+  if (!GetParam().hostKernels)
+    GTEST_SKIP() << "launches host kernels";
   auto runtime = make();
   auto other = make();
   Buffer mine = allocate(*runtime, 8);
@@ -430,6 +458,8 @@ TEST_P(DeviceRuntimeTest, IndeterminateWaitReleasesNothingAndLeaksNothing) {
 }
 
 TEST_P(DeviceRuntimeTest, TimingModes) {
+  if (!GetParam().hostKernels)
+    GTEST_SKIP() << "launches host kernels";
   auto runtime = make();
   Bundle bundle = test::addBundle(64);
   std::vector<float> a = test::randomFloats(1, 64),
@@ -466,6 +496,8 @@ TEST_P(DeviceRuntimeTest, TimingModes) {
 }
 
 TEST_P(DeviceRuntimeTest, RunBundleMatchesTheGraph) {
+  if (!GetParam().hostKernels)
+    GTEST_SKIP() << "launches host kernels";
   auto runtime = make();
   const int64_t n = 1003;
   std::vector<float> a = test::randomFloats(11, n),
@@ -485,6 +517,8 @@ TEST_P(DeviceRuntimeTest, RunBundleMatchesTheGraph) {
 }
 
 TEST_P(DeviceRuntimeTest, RunBundleChecksItsInputs) {
+  if (!GetParam().hostKernels)
+    GTEST_SKIP() << "launches host kernels";
   auto runtime = make();
   std::vector<TensorBytes> inputs = {TensorBytes(16)};
   DeviceResult<std::vector<TensorBytes>> outputs =
