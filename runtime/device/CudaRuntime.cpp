@@ -2,7 +2,6 @@
 
 #include "runtime/device/CudaRuntime.h"
 
-#include "runtime/Version.h"
 #include "runtime/cache/Bundle.h"
 #include "runtime/device/DeviceObjects.h"
 
@@ -47,6 +46,7 @@ namespace cuda {
   X(cuModuleLoadDataEx, "cuModuleLoadDataEx")                                  \
   X(cuModuleGetFunction, "cuModuleGetFunction")                                \
   X(cuModuleUnload, "cuModuleUnload")                                          \
+  X(cuFuncSetAttribute, "cuFuncSetAttribute")                                  \
   X(cuLaunchKernel, "cuLaunchKernel")                                          \
   X(cuStreamCreate, "cuStreamCreate")                                          \
   X(cuStreamSynchronize, "cuStreamSynchronize")                                \
@@ -88,6 +88,8 @@ struct Driver {
   CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule,
                                   const char *) = nullptr;
   CUresult (*cuModuleUnload)(CUmodule) = nullptr;
+  CUresult (*cuFuncSetAttribute)(CUfunction, CUfunction_attribute,
+                                 int) = nullptr;
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
                              unsigned, unsigned, unsigned, CUstream, void **,
                              void **) = nullptr;
@@ -115,8 +117,11 @@ struct Driver {
 };
 
 /// Failures that the device reports for work it ran: they end the work.
+/// A driver shut down or a context destroyed runs nothing either.
 bool isDeviceFailure(CUresult result) {
   switch (result) {
+  case CUDA_ERROR_DEINITIALIZED:
+  case CUDA_ERROR_CONTEXT_IS_DESTROYED:
   case CUDA_ERROR_LAUNCH_FAILED:
   case CUDA_ERROR_ILLEGAL_ADDRESS:
   case CUDA_ERROR_LAUNCH_TIMEOUT:
@@ -754,12 +759,7 @@ CudaRuntime::allocateMemory(uint64_t bytes) {
 
 DeviceResult<std::shared_ptr<detail::ExecutableObject>>
 CudaRuntime::loadExecutable(const Bundle &bundle) {
-  if (Status status = verifyBundle(bundle); !status.ok())
-    return Error{ErrorCode::InvalidArgument, status.message()};
-  if (bundle.versionId != versionId())
-    return Error{ErrorCode::Incompatible,
-                 "the bundle was made by Fuse version " + bundle.versionId +
-                     ", this runtime is " + versionId()};
+  // DeviceRuntime::load checked the bundle and its version.
   int device = *smVersion(descriptor().target);
   auto executable = std::make_shared<CudaExecutable>(instanceId());
   for (const BundleKernel &kernel : bundle.kernels) {
@@ -830,6 +830,19 @@ CudaRuntime::loadExecutable(const Bundle &bundle) {
                             "cuModuleGetFunction of entry '" + kernel.entry +
                                 "' of kernel " + kernel.name,
                             result);
+    // Dynamic shared memory beyond the default 48 KiB must be asked for.
+    if (kernel.launch.sharedMemoryBytes > 48 * 1024)
+      if (CUresult result = context->driver->cuFuncSetAttribute(
+              function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+              int(kernel.launch.sharedMemoryBytes)))
+        return context->error(
+            ErrorCode::KernelLoadFailed,
+            "cuFuncSetAttribute of " +
+                std::to_string(kernel.launch.sharedMemoryBytes) +
+                " bytes of dynamic shared memory for "
+                "kernel " +
+                kernel.name,
+            result);
     if (std::find(executable->modules.begin(), executable->modules.end(),
                   module) == executable->modules.end())
       executable->modules.push_back(module);

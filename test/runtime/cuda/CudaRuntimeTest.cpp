@@ -669,6 +669,41 @@ TEST_F(CudaRuntimeTest, LaunchesPassDevicePointersInBindingOrder) {
   EXPECT_EQ(first.stream, second.stream);
 }
 
+TEST_F(CudaRuntimeTest, LargeDynamicSharedMemoryIsAskedFor) {
+  FAKE_ONLY();
+  auto runtime = make();
+  ASSERT_TRUE(runtime);
+  Bundle bundle = test::cudaAddBundle(64);
+  Executable small = *runtime->load(bundle);
+  EXPECT_EQ(fake->callCount("cuFuncSetAttribute"), 0);
+  Buffer a = allocate(*runtime, 256);
+  Stream stream = *runtime->createStream();
+  LaunchConfig config = bundle.kernels[0].launch;
+  config.sharedMemoryBytes = 100 * 1024;
+  auto launchWith = [&](const Executable &executable) {
+    CommandBatch batch;
+    batch.add(command(runtime->encodeLaunch(
+        executable, 0, config, {bindWhole(a), bindWhole(a), bindWhole(a)})));
+    return wait(*runtime, submit(*runtime, stream, std::move(batch)));
+  };
+  // Without the attribute, the driver refuses the launch.
+  EXPECT_NE(
+      failureOf(launchWith(small)).find("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"),
+      std::string::npos);
+  ASSERT_TRUE(runtime->resetStream(stream).ok());
+  small = Executable();
+  bundle.kernels[0].launch.sharedMemoryBytes = 100 * 1024;
+  Executable large = *runtime->load(bundle);
+  EXPECT_EQ(fake->callCount("cuFuncSetAttribute"), 1);
+  EXPECT_TRUE(std::holds_alternative<Succeeded>(launchWith(large)));
+  fake->injectFailure("cuFuncSetAttribute", 0, 1, CUDA_ERROR_INVALID_VALUE);
+  large = Executable();
+  DeviceResult<Executable> refused = runtime->load(bundle);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("cuFuncSetAttribute"),
+            std::string::npos);
+}
+
 TEST_F(CudaRuntimeTest, RunBundleMatchesTheReferenceRuntime) {
   auto runtime = make();
   ASSERT_TRUE(runtime);

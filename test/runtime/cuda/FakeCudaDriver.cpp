@@ -52,6 +52,7 @@ struct FakeStream {
 struct FakeFunction {
   std::string name;
   int paramCount = -1;
+  unsigned maxDynamicSharedBytes = 48 * 1024;
 };
 
 struct FakeModule {
@@ -586,6 +587,23 @@ CUresult cuModuleUnload(CUmodule module) {
   return CUDA_SUCCESS;
 }
 
+CUresult cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute,
+                            int value) {
+  ENTER("cuFuncSetAttribute");
+  NEEDS_CONTEXT();
+  auto *kernel = reinterpret_cast<FakeFunction *>(function);
+  if (attribute != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES ||
+      value < 0 || value > 227 * 1024)
+    return CUDA_ERROR_INVALID_VALUE;
+  for (FakeModule *module : s.modules)
+    for (auto &[name, candidate] : module->functions)
+      if (candidate.get() == kernel) {
+        kernel->maxDynamicSharedBytes = unsigned(value);
+        return CUDA_SUCCESS;
+      }
+  return CUDA_ERROR_INVALID_HANDLE;
+}
+
 CUresult cuLaunchKernel(CUfunction function, unsigned int gridDimX,
                         unsigned int gridDimY, unsigned int gridDimZ,
                         unsigned int blockDimX, unsigned int blockDimY,
@@ -607,7 +625,7 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int gridDimX,
       !blockDimZ || uint64_t(blockDimX) * blockDimY * blockDimZ > 1024 ||
       blockDimZ > 64 || gridDimY > 65535 || gridDimZ > 65535 || extra)
     return CUDA_ERROR_INVALID_VALUE;
-  if (sharedMemBytes > 48 * 1024)
+  if (sharedMemBytes > kernel->maxDynamicSharedBytes)
     return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
   if (kernel->paramCount > 0 && !kernelParams)
     return CUDA_ERROR_INVALID_VALUE;
@@ -797,6 +815,7 @@ CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
       ENTRY(cuModuleLoadData),
       ENTRY(cuModuleGetFunction),
       ENTRY(cuModuleUnload),
+      ENTRY(cuFuncSetAttribute),
       ENTRY(cuLaunchKernel),
       ENTRY(cuStreamCreate),
       ENTRY(cuStreamSynchronize),
