@@ -346,6 +346,17 @@ std::string preview(const HostTensorData &tensor) {
   return out + (count > shown ? ", ...]" : "]");
 }
 
+/// An input tensor from a .npy file or an ONNX TensorProto (.pb) file.
+Expected<npy::Array> readInputFile(const std::string &path) {
+  if (llvm::sys::path::extension(path) != ".pb")
+    return npy::read(path);
+  Expected<onnximport::NamedTensor> tensor =
+      onnximport::readTensorProtoFile(path);
+  if (!tensor.ok())
+    return tensor.status();
+  return npy::Array{tensor->value.type, std::move(tensor->value.bytes)};
+}
+
 int runModel(const RunOptions &options) {
   // The model file.
   llvm::StringRef extension = llvm::sys::path::extension(options.model);
@@ -362,6 +373,8 @@ int runModel(const RunOptions &options) {
   // ONNX: the imported graph, printed as a function of fuse ops, is the
   // source from here on; the initializers' values are bound as inputs.
   std::vector<std::optional<HostTensorData>> weights;
+  // Model inputs whose --input values were bound as constants at import.
+  std::set<std::string> boundAtImport;
   if (isOnnx) {
     onnximport::ImportOptions importOptions;
     for (const std::string &spec : options.dims) {
@@ -381,8 +394,35 @@ int runModel(const RunOptions &options) {
     progress("importing " + options.model + "...");
     Expected<onnximport::ImportedModel> imported =
         onnximport::importModelFile(options.model, importOptions);
+    // A shape, axes or indices given as a model input must be known at
+    // import time: the integer tensors given with --input are bound then.
+    if (!imported.ok() &&
+        imported.message().find("must be a constant") != std::string::npos &&
+        !options.inputs.empty()) {
+      for (const std::string &spec : options.inputs) {
+        std::size_t equals = spec.find('=');
+        if (equals == std::string::npos || equals == 0)
+          continue;
+        Expected<npy::Array> array = readInputFile(spec.substr(equals + 1));
+        if (!array.ok() || isFloat(array->type.elementType))
+          continue;
+        HostTensorData value(array->type);
+        value.bytes = std::move(array->bytes);
+        importOptions.constantInputs.emplace(spec.substr(0, equals),
+                                             std::move(value));
+      }
+      if (!importOptions.constantInputs.empty()) {
+        imported = onnximport::importModelFile(options.model, importOptions);
+        for (const auto &entry : importOptions.constantInputs)
+          boundAtImport.insert(entry.first);
+      }
+    }
     if (!imported.ok())
-      return fail(imported.message());
+      return fail(
+          imported.message() +
+          (imported.message().find("must be a constant") != std::string::npos
+               ? "; give its value with --input NAME=PATH"
+               : ""));
     mlir::MLIRContext printContext;
     loadTranslationDialects(printContext);
     mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>> printed =
@@ -455,6 +495,8 @@ int runModel(const RunOptions &options) {
     if (equals == std::string::npos || equals == 0)
       return fail("--input '" + spec + "' is not NAME=PATH.npy (or .pb)");
     std::string name = spec.substr(0, equals), path = spec.substr(equals + 1);
+    if (boundAtImport.count(name))
+      continue;
     auto it = std::find(inputNames.begin(), inputNames.end(), name);
     if (it == inputNames.end()) {
       std::string known;
@@ -464,16 +506,7 @@ int runModel(const RunOptions &options) {
                   options.model + "'; its inputs are: " + known);
     }
     std::size_t index = it - inputNames.begin();
-    Expected<npy::Array> array = npy::Array{};
-    if (llvm::sys::path::extension(path) == ".pb") {
-      Expected<onnximport::NamedTensor> tensor =
-          onnximport::readTensorProtoFile(path);
-      if (!tensor.ok())
-        return fail("--input " + name + ": " + tensor.message());
-      array = npy::Array{tensor->value.type, std::move(tensor->value.bytes)};
-    } else {
-      array = npy::read(path);
-    }
+    Expected<npy::Array> array = readInputFile(path);
     if (!array.ok())
       return fail("--input " + name + ": " + array.message());
     const TensorType &expected = graph.typeOf(graph.inputs[index]);

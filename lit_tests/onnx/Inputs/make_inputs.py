@@ -84,3 +84,8 @@ save("runtime_shape", [
 save("softmax_opset11", [
     helper.make_node("Softmax", ["x"], ["y"], name="sm"),
 ], [f32("x", [2, 3, 4])], [f32("y", [2, 3, 4])], opset=11)
+
+# The value of runtime_shape.onnx's `shape` input, bound at import time.
+shape = numpy_helper.from_array(np.array([3, 2], dtype=np.int64), "shape")
+with open(os.path.join(HERE, "shape_3x2.pb"), "wb") as f:
+    f.write(shape.SerializeToString())
