@@ -82,7 +82,10 @@ def fmt_ms(ms):
 
 def build_results(records, peers, args):
     machine = next(r for r in records if r.get("record") == "machine")
-    triad = machine["triad_gbps"]
+    done = next((r for r in records if r.get("record") == "done"), {})
+    # The higher of the triads before and after the workloads: a moment of
+    # contention in one of them must not flatter every percentage.
+    triad = max(machine["triad_gbps"], done.get("triad_end_gbps") or 0)
     workloads = []
     for record in records:
         if record.get("record") != "workload":
@@ -90,6 +93,9 @@ def build_results(records, peers, args):
         entry = {k: record.get(k) for k in ("name", "title", "bound", "status", "reason", "bytes", "flops", "input_shapes")}
         entry["fuse"] = record.get("fused")
         entry["fuse_unfused"] = record.get("unfused")
+        for variant in (entry["fuse"], entry["fuse_unfused"]):
+            if variant:
+                variant["pct_triad"] = 100 * variant["gbps"] / triad
         for key in ("cold_start_ms", "warm_start_ms", "warm_start_cache_hit", "start_title"):
             entry[key] = record.get(key)
         entry["peers"], entry["ratio"] = {}, {}
@@ -115,6 +121,7 @@ def build_results(records, peers, args):
         for peer, result in peers.items()
     }
     compile_total = sum(w["fuse"]["compile_ms"] for w in workloads if w["fuse"])
+    lazy = next((r for r in records if r.get("record") == "lazy"), None)
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": {
@@ -122,8 +129,11 @@ def build_results(records, peers, args):
             "cores": machine["cores"],
             "target": machine["target"],
             "triad_gbps": triad,
+            "triad_start_gbps": machine["triad_gbps"],
             "triad_median_gbps": machine["triad_median_gbps"],
             "triad_array_mib": machine["triad_array_mib"],
+            "triad_plain_stores_gbps": machine["triad_plain_stores_gbps"],
+            "triad_end_gbps": done.get("triad_end_gbps"),
             "platform": platform.platform(),
         },
         "quick": args.quick,
@@ -131,6 +141,7 @@ def build_results(records, peers, args):
         "peers": peer_info,
         "workloads": workloads,
         "fuse_compile_ms_total": compile_total,
+        "lazy": lazy,
     }
 
 
@@ -158,8 +169,12 @@ def markdown(results):
         "",
         f"- date: {results['date']}",
         f"- machine: {m['cpu']}, {m['cores']} cores, target {m['target']} ({m['platform']})",
-        f"- memory bandwidth (triad, 3 arrays of {m['triad_array_mib']} MiB, {m['cores']} threads): "
-        f"best {m['triad_gbps']:.1f} GB/s, median {m['triad_median_gbps']:.1f} GB/s; every % below is of the best",
+        f"- memory bandwidth: **{m['triad_gbps']:.1f} GB/s**, the best pass of a triad with streaming stores "
+        f"(3 arrays of {m['triad_array_mib']} MiB, {m['cores']} threads) measured before the workloads "
+        f"({m['triad_start_gbps']:.1f} GB/s, median pass {m['triad_median_gbps']:.1f}) and again after them ("
+        + (f"{m['triad_end_gbps']:.1f} GB/s" if m.get("triad_end_gbps") else "not measured")
+        + f"); every % below is of the higher. With plain stores (write-allocate traffic not counted, as STREAM "
+        f"does): {m['triad_plain_stores_gbps']:.1f} GB/s",
         f"- median of {results['runs']} runs after warm-up; Fuse times the kernels only (inputs uploaded once); "
         "peers time one call each (outputs in new memory, as they allocate by default)",
         "- GB/s counts each graph input read once and each output written once; ratio = peer time / Fuse time "
@@ -229,7 +244,16 @@ def markdown(results):
     lines.append("New-process times are whole `fuse-run MODEL --cache-dir DIR` runs (start, cache lookup, load, "
                  "random inputs, one run, exit) on the small shape of each workload (`--quick` sizes); "
                  "the second run finds the bundle in the cache.")
-    lines.append("Per-op recording overhead of the lazy API: not measured (the lazy engine is not there yet).")
+    lazy = results.get("lazy")
+    if lazy and "record_ns_per_op" in lazy:
+        lines.append(
+            f"Lazy API (runtime/engine): {lazy['record_ns_per_op']:.0f} ns to record an op "
+            f"({lazy['ops']} ops recorded, handles dropped); GELU of 4096 elements through a session: "
+            f"{lazy['gelu_first_result_ms']:.1f} ms to the first result (compiles), "
+            f"{lazy['gelu_repeat_result_ms']:.3f} ms the second time (session hit)."
+        )
+    else:
+        lines.append("Lazy API: not measured" + (f" ({lazy['error']})" if lazy else "") + ".")
     lines += ["", "## Peers", ""]
     for peer, info in results["peers"].items():
         detail = {k: v for k, v in info.items() if k not in ("status", "compile_ms")}
@@ -246,27 +270,45 @@ def chart(results, path):
     except ImportError:
         log("matplotlib not installed: no chart")
         return False
-    workloads = [w for w in results["workloads"] if w["fuse"] and w["bytes"]]
-    systems = ["Fuse", "Fuse unfused"] + [p for p in PEERS if results["peers"].get(p, {}).get("status") == "ok"]
-    fig, ax = plt.subplots(figsize=(11, 5))
+    m = results["machine"]
+    peers = [p for p in PEERS if results["peers"].get(p, {}).get("status") == "ok"]
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(11, 9))
+
+    # Memory-bound workloads: GB/s against the triad.
+    streaming = [w for w in results["workloads"] if w["fuse"] and w["bound"] != "compute"]
+    systems = ["Fuse", "Fuse unfused"] + peers
+    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    color = {system: palette[i % len(palette)] for i, system in enumerate(systems)}
     width = 0.8 / len(systems)
     for i, system in enumerate(systems):
         values = []
-        for w in workloads:
+        for w in streaming:
             if system == "Fuse":
                 values.append(w["fuse"]["gbps"])
             elif system == "Fuse unfused":
                 values.append((w["fuse_unfused"] or {}).get("gbps", 0))
             else:
                 values.append(w["peers"].get(system, {}).get("gbps", 0))
-        ax.bar([x + i * width for x in range(len(workloads))], values, width, label=system)
-    ax.axhline(results["machine"]["triad_gbps"], color="black", linestyle="--", label="triad")
-    ax.set_xticks([x + width * (len(systems) - 1) / 2 for x in range(len(workloads))])
-    ax.set_xticklabels([w["name"] for w in workloads])
-    ax.set_ylabel("GB/s (inputs read once, outputs written once)")
-    m = results["machine"]
-    ax.set_title(f"Fuse vs peers, {m['cpu']}, {m['cores']} cores, {results['date']}")
-    ax.legend(fontsize=8)
+        top.bar([x + i * width for x in range(len(streaming))], values, width, label=system, color=color[system])
+    top.axhline(m["triad_gbps"], color="black", linestyle="--", label="triad")
+    top.set_xticks([x + width * (len(systems) - 1) / 2 for x in range(len(streaming))])
+    top.set_xticklabels([w["name"] for w in streaming])
+    top.set_ylabel("GB/s (inputs read once, outputs written once)")
+    top.set_title(f"Fuse vs peers, {m['cpu']}, {m['cores']} cores, {results['date']}")
+    top.legend(fontsize=8)
+
+    # Every workload: how many times faster Fuse is than each peer.
+    ranked = [w for w in results["workloads"] if w["fuse"]]
+    width = 0.8 / max(len(peers), 1)
+    for i, peer in enumerate(peers):
+        values = [w["ratio"].get(peer, 0) for w in ranked]
+        bottom.bar([x + i * width for x in range(len(ranked))], values, width, label=peer, color=color[peer])
+    bottom.axhline(1.0, color="black", linestyle="--")
+    bottom.set_yscale("log")
+    bottom.set_xticks([x + width * (len(peers) - 1) / 2 for x in range(len(ranked))])
+    bottom.set_xticklabels([w["name"] for w in ranked])
+    bottom.set_ylabel("peer time / Fuse time (log; above 1: Fuse faster)")
+    bottom.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     return True

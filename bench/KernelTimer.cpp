@@ -1,0 +1,185 @@
+//===- KernelTimer.cpp - Times a bundle's kernels alone -------------------===//
+
+#include "bench/KernelTimer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+
+namespace fuse::bench {
+
+using Clock = std::chrono::steady_clock;
+
+std::string describe(const device::Error &error) {
+  return std::string(device::errorCodeName(error.code)) + ": " + error.message;
+}
+
+namespace {
+
+double msSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start)
+      .count();
+}
+
+} // namespace
+
+Expected<KernelTiming>
+timeKernels(device::DeviceRuntime &runtime, const Bundle &bundle,
+            const std::vector<device::TensorBytes> &inputs, unsigned warmup,
+            unsigned runs) {
+  auto fail = [](const std::string &what, const device::Error &error) {
+    return Status::error(what + ": " + describe(error));
+  };
+  auto bytesOf = [&](TensorId tensor) {
+    return std::max<std::uint64_t>(bundle.graph.typeOf(tensor).byteSize(), 1);
+  };
+  std::vector<std::optional<std::uint32_t>> aliasOf(bundle.outputs.size());
+  for (const OutputAlias &alias : bundle.aliases)
+    aliasOf[alias.output] = alias.input;
+  std::uint64_t total = bundle.memoryPlan.peakBytes;
+  for (TensorId input : bundle.inputs)
+    total += bytesOf(input);
+  for (std::size_t o = 0; o < bundle.outputs.size(); ++o)
+    if (!aliasOf[o])
+      total += bytesOf(bundle.outputs[o]);
+  device::DeviceResult<device::AllocationPermit> permit =
+      runtime.reserve(total);
+  if (!permit.ok())
+    return fail("reserve", permit.error());
+  auto allocate = [&](std::uint64_t bytes) {
+    return runtime.allocate(*permit, bytes);
+  };
+  std::vector<device::Buffer> inputBuffers, outputBuffers;
+  for (TensorId input : bundle.inputs) {
+    auto buffer = allocate(bytesOf(input));
+    if (!buffer.ok())
+      return fail("allocate", buffer.error());
+    inputBuffers.push_back(*buffer);
+  }
+  for (std::size_t o = 0; o < bundle.outputs.size(); ++o) {
+    if (aliasOf[o]) {
+      outputBuffers.push_back(inputBuffers[*aliasOf[o]]);
+      continue;
+    }
+    auto buffer = allocate(bytesOf(bundle.outputs[o]));
+    if (!buffer.ok())
+      return fail("allocate", buffer.error());
+    outputBuffers.push_back(*buffer);
+  }
+  device::Buffer arena;
+  if (bundle.memoryPlan.peakBytes) {
+    auto buffer = allocate(bundle.memoryPlan.peakBytes);
+    if (!buffer.ok())
+      return fail("allocate", buffer.error());
+    arena = *buffer;
+  }
+  device::DeviceResult<device::Executable> executable = runtime.load(bundle);
+  if (!executable.ok())
+    return fail("load", executable.error());
+  device::DeviceResult<device::Stream> stream = runtime.createStream();
+  if (!stream.ok())
+    return fail("stream", stream.error());
+
+  auto submitAndWait = [&](device::CommandBatch batch) -> Status {
+    if (batch.empty())
+      return Status::success();
+    device::SubmitResult submitted = runtime.submit(*stream, std::move(batch));
+    if (!submitted)
+      return fail("submit", submitted.error());
+    auto receipt =
+        runtime.waitFence(submitted.fence(), std::chrono::minutes(10));
+    if (!receipt.ok())
+      return fail("wait", receipt.error());
+    if (const auto *failed = std::get_if<device::FailedButQuiescent>(&*receipt))
+      return fail("run", failed->error);
+    return Status::success();
+  };
+
+  device::CommandBatch upload;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].empty())
+      continue;
+    auto command = runtime.encodeUpload(inputs[i], inputBuffers[i], 0);
+    if (!command.ok())
+      return fail("upload", command.error());
+    upload.add(std::move(*command));
+  }
+  if (Status status = submitAndWait(std::move(upload)); !status.ok())
+    return status;
+
+  auto kernelBatch = [&]() -> Expected<device::CommandBatch> {
+    device::CommandBatch batch;
+    // An output that is an input unchanged is produced by no kernel.
+    for (std::size_t o = 0; o < bundle.outputs.size(); ++o) {
+      auto input = std::find(bundle.inputs.begin(), bundle.inputs.end(),
+                             bundle.outputs[o]);
+      if (input == bundle.inputs.end() || aliasOf[o])
+        continue;
+      auto command = runtime.encodeCopy(
+          inputBuffers[input - bundle.inputs.begin()], outputBuffers[o],
+          device::CopyRegion{0, 0, bytesOf(bundle.outputs[o])});
+      if (!command.ok())
+        return fail("copy", command.error());
+      batch.add(std::move(*command));
+    }
+    for (std::uint32_t k : bundle.launchOrder) {
+      const BundleKernel &kernel = bundle.kernels[k];
+      std::vector<device::BufferBinding> bindings;
+      for (const KernelBinding &binding : kernel.bindings) {
+        switch (binding.kind) {
+        case BindingKind::GraphInput:
+          bindings.push_back({inputBuffers[binding.index], 0,
+                              bytesOf(bundle.inputs[binding.index])});
+          break;
+        case BindingKind::GraphOutput:
+          bindings.push_back({outputBuffers[binding.index], 0,
+                              bytesOf(bundle.outputs[binding.index])});
+          break;
+        case BindingKind::Intermediate: {
+          const ArenaSlice &slice =
+              bundle.memoryPlan.intermediates[binding.index];
+          bindings.push_back({arena, slice.offset, slice.bytes});
+          break;
+        }
+        }
+      }
+      auto command =
+          runtime.encodeLaunch(*executable, k, kernel.launch, bindings);
+      if (!command.ok())
+        return fail("launch", command.error());
+      batch.add(std::move(*command));
+    }
+    return batch;
+  };
+
+  std::vector<double> times;
+  for (unsigned r = 0; r < warmup + runs; ++r) {
+    // Encoding is outside the timed region: it only records the bindings.
+    Expected<device::CommandBatch> batch = kernelBatch();
+    if (!batch.ok())
+      return batch.status();
+    Clock::time_point start = Clock::now();
+    if (Status status = submitAndWait(batch.take()); !status.ok())
+      return status;
+    if (r >= warmup)
+      times.push_back(msSince(start));
+  }
+  std::sort(times.begin(), times.end());
+  KernelTiming timing;
+  timing.minMs = times.front();
+  timing.medianMs =
+      times.size() % 2
+          ? times[times.size() / 2]
+          : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
+  for (std::size_t o = 0; o < bundle.outputs.size(); ++o) {
+    auto data =
+        runtime.readback(*stream, outputBuffers[o], 0,
+                         bundle.graph.typeOf(bundle.outputs[o]).byteSize());
+    if (!data.ok())
+      return fail("readback", data.error());
+    timing.outputs.push_back(std::move(*data));
+  }
+  return timing;
+}
+
+} // namespace fuse::bench

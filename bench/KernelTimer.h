@@ -1,0 +1,40 @@
+//===- KernelTimer.h - Times a bundle's kernels alone -----------*- C++ -*-===//
+//
+// Allocates a bundle's buffers and uploads its inputs once, then times whole
+// submissions of its kernels (launch order, one batch, waited for by its
+// fence): what a model costs once its data is on the device, without the
+// uploads and readbacks that runBundle adds to every run.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_BENCH_KERNELTIMER_H
+#define FUSE_BENCH_KERNELTIMER_H
+
+#include "runtime/cache/Bundle.h"
+#include "runtime/device/DeviceRuntime.h"
+#include "runtime/device/RunBundle.h"
+#include "runtime/ir/Status.h"
+
+#include <string>
+#include <vector>
+
+namespace fuse::bench {
+
+struct KernelTiming {
+  double medianMs = 0, minMs = 0;
+  /// The outputs of the last run, in the bundle's output order.
+  std::vector<device::TensorBytes> outputs;
+};
+
+/// `runs` timed submissions after `warmup` untimed ones; inputs in the
+/// bundle's input order.
+Expected<KernelTiming>
+timeKernels(device::DeviceRuntime &runtime, const Bundle &bundle,
+            const std::vector<device::TensorBytes> &inputs, unsigned warmup,
+            unsigned runs);
+
+std::string describe(const device::Error &error);
+
+} // namespace fuse::bench
+
+#endif // FUSE_BENCH_KERNELTIMER_H
