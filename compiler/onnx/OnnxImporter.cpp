@@ -1713,6 +1713,22 @@ ImportedModel Importer::run() {
              std::string(
                  elementTypeName(mainBuilder.graph().typeOf(id).elementType)));
     }
+    // A fully static declared shape must be the computed one.
+    if (output.type().has_tensor_type() &&
+        output.type().tensor_type().has_shape()) {
+      const onnx::TensorShapeProto &declared =
+          output.type().tensor_type().shape();
+      Shape declaredShape;
+      bool isStatic = true;
+      for (const onnx::TensorShapeProto_Dimension &dim : declared.dim()) {
+        isStatic &= dim.has_dim_value();
+        declaredShape.push_back(dim.dim_value());
+      }
+      const Shape &computed = mainBuilder.graph().typeOf(id).shape;
+      if (isStatic && declaredShape != computed)
+        fail("output '" + output.name() + "' is declared with shape " +
+             shapeText(declaredShape) + " but computes " + shapeText(computed));
+    }
     mainBuilder.output(id, output.name());
   }
   Expected<Graph> built = mainBuilder.finish();

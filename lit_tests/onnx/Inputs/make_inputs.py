@@ -89,3 +89,8 @@ save("softmax_opset11", [
 shape = numpy_helper.from_array(np.array([3, 2], dtype=np.int64), "shape")
 with open(os.path.join(HERE, "shape_3x2.pb"), "wb") as f:
     f.write(shape.SerializeToString())
+
+# An output declared with another shape than the one computed.
+save("wrong_output_shape", [
+    helper.make_node("Relu", ["x"], ["y"], name="relu"),
+], [f32("x", [2, 3])], [f32("y", [3, 3])])
