@@ -745,6 +745,51 @@ TEST_F(CudaRuntimeTest, RunBundleMatchesTheReferenceRuntime) {
         << i;
 }
 
+/// The compiler's PTX: the fake driver checks that each module is PTX with
+/// the entry and that the launch passes one device pointer per `.param`; a
+/// GPU runs it, and the results match the reference runtime's.
+TEST_F(CudaRuntimeTest, CompiledKernelsMatchTheReferenceRuntime) {
+  auto runtime = make();
+  ASSERT_TRUE(runtime);
+  for (const Bundle &bundle :
+       {test::compiledSoftmaxBundle(), test::compiledGeluBundle()}) {
+    const BundleKernel &kernel = bundle.kernels[0];
+    SCOPED_TRACE(kernel.entry);
+    std::vector<float> x = randomFloats(21, 32 * 256);
+    for (size_t i = 0; i < x.size(); i += 3)
+      x[i] = -x[i];
+    std::vector<TensorBytes> inputs = {toBytes(x)};
+    ReferenceRuntime reference;
+    DeviceResult<std::vector<TensorBytes>> expected =
+        runBundle(reference, bundle, inputs);
+    ASSERT_TRUE(expected.ok()) << expected.error().message;
+    DeviceResult<Executable> executable = runtime->load(bundle);
+    ASSERT_TRUE(executable.ok()) << executable.error().message;
+    if (fake)
+      EXPECT_TRUE(fake->hasPtxEntry(kernel.entry.c_str()));
+    int launchesBefore = fake ? fake->launchCount() : 0;
+    Stream stream = *runtime->createStream();
+    DeviceResult<std::vector<TensorBytes>> outputs =
+        runBundle(*runtime, bundle, *executable, stream, inputs);
+    ASSERT_TRUE(outputs.ok()) << outputs.error().message;
+    if (fake) {
+      ASSERT_EQ(fake->launchCount(), launchesBefore + 1);
+      FakeCudaLaunch launch{};
+      ASSERT_TRUE(fake->getLaunch(launchesBefore, &launch));
+      EXPECT_EQ(launch.name, kernel.entry);
+      EXPECT_EQ(launch.paramCount, int(kernel.bindings.size()));
+      EXPECT_EQ(launch.grid[0], kernel.launch.gridX);
+      EXPECT_EQ(launch.block[0], kernel.launch.blockX);
+      continue;
+    }
+    std::vector<float> got = fromBytes<float>((*outputs)[0]);
+    std::vector<float> want = fromBytes<float>((*expected)[0]);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], 1e-5f + 1e-5f * std::fabs(want[i])) << i;
+  }
+}
+
 TEST_F(CudaRuntimeTest, TimingModes) {
   auto runtime = make();
   ASSERT_TRUE(runtime);

@@ -179,4 +179,61 @@ Bundle cudaMulAddBundle(std::int64_t n) {
   return bundle;
 }
 
+static Bundle compiledBundle(const Graph &graph, const std::string &entry,
+                             const char *ptx, ScheduleKind schedule,
+                             std::uint32_t grid, std::uint32_t block) {
+  Bundle bundle = bundleFor(graph);
+  bundle.target = "sm_80";
+  BundleKernel kernel;
+  kernel.name = entry;
+  kernel.target = "sm_80";
+  kernel.payloadKind = PayloadKind::PtxText;
+  kernel.payload = bytesOfText(ptx);
+  kernel.entry = entry;
+  kernel.schedule = schedule;
+  kernel.launch.gridX = grid;
+  kernel.launch.blockX = block;
+  kernel.bindings = {{BindingKind::GraphInput, 0},
+                     {BindingKind::GraphOutput, 0}};
+  for (std::uint32_t op = 0; op < graph.ops.size(); ++op)
+    kernel.ops.push_back(op);
+  bundle.kernels.push_back(std::move(kernel));
+  bundle.launchOrder = {0};
+  return bundle;
+}
+
+Bundle compiledSoftmaxBundle() {
+  static const char *ptx =
+#include "CompiledSoftmaxSm80.inc"
+      ;
+  GraphBuilder builder;
+  TensorId x = builder.input(TensorType{ElementType::F32, {32, 256}}, "x");
+  TensorId m = builder.reduce(ReduceKind::Max, x, {1}, true);
+  TensorId d = builder.sub(x, builder.broadcast(m, {32, 256}, {0, 1}));
+  TensorId e = builder.exp(d);
+  TensorId s = builder.reduce(ReduceKind::Sum, e, {1}, true);
+  builder.output(builder.div(e, builder.broadcast(s, {32, 256}, {0, 1})), "y");
+  return compiledBundle(*builder.finish(), "fuse_k0_rows", ptx,
+                        ScheduleKind::RowReduction, 32, 64);
+}
+
+Bundle compiledGeluBundle() {
+  static const char *ptx =
+#include "CompiledGeluSm80.inc"
+      ;
+  GraphBuilder builder;
+  TensorType type{ElementType::F32, {32, 256}};
+  TensorId x = builder.input(type, "x");
+  TensorId half = builder.splat(type, 0.5);
+  TensorId one = builder.splat(type, 1.0);
+  TensorId c0 = builder.splat(type, 0.044715);
+  TensorId c1 = builder.splat(type, 0.797884583);
+  TensorId x3 = builder.mul(builder.mul(x, x), x);
+  TensorId t2 = builder.mul(builder.add(x, builder.mul(x3, c0)), c1);
+  TensorId t4 = builder.add(builder.tanh(t2), one);
+  builder.output(builder.mul(builder.mul(x, t4), half), "y");
+  return compiledBundle(*builder.finish(), "fuse_k0_pointwise", ptx,
+                        ScheduleKind::Pointwise, 8, 256);
+}
+
 } // namespace fuse::test

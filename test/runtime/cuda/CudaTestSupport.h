@@ -60,6 +60,14 @@ Bundle cudaMulAddBundle(std::int64_t n);
 
 std::vector<std::uint8_t> bytesOfText(const std::string &text);
 
+/// Bundles around PTX that the compiler made (fuse-compile --target=sm_80,
+/// kept in CompiledSoftmaxSm80.inc and CompiledGeluSm80.inc) of
+/// examples/softmax.mlir (one row-reduction kernel) and examples/gelu.mlir
+/// (one pointwise kernel), both over f32[32, 256], with the graph, launch and
+/// bindings that fuse-compile reported for them.
+Bundle compiledSoftmaxBundle();
+Bundle compiledGeluBundle();
+
 } // namespace fuse::test
 
 #endif // FUSE_TEST_RUNTIME_CUDA_CUDATESTSUPPORT_H
