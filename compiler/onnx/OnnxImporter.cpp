@@ -298,6 +298,7 @@ private:
   std::vector<TensorId> lowerReduce(const std::string &op);
   TensorId softmax(TensorId x, std::int64_t axis, bool log);
   TensorId matmul(TensorId a, TensorId c);
+  TensorId legacyBroadcast(TensorId x, TensorId y);
   std::vector<std::int64_t> reduceAxes(bool fromInput, std::int64_t rank,
                                        bool &noop);
 };
@@ -532,6 +533,26 @@ TensorId Importer::matmul(TensorId a, TensorId c) {
     y = reshape(y, out);
   }
   return y;
+}
+
+/// Before opset 7, binary ops broadcast only with `broadcast=1`, the second
+/// operand's dims aligned with the first's from `axis` (trailing when
+/// absent, which NumPy rules cover).
+TensorId Importer::legacyBroadcast(TensorId x, TensorId y) {
+  bool enabled = attrInt("broadcast", 0) != 0;
+  const onnx::AttributeProto *axisAttr = attr("axis");
+  if (!enabled || !axisAttr)
+    return y;
+  const Shape &sx = shapeOf(x), sy = shapeOf(y);
+  std::int64_t rank = std::int64_t(sx.size());
+  std::int64_t axis = axisAttr->i() < 0 ? axisAttr->i() + rank : axisAttr->i();
+  if (axis < 0 || axis + std::int64_t(sy.size()) > rank)
+    fail("legacy broadcast axis " + std::to_string(axisAttr->i()) +
+         " does not fit " + shapeText(sy) + " into " + shapeText(sx));
+  Shape aligned(rank - axis, 1);
+  for (std::size_t i = 0; i < sy.size(); ++i)
+    aligned[i] = sy[i];
+  return reshape(y, aligned);
 }
 
 std::vector<std::int64_t> Importer::reduceAxes(bool fromInput,
@@ -782,18 +803,13 @@ Importer::lower(std::vector<std::optional<Value>> &constants) {
   if (auto kind = directUnary(op))
     return {unary(*kind, in(0))};
   if (auto kind = directBinary(op)) {
-    if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
-      // Opset < 7: explicit broadcast attributes (numpy rules are a
-      // superset of the trailing-dims form they describe).
-      attrInt("broadcast", 0);
-      if (attr("axis"))
-        fail("the legacy 'axis' attribute of broadcasting is not supported");
-      attrInt("consumed_inputs", 0);
-    }
-    return {binary(*kind, in(0), in(1))};
+    TensorId x = in(0);
+    return {binary(*kind, x, legacyBroadcast(x, in(1)))};
   }
-  if (auto p = comparison(op))
-    return {compare(*p, in(0), in(1))};
+  if (auto p = comparison(op)) {
+    TensorId x = in(0);
+    return {compare(*p, x, legacyBroadcast(x, in(1)))};
+  }
 
   if (op == "Identity" || op == "Dropout") {
     if (op == "Dropout") {
@@ -808,7 +824,7 @@ Importer::lower(std::vector<std::optional<Value>> &constants) {
     return {in(0)};
   }
   if (op == "Pow") {
-    TensorId x = in(0), e = in(1);
+    TensorId x = in(0), e = legacyBroadcast(x, in(1));
     if (elemOf(e) != elemOf(x))
       e = check(b->cast(e, elemOf(x)));
     return {binary(OpKind::Pow, x, e)};
@@ -823,7 +839,6 @@ Importer::lower(std::vector<std::optional<Value>> &constants) {
     OpKind kind = op == "Max"   ? OpKind::Max
                   : op == "Min" ? OpKind::Min
                                 : OpKind::Add;
-    attrInt("consumed_inputs", 0);
     TensorId acc = in(0);
     for (int i = 1; i < numInputs(); ++i)
       acc = binary(kind, acc, in(i));
@@ -979,7 +994,15 @@ Importer::lower(std::vector<std::optional<Value>> &constants) {
       const onnx::AttributeProto *a = attr("to");
       if (!a)
         fail("attribute 'to' is required");
-      to = requireType(int(a->i()), "the target of Cast");
+      int type = int(a->i());
+      // Cast-1 names the type in a string.
+      if (a->type() == onnx::AttributeProto::STRING) {
+        onnx::TensorProto_DataType parsed;
+        if (!onnx::TensorProto_DataType_Parse(a->s(), &parsed))
+          fail("attribute 'to' names no ONNX type: '" + a->s() + "'");
+        type = int(parsed);
+      }
+      to = requireType(type, "the target of Cast");
     } else {
       to = inType(1).elementType;
     }
@@ -1054,7 +1077,6 @@ Importer::lower(std::vector<std::optional<Value>> &constants) {
     bool training = attrInt("training_mode", 0) != 0;
     attrInt("is_test", 1);
     attrInt("spatial", 1);
-    attrInt("consumed_inputs", 0);
     double momentum = attrFloat("momentum", 0.9);
     double eps = attrFloat("epsilon", 1e-5);
     if (!training)
@@ -1407,6 +1429,8 @@ void Importer::importNode(const onnx::NodeProto &n, int index) {
           !a.ref_attr_name().empty())
         fail("attribute '" + a.name() + "' is not supported");
 
+    // A legacy (opset 1) hint with no meaning for an importer.
+    attr("consumed_inputs");
     std::vector<std::optional<Value>> constants(n.output_size());
     std::vector<TensorId> results;
     bool handled = true;

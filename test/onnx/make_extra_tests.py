@@ -207,6 +207,22 @@ def main():
            helper.make_node("Reshape", ["x", "shape"], ["y"])],
           {"x": f32(2, 3, 4)}, ["y"], 15,
           initializers=[("one", np.array([2], dtype=np.int64))])
+    # Before opset 7: broadcast=1 with an axis; Cast-1 names its type in a
+    # string; consumed_inputs hints.
+    a, b = f32(2, 3, 4, 5), f32(3, 4)
+    write("test_add_opset6_broadcast_axis",
+          [helper.make_node("Add", ["a", "b"], ["y"], broadcast=1, axis=1)],
+          {"a": a, "b": b}, ["y"], 6,
+          expected=[a + b.reshape(3, 4, 1)])
+    c = f32(3, 4)
+    write("test_cast_opset1_string_to",
+          [helper.make_node("Cast", ["x"], ["y"], to="INT32")],
+          {"x": (c * 10).astype(np.float32)}, ["y"], 1,
+          expected=[np.trunc(c * 10).astype(np.int32)])
+    r = f32(3, 4)
+    write("test_relu_opset1_consumed_inputs",
+          [helper.make_node("Relu", ["x"], ["y"], consumed_inputs=[0])],
+          {"x": r}, ["y"], 1, expected=[np.maximum(r, 0)])
     print(f"wrote {len(os.listdir(OUT))} tests to {OUT}")
 
 
