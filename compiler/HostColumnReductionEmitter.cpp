@@ -1,8 +1,9 @@
 //===- HostColumnReductionEmitter.cpp - Host column reductions ------------===//
 //
 // A column (outer-dimension) reduction views its operand as [outer, reduced,
-// inner] (the reduced dims consecutive, kept dims after them) and reduces the
-// middle: out[o, i] = combine over r of x[o, r, i]. One iteration is a chunk
+// inner] (inner: the kept dims after the last reduced one; outer: the other
+// kept dims, which may sit between reduced ones) and reduces the middle:
+// out[o, i] = combine over r of x[o, r, i]. One iteration is a chunk
 // of kChunkVectors vectors of columns of one outer index; each vector of
 // columns (then each single column of the tail) runs one pass down the
 // reduced rows per reduction, in order (a later one may read an earlier
@@ -35,29 +36,78 @@ LogicalResult unsupportedColumns(Operation *op, const Twine &why) {
          << why;
 }
 
+/// Runs of dims, each as (size, stride in the operand), outermost first.
+struct DimRun {
+  int64_t size, stride;
+};
+
 struct ColumnLayout {
   int64_t outer = 1, reduced = 1, inner = 1;
+  /// The kept dims before the innermost reduced dim, and the reduced dims,
+  /// with adjacent dims merged where the strides allow it.
+  SmallVector<DimRun> outerRuns, reducedRuns;
   /// The operand's kept dims of size other than 1, in order.
   SmallVector<int64_t> keptSizes;
 };
 
-FailureOr<ColumnLayout> columnLayout(fd::ReduceOp reduce) {
+void appendRun(SmallVector<DimRun> &runs, int64_t size, int64_t stride) {
+  if (size == 1)
+    return;
+  if (!runs.empty() && runs.back().stride == size * stride) {
+    runs.back() = {runs.back().size * size, stride};
+    return;
+  }
+  runs.push_back({size, stride});
+}
+
+/// [outer, reduced, inner]: inner is the run of kept dims after the last
+/// reduced dim (the columns, contiguous); kept dims before it and the
+/// reduced dims may interleave.
+ColumnLayout columnLayout(fd::ReduceOp reduce) {
   ArrayRef<int64_t> shape = shapeOf(reduce.getOperand());
   ArrayRef<int64_t> dims = reduce.getDims();
+  SmallVector<int64_t> strides = rowMajorStrides(shape);
   ColumnLayout layout;
-  if (dims.empty() || dims.back() - dims.front() + 1 != int64_t(dims.size()))
-    return unsupportedColumns(reduce, "its reduced dims are not consecutive");
+  if (dims.empty())
+    return layout;
   for (int64_t d = 0; d < int64_t(shape.size()); ++d) {
-    if (d < dims.front())
-      layout.outer *= shape[d];
-    else if (d <= dims.back())
+    bool isReduced = llvm::is_contained(dims, d);
+    if (isReduced) {
       layout.reduced *= shape[d];
-    else
+      appendRun(layout.reducedRuns, shape[d], strides[d]);
+    } else if (d < dims.back()) {
+      layout.outer *= shape[d];
+      appendRun(layout.outerRuns, shape[d], strides[d]);
+    } else {
       layout.inner *= shape[d];
-    if ((d < dims.front() || d > dims.back()) && shape[d] != 1)
+    }
+    if (!isReduced && shape[d] != 1)
       layout.keptSizes.push_back(shape[d]);
   }
   return layout;
+}
+
+/// The operand position of the index-th element of `runs` in row-major
+/// order.
+Value positionOf(OpBuilder &b, Location loc, Value index,
+                 ArrayRef<DimRun> runs) {
+  Value position = i64Constant(b, loc, 0);
+  int64_t innerSize = 1;
+  for (int64_t i = int64_t(runs.size()) - 1; i >= 0; --i) {
+    Value coordinate = index;
+    if (innerSize != 1)
+      coordinate = arith::DivUIOp::create(b, loc, coordinate,
+                                          i64Constant(b, loc, innerSize));
+    if (i != 0)
+      coordinate = arith::RemUIOp::create(b, loc, coordinate,
+                                          i64Constant(b, loc, runs[i].size));
+    position = arith::AddIOp::create(
+        b, loc, position,
+        arith::MulIOp::create(b, loc, coordinate,
+                              i64Constant(b, loc, runs[i].stride)));
+    innerSize *= runs[i].size;
+  }
+  return position;
 }
 
 SmallVector<int64_t> withoutOnes(ArrayRef<int64_t> shape) {
@@ -113,15 +163,11 @@ FailureOr<HostFusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
   std::optional<ColumnLayout> layout;
   SmallVector<int64_t> domainShape;
   for (auto reduce : body.getOps<fd::ReduceOp>()) {
-    FailureOr<ColumnLayout> own = columnLayout(reduce);
-    if (failed(own))
-      return failure();
-    if (layout &&
-        (own->outer != layout->outer || own->reduced != layout->reduced ||
-         own->inner != layout->inner))
+    if (layout && (shapeOf(reduce.getOperand()) != ArrayRef(domainShape) ||
+                   reduce.getDims() != reductions.front().op.getDims()))
       return unsupportedColumns(reduce,
                                 "its columns differ from another reduction's");
-    layout = *own;
+    layout = columnLayout(reduce);
     domainShape.assign(shapeOf(reduce.getOperand()).begin(),
                        shapeOf(reduce.getOperand()).end());
     FailureOr<ReductionInfo> info =
@@ -184,7 +230,7 @@ FailureOr<HostFusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
           arith::DivUIOp::create(
               b, loc, arith::SubIOp::create(b, loc, cEnd, c0), c(width)),
           c(width)));
-  Value domainBase = arith::MulIOp::create(b, loc, o, c(reduced * inner));
+  Value domainBase = positionOf(b, loc, o, layout->outerRuns);
   Value columnBase = arith::MulIOp::create(b, loc, o, c(inner));
 
   bool broken = false;
@@ -198,9 +244,8 @@ FailureOr<HostFusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
     auto rowPosition = [&](OpBuilder &rb, Value r) -> Value {
       return arith::AddIOp::create(
           rb, loc,
-          arith::AddIOp::create(
-              rb, loc, domainBase,
-              arith::MulIOp::create(rb, loc, r, i64Constant(rb, loc, inner))),
+          arith::AddIOp::create(rb, loc, domainBase,
+                                positionOf(rb, loc, r, layout->reducedRuns)),
           col);
     };
     DenseMap<Value, Value> seeds;

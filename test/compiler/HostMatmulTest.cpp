@@ -185,6 +185,9 @@ TEST_F(HostMatmul, ColumnReductions) {
   GraphBuilder b;
   TensorId x = b.input({ElementType::F32, {3, 50, 31}}, "x");
   b.output(b.reduce(ReduceKind::Sum, b.exp(x), {1}), "middle_sum");
+  TensorId z = b.input({ElementType::F32, {3, 4, 5, 6}}, "z");
+  b.output(b.reduce(ReduceKind::Sum, z, {0, 2}), "interleaved_sum");
+  b.output(b.reduce(ReduceKind::Max, z, {0, 2}, true), "interleaved_max");
   TensorId h = b.input({ElementType::F16, {40, 2, 33}}, "h");
   b.output(b.reduce(ReduceKind::Mean, h, {0}), "f16_mean");
   check(*b.finish());
