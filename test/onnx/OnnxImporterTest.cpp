@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -199,6 +200,99 @@ TEST(OnnxImporter, FuzzedNodeTestModels) {
     }
   }
   EXPECT_GT(imported + rejected, 0);
+}
+
+std::string inputsDir() {
+  const char *dir = std::getenv("FUSE_SOURCE_DIR");
+  return std::string(dir ? dir : FUSE_ONNX_TEST_SOURCE_DIR) +
+         "/lit_tests/onnx/Inputs/";
+}
+
+// The initializer `w` becomes a weight input after the model's input `x`,
+// with its value returned for binding; Relu's zero is a splat.
+TEST(OnnxImporter, WeightsAreInputsWithValues) {
+  Expected<ImportedModel> model =
+      importModelFile(inputsDir() + "relu_add.onnx");
+  ASSERT_TRUE(model.ok()) << model.message();
+  const Graph &graph = model->graph;
+  ASSERT_EQ(graph.inputs.size(), 2u);
+  EXPECT_EQ(graph.tensors[graph.inputs[0]].name, "x");
+  EXPECT_EQ(graph.tensors[graph.inputs[1]].name, "w");
+  EXPECT_EQ(model->modelInputs, (std::vector<std::size_t>{0}));
+  ASSERT_EQ(model->weights.size(), 2u);
+  EXPECT_FALSE(model->weights[0].has_value());
+  ASSERT_TRUE(model->weights[1].has_value());
+  EXPECT_EQ(model->weights[1]->toDoubles(),
+            (std::vector<double>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(model->opsetVersion, 17);
+  ASSERT_EQ(graph.outputs.size(), 1u);
+  EXPECT_EQ(graph.outputs[0].name, "y");
+  bool splatZero = false;
+  for (const Op &op : graph.ops)
+    if (op.kind == OpKind::Constant)
+      splatZero |= op.findAttr("value")->getDense().splat;
+  EXPECT_TRUE(splatZero);
+}
+
+TEST(OnnxImporter, DynamicDims) {
+  Expected<ImportedModel> unbound =
+      importModelFile(inputsDir() + "dynamic.onnx");
+  ASSERT_FALSE(unbound.ok());
+  EXPECT_NE(unbound.message().find("input 'x' dimension 0 ('batch') is "
+                                   "dynamic"),
+            std::string::npos)
+      << unbound.message();
+  ImportOptions options;
+  options.dims["batch"] = 5;
+  Expected<ImportedModel> bound =
+      importModelFile(inputsDir() + "dynamic.onnx", options);
+  ASSERT_TRUE(bound.ok()) << bound.message();
+  EXPECT_EQ(bound->graph.typeOf(bound->graph.inputs[0]).shape,
+            (std::vector<std::int64_t>{5, 8}));
+  ImportOptions byIndex;
+  byIndex.dims["x:0"] = 3;
+  Expected<ImportedModel> indexed =
+      importModelFile(inputsDir() + "dynamic_unnamed.onnx", byIndex);
+  ASSERT_TRUE(indexed.ok()) << indexed.message();
+  EXPECT_EQ(indexed->graph.typeOf(indexed->graph.inputs[0]).shape,
+            (std::vector<std::int64_t>{3, 8}));
+}
+
+// A shape given as a model input, bound at import time: no graph input.
+TEST(OnnxImporter, ConstantInputs) {
+  ImportOptions options;
+  options.constantInputs.emplace(
+      "shape", HostTensorData::fromInts(TensorType{ElementType::I64, {2}},
+                                        std::vector<std::int64_t>{3, 2}));
+  Expected<ImportedModel> model =
+      importModelFile(inputsDir() + "runtime_shape.onnx", options);
+  ASSERT_TRUE(model.ok()) << model.message();
+  EXPECT_EQ(model->graph.inputs.size(), 1u);
+  EXPECT_EQ(model->modelInputs, (std::vector<std::size_t>{0, kBoundAtImport}));
+  EXPECT_EQ(model->graph.typeOf(model->graph.outputs[0].tensor).shape,
+            (std::vector<std::int64_t>{3, 2}));
+
+  ImportOptions wrongType;
+  wrongType.constantInputs.emplace(
+      "shape", HostTensorData::fromInts(TensorType{ElementType::I32, {2}},
+                                        std::vector<std::int64_t>{3, 2}));
+  Expected<ImportedModel> wrong =
+      importModelFile(inputsDir() + "runtime_shape.onnx", wrongType);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.message().find("the value bound to input 'shape' is a "
+                                 "tensor<2xi32>, but the input is a "
+                                 "tensor<2xi64>"),
+            std::string::npos)
+      << wrong.message();
+}
+
+TEST(OnnxImporter, UnsupportedOpNamesNodeOpAndOpset) {
+  Expected<ImportedModel> model =
+      importModelFile(inputsDir() + "unsupported_op.onnx");
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.message().find("node 'conv0' (Conv, opset 17)"),
+            std::string::npos)
+      << model.message();
 }
 
 TEST(OnnxImporter, SupportedOps) {
