@@ -6,9 +6,9 @@
 #include "runtime/device/HostIsa.h"
 #include "runtime/device/HostRuntime.h"
 #include "runtime/device/ReferenceRuntime.h"
-#include "runtime/device/RunBundle.h"
 #include "runtime/ir/GraphHash.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -20,10 +20,34 @@
 
 namespace fuse::engine {
 
-using device::TensorBytes;
+using TensorBytes = std::vector<std::byte>;
 using Clock = std::chrono::steady_clock;
 
 struct RecordingStream;
+
+/// The value of a materialized tensor, shared by its handles and by every
+/// block that binds it (alias handles: independent entries over one
+/// allocation, so dropping one never frees it under another): host bytes
+/// for an upload, and a device buffer for a block's result (and for an
+/// upload once a block has used it). Immutable once its buffer is set.
+struct Storage {
+  std::uint64_t bytes = 0;
+  std::optional<TensorBytes> host;
+
+  device::Buffer deviceBuffer() const {
+    std::lock_guard<std::mutex> lock(mutex);
+    return buffer;
+  }
+  void setBufferIfNone(const device::Buffer &uploaded) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!buffer.valid())
+      buffer = uploaded;
+  }
+
+  mutable std::mutex mutex;
+  device::Buffer buffer;
+};
+using StoragePtr = std::shared_ptr<Storage>;
 
 /// One tensor: recorded (pending in a stream's block) or materialized (data,
 /// or the error that prevented it). Shared by the Tensor handles; the
@@ -36,7 +60,7 @@ struct TensorNode {
   std::atomic<RecordingStream *> pending{nullptr};
   /// Its id in the pending block's graph (guarded by that stream's mutex).
   TensorId localId = kInvalidTensor;
-  std::shared_ptr<const TensorBytes> data;
+  StoragePtr data;
   std::optional<std::string> error;
 };
 
@@ -49,8 +73,8 @@ struct RecordingStream {
   Graph graph;
   /// Per graph input, in order: the buffer it binds (an alias of the
   /// materialized tensor's buffer).
-  std::vector<std::shared_ptr<const TensorBytes>> inputData;
-  std::unordered_map<const TensorBytes *, TensorId> inputIds;
+  std::vector<StoragePtr> inputData;
+  std::unordered_map<const Storage *, TensorId> inputIds;
   /// Every op result of the block; those still referenced at the sync are
   /// the outputs.
   std::vector<std::pair<TensorId, std::weak_ptr<TensorNode>>> results;
@@ -145,15 +169,18 @@ struct SessionState {
   std::variant<std::shared_ptr<const LoadedBundle>, LoadFailure>
   findOrLoad(const Graph &canonical, const BundleKey &key,
              const std::string &keyHex);
-  Expected<std::vector<TensorBytes>>
-  run(RecordingStream &stream, const LoadedBundle &loaded,
-      const std::vector<std::shared_ptr<const TensorBytes>> &inputs);
-  Expected<std::vector<TensorBytes>>
+  Status ensureDeviceStream(RecordingStream &stream);
+  /// The bytes of a storage that lives on the device only.
+  Expected<TensorBytes> readBack(const Storage &storage);
+  Expected<std::vector<StoragePtr>> run(RecordingStream &stream,
+                                        const LoadedBundle &loaded,
+                                        const std::vector<StoragePtr> &inputs);
+  Expected<std::vector<StoragePtr>>
   execute(RecordingStream &stream, const Graph &graph,
-          const std::vector<std::shared_ptr<const TensorBytes>> &inputs);
-  Expected<std::vector<TensorBytes>>
+          const std::vector<StoragePtr> &inputs);
+  Expected<std::vector<StoragePtr>>
   executeUnfused(RecordingStream &stream, const Graph &graph,
-                 const std::vector<std::shared_ptr<const TensorBytes>> &inputs);
+                 const std::vector<StoragePtr> &inputs);
   /// Syncs `stream`: its mutex must be held.
   Status flushLocked(RecordingStream &stream);
   Status flush(RecordingStream &stream) {
@@ -215,44 +242,210 @@ SessionState::findOrLoad(const Graph &canonical, const BundleKey &key,
   return std::shared_ptr<const LoadedBundle>(std::move(entry));
 }
 
-Expected<std::vector<TensorBytes>> SessionState::run(
-    RecordingStream &stream, const LoadedBundle &loaded,
-    const std::vector<std::shared_ptr<const TensorBytes>> &inputs) {
-  if (!stream.deviceStream) {
-    device::DeviceResult<device::Stream> created = runtime->createStream();
-    if (!created.ok())
-      return Status::error("cannot create a device stream: " +
-                           created.error().message);
-    stream.deviceStream = std::move(*created);
+Status SessionState::ensureDeviceStream(RecordingStream &stream) {
+  if (stream.deviceStream)
+    return Status::success();
+  device::DeviceResult<device::Stream> created = runtime->createStream();
+  if (!created.ok())
+    return Status::error("cannot create a device stream: " +
+                         created.error().message);
+  stream.deviceStream = std::move(*created);
+  return Status::success();
+}
+
+Expected<TensorBytes> SessionState::readBack(const Storage &storage) {
+  RecordingStream &stream = currentStream();
+  std::lock_guard<std::mutex> lock(stream.mutex);
+  if (Status status = ensureDeviceStream(stream); !status.ok())
+    return status;
+  device::DeviceResult<std::vector<std::byte>> bytes = runtime->readback(
+      *stream.deviceStream, storage.deviceBuffer(), 0, storage.bytes);
+  if (!bytes.ok())
+    return Status::error("cannot read the tensor back: " +
+                         bytes.error().message);
+  return std::move(*bytes);
+}
+
+Expected<std::vector<StoragePtr>>
+SessionState::run(RecordingStream &stream, const LoadedBundle &loaded,
+                  const std::vector<StoragePtr> &inputs) {
+  if (Status status = ensureDeviceStream(stream); !status.ok())
+    return status;
+  const Bundle &bundle = loaded.bundle;
+  if (inputs.size() != bundle.inputs.size())
+    return Status::error(
+        "the bundle takes " + std::to_string(bundle.inputs.size()) +
+        " inputs, the block has " + std::to_string(inputs.size()));
+  auto tensorBytes = [&](TensorId tensor) {
+    return std::uint64_t(bundle.graph.typeOf(tensor).byteSize());
+  };
+  // Zero-sized tensors still get a buffer, so every binding has one.
+  auto allocationBytes = [](std::uint64_t bytes) {
+    return std::max<std::uint64_t>(bytes, 1);
+  };
+  auto deviceError = [&](const device::Error &error) {
+    return Status::error(error.message);
+  };
+
+  // Inputs already on the device are bound as they are; the others (uploads
+  // seen for the first time) are uploaded in this batch.
+  std::vector<device::Buffer> inputBuffers(inputs.size());
+  std::vector<bool> uploading(inputs.size(), false);
+  std::uint64_t total = bundle.memoryPlan.peakBytes;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    inputBuffers[i] = inputs[i]->deviceBuffer();
+    if (!inputBuffers[i].valid()) {
+      uploading[i] = true;
+      total += allocationBytes(inputs[i]->bytes);
+    }
   }
-  std::vector<TensorBytes> bound;
-  bound.reserve(inputs.size());
-  for (const auto &input : inputs)
-    bound.push_back(*input);
+  // Every output gets a fresh buffer; an output the kernels write in place
+  // over an input gets a copy of that input, so the input tensor (which
+  // other handles may share) is never overwritten.
+  std::vector<std::optional<std::uint32_t>> aliasOf(bundle.outputs.size());
+  for (const OutputAlias &alias : bundle.aliases)
+    aliasOf[alias.output] = alias.input;
+  for (TensorId output : bundle.outputs)
+    total += allocationBytes(tensorBytes(output));
+
+  device::DeviceResult<device::AllocationPermit> permit =
+      runtime->reserve(total);
+  if (!permit.ok())
+    return deviceError(permit.error());
+  device::CommandBatch batch;
+  auto add = [&](device::DeviceResult<device::Command> command) -> Status {
+    if (!command.ok())
+      return deviceError(command.error());
+    batch.add(std::move(*command));
+    return Status::success();
+  };
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!uploading[i])
+      continue;
+    device::DeviceResult<device::Buffer> buffer =
+        runtime->allocate(*permit, allocationBytes(inputs[i]->bytes));
+    if (!buffer.ok())
+      return deviceError(buffer.error());
+    inputBuffers[i] = std::move(*buffer);
+    if (inputs[i]->bytes)
+      if (Status status = add(runtime->encodeUpload(
+              std::as_bytes(std::span(*inputs[i]->host)), inputBuffers[i], 0));
+          !status.ok())
+        return status;
+  }
+  std::vector<device::Buffer> boundInputs = inputBuffers;
+  std::vector<device::Buffer> outputBuffers;
+  for (std::size_t o = 0; o < bundle.outputs.size(); ++o) {
+    std::uint64_t bytes = tensorBytes(bundle.outputs[o]);
+    device::DeviceResult<device::Buffer> buffer =
+        runtime->allocate(*permit, allocationBytes(bytes));
+    if (!buffer.ok())
+      return deviceError(buffer.error());
+    outputBuffers.push_back(std::move(*buffer));
+    // The source of an output that is an input unchanged, or that is
+    // written in place over one.
+    std::optional<std::uint32_t> source = aliasOf[o];
+    if (!source) {
+      auto input = std::find(bundle.inputs.begin(), bundle.inputs.end(),
+                             bundle.outputs[o]);
+      if (input != bundle.inputs.end())
+        source = std::uint32_t(input - bundle.inputs.begin());
+    }
+    if (!source)
+      continue;
+    if (bytes)
+      if (Status status =
+              add(runtime->encodeCopy(inputBuffers[*source], outputBuffers[o],
+                                      device::CopyRegion{0, 0, bytes}));
+          !status.ok())
+        return status;
+    if (aliasOf[o])
+      boundInputs[*source] = outputBuffers[o];
+  }
+  device::Buffer arena;
+  if (bundle.memoryPlan.peakBytes) {
+    device::DeviceResult<device::Buffer> buffer =
+        runtime->allocate(*permit, bundle.memoryPlan.peakBytes);
+    if (!buffer.ok())
+      return deviceError(buffer.error());
+    arena = std::move(*buffer);
+  }
+  for (std::uint32_t k : bundle.launchOrder) {
+    const BundleKernel &kernel = bundle.kernels[k];
+    std::vector<device::BufferBinding> bindings;
+    for (const KernelBinding &binding : kernel.bindings) {
+      switch (binding.kind) {
+      case BindingKind::GraphInput:
+        bindings.push_back({boundInputs[binding.index], 0,
+                            tensorBytes(bundle.inputs[binding.index])});
+        break;
+      case BindingKind::GraphOutput:
+        bindings.push_back({outputBuffers[binding.index], 0,
+                            tensorBytes(bundle.outputs[binding.index])});
+        break;
+      case BindingKind::Intermediate: {
+        const ArenaSlice &slice =
+            bundle.memoryPlan.intermediates[binding.index];
+        bindings.push_back({arena, slice.offset, slice.bytes});
+        break;
+      }
+      }
+    }
+    if (Status status = add(runtime->encodeLaunch(
+            loaded.executable, k, kernel.launch, std::move(bindings)));
+        !status.ok())
+      return status;
+  }
+
+  // One batch, one fence.
   Clock::time_point start = Clock::now();
-  device::DeviceResult<std::vector<TensorBytes>> outputs = device::runBundle(
-      *runtime, loaded.bundle, loaded.executable, *stream.deviceStream, bound);
+  std::optional<device::Error> failure;
+  if (!batch.empty()) {
+    device::SubmitResult submitted =
+        runtime->submit(*stream.deviceStream, std::move(batch));
+    if (!submitted) {
+      failure = submitted.error();
+    } else {
+      device::DeviceResult<device::TerminalReceipt> receipt =
+          runtime->waitFence(submitted.fence(), std::chrono::minutes(10));
+      if (!receipt.ok())
+        failure = receipt.error();
+      else if (const auto *failed =
+                   std::get_if<device::FailedButQuiescent>(&*receipt))
+        failure = failed->error;
+    }
+  }
   auto elapsed = Clock::now() - start;
   count([&](EngineCounters &c) {
     c.runTime += elapsed;
     ++c.submissions;
-    c.kernelsLaunched += loaded.bundle.launchOrder.size();
+    c.kernelsLaunched += bundle.launchOrder.size();
   });
-  if (!outputs.ok()) {
+  if (failure) {
     // A failure never poisons the stream: reset it, or start a new one.
     if (std::holds_alternative<device::StreamFailed>(
             runtime->streamState(*stream.deviceStream)))
       if (!runtime->resetStream(*stream.deviceStream).ok())
         stream.deviceStream.reset();
-    return Status::error("running the bundle failed: " +
-                         outputs.error().message);
+    return Status::error("running the bundle failed: " + failure->message);
   }
-  return std::move(*outputs);
+  // Uploads stay on the device for later blocks.
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (uploading[i])
+      inputs[i]->setBufferIfNone(inputBuffers[i]);
+  std::vector<StoragePtr> outputs;
+  for (std::size_t o = 0; o < bundle.outputs.size(); ++o) {
+    auto storage = std::make_shared<Storage>();
+    storage->bytes = tensorBytes(bundle.outputs[o]);
+    storage->buffer = std::move(outputBuffers[o]);
+    outputs.push_back(std::move(storage));
+  }
+  return outputs;
 }
 
-Expected<std::vector<TensorBytes>> SessionState::execute(
-    RecordingStream &stream, const Graph &graph,
-    const std::vector<std::shared_ptr<const TensorBytes>> &inputs) {
+Expected<std::vector<StoragePtr>>
+SessionState::execute(RecordingStream &stream, const Graph &graph,
+                      const std::vector<StoragePtr> &inputs) {
   Graph canonical = canonicalize(graph);
   BundleKey key = BundleKey::make(canonical, target, options.compileOptions);
   std::string keyHex = key.toHex();
@@ -273,16 +466,16 @@ Expected<std::vector<TensorBytes>> SessionState::execute(
   return run(stream, *std::get<0>(found), inputs);
 }
 
-Expected<std::vector<TensorBytes>> SessionState::executeUnfused(
-    RecordingStream &stream, const Graph &graph,
-    const std::vector<std::shared_ptr<const TensorBytes>> &inputs) {
-  std::unordered_map<TensorId, std::shared_ptr<const TensorBytes>> values;
+Expected<std::vector<StoragePtr>>
+SessionState::executeUnfused(RecordingStream &stream, const Graph &graph,
+                             const std::vector<StoragePtr> &inputs) {
+  std::unordered_map<TensorId, StoragePtr> values;
   for (std::size_t i = 0; i < graph.inputs.size(); ++i)
     values[graph.inputs[i]] = inputs[i];
   for (std::size_t index = 0; index < graph.ops.size(); ++index) {
     const Op &op = graph.ops[index];
     Graph single;
-    std::vector<std::shared_ptr<const TensorBytes>> singleInputs;
+    std::vector<StoragePtr> singleInputs;
     std::unordered_map<TensorId, TensorId> remap;
     Op copy = op;
     for (TensorId &operand : copy.operands) {
@@ -308,16 +501,15 @@ Expected<std::vector<TensorBytes>> SessionState::executeUnfused(
           std::string(mnemonic(op.kind)) + " -> " +
           graph.typeOf(op.result()).toString() +
           ") cannot be compiled even alone: " + failure->message);
-    Expected<std::vector<TensorBytes>> outputs =
+    Expected<std::vector<StoragePtr>> outputs =
         run(stream, *std::get<0>(found), singleInputs);
     if (!outputs.ok())
       return outputs.status();
-    values[op.result()] =
-        std::make_shared<const TensorBytes>(std::move((*outputs)[0]));
+    values[op.result()] = std::move((*outputs)[0]);
   }
-  std::vector<TensorBytes> outputs;
+  std::vector<StoragePtr> outputs;
   for (const GraphOutput &output : graph.outputs)
-    outputs.push_back(*values.at(output.tensor));
+    outputs.push_back(values.at(output.tensor));
   return outputs;
 }
 
@@ -328,8 +520,7 @@ Status SessionState::flushLocked(RecordingStream &stream) {
   }
   // Take the block: whatever happens below, the stream starts afresh.
   Graph block = std::move(stream.graph);
-  std::vector<std::shared_ptr<const TensorBytes>> blockInputs =
-      std::move(stream.inputData);
+  std::vector<StoragePtr> blockInputs = std::move(stream.inputData);
   auto results = std::move(stream.results);
   stream.resetBlock();
 
@@ -357,7 +548,7 @@ Status SessionState::flushLocked(RecordingStream &stream) {
   }
   Graph pruned;
   std::vector<TensorId> remap(block.tensors.size(), kInvalidTensor);
-  std::vector<std::shared_ptr<const TensorBytes>> prunedInputs;
+  std::vector<StoragePtr> prunedInputs;
   for (std::size_t i = 0; i < block.inputs.size(); ++i) {
     TensorId input = block.inputs[i];
     if (!live[input])
@@ -380,7 +571,7 @@ Status SessionState::flushLocked(RecordingStream &stream) {
   for (const auto &node : outputNodes)
     pruned.outputs.push_back({remap[node->localId], {}});
 
-  Expected<std::vector<TensorBytes>> outputs =
+  Expected<std::vector<StoragePtr>> outputs =
       execute(stream, pruned, prunedInputs);
   if (!outputs.ok()) {
     count([](EngineCounters &c) { ++c.failedBlocks; });
@@ -391,8 +582,7 @@ Status SessionState::flushLocked(RecordingStream &stream) {
     return outputs.status();
   }
   for (std::size_t i = 0; i < outputNodes.size(); ++i) {
-    outputNodes[i]->data =
-        std::make_shared<const TensorBytes>(std::move((*outputs)[i]));
+    outputNodes[i]->data = std::move((*outputs)[i]);
     outputNodes[i]->pending.store(nullptr, std::memory_order_release);
   }
   return Status::success();
@@ -604,8 +794,17 @@ Expected<HostTensorData> Tensor::read() const {
   if (node->error)
     return Status::error(*node->error);
   HostTensorData result(node->type);
-  if (!result.bytes.empty())
-    std::memcpy(result.bytes.data(), node->data->data(), result.bytes.size());
+  if (result.bytes.empty())
+    return result;
+  if (node->data->host) {
+    std::memcpy(result.bytes.data(), node->data->host->data(),
+                result.bytes.size());
+    return result;
+  }
+  Expected<TensorBytes> bytes = node->session->readBack(*node->data);
+  if (!bytes.ok())
+    return bytes.status();
+  std::memcpy(result.bytes.data(), bytes->data(), result.bytes.size());
   return result;
 }
 
@@ -659,7 +858,10 @@ Tensor Session::upload(const TensorType &type,
   auto node = std::make_shared<TensorNode>();
   node->type = type;
   node->session = state;
-  node->data = std::make_shared<const TensorBytes>(bytes.begin(), bytes.end());
+  auto storage = std::make_shared<Storage>();
+  storage->bytes = bytes.size();
+  storage->host.emplace(bytes.begin(), bytes.end());
+  node->data = std::move(storage);
   return TensorAccess::make(std::move(node));
 }
 

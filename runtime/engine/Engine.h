@@ -33,9 +33,11 @@
 // one never frees it under the other. Reading a tensor from any thread
 // flushes the stream that records it.
 //
-// Memory: materialized tensors live in host memory, shared by handles and
-// aliases, and are freed with the last one; each block uploads its inputs and
-// reads its outputs back through runBundle.
+// Memory: a block's results stay on the device (device buffers shared by
+// handles and aliases, freed with the last one) until a read copies them
+// back; an upload keeps its host bytes and is uploaded once, in the batch of
+// the first block that uses it. Each block waits for its fence before its
+// tensors count as materialized, so a failure is known at the sync point.
 //
 // Plain C++ only: the runtime never links MLIR or LLVM, and this library
 // never includes a compiler header (the compiler is injected).
