@@ -23,6 +23,7 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
@@ -259,7 +260,8 @@ struct GpuCompiler::Impl {
     context.loadDialect<fd::FuseDialect, mlir::func::FuncDialect,
                         mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect,
                         mlir::arith::ArithDialect, mlir::math::MathDialect,
-                        mlir::scf::SCFDialect, mlir::vector::VectorDialect>();
+                        mlir::memref::MemRefDialect, mlir::scf::SCFDialect,
+                        mlir::vector::VectorDialect>();
     context.disableMultithreading();
     toolkit = findToolkit(this->config.toolkitPath);
     if (this->config.runPtxas && !toolkit.empty() &&

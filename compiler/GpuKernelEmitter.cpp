@@ -23,6 +23,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
@@ -30,6 +31,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <algorithm>
 #include <limits>
@@ -877,6 +879,7 @@ Value gridDim(OpBuilder &b, Location loc) {
 /// A kernel's pointers: the fusion's inputs by region argument, then its
 /// outputs and the scratch buffer.
 struct KernelPointers {
+  gpu::GPUFuncOp func;
   DenseMap<Value, Value> inputs;
   SmallVector<Value> outputs;
   Value scratch;
@@ -918,6 +921,7 @@ KernelPointers createKernel(OpBuilder &b, ModuleOp module, fd::FusionOp fusion,
   gpu::ReturnOp::create(b, loc);
   b.setInsertionPointToStart(&entry);
   KernelPointers pointers;
+  pointers.func = func;
   for (BlockArgument arg : fusion.getBody().front().getArguments())
     pointers.inputs[arg] = entry.getArgument(arg.getArgNumber());
   for (unsigned k = 0; k < numOutputs; ++k)
@@ -1338,6 +1342,282 @@ emitFullReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
     kernels.kernels.push_back(std::move(plan));
   }
   return kernels;
+}
+
+/// Tile of the tiled matmul: kTileM x kTileN outputs per block, K in steps
+/// of kTileK through shared memory; 16 x 16 threads, each with a 4 x 4
+/// register tile.
+constexpr int64_t kTileM = 64, kTileN = 64, kTileK = 16;
+constexpr int64_t kMicroTile = 4;
+constexpr int64_t kMaxGridYZ = 65535;
+
+/// Whether every yielded value sees the matmul's result only at its own
+/// position (through elementwise ops and reshapes): then the epilogue can
+/// be applied to the register tile before the store. Head splits and merges
+/// (transposes of the result) take the pull form instead.
+bool epilogueKeepsPositions(fd::FusionOp fusion, fd::MatmulOp matmul) {
+  llvm::SmallPtrSet<Operation *, 16> dependent;
+  dependent.insert(matmul);
+  for (Operation &op : fusion.getBody().front().without_terminator()) {
+    if (&op == matmul.getOperation())
+      continue;
+    bool uses = llvm::any_of(op.getOperands(), [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      return def && dependent.contains(def);
+    });
+    if (!uses)
+      continue;
+    if (!op.hasTrait<OpTrait::Elementwise>() && !isa<fd::ReshapeOp>(op))
+      return false;
+    dependent.insert(&op);
+  }
+  return true;
+}
+
+/// A shared-memory tiled matmul with its prologue applied on load (the
+/// operands are emitted element by element into the tiles, zero outside
+/// the matrix) and its epilogue applied to each row of the register tile
+/// before the store. Grid: (N tiles, M tiles, batch).
+FailureOr<GpuFusionKernels> emitTiledMatmul(fd::FusionOp fusion,
+                                            fd::MatmulOp op, ModuleOp module,
+                                            StringRef prefix) {
+  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
+  ArrayRef<int64_t> cShape = shapeOf(op.getResult());
+  ArrayRef<int64_t> lhs = shapeOf(op.getLhs()), rhs = shapeOf(op.getRhs());
+  int64_t m = cShape[cShape.size() - 2], n = cShape.back();
+  int64_t k = op.getTransposeA() ? lhs[lhs.size() - 2] : lhs.back();
+  int64_t batch =
+      numElements(op.getResult().getType()) / std::max<int64_t>(1, m * n);
+  int64_t lhsBatch = lhs.size() > 2 ? m * k : 0;
+  int64_t lhsI = op.getTransposeA() ? 1 : k, lhsK = op.getTransposeA() ? m : 1;
+  int64_t rhsBatch = rhs.size() > 2 ? k * n : 0;
+  int64_t rhsK = op.getTransposeB() ? 1 : n, rhsJ = op.getTransposeB() ? k : 1;
+
+  Location loc = fusion.getLoc();
+  OpBuilder b(module.getContext());
+  MLIRContext *context = module.getContext();
+  std::string name = (prefix + "_matmul").str();
+  unsigned numResults = yield.getValues().size();
+  int64_t threads = (kTileM / kMicroTile) * (kTileN / kMicroTile);
+  KernelPointers pointers =
+      createKernel(b, module, fusion, name, numResults, /*scratch=*/false,
+                   /*scratchReadOnly=*/false, unsigned(threads));
+  Type f32 = b.getF32Type();
+  auto tileType = MemRefType::get(
+      {kTileK, kTileM}, f32, MemRefLayoutAttrInterface{},
+      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup));
+  Value lhsTile = pointers.func.addWorkgroupAttribution(tileType, loc);
+  Value rhsTile = pointers.func.addWorkgroupAttribution(tileType, loc);
+
+  auto c = [&](OpBuilder &builder, int64_t v) {
+    return i64Constant(builder, loc, v);
+  };
+  auto asIndex = [&](OpBuilder &builder, Value v) -> Value {
+    return arith::IndexCastOp::create(builder, loc, builder.getIndexType(), v);
+  };
+  auto mul = [&](OpBuilder &builder, Value x, int64_t v) -> Value {
+    return v == 1
+               ? x
+               : Value(arith::MulIOp::create(builder, loc, x, c(builder, v)));
+  };
+  auto add = [&](OpBuilder &builder, Value x, Value y) -> Value {
+    return arith::AddIOp::create(builder, loc, x, y);
+  };
+  auto less = [&](OpBuilder &builder, Value x, int64_t v) -> Value {
+    return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ult, x,
+                                 c(builder, v));
+  };
+  Value tid = threadId(b, loc);
+  Value tx = arith::RemUIOp::create(b, loc, tid, c(b, kTileN / kMicroTile));
+  Value ty = arith::DivUIOp::create(b, loc, tid, c(b, kTileN / kMicroTile));
+  Value i0 =
+      mul(b, asI64(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::y)),
+          kTileM);
+  Value j0 = mul(b, blockId(b, loc), kTileN);
+  Value bz = asI64(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
+  Value lhsBase = mul(b, bz, lhsBatch);
+  Value rhsBase = mul(b, bz, rhsBatch);
+
+  auto vectorType = VectorType::get({kMicroTile}, f32);
+  Value zeros = arith::ConstantOp::create(
+      b, loc, vectorType, DenseElementsAttr::get(vectorType, 0.0f));
+  SmallVector<Value> init(kMicroTile, zeros);
+  bool failedBody = false;
+
+  // Loads one element of an operand (its prologue applied), zero outside.
+  auto loadElement = [&](OpBuilder &builder, Value operand, Value inBounds,
+                         Value position) -> Value {
+    auto ifOp = scf::IfOp::create(builder, loc, TypeRange{f32}, inBounds,
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointToStart(ifOp.thenBlock());
+      RegionEmitter e(builder, loc, 1, pointers.inputs);
+      FailureOr<Value> value = e.emit(operand, {Index::Uniform, position});
+      Value result;
+      if (failed(value)) {
+        failedBody = true;
+        result =
+            arith::ConstantOp::create(builder, loc, builder.getF32FloatAttr(0));
+      } else {
+        result = *value;
+        if (result.getType() != f32)
+          result = arith::ExtFOp::create(builder, loc, f32, result);
+      }
+      scf::YieldOp::create(builder, loc, result);
+      builder.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(builder, loc,
+                           Value(arith::ConstantOp::create(
+                               builder, loc, builder.getF32FloatAttr(0))));
+    }
+    return ifOp.getResult(0);
+  };
+
+  auto kLoop = scf::ForOp::create(
+      b, loc, c(b, 0), c(b, k), c(b, kTileK), init,
+      [&](OpBuilder &nb, Location, Value k0, ValueRange acc) {
+        // The tiles: threads x 4 elements each, consecutive threads along
+        // k for the lhs and along n for the rhs (coalesced when those are
+        // the operands' contiguous dims).
+        for (int64_t q = 0; q < kTileM * kTileK / threads; ++q) {
+          Value e = add(nb, tid, c(nb, q * threads));
+          Value r = arith::DivUIOp::create(nb, loc, e, c(nb, kTileK));
+          Value kk = arith::RemUIOp::create(nb, loc, e, c(nb, kTileK));
+          Value i = add(nb, i0, r), kg = add(nb, k0, kk);
+          Value inBounds =
+              arith::AndIOp::create(nb, loc, less(nb, i, m), less(nb, kg, k));
+          Value position =
+              add(nb, lhsBase, add(nb, mul(nb, i, lhsI), mul(nb, kg, lhsK)));
+          Value value = loadElement(nb, op.getLhs(), inBounds, position);
+          memref::StoreOp::create(nb, loc, value, lhsTile,
+                                  ValueRange{asIndex(nb, kk), asIndex(nb, r)});
+        }
+        for (int64_t q = 0; q < kTileN * kTileK / threads; ++q) {
+          Value e = add(nb, tid, c(nb, q * threads));
+          Value kk = arith::DivUIOp::create(nb, loc, e, c(nb, kTileN));
+          Value col = arith::RemUIOp::create(nb, loc, e, c(nb, kTileN));
+          Value j = add(nb, j0, col), kg = add(nb, k0, kk);
+          Value inBounds =
+              arith::AndIOp::create(nb, loc, less(nb, j, n), less(nb, kg, k));
+          Value position =
+              add(nb, rhsBase, add(nb, mul(nb, kg, rhsK), mul(nb, j, rhsJ)));
+          Value value = loadElement(nb, op.getRhs(), inBounds, position);
+          memref::StoreOp::create(
+              nb, loc, value, rhsTile,
+              ValueRange{asIndex(nb, kk), asIndex(nb, col)});
+        }
+        gpu::BarrierOp::create(nb, loc);
+        Value row = asIndex(nb, mul(nb, ty, kMicroTile));
+        Value column = asIndex(nb, mul(nb, tx, kMicroTile));
+        auto inner = scf::ForOp::create(
+            nb, loc, c(nb, 0), c(nb, kTileK), c(nb, 1), acc,
+            [&](OpBuilder &ib, Location, Value kk, ValueRange tile) {
+              Value kIndex = asIndex(ib, kk);
+              Value a = vector::LoadOp::create(ib, loc, vectorType, lhsTile,
+                                               ValueRange{kIndex, row}, false,
+                                               llvm::MaybeAlign(16));
+              Value bv = vector::LoadOp::create(ib, loc, vectorType, rhsTile,
+                                                ValueRange{kIndex, column},
+                                                false, llvm::MaybeAlign(16));
+              SmallVector<Value> next;
+              for (int64_t r = 0; r < kMicroTile; ++r) {
+                Value ar = vector::BroadcastOp::create(
+                    ib, loc, vectorType,
+                    vector::ExtractOp::create(ib, loc, a,
+                                              ArrayRef<int64_t>{r}));
+                next.push_back(math::FmaOp::create(ib, loc, ar, bv, tile[r]));
+              }
+              scf::YieldOp::create(ib, loc, next);
+            });
+        // The next step overwrites the tiles.
+        gpu::BarrierOp::create(nb, loc);
+        scf::YieldOp::create(nb, loc, inner.getResults());
+      });
+  if (failedBody)
+    return failure();
+
+  // Epilogue: each row of the register tile, 4 adjacent outputs.
+  Value jFirst = add(b, j0, mul(b, tx, kMicroTile));
+  for (int64_t r = 0; r < kMicroTile; ++r) {
+    Value i = add(b, i0, add(b, mul(b, ty, kMicroTile), c(b, r)));
+    Value accRow = kLoop.getResult(r);
+    Value rowPosition = add(b, mul(b, bz, m * n), mul(b, i, n));
+    auto rowIf = scf::IfOp::create(b, loc, less(b, i, m), false);
+    OpBuilder rb = OpBuilder::atBlockBegin(rowIf.thenBlock());
+    auto storeAt = [&](OpBuilder &builder, unsigned width, Value seed,
+                       Index index) {
+      RegionEmitter e(builder, loc, width, pointers.inputs);
+      e.seed(op.getResult(), seed);
+      for (auto [value, out] : llvm::zip(yield.getValues(), pointers.outputs)) {
+        FailureOr<Value> computed = e.emit(value, index);
+        if (failed(computed)) {
+          failedBody = true;
+          return;
+        }
+        e.store(*computed, elementTypeOf(value), out, index);
+      }
+    };
+    if (n % kMicroTile == 0) {
+      // Then j < n means j + 3 < n, and the 4 outputs are 16-byte aligned.
+      auto colIf = scf::IfOp::create(rb, loc, less(rb, jFirst, n), false);
+      OpBuilder cb = OpBuilder::atBlockBegin(colIf.thenBlock());
+      storeAt(cb, kMicroTile, accRow,
+              {Index::Contiguous, add(cb, rowPosition, jFirst), kMicroTile,
+               /*aligned=*/true});
+    } else {
+      for (int64_t col = 0; col < kMicroTile; ++col) {
+        Value j = add(rb, jFirst, c(rb, col));
+        auto colIf = scf::IfOp::create(rb, loc, less(rb, j, n), false);
+        OpBuilder cb = OpBuilder::atBlockBegin(colIf.thenBlock());
+        Value lane =
+            vector::ExtractOp::create(cb, loc, accRow, ArrayRef<int64_t>{col});
+        storeAt(cb, 1, lane, {Index::Uniform, add(cb, rowPosition, j)});
+      }
+    }
+  }
+  if (failedBody)
+    return failure();
+
+  GpuKernelPlan plan;
+  plan.entry = name;
+  plan.module = name + "_module";
+  plan.schedule = ScheduleKind::Matmul;
+  plan.launch.gridX = uint32_t(ceilDiv(n, kTileN));
+  plan.launch.gridY = uint32_t(ceilDiv(m, kTileM));
+  plan.launch.gridZ = uint32_t(batch);
+  plan.launch.blockX = uint32_t(threads);
+  plan.launch.iterations = batch * m * n;
+  for (unsigned i = 0; i < fusion.getInputs().size(); ++i)
+    plan.operands.push_back({GpuKernelOperand::Kind::FusionInput, i});
+  for (unsigned r = 0; r < numResults; ++r)
+    plan.operands.push_back({GpuKernelOperand::Kind::FusionResult, r});
+  GpuFusionKernels kernels;
+  kernels.kernels.push_back(std::move(plan));
+  return kernels;
+}
+
+/// Tiled where the epilogue keeps positions and the grid fits, the pull
+/// form otherwise (head splits and merges, more than one matmul).
+FailureOr<GpuFusionKernels> emitMatmul(fd::FusionOp fusion, ModuleOp module,
+                                       StringRef prefix) {
+  auto matmuls = fusion.getBody().front().getOps<fd::MatmulOp>();
+  if (std::distance(matmuls.begin(), matmuls.end()) == 1) {
+    fd::MatmulOp op = *matmuls.begin();
+    auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
+    int64_t size = numElements(op.getResult().getType());
+    ArrayRef<int64_t> shape = shapeOf(op.getResult());
+    int64_t m = shape[shape.size() - 2], n = shape.back();
+    bool fits = m * n > 0 && size / (m * n) <= kMaxGridYZ &&
+                ceilDiv(m, kTileM) <= kMaxGridYZ;
+    bool sameDomain = llvm::all_of(yield.getValues(), [&](Value v) {
+      return numElements(v.getType()) == size;
+    });
+    if (fits && sameDomain &&
+        computeType(elementTypeOf(op.getResult())).isF32() &&
+        epilogueKeepsPositions(fusion, op))
+      return emitTiledMatmul(fusion, op, module, prefix);
+  }
+  return emitPointwise(fusion, module, prefix, ScheduleKind::Matmul);
 }
 
 /// A column reduction views its operand as [outer, reduced, inner] (the
@@ -1768,7 +2048,7 @@ FailureOr<GpuFusionKernels> emitGpuKernels(fd::FusionOp fusion, ModuleOp module,
   case fd::ScheduleKind::pointwise:
     return emitPointwise(fusion, module, namePrefix, ScheduleKind::Pointwise);
   case fd::ScheduleKind::matmul:
-    return emitPointwise(fusion, module, namePrefix, ScheduleKind::Matmul);
+    return emitMatmul(fusion, module, namePrefix);
   case fd::ScheduleKind::full_reduction:
     return emitFullReduction(fusion, module, namePrefix);
   case fd::ScheduleKind::row_reduction:

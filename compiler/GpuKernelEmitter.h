@@ -17,9 +17,11 @@
 //   short rows), a pass over the row per reduction, then the stores;
 // - column reduction: one thread per 4 adjacent columns (coalesced rows),
 //   a pass down the rows per reduction, then the stores;
-// - matmul: the pointwise form, each output pulling its dot product through
-//   the epilogue's index maps (prologue applied on load); no shared-memory
-//   tiling yet.
+// - matmul: a shared-memory tiled kernel (64 x 64 outputs per block, a
+//   4 x 4 register tile per thread) with the prologue applied on load and
+//   the epilogue before the store, when the epilogue keeps positions; else
+//   (head splits and merges) the pointwise form, each output pulling its
+//   dot product through the epilogue's index maps.
 // Broadcasts, transposes, slices and reshapes are index maps on the loads,
 // never materialized.
 //

@@ -1,7 +1,8 @@
 // Matmul fusions on the GPU: every thread pulls 4 adjacent outputs through
 // the epilogue (a bias add, then the head split as a reshape and transpose)
 // to 4 dot products over K; the lhs element is one load shared by the 4
-// lanes, the rhs row one 128-bit load per k. No shared-memory tiling yet.
+// lanes, the rhs row one 128-bit load per k. (A head split moves outputs
+// away from the matmul's positions: this pull form, not the tiled kernel.)
 
 // REQUIRES: ptxas
 // RUN: fuse-compile %s --target=sm_90 --emit=kernels | FileCheck %s --check-prefix=KERNELS

@@ -147,10 +147,16 @@ TEST_P(GpuCodegen, MatmulWithBiasEpilogue) {
   const BundleKernel &kernel = bundle.kernels[0];
   EXPECT_EQ(kernel.schedule, ScheduleKind::Matmul);
   EXPECT_EQ(kernel.entry, "fuse_k0_matmul");
+  // One 64 x 64 tile per block: (N tiles, M tiles, batch).
   EXPECT_EQ(kernel.launch.gridX, 1u);
+  EXPECT_EQ(kernel.launch.gridY, 1u);
+  EXPECT_EQ(kernel.launch.gridZ, 1u);
+  EXPECT_EQ(kernel.launch.blockX, 256u);
   EXPECT_EQ(kernel.bindings.size(), 4u);
   std::string ptx = payloadText(kernel);
   EXPECT_NE(ptx.find("fma.rn.f32"), std::string::npos);
+  EXPECT_NE(ptx.find("ld.shared.v4"), std::string::npos);
+  EXPECT_NE(ptx.find("bar.sync"), std::string::npos);
   EXPECT_EQ(ptx.find(".extern"), std::string::npos);
 }
 

@@ -91,9 +91,14 @@ void printSummary(const Compilation &compilation, llvm::raw_ostream &os) {
     if (kernel.payloadKind == PayloadKind::HostSharedObject)
       os << " iterations " << kernel.launch.iterations << " grain "
          << kernel.launch.grain;
-    else
-      os << " grid " << kernel.launch.gridX << " block " << kernel.launch.blockX
-         << " shared " << kernel.launch.sharedMemoryBytes;
+    else {
+      const LaunchConfig &launch = kernel.launch;
+      os << " grid " << launch.gridX;
+      if (launch.gridY != 1 || launch.gridZ != 1)
+        os << "x" << launch.gridY << "x" << launch.gridZ;
+      os << " block " << launch.blockX << " shared "
+         << launch.sharedMemoryBytes;
+    }
     os << "\n  ops";
     for (std::uint32_t op : kernel.ops)
       os << " " << op << ":" << mnemonic(bundle.graph.ops[op].kind);
