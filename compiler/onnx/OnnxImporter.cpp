@@ -46,6 +46,12 @@ std::string onnxTypeName(int type) {
   if (onnx::TensorProto_DataType_IsValid(type))
     return onnx::TensorProto_DataType_Name(
         static_cast<onnx::TensorProto_DataType>(type));
+  // Newer than the protobuf definitions this was built with.
+  static const char *const newer[] = {
+      "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4",
+      "INT4",         "FLOAT4E2M1",     "FLOAT8E8M0", "UINT2",          "INT2"};
+  if (type >= 17 && type < 17 + int(std::size(newer)))
+    return newer[type - 17];
   return "type " + std::to_string(type);
 }
 
@@ -606,6 +612,44 @@ std::vector<TensorId> Importer::lowerReduce(const std::string &op) {
     if (op == "ReduceLogSum")
       return {unary(OpKind::Log, x)};
     return {x};
+  }
+  // Over an empty set: the reduction's identity (ONNX: -inf for max and
+  // log-sum(-exp), +inf for min, 0 for sums, 1 for prod, NaN for mean).
+  const Shape shape = shapeOf(x);
+  bool empty = false;
+  for (std::int64_t axis : axes)
+    empty |= shape[axis] == 0;
+  if (empty) {
+    Shape out;
+    for (std::int64_t i = 0; i < rank; ++i) {
+      bool reduced = std::binary_search(axes.begin(), axes.end(), i);
+      if (!reduced || keep)
+        out.push_back(reduced ? 1 : shape[i]);
+    }
+    double inf = std::numeric_limits<double>::infinity();
+    ElementType type = elemOf(x);
+    double value = 0;
+    // Integers: the type's lowest and highest values (saturated from
+    // -2^63 and 2^63); booleans: false and true.
+    double lowest = type == ElementType::I1 ? 0 : std::ldexp(-1.0, 63);
+    double highest = type == ElementType::I1 ? 1 : std::ldexp(1.0, 63);
+    if (op == "ReduceMax" || op == "ReduceLogSum" || op == "ReduceLogSumExp")
+      value = isFloat(type) ? -inf : lowest;
+    else if (op == "ReduceMin")
+      value = isFloat(type) ? inf : highest;
+    else if (op == "ReduceProd")
+      value = 1;
+    else if (op == "ReduceMean")
+      value = std::numeric_limits<double>::quiet_NaN();
+    return {splat(TensorType{type, out}, value)};
+  }
+  // Max and min of booleans: any and all, computed on i8.
+  if (elemOf(x) == ElementType::I1 &&
+      (op == "ReduceMax" || op == "ReduceMin")) {
+    TensorId wide = check(b->cast(x, ElementType::I8));
+    TensorId r = reduce(op == "ReduceMax" ? ReduceKind::Max : ReduceKind::Min,
+                        wide, axes, keep);
+    return {check(b->cast(r, ElementType::I1))};
   }
   if (op == "ReduceSum")
     return {reduce(ReduceKind::Sum, x, axes, keep)};
