@@ -5,7 +5,8 @@
 // applied on load) and an epilogue (elementwise ops on C, then reshapes and
 // transposes to the yielded values, applied before the store).
 //
-// One iteration is a block of kRowBlock output rows of one batch. The kernel
+// One iteration is a block of kRowBlock output rows of one batch (the last
+// block's row indices clamped to the last row). The kernel
 // walks the columns in strips (outer loop) and, inside each strip, the row
 // blocks of its [begin, end) (inner loop), so the strip of B stays in cache
 // while the rows pass. A tile keeps rows x strip accumulators in vector
@@ -187,18 +188,14 @@ private:
     Value batch = arith::DivUIOp::create(b, loc, iv, c(rowBlocks));
     Value block = arith::RemUIOp::create(b, loc, iv, c(rowBlocks));
     Value m0 = arith::MulIOp::create(b, loc, block, c(kRowBlock));
+    // A last block of fewer rows clamps its row indices to the last row
+    // (inside the block: the extra rows store the last row's values again,
+    // from the same iteration) instead of a second copy of the tile.
     int64_t lastRows = s.m - (rowBlocks - 1) * kRowBlock;
-    if (lastRows == kRowBlock) {
-      emitTile(batch, m0, kRowBlock, n0, vectors, w);
-      return;
-    }
-    Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         block, c(rowBlocks - 1));
-    auto branch = scf::IfOp::create(b, loc, isLast, /*withElseRegion=*/true);
-    b.setInsertionPoint(branch.thenBlock()->getTerminator());
-    emitTile(batch, m0, lastRows, n0, vectors, w);
-    b.setInsertionPoint(branch.elseBlock()->getTerminator());
-    emitTile(batch, m0, kRowBlock, n0, vectors, w);
+    if (rowBlocks == 1)
+      emitTile(batch, m0, lastRows, n0, vectors, w, /*clamp=*/false);
+    else
+      emitTile(batch, m0, kRowBlock, n0, vectors, w, lastRows != kRowBlock);
   }
 
   /// The index of A[batch, m, k] in the lhs value's shape.
@@ -255,10 +252,14 @@ private:
 
   /// rows x vectors accumulators over k, then the epilogue and the stores.
   void emitTile(Value batch, Value m0, int64_t rows, Value n0, int64_t vectors,
-                unsigned w) {
+                unsigned w, bool clamp) {
     SmallVector<Value> rowIndex, colIndex;
-    for (int64_t i = 0; i < rows; ++i)
-      rowIndex.push_back(arith::AddIOp::create(b, loc, m0, c(i)));
+    for (int64_t i = 0; i < rows; ++i) {
+      Value row = arith::AddIOp::create(b, loc, m0, c(i));
+      if (clamp && i != 0)
+        row = arith::MinUIOp::create(b, loc, row, c(s.m - 1));
+      rowIndex.push_back(row);
+    }
     for (int64_t j = 0; j < vectors; ++j)
       colIndex.push_back(arith::AddIOp::create(b, loc, n0, c(j * w)));
     SmallVector<Value> init(rows * vectors, zero(b, w));

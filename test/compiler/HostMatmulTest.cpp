@@ -138,10 +138,23 @@ Graph attention(int64_t seq, int64_t heads, int64_t headDim, ElementType type) {
   return *b.finish();
 }
 
+/// Weights scaled by 1/sqrt(hidden), as in a trained model: scores of order
+/// 1. With order-1 weights the scores reach tens, the softmax amplifies
+/// their f32 rounding beyond the policy's first-order tolerance.
+std::vector<Domain> attentionDomains(int64_t hidden) {
+  double scale = 1.0 / std::sqrt(double(hidden));
+  std::vector<Domain> domains = {{-1, 1}};
+  for (int projection = 0; projection < 3; ++projection) {
+    domains.push_back({-scale, scale});
+    domains.push_back({-0.1, 0.1});
+  }
+  return domains;
+}
+
 TEST_F(HostMatmul, AttentionHeadSplitAndMerge) {
-  checkUnit(attention(8, 4, 8, ElementType::F32));
-  checkUnit(attention(13, 3, 5, ElementType::F32));
-  checkUnit(attention(64, 4, 32, ElementType::F32));
+  check(attention(8, 4, 8, ElementType::F32), attentionDomains(32));
+  check(attention(13, 3, 5, ElementType::F32), attentionDomains(15));
+  check(attention(64, 4, 32, ElementType::F32), attentionDomains(128));
 }
 
 TEST_F(HostMatmul, F16AndBf16StorageWithF32Accumulation) {
@@ -156,7 +169,7 @@ TEST_F(HostMatmul, F16AndBf16StorageWithF32Accumulation) {
       b.output(b.max(y, b.splat({type, {m, n}}, 0.0)), "relu");
       checkUnit(*b.finish());
     }
-    checkUnit(attention(13, 3, 5, type));
+    check(attention(13, 3, 5, type), attentionDomains(15));
   }
 }
 
@@ -193,7 +206,7 @@ TEST_F(HostMatmul, ColumnReductions) {
   check(*b.finish());
 }
 
-/// A rough single-core figure for the report: 512^3 f32, best of a few
+/// A rough single-core figure for the report: 512^3 f32, best of 20
 /// runs (uploads and downloads of 3 MiB included).
 TEST(HostMatmulTiming, F32Matmul512OnOneCore) {
   const int64_t n = 512;
@@ -228,7 +241,7 @@ TEST(HostMatmulTiming, F32Matmul512OnOneCore) {
   device::DeviceResult<device::Stream> stream = runtime.createStream();
   ASSERT_TRUE(stream.ok());
   double best = 1e30, cpuOfBest = 0;
-  for (int run = 0; run < 5; ++run) {
+  for (int run = 0; run < 20; ++run) {
     std::clock_t cpuBegin = std::clock();
     auto begin = std::chrono::steady_clock::now();
     auto outputs = device::runBundle(runtime, compiled->bundle, *executable,
