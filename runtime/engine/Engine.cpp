@@ -513,6 +513,24 @@ SessionState::executeUnfused(RecordingStream &stream, const Graph &graph,
   return outputs;
 }
 
+/// The bytes of a constant's value (a splat expanded).
+static StoragePtr constantStorage(const DenseValue &value,
+                                  const TensorType &type) {
+  auto storage = std::make_shared<Storage>();
+  storage->bytes = std::uint64_t(type.byteSize());
+  const auto *bytes = reinterpret_cast<const std::byte *>(value.bytes.data());
+  if (!value.splat) {
+    storage->host.emplace(bytes, bytes + value.bytes.size());
+    return storage;
+  }
+  storage->host.emplace();
+  storage->host->reserve(storage->bytes);
+  for (std::int64_t i = 0; i < type.numElements(); ++i)
+    storage->host->insert(storage->host->end(), bytes,
+                          bytes + value.bytes.size());
+  return storage;
+}
+
 Status SessionState::flushLocked(RecordingStream &stream) {
   if (stream.graph.ops.empty()) {
     stream.resetBlock();
@@ -526,13 +544,27 @@ Status SessionState::flushLocked(RecordingStream &stream) {
 
   // Outputs: results still referenced by a handle (free_handle: a dropped
   // one is no output, and the ops feeding only it go).
+  // A constant still referenced is materialized from its value on the host,
+  // not written by a kernel (`f(x * fullLike(x, 2))` keeps the constant's
+  // temporary handle alive across the sync).
   std::vector<std::shared_ptr<TensorNode>> outputNodes;
   std::vector<bool> live(block.tensors.size(), false);
-  for (auto &[id, weak] : results)
-    if (std::shared_ptr<TensorNode> node = weak.lock()) {
-      outputNodes.push_back(std::move(node));
-      live[id] = true;
+  std::vector<const Op *> producer(block.tensors.size(), nullptr);
+  for (const Op &op : block.ops)
+    producer[op.result()] = &op;
+  for (auto &[id, weak] : results) {
+    std::shared_ptr<TensorNode> node = weak.lock();
+    if (!node)
+      continue;
+    if (producer[id]->kind == OpKind::Constant) {
+      node->data = constantStorage(producer[id]->findAttr("value")->getDense(),
+                                   node->type);
+      node->pending.store(nullptr, std::memory_order_release);
+      continue;
     }
+    outputNodes.push_back(std::move(node));
+    live[id] = true;
+  }
   if (outputNodes.empty()) {
     count([](EngineCounters &c) { ++c.emptyBlocks; });
     return Status::success();

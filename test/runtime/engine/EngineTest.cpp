@@ -35,6 +35,9 @@ public:
   std::size_t failAboveOps = SIZE_MAX;
   /// Fail every graph that contains this op.
   std::optional<OpKind> failOnOp;
+  /// Write the only output in place over input 0 when their sizes agree
+  /// (right for the elementwise programs of the test that uses it).
+  bool writeInPlace = false;
 
   Expected<Compilation> compile(const Graph &graph, const Target &target,
                                 const CompileOptions &) override {
@@ -52,6 +55,10 @@ public:
     compilation.bundle.target = target.name;
     for (BundleKernel &kernel : compilation.bundle.kernels)
       kernel.target = target.name;
+    if (writeInPlace && !graph.inputs.empty() && graph.outputs.size() == 1 &&
+        graph.typeOf(graph.inputs[0]).byteSize() ==
+            graph.typeOf(graph.outputs[0].tensor).byteSize())
+      compilation.bundle.aliases.push_back({0, 0});
     return compilation;
   }
 
@@ -416,6 +423,13 @@ TEST(EngineTest, ADroppedHandleIsNoOutput) {
   for (const Op &op : graph.ops)
     EXPECT_NE(op.kind, OpKind::Tanh);
 
+  // A constant kept alive is materialized from its value, by no kernel.
+  Tensor three = fullLike(c, 3.0);
+  Tensor scaled = c * three;
+  ASSERT_TRUE(session.flush().ok());
+  EXPECT_EQ(compiler.graphs.back().outputs.size(), 1u);
+  EXPECT_EQ(readOrFail(three), std::vector<double>(kRows * kCols, 3.0));
+
   // Kept handles are outputs.
   Tensor d = exp(c);
   Tensor e = d + c;
@@ -426,7 +440,7 @@ TEST(EngineTest, ADroppedHandleIsNoOutput) {
   // A block whose every result was dropped computes nothing.
   (void)exp(e);
   ASSERT_TRUE(session.flush().ok());
-  EXPECT_EQ(compiler.graphs.size(), 2u);
+  EXPECT_EQ(compiler.graphs.size(), 3u);
   EXPECT_EQ(session.counters().emptyBlocks, 1u);
 }
 
@@ -475,6 +489,57 @@ TEST(EngineTest, RecordingErrorsAreValues) {
             std::string::npos);
   // Good work still runs.
   EXPECT_EQ(readOrFail(a * a), std::vector<double>(6, 2.25));
+}
+
+TEST(EngineTest, AnInPlaceOutputNeverOverwritesItsInputTensor) {
+  FakeCompiler compiler;
+  compiler.writeInPlace = true;
+  Session session = openReference(&compiler);
+  std::mt19937 rng = seededRng();
+  std::vector<double> values = randomValues(kRows * kCols, rng);
+  Tensor x = session.upload(f32({kRows, kCols}), values);
+  Tensor first = exp(x); // x is uploaded here, then bound on the device
+  ASSERT_TRUE(session.flush().ok());
+  Tensor second = x * x; // output 0 is written over x's buffer
+  std::vector<double> squares = readOrFail(second);
+  ASSERT_EQ(compiler.graphs.size(), 2u);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    EXPECT_FLOAT_EQ(squares[i], float(values[i] * values[i]));
+  // x is unchanged, on the host and on the device (a third block reads it).
+  EXPECT_EQ(readOrFail(x), values);
+  EXPECT_EQ(readOrFail(x + fullLike(x, 0.0)), values);
+  std::vector<double> exps = readOrFail(first);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    EXPECT_FLOAT_EQ(exps[i], float(std::exp(values[i])));
+}
+
+TEST(EngineTest, ResultsFeedLaterBlocks) {
+  FakeCompiler compiler;
+  Session session = openReference(&compiler);
+  std::mt19937 rng = seededRng();
+  std::vector<double> values = randomValues(kRows * kCols, rng);
+  Tensor x = session.upload(f32({kRows, kCols}), values);
+  Tensor y = x;
+  for (int block = 0; block < 5; ++block) {
+    y = softmax(y) + x;
+    ASSERT_TRUE(session.flush().ok());
+  }
+  std::vector<double> expected = values;
+  for (int block = 0; block < 5; ++block) {
+    std::vector<double> s = perRow(expected, [](std::vector<double> row) {
+      double m = *std::max_element(row.begin(), row.end()), sum = 0;
+      for (double &v : row)
+        sum += (v = std::exp(v - m));
+      for (double &v : row)
+        v /= sum;
+      return row;
+    });
+    for (std::size_t i = 0; i < s.size(); ++i)
+      expected[i] = s[i] + values[i];
+  }
+  expectNear(readOrFail(y), expected, 1e-5);
+  // Blocks 2..5 have one key (softmax of a computed tensor plus x).
+  EXPECT_EQ(session.counters().compilations, 2u);
 }
 
 //===----------------------------------------------------------------------===//
