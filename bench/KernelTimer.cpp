@@ -26,7 +26,8 @@ double msSince(Clock::time_point start) {
 Expected<KernelTiming>
 timeKernels(device::DeviceRuntime &runtime, const Bundle &bundle,
             const std::vector<device::TensorBytes> &inputs, unsigned warmup,
-            unsigned runs) {
+            unsigned runs, const KernelTimerOptions &options) {
+  unsigned sets = std::max(1u, options.inputSets);
   auto fail = [](const std::string &what, const device::Error &error) {
     return Status::error(what + ": " + describe(error));
   };
@@ -38,7 +39,7 @@ timeKernels(device::DeviceRuntime &runtime, const Bundle &bundle,
     aliasOf[alias.output] = alias.input;
   std::uint64_t total = bundle.memoryPlan.peakBytes;
   for (TensorId input : bundle.inputs)
-    total += bytesOf(input);
+    total += sets * bytesOf(input);
   for (std::size_t o = 0; o < bundle.outputs.size(); ++o)
     if (!aliasOf[o])
       total += bytesOf(bundle.outputs[o]);
@@ -49,16 +50,21 @@ timeKernels(device::DeviceRuntime &runtime, const Bundle &bundle,
   auto allocate = [&](std::uint64_t bytes) {
     return runtime.allocate(*permit, bytes);
   };
-  std::vector<device::Buffer> inputBuffers, outputBuffers;
-  for (TensorId input : bundle.inputs) {
-    auto buffer = allocate(bytesOf(input));
-    if (!buffer.ok())
-      return fail("allocate", buffer.error());
-    inputBuffers.push_back(*buffer);
-  }
+  // Every set holds the same values at other addresses: rotating through
+  // them keeps a cache from holding the inputs between runs.
+  std::vector<std::vector<device::Buffer>> inputSets(sets);
+  for (std::vector<device::Buffer> &set : inputSets)
+    for (TensorId input : bundle.inputs) {
+      auto buffer = allocate(bytesOf(input));
+      if (!buffer.ok())
+        return fail("allocate", buffer.error());
+      set.push_back(*buffer);
+    }
+  std::vector<device::Buffer> outputBuffers;
+  const std::vector<device::Buffer> &firstSet = inputSets.front();
   for (std::size_t o = 0; o < bundle.outputs.size(); ++o) {
     if (aliasOf[o]) {
-      outputBuffers.push_back(inputBuffers[*aliasOf[o]]);
+      outputBuffers.push_back(firstSet[*aliasOf[o]]);
       continue;
     }
     auto buffer = allocate(bytesOf(bundle.outputs[o]));
@@ -80,34 +86,52 @@ timeKernels(device::DeviceRuntime &runtime, const Bundle &bundle,
   if (!stream.ok())
     return fail("stream", stream.error());
 
-  auto submitAndWait = [&](device::CommandBatch batch) -> Status {
+  // The batch's time: the sum of its launches on the device (timing mode
+  // Kernel), or the host clock from submit to the fence.
+  auto submitAndWait = [&](device::CommandBatch batch,
+                           bool timed) -> Expected<double> {
     if (batch.empty())
-      return Status::success();
+      return 0.0;
+    Clock::time_point start = Clock::now();
     device::SubmitResult submitted = runtime.submit(*stream, std::move(batch));
     if (!submitted)
       return fail("submit", submitted.error());
     auto receipt =
         runtime.waitFence(submitted.fence(), std::chrono::minutes(10));
+    double hostMs = msSince(start);
     if (!receipt.ok())
       return fail("wait", receipt.error());
     if (const auto *failed = std::get_if<device::FailedButQuiescent>(&*receipt))
       return fail("run", failed->error);
-    return Status::success();
+    if (!timed || !options.deviceTime)
+      return hostMs;
+    auto timing = runtime.submissionTiming(submitted.fence());
+    if (!timing.ok())
+      return fail("timing", timing.error());
+    std::chrono::nanoseconds sum{0};
+    for (std::chrono::nanoseconds launch : timing->launches)
+      sum += launch;
+    return std::chrono::duration<double, std::milli>(sum).count();
   };
 
   device::CommandBatch upload;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].empty())
-      continue;
-    auto command = runtime.encodeUpload(inputs[i], inputBuffers[i], 0);
-    if (!command.ok())
-      return fail("upload", command.error());
-    upload.add(std::move(*command));
-  }
-  if (Status status = submitAndWait(std::move(upload)); !status.ok())
-    return status;
+  for (const std::vector<device::Buffer> &set : inputSets)
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i].empty())
+        continue;
+      auto command = runtime.encodeUpload(inputs[i], set[i], 0);
+      if (!command.ok())
+        return fail("upload", command.error());
+      upload.add(std::move(*command));
+    }
+  if (Expected<double> uploaded = submitAndWait(std::move(upload), false);
+      !uploaded.ok())
+    return uploaded.status();
+  if (options.deviceTime)
+    runtime.setTimingMode(device::TimingMode::Kernel);
 
-  auto kernelBatch = [&]() -> Expected<device::CommandBatch> {
+  auto kernelBatch = [&](const std::vector<device::Buffer> &inputBuffers)
+      -> Expected<device::CommandBatch> {
     device::CommandBatch batch;
     // An output that is an input unchanged is produced by no kernel.
     for (std::size_t o = 0; o < bundle.outputs.size(); ++o) {
@@ -155,15 +179,17 @@ timeKernels(device::DeviceRuntime &runtime, const Bundle &bundle,
   std::vector<double> times;
   for (unsigned r = 0; r < warmup + runs; ++r) {
     // Encoding is outside the timed region: it only records the bindings.
-    Expected<device::CommandBatch> batch = kernelBatch();
+    Expected<device::CommandBatch> batch = kernelBatch(inputSets[r % sets]);
     if (!batch.ok())
       return batch.status();
-    Clock::time_point start = Clock::now();
-    if (Status status = submitAndWait(batch.take()); !status.ok())
-      return status;
+    Expected<double> ms = submitAndWait(batch.take(), true);
+    if (!ms.ok())
+      return ms.status();
     if (r >= warmup)
-      times.push_back(msSince(start));
+      times.push_back(*ms);
   }
+  if (options.deviceTime)
+    runtime.setTimingMode(device::TimingMode::Off);
   std::sort(times.begin(), times.end());
   KernelTiming timing;
   timing.minMs = times.front();

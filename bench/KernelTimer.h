@@ -26,12 +26,21 @@ struct KernelTiming {
   std::vector<device::TensorBytes> outputs;
 };
 
+struct KernelTimerOptions {
+  /// Copies of the inputs at different addresses, used in turn, so that a
+  /// cache (a GPU's L2) does not hold them from one run to the next.
+  unsigned inputSets = 1;
+  /// Time the launches on the device (TimingMode::Kernel: CUDA events on a
+  /// GPU) instead of the host clock from submit to the fence.
+  bool deviceTime = false;
+};
+
 /// `runs` timed submissions after `warmup` untimed ones; inputs in the
 /// bundle's input order.
 Expected<KernelTiming>
 timeKernels(device::DeviceRuntime &runtime, const Bundle &bundle,
             const std::vector<device::TensorBytes> &inputs, unsigned warmup,
-            unsigned runs);
+            unsigned runs, const KernelTimerOptions &options = {});
 
 std::string describe(const device::Error &error);
 

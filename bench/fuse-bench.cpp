@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "bench/BenchSupport.h"
 #include "bench/KernelTimer.h"
 #include "bench/LazyOverhead.h"
 #include "bench/Triad.h"
@@ -77,53 +78,6 @@ void progress(const std::string &message) {
   std::cerr << "fuse-bench: " << message << std::endl;
 }
 
-std::string jsonString(const std::string &text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if ((unsigned char)c < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", unsigned(c));
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string jsonNumber(std::optional<double> value) {
-  if (!value || !std::isfinite(*value))
-    return "null";
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", *value);
-  return buffer;
-}
-
-/// One JSON object built field by field, in order.
-class JsonObject {
-public:
-  JsonObject &raw(const std::string &key, const std::string &value) {
-    text += (text.empty() ? "" : ", ") + jsonString(key) + ": " + value;
-    return *this;
-  }
-  JsonObject &str(const std::string &key, const std::string &value) {
-    return raw(key, jsonString(value));
-  }
-  JsonObject &num(const std::string &key, std::optional<double> value) {
-    return raw(key, jsonNumber(value));
-  }
-  JsonObject &boolean(const std::string &key, bool value) {
-    return raw(key, value ? "true" : "false");
-  }
-  std::string toString() const { return "{" + text + "}"; }
-
-private:
-  std::string text;
-};
-
 std::string cpuModel() {
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line;
@@ -146,30 +100,6 @@ std::string defaultFuseRun() {
   return (self.parent_path() / "fuse-run").string();
 }
 
-/// Deterministic f32 inputs in [-2, 2] without (-0.125, 0.125): no division
-/// by zero, no log of zero; fast enough for 2^26 elements.
-TensorBytes randomF32(std::int64_t count, std::uint64_t seed) {
-  TensorBytes bytes(std::size_t(count) * sizeof(float));
-  auto *values = reinterpret_cast<float *>(bytes.data());
-  std::uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
-  for (std::int64_t i = 0; i < count; ++i) {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    float unit = float(state >> 40) / float(1 << 24);
-    float magnitude = 0.125f + 1.875f * unit;
-    values[i] = (state & 1) ? -magnitude : magnitude;
-  }
-  return bytes;
-}
-
-std::string shapeJson(const std::vector<std::int64_t> &shape) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    out += (i ? ", " : "") + std::to_string(shape[i]);
-  return out + "]";
-}
-
 /// A fresh compiler per compilation, so each one is cold.
 Expected<Compilation> compileCold(const Workload &workload,
                                   const Target &target, bool fusion,
@@ -182,10 +112,6 @@ Expected<Compilation> compileCold(const Workload &workload,
       workload.mlir, target, options, nullptr, workload.name + ".mlir");
   ms = msSince(start);
   return compilation;
-}
-
-std::string firstLine(const std::string &text) {
-  return text.substr(0, text.find('\n'));
 }
 
 /// One variant's figures: kernels, compile and run times, bandwidth.

@@ -3,6 +3,9 @@ onnxruntime, on the shapes fuse-bench reports, timed the same way: inputs
 made once, the median of N calls after warm-up, each call producing its
 outputs in new memory as the library does by default.
 
+The `-cuda` peers run PyTorch on the GPU (the GPU check, bench/gpu/run.sh),
+timed with CUDA events.
+
 Run as `python3 peers.py PEER SPEC.json` in a process of its own (so that
 numpy can run with the environment its benchmark needs, and a peer that
 crashes takes nothing else with it); prints one JSON object.
@@ -181,15 +184,38 @@ def torch_workloads(primitive):
     }
 
 
-def run_torch(spec, compiled):
+def time_calls_cuda(call, input_sets, warmup, runs):
+    """CUDA events around each call, cycling through copies of the inputs so
+    that L2 does not hold them."""
+    import torch
+
+    for r in range(warmup):
+        call(input_sets[r % len(input_sets)])
+    torch.cuda.synchronize()
+    times = []
+    for r in range(runs):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        call(input_sets[r % len(input_sets)])
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times), min(times)
+
+
+def run_torch(spec, compiled, device="cpu"):
     import torch
 
     torch.set_num_threads(os.cpu_count())
-    info = {"version": torch.__version__, "threads": torch.get_num_threads()}
+    info = {"version": torch.__version__, "threads": torch.get_num_threads(), "device": device}
+    if device == "cuda":
+        if not torch.cuda.is_available():
+            raise SystemExit("no CUDA device for PyTorch")
+        info["gpu"] = torch.cuda.get_device_name(0)
     functions = torch_workloads(primitive=compiled)
     results = {}
     for workload in spec["workloads"]:
-        inputs = [torch.from_numpy(a) for a in random_inputs(workload["input_shapes"])]
+        inputs = [torch.from_numpy(a).to(device) for a in random_inputs(workload["input_shapes"])]
         fn, params = functions[workload["name"]], workload["params"]
         if compiled:
             fn = torch.compile(fn, dynamic=False)
@@ -199,7 +225,16 @@ def run_torch(spec, compiled):
                     start = time.perf_counter()
                     fn(*inputs, **params)
                     info.setdefault("compile_ms", {})[workload["name"]] = (time.perf_counter() - start) * 1e3
-                results[workload["name"]] = time_calls(lambda: fn(*inputs, **params), spec["warmup"], spec["runs"])
+                if device == "cuda":
+                    # At least 512 MiB of inputs in turn, as fuse-gpu-bench.
+                    size = sum(t.numel() * 4 for t in inputs)
+                    copies = max(1, min(16, -(-(512 << 20) // size)))
+                    sets = [inputs] + [[t.clone() for t in inputs] for _ in range(copies - 1)]
+                    results[workload["name"]] = time_calls_cuda(
+                        lambda xs: fn(*xs, **params), sets, spec["warmup"], spec["runs"]
+                    )
+                else:
+                    results[workload["name"]] = time_calls(lambda: fn(*inputs, **params), spec["warmup"], spec["runs"])
         except Exception as error:  # a peer that fails is reported, not fatal
             results[workload["name"]] = {"error": f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"}
     return info, results
@@ -313,6 +348,8 @@ PEERS = {
     "torch": lambda spec: run_torch(spec, compiled=False),
     "torch.compile": lambda spec: run_torch(spec, compiled=True),
     "onnxruntime": run_onnxruntime,
+    "torch-cuda": lambda spec: run_torch(spec, compiled=False, device="cuda"),
+    "torch.compile-cuda": lambda spec: run_torch(spec, compiled=True, device="cuda"),
 }
 
 

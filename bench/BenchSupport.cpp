@@ -1,0 +1,61 @@
+//===- BenchSupport.cpp - What the benchmark programs share ---------------===//
+
+#include "bench/BenchSupport.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace fuse::bench {
+
+std::string jsonString(const std::string &text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if ((unsigned char)c < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", unsigned(c));
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string jsonNumber(std::optional<double> value) {
+  if (!value || !std::isfinite(*value))
+    return "null";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", *value);
+  return buffer;
+}
+
+device::TensorBytes randomF32(std::int64_t count, std::uint64_t seed) {
+  device::TensorBytes bytes(std::size_t(count) * sizeof(float));
+  auto *values = reinterpret_cast<float *>(bytes.data());
+  std::uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (std::int64_t i = 0; i < count; ++i) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    float unit = float(state >> 40) / float(1 << 24);
+    float magnitude = 0.125f + 1.875f * unit;
+    values[i] = (state & 1) ? -magnitude : magnitude;
+  }
+  return bytes;
+}
+
+std::string shapeJson(const std::vector<std::int64_t> &shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+std::string firstLine(const std::string &text) {
+  return text.substr(0, text.find('\n'));
+}
+
+} // namespace fuse::bench

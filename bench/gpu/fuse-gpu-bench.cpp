@@ -1,0 +1,321 @@
+//===- fuse-gpu-bench.cpp - The benchmark bundles on the CUDA runtime -----===//
+//
+//   fuse-gpu-bench BUNDLE_DIR [--runs N] [--warmup N] [--copy-mib N]
+//                  [--dry-run]
+//
+// Runtime only (no LLVM/MLIR): runs what fuse-gpu-prepare wrote.
+//   1. the device and a device-to-device copy (a batch of copies, host clock
+//      from submit to fence): the bandwidth every percentage is against;
+//   2. each BUNDLE_DIR/check/*.fusebundle (small sizes) on the CUDA runtime
+//      and on the reference runtime with the same inputs, compared under the
+//      numerics policy;
+//   3. each BUNDLE_DIR/time/*.fusebundle (the sizes): inputs
+//      uploaded once into several copies used in turn (so L2 does not hold
+//      them), the kernels timed on the device with CUDA events (the runtime's
+//      Kernel timing mode), median of `--runs`.
+// `--dry-run` is for the fake driver, which runs no kernel: every step runs,
+// but outputs are not compared and no figure means anything.
+//
+// Output: JSON lines on stdout (records "device", "copy", "check", "time",
+// "done"); exit 1 when a check fails or a step errs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "bench/BenchSupport.h"
+#include "bench/KernelTimer.h"
+
+#include "runtime/cache/BundleFile.h"
+#include "runtime/device/CudaRuntime.h"
+#include "runtime/device/ReferenceRuntime.h"
+#include "runtime/device/RunBundle.h"
+#include "runtime/ir/Numerics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+using namespace fuse;
+using namespace fuse::bench;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Options {
+  std::string dir;
+  unsigned runs = 50;
+  unsigned warmup = 5;
+  std::uint64_t copyMiB = 1024;
+  bool dryRun = false;
+};
+
+Expected<Bundle> readBundle(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                  std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof())
+    return Status::error("cannot read '" + path.string() + "'");
+  Expected<BundleFileContents> contents = decodeBundleFile(bytes);
+  if (!contents.ok())
+    return Status::error(path.string() + ": " + contents.message());
+  return std::move(contents->bundle);
+}
+
+std::vector<fs::path> bundlesIn(const fs::path &dir) {
+  std::vector<fs::path> paths;
+  std::error_code ec;
+  for (const fs::directory_entry &entry : fs::directory_iterator(dir, ec))
+    if (entry.path().extension() == ".fusebundle")
+      paths.push_back(entry.path());
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+std::vector<device::TensorBytes> inputsFor(const Bundle &bundle) {
+  std::vector<device::TensorBytes> inputs;
+  for (std::size_t i = 0; i < bundle.inputs.size(); ++i)
+    inputs.push_back(
+        randomF32(bundle.graph.typeOf(bundle.inputs[i]).numElements(), 1 + i));
+  return inputs;
+}
+
+/// Bytes of a batch of `count` copies of `bytes` each (read and written),
+/// over the host time from submit to fence.
+Expected<double> copyGBps(device::DeviceRuntime &runtime, std::uint64_t bytes,
+                          unsigned count, unsigned runs) {
+  auto fail = [](const std::string &what, const device::Error &error) {
+    return Status::error(what + ": " + describe(error));
+  };
+  auto permit = runtime.reserve(2 * bytes);
+  if (!permit.ok())
+    return fail("reserve", permit.error());
+  auto source = runtime.allocate(*permit, bytes);
+  auto destination = runtime.allocate(*permit, bytes);
+  if (!source.ok() || !destination.ok())
+    return Status::error("cannot allocate the copy's buffers");
+  auto stream = runtime.createStream();
+  if (!stream.ok())
+    return fail("stream", stream.error());
+  auto zero = runtime.encodeZero(*source, 0, bytes);
+  if (!zero.ok())
+    return fail("zero", zero.error());
+  device::CommandBatch first;
+  first.add(std::move(*zero));
+  auto submitted = runtime.submit(*stream, std::move(first));
+  if (!submitted)
+    return fail("submit", submitted.error());
+  if (auto waited =
+          runtime.waitFence(submitted.fence(), std::chrono::minutes(1));
+      !waited.ok())
+    return fail("wait", waited.error());
+  runtime.setTimingMode(device::TimingMode::Completion);
+  std::vector<double> seconds;
+  for (unsigned r = 0; r <= runs; ++r) {
+    device::CommandBatch batch;
+    for (unsigned c = 0; c < count; ++c) {
+      auto copy = runtime.encodeCopy(*source, *destination,
+                                     device::CopyRegion{0, 0, bytes});
+      if (!copy.ok())
+        return fail("copy", copy.error());
+      batch.add(std::move(*copy));
+    }
+    auto fence = runtime.submit(*stream, std::move(batch));
+    if (!fence)
+      return fail("submit", fence.error());
+    if (auto waited = runtime.waitFence(fence.fence(), std::chrono::minutes(1));
+        !waited.ok())
+      return fail("wait", waited.error());
+    auto timing = runtime.submissionTiming(fence.fence());
+    if (!timing.ok())
+      return fail("timing", timing.error());
+    if (r > 0)
+      seconds.push_back(
+          std::chrono::duration<double>(timing->submitToComplete).count());
+  }
+  runtime.setTimingMode(device::TimingMode::Off);
+  std::sort(seconds.begin(), seconds.end());
+  return 2.0 * double(bytes) * count / seconds[seconds.size() / 2] / 1e9;
+}
+
+int usage() {
+  std::cerr << "usage: fuse-gpu-bench BUNDLE_DIR [--runs N] [--warmup N] "
+               "[--copy-mib N] [--dry-run]\n";
+  return 2;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto number = [&](auto &out) {
+      if (i + 1 >= argc)
+        return false;
+      std::string text = argv[++i];
+      if (text.empty() ||
+          text.find_first_not_of("0123456789") != std::string::npos)
+        return false;
+      out = decltype(out + 0)(std::stoull(text));
+      return true;
+    };
+    if (arg == "--runs") {
+      if (!number(options.runs) || options.runs == 0)
+        return usage();
+    } else if (arg == "--warmup") {
+      if (!number(options.warmup))
+        return usage();
+    } else if (arg == "--copy-mib") {
+      if (!number(options.copyMiB) || options.copyMiB == 0)
+        return usage();
+    } else if (arg == "--dry-run") {
+      options.dryRun = true;
+    } else if (options.dir.empty() && !arg.empty() && arg[0] != '-') {
+      options.dir = arg;
+    } else {
+      return usage();
+    }
+  }
+  if (options.dir.empty())
+    return usage();
+
+  auto created = device::CudaRuntime::create();
+  if (!created.ok()) {
+    std::cout << JsonObject()
+                     .str("record", "error")
+                     .str("reason", describe(created.error()))
+                     .toString()
+              << std::endl;
+    return 2;
+  }
+  device::CudaRuntime &cuda = **created;
+  const device::DeviceDescriptor &descriptor = cuda.descriptor();
+  std::cout << JsonObject()
+                   .str("record", "device")
+                   .str("name", descriptor.name)
+                   .str("target", descriptor.target)
+                   .num("multiprocessors", double(descriptor.computeUnits))
+                   .num("memory_budget_gib",
+                        double(descriptor.memoryBudgetBytes) / double(1 << 30))
+                   .str("driver", cuda.driverPath())
+                   .boolean("dry_run", options.dryRun)
+                   .toString()
+            << std::endl;
+
+  int failures = 0;
+  double copy = 0;
+  {
+    Expected<double> gbps = copyGBps(cuda, options.copyMiB << 20, 10, 5);
+    JsonObject record;
+    record.str("record", "copy")
+        .num("bytes", double(options.copyMiB << 20) * 2 * 10);
+    if (gbps.ok()) {
+      copy = *gbps;
+      record.num("gbps", copy);
+    } else {
+      ++failures;
+      record.str("error", firstLine(gbps.message()));
+    }
+    std::cout << record.toString() << std::endl;
+  }
+
+  device::ReferenceRuntime reference;
+  for (const fs::path &path : bundlesIn(fs::path(options.dir) / "check")) {
+    JsonObject record;
+    record.str("record", "check").str("name", path.stem().string());
+    Expected<Bundle> bundle = readBundle(path);
+    if (!bundle.ok()) {
+      ++failures;
+      std::cout << record.str("status", "error")
+                       .str("reason", firstLine(bundle.message()))
+                       .toString()
+                << std::endl;
+      continue;
+    }
+    std::vector<device::TensorBytes> inputs = inputsFor(*bundle);
+    auto actual = device::runBundle(cuda, *bundle, inputs);
+    auto expected = device::runBundle(
+        reference, makeReferenceBundle(bundle->graph), inputs);
+    std::string status = "ok";
+    if (!actual.ok()) {
+      status = "error: " + describe(actual.error());
+    } else if (!expected.ok()) {
+      status = "error: the reference: " + describe(expected.error());
+    } else if (options.dryRun) {
+      status = "ran (dry run: the fake driver computes nothing to compare)";
+    } else {
+      for (std::size_t o = 0; o < bundle->outputs.size(); ++o) {
+        const TensorType &type = bundle->graph.typeOf(bundle->outputs[o]);
+        Comparison comparison =
+            compare((*expected)[o].data(), (*actual)[o].data(),
+                    type.elementType, type.numElements(),
+                    toleranceForTensor(bundle->graph, bundle->outputs[o]));
+        record.num("max_abs_error", comparison.maxAbsError);
+        if (!comparison.ok) {
+          status = "mismatch: " + comparison.message;
+          break;
+        }
+      }
+    }
+    if (status.rfind("ok", 0) != 0 && status.rfind("ran", 0) != 0)
+      ++failures;
+    std::cout << record.str("status", status).toString() << std::endl;
+  }
+
+  for (const fs::path &path : bundlesIn(fs::path(options.dir) / "time")) {
+    JsonObject record;
+    record.str("record", "time").str("name", path.stem().string());
+    Expected<Bundle> bundle = readBundle(path);
+    if (!bundle.ok()) {
+      ++failures;
+      std::cout << record.str("status", "error")
+                       .str("reason", firstLine(bundle.message()))
+                       .toString()
+                << std::endl;
+      continue;
+    }
+    double bytes = 0, inputBytes = 0;
+    for (TensorId input : bundle->inputs)
+      inputBytes += double(bundle->graph.typeOf(input).byteSize());
+    bytes = inputBytes;
+    for (TensorId output : bundle->outputs)
+      bytes += double(bundle->graph.typeOf(output).byteSize());
+    KernelTimerOptions timerOptions;
+    timerOptions.deviceTime = true;
+    // At least 512 MiB of inputs in turn: far more than any L2.
+    timerOptions.inputSets = unsigned(std::clamp(
+        std::ceil(double(512 << 20) / std::max(inputBytes, 1.0)), 1.0, 16.0));
+    Expected<KernelTiming> timing =
+        timeKernels(cuda, *bundle, inputsFor(*bundle), options.warmup,
+                    options.runs, timerOptions);
+    record.num("kernels", double(bundle->kernels.size()))
+        .num("bytes", bytes)
+        .num("input_sets", double(timerOptions.inputSets));
+    if (!timing.ok()) {
+      ++failures;
+      std::cout << record.str("status", "error")
+                       .str("reason", firstLine(timing.message()))
+                       .toString()
+                << std::endl;
+      continue;
+    }
+    double gbps =
+        timing->medianMs > 0 ? bytes / (timing->medianMs * 1e-3) / 1e9 : 0.0;
+    record.num("run_ms_median", timing->medianMs)
+        .num("run_ms_min", timing->minMs)
+        .num("runs", double(options.runs))
+        .num("gbps", gbps)
+        .num("pct_copy", copy > 0 ? 100.0 * gbps / copy : 0.0);
+    std::cout << record.str("status", "ok").toString() << std::endl;
+  }
+  std::cout << JsonObject()
+                   .str("record", "done")
+                   .num("failures", double(failures))
+                   .toString()
+            << std::endl;
+  return failures ? 1 : 0;
+}

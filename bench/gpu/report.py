@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""The GPU check's table, from what bench/gpu/run.sh wrote in RESULTS_DIR:
+fuse-gpu.jsonl (fuse-gpu-bench), torch-cuda.json and torch.compile-cuda.json
+(peers.py). Prints Markdown and writes RESULTS_DIR/table.md. Ratios are the
+peer's median time over Fuse's (above 1: Fuse is faster)."""
+
+import json
+import os
+import sys
+
+
+def load_jsonl(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip().startswith("{")]
+
+
+def load_peer(path):
+    if not os.path.exists(path):
+        return {"status": "not run"}
+    with open(path) as f:
+        text = f.read().strip()
+    try:
+        return json.loads(text.splitlines()[-1])
+    except (ValueError, IndexError):
+        return {"status": "failed: " + (text.splitlines() or ["no output"])[-1][:200]}
+
+
+def main():
+    results = sys.argv[1]
+    records = load_jsonl(os.path.join(results, "fuse-gpu.jsonl"))
+    workloads = {r["name"]: r for r in load_jsonl(os.path.join(results, "workloads.jsonl"))}
+    peers = {name: load_peer(os.path.join(results, f"{name}.json")) for name in ("torch-cuda", "torch.compile-cuda")}
+    device = next((r for r in records if r["record"] == "device"), {})
+    copy = next((r for r in records if r["record"] == "copy"), {})
+    checks = {r["name"]: r["status"] for r in records if r["record"] == "check"}
+    lines = [
+        "# Fuse GPU check",
+        "",
+        f"- device: {device.get('name', 'none')} ({device.get('target', '?')}, "
+        f"{device.get('multiprocessors', '?')} SMs), driver {device.get('driver', '?')}",
+        f"- device-to-device copy: {copy.get('gbps', 0):.0f} GB/s (read + write); every % is of it",
+        "- Fuse: kernels timed with CUDA events, inputs rotated through >= 512 MiB of copies; "
+        "PyTorch: CUDA events around each call, inputs rotated the same way",
+    ]
+    if device.get("dry_run"):
+        lines.append("- DRY RUN against the fake driver: no kernel ran, no figure means anything")
+    for name, peer in peers.items():
+        if "results" not in peer:
+            lines.append(f"- {name}: {peer.get('status', 'failed')}")
+    lines += ["", "| workload | kernels | Fuse ms | GB/s | % of copy | check | PyTorch eager | torch.compile |",
+              "|---|---|---|---|---|---|---|---|"]
+    for r in records:
+        if r["record"] != "time":
+            continue
+        name = r["name"]
+        title = workloads.get(name, {}).get("title", name)
+        if r["status"] != "ok":
+            lines.append(f"| {title} | | error: {r.get('reason', '')[:120]} | | | {checks.get(name, '')} | | |")
+            continue
+        cells = [title, str(r["kernels"]), f"{r['run_ms_median']:.4g}", f"{r['gbps']:.0f}",
+                 f"{r['pct_copy']:.0f}%", checks.get(name, "not checked")[:60]]
+        for peer in peers.values():
+            value = peer.get("results", {}).get(name)
+            if not value or "run_ms_median" not in value:
+                cells.append((value or {}).get("error", "not run")[:60])
+            else:
+                ratio = value["run_ms_median"] / r["run_ms_median"] if r["run_ms_median"] else 0
+                cells.append(f"{value['run_ms_median']:.4g} ms ({ratio:.2f}x)")
+        lines.append("| " + " | ".join(cells) + " |")
+    for name, status in workloads.items():
+        if status.get("status") != "ok":
+            lines.append(f"| {status.get('title', name)} | not supported on the GPU yet: "
+                         f"{status.get('reason', '')[:120]} | | | | | | |")
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(results, "table.md"), "w") as f:
+        f.write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
