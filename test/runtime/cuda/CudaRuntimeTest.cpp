@@ -1181,6 +1181,32 @@ TEST_F(CudaRuntimeTest, FailuresOfOtherEntryPointsAreNamed) {
   EXPECT_EQ(fresh->memoryUsage().inUseBytes, 0u);
 }
 
+TEST_F(CudaRuntimeTest, TimingFailuresCostTheTimingNotTheWork) {
+  FAKE_ONLY();
+  auto runtime = make();
+  ASSERT_TRUE(runtime);
+  Bundle bundle = test::cudaAddBundle(64);
+  Executable executable = *runtime->load(bundle);
+  Stream stream = *runtime->createStream();
+  Buffer a = allocate(*runtime, 256);
+  runtime->setTimingMode(TimingMode::Kernel);
+  CommandBatch batch;
+  for (int i = 0; i < 3; ++i)
+    batch.add(command(
+        runtime->encodeLaunch(executable, 0, bundle.kernels[0].launch,
+                              {bindWhole(a), bindWhole(a), bindWhole(a)})));
+  // The second launch's start event fails to record; the first elapsed
+  // time cannot be read.
+  fake->injectFailure("cuEventRecord", 2, 1, CUDA_ERROR_INVALID_VALUE);
+  fake->injectFailure("cuEventElapsedTime", 0, 1, CUDA_ERROR_INVALID_HANDLE);
+  Fence fence = submit(*runtime, stream, std::move(batch));
+  EXPECT_TRUE(std::holds_alternative<Succeeded>(wait(*runtime, fence)));
+  EXPECT_EQ(fake->launchCount(), 3);
+  DeviceResult<SubmissionTiming> timing = runtime->submissionTiming(fence);
+  ASSERT_TRUE(timing.ok());
+  EXPECT_EQ(timing->launches.size(), 1u);
+}
+
 TEST_F(CudaRuntimeTest, StreamsWorkConcurrently) {
   auto runtime = make();
   ASSERT_TRUE(runtime);
