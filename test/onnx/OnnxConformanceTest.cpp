@@ -2,8 +2,9 @@
 //
 // Runs every ONNX backend node test (Debian's libonnx-testdata, or the
 // directory in $FUSE_ONNX_NODE_TESTS; then the extra tests of node-extra/,
-// written by make_extra_tests.py) whose ops are all in the core set
-// (core-ops.txt) through the importer, in this one process, on the
+// written by make_extra_tests.py; then, when make_onnx_node_tests.py wrote
+// them, the newer tests of the `onnx` Python package) whose ops are all in the
+// core set (core-ops.txt) through the importer, in this one process, on the
 // reference runtime (and, when built with the host compiler, on the host
 // runtime), and compares every output with the expected one (rtol 1e-3,
 // atol 1e-7, as ONNX's runner does; NaN matches NaN; integers and booleans
@@ -277,6 +278,15 @@ struct Counts {
   int notCompiled = 0;
 };
 
+/// The node tests of the `onnx` Python package, written by
+/// make_onnx_node_tests.py; skipped when absent.
+fs::path packageTestDir() {
+  if (const char *dir = std::getenv("FUSE_ONNX_PACKAGE_NODE_TESTS"))
+    return dir;
+  const char *build = std::getenv("FUSE_BINARY_DIR");
+  return fs::path(build ? build : ".") / "onnx-node-tests";
+}
+
 fs::path extraTestDir() {
   return fs::path(sourceDir()) / "test" / "onnx" / "node-extra";
 }
@@ -285,7 +295,9 @@ void runSuite(const Runner &runner, const fs::path &root,
               bool failOnUncompiled) {
   if (!fs::is_directory(root))
     GTEST_SKIP() << "no ONNX node tests at " << root
-                 << " (install libonnx-testdata or set FUSE_ONNX_NODE_TESTS)";
+                 << " (install libonnx-testdata, or run "
+                    "test/onnx/make_onnx_node_tests.py, or set "
+                    "FUSE_ONNX_NODE_TESTS / FUSE_ONNX_PACKAGE_NODE_TESTS)";
   std::set<std::string> core = readCoreOps();
   ASSERT_FALSE(core.empty()) << "core-ops.txt is missing";
   std::map<std::string, std::string> exclusions = readExclusions();
@@ -388,6 +400,11 @@ TEST(OnnxConformance, ReferenceRuntimeExtra) {
            /*failOnUncompiled=*/true);
 }
 
+TEST(OnnxConformance, ReferenceRuntimePackage) {
+  runSuite({"reference", runReference}, packageTestDir(),
+           /*failOnUncompiled=*/true);
+}
+
 #ifdef FUSE_ONNX_CONFORMANCE_HOST
 TEST(OnnxConformance, HostRuntime) {
   // Until the host code generator covers every kernel the importer
@@ -399,6 +416,10 @@ TEST(OnnxConformance, HostRuntime) {
 
 TEST(OnnxConformance, HostRuntimeExtra) {
   runSuite({"host", runHost}, extraTestDir(), /*failOnUncompiled=*/false);
+}
+
+TEST(OnnxConformance, HostRuntimePackage) {
+  runSuite({"host", runHost}, packageTestDir(), /*failOnUncompiled=*/false);
 }
 #endif
 
