@@ -185,9 +185,6 @@ struct Value {
   std::optional<HostTensorData> constant;
 };
 
-/// Constants whose elements are all equal become splat `constant` ops;
-/// others become weight inputs (host code generation takes dense data only
-/// as inputs, and large constants never belong in the graph).
 /// Nodes whose inputs are all constants are folded when their inputs hold at
 /// most this many elements together.
 constexpr std::int64_t kMaxFoldElements = 1 << 16;
@@ -309,6 +306,10 @@ private:
                                        bool &noop);
 };
 
+/// Constants whose elements are all equal become splat `constant` ops;
+/// others become weight inputs (host code generation takes dense data only
+/// as inputs, and large constants never belong in the graph), except in a
+/// scratch graph being folded.
 TensorId Importer::materialize(const std::string &name, Value &value) {
   if (value.id != kInvalidTensor)
     return value.id;
@@ -1439,15 +1440,28 @@ Importer::lower(std::vector<std::optional<Value>> &constants) {
     if (indices.empty() || indices.size() > 1024)
       fail("Gather of " + std::to_string(indices.size()) +
            " indices is not supported (1 to 1024)");
-    std::vector<TensorId> parts;
-    for (std::int64_t index : indices) {
+    for (std::int64_t &index : indices) {
       if (index < -shape[axis] || index >= shape[axis])
         fail("index " + std::to_string(index) + " is out of range for " +
              "dimension " + std::to_string(axis) + " of " + shapeText(shape));
-      parts.push_back(
-          sliceAxis(x, axis, index < 0 ? index + shape[axis] : index, 1));
+      if (index < 0)
+        index += shape[axis];
     }
-    TensorId y = parts.size() == 1 ? parts[0] : check(b->concat(parts, axis));
+    // Indices in a rising progression are one strided slice; others, one
+    // slice each and a concat.
+    std::int64_t step = indices.size() > 1 ? indices[1] - indices[0] : 1;
+    bool progression = step > 0;
+    for (std::size_t i = 1; i < indices.size() && progression; ++i)
+      progression = indices[i] - indices[i - 1] == step;
+    TensorId y;
+    if (progression) {
+      y = sliceAxis(x, axis, indices[0], std::int64_t(indices.size()), step);
+    } else {
+      std::vector<TensorId> parts;
+      for (std::int64_t index : indices)
+        parts.push_back(sliceAxis(x, axis, index, 1));
+      y = check(b->concat(parts, axis));
+    }
     Shape out(shape.begin(), shape.begin() + axis);
     out.insert(out.end(), indexData.type.shape.begin(),
                indexData.type.shape.end());

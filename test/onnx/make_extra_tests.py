@@ -223,6 +223,16 @@ def main():
     write("test_relu_opset1_consumed_inputs",
           [helper.make_node("Relu", ["x"], ["y"], consumed_inputs=[0])],
           {"x": r}, ["y"], 1, expected=[np.maximum(r, 0)])
+    # Gather with indices in a rising progression (one strided slice), and a
+    # scalar index (the axis drops).
+    write("test_gather_progression",
+          [helper.make_node("Gather", ["x", "i"], ["y"], axis=0)],
+          {"x": f32(7, 3)}, ["y"], 13,
+          initializers=[("i", np.array([1, 3, 5], dtype=np.int64))])
+    write("test_gather_scalar_index",
+          [helper.make_node("Gather", ["x", "i"], ["y"], axis=1)],
+          {"x": f32(2, 4, 3)}, ["y"], 13,
+          initializers=[("i", np.array(-1, dtype=np.int64))])
     print(f"wrote {len(os.listdir(OUT))} tests to {OUT}")
 
 
