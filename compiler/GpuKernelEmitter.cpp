@@ -1351,36 +1351,92 @@ constexpr int64_t kTileM = 64, kTileN = 64, kTileK = 16;
 constexpr int64_t kMicroTile = 4;
 constexpr int64_t kMaxGridYZ = 65535;
 
-/// Whether every yielded value sees the matmul's result only at its own
-/// position (through elementwise ops and reshapes): then the epilogue can
-/// be applied to the register tile before the store. Head splits and merges
-/// (transposes of the result) take the pull form instead.
-bool epilogueKeepsPositions(fd::FusionOp fusion, fd::MatmulOp matmul) {
-  llvm::SmallPtrSet<Operation *, 16> dependent;
-  dependent.insert(matmul);
+/// One transpose on the way from the matmul's result to a yielded value.
+struct TransposeStep {
+  SmallVector<int64_t> operandShape, resultShape, permutation;
+  bool operator==(const TransposeStep &) const = default;
+};
+
+/// Where an element of the matmul's result lands in a value that depends on
+/// it: through elementwise ops and reshapes it keeps its flattened
+/// position, through a transpose it moves. Per yielded value, the
+/// transposes in order; none when the epilogue cannot be applied to the
+/// register tile (a broadcast or slice of the result, or two operands of one
+/// op that see it at different positions).
+FailureOr<SmallVector<SmallVector<TransposeStep>>>
+epilogueMaps(fd::FusionOp fusion, fd::MatmulOp matmul) {
+  DenseMap<Value, SmallVector<TransposeStep>> maps;
+  maps[matmul.getResult()] = {};
   for (Operation &op : fusion.getBody().front().without_terminator()) {
     if (&op == matmul.getOperation())
       continue;
-    bool uses = llvm::any_of(op.getOperands(), [&](Value v) {
-      Operation *def = v.getDefiningOp();
-      return def && dependent.contains(def);
-    });
-    if (!uses)
+    std::optional<SmallVector<TransposeStep>> seen;
+    for (Value operand : op.getOperands()) {
+      auto it = maps.find(operand);
+      if (it == maps.end())
+        continue;
+      if (seen && *seen != it->second)
+        return failure();
+      seen = it->second;
+    }
+    if (!seen)
       continue;
-    if (!op.hasTrait<OpTrait::Elementwise>() && !isa<fd::ReshapeOp>(op))
-      return false;
-    dependent.insert(&op);
+    if (auto transpose = dyn_cast<fd::TransposeOp>(op)) {
+      TransposeStep step;
+      step.operandShape.assign(shapeOf(transpose.getOperand()).begin(),
+                               shapeOf(transpose.getOperand()).end());
+      step.resultShape.assign(shapeOf(transpose.getResult()).begin(),
+                              shapeOf(transpose.getResult()).end());
+      step.permutation.assign(transpose.getPermutation().begin(),
+                              transpose.getPermutation().end());
+      seen->push_back(std::move(step));
+    } else if (!op.hasTrait<OpTrait::Elementwise>() &&
+               !isa<fd::ReshapeOp>(op)) {
+      return failure();
+    }
+    maps[op.getResult(0)] = *seen;
   }
-  return true;
+  SmallVector<SmallVector<TransposeStep>> result;
+  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
+  for (Value value : yield.getValues())
+    result.push_back(maps.lookup(value));
+  return result;
+}
+
+/// The position after `steps` of position `p` (i64).
+Value forwardPosition(OpBuilder &b, Location loc, Value p,
+                      ArrayRef<TransposeStep> steps) {
+  for (const TransposeStep &step : steps) {
+    SmallVector<int64_t> inStrides = rowMajorStrides(step.operandShape);
+    SmallVector<int64_t> outStrides = rowMajorStrides(step.resultShape);
+    Value q;
+    for (size_t d = 0; d < step.resultShape.size(); ++d) {
+      int64_t source = step.permutation[d];
+      if (step.operandShape[source] == 1)
+        continue;
+      Value coord = arith::DivUIOp::create(
+          b, loc, p, i64Constant(b, loc, inStrides[source]));
+      if (source != 0)
+        coord = arith::RemUIOp::create(
+            b, loc, coord, i64Constant(b, loc, step.operandShape[source]));
+      coord = arith::MulIOp::create(b, loc, coord,
+                                    i64Constant(b, loc, outStrides[d]));
+      q = q ? Value(arith::AddIOp::create(b, loc, q, coord)) : coord;
+    }
+    p = q ? q : i64Constant(b, loc, 0);
+  }
+  return p;
 }
 
 /// A shared-memory tiled matmul with its prologue applied on load (the
 /// operands are emitted element by element into the tiles, zero outside
-/// the matrix) and its epilogue applied to each row of the register tile
-/// before the store. Grid: (N tiles, M tiles, batch).
-FailureOr<GpuFusionKernels> emitTiledMatmul(fd::FusionOp fusion,
-                                            fd::MatmulOp op, ModuleOp module,
-                                            StringRef prefix) {
+/// the matrix) and its epilogue applied to the register tile before the
+/// store: a row of 4 at a time where positions are kept, element by element
+/// at the moved position after transposes. Grid: (N tiles, M tiles, batch).
+FailureOr<GpuFusionKernels>
+emitTiledMatmul(fd::FusionOp fusion, fd::MatmulOp op,
+                ArrayRef<SmallVector<TransposeStep>> epilogue, ModuleOp module,
+                StringRef prefix) {
   auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
   ArrayRef<int64_t> cShape = shapeOf(op.getResult());
   ArrayRef<int64_t> lhs = shapeOf(op.getLhs()), rhs = shapeOf(op.getRhs());
@@ -1544,34 +1600,53 @@ FailureOr<GpuFusionKernels> emitTiledMatmul(fd::FusionOp fusion,
     Value rowPosition = add(b, mul(b, bz, m * n), mul(b, i, n));
     auto rowIf = scf::IfOp::create(b, loc, less(b, i, m), false);
     OpBuilder rb = OpBuilder::atBlockBegin(rowIf.thenBlock());
+    // Yielded values at the matmul's own positions: 4 outputs at a time
+    // when the row allows; transposed ones (head splits and merges): one by
+    // one, each at its moved position.
     auto storeAt = [&](OpBuilder &builder, unsigned width, Value seed,
-                       Index index) {
+                       Index index, bool transposed) {
       RegionEmitter e(builder, loc, width, pointers.inputs);
       e.seed(op.getResult(), seed);
-      for (auto [value, out] : llvm::zip(yield.getValues(), pointers.outputs)) {
-        FailureOr<Value> computed = e.emit(value, index);
+      for (auto [value, out, steps] :
+           llvm::zip(yield.getValues(), pointers.outputs, epilogue)) {
+        if (steps.empty() == transposed)
+          continue;
+        Index at = index;
+        if (transposed)
+          at.value = forwardPosition(builder, loc, index.value, steps);
+        FailureOr<Value> computed = e.emit(value, at);
         if (failed(computed)) {
           failedBody = true;
           return;
         }
-        e.store(*computed, elementTypeOf(value), out, index);
+        e.store(*computed, elementTypeOf(value), out, at);
       }
     };
-    if (n % kMicroTile == 0) {
+    bool anyTransposed = llvm::any_of(
+        epilogue, [](const auto &steps) { return !steps.empty(); });
+    bool anyInPlace =
+        llvm::any_of(epilogue, [](const auto &steps) { return steps.empty(); });
+    if (anyInPlace && n % kMicroTile == 0) {
       // Then j < n means j + 3 < n, and the 4 outputs are 16-byte aligned.
       auto colIf = scf::IfOp::create(rb, loc, less(rb, jFirst, n), false);
       OpBuilder cb = OpBuilder::atBlockBegin(colIf.thenBlock());
       storeAt(cb, kMicroTile, accRow,
               {Index::Contiguous, add(cb, rowPosition, jFirst), kMicroTile,
-               /*aligned=*/true});
-    } else {
+               /*aligned=*/true},
+              /*transposed=*/false);
+    }
+    if (anyTransposed || n % kMicroTile != 0) {
       for (int64_t col = 0; col < kMicroTile; ++col) {
         Value j = add(rb, jFirst, c(rb, col));
         auto colIf = scf::IfOp::create(rb, loc, less(rb, j, n), false);
         OpBuilder cb = OpBuilder::atBlockBegin(colIf.thenBlock());
         Value lane =
             vector::ExtractOp::create(cb, loc, accRow, ArrayRef<int64_t>{col});
-        storeAt(cb, 1, lane, {Index::Uniform, add(cb, rowPosition, j)});
+        Index at{Index::Uniform, add(cb, rowPosition, j)};
+        if (anyInPlace && n % kMicroTile != 0)
+          storeAt(cb, 1, lane, at, /*transposed=*/false);
+        if (anyTransposed)
+          storeAt(cb, 1, lane, at, /*transposed=*/true);
       }
     }
   }
@@ -1596,8 +1671,9 @@ FailureOr<GpuFusionKernels> emitTiledMatmul(fd::FusionOp fusion,
   return kernels;
 }
 
-/// Tiled where the epilogue keeps positions and the grid fits, the pull
-/// form otherwise (head splits and merges, more than one matmul).
+/// Tiled where the epilogue only moves positions (elementwise ops, reshapes,
+/// transposes) and the grid fits; the pull form otherwise (f64, more than
+/// one matmul, a broadcast or slice of the result).
 FailureOr<GpuFusionKernels> emitMatmul(fd::FusionOp fusion, ModuleOp module,
                                        StringRef prefix) {
   auto matmuls = fusion.getBody().front().getOps<fd::MatmulOp>();
@@ -1612,10 +1688,12 @@ FailureOr<GpuFusionKernels> emitMatmul(fd::FusionOp fusion, ModuleOp module,
     bool sameDomain = llvm::all_of(yield.getValues(), [&](Value v) {
       return numElements(v.getType()) == size;
     });
+    FailureOr<SmallVector<SmallVector<TransposeStep>>> epilogue =
+        epilogueMaps(fusion, op);
     if (fits && sameDomain &&
         computeType(elementTypeOf(op.getResult())).isF32() &&
-        epilogueKeepsPositions(fusion, op))
-      return emitTiledMatmul(fusion, op, module, prefix);
+        succeeded(epilogue))
+      return emitTiledMatmul(fusion, op, *epilogue, module, prefix);
   }
   return emitPointwise(fusion, module, prefix, ScheduleKind::Matmul);
 }

@@ -19,9 +19,9 @@
 //   a pass down the rows per reduction, then the stores;
 // - matmul: a shared-memory tiled kernel (64 x 64 outputs per block, a
 //   4 x 4 register tile per thread) with the prologue applied on load and
-//   the epilogue before the store, when the epilogue keeps positions; else
-//   (head splits and merges) the pointwise form, each output pulling its
-//   dot product through the epilogue's index maps.
+//   the epilogue before the store (at moved positions after a head split or
+//   merge); f64, several matmuls or a broadcast result take the pointwise
+//   form, each output pulling its dot product through the index maps.
 // Broadcasts, transposes, slices and reshapes are index maps on the loads,
 // never materialized.
 //
