@@ -37,6 +37,8 @@ constexpr int64_t kRowBlock = 6;
 constexpr int64_t kStripVectors = 2;
 /// Multiply-adds per scheduling grain, about.
 constexpr int64_t kGrainMacs = int64_t(1) << 20;
+/// Elements of the largest packed panel of B (on the kernel's stack).
+constexpr int64_t kMaxPackedElements = 32768;
 
 LogicalResult unsupportedMatmul(Operation *op, const Twine &why) {
   return op->emitOpError()
@@ -156,12 +158,18 @@ public:
                       unsigned width)
       : b(b), loc(loc), matmul(matmul), s(matmulShape(matmul)),
         pointers(pointers), results(results), outputs(outputs), width(width),
-        accumulator(computeType(elementTypeOf(matmul.getResult()))) {}
+        accumulator(computeType(elementTypeOf(matmul.getResult()))),
+        packB(s.transposeB &&
+              s.k * kStripVectors * width <= kMaxPackedElements) {}
 
   /// The strips over the columns, each with the row blocks of [begin, end)
   /// inside.
   LogicalResult emit(Value begin, Value end) {
     int64_t strip = width * kStripVectors;
+    if (packB)
+      panel = LLVM::AllocaOp::create(
+          b, loc, LLVM::LLVMPointerType::get(b.getContext()), accumulator,
+          c(s.k * strip), /*alignment=*/64);
     int64_t wideEnd = s.n / strip * strip;
     int64_t vectorEnd = s.n / width * width;
     emitStrips(begin, end, 0, wideEnd, kStripVectors, width);
@@ -188,6 +196,20 @@ private:
     Value batch = arith::DivUIOp::create(b, loc, iv, c(rowBlocks));
     Value block = arith::RemUIOp::create(b, loc, iv, c(rowBlocks));
     Value m0 = arith::MulIOp::create(b, loc, block, c(kRowBlock));
+    if (packB && w != 1) {
+      // A new panel at the start of the range and of each batch of B.
+      Value first =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, iv, begin);
+      if (s.rhsBatched)
+        first = arith::OrIOp::create(
+            b, loc, first,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, block,
+                                  c(0)));
+      auto pack = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard packGuard(b);
+      b.setInsertionPoint(pack.thenBlock()->getTerminator());
+      emitPack(batch, n0, vectors * w);
+    }
     // A last block of fewer rows clamps its row indices to the last row
     // (inside the block: the extra rows store the last row's values again,
     // from the same iteration) instead of a second copy of the tile.
@@ -196,6 +218,33 @@ private:
       emitTile(batch, m0, lastRows, n0, vectors, w, /*clamp=*/false);
     else
       emitTile(batch, m0, kRowBlock, n0, vectors, w, lastRows != kRowBlock);
+  }
+
+  /// B[batch, k, n0 + j] for every k and j < columns, stored at
+  /// panel[k * columns + j]: a transposed B read along its rows once, then
+  /// vector loads in the k loop instead of gathers.
+  void emitPack(Value batch, Value n0, int64_t columns) {
+    auto cols = scf::ForOp::create(b, loc, c(0), c(columns), c(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(cols.getBody()->getTerminator());
+    Value j = cols.getInductionVar();
+    Value n = arith::AddIOp::create(b, loc, n0, j);
+    auto ks = scf::ForOp::create(b, loc, c(0), c(s.k), c(1));
+    b.setInsertionPoint(ks.getBody()->getTerminator());
+    Value k = ks.getInductionVar();
+    RegionEmitter e(b, loc, 1, pointers);
+    FailureOr<Value> x = e.emit(matmul.getRhs(), rhsIndex(b, batch, k, n, 1));
+    if (failed(x)) {
+      broken = true;
+      return;
+    }
+    Value slot = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, k, c(columns)), j);
+    Value address =
+        LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()),
+                            accumulator, panel, ValueRange{slot});
+    LLVM::StoreOp::create(b, loc, *x, address,
+                          accumulator.getIntOrFloatBitWidth() / 8);
   }
 
   /// The index of A[batch, m, k] in the lhs value's shape.
@@ -270,6 +319,20 @@ private:
           RegionEmitter lanes(nb, loc, w, pointers);
           SmallVector<Value> bs;
           for (int64_t j = 0; j < vectors; ++j) {
+            if (packB && w != 1) {
+              Value slot = arith::AddIOp::create(
+                  nb, loc,
+                  arith::MulIOp::create(nb, loc, k,
+                                        i64Constant(nb, loc, vectors * w)),
+                  i64Constant(nb, loc, j * w));
+              Value address = LLVM::GEPOp::create(
+                  nb, loc, LLVM::LLVMPointerType::get(nb.getContext()),
+                  accumulator, panel, ValueRange{slot});
+              bs.push_back(LLVM::LoadOp::create(
+                  nb, loc, VectorType::get({w}, accumulator), address,
+                  accumulator.getIntOrFloatBitWidth() / 8));
+              continue;
+            }
             FailureOr<Value> x = lanes.emit(
                 matmul.getRhs(), rhsIndex(nb, batch, k, colIndex[j], w));
             if (succeeded(x))
@@ -336,6 +399,9 @@ private:
   ArrayRef<Value> outputs;
   unsigned width;
   Type accumulator;
+  /// Whether vector strips read B from a packed panel on the stack.
+  bool packB;
+  Value panel;
   bool broken = false;
 };
 

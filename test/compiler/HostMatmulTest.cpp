@@ -1,8 +1,8 @@
 // Host matmul and column-reduction kernels end to end: awkward shapes (sizes
 // that are not multiples of the register tile or the vector width), batches
 // with a shared weight, transposes as flags and as index maps, head split and
-// merge, epilogues and prologues, f16/bf16 storage; then one timing of a
-// 512^3 f32 matmul on one core (printed, never asserted).
+// merge, epilogues and prologues, f16/bf16 storage; then timings of 512^3
+// f32 matmuls and a column sum on one core (printed, never asserted).
 
 #include "test/compiler/HostCodegenTest.h"
 
@@ -75,6 +75,8 @@ TEST_F(HostMatmul, BatchesAndSharedWeights) {
       {{2, 3, 7, 5}, {2, 3, 5, 9}}, // two batch dims
       {{4, 10, 6}, {4, 12, 6}, false, true},
       {{4, 6, 10}, {6, 12}, true, false},
+      {{3, 20, 40}, {3, 50, 40}, false, true}, // a packed panel per batch
+      {{3, 1100}, {37, 1100}, false, true},    // too long to pack: gathers
   };
   for (const MatmulCase &c : cases) {
     SCOPED_TRACE((TensorType{ElementType::F32, c.lhs}.toString() + " x " +
@@ -173,6 +175,27 @@ TEST_F(HostMatmul, F16AndBf16StorageWithF32Accumulation) {
   }
 }
 
+/// The 8-lane code (x86-64-v3) runs on any host these tests run on; it has
+/// other strips and tails than the 16-lane code.
+TEST_F(HostMatmul, EightLaneTarget) {
+  target = Target{"host-x86-64-v3"};
+  for (bool transposeB : {false, true}) {
+    GraphBuilder b;
+    TensorId x = b.input({ElementType::F32, {2, 65, 127}}, "x");
+    TensorId w = b.input(
+        {ElementType::F32, transposeB ? std::vector<int64_t>{2, 33, 127}
+                                      : std::vector<int64_t>{2, 127, 33}},
+        "w");
+    b.output(b.matmul(x, w, false, transposeB), "y");
+    checkUnit(*b.finish());
+  }
+  check(attention(13, 3, 5, ElementType::F32), attentionDomains(15));
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F32, {37, 1000}}, "x");
+  b.output(b.reduce(ReduceKind::Max, x, {0}), "column_max");
+  check(*b.finish());
+}
+
 /// Column reductions over [rows, columns] with 1, 31, 1000 and 4097 columns:
 /// sum, max, the mean with an epilogue, and a column variance (the mean
 /// broadcast back over the rows).
@@ -206,15 +229,10 @@ TEST_F(HostMatmul, ColumnReductions) {
   check(*b.finish());
 }
 
-/// A rough single-core figure for the report: 512^3 f32, best of 20
-/// runs (uploads and downloads of 3 MiB included).
-TEST(HostMatmulTiming, F32Matmul512OnOneCore) {
-  const int64_t n = 512;
-  GraphBuilder b;
-  TensorId x = b.input({ElementType::F32, {n, n}}, "x");
-  TensorId w = b.input({ElementType::F32, {n, n}}, "w");
-  b.output(b.matmul(x, w), "y");
-  Graph graph = *b.finish();
+/// Compiles `graph`, runs it on one core (best of 20 runs, uploads and
+/// downloads included) and prints its time and `work / time` in `unit`.
+void timeOnOneCore(const Graph &graph, const char *what, double work,
+                   const char *unit) {
   HostCompiler compiler;
   auto start = std::chrono::steady_clock::now();
   Expected<Compilation> compiled =
@@ -226,14 +244,15 @@ TEST(HostMatmulTiming, F32Matmul512OnOneCore) {
   device::HostRuntime::Options options;
   options.threads = 1;
   device::HostRuntime runtime(options);
-  std::vector<TensorBytes> inputs(2, TensorBytes(n * n * sizeof(float)));
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-1, 1);
-  for (TensorBytes &input : inputs) {
-    std::vector<float> values(n * n);
+  std::vector<TensorBytes> inputs;
+  for (TensorId input : graph.inputs) {
+    std::vector<float> values(graph.typeOf(input).numElements());
     for (float &v : values)
       v = dist(rng);
-    std::memcpy(input.data(), values.data(), input.size());
+    const auto *p = reinterpret_cast<const std::byte *>(values.data());
+    inputs.emplace_back(p, p + values.size() * sizeof(float));
   }
   device::DeviceResult<device::Executable> executable =
       runtime.load(compiled->bundle);
@@ -254,10 +273,30 @@ TEST(HostMatmulTiming, F32Matmul512OnOneCore) {
       cpuOfBest = double(std::clock() - cpuBegin) / CLOCKS_PER_SEC;
     best = std::min(best, seconds);
   }
-  std::printf("512^3 f32 matmul on one core (%s): compiled in %.1f ms, "
-              "%.2f ms (%.2f ms of CPU time), %.1f GFLOP/s\n",
-              hostTarget().name.c_str(), compileMs, best * 1e3, cpuOfBest * 1e3,
-              2.0 * n * n * n / best * 1e-9);
+  std::printf("%s on one core (%s): compiled in %.1f ms, %.3f ms (%.3f ms of "
+              "CPU time), %.1f %s\n",
+              what, hostTarget().name.c_str(), compileMs, best * 1e3,
+              cpuOfBest * 1e3, work / best * 1e-9, unit);
+}
+
+/// Rough single-core figures for the report, printed, never asserted.
+TEST(HostTiming, MatmulsAndColumnSumOnOneCore) {
+  const int64_t n = 512;
+  for (bool transposeB : {false, true}) {
+    GraphBuilder b;
+    TensorId x = b.input({ElementType::F32, {n, n}}, "x");
+    TensorId w = b.input({ElementType::F32, {n, n}}, "w");
+    b.output(b.matmul(x, w, false, transposeB), "y");
+    timeOnOneCore(*b.finish(),
+                  transposeB ? "512^3 f32 matmul, transpose_b"
+                             : "512^3 f32 matmul",
+                  2.0 * n * n * n, "GFLOP/s");
+  }
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F32, {4096, 1024}}, "x");
+  b.output(b.reduce(ReduceKind::Sum, x, {0}), "column_sums");
+  timeOnOneCore(*b.finish(), "column sums of 4096x1024 f32", 4096.0 * 1024 * 4,
+                "GB/s read");
 }
 
 } // namespace
