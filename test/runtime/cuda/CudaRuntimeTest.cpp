@@ -216,10 +216,13 @@ TEST_F(CudaRuntimeTest, DescribesTheDevice) {
 
 TEST_F(CudaRuntimeTest, FallsBackToDlsymWithoutCuGetProcAddress) {
   FAKE_ONLY();
-  // Another path to the same library, so that the driver is resolved anew.
+  // Another path to the same library, so that the driver is resolved anew
+  // (drivers stay loaded by path: a new one each time this test runs).
+  static int runs = 0;
   std::filesystem::path directory =
       std::filesystem::temp_directory_path() /
-      ("fuse-cuda-test-" + std::to_string(getpid()));
+      ("fuse-cuda-test-" + std::to_string(getpid()) + "-" +
+       std::to_string(++runs));
   std::filesystem::create_directories(directory);
   std::filesystem::path link = directory / "libcuda.so.1";
   std::filesystem::remove(link);
@@ -513,6 +516,35 @@ TEST_F(CudaRuntimeTest, FencesStayPendingUntilTheDeviceCompletes) {
   EXPECT_EQ(runtime->memoryUsage().inUseBytes, 0u);
   EXPECT_TRUE(
       std::holds_alternative<StreamReady>(runtime->streamState(stream)));
+}
+
+TEST_F(CudaRuntimeTest, FencesCompleteInOrderAsTheDeviceProgresses) {
+  FAKE_ONLY();
+  auto runtime = make();
+  ASSERT_TRUE(runtime);
+  Stream stream = *runtime->createStream();
+  Buffer a = allocate(*runtime, 4);
+  fake->holdStreams(1);
+  std::vector<Fence> fences;
+  for (int round = 1; round <= 3; ++round) {
+    CommandBatch batch;
+    batch.add(command(
+        runtime->encodeUpload(bytesOf({round, round, round, round}), a, 0)));
+    fences.push_back(submit(*runtime, stream, std::move(batch)));
+  }
+  // Each batch is a copy, then its completion event.
+  EXPECT_EQ(fake->queuedOperations(), 6);
+  for (size_t done = 0; done < fences.size(); ++done) {
+    EXPECT_EQ(fake->runQueued(2), 2);
+    EXPECT_TRUE(
+        std::holds_alternative<Succeeded>(wait(*runtime, fences[done])));
+    for (size_t later = done + 1; later < fences.size(); ++later)
+      EXPECT_TRUE(std::holds_alternative<FencePending>(
+          runtime->queryFence(fences[later])))
+          << done << " " << later;
+  }
+  fake->holdStreams(0);
+  EXPECT_EQ(read(*runtime, stream, a), bytesOf({3, 3, 3, 3}));
 }
 
 TEST_F(CudaRuntimeTest, ReadbackWaitsForEarlierWork) {

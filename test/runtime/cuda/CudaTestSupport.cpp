@@ -39,6 +39,7 @@ const FakeDriver *fakeDriver() {
     get(fake->failKernel, "fakeCudaFailKernel");
     get(fake->holdStreams, "fakeCudaHoldStreams");
     get(fake->queuedOperations, "fakeCudaQueuedOperations");
+    get(fake->runQueued, "fakeCudaRunQueued");
     get(fake->launchCount, "fakeCudaLaunchCount");
     get(fake->getLaunch, "fakeCudaGetLaunch");
     get(fake->callCount, "fakeCudaCallCount");

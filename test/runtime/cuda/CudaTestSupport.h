@@ -29,6 +29,7 @@ struct FakeDriver {
   decltype(&fakeCudaFailKernel) failKernel;
   decltype(&fakeCudaHoldStreams) holdStreams;
   decltype(&fakeCudaQueuedOperations) queuedOperations;
+  decltype(&fakeCudaRunQueued) runQueued;
   decltype(&fakeCudaLaunchCount) launchCount;
   decltype(&fakeCudaGetLaunch) getLaunch;
   decltype(&fakeCudaCallCount) callCount;

@@ -892,6 +892,26 @@ int fakeCudaQueuedOperations() {
   return int(queued);
 }
 
+int fakeCudaRunQueued(int count) {
+  State &s = state();
+  std::lock_guard lock(s.mutex);
+  int ran = 0;
+  while (ran < count) {
+    FakeStream *next = s.nullStream.queue.empty() ? nullptr : &s.nullStream;
+    for (FakeStream *stream : s.streams)
+      if (!next && !stream->queue.empty())
+        next = stream;
+    if (!next)
+      break;
+    std::function<void()> op = std::move(next->queue.front());
+    next->queue.pop_front();
+    op();
+    ++ran;
+  }
+  s.changed.notify_all();
+  return ran;
+}
+
 int fakeCudaLaunchCount() {
   State &s = state();
   std::lock_guard lock(s.mutex);

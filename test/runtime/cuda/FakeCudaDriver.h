@@ -54,6 +54,9 @@ void fakeCudaFailKernel(const char *name, int result);
 void fakeCudaHoldStreams(int hold);
 /// Operations queued while held and not yet run.
 int fakeCudaQueuedOperations();
+/// While held: runs the next `count` queued operations (each from the
+/// first stream, in creation order, that has one); answers how many ran.
+int fakeCudaRunQueued(int count);
 
 int fakeCudaLaunchCount();
 /// Copies launch `index` of the log; 0 if there is no such launch.
