@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The GPU check, first half, on a CPU machine with the compiler (LLVM/MLIR,
+# and ptxas for cubins): builds the runtime-only binaries (FuseCudaTests and
+# fuse-gpu-bench, static apart from glibc; the driver is loaded at run time),
+# compiles the benchmark graphs to sm_90 bundles (fuse-gpu-prepare), and puts
+# everything the GPU machine needs into one folder:
+#   bash bench/gpu/prepare.sh [PACKAGE_DIR]     (default build-gpu-check/package)
+# Then, on the GPU machine: bash PACKAGE_DIR/run.sh RESULTS_DIR [--quick]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root"
+package="${1:-$root/build-gpu-check/package}"
+build="${FUSE_BUILD_DIR:-$root/build}"
+gpu_build="${FUSE_GPU_BUILD_DIR:-$root/build-gpu-check}"
+
+if [ ! -f "$build/build.ninja" ]; then
+  bash scripts/install-deps.sh
+  bash scripts/build.sh
+fi
+ninja -C "$build" fuse-gpu-prepare
+bash bench/gpu/build-runtime-tests.sh "$gpu_build" >/dev/null
+ninja -C "$gpu_build" fuse-gpu-bench fuse_fake_cuda >/dev/null
+# Both builds carry the version id of the tree they were built from; a bundle
+# loads only where the ids match, so both are brought up to date together.
+ninja -C "$build" fuse-gpu-prepare >/dev/null
+ninja -C "$gpu_build" FuseCudaTests fuse-gpu-bench >/dev/null
+for binary in FuseCudaTests fuse-gpu-bench; do
+  for library in $(readelf -d "$gpu_build/bin/$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+    case "$library" in
+    libc.so.* | libm.so.* | libdl.so.* | libpthread.so.* | librt.so.* | ld-linux*) ;;
+    *) echo "bench/gpu/prepare.sh: $binary needs $library" >&2; exit 1 ;;
+    esac
+  done
+done
+
+rm -rf "$package"
+mkdir -p "$package/bin"
+"$build/bin/fuse-gpu-prepare" "$package/bundles"
+cp "$gpu_build/bin/FuseCudaTests" "$gpu_build/bin/fuse-gpu-bench" "$package/bin/"
+# The fake driver, for the dry run here; the GPU machine uses its own.
+cp -r "$gpu_build/test/runtime/cuda/fake-driver" "$package/fake-driver"
+cp bench/peers.py bench/gpu/report.py bench/gpu/run.sh "$package/"
+echo "bench/gpu/prepare.sh: $package is ready; on the GPU machine:"
+echo "  bash $(basename "$package")/run.sh RESULTS_DIR [--quick]"
