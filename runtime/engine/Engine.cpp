@@ -80,6 +80,9 @@ struct RecordingStream {
   std::vector<std::pair<TensorId, std::weak_ptr<TensorNode>>> results;
   std::optional<device::Stream> deviceStream;
   std::uint64_t opsRecorded = 0;
+  /// Whether the recording thread will retire it at its exit (guarded by
+  /// the session's streamsMutex).
+  bool registered = false;
 
   void resetBlock() {
     graph = Graph();
@@ -92,6 +95,7 @@ struct RecordingStream {
 namespace {
 
 std::atomic<std::uint64_t> nextSessionId{1};
+constexpr std::size_t kKeptKeys = 4096;
 
 struct LoadedBundle {
   Bundle bundle;
@@ -122,7 +126,7 @@ std::string describeGraph(const Graph &graph) {
 
 } // namespace
 
-struct SessionState {
+struct SessionState : std::enable_shared_from_this<SessionState> {
   std::uint64_t id = 0;
   SessionOptions options;
   std::string target;
@@ -139,19 +143,15 @@ struct SessionState {
   EngineCounters counters;
   std::vector<std::string> keys;
 
-  RecordingStream &currentStream() {
-    thread_local std::uint64_t cachedSession = 0;
-    thread_local RecordingStream *cachedStream = nullptr;
-    if (cachedSession == id)
-      return *cachedStream;
-    std::lock_guard<std::mutex> lock(streamsMutex);
-    std::unique_ptr<RecordingStream> &slot =
-        streams[std::this_thread::get_id()];
-    if (!slot)
-      slot = std::make_unique<RecordingStream>(*this);
-    cachedSession = id;
-    cachedStream = slot.get();
-    return *slot;
+  RecordingStream &currentStream();
+  /// At the exit of the thread that records into `stream`: syncs it and
+  /// lets its device stream go (the small recording state stays, since
+  /// other threads may still name it).
+  void retireStream(RecordingStream &stream) {
+    std::lock_guard<std::mutex> lock(stream.mutex);
+    (void)flushLocked(stream);
+    stream.deviceStream.reset();
+    stream.registered = false;
   }
 
   void warn(const std::string &message) {
@@ -188,6 +188,40 @@ struct SessionState {
     return flushLocked(stream);
   }
 };
+
+namespace {
+
+/// The streams this thread records into, retired when it exits.
+struct ThreadStreams {
+  std::vector<std::pair<std::weak_ptr<SessionState>, RecordingStream *>>
+      streams;
+  ~ThreadStreams() {
+    for (auto &[weak, stream] : streams)
+      if (std::shared_ptr<SessionState> session = weak.lock())
+        session->retireStream(*stream);
+  }
+};
+
+} // namespace
+
+RecordingStream &SessionState::currentStream() {
+  thread_local std::uint64_t cachedSession = 0;
+  thread_local RecordingStream *cachedStream = nullptr;
+  if (cachedSession == id)
+    return *cachedStream;
+  thread_local ThreadStreams threadStreams;
+  std::lock_guard<std::mutex> lock(streamsMutex);
+  std::unique_ptr<RecordingStream> &slot = streams[std::this_thread::get_id()];
+  if (!slot)
+    slot = std::make_unique<RecordingStream>(*this);
+  if (!slot->registered) {
+    slot->registered = true;
+    threadStreams.streams.emplace_back(weak_from_this(), slot.get());
+  }
+  cachedSession = id;
+  cachedStream = slot.get();
+  return *slot;
+}
 
 std::variant<std::shared_ptr<const LoadedBundle>, LoadFailure>
 SessionState::findOrLoad(const Graph &canonical, const BundleKey &key,
@@ -452,6 +486,9 @@ SessionState::execute(RecordingStream &stream, const Graph &graph,
   count([&](EngineCounters &c) { ++c.blocks; });
   {
     std::lock_guard<std::mutex> lock(mutex);
+    // Bounded: a long-running session keeps only the most recent keys.
+    if (keys.size() >= kKeptKeys)
+      keys.erase(keys.begin(), keys.begin() + kKeptKeys / 2);
     keys.push_back(keyHex);
   }
   auto found = findOrLoad(canonical, key, keyHex);
@@ -935,6 +972,7 @@ EngineCounters Session::counters() const {
   for (auto &[thread, stream] : state->streams) {
     std::lock_guard<std::mutex> streamLock(stream->mutex);
     result.opsRecorded += stream->opsRecorded;
+    result.deviceStreams += stream->deviceStream.has_value();
   }
   return result;
 }

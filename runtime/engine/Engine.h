@@ -116,6 +116,9 @@ struct EngineCounters {
   /// Operands recorded on another thread's stream, materialized and
   /// aliased.
   std::uint64_t crossStreamSyncs = 0;
+  /// Device streams held now: one per thread that ran a block, let go when
+  /// the thread exits (its pending block synced first).
+  std::uint64_t deviceStreams = 0;
   std::chrono::nanoseconds compileTime{0};
   std::chrono::nanoseconds runTime{0};
 };
@@ -179,7 +182,8 @@ public:
   const std::string &target() const;
   /// "host" or "reference".
   std::string deviceName() const;
-  /// Hex keys of the blocks flushed, in order (for tests and tools).
+  /// Hex keys of the blocks flushed, in order (for tests and tools); the
+  /// most recent few thousand.
   std::vector<std::string> keysForTesting() const;
 
 private:

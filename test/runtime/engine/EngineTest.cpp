@@ -653,6 +653,27 @@ TEST(EngineTest, ThreadsRecordConcurrently) {
   EXPECT_LE(session.counters().compilations, std::uint64_t(threads + 3));
 }
 
+TEST(EngineTest, AnExitingThreadSyncsAndLetsItsDeviceStreamGo) {
+  FakeCompiler compiler;
+  Session session = openReference(&compiler);
+  std::mt19937 rng = seededRng();
+  std::vector<double> values = randomValues(kRows * kCols, rng);
+  Tensor x = session.upload(f32({kRows, kCols}), values);
+  ASSERT_EQ(readOrFail(x + x).size(), values.size());
+  EXPECT_EQ(session.counters().deviceStreams, 1u);
+  Tensor leftPending;
+  for (int t = 0; t < 6; ++t)
+    std::thread([&] {
+      ASSERT_EQ(readOrFail(exp(x)).size(), values.size());
+      leftPending = x * x; // recorded, never synced by this thread
+    }).join();
+  EXPECT_EQ(session.counters().deviceStreams, 1u);
+  EXPECT_TRUE(leftPending.materialized());
+  std::vector<double> squares = readOrFail(leftPending);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    EXPECT_FLOAT_EQ(squares[i], float(values[i] * values[i]));
+}
+
 //===----------------------------------------------------------------------===//
 // Devices and overhead
 //===----------------------------------------------------------------------===//
