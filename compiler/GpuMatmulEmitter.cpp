@@ -1,0 +1,381 @@
+//===- GpuMatmulEmitter.cpp - GPU matmul kernels with epilogues -----------===//
+//
+// One `fuse.matmul` per fusion, C[b, m, n] = sum_k A[b, m, k] B[b, k, n],
+// with the fusion's other ops as a prologue (inside the operands' subtrees,
+// applied as the operands are loaded) and an epilogue (applied to the
+// results before the store). A shared-memory tiled kernel where the
+// epilogue only moves positions (elementwise ops, reshapes, transposes: head
+// splits and merges), the pointwise pull form otherwise.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/GpuRegionEmitter.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+#include <optional>
+
+using namespace mlir;
+namespace fd = mlir::fuse;
+
+namespace fuse::ptx {
+
+namespace {
+
+/// Tile of the tiled matmul: kTileM x kTileN outputs per block, K in steps
+/// of kTileK through shared memory; 16 x 16 threads, each with a 4 x 4
+/// register tile.
+constexpr int64_t kTileM = 64, kTileN = 64, kTileK = 16;
+constexpr int64_t kMicroTile = 4;
+constexpr int64_t kMaxGridYZ = 65535;
+
+/// One transpose on the way from the matmul's result to a yielded value.
+struct TransposeStep {
+  SmallVector<int64_t> operandShape, resultShape, permutation;
+  bool operator==(const TransposeStep &) const = default;
+};
+
+/// Where an element of the matmul's result lands in a value that depends on
+/// it: through elementwise ops and reshapes it keeps its flattened
+/// position, through a transpose it moves. Per yielded value, the
+/// transposes in order; none when the epilogue cannot be applied to the
+/// register tile (a broadcast or slice of the result, or two operands of one
+/// op that see it at different positions).
+FailureOr<SmallVector<SmallVector<TransposeStep>>>
+epilogueMaps(fd::FusionOp fusion, fd::MatmulOp matmul) {
+  DenseMap<Value, SmallVector<TransposeStep>> maps;
+  maps[matmul.getResult()] = {};
+  for (Operation &op : fusion.getBody().front().without_terminator()) {
+    if (&op == matmul.getOperation())
+      continue;
+    std::optional<SmallVector<TransposeStep>> seen;
+    for (Value operand : op.getOperands()) {
+      auto it = maps.find(operand);
+      if (it == maps.end())
+        continue;
+      if (seen && *seen != it->second)
+        return failure();
+      seen = it->second;
+    }
+    if (!seen)
+      continue;
+    if (auto transpose = dyn_cast<fd::TransposeOp>(op)) {
+      TransposeStep step;
+      step.operandShape.assign(shapeOf(transpose.getOperand()).begin(),
+                               shapeOf(transpose.getOperand()).end());
+      step.resultShape.assign(shapeOf(transpose.getResult()).begin(),
+                              shapeOf(transpose.getResult()).end());
+      step.permutation.assign(transpose.getPermutation().begin(),
+                              transpose.getPermutation().end());
+      seen->push_back(std::move(step));
+    } else if (!op.hasTrait<OpTrait::Elementwise>() &&
+               !isa<fd::ReshapeOp>(op)) {
+      return failure();
+    }
+    maps[op.getResult(0)] = *seen;
+  }
+  SmallVector<SmallVector<TransposeStep>> result;
+  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
+  for (Value value : yield.getValues())
+    result.push_back(maps.lookup(value));
+  return result;
+}
+
+/// The position after `steps` of position `p` (i64).
+Value forwardPosition(OpBuilder &b, Location loc, Value p,
+                      ArrayRef<TransposeStep> steps) {
+  for (const TransposeStep &step : steps) {
+    SmallVector<int64_t> inStrides = rowMajorStrides(step.operandShape);
+    SmallVector<int64_t> outStrides = rowMajorStrides(step.resultShape);
+    Value q;
+    for (size_t d = 0; d < step.resultShape.size(); ++d) {
+      int64_t source = step.permutation[d];
+      if (step.operandShape[source] == 1)
+        continue;
+      Value coord = arith::DivUIOp::create(
+          b, loc, p, i64Constant(b, loc, inStrides[source]));
+      if (source != 0)
+        coord = arith::RemUIOp::create(
+            b, loc, coord, i64Constant(b, loc, step.operandShape[source]));
+      coord = arith::MulIOp::create(b, loc, coord,
+                                    i64Constant(b, loc, outStrides[d]));
+      q = q ? Value(arith::AddIOp::create(b, loc, q, coord)) : coord;
+    }
+    p = q ? q : i64Constant(b, loc, 0);
+  }
+  return p;
+}
+
+/// A shared-memory tiled matmul with its prologue applied on load (the
+/// operands are emitted element by element into the tiles, zero outside
+/// the matrix) and its epilogue applied to the register tile before the
+/// store: a row of 4 at a time where positions are kept, element by element
+/// at the moved position after transposes. Grid: (N tiles, M tiles, batch).
+FailureOr<GpuFusionKernels>
+emitTiledMatmul(fd::FusionOp fusion, fd::MatmulOp op,
+                ArrayRef<SmallVector<TransposeStep>> epilogue, ModuleOp module,
+                StringRef prefix) {
+  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
+  ArrayRef<int64_t> cShape = shapeOf(op.getResult());
+  ArrayRef<int64_t> lhs = shapeOf(op.getLhs()), rhs = shapeOf(op.getRhs());
+  int64_t m = cShape[cShape.size() - 2], n = cShape.back();
+  int64_t k = op.getTransposeA() ? lhs[lhs.size() - 2] : lhs.back();
+  int64_t batch =
+      numElements(op.getResult().getType()) / std::max<int64_t>(1, m * n);
+  int64_t lhsBatch = lhs.size() > 2 ? m * k : 0;
+  int64_t lhsI = op.getTransposeA() ? 1 : k, lhsK = op.getTransposeA() ? m : 1;
+  int64_t rhsBatch = rhs.size() > 2 ? k * n : 0;
+  int64_t rhsK = op.getTransposeB() ? 1 : n, rhsJ = op.getTransposeB() ? k : 1;
+
+  Location loc = fusion.getLoc();
+  OpBuilder b(module.getContext());
+  MLIRContext *context = module.getContext();
+  std::string name = (prefix + "_matmul").str();
+  unsigned numResults = yield.getValues().size();
+  int64_t threads = (kTileM / kMicroTile) * (kTileN / kMicroTile);
+  KernelPointers pointers =
+      createKernel(b, module, fusion, name, numResults, /*scratch=*/false,
+                   /*scratchReadOnly=*/false, unsigned(threads));
+  Type f32 = b.getF32Type();
+  auto tileType = MemRefType::get(
+      {kTileK, kTileM}, f32, MemRefLayoutAttrInterface{},
+      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup));
+  Value lhsTile = pointers.func.addWorkgroupAttribution(tileType, loc);
+  Value rhsTile = pointers.func.addWorkgroupAttribution(tileType, loc);
+
+  auto c = [&](OpBuilder &builder, int64_t v) {
+    return i64Constant(builder, loc, v);
+  };
+  auto asIndex = [&](OpBuilder &builder, Value v) -> Value {
+    return arith::IndexCastOp::create(builder, loc, builder.getIndexType(), v);
+  };
+  auto mul = [&](OpBuilder &builder, Value x, int64_t v) -> Value {
+    return v == 1
+               ? x
+               : Value(arith::MulIOp::create(builder, loc, x, c(builder, v)));
+  };
+  auto add = [&](OpBuilder &builder, Value x, Value y) -> Value {
+    return arith::AddIOp::create(builder, loc, x, y);
+  };
+  auto less = [&](OpBuilder &builder, Value x, int64_t v) -> Value {
+    return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ult, x,
+                                 c(builder, v));
+  };
+  Value tid = threadId(b, loc);
+  Value tx = arith::RemUIOp::create(b, loc, tid, c(b, kTileN / kMicroTile));
+  Value ty = arith::DivUIOp::create(b, loc, tid, c(b, kTileN / kMicroTile));
+  Value i0 =
+      mul(b, asI64(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::y)),
+          kTileM);
+  Value j0 = mul(b, blockId(b, loc), kTileN);
+  Value bz = asI64(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
+  Value lhsBase = mul(b, bz, lhsBatch);
+  Value rhsBase = mul(b, bz, rhsBatch);
+
+  auto vectorType = VectorType::get({kMicroTile}, f32);
+  Value zeros = arith::ConstantOp::create(
+      b, loc, vectorType, DenseElementsAttr::get(vectorType, 0.0f));
+  SmallVector<Value> init(kMicroTile, zeros);
+  bool failedBody = false;
+
+  // Loads one element of an operand (its prologue applied), zero outside.
+  auto loadElement = [&](OpBuilder &builder, Value operand, Value inBounds,
+                         Value position) -> Value {
+    auto ifOp = scf::IfOp::create(builder, loc, TypeRange{f32}, inBounds,
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointToStart(ifOp.thenBlock());
+      RegionEmitter e(builder, loc, 1, pointers.inputs);
+      FailureOr<Value> value = e.emit(operand, {Index::Uniform, position});
+      Value result;
+      if (failed(value)) {
+        failedBody = true;
+        result =
+            arith::ConstantOp::create(builder, loc, builder.getF32FloatAttr(0));
+      } else {
+        result = *value;
+        if (result.getType() != f32)
+          result = arith::ExtFOp::create(builder, loc, f32, result);
+      }
+      scf::YieldOp::create(builder, loc, result);
+      builder.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(builder, loc,
+                           Value(arith::ConstantOp::create(
+                               builder, loc, builder.getF32FloatAttr(0))));
+    }
+    return ifOp.getResult(0);
+  };
+
+  auto kLoop = scf::ForOp::create(
+      b, loc, c(b, 0), c(b, k), c(b, kTileK), init,
+      [&](OpBuilder &nb, Location, Value k0, ValueRange acc) {
+        // The tiles: threads x 4 elements each, consecutive threads along
+        // k for the lhs and along n for the rhs (coalesced when those are
+        // the operands' contiguous dims).
+        for (int64_t q = 0; q < kTileM * kTileK / threads; ++q) {
+          Value e = add(nb, tid, c(nb, q * threads));
+          Value r = arith::DivUIOp::create(nb, loc, e, c(nb, kTileK));
+          Value kk = arith::RemUIOp::create(nb, loc, e, c(nb, kTileK));
+          Value i = add(nb, i0, r), kg = add(nb, k0, kk);
+          Value inBounds =
+              arith::AndIOp::create(nb, loc, less(nb, i, m), less(nb, kg, k));
+          Value position =
+              add(nb, lhsBase, add(nb, mul(nb, i, lhsI), mul(nb, kg, lhsK)));
+          Value value = loadElement(nb, op.getLhs(), inBounds, position);
+          memref::StoreOp::create(nb, loc, value, lhsTile,
+                                  ValueRange{asIndex(nb, kk), asIndex(nb, r)});
+        }
+        for (int64_t q = 0; q < kTileN * kTileK / threads; ++q) {
+          Value e = add(nb, tid, c(nb, q * threads));
+          Value kk = arith::DivUIOp::create(nb, loc, e, c(nb, kTileN));
+          Value col = arith::RemUIOp::create(nb, loc, e, c(nb, kTileN));
+          Value j = add(nb, j0, col), kg = add(nb, k0, kk);
+          Value inBounds =
+              arith::AndIOp::create(nb, loc, less(nb, j, n), less(nb, kg, k));
+          Value position =
+              add(nb, rhsBase, add(nb, mul(nb, kg, rhsK), mul(nb, j, rhsJ)));
+          Value value = loadElement(nb, op.getRhs(), inBounds, position);
+          memref::StoreOp::create(
+              nb, loc, value, rhsTile,
+              ValueRange{asIndex(nb, kk), asIndex(nb, col)});
+        }
+        gpu::BarrierOp::create(nb, loc);
+        Value row = asIndex(nb, mul(nb, ty, kMicroTile));
+        Value column = asIndex(nb, mul(nb, tx, kMicroTile));
+        auto inner = scf::ForOp::create(
+            nb, loc, c(nb, 0), c(nb, kTileK), c(nb, 1), acc,
+            [&](OpBuilder &ib, Location, Value kk, ValueRange tile) {
+              Value kIndex = asIndex(ib, kk);
+              Value a = vector::LoadOp::create(ib, loc, vectorType, lhsTile,
+                                               ValueRange{kIndex, row}, false,
+                                               llvm::MaybeAlign(16));
+              Value bv = vector::LoadOp::create(ib, loc, vectorType, rhsTile,
+                                                ValueRange{kIndex, column},
+                                                false, llvm::MaybeAlign(16));
+              SmallVector<Value> next;
+              for (int64_t r = 0; r < kMicroTile; ++r) {
+                Value ar = vector::BroadcastOp::create(
+                    ib, loc, vectorType,
+                    vector::ExtractOp::create(ib, loc, a,
+                                              ArrayRef<int64_t>{r}));
+                next.push_back(math::FmaOp::create(ib, loc, ar, bv, tile[r]));
+              }
+              scf::YieldOp::create(ib, loc, next);
+            });
+        // The next step overwrites the tiles.
+        gpu::BarrierOp::create(nb, loc);
+        scf::YieldOp::create(nb, loc, inner.getResults());
+      });
+  if (failedBody)
+    return failure();
+
+  // Epilogue: each row of the register tile, 4 adjacent outputs.
+  Value jFirst = add(b, j0, mul(b, tx, kMicroTile));
+  for (int64_t r = 0; r < kMicroTile; ++r) {
+    Value i = add(b, i0, add(b, mul(b, ty, kMicroTile), c(b, r)));
+    Value accRow = kLoop.getResult(r);
+    Value rowPosition = add(b, mul(b, bz, m * n), mul(b, i, n));
+    auto rowIf = scf::IfOp::create(b, loc, less(b, i, m), false);
+    OpBuilder rb = OpBuilder::atBlockBegin(rowIf.thenBlock());
+    // Yielded values at the matmul's own positions: 4 outputs at a time
+    // when the row allows; transposed ones (head splits and merges): one by
+    // one, each at its moved position.
+    auto storeAt = [&](OpBuilder &builder, unsigned width, Value seed,
+                       Index index, bool transposed) {
+      RegionEmitter e(builder, loc, width, pointers.inputs);
+      e.seed(op.getResult(), seed);
+      for (auto [value, out, steps] :
+           llvm::zip(yield.getValues(), pointers.outputs, epilogue)) {
+        if (steps.empty() == transposed)
+          continue;
+        Index at = index;
+        if (transposed)
+          at.value = forwardPosition(builder, loc, index.value, steps);
+        FailureOr<Value> computed = e.emit(value, at);
+        if (failed(computed)) {
+          failedBody = true;
+          return;
+        }
+        e.store(*computed, elementTypeOf(value), out, at);
+      }
+    };
+    bool anyTransposed = llvm::any_of(
+        epilogue, [](const auto &steps) { return !steps.empty(); });
+    bool anyInPlace =
+        llvm::any_of(epilogue, [](const auto &steps) { return steps.empty(); });
+    if (anyInPlace && n % kMicroTile == 0) {
+      // Then j < n means j + 3 < n, and the 4 outputs are 16-byte aligned.
+      auto colIf = scf::IfOp::create(rb, loc, less(rb, jFirst, n), false);
+      OpBuilder cb = OpBuilder::atBlockBegin(colIf.thenBlock());
+      storeAt(cb, kMicroTile, accRow,
+              {Index::Contiguous, add(cb, rowPosition, jFirst), kMicroTile,
+               /*aligned=*/true},
+              /*transposed=*/false);
+    }
+    if (anyTransposed || n % kMicroTile != 0) {
+      for (int64_t col = 0; col < kMicroTile; ++col) {
+        Value j = add(rb, jFirst, c(rb, col));
+        auto colIf = scf::IfOp::create(rb, loc, less(rb, j, n), false);
+        OpBuilder cb = OpBuilder::atBlockBegin(colIf.thenBlock());
+        Value lane =
+            vector::ExtractOp::create(cb, loc, accRow, ArrayRef<int64_t>{col});
+        Index at{Index::Uniform, add(cb, rowPosition, j)};
+        if (anyInPlace && n % kMicroTile != 0)
+          storeAt(cb, 1, lane, at, /*transposed=*/false);
+        if (anyTransposed)
+          storeAt(cb, 1, lane, at, /*transposed=*/true);
+      }
+    }
+  }
+  if (failedBody)
+    return failure();
+
+  GpuKernelPlan plan;
+  plan.entry = name;
+  plan.module = name + "_module";
+  plan.schedule = ScheduleKind::Matmul;
+  plan.launch.gridX = uint32_t(ceilDiv(n, kTileN));
+  plan.launch.gridY = uint32_t(ceilDiv(m, kTileM));
+  plan.launch.gridZ = uint32_t(batch);
+  plan.launch.blockX = uint32_t(threads);
+  plan.launch.iterations = batch * m * n;
+  for (unsigned i = 0; i < fusion.getInputs().size(); ++i)
+    plan.operands.push_back({GpuKernelOperand::Kind::FusionInput, i});
+  for (unsigned r = 0; r < numResults; ++r)
+    plan.operands.push_back({GpuKernelOperand::Kind::FusionResult, r});
+  GpuFusionKernels kernels;
+  kernels.kernels.push_back(std::move(plan));
+  return kernels;
+}
+
+} // namespace
+
+/// Tiled where the epilogue only moves positions (elementwise ops, reshapes,
+/// transposes) and the grid fits; the pull form otherwise (f64, more than
+/// one matmul, a broadcast or slice of the result).
+FailureOr<GpuFusionKernels> emitMatmul(fd::FusionOp fusion, ModuleOp module,
+                                       StringRef prefix) {
+  auto matmuls = fusion.getBody().front().getOps<fd::MatmulOp>();
+  if (std::distance(matmuls.begin(), matmuls.end()) == 1) {
+    fd::MatmulOp op = *matmuls.begin();
+    auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
+    int64_t size = numElements(op.getResult().getType());
+    ArrayRef<int64_t> shape = shapeOf(op.getResult());
+    int64_t m = shape[shape.size() - 2], n = shape.back();
+    bool fits = m * n > 0 && size / (m * n) <= kMaxGridYZ &&
+                ceilDiv(m, kTileM) <= kMaxGridYZ;
+    bool sameDomain = llvm::all_of(yield.getValues(), [&](Value v) {
+      return numElements(v.getType()) == size;
+    });
+    FailureOr<SmallVector<SmallVector<TransposeStep>>> epilogue =
+        epilogueMaps(fusion, op);
+    if (fits && sameDomain &&
+        computeType(elementTypeOf(op.getResult())).isF32() &&
+        succeeded(epilogue))
+      return emitTiledMatmul(fusion, op, *epilogue, module, prefix);
+  }
+  return emitPointwise(fusion, module, prefix, ScheduleKind::Matmul);
+}
+
+} // namespace fuse::ptx
