@@ -1101,7 +1101,16 @@ Importer::lower(std::vector<std::optional<Value>> &constants) {
     std::int64_t rank = typeOf(x).rank();
     std::int64_t axis = normAxis(attrInt("axis", -1), rank);
     double eps = attrFloat("epsilon", 1e-5);
-    attrInt("stash_type", 1);
+    // As ONNX's function: the statistics and the normalization in the
+    // stash type (f32 by default), then scale and bias in the input's type;
+    // Mean and InvStdDev are of the stash type.
+    ElementType stash =
+        requireType(int(attrInt("stash_type", 1)), "stash_type");
+    ElementType type = elemOf(x);
+    if (!isFloat(stash))
+      fail("stash_type must be a float type");
+    if (isFloat(type) && stash != type)
+      x = check(b->cast(x, stash));
     Shape shape = shapeOf(x);
     std::vector<std::int64_t> axes;
     for (std::int64_t i = axis; i < rank; ++i)
@@ -1112,6 +1121,8 @@ Importer::lower(std::vector<std::optional<Value>> &constants) {
     TensorId rstd =
         unary(OpKind::Rsqrt, check(b->add(var, splatLike(var, eps))));
     TensorId y = check(b->mul(d, expandTo(rstd, shape)));
+    if (elemOf(y) != type)
+      y = check(b->cast(y, type));
     y = check(b->mul(y, expandTo(in(1), shape)));
     if (hasInput(2))
       y = check(b->add(y, expandTo(in(2), shape)));

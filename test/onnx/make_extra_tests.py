@@ -233,6 +233,26 @@ def main():
           [helper.make_node("Gather", ["x", "i"], ["y"], axis=1)],
           {"x": f32(2, 4, 3)}, ["y"], 13,
           initializers=[("i", np.array(-1, dtype=np.int64))])
+    # LayerNormalization of f16: statistics in f32 (stash_type), Mean and
+    # InvStdDev outputs in f32.
+    TYPES[np.float16] = TensorProto.FLOAT16
+    # (Expected values by the schema, in NumPy: onnx's reference evaluator
+    # returns Mean and InvStdDev in the input's type.)
+    h = f32(3, 8).astype(np.float16)
+    # (A zero bias: y = n * s + b with cancellation would compare f16
+    # rounding after each op with a fused kernel's single rounding.)
+    hs, hb = f32(8).astype(np.float16), np.zeros(8, np.float16)
+    h32 = h.astype(np.float32)
+    mean = h32.mean(-1, keepdims=True)
+    d = h32 - mean
+    rstd = (1 / np.sqrt((d * d).mean(-1, keepdims=True) + 1e-5)).astype(
+        np.float32)
+    y = (d * rstd).astype(np.float16) * hs + hb
+    write("test_layernorm_float16_stash_float",
+          [helper.make_node("LayerNormalization", ["x", "s", "b"],
+                            ["y", "mean", "rstd"], axis=-1)],
+          {"x": h, "s": hs, "b": hb}, ["y", "mean", "rstd"], 17,
+          expected=[y, mean, rstd])
     print(f"wrote {len(os.listdir(OUT))} tests to {OUT}")
 
 
