@@ -206,6 +206,53 @@ TEST_P(GpuCodegen, IntegerMatmulIsAnError) {
       << compiled.message();
 }
 
+/// Every schedule on awkward shapes and storage types: odd sizes, size-1,
+/// zero-sized and rank-0 tensors, f16 and bf16. Each compiles, and ptxas
+/// (when found) accepts every kernel.
+TEST_P(GpuCodegen, AwkwardShapesAndHalfTypesCompile) {
+  requireToolkit();
+  std::vector<std::pair<std::string, Graph>> graphs;
+  for (ElementType type : {ElementType::F16, ElementType::BF16}) {
+    GraphBuilder b;
+    TensorId x = b.input({type, {3, 37}}, "x");
+    b.output(b.exp(x), "exp");
+    b.output(b.reduce(ReduceKind::Max, x, {1}, true), "row_max");
+    b.output(b.reduce(ReduceKind::Sum, x, {0}), "column_sum");
+    b.output(b.reduce(ReduceKind::Mean, x, {0, 1}), "mean");
+    graphs.emplace_back(std::string(elementTypeName(type)), *b.finish());
+  }
+  {
+    GraphBuilder b;
+    TensorId x = b.input({ElementType::F32, {5, 0}}, "empty");
+    b.output(b.exp(x), "exp");
+    b.output(b.reduce(ReduceKind::Sum, x, {1}), "empty_rows");
+    b.output(b.reduce(ReduceKind::Sum, x, {0}), "columns_of_nothing");
+    TensorId s = b.input({ElementType::F32, {}}, "scalar");
+    b.output(b.tanh(s), "rank0");
+    TensorId one = b.input({ElementType::F32, {1, 1}}, "one");
+    b.output(b.reduce(ReduceKind::Max, one, {1}), "size1_row");
+    graphs.emplace_back("empty, rank 0, size 1", *b.finish());
+  }
+  {
+    GraphBuilder b;
+    TensorId x = b.input({ElementType::F16, {7, 33}}, "x");
+    TensorId w = b.input({ElementType::F16, {33, 5}}, "w");
+    b.output(b.matmul(x, w), "f16_matmul");
+    graphs.emplace_back("f16 matmul", *b.finish());
+  }
+  for (const auto &[name, graph] : graphs) {
+    Expected<Compilation> compiled =
+        compiler().compile(graph, target(), CompileOptions{});
+    ASSERT_TRUE(compiled.ok()) << name << ": " << compiled.message();
+    EXPECT_FALSE(compiled->bundle.kernels.empty()) << name;
+    for (const BundleKernel &kernel : compiled->bundle.kernels) {
+      EXPECT_EQ(kernel.payloadKind, PayloadKind::PtxText) << name;
+      EXPECT_GE(kernel.launch.gridX, 1u) << name << " " << kernel.entry;
+      EXPECT_GE(kernel.launch.blockX, 32u) << name << " " << kernel.entry;
+    }
+  }
+}
+
 TEST_P(GpuCodegen, HandWrittenFusionFromSource) {
   const char *source = R"mlir(
 func.func @scale(%x: tensor<10xf32>) -> tensor<10xf32> {
