@@ -186,7 +186,7 @@ def markdown(results):
         lines.append("- QUICK RUN: small sizes, not the issue's")
     lines.append("")
     peers = [p for p in PEERS if p in results["peers"]]
-    header = ["workload", "Fuse fused", "GB/s", "% of triad", "Fuse unfused"] + peers
+    header = ["workload", "Fuse fused", "GB/s (matmul: GFLOP/s)", "% of triad", "Fuse unfused"] + peers
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))
     for w in results["workloads"]:
@@ -198,8 +198,8 @@ def markdown(results):
             cells = [
                 w["title"],
                 f"{fmt_ms(f['run_ms_median'])} ms, {f['kernels']} kernel{'s' if f['kernels'] != 1 else ''}",
-                f"{f['gbps']:.1f}" + (f" ({f['gflops']:.0f} GFLOP/s)" if f.get("gflops") else ""),
-                target_text(w) or f"{f['pct_triad']:.0f}%",
+                f"{f['gflops']:.0f} GFLOP/s" if f.get("gflops") else f"{f['gbps']:.1f}",
+                target_text(w) or "(compute-bound)",
                 f"{fmt_ms(u['run_ms_median'])} ms, {u['kernels']} kernels" if u else "error",
             ] + [peer_cell(w, p) for p in peers]
         lines.append("| " + " | ".join(str(c) for c in cells) + " |")
@@ -318,12 +318,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--fuse-bench", default=os.path.join(ROOT, "build", "bin", "fuse-bench"))
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
-    parser.add_argument("--runs", type=int, default=None, help="timed runs per workload (default 10, quick 2)")
+    parser.add_argument("--runs", type=int, default=None, help="timed runs per workload (default 20, quick 2)")
     parser.add_argument("--peers", default=",".join(PEERS), help="comma-separated peers to run")
     parser.add_argument("--output-dir", default=os.path.join(HERE, "results"))
     args = parser.parse_args()
     if args.runs is None:
-        args.runs = 2 if args.quick else 10
+        args.runs = 2 if args.quick else 20
 
     records = run_fuse_bench(args)
     workloads = [r for r in records if r.get("record") == "workload"]
