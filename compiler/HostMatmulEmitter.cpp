@@ -2,21 +2,22 @@
 //
 // One `fuse.matmul` per fusion, C[b, m, n] = sum_k A[b, m, k] B[b, k, n],
 // with the fusion's other ops as a prologue (inside the operands' subtrees,
-// applied on load) and an epilogue (elementwise ops on C, then reshapes and
-// transposes to the yielded values, applied before the store).
+// applied on load) and an epilogue (elementwise ops and reshapes on C, then
+// reshapes and transposes to the yielded values, applied before the store).
 //
 // One iteration is a block of kRowBlock output rows of one batch (the last
-// block's row indices clamped to the last row). The kernel
-// walks the columns in strips (outer loop) and, inside each strip, the row
-// blocks of its [begin, end) (inner loop), so the strip of B stays in cache
-// while the rows pass. A tile keeps rows x strip accumulators in vector
-// registers; each k broadcasts one element of A per row and loads one
-// vector of B per strip vector: rows x vectors FMAs per k. Strips are
-// kStripVectors vectors wide, then one vector, then single columns: every
-// shape is exact, no lane is masked or wasted. Positions are computed in
-// the operands' and results' own shapes, so transposed operands
-// (transpose_a, transpose_b, a transpose in the prologue) are gathers and
-// head splits and merges in the epilogue are index maps on the store.
+// block's row indices clamped to the last row). The kernel walks the columns
+// in strips (outer loop) and, inside each strip, the row blocks of its
+// [begin, end) (inner loop), so the strip of B stays in cache while the rows
+// pass. A tile keeps rows x strip accumulators in vector registers; each k
+// broadcasts one element of A per row and loads one vector of B per strip
+// vector: rows x vectors FMAs per k. Strips are kStripVectors vectors wide,
+// then one vector, then single columns: every shape is exact, no lane is
+// masked or wasted. Positions are computed in the operands' and results' own
+// shapes, so a transposed A or a transpose in the prologue is a gather, and
+// head splits and merges in the epilogue are index maps on the store. With
+// transpose_b the strip's panel of B is packed on the stack (once per range
+// and batch), so its k loop reads vectors too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,13 +61,14 @@ bool dependsOn(Value value, Value source, DenseMap<Value, bool> &memo) {
 }
 
 /// Every path from `value` back to the matmul's result `c` must go through
-/// elementwise ops only: the epilogue reads C at the position it computes.
+/// elementwise ops and reshapes only (both keep positions): the epilogue
+/// reads C at the position it computes.
 LogicalResult checkElementwiseOnC(Value value, Value c,
                                   DenseMap<Value, bool> &memo) {
   if (value == c || !dependsOn(value, c, memo))
     return success();
   Operation *def = value.getDefiningOp();
-  if (!def->hasTrait<OpTrait::Elementwise>())
+  if (!def->hasTrait<OpTrait::Elementwise>() && !isa<fd::ReshapeOp>(def))
     return unsupportedMatmul(def, "it moves the matmul's result between "
                                   "positions before the last elementwise op");
   for (Value operand : def->getOperands())
@@ -111,7 +113,7 @@ FailureOr<EpilogueResult> analyzeYield(Value yielded, Value c,
       break;
     }
   }
-  if (shapeOf(value) != shapeOf(c)) {
+  if (numElements(value.getType()) != numElements(c.getType())) {
     Operation *anchor = value.getDefiningOp()
                             ? value.getDefiningOp()
                             : c.getDefiningOp<fd::MatmulOp>().getOperation();

@@ -106,6 +106,16 @@ TEST_F(HostMatmul, ReluBiasAndResidualEpilogues) {
   }
 }
 
+TEST_F(HostMatmul, EpilogueAfterAReshapeThenTransposedStore) {
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F32, {10, 24}}, "x");
+  TensorId w = b.input({ElementType::F32, {24, 48}}, "w");
+  TensorId r = b.input({ElementType::F32, {10, 3, 16}}, "residual");
+  TensorId y = b.add(b.reshape(b.matmul(x, w), {10, 3, 16}), r);
+  b.output(b.transpose(y, {1, 0, 2}), "heads");
+  checkUnit(*b.finish());
+}
+
 TEST_F(HostMatmul, ElementwisePrologueAndTransposedOperand) {
   GraphBuilder b;
   TensorId x = b.input({ElementType::F32, {19, 21}}, "x");
