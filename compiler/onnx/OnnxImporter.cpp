@@ -87,13 +87,24 @@ ElementType requireType(int type, const std::string &what) {
   return *element;
 }
 
+/// Tensors of more elements are refused (a corrupt or hostile file must
+/// not make the importer or its caller allocate without bound).
+constexpr std::int64_t kMaxElements = std::int64_t(1) << 31;
+
 std::int64_t checkedCount(const Shape &shape, const std::string &what) {
   std::int64_t count = 1;
+  bool empty = false;
   for (std::int64_t d : shape) {
     if (d < 0)
       fail(what + " has a negative dimension in " + shapeText(shape));
-    if (d != 0 && count > (std::int64_t(1) << 40) / d)
-      fail(what + " is too large: " + shapeText(shape));
+    empty |= d == 0;
+  }
+  if (empty)
+    return 0;
+  for (std::int64_t d : shape) {
+    if (count > kMaxElements / d)
+      fail(what + " is too large: " + shapeText(shape) + " (more than 2^31 " +
+           "elements)");
     count *= d;
   }
   return count;
@@ -1674,6 +1685,7 @@ void Importer::importNode(const onnx::NodeProto &n, int index) {
       } else if (std::size_t(i) < results.size()) {
         v.id = results[i];
         v.type = typeOf(results[i]);
+        checkedCount(v.type.shape, "output '" + n.output(i) + "'");
       } else {
         fail("output " + std::to_string(i) + " ('" + n.output(i) +
              "') is not supported");
