@@ -3,6 +3,9 @@
 #include "runtime/engine/Engine.h"
 
 #include "runtime/cache/BundleKey.h"
+#ifdef FUSE_HAVE_CUDA_RUNTIME
+#include "runtime/device/CudaRuntime.h"
+#endif
 #include "runtime/device/HostIsa.h"
 #include "runtime/device/HostRuntime.h"
 #include "runtime/device/ReferenceRuntime.h"
@@ -902,6 +905,21 @@ Expected<Session> Session::open(SessionOptions options) {
     state->target = device::hostTargetName(*level);
     state->runtime = std::make_unique<device::HostRuntime>();
     break;
+  }
+  case DeviceChoice::Cuda: {
+#ifdef FUSE_HAVE_CUDA_RUNTIME
+    device::DeviceResult<std::unique_ptr<device::CudaRuntime>> cuda =
+        device::CudaRuntime::create();
+    if (!cuda.ok())
+      return Status::error("no CUDA device: " + cuda.error().message);
+    state->kind = device::DeviceKind::Cuda;
+    state->target = (*cuda)->descriptor().target;
+    state->runtime = std::move(*cuda);
+    break;
+#else
+    return Status::error("no CUDA device: this build of Fuse has no CUDA "
+                         "runtime (cuda.h was not found at configure time)");
+#endif
   }
   case DeviceChoice::Reference:
     state->kind = device::DeviceKind::Reference;

@@ -70,6 +70,11 @@ enum class DeviceChoice {
   Host,
   /// The reference runtime: only when asked for.
   Reference,
+  /// The CUDA driver's device 0 (libcuda.so.1, or $FUSE_CUDA_DRIVER); the
+  /// target is the device's `sm_XY`, so the injected compiler must make
+  /// PTX. Fails clearly without a driver, a device, or a build with CUDA
+  /// support.
+  Cuda,
 };
 
 struct SessionOptions {
@@ -180,7 +185,7 @@ public:
   EngineCounters counters() const;
   /// The target blocks are compiled for.
   const std::string &target() const;
-  /// "host" or "reference".
+  /// "host", "reference" or "cuda".
   std::string deviceName() const;
   /// Hex keys of the blocks flushed, in order (for tests and tools); the
   /// most recent few thousand.

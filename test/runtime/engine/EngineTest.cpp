@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <random>
@@ -690,6 +691,22 @@ TEST(EngineTest, DevicesAreChosenAsAsked) {
     GTEST_SKIP() << host.message();
   EXPECT_EQ(host->deviceName(), "host");
   EXPECT_TRUE(host->target().starts_with("host-x86-64-v"));
+}
+
+TEST(EngineTest, ACudaSessionWithoutADriverSaysSo) {
+  const char *previous = std::getenv("FUSE_CUDA_DRIVER");
+  std::string saved = previous ? previous : "";
+  ::setenv("FUSE_CUDA_DRIVER", "/nonexistent/libcuda-for-engine-test.so", 1);
+  SessionOptions options;
+  options.device = DeviceChoice::Cuda;
+  Expected<Session> session = Session::open(options);
+  if (previous)
+    ::setenv("FUSE_CUDA_DRIVER", saved.c_str(), 1);
+  else
+    ::unsetenv("FUSE_CUDA_DRIVER");
+  ASSERT_FALSE(session.ok());
+  EXPECT_NE(session.message().find("no CUDA device"), std::string::npos)
+      << session.message();
 }
 
 /// Recording cost per op in steady state: blocks of 256 binary ops on a
