@@ -82,7 +82,10 @@ struct RecordingStream {
   /// the outputs.
   std::vector<std::pair<TensorId, std::weak_ptr<TensorNode>>> results;
   std::optional<device::Stream> deviceStream;
-  std::uint64_t opsRecorded = 0;
+  /// Read by counters() without the mutex (which a flush may hold while it
+  /// calls the warning callback); written under it.
+  std::atomic<std::uint64_t> opsRecorded{0};
+  std::atomic<bool> hasDeviceStream{false};
   /// Whether the recording thread will retire it at its exit (guarded by
   /// the session's streamsMutex).
   bool registered = false;
@@ -154,6 +157,7 @@ struct SessionState : std::enable_shared_from_this<SessionState> {
     std::lock_guard<std::mutex> lock(stream.mutex);
     (void)flushLocked(stream);
     stream.deviceStream.reset();
+    stream.hasDeviceStream = false;
     stream.registered = false;
   }
 
@@ -172,6 +176,9 @@ struct SessionState : std::enable_shared_from_this<SessionState> {
   std::variant<std::shared_ptr<const LoadedBundle>, LoadFailure>
   findOrLoad(const Graph &canonical, const BundleKey &key,
              const std::string &keyHex);
+  std::variant<std::shared_ptr<const LoadedBundle>, LoadFailure>
+  findOrLoadLocked(const Graph &canonical, const BundleKey &key,
+                   const std::string &keyHex, std::string &warning);
   Status ensureDeviceStream(RecordingStream &stream);
   /// The bytes of a storage that lives on the device only.
   Expected<TensorBytes> readBack(const Storage &storage);
@@ -229,6 +236,19 @@ RecordingStream &SessionState::currentStream() {
 std::variant<std::shared_ptr<const LoadedBundle>, LoadFailure>
 SessionState::findOrLoad(const Graph &canonical, const BundleKey &key,
                          const std::string &keyHex) {
+  // Warnings go out after the lock is released: the callback may ask the
+  // session for its counters.
+  std::string warning;
+  auto result = findOrLoadLocked(canonical, key, keyHex, warning);
+  if (!warning.empty())
+    warn(warning);
+  return result;
+}
+
+std::variant<std::shared_ptr<const LoadedBundle>, LoadFailure>
+SessionState::findOrLoadLocked(const Graph &canonical, const BundleKey &key,
+                               const std::string &keyHex,
+                               std::string &warning) {
   std::lock_guard<std::mutex> lock(mutex);
   if (auto found = loaded.find(keyHex); found != loaded.end()) {
     ++counters.sessionHits;
@@ -265,8 +285,8 @@ SessionState::findOrLoad(const Graph &canonical, const BundleKey &key,
     bundle = std::move(compiled->bundle);
     if (options.cache)
       if (Status stored = options.cache->store(key, *bundle); !stored.ok())
-        warn("could not cache the bundle of " + describeGraph(canonical) +
-             ": " + stored.message());
+        warning = "could not cache the bundle of " + describeGraph(canonical) +
+                  ": " + stored.message();
   }
   device::DeviceResult<device::Executable> executable = runtime->load(*bundle);
   if (!executable.ok())
@@ -287,6 +307,7 @@ Status SessionState::ensureDeviceStream(RecordingStream &stream) {
     return Status::error("cannot create a device stream: " +
                          created.error().message);
   stream.deviceStream = std::move(*created);
+  stream.hasDeviceStream = true;
   return Status::success();
 }
 
@@ -462,8 +483,10 @@ SessionState::run(RecordingStream &stream, const LoadedBundle &loaded,
     // A failure never poisons the stream: reset it, or start a new one.
     if (std::holds_alternative<device::StreamFailed>(
             runtime->streamState(*stream.deviceStream)))
-      if (!runtime->resetStream(*stream.deviceStream).ok())
+      if (!runtime->resetStream(*stream.deviceStream).ok()) {
         stream.deviceStream.reset();
+        stream.hasDeviceStream = false;
+      }
     return Status::error("running the bundle failed: " + failure->message);
   }
   // Uploads stay on the device for later blocks.
@@ -799,7 +822,7 @@ Tensor record(std::shared_ptr<SessionState> session, OpKind kind,
   node->localId = *result;
   node->pending.store(&stream, std::memory_order_relaxed);
   stream.results.emplace_back(*result, node);
-  ++stream.opsRecorded;
+  stream.opsRecorded.fetch_add(1, std::memory_order_relaxed);
   if (stream.graph.ops.size() >= session->options.maxBlockOps)
     (void)session->flushLocked(stream);
   return TensorAccess::make(std::move(node));
@@ -988,9 +1011,8 @@ EngineCounters Session::counters() const {
   }
   std::lock_guard<std::mutex> lock(state->streamsMutex);
   for (auto &[thread, stream] : state->streams) {
-    std::lock_guard<std::mutex> streamLock(stream->mutex);
-    result.opsRecorded += stream->opsRecorded;
-    result.deviceStreams += stream->deviceStream.has_value();
+    result.opsRecorded += stream->opsRecorded.load(std::memory_order_relaxed);
+    result.deviceStreams += stream->hasDeviceStream.load();
   }
   return result;
 }

@@ -568,6 +568,26 @@ TEST(EngineTest, AFailedCompileRunsUnfused) {
   EXPECT_EQ(fused.counters().fallbacks, 0u);
 }
 
+TEST(EngineTest, AWarningCallbackMayAskForTheCounters) {
+  FakeCompiler compiler;
+  compiler.failAboveOps = 1;
+  Session *self = nullptr;
+  std::uint64_t fallbacksSeen = 99;
+  SessionOptions options;
+  options.device = DeviceChoice::Reference;
+  options.compiler = &compiler;
+  options.onWarning = [&](const std::string &) {
+    fallbacksSeen = self->counters().fallbacks;
+  };
+  Session session = Session::open(options).take();
+  self = &session;
+  std::mt19937 rng = seededRng();
+  std::vector<double> values = randomValues(kRows * kCols, rng);
+  EXPECT_EQ(runProgram(session, values).size(), values.size());
+  EXPECT_EQ(fallbacksSeen, 0u);
+  EXPECT_EQ(session.counters().fallbacks, 1u);
+}
+
 TEST(EngineTest, AnOpThatCannotCompileFailsItsBlockOnly) {
   FakeCompiler compiler;
   compiler.failOnOp = OpKind::Tanh;
