@@ -398,6 +398,26 @@ void runSuite(const Runner &runner, const std::string &set,
   report << summary;
   for (const std::string &f : failures)
     report << "  FAILED " << f << "\n";
+  // What the compiler lacks, most frequent first: the message after the
+  // op's name ("'fuse.concat' op cannot be generated ...: <reason>").
+  std::map<std::string, int> gaps;
+  for (const std::string &f : failures) {
+    std::size_t compile = f.find(": compile: ");
+    if (compile == std::string::npos)
+      continue;
+    std::size_t op = f.find("'fuse.", compile);
+    std::string reason =
+        op == std::string::npos ? f.substr(compile + 11) : f.substr(op);
+    ++gaps[reason.substr(0, reason.find('\n'))];
+  }
+  std::vector<std::pair<int, std::string>> sortedGaps;
+  for (const auto &[gap, n] : gaps)
+    sortedGaps.push_back({-n, gap});
+  std::sort(sortedGaps.begin(), sortedGaps.end());
+  if (!sortedGaps.empty())
+    report << "  not compiled, by reason:\n";
+  for (const auto &[n, gap] : sortedGaps)
+    report << "  " << -n << " x " << gap << "\n";
   for (const std::string &s : stale)
     report << "  note: excluded test " << s
            << " passes now; remove it from exclusions.txt\n";
