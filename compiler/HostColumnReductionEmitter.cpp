@@ -10,7 +10,10 @@
 // one broadcast back, as a column variance reads the column mean), then a
 // pass that stores the results over the whole domain, then the stores of
 // the per-column results. Accumulators are vectors across columns: no
-// horizontal reduction, every load is a contiguous row segment.
+// horizontal reduction, every load is a contiguous row segment. Argmax and
+// argmin take this schedule whatever their axis (with columns of one element
+// when it is the last): a scan in order down the rows, lane by lane, has
+// the reference's NaN and tie rules exactly.
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,9 +66,7 @@ void appendRun(SmallVector<DimRun> &runs, int64_t size, int64_t stride) {
 /// [outer, reduced, inner]: inner is the run of kept dims after the last
 /// reduced dim (the columns, contiguous); kept dims before it and the
 /// reduced dims may interleave.
-ColumnLayout columnLayout(fd::ReduceOp reduce) {
-  ArrayRef<int64_t> shape = shapeOf(reduce.getOperand());
-  ArrayRef<int64_t> dims = reduce.getDims();
+ColumnLayout columnLayout(ArrayRef<int64_t> shape, ArrayRef<int64_t> dims) {
   SmallVector<int64_t> strides = rowMajorStrides(shape);
   ColumnLayout layout;
   if (dims.empty())
@@ -151,6 +152,77 @@ LogicalResult checkColumnwiseUses(Value result, const ColumnLayout &layout,
   return success();
 }
 
+/// A reduction of the kernel: a fuse.reduce, or an argmax/argmin that
+/// scans the reduced dim in order (NaN wins, ties go to the first index or,
+/// with select_last_index, the last), as the reference does.
+struct ColumnItem {
+  Operation *op;
+  Value operand;
+  SmallVector<int64_t> dims;
+  std::optional<ReductionInfo> reduce;
+  bool isMax = false, selectLast = false;
+};
+
+FailureOr<ColumnItem> classifyItem(Operation *op) {
+  ColumnItem item{op, op->getOperand(0), {}, std::nullopt};
+  if (auto reduce = dyn_cast<fd::ReduceOp>(op)) {
+    FailureOr<ReductionInfo> info =
+        classifyReduction(reduce, "column_reduction");
+    if (failed(info))
+      return failure();
+    item.reduce = *info;
+    item.dims.assign(reduce.getDims().begin(), reduce.getDims().end());
+    return item;
+  }
+  if (elementTypeOf(item.operand).isInteger(1))
+    return unsupportedColumns(op, "argmax and argmin of i1 are not supported");
+  if (auto arg = dyn_cast<fd::ArgMaxOp>(op)) {
+    item.isMax = true;
+    item.selectLast = arg.getSelectLastIndex();
+    item.dims.push_back(arg.getAxis());
+  } else {
+    auto argMin = cast<fd::ArgMinOp>(op);
+    item.selectLast = argMin.getSelectLastIndex();
+    item.dims.push_back(argMin.getAxis());
+  }
+  return item;
+}
+
+/// One step of an argmax/argmin scan: whether `x` (at index `r`) replaces
+/// `best`.
+Value argTakes(OpBuilder &b, Location loc, const ColumnItem &item, Value x,
+               Value best, RegionEmitter &e) {
+  Type element = getElementTypeOrSelf(x.getType());
+  if (isa<FloatType>(element)) {
+    auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) {
+      return Value(arith::CmpFOp::create(b, loc, p, l, r));
+    };
+    Value better =
+        cmp(item.isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT,
+            x, best);
+    if (item.selectLast)
+      better = arith::OrIOp::create(b, loc, better,
+                                    cmp(arith::CmpFPredicate::OEQ, x, best));
+    Value xNaN = cmp(arith::CmpFPredicate::UNO, x, x);
+    Value bestNaN = cmp(arith::CmpFPredicate::UNO, best, best);
+    Value afterNaN = item.selectLast
+                         ? xNaN
+                         : e.constant(IntegerType::get(b.getContext(), 1), 0);
+    return arith::SelectOp::create(b, loc, bestNaN, afterNaN,
+                                   arith::OrIOp::create(b, loc, xNaN, better));
+  }
+  auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) {
+    return Value(arith::CmpIOp::create(b, loc, p, l, r));
+  };
+  Value better =
+      cmp(item.isMax ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt, x,
+          best);
+  if (item.selectLast)
+    better = arith::OrIOp::create(b, loc, better,
+                                  cmp(arith::CmpIPredicate::eq, x, best));
+  return better;
+}
+
 } // namespace
 
 FailureOr<HostFusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
@@ -159,25 +231,27 @@ FailureOr<HostFusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
                                                      unsigned width) {
   Block &body = fusion.getBody().front();
   auto yield = cast<fd::YieldOp>(body.getTerminator());
-  SmallVector<ReductionInfo> reductions;
+  SmallVector<ColumnItem> items;
   std::optional<ColumnLayout> layout;
   SmallVector<int64_t> domainShape;
-  for (auto reduce : body.getOps<fd::ReduceOp>()) {
-    if (layout && (shapeOf(reduce.getOperand()) != ArrayRef(domainShape) ||
-                   reduce.getDims() != reductions.front().op.getDims()))
-      return unsupportedColumns(reduce,
-                                "its columns differ from another reduction's");
-    layout = columnLayout(reduce);
-    domainShape.assign(shapeOf(reduce.getOperand()).begin(),
-                       shapeOf(reduce.getOperand()).end());
-    FailureOr<ReductionInfo> info =
-        classifyReduction(reduce, "column_reduction");
-    if (failed(info) ||
-        failed(checkColumnwiseUses(reduce.getResult(), *layout, domainShape)))
+  for (Operation &op : body.without_terminator()) {
+    if (!isa<fd::ReduceOp, fd::ArgMaxOp, fd::ArgMinOp>(op))
+      continue;
+    FailureOr<ColumnItem> item = classifyItem(&op);
+    if (failed(item))
       return failure();
-    reductions.push_back(*info);
+    if (layout && (shapeOf(item->operand) != ArrayRef(domainShape) ||
+                   item->dims != items.front().dims))
+      return unsupportedColumns(&op,
+                                "its columns differ from another reduction's");
+    domainShape.assign(shapeOf(item->operand).begin(),
+                       shapeOf(item->operand).end());
+    layout = columnLayout(domainShape, item->dims);
+    if (failed(checkColumnwiseUses(op.getResult(0), *layout, domainShape)))
+      return failure();
+    items.push_back(*item);
   }
-  if (reductions.empty())
+  if (items.empty())
     return fusion.emitOpError()
            << "cannot be generated for the host as a column_reduction "
               "kernel: it has no fuse.reduce";
@@ -234,6 +308,47 @@ FailureOr<HostFusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
   Value columnBase = arith::MulIOp::create(b, loc, o, c(inner));
 
   bool broken = false;
+  // An argmax/argmin: the best value and its index per column, carried down
+  // the rows.
+  auto emitArgScan = [&](OpBuilder &nb, RegionEmitter &constants,
+                         const ColumnItem &item, unsigned w,
+                         DenseMap<Value, Value> &seeds, auto &&rowLoop) {
+    Type element = computeType(elementTypeOf(item.operand));
+    Value best;
+    if (isa<FloatType>(element)) {
+      best = constants.constant(
+          element, item.isMax ? -std::numeric_limits<double>::infinity()
+                              : std::numeric_limits<double>::infinity());
+    } else {
+      unsigned bits = element.getIntOrFloatBitWidth();
+      TypedAttr worst = IntegerAttr::get(
+          element, item.isMax ? APInt::getSignedMinValue(bits)
+                              : APInt::getSignedMaxValue(bits));
+      Type type = constants.vectorOf(element);
+      if (w != 1)
+        worst = DenseElementsAttr::get(cast<ShapedType>(type),
+                                       mlir::Attribute(worst));
+      best = arith::ConstantOp::create(nb, loc, type, worst);
+    }
+    Value index = constants.constant(nb.getI64Type(), 0);
+    auto loop =
+        rowLoop(ValueRange{best, index},
+                [&](OpBuilder &rb, RegionEmitter &e, Index at,
+                    ValueRange acc) -> FailureOr<SmallVector<Value>> {
+                  FailureOr<Value> x = e.emit(item.operand, at);
+                  if (failed(x))
+                    return failure();
+                  Value take = argTakes(rb, loc, item, *x, acc[0], e);
+                  Value r = rb.getInsertionBlock()->getArgument(0);
+                  if (w != 1)
+                    r = vector::BroadcastOp::create(
+                        rb, loc, VectorType::get({w}, rb.getI64Type()), r);
+                  return SmallVector<Value>{
+                      arith::SelectOp::create(rb, loc, take, *x, acc[0]),
+                      arith::SelectOp::create(rb, loc, take, r, acc[1])};
+                });
+    seeds[item.op->getResult(0)] = loop.getResult(1);
+  };
   // The passes over one vector (or one column) of columns starting at `col`.
   auto columnStep = [&](OpBuilder &nb, Value col, unsigned w) {
     auto indexAt = [&](Value position) -> Index {
@@ -267,8 +382,13 @@ FailureOr<HostFusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
             scf::YieldOp::create(rb, loc, *next);
           });
     };
-    for (ReductionInfo &r : reductions) {
+    for (ColumnItem &item : items) {
       RegionEmitter constants(nb, loc, w, pointers);
+      if (!item.reduce) {
+        emitArgScan(nb, constants, item, w, seeds, rowLoop);
+        continue;
+      }
+      ReductionInfo &r = *item.reduce;
       Value init = constants.constant(r.accumulator, r.identity);
       auto loop =
           rowLoop(init,

@@ -503,6 +503,11 @@ FailureOr<HostFusionKernels> emitHostKernels(fd::FusionOp fusion,
                                              ModuleOp module,
                                              StringRef namePrefix,
                                              unsigned vectorWidth) {
+  // An argmax or argmin scans its axis in order, as a column reduction does
+  // (with columns of one element when the axis is the last).
+  if (!fusion.getBody().getOps<fd::ArgMaxOp>().empty() ||
+      !fusion.getBody().getOps<fd::ArgMinOp>().empty())
+    return emitHostColumnReduction(fusion, module, namePrefix, vectorWidth);
   switch (fusion.getKind()) {
   case fd::ScheduleKind::pointwise:
     return emitPointwise(fusion, module, namePrefix, vectorWidth);

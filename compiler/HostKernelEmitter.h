@@ -8,11 +8,11 @@
 // reduction is a partials kernel (one fixed-size chunk per iteration, so the
 // result never depends on the thread count) and a one-iteration finishing
 // kernel; a row reduction (softmax, layernorm) is one kernel with one row per
-// iteration; a column reduction one kernel with a block of columns per
-// iteration; a matmul one kernel with a block of output rows per iteration,
-// its prologue applied on load and its epilogue before the store. Broadcasts,
-// transposes, slices and reshapes inside a region are index maps on the loads,
-// never materialized.
+// iteration; a column reduction (and any argmax or argmin) one kernel with a
+// block of columns per iteration; a matmul one kernel with a block of output
+// rows per iteration, its prologue applied on load and its epilogue before the
+// store. Broadcasts, transposes, slices and reshapes inside a region are index
+// maps on the loads, never materialized.
 //
 // It must never produce a wrong kernel silently: an op or a schedule it
 // cannot generate is an error at the op's location that names both.

@@ -239,6 +239,25 @@ TEST_F(HostMatmul, ColumnReductions) {
   check(*b.finish());
 }
 
+/// Argmax and argmin along every axis, ties (small integers), NaN (square
+/// roots of negatives win, as in NumPy), first and last index.
+TEST_F(HostMatmul, ArgMaxAndArgMin) {
+  for (int64_t axis : {0, 1}) {
+    for (bool last : {false, true}) {
+      SCOPED_TRACE("axis " + std::to_string(axis) + " select_last_index " +
+                   std::to_string(last));
+      GraphBuilder b;
+      TensorId x = b.input({ElementType::F32, {37, 1000}}, "x");
+      TensorId n = b.input({ElementType::I32, {9, 31}}, "small_integers");
+      TensorId s = b.input({ElementType::F32, {5, 19}}, "mixed_signs");
+      b.output(b.argmax(x, axis, false, last), "argmax");
+      b.output(b.argmin(n, axis, true, last), "argmin_ties");
+      b.output(b.argmax(b.sqrt(s), axis, false, last), "argmax_nan");
+      check(*b.finish(), {{-2, 2}, {-3, 3}, {-1, 3}});
+    }
+  }
+}
+
 /// Compiles `graph`, runs it on one core (best of 20 runs, uploads and
 /// downloads included) and prints its time and `work / time` in `unit`.
 void timeOnOneCore(const Graph &graph, const char *what, double work,
