@@ -395,27 +395,33 @@ int runModel(const RunOptions &options) {
     Expected<onnximport::ImportedModel> imported =
         onnximport::importModelFile(options.model, importOptions);
     // A shape, axes or indices given as a model input must be known at
-    // import time: the integer tensors given with --input are bound then.
-    if (!imported.ok() &&
-        imported.message().find("must be a constant") != std::string::npos &&
-        !options.inputs.empty()) {
-      for (const std::string &spec : options.inputs) {
-        std::size_t equals = spec.find('=');
-        if (equals == std::string::npos || equals == 0)
-          continue;
-        Expected<npy::Array> array = readInputFile(spec.substr(equals + 1));
-        if (!array.ok() || isFloat(array->type.elementType))
-          continue;
-        HostTensorData value(array->type);
-        value.bytes = std::move(array->bytes);
-        importOptions.constantInputs.emplace(spec.substr(0, equals),
-                                             std::move(value));
-      }
-      if (!importOptions.constantInputs.empty()) {
-        imported = onnximport::importModelFile(options.model, importOptions);
-        for (const auto &entry : importOptions.constantInputs)
-          boundAtImport.insert(entry.first);
-      }
+    // import time: the input the error names ("..., 'NAME') must be a
+    // constant"), when --input gives it, is bound then; again for the next.
+    constexpr llvm::StringLiteral kNeedsConstant = "') must be a constant";
+    while (!imported.ok()) {
+      const std::string &message = imported.message();
+      std::size_t end = message.find(kNeedsConstant.str());
+      std::size_t start = end == std::string::npos ? std::string::npos
+                                                   : message.rfind(", '", end);
+      if (start == std::string::npos)
+        break;
+      std::string needed = message.substr(start + 3, end - start - 3);
+      if (importOptions.constantInputs.count(needed))
+        break;
+      std::optional<std::string> path;
+      for (const std::string &spec : options.inputs)
+        if (spec.size() > needed.size() && spec.starts_with(needed + "="))
+          path = spec.substr(needed.size() + 1);
+      if (!path)
+        break;
+      Expected<npy::Array> array = readInputFile(*path);
+      if (!array.ok())
+        return fail("--input " + needed + ": " + array.message());
+      HostTensorData value(array->type);
+      value.bytes = std::move(array->bytes);
+      importOptions.constantInputs.emplace(needed, std::move(value));
+      boundAtImport.insert(needed);
+      imported = onnximport::importModelFile(options.model, importOptions);
     }
     if (!imported.ok())
       return fail(
