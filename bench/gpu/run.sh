@@ -65,7 +65,9 @@ PY
 peers=(torch-cuda)
 [ "$quick" = 1 ] || peers+=(torch.compile-cuda)
 for peer in "${peers[@]}"; do
-  timeout 100 python3 "$here/peers.py" "$peer" "$spec" >"$results/$peer.json" 2>&1 ||
+  limit=60
+  [ "$peer" = torch-cuda ] || limit=150 # Triton compiles each graph first
+  timeout "$limit" python3 "$here/peers.py" "$peer" "$spec" >"$results/$peer.json" 2>&1 ||
     echo "$peer: failed or unavailable (see $results/$peer.json)"
 done
 rm -f "$spec"
