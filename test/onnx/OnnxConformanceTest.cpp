@@ -223,19 +223,31 @@ Outcome runNodeTest(const fs::path &dir, const Runner &runner) {
   Expected<onnximport::ImportedModel> model =
       onnximport::importModelFile(modelPath);
   // A static-shape importer needs shapes, axes and indices at import time:
-  // when a test gives them as inputs, its integer inputs are bound as
-  // constants (the test's single data set gives their values).
+  // when a test gives one as an input, the input the importer names is
+  // bound as a constant from the test's first data set, one after another
+  // (as fuse-run does with --input files).
   if (!model.ok() &&
       model.message().find("must be a constant") != std::string::npos) {
     onnximport::ImportOptions options;
     std::vector<HostTensorData> values = readInputs(dir / "test_data_set_0");
     Expected<std::vector<std::string>> names =
         onnximport::modelInputNames(modelPath);
-    if (names.ok())
-      for (std::size_t k = 0; k < names->size() && k < values.size(); ++k)
-        if (!isFloat(values[k].type.elementType))
-          options.constantInputs.emplace((*names)[k], values[k]);
-    model = onnximport::importModelFile(modelPath, options);
+    while (!model.ok() && names.ok()) {
+      const std::string &message = model.message();
+      std::size_t end = message.find("') must be a constant");
+      std::size_t start = end == std::string::npos ? std::string::npos
+                                                   : message.rfind(", '", end);
+      if (start == std::string::npos)
+        break;
+      std::string needed = message.substr(start + 3, end - start - 3);
+      auto it = std::find(names->begin(), names->end(), needed);
+      std::size_t k = it - names->begin();
+      if (it == names->end() || k >= values.size() ||
+          options.constantInputs.count(needed))
+        break;
+      options.constantInputs.emplace(needed, values[k]);
+      model = onnximport::importModelFile(modelPath, options);
+    }
   }
   if (!model.ok())
     return {false, "import: " + model.message()};
