@@ -36,6 +36,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <cmath>
 #include <limits>
 #include <tuple>
 
@@ -633,8 +634,40 @@ private:
       return readUnsigned ? Value(arith::ExtUIOp::create(b, loc, toType, x))
                           : Value(arith::ExtSIOp::create(b, loc, toType, x));
     }
-    return unsupported(op, "float to integer casts (saturating) are not "
-                           "supported yet");
+    if (isa<FloatType>(fromCompute) && isa<IntegerType>(toCompute))
+      return emitSaturatingCast(x, fromCompute, toCompute);
+    return unsupported(op, "no host lowering of this cast yet");
+  }
+
+  /// Truncates toward zero, saturating at the integer's limits; NaN gives 0.
+  /// fptosi alone would give poison out of range.
+  Value emitSaturatingCast(Value x, Type from, Type to) {
+    unsigned bits = to.getIntOrFloatBitWidth();
+    double limit = std::ldexp(1.0, int(bits) - 1);
+    auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) {
+      return Value(arith::CmpFOp::create(b, loc, p, l, r));
+    };
+    Value tooHigh = cmp(arith::CmpFPredicate::OGE, x, constant(from, limit));
+    Value tooLow = cmp(arith::CmpFPredicate::OLT, x, constant(from, -limit));
+    Value inRange = cmp(arith::CmpFPredicate::ORD, x, x);
+    inRange = arith::AndIOp::create(
+        b, loc, inRange,
+        arith::XOrIOp::create(b, loc,
+                              arith::OrIOp::create(b, loc, tooHigh, tooLow),
+                              constant(b.getI1Type(), 1)));
+    Value safe = arith::SelectOp::create(b, loc, inRange, x, constant(from, 0));
+    Value result = arith::FPToSIOp::create(b, loc, vectorOf(to), safe);
+    auto limitConstant = [&](const APInt &value) {
+      TypedAttr attr = IntegerAttr::get(to, value);
+      if (width != 1)
+        attr = DenseElementsAttr::get(cast<ShapedType>(vectorOf(to)),
+                                      mlir::Attribute(attr));
+      return Value(arith::ConstantOp::create(b, loc, vectorOf(to), attr));
+    };
+    result = arith::SelectOp::create(
+        b, loc, tooHigh, limitConstant(APInt::getSignedMaxValue(bits)), result);
+    return Value(arith::SelectOp::create(
+        b, loc, tooLow, limitConstant(APInt::getSignedMinValue(bits)), result));
   }
 
   OpBuilder &b;

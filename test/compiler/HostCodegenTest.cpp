@@ -90,6 +90,23 @@ TEST_F(HostCodegen, F16Inputs) {
   check(*b.finish());
 }
 
+/// Float to integer truncates toward zero and saturates; NaN gives 0.
+TEST_F(HostCodegen, SaturatingFloatToIntegerCasts) {
+  for (int64_t n : {7, 1000}) {
+    GraphBuilder b;
+    TensorId x = b.input({ElementType::F32, {n}}, "x");
+    TensorId h = b.input({ElementType::F16, {n}}, "h");
+    TensorId huge = b.mul(x, b.splat({ElementType::F32, {n}}, 1e10));
+    b.output(b.cast(x, ElementType::I8), "i8");
+    b.output(b.cast(huge, ElementType::I32), "i32");
+    b.output(b.cast(huge, ElementType::I64), "i64");
+    b.output(b.cast(b.mul(huge, huge), ElementType::I64), "i64_huge");
+    b.output(b.cast(b.sqrt(x), ElementType::I32), "nan_is_zero");
+    b.output(b.cast(h, ElementType::I8), "f16_to_i8");
+    check(*b.finish(), {{-300, 300}, {-300, 300}});
+  }
+}
+
 TEST_F(HostCodegen, RankZeroAndZeroSized) {
   GraphBuilder b;
   TensorId s = b.input({ElementType::F32, {}}, "s");
