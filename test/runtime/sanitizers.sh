@@ -16,4 +16,6 @@ cmake -G Ninja -S "${source_dir}" -B "${build_dir}" \
 ninja -C "${build_dir}"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-cd "${build_dir}" && ctest --output-on-failure
+# The install test builds an out-of-tree consumer without sanitizer flags,
+# which cannot load an ASan library; the regular build runs it.
+cd "${build_dir}" && ctest --output-on-failure -E '^engine_install_out_of_tree$'
