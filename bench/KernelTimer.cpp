@@ -21,6 +21,12 @@ double msSince(Clock::time_point start) {
       .count();
 }
 
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
 } // namespace
 
 Expected<KernelTiming>
@@ -86,8 +92,10 @@ timeKernels(device::DeviceRuntime &runtime, const Bundle &bundle,
   if (!stream.ok())
     return fail("stream", stream.error());
 
-  // The batch's time: the sum of its launches on the device (timing mode
-  // Kernel), or the host clock from submit to the fence.
+  // The batch's time: the sum of its launches on the device, or the host
+  // clock from submit to the fence. Timed batches run in the Kernel timing
+  // mode either way, for the time of each launch.
+  std::vector<std::vector<double>> launchMs;
   auto submitAndWait = [&](device::CommandBatch batch,
                            bool timed) -> Expected<double> {
     if (batch.empty())
@@ -103,15 +111,20 @@ timeKernels(device::DeviceRuntime &runtime, const Bundle &bundle,
       return fail("wait", receipt.error());
     if (const auto *failed = std::get_if<device::FailedButQuiescent>(&*receipt))
       return fail("run", failed->error);
-    if (!timed || !options.deviceTime)
+    if (!timed)
       return hostMs;
     auto timing = runtime.submissionTiming(submitted.fence());
     if (!timing.ok())
       return fail("timing", timing.error());
-    std::chrono::nanoseconds sum{0};
-    for (std::chrono::nanoseconds launch : timing->launches)
-      sum += launch;
-    return std::chrono::duration<double, std::milli>(sum).count();
+    double sum = 0;
+    launchMs.resize(std::max(launchMs.size(), timing->launches.size()));
+    for (std::size_t i = 0; i < timing->launches.size(); ++i) {
+      double ms = std::chrono::duration<double, std::milli>(timing->launches[i])
+                      .count();
+      launchMs[i].push_back(ms);
+      sum += ms;
+    }
+    return options.deviceTime ? sum : hostMs;
   };
 
   device::CommandBatch upload;
@@ -127,8 +140,7 @@ timeKernels(device::DeviceRuntime &runtime, const Bundle &bundle,
   if (Expected<double> uploaded = submitAndWait(std::move(upload), false);
       !uploaded.ok())
     return uploaded.status();
-  if (options.deviceTime)
-    runtime.setTimingMode(device::TimingMode::Kernel);
+  runtime.setTimingMode(device::TimingMode::Kernel);
 
   auto kernelBatch = [&](const std::vector<device::Buffer> &inputBuffers)
       -> Expected<device::CommandBatch> {
@@ -182,21 +194,20 @@ timeKernels(device::DeviceRuntime &runtime, const Bundle &bundle,
     Expected<device::CommandBatch> batch = kernelBatch(inputSets[r % sets]);
     if (!batch.ok())
       return batch.status();
+    if (r == warmup)
+      launchMs.clear();
     Expected<double> ms = submitAndWait(batch.take(), true);
     if (!ms.ok())
       return ms.status();
     if (r >= warmup)
       times.push_back(*ms);
   }
-  if (options.deviceTime)
-    runtime.setTimingMode(device::TimingMode::Off);
-  std::sort(times.begin(), times.end());
+  runtime.setTimingMode(device::TimingMode::Off);
   KernelTiming timing;
-  timing.minMs = times.front();
-  timing.medianMs =
-      times.size() % 2
-          ? times[times.size() / 2]
-          : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
+  timing.minMs = *std::min_element(times.begin(), times.end());
+  timing.medianMs = median(times);
+  for (std::vector<double> &launch : launchMs)
+    timing.launchMedianMs.push_back(median(launch));
   for (std::size_t o = 0; o < bundle.outputs.size(); ++o) {
     auto data =
         runtime.readback(*stream, outputBuffers[o], 0,

@@ -22,6 +22,9 @@ namespace fuse::bench {
 
 struct KernelTiming {
   double medianMs = 0, minMs = 0;
+  /// Each launch's median time over the timed runs, in launch order (the
+  /// runtime's Kernel timing mode): which kernel the time goes to.
+  std::vector<double> launchMedianMs;
   /// The outputs of the last run, in the bundle's output order.
   std::vector<device::TensorBytes> outputs;
 };

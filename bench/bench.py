@@ -244,6 +244,13 @@ def markdown(results):
     lines.append("New-process times are whole `fuse-run MODEL --cache-dir DIR` runs (start, cache lookup, load, "
                  "random inputs, one run, exit) on the small shape of each workload (`--quick` sizes); "
                  "the second run finds the bundle in the cache.")
+    for w in results["workloads"]:
+        kernels = (w["fuse"] or {}).get("kernel_ms")
+        if kernels:
+            lines.append("")
+            lines.append(f"Where {w['name']}'s time goes (fused, median per kernel, launch order): "
+                         + ", ".join(f"{k['name']} {k['ms']:.3g} ms" for k in kernels) + ".")
+    lines.append("")
     lazy = results.get("lazy")
     if lazy and "record_ns_per_op" in lazy:
         lines.append(

@@ -131,6 +131,18 @@ std::string variantJson(const Bundle &bundle, double compileMs,
       .num("pct_triad", 100.0 * gbps / triadGBps);
   if (flops > 0)
     object.num("gflops", flops / (timing.medianMs * 1e-3) / 1e9);
+  // Where the time goes, for bundles of a few kernels.
+  if (bundle.kernels.size() > 1 && bundle.kernels.size() <= 16 &&
+      timing.launchMedianMs.size() == bundle.launchOrder.size()) {
+    std::string kernels = "[";
+    for (std::size_t i = 0; i < bundle.launchOrder.size(); ++i)
+      kernels += (i ? ", " : "") +
+                 JsonObject()
+                     .str("name", bundle.kernels[bundle.launchOrder[i]].name)
+                     .num("ms", timing.launchMedianMs[i])
+                     .toString();
+    object.raw("kernel_ms", kernels + "]");
+  }
   return object.toString();
 }
 
