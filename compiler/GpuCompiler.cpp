@@ -38,6 +38,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -609,6 +610,21 @@ Expected<Compilation> GpuCompiler::Impl::compileModule(
     perModule.addPass(mlir::createSCFToControlFlowPass());
     perModule.addPass(mlir::createConvertGpuOpsToNVVMOps());
     lower.addPass(mlir::createReconcileUnrealizedCastsPass());
+    // Warp reductions become shuffles first (convert-gpu-to-nvvm has no
+    // lowering of gpu.subgroup_reduce on f32).
+    {
+      mlir::RewritePatternSet patterns(&context);
+      mlir::populateGpuBreakDownSubgroupReducePatterns(
+          patterns,
+          /*maxShuffleBitwidth=*/32);
+      mlir::populateGpuLowerSubgroupReduceToShufflePatterns(
+          patterns, /*subgroupSize=*/32, /*shuffleBitwidth=*/32);
+      mlir::populateGpuLowerClusteredSubgroupReduceToShufflePatterns(
+          patterns, /*subgroupSize=*/32, /*shuffleBitwidth=*/32);
+      if (mlir::failed(
+              mlir::applyPatternsGreedily(*kernelModule, std::move(patterns))))
+        return diagnostics.error("lowering warp reductions failed");
+    }
     if (mlir::failed(lower.run(*kernelModule)))
       return diagnostics.error("lowering the GPU kernels to NVVM failed");
     phases.push_back({"lower", Clock::now() - start});

@@ -29,6 +29,8 @@ constexpr int64_t kMaxReductionBlocks = 1024;
 constexpr int64_t kReductionStepsPerThread = 4;
 /// Most blocks of a row kernel; more rows are taken in a block-stride loop.
 constexpr int64_t kMaxRowBlocks = 65535;
+/// Rows per block of a row kernel whose rows a warp covers: one per warp.
+constexpr int64_t kRowsPerBlock = 8;
 /// Bytes per slot of the scratch partials (f32 and f64 accumulators alike).
 constexpr int64_t kScratchSlotBytes = 8;
 
@@ -586,7 +588,8 @@ emitColumnReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
   return kernels;
 }
 
-/// One block per row (one warp for short rows), rows beyond the grid in a
+/// One block per row (one warp per row, 8 per block, for short rows), rows
+/// beyond the grid in a
 /// block-stride loop: a pass over the row per reduction, in order (so a
 /// reduction may use an earlier one, as softmax's sum uses its max), each
 /// combined across the block, then a last pass that stores the results over
@@ -648,6 +651,15 @@ emitRowReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
       vectorize ? rowLength / kGpuVectorWidth : std::max<int64_t>(1, rowLength);
   unsigned blockSize = unsigned(std::clamp<int64_t>(
       ceilDiv(steps, kWarpSize) * kWarpSize, kWarpSize, kGpuBlockSize));
+  // Rows that one warp covers in a step: a warp per row, kRowsPerBlock rows
+  // per block, reduced by shuffles alone (32-bit accumulators).
+  bool warpPerRow =
+      blockSize == kWarpSize && llvm::all_of(reductions, [](const auto &r) {
+        return r.accumulator.getIntOrFloatBitWidth() == 32;
+      });
+  int64_t rowsPerBlock = warpPerRow ? kRowsPerBlock : 1;
+  if (warpPerRow)
+    blockSize = unsigned(kWarpSize * kRowsPerBlock);
 
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
@@ -658,8 +670,21 @@ emitRowReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
                    /*scratchReadOnly=*/false, blockSize);
   Value thread = threadId(b, loc);
   Value threads = blockDim(b, loc);
-  auto rowLoop = scf::ForOp::create(b, loc, blockId(b, loc),
-                                    i64Constant(b, loc, rows), gridDim(b, loc));
+  Value firstRow = blockId(b, loc), rowStep = gridDim(b, loc);
+  if (warpPerRow) {
+    Value warpSize = i64Constant(b, loc, kWarpSize);
+    Value perBlock = i64Constant(b, loc, rowsPerBlock);
+    firstRow = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, firstRow, perBlock),
+        arith::DivUIOp::create(b, loc, thread, warpSize));
+    rowStep = arith::MulIOp::create(b, loc, rowStep, perBlock);
+    thread = arith::RemUIOp::create(b, loc, thread, warpSize);
+    threads = warpSize;
+  }
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        thread, i64Constant(b, loc, 0));
+  auto rowLoop =
+      scf::ForOp::create(b, loc, firstRow, i64Constant(b, loc, rows), rowStep);
   b.setInsertionPoint(rowLoop.getBody()->getTerminator());
   Value row = rowLoop.getInductionVar();
   Value lo = arith::MulIOp::create(b, loc, row, i64Constant(b, loc, rowLength));
@@ -681,8 +706,10 @@ emitRowReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
         });
     if (failed(loop))
       return failure();
-    Value result =
-        reduceBlock(b, loc, r, loop->vectorResults[0], loop->scalarResults[0]);
+    Value result = warpPerRow ? reduceWarp(b, loc, r, loop->vectorResults[0],
+                                           loop->scalarResults[0])
+                              : reduceBlock(b, loc, r, loop->vectorResults[0],
+                                            loop->scalarResults[0]);
     if (r.op.getKind() == fd::ReduceKind::mean)
       result = arith::DivFOp::create(
           b, loc, result,
@@ -710,7 +737,7 @@ emitRowReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
   }
   bool failedBody = false;
   if (!rowResults.empty())
-    onFirstThread(b, loc, [&](OpBuilder &then) {
+    onlyIf(b, loc, isFirst, [&](OpBuilder &then) {
       RegionEmitter e(then, loc, 1, pointers.inputs);
       for (auto [value, known] : seeds)
         e.seed(value, known);
@@ -728,13 +755,15 @@ emitRowReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
   if (failedBody)
     return failure();
   // The next row's reductions reuse the shared memory of this row's.
-  gpu::BarrierOp::create(b, loc);
+  if (!warpPerRow)
+    gpu::BarrierOp::create(b, loc);
 
   GpuKernelPlan plan;
   plan.entry = name;
   plan.module = name + "_module";
   plan.schedule = ScheduleKind::RowReduction;
-  plan.launch.gridX = uint32_t(std::clamp<int64_t>(rows, 1, kMaxRowBlocks));
+  plan.launch.gridX = uint32_t(
+      std::clamp<int64_t>(ceilDiv(rows, rowsPerBlock), 1, kMaxRowBlocks));
   plan.launch.blockX = blockSize;
   plan.launch.iterations = rows;
   for (unsigned i = 0; i < fusion.getInputs().size(); ++i)

@@ -1011,6 +1011,28 @@ inline Value reduceBlock(OpBuilder &b, Location loc, const ReductionInfo &r,
       /*uniform=*/true);
 }
 
+/// As reduceBlock, across one warp only (shuffles, no shared memory, no
+/// barrier): `gpu.subgroup_reduce`, which GpuCompiler lowers to shuffles
+/// before NVVM. 32-bit accumulators only.
+inline Value reduceWarp(OpBuilder &b, Location loc, const ReductionInfo &r,
+                        Value vectorAcc, Value scalarAcc) {
+  Value horizontal =
+      vector::ReductionOp::create(b, loc, r.combining, vectorAcc);
+  Value partial = combine(b, loc, r, horizontal, scalarAcc);
+  return gpu::SubgroupReduceOp::create(b, loc, partial,
+                                       allReduceKind(r.combining),
+                                       /*uniform=*/true);
+}
+
+/// Runs `body` where `condition` holds.
+inline void onlyIf(OpBuilder &b, Location loc, Value condition,
+                   function_ref<void(OpBuilder &)> body) {
+  auto ifOp = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  body(b);
+}
+
 /// Runs `body` on thread 0 of the block only.
 inline void onFirstThread(OpBuilder &b, Location loc,
                           function_ref<void(OpBuilder &)> body) {

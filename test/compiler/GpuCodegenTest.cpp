@@ -103,7 +103,7 @@ TEST_P(GpuCodegen, FullReductionIsTwoKernelsThroughScratch) {
   }
 }
 
-TEST_P(GpuCodegen, SoftmaxRowsOneBlockPerRow) {
+TEST_P(GpuCodegen, SoftmaxRowsWarpOrBlockPerRow) {
   requireToolkit();
   for (int64_t length : {7, 1000, 4097}) {
     GraphBuilder b;
@@ -120,11 +120,14 @@ TEST_P(GpuCodegen, SoftmaxRowsOneBlockPerRow) {
     ASSERT_EQ(bundle.kernels.size(), 1u) << length;
     const BundleKernel &kernel = bundle.kernels[0];
     EXPECT_EQ(kernel.schedule, ScheduleKind::RowReduction);
-    EXPECT_EQ(kernel.launch.gridX, 3u);
-    // A warp for a short row, 256 threads for long ones.
-    EXPECT_EQ(kernel.launch.blockX, length < 100 ? 32u : 256u) << length;
+    // Short rows: a warp per row, 8 rows per block, shuffles alone; long
+    // rows: a block of 256 per row, shuffles and shared memory.
+    bool warpPerRow = length < 100;
+    EXPECT_EQ(kernel.launch.gridX, warpPerRow ? 1u : 3u) << length;
+    EXPECT_EQ(kernel.launch.blockX, 256u) << length;
     std::string ptx = payloadText(kernel);
     EXPECT_NE(ptx.find("shfl.sync.bfly"), std::string::npos);
+    EXPECT_EQ(ptx.find("bar.sync") == std::string::npos, warpPerRow) << length;
     // Rows of 1000 start 16-byte aligned; rows of 7 and 4097 do not.
     EXPECT_EQ(ptx.find("ld.global.nc.v4") != std::string::npos, length % 4 == 0)
         << length;
