@@ -39,8 +39,17 @@ def log(message):
 def run_fuse_bench(args):
     command = [args.fuse_bench] + (["--quick"] if args.quick else []) + ["--runs", str(args.runs)]
     log("running " + " ".join(command))
-    done = subprocess.run(command, stdout=subprocess.PIPE, text=True)
-    records = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    try:
+        done = subprocess.run(command, stdout=subprocess.PIPE, text=True)
+    except OSError as error:
+        log(f"cannot run fuse-bench: {error}")
+        sys.exit(1)
+    records = []
+    for line in done.stdout.splitlines():
+        try:
+            records.append(json.loads(line))
+        except ValueError:
+            log(f"not a JSON record from fuse-bench: {line[:200]}")
     if done.returncode != 0:
         log(f"fuse-bench exited {done.returncode}; its records are reported as they are")
     return records
@@ -333,6 +342,9 @@ def main():
         args.runs = 2 if args.quick else 20
 
     records = run_fuse_bench(args)
+    if not any(r.get("record") == "machine" for r in records):
+        log("fuse-bench printed no machine record; nothing to report")
+        sys.exit(1)
     workloads = [r for r in records if r.get("record") == "workload"]
     spec = {
         "warmup": 1 if args.quick else 2,
