@@ -190,6 +190,10 @@ def markdown(results):
         "(above 1: Fuse is faster)",
         "- this is a shared 2-core virtual machine: other processes (compiles) may have run during the "
         "measurement, so the numbers are noisy",
+        "- Fuse unfused: the same graph compiled with enableFusion=false (one kernel per op); every Fuse kernel "
+        "uses all cores. numpy: elementwise ops on one thread, BLAS on all; PyTorch: torch.set_num_threads(cores), "
+        "eager with its fused ops (F.gelu, softmax, F.layer_norm, addmm), torch.compile on the graphs as written; "
+        "onnxruntime: the graphs as ONNX (opset 17, LayerNormalization and Softmax ops), intra-op threads = cores",
     ]
     if results["quick"]:
         lines.append("- QUICK RUN: small sizes, not the issue's")
