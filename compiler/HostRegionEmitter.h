@@ -562,6 +562,10 @@ private:
         return Value(arith::SubIOp::create(b, loc, zero(), x[0]));
       if (name == "abs")
         return Value(math::AbsIOp::create(b, loc, x[0]));
+      if (auto rem = dyn_cast<fd::RemOp>(op))
+        return emitIntRem(rem, x[0], x[1], compute);
+      if (name == "pow")
+        return emitIntPow(x[0], x[1], compute);
     }
     return unsupported(op,
                        "no host lowering of integer " + name.str() + " yet");
@@ -637,6 +641,73 @@ private:
     if (isa<FloatType>(fromCompute) && isa<IntegerType>(toCompute))
       return emitSaturatingCast(x, fromCompute, toCompute);
     return unsupported(op, "no host lowering of this cast yet");
+  }
+
+  /// A remainder by 0 (and a signed one by -1, which overflows for the
+  /// minimum) is 0; without `fmod` the result takes the divisor's sign.
+  Value emitIntRem(fd::RemOp op, Value lhs, Value rhs, Type compute) {
+    auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) {
+      return Value(arith::CmpIOp::create(b, loc, p, l, r));
+    };
+    Value zero = constant(compute, 0), one = constant(compute, 1);
+    Value bad = cmp(arith::CmpIPredicate::eq, rhs, zero);
+    if (!op.getIsUnsigned())
+      bad = arith::OrIOp::create(
+          b, loc, bad,
+          cmp(arith::CmpIPredicate::eq, rhs, constant(compute, -1)));
+    Value safe = arith::SelectOp::create(b, loc, bad, one, rhs);
+    Value r;
+    if (op.getIsUnsigned()) {
+      r = arith::RemUIOp::create(b, loc, lhs, safe);
+    } else {
+      r = arith::RemSIOp::create(b, loc, lhs, safe);
+      if (!op.getFmod()) {
+        Value signsDiffer = arith::XOrIOp::create(
+            b, loc, cmp(arith::CmpIPredicate::slt, r, zero),
+            cmp(arith::CmpIPredicate::slt, rhs, zero));
+        Value fix = arith::AndIOp::create(
+            b, loc, cmp(arith::CmpIPredicate::ne, r, zero), signsDiffer);
+        r = arith::SelectOp::create(b, loc, fix,
+                                    arith::AddIOp::create(b, loc, r, rhs), r);
+      }
+    }
+    return arith::SelectOp::create(b, loc, bad, zero, r);
+  }
+
+  /// Exact, wrapping: squaring over the exponent's bits. A negative
+  /// exponent gives 0 unless the base is 1 (1) or -1 (-1 or 1 by parity).
+  Value emitIntPow(Value base, Value exponent, Type compute) {
+    auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) {
+      return Value(arith::CmpIOp::create(b, loc, p, l, r));
+    };
+    Value zero = constant(compute, 0), one = constant(compute, 1);
+    Value minusOne = constant(compute, -1);
+    unsigned bits = compute.getIntOrFloatBitWidth();
+    auto loop = scf::ForOp::create(
+        b, loc, i64(0), i64(bits), i64(1), ValueRange{one, base, exponent},
+        [&](OpBuilder &nb, Location nl, Value, ValueRange acc) {
+          Value odd = arith::CmpIOp::create(
+              nb, nl, arith::CmpIPredicate::ne,
+              arith::AndIOp::create(nb, nl, acc[2], one), zero);
+          Value result = arith::SelectOp::create(
+              nb, nl, odd, arith::MulIOp::create(nb, nl, acc[0], acc[1]),
+              acc[0]);
+          Value square = arith::MulIOp::create(nb, nl, acc[1], acc[1]);
+          Value rest = arith::ShRUIOp::create(nb, nl, acc[2], one);
+          scf::YieldOp::create(nb, nl, ValueRange{result, square, rest});
+        });
+    Value oddExponent = cmp(arith::CmpIPredicate::ne,
+                            arith::AndIOp::create(b, loc, exponent, one), zero);
+    Value ofMinusOne =
+        arith::SelectOp::create(b, loc, oddExponent, minusOne, one);
+    Value negative = arith::SelectOp::create(
+        b, loc, cmp(arith::CmpIPredicate::eq, base, one), one,
+        arith::SelectOp::create(b, loc,
+                                cmp(arith::CmpIPredicate::eq, base, minusOne),
+                                ofMinusOne, zero));
+    return arith::SelectOp::create(
+        b, loc, cmp(arith::CmpIPredicate::slt, exponent, zero), negative,
+        loop.getResult(0));
   }
 
   /// Truncates toward zero, saturating at the integer's limits; NaN gives 0.

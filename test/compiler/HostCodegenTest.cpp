@@ -107,6 +107,24 @@ TEST_F(HostCodegen, SaturatingFloatToIntegerCasts) {
   }
 }
 
+/// Integer remainders (floor-mod, fmod, unsigned; by 0 and -1) and powers
+/// (wrapping, negative exponents) on every integer width.
+TEST_F(HostCodegen, IntegerRemainderAndPower) {
+  for (ElementType type :
+       {ElementType::I8, ElementType::I32, ElementType::I64}) {
+    GraphBuilder b;
+    TensorType t{type, {1001}};
+    TensorId x = b.input(t, "x");
+    TensorId y = b.input(t, "y");
+    TensorId e = b.input(t, "exponent");
+    b.output(b.rem(x, y), "floor_mod");
+    b.output(b.rem(x, y, /*fmod=*/true), "fmod");
+    b.output(b.rem(x, y, false, /*isUnsigned=*/true), "unsigned");
+    b.output(b.binary(OpKind::Pow, y, e), "pow");
+    check(*b.finish(), {{-100, 100}, {-4, 4}, {-3, 40}});
+  }
+}
+
 TEST_F(HostCodegen, RankZeroAndZeroSized) {
   GraphBuilder b;
   TensorId s = b.input({ElementType::F32, {}}, "s");
