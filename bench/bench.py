@@ -85,6 +85,18 @@ def run_peer(peer, spec_path):
     return result
 
 
+def source_state():
+    """The commit measured, and whether tracked files differed from it."""
+    try:
+        commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (not a git checkout)"
+    return commit + (" with uncommitted changes to tracked files" if dirty else "")
+
+
 def fmt_ms(ms):
     return f"{ms:.3g}" if ms < 100 else f"{ms:.0f}"
 
@@ -146,6 +158,7 @@ def build_results(records, peers, args):
             "platform": platform.platform(),
         },
         "quick": args.quick,
+        "source": source_state(),
         "runs": args.runs,
         "peers": peer_info,
         "workloads": workloads,
@@ -178,6 +191,7 @@ def markdown(results):
         "",
         f"- date: {results['date']}",
         f"- machine: {m['cpu']}, {m['cores']} cores, target {m['target']} ({m['platform']})",
+        f"- Fuse built from {results['source']}",
         f"- memory bandwidth: **{m['triad_gbps']:.1f} GB/s**, the best pass of a triad with streaming stores "
         f"(3 arrays of {m['triad_array_mib']} MiB, {m['cores']} threads) measured before the workloads "
         f"({m['triad_start_gbps']:.1f} GB/s, median pass {m['triad_median_gbps']:.1f}) and again after them ("
