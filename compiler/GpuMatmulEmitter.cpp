@@ -27,6 +27,7 @@ namespace {
 /// register tile.
 constexpr int64_t kTileM = 64, kTileN = 64, kTileK = 16;
 constexpr int64_t kMicroTile = 4;
+constexpr int64_t kTilePadding = 4;
 constexpr int64_t kMaxGridYZ = 65535;
 
 /// One transpose on the way from the matmul's result to a yielded value.
@@ -137,11 +138,17 @@ emitTiledMatmul(fd::FusionOp fusion, fd::MatmulOp op,
       createKernel(b, module, fusion, name, numResults, /*scratch=*/false,
                    /*scratchReadOnly=*/false, unsigned(threads));
   Type f32 = b.getF32Type();
-  auto tileType = MemRefType::get(
-      {kTileK, kTileM}, f32, MemRefLayoutAttrInterface{},
-      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup));
-  Value lhsTile = pointers.func.addWorkgroupAttribution(tileType, loc);
-  Value rhsTile = pointers.func.addWorkgroupAttribution(tileType, loc);
+  // The lhs tile is stored transposed (k-major) by threads that walk k:
+  // 4 floats of padding per row spread their stores over the banks (2-way
+  // instead of 16-way conflicts) and keep rows 16-byte aligned.
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup);
+  auto lhsTileType = MemRefType::get({kTileK, kTileM + kTilePadding}, f32,
+                                     MemRefLayoutAttrInterface{}, workgroup);
+  auto rhsTileType = MemRefType::get({kTileK, kTileN}, f32,
+                                     MemRefLayoutAttrInterface{}, workgroup);
+  Value lhsTile = pointers.func.addWorkgroupAttribution(lhsTileType, loc);
+  Value rhsTile = pointers.func.addWorkgroupAttribution(rhsTileType, loc);
 
   auto c = [&](OpBuilder &builder, int64_t v) {
     return i64Constant(builder, loc, v);

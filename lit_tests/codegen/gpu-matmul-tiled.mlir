@@ -1,6 +1,7 @@
 // A matmul whose epilogue keeps positions (bias add, tanh) is a
 // shared-memory tiled kernel: 64 x 64 outputs per block of 256 threads,
-// K in steps of 16 through two 16 x 64 tiles (zero outside the matrix),
+// K in steps of 16 through two shared tiles (16 x 64, the lhs k-major and
+// padded to 16 x 68 against bank conflicts; zero outside the matrix),
 // a 4 x 4 register tile per thread read as 128-bit shared loads, and the
 // epilogue applied to each row of the register tile before the store.
 // Grid: (N tiles, M tiles, batch). 100 x 132 per batch: partial tiles.
@@ -26,7 +27,7 @@ func.func @ffn(%x: tensor<2x100x128xf32>, %w: tensor<128x132xf32>, %bias: tensor
 }
 
 // KERNELS-LABEL: gpu.func @fuse_k0_matmul
-// KERNELS-SAME: workgroup(%[[LHS:.*]] : memref<16x64xf32, #gpu.address_space<workgroup>>, %[[RHS:.*]] : memref<16x64xf32, #gpu.address_space<workgroup>>)
+// KERNELS-SAME: workgroup(%[[LHS:.*]] : memref<16x68xf32, #gpu.address_space<workgroup>>, %[[RHS:.*]] : memref<16x64xf32, #gpu.address_space<workgroup>>)
 // KERNELS-SAME: known_block_size = array<i32: 256, 1, 1>
 // KERNELS: gpu.block_id  y
 // KERNELS: gpu.block_id  z
