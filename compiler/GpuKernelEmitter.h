@@ -13,8 +13,9 @@
 //   reducing its grid-stride share with warp shuffles and shared memory into
 //   one slot of scratch) and a one-block finishing kernel that combines the
 //   slots in order: the result never depends on the device;
-// - row reduction (softmax, layernorm): one block per row (a single warp for
-//   short rows), a pass over the row per reduction, then the stores;
+// - row reduction (softmax, layernorm): one block per long row (shuffles
+//   and shared memory), one warp per short row (8 per block, shuffles
+//   alone), a pass over the row per reduction, then the stores;
 // - column reduction: one thread per 4 adjacent columns (coalesced rows),
 //   a pass down the rows per reduction, then the stores;
 // - matmul: a shared-memory tiled kernel (64 x 64 outputs per block, a
@@ -24,6 +25,9 @@
 //   form, each output pulling its dot product through the index maps.
 // Broadcasts, transposes, slices and reshapes are index maps on the loads,
 // never materialized.
+//
+// Kernels assume 16-byte aligned bindings that never overlap (runtime
+// allocations and arena slices are).
 //
 // It must never produce a wrong kernel silently: an op or a schedule it
 // cannot generate is an error at the op's location that names both.
