@@ -158,7 +158,7 @@ def build_results(records, peers, args):
             "platform": platform.platform(),
         },
         "quick": args.quick,
-        "source": source_state(),
+        "source": args.source or source_state(),
         "runs": args.runs,
         "peers": peer_info,
         "workloads": workloads,
@@ -355,6 +355,7 @@ def main():
     parser.add_argument("--runs", type=int, default=None, help="timed runs per workload (default 20, quick 2)")
     parser.add_argument("--peers", default=",".join(PEERS), help="comma-separated peers to run")
     parser.add_argument("--output-dir", default=os.path.join(HERE, "results"))
+    parser.add_argument("--source", help="what fuse-bench was built from (default: this checkout's commit)")
     args = parser.parse_args()
     if args.runs is None:
         args.runs = 2 if args.quick else 20
