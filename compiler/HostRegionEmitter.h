@@ -230,6 +230,8 @@ public:
       return emit(slice.getOperand(), mapIndex(index, sliceMap(slice)));
     if (auto reshape = dyn_cast<fd::ReshapeOp>(op))
       return emit(reshape.getOperand(), index);
+    if (auto concat = dyn_cast<fd::ConcatOp>(op))
+      return emitConcat(concat, index);
     if (auto constant = dyn_cast<fd::ConstantOp>(op))
       return emitConstant(constant);
     if (!op->hasTrait<OpTrait::Elementwise>())
@@ -361,6 +363,82 @@ public:
       return c(map.offset);
     if (map.offset != 0)
       result = arith::AddIOp::create(b, loc, result, c(map.offset));
+    return result;
+  }
+
+  /// Every lane's position as a vector.
+  Value lanePositions(Index index) {
+    auto type = VectorType::get({width}, b.getI64Type());
+    if (index.kind == Index::Lanes)
+      return index.value;
+    Value base = vector::BroadcastOp::create(b, loc, type, index.value);
+    if (index.kind == Index::Uniform)
+      return base;
+    SmallVector<int64_t> steps;
+    for (unsigned lane = 0; lane < width; ++lane)
+      steps.push_back(lane);
+    Value step = arith::ConstantOp::create(
+        b, loc, type, DenseElementsAttr::get(type, ArrayRef(steps)));
+    return arith::AddIOp::create(b, loc, base, step);
+  }
+
+  /// Each operand is read at its own position of the element, clamped into
+  /// its range along the axis (so every read is in bounds), and the one whose
+  /// range holds the element is selected. The lanes of an aligned block that
+  /// stays in one run of the dims after the axis share their operand;
+  /// otherwise they are gathered lane by lane.
+  FailureOr<Value> emitConcat(fd::ConcatOp op, Index index) {
+    ArrayRef<int64_t> shape = shapeOf(op.getResult());
+    int64_t axis = op.getAxis();
+    int64_t inner = 1;
+    for (int64_t d = axis + 1; d < int64_t(shape.size()); ++d)
+      inner *= shape[d];
+    bool sharedAxis =
+        width == 1 || index.kind == Index::Uniform ||
+        (index.kind == Index::Contiguous && inner % index.block == 0);
+    Value position = sharedAxis ? index.value : lanePositions(index);
+    bool lanes = isa<VectorType>(position.getType());
+    Type i64Type = b.getI64Type();
+    auto c = [&](int64_t v) {
+      return lanes ? constantVector(i64Type, v) : i64(v);
+    };
+    Value innerIndex = arith::RemUIOp::create(b, loc, position, c(inner));
+    Value row = arith::DivUIOp::create(b, loc, position, c(inner));
+    Value coordinate = arith::RemUIOp::create(b, loc, row, c(shape[axis]));
+    Value outer = arith::DivUIOp::create(b, loc, row, c(shape[axis]));
+    Value result;
+    int64_t offset = 0;
+    for (Value operand : op.getOperands()) {
+      int64_t size = shapeOf(operand)[axis];
+      if (size == 0)
+        continue;
+      Value local = arith::MaxSIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, coordinate, c(offset)), c(0));
+      local = arith::MinSIOp::create(b, loc, local, c(size - 1));
+      Value operandPosition = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(
+              b, loc,
+              arith::AddIOp::create(
+                  b, loc, arith::MulIOp::create(b, loc, outer, c(size)), local),
+              c(inner)),
+          innerIndex);
+      Index at{index.kind, operandPosition, index.block};
+      if (lanes)
+        at = {Index::Lanes, operandPosition};
+      FailureOr<Value> value = emit(operand, at);
+      if (failed(value))
+        return failure();
+      if (!result)
+        result = *value;
+      else
+        result = arith::SelectOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, coordinate,
+                                  c(offset)),
+            *value, result);
+      offset += size;
+    }
     return result;
   }
 

@@ -125,6 +125,35 @@ TEST_F(HostCodegen, IntegerRemainderAndPower) {
   }
 }
 
+/// Concatenation inside a kernel along the first, a middle and the last
+/// axis, with sizes that split vectors between operands (gathers) and sizes
+/// that keep whole vectors in one operand.
+TEST_F(HostCodegen, Concat) {
+  for (auto [axis, last] : {std::pair<int64_t, int64_t>{0, 33},
+                            {1, 33},
+                            {2, 33},
+                            {0, 32},
+                            {1, 64}}) {
+    SCOPED_TRACE("axis " + std::to_string(axis) + " last dim " +
+                 std::to_string(last));
+    GraphBuilder b;
+    std::vector<int64_t> shapeA = {3, 5, last}, shapeB = {3, 5, last},
+                         shapeC = {3, 5, last};
+    shapeA[axis] = 2;
+    shapeB[axis] = 7;
+    shapeC[axis] = 1;
+    TensorId x = b.input({ElementType::F32, shapeA}, "a");
+    TensorId y = b.input({ElementType::F32, shapeB}, "b");
+    TensorId z = b.input({ElementType::F32, shapeC}, "c");
+    TensorId cat = b.concat({x, b.exp(y), z}, axis);
+    b.output(b.tanh(cat), "tanh_concat");
+    TensorId n = b.input({ElementType::I64, shapeA}, "n");
+    TensorId m = b.input({ElementType::I64, shapeB}, "m");
+    b.output(b.concat({n, m}, axis), "integers");
+    check(*b.finish());
+  }
+}
+
 TEST_F(HostCodegen, RankZeroAndZeroSized) {
   GraphBuilder b;
   TensorId s = b.input({ElementType::F32, {}}, "s");
