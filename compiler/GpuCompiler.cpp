@@ -288,6 +288,7 @@ GpuCompiler::GpuCompiler(GpuCompilerConfig config)
 GpuCompiler::~GpuCompiler() = default;
 
 const std::string &GpuCompiler::toolkitPath() const { return impl->toolkit; }
+bool GpuCompiler::assembles() const { return !impl->ptxas.empty(); }
 
 Expected<Compilation> GpuCompiler::compile(const Graph &graph,
                                            const Target &target,
@@ -668,10 +669,15 @@ Expected<Compilation> GpuCompiler::Impl::compileModule(
       GpuKernelArtifacts artifacts;
       artifacts.entry = kernel.entry;
       artifacts.ptx = ptx;
-      if (!ptxas.empty())
+      if (!ptxas.empty()) {
         if (Status status = assemble(ptxas, target.name, artifacts);
             !status.ok())
           return status;
+        if (config.cubinPayload) {
+          kernel.payloadKind = PayloadKind::Cubin;
+          kernel.payload = artifacts.cubin;
+        }
+      }
       if (dumps)
         dumps->artifacts.push_back(std::move(artifacts));
     }

@@ -9,7 +9,8 @@
 // parameter order, covered ops, the launch order and the arena plan of
 // intermediates. Where `ptxas` is found it assembles every kernel too, which
 // proves the PTX valid and yields the cubin and its register and spill
-// report (in the dumps; the bundle keeps the portable PTX).
+// report (in the dumps; the bundle keeps the portable PTX unless
+// GpuCompilerConfig::cubinPayload asks for the cubin).
 //
 // A kernel it cannot generate is an error that names the op and the
 // schedule kind, never a wrong bundle. Plain C++ header: MLIR stays inside.
@@ -57,6 +58,9 @@ struct GpuCompilerConfig {
   std::string toolkitPath;
   /// Assemble every kernel with ptxas when it is found.
   bool runPtxas = true;
+  /// Where ptxas ran, carry the cubin as each kernel's payload (no JIT at
+  /// load, but tied to the exact architecture) instead of the PTX.
+  bool cubinPayload = false;
 };
 
 class GpuCompiler final : public Compiler {
@@ -83,6 +87,8 @@ public:
   /// The toolkit in use; empty when none was found (then PTX that needs
   /// libdevice is an error, and nothing is assembled).
   const std::string &toolkitPath() const;
+  /// Whether ptxas assembles every kernel (found, and not turned off).
+  bool assembles() const;
 
 private:
   struct Impl;

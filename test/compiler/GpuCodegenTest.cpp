@@ -277,6 +277,25 @@ func.func @scale(%x: tensor<10xf32>) -> tensor<10xf32> {
   EXPECT_NE(ptx.find(".entry fuse_k0_pointwise"), std::string::npos);
 }
 
+TEST_P(GpuCodegen, CubinPayloadWhereAsked) {
+  GpuCompilerConfig config;
+  config.cubinPayload = true;
+  GpuCompiler cubins(config);
+  if (!cubins.assembles())
+    GTEST_SKIP() << "no ptxas found";
+  GraphBuilder b;
+  b.output(b.neg(b.input({ElementType::F32, {100}})));
+  Expected<Compilation> compiled =
+      cubins.compile(*b.finish(), target(), CompileOptions{});
+  ASSERT_TRUE(compiled.ok()) << compiled.message();
+  const BundleKernel &kernel = compiled->bundle.kernels.at(0);
+  EXPECT_EQ(kernel.payloadKind, PayloadKind::Cubin);
+  // An ELF image.
+  ASSERT_GE(kernel.payload.size(), 4u);
+  EXPECT_EQ(kernel.payload[0], 0x7f);
+  EXPECT_EQ(kernel.payload[1], 'E');
+}
+
 TEST_P(GpuCodegen, NotAGpuTarget) {
   GraphBuilder b;
   b.output(b.exp(b.input({ElementType::F32, {4}})));
