@@ -16,8 +16,9 @@
 // masked or wasted. Positions are computed in the operands' and results' own
 // shapes, so a transposed A or a transpose in the prologue is a gather, and
 // head splits and merges in the epilogue are index maps on the store. With
-// transpose_b the strip's panel of B is packed on the stack (once per range
-// and batch), so its k loop reads vectors too.
+// transpose_b or a prologue on B, the strip's panel of B is packed on the
+// stack (once per range and batch), so the k loop reads vectors and the
+// prologue runs once per element of B.
 //
 //===----------------------------------------------------------------------===//
 
@@ -161,7 +162,7 @@ public:
       : b(b), loc(loc), matmul(matmul), s(matmulShape(matmul)),
         pointers(pointers), results(results), outputs(outputs), width(width),
         accumulator(computeType(elementTypeOf(matmul.getResult()))),
-        packB(s.transposeB &&
+        packB((s.transposeB || !isa<BlockArgument>(matmul.getRhs())) &&
               s.k * kStripVectors * width <= kMaxPackedElements) {}
 
   /// The strips over the columns, each with the row blocks of [begin, end)
@@ -210,7 +211,7 @@ private:
       auto pack = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard packGuard(b);
       b.setInsertionPoint(pack.thenBlock()->getTerminator());
-      emitPack(batch, n0, vectors * w);
+      emitPack(batch, n0, vectors * w, w);
     }
     // A last block of fewer rows clamps its row indices to the last row
     // (inside the block: the extra rows store the last row's values again,
@@ -223,19 +224,32 @@ private:
   }
 
   /// B[batch, k, n0 + j] for every k and j < columns, stored at
-  /// panel[k * columns + j]: a transposed B read along its rows once, then
-  /// vector loads in the k loop instead of gathers.
-  void emitPack(Value batch, Value n0, int64_t columns) {
-    auto cols = scf::ForOp::create(b, loc, c(0), c(columns), c(1));
+  /// panel[k * columns + j]: a transposed B is read along its rows once, a
+  /// prologue on B computed once per panel instead of once per row block,
+  /// and the k loop reads vectors.
+  void emitPack(Value batch, Value n0, int64_t columns, unsigned w) {
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(cols.getBody()->getTerminator());
-    Value j = cols.getInductionVar();
+    Value j, k;
+    unsigned lanes = s.transposeB ? 1 : w;
+    if (s.transposeB) {
+      auto cols = scf::ForOp::create(b, loc, c(0), c(columns), c(1));
+      b.setInsertionPoint(cols.getBody()->getTerminator());
+      j = cols.getInductionVar();
+      auto ks = scf::ForOp::create(b, loc, c(0), c(s.k), c(1));
+      b.setInsertionPoint(ks.getBody()->getTerminator());
+      k = ks.getInductionVar();
+    } else {
+      auto ks = scf::ForOp::create(b, loc, c(0), c(s.k), c(1));
+      b.setInsertionPoint(ks.getBody()->getTerminator());
+      k = ks.getInductionVar();
+      auto cols = scf::ForOp::create(b, loc, c(0), c(columns), c(w));
+      b.setInsertionPoint(cols.getBody()->getTerminator());
+      j = cols.getInductionVar();
+    }
     Value n = arith::AddIOp::create(b, loc, n0, j);
-    auto ks = scf::ForOp::create(b, loc, c(0), c(s.k), c(1));
-    b.setInsertionPoint(ks.getBody()->getTerminator());
-    Value k = ks.getInductionVar();
-    RegionEmitter e(b, loc, 1, pointers);
-    FailureOr<Value> x = e.emit(matmul.getRhs(), rhsIndex(b, batch, k, n, 1));
+    RegionEmitter e(b, loc, lanes, pointers);
+    FailureOr<Value> x =
+        e.emit(matmul.getRhs(), rhsIndex(b, batch, k, n, lanes));
     if (failed(x)) {
       broken = true;
       return;
@@ -401,7 +415,8 @@ private:
   ArrayRef<Value> outputs;
   unsigned width;
   Type accumulator;
-  /// Whether vector strips read B from a packed panel on the stack.
+  /// Whether vector strips read B from a packed panel on the stack (with
+  /// transpose_b or a prologue on B).
   bool packB;
   Value panel;
   bool broken = false;

@@ -115,6 +115,17 @@ TEST_F(HostMatmul, EpilogueAfterAReshapeThenTransposedStore) {
   checkUnit(*b.finish());
 }
 
+/// A prologue on a batched B (an elementwise op, then a transpose): packed
+/// once per panel and batch.
+TEST_F(HostMatmul, PrologueOnBatchedRhsIsPacked) {
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F32, {3, 20, 16}}, "x");
+  TensorId w = b.input({ElementType::F32, {3, 50, 16}}, "w");
+  TensorId s = b.input({ElementType::F32, {3, 50, 16}}, "scale");
+  b.output(b.matmul(x, b.transpose(b.mul(w, s), {0, 2, 1})), "y");
+  checkUnit(*b.finish());
+}
+
 TEST_F(HostMatmul, ElementwisePrologueAndTransposedOperand) {
   GraphBuilder b;
   TensorId x = b.input({ElementType::F32, {19, 21}}, "x");
