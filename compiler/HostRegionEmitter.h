@@ -518,9 +518,11 @@ private:
   }
 
   static bool isTranscendental(StringRef name) {
-    return llvm::is_contained(
-        {"exp", "log", "tanh", "erf", "sigmoid", "sin", "cos", "rsqrt", "pow"},
-        name);
+    return llvm::is_contained({"exp", "log", "tanh", "erf", "sigmoid", "sin",
+                               "cos", "rsqrt", "pow", "tan", "asin", "acos",
+                               "atan", "sinh", "cosh", "asinh", "acosh",
+                               "atanh"},
+                              name);
   }
 
   FailureOr<Value> emitElementwise(Operation *op, ArrayRef<Value> x) {
@@ -561,6 +563,16 @@ private:
         return Value(math::SinOp::create(b, loc, x[0]));
       if (name == "cos")
         return Value(math::CosOp::create(b, loc, x[0]));
+      if (name == "asin")
+        return Value(math::AsinOp::create(b, loc, x[0]));
+      if (name == "acos")
+        return Value(math::AcosOp::create(b, loc, x[0]));
+      if (name == "sinh" || name == "cosh")
+        return emitSinhCosh(x[0], compute, name == "sinh");
+      if (name == "asinh" || name == "acosh" || name == "atanh")
+        return emitInverseHyperbolic(name, x[0], compute);
+      if (name == "pow")
+        return emitPowF(x[0], x[1], compute);
       if (name == "sqrt")
         return Value(math::SqrtOp::create(b, loc, x[0]));
       if (name == "rsqrt")
@@ -719,6 +731,105 @@ private:
     if (isa<FloatType>(fromCompute) && isa<IntegerType>(toCompute))
       return emitSaturatingCast(x, fromCompute, toCompute);
     return unsupported(op, "no host lowering of this cast yet");
+  }
+
+  /// (e^x -+ e^-x) / 2; sinh near 0 by its series (no cancellation).
+  Value emitSinhCosh(Value x, Type compute, bool isSinh) {
+    Value e = math::ExpOp::create(b, loc, x);
+    Value inverse = arith::DivFOp::create(b, loc, constant(compute, 1), e);
+    Value half = constant(compute, 0.5);
+    if (!isSinh)
+      return arith::MulFOp::create(b, loc, half,
+                                   arith::AddFOp::create(b, loc, e, inverse));
+    Value wide = arith::MulFOp::create(
+        b, loc, half, arith::SubFOp::create(b, loc, e, inverse));
+    // x + x^3/3! + ... + x^9/9! for |x| < 0.5 (next term below 2e-10 |x|).
+    Value x2 = arith::MulFOp::create(b, loc, x, x);
+    Value series = constant(compute, 1.0 / 362880);
+    for (double c : {1.0 / 5040, 1.0 / 120, 1.0 / 6, 1.0})
+      series = math::FmaOp::create(b, loc, series, x2, constant(compute, c));
+    series = arith::MulFOp::create(b, loc, series, x);
+    Value small = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                        math::AbsFOp::create(b, loc, x),
+                                        constant(compute, 0.5));
+    return arith::SelectOp::create(b, loc, small, series, wide);
+  }
+
+  /// Through log1p, accurate near 0 (asinh, atanh) and near 1 (acosh);
+  /// log(a) + log(2) where a^2 would overflow.
+  Value emitInverseHyperbolic(StringRef name, Value x, Type compute) {
+    auto c = [&](double v) { return constant(compute, v); };
+    if (name == "atanh")
+      return arith::MulFOp::create(
+          b, loc, c(0.5),
+          arith::SubFOp::create(
+              b, loc, math::Log1pOp::create(b, loc, x),
+              math::Log1pOp::create(b, loc, arith::NegFOp::create(b, loc, x))));
+    Value a = name == "asinh" ? Value(math::AbsFOp::create(b, loc, x)) : x;
+    Value a2 = arith::MulFOp::create(b, loc, a, a);
+    Value near;
+    if (name == "asinh") {
+      // a + a^2 / (1 + sqrt(1 + a^2)) = a + sqrt(1 + a^2) - 1.
+      Value root =
+          math::SqrtOp::create(b, loc, arith::AddFOp::create(b, loc, c(1), a2));
+      near = math::Log1pOp::create(
+          b, loc,
+          arith::AddFOp::create(
+              b, loc, a,
+              arith::DivFOp::create(
+                  b, loc, a2, arith::AddFOp::create(b, loc, c(1), root))));
+    } else {
+      // t + sqrt(2t + t^2) with t = x - 1; NaN below 1.
+      Value t1 = arith::SubFOp::create(b, loc, x, c(1));
+      Value root = math::SqrtOp::create(
+          b, loc,
+          arith::MulFOp::create(b, loc, t1,
+                                arith::AddFOp::create(b, loc, x, c(1))));
+      near = math::Log1pOp::create(b, loc,
+                                   arith::AddFOp::create(b, loc, t1, root));
+    }
+    Value far = arith::AddFOp::create(b, loc, math::LogOp::create(b, loc, a),
+                                      c(0.69314718055994530942));
+    Value large = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, a,
+                                        c(268435456.0));
+    Value result = arith::SelectOp::create(b, loc, large, far, near);
+    if (name == "asinh")
+      result = math::CopySignOp::create(b, loc, result, x);
+    return result;
+  }
+
+  /// exp(y log|x|), with the sign of an odd integer power of a negative x,
+  /// NaN for a negative x to a non-integer power, x^0 = 1^y = 1 and 0^y
+  /// exact, as C's pow.
+  Value emitPowF(Value x, Value y, Type compute) {
+    auto c = [&](double v) { return constant(compute, v); };
+    auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) {
+      return Value(arith::CmpFOp::create(b, loc, p, l, r));
+    };
+    Value magnitude = math::ExpOp::create(
+        b, loc,
+        arith::MulFOp::create(
+            b, loc, y,
+            math::LogOp::create(b, loc, math::AbsFOp::create(b, loc, x))));
+    Value isInteger =
+        cmp(arith::CmpFPredicate::OEQ, math::FloorOp::create(b, loc, y), y);
+    Value half = arith::MulFOp::create(b, loc, y, c(0.5));
+    Value isOdd =
+        arith::AndIOp::create(b, loc, isInteger,
+                              cmp(arith::CmpFPredicate::UNE,
+                                  math::FloorOp::create(b, loc, half), half));
+    Value negative = cmp(arith::CmpFPredicate::OLT, x, c(0));
+    Value signed_ = arith::SelectOp::create(
+        b, loc, isOdd, arith::NegFOp::create(b, loc, magnitude), magnitude);
+    Value ofNegative =
+        arith::SelectOp::create(b, loc, isInteger, signed_,
+                                c(std::numeric_limits<double>::quiet_NaN()));
+    Value result =
+        arith::SelectOp::create(b, loc, negative, ofNegative, magnitude);
+    Value one =
+        arith::OrIOp::create(b, loc, cmp(arith::CmpFPredicate::OEQ, y, c(0)),
+                             cmp(arith::CmpFPredicate::OEQ, x, c(1)));
+    return arith::SelectOp::create(b, loc, one, c(1), result);
   }
 
   /// A remainder by 0 (and a signed one by -1, which overflows for the

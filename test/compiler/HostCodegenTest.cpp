@@ -107,6 +107,21 @@ TEST_F(HostCodegen, SaturatingFloatToIntegerCasts) {
   }
 }
 
+/// Float powers: positive bases, negative bases to integer powers (signed),
+/// negative bases to other powers (NaN); |y log x| < 7 keeps exp(y log x)
+/// within the transcendental tolerance.
+TEST_F(HostCodegen, FloatPower) {
+  GraphBuilder b;
+  TensorType type{ElementType::F32, {1001}};
+  TensorId positive = b.input(type, "positive");
+  TensorId negative = b.input(type, "negative");
+  TensorId y = b.input(type, "y");
+  b.output(b.pow(positive, y), "positive_base");
+  b.output(b.pow(negative, b.unary(OpKind::Floor, y)), "integer_powers");
+  b.output(b.pow(negative, y), "nan");
+  check(*b.finish(), {{0.1, 4}, {-4, -0.1}, {-3, 3}});
+}
+
 /// Integer remainders (floor-mod, fmod, unsigned; by 0 and -1) and powers
 /// (wrapping, negative exponents) on every integer width.
 TEST_F(HostCodegen, IntegerRemainderAndPower) {
@@ -367,6 +382,20 @@ TEST(HostApproximations, ErrorAgainstF64IsBounded) {
       {"erf", OpKind::Erf, -4, 4, 1e-6, [](double x) { return std::erf(x); }},
       {"log", OpKind::Log, 1e-3, 1e3, 5e-7,
        [](double x) { return std::log(x); }},
+      {"asin", OpKind::Asin, -1, 1, 1e-6,
+       [](double x) { return std::asin(x); }},
+      {"acos", OpKind::Acos, -1, 1, 1e-6,
+       [](double x) { return std::acos(x); }},
+      {"sinh", OpKind::Sinh, -10, 10, 1e-6,
+       [](double x) { return std::sinh(x); }},
+      {"cosh", OpKind::Cosh, -10, 10, 1e-6,
+       [](double x) { return std::cosh(x); }},
+      {"asinh", OpKind::Asinh, -1e3, 1e3, 1e-6,
+       [](double x) { return std::asinh(x); }},
+      {"acosh", OpKind::Acosh, 1, 1e3, 1e-6,
+       [](double x) { return std::acosh(x); }},
+      {"atanh", OpKind::Atanh, -0.999, 0.999, 1e-6,
+       [](double x) { return std::atanh(x); }},
   };
   for (const Case &c : cases) {
     double error =
