@@ -203,7 +203,9 @@ def markdown(results):
         "- GB/s counts each graph input read once and each output written once; ratio = peer time / Fuse time "
         "(above 1: Fuse is faster)",
         "- this is a shared 2-core virtual machine: other processes (compiles) may have run during the "
-        "measurement, so the numbers are noisy",
+        "measurement, so the numbers are noisy (the same day, under a load average near 10, every figure "
+        "was 2-4x lower); 1-minute load average "
+        f"{results['load_average']['before']:.2f} before the run and {results['load_average']['after']:.2f} after",
         "- Fuse unfused: the same graph compiled with enableFusion=false (one kernel per op); every Fuse kernel "
         "uses all cores. numpy: elementwise ops on one thread, BLAS on all; PyTorch: torch.set_num_threads(cores), "
         "eager with its fused ops (F.gelu, softmax, F.layer_norm, addmm), torch.compile on the graphs as written; "
@@ -360,6 +362,7 @@ def main():
     if args.runs is None:
         args.runs = 2 if args.quick else 20
 
+    load_before = os.getloadavg()[0]
     records = run_fuse_bench(args)
     if not any(r.get("record") == "machine" for r in records):
         log("fuse-bench printed no machine record; nothing to report")
@@ -382,6 +385,7 @@ def main():
         os.unlink(spec_path)
 
     results = build_results(records, peers, args)
+    results["load_average"] = {"before": load_before, "after": os.getloadavg()[0]}
     os.makedirs(args.output_dir, exist_ok=True)
     with open(os.path.join(args.output_dir, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
