@@ -331,7 +331,8 @@ def chart(results, path):
     top.set_xticklabels([w["name"] for w in streaming])
     top.set_ylabel("GB/s (inputs read once, outputs written once)")
     top.set_title(f"Fuse vs peers, {m['cpu']}, {m['cores']} cores, {results['date']}")
-    top.legend(fontsize=8)
+    top.set_ylim(0, m["triad_gbps"] * 1.3)
+    top.legend(fontsize=8, loc="upper center", ncol=4)
 
     # Every workload: how many times faster Fuse is than each peer.
     ranked = [w for w in results["workloads"] if w["fuse"]]
