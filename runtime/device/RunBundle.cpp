@@ -25,11 +25,19 @@ static uint64_t tensorBytes(const Bundle &bundle, TensorId tensor) {
   return uint64_t(bundle.graph.typeOf(tensor).byteSize());
 }
 
-DeviceResult<std::vector<TensorBytes>>
-runBundle(DeviceRuntime &runtime, const Bundle &bundle,
-          const Executable &executable, Stream &stream,
-          std::span<const TensorBytes> inputs,
-          std::chrono::nanoseconds timeout) {
+struct PreparedBundle::Buffers {
+  std::vector<Buffer> inputs, outputs;
+  Buffer arena;
+  /// The input an output is written over in place, if any.
+  std::vector<std::optional<uint32_t>> aliasOf;
+};
+
+namespace {
+
+using Buffers = PreparedBundle::Buffers;
+
+DeviceStatus checkInputs(const Bundle &bundle,
+                         std::span<const TensorBytes> inputs) {
   if (inputs.size() != bundle.inputs.size())
     return Error{ErrorCode::InvalidArgument,
                  "the bundle takes " + std::to_string(bundle.inputs.size()) +
@@ -42,19 +50,24 @@ runBundle(DeviceRuntime &runtime, const Bundle &bundle,
                        bundle.graph.typeOf(bundle.inputs[i]).toString() +
                        " needs " +
                        std::to_string(tensorBytes(bundle, bundle.inputs[i]))};
+  return DeviceStatus();
+}
 
+DeviceResult<std::shared_ptr<Buffers>> allocateBuffers(DeviceRuntime &runtime,
+                                                       const Bundle &bundle) {
   // Zero-sized tensors still get a buffer, so every binding has one.
   auto allocationBytes = [](uint64_t bytes) {
     return std::max<uint64_t>(bytes, 1);
   };
-  std::vector<std::optional<uint32_t>> aliasOf(bundle.outputs.size());
+  auto buffers = std::make_shared<Buffers>();
+  buffers->aliasOf.resize(bundle.outputs.size());
   for (const OutputAlias &alias : bundle.aliases)
-    aliasOf[alias.output] = alias.input;
+    buffers->aliasOf[alias.output] = alias.input;
   uint64_t total = 0;
   for (TensorId input : bundle.inputs)
     total += allocationBytes(tensorBytes(bundle, input));
   for (size_t o = 0; o < bundle.outputs.size(); ++o)
-    if (!aliasOf[o])
+    if (!buffers->aliasOf[o])
       total += allocationBytes(tensorBytes(bundle, bundle.outputs[o]));
   if (bundle.memoryPlan.peakBytes)
     total += bundle.memoryPlan.peakBytes;
@@ -62,59 +75,66 @@ runBundle(DeviceRuntime &runtime, const Bundle &bundle,
   DeviceResult<AllocationPermit> permit = runtime.reserve(total);
   if (!permit.ok())
     return permit.error();
-  std::vector<Buffer> inputBuffers, outputBuffers;
   for (TensorId input : bundle.inputs) {
     DeviceResult<Buffer> buffer =
         runtime.allocate(*permit, allocationBytes(tensorBytes(bundle, input)));
     if (!buffer.ok())
       return buffer.error();
-    inputBuffers.push_back(std::move(*buffer));
+    buffers->inputs.push_back(std::move(*buffer));
   }
   for (size_t o = 0; o < bundle.outputs.size(); ++o) {
-    if (aliasOf[o]) {
-      outputBuffers.push_back(inputBuffers[*aliasOf[o]]);
+    if (buffers->aliasOf[o]) {
+      buffers->outputs.push_back(buffers->inputs[*buffers->aliasOf[o]]);
       continue;
     }
     DeviceResult<Buffer> buffer = runtime.allocate(
         *permit, allocationBytes(tensorBytes(bundle, bundle.outputs[o])));
     if (!buffer.ok())
       return buffer.error();
-    outputBuffers.push_back(std::move(*buffer));
+    buffers->outputs.push_back(std::move(*buffer));
   }
-  Buffer arena;
   if (bundle.memoryPlan.peakBytes) {
     DeviceResult<Buffer> buffer =
         runtime.allocate(*permit, bundle.memoryPlan.peakBytes);
     if (!buffer.ok())
       return buffer.error();
-    arena = std::move(*buffer);
+    buffers->arena = std::move(*buffer);
   }
+  return buffers;
+}
 
-  CommandBatch batch;
-  auto add = [&](DeviceResult<Command> command) -> DeviceStatus {
-    if (!command.ok())
-      return command.error();
-    batch.add(std::move(*command));
+DeviceStatus add(CommandBatch &batch, DeviceResult<Command> command) {
+  if (!command.ok())
+    return command.error();
+  batch.add(std::move(*command));
+  return DeviceStatus();
+}
+
+DeviceStatus encodeUpload(DeviceRuntime &runtime, const Buffers &buffers,
+                          uint32_t input, const TensorBytes &bytes,
+                          CommandBatch &batch) {
+  if (bytes.empty())
     return DeviceStatus();
-  };
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if (!inputs[i].empty())
-      if (DeviceStatus status =
-              add(runtime.encodeUpload(inputs[i], inputBuffers[i], 0));
-          !status.ok())
-        return status.error();
-  // An output that is an input unchanged is produced by no kernel.
+  return add(batch, runtime.encodeUpload(bytes, buffers.inputs[input], 0));
+}
+
+/// The copies of outputs that are inputs unchanged (no kernel writes them),
+/// then every launch in the bundle's order.
+DeviceStatus encodeKernels(DeviceRuntime &runtime, const Bundle &bundle,
+                           const Executable &executable, const Buffers &buffers,
+                           CommandBatch &batch) {
   for (size_t o = 0; o < bundle.outputs.size(); ++o) {
     auto input = std::find(bundle.inputs.begin(), bundle.inputs.end(),
                            bundle.outputs[o]);
     uint64_t bytes = tensorBytes(bundle, bundle.outputs[o]);
-    if (input == bundle.inputs.end() || aliasOf[o] || bytes == 0)
+    if (input == bundle.inputs.end() || buffers.aliasOf[o] || bytes == 0)
       continue;
-    if (DeviceStatus status =
-            add(runtime.encodeCopy(inputBuffers[input - bundle.inputs.begin()],
-                                   outputBuffers[o], CopyRegion{0, 0, bytes}));
+    if (DeviceStatus status = add(
+            batch,
+            runtime.encodeCopy(buffers.inputs[input - bundle.inputs.begin()],
+                               buffers.outputs[o], CopyRegion{0, 0, bytes}));
         !status.ok())
-      return status.error();
+      return status;
   }
   for (uint32_t k : bundle.launchOrder) {
     const BundleKernel &kernel = bundle.kernels[k];
@@ -122,51 +142,144 @@ runBundle(DeviceRuntime &runtime, const Bundle &bundle,
     for (const KernelBinding &binding : kernel.bindings) {
       switch (binding.kind) {
       case BindingKind::GraphInput:
-        bindings.push_back({inputBuffers[binding.index], 0,
+        bindings.push_back({buffers.inputs[binding.index], 0,
                             tensorBytes(bundle, bundle.inputs[binding.index])});
         break;
       case BindingKind::GraphOutput:
         bindings.push_back(
-            {outputBuffers[binding.index], 0,
+            {buffers.outputs[binding.index], 0,
              tensorBytes(bundle, bundle.outputs[binding.index])});
         break;
       case BindingKind::Intermediate: {
         const ArenaSlice &slice =
             bundle.memoryPlan.intermediates[binding.index];
-        bindings.push_back({arena, slice.offset, slice.bytes});
+        bindings.push_back({buffers.arena, slice.offset, slice.bytes});
         break;
       }
       }
     }
-    if (DeviceStatus status = add(runtime.encodeLaunch(
-            executable, k, kernel.launch, std::move(bindings)));
+    if (DeviceStatus status =
+            add(batch, runtime.encodeLaunch(executable, k, kernel.launch,
+                                            std::move(bindings)));
         !status.ok())
-      return status.error();
+      return status;
   }
+  return DeviceStatus();
+}
 
+DeviceStatus submitAndWait(DeviceRuntime &runtime, Stream &stream,
+                           CommandBatch batch,
+                           std::chrono::nanoseconds timeout) {
+  if (batch.empty())
+    return DeviceStatus();
+  SubmitResult submitted = runtime.submit(stream, std::move(batch));
+  if (!submitted)
+    return submitted.error();
+  DeviceResult<TerminalReceipt> receipt =
+      runtime.waitFence(submitted.fence(), timeout);
+  if (!receipt.ok())
+    return receipt.error();
+  if (const auto *failed = std::get_if<FailedButQuiescent>(&*receipt))
+    return failed->error;
+  return DeviceStatus();
+}
+
+DeviceResult<std::vector<TensorBytes>> readBack(DeviceRuntime &runtime,
+                                                Stream &stream,
+                                                const Bundle &bundle,
+                                                const Buffers &buffers) {
   std::vector<TensorBytes> outputs(bundle.outputs.size());
-  if (!batch.empty()) {
-    SubmitResult submitted = runtime.submit(stream, std::move(batch));
-    if (!submitted)
-      return submitted.error();
-    DeviceResult<TerminalReceipt> receipt =
-        runtime.waitFence(submitted.fence(), timeout);
-    if (!receipt.ok())
-      return receipt.error();
-    if (const auto *failed = std::get_if<FailedButQuiescent>(&*receipt))
-      return failed->error;
-  }
   for (size_t o = 0; o < bundle.outputs.size(); ++o) {
     uint64_t bytes = tensorBytes(bundle, bundle.outputs[o]);
     if (!bytes)
       continue;
     DeviceResult<std::vector<std::byte>> data =
-        runtime.readback(stream, outputBuffers[o], 0, bytes);
+        runtime.readback(stream, buffers.outputs[o], 0, bytes);
     if (!data.ok())
       return data.error();
     outputs[o] = std::move(*data);
   }
   return outputs;
+}
+
+} // namespace
+
+DeviceResult<std::vector<TensorBytes>>
+runBundle(DeviceRuntime &runtime, const Bundle &bundle,
+          const Executable &executable, Stream &stream,
+          std::span<const TensorBytes> inputs,
+          std::chrono::nanoseconds timeout) {
+  if (DeviceStatus status = checkInputs(bundle, inputs); !status.ok())
+    return status.error();
+  DeviceResult<std::shared_ptr<Buffers>> buffers =
+      allocateBuffers(runtime, bundle);
+  if (!buffers.ok())
+    return buffers.error();
+  CommandBatch batch;
+  for (uint32_t i = 0; i < inputs.size(); ++i)
+    if (DeviceStatus status =
+            encodeUpload(runtime, **buffers, i, inputs[i], batch);
+        !status.ok())
+      return status.error();
+  if (DeviceStatus status =
+          encodeKernels(runtime, bundle, executable, **buffers, batch);
+      !status.ok())
+    return status.error();
+  if (DeviceStatus status =
+          submitAndWait(runtime, stream, std::move(batch), timeout);
+      !status.ok())
+    return status.error();
+  return readBack(runtime, stream, bundle, **buffers);
+}
+
+DeviceResult<PreparedBundle>
+PreparedBundle::prepare(DeviceRuntime &runtime, const Bundle &bundle,
+                        const Executable &executable, Stream &stream,
+                        std::span<const TensorBytes> inputs,
+                        std::chrono::nanoseconds timeout) {
+  if (DeviceStatus status = checkInputs(bundle, inputs); !status.ok())
+    return status.error();
+  DeviceResult<std::shared_ptr<Buffers>> buffers =
+      allocateBuffers(runtime, bundle);
+  if (!buffers.ok())
+    return buffers.error();
+  CommandBatch batch;
+  for (uint32_t i = 0; i < inputs.size(); ++i)
+    if (DeviceStatus status =
+            encodeUpload(runtime, **buffers, i, inputs[i], batch);
+        !status.ok())
+      return status.error();
+  if (DeviceStatus status =
+          submitAndWait(runtime, stream, std::move(batch), timeout);
+      !status.ok())
+    return status.error();
+  PreparedBundle prepared;
+  prepared.runtime = &runtime;
+  prepared.bundle = &bundle;
+  prepared.executable = &executable;
+  prepared.stream = &stream;
+  prepared.buffers = std::move(*buffers);
+  for (const OutputAlias &alias : bundle.aliases)
+    prepared.aliasedInputs.emplace_back(alias.input, inputs[alias.input]);
+  return prepared;
+}
+
+DeviceStatus PreparedBundle::run(std::chrono::nanoseconds timeout) {
+  CommandBatch batch;
+  for (const auto &[input, bytes] : aliasedInputs)
+    if (DeviceStatus status =
+            encodeUpload(*runtime, *buffers, input, bytes, batch);
+        !status.ok())
+      return status;
+  if (DeviceStatus status =
+          encodeKernels(*runtime, *bundle, *executable, *buffers, batch);
+      !status.ok())
+    return status;
+  return submitAndWait(*runtime, *stream, std::move(batch), timeout);
+}
+
+DeviceResult<std::vector<TensorBytes>> PreparedBundle::readOutputs() {
+  return readBack(*runtime, *stream, *bundle, *buffers);
 }
 
 } // namespace fuse::device

@@ -19,7 +19,9 @@
 
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace fuse::device {
@@ -42,6 +44,39 @@ runBundle(DeviceRuntime &runtime, const Bundle &bundle,
           const Executable &executable, Stream &stream,
           std::span<const TensorBytes> inputs,
           std::chrono::nanoseconds timeout = std::chrono::minutes(10));
+
+/// A bundle whose buffers are allocated and whose inputs are uploaded once,
+/// so that it can be run repeatedly with its data resident on the device:
+/// what a benchmark times, and what a caller that reruns a model wants.
+/// Inputs the bundle writes in place (its aliases) are uploaded again before
+/// each run, so every run computes the same thing.
+class PreparedBundle {
+public:
+  /// `runtime`, `bundle`, `executable` and `stream` must outlive the result.
+  static DeviceResult<PreparedBundle>
+  prepare(DeviceRuntime &runtime, const Bundle &bundle,
+          const Executable &executable, Stream &stream,
+          std::span<const TensorBytes> inputs,
+          std::chrono::nanoseconds timeout = std::chrono::minutes(10));
+
+  /// Launches every kernel in order as one batch and waits for its fence.
+  DeviceStatus run(std::chrono::nanoseconds timeout = std::chrono::minutes(10));
+
+  /// The outputs of the last run, in the bundle's output order.
+  DeviceResult<std::vector<TensorBytes>> readOutputs();
+
+  struct Buffers;
+
+private:
+  PreparedBundle() = default;
+  DeviceRuntime *runtime = nullptr;
+  const Bundle *bundle = nullptr;
+  const Executable *executable = nullptr;
+  Stream *stream = nullptr;
+  std::shared_ptr<Buffers> buffers;
+  /// Host copies of the inputs that a run overwrites (aliases).
+  std::vector<std::pair<uint32_t, TensorBytes>> aliasedInputs;
+};
 
 } // namespace fuse::device
 

@@ -93,7 +93,9 @@ llvm::cl::opt<bool>
     check("check", llvm::cl::desc("Compare every output with the reference "
                                   "runtime; exit 1 on a mismatch"));
 llvm::cl::opt<unsigned>
-    bench("bench", llvm::cl::desc("Timed runs after one warm-up (median, min)"),
+    bench("bench",
+          llvm::cl::desc("Timed runs after one warm-up, inputs resident on the "
+                         "device (median, min)"),
           llvm::cl::init(0));
 llvm::cl::opt<bool>
     printPlan("print-plan", llvm::cl::desc("Print the kernels and their ops"));
@@ -665,11 +667,14 @@ int runModel(const RunOptions &options) {
   if (!stream)
     return fail("cannot create a stream: " +
                 describeDeviceError(stream.error()));
-  auto runOnce = [&]() {
-    return device::runBundle(*runtime, bundle, *executable, *stream, inputs);
-  };
+  // Inputs go to the device once; each timed run is the kernels alone.
+  device::DeviceResult<device::PreparedBundle> prepared =
+      device::PreparedBundle::prepare(*runtime, bundle, *executable, *stream,
+                                      inputs);
+  if (!prepared)
+    return fail("cannot upload the inputs to the " + options.runtime +
+                " runtime: " + describeDeviceError(prepared.error()));
   std::vector<double> timesMs;
-  std::vector<device::TensorBytes> outputs;
   unsigned runs = options.bench ? options.bench + 1 : 1;
   progress("running on the " + options.runtime + " runtime" +
            (options.bench ? " (1 warm-up + " + std::to_string(options.bench) +
@@ -678,16 +683,20 @@ int runModel(const RunOptions &options) {
            "...");
   for (unsigned r = 0; r < runs; ++r) {
     Clock::time_point start = Clock::now();
-    device::DeviceResult<std::vector<device::TensorBytes>> result = runOnce();
+    device::DeviceStatus status = prepared->run();
     double ms = millisecondsSince(start);
-    if (!result)
+    if (!status)
       return fail("the run failed on the " + options.runtime +
-                  " runtime: " + describeDeviceError(result.error()));
+                  " runtime: " + describeDeviceError(status.error()));
     if (!options.bench || r > 0)
       timesMs.push_back(ms);
-    if (r == 0)
-      outputs = std::move(*result);
   }
+  device::DeviceResult<std::vector<device::TensorBytes>> read =
+      prepared->readOutputs();
+  if (!read)
+    return fail("cannot read the outputs back: " +
+                describeDeviceError(read.error()));
+  std::vector<device::TensorBytes> outputs = std::move(*read);
   std::sort(timesMs.begin(), timesMs.end());
   double medianMs =
       timesMs.size() % 2

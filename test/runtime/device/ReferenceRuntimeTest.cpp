@@ -143,6 +143,72 @@ TEST(ReferenceRuntime, AnAliasedOutputIsWrittenInPlace) {
   EXPECT_EQ(runtime.snapshot().allocations, 2u);
 }
 
+TEST(ReferenceRuntime, APreparedBundleUploadsOnceAndRunsRepeatedly) {
+  ReferenceRuntime runtime;
+  const int64_t n = 5;
+  Bundle bundle = test::mulAddBundle(n);
+  std::vector<float> a = test::randomFloats(1, n), b = test::randomFloats(2, n),
+                     c = test::randomFloats(3, n);
+  std::vector<TensorBytes> inputs{test::toBytes(a), test::toBytes(b),
+                                  test::toBytes(c)};
+  Executable executable = *runtime.load(bundle);
+  Stream stream = *runtime.createStream();
+  DeviceResult<PreparedBundle> prepared =
+      PreparedBundle::prepare(runtime, bundle, executable, stream, inputs);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  EXPECT_EQ(runtime.snapshot().launches, 0u);
+  for (int run = 0; run < 3; ++run)
+    ASSERT_TRUE(prepared->run().ok());
+  DeviceResult<std::vector<TensorBytes>> out = prepared->readOutputs();
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  std::vector<float> result = test::fromBytes<float>((*out)[0]);
+  for (int64_t i = 0; i < n; ++i)
+    EXPECT_EQ(result[i], a[i] * b[i] + c[i]);
+  ReferenceSnapshot snapshot = runtime.snapshot();
+  EXPECT_EQ(snapshot.launches, 6u);
+  // One submission of the uploads, then one per run.
+  EXPECT_EQ(snapshot.submissions, 4u);
+  // Three uploads in all, then two launches per run.
+  EXPECT_EQ(snapshot.commands, 3u + 3u * 2u);
+}
+
+TEST(ReferenceRuntime, APreparedBundleRestoresInputsItWritesInPlace) {
+  ReferenceRuntime runtime;
+  GraphBuilder builder;
+  TensorType type{ElementType::F32, {3}};
+  TensorId a = builder.input(type), b = builder.input(type);
+  builder.output(builder.add(a, b));
+  Bundle bundle = makeReferenceBundle(*builder.finish());
+  bundle.aliases.push_back({0, 0});
+  Executable executable = *runtime.load(bundle);
+  Stream stream = *runtime.createStream();
+  std::vector<TensorBytes> inputs{test::toBytes(std::vector<float>{1, 2, 3}),
+                                  test::toBytes(std::vector<float>{4, 5, 6})};
+  DeviceResult<PreparedBundle> prepared =
+      PreparedBundle::prepare(runtime, bundle, executable, stream, inputs);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  for (int run = 0; run < 2; ++run)
+    ASSERT_TRUE(prepared->run().ok());
+  DeviceResult<std::vector<TensorBytes>> out = prepared->readOutputs();
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  // Not 9, 12, 15: the second run starts again from the inputs.
+  EXPECT_EQ(test::fromBytes<float>((*out)[0]), (std::vector<float>{5, 7, 9}));
+}
+
+TEST(ReferenceRuntime, APreparedBundleChecksItsInputs) {
+  ReferenceRuntime runtime;
+  Bundle bundle = test::mulAddBundle(4);
+  Executable executable = *runtime.load(bundle);
+  Stream stream = *runtime.createStream();
+  std::vector<TensorBytes> tooFew{test::toBytes(std::vector<float>{1, 2})};
+  DeviceResult<PreparedBundle> prepared =
+      PreparedBundle::prepare(runtime, bundle, executable, stream, tooFew);
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_NE(prepared.error().message.find("takes 3 inputs, got 1"),
+            std::string::npos)
+      << prepared.error().message;
+}
+
 TEST(ReferenceRuntime, FencesAreTerminalOnReturn) {
   ReferenceRuntime runtime;
   Stream stream = *runtime.createStream();
