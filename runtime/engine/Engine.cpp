@@ -148,6 +148,8 @@ struct SessionState : std::enable_shared_from_this<SessionState> {
   std::unordered_map<std::string, std::shared_ptr<const LoadedBundle>> loaded;
   EngineCounters counters;
   std::vector<std::string> keys;
+  /// Which device was opened and why (DeviceChoice::Default's choice).
+  std::string deviceNote;
 
   RecordingStream &currentStream();
   /// At the exit of the thread that records into `stream`: syncs it and
@@ -917,8 +919,39 @@ Expected<std::vector<double>> Tensor::readDoubles() const {
 Expected<Session> Session::open(SessionOptions options) {
   auto state = std::make_shared<SessionState>();
   state->id = nextSessionId++;
-  switch (options.device) {
+  DeviceChoice choice = options.device;
+  if (choice == DeviceChoice::Default) {
+    // cuda when a driver and a device are present, otherwise host; an
+    // explicit target of one kind decides for it.
+    if (options.target.starts_with("host-")) {
+      choice = DeviceChoice::Host;
+      state->deviceNote = "default device: host (the target " + options.target +
+                          " asks for it)";
+    } else {
+#ifdef FUSE_HAVE_CUDA_RUNTIME
+      device::DeviceResult<std::unique_ptr<device::CudaRuntime>> cuda =
+          device::CudaRuntime::create();
+      if (cuda.ok()) {
+        state->kind = device::DeviceKind::Cuda;
+        state->target = (*cuda)->descriptor().target;
+        state->runtime = std::move(*cuda);
+        state->deviceNote = "default device: cuda (" + state->target + ")";
+      } else {
+        choice = DeviceChoice::Host;
+        state->deviceNote =
+            "default device: host (no CUDA device: " + cuda.error().message +
+            ")";
+      }
+#else
+      choice = DeviceChoice::Host;
+      state->deviceNote = "default device: host (this build of Fuse has no "
+                          "CUDA runtime)";
+#endif
+    }
+  }
+  switch (choice) {
   case DeviceChoice::Default:
+    break; // chosen above: cuda
   case DeviceChoice::Host: {
     std::optional<device::HostIsaLevel> level = device::bestHostIsaLevel();
     if (!level)
@@ -950,6 +983,11 @@ Expected<Session> Session::open(SessionOptions options) {
     state->runtime = std::make_unique<device::ReferenceRuntime>();
     break;
   }
+  if (state->deviceNote.empty())
+    state->deviceNote = std::string("device: ") +
+                        device::deviceKindName(state->kind) + " (as asked)";
+  if (options.device == DeviceChoice::Default && options.onWarning)
+    options.onWarning(state->deviceNote);
   if (!options.target.empty())
     state->target = options.target;
   if (options.maxBlockOps == 0)
@@ -1022,6 +1060,8 @@ const std::string &Session::target() const { return state->target; }
 std::string Session::deviceName() const {
   return device::deviceKindName(state->kind);
 }
+
+const std::string &Session::deviceNote() const { return state->deviceNote; }
 
 std::vector<std::string> Session::keysForTesting() const {
   std::lock_guard<std::mutex> lock(state->mutex);

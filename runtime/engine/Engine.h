@@ -65,7 +65,13 @@
 namespace fuse::engine {
 
 enum class DeviceChoice {
-  /// The best device present: the host today (cuda once it exists).
+  /// The best device present: cuda when CudaRuntime::create succeeds (a
+  /// driver, $FUSE_CUDA_DRIVER or libcuda.so.1, and a device), otherwise
+  /// the host; a `host-*` SessionOptions::target asks for the host. The
+  /// choice and its reason are Session::deviceNote(), also passed to
+  /// SessionOptions::onWarning when one is set (never printed otherwise).
+  /// On cuda the injected compiler must make PTX: inject a
+  /// TargetDispatchCompiler (compiler/TargetCompiler.h) to serve either.
   Default,
   Host,
   /// The reference runtime: only when asked for.
@@ -187,6 +193,9 @@ public:
   const std::string &target() const;
   /// "host", "reference" or "cuda".
   std::string deviceName() const;
+  /// One line: the device opened and why, e.g. "default device: host (no
+  /// CUDA device: ...)" or "default device: cuda (sm_90)".
+  const std::string &deviceNote() const;
   /// Hex keys of the blocks flushed, in order (for tests and tools); the
   /// most recent few thousand.
   std::vector<std::string> keysForTesting() const;

@@ -15,6 +15,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 namespace fuse::engine {
 namespace {
@@ -75,6 +77,50 @@ TEST(EngineCudaTest, ABlockRunsThroughTheCudaRuntime) {
   EXPECT_EQ(fake->launchCount(), 2);
   EXPECT_EQ(compiler.calls, 1);
   EXPECT_EQ(session->counters().sessionHits, 1u);
+}
+
+TEST(EngineCudaTest, DefaultPicksCudaWhenADriverAndADeviceArePresent) {
+  const char *previous = std::getenv("FUSE_CUDA_DRIVER");
+  std::string saved = previous ? previous : "";
+  ::setenv("FUSE_CUDA_DRIVER", FUSE_FAKE_CUDA_DRIVER_PATH, 1);
+  PtxAddCompiler compiler;
+  SessionOptions options;
+  options.compiler = &compiler;
+  std::vector<std::string> notes;
+  options.onWarning = [&](const std::string &note) { notes.push_back(note); };
+  Expected<Session> session = Session::open(options);
+  ASSERT_TRUE(session.ok()) << session.message();
+  EXPECT_EQ(session->deviceName(), "cuda");
+  EXPECT_TRUE(session->target().starts_with("sm_")) << session->target();
+  EXPECT_EQ(session->deviceNote(),
+            "default device: cuda (" + session->target() + ")");
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0], session->deviceNote());
+
+  // A host target asks for the host even with a driver present.
+  options.target = "host-x86-64-v3";
+  Expected<Session> host = Session::open(options);
+  if (host.ok()) {
+    EXPECT_EQ(host->deviceName(), "host");
+    EXPECT_EQ(host->target(), "host-x86-64-v3");
+  }
+  options.target.clear();
+
+  // The driver missing: the host.
+  ::setenv("FUSE_CUDA_DRIVER", "/nonexistent/libcuda-for-engine-test.so", 1);
+  notes.clear();
+  Expected<Session> fallback = Session::open(options);
+  if (previous)
+    ::setenv("FUSE_CUDA_DRIVER", saved.c_str(), 1);
+  else
+    ::unsetenv("FUSE_CUDA_DRIVER");
+  if (!fallback.ok())
+    GTEST_SKIP() << fallback.message(); // no host ISA level
+  EXPECT_EQ(fallback->deviceName(), "host");
+  EXPECT_TRUE(fallback->target().starts_with("host-")) << fallback->target();
+  EXPECT_NE(fallback->deviceNote().find("no CUDA device"), std::string::npos)
+      << fallback->deviceNote();
+  ASSERT_EQ(notes.size(), 1u);
 }
 
 } // namespace

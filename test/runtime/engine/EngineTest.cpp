@@ -23,8 +23,10 @@
 #include <filesystem>
 #include <mutex>
 #include <random>
+#include <string>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 namespace fuse::engine {
 namespace {
@@ -699,18 +701,55 @@ TEST(EngineTest, AnExitingThreadSyncsAndLetsItsDeviceStreamGo) {
 // Devices and overhead
 //===----------------------------------------------------------------------===//
 
+/// Sets FUSE_CUDA_DRIVER for the scope, restoring it after.
+class ScopedCudaDriver {
+public:
+  explicit ScopedCudaDriver(const char *path) {
+    const char *previous = std::getenv("FUSE_CUDA_DRIVER");
+    hadPrevious = previous != nullptr;
+    if (previous)
+      saved = previous;
+    ::setenv("FUSE_CUDA_DRIVER", path, 1);
+  }
+  ~ScopedCudaDriver() {
+    if (hadPrevious)
+      ::setenv("FUSE_CUDA_DRIVER", saved.c_str(), 1);
+    else
+      ::unsetenv("FUSE_CUDA_DRIVER");
+  }
+
+private:
+  bool hadPrevious = false;
+  std::string saved;
+};
+
 TEST(EngineTest, DevicesAreChosenAsAsked) {
   FakeCompiler compiler;
   Session reference = openReference(&compiler);
   EXPECT_EQ(reference.deviceName(), "reference");
   EXPECT_EQ(reference.target(), "reference");
+  // Without a CUDA driver, Default is the host.
+  ScopedCudaDriver noDriver("/nonexistent/libcuda-for-engine-test.so");
   SessionOptions options;
   options.compiler = &compiler;
+  std::vector<std::string> notes;
+  options.onWarning = [&](const std::string &note) { notes.push_back(note); };
   Expected<Session> host = Session::open(options);
   if (!host.ok())
     GTEST_SKIP() << host.message();
   EXPECT_EQ(host->deviceName(), "host");
   EXPECT_TRUE(host->target().starts_with("host-x86-64-v"));
+  EXPECT_TRUE(host->deviceNote().starts_with("default device: host"))
+      << host->deviceNote();
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0], host->deviceNote());
+  // Asked for explicitly: no note passed on.
+  options.device = DeviceChoice::Host;
+  notes.clear();
+  Expected<Session> asked = Session::open(options);
+  ASSERT_TRUE(asked.ok()) << asked.message();
+  EXPECT_EQ(asked->deviceName(), "host");
+  EXPECT_TRUE(notes.empty());
 }
 
 TEST(EngineTest, ACudaSessionWithoutADriverSaysSo) {
