@@ -10,6 +10,7 @@
 #include "compiler/HostRegionEmitter.h"
 
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/ErrorHandling.h"
 
 using namespace mlir;
@@ -31,6 +32,14 @@ constexpr int64_t kReductionChunk = 16384;
 constexpr int64_t kPointwiseGrain = 4096;
 /// Bytes per slot of the scratch partials (f32 and f64 accumulators alike).
 constexpr int64_t kScratchSlotBytes = 8;
+/// Independent vector accumulators per reduction pass of a row kernel: enough
+/// to hide the latency of the combining add or max.
+constexpr unsigned kRowUnroll = 4;
+/// Elements per scheduling grain of a row kernel (whole rows, at least one).
+constexpr int64_t kRowGrainElements = 32768;
+/// Most bytes of a row buffer on the stack (one per reduction whose operand
+/// the store pass uses again); longer rows compute the operand again.
+constexpr int64_t kRowStashBytes = 64 * 1024;
 
 LogicalResult checkYields(fd::FusionOp fusion, int64_t domain) {
   auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
@@ -417,18 +426,62 @@ FailureOr<HostFusionKernels> emitRowReduction(fd::FusionOp fusion,
   SmallVector<Value> outputs;
   for (unsigned k = 0; k < yield.getValues().size(); ++k)
     outputs.push_back(bufferPointer(b, loc, buffers, numInputs + k));
+  // A reduction's operand that the store pass uses again (softmax's
+  // exponentials) is kept in a row buffer on the stack by its reduction's
+  // pass and read back from cache, not computed twice.
+  llvm::SmallPtrSet<Value, 8> storeUses;
+  {
+    SmallVector<Value> work;
+    for (unsigned r : domainResults)
+      work.push_back(yield.getValues()[r]);
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      if (!storeUses.insert(v).second)
+        continue;
+      Operation *def = v.getDefiningOp();
+      if (!def || isa<fd::ReduceOp>(def))
+        continue;
+      llvm::append_range(work, def->getOperands());
+    }
+  }
+  SmallVector<Value> stashBuffers(reductions.size());
+  for (auto [k, r] : llvm::enumerate(reductions)) {
+    Value operand = r.op.getOperand();
+    Type element = computeType(elementTypeOf(operand));
+    if (!isa<BlockArgument>(operand) && storeUses.contains(operand) &&
+        rowLength * int64_t(element.getIntOrFloatBitWidth() / 8) <=
+            kRowStashBytes)
+      stashBuffers[k] = LLVM::AllocaOp::create(
+          b, loc, LLVM::LLVMPointerType::get(b.getContext()), element,
+          i64Constant(b, loc, rowLength), 64);
+  }
   auto rowLoop = scf::ForOp::create(
       b, loc, func.getArgument(1), func.getArgument(2), i64Constant(b, loc, 1));
   b.setInsertionPoint(rowLoop.getBody()->getTerminator());
   Value row = rowLoop.getInductionVar();
   Value lo = arith::MulIOp::create(b, loc, row, i64Constant(b, loc, rowLength));
   Value hi = arith::AddIOp::create(b, loc, lo, i64Constant(b, loc, rowLength));
+  // Each row buffer at -lo, so that a position in the row indexes it.
+  SmallVector<std::pair<Value, Value>> stashes;
+  Value negLo = arith::SubIOp::create(b, loc, i64Constant(b, loc, 0), lo);
+  for (auto [k, r] : llvm::enumerate(reductions))
+    if (stashBuffers[k])
+      stashes.push_back({r.op.getOperand(),
+                         LLVM::GEPOp::create(
+                             b, loc, LLVM::LLVMPointerType::get(b.getContext()),
+                             computeType(elementTypeOf(r.op.getOperand())),
+                             stashBuffers[k], ValueRange{negLo})});
   // Lanes never leave their row; with rows a multiple of the width they
   // also stay inside a width-aligned block.
   int64_t block =
       rowLength % width == 0 ? width : std::max<int64_t>(1, rowLength);
   DenseMap<Value, Value> seeds;
+  SmallVector<std::pair<Value, Value>> written;
   for (ReductionInfo &r : reductions) {
+    Value stash;
+    for (auto [value, base] : stashes)
+      if (value == r.op.getOperand())
+        stash = base;
     RegionEmitter constants(b, loc, width, pointers);
     RegionEmitter scalarConstants(b, loc, 1, pointers);
     Value vectorInit = constants.constant(r.accumulator, r.identity);
@@ -437,27 +490,47 @@ FailureOr<HostFusionKernels> emitRowReduction(fd::FusionOp fusion,
         b, loc, lo, hi, width, block, pointers, seeds, vectorInit, scalarInit,
         [&](RegionEmitter &e, Index index,
             ValueRange carried) -> FailureOr<SmallVector<Value>> {
+          for (auto [value, base] : written)
+            e.stash(value, base);
           FailureOr<Value> x = e.emit(r.op.getOperand(), index);
           if (failed(x))
             return failure();
+          if (stash)
+            e.storeStash(*x, stash, index);
           return SmallVector<Value>{combine(b, loc, r, carried[0], *x)};
-        });
+        },
+        kRowUnroll);
     if (failed(loop))
       return failure();
-    Value horizontal = vector::ReductionOp::create(b, loc, r.combining,
-                                                   loop->vectorResults[0]);
+    // The independent accumulators combined pairwise, then across lanes
+    // once per row.
+    SmallVector<Value> partial(loop->vectorResults);
+    while (partial.size() > 1) {
+      SmallVector<Value> halved;
+      for (size_t k = 0; k + 1 < partial.size(); k += 2)
+        halved.push_back(combine(b, loc, r, partial[k], partial[k + 1]));
+      if (partial.size() % 2)
+        halved.push_back(partial.back());
+      partial = std::move(halved);
+    }
+    Value horizontal =
+        vector::ReductionOp::create(b, loc, r.combining, partial[0]);
     Value result = combine(b, loc, r, horizontal, loop->scalarResults[0]);
     if (r.op.getKind() == fd::ReduceKind::mean)
       result = arith::DivFOp::create(
           b, loc, result,
           scalarConstants.constant(r.accumulator, double(rowLength)));
     seeds[r.op.getResult()] = result;
+    if (stash)
+      written.push_back({r.op.getOperand(), stash});
   }
   if (!domainResults.empty()) {
     FailureOr<PeeledLoop> loop = emitPeeledLoop(
         b, loc, lo, hi, width, block, pointers, seeds, {}, {},
         [&](RegionEmitter &e, Index index,
             ValueRange) -> FailureOr<SmallVector<Value>> {
+          for (auto [value, base] : written)
+            e.stash(value, base);
           for (unsigned r : domainResults) {
             Value value = yield.getValues()[r];
             FailureOr<Value> computed = e.emit(value, index);
@@ -487,7 +560,7 @@ FailureOr<HostFusionKernels> emitRowReduction(fd::FusionOp fusion,
   plan.schedule = ScheduleKind::RowReduction;
   plan.launch.iterations = rows;
   plan.launch.grain =
-      std::max<int64_t>(1, 4096 / std::max<int64_t>(1, rowLength));
+      std::max<int64_t>(1, kRowGrainElements / std::max<int64_t>(1, rowLength));
   for (unsigned i = 0; i < numInputs; ++i)
     plan.operands.push_back({HostKernelOperand::Kind::FusionInput, i});
   for (unsigned r = 0; r < outputs.size(); ++r)

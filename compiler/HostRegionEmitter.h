@@ -151,6 +151,19 @@ public:
     seeded[regionValue] = computed;
   }
 
+  /// Values already computed at every index and kept in compute type at
+  /// `base` (indexed by the same index as the value).
+  void stash(Value regionValue, Value base) { stashed[regionValue] = base; }
+
+  /// Stores `computed` (in compute type) where stash() would read it.
+  void storeStash(Value computed, Value base, Index index) {
+    Type element = getElementTypeOrSelf(computed.getType());
+    Value address = LLVM::GEPOp::create(b, loc, pointerType(), element, base,
+                                        ValueRange{index.value});
+    LLVM::StoreOp::create(b, loc, computed, address,
+                          element.getIntOrFloatBitWidth() / 8);
+  }
+
   FailureOr<Value> emit(Value value, Index index) {
     if (Value known = seeded.lookup(value)) {
       if (width == 1 || isa<VectorType>(known.getType()))
@@ -164,6 +177,17 @@ public:
     auto key = std::make_tuple(value, index.value, unsigned(index.kind));
     if (auto it = memo.find(key); it != memo.end())
       return it->second;
+    if (Value base = stashed.lookup(value);
+        base && (index.kind == Index::Contiguous ||
+                 (index.kind == Index::Uniform && width == 1))) {
+      Type element = computeType(elementTypeOf(value));
+      Value address = LLVM::GEPOp::create(b, loc, pointerType(), element, base,
+                                          ValueRange{index.value});
+      Value loaded = LLVM::LoadOp::create(b, loc, vectorOf(element), address,
+                                          element.getIntOrFloatBitWidth() / 8);
+      memo[key] = loaded;
+      return loaded;
+    }
     FailureOr<Value> result = emitUncached(value, index);
     if (succeeded(result))
       memo[key] = *result;
@@ -615,8 +639,23 @@ private:
         return Value(arith::SubFOp::create(b, loc, x[0], x[1]));
       if (name == "mul")
         return Value(arith::MulFOp::create(b, loc, x[0], x[1]));
-      if (name == "div")
+      if (name == "div") {
+        // By a splat of one value (a row's reduction in a row kernel): one
+        // reciprocal, then a multiply per element (within div's 2 eps; a
+        // divisor below the smallest normal's reciprocal range would give
+        // inf, as a flushed subnormal divisor does).
+        if (auto splat = x[1].getDefiningOp<vector::BroadcastOp>();
+            splat && !isa<VectorType>(splat.getSource().getType())) {
+          Type scalar = splat.getSource().getType();
+          Value one = arith::ConstantOp::create(b, loc, scalar,
+                                                b.getFloatAttr(scalar, 1.0));
+          Value inverse = arith::DivFOp::create(b, loc, one, splat.getSource());
+          return Value(arith::MulFOp::create(
+              b, loc, x[0],
+              vector::BroadcastOp::create(b, loc, x[1].getType(), inverse)));
+        }
         return Value(arith::DivFOp::create(b, loc, x[0], x[1]));
+      }
       if (name == "max")
         return Value(arith::MaximumFOp::create(b, loc, x[0], x[1]));
       if (name == "min")
@@ -934,7 +973,7 @@ private:
   Location loc;
   unsigned width;
   const DenseMap<Value, Value> &argPointers;
-  DenseMap<Value, Value> seeded, seededSplats;
+  DenseMap<Value, Value> seeded, seededSplats, stashed;
   DenseMap<std::tuple<Value, Value, unsigned>, Value> memo;
 };
 
@@ -968,6 +1007,12 @@ inline Value i64Constant(OpBuilder &b, Location loc, int64_t value) {
 /// [lo, hi) split into a W-step vector loop and a scalar tail; `body` runs at
 /// each step with an emitter of the step's width and the step's index.
 /// Loop-carried values (reduction accumulators) are threaded through.
+/// With `unroll` > 1 the vector loop first steps by unroll * W, running
+/// `body` at each of the unroll sub-steps with its own copy of the carried
+/// values (independent accumulator chains, so that a reduction does not
+/// serialize on the latency of one add), then a W-step loop finishes with
+/// the first copy; vectorResults then holds unroll copies of vectorInit's
+/// values, copy k at [k * n, (k + 1) * n), for the caller to combine.
 using StepBody = function_ref<FailureOr<SmallVector<Value>>(
     RegionEmitter &, Index, ValueRange carried)>;
 
@@ -979,14 +1024,60 @@ inline FailureOr<PeeledLoop>
 emitPeeledLoop(OpBuilder &b, Location loc, Value lo, Value hi, unsigned width,
                int64_t block, const DenseMap<Value, Value> &pointers,
                const DenseMap<Value, Value> &seeds, ValueRange vectorInit,
-               ValueRange scalarInit, StepBody body) {
+               ValueRange scalarInit, StepBody body, unsigned unroll = 1) {
   Value count = arith::SubIOp::create(b, loc, hi, lo);
-  Value vectorCount = arith::MulIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, count, i64Constant(b, loc, width)),
-      i64Constant(b, loc, width));
-  Value vectorEnd = arith::AddIOp::create(b, loc, lo, vectorCount);
+  auto roundDown = [&](unsigned step) {
+    Value steps = arith::MulIOp::create(
+        b, loc,
+        arith::DivUIOp::create(b, loc, count, i64Constant(b, loc, step)),
+        i64Constant(b, loc, step));
+    return Value(arith::AddIOp::create(b, loc, lo, steps));
+  };
+  Value vectorEnd = roundDown(width);
   PeeledLoop result;
   bool failedBody = false;
+  SmallVector<Value> copies;
+  if (unroll > 1) {
+    Value unrolledEnd = roundDown(width * unroll);
+    unsigned n = vectorInit.size();
+    SmallVector<Value> init;
+    for (unsigned k = 0; k < unroll; ++k)
+      llvm::append_range(init, vectorInit);
+    auto loop = scf::ForOp::create(
+        b, loc, lo, unrolledEnd, i64Constant(b, loc, int64_t(width) * unroll),
+        init,
+        [&](OpBuilder &nested, Location nestedLoc, Value iv, ValueRange args) {
+          SmallVector<Value> next;
+          for (unsigned k = 0; k < unroll && !failedBody; ++k) {
+            RegionEmitter emitter(nested, nestedLoc, width, pointers);
+            for (auto [value, known] : seeds)
+              emitter.seed(value, known);
+            Value at =
+                k == 0
+                    ? iv
+                    : Value(arith::AddIOp::create(
+                          nested, nestedLoc, iv,
+                          i64Constant(nested, nestedLoc, int64_t(k) * width)));
+            FailureOr<SmallVector<Value>> step = body(
+                emitter, {Index::Contiguous, at, block}, args.slice(k * n, n));
+            if (failed(step)) {
+              failedBody = true;
+              break;
+            }
+            llvm::append_range(next, *step);
+          }
+          if (failedBody) {
+            scf::YieldOp::create(nested, nestedLoc, args);
+            return;
+          }
+          scf::YieldOp::create(nested, nestedLoc, next);
+        });
+    copies.assign(loop.getResults().begin(), loop.getResults().end());
+    vectorInit = ValueRange(copies).take_front(n);
+    // The W-step loop below continues copy 0; the others are done.
+    result.vectorResults.assign(copies.begin(), copies.end());
+    lo = unrolledEnd;
+  }
   auto makeLoop = [&](Value from, Value to, unsigned w, ValueRange init) {
     auto loop = scf::ForOp::create(
         b, loc, from, to, i64Constant(b, loc, w), init,
@@ -1006,7 +1097,11 @@ emitPeeledLoop(OpBuilder &b, Location loc, Value lo, Value hi, unsigned width,
         });
     return SmallVector<Value>(loop.getResults());
   };
-  result.vectorResults = makeLoop(lo, vectorEnd, width, vectorInit);
+  SmallVector<Value> first = makeLoop(lo, vectorEnd, width, vectorInit);
+  if (unroll > 1)
+    llvm::copy(first, result.vectorResults.begin());
+  else
+    result.vectorResults = first;
   result.scalarResults = makeLoop(vectorEnd, hi, 1, scalarInit);
   if (failedBody)
     return failure();

@@ -216,6 +216,23 @@ TEST_F(HostCodegen, SoftmaxAndLogSoftmaxRows) {
   }
 }
 
+/// Softmax keeps each row's exponentials in a row buffer on the stack for
+/// the store pass (in f32 for f16 rows); rows longer than the buffer allows
+/// compute them again.
+TEST_F(HostCodegen, SoftmaxRowsOfF16AndRowsTooLongToKeep) {
+  for (auto [type, length] : {std::pair{ElementType::F16, int64_t(100)},
+                              std::pair{ElementType::F32, int64_t(16400)}}) {
+    GraphBuilder b;
+    std::vector<int64_t> shape = {2, length};
+    TensorId x = b.input({type, shape}, "x");
+    TensorId m = b.reduce(ReduceKind::Max, x, {1}, true);
+    TensorId e = b.exp(b.sub(x, b.broadcast(m, shape, {0, 1})));
+    TensorId sum = b.reduce(ReduceKind::Sum, e, {1}, true);
+    b.output(b.div(e, b.broadcast(sum, shape, {0, 1})), "softmax");
+    check(*b.finish(), {{-8, 8}});
+  }
+}
+
 TEST_F(HostCodegen, LayerNormAndRmsNormRows) {
   for (int64_t length : kRowLengths) {
     GraphBuilder b;
