@@ -130,6 +130,90 @@ std::string describeGraph(const Graph &graph) {
   return text + ")";
 }
 
+/// Whether every op of `graph` is elementwise over operands of its result's
+/// shape (unary, binary, compare, select, cast; constants): a kernel of
+/// such a graph reads each operand at exactly the index it writes.
+bool isSameShapeElementwise(const Graph &graph) {
+  for (const Op &op : graph.ops) {
+    switch (op.kind) {
+#define FUSE_UNARY_OP(Name, mnemonic, TypeRule) case OpKind::Name:
+#define FUSE_BINARY_OP(Name, mnemonic, TypeRule) case OpKind::Name:
+#include "runtime/ir/Ops.def"
+    case OpKind::Compare:
+    case OpKind::Select:
+    case OpKind::Cast:
+    case OpKind::Constant:
+      break;
+    default:
+      return false;
+    }
+    const std::vector<std::int64_t> &shape = graph.typeOf(op.result()).shape;
+    for (TensorId operand : op.operands)
+      if (graph.typeOf(operand).shape != shape)
+        return false;
+  }
+  return true;
+}
+
+/// In place (free_handle's other half): per output, the input whose buffer
+/// it may be written over, where
+///   - the device is the host: host kernels carry no no-alias assumption
+///     on their buffers (compiler/Host*.cpp marks none), while GPU kernels
+///     mark every pointer noalias and read inputs through the non-coherent
+///     cache, so they never write in place;
+///   - the bundle's graph is same-shape elementwise, and the input and the
+///     output are bound by one and the same Pointwise kernel and by no
+///     other: that kernel reads each element of the input at exactly the
+///     index it writes in the output, in the same iteration, before it
+///     writes it, and no later kernel reads the input;
+///   - the input has the output's type, is not an output itself, and
+///     `exclusive[i]` (nothing but this block holds its storage: every
+///     handle to it was dropped).
+std::vector<std::optional<std::uint32_t>>
+planInPlace(const Bundle &bundle, const std::vector<bool> &exclusive) {
+  std::vector<std::optional<std::uint32_t>> inPlace(bundle.outputs.size());
+  if (!bundle.aliases.empty() || !isSameShapeElementwise(bundle.graph))
+    return inPlace;
+  constexpr std::size_t kNone = ~std::size_t(0), kMany = kNone - 1;
+  auto note = [&](std::size_t &slot, std::size_t kernel) {
+    if (slot == kNone)
+      slot = kernel;
+    else if (slot != kernel)
+      slot = kMany;
+  };
+  std::vector<std::size_t> inputKernel(bundle.inputs.size(), kNone);
+  std::vector<std::size_t> outputKernel(bundle.outputs.size(), kNone);
+  for (std::size_t k = 0; k < bundle.kernels.size(); ++k)
+    for (const KernelBinding &binding : bundle.kernels[k].bindings) {
+      if (binding.kind == BindingKind::GraphInput &&
+          binding.index < inputKernel.size())
+        note(inputKernel[binding.index], k);
+      else if (binding.kind == BindingKind::GraphOutput &&
+               binding.index < outputKernel.size())
+        note(outputKernel[binding.index], k);
+    }
+  std::vector<bool> taken(bundle.inputs.size(), false);
+  for (std::size_t o = 0; o < bundle.outputs.size(); ++o) {
+    TensorId output = bundle.outputs[o];
+    std::size_t k = outputKernel[o];
+    if (k == kNone || k == kMany ||
+        bundle.kernels[k].schedule != ScheduleKind::Pointwise ||
+        std::find(bundle.inputs.begin(), bundle.inputs.end(), output) !=
+            bundle.inputs.end())
+      continue;
+    for (std::size_t i = 0; i < bundle.inputs.size(); ++i) {
+      if (taken[i] || !exclusive[i] || inputKernel[i] != k ||
+          !(bundle.graph.typeOf(bundle.inputs[i]) ==
+            bundle.graph.typeOf(output)))
+        continue;
+      inPlace[o] = std::uint32_t(i);
+      taken[i] = true;
+      break;
+    }
+  }
+  return inPlace;
+}
+
 } // namespace
 
 struct SessionState : std::enable_shared_from_this<SessionState> {
@@ -365,8 +449,20 @@ SessionState::run(RecordingStream &stream, const LoadedBundle &loaded,
   std::vector<std::optional<std::uint32_t>> aliasOf(bundle.outputs.size());
   for (const OutputAlias &alias : bundle.aliases)
     aliasOf[alias.output] = alias.input;
-  for (TensorId output : bundle.outputs)
-    total += allocationBytes(tensorBytes(output));
+  // An input no handle refers to any more (this block holds the only
+  // reference to its storage: nobody can reach it again) may have an
+  // output written over it, where planInPlace finds that safe.
+  std::vector<std::optional<std::uint32_t>> inPlace(bundle.outputs.size());
+  if (kind == device::DeviceKind::Host) {
+    std::vector<bool> exclusive(inputs.size());
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      exclusive[i] = inputs[i].use_count() == 1;
+    inPlace = planInPlace(bundle, exclusive);
+  }
+  std::uint64_t inPlaceCount = 0;
+  for (std::size_t o = 0; o < bundle.outputs.size(); ++o)
+    if (!inPlace[o])
+      total += allocationBytes(tensorBytes(bundle.outputs[o]));
 
   device::DeviceResult<device::AllocationPermit> permit =
       runtime->reserve(total);
@@ -397,6 +493,11 @@ SessionState::run(RecordingStream &stream, const LoadedBundle &loaded,
   std::vector<device::Buffer> outputBuffers;
   for (std::size_t o = 0; o < bundle.outputs.size(); ++o) {
     std::uint64_t bytes = tensorBytes(bundle.outputs[o]);
+    if (inPlace[o]) {
+      outputBuffers.push_back(inputBuffers[*inPlace[o]]);
+      ++inPlaceCount;
+      continue;
+    }
     device::DeviceResult<device::Buffer> buffer =
         runtime->allocate(*permit, allocationBytes(bytes));
     if (!buffer.ok())
@@ -480,6 +581,7 @@ SessionState::run(RecordingStream &stream, const LoadedBundle &loaded,
     c.runTime += elapsed;
     ++c.submissions;
     c.kernelsLaunched += bundle.launchOrder.size();
+    c.inPlaceOutputs += inPlaceCount;
   });
   if (failure) {
     // A failure never poisons the stream: reset it, or start a new one.

@@ -38,6 +38,15 @@
 // back; an upload keeps its host bytes and is uploaded once, in the batch of
 // the first block that uses it. Each block waits for its fence before its
 // tensors count as materialized, so a failure is known at the sync point.
+// In place: on the host, an input of a block that no handle refers to any
+// more (the block holds its last use) may have an output of its type
+// written over its buffer instead of a fresh one, when the bundle is
+// same-shape elementwise and one Pointwise kernel both reads that input
+// and writes that output (each element read, then written, by the same
+// iteration; host kernels assume no no-alias on their buffers). GPU
+// kernels mark their pointers noalias and read inputs through the
+// non-coherent cache, so cuda never writes in place. Counted:
+// EngineCounters::inPlaceOutputs.
 //
 // Plain C++ only: the runtime never links MLIR or LLVM, and this library
 // never includes a compiler header (the compiler is injected).
@@ -127,6 +136,9 @@ struct EngineCounters {
   /// Operands recorded on another thread's stream, materialized and
   /// aliased.
   std::uint64_t crossStreamSyncs = 0;
+  /// Outputs written in place over an input buffer that no handle referred
+  /// to any more (host device, same-shape elementwise kernels only).
+  std::uint64_t inPlaceOutputs = 0;
   /// Device streams held now: one per thread that ran a block, let go when
   /// the thread exits (its pending block synced first).
   std::uint64_t deviceStreams = 0;
@@ -140,7 +152,10 @@ struct SessionState;
 
 /// A reference-counted handle to a tensor of a session. Copies share the
 /// tensor; the last handle dropped frees it (or, while it is only recorded,
-/// removes it from the block's outputs). A default-constructed Tensor is
+/// removes it from the block's outputs; or, when the block that uses it
+/// last runs on the host and its kernel is same-shape elementwise, lets
+/// that kernel write an output of the same type in place over its buffer:
+/// EngineCounters::inPlaceOutputs). A default-constructed Tensor is
 /// invalid.
 class Tensor {
 public:
