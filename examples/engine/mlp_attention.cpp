@@ -209,6 +209,9 @@ int main(int argc, char **argv) {
 
   HostCompiler compiler;
   SessionOptions hostOptions;
+  // The host by name: the default device would be CUDA where a GPU is, which
+  // HostCompiler does not target.
+  hostOptions.device = DeviceChoice::Host;
   hostOptions.compiler = &compiler;
   hostOptions.cache = cache->get();
   Expected<Session> host = Session::open(hostOptions);
