@@ -872,8 +872,13 @@ Importer::lower(std::vector<std::optional<Value>> &constants) {
       attrFloat("ratio", 0.5);
       attrInt("is_test", 0);
       attrInt("seed", 0);
-      if (hasInput(2) && constIn(2, "training_mode").toInts()[0] != 0)
-        fail("Dropout in training mode is not supported");
+      if (hasInput(2)) {
+        std::vector<std::int64_t> mode = constIn(2, "training_mode").toInts();
+        if (mode.size() != 1)
+          fail("'training_mode' must hold one element");
+        if (mode[0] != 0)
+          fail("Dropout in training mode is not supported");
+      }
       if (node->output_size() > 1 && !node->output(1).empty())
         fail("Dropout's mask output is not supported");
     }

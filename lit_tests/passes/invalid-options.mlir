@@ -1,8 +1,8 @@
-// RUN: not fuse-opt %s -fuse-form-fusions="max-live-values=1" 2>&1 | FileCheck %s --check-prefix=LIVE
-// RUN: not fuse-opt %s -fuse-form-fusions="max-operands=0" 2>&1 | FileCheck %s --check-prefix=OPERANDS
-// RUN: not fuse-opt %s -fuse-form-fusions="matmul-tile=0" 2>&1 | FileCheck %s --check-prefix=TILE
-// RUN: not fuse-opt %s -fuse-form-fusions="launch-cost-bytes=-1" 2>&1 | FileCheck %s --check-prefix=LAUNCH
-// RUN: not fuse-opt %s -fuse-fusion-pipeline="max-operands=1" 2>&1 | FileCheck %s --check-prefix=PIPELINE
+// RUN: not fuse-opt %s -fuse-form-fusions="max-live-values=1" 2>&1 | FileCheck %s --check-prefixes=LIVE,CHECK
+// RUN: not fuse-opt %s -fuse-form-fusions="max-operands=0" 2>&1 | FileCheck %s --check-prefixes=OPERANDS,CHECK
+// RUN: not fuse-opt %s -fuse-form-fusions="matmul-tile=0" 2>&1 | FileCheck %s --check-prefixes=TILE,CHECK
+// RUN: not fuse-opt %s -fuse-form-fusions="launch-cost-bytes=-1" 2>&1 | FileCheck %s --check-prefixes=LAUNCH,CHECK
+// RUN: not fuse-opt %s -fuse-fusion-pipeline="max-operands=1" 2>&1 | FileCheck %s --check-prefixes=PIPELINE,CHECK
 
 // An invalid cost model constant is an error and the pass fails; nothing is
 // printed.

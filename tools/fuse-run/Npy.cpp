@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <sstream>
 
@@ -210,6 +211,13 @@ Expected<Array> parse(const std::vector<std::uint8_t> &file) {
     return Status::error("dtype '" + descr +
                          "' is not supported; expected little-endian f2, f4, "
                          "f8, i1, i4, i8 or b1");
+  // A header can claim any shape: bound the byte count before computing it.
+  std::int64_t count = 1;
+  for (std::int64_t dim : shape) {
+    if (dim > 0 && count > std::numeric_limits<std::int64_t>::max() / 8 / dim)
+      return Status::error("the shape in the header is too large");
+    count *= dim;
+  }
   Array array;
   array.type = TensorType{*type, shape};
   std::int64_t bytes = array.type.byteSize();
