@@ -3,11 +3,15 @@
 #include "compiler/FusionFrontEnd.h"
 
 #include "passes/Passes.h"
+#include "runtime/Version.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <algorithm>
 #include <mutex>
 
 namespace fd = mlir::fuse;
@@ -105,6 +109,105 @@ void wrapEachOpInItsOwnFusion(mlir::func::FuncOp func) {
   for (mlir::Operation &op : llvm::make_early_inc_range(func.getBody().front()))
     if (mlir::isa<fd::ConstantOp>(op) && op.use_empty())
       op.erase();
+}
+
+Status tagOpIndices(mlir::func::FuncOp func, const Graph &graph) {
+  std::uint32_t next = 0;
+  mlir::Builder b(func.getContext());
+  mlir::WalkResult walked = func.walk([&](mlir::Operation *op) {
+    if (!isTensorOp(op))
+      return mlir::WalkResult::advance();
+    if (next >= graph.ops.size() ||
+        op->getName().stripDialect().str() !=
+            std::string(mnemonic(graph.ops[next].kind)))
+      return mlir::WalkResult::interrupt();
+    op->setAttr(kOpIndexAttr, b.getI64IntegerAttr(next++));
+    return mlir::WalkResult::advance();
+  });
+  if (walked.wasInterrupted() || next != graph.ops.size())
+    return Status::error("internal error: the function's ops do not match "
+                         "the graph's ops one to one");
+  return Status::success();
+}
+
+Status fuseModule(mlir::ModuleOp module, mlir::func::FuncOp func,
+                  const CompileOptions &options,
+                  DiagnosticCollector &diagnostics) {
+  registerFusePassesOnce();
+  if (options.enableFusion && mlir::PassPipelineInfo::lookup(kFusionPipeline)) {
+    mlir::PassManager pm(module.getContext());
+    // Fails, changing nothing, where no tool registered the options.
+    (void)mlir::applyPassManagerCLOptions(pm);
+    std::string pipeline = std::string(kFusionPipeline) +
+                           (options.explain ? "{explain=true}" : "");
+    if (mlir::failed(mlir::parsePassPipeline(pipeline, pm)) ||
+        mlir::failed(pm.run(module)))
+      return diagnostics.error("fusion failed");
+  }
+  wrapEachOpInItsOwnFusion(func);
+  return Status::success();
+}
+
+TensorId tensorOfValue(mlir::func::FuncOp func, const Graph &graph,
+                       mlir::Value value) {
+  if (auto arg = mlir::dyn_cast<mlir::BlockArgument>(value)) {
+    mlir::Operation *parent = arg.getOwner()->getParentOp();
+    if (parent == func.getOperation())
+      return graph.inputs[arg.getArgNumber()];
+    if (auto fusion = mlir::dyn_cast<fd::FusionOp>(parent))
+      return tensorOfValue(func, graph, fusion.getInputs()[arg.getArgNumber()]);
+    return kInvalidTensor;
+  }
+  mlir::Operation *def = value.getDefiningOp();
+  if (auto fusion = mlir::dyn_cast<fd::FusionOp>(def)) {
+    auto yield =
+        mlir::cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
+    return tensorOfValue(
+        func, graph,
+        yield.getValues()[mlir::cast<mlir::OpResult>(value).getResultNumber()]);
+  }
+  if (auto index = def->getAttrOfType<mlir::IntegerAttr>(kOpIndexAttr))
+    return graph.ops[index.getInt()]
+        .results[mlir::cast<mlir::OpResult>(value).getResultNumber()];
+  return kInvalidTensor;
+}
+
+Bundle newBundle(const Graph &graph, const Target &target) {
+  Bundle bundle;
+  bundle.graph = graph;
+  bundle.target = target.name;
+  bundle.versionId = versionId();
+  bundle.inputs = graph.inputs;
+  for (const GraphOutput &output : graph.outputs)
+    bundle.outputs.push_back(output.tensor);
+  return bundle;
+}
+
+BufferAssignment::BufferAssignment(const Graph &graph) : graph(graph) {
+  // emplace keeps the first home: an output that is an input stays the
+  // input's buffer.
+  for (std::uint32_t i = 0; i < graph.inputs.size(); ++i)
+    homes.emplace(graph.inputs[i], KernelBinding{BindingKind::GraphInput, i});
+  for (std::uint32_t i = 0; i < graph.outputs.size(); ++i)
+    homes.emplace(graph.outputs[i].tensor,
+                  KernelBinding{BindingKind::GraphOutput, i});
+}
+
+void BufferAssignment::use(std::uint32_t request, std::uint32_t kernel) {
+  requests[request].firstUse = std::min(requests[request].firstUse, kernel);
+  requests[request].lastUse = std::max(requests[request].lastUse, kernel);
+}
+
+KernelBinding BufferAssignment::bind(TensorId tensor, std::uint32_t kernel) {
+  if (auto it = homes.find(tensor); it != homes.end())
+    return it->second;
+  auto [it, inserted] =
+      intermediateOf.emplace(tensor, std::uint32_t(requests.size()));
+  if (inserted)
+    requests.push_back({tensor, std::uint64_t(graph.typeOf(tensor).byteSize()),
+                        kernel, kernel});
+  use(it->second, kernel);
+  return {BindingKind::Intermediate, it->second};
 }
 
 } // namespace fuse::frontend

@@ -12,13 +12,19 @@
 #ifndef FUSE_COMPILER_FUSIONFRONTEND_H
 #define FUSE_COMPILER_FUSIONFRONTEND_H
 
+#include "compiler/ArenaPlanner.h"
 #include "dialect/FuseOps.h"
+#include "runtime/Compiler.h"
+#include "runtime/cache/Bundle.h"
+#include "runtime/ir/Graph.h"
 #include "runtime/ir/Status.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -55,6 +61,47 @@ mlir::fuse::ScheduleKind singleOpSchedule(mlir::Operation *op);
 /// every tensor op becomes a fuse.fusion of its own; splat constants are
 /// cloned into their consumers, as fuse-outline-fusions does.
 void wrapEachOpInItsOwnFusion(mlir::func::FuncOp func);
+
+/// Tags every tensor op of `func` with its index in `graph.ops` (the order in
+/// which graphToModule emits them and funcToGraph reads them).
+Status tagOpIndices(mlir::func::FuncOp func, const Graph &graph);
+
+/// Fuses `module` with the registered pipeline when `options` enable fusion,
+/// then gives every op left outside a fusion (all of them without fusion) a
+/// kernel of its own.
+Status fuseModule(mlir::ModuleOp module, mlir::func::FuncOp func,
+                  const CompileOptions &options,
+                  DiagnosticCollector &diagnostics);
+
+/// The Graph tensor that `value` (of `func` or of one of its fusion regions)
+/// holds; kInvalidTensor for a value that is none.
+TensorId tensorOfValue(mlir::func::FuncOp func, const Graph &graph,
+                       mlir::Value value);
+
+/// A bundle of `graph` for `target` with no kernels yet.
+Bundle newBundle(const Graph &graph, const Target &target);
+
+/// Where the tensors that kernels bind live: graph inputs and outputs in the
+/// caller's buffers, everything else in arena requests whose live ranges grow
+/// with each kernel that binds them.
+class BufferAssignment {
+public:
+  explicit BufferAssignment(const Graph &graph);
+
+  KernelBinding bind(TensorId tensor, std::uint32_t kernel);
+  /// Extends request `request`'s live range to `kernel`.
+  void use(std::uint32_t request, std::uint32_t kernel);
+  /// The caller's buffer of a graph input or output.
+  KernelBinding home(TensorId tensor) const { return homes.at(tensor); }
+
+  /// Intermediates by tensor, and the scratch buffers compilers add.
+  std::vector<ArenaRequest> requests;
+
+private:
+  const Graph &graph;
+  std::map<TensorId, KernelBinding> homes;
+  std::map<TensorId, std::uint32_t> intermediateOf;
+};
 
 } // namespace fuse::frontend
 

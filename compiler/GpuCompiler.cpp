@@ -64,12 +64,6 @@ using Clock = std::chrono::steady_clock;
 
 using namespace frontend;
 
-/// Where a tensor lives during a run.
-struct Location {
-  BindingKind kind;
-  std::uint32_t index;
-};
-
 /// $CUDA_HOME, then /usr/local/cuda: the first that holds libdevice.
 std::string findToolkit(const std::string &configured) {
   std::vector<std::string> candidates;
@@ -240,111 +234,27 @@ Expected<Compilation> GpuCompiler::Impl::compileModule(
     return Status::error("the module must hold exactly one function");
   mlir::func::FuncOp func = *funcs.begin();
 
-  // Tag every tensor op with its index in the graph (the order in which
-  // graphToModule emits them and funcToGraph reads them).
-  {
-    std::uint32_t next = 0;
-    mlir::Builder b(&context);
-    mlir::WalkResult walked = func.walk([&](mlir::Operation *op) {
-      if (!isTensorOp(op))
-        return mlir::WalkResult::advance();
-      if (next >= graph.ops.size() ||
-          op->getName().stripDialect().str() !=
-              std::string(mnemonic(graph.ops[next].kind)))
-        return mlir::WalkResult::interrupt();
-      op->setAttr(kOpIndexAttr, b.getI64IntegerAttr(next++));
-      return mlir::WalkResult::advance();
-    });
-    if (walked.wasInterrupted() || next != graph.ops.size())
-      return Status::error("internal error: the function's ops do not match "
-                           "the graph's ops one to one");
-  }
+  if (Status status = tagOpIndices(func, graph); !status.ok())
+    return status;
 
   // Fusion.
   auto start = Clock::now();
-  if (!alreadyFused) {
-    registerFusePassesOnce();
-    if (options.enableFusion &&
-        mlir::PassPipelineInfo::lookup(kFusionPipeline)) {
-      mlir::PassManager pm(&context);
-      // Fails, changing nothing, where no tool registered the options.
-      (void)mlir::applyPassManagerCLOptions(pm);
-      std::string pipeline = std::string(kFusionPipeline) +
-                             (options.explain ? "{explain=true}" : "");
-      if (mlir::failed(mlir::parsePassPipeline(pipeline, pm)) ||
-          mlir::failed(pm.run(module)))
-        return diagnostics.error("fusion failed");
-    }
-    // Every op the pipeline left outside a fusion (all of them without it)
-    // becomes a kernel of its own.
-    wrapEachOpInItsOwnFusion(func);
-  }
+  if (!alreadyFused)
+    if (Status status = fuseModule(module, func, options, diagnostics);
+        !status.ok())
+      return status;
   phases.push_back({"fusion", Clock::now() - start});
   if (dumps) {
     llvm::raw_string_ostream os(dumps->fused);
     module.print(os);
   }
 
-  // Where each tensor lives: inputs and outputs in the caller's buffers,
-  // the rest in the arena.
-  std::map<TensorId, Location> locations;
-  for (std::uint32_t i = 0; i < graph.inputs.size(); ++i)
-    locations.emplace(graph.inputs[i], Location{BindingKind::GraphInput, i});
-  for (std::uint32_t i = 0; i < graph.outputs.size(); ++i)
-    locations.emplace(graph.outputs[i].tensor,
-                      Location{BindingKind::GraphOutput, i});
-  // The tensor of a value of the function or of a fusion region.
-  std::function<TensorId(mlir::Value)> tensorOf =
-      [&](mlir::Value value) -> TensorId {
-    if (auto arg = mlir::dyn_cast<mlir::BlockArgument>(value)) {
-      mlir::Operation *parent = arg.getOwner()->getParentOp();
-      if (parent == func.getOperation())
-        return graph.inputs[arg.getArgNumber()];
-      if (auto fusion = mlir::dyn_cast<fd::FusionOp>(parent))
-        return tensorOf(fusion.getInputs()[arg.getArgNumber()]);
-      return kInvalidTensor;
-    }
-    mlir::Operation *def = value.getDefiningOp();
-    if (auto fusion = mlir::dyn_cast<fd::FusionOp>(def)) {
-      auto yield =
-          mlir::cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
-      return tensorOf(yield.getValues()[mlir::cast<mlir::OpResult>(value)
-                                            .getResultNumber()]);
-    }
-    if (auto index = def->getAttrOfType<mlir::IntegerAttr>(kOpIndexAttr))
-      return graph.ops[index.getInt()]
-          .results[mlir::cast<mlir::OpResult>(value).getResultNumber()];
-    return kInvalidTensor;
+  // Inputs and outputs live in the caller's buffers, the rest in the arena.
+  BufferAssignment buffers(graph);
+  auto tensorOf = [&](mlir::Value value) {
+    return tensorOfValue(func, graph, value);
   };
-
-  Bundle bundle;
-  bundle.graph = graph;
-  bundle.target = target.name;
-  bundle.versionId = versionId();
-  bundle.inputs = graph.inputs;
-  for (const GraphOutput &output : graph.outputs)
-    bundle.outputs.push_back(output.tensor);
-
-  // Arena buffers: intermediates by tensor, and one scratch per fusion.
-  std::vector<ArenaRequest> requests;
-  std::map<TensorId, std::uint32_t> intermediateOf;
-  auto useBuffer = [&](std::uint32_t request, std::uint32_t kernel) {
-    requests[request].firstUse = std::min(requests[request].firstUse, kernel);
-    requests[request].lastUse = std::max(requests[request].lastUse, kernel);
-  };
-  auto bindTensor = [&](TensorId tensor,
-                        std::uint32_t kernel) -> KernelBinding {
-    if (auto it = locations.find(tensor); it != locations.end())
-      return {it->second.kind, it->second.index};
-    auto [it, inserted] =
-        intermediateOf.emplace(tensor, std::uint32_t(requests.size()));
-    if (inserted)
-      requests.push_back({tensor,
-                          std::uint64_t(graph.typeOf(tensor).byteSize()),
-                          kernel, kernel});
-    useBuffer(it->second, kernel);
-    return {BindingKind::Intermediate, it->second};
-  };
+  Bundle bundle = newBundle(graph, target);
 
   // Code generation: one gpu.module per kernel, every fusion in order.
   start = Clock::now();
@@ -384,12 +294,12 @@ Expected<Compilation> GpuCompiler::Impl::compileModule(
         switch (operand.kind) {
         case GpuKernelOperand::Kind::FusionInput:
           kernel.bindings.push_back(
-              bindTensor(inputTensors[operand.index], kernelIndex));
+              buffers.bind(inputTensors[operand.index], kernelIndex));
           break;
         case GpuKernelOperand::Kind::FusionResult:
           if (resultBindings.empty()) {
             kernel.bindings.push_back(
-                bindTensor(resultTensors[operand.index], kernelIndex));
+                buffers.bind(resultTensors[operand.index], kernelIndex));
           } else {
             kernel.bindings.push_back(resultBindings[operand.index]);
           }
@@ -397,17 +307,17 @@ Expected<Compilation> GpuCompiler::Impl::compileModule(
           break;
         case GpuKernelOperand::Kind::Scratch:
           if (!scratch) {
-            scratch = std::uint32_t(requests.size());
+            scratch = std::uint32_t(buffers.requests.size());
             // A slice names a tensor: the fusion's first result stands for
             // its partials (the slice is larger than the tensor).
             TensorId owner = resultTensors.front();
-            requests.push_back(
+            buffers.requests.push_back(
                 {owner,
                  std::max<std::uint64_t>(kernels->scratchBytes,
                                          graph.typeOf(owner).byteSize()),
                  kernelIndex, kernelIndex});
           }
-          useBuffer(*scratch, kernelIndex);
+          buffers.use(*scratch, kernelIndex);
           kernel.bindings.push_back({BindingKind::Intermediate, *scratch});
           break;
         }
@@ -451,7 +361,7 @@ Expected<Compilation> GpuCompiler::Impl::compileModule(
       mlir::ModuleOp::create(b.getUnknownLoc());
   for (std::uint32_t k = 0; k < graph.outputs.size(); ++k) {
     TensorId tensor = graph.outputs[k].tensor;
-    Location home = locations.at(tensor);
+    KernelBinding home = buffers.home(tensor);
     bool ownBuffer = home.kind == BindingKind::GraphOutput && home.index == k;
     if (ownBuffer && written.count(tensor))
       continue;
@@ -483,7 +393,7 @@ Expected<Compilation> GpuCompiler::Impl::compileModule(
     kernelModule->print(os);
   }
 
-  bundle.memoryPlan = planArena(requests);
+  bundle.memoryPlan = planArena(buffers.requests);
 
   if (!bundle.kernels.empty()) {
     // NVVM: the target attached to every gpu.module, then the conversions.
