@@ -179,15 +179,26 @@ bool fuse::isFloat(ElementType type) {
 
 bool fuse::isInteger(ElementType type) { return !isFloat(type); }
 
+bool fuse::isUnsignedInteger(ElementType type) {
+  return type == ElementType::UI8 || type == ElementType::UI16 ||
+         type == ElementType::UI32 || type == ElementType::UI64;
+}
+
 unsigned fuse::integerBitWidth(ElementType type) {
   switch (type) {
   case ElementType::I1:
     return 1;
   case ElementType::I8:
+  case ElementType::UI8:
     return 8;
+  case ElementType::I16:
+  case ElementType::UI16:
+    return 16;
   case ElementType::I32:
+  case ElementType::UI32:
     return 32;
   case ElementType::I64:
+  case ElementType::UI64:
     return 64;
   default:
     return 0;
@@ -266,6 +277,17 @@ std::int64_t saturatingTruncate(double value, unsigned bits) {
   return std::int64_t(std::trunc(value));
 }
 
+/// Truncation toward zero, saturating to 0 .. 2^bits - 1; NaN gives 0.
+std::uint64_t saturatingTruncateUnsigned(double value, unsigned bits) {
+  if (std::isnan(value) || value <= 0)
+    return 0;
+  const double limit = std::ldexp(1.0, int(bits));
+  if (value >= limit)
+    return bits == 64 ? std::numeric_limits<std::uint64_t>::max()
+                      : (std::uint64_t(1) << bits) - 1;
+  return std::uint64_t(std::trunc(value));
+}
+
 } // namespace
 
 double fuse::loadDouble(ElementType type, const void *data,
@@ -280,6 +302,8 @@ double fuse::loadDouble(ElementType type, const void *data,
   case ElementType::F64:
     return loadRaw<double>(data, index);
   default:
+    if (isUnsignedInteger(type))
+      return double(loadUnsigned(type, data, index));
     return double(loadInt(type, data, index));
   }
 }
@@ -291,10 +315,17 @@ std::int64_t fuse::loadInt(ElementType type, const void *data,
     return loadRaw<std::uint8_t>(data, index) != 0;
   case ElementType::I8:
     return loadRaw<std::int8_t>(data, index);
+  case ElementType::I16:
+    return loadRaw<std::int16_t>(data, index);
   case ElementType::I32:
     return loadRaw<std::int32_t>(data, index);
   case ElementType::I64:
     return loadRaw<std::int64_t>(data, index);
+  case ElementType::UI8:
+  case ElementType::UI16:
+  case ElementType::UI32:
+  case ElementType::UI64:
+    return std::int64_t(loadUnsigned(type, data, index));
   default:
     return saturatingTruncate(loadDouble(type, data, index), 64);
   }
@@ -304,10 +335,23 @@ std::uint64_t fuse::loadUnsigned(ElementType type, const void *data,
                                  std::int64_t index) {
   switch (type) {
   case ElementType::I8:
+  case ElementType::UI8:
     return loadRaw<std::uint8_t>(data, index);
+  case ElementType::I16:
+  case ElementType::UI16:
+    return loadRaw<std::uint16_t>(data, index);
   case ElementType::I32:
+  case ElementType::UI32:
     return loadRaw<std::uint32_t>(data, index);
+  case ElementType::I64:
+  case ElementType::UI64:
+    return loadRaw<std::uint64_t>(data, index);
   default:
+    if (isFloat(type)) {
+      double value = loadDouble(type, data, index);
+      return value < 0 ? std::uint64_t(saturatingTruncate(value, 64))
+                       : saturatingTruncateUnsigned(value, 64);
+    }
     return std::uint64_t(loadInt(type, data, index));
   }
 }
@@ -331,8 +375,12 @@ void fuse::storeDouble(ElementType type, void *data, std::int64_t index,
     storeRaw(data, index, std::uint8_t(value != 0));
     return;
   default:
-    storeInt(type, data, index,
-             saturatingTruncate(value, integerBitWidth(type)));
+    if (isUnsignedInteger(type))
+      storeUnsigned(type, data, index,
+                    saturatingTruncateUnsigned(value, integerBitWidth(type)));
+    else
+      storeInt(type, data, index,
+               saturatingTruncate(value, integerBitWidth(type)));
     return;
   }
 }
@@ -344,12 +392,19 @@ void fuse::storeInt(ElementType type, void *data, std::int64_t index,
     storeRaw(data, index, std::uint8_t(value != 0));
     return;
   case ElementType::I8:
+  case ElementType::UI8:
     storeRaw(data, index, std::uint8_t(value));
     return;
+  case ElementType::I16:
+  case ElementType::UI16:
+    storeRaw(data, index, std::uint16_t(value));
+    return;
   case ElementType::I32:
+  case ElementType::UI32:
     storeRaw(data, index, std::uint32_t(value));
     return;
   case ElementType::I64:
+  case ElementType::UI64:
     storeRaw(data, index, value);
     return;
   default:

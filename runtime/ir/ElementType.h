@@ -40,9 +40,12 @@ std::optional<ElementType> parseElementType(std::string_view name);
 
 /// f16, bf16, f32, f64.
 bool isFloat(ElementType type);
-/// i1, i8, i32, i64.
+/// i1, i8, i16, i32, i64, ui8, ui16, ui32, ui64.
 bool isInteger(ElementType type);
-/// Bits of an integer type (1, 8, 32, 64); 0 for floats.
+/// ui8, ui16, ui32, ui64: integers whose bits read unsigned. (i1 reads as 0
+/// or 1 but is not one of them: it is the boolean type.)
+bool isUnsignedInteger(ElementType type);
+/// Bits of an integer type (1, 8, 16, 32, 64); 0 for floats.
 unsigned integerBitWidth(ElementType type);
 
 double f16ToDouble(std::uint16_t bits);
@@ -59,14 +62,18 @@ std::uint64_t int64ToFloatBits(std::int64_t value, ElementType floatType);
 std::uint64_t uint64ToFloatBits(std::uint64_t value, ElementType floatType);
 
 /// Element `index` of a buffer of `type`. Floats read exactly; integers
-/// sign-extend (loadUnsigned: zero-extend); i1 reads as 0 or 1 either way.
+/// sign-extend (loadUnsigned: zero-extend), except the ui types, which
+/// zero-extend in both (a ui64 above INT64_MAX comes back from loadInt as its
+/// two's-complement bit pattern); i1 reads as 0 or 1 either way. loadDouble
+/// reads the ui types unsigned.
 double loadDouble(ElementType type, const void *data, std::int64_t index);
 std::int64_t loadInt(ElementType type, const void *data, std::int64_t index);
 std::uint64_t loadUnsigned(ElementType type, const void *data,
                            std::int64_t index);
 
 /// Stores as cast converts: to floats rounding to nearest even; to integers
-/// truncating toward zero, saturating, NaN -> 0; to i1 as `value != 0`.
+/// truncating toward zero, saturating to the type's range (0 .. 2^n - 1 for
+/// the ui types), NaN -> 0; to i1 as `value != 0`.
 void storeDouble(ElementType type, void *data, std::int64_t index,
                  double value);
 /// Stores an integer: to integers wrapping to the width (i1: `value != 0`);

@@ -18,7 +18,7 @@ using namespace fuse;
 namespace {
 
 TEST(ElementTypeTest, NamesAndSizes) {
-  EXPECT_EQ(allElementTypes().size(), 8u);
+  EXPECT_EQ(allElementTypes().size(), 13u);
   for (ElementType type : allElementTypes())
     EXPECT_EQ(parseElementType(elementTypeName(type)), type);
   EXPECT_EQ(elementTypeName(ElementType::BF16), "bf16");
@@ -34,6 +34,48 @@ TEST(ElementTypeTest, NamesAndSizes) {
   EXPECT_FALSE(isInteger(ElementType::F16));
   EXPECT_EQ(integerBitWidth(ElementType::I8), 8u);
   EXPECT_EQ(integerBitWidth(ElementType::F32), 0u);
+  EXPECT_EQ(integerBitWidth(ElementType::UI16), 16u);
+  EXPECT_EQ(byteSize(ElementType::I16), 2);
+  EXPECT_EQ(byteSize(ElementType::UI64), 8);
+  EXPECT_EQ(parseElementType("ui8"), ElementType::UI8);
+  EXPECT_TRUE(isUnsignedInteger(ElementType::UI32));
+  EXPECT_FALSE(isUnsignedInteger(ElementType::I32));
+  EXPECT_FALSE(isUnsignedInteger(ElementType::I1));
+}
+
+// The ui types read their bits unsigned everywhere; stores saturate (from
+// doubles) or wrap (from integers) to the type's width.
+TEST(ElementTypeTest, UnsignedAndInt16LoadsAndStores) {
+  const std::uint8_t u8[] = {0xFF, 0x80};
+  EXPECT_EQ(loadInt(ElementType::UI8, u8, 0), 255);
+  EXPECT_EQ(loadDouble(ElementType::UI8, u8, 1), 128.0);
+  EXPECT_EQ(loadInt(ElementType::I8, u8, 0), -1);
+  const std::uint64_t big[] = {0xFFFFFFFFFFFFFFFFull};
+  EXPECT_EQ(loadUnsigned(ElementType::UI64, big, 0), 0xFFFFFFFFFFFFFFFFull);
+  EXPECT_EQ(loadDouble(ElementType::UI64, big, 0), 18446744073709551616.0);
+  const std::int16_t i16[] = {-300};
+  EXPECT_EQ(loadInt(ElementType::I16, i16, 0), -300);
+  EXPECT_EQ(loadUnsigned(ElementType::I16, i16, 0), 65236u);
+
+  std::uint16_t out[1] = {};
+  storeDouble(ElementType::UI16, out, 0, 70000.0);
+  EXPECT_EQ(out[0], 65535);
+  storeDouble(ElementType::UI16, out, 0, -3.5);
+  EXPECT_EQ(out[0], 0);
+  storeDouble(ElementType::UI16, out, 0, 1234.9);
+  EXPECT_EQ(out[0], 1234);
+  storeInt(ElementType::UI16, out, 0, 65537);
+  EXPECT_EQ(out[0], 1);
+  std::int16_t s16[1] = {};
+  storeDouble(ElementType::I16, s16, 0, -40000.0);
+  EXPECT_EQ(s16[0], -32768);
+  storeInt(ElementType::I16, s16, 0, 32768);
+  EXPECT_EQ(s16[0], -32768);
+  std::uint64_t u64[1] = {};
+  storeDouble(ElementType::UI64, u64, 0, 1e30);
+  EXPECT_EQ(u64[0], 0xFFFFFFFFFFFFFFFFull);
+  storeDouble(ElementType::UI64, u64, 0, 9223372036854775808.0);
+  EXPECT_EQ(u64[0], 0x8000000000000000ull);
 }
 
 TEST(ElementTypeTest, F16Decode) {
