@@ -389,7 +389,7 @@ FailureOr<HostFusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
         continue;
       }
       ReductionInfo &r = *item.reduce;
-      Value init = constants.constant(r.accumulator, r.identity);
+      Value init = reductionIdentity(constants, r);
       auto loop =
           rowLoop(init,
                   [&](OpBuilder &rb, RegionEmitter &e, Index index,
@@ -400,10 +400,7 @@ FailureOr<HostFusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
                     return SmallVector<Value>{combine(rb, loc, r, acc[0], *x)};
                   });
       Value result = loop.getResult(0);
-      if (r.op.getKind() == fd::ReduceKind::mean)
-        result = arith::DivFOp::create(
-            nb, loc, result,
-            constants.constant(r.accumulator, double(reduced)));
+      result = finishReduction(nb, loc, constants, r, result, reduced);
       seeds[r.op.getResult()] = result;
     }
     if (!domainResults.empty())

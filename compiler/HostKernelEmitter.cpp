@@ -210,10 +210,8 @@ FailureOr<HostFusionKernels> emitFullReduction(fd::FusionOp fusion,
       RegionEmitter vectorConstants(b, loc, width, pointers);
       RegionEmitter scalarConstants(b, loc, 1, pointers);
       for (const ReductionInfo &r : reductions) {
-        vectorInit.push_back(
-            vectorConstants.constant(r.accumulator, r.identity));
-        scalarInit.push_back(
-            scalarConstants.constant(r.accumulator, r.identity));
+        vectorInit.push_back(reductionIdentity(vectorConstants, r));
+        scalarInit.push_back(reductionIdentity(scalarConstants, r));
       }
     }
     DenseMap<Value, Value> noSeeds;
@@ -278,7 +276,7 @@ FailureOr<HostFusionKernels> emitFullReduction(fd::FusionOp fusion,
         bufferPointer(b, loc, buffers, numInputs + scalarResults.size());
     RegionEmitter e(b, loc, 1, pointers);
     for (auto [i, r] : llvm::enumerate(reductions)) {
-      Value init = e.constant(r.accumulator, r.identity);
+      Value init = reductionIdentity(e, r);
       auto loop = scf::ForOp::create(
           b, loc, i64Constant(b, loc, int64_t(i) * partials),
           i64Constant(b, loc, int64_t(i + 1) * partials),
@@ -295,9 +293,7 @@ FailureOr<HostFusionKernels> emitFullReduction(fd::FusionOp fusion,
                 combine(nested, nestedLoc, r, acc[0], partial));
           });
       Value result = loop.getResult(0);
-      if (r.op.getKind() == fd::ReduceKind::mean)
-        result = arith::DivFOp::create(
-            b, loc, result, e.constant(r.accumulator, double(domain)));
+      result = finishReduction(b, loc, e, r, result, domain);
       e.seed(r.op.getResult(), result);
     }
     Index zero{Index::Uniform, i64Constant(b, loc, 0)};
@@ -448,7 +444,9 @@ FailureOr<HostFusionKernels> emitRowReduction(fd::FusionOp fusion,
   for (auto [k, r] : llvm::enumerate(reductions)) {
     Value operand = r.op.getOperand();
     Type element = computeType(elementTypeOf(operand));
+    // i1 vectors are bit-packed in memory: not stashed, recomputed.
     if (!isa<BlockArgument>(operand) && storeUses.contains(operand) &&
+        !element.isInteger(1) &&
         rowLength * int64_t(element.getIntOrFloatBitWidth() / 8) <=
             kRowStashBytes)
       stashBuffers[k] = LLVM::AllocaOp::create(
@@ -484,8 +482,8 @@ FailureOr<HostFusionKernels> emitRowReduction(fd::FusionOp fusion,
         stash = base;
     RegionEmitter constants(b, loc, width, pointers);
     RegionEmitter scalarConstants(b, loc, 1, pointers);
-    Value vectorInit = constants.constant(r.accumulator, r.identity);
-    Value scalarInit = scalarConstants.constant(r.accumulator, r.identity);
+    Value vectorInit = reductionIdentity(constants, r);
+    Value scalarInit = reductionIdentity(scalarConstants, r);
     FailureOr<PeeledLoop> loop = emitPeeledLoop(
         b, loc, lo, hi, width, block, pointers, seeds, vectorInit, scalarInit,
         [&](RegionEmitter &e, Index index,
@@ -516,10 +514,7 @@ FailureOr<HostFusionKernels> emitRowReduction(fd::FusionOp fusion,
     Value horizontal =
         vector::ReductionOp::create(b, loc, r.combining, partial[0]);
     Value result = combine(b, loc, r, horizontal, loop->scalarResults[0]);
-    if (r.op.getKind() == fd::ReduceKind::mean)
-      result = arith::DivFOp::create(
-          b, loc, result,
-          scalarConstants.constant(r.accumulator, double(rowLength)));
+    result = finishReduction(b, loc, scalarConstants, r, result, rowLength);
     seeds[r.op.getResult()] = result;
     if (stash)
       written.push_back({r.op.getOperand(), stash});

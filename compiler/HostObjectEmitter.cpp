@@ -85,7 +85,10 @@ mlir::LogicalResult lowerHostKernelsToLLVM(mlir::ModuleOp module) {
   // MLIR has no pass for these: tanh, exp, log, erf, sin, cos... become
   // polynomials in f32 vector arithmetic (math.erf has no LLVM lowering at
   // all, and the others would be one libm call per lane).
+  // tan as sin / cos first (MLIR has no approximation of tan itself), whose
+  // approximations then apply to the new ops.
   mlir::RewritePatternSet patterns(module.getContext());
+  mlir::math::populateExpansionPatterns(patterns, {"tan"});
   mlir::populateMathPolynomialApproximationPatterns(patterns);
   if (mlir::failed(mlir::applyPatternsGreedily(module, std::move(patterns))))
     return module.emitError("polynomial approximation did not converge");

@@ -234,6 +234,15 @@ public:
     return arith::ConstantOp::create(b, loc, type, attr);
   }
 
+  Value integerConstant(Type element, const APInt &value) {
+    Type type = vectorOf(element);
+    TypedAttr attr = IntegerAttr::get(element, value);
+    if (width != 1)
+      attr =
+          DenseElementsAttr::get(cast<ShapedType>(type), mlir::Attribute(attr));
+    return arith::ConstantOp::create(b, loc, type, attr);
+  }
+
   Value i64(int64_t value) {
     return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(value));
   }
@@ -541,6 +550,11 @@ private:
     return constant(compute, value);
   }
 
+  /// f64 functions with our own lowering (emitExpF64, emitLogF64).
+  static bool hasF64Lowering(StringRef name) {
+    return llvm::is_contained({"exp", "log", "sigmoid", "sinh", "cosh"}, name);
+  }
+
   static bool isTranscendental(StringRef name) {
     return llvm::is_contained({"exp", "log", "tanh", "erf", "sigmoid", "sin",
                                "cos", "rsqrt", "pow", "tan", "asin", "acos",
@@ -555,7 +569,8 @@ private:
     Type operandElement = elementTypeOf(op->getOperand(0));
     Type compute = computeType(operandElement);
     bool isFloat = isa<FloatType>(compute);
-    if (isFloat && compute.isF64() && isTranscendental(name))
+    if (isFloat && compute.isF64() && isTranscendental(name) &&
+        !hasF64Lowering(name))
       return unsupported(op, "f64 " + name.str() +
                                  " has no polynomial approximation (it would "
                                  "call libm)");
@@ -576,9 +591,9 @@ private:
       if (name == "abs")
         return Value(math::AbsFOp::create(b, loc, x[0]));
       if (name == "exp")
-        return Value(math::ExpOp::create(b, loc, x[0]));
+        return emitExp(x[0]);
       if (name == "log")
-        return Value(math::LogOp::create(b, loc, x[0]));
+        return emitLog(x[0]);
       if (name == "tanh")
         return Value(math::TanhOp::create(b, loc, x[0]));
       if (name == "erf")
@@ -591,6 +606,10 @@ private:
         return Value(math::AsinOp::create(b, loc, x[0]));
       if (name == "acos")
         return Value(math::AcosOp::create(b, loc, x[0]));
+      if (name == "atan")
+        return emitAtan(x[0], compute);
+      if (name == "tan")
+        return Value(math::TanOp::create(b, loc, x[0]));
       if (name == "sinh" || name == "cosh")
         return emitSinhCosh(x[0], compute, name == "sinh");
       if (name == "asinh" || name == "acosh" || name == "atanh")
@@ -605,8 +624,7 @@ private:
       if (name == "reciprocal")
         return Value(arith::DivFOp::create(b, loc, one(), x[0]));
       if (name == "sigmoid") {
-        Value e =
-            math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x[0]));
+        Value e = emitExp(arith::NegFOp::create(b, loc, x[0]));
         return Value(arith::DivFOp::create(
             b, loc, one(), arith::AddFOp::create(b, loc, one(), e)));
       }
@@ -660,6 +678,8 @@ private:
         return Value(arith::MaximumFOp::create(b, loc, x[0], x[1]));
       if (name == "min")
         return Value(arith::MinimumFOp::create(b, loc, x[0], x[1]));
+      if (auto rem = dyn_cast<fd::RemOp>(op))
+        return emitFloatRem(rem, x[0], x[1], compute);
       return unsupported(op,
                          "no host lowering of f" +
                              std::to_string(compute.getIntOrFloatBitWidth()) +
@@ -693,6 +713,8 @@ private:
         return Value(math::AbsIOp::create(b, loc, x[0]));
       if (auto rem = dyn_cast<fd::RemOp>(op))
         return emitIntRem(rem, x[0], x[1], compute);
+      if (auto div = dyn_cast<fd::DivOp>(op))
+        return emitIntDiv(div, x[0], x[1], compute);
       if (name == "pow")
         return emitIntPow(x[0], x[1], compute);
     }
@@ -774,7 +796,7 @@ private:
 
   /// (e^x -+ e^-x) / 2; sinh near 0 by its series (no cancellation).
   Value emitSinhCosh(Value x, Type compute, bool isSinh) {
-    Value e = math::ExpOp::create(b, loc, x);
+    Value e = emitExp(x);
     Value inverse = arith::DivFOp::create(b, loc, constant(compute, 1), e);
     Value half = constant(compute, 0.5);
     if (!isSinh)
@@ -871,6 +893,222 @@ private:
     return arith::SelectOp::create(b, loc, one, c(1), result);
   }
 
+  /// math.exp, or emitExpF64 on f64 (MLIR's approximations are f32 only).
+  Value emitExp(Value x) {
+    if (getElementTypeOrSelf(x.getType()).isF64())
+      return emitExpF64(x);
+    return math::ExpOp::create(b, loc, x);
+  }
+
+  /// math.log, or emitLogF64 on f64.
+  Value emitLog(Value x) {
+    if (getElementTypeOrSelf(x.getType()).isF64())
+      return emitLogF64(x);
+    return math::LogOp::create(b, loc, x);
+  }
+
+  /// An i64 constant of this emitter's width.
+  Value i64Splat(int64_t value) {
+    TypedAttr attr = b.getI64IntegerAttr(value);
+    Type type = vectorOf(b.getI64Type());
+    if (width != 1)
+      attr =
+          DenseElementsAttr::get(cast<ShapedType>(type), mlir::Attribute(attr));
+    return arith::ConstantOp::create(b, loc, type, attr);
+  }
+
+  /// 2^e for e in [-1022, 1023], from its bits.
+  Value powerOfTwoF64(Value e) {
+    Value bits = arith::ShLIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, e, i64Splat(1023)), i64Splat(52));
+    return arith::BitcastOp::create(b, loc, vectorOf(b.getF64Type()), bits);
+  }
+
+  /// exp on f64 in plain vector arithmetic, so that the kernel calls no
+  /// libm: x = n ln2 + r with n = round(x / ln2) and ln2 in two parts (the
+  /// high part has 21 trailing zero bits, so n * ln2hi is exact), |r| <=
+  /// ln2 / 2; e^r by its Taylor polynomial of degree 13 (the next term is
+  /// below 5e-18); the scale 2^n in two factors 2^(n/2) 2^(n - n/2), each a
+  /// normal number, so that the only rounding is the last product's:
+  /// overflow to inf and gradual underflow to 0 come out as IEEE rounds
+  /// them. x is clamped to [-746, 710] first (beyond which the result is 0
+  /// or inf anyway) and NaN passes through. Within 2 ulp of the exact
+  /// result where it is normal (HostMathTest measures it).
+  Value emitExpF64(Value x) {
+    Type f64 = b.getF64Type();
+    auto c = [&](double v) { return constant(f64, v); };
+    auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) {
+      return Value(arith::CmpFOp::create(b, loc, p, l, r));
+    };
+    Value isNaN = cmp(arith::CmpFPredicate::UNO, x, x);
+    Value clamped = arith::SelectOp::create(
+        b, loc, cmp(arith::CmpFPredicate::OGT, x, c(710)), c(710), x);
+    clamped = arith::SelectOp::create(
+        b, loc, cmp(arith::CmpFPredicate::OLT, x, c(-746)), c(-746), clamped);
+    clamped = arith::SelectOp::create(b, loc, isNaN, c(0), clamped);
+    // Adding and subtracting 1.5 * 2^52 rounds to the nearest integer (ties
+    // to even) for |x / ln2| < 2^51, without a roundeven libm call on CPUs
+    // before SSE4.1.
+    Value shifter = c(0x1.8p52);
+    Value n = arith::SubFOp::create(
+        b, loc,
+        arith::AddFOp::create(
+            b, loc,
+            arith::MulFOp::create(b, loc, clamped, c(0x1.71547652b82fep0)),
+            shifter),
+        shifter);
+    Value r = arith::SubFOp::create(
+        b, loc, clamped,
+        arith::MulFOp::create(b, loc, n, c(0x1.62e42fee00000p-1)));
+    r = arith::SubFOp::create(
+        b, loc, r, arith::MulFOp::create(b, loc, n, c(0x1.a39ef35793c76p-33)));
+    double inverseFactorial[14];
+    inverseFactorial[0] = 1;
+    for (int j = 1; j < 14; ++j)
+      inverseFactorial[j] = inverseFactorial[j - 1] / j;
+    Value p = c(inverseFactorial[13]);
+    for (int j = 12; j >= 0; --j)
+      p = arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, p, r),
+                                c(inverseFactorial[j]));
+    Value ni = arith::FPToSIOp::create(b, loc, vectorOf(b.getI64Type()), n);
+    Value half = arith::ShRSIOp::create(b, loc, ni, i64Splat(1));
+    Value rest = arith::SubIOp::create(b, loc, ni, half);
+    Value result = arith::MulFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, p, powerOfTwoF64(half)),
+        powerOfTwoF64(rest));
+    return arith::SelectOp::create(b, loc, isNaN, x, result);
+  }
+
+  /// log on f64 in plain vector arithmetic: x = 2^k m with m in
+  /// [sqrt(1/2), sqrt(2)) from the bits (subnormals scaled by 2^54 first);
+  /// log(m) = 2 atanh(s) with s = (m - 1) / (m + 1), |s| <= 0.172, by its
+  /// series 2s (1 + s^2/3 + ... + s^20/21) (the next term is below 1e-18);
+  /// k ln2 with ln2 in two parts. log(0) = -inf, log of a negative number
+  /// NaN, log(inf) = inf, NaN passes through.
+  Value emitLogF64(Value x) {
+    Type f64 = b.getF64Type();
+    Type i64 = vectorOf(b.getI64Type());
+    auto c = [&](double v) { return constant(f64, v); };
+    auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) {
+      return Value(arith::CmpFOp::create(b, loc, p, l, r));
+    };
+    Value tiny = cmp(arith::CmpFPredicate::OLT, x, c(0x1p-1022));
+    Value scaled = arith::SelectOp::create(
+        b, loc, tiny, arith::MulFOp::create(b, loc, x, c(0x1p54)), x);
+    Value bits = arith::BitcastOp::create(b, loc, i64, scaled);
+    Value e = arith::SubIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, bits, i64Splat(52)),
+        arith::SelectOp::create(b, loc, tiny, i64Splat(1023 + 54),
+                                i64Splat(1023)));
+    Value m = arith::BitcastOp::create(
+        b, loc, vectorOf(f64),
+        arith::OrIOp::create(
+            b, loc,
+            arith::AndIOp::create(b, loc, bits,
+                                  i64Splat((int64_t(1) << 52) - 1)),
+            i64Splat(int64_t(1023) << 52)));
+    Value big = cmp(arith::CmpFPredicate::OGT, m, c(M_SQRT2));
+    m = arith::SelectOp::create(b, loc, big,
+                                arith::MulFOp::create(b, loc, m, c(0.5)), m);
+    e = arith::SelectOp::create(
+        b, loc, big, arith::AddIOp::create(b, loc, e, i64Splat(1)), e);
+    Value k = arith::SIToFPOp::create(b, loc, vectorOf(f64), e);
+    Value f = arith::SubFOp::create(b, loc, m, c(1));
+    Value s = arith::DivFOp::create(b, loc, f,
+                                    arith::AddFOp::create(b, loc, f, c(2)));
+    Value z = arith::MulFOp::create(b, loc, s, s);
+    Value series = c(1.0 / 21);
+    for (int j = 9; j >= 0; --j)
+      series = arith::AddFOp::create(b, loc,
+                                     arith::MulFOp::create(b, loc, series, z),
+                                     c(1.0 / (2 * j + 1)));
+    Value logM = arith::MulFOp::create(
+        b, loc, arith::AddFOp::create(b, loc, s, s), series);
+    Value result = arith::AddFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, k, c(0x1.62e42fee00000p-1)),
+        arith::AddFOp::create(
+            b, loc, arith::MulFOp::create(b, loc, k, c(0x1.a39ef35793c76p-33)),
+            logM));
+    double inf = std::numeric_limits<double>::infinity();
+    result = arith::SelectOp::create(
+        b, loc, cmp(arith::CmpFPredicate::OEQ, x, c(inf)), c(inf), result);
+    result = arith::SelectOp::create(
+        b, loc, cmp(arith::CmpFPredicate::OLT, x, c(0)),
+        c(std::numeric_limits<double>::quiet_NaN()), result);
+    result = arith::SelectOp::create(
+        b, loc, cmp(arith::CmpFPredicate::OEQ, x, c(0)), c(-inf), result);
+    return arith::SelectOp::create(b, loc, cmp(arith::CmpFPredicate::UNO, x, x),
+                                   x, result);
+  }
+
+  /// atan as Cephes' atanf: |x| reduced below tan(pi/8) through
+  /// atan(x) = pi/4 + atan((x - 1) / (x + 1)) and pi/2 + atan(-1/x), then
+  /// an odd polynomial of degree 9 (peak relative error 1.9e-7 in f32).
+  /// MLIR's math.atan approximation measured 3.9e-6 (33 ulp), outside the
+  /// transcendental tolerance of 8 ulp. atan(+-inf) = +-pi/2; NaN passes.
+  Value emitAtan(Value x, Type compute) {
+    auto c = [&](double v) { return constant(compute, v); };
+    auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) {
+      return Value(arith::CmpFOp::create(b, loc, p, l, r));
+    };
+    Value a = math::AbsFOp::create(b, loc, x);
+    Value large = cmp(arith::CmpFPredicate::OGT, a, c(2.414213562373095));
+    Value middle = cmp(arith::CmpFPredicate::OGT, a, c(0.4142135623730950));
+    Value reduced = arith::SelectOp::create(
+        b, loc, middle,
+        arith::DivFOp::create(b, loc, arith::SubFOp::create(b, loc, a, c(1)),
+                              arith::AddFOp::create(b, loc, a, c(1))),
+        a);
+    reduced = arith::SelectOp::create(
+        b, loc, large, arith::DivFOp::create(b, loc, c(-1), a), reduced);
+    Value offset = arith::SelectOp::create(
+        b, loc, large, c(M_PI_2),
+        arith::SelectOp::create(b, loc, middle, c(M_PI_4), c(0)));
+    Value z = arith::MulFOp::create(b, loc, reduced, reduced);
+    Value p = c(8.05374449538e-2);
+    for (double k : {-1.38776856032e-1, 1.99777106478e-1, -3.33329491539e-1})
+      p = arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, p, z),
+                                c(k));
+    Value y = arith::AddFOp::create(
+        b, loc,
+        arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, p, z),
+                              reduced),
+        reduced);
+    y = arith::AddFOp::create(b, loc, offset, y);
+    return math::CopySignOp::create(b, loc, y, x);
+  }
+
+  /// fmod through arith.remf, which LLVM lowers to a call of libm's fmod or
+  /// fmodf per lane. fmod is exact in IEEE arithmetic, and a - trunc(a/b) b
+  /// is not once the quotient passes 2^24 (f32) or 2^53 (f64); an exact
+  /// algorithm of our own would loop over the exponent difference (up to
+  /// 2000 steps per lane). So the kernel's shared object leaves fmod and
+  /// fmodf undefined and dlopen (RTLD_NOW) binds them to the libm.so.6 that
+  /// every program linking the runtime has loaded (libstdc++ needs it); a
+  /// process without them gets dlopen's "undefined symbol" error from
+  /// HostRuntime, not a crash. Without `fmod`, the floor-mod of the
+  /// reference: a nonzero remainder takes the divisor's sign, a zero one
+  /// is a zero of the divisor's sign.
+  Value emitFloatRem(fd::RemOp op, Value lhs, Value rhs, Type compute) {
+    Value r = arith::RemFOp::create(b, loc, lhs, rhs);
+    if (op.getFmod())
+      return r;
+    auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) {
+      return Value(arith::CmpFOp::create(b, loc, p, l, r));
+    };
+    Value zero = constant(compute, 0);
+    Value signsDiffer =
+        arith::XOrIOp::create(b, loc, cmp(arith::CmpFPredicate::OLT, r, zero),
+                              cmp(arith::CmpFPredicate::OLT, rhs, zero));
+    Value fix = arith::AndIOp::create(
+        b, loc, cmp(arith::CmpFPredicate::UNE, r, zero), signsDiffer);
+    r = arith::SelectOp::create(b, loc, fix,
+                                arith::AddFOp::create(b, loc, r, rhs), r);
+    return arith::SelectOp::create(
+        b, loc, cmp(arith::CmpFPredicate::OEQ, r, zero),
+        math::CopySignOp::create(b, loc, zero, rhs), r);
+  }
+
   /// A remainder by 0 (and a signed one by -1, which overflows for the
   /// minimum) is 0; without `fmod` the result takes the divisor's sign.
   Value emitIntRem(fd::RemOp op, Value lhs, Value rhs, Type compute) {
@@ -900,6 +1138,30 @@ private:
       }
     }
     return arith::SelectOp::create(b, loc, bad, zero, r);
+  }
+
+  /// Truncates toward zero. A division by 0 gives 0 and a signed one by -1
+  /// the wrapped negation (INT_MIN / -1 = INT_MIN), as the reference defines
+  /// them; x86's idiv would trap on both, so the divisor is made safe first.
+  Value emitIntDiv(fd::DivOp op, Value lhs, Value rhs, Type compute) {
+    auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) {
+      return Value(arith::CmpIOp::create(b, loc, p, l, r));
+    };
+    Value zero = constant(compute, 0), one = constant(compute, 1);
+    Value byZero = cmp(arith::CmpIPredicate::eq, rhs, zero);
+    if (op.getIsUnsigned()) {
+      Value safe = arith::SelectOp::create(b, loc, byZero, one, rhs);
+      return arith::SelectOp::create(b, loc, byZero, zero,
+                                     arith::DivUIOp::create(b, loc, lhs, safe));
+    }
+    Value byMinusOne =
+        cmp(arith::CmpIPredicate::eq, rhs, constant(compute, -1));
+    Value safe = arith::SelectOp::create(
+        b, loc, arith::OrIOp::create(b, loc, byZero, byMinusOne), one, rhs);
+    Value q = arith::SelectOp::create(
+        b, loc, byMinusOne, arith::SubIOp::create(b, loc, zero, lhs),
+        arith::DivSIOp::create(b, loc, lhs, safe));
+    return arith::SelectOp::create(b, loc, byZero, zero, q);
   }
 
   /// Exact, wrapping: squaring over the exponent's bits. A negative
@@ -1121,6 +1383,7 @@ struct ReductionInfo {
   fd::ReduceOp op;
   Type accumulator;
   vector::CombiningKind combining;
+  /// Floats only; integers take reductionIdentity's exact value.
   double identity;
 };
 
@@ -1128,23 +1391,83 @@ inline Value combine(OpBuilder &b, Location loc, const ReductionInfo &r,
                      Value acc, Value x) {
   switch (r.combining) {
   case vector::CombiningKind::ADD:
+    if (isa<IntegerType>(r.accumulator))
+      return arith::AddIOp::create(b, loc, acc, x);
     return arith::AddFOp::create(b, loc, acc, x);
   case vector::CombiningKind::MUL:
+    if (isa<IntegerType>(r.accumulator))
+      return arith::MulIOp::create(b, loc, acc, x);
     return arith::MulFOp::create(b, loc, acc, x);
   case vector::CombiningKind::MAXIMUMF:
     return arith::MaximumFOp::create(b, loc, acc, x);
-  default:
+  case vector::CombiningKind::MINIMUMF:
     return arith::MinimumFOp::create(b, loc, acc, x);
+  case vector::CombiningKind::MAXSI:
+    return arith::MaxSIOp::create(b, loc, acc, x);
+  default:
+    return arith::MinSIOp::create(b, loc, acc, x);
   }
 }
 
+/// The value every accumulator starts from, in the emitter's width: for
+/// integers exact (an i64 min starts from INT64_MAX, which no double holds).
+inline Value reductionIdentity(RegionEmitter &e, const ReductionInfo &r) {
+  if (isa<FloatType>(r.accumulator))
+    return e.constant(r.accumulator, r.identity);
+  unsigned bits = r.accumulator.getIntOrFloatBitWidth();
+  APInt value(bits, 0);
+  switch (r.combining) {
+  case vector::CombiningKind::MUL:
+    value = APInt(bits, 1);
+    break;
+  case vector::CombiningKind::MAXSI:
+    value = APInt::getSignedMinValue(bits);
+    break;
+  case vector::CombiningKind::MINSI:
+    value = APInt::getSignedMaxValue(bits);
+    break;
+  default:
+    break;
+  }
+  return e.integerConstant(r.accumulator, value);
+}
+
+/// A finished reduction's result; a mean divides the sum by `count` (the
+/// reference's: floats over no element give NaN, integers truncate and give
+/// 0 over no element).
+inline Value finishReduction(OpBuilder &b, Location loc, RegionEmitter &e,
+                             const ReductionInfo &r, Value result,
+                             int64_t count) {
+  if (fd::ReduceOp(r.op).getKind() != fd::ReduceKind::mean)
+    return result;
+  if (isa<FloatType>(r.accumulator))
+    return arith::DivFOp::create(b, loc, result,
+                                 e.constant(r.accumulator, double(count)));
+  if (count == 0)
+    return e.constant(r.accumulator, 0);
+  // The wrapped sum divided in i64: the count need not fit the element.
+  Type i64 = b.getI64Type();
+  unsigned bits = r.accumulator.getIntOrFloatBitWidth();
+  Value wide =
+      bits == 64
+          ? result
+          : Value(arith::ExtSIOp::create(b, loc, e.vectorOf(i64), result));
+  Value mean = arith::DivSIOp::create(b, loc, wide,
+                                      e.integerConstant(i64, APInt(64, count)));
+  if (bits == 64)
+    return mean;
+  return arith::TruncIOp::create(b, loc, e.vectorOf(r.accumulator), mean);
+}
+
+/// Floats and integers (fuse.reduce takes no i1).
 inline FailureOr<ReductionInfo> classifyReduction(fd::ReduceOp reduce,
                                                   StringRef schedule) {
   Type element = elementTypeOf(reduce.getResult());
-  if (!isa<FloatType>(element))
+  bool isInteger = isa<IntegerType>(element);
+  if (!isInteger && !isa<FloatType>(element))
     return reduce.emitOpError()
            << "cannot be generated for the host in a " << schedule
-           << " kernel: integer reductions are not supported yet";
+           << " kernel: element type " << element << " is not supported";
   ReductionInfo info{reduce, computeType(element), vector::CombiningKind::ADD,
                      0.0};
   switch (reduce.getKind()) {
@@ -1156,11 +1479,13 @@ inline FailureOr<ReductionInfo> classifyReduction(fd::ReduceOp reduce,
     info.identity = 1.0;
     break;
   case fd::ReduceKind::max:
-    info.combining = vector::CombiningKind::MAXIMUMF;
+    info.combining = isInteger ? vector::CombiningKind::MAXSI
+                               : vector::CombiningKind::MAXIMUMF;
     info.identity = -std::numeric_limits<double>::infinity();
     break;
   case fd::ReduceKind::min:
-    info.combining = vector::CombiningKind::MINIMUMF;
+    info.combining = isInteger ? vector::CombiningKind::MINSI
+                               : vector::CombiningKind::MINIMUMF;
     info.identity = std::numeric_limits<double>::infinity();
     break;
   }

@@ -1,0 +1,365 @@
+// The host lowering of math the MLIR approximations do not cover: f64 exp
+// and log (our own polynomials, measured against libm), float remainders
+// (libm's fmod, exact), atan and tan on f32, integer division and integer
+// reductions. Each graph runs on the host and, where the reference defines
+// the answer, on the reference interpreter, on fresh random inputs plus the
+// edge values that break naive lowerings.
+
+#include "test/compiler/HostCodegenTest.h"
+
+#include <cstring>
+#include <limits>
+
+namespace fuse {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+class HostMath : public HostCodegen {
+protected:
+  /// Runs `graph` on the host with `inputs`; the outputs' bytes.
+  std::vector<HostTensorData> runHost(const Graph &graph,
+                                      std::vector<HostTensorData> &inputs) {
+    Expected<Compilation> compiled = compiler.compile(graph, target, {});
+    EXPECT_TRUE(compiled.ok()) << compiled.message();
+    if (!compiled.ok())
+      return {};
+    std::vector<TensorBytes> bytes;
+    for (HostTensorData &input : inputs) {
+      const auto *p = reinterpret_cast<const std::byte *>(input.bytes.data());
+      bytes.emplace_back(p, p + input.bytes.size());
+    }
+    device::DeviceResult<std::vector<TensorBytes>> actual =
+        device::runBundle(runtime, compiled->bundle, bytes);
+    EXPECT_TRUE(actual.ok()) << actual.error().message;
+    if (!actual.ok())
+      return {};
+    std::vector<HostTensorData> out;
+    for (size_t k = 0; k < graph.outputs.size(); ++k) {
+      HostTensorData data(graph.typeOf(graph.outputs[k].tensor));
+      EXPECT_EQ((*actual)[k].size(), data.bytes.size());
+      std::memcpy(data.bytes.data(), (*actual)[k].data(),
+                  std::min(data.bytes.size(), (*actual)[k].size()));
+      out.push_back(std::move(data));
+    }
+    return out;
+  }
+
+  /// The host against the reference on these inputs, under `tolerance`
+  /// (exact by default).
+  void checkOn(const Graph &graph, std::vector<HostTensorData> inputs,
+               Tolerance tolerance = {}) {
+    SCOPED_TRACE("random seed " + std::to_string(seed));
+    std::vector<HostTensor> views;
+    for (HostTensorData &input : inputs)
+      views.push_back(input.view());
+    Expected<std::vector<HostTensorData>> expected =
+        evaluateGraph(graph, views);
+    ASSERT_TRUE(expected.ok()) << expected.message();
+    std::vector<HostTensorData> actual = runHost(graph, inputs);
+    ASSERT_EQ(actual.size(), graph.outputs.size());
+    for (size_t k = 0; k < actual.size(); ++k) {
+      Comparison c =
+          compare((*expected)[k].view(), actual[k].view(), tolerance);
+      EXPECT_TRUE(c.ok) << "output " << k << " (" << graph.outputs[k].name
+                        << "): " << c.message;
+    }
+  }
+
+  double uniform(double lo, double hi) {
+    return std::uniform_real_distribution<double>(lo, hi)(rng);
+  }
+
+  int64_t uniformInt(int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  }
+};
+
+/// ulps between two finite doubles of one sign.
+double ulpsApart(double a, double b) {
+  return std::fabs(a - b) / std::ldexp(1.0, std::ilogb(b) - 52);
+}
+
+/// Where exp and log are normal, within 1e-15 of libm (about 4.5 ulp; the
+/// polynomials measure within 2); a subnormal result within one step of
+/// 2^-1074; overflow, underflow, infinities and NaN exactly as libm.
+void expectLibmAccuracy(const std::vector<double> &in,
+                        const std::vector<double> &got, double (*libm)(double),
+                        const char *name) {
+  double worst = 0, worstAt = 0;
+  int mismatches = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    double want = libm(in[i]);
+    bool ok;
+    if (std::isnan(want))
+      ok = std::isnan(got[i]);
+    else if (std::isinf(want) || want == 0)
+      ok = got[i] == want;
+    else if (std::fabs(want) < std::numeric_limits<double>::min())
+      ok = std::fabs(got[i] - want) <= std::ldexp(1.0, -1074);
+    else {
+      double rel = std::fabs(got[i] - want) / std::fabs(want);
+      if (rel > worst) {
+        worst = rel;
+        worstAt = in[i];
+      }
+      ok = rel <= 1e-15;
+    }
+    if (!ok && mismatches++ < 5)
+      ADD_FAILURE() << name << "(" << in[i] << ") = " << want << ", got "
+                    << got[i];
+  }
+  EXPECT_EQ(mismatches, 0) << name;
+  EXPECT_LE(worst, 1e-15) << name << " at " << worstAt;
+  std::printf(
+      "f64 %s: max relative error %.3g (%.2f ulp) at %.17g\n", name, worst,
+      worst == 0 ? 0 : ulpsApart(libm(worstAt) * (1 + worst), libm(worstAt)),
+      worstAt);
+}
+
+TEST_F(HostMath, F64ExpMatchesLibm) {
+  std::vector<double> x = {0,
+                           -0.0,
+                           1e-300,
+                           -1e-300,
+                           1,
+                           -1,
+                           0.34657359027997264, // ln2 / 2: a rounding tie
+                           709.782712893384,    // just below overflow
+                           709.7827128933841,   // just above
+                           710,
+                           1e5,
+                           -708.39641853226408, // the smallest normal
+                           -708.5,              // subnormal results
+                           -744.44,
+                           -745.1332191019411, // the last nonzero
+                           -745.1332191019412,
+                           -746,
+                           -1e5,
+                           kInf,
+                           -kInf,
+                           kNaN};
+  while (x.size() < 20011)
+    x.push_back(x.size() % 2 ? uniform(-750, 715) : uniform(-1, 1));
+  GraphBuilder b;
+  TensorType type{ElementType::F64, {int64_t(x.size())}};
+  b.output(b.exp(b.input(type, "x")), "exp");
+  std::vector<HostTensorData> inputs{HostTensorData::fromDoubles(type, x)};
+  std::vector<HostTensorData> out = runHost(*b.finish(), inputs);
+  ASSERT_EQ(out.size(), 1u);
+  SCOPED_TRACE("random seed " + std::to_string(seed));
+  expectLibmAccuracy(x, out[0].toDoubles(), std::exp, "exp");
+}
+
+TEST_F(HostMath, F64LogMatchesLibm) {
+  std::vector<double> x = {1,
+                           std::nextafter(1.0, 2.0),
+                           std::nextafter(1.0, 0.0),
+                           M_SQRT2,
+                           std::nextafter(M_SQRT2, 2.0),
+                           M_SQRT1_2,
+                           2,
+                           0.5,
+                           std::numeric_limits<double>::min(),
+                           std::numeric_limits<double>::denorm_min(),
+                           3e-320,
+                           std::numeric_limits<double>::max(),
+                           0,
+                           -0.0,
+                           -1,
+                           -1e-300,
+                           kInf,
+                           -kInf,
+                           kNaN};
+  // Mantissas in [1, 2) at exponents across the whole range, subnormals
+  // included, and values near 1, where log's relative error is the most
+  // exposed.
+  while (x.size() < 20011) {
+    if (x.size() % 3 == 0)
+      x.push_back(1 + uniform(-0.01, 0.01));
+    else
+      x.push_back(std::ldexp(uniform(1, 2), int(uniformInt(-1074, 1023))));
+  }
+  GraphBuilder b;
+  TensorType type{ElementType::F64, {int64_t(x.size())}};
+  b.output(b.log(b.input(type, "x")), "log");
+  std::vector<HostTensorData> inputs{HostTensorData::fromDoubles(type, x)};
+  std::vector<HostTensorData> out = runHost(*b.finish(), inputs);
+  ASSERT_EQ(out.size(), 1u);
+  SCOPED_TRACE("random seed " + std::to_string(seed));
+  expectLibmAccuracy(x, out[0].toDoubles(), std::log, "log");
+}
+
+/// log(sum(exp(x - max))) + max on f64 rows (row kernel), columns (column
+/// kernel) and the whole tensor (full reduction), as ONNX ReduceLogSumExp.
+TEST_F(HostMath, F64LogSumExpReductions) {
+  for (std::vector<int64_t> dims :
+       {std::vector<int64_t>{1}, std::vector<int64_t>{0},
+        std::vector<int64_t>{0, 1}}) {
+    GraphBuilder b;
+    std::vector<int64_t> shape = {37, 129};
+    TensorId x = b.input({ElementType::F64, shape}, "x");
+    TensorId m = b.reduce(ReduceKind::Max, x, dims, true);
+    TensorId shifted = b.sub(x, b.broadcastTo(m, shape));
+    TensorId s = b.reduce(ReduceKind::Sum, b.exp(shifted), dims, true);
+    b.output(b.add(b.log(s), m), "log_sum_exp");
+    b.output(b.reduce(ReduceKind::Sum, b.exp(x), dims), "sum_exp");
+    check(*b.finish(), {{-300, 300}});
+  }
+}
+
+/// fmod is exact, and must stay exact for quotients far beyond 2^53
+/// (a - trunc(a/b) b is not); the floor-mod takes the divisor's sign. By
+/// zero and of infinity: NaN; by infinity: the dividend (fmod).
+TEST_F(HostMath, FloatRemainders) {
+  for (ElementType type :
+       {ElementType::F16, ElementType::F32, ElementType::F64}) {
+    SCOPED_TRACE(elementTypeName(type));
+    double big = type == ElementType::F16   ? 6e4
+                 : type == ElementType::F32 ? 1e30
+                                            : 1e300;
+    std::vector<double> a = {7, -7, 7, -7, 5, 1, -3, kInf, 6, kNaN, 3, -0.0};
+    std::vector<double> d = {3, 3, -3, -3, 0, kInf, kInf, 2, kNaN, 2, 1.5, 2};
+    while (a.size() < 1003) {
+      double sign = uniformInt(0, 1) ? 1 : -1;
+      if (a.size() % 2) {
+        // Large quotients.
+        a.push_back(sign * big * uniform(0.001, 1));
+        d.push_back((uniformInt(0, 1) ? 1 : -1) * uniform(0.01, 10));
+      } else {
+        a.push_back(sign * uniform(0.01, 100));
+        d.push_back((uniformInt(0, 1) ? 1 : -1) * uniform(0.01, 20));
+      }
+    }
+    GraphBuilder b;
+    TensorType t{type, {int64_t(a.size())}};
+    TensorId x = b.input(t, "a");
+    TensorId y = b.input(t, "d");
+    b.output(b.rem(x, y, /*fmod=*/true), "fmod");
+    b.output(b.rem(x, y), "floor_mod");
+    Graph graph = *b.finish();
+    std::vector<HostTensorData> inputs{HostTensorData::fromDoubles(t, a),
+                                       HostTensorData::fromDoubles(t, d)};
+    // fmod exactly. The floor-mod adds the divisor to a remainder of the
+    // other sign: one rounding in the compute type (f32 for f16) where the
+    // reference rounds once from f64, hence one ulp.
+    std::vector<HostTensor> views{inputs[0].view(), inputs[1].view()};
+    Expected<std::vector<HostTensorData>> expected =
+        evaluateGraph(graph, views);
+    ASSERT_TRUE(expected.ok()) << expected.message();
+    std::vector<HostTensorData> actual = runHost(graph, inputs);
+    ASSERT_EQ(actual.size(), 2u);
+    Comparison fmod = compare((*expected)[0].view(), actual[0].view(), {});
+    EXPECT_TRUE(fmod.ok) << "fmod: " << fmod.message;
+    double eps = machineEpsilon(type);
+    Comparison floorMod =
+        compare((*expected)[1].view(), actual[1].view(), {eps, 0});
+    EXPECT_TRUE(floorMod.ok) << "floor mod: " << floorMod.message;
+    // Signs of zero: fmod keeps the dividend's, floor-mod takes the
+    // divisor's.
+    std::vector<double> want0 = (*expected)[0].toDoubles();
+    std::vector<double> got0 = actual[0].toDoubles();
+    std::vector<double> want1 = (*expected)[1].toDoubles();
+    std::vector<double> got1 = actual[1].toDoubles();
+    for (size_t i = 0; i < want0.size(); ++i) {
+      if (want0[i] == 0)
+        EXPECT_EQ(std::signbit(want0[i]), std::signbit(got0[i])) << i;
+      if (want1[i] == 0)
+        EXPECT_EQ(std::signbit(want1[i]), std::signbit(got1[i])) << i;
+    }
+  }
+}
+
+/// atan and tan (as sin / cos) through MLIR's f32 approximations, within
+/// the transcendental tolerance; f16 computes in f32.
+TEST_F(HostMath, AtanAndTan) {
+  for (ElementType type : {ElementType::F32, ElementType::F16}) {
+    GraphBuilder b;
+    TensorType t{type, {3, 1001}};
+    b.output(b.unary(OpKind::Atan, b.input(t, "x")), "atan");
+    b.output(b.unary(OpKind::Tan, b.input(t, "y")), "tan");
+    check(*b.finish(), {{-30, 30}, {-1.2, 1.2}});
+  }
+}
+
+/// Integer division truncates; by 0 gives 0, INT_MIN / -1 wraps to INT_MIN
+/// (x86's idiv traps on both); unsigned reads the bits as unsigned.
+TEST_F(HostMath, IntegerDivision) {
+  for (ElementType type :
+       {ElementType::I8, ElementType::I32, ElementType::I64}) {
+    SCOPED_TRACE(elementTypeName(type));
+    int bits = type == ElementType::I8 ? 8 : type == ElementType::I32 ? 32 : 64;
+    int64_t lo = bits == 64 ? std::numeric_limits<int64_t>::min()
+                            : -(int64_t(1) << (bits - 1));
+    int64_t hi = bits == 64 ? std::numeric_limits<int64_t>::max()
+                            : (int64_t(1) << (bits - 1)) - 1;
+    std::vector<int64_t> a = {lo, lo, 7, -7, 7, -7, hi, lo, 5, 0, hi, -1};
+    std::vector<int64_t> d = {-1, 1, 2, 2, -2, -2, -1, 0, 0, 3, hi, lo};
+    while (a.size() < 1001) {
+      a.push_back(uniformInt(lo, hi));
+      // Small divisors (quotients of every size), and sometimes huge ones.
+      d.push_back(a.size() % 5 ? uniformInt(-9, 9) : uniformInt(lo, hi));
+    }
+    GraphBuilder b;
+    TensorType t{type, {int64_t(a.size())}};
+    TensorId x = b.input(t, "a");
+    TensorId y = b.input(t, "d");
+    b.output(b.div(x, y), "signed");
+    b.output(b.div(x, y, /*isUnsigned=*/true), "unsigned");
+    checkOn(*b.finish(),
+            {HostTensorData::fromInts(t, a), HostTensorData::fromInts(t, d)});
+  }
+}
+
+/// sum, prod, max, min and mean of integers exactly as the reference:
+/// wrapping sums and products, mean truncating (of the wrapped sum, by a
+/// count that need not fit the element type). Over rows (row kernel),
+/// columns (column kernel) and everything (full reduction), with extreme
+/// values so that a wrong identity or a signed/unsigned mix-up shows.
+TEST_F(HostMath, IntegerReductions) {
+  for (ElementType type :
+       {ElementType::I8, ElementType::I32, ElementType::I64}) {
+    SCOPED_TRACE(elementTypeName(type));
+    std::vector<ReduceKind> kinds = {ReduceKind::Max, ReduceKind::Min,
+                                     ReduceKind::Sum, ReduceKind::Prod,
+                                     ReduceKind::Mean};
+    int64_t lo = type == ElementType::I8 ? -128
+                 : type == ElementType::I32
+                     ? std::numeric_limits<int32_t>::min()
+                     : std::numeric_limits<int64_t>::min();
+    int64_t hi = type == ElementType::I8 ? 127
+                 : type == ElementType::I32
+                     ? std::numeric_limits<int32_t>::max()
+                     : std::numeric_limits<int64_t>::max();
+    for (std::vector<int64_t> shape :
+         {std::vector<int64_t>{5, 37}, std::vector<int64_t>{33, 64},
+          std::vector<int64_t>{3, 1001}}) {
+      for (std::vector<int64_t> dims :
+           {std::vector<int64_t>{1}, std::vector<int64_t>{0},
+            std::vector<int64_t>{0, 1}}) {
+        SCOPED_TRACE("shape " + std::to_string(shape[0]) + "x" +
+                     std::to_string(shape[1]) + " dims " +
+                     std::to_string(dims[0]) + (dims.size() > 1 ? ",1" : ""));
+        TensorType t{type, shape};
+        std::vector<int64_t> values(size_t(t.numElements()));
+        // Small nonzero values (the products wrap without collapsing to
+        // 0) with the extremes sprinkled in.
+        for (int64_t &v : values) {
+          if (uniformInt(0, 50) == 0)
+            v = uniformInt(0, 1) ? lo : hi;
+          else
+            v = uniformInt(1, 3) * (uniformInt(0, 1) ? 1 : -1);
+        }
+        GraphBuilder b;
+        TensorId x = b.input(t, "x");
+        for (ReduceKind kind : kinds)
+          b.output(b.reduce(kind, x, dims), std::string(reduceKindName(kind)));
+        checkOn(*b.finish(), {HostTensorData::fromInts(t, values)});
+      }
+    }
+  }
+}
+
+} // namespace
+} // namespace fuse
