@@ -172,6 +172,17 @@ TensorId tensorOfValue(mlir::func::FuncOp func, const Graph &graph,
   return kInvalidTensor;
 }
 
+TensorId tensorOfFusionResult(mlir::func::FuncOp func, const Graph &graph,
+                              mlir::OpResult result) {
+  TensorId tensor = tensorOfValue(func, graph, result);
+  if (tensor != kInvalidTensor)
+    return tensor;
+  for (mlir::OpOperand &use : result.getUses())
+    if (mlir::isa<mlir::func::ReturnOp>(use.getOwner()))
+      return graph.outputs[use.getOperandNumber()].tensor;
+  return kInvalidTensor;
+}
+
 Bundle newBundle(const Graph &graph, const Target &target) {
   Bundle bundle;
   bundle.graph = graph;

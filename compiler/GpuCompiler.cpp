@@ -336,10 +336,8 @@ Expected<Compilation> GpuCompiler::Impl::compileModule(
       if (inputs.back() == kInvalidTensor)
         return Status::error("internal error: a fusion input has no tensor");
     }
-    auto yield =
-        mlir::cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
-    for (mlir::Value value : yield.getValues()) {
-      TensorId tensor = tensorOf(value);
+    for (mlir::OpResult result : fusion->getResults()) {
+      TensorId tensor = tensorOfFusionResult(func, graph, result);
       if (tensor == kInvalidTensor)
         return Status::error("internal error: a fusion result has no tensor");
       results.push_back(tensor);

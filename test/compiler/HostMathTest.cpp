@@ -361,5 +361,27 @@ TEST_F(HostMath, IntegerReductions) {
   }
 }
 
+/// Reducing an empty axis (ONNX ReduceL2 / ReduceLogSum of an empty set):
+/// sums are 0, so sqrt gives 0 and log -inf, over a non-empty result.
+TEST_F(HostMath, ReductionOverAnEmptyAxis) {
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F32, {2, 0, 4}}, "x");
+  TensorId s = b.reduce(ReduceKind::Sum, b.mul(x, x), {1}, true);
+  b.output(b.sqrt(s), "l2");
+  b.output(b.log(b.reduce(ReduceKind::Sum, x, {1}, true)), "log_sum");
+  check(*b.finish());
+}
+
+/// The ONNX importer makes such a sum a constant; sqrt and log of it fold
+/// to constants the graph has no op for, returned as the graph's outputs.
+TEST_F(HostMath, OutputsFoldedToConstants) {
+  GraphBuilder b;
+  b.input({ElementType::F32, {2, 0, 4}}, "x");
+  TensorId zero = b.splat({ElementType::F32, {2, 1, 4}}, 0);
+  b.output(b.sqrt(zero), "l2");
+  b.output(b.log(zero), "log_sum");
+  check(*b.finish());
+}
+
 } // namespace
 } // namespace fuse
