@@ -271,6 +271,35 @@ TEST_F(HostMath, FloatRemainders) {
   }
 }
 
+/// The kernels' shared object leaves fmodf to the process's libm. A symbol
+/// the process lacks (here fmodf renamed in the object's string table) is a
+/// clear load error naming it, not a crash at the first call.
+TEST_F(HostMath, MissingLibmSymbolIsALoadError) {
+  GraphBuilder b;
+  TensorType t{ElementType::F32, {100}};
+  b.output(b.rem(b.input(t, "a"), b.input(t, "d"), /*fmod=*/true), "fmod");
+  Expected<Compilation> compiled = compiler.compile(*b.finish(), target, {});
+  ASSERT_TRUE(compiled.ok()) << compiled.message();
+  int renamed = 0;
+  for (BundleKernel &kernel : compiled->bundle.kernels) {
+    std::vector<std::uint8_t> &so = kernel.payload;
+    const char name[] = "fmodf";
+    for (size_t i = 0; i + sizeof name <= so.size(); ++i)
+      if (std::memcmp(&so[i], name, sizeof name) == 0) {
+        so[i + 4] = 'x';
+        ++renamed;
+      }
+  }
+  ASSERT_GT(renamed, 0) << "no fmodf in the kernels' shared object";
+  std::vector<TensorBytes> bytes(2, TensorBytes(t.byteSize()));
+  device::DeviceResult<std::vector<TensorBytes>> result =
+      device::runBundle(runtime, compiled->bundle, bytes);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().code, device::ErrorCode::KernelLoadFailed);
+  EXPECT_NE(result.error().message.find("fmodx"), std::string::npos)
+      << result.error().message;
+}
+
 /// atan and tan (as sin / cos) through MLIR's f32 approximations, within
 /// the transcendental tolerance; f16 computes in f32.
 TEST_F(HostMath, AtanAndTan) {
