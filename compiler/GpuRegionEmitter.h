@@ -651,6 +651,12 @@ private:
         return Value(arith::MaximumFOp::create(b, loc, x[0], x[1]));
       if (name == "min")
         return Value(arith::MinimumFOp::create(b, loc, x[0], x[1]));
+      if (name == "atan")
+        return Value(math::AtanOp::create(b, loc, x[0]));
+      if (name == "tan")
+        return Value(math::TanOp::create(b, loc, x[0]));
+      if (auto rem = dyn_cast<fd::RemOp>(op))
+        return emitFloatRem(rem, x[0], x[1], compute);
       return unsupported(op,
                          "no GPU lowering of f" +
                              std::to_string(compute.getIntOrFloatBitWidth()) +
@@ -682,8 +688,92 @@ private:
         return Value(arith::SubIOp::create(b, loc, zero(), x[0]));
       if (name == "abs")
         return Value(math::AbsIOp::create(b, loc, x[0]));
+      if (auto rem = dyn_cast<fd::RemOp>(op))
+        return emitIntRem(rem, x[0], x[1], compute);
+      if (auto div = dyn_cast<fd::DivOp>(op))
+        return emitIntDiv(div, x[0], x[1], compute);
     }
     return unsupported(op, "no GPU lowering of integer " + name.str() + " yet");
+  }
+
+  // The remainders and the integer division of HostRegionEmitter.h, with the
+  // reference's semantics (runtime/ir/Graph.h). atan, tan and remf (fmod)
+  // become libdevice calls (__nv_atanf, __nv_tanf, __nv_fmodf; exact fmod).
+
+  /// fmod, or the floor-mod: a nonzero remainder takes the divisor's sign,
+  /// a zero one is a zero of the divisor's sign.
+  Value emitFloatRem(fd::RemOp op, Value lhs, Value rhs, Type compute) {
+    Value r = arith::RemFOp::create(b, loc, lhs, rhs);
+    if (op.getFmod())
+      return r;
+    auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) {
+      return Value(arith::CmpFOp::create(b, loc, p, l, r));
+    };
+    Value zero = constant(compute, 0);
+    Value signsDiffer =
+        arith::XOrIOp::create(b, loc, cmp(arith::CmpFPredicate::OLT, r, zero),
+                              cmp(arith::CmpFPredicate::OLT, rhs, zero));
+    Value fix = arith::AndIOp::create(
+        b, loc, cmp(arith::CmpFPredicate::UNE, r, zero), signsDiffer);
+    r = arith::SelectOp::create(b, loc, fix,
+                                arith::AddFOp::create(b, loc, r, rhs), r);
+    return arith::SelectOp::create(
+        b, loc, cmp(arith::CmpFPredicate::OEQ, r, zero),
+        math::CopySignOp::create(b, loc, zero, rhs), r);
+  }
+
+  /// By 0 (and, signed, by -1, which overflows for the minimum) gives 0;
+  /// without `fmod` the result takes the divisor's sign.
+  Value emitIntRem(fd::RemOp op, Value lhs, Value rhs, Type compute) {
+    auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) {
+      return Value(arith::CmpIOp::create(b, loc, p, l, r));
+    };
+    Value zero = constant(compute, 0), one = constant(compute, 1);
+    Value bad = cmp(arith::CmpIPredicate::eq, rhs, zero);
+    if (!op.getIsUnsigned())
+      bad = arith::OrIOp::create(
+          b, loc, bad,
+          cmp(arith::CmpIPredicate::eq, rhs, constant(compute, -1)));
+    Value safe = arith::SelectOp::create(b, loc, bad, one, rhs);
+    Value r;
+    if (op.getIsUnsigned()) {
+      r = arith::RemUIOp::create(b, loc, lhs, safe);
+    } else {
+      r = arith::RemSIOp::create(b, loc, lhs, safe);
+      if (!op.getFmod()) {
+        Value signsDiffer = arith::XOrIOp::create(
+            b, loc, cmp(arith::CmpIPredicate::slt, r, zero),
+            cmp(arith::CmpIPredicate::slt, rhs, zero));
+        Value fix = arith::AndIOp::create(
+            b, loc, cmp(arith::CmpIPredicate::ne, r, zero), signsDiffer);
+        r = arith::SelectOp::create(b, loc, fix,
+                                    arith::AddIOp::create(b, loc, r, rhs), r);
+      }
+    }
+    return arith::SelectOp::create(b, loc, bad, zero, r);
+  }
+
+  /// Truncates toward zero; by 0 gives 0, a signed one by -1 the wrapped
+  /// negation (INT_MIN / -1 = INT_MIN).
+  Value emitIntDiv(fd::DivOp op, Value lhs, Value rhs, Type compute) {
+    auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) {
+      return Value(arith::CmpIOp::create(b, loc, p, l, r));
+    };
+    Value zero = constant(compute, 0), one = constant(compute, 1);
+    Value byZero = cmp(arith::CmpIPredicate::eq, rhs, zero);
+    if (op.getIsUnsigned()) {
+      Value safe = arith::SelectOp::create(b, loc, byZero, one, rhs);
+      return arith::SelectOp::create(b, loc, byZero, zero,
+                                     arith::DivUIOp::create(b, loc, lhs, safe));
+    }
+    Value byMinusOne =
+        cmp(arith::CmpIPredicate::eq, rhs, constant(compute, -1));
+    Value safe = arith::SelectOp::create(
+        b, loc, arith::OrIOp::create(b, loc, byZero, byMinusOne), one, rhs);
+    Value q = arith::SelectOp::create(
+        b, loc, byMinusOne, arith::SubIOp::create(b, loc, zero, lhs),
+        arith::DivSIOp::create(b, loc, lhs, safe));
+    return arith::SelectOp::create(b, loc, byZero, zero, q);
   }
 
   FailureOr<Value> emitCompare(fd::CompareOp op, Value lhs, Value rhs,

@@ -256,6 +256,49 @@ TEST_P(GpuCodegen, AwkwardShapesAndHalfTypesCompile) {
   }
 }
 
+/// atan, tan and fmod through libdevice (no .extern left), the floor-mod,
+/// and integer remainders and divisions with their divisors made safe;
+/// ptxas, where found, accepts every kernel (compile runs it). Numerics
+/// need a GPU and are not checked here.
+TEST_P(GpuCodegen, RemaindersDivisionAtanAndTan) {
+  requireToolkit();
+  for (ElementType type :
+       {ElementType::F16, ElementType::F32, ElementType::F64}) {
+    GraphBuilder b;
+    TensorType t{type, {3, 37}};
+    TensorId x = b.input(t, "x");
+    TensorId y = b.input(t, "y");
+    b.output(b.unary(OpKind::Atan, x), "atan");
+    b.output(b.unary(OpKind::Tan, x), "tan");
+    b.output(b.rem(x, y, /*fmod=*/true), "fmod");
+    b.output(b.rem(x, y), "floor_mod");
+    Expected<Compilation> compiled =
+        compiler().compile(*b.finish(), target(), CompileOptions{});
+    ASSERT_TRUE(compiled.ok())
+        << elementTypeName(type) << ": " << compiled.message();
+    for (const BundleKernel &kernel : compiled->bundle.kernels)
+      EXPECT_EQ(payloadText(kernel).find(".extern"), std::string::npos)
+          << elementTypeName(type) << " " << kernel.entry;
+  }
+  for (ElementType type :
+       {ElementType::I8, ElementType::I32, ElementType::I64}) {
+    GraphBuilder b;
+    TensorType t{type, {3, 37}};
+    TensorId x = b.input(t, "x");
+    TensorId y = b.input(t, "y");
+    b.output(b.div(x, y), "div");
+    b.output(b.div(x, y, /*isUnsigned=*/true), "unsigned_div");
+    b.output(b.rem(x, y), "floor_mod");
+    b.output(b.rem(x, y, /*fmod=*/true), "fmod");
+    Expected<Compilation> compiled =
+        compiler().compile(*b.finish(), target(), CompileOptions{});
+    ASSERT_TRUE(compiled.ok())
+        << elementTypeName(type) << ": " << compiled.message();
+    std::string ptx = payloadText(compiled->bundle.kernels.at(0));
+    EXPECT_NE(ptx.find("div.s"), std::string::npos) << elementTypeName(type);
+  }
+}
+
 TEST_P(GpuCodegen, HandWrittenFusionFromSource) {
   const char *source = R"mlir(
 func.func @scale(%x: tensor<10xf32>) -> tensor<10xf32> {
