@@ -552,7 +552,7 @@ private:
 
   /// f64 functions with our own lowering (emitExpF64, emitLogF64).
   static bool hasF64Lowering(StringRef name) {
-    return llvm::is_contained({"exp", "log", "sigmoid", "sinh", "cosh"}, name);
+    return llvm::is_contained({"exp", "log", "sigmoid"}, name);
   }
 
   static bool isTranscendental(StringRef name) {

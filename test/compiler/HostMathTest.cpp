@@ -191,6 +191,22 @@ TEST_F(HostMath, F64LogMatchesLibm) {
   expectLibmAccuracy(x, out[0].toDoubles(), std::log, "log");
 }
 
+/// sigmoid on f64 through the f64 exp, saturating to 0 and 1 in the tails;
+/// sinh stays refused (its f32 series near 0 is not accurate to f64).
+TEST_F(HostMath, F64SigmoidAndRefusedSinh) {
+  GraphBuilder b;
+  TensorType t{ElementType::F64, {3, 1001}};
+  b.output(b.unary(OpKind::Sigmoid, b.input(t, "x")), "sigmoid");
+  check(*b.finish(), {{-800, 800}});
+  GraphBuilder s;
+  s.output(s.unary(OpKind::Sinh, s.input(t, "x")), "sinh");
+  Expected<Compilation> compiled = compiler.compile(*s.finish(), target, {});
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_NE(compiled.message().find("f64 sinh has no polynomial"),
+            std::string::npos)
+      << compiled.message();
+}
+
 /// log(sum(exp(x - max))) + max on f64 rows (row kernel), columns (column
 /// kernel) and the whole tensor (full reduction), as ONNX ReduceLogSumExp.
 TEST_F(HostMath, F64LogSumExpReductions) {
@@ -371,20 +387,26 @@ TEST_F(HostMath, IntegerReductions) {
                      std::to_string(shape[1]) + " dims " +
                      std::to_string(dims[0]) + (dims.size() > 1 ? ",1" : ""));
         TensorType t{type, shape};
-        std::vector<int64_t> values(size_t(t.numElements()));
-        // Small nonzero values (the products wrap without collapsing to
-        // 0) with the extremes sprinkled in.
-        for (int64_t &v : values) {
-          if (uniformInt(0, 50) == 0)
-            v = uniformInt(0, 1) ? lo : hi;
-          else
-            v = uniformInt(1, 3) * (uniformInt(0, 1) ? 1 : -1);
-        }
         GraphBuilder b;
         TensorId x = b.input(t, "x");
         for (ReduceKind kind : kinds)
           b.output(b.reduce(kind, x, dims), std::string(reduceKindName(kind)));
-        checkOn(*b.finish(), {HostTensorData::fromInts(t, values)});
+        Graph graph = *b.finish();
+        // Small nonzero values (the products wrap without collapsing to
+        // 0) with the extremes sprinkled in: of both signs, then all
+        // negative (a max starting from 0 would show) and all positive (a
+        // min starting from 0 would).
+        for (int sign : {0, -1, 1}) {
+          std::vector<int64_t> values(size_t(t.numElements()));
+          for (int64_t &v : values) {
+            int s = sign ? sign : (uniformInt(0, 1) ? 1 : -1);
+            if (uniformInt(0, 50) == 0)
+              v = s > 0 ? hi : lo;
+            else
+              v = uniformInt(1, 3) * s;
+          }
+          checkOn(graph, {HostTensorData::fromInts(t, values)});
+        }
       }
     }
   }
