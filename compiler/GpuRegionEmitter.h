@@ -700,8 +700,13 @@ private:
                           : Value(arith::MinSIOp::create(b, loc, x[0], x[1]));
       if (name == "neg")
         return Value(arith::SubIOp::create(b, loc, zero(), x[0]));
+      // max(x, -x) wraps the minimum to itself, as math.absi (which has no
+      // NVVM lowering) would.
       if (name == "abs")
-        return isUnsigned ? x[0] : Value(math::AbsIOp::create(b, loc, x[0]));
+        return isUnsigned ? x[0]
+                          : Value(arith::MaxSIOp::create(
+                                b, loc, x[0],
+                                arith::SubIOp::create(b, loc, zero(), x[0])));
       if (name == "sign" && isUnsigned)
         return Value(arith::ExtUIOp::create(
             b, loc, x[0].getType(),

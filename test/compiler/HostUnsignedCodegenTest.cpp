@@ -47,6 +47,13 @@ template <typename T> T saturatingCast(double x) {
 /// T's wrapping arithmetic, without the int promotion of 8- and 16-bit types.
 template <typename T> T wrap(std::uint64_t bits) { return T(bits); }
 
+template <typename T> bool isNegative(T x) {
+  if constexpr (std::is_signed_v<T>)
+    return x < 0;
+  else
+    return false;
+}
+
 template <typename T> T floorMod(T x, T y) {
   if (y == 0)
     return 0;
@@ -116,7 +123,8 @@ protected:
                   const std::vector<Expectation> &expected) {
     SCOPED_TRACE("random seed " + std::to_string(seed));
     ASSERT_EQ(graph.outputs.size(), expected.size());
-    Expected<Compilation> compiled = compiler.compile(graph, target, CompileOptions{});
+    Expected<Compilation> compiled =
+        compiler.compile(graph, target, CompileOptions{});
     ASSERT_TRUE(compiled.ok()) << compiled.message();
     device::DeviceResult<std::vector<TensorBytes>> actual =
         device::runBundle(runtime, compiled->bundle, inputs);
@@ -165,11 +173,13 @@ protected:
     SCOPED_TRACE(std::string(elementTypeName(type)));
     std::vector<T> x = randomValues<T>(n), y = randomValues<T>(n);
     std::vector<float> f = randomFloats<T>(n);
-    // A few divisors of 0 (and -1 for i16), whose quotient and remainder
-    // are defined as 0 (and the wrapped negation).
+    // A few divisors of 0 (and -1 for i16, also dividing the minimum), whose
+    // quotient and remainder are defined as 0 (and the wrapped negation).
     y[3] = 0;
-    if constexpr (!isUnsigned)
+    if constexpr (!isUnsigned) {
       y[5] = T(-1);
+      x[5] = x[9] = std::numeric_limits<T>::min();
+    }
     f[7] = std::numeric_limits<float>::quiet_NaN();
     // Near the top of the range: above INT64_MAX for ui64.
     const double top = double(std::numeric_limits<T>::max() -
@@ -220,8 +230,12 @@ protected:
         [&](size_t i) { return saturatingCast<T>(f[i]); });
     out(b.add(xi, b.splat(t, top)), "add_top_splat",
         [&](size_t i) { return wrap<T>(U(x[i]) + U(topValue)); });
+    // On ui the identity (folded away: the output is a copy of x); on i16
+    // -32768 stays -32768.
+    out(b.unary(OpKind::Abs, xi), "abs", [&](size_t i) {
+      return isNegative(x[i]) ? wrap<T>(-std::uint64_t(x[i])) : x[i];
+    });
     if constexpr (isUnsigned) {
-      out(b.unary(OpKind::Abs, xi), "abs", [&](size_t i) { return x[i]; });
       out(b.unary(OpKind::Sign, xi), "sign",
           [&](size_t i) { return T(x[i] != 0); });
     }
