@@ -38,6 +38,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <tuple>
 
@@ -63,19 +64,33 @@ inline Type elementTypeOf(Value value) {
   return cast<RankedTensorType>(value.getType()).getElementType();
 }
 
-/// f16 and bf16 are storage types: arithmetic runs in f32.
+/// f16 and bf16 are storage types: arithmetic runs in f32. arith, vector and
+/// llvm take signless integers only: the ui types compute in iN, and every
+/// lowering where signedness matters asks isUnsignedElement of the fuse type.
 inline Type computeType(Type element) {
   if (element.isF16() || element.isBF16())
     return Float32Type::get(element.getContext());
+  if (element.isUnsignedInteger())
+    return IntegerType::get(element.getContext(),
+                            element.getIntOrFloatBitWidth());
   return element;
 }
 
-/// How an element sits in memory: i1 as a byte, bf16 as its bits.
+/// The ui types: every op reads their bits unsigned.
+inline bool isUnsignedElement(Type element) {
+  return element.isUnsignedInteger();
+}
+
+/// How an element sits in memory: i1 as a byte, bf16 as its bits, ui as
+/// signless iN.
 inline Type storageType(Type element) {
   if (element.isInteger(1))
     return IntegerType::get(element.getContext(), 8);
   if (element.isBF16())
     return IntegerType::get(element.getContext(), 16);
+  if (element.isUnsignedInteger())
+    return IntegerType::get(element.getContext(),
+                            element.getIntOrFloatBitWidth());
   return element;
 }
 
@@ -558,9 +573,10 @@ private:
     else
       value = double(dense.getSplatValue<APInt>().getSExtValue());
     if (isa<IntegerType>(element) && element.getIntOrFloatBitWidth() == 64) {
+      // The bits, also for a ui64 above INT64_MAX.
       int64_t exact = dense.getSplatValue<APInt>().getSExtValue();
-      Type type = vectorOf(element);
-      TypedAttr attr = b.getIntegerAttr(element, exact);
+      Type type = vectorOf(compute);
+      TypedAttr attr = b.getIntegerAttr(compute, exact);
       if (width != 1)
         attr = DenseElementsAttr::get(cast<ShapedType>(type),
                                       mlir::Attribute(attr));
@@ -581,7 +597,8 @@ private:
     if (auto cast = dyn_cast<fd::CastOp>(op))
       return emitCast(cast, x[0]);
     if (auto compare = dyn_cast<fd::CompareOp>(op))
-      return emitCompare(compare, x[0], x[1], compute);
+      return emitCompare(compare, x[0], x[1], compute,
+                         isUnsignedElement(operandElement));
     if (isa<fd::SelectOp>(op))
       return Value(arith::SelectOp::create(b, loc, x[0], x[1], x[2]));
     (void)resultElement;
@@ -673,6 +690,7 @@ private:
     if (name == "not")
       return Value(arith::XOrIOp::create(b, loc, x[0],
                                          constant(compute, isBool ? 1 : -1)));
+    bool isUnsigned = isUnsignedElement(operandElement);
     if (!isBool) {
       if (name == "add")
         return Value(arith::AddIOp::create(b, loc, x[0], x[1]));
@@ -681,24 +699,38 @@ private:
       if (name == "mul")
         return Value(arith::MulIOp::create(b, loc, x[0], x[1]));
       if (name == "max")
-        return Value(arith::MaxSIOp::create(b, loc, x[0], x[1]));
+        return isUnsigned ? Value(arith::MaxUIOp::create(b, loc, x[0], x[1]))
+                          : Value(arith::MaxSIOp::create(b, loc, x[0], x[1]));
       if (name == "min")
-        return Value(arith::MinSIOp::create(b, loc, x[0], x[1]));
+        return isUnsigned ? Value(arith::MinUIOp::create(b, loc, x[0], x[1]))
+                          : Value(arith::MinSIOp::create(b, loc, x[0], x[1]));
       if (name == "neg")
         return Value(arith::SubIOp::create(b, loc, zero(), x[0]));
+      // max(x, -x) wraps the minimum to itself, as math.absi (which has no
+      // NVVM lowering) would.
       if (name == "abs")
-        return Value(math::AbsIOp::create(b, loc, x[0]));
-      if (auto rem = dyn_cast<fd::RemOp>(op))
-        return emitIntRem(rem, x[0], x[1], compute);
+        return isUnsigned ? x[0]
+                          : Value(arith::MaxSIOp::create(
+                                b, loc, x[0],
+                                arith::SubIOp::create(b, loc, zero(), x[0])));
+      if (name == "sign" && isUnsigned)
+        return Value(arith::ExtUIOp::create(
+            b, loc, x[0].getType(),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x[0],
+                                  zero())));
       if (auto div = dyn_cast<fd::DivOp>(op))
-        return emitIntDiv(div, x[0], x[1], compute);
+        return emitIntDiv(x[0], x[1], compute,
+                          isUnsigned || div.getIsUnsigned());
+      if (auto rem = dyn_cast<fd::RemOp>(op))
+        return emitIntRem(x[0], x[1], compute,
+                          isUnsigned || rem.getIsUnsigned(), rem.getFmod());
     }
     return unsupported(op, "no GPU lowering of integer " + name.str() + " yet");
   }
 
-  // The remainders and the integer division of HostRegionEmitter.h, with the
-  // reference's semantics (runtime/ir/Graph.h). atan, tan and remf (fmod)
-  // become libdevice calls (__nv_atanf, __nv_tanf, __nv_fmodf; exact fmod).
+  // The float remainder of HostRegionEmitter.h, with the reference's
+  // semantics (runtime/ir/Graph.h). atan, tan and remf (fmod) become
+  // libdevice calls (__nv_atanf, __nv_tanf, __nv_fmodf; exact fmod).
 
   /// fmod, or the floor-mod: a nonzero remainder takes the divisor's sign,
   /// a zero one is a zero of the divisor's sign.
@@ -722,62 +754,8 @@ private:
         math::CopySignOp::create(b, loc, zero, rhs), r);
   }
 
-  /// By 0 (and, signed, by -1, which overflows for the minimum) gives 0;
-  /// without `fmod` the result takes the divisor's sign.
-  Value emitIntRem(fd::RemOp op, Value lhs, Value rhs, Type compute) {
-    auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) {
-      return Value(arith::CmpIOp::create(b, loc, p, l, r));
-    };
-    Value zero = constant(compute, 0), one = constant(compute, 1);
-    Value bad = cmp(arith::CmpIPredicate::eq, rhs, zero);
-    if (!op.getIsUnsigned())
-      bad = arith::OrIOp::create(
-          b, loc, bad,
-          cmp(arith::CmpIPredicate::eq, rhs, constant(compute, -1)));
-    Value safe = arith::SelectOp::create(b, loc, bad, one, rhs);
-    Value r;
-    if (op.getIsUnsigned()) {
-      r = arith::RemUIOp::create(b, loc, lhs, safe);
-    } else {
-      r = arith::RemSIOp::create(b, loc, lhs, safe);
-      if (!op.getFmod()) {
-        Value signsDiffer = arith::XOrIOp::create(
-            b, loc, cmp(arith::CmpIPredicate::slt, r, zero),
-            cmp(arith::CmpIPredicate::slt, rhs, zero));
-        Value fix = arith::AndIOp::create(
-            b, loc, cmp(arith::CmpIPredicate::ne, r, zero), signsDiffer);
-        r = arith::SelectOp::create(b, loc, fix,
-                                    arith::AddIOp::create(b, loc, r, rhs), r);
-      }
-    }
-    return arith::SelectOp::create(b, loc, bad, zero, r);
-  }
-
-  /// Truncates toward zero; by 0 gives 0, a signed one by -1 the wrapped
-  /// negation (INT_MIN / -1 = INT_MIN).
-  Value emitIntDiv(fd::DivOp op, Value lhs, Value rhs, Type compute) {
-    auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) {
-      return Value(arith::CmpIOp::create(b, loc, p, l, r));
-    };
-    Value zero = constant(compute, 0), one = constant(compute, 1);
-    Value byZero = cmp(arith::CmpIPredicate::eq, rhs, zero);
-    if (op.getIsUnsigned()) {
-      Value safe = arith::SelectOp::create(b, loc, byZero, one, rhs);
-      return arith::SelectOp::create(b, loc, byZero, zero,
-                                     arith::DivUIOp::create(b, loc, lhs, safe));
-    }
-    Value byMinusOne =
-        cmp(arith::CmpIPredicate::eq, rhs, constant(compute, -1));
-    Value safe = arith::SelectOp::create(
-        b, loc, arith::OrIOp::create(b, loc, byZero, byMinusOne), one, rhs);
-    Value q = arith::SelectOp::create(
-        b, loc, byMinusOne, arith::SubIOp::create(b, loc, zero, lhs),
-        arith::DivSIOp::create(b, loc, lhs, safe));
-    return arith::SelectOp::create(b, loc, byZero, zero, q);
-  }
-
   FailureOr<Value> emitCompare(fd::CompareOp op, Value lhs, Value rhs,
-                               Type compute) {
+                               Type compute, bool isUnsigned) {
     StringRef predicate = stringifyComparePredicate(op.getPredicate());
     if (isa<FloatType>(compute)) {
       std::optional<arith::CmpFPredicate> p =
@@ -794,7 +772,9 @@ private:
       return Value(arith::CmpFOp::create(b, loc, *p, lhs, rhs));
     }
     // i1 compares as 0 < 1 under every predicate: read it unsigned.
-    bool isBool = compute.isInteger(1);
+    // i1 compares as 0 < 1 under every predicate, and the ui types compare
+    // unsigned: read them unsigned.
+    bool isBool = compute.isInteger(1) || isUnsigned;
     auto p = llvm::StringSwitch<arith::CmpIPredicate>(predicate)
                  .Case("eq", arith::CmpIPredicate::eq)
                  .Case("ne", arith::CmpIPredicate::ne)
@@ -833,7 +813,8 @@ private:
       return fromBits < toBits
                  ? Value(arith::ExtFOp::create(b, loc, toType, x))
                  : Value(arith::TruncFOp::create(b, loc, toType, x));
-    bool readUnsigned = op.getIsUnsigned() || from.isInteger(1);
+    bool readUnsigned =
+        op.getIsUnsigned() || from.isInteger(1) || isUnsignedElement(from);
     if (isa<IntegerType>(fromCompute) && isa<FloatType>(toCompute))
       return readUnsigned ? Value(arith::UIToFPOp::create(b, loc, toType, x))
                           : Value(arith::SIToFPOp::create(b, loc, toType, x));
@@ -843,8 +824,103 @@ private:
       return readUnsigned ? Value(arith::ExtUIOp::create(b, loc, toType, x))
                           : Value(arith::ExtSIOp::create(b, loc, toType, x));
     }
-    return unsupported(op, "float to integer casts (saturating) are not "
-                           "supported yet");
+    return emitSaturatingCast(x, fromCompute, toCompute, isUnsignedElement(to));
+  }
+
+  /// Truncating; a division by 0 is 0 and a signed one by -1 the wrapped
+  /// negation (as the reference runtime computes them).
+  Value emitIntDiv(Value lhs, Value rhs, Type compute, bool isUnsigned) {
+    auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) {
+      return Value(arith::CmpIOp::create(b, loc, p, l, r));
+    };
+    Value zero = constant(compute, 0), one = constant(compute, 1);
+    Value byZero = cmp(arith::CmpIPredicate::eq, rhs, zero);
+    if (isUnsigned) {
+      Value safe = arith::SelectOp::create(b, loc, byZero, one, rhs);
+      Value q = arith::DivUIOp::create(b, loc, lhs, safe);
+      return arith::SelectOp::create(b, loc, byZero, zero, q);
+    }
+    Value byMinusOne =
+        cmp(arith::CmpIPredicate::eq, rhs, constant(compute, -1));
+    Value safe = arith::SelectOp::create(
+        b, loc, arith::OrIOp::create(b, loc, byZero, byMinusOne), one, rhs);
+    Value q = arith::DivSIOp::create(b, loc, lhs, safe);
+    q = arith::SelectOp::create(b, loc, byMinusOne,
+                                arith::SubIOp::create(b, loc, zero, lhs), q);
+    return arith::SelectOp::create(b, loc, byZero, zero, q);
+  }
+
+  /// A remainder by 0 (and a signed one by -1) is 0; without `fmod` a signed
+  /// result takes the divisor's sign.
+  Value emitIntRem(Value lhs, Value rhs, Type compute, bool isUnsigned,
+                   bool fmod) {
+    auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) {
+      return Value(arith::CmpIOp::create(b, loc, p, l, r));
+    };
+    Value zero = constant(compute, 0), one = constant(compute, 1);
+    Value bad = cmp(arith::CmpIPredicate::eq, rhs, zero);
+    if (!isUnsigned)
+      bad = arith::OrIOp::create(
+          b, loc, bad,
+          cmp(arith::CmpIPredicate::eq, rhs, constant(compute, -1)));
+    Value safe = arith::SelectOp::create(b, loc, bad, one, rhs);
+    Value r;
+    if (isUnsigned) {
+      r = arith::RemUIOp::create(b, loc, lhs, safe);
+    } else {
+      r = arith::RemSIOp::create(b, loc, lhs, safe);
+      if (!fmod) {
+        Value signsDiffer = arith::XOrIOp::create(
+            b, loc, cmp(arith::CmpIPredicate::slt, r, zero),
+            cmp(arith::CmpIPredicate::slt, rhs, zero));
+        Value fix = arith::AndIOp::create(
+            b, loc, cmp(arith::CmpIPredicate::ne, r, zero), signsDiffer);
+        r = arith::SelectOp::create(b, loc, fix,
+                                    arith::AddIOp::create(b, loc, r, rhs), r);
+      }
+    }
+    return arith::SelectOp::create(b, loc, bad, zero, r);
+  }
+
+  /// Truncates toward zero, saturating at the integer's limits (0 and
+  /// 2^n - 1 for a ui type, `isUnsigned`); NaN gives 0. fptosi and fptoui
+  /// alone would give poison out of range.
+  Value emitSaturatingCast(Value x, Type from, Type to, bool isUnsigned) {
+    unsigned bits = to.getIntOrFloatBitWidth();
+    double limit = std::ldexp(1.0, int(bits) - (isUnsigned ? 0 : 1));
+    auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) {
+      return Value(arith::CmpFOp::create(b, loc, p, l, r));
+    };
+    Value tooHigh = cmp(arith::CmpFPredicate::OGE, x, constant(from, limit));
+    Value tooLow = cmp(arith::CmpFPredicate::OLT, x,
+                       constant(from, isUnsigned ? 0.0 : -limit));
+    Value inRange = cmp(arith::CmpFPredicate::ORD, x, x);
+    inRange = arith::AndIOp::create(
+        b, loc, inRange,
+        arith::XOrIOp::create(b, loc,
+                              arith::OrIOp::create(b, loc, tooHigh, tooLow),
+                              constant(b.getI1Type(), 1)));
+    Value safe = arith::SelectOp::create(b, loc, inRange, x, constant(from, 0));
+    Value result =
+        isUnsigned ? Value(arith::FPToUIOp::create(b, loc, vectorOf(to), safe))
+                   : Value(arith::FPToSIOp::create(b, loc, vectorOf(to), safe));
+    auto limitConstant = [&](const APInt &value) {
+      TypedAttr attr = IntegerAttr::get(to, value);
+      if (width != 1)
+        attr = DenseElementsAttr::get(cast<ShapedType>(vectorOf(to)),
+                                      mlir::Attribute(attr));
+      return Value(arith::ConstantOp::create(b, loc, vectorOf(to), attr));
+    };
+    result = arith::SelectOp::create(
+        b, loc, tooHigh,
+        limitConstant(isUnsigned ? APInt::getMaxValue(bits)
+                                 : APInt::getSignedMaxValue(bits)),
+        result);
+    return Value(arith::SelectOp::create(
+        b, loc, tooLow,
+        limitConstant(isUnsigned ? APInt::getZero(bits)
+                                 : APInt::getSignedMinValue(bits)),
+        result));
   }
 
   OpBuilder &b;

@@ -53,6 +53,16 @@ static Type toMlirElementType(MLIRContext &context, ElementType type) {
     return b.getI32Type();
   case ElementType::I64:
     return b.getI64Type();
+  case ElementType::I16:
+    return b.getI16Type();
+  case ElementType::UI8:
+    return b.getIntegerType(8, /*isSigned=*/false);
+  case ElementType::UI16:
+    return b.getIntegerType(16, /*isSigned=*/false);
+  case ElementType::UI32:
+    return b.getIntegerType(32, /*isSigned=*/false);
+  case ElementType::UI64:
+    return b.getIntegerType(64, /*isSigned=*/false);
   }
   llvm_unreachable("unknown element type");
 }
@@ -74,6 +84,16 @@ static std::optional<ElementType> fromMlirElementType(Type type) {
     return ElementType::I32;
   if (type.isSignlessInteger(64))
     return ElementType::I64;
+  if (type.isSignlessInteger(16))
+    return ElementType::I16;
+  if (type.isUnsignedInteger(8))
+    return ElementType::UI8;
+  if (type.isUnsignedInteger(16))
+    return ElementType::UI16;
+  if (type.isUnsignedInteger(32))
+    return ElementType::UI32;
+  if (type.isUnsignedInteger(64))
+    return ElementType::UI64;
   return std::nullopt;
 }
 

@@ -161,6 +161,8 @@ struct ColumnItem {
   SmallVector<int64_t> dims;
   std::optional<ReductionInfo> reduce;
   bool isMax = false, selectLast = false;
+  /// A ui operand: argmax and argmin compare unsigned.
+  bool isUnsigned = false;
 };
 
 FailureOr<ColumnItem> classifyItem(Operation *op) {
@@ -176,6 +178,7 @@ FailureOr<ColumnItem> classifyItem(Operation *op) {
   }
   if (elementTypeOf(item.operand).isInteger(1))
     return unsupportedColumns(op, "argmax and argmin of i1 are not supported");
+  item.isUnsigned = isUnsignedElement(elementTypeOf(item.operand));
   if (auto arg = dyn_cast<fd::ArgMaxOp>(op)) {
     item.isMax = true;
     item.selectLast = arg.getSelectLastIndex();
@@ -214,9 +217,11 @@ Value argTakes(OpBuilder &b, Location loc, const ColumnItem &item, Value x,
   auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) {
     return Value(arith::CmpIOp::create(b, loc, p, l, r));
   };
-  Value better =
-      cmp(item.isMax ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt, x,
-          best);
+  arith::CmpIPredicate greater =
+      item.isUnsigned ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
+  arith::CmpIPredicate less =
+      item.isUnsigned ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
+  Value better = cmp(item.isMax ? greater : less, x, best);
   if (item.selectLast)
     better = arith::OrIOp::create(b, loc, better,
                                   cmp(arith::CmpIPredicate::eq, x, best));
@@ -321,9 +326,12 @@ FailureOr<HostFusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
                               : std::numeric_limits<double>::infinity());
     } else {
       unsigned bits = element.getIntOrFloatBitWidth();
-      TypedAttr worst = IntegerAttr::get(
-          element, item.isMax ? APInt::getSignedMinValue(bits)
-                              : APInt::getSignedMaxValue(bits));
+      APInt lowest = item.isUnsigned ? APInt::getZero(bits)
+                                     : APInt::getSignedMinValue(bits);
+      APInt highest = item.isUnsigned ? APInt::getMaxValue(bits)
+                                      : APInt::getSignedMaxValue(bits);
+      TypedAttr worst =
+          IntegerAttr::get(element, item.isMax ? lowest : highest);
       Type type = constants.vectorOf(element);
       if (w != 1)
         worst = DenseElementsAttr::get(cast<ShapedType>(type),

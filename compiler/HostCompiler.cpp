@@ -259,9 +259,17 @@ Expected<Compilation> HostCompiler::Impl::compileModule(
     bool ownBuffer = home.kind == BindingKind::GraphOutput && home.index == k;
     if (ownBuffer && written.count(tensor))
       continue;
-    if (ownBuffer)
-      return Status::error("internal error: no kernel computes output " +
-                           std::to_string(k));
+    // A fold can leave an output's own buffer unwritten (abs of a ui value
+    // is the value, x + 0 is x): copy what the function returns instead.
+    TensorId source = tensor;
+    if (ownBuffer) {
+      auto ret = mlir::cast<mlir::func::ReturnOp>(
+          func.getBody().front().getTerminator());
+      source = tensorOf(ret.getOperand(k));
+      if (source == kInvalidTensor || source == tensor)
+        return Status::error("internal error: no kernel computes output " +
+                             std::to_string(k));
+    }
     b.setInsertionPointToEnd(copies->getBody());
     auto type =
         mlir::cast<mlir::RankedTensorType>(func.getFunctionType().getResult(k));
@@ -277,7 +285,7 @@ Expected<Compilation> HostCompiler::Impl::compileModule(
     mlir::Value arg = block->addArgument(type, b.getUnknownLoc());
     fd::YieldOp::create(b, b.getUnknownLoc(), arg);
     KernelBinding out{BindingKind::GraphOutput, k};
-    if (Status status = addFusion(fusion, {tensor}, {tensor}, {out}, {});
+    if (Status status = addFusion(fusion, {source}, {tensor}, {out}, {});
         !status.ok())
       return status;
   }

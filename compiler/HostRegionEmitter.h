@@ -58,19 +58,33 @@ inline Type elementTypeOf(Value value) {
   return cast<RankedTensorType>(value.getType()).getElementType();
 }
 
-/// f16 and bf16 are storage types: arithmetic runs in f32.
+/// f16 and bf16 are storage types: arithmetic runs in f32. arith, vector and
+/// llvm take signless integers only: the ui types compute in iN, and every
+/// lowering where signedness matters asks isUnsignedElement of the fuse type.
 inline Type computeType(Type element) {
   if (element.isF16() || element.isBF16())
     return Float32Type::get(element.getContext());
+  if (element.isUnsignedInteger())
+    return IntegerType::get(element.getContext(),
+                            element.getIntOrFloatBitWidth());
   return element;
 }
 
-/// How an element sits in memory: i1 as a byte, bf16 as its bits.
+/// The ui types: every op reads their bits unsigned.
+inline bool isUnsignedElement(Type element) {
+  return element.isUnsignedInteger();
+}
+
+/// How an element sits in memory: i1 as a byte, bf16 as its bits, ui as
+/// signless iN.
 inline Type storageType(Type element) {
   if (element.isInteger(1))
     return IntegerType::get(element.getContext(), 8);
   if (element.isBF16())
     return IntegerType::get(element.getContext(), 16);
+  if (element.isUnsignedInteger())
+    return IntegerType::get(element.getContext(),
+                            element.getIntOrFloatBitWidth());
   return element;
 }
 
@@ -539,9 +553,10 @@ private:
     else
       value = double(dense.getSplatValue<APInt>().getSExtValue());
     if (isa<IntegerType>(element) && element.getIntOrFloatBitWidth() == 64) {
+      // The bits, also for a ui64 above INT64_MAX.
       int64_t exact = dense.getSplatValue<APInt>().getSExtValue();
-      Type type = vectorOf(element);
-      TypedAttr attr = b.getIntegerAttr(element, exact);
+      Type type = vectorOf(compute);
+      TypedAttr attr = b.getIntegerAttr(compute, exact);
       if (width != 1)
         attr = DenseElementsAttr::get(cast<ShapedType>(type),
                                       mlir::Attribute(attr));
@@ -580,7 +595,8 @@ private:
     if (auto cast = dyn_cast<fd::CastOp>(op))
       return emitCast(cast, x[0]);
     if (auto compare = dyn_cast<fd::CompareOp>(op))
-      return emitCompare(compare, x[0], x[1], compute);
+      return emitCompare(compare, x[0], x[1], compute,
+                         isUnsignedElement(operandElement));
     if (isa<fd::SelectOp>(op))
       return Value(arith::SelectOp::create(b, loc, x[0], x[1], x[2]));
     (void)resultElement;
@@ -696,6 +712,7 @@ private:
     if (name == "not")
       return Value(arith::XOrIOp::create(b, loc, x[0],
                                          constant(compute, isBool ? 1 : -1)));
+    bool isUnsigned = isUnsignedElement(operandElement);
     if (!isBool) {
       if (name == "add")
         return Value(arith::AddIOp::create(b, loc, x[0], x[1]));
@@ -704,26 +721,34 @@ private:
       if (name == "mul")
         return Value(arith::MulIOp::create(b, loc, x[0], x[1]));
       if (name == "max")
-        return Value(arith::MaxSIOp::create(b, loc, x[0], x[1]));
+        return isUnsigned ? Value(arith::MaxUIOp::create(b, loc, x[0], x[1]))
+                          : Value(arith::MaxSIOp::create(b, loc, x[0], x[1]));
       if (name == "min")
-        return Value(arith::MinSIOp::create(b, loc, x[0], x[1]));
+        return isUnsigned ? Value(arith::MinUIOp::create(b, loc, x[0], x[1]))
+                          : Value(arith::MinSIOp::create(b, loc, x[0], x[1]));
       if (name == "neg")
         return Value(arith::SubIOp::create(b, loc, zero(), x[0]));
       if (name == "abs")
-        return Value(math::AbsIOp::create(b, loc, x[0]));
-      if (auto rem = dyn_cast<fd::RemOp>(op))
-        return emitIntRem(rem, x[0], x[1], compute);
+        return isUnsigned ? x[0] : Value(math::AbsIOp::create(b, loc, x[0]));
+      if (name == "sign" && isUnsigned)
+        return Value(arith::ExtUIOp::create(
+            b, loc, x[0].getType(),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x[0],
+                                  zero())));
       if (auto div = dyn_cast<fd::DivOp>(op))
-        return emitIntDiv(div, x[0], x[1], compute);
+        return emitIntDiv(x[0], x[1], compute,
+                          isUnsigned || div.getIsUnsigned());
+      if (auto rem = dyn_cast<fd::RemOp>(op))
+        return emitIntRem(rem, x[0], x[1], compute, isUnsigned);
       if (name == "pow")
-        return emitIntPow(x[0], x[1], compute);
+        return emitIntPow(x[0], x[1], compute, isUnsigned);
     }
     return unsupported(op,
                        "no host lowering of integer " + name.str() + " yet");
   }
 
   FailureOr<Value> emitCompare(fd::CompareOp op, Value lhs, Value rhs,
-                               Type compute) {
+                               Type compute, bool isUnsigned) {
     StringRef predicate = stringifyComparePredicate(op.getPredicate());
     if (isa<FloatType>(compute)) {
       std::optional<arith::CmpFPredicate> p =
@@ -739,8 +764,9 @@ private:
         return unsupported(op, "predicate " + predicate.str() + " on floats");
       return Value(arith::CmpFOp::create(b, loc, *p, lhs, rhs));
     }
-    // i1 compares as 0 < 1 under every predicate: read it unsigned.
-    bool isBool = compute.isInteger(1);
+    // i1 compares as 0 < 1 under every predicate, and the ui types compare
+    // unsigned: read them unsigned.
+    bool isBool = compute.isInteger(1) || isUnsigned;
     auto p = llvm::StringSwitch<arith::CmpIPredicate>(predicate)
                  .Case("eq", arith::CmpIPredicate::eq)
                  .Case("ne", arith::CmpIPredicate::ne)
@@ -779,7 +805,8 @@ private:
       return fromBits < toBits
                  ? Value(arith::ExtFOp::create(b, loc, toType, x))
                  : Value(arith::TruncFOp::create(b, loc, toType, x));
-    bool readUnsigned = op.getIsUnsigned() || from.isInteger(1);
+    bool readUnsigned =
+        op.getIsUnsigned() || from.isInteger(1) || isUnsignedElement(from);
     if (isa<IntegerType>(fromCompute) && isa<FloatType>(toCompute))
       return readUnsigned ? Value(arith::UIToFPOp::create(b, loc, toType, x))
                           : Value(arith::SIToFPOp::create(b, loc, toType, x));
@@ -790,7 +817,8 @@ private:
                           : Value(arith::ExtSIOp::create(b, loc, toType, x));
     }
     if (isa<FloatType>(fromCompute) && isa<IntegerType>(toCompute))
-      return emitSaturatingCast(x, fromCompute, toCompute);
+      return emitSaturatingCast(x, fromCompute, toCompute,
+                                isUnsignedElement(to));
     return unsupported(op, "no host lowering of this cast yet");
   }
 
@@ -1109,21 +1137,47 @@ private:
         math::CopySignOp::create(b, loc, zero, rhs), r);
   }
 
-  /// A remainder by 0 (and a signed one by -1, which overflows for the
-  /// minimum) is 0; without `fmod` the result takes the divisor's sign.
-  Value emitIntRem(fd::RemOp op, Value lhs, Value rhs, Type compute) {
+  /// Truncating; a division by 0 is 0 and a signed one by -1 the wrapped
+  /// negation (divsi would overflow for the minimum).
+  Value emitIntDiv(Value lhs, Value rhs, Type compute, bool isUnsigned) {
     auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) {
       return Value(arith::CmpIOp::create(b, loc, p, l, r));
     };
     Value zero = constant(compute, 0), one = constant(compute, 1);
+    Value byZero = cmp(arith::CmpIPredicate::eq, rhs, zero);
+    if (isUnsigned) {
+      Value safe = arith::SelectOp::create(b, loc, byZero, one, rhs);
+      Value q = arith::DivUIOp::create(b, loc, lhs, safe);
+      return arith::SelectOp::create(b, loc, byZero, zero, q);
+    }
+    Value byMinusOne =
+        cmp(arith::CmpIPredicate::eq, rhs, constant(compute, -1));
+    Value safe = arith::SelectOp::create(
+        b, loc, arith::OrIOp::create(b, loc, byZero, byMinusOne), one, rhs);
+    Value q = arith::DivSIOp::create(b, loc, lhs, safe);
+    q = arith::SelectOp::create(b, loc, byMinusOne,
+                                arith::SubIOp::create(b, loc, zero, lhs), q);
+    return arith::SelectOp::create(b, loc, byZero, zero, q);
+  }
+
+  /// A remainder by 0 (and a signed one by -1, which overflows for the
+  /// minimum) is 0; without `fmod` the result takes the divisor's sign. The
+  /// ui types (`unsignedType`) read unsigned, as `is_unsigned` asks.
+  Value emitIntRem(fd::RemOp op, Value lhs, Value rhs, Type compute,
+                   bool unsignedType) {
+    auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) {
+      return Value(arith::CmpIOp::create(b, loc, p, l, r));
+    };
+    bool isUnsigned = unsignedType || op.getIsUnsigned();
+    Value zero = constant(compute, 0), one = constant(compute, 1);
     Value bad = cmp(arith::CmpIPredicate::eq, rhs, zero);
-    if (!op.getIsUnsigned())
+    if (!isUnsigned)
       bad = arith::OrIOp::create(
           b, loc, bad,
           cmp(arith::CmpIPredicate::eq, rhs, constant(compute, -1)));
     Value safe = arith::SelectOp::create(b, loc, bad, one, rhs);
     Value r;
-    if (op.getIsUnsigned()) {
+    if (isUnsigned) {
       r = arith::RemUIOp::create(b, loc, lhs, safe);
     } else {
       r = arith::RemSIOp::create(b, loc, lhs, safe);
@@ -1140,33 +1194,10 @@ private:
     return arith::SelectOp::create(b, loc, bad, zero, r);
   }
 
-  /// Truncates toward zero. A division by 0 gives 0 and a signed one by -1
-  /// the wrapped negation (INT_MIN / -1 = INT_MIN), as the reference defines
-  /// them; x86's idiv would trap on both, so the divisor is made safe first.
-  Value emitIntDiv(fd::DivOp op, Value lhs, Value rhs, Type compute) {
-    auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) {
-      return Value(arith::CmpIOp::create(b, loc, p, l, r));
-    };
-    Value zero = constant(compute, 0), one = constant(compute, 1);
-    Value byZero = cmp(arith::CmpIPredicate::eq, rhs, zero);
-    if (op.getIsUnsigned()) {
-      Value safe = arith::SelectOp::create(b, loc, byZero, one, rhs);
-      return arith::SelectOp::create(b, loc, byZero, zero,
-                                     arith::DivUIOp::create(b, loc, lhs, safe));
-    }
-    Value byMinusOne =
-        cmp(arith::CmpIPredicate::eq, rhs, constant(compute, -1));
-    Value safe = arith::SelectOp::create(
-        b, loc, arith::OrIOp::create(b, loc, byZero, byMinusOne), one, rhs);
-    Value q = arith::SelectOp::create(
-        b, loc, byMinusOne, arith::SubIOp::create(b, loc, zero, lhs),
-        arith::DivSIOp::create(b, loc, lhs, safe));
-    return arith::SelectOp::create(b, loc, byZero, zero, q);
-  }
-
   /// Exact, wrapping: squaring over the exponent's bits. A negative
-  /// exponent gives 0 unless the base is 1 (1) or -1 (-1 or 1 by parity).
-  Value emitIntPow(Value base, Value exponent, Type compute) {
+  /// exponent gives 0 unless the base is 1 (1) or -1 (-1 or 1 by parity); a
+  /// ui exponent is never negative.
+  Value emitIntPow(Value base, Value exponent, Type compute, bool isUnsigned) {
     auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) {
       return Value(arith::CmpIOp::create(b, loc, p, l, r));
     };
@@ -1186,6 +1217,8 @@ private:
           Value rest = arith::ShRUIOp::create(nb, nl, acc[2], one);
           scf::YieldOp::create(nb, nl, ValueRange{result, square, rest});
         });
+    if (isUnsigned)
+      return loop.getResult(0);
     Value oddExponent = cmp(arith::CmpIPredicate::ne,
                             arith::AndIOp::create(b, loc, exponent, one), zero);
     Value ofMinusOne =
@@ -1200,16 +1233,19 @@ private:
         loop.getResult(0));
   }
 
-  /// Truncates toward zero, saturating at the integer's limits; NaN gives 0.
-  /// fptosi alone would give poison out of range.
-  Value emitSaturatingCast(Value x, Type from, Type to) {
+  /// Truncates toward zero, saturating at the integer's limits (0 and
+  /// 2^n - 1 for a ui type, `isUnsigned`); NaN gives 0. fptosi and fptoui
+  /// alone would give poison out of range.
+  Value emitSaturatingCast(Value x, Type from, Type to, bool isUnsigned) {
     unsigned bits = to.getIntOrFloatBitWidth();
-    double limit = std::ldexp(1.0, int(bits) - 1);
+    double limit = std::ldexp(1.0, int(bits) - (isUnsigned ? 0 : 1));
     auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) {
       return Value(arith::CmpFOp::create(b, loc, p, l, r));
     };
     Value tooHigh = cmp(arith::CmpFPredicate::OGE, x, constant(from, limit));
-    Value tooLow = cmp(arith::CmpFPredicate::OLT, x, constant(from, -limit));
+    // Below 0 a ui saturates to 0 (and (-1, 0) truncates to 0 anyway).
+    Value tooLow = cmp(arith::CmpFPredicate::OLT, x,
+                       constant(from, isUnsigned ? 0.0 : -limit));
     Value inRange = cmp(arith::CmpFPredicate::ORD, x, x);
     inRange = arith::AndIOp::create(
         b, loc, inRange,
@@ -1217,7 +1253,9 @@ private:
                               arith::OrIOp::create(b, loc, tooHigh, tooLow),
                               constant(b.getI1Type(), 1)));
     Value safe = arith::SelectOp::create(b, loc, inRange, x, constant(from, 0));
-    Value result = arith::FPToSIOp::create(b, loc, vectorOf(to), safe);
+    Value result =
+        isUnsigned ? Value(arith::FPToUIOp::create(b, loc, vectorOf(to), safe))
+                   : Value(arith::FPToSIOp::create(b, loc, vectorOf(to), safe));
     auto limitConstant = [&](const APInt &value) {
       TypedAttr attr = IntegerAttr::get(to, value);
       if (width != 1)
@@ -1226,9 +1264,15 @@ private:
       return Value(arith::ConstantOp::create(b, loc, vectorOf(to), attr));
     };
     result = arith::SelectOp::create(
-        b, loc, tooHigh, limitConstant(APInt::getSignedMaxValue(bits)), result);
+        b, loc, tooHigh,
+        limitConstant(isUnsigned ? APInt::getMaxValue(bits)
+                                 : APInt::getSignedMaxValue(bits)),
+        result);
     return Value(arith::SelectOp::create(
-        b, loc, tooLow, limitConstant(APInt::getSignedMinValue(bits)), result));
+        b, loc, tooLow,
+        limitConstant(isUnsigned ? APInt::getZero(bits)
+                                 : APInt::getSignedMinValue(bits)),
+        result));
   }
 
   OpBuilder &b;
@@ -1404,6 +1448,10 @@ inline Value combine(OpBuilder &b, Location loc, const ReductionInfo &r,
     return arith::MinimumFOp::create(b, loc, acc, x);
   case vector::CombiningKind::MAXSI:
     return arith::MaxSIOp::create(b, loc, acc, x);
+  case vector::CombiningKind::MAXUI:
+    return arith::MaxUIOp::create(b, loc, acc, x);
+  case vector::CombiningKind::MINUI:
+    return arith::MinUIOp::create(b, loc, acc, x);
   default:
     return arith::MinSIOp::create(b, loc, acc, x);
   }
@@ -1426,7 +1474,10 @@ inline Value reductionIdentity(RegionEmitter &e, const ReductionInfo &r) {
   case vector::CombiningKind::MINSI:
     value = APInt::getSignedMaxValue(bits);
     break;
-  default:
+  case vector::CombiningKind::MINUI:
+    value = APInt::getMaxValue(bits);
+    break;
+  default: // ADD, MAXUI: 0
     break;
   }
   return e.integerConstant(r.accumulator, value);
@@ -1445,15 +1496,21 @@ inline Value finishReduction(OpBuilder &b, Location loc, RegionEmitter &e,
                                  e.constant(r.accumulator, double(count)));
   if (count == 0)
     return e.constant(r.accumulator, 0);
-  // The wrapped sum divided in i64: the count need not fit the element.
+  // The wrapped sum divided in i64: the count need not fit the element. The
+  // ui types read the sum unsigned.
+  bool isUnsigned =
+      isUnsignedElement(elementTypeOf(fd::ReduceOp(r.op).getResult()));
   Type i64 = b.getI64Type();
   unsigned bits = r.accumulator.getIntOrFloatBitWidth();
-  Value wide =
-      bits == 64
-          ? result
-          : Value(arith::ExtSIOp::create(b, loc, e.vectorOf(i64), result));
-  Value mean = arith::DivSIOp::create(b, loc, wide,
-                                      e.integerConstant(i64, APInt(64, count)));
+  Value wide = result;
+  if (bits != 64)
+    wide = isUnsigned
+               ? Value(arith::ExtUIOp::create(b, loc, e.vectorOf(i64), result))
+               : Value(arith::ExtSIOp::create(b, loc, e.vectorOf(i64), result));
+  Value divisor = e.integerConstant(i64, APInt(64, count));
+  Value mean = isUnsigned
+                   ? Value(arith::DivUIOp::create(b, loc, wide, divisor))
+                   : Value(arith::DivSIOp::create(b, loc, wide, divisor));
   if (bits == 64)
     return mean;
   return arith::TruncIOp::create(b, loc, e.vectorOf(r.accumulator), mean);
@@ -1464,6 +1521,7 @@ inline FailureOr<ReductionInfo> classifyReduction(fd::ReduceOp reduce,
                                                   StringRef schedule) {
   Type element = elementTypeOf(reduce.getResult());
   bool isInteger = isa<IntegerType>(element);
+  bool isUnsigned = isUnsignedElement(element);
   if (!isInteger && !isa<FloatType>(element))
     return reduce.emitOpError()
            << "cannot be generated for the host in a " << schedule
@@ -1479,13 +1537,15 @@ inline FailureOr<ReductionInfo> classifyReduction(fd::ReduceOp reduce,
     info.identity = 1.0;
     break;
   case fd::ReduceKind::max:
-    info.combining = isInteger ? vector::CombiningKind::MAXSI
-                               : vector::CombiningKind::MAXIMUMF;
+    info.combining = isUnsigned  ? vector::CombiningKind::MAXUI
+                     : isInteger ? vector::CombiningKind::MAXSI
+                                 : vector::CombiningKind::MAXIMUMF;
     info.identity = -std::numeric_limits<double>::infinity();
     break;
   case fd::ReduceKind::min:
-    info.combining = isInteger ? vector::CombiningKind::MINSI
-                               : vector::CombiningKind::MINIMUMF;
+    info.combining = isUnsigned  ? vector::CombiningKind::MINUI
+                     : isInteger ? vector::CombiningKind::MINSI
+                                 : vector::CombiningKind::MINIMUMF;
     info.identity = std::numeric_limits<double>::infinity();
     break;
   }

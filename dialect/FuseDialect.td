@@ -19,11 +19,16 @@ def Fuse_Dialect : Dialect {
   let summary = "Tensor operations and fused kernels of the Fuse compiler";
   let description = [{
     Ops on ranked, statically shaped tensors with element types f32, f16,
-    bf16, f64, i1, i8, i32 and i64 (rank 0 and zero-sized dimensions are
-    allowed). Integers are signless; ops where signedness matters (compare,
-    div, rem, cast) say how they read them. f16 and bf16 are storage types:
-    arithmetic on them is carried out in f32. Elementwise ops require operands
-    of equal shape: broadcasting is always explicit (`fuse.broadcast`).
+    bf16, f64, i1, i8, i16, i32, i64 and the unsigned ui8, ui16, ui32, ui64
+    (rank 0 and zero-sized dimensions are allowed). Signedness lives in the
+    element type: every op reads ui elements as unsigned (compare under every
+    predicate, max, min, div, rem, casts, reductions, argmax, argmin; abs is
+    the identity and sign 0 or 1), and add, sub, mul and neg wrap modulo 2^n.
+    The other integers are signless; ops where signedness matters for them
+    (compare, div, rem, cast) say how they read them. f16 and bf16 are
+    storage types: arithmetic on them is carried out in f32. Elementwise ops
+    require operands of equal shape: broadcasting is always explicit
+    (`fuse.broadcast`).
     Semantics follow ONNX wherever ONNX defines them.
 
     `fuse.fusion` is a region op isolated from above: one fused kernel with
@@ -38,10 +43,13 @@ def Fuse_Dialect : Dialect {
 // Types
 //===----------------------------------------------------------------------===//
 
-def Fuse_Tensor : StaticShapeTensorOf<[F32, F16, BF16, F64, I1, I8, I32, I64]>;
+def Fuse_Tensor : StaticShapeTensorOf<[F32, F16, BF16, F64, I1, I8, I16, I32,
+                                        I64, UI8, UI16, UI32, UI64]>;
 def Fuse_FloatTensor : StaticShapeTensorOf<[F32, F16, BF16, F64]>;
-def Fuse_NumericTensor : StaticShapeTensorOf<[F32, F16, BF16, F64, I8, I32, I64]>;
-def Fuse_IntegerTensor : StaticShapeTensorOf<[I1, I8, I32, I64]>;
+def Fuse_NumericTensor : StaticShapeTensorOf<[F32, F16, BF16, F64, I8, I16,
+                                               I32, I64, UI8, UI16, UI32, UI64]>;
+def Fuse_IntegerTensor : StaticShapeTensorOf<[I1, I8, I16, I32, I64, UI8, UI16,
+                                               UI32, UI64]>;
 def Fuse_BoolTensor : StaticShapeTensorOf<[I1]>;
 def Fuse_IndexTensor : StaticShapeTensorOf<[I64]>;
 

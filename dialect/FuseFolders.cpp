@@ -13,6 +13,7 @@
 #include "dialect/FuseOps.h"
 
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -44,6 +45,11 @@ static std::optional<double> floatSplat(Attribute attr) {
   if (!splat || !isa<FloatType>(splat.getElementType()))
     return std::nullopt;
   return toDouble(splat.getSplatValue<APFloat>());
+}
+
+/// True for the ui element types, whose bits every op reads unsigned.
+static bool isUnsignedElement(Type type) {
+  return getElementTypeOrSelf(type).isUnsignedInteger();
 }
 
 static std::optional<APInt> intSplat(Attribute attr) {
@@ -107,6 +113,8 @@ OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
+  if (isUnsignedElement(getType()))
+    return getOperand();
   if (OpFoldResult r = foldUnaryFloat(adaptor.getOperand(), getType(),
                                       [](double x) { return std::fabs(x); }))
     return r;
@@ -120,10 +128,13 @@ OpFoldResult SignOp::fold(FoldAdaptor adaptor) {
             return std::isnan(x) ? x : (x > 0) - (x < 0) + 0.0;
           }))
     return r;
-  return foldUnaryInt(adaptor.getOperand(), getType(), [](const APInt &x) {
-    return APInt(x.getBitWidth(), x.isZero() ? 0 : (x.isNegative() ? -1 : 1),
-                 /*isSigned=*/true);
-  });
+  bool isUnsigned = isUnsignedElement(getType());
+  return foldUnaryInt(
+      adaptor.getOperand(), getType(), [isUnsigned](const APInt &x) {
+        int64_t sign =
+            x.isZero() ? 0 : (!isUnsigned && x.isNegative() ? -1 : 1);
+        return APInt(x.getBitWidth(), sign, /*isSigned=*/true);
+      });
 }
 
 OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
@@ -198,7 +209,7 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
   if (isSplatOf(adaptor.getRhs(), 1))
     return getLhs();
-  bool isUnsigned = getIsUnsigned();
+  bool isUnsigned = getIsUnsigned() || isUnsignedElement(getType());
   return foldBinary(
       adaptor.getLhs(), adaptor.getRhs(), getType(),
       [](double a, double b) { return a / b; },
@@ -212,12 +223,14 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
+  bool isUnsigned = isUnsignedElement(getType());
   return foldBinary(
       adaptor.getLhs(), adaptor.getRhs(), getType(),
       [](double a, double b) { return std::pow(a, b); },
-      [](const APInt &base, const APInt &exponent) -> std::optional<APInt> {
+      [isUnsigned](const APInt &base,
+                   const APInt &exponent) -> std::optional<APInt> {
         unsigned width = base.getBitWidth();
-        if (exponent.isNegative()) {
+        if (!isUnsigned && exponent.isNegative()) {
           if (base.isOne())
             return base;
           if (base.isAllOnes())
@@ -236,7 +249,8 @@ OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult RemOp::fold(FoldAdaptor adaptor) {
-  bool fmod = getFmod(), isUnsigned = getIsUnsigned();
+  bool fmod = getFmod(),
+       isUnsigned = getIsUnsigned() || isUnsignedElement(getType());
   return foldBinary(
       adaptor.getLhs(), adaptor.getRhs(), getType(),
       [fmod](double a, double b) {
@@ -263,24 +277,26 @@ OpFoldResult RemOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
+  bool isUnsigned = isUnsignedElement(getType());
   return foldBinary(
       adaptor.getLhs(), adaptor.getRhs(), getType(),
       [](double a, double b) {
         return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
       },
-      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
-        return a.sge(b) ? a : b;
+      [isUnsigned](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return (isUnsigned ? a.uge(b) : a.sge(b)) ? a : b;
       });
 }
 
 OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
+  bool isUnsigned = isUnsignedElement(getType());
   return foldBinary(
       adaptor.getLhs(), adaptor.getRhs(), getType(),
       [](double a, double b) {
         return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
       },
-      [](const APInt &a, const APInt &b) -> std::optional<APInt> {
-        return a.sle(b) ? a : b;
+      [isUnsigned](const APInt &a, const APInt &b) -> std::optional<APInt> {
+        return (isUnsigned ? a.ule(b) : a.sle(b)) ? a : b;
       });
 }
 
@@ -309,6 +325,67 @@ OpFoldResult XorOp::fold(FoldAdaptor adaptor) {
       [](const APInt &a, const APInt &b) -> std::optional<APInt> {
         return a ^ b;
       });
+}
+
+/// Splat operands give a splat i1. Floats compare ordered (false with a NaN)
+/// except `ne`; integers as the predicate says, except that i1 and the ui
+/// types read unsigned under every predicate.
+OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
+  ComparePredicate predicate = getPredicate();
+  auto result = [&](bool value) -> OpFoldResult {
+    return DenseElementsAttr::get(cast<ShapedType>(getType()), value);
+  };
+  std::optional<double> fl = floatSplat(adaptor.getLhs()),
+                        fr = floatSplat(adaptor.getRhs());
+  if (fl && fr) {
+    double a = *fl, b = *fr;
+    switch (predicate) {
+    case ComparePredicate::eq:
+      return result(a == b);
+    case ComparePredicate::ne:
+      return result(a != b);
+    case ComparePredicate::lt:
+      return result(a < b);
+    case ComparePredicate::le:
+      return result(a <= b);
+    case ComparePredicate::gt:
+      return result(a > b);
+    case ComparePredicate::ge:
+      return result(a >= b);
+    default:
+      return {};
+    }
+  }
+  std::optional<APInt> il = intSplat(adaptor.getLhs()),
+                       ir = intSplat(adaptor.getRhs());
+  if (!il || !ir)
+    return {};
+  const APInt &a = *il, &b = *ir;
+  Type element = getElementTypeOrSelf(getLhs().getType());
+  bool readUnsigned = element.isUnsignedInteger() || element.isInteger(1);
+  switch (predicate) {
+  case ComparePredicate::eq:
+    return result(a == b);
+  case ComparePredicate::ne:
+    return result(a != b);
+  case ComparePredicate::lt:
+    return result(readUnsigned ? a.ult(b) : a.slt(b));
+  case ComparePredicate::le:
+    return result(readUnsigned ? a.ule(b) : a.sle(b));
+  case ComparePredicate::gt:
+    return result(readUnsigned ? a.ugt(b) : a.sgt(b));
+  case ComparePredicate::ge:
+    return result(readUnsigned ? a.uge(b) : a.sge(b));
+  case ComparePredicate::ult:
+    return result(a.ult(b));
+  case ComparePredicate::ule:
+    return result(a.ule(b));
+  case ComparePredicate::ugt:
+    return result(a.ugt(b));
+  case ComparePredicate::uge:
+    return result(a.uge(b));
+  }
+  return {};
 }
 
 OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {

@@ -42,7 +42,8 @@ class Fuse_UnaryOp<string mnemonic, Type tensorType, string what,
 def Fuse_NegOp : Fuse_UnaryOp<"neg", Fuse_NumericTensor, "negation",
     " Integers wrap around.">;
 def Fuse_AbsOp : Fuse_UnaryOp<"abs", Fuse_NumericTensor, "absolute value",
-    " Integers wrap around (abs of the minimum value is itself).">;
+    " Integers wrap around (abs of the minimum value is itself); on the ui "
+    "types it is the identity.">;
 def Fuse_ExpOp : Fuse_UnaryOp<"exp", Fuse_FloatTensor, "e raised to the element">;
 def Fuse_LogOp : Fuse_UnaryOp<"log", Fuse_FloatTensor, "the natural logarithm">;
 def Fuse_SqrtOp : Fuse_UnaryOp<"sqrt", Fuse_FloatTensor, "the square root">;
@@ -72,7 +73,7 @@ def Fuse_CeilOp : Fuse_UnaryOp<"ceil", Fuse_FloatTensor, "the ceiling">;
 def Fuse_RoundOp : Fuse_UnaryOp<"round", Fuse_FloatTensor,
     "the nearest integer", " Halfway cases round to even, as in ONNX Round.">;
 def Fuse_SignOp : Fuse_UnaryOp<"sign", Fuse_NumericTensor, "the sign",
-    " The result is -1, 0 or 1; NaN stays NaN.">;
+    " The result is -1, 0 or 1 (0 or 1 on the ui types); NaN stays NaN.">;
 def Fuse_NotOp : Fuse_UnaryOp<"not", Fuse_IntegerTensor, "the complement",
     " Logical not on i1, bitwise not on wider integers.">;
 
@@ -143,8 +144,8 @@ def Fuse_XorOp : Fuse_BinaryOp<"xor", Fuse_IntegerTensor, "the exclusive or",
     " Logical on i1, bitwise on wider integers.", [Commutative]>;
 
 def Fuse_DivOp : Fuse_BinaryOp<"div", Fuse_NumericTensor, "the quotient", [{
-    Integer division truncates toward zero (as ONNX Div); with `is_unsigned` the
-    integer operands are read as unsigned. An integer division by zero gives
+    Integer division truncates toward zero (as ONNX Div); with `is_unsigned`,
+    or for the ui types, the integer operands are read as unsigned. An integer division by zero gives
     0. Floating-point division follows IEEE 754.}]> {
   let arguments = (ins Fuse_NumericTensor:$lhs, Fuse_NumericTensor:$rhs,
                        UnitAttr:$is_unsigned);
@@ -154,8 +155,8 @@ def Fuse_DivOp : Fuse_BinaryOp<"div", Fuse_NumericTensor, "the quotient", [{
 def Fuse_RemOp : Fuse_BinaryOp<"rem", Fuse_NumericTensor, "the remainder", [{
     By default the floor-mod: the result has the sign of the divisor (ONNX Mod
     with fmod = 0, Python's %). With `fmod` it is C's fmod: the result has
-    the sign of the dividend (ONNX Mod with fmod = 1). With `is_unsigned` the
-    integer operands are read as unsigned. An integer remainder by zero gives
+    the sign of the dividend (ONNX Mod with fmod = 1). With `is_unsigned`, or
+    for the ui types, the integer operands are read as unsigned. An integer remainder by zero gives
     0.}]> {
   let arguments = (ins Fuse_NumericTensor:$lhs, Fuse_NumericTensor:$rhs,
                        UnitAttr:$fmod, UnitAttr:$is_unsigned);
@@ -168,8 +169,8 @@ def Fuse_CompareOp : Fuse_Op<"compare", [Pure, Elementwise, SameTypeOperands,
   let description = [{
     Compares every pair of elements with `predicate` and yields i1 of the
     operands' shape. `eq ne lt le gt ge` read integers as signed, `ult ule ugt
-    uge` as unsigned (integers only); i1 reads as 0 and 1 under every
-    predicate (false < true), as in ONNX. Floating-point comparisons are
+    uge` as unsigned (integers only); the ui types and i1 read unsigned under
+    every predicate (for i1, false < true), as in ONNX. Floating-point comparisons are
     ordered (false when either element is NaN), except `ne`, which is true
     then.
 
@@ -183,6 +184,7 @@ def Fuse_CompareOp : Fuse_Op<"compare", [Pure, Elementwise, SameTypeOperands,
   let results = (outs Fuse_BoolTensor:$result);
   let assemblyFormat = "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Fuse_SelectOp : Fuse_Op<"select", [Pure, Elementwise,
@@ -216,10 +218,11 @@ def Fuse_CastOp : Fuse_Op<"cast", [Pure, Elementwise]> {
   let description = [{
     Converts every element to the result's element type; the shape is kept.
     Float to integer truncates toward zero and saturates out-of-range values
-    to the integer type's limits (as PTX `cvt.rzi.sat`); NaN gives 0. Integer
-    to float rounds to nearest even. To i1 means "not zero" (NaN gives true);
-    from i1 gives 0 or 1. Integer to integer wraps. With `is_unsigned` an
-    integer operand is read as unsigned. Conversions to f16 and bf16 round to
+    to the integer type's limits (as PTX `cvt.rzi.sat`; 0 .. 2^n - 1 for the
+    ui types); NaN gives 0. Integer to float rounds to nearest even. To i1
+    means "not zero" (NaN gives true); from i1 gives 0 or 1. Integer to
+    integer wraps. With `is_unsigned`, or from a ui type, an integer operand
+    is read as unsigned (zero-extended). Conversions to f16 and bf16 round to
     nearest even.
 
     Example:

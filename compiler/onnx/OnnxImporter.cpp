@@ -69,10 +69,20 @@ std::optional<ElementType> fromOnnxType(int type) {
     return ElementType::I1;
   case onnx::TensorProto::INT8:
     return ElementType::I8;
+  case onnx::TensorProto::INT16:
+    return ElementType::I16;
   case onnx::TensorProto::INT32:
     return ElementType::I32;
   case onnx::TensorProto::INT64:
     return ElementType::I64;
+  case onnx::TensorProto::UINT8:
+    return ElementType::UI8;
+  case onnx::TensorProto::UINT16:
+    return ElementType::UI16;
+  case onnx::TensorProto::UINT32:
+    return ElementType::UI32;
+  case onnx::TensorProto::UINT64:
+    return ElementType::UI64;
   default:
     return std::nullopt;
   }
@@ -83,7 +93,8 @@ ElementType requireType(int type, const std::string &what) {
   if (!element)
     fail(what + " has element type " + onnxTypeName(type) +
          ", which Fuse does not support (supported: FLOAT, FLOAT16, "
-         "BFLOAT16, DOUBLE, BOOL, INT8, INT32, INT64)");
+         "BFLOAT16, DOUBLE, BOOL, INT8, INT16, INT32, INT64, UINT8, UINT16, "
+         "UINT32, UINT64)");
   return *element;
 }
 
@@ -159,6 +170,18 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto) {
     for (std::int64_t i = 0; i < count; ++i)
       storeInt(type, data.bytes.data(), i, proto.int64_data(int(i)));
     break;
+  case onnx::TensorProto::UINT32:
+  case onnx::TensorProto::UINT64:
+    // onnx.proto: UINT32 and UINT64 values live in uint64_data, one each.
+    expectCount(proto.uint64_data_size(), "uint64_data");
+    for (std::int64_t i = 0; i < count; ++i) {
+      std::uint64_t value = proto.uint64_data(int(i));
+      if (type == ElementType::UI32 && value > 0xffffffffu)
+        fail(what + " holds " + std::to_string(value) +
+             " in uint64_data, which does not fit UINT32");
+      storeUnsigned(type, data.bytes.data(), i, value);
+    }
+    break;
   case onnx::TensorProto::FLOAT16:
   case onnx::TensorProto::BFLOAT16:
     // The bit patterns, one per int32.
@@ -169,9 +192,23 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto) {
     }
     break;
   default:
+    // INT32, and (onnx.proto) the narrower INT8, INT16, UINT8, UINT16 and
+    // BOOL: one value per int32, not packed; the value must fit the type.
     expectCount(proto.int32_data_size(), "int32_data");
-    for (std::int64_t i = 0; i < count; ++i)
-      storeInt(type, data.bytes.data(), i, proto.int32_data(int(i)));
+    for (std::int64_t i = 0; i < count; ++i) {
+      std::int64_t value = proto.int32_data(int(i));
+      unsigned bits = integerBitWidth(type);
+      bool fits = bits >= 32 || type == ElementType::I1 ||
+                  (isUnsignedInteger(type)
+                       ? value >= 0 && value < (std::int64_t(1) << bits)
+                       : value >= -(std::int64_t(1) << (bits - 1)) &&
+                             value < (std::int64_t(1) << (bits - 1)));
+      if (!fits)
+        fail(what + " holds " + std::to_string(value) +
+             " in int32_data, which does not fit " +
+             onnxTypeName(proto.data_type()));
+      storeInt(type, data.bytes.data(), i, value);
+    }
     break;
   }
   return data;
@@ -642,9 +679,11 @@ std::vector<TensorId> Importer::lowerReduce(const std::string &op) {
     ElementType type = elemOf(x);
     double value = 0;
     // Integers: the type's lowest and highest values (saturated from
-    // -2^63 and 2^63); booleans: false and true.
+    // -2^63 and 2^63, or 2^64 for the ui types); booleans: false and true.
     double lowest = type == ElementType::I1 ? 0 : std::ldexp(-1.0, 63);
-    double highest = type == ElementType::I1 ? 1 : std::ldexp(1.0, 63);
+    double highest = type == ElementType::I1   ? 1
+                     : isUnsignedInteger(type) ? std::ldexp(1.0, 64)
+                                               : std::ldexp(1.0, 63);
     if (op == "ReduceMax" || op == "ReduceLogSum" || op == "ReduceLogSumExp")
       value = isFloat(type) ? -inf : lowest;
     else if (op == "ReduceMin")
@@ -1586,23 +1625,31 @@ void Importer::importNode(const onnx::NodeProto &n, int index) {
     } else if (op == "ConstantOfShape") {
       std::vector<std::int64_t> shape = intsIn(0, "shape");
       checkedCount(shape, "the result");
-      TensorType type{ElementType::F32, shape};
-      double fill = 0;
+      // The fill element's bytes, copied as they are (a double would round
+      // a 64-bit integer above 2^53): f32 0 by default.
+      HostTensorData fill(TensorType{ElementType::F32, {}});
       if (const onnx::AttributeProto *a = attr("value")) {
         HostTensorData value = tensorFromProto(a->t());
         if (value.type.numElements() != 1)
           fail("'value' must hold one element");
-        type.elementType = value.type.elementType;
-        fill = isFloat(type.elementType) ? value.toDoubles()[0]
-                                         : double(value.toInts()[0]);
+        fill.type.elementType = value.type.elementType;
+        fill.bytes = std::move(value.bytes);
       }
+      TensorType type{fill.type.elementType, shape};
       if (type.numElements() > kMaxFoldElements) {
         // Large: a splat in the graph.
-        results.push_back(splat(type, fill));
+        DenseValue dense;
+        dense.elementType = type.elementType;
+        dense.shape = type.shape;
+        dense.bytes = fill.bytes;
+        dense.splat = true;
+        results.push_back(check(b->constant(std::move(dense))));
       } else {
         Value v;
-        v.constant = HostTensorData::fromDoubles(
-            type, std::vector<double>(type.numElements(), fill));
+        v.constant = HostTensorData(type);
+        for (std::int64_t i = 0; i < type.numElements(); ++i)
+          std::memcpy(v.constant->bytes.data() + i * fill.bytes.size(),
+                      fill.bytes.data(), fill.bytes.size());
         v.type = type;
         constants[0] = std::move(v);
       }

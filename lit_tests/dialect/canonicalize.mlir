@@ -747,3 +747,83 @@ func.func @no_fold_broadcast_dense() -> tensor<3x2xi32> {
   %0 = fuse.broadcast %c, dims = [1] : tensor<2xi32> -> tensor<3x2xi32>
   return %0 : tensor<3x2xi32>
 }
+
+// -----
+
+// The ui types read unsigned in every fold: 200 (ui8) / 7 = 28 and 200 % 7
+// = 4 (read signed, -56 would give -8 and 0); max and min of 40000 (ui16)
+// and 1 pick 40000 and 1; 3000000000 (ui32) is not below 1; the largest
+// ui64 wins a max; division and remainder by 0 give 0.
+// CHECK-LABEL: func.func @fold_unsigned_arith
+//   CHECK-DAG:   %[[DIV:.*]] = fuse.constant dense<28> : tensor<ui8>
+//   CHECK-DAG:   %[[REM:.*]] = fuse.constant dense<4> : tensor<ui8>
+//   CHECK-DAG:   %[[MAX:.*]] = fuse.constant dense<40000> : tensor<ui16>
+//   CHECK-DAG:   %[[MIN:.*]] = fuse.constant dense<1> : tensor<ui16>
+//   CHECK-DAG:   %[[BIG:.*]] = fuse.constant dense<18446744073709551615> : tensor<ui64>
+//   CHECK-DAG:   %[[ZERO:.*]] = fuse.constant dense<0> : tensor<ui32>
+//       CHECK:   return %[[DIV]], %[[REM]], %[[MAX]], %[[MIN]], %[[BIG]], %[[ZERO]], %[[ZERO]]
+func.func @fold_unsigned_arith() -> (tensor<ui8>, tensor<ui8>, tensor<ui16>,
+    tensor<ui16>, tensor<ui64>, tensor<ui32>, tensor<ui32>) {
+  %a = fuse.constant dense<200> : tensor<ui8>
+  %seven = fuse.constant dense<7> : tensor<ui8>
+  %b = fuse.constant dense<40000> : tensor<ui16>
+  %one = fuse.constant dense<1> : tensor<ui16>
+  %big = fuse.constant dense<18446744073709551615> : tensor<ui64>
+  %five = fuse.constant dense<5> : tensor<ui64>
+  %c = fuse.constant dense<3000000000> : tensor<ui32>
+  %zero = fuse.constant dense<0> : tensor<ui32>
+  %0 = fuse.div %a, %seven : tensor<ui8>
+  %1 = fuse.rem %a, %seven : tensor<ui8>
+  %2 = fuse.max %b, %one : tensor<ui16>
+  %3 = fuse.min %one, %b : tensor<ui16>
+  %4 = fuse.max %five, %big : tensor<ui64>
+  %5 = fuse.div %c, %zero : tensor<ui32>
+  %6 = fuse.rem %c, %zero : tensor<ui32>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<ui8>, tensor<ui8>, tensor<ui16>,
+      tensor<ui16>, tensor<ui64>, tensor<ui32>, tensor<ui32>
+}
+
+// -----
+
+// Compares on ui read unsigned under every predicate (3000000000 > 1), on
+// i32 the signed predicates read signed (-1 < 1) and the u ones unsigned.
+// CHECK-LABEL: func.func @fold_compare
+//   CHECK-DAG:   %[[T:.*]] = fuse.constant dense<true> : tensor<2xi1>
+//   CHECK-DAG:   %[[F:.*]] = fuse.constant dense<false> : tensor<2xi1>
+//       CHECK:   return %[[F]], %[[T]], %[[T]], %[[F]], %[[F]], %[[T]]
+func.func @fold_compare() -> (tensor<2xi1>, tensor<2xi1>, tensor<2xi1>,
+    tensor<2xi1>, tensor<2xi1>, tensor<2xi1>) {
+  %big = fuse.constant dense<3000000000> : tensor<2xui32>
+  %one = fuse.constant dense<1> : tensor<2xui32>
+  %m1 = fuse.constant dense<-1> : tensor<2xi32>
+  %p1 = fuse.constant dense<1> : tensor<2xi32>
+  %nan = fuse.constant dense<0x7FC00000> : tensor<2xf32>
+  %0 = fuse.compare lt, %big, %one : tensor<2xui32>
+  %1 = fuse.compare ge, %big, %one : tensor<2xui32>
+  %2 = fuse.compare lt, %m1, %p1 : tensor<2xi32>
+  %3 = fuse.compare ult, %m1, %p1 : tensor<2xi32>
+  %4 = fuse.compare eq, %nan, %nan : tensor<2xf32>
+  %5 = fuse.compare ne, %nan, %nan : tensor<2xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<2xi1>, tensor<2xi1>, tensor<2xi1>,
+      tensor<2xi1>, tensor<2xi1>, tensor<2xi1>
+}
+
+// -----
+
+// On ui, abs is the identity (folded away even on a non-constant), sign of
+// 200 is 1 (not -1), and pow reads its exponent unsigned: 3^200 mod 256 =
+// 161 (read signed, the exponent -56 would give 0).
+// CHECK-LABEL: func.func @fold_unsigned_unary
+//  CHECK-SAME: (%[[X:.*]]: tensor<4xui8>)
+//   CHECK-DAG:   %[[SIGN:.*]] = fuse.constant dense<1> : tensor<ui8>
+//   CHECK-DAG:   %[[POW:.*]] = fuse.constant dense<161> : tensor<ui8>
+//       CHECK:   return %[[X]], %[[SIGN]], %[[POW]]
+func.func @fold_unsigned_unary(%x: tensor<4xui8>) -> (tensor<4xui8>,
+    tensor<ui8>, tensor<ui8>) {
+  %a = fuse.constant dense<200> : tensor<ui8>
+  %three = fuse.constant dense<3> : tensor<ui8>
+  %0 = fuse.abs %x : tensor<4xui8>
+  %1 = fuse.sign %a : tensor<ui8>
+  %2 = fuse.pow %three, %a : tensor<ui8>
+  return %0, %1, %2 : tensor<4xui8>, tensor<ui8>, tensor<ui8>
+}

@@ -24,7 +24,7 @@ func.func @unranked_tensor_rejected(%x: tensor<*xf32>) {
 // -----
 
 func.func @bool_to_numeric_op(%x: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float or 8-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer or 8-bit unsigned integer or 16-bit unsigned integer or 32-bit unsigned integer or 64-bit unsigned integer values, but got 'tensor<4xi1>'}}
   %0 = fuse.add %x, %x : tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -40,25 +40,43 @@ func.func @int_to_float_op(%x: tensor<4xi32>) -> tensor<4xi32> {
 // -----
 
 func.func @float_to_integer_op(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of 1-bit signless integer or 8-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xf32>'}}
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of 1-bit signless integer or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer or 8-bit unsigned integer or 16-bit unsigned integer or 32-bit unsigned integer or 64-bit unsigned integer values, but got 'tensor<4xf32>'}}
   %0 = fuse.xor %x, %x : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
 // -----
 
-func.func @unsigned_integer_type_rejected(%x: tensor<4xui32>) -> tensor<4xui32> {
+// Signedness lives in the ui types; the signed si types are not fuse types.
+func.func @signed_integer_type_rejected(%x: tensor<4xsi32>) -> tensor<4xsi32> {
   // expected-error @+1 {{operand #0 must be statically shaped tensor of}}
-  %0 = fuse.neg %x : tensor<4xui32>
-  return %0 : tensor<4xui32>
+  %0 = fuse.neg %x : tensor<4xsi32>
+  return %0 : tensor<4xsi32>
 }
 
 // -----
 
-func.func @unsupported_element_type(%x: tensor<4xi16>) -> tensor<4xi16> {
+func.func @unsupported_element_type(%x: tensor<4xi4>) -> tensor<4xi4> {
   // expected-error @+1 {{operand #0 must be statically shaped tensor of}}
-  %0 = fuse.abs %x : tensor<4xi16>
-  return %0 : tensor<4xi16>
+  %0 = fuse.abs %x : tensor<4xi4>
+  return %0 : tensor<4xi4>
+}
+
+// -----
+
+func.func @unsigned_to_float_op(%x: tensor<4xui8>) -> tensor<4xui8> {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<4xui8>'}}
+  %0 = fuse.exp %x : tensor<4xui8>
+  return %0 : tensor<4xui8>
+}
+
+// -----
+
+// ui8 and i8 are different types: an elementwise op does not mix them.
+func.func @unsigned_and_signless_mixed(%x: tensor<4xui8>, %y: tensor<4xi8>) -> tensor<4xui8> {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %0 = "fuse.add"(%x, %y) : (tensor<4xui8>, tensor<4xi8>) -> tensor<4xui8>
+  return %0 : tensor<4xui8>
 }
 
 // -----

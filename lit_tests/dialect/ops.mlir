@@ -2,8 +2,9 @@
 // RUN: fuse-opt %s --mlir-print-op-generic | fuse-opt | FileCheck %s
 
 // Round trip of every op of the fuse dialect, in the custom form and through
-// the generic form. Element types f32, f16, bf16, f64, i1, i8, i32 and i64,
-// rank-0 tensors and zero-sized dimensions all appear somewhere.
+// the generic form. Element types f32, f16, bf16, f64, i1, i8, i16, i32, i64,
+// ui8, ui16, ui32 and ui64, rank-0 tensors and zero-sized dimensions all
+// appear somewhere.
 
 // Every float-only unary op, chained so that each operand is checked.
 // CHECK-LABEL: func.func @unary_float_ops
@@ -489,4 +490,49 @@ func.func @fusion_edge_cases() -> tensor<2xi32> {
     fuse.yield
   }
   return %c : tensor<2xi32>
+}
+
+// i16 and the unsigned ui8, ui16, ui32 and ui64 in elementwise, compare,
+// cast (both ways), reduce, argmax and a fusion; a ui64 constant above
+// INT64_MAX keeps its value.
+// CHECK-LABEL: func.func @unsigned_and_i16
+//  CHECK-SAME: (%[[A:.*]]: tensor<4xui8>, %[[B:.*]]: tensor<4xui16>, %[[C:.*]]: tensor<4xui32>, %[[D:.*]]: tensor<4xui64>, %[[E:.*]]: tensor<4xi16>)
+//       CHECK:   %[[MAX:.*]] = fuse.max %[[A]], %[[A]] : tensor<4xui8>
+//  CHECK-NEXT:   %[[DIV:.*]] = fuse.div %[[B]], %[[B]] : tensor<4xui16>
+//  CHECK-NEXT:   %[[REM:.*]] = fuse.rem %[[C]], %[[C]] : tensor<4xui32>
+//  CHECK-NEXT:   %[[LT:.*]] = fuse.compare lt, %[[D]], %[[D]] : tensor<4xui64>
+//  CHECK-NEXT:   %[[AND:.*]] = fuse.and %[[E]], %[[E]] : tensor<4xi16>
+//  CHECK-NEXT:   %[[TOF:.*]] = fuse.cast %[[A]] : tensor<4xui8> to tensor<4xf32>
+//  CHECK-NEXT:   %[[TOU:.*]] = fuse.cast %[[TOF]] : tensor<4xf32> to tensor<4xui64>
+//  CHECK-NEXT:   %[[SUM:.*]] = fuse.reduce sum %[[C]] dims = [0] : tensor<4xui32> -> tensor<ui32>
+//  CHECK-NEXT:   %[[ARG:.*]] = fuse.argmin %[[B]] axis = 0 : tensor<4xui16> -> tensor<i64>
+//  CHECK-NEXT:   %[[BIG:.*]] = fuse.constant dense<18446744073709551615> : tensor<4xui64>
+//  CHECK-NEXT:   %[[F:.*]] = fuse.fusion pointwise(%[[D]], %[[BIG]]) : (tensor<4xui64>, tensor<4xui64>) -> tensor<4xui64> {
+//  CHECK-NEXT:   ^bb0(%[[X:.*]]: tensor<4xui64>, %[[Y:.*]]: tensor<4xui64>):
+//  CHECK-NEXT:     %[[S:.*]] = fuse.sub %[[X]], %[[Y]] : tensor<4xui64>
+//  CHECK-NEXT:     fuse.yield %[[S]] : tensor<4xui64>
+func.func @unsigned_and_i16(%a: tensor<4xui8>, %b: tensor<4xui16>,
+                            %c: tensor<4xui32>, %d: tensor<4xui64>,
+                            %e: tensor<4xi16>)
+    -> (tensor<4xui8>, tensor<4xui16>, tensor<4xui32>, tensor<4xi1>,
+        tensor<4xi16>, tensor<4xui64>, tensor<ui32>, tensor<i64>,
+        tensor<4xui64>) {
+  %0 = fuse.max %a, %a : tensor<4xui8>
+  %1 = fuse.div %b, %b : tensor<4xui16>
+  %2 = fuse.rem %c, %c : tensor<4xui32>
+  %3 = fuse.compare lt, %d, %d : tensor<4xui64>
+  %4 = fuse.and %e, %e : tensor<4xi16>
+  %5 = fuse.cast %a : tensor<4xui8> to tensor<4xf32>
+  %6 = fuse.cast %5 : tensor<4xf32> to tensor<4xui64>
+  %7 = fuse.reduce sum %c dims = [0] : tensor<4xui32> -> tensor<ui32>
+  %8 = fuse.argmin %b axis = 0 : tensor<4xui16> -> tensor<i64>
+  %big = fuse.constant dense<18446744073709551615> : tensor<4xui64>
+  %9 = fuse.fusion pointwise (%d, %big) : (tensor<4xui64>, tensor<4xui64>) -> tensor<4xui64> {
+  ^bb0(%x: tensor<4xui64>, %y: tensor<4xui64>):
+    %s = fuse.sub %x, %y : tensor<4xui64>
+    fuse.yield %s : tensor<4xui64>
+  }
+  return %0, %1, %2, %3, %4, %6, %7, %8, %9 : tensor<4xui8>, tensor<4xui16>,
+      tensor<4xui32>, tensor<4xi1>, tensor<4xi16>, tensor<4xui64>,
+      tensor<ui32>, tensor<i64>, tensor<4xui64>
 }

@@ -23,33 +23,44 @@
 //   Elementwise ops: every operand and the result have one shape; no
 //   implicit broadcasting (importers insert `broadcast`). Element types
 //   follow the op's TypeRule in Ops.def: Float (f16, bf16, f32, f64),
-//   Numeric (all but i1), Integer (i1, i8, i32, i64; not/and/or/xor are
-//   logical on i1 and bitwise otherwise), FloatPred (float in, i1 out), Any.
+//   Numeric (all but i1), Integer (i1 and every other integer type;
+//   not/and/or/xor are logical on i1 and bitwise otherwise), FloatPred
+//   (float in, i1 out), Any.
 //   - rsqrt is 1/sqrt, round is half to even, sign gives -1/0/+1 (NaN stays
-//     NaN; integers too).
+//     NaN; integers too; 0/1 on the ui types).
 //   - Integers wrap around (two's complement of their width): neg, abs and
 //     add/sub/mul/pow of extreme values wrap.
+//   - Signedness lives in the element type: the ui types (ui8, ui16, ui32,
+//     ui64) read their bits unsigned in every op: compare (every predicate),
+//     max/min, div/rem, pow, cast from them (zero-extend, unsigned to
+//     float), reduce max/min/mean, argmax/argmin; abs is the identity and
+//     neg wraps modulo 2^n. The signless types (i8, i16, i32, i64) read
+//     signed unless an op's `is_unsigned` flag or a u* predicate says
+//     otherwise.
 //   - div: integers truncate toward zero; `is_unsigned` reads them as
 //     unsigned; division by zero gives 0 (and INT_MIN / -1 wraps to INT_MIN).
 //   - rem: floor-mod by default (the result has the divisor's sign, like
 //     Python and ONNX Mod with fmod=0); `fmod` is C fmod (the dividend's
 //     sign); `is_unsigned` for integers. Integer rem by zero gives 0.
 //   - pow: float pow; integers: exact power with wrap-around; a negative
-//     exponent gives 0 unless the base is 1 or -1.
+//     exponent gives 0 unless the base is 1 or -1 (a ui exponent is never
+//     negative).
 //   - max/min propagate NaN.
-//   - `is_unsigned` (div, rem, cast) needs integer operands; `fmod` (rem)
-//     applies to floats and integers alike.
+//   - `is_unsigned` (div, rem, cast) needs integer operands (on the ui types
+//     it changes nothing); `fmod` (rem) applies to floats and integers
+//     alike.
 //   compare(a, b) {predicate}: one of eq, ne, lt, le, gt, ge, ult, ule, ugt,
 //     uge; operands of one type; i1 result. u* read integers as unsigned
-//     and are rejected on floats. Float comparisons are ordered (false with
-//     NaN) except ne (true with NaN). i1 compares as 0 < 1 under every
-//     predicate.
+//     and are rejected on floats; on the ui types every predicate compares
+//     unsigned. Float comparisons are ordered (false with NaN) except ne
+//     (true with NaN). i1 compares as 0 < 1 under every predicate.
 //   select(cond, a, b): cond is i1 of a's shape; a and b of one type.
 //   cast(x) {unsigned}: to the result tensor's element type, same shape.
 //     float -> int truncates toward zero, saturating out-of-range values,
 //     NaN -> 0; int -> float and float -> float round to nearest even;
-//     -> i1 is `!= 0` (NaN -> 1); int -> int wraps; `is_unsigned` reads an
-//     integer source as unsigned (i1 always reads as 0/1).
+//     -> i1 is `!= 0` (NaN -> 1); int -> int wraps; float -> ui saturates
+//     to 0 .. 2^n - 1; `is_unsigned` reads a signless integer source as
+//     unsigned, a ui source always reads unsigned (i1 always reads as 0/1).
 //   constant {value}: dense data, splat or full; result type is the data's.
 //   broadcast(x) {dims}: x of rank r; dims (length r, strictly increasing)
 //     maps x's dim i to result dim dims[i], where x's dim is 1 or equal to
@@ -65,10 +76,10 @@
 //   reduce(x) {kind, dims, keep_dims}: kind in sum, prod, max, min, mean;
 //     dims strictly increasing and in range, empty meaning identity;
 //     keep_dims keeps reduced dims with size 1. mean of integers is the
-//     wrapped sum divided with truncation (by zero: 0); of floats over zero
-//     elements, NaN. Reducing a zero-sized dim gives 0 (sum) or 1 (prod);
-//     max/min over a zero-sized dim are rejected by validation. max/min
-//     propagate NaN.
+//     wrapped sum divided with truncation (by zero: 0; on the ui types, both
+//     unsigned); of floats over zero elements, NaN. Reducing a zero-sized dim
+//     gives 0 (sum) or 1 (prod); max/min over a zero-sized dim are rejected by
+//     validation. max/min propagate NaN.
 //   argmax/argmin(x) {axis, keep_dims, select_last_index}: i64 result; ties
 //     give the first index unless select_last_index; NaN wins (both give a
 //     NaN's index, like NumPy); an empty axis is rejected.

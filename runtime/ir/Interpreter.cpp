@@ -156,14 +156,20 @@ double evalFloatUnary(OpKind kind, double x) {
   }
 }
 
-/// Integer unary ops on the sign-extended value; the store wraps.
+/// Integer unary ops on the loaded value (sign-extended, or zero-extended
+/// for the ui types, which never read as negative); the store wraps.
 std::int64_t evalIntUnary(OpKind kind, std::int64_t x, ElementType type) {
+  const bool isUnsigned = isUnsignedInteger(type);
   switch (kind) {
   case OpKind::Neg:
     return std::int64_t(std::uint64_t(0) - std::uint64_t(x));
   case OpKind::Abs:
+    if (isUnsigned)
+      return x;
     return x < 0 ? std::int64_t(std::uint64_t(0) - std::uint64_t(x)) : x;
   case OpKind::Sign:
+    if (isUnsigned)
+      return x != 0;
     return (x > 0) - (x < 0);
   case OpKind::Not:
     return type == ElementType::I1 ? !x : ~x;
@@ -205,6 +211,17 @@ double evalFloatBinary(const Op &op, double a, double b) {
   }
 }
 
+/// base^exponent modulo 2^64, by squaring.
+std::uint64_t wrappingPow(std::uint64_t base, std::uint64_t exponent) {
+  std::uint64_t result = 1;
+  for (; exponent; exponent >>= 1) {
+    if (exponent & 1)
+      result *= base;
+    base *= base;
+  }
+  return result;
+}
+
 std::uint64_t intPow(std::int64_t base, std::int64_t exponent) {
   if (exponent < 0) {
     if (base == 1)
@@ -213,20 +230,17 @@ std::uint64_t intPow(std::int64_t base, std::int64_t exponent) {
       return exponent % 2 == 0 ? 1 : std::uint64_t(-1);
     return 0;
   }
-  std::uint64_t result = 1, square = std::uint64_t(base);
-  for (std::uint64_t e = std::uint64_t(exponent); e; e >>= 1) {
-    if (e & 1)
-      result *= square;
-    square *= square;
-  }
-  return result;
+  return wrappingPow(std::uint64_t(base), std::uint64_t(exponent));
 }
 
-/// Integer binary ops. `a`, `b` are sign-extended, `ua`, `ub` the
-/// zero-extended readings of the same bits; the result wraps on store.
-std::int64_t evalIntBinary(const Op &op, std::int64_t a, std::int64_t b,
-                           std::uint64_t ua, std::uint64_t ub) {
-  const bool isUnsigned = op.getFlag("is_unsigned");
+/// Integer binary ops. `a`, `b` are the loaded values (sign-extended, or
+/// zero-extended for the ui types), `ua`, `ub` the zero-extended readings of
+/// the same bits; the result wraps on store. On the ui types every op reads
+/// unsigned, as div and rem do on the other types with `is_unsigned`.
+std::int64_t evalIntBinary(const Op &op, ElementType type, std::int64_t a,
+                           std::int64_t b, std::uint64_t ua, std::uint64_t ub) {
+  const bool unsignedType = isUnsignedInteger(type);
+  const bool isUnsigned = unsignedType || op.getFlag("is_unsigned");
   switch (op.kind) {
   case OpKind::Add:
     return std::int64_t(std::uint64_t(a) + std::uint64_t(b));
@@ -254,10 +268,16 @@ std::int64_t evalIntBinary(const Op &op, std::int64_t a, std::int64_t b,
     return r;
   }
   case OpKind::Pow:
+    if (unsignedType)
+      return std::int64_t(wrappingPow(ua, ub));
     return std::int64_t(intPow(a, b));
   case OpKind::Max:
+    if (unsignedType)
+      return std::int64_t(std::max(ua, ub));
     return std::max(a, b);
   case OpKind::Min:
+    if (unsignedType)
+      return std::int64_t(std::min(ua, ub));
     return std::min(a, b);
   case OpKind::And:
     return a & b;
@@ -354,7 +374,7 @@ void evalBinary(const Op &op, const OpBuffers &buffers) {
     }
     storeInt(type, out.data, i,
              evalIntBinary(
-                 op, loadInt(type, a.data, i), loadInt(type, b.data, i),
+                 op, type, loadInt(type, a.data, i), loadInt(type, b.data, i),
                  loadUnsigned(type, a.data, i), loadUnsigned(type, b.data, i)));
   }
 }
@@ -365,7 +385,9 @@ void evalCompareOp(const Op &op, const OpBuffers &buffers) {
   const ElementType type = a.type.elementType;
   const ComparePredicate predicate =
       *parseComparePredicate(op.findAttr("predicate")->getEnumName());
-  const bool unsignedPredicate = predicate >= ComparePredicate::Ult;
+  // The ui types compare unsigned under every predicate.
+  const bool unsignedPredicate =
+      predicate >= ComparePredicate::Ult || isUnsignedInteger(type);
   const std::int64_t count = out.type.numElements();
   for (std::int64_t i = 0; i < count; ++i) {
     bool value;
@@ -394,7 +416,9 @@ void evalSelect(const OpBuffers &buffers) {
 void evalCast(const Op &op, const OpBuffers &buffers) {
   const HostTensor &x = buffers.operands[0], &out = buffers.result;
   const ElementType from = x.type.elementType, to = out.type.elementType;
-  const bool isUnsigned = op.getFlag("is_unsigned");
+  // A ui source always reads unsigned (zero-extends, converts to floats as
+  // unsigned); `is_unsigned` asks the same of a signless one.
+  const bool isUnsigned = op.getFlag("is_unsigned") || isUnsignedInteger(from);
   const std::int64_t count = out.type.numElements();
   for (std::int64_t i = 0; i < count; ++i) {
     if (isFloat(from))
@@ -542,31 +566,44 @@ void evalReduce(const Op &op, const OpBuffers &buffers) {
     return;
   }
   const unsigned bits = integerBitWidth(type);
+  const bool isUnsigned = isUnsignedInteger(type);
+  // Max and min order the values as their type reads them: a ui type's
+  // zero-extended bits unsigned, the others' sign-extended bits signed.
+  auto less = [&](std::uint64_t p, std::uint64_t q) {
+    return isUnsigned ? p < q : std::int64_t(p) < std::int64_t(q);
+  };
   std::vector<std::uint64_t> acc(count, kind == ReduceKind::Prod ? 1 : 0);
   forEachReduced(
       x.type.shape, reduced, [&](std::int64_t from, std::int64_t to) {
-        const std::int64_t v = loadInt(type, x.data, from);
+        const std::uint64_t v = std::uint64_t(loadInt(type, x.data, from));
         std::uint64_t &a = acc[to];
         switch (kind) {
         case ReduceKind::Sum:
         case ReduceKind::Mean:
-          a += std::uint64_t(v);
+          a += v;
           break;
         case ReduceKind::Prod:
-          a *= std::uint64_t(v);
+          a *= v;
           break;
         case ReduceKind::Max:
-          a = !seen[to] ? std::uint64_t(v)
-                        : std::uint64_t(std::max(std::int64_t(a), v));
+          a = !seen[to] || less(a, v) ? v : a;
           break;
         case ReduceKind::Min:
-          a = !seen[to] ? std::uint64_t(v)
-                        : std::uint64_t(std::min(std::int64_t(a), v));
+          a = !seen[to] || less(v, a) ? v : a;
           break;
         }
         seen[to] = true;
       });
   for (std::size_t i = 0; i < count; ++i) {
+    if (isUnsigned) {
+      // The wrapped sum, zero-extended, divided unsigned.
+      std::uint64_t value =
+          bits >= 64 ? acc[i] : acc[i] & ((std::uint64_t(1) << bits) - 1);
+      if (kind == ReduceKind::Mean)
+        value = reducedCount == 0 ? 0 : value / std::uint64_t(reducedCount);
+      storeUnsigned(type, out.data, std::int64_t(i), value);
+      continue;
+    }
     std::int64_t value = wrapSigned(acc[i], bits);
     if (kind == ReduceKind::Mean)
       value = reducedCount == 0 ? 0 : value / reducedCount;
@@ -614,19 +651,24 @@ void evalArgReduce(const Op &op, const OpBuffers &buffers) {
   for (std::size_t d = axis + 1; d < x.type.shape.size(); ++d)
     inner *= x.type.shape[d];
   const std::int64_t length = x.type.shape[axis];
+  const bool isUnsigned = isUnsignedInteger(type);
   std::vector<double> floats(static_cast<std::size_t>(length));
   std::vector<std::int64_t> ints(static_cast<std::size_t>(length));
+  std::vector<std::uint64_t> uints(static_cast<std::size_t>(length));
   for (std::int64_t o = 0; o < outer; ++o)
     for (std::int64_t i = 0; i < inner; ++i) {
       for (std::int64_t k = 0; k < length; ++k) {
         const std::int64_t from = (o * length + k) * inner + i;
         if (isFloat(type))
           floats[k] = loadDouble(type, x.data, from);
+        else if (isUnsigned)
+          uints[k] = loadUnsigned(type, x.data, from);
         else
           ints[k] = loadInt(type, x.data, from);
       }
       const std::int64_t index =
           isFloat(type) ? argReduceLine<double>(floats, isMax, selectLast)
+          : isUnsigned  ? argReduceLine<std::uint64_t>(uints, isMax, selectLast)
                         : argReduceLine<std::int64_t>(ints, isMax, selectLast);
       storeInt(ElementType::I64, out.data, o * inner + i, index);
     }

@@ -162,8 +162,9 @@ Comparison fuse::compare(const void *expected, const void *actual,
     } else {
       const std::int64_t ei = loadInt(type, expected, i);
       const std::int64_t ai = loadInt(type, actual, i);
-      e = double(ei);
-      a = double(ai);
+      // Reported as the type reads them (a ui64 above 2^63 as itself).
+      e = loadDouble(type, expected, i);
+      a = loadDouble(type, actual, i);
       const double absError = std::fabs(a - e);
       result.maxAbsError = std::max(result.maxAbsError, absError);
       if (ei != 0)

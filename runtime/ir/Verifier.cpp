@@ -34,7 +34,7 @@ std::string_view typeRuleDescription(TypeRule rule) {
   case TypeRule::Numeric:
     return "a numeric type (any but i1)";
   case TypeRule::Integer:
-    return "an integer type (i1, i8, i32, i64)";
+    return "an integer type (i1, i8, i16, i32, i64, ui8, ui16, ui32, ui64)";
   case TypeRule::Any:
     return "any element type";
   }

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 namespace fuse {
@@ -296,6 +297,56 @@ TEST_P(GpuCodegen, RemaindersDivisionAtanAndTan) {
         << elementTypeName(type) << ": " << compiled.message();
     std::string ptx = payloadText(compiled->bundle.kernels.at(0));
     EXPECT_NE(ptx.find("div.s"), std::string::npos) << elementTypeName(type);
+  }
+}
+
+/// i16 and the ui types: each compiles to PTX whose division, minimum and
+/// comparison take the type's signedness (a ui8 divides as u16, PTX's
+/// narrowest division); abs of a ui value folds to the value, and the output
+/// it leaves unwritten gets a copy kernel from the input.
+TEST_P(GpuCodegen, UnsignedAndI16Pointwise) {
+  requireToolkit();
+  for (ElementType type :
+       {ElementType::UI8, ElementType::UI16, ElementType::UI32,
+        ElementType::UI64, ElementType::I16}) {
+    SCOPED_TRACE(std::string(elementTypeName(type)));
+    GraphBuilder b;
+    TensorType t{type, {1024}};
+    TensorId x = b.input(t, "x"), y = b.input(t, "y");
+    TensorId f = b.input({ElementType::F32, {1024}}, "f");
+    b.output(b.div(x, y), "div");
+    b.output(b.min(x, y), "min");
+    b.output(b.compare(ComparePredicate::Lt, x, y), "lt");
+    b.output(b.cast(x, ElementType::F32), "to_f32");
+    b.output(b.cast(f, type), "from_f32");
+    b.output(b.unary(OpKind::Abs, x), "abs");
+    Expected<Compilation> compiled =
+        compiler().compile(*b.finish(), target(), CompileOptions{});
+    ASSERT_TRUE(compiled.ok()) << compiled.message();
+    const Bundle &bundle = compiled->bundle;
+    ASSERT_GE(bundle.kernels.size(), 2u);
+    std::string ptx;
+    for (const BundleKernel &kernel : bundle.kernels)
+      ptx += payloadText(kernel);
+    bool isUnsigned = type != ElementType::I16;
+    unsigned bits = std::max(16u, unsigned(byteSize(type) * 8));
+    std::string sign = isUnsigned ? "u" : "s", other = isUnsigned ? "s" : "u";
+    std::string width = std::to_string(bits);
+    EXPECT_NE(ptx.find("div." + sign + width), std::string::npos) << ptx;
+    EXPECT_EQ(ptx.find("div." + other + width), std::string::npos) << ptx;
+    // PTX compares 8-bit values in 32 bits.
+    std::string compareWidth = type == ElementType::UI8 ? "32" : width;
+    EXPECT_NE(ptx.find("setp.lt." + sign + compareWidth), std::string::npos)
+        << ptx;
+    if (bits >= 32)
+      EXPECT_NE(ptx.find("min." + sign + width), std::string::npos) << ptx;
+    EXPECT_NE(ptx.find("cvt.rn.f32." + sign), std::string::npos) << ptx;
+    EXPECT_NE(ptx.find("cvt.rzi." + sign), std::string::npos) << ptx;
+    // Last, the copy of x into the abs output.
+    const BundleKernel &copy = bundle.kernels.back();
+    ASSERT_EQ(copy.bindings.size(), 2u);
+    EXPECT_EQ(copy.bindings[0], (KernelBinding{BindingKind::GraphInput, 0}));
+    EXPECT_EQ(copy.bindings[1], (KernelBinding{BindingKind::GraphOutput, 5}));
   }
 }
 

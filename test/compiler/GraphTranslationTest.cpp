@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 namespace fuse {
@@ -67,6 +68,44 @@ TEST(GraphTranslation, EveryOpRoundTrips) {
           << text;
     }
   }
+}
+
+/// Every element type maps to its MLIR type and back (i16 to i16, the ui
+/// types to the unsigned ui8 ... ui64), in tensors, in the cast attribute and
+/// in dense constants, where a ui64 above INT64_MAX keeps its bits.
+TEST(GraphTranslation, EveryElementTypeRoundTrips) {
+  Translator t;
+  for (ElementType type : allElementTypes()) {
+    GraphBuilder b;
+    TensorId x = b.input({type, {3}}, "x");
+    b.output(b.cast(x, type == ElementType::F32 ? ElementType::UI64
+                                                : ElementType::F32),
+             "cast");
+    b.output(b.cast(b.cast(x, ElementType::F32), type), "cast_back");
+    b.output(b.splat({type, {3}}, 1.0), "splat");
+    Graph graph = *b.finish();
+    std::string text;
+    mlir::FailureOr<Graph> back = t.roundTrip(graph, &text);
+    ASSERT_TRUE(mlir::succeeded(back)) << elementTypeName(type) << "\n" << text;
+    EXPECT_EQ(*back, graph) << text;
+    EXPECT_NE(text.find("tensor<3x" + std::string(elementTypeName(type)) + ">"),
+              std::string::npos)
+        << text;
+  }
+  GraphBuilder b;
+  TensorType ui64{ElementType::UI64, {2}};
+  TensorId x = b.input(ui64, "x");
+  std::vector<std::int64_t> bits = {-1,
+                                    std::numeric_limits<std::int64_t>::min()};
+  b.output(b.add(x, b.constant(DenseValue::fromInts(ui64, bits))), "y");
+  Graph graph = *b.finish();
+  std::string text;
+  mlir::FailureOr<Graph> back = t.roundTrip(graph, &text);
+  ASSERT_TRUE(mlir::succeeded(back)) << text;
+  EXPECT_EQ(*back, graph) << text;
+  EXPECT_NE(text.find("[18446744073709551615, 9223372036854775808]"),
+            std::string::npos)
+      << text;
 }
 
 TEST(GraphTranslation, NamesAndOutputsSurvive) {
@@ -145,8 +184,8 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 })",
                     "is not a fuse tensor op"},
         BadFunction{"UnsupportedArgumentType",
-                    R"(func.func @f(%x: tensor<4xi16>) -> tensor<4xi16> {
-  return %x : tensor<4xi16>
+                    R"(func.func @f(%x: tensor<4xsi16>) -> tensor<4xsi16> {
+  return %x : tensor<4xsi16>
 })",
                     "expected a statically shaped tensor"},
         BadFunction{"DynamicShape",

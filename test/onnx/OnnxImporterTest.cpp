@@ -97,6 +97,101 @@ TEST(OnnxTensorProto, TypedFields) {
   EXPECT_EQ(b->value.toInts(), (std::vector<std::int64_t>{1, 0, 1}));
 }
 
+/// The unsigned reading of every element.
+std::vector<std::uint64_t> unsignedValues(const HostTensorData &data) {
+  std::vector<std::uint64_t> values;
+  for (std::int64_t i = 0; i < data.type.numElements(); ++i)
+    values.push_back(loadUnsigned(data.type.elementType, data.bytes.data(), i));
+  return values;
+}
+
+TEST(OnnxTensorProto, UnsignedAndInt16Types) {
+  // raw_data: little-endian bytes of the type's width.
+  struct Raw {
+    int onnxType;
+    ElementType type;
+    std::string bytes;
+    std::vector<std::uint64_t> expected;
+  };
+  const Raw raws[] = {
+      {/*UINT8*/ 2, ElementType::UI8, "\xff\x80\x01", {255, 128, 1}},
+      {/*UINT16*/ 4,
+       ElementType::UI16,
+       std::string("\xff\xff\x34\x12\x00\x00", 6),
+       {65535, 0x1234, 0}},
+      {/*UINT32*/ 12,
+       ElementType::UI32,
+       std::string("\x00\x5e\xd0\xb2\x05\x00\x00\x00\xff\xff\xff\xff", 12),
+       {3000000000u, 5, 4294967295u}},
+      {/*UINT64*/ 13,
+       ElementType::UI64,
+       std::string(8, '\xff') +
+           std::string("\x06\x00\x00\x00\x00\x00\x00\x80", 8) +
+           std::string("\x01\x00\x00\x00\x00\x00\x00\x00", 8),
+       {~std::uint64_t(0), (std::uint64_t(1) << 63) + 6, 1}},
+  };
+  for (const Raw &raw : raws) {
+    std::string proto = tensorHeader({3}, raw.onnxType, "r");
+    bytesField(proto, 9, raw.bytes);
+    Expected<NamedTensor> tensor = parseTensorProto(proto);
+    ASSERT_TRUE(tensor.ok()) << tensor.message();
+    EXPECT_EQ(tensor->value.type, (TensorType{raw.type, {3}}));
+    EXPECT_EQ(unsignedValues(tensor->value), raw.expected)
+        << elementTypeName(raw.type);
+  }
+  std::string i16Raw = tensorHeader({2}, /*INT16*/ 5, "i");
+  bytesField(i16Raw, 9, std::string("\xfe\xff\x00\x80", 4));
+  Expected<NamedTensor> i16 = parseTensorProto(i16Raw);
+  ASSERT_TRUE(i16.ok()) << i16.message();
+  EXPECT_EQ(i16->value.type, (TensorType{ElementType::I16, {2}}));
+  EXPECT_EQ(i16->value.toInts(), (std::vector<std::int64_t>{-2, -32768}));
+
+  // int32_data (5): one value per int32 for UINT8, UINT16 and INT16.
+  struct Packed {
+    int onnxType;
+    ElementType type;
+    std::vector<std::int64_t> values;
+    std::vector<std::int64_t> expected;
+  };
+  const Packed packed[] = {
+      {/*UINT8*/ 2, ElementType::UI8, {250, 0, 17}, {250, 0, 17}},
+      {/*UINT16*/ 4, ElementType::UI16, {65535, 40000, 1}, {65535, 40000, 1}},
+      {/*INT16*/ 5, ElementType::I16, {-32768, 32767, -5}, {-32768, 32767, -5}},
+  };
+  for (const Packed &p : packed) {
+    std::string proto = tensorHeader({3}, p.onnxType, "p");
+    std::string values;
+    for (std::int64_t v : p.values)
+      varint(values, std::uint64_t(v));
+    bytesField(proto, 5, values);
+    Expected<NamedTensor> tensor = parseTensorProto(proto);
+    ASSERT_TRUE(tensor.ok()) << tensor.message();
+    EXPECT_EQ(tensor->value.type, (TensorType{p.type, {3}}));
+    EXPECT_EQ(tensor->value.toInts(), p.expected) << elementTypeName(p.type);
+  }
+
+  // uint64_data (11): UINT32 and UINT64.
+  std::string u64 = tensorHeader({2}, /*UINT64*/ 13, "u");
+  std::string u64Values;
+  varint(u64Values, ~std::uint64_t(0));
+  varint(u64Values, std::uint64_t(1) << 63);
+  bytesField(u64, 11, u64Values);
+  Expected<NamedTensor> big = parseTensorProto(u64);
+  ASSERT_TRUE(big.ok()) << big.message();
+  EXPECT_EQ(
+      unsignedValues(big->value),
+      (std::vector<std::uint64_t>{~std::uint64_t(0), std::uint64_t(1) << 63}));
+  std::string u32 = tensorHeader({1}, /*UINT32*/ 12, "u");
+  std::string u32Value;
+  varint(u32Value, 4000000000u);
+  bytesField(u32, 11, u32Value);
+  Expected<NamedTensor> word = parseTensorProto(u32);
+  ASSERT_TRUE(word.ok()) << word.message();
+  EXPECT_EQ(word->value.type, (TensorType{ElementType::UI32, {1}}));
+  EXPECT_EQ(unsignedValues(word->value),
+            (std::vector<std::uint64_t>{4000000000u}));
+}
+
 TEST(OnnxTensorProto, Errors) {
   // Too few values for the shape.
   std::string shortRaw = tensorHeader({4}, 1, "x");
@@ -107,14 +202,62 @@ TEST(OnnxTensorProto, Errors) {
             std::string::npos)
       << a.message();
 
-  // An element type Fuse does not support.
-  std::string u16 = tensorHeader({1}, /*UINT16*/ 4, "u");
-  bytesField(u16, 9, std::string(2, '\0'));
-  Expected<NamedTensor> c = parseTensorProto(u16);
+  // Element types Fuse does not support: STRING, and a float8 type newer
+  // than the protobuf definitions it was built with.
+  std::string text = tensorHeader({1}, /*STRING*/ 8, "s");
+  bytesField(text, 6, "hello");
+  Expected<NamedTensor> c = parseTensorProto(text);
   ASSERT_FALSE(c.ok());
-  EXPECT_NE(c.message().find("UINT16, which Fuse does not support"),
+  EXPECT_NE(c.message().find("tensor 's' has element type STRING, which Fuse "
+                             "does not support"),
             std::string::npos)
       << c.message();
+  std::string f8 = tensorHeader({2}, /*FLOAT8E4M3FN*/ 17, "f8");
+  bytesField(f8, 9, std::string(2, '\0'));
+  Expected<NamedTensor> g = parseTensorProto(f8);
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.message().find("FLOAT8E4M3FN, which Fuse does not support"),
+            std::string::npos)
+      << g.message();
+
+  // int32_data values must fit the narrower type they stand for.
+  std::string wide = tensorHeader({2}, /*UINT8*/ 2, "w");
+  std::string wideValues;
+  varint(wideValues, 7);
+  varint(wideValues, 300);
+  bytesField(wide, 5, wideValues);
+  Expected<NamedTensor> h = parseTensorProto(wide);
+  ASSERT_FALSE(h.ok());
+  EXPECT_NE(h.message().find("holds 300 in int32_data, which does not fit "
+                             "UINT8"),
+            std::string::npos)
+      << h.message();
+  std::string negative = tensorHeader({1}, /*UINT16*/ 4, "n");
+  std::string negativeValue;
+  varint(negativeValue, std::uint64_t(std::int64_t(-1)));
+  bytesField(negative, 5, negativeValue);
+  EXPECT_FALSE(parseTensorProto(negative).ok());
+  // uint64_data values must fit UINT32.
+  std::string big = tensorHeader({1}, /*UINT32*/ 12, "u");
+  std::string bigValue;
+  varint(bigValue, std::uint64_t(1) << 32);
+  bytesField(big, 11, bigValue);
+  Expected<NamedTensor> k = parseTensorProto(big);
+  ASSERT_FALSE(k.ok());
+  EXPECT_NE(k.message().find("holds 4294967296 in uint64_data, which does "
+                             "not fit UINT32"),
+            std::string::npos)
+      << k.message();
+  // UINT64 values are in uint64_data, not int64_data.
+  std::string misplaced = tensorHeader({1}, /*UINT64*/ 13, "m");
+  std::string misplacedValue;
+  varint(misplacedValue, 5);
+  bytesField(misplaced, 7, misplacedValue);
+  Expected<NamedTensor> l = parseTensorProto(misplaced);
+  ASSERT_FALSE(l.ok());
+  EXPECT_NE(l.message().find("holds 0 values in uint64_data, expected 1"),
+            std::string::npos)
+      << l.message();
 
   // Not a protobuf.
   Expected<NamedTensor> d = parseTensorProto("\xff\xff\xff");
@@ -284,6 +427,56 @@ TEST(OnnxImporter, ConstantInputs) {
                                  "tensor<2xi64>"),
             std::string::npos)
       << wrong.message();
+}
+
+// Unsigned and 16-bit integer inputs and initializers import with their own
+// element types, and the ops on them compute as ONNX says: unsigned division,
+// remainder, comparison, max and argmax; unsigned to float casts; i16 wraps.
+TEST(OnnxImporter, UnsignedAndInt16Ops) {
+  Expected<ImportedModel> model =
+      importModelFile(inputsDir() + "unsigned_ops.onnx");
+  ASSERT_TRUE(model.ok()) << model.message();
+  const Graph &graph = model->graph;
+  ASSERT_EQ(model->modelInputs, (std::vector<std::size_t>{0, 1}));
+  EXPECT_EQ(graph.typeOf(graph.inputs[0]),
+            (TensorType{ElementType::UI32, {4}}));
+  std::vector<HostTensorData> inputs;
+  auto u32 = [](std::vector<std::uint64_t> values) {
+    HostTensorData data(TensorType{ElementType::UI32, {4}});
+    for (std::size_t i = 0; i < values.size(); ++i)
+      storeUnsigned(ElementType::UI32, data.bytes.data(), std::int64_t(i),
+                    values[i]);
+    return data;
+  };
+  inputs.push_back(u32({4000000000u, 3000000001u, 9, 2147483648u}));
+  inputs.push_back(u32({3, 2, 4, 2147483647u}));
+  for (std::size_t i = 2; i < graph.inputs.size(); ++i) {
+    ASSERT_TRUE(model->weights[i].has_value());
+    inputs.push_back(*model->weights[i]);
+  }
+  std::vector<HostTensor> views;
+  for (HostTensorData &input : inputs)
+    views.push_back(input.view());
+  Expected<std::vector<HostTensorData>> out = evaluateGraph(graph, views);
+  ASSERT_TRUE(out.ok()) << out.message();
+  ASSERT_EQ(out->size(), 8u);
+  const std::vector<HostTensorData> &y = *out;
+  EXPECT_EQ(y[0].type.elementType, ElementType::UI32);
+  EXPECT_EQ(unsignedValues(y[0]),
+            (std::vector<std::uint64_t>{1333333333, 1500000000, 2, 1}));
+  EXPECT_EQ(unsignedValues(y[1]), (std::vector<std::uint64_t>{1, 1, 1, 1}));
+  EXPECT_EQ(y[2].toInts(), (std::vector<std::int64_t>{1, 1, 1, 1}));
+  EXPECT_EQ(
+      unsignedValues(y[3]),
+      (std::vector<std::uint64_t>{4000000000u, 3000000001u, 9, 2147483648u}));
+  EXPECT_EQ(y[4].toInts(), (std::vector<std::int64_t>{0}));
+  EXPECT_EQ(y[5].toDoubles(), (std::vector<double>{200, 100, 7}));
+  EXPECT_EQ(y[6].type.elementType, ElementType::UI64);
+  EXPECT_EQ(unsignedValues(y[6]),
+            (std::vector<std::uint64_t>{(std::uint64_t(1) << 63) - 1,
+                                        ((std::uint64_t(1) << 63) + 6) / 5}));
+  EXPECT_EQ(y[7].type.elementType, ElementType::I16);
+  EXPECT_EQ(y[7].toInts(), (std::vector<std::int64_t>{300, -7}));
 }
 
 TEST(OnnxImporter, UnsupportedOpNamesNodeOpAndOpset) {

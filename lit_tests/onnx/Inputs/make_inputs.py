@@ -68,10 +68,41 @@ save("dynamic_unnamed", [
 ], [unnamed], [f32("y", [None, 8])])
 
 # An element type Fuse does not have.
-save("uint8_input", [
-    helper.make_node("Add", ["x", "x"], ["y"], name="add"),
-], [helper.make_tensor_value_info("x", TensorProto.UINT8, [4])],
-    [helper.make_tensor_value_info("y", TensorProto.UINT8, [4])])
+save("float8_input", [
+    helper.make_node("Identity", ["x"], ["y"], name="id"),
+], [helper.make_tensor_value_info("x", TensorProto.FLOAT8E4M3FN, [4])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT8E4M3FN, [4])])
+
+# Unsigned and 16-bit integers: ops that read them unsigned (Div, Mod,
+# Greater, Max, ArgMax, Cast) on inputs and on initializers that
+# helper.make_tensor stores in int32_data (UINT8, INT16, one value per
+# int32) and uint64_data (UINT64).
+u8 = helper.make_tensor("u8", TensorProto.UINT8, [3], [200, 100, 7])
+u64 = helper.make_tensor("u64", TensorProto.UINT64, [2],
+                         [2**64 - 1, 2**63 + 6])
+i16 = helper.make_tensor("i16", TensorProto.INT16, [2], [-300, 7])
+two = helper.make_tensor("two", TensorProto.UINT64, [2], [2, 5])
+
+
+def tensor(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+save("unsigned_ops", [
+    helper.make_node("Div", ["a", "b"], ["q"], name="div"),
+    helper.make_node("Mod", ["a", "b"], ["r"], name="mod"),
+    helper.make_node("Greater", ["a", "b"], ["gt"], name="gt"),
+    helper.make_node("Max", ["a", "b"], ["mx"], name="max"),
+    helper.make_node("ArgMax", ["u8"], ["am"], name="argmax", keepdims=0),
+    helper.make_node("Cast", ["u8"], ["f"], name="cast", to=TensorProto.FLOAT),
+    helper.make_node("Div", ["u64", "two"], ["h"], name="half"),
+    helper.make_node("Neg", ["i16"], ["n"], name="neg"),
+], [tensor("a", TensorProto.UINT32, [4]), tensor("b", TensorProto.UINT32, [4])],
+    [tensor("q", TensorProto.UINT32, [4]), tensor("r", TensorProto.UINT32, [4]),
+     tensor("gt", TensorProto.BOOL, [4]), tensor("mx", TensorProto.UINT32, [4]),
+     tensor("am", TensorProto.INT64, []), tensor("f", TensorProto.FLOAT, [3]),
+     tensor("h", TensorProto.UINT64, [2]), tensor("n", TensorProto.INT16, [2])],
+    [u8, u64, i16, two])
 
 # A shape that is only known at run time.
 save("runtime_shape", [

@@ -7,8 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <ctime>
+#include <fcntl.h>
 #include <sys/stat.h>
-#include <thread>
 #include <unistd.h>
 
 using namespace fuse;
@@ -92,15 +93,23 @@ TEST(BundleCache, DiskEvictsTheLeastRecentlyUsed) {
   Graph a = makeGraph(1), b = makeGraph(2), c = makeGraph(3), d = makeGraph(4);
   std::size_t entry = fileSize(a, 1000);
   auto cache = openAt(dir.path(), 3 * entry + entry / 2);
+  // The disk LRU's clock is the entry's modification time. Set a, b, c an
+  // hour apart in the past (no sleeps, no dependence on the file system's
+  // timestamp granularity).
+  const std::time_t past = std::time(nullptr) - 10 * 3600;
+  int hour = 0;
   for (const Graph *graph : {&a, &b, &c}) {
     ASSERT_TRUE(
         cache->store(makeKey(*graph), makeBundle(*graph, kHostTarget, 1000))
             .ok());
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::string path = dir.path() + "/" + makeKey(*graph).toHex() + ".fbundle";
+    struct timespec times[2] = {{past + 3600 * hour, 0},
+                                {past + 3600 * hour, 0}};
+    ++hour;
+    ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0) << path;
   }
   // Using `a` from disk makes `b` the least recently used.
   ASSERT_TRUE(openAt(dir.path())->lookup(makeKey(a)).has_value());
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
   ASSERT_TRUE(cache->store(makeKey(d), makeBundle(d, kHostTarget, 1000)).ok());
   EXPECT_EQ(cache->stats().evictions, 1u);
   auto fresh = openAt(dir.path());

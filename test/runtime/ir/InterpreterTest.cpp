@@ -722,4 +722,216 @@ TEST(InterpreterTest, EveryOpKindIsCovered) {
       << "a new op needs its interpreter test in this file";
 }
 
+// i16 and the ui types: signedness lives in the element type.
+
+/// Values of a ui (or any integer) type from their unsigned readings.
+HostTensorData uints(ElementType type, Shape shape,
+                     std::vector<std::uint64_t> values) {
+  HostTensorData data({type, std::move(shape)});
+  for (std::size_t i = 0; i < values.size(); ++i)
+    storeUnsigned(type, data.bytes.data(), std::int64_t(i), values[i]);
+  return data;
+}
+HostTensorData ui8(Shape shape, std::vector<std::uint64_t> values) {
+  return uints(ElementType::UI8, std::move(shape), std::move(values));
+}
+HostTensorData i16(Shape shape, std::vector<std::int64_t> values) {
+  return ints(ElementType::I16, std::move(shape), std::move(values));
+}
+
+void expectUnsigned(const HostTensorData &actual,
+                    const std::vector<std::uint64_t> &expected) {
+  std::vector<std::uint64_t> values;
+  for (std::int64_t i = 0; i < actual.type.numElements(); ++i)
+    values.push_back(
+        loadUnsigned(actual.type.elementType, actual.bytes.data(), i));
+  EXPECT_EQ(values, expected);
+}
+
+constexpr std::uint64_t kTwo63 = std::uint64_t(1) << 63;
+constexpr std::uint64_t kUI64Max = ~std::uint64_t(0);
+
+TEST(InterpreterTest, CompareUnsignedTypesUnderEveryPredicate) {
+  const HostTensorData a = ui8({3}, {200, 100, 7});
+  const HostTensorData b = ui8({3}, {100, 200, 7});
+  expectInts(run(OpKind::Compare, {a, b}, predicate("gt")), {1, 0, 0});
+  expectInts(run(OpKind::Compare, {a, b}, predicate("ge")), {1, 0, 1});
+  expectInts(run(OpKind::Compare, {a, b}, predicate("lt")), {0, 1, 0});
+  expectInts(run(OpKind::Compare, {a, b}, predicate("le")), {0, 1, 1});
+  expectInts(run(OpKind::Compare, {a, b}, predicate("eq")), {0, 0, 1});
+  expectInts(run(OpKind::Compare, {a, b}, predicate("ugt")), {1, 0, 0});
+  // The same bits as i8 compare signed: 200 is -56.
+  expectInts(run(OpKind::Compare, {i8({1}, {200 - 256}), i8({1}, {100})},
+                 predicate("gt")),
+             {0});
+  const HostTensorData big = uints(ElementType::UI64, {2}, {kTwo63 + 5, 1});
+  const HostTensorData small = uints(ElementType::UI64, {2}, {1, kTwo63});
+  expectInts(run(OpKind::Compare, {big, small}, predicate("gt")), {1, 0});
+  expectInts(run(OpKind::Compare, {big, small}, predicate("lt")), {0, 1});
+  expectInts(run(OpKind::Compare,
+                 {uints(ElementType::UI32, {1}, {3000000000u}),
+                  uints(ElementType::UI32, {1}, {5})},
+                 predicate("ge")),
+             {1});
+  expectInts(run(OpKind::Compare,
+                 {uints(ElementType::UI16, {1}, {40000}),
+                  uints(ElementType::UI16, {1}, {40001})},
+                 predicate("lt")),
+             {1});
+  expectInts(run(OpKind::Compare, {i16({2}, {-30000, 5}), i16({2}, {2, 5})},
+                 predicate("lt")),
+             {1, 0});
+}
+
+TEST(InterpreterTest, MaxMinReadUnsignedTypesUnsigned) {
+  const HostTensorData a = ui8({3}, {200, 1, 255});
+  const HostTensorData b = ui8({3}, {100, 2, 0});
+  expectUnsigned(run(OpKind::Max, {a, b}), {200, 2, 255});
+  expectUnsigned(run(OpKind::Min, {a, b}), {100, 1, 0});
+  const HostTensorData c = uints(ElementType::UI64, {2}, {kUI64Max, 3});
+  const HostTensorData d = uints(ElementType::UI64, {2}, {1, kTwo63});
+  expectUnsigned(run(OpKind::Max, {c, d}), {kUI64Max, kTwo63});
+  expectUnsigned(run(OpKind::Min, {c, d}), {1, 3});
+  expectUnsigned(run(OpKind::Max, {uints(ElementType::UI16, {1}, {40000}),
+                                   uints(ElementType::UI16, {1}, {3})}),
+                 {40000});
+  expectInts(run(OpKind::Max, {i16({2}, {-5, 300}), i16({2}, {3, -300})}),
+             {3, 300});
+}
+
+TEST(InterpreterTest, DivRemReadUnsignedTypesUnsigned) {
+  const HostTensorData a =
+      uints(ElementType::UI32, {3}, {4000000000u, 3000000001u, 9});
+  const HostTensorData b = uints(ElementType::UI32, {3}, {3, 2, 0});
+  expectUnsigned(run(OpKind::Div, {a, b}), {1333333333, 1500000000, 0});
+  expectUnsigned(run(OpKind::Rem, {a, b}), {1, 1, 0});
+  expectUnsigned(run(OpKind::Rem, {a, b}, flag("fmod")), {1, 1, 0});
+  // The flag changes nothing on a ui type.
+  expectUnsigned(run(OpKind::Div, {a, b}, flag("is_unsigned")),
+                 {1333333333, 1500000000, 0});
+  const HostTensorData c = uints(ElementType::UI64, {2}, {kUI64Max, kTwo63});
+  const HostTensorData d = uints(ElementType::UI64, {2}, {2, 10});
+  expectUnsigned(run(OpKind::Div, {c, d}), {kTwo63 - 1, 922337203685477580});
+  expectUnsigned(run(OpKind::Rem, {c, d}), {1, 8});
+  expectUnsigned(run(OpKind::Rem, {ui8({2}, {250, 7}), ui8({2}, {7, 250})}),
+                 {5, 7});
+  // i16 is signed: truncating division, floor-mod with the divisor's sign.
+  expectInts(run(OpKind::Div, {i16({2}, {-7, 32767}), i16({2}, {2, -1})}),
+             {-3, -32767});
+  expectInts(run(OpKind::Rem, {i16({2}, {-7, 7}), i16({2}, {2, -3})}), {1, -2});
+}
+
+TEST(InterpreterTest, UnsignedAndI16ArithmeticWraps) {
+  expectUnsigned(run(OpKind::Neg, {ui8({3}, {1, 0, 200})}), {255, 0, 56});
+  expectUnsigned(run(OpKind::Sub, {ui8({2}, {3, 9}), ui8({2}, {5, 4})}),
+                 {254, 5});
+  expectUnsigned(run(OpKind::Add, {ui8({2}, {200, 1}), ui8({2}, {100, 2})}),
+                 {44, 3});
+  expectUnsigned(run(OpKind::Mul, {ui8({1}, {16}), ui8({1}, {17})}), {16});
+  expectUnsigned(run(OpKind::Add, {uints(ElementType::UI64, {1}, {kUI64Max}),
+                                   uints(ElementType::UI64, {1}, {2})}),
+                 {1});
+  expectUnsigned(run(OpKind::Sub, {uints(ElementType::UI32, {1}, {0}),
+                                   uints(ElementType::UI32, {1}, {1})}),
+                 {4294967295u});
+  expectInts(run(OpKind::Add, {i16({1}, {32767}), i16({1}, {1})}), {-32768});
+  expectInts(run(OpKind::Mul, {i16({1}, {300}), i16({1}, {300})}), {24464});
+  expectInts(run(OpKind::Neg, {i16({2}, {-32768, 12})}), {-32768, -12});
+}
+
+TEST(InterpreterTest, AbsAndSignOfUnsignedTypes) {
+  const HostTensorData x = ui8({3}, {200, 0, 1});
+  expectUnsigned(run(OpKind::Abs, {x}), {200, 0, 1});
+  expectUnsigned(run(OpKind::Sign, {x}), {1, 0, 1});
+  const HostTensorData big = uints(ElementType::UI64, {1}, {kTwo63 + 1});
+  expectUnsigned(run(OpKind::Abs, {big}), {kTwo63 + 1});
+  expectUnsigned(run(OpKind::Sign, {big}), {1});
+  expectInts(run(OpKind::Abs, {i16({2}, {-7, -32768})}), {7, -32768});
+  expectInts(run(OpKind::Sign, {i16({3}, {-7, 0, 9})}), {-1, 0, 1});
+}
+
+TEST(InterpreterTest, PowOfUnsignedTypes) {
+  expectUnsigned(run(OpKind::Pow, {ui8({2}, {3, 2}), ui8({2}, {5, 9})}),
+                 {243, 0});
+  // An exponent of 2^63 + 1 is not negative: 3^(2^63 + 1) mod 2^64 = 3.
+  expectUnsigned(
+      run(OpKind::Pow, {uints(ElementType::UI64, {1}, {3}),
+                        uints(ElementType::UI64, {1}, {kTwo63 + 1})}),
+      {3});
+  expectInts(run(OpKind::Pow, {i16({2}, {-2, 2}), i16({2}, {3, -1})}), {-8, 0});
+}
+
+TEST(InterpreterTest, CastFromAndToUnsignedTypes) {
+  const HostTensorData x = ui8({2}, {255, 128});
+  expectInts(run(OpKind::Cast, {x}, {}, castTo(ElementType::I32, {2})),
+             {255, 128});
+  expectDoubles(run(OpKind::Cast, {x}, {}, castTo(ElementType::F32, {2})),
+                {255, 128});
+  expectInts(run(OpKind::Cast, {x}, {}, castTo(ElementType::I8, {2})),
+             {-1, -128});
+  expectDoubles(run(OpKind::Cast, {uints(ElementType::UI64, {1}, {kUI64Max})},
+                    {}, castTo(ElementType::F64, {1})),
+                {18446744073709551615.0});
+  expectInts(run(OpKind::Cast, {uints(ElementType::UI32, {1}, {4294967295u})},
+                 {}, castTo(ElementType::I64, {1})),
+             {4294967295});
+  expectInts(run(OpKind::Cast, {uints(ElementType::UI16, {1}, {65535})}, {},
+                 castTo(ElementType::I16, {1})),
+             {-1});
+  // Integers into a ui type wrap; floats saturate to 0 .. 2^n - 1.
+  expectUnsigned(run(OpKind::Cast, {i32({3}, {-1, 256, 300})}, {},
+                     castTo(ElementType::UI8, {3})),
+                 {255, 0, 44});
+  expectUnsigned(run(OpKind::Cast, {f32({4}, {-3.5, 300.7, 254.9, kNaN})}, {},
+                     castTo(ElementType::UI8, {4})),
+                 {0, 255, 254, 0});
+  expectInts(run(OpKind::Cast, {f32({2}, {1e6, -1e6})}, {},
+                 castTo(ElementType::I16, {2})),
+             {32767, -32768});
+}
+
+TEST(InterpreterTest, ReduceUnsignedTypes) {
+  const HostTensorData x = ui8({2, 3}, {200, 100, 50, 1, 2, 3});
+  expectUnsigned(run(OpKind::Reduce, {x}, reduceAttrs("max", {1})), {200, 3});
+  expectUnsigned(run(OpKind::Reduce, {x}, reduceAttrs("min", {1})), {50, 1});
+  // 350 wraps to 94.
+  expectUnsigned(run(OpKind::Reduce, {x}, reduceAttrs("sum", {1})), {94, 6});
+  // The wrapped sum 240 divided unsigned (as i8 it would read -16).
+  expectUnsigned(
+      run(OpKind::Reduce, {ui8({2}, {200, 40})}, reduceAttrs("mean", {0})),
+      {120});
+  const HostTensorData big = uints(ElementType::UI64, {3}, {5, kTwo63 + 1, 7});
+  expectUnsigned(run(OpKind::Reduce, {big}, reduceAttrs("max", {0})),
+                 {kTwo63 + 1});
+  expectUnsigned(run(OpKind::Reduce, {big}, reduceAttrs("min", {0})), {5});
+  expectInts(run(OpKind::Reduce, {i16({3}, {30000, 30000, -1})},
+                 reduceAttrs("sum", {0})),
+             {59999 - 65536});
+}
+
+TEST(InterpreterTest, ArgMaxArgMinOfUnsignedTypes) {
+  const HostTensorData x = ui8({3}, {100, 200, 50});
+  expectInts(run(OpKind::ArgMax, {x}, argAttrs(0)), {1});
+  expectInts(run(OpKind::ArgMin, {x}, argAttrs(0)), {2});
+  const HostTensorData big = uints(ElementType::UI64, {3}, {1, kTwo63, 7});
+  expectInts(run(OpKind::ArgMax, {big}, argAttrs(0)), {1});
+  expectInts(run(OpKind::ArgMin, {big}, argAttrs(0)), {0});
+}
+
+TEST(InterpreterTest, MatmulOfUnsignedTypesWraps) {
+  // 200 * 2 + 100 * 3 = 700, modulo 256.
+  expectUnsigned(
+      run(OpKind::Matmul, {ui8({1, 2}, {200, 100}), ui8({2, 1}, {2, 3})}),
+      {188});
+}
+
+TEST(InterpreterTest, SelectAndShapeOpsCopyUnsignedBits) {
+  const HostTensorData a = uints(ElementType::UI64, {2}, {kUI64Max, 1});
+  const HostTensorData b = uints(ElementType::UI64, {2}, {2, kTwo63});
+  expectUnsigned(run(OpKind::Select, {i1({2}, {1, 0}), a, b}),
+                 {kUI64Max, kTwo63});
+  expectUnsigned(run(OpKind::Concat, {a, b}, {{"axis", Attribute::i64(0)}}),
+                 {kUI64Max, 1, 2, kTwo63});
+}
+
 } // namespace

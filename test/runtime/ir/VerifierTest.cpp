@@ -92,7 +92,21 @@ std::vector<Case> cases() {
          return oneOp({kF32x23, kF32x23}, OpKind::Xor, {}, kF32x23);
        },
        "op #0 (xor): operand 0 has element type f32, expected an integer "
-       "type (i1, i8, i32, i64)"},
+       "type (i1, i8, i16, i32, i64, ui8, ui16, ui32, ui64)"},
+      {"FloatRuleRejectsUnsignedInteger",
+       [] {
+         const TensorType ui32{ElementType::UI32, {4}};
+         return oneOp({ui32}, OpKind::Exp, {}, ui32);
+       },
+       "op #0 (exp): operand 0 has element type ui32, expected a float type "
+       "(f16, bf16, f32, f64)"},
+      {"FloatPredicateOnI16",
+       [] {
+         return oneOp({{ElementType::I16, {2}}}, OpKind::IsNaN, {},
+                      {ElementType::I1, {2}});
+       },
+       "op #0 (isnan): operand 0 has element type i16, expected a float type "
+       "(f16, bf16, f32, f64)"},
       {"ElementwiseShapeMismatch",
        [] {
          return oneOp({kF32x23, kF32x32}, OpKind::Mul, {}, kF32x23);
@@ -499,6 +513,37 @@ TEST(VerifierTest, BuilderRejectsUnknownOperand) {
   const Status output = graph.markOutput(7);
   EXPECT_EQ(output.message(),
             "output #0 refers to no tensor: tensor 7 (the graph has 1)");
+}
+
+TEST(VerifierTest, NewIntegerTypesFollowIntegerAndNumericRules) {
+  for (ElementType type :
+       {ElementType::I16, ElementType::UI8, ElementType::UI16,
+        ElementType::UI32, ElementType::UI64}) {
+    const std::string name(elementTypeName(type));
+    GraphBuilder b;
+    const TensorType t{type, {2, 3}};
+    TensorId x = b.input(t), y = b.input(t);
+    b.output(b.binary(OpKind::Xor, x, y));
+    b.output(b.unary(OpKind::Not, x));
+    b.output(b.binary(OpKind::Rem, x, y));
+    b.output(b.unary(OpKind::Abs, x));
+    b.output(b.compare(ComparePredicate::Ult, x, y));
+    b.output(b.reduce(ReduceKind::Max, x, {1}));
+    b.output(b.argmin(x, 0, false, false));
+    b.output(b.matmul(x, b.transpose(y, {1, 0})));
+    b.output(b.cast(x, ElementType::F32));
+    b.output(b.cast(b.cast(x, ElementType::F32), type));
+    Expected<Graph> graph = b.finish();
+    ASSERT_TRUE(graph.ok()) << name << ": " << graph.message();
+    EXPECT_TRUE(validate(*graph).ok()) << name;
+    // `is_unsigned` is accepted (and redundant on the ui types).
+    EXPECT_TRUE(validate(oneOp({t, t}, OpKind::Div,
+                               {{"is_unsigned", Attribute::flag(true)}}, t))
+                    .ok())
+        << name;
+    // Integers are not floats: float ops refuse them.
+    EXPECT_FALSE(validate(oneOp({t}, OpKind::Sqrt, {}, t)).ok()) << name;
+  }
 }
 
 TEST(VerifierTest, ValidGraphsPass) {
