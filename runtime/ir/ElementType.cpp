@@ -173,21 +173,41 @@ std::optional<ElementType> fuse::parseElementType(std::string_view name) {
 }
 
 bool fuse::isFloat(ElementType type) {
-  return type == ElementType::F16 || type == ElementType::BF16 ||
-         type == ElementType::F32 || type == ElementType::F64;
+  switch (type) {
+  case ElementType::F16:
+  case ElementType::BF16:
+  case ElementType::F32:
+  case ElementType::F64:
+  case ElementType::F8E4M3FN:
+  case ElementType::F8E4M3FNUZ:
+  case ElementType::F8E5M2:
+  case ElementType::F8E5M2FNUZ:
+  case ElementType::F8E8M0FNU:
+  case ElementType::F4E2M1FN:
+    return true;
+  default:
+    return false;
+  }
 }
 
 bool fuse::isInteger(ElementType type) { return !isFloat(type); }
 
 bool fuse::isUnsignedInteger(ElementType type) {
   return type == ElementType::UI8 || type == ElementType::UI16 ||
-         type == ElementType::UI32 || type == ElementType::UI64;
+         type == ElementType::UI32 || type == ElementType::UI64 ||
+         type == ElementType::UI4 || type == ElementType::UI2;
 }
 
 unsigned fuse::integerBitWidth(ElementType type) {
   switch (type) {
   case ElementType::I1:
     return 1;
+  case ElementType::I2:
+  case ElementType::UI2:
+    return 2;
+  case ElementType::I4:
+  case ElementType::UI4:
+    return 4;
   case ElementType::I8:
   case ElementType::UI8:
     return 8;

@@ -38,14 +38,14 @@ std::int64_t byteSize(ElementType type);
 std::string_view elementTypeName(ElementType type);
 std::optional<ElementType> parseElementType(std::string_view name);
 
-/// f16, bf16, f32, f64.
+/// f16, bf16, f32, f64 and the f8/f4 storage formats.
 bool isFloat(ElementType type);
-/// i1, i8, i16, i32, i64, ui8, ui16, ui32, ui64.
+/// i1, i2, i4, i8, i16, i32, i64 and ui2 .. ui64.
 bool isInteger(ElementType type);
-/// ui8, ui16, ui32, ui64: integers whose bits read unsigned. (i1 reads as 0
+/// ui2, ui4, ui8, ui16, ui32, ui64: integers whose bits read unsigned. (i1 reads as 0
 /// or 1 but is not one of them: it is the boolean type.)
 bool isUnsignedInteger(ElementType type);
-/// Bits of an integer type (1, 8, 16, 32, 64); 0 for floats.
+/// Bits of an integer type (1, 2, 4, 8, 16, 32, 64); 0 for floats.
 unsigned integerBitWidth(ElementType type);
 
 double f16ToDouble(std::uint16_t bits);

@@ -18,7 +18,7 @@ using namespace fuse;
 namespace {
 
 TEST(ElementTypeTest, NamesAndSizes) {
-  EXPECT_EQ(allElementTypes().size(), 13u);
+  EXPECT_EQ(allElementTypes().size(), 23u);
   for (ElementType type : allElementTypes())
     EXPECT_EQ(parseElementType(elementTypeName(type)), type);
   EXPECT_EQ(elementTypeName(ElementType::BF16), "bf16");
