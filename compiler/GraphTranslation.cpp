@@ -63,6 +63,26 @@ static Type toMlirElementType(MLIRContext &context, ElementType type) {
     return b.getIntegerType(32, /*isSigned=*/false);
   case ElementType::UI64:
     return b.getIntegerType(64, /*isSigned=*/false);
+  case ElementType::F8E4M3FN:
+    return b.getType<Float8E4M3FNType>();
+  case ElementType::F8E4M3FNUZ:
+    return b.getType<Float8E4M3FNUZType>();
+  case ElementType::F8E5M2:
+    return b.getType<Float8E5M2Type>();
+  case ElementType::F8E5M2FNUZ:
+    return b.getType<Float8E5M2FNUZType>();
+  case ElementType::F8E8M0FNU:
+    return b.getType<Float8E8M0FNUType>();
+  case ElementType::F4E2M1FN:
+    return b.getType<Float4E2M1FNType>();
+  case ElementType::I4:
+    return b.getIntegerType(4);
+  case ElementType::UI4:
+    return b.getIntegerType(4, /*isSigned=*/false);
+  case ElementType::I2:
+    return b.getIntegerType(2);
+  case ElementType::UI2:
+    return b.getIntegerType(2, /*isSigned=*/false);
   }
   llvm_unreachable("unknown element type");
 }
@@ -94,6 +114,26 @@ static std::optional<ElementType> fromMlirElementType(Type type) {
     return ElementType::UI32;
   if (type.isUnsignedInteger(64))
     return ElementType::UI64;
+  if (isa<Float8E4M3FNType>(type))
+    return ElementType::F8E4M3FN;
+  if (isa<Float8E4M3FNUZType>(type))
+    return ElementType::F8E4M3FNUZ;
+  if (isa<Float8E5M2Type>(type))
+    return ElementType::F8E5M2;
+  if (isa<Float8E5M2FNUZType>(type))
+    return ElementType::F8E5M2FNUZ;
+  if (isa<Float8E8M0FNUType>(type))
+    return ElementType::F8E8M0FNU;
+  if (isa<Float4E2M1FNType>(type))
+    return ElementType::F4E2M1FN;
+  if (type.isSignlessInteger(4))
+    return ElementType::I4;
+  if (type.isUnsignedInteger(4))
+    return ElementType::UI4;
+  if (type.isSignlessInteger(2))
+    return ElementType::I2;
+  if (type.isUnsignedInteger(2))
+    return ElementType::UI2;
   return std::nullopt;
 }
 
@@ -132,9 +172,11 @@ static DenseElementsAttr toMlirDense(MLIRContext &context,
   if (isFloat(value.elementType)) {
     const llvm::fltSemantics &semantics =
         cast<FloatType>(type.getElementType()).getFloatSemantics();
+    // f4E2M1FN: the low four bits of its byte.
+    unsigned bits = APFloat::semanticsSizeInBits(semantics);
     SmallVector<APFloat> values;
     for (int64_t i = 0; i < count; ++i)
-      values.emplace_back(semantics, APInt(width * 8, loadBits(i)));
+      values.emplace_back(semantics, APInt(64, loadBits(i)).trunc(bits));
     return DenseElementsAttr::get(type, values);
   }
   unsigned bits = integerBitWidth(value.elementType);
@@ -169,11 +211,17 @@ static std::optional<DenseValue> fromMlirDense(mlir::Attribute attr) {
       for (const APFloat &f : dense.getValues<APFloat>())
         storeBits(f.bitcastToAPInt().getZExtValue());
   } else {
+    // i4 and i2 are sign-extended to their byte, the others' bits fill it.
+    bool signExtend = value.elementType == ElementType::I4 ||
+                      value.elementType == ElementType::I2;
+    auto bitsOf = [&](const APInt &i) {
+      return signExtend ? uint64_t(i.getSExtValue()) : i.getZExtValue();
+    };
     if (value.splat)
-      storeBits(dense.getSplatValue<APInt>().getZExtValue());
+      storeBits(bitsOf(dense.getSplatValue<APInt>()));
     else
       for (const APInt &i : dense.getValues<APInt>())
-        storeBits(i.getZExtValue());
+        storeBits(bitsOf(i));
   }
   return value;
 }
@@ -211,6 +259,9 @@ static FailureOr<mlir::Attribute> toMlirAttr(MLIRContext &context, OpKind kind,
     } else if (kind == OpKind::Reduce) {
       if (auto k = mlir::fuse::symbolizeReduceKind(attr.getEnumName()))
         value = static_cast<uint64_t>(*k);
+    } else if (kind == OpKind::Cast) {
+      if (auto m = mlir::fuse::symbolizeRoundMode(attr.getEnumName()))
+        value = static_cast<uint64_t>(*m);
     }
     if (!value)
       return failure();
@@ -260,6 +311,9 @@ static FailureOr<GraphAttr> fromMlirAttr(OpKind kind, const AttrSpec &spec,
     if (kind == OpKind::Reduce)
       if (auto k = mlir::fuse::symbolizeReduceKind(i.getInt()))
         return GraphAttr::enumName(mlir::fuse::stringifyReduceKind(*k).str());
+    if (kind == OpKind::Cast)
+      if (auto m = mlir::fuse::symbolizeRoundMode(i.getInt()))
+        return GraphAttr::enumName(mlir::fuse::stringifyRoundMode(*m).str());
     break;
   }
   }
@@ -360,8 +414,8 @@ public:
       return emitError(arg.getLoc())
              << "argument " << arg.getArgNumber() << " has type "
              << arg.getType()
-             << ", expected a statically shaped tensor of f32, f16, bf16, "
-                "f64, i1, i8, i32 or i64";
+             << ", expected a statically shaped tensor of a Fuse element "
+                "type (runtime/ir/Ops.def)";
     values[arg] = graph.addInput(*type, name.str());
     return success();
   }

@@ -22,6 +22,7 @@
 #ifndef FUSE_COMPILER_HOSTREGIONEMITTER_H
 #define FUSE_COMPILER_HOSTREGIONEMITTER_H
 
+#include "compiler/HostLowPrecision.h"
 #include "dialect/FuseOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -58,12 +59,19 @@ inline Type elementTypeOf(Value value) {
   return cast<RankedTensorType>(value.getType()).getElementType();
 }
 
-/// f16 and bf16 are storage types: arithmetic runs in f32. arith, vector and
-/// llvm take signless integers only: the ui types compute in iN, and every
-/// lowering where signedness matters asks isUnsignedElement of the fuse type.
+using lowp::isLowPrecisionFloat;
+using lowp::isNarrowInteger;
+
+/// f16, bf16 and the f8 and f4 types are storage types: arithmetic runs in
+/// f32. arith, vector and llvm take signless integers only: the ui types
+/// compute in iN, and every lowering where signedness matters asks
+/// isUnsignedElement of the fuse type. The narrow integers compute in i8,
+/// wrapped to their width after every op (HostLowPrecision.h).
 inline Type computeType(Type element) {
-  if (element.isF16() || element.isBF16())
+  if (element.isF16() || element.isBF16() || isLowPrecisionFloat(element))
     return Float32Type::get(element.getContext());
+  if (isNarrowInteger(element))
+    return IntegerType::get(element.getContext(), 8);
   if (element.isUnsignedInteger())
     return IntegerType::get(element.getContext(),
                             element.getIntOrFloatBitWidth());
@@ -75,10 +83,11 @@ inline bool isUnsignedElement(Type element) {
   return element.isUnsignedInteger();
 }
 
-/// How an element sits in memory: i1 as a byte, bf16 as its bits, ui as
-/// signless iN.
+/// How an element sits in memory: i1, the narrow integers and the f8 and f4
+/// types as a byte, bf16 as its bits, ui as signless iN.
 inline Type storageType(Type element) {
-  if (element.isInteger(1))
+  if (element.isInteger(1) || isNarrowInteger(element) ||
+      isLowPrecisionFloat(element))
     return IntegerType::get(element.getContext(), 8);
   if (element.isBF16())
     return IntegerType::get(element.getContext(), 16);
@@ -290,7 +299,11 @@ public:
         return failure();
       operands.push_back(*emitted);
     }
-    return emitElementwise(op, operands);
+    FailureOr<Value> result = emitElementwise(op, operands);
+    Type resultElement = elementTypeOf(op->getResult(0));
+    if (succeeded(result) && isNarrowInteger(resultElement))
+      return codec().wrap(*result, resultElement);
+    return result;
   }
 
   LogicalResult unsupported(Operation *op, const Twine &why) {
@@ -301,7 +314,13 @@ public:
                              << " kernel: " << why;
   }
 
+  lowp::LowPrecisionCodec codec() { return {b, loc, width}; }
+
   Value toCompute(Value stored, Type element) {
+    if (isLowPrecisionFloat(element))
+      return codec().decode(stored, element);
+    if (isNarrowInteger(element))
+      return codec().wrap(stored, element);
     if (element.isInteger(1))
       return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, stored,
                                    constant(b.getI8Type(), 0));
@@ -319,6 +338,10 @@ public:
   }
 
   Value toStorage(Value computed, Type element) {
+    // Values of a narrow float are exact (a cast quantized them), and
+    // narrow integers are wrapped: the default encoding keeps them.
+    if (isLowPrecisionFloat(element))
+      return codec().encode(computed, element, /*saturate=*/false);
     if (element.isInteger(1))
       return arith::ExtUIOp::create(b, loc, vectorOf(b.getI8Type()), computed);
     if (element.isF16())
@@ -550,6 +573,8 @@ private:
       value = dense.getSplatValue<APFloat>().convertToDouble();
     else if (element.isInteger(1))
       value = dense.getSplatValue<bool>() ? 1 : 0;
+    else if (isNarrowInteger(element) && element.isUnsignedInteger())
+      value = double(dense.getSplatValue<APInt>().getZExtValue());
     else
       value = double(dense.getSplatValue<APInt>().getSExtValue());
     if (isa<IntegerType>(element) && element.getIntOrFloatBitWidth() == 64) {
@@ -735,11 +760,22 @@ private:
             b, loc, x[0].getType(),
             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x[0],
                                   zero())));
-      if (auto div = dyn_cast<fd::DivOp>(op))
-        return emitIntDiv(x[0], x[1], compute,
+      // An i4 or i2 divided with `is_unsigned` reads its low bits.
+      auto readUnsigned = [&](bool flag) {
+        if (flag && !isUnsigned && isNarrowInteger(operandElement))
+          return SmallVector<Value>{codec().lowBits(x[0], operandElement),
+                                    codec().lowBits(x[1], operandElement)};
+        return SmallVector<Value>{x[0], x[1]};
+      };
+      if (auto div = dyn_cast<fd::DivOp>(op)) {
+        SmallVector<Value> y = readUnsigned(div.getIsUnsigned());
+        return emitIntDiv(y[0], y[1], compute,
                           isUnsigned || div.getIsUnsigned());
-      if (auto rem = dyn_cast<fd::RemOp>(op))
-        return emitIntRem(rem, x[0], x[1], compute, isUnsigned);
+      }
+      if (auto rem = dyn_cast<fd::RemOp>(op)) {
+        SmallVector<Value> y = readUnsigned(rem.getIsUnsigned());
+        return emitIntRem(rem, y[0], y[1], compute, isUnsigned);
+      }
       if (name == "pow")
         return emitIntPow(x[0], x[1], compute, isUnsigned);
     }
@@ -790,6 +826,29 @@ private:
     Type to = elementTypeOf(op.getResult());
     Type fromCompute = computeType(from), toCompute = computeType(to);
     Type toType = vectorOf(toCompute);
+    bool readUnsigned =
+        op.getIsUnsigned() || from.isInteger(1) || isUnsignedElement(from);
+    // An i4 or i2 read unsigned: its low bits, zero-extended.
+    if (isNarrowInteger(from) && readUnsigned)
+      x = codec().lowBits(x, from);
+    if (isLowPrecisionFloat(to)) {
+      Type f32 = b.getF32Type();
+      Value single = x;
+      if (isa<IntegerType>(fromCompute))
+        single = readUnsigned
+                     ? Value(arith::UIToFPOp::create(b, loc, vectorOf(f32), x))
+                     : Value(arith::SIToFPOp::create(b, loc, vectorOf(f32), x));
+      else if (fromCompute.isF64())
+        // ONNX's f8E8M0FNU cast first converts to f32 (to nearest even);
+        // the other formats round once from the f64 value.
+        single = isa<Float8E8M0FNUType>(to)
+                     ? Value(arith::TruncFOp::create(b, loc, vectorOf(f32), x))
+                     : codec().roundToOddF32(x);
+      return codec().quantize(single, to, op.getSaturate(),
+                              op.getEffectiveRoundMode());
+    }
+    if (isNarrowInteger(to) && isa<FloatType>(fromCompute))
+      return codec().floatToNarrow(x);
     if (to.isInteger(1)) {
       if (isa<FloatType>(fromCompute))
         return Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x,
@@ -805,8 +864,6 @@ private:
       return fromBits < toBits
                  ? Value(arith::ExtFOp::create(b, loc, toType, x))
                  : Value(arith::TruncFOp::create(b, loc, toType, x));
-    bool readUnsigned =
-        op.getIsUnsigned() || from.isInteger(1) || isUnsignedElement(from);
     if (isa<IntegerType>(fromCompute) && isa<FloatType>(toCompute))
       return readUnsigned ? Value(arith::UIToFPOp::create(b, loc, toType, x))
                           : Value(arith::SIToFPOp::create(b, loc, toType, x));
@@ -1522,7 +1579,7 @@ inline FailureOr<ReductionInfo> classifyReduction(fd::ReduceOp reduce,
   Type element = elementTypeOf(reduce.getResult());
   bool isInteger = isa<IntegerType>(element);
   bool isUnsigned = isUnsignedElement(element);
-  if (!isInteger && !isa<FloatType>(element))
+  if ((!isInteger && !isa<FloatType>(element)) || isNarrowInteger(element))
     return reduce.emitOpError()
            << "cannot be generated for the host in a " << schedule
            << " kernel: element type " << element << " is not supported";

@@ -19,14 +19,20 @@ def Fuse_Dialect : Dialect {
   let summary = "Tensor operations and fused kernels of the Fuse compiler";
   let description = [{
     Ops on ranked, statically shaped tensors with element types f32, f16,
-    bf16, f64, i1, i8, i16, i32, i64 and the unsigned ui8, ui16, ui32, ui64
-    (rank 0 and zero-sized dimensions are allowed). Signedness lives in the
+    bf16, f64, i1, i8, i16, i32, i64, the unsigned ui8, ui16, ui32, ui64, the
+    low-precision floats f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ, f8E8M0FNU
+    and f4E2M1FN, and the narrow integers i4, ui4, i2, ui2 (rank 0 and
+    zero-sized dimensions are allowed). Signedness lives in the
     element type: every op reads ui elements as unsigned (compare under every
     predicate, max, min, div, rem, casts, reductions, argmax, argmin; abs is
     the identity and sign 0 or 1), and add, sub, mul and neg wrap modulo 2^n.
     The other integers are signless; ops where signedness matters for them
     (compare, div, rem, cast) say how they read them. f16 and bf16 are
-    storage types: arithmetic on them is carried out in f32. Elementwise ops
+    storage types: arithmetic on them is carried out in f32. The f8 and f4
+    types are storage types too, for casts and data movement only (no
+    arithmetic): a value of one converts exactly to f32. The narrow integers
+    take one byte per element in memory (as i1 does; packing is the ONNX
+    importer's business) and wrap to their width. Elementwise ops
     require operands of equal shape: broadcasting is always explicit
     (`fuse.broadcast`).
     Semantics follow ONNX wherever ONNX defines them.
@@ -43,13 +49,19 @@ def Fuse_Dialect : Dialect {
 // Types
 //===----------------------------------------------------------------------===//
 
-def Fuse_Tensor : StaticShapeTensorOf<[F32, F16, BF16, F64, I1, I8, I16, I32,
-                                        I64, UI8, UI16, UI32, UI64]>;
+// The f8 and f4 floats: storage types for casts and data movement.
+defvar Fuse_LowPrecisionFloats = [F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ,
+                                  F8E8M0FNU, F4E2M1FN];
+defvar Fuse_NarrowIntegers = [I<4>, UI<4>, I<2>, UI<2>];
+
+def Fuse_Tensor : StaticShapeTensorOf<!listconcat([F32, F16, BF16, F64, I1, I8,
+    I16, I32, I64, UI8, UI16, UI32, UI64], Fuse_LowPrecisionFloats,
+    Fuse_NarrowIntegers)>;
 def Fuse_FloatTensor : StaticShapeTensorOf<[F32, F16, BF16, F64]>;
-def Fuse_NumericTensor : StaticShapeTensorOf<[F32, F16, BF16, F64, I8, I16,
-                                               I32, I64, UI8, UI16, UI32, UI64]>;
-def Fuse_IntegerTensor : StaticShapeTensorOf<[I1, I8, I16, I32, I64, UI8, UI16,
-                                               UI32, UI64]>;
+def Fuse_NumericTensor : StaticShapeTensorOf<!listconcat([F32, F16, BF16, F64,
+    I8, I16, I32, I64, UI8, UI16, UI32, UI64], Fuse_NarrowIntegers)>;
+def Fuse_IntegerTensor : StaticShapeTensorOf<!listconcat([I1, I8, I16, I32, I64,
+    UI8, UI16, UI32, UI64], Fuse_NarrowIntegers)>;
 def Fuse_BoolTensor : StaticShapeTensorOf<[I1]>;
 def Fuse_IndexTensor : StaticShapeTensorOf<[I64]>;
 
@@ -71,6 +83,13 @@ def Fuse_ReduceKind : I64EnumAttr<"ReduceKind", "reduction kind", [
       I64EnumAttrCase<"sum", 0>, I64EnumAttrCase<"prod", 1>,
       I64EnumAttrCase<"max", 2>, I64EnumAttrCase<"min", 3>,
       I64EnumAttrCase<"mean", 4>]> {
+  let cppNamespace = "::mlir::fuse";
+}
+
+def Fuse_RoundMode : I64EnumAttr<"RoundMode",
+    "rounding of a cast to f8E8M0FNU", [
+      I64EnumAttrCase<"up", 0>, I64EnumAttrCase<"down", 1>,
+      I64EnumAttrCase<"nearest", 2>]> {
   let cppNamespace = "::mlir::fuse";
 }
 

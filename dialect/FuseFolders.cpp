@@ -400,12 +400,23 @@ OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
 // Conversion, constants, shape ops
 //===----------------------------------------------------------------------===//
 
+/// f16, bf16, f32, f64. Casts into the f8 and f4 types round by their own
+/// rules (saturate, round_mode, overflow to NaN) and are not folded.
+static bool isStandardFloat(Type type) {
+  type = getElementTypeOrSelf(type);
+  return type.isF16() || type.isBF16() || type.isF32() || type.isF64();
+}
+
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
-  if (getOperand().getType() == getType())
+  // A cast to f8E8M0FNU rounding up moves 2^-127 (whose f32 form has a
+  // mantissa bit) to 2^-126: not the identity.
+  bool roundsUpE8M0 = isa<Float8E8M0FNUType>(getType().getElementType()) &&
+                      getEffectiveRoundMode() == RoundMode::up;
+  if (getOperand().getType() == getType() && !roundsUpE8M0)
     return getOperand();
-  // Float to float splats: one rounding from double is exact for every pair
-  // of the float types here.
-  if (isa<FloatType>(getType().getElementType()))
+  // Float to float splats: every float type converts exactly to double, and
+  // one rounding from double gives the standard float types' cast.
+  if (isStandardFloat(getType()))
     return foldUnaryFloat(adaptor.getOperand(), getType(),
                           [](double x) { return x; });
   return {};

@@ -146,7 +146,18 @@ LogicalResult RemOp::verify() {
 // The shapes of select's and cast's operands and result are checked by the
 // Elementwise trait, before these verifiers run.
 LogicalResult CastOp::verify() {
-  return checkUnsignedFlag(*this, getIsUnsigned());
+  if (failed(checkUnsignedFlag(*this, getIsUnsigned())))
+    return failure();
+  Type result = getElementTypeOrSelf(getResult().getType());
+  if (getSaturate() &&
+      !isa<Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type,
+           Float8E5M2FNUZType, Float8E8M0FNUType>(result))
+    return emitOpError() << "'saturate' requires an f8 result, but got "
+                         << result;
+  if (getRoundMode() && !isa<Float8E8M0FNUType>(result))
+    return emitOpError()
+           << "'round_mode' requires an f8E8M0FNU result, but got " << result;
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -225,14 +225,44 @@ def Fuse_CastOp : Fuse_Op<"cast", [Pure, Elementwise]> {
     is read as unsigned (zero-extended). Conversions to f16 and bf16 round to
     nearest even.
 
+    The narrow integers i4, ui4, i2 and ui2 wrap: float to them truncates
+    toward zero and keeps the low bits (as ONNX's reference), NaN, infinities
+    and values of 2^31 or more in magnitude give 0.
+
+    Conversions to the f8 and f4 types go through f32 (an f64 operand is
+    rounded to odd first, so that the result is rounded once) and round to
+    nearest even. A value out of range gives infinity (f8E5M2), NaN
+    (f8E4M3FN and the FNUZ types) or, with `saturate` (f8 results only), the
+    largest finite value of its sign; f4E2M1FN always saturates. NaN keeps
+    its sign where the type has a signed NaN; the FNUZ types have one NaN
+    (0x80) and no negative zero; f4E2M1FN, which has no NaN, follows
+    ml_dtypes (NaN gives a zero of the opposite sign). To f8E8M0FNU (a power
+    of two, 2^-127 .. 2^127, no sign, 0xFF is NaN) the f32 exponent is kept
+    and rounded by `round_mode` (ONNX Cast-24): `up` (the default) when any
+    mantissa bit is set, `down` never, `nearest` as ONNX's reference; NaN
+    and infinities give NaN; `saturate` keeps 2^127 from rounding up to NaN.
+
     Example:
     ```mlir
     %y = fuse.cast %x : tensor<4xf32> to tensor<4xf16>
+    %s = fuse.cast %x {saturate} : tensor<4xf32> to tensor<4xf8E4M3FN>
+    %e = fuse.cast %x round_mode nearest : tensor<4xf32> to tensor<4xf8E8M0FNU>
     ```
   }];
-  let arguments = (ins Fuse_Tensor:$operand, UnitAttr:$is_unsigned);
+  let arguments = (ins Fuse_Tensor:$operand, UnitAttr:$is_unsigned,
+                       UnitAttr:$saturate,
+                       OptionalAttr<Fuse_RoundMode>:$round_mode);
   let results = (outs Fuse_Tensor:$result);
-  let assemblyFormat = "$operand attr-dict `:` type($operand) `to` type($result)";
+  let assemblyFormat = [{
+    $operand (`round_mode` $round_mode^)? attr-dict `:` type($operand) `to`
+    type($result)
+  }];
+  let extraClassDeclaration = [{
+    /// The rounding of a cast to f8E8M0FNU (`up` when absent).
+    RoundMode getEffectiveRoundMode() {
+      return getRoundMode().value_or(RoundMode::up);
+    }
+  }];
   let hasVerifier = 1;
   let hasFolder = 1;
 }

@@ -591,6 +591,59 @@ func.func @cast_float_splat() -> (tensor<2xf64>, tensor<2xbf16>, tensor<2xf16>) 
 
 // -----
 
+// Casts into the f8 and f4 types round by their own rules (saturate,
+// round_mode, NaN on overflow): not folded. From them into f32 is exact.
+// CHECK-LABEL: func.func @no_fold_cast_to_low_precision
+//   CHECK-DAG:   %[[C:.*]] = fuse.constant dense<4.640000e+02> : tensor<2xf32>
+//   CHECK-DAG:   %[[S:.*]] = fuse.constant dense<5.000000e-01> : tensor<2xf32>
+//       CHECK:   %[[A:.*]] = fuse.cast %[[C]] : tensor<2xf32> to tensor<2xf8E4M3FN>
+//       CHECK:   %[[B:.*]] = fuse.cast %[[C]] {saturate} : tensor<2xf32> to tensor<2xf8E5M2>
+//       CHECK:   %[[Q:.*]] = fuse.cast %[[C]] : tensor<2xf32> to tensor<2xf4E2M1FN>
+//       CHECK:   return %[[A]], %[[B]], %[[Q]], %[[S]]
+func.func @no_fold_cast_to_low_precision() -> (tensor<2xf8E4M3FN>, tensor<2xf8E5M2>, tensor<2xf4E2M1FN>, tensor<2xf32>) {
+  %c = fuse.constant dense<464.0> : tensor<2xf32>
+  %h = fuse.constant dense<0.5> : tensor<2xf8E4M3FN>
+  %0 = fuse.cast %c : tensor<2xf32> to tensor<2xf8E4M3FN>
+  %1 = fuse.cast %c {saturate} : tensor<2xf32> to tensor<2xf8E5M2>
+  %2 = fuse.cast %c : tensor<2xf32> to tensor<2xf4E2M1FN>
+  %3 = fuse.cast %h : tensor<2xf8E4M3FN> to tensor<2xf32>
+  return %0, %1, %2, %3 : tensor<2xf8E4M3FN>, tensor<2xf8E5M2>, tensor<2xf4E2M1FN>, tensor<2xf32>
+}
+
+// -----
+
+// Rounding up moves 2^-127 (0x00) to 2^-126: a cast of f8E8M0FNU to itself
+// is the identity only with round_mode down or nearest.
+// CHECK-LABEL: func.func @cast_e8m0_to_itself
+//  CHECK-SAME: (%[[X:.*]]: tensor<4xf8E8M0FNU>)
+//       CHECK:   %[[UP:.*]] = fuse.cast %[[X]] : tensor<4xf8E8M0FNU> to tensor<4xf8E8M0FNU>
+//       CHECK:   return %[[UP]], %[[X]], %[[X]]
+func.func @cast_e8m0_to_itself(%x: tensor<4xf8E8M0FNU>) -> (tensor<4xf8E8M0FNU>, tensor<4xf8E8M0FNU>, tensor<4xf8E8M0FNU>) {
+  %0 = fuse.cast %x : tensor<4xf8E8M0FNU> to tensor<4xf8E8M0FNU>
+  %1 = fuse.cast %x round_mode down : tensor<4xf8E8M0FNU> to tensor<4xf8E8M0FNU>
+  %2 = fuse.cast %x round_mode nearest : tensor<4xf8E8M0FNU> to tensor<4xf8E8M0FNU>
+  return %0, %1, %2 : tensor<4xf8E8M0FNU>, tensor<4xf8E8M0FNU>, tensor<4xf8E8M0FNU>
+}
+
+// -----
+
+// i4 and ui2 arithmetic wraps to the width: 7 + 3 = -6 in i4, 3 * 3 = 1 in
+// ui2.
+// CHECK-LABEL: func.func @narrow_integer_splats_wrap
+//   CHECK-DAG:   %[[A:.*]] = fuse.constant dense<-6> : tensor<3xi4>
+//   CHECK-DAG:   %[[B:.*]] = fuse.constant dense<1> : tensor<3xui2>
+//       CHECK:   return %[[A]], %[[B]]
+func.func @narrow_integer_splats_wrap() -> (tensor<3xi4>, tensor<3xui2>) {
+  %a = fuse.constant dense<7> : tensor<3xi4>
+  %b = fuse.constant dense<3> : tensor<3xi4>
+  %c = fuse.constant dense<3> : tensor<3xui2>
+  %0 = fuse.add %a, %b : tensor<3xi4>
+  %1 = fuse.mul %c, %c : tensor<3xui2>
+  return %0, %1 : tensor<3xi4>, tensor<3xui2>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @no_fold_cast_changes_type
 //  CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
 //       CHECK:   %[[R:.*]] = fuse.cast %[[X]] : tensor<4xf32> to tensor<4xf16>

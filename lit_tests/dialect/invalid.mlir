@@ -24,7 +24,7 @@ func.func @unranked_tensor_rejected(%x: tensor<*xf32>) {
 // -----
 
 func.func @bool_to_numeric_op(%x: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer or 8-bit unsigned integer or 16-bit unsigned integer or 32-bit unsigned integer or 64-bit unsigned integer values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer or 8-bit unsigned integer or 16-bit unsigned integer or 32-bit unsigned integer or 64-bit unsigned integer or 4-bit signless integer or 4-bit unsigned integer or 2-bit signless integer or 2-bit unsigned integer values, but got 'tensor<4xi1>'}}
   %0 = fuse.add %x, %x : tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -40,7 +40,7 @@ func.func @int_to_float_op(%x: tensor<4xi32>) -> tensor<4xi32> {
 // -----
 
 func.func @float_to_integer_op(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of 1-bit signless integer or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer or 8-bit unsigned integer or 16-bit unsigned integer or 32-bit unsigned integer or 64-bit unsigned integer values, but got 'tensor<4xf32>'}}
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of 1-bit signless integer or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer or 8-bit unsigned integer or 16-bit unsigned integer or 32-bit unsigned integer or 64-bit unsigned integer or 4-bit signless integer or 4-bit unsigned integer or 2-bit signless integer or 2-bit unsigned integer values, but got 'tensor<4xf32>'}}
   %0 = fuse.xor %x, %x : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -56,10 +56,28 @@ func.func @signed_integer_type_rejected(%x: tensor<4xsi32>) -> tensor<4xsi32> {
 
 // -----
 
-func.func @unsupported_element_type(%x: tensor<4xi4>) -> tensor<4xi4> {
+func.func @unsupported_element_type(%x: tensor<4xi3>) -> tensor<4xi3> {
   // expected-error @+1 {{operand #0 must be statically shaped tensor of}}
-  %0 = fuse.abs %x : tensor<4xi4>
-  return %0 : tensor<4xi4>
+  %0 = fuse.abs %x : tensor<4xi3>
+  return %0 : tensor<4xi3>
+}
+
+// -----
+
+// The f8 and f4 types are for casts and data movement: no arithmetic.
+func.func @arithmetic_on_f8(%x: tensor<4xf8E4M3FN>) -> tensor<4xf8E4M3FN> {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of}}
+  %0 = fuse.add %x, %x : tensor<4xf8E4M3FN>
+  return %0 : tensor<4xf8E4M3FN>
+}
+
+// -----
+
+// f8E4M3 (IEEE-like, with infinities) is not an ONNX type.
+func.func @f8_type_outside_the_list(%x: tensor<4xf32>) -> tensor<4xf8E4M3> {
+  // expected-error @+1 {{result #0 must be statically shaped tensor of}}
+  %0 = fuse.cast %x : tensor<4xf32> to tensor<4xf8E4M3>
+  return %0 : tensor<4xf8E4M3>
 }
 
 // -----
@@ -217,6 +235,39 @@ func.func @cast_unsigned_from_float(%x: tensor<4xf32>) -> tensor<4xi32> {
   // expected-error @+1 {{'is_unsigned' requires integer operands, but got 'f32'}}
   %0 = fuse.cast %x {is_unsigned} : tensor<4xf32> to tensor<4xi32>
   return %0 : tensor<4xi32>
+}
+
+// -----
+
+func.func @cast_saturate_to_f16(%x: tensor<4xf32>) -> tensor<4xf16> {
+  // expected-error @+1 {{'saturate' requires an f8 result, but got 'f16'}}
+  %0 = fuse.cast %x {saturate} : tensor<4xf32> to tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+// f4E2M1FN always saturates: the flag is for the f8 types only.
+func.func @cast_saturate_to_f4(%x: tensor<4xf32>) -> tensor<4xf4E2M1FN> {
+  // expected-error @+1 {{'saturate' requires an f8 result, but got 'f4E2M1FN'}}
+  %0 = fuse.cast %x {saturate} : tensor<4xf32> to tensor<4xf4E2M1FN>
+  return %0 : tensor<4xf4E2M1FN>
+}
+
+// -----
+
+func.func @cast_round_mode_to_e4m3(%x: tensor<4xf32>) -> tensor<4xf8E4M3FN> {
+  // expected-error @+1 {{'round_mode' requires an f8E8M0FNU result, but got 'f8E4M3FN'}}
+  %0 = fuse.cast %x round_mode nearest : tensor<4xf32> to tensor<4xf8E4M3FN>
+  return %0 : tensor<4xf8E4M3FN>
+}
+
+// -----
+
+func.func @cast_unknown_round_mode(%x: tensor<4xf32>) -> tensor<4xf8E8M0FNU> {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'round_mode' [up, down, nearest]}}
+  %0 = fuse.cast %x round_mode toward_zero : tensor<4xf32> to tensor<4xf8E8M0FNU>
+  return %0 : tensor<4xf8E8M0FNU>
 }
 
 // -----

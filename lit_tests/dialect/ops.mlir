@@ -3,8 +3,8 @@
 
 // Round trip of every op of the fuse dialect, in the custom form and through
 // the generic form. Element types f32, f16, bf16, f64, i1, i8, i16, i32, i64,
-// ui8, ui16, ui32 and ui64, rank-0 tensors and zero-sized dimensions all
-// appear somewhere.
+// ui8, ui16, ui32 and ui64, the f8 and f4 types, i4, ui4, i2 and ui2, rank-0
+// tensors and zero-sized dimensions all appear somewhere.
 
 // Every float-only unary op, chained so that each operand is checked.
 // CHECK-LABEL: func.func @unary_float_ops
@@ -252,6 +252,50 @@ func.func @cast(%f: tensor<4xf32>, %h: tensor<4xf16>, %i32: tensor<4xi32>, %i64:
   %5 = fuse.cast %i64 : tensor<4xi64> to tensor<4xi1>
   %6 = fuse.cast %b : tensor<4xi1> to tensor<4xi32>
   return %0, %1, %2, %3, %4, %5, %6 : tensor<4xf16>, tensor<4xbf16>, tensor<4xf64>, tensor<4xi8>, tensor<4xf32>, tensor<4xi1>, tensor<4xi32>
+}
+
+// CHECK-LABEL: func.func @cast_low_precision
+//  CHECK-SAME: (%[[F:.*]]: tensor<4xf32>, %[[H:.*]]: tensor<4xf16>, %[[E:.*]]: tensor<4xf8E5M2FNUZ>, %[[Q:.*]]: tensor<4xf4E2M1FN>, %[[I:.*]]: tensor<4xi4>, %[[U:.*]]: tensor<2xui2>)
+//       CHECK:   fuse.cast %[[F]] : tensor<4xf32> to tensor<4xf8E4M3FN>
+//       CHECK:   fuse.cast %[[H]] {saturate} : tensor<4xf16> to tensor<4xf8E4M3FNUZ>
+//       CHECK:   fuse.cast %[[F]] {saturate} : tensor<4xf32> to tensor<4xf8E5M2>
+//       CHECK:   fuse.cast %[[E]] : tensor<4xf8E5M2FNUZ> to tensor<4xf32>
+//       CHECK:   fuse.cast %[[F]] : tensor<4xf32> to tensor<4xf8E8M0FNU>
+//       CHECK:   fuse.cast %[[F]] round_mode nearest {saturate} : tensor<4xf32> to tensor<4xf8E8M0FNU>
+//       CHECK:   fuse.cast %[[H]] round_mode down : tensor<4xf16> to tensor<4xf8E8M0FNU>
+//       CHECK:   fuse.cast %[[Q]] : tensor<4xf4E2M1FN> to tensor<4xf16>
+//       CHECK:   fuse.cast %[[I]] : tensor<4xi4> to tensor<4xui4>
+//       CHECK:   fuse.cast %[[U]] : tensor<2xui2> to tensor<2xi2>
+func.func @cast_low_precision(%f: tensor<4xf32>, %h: tensor<4xf16>, %e: tensor<4xf8E5M2FNUZ>, %q: tensor<4xf4E2M1FN>, %i: tensor<4xi4>, %u: tensor<2xui2>)
+    -> (tensor<4xf8E4M3FN>, tensor<4xf8E4M3FNUZ>, tensor<4xf8E5M2>, tensor<4xf32>, tensor<4xf8E8M0FNU>, tensor<4xf8E8M0FNU>, tensor<4xf8E8M0FNU>, tensor<4xf16>, tensor<4xui4>, tensor<2xi2>) {
+  %0 = fuse.cast %f : tensor<4xf32> to tensor<4xf8E4M3FN>
+  %1 = fuse.cast %h {saturate} : tensor<4xf16> to tensor<4xf8E4M3FNUZ>
+  %2 = fuse.cast %f {saturate} : tensor<4xf32> to tensor<4xf8E5M2>
+  %3 = fuse.cast %e : tensor<4xf8E5M2FNUZ> to tensor<4xf32>
+  %4 = fuse.cast %f : tensor<4xf32> to tensor<4xf8E8M0FNU>
+  %5 = fuse.cast %f round_mode nearest {saturate} : tensor<4xf32> to tensor<4xf8E8M0FNU>
+  %6 = fuse.cast %h round_mode down : tensor<4xf16> to tensor<4xf8E8M0FNU>
+  %7 = fuse.cast %q : tensor<4xf4E2M1FN> to tensor<4xf16>
+  %8 = fuse.cast %i : tensor<4xi4> to tensor<4xui4>
+  %9 = fuse.cast %u : tensor<2xui2> to tensor<2xi2>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9 : tensor<4xf8E4M3FN>, tensor<4xf8E4M3FNUZ>, tensor<4xf8E5M2>, tensor<4xf32>, tensor<4xf8E8M0FNU>, tensor<4xf8E8M0FNU>, tensor<4xf8E8M0FNU>, tensor<4xf16>, tensor<4xui4>, tensor<2xi2>
+}
+
+// CHECK-LABEL: func.func @low_precision_data_movement
+//  CHECK-SAME: (%[[X:.*]]: tensor<2x3xf8E4M3FN>, %[[C:.*]]: tensor<3x2xi1>, %[[I:.*]]: tensor<6xi4>)
+//       CHECK:   %[[T:.*]] = fuse.transpose %[[X]], permutation = [1, 0] : tensor<2x3xf8E4M3FN> -> tensor<3x2xf8E4M3FN>
+//       CHECK:   fuse.select %[[C]], %[[T]], %[[T]] : tensor<3x2xi1>, tensor<3x2xf8E4M3FN>
+//       CHECK:   fuse.add %[[I]], %[[I]] : tensor<6xi4>
+//       CHECK:   fuse.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf8E8M0FNU>
+//       CHECK:   fuse.constant dense<[-8, 7]> : tensor<2xi4>
+func.func @low_precision_data_movement(%x: tensor<2x3xf8E4M3FN>, %c: tensor<3x2xi1>, %i: tensor<6xi4>)
+    -> (tensor<3x2xf8E4M3FN>, tensor<6xi4>, tensor<2xf8E8M0FNU>, tensor<2xi4>) {
+  %0 = fuse.transpose %x, permutation = [1, 0] : tensor<2x3xf8E4M3FN> -> tensor<3x2xf8E4M3FN>
+  %1 = fuse.select %c, %0, %0 : tensor<3x2xi1>, tensor<3x2xf8E4M3FN>
+  %2 = fuse.add %i, %i : tensor<6xi4>
+  %3 = fuse.constant dense<[1.0, 2.0]> : tensor<2xf8E8M0FNU>
+  %4 = fuse.constant dense<[-8, 7]> : tensor<2xi4>
+  return %1, %2, %3, %4 : tensor<3x2xf8E4M3FN>, tensor<6xi4>, tensor<2xf8E8M0FNU>, tensor<2xi4>
 }
 
 // CHECK-LABEL: func.func @constants
