@@ -18,8 +18,8 @@
 // RUN: not fuse-run %s --input n=%t/out/r.npy 2>&1 | FileCheck %s --check-prefix=DTYPE
 // RUN: printf '\223NUMPY\001\000\071\000{'"'"'descr'"'"': '"'"'<f4'"'"', '"'"'fortran_order'"'"': True, '"'"'shape'"'"': (2,), }\n\000\000\000\000\000\000\000\000' > %t/fortran.npy
 // RUN: not fuse-run %s --input x=%t/fortran.npy 2>&1 | FileCheck %s --check-prefix=FORTRAN
-// RUN: printf '\223NUMPY\001\000\072\000{'"'"'descr'"'"': '"'"'<u2'"'"', '"'"'fortran_order'"'"': False, '"'"'shape'"'"': (2,), }\n\000\000\000\000' > %t/u2.npy
-// RUN: not fuse-run %s --input x=%t/u2.npy 2>&1 | FileCheck %s --check-prefix=U2
+// RUN: printf '\223NUMPY\001\000\072\000{'"'"'descr'"'"': '"'"'<c8'"'"', '"'"'fortran_order'"'"': False, '"'"'shape'"'"': (2,), }\n\000\000\000\000' > %t/c8.npy
+// RUN: not fuse-run %s --input x=%t/c8.npy 2>&1 | FileCheck %s --check-prefix=C8
 // RUN: echo 'not numpy' > %t/junk.npy
 // RUN: not fuse-run %s --input x=%t/junk.npy 2>&1 | FileCheck %s --check-prefix=JUNK
 // RUN: not fuse-run %s --no-such-flag 2>&1 | FileCheck %s --check-prefix=FLAG
@@ -45,6 +45,6 @@ func.func @errors(%x: tensor<8x4xf32>, %n: tensor<8xi32>) -> (tensor<8xf32> {fus
 // SHAPE: fuse-run: error: --input x: '{{.*}}r.npy' holds a tensor<8xf32>, but the model's input 'x' is a tensor<8x4xf32>
 // DTYPE: fuse-run: error: --input n: '{{.*}}r.npy' holds a tensor<8xf32>, but the model's input 'n' is a tensor<8xi32>
 // FORTRAN: fuse-run: error: --input x: '{{.*}}fortran.npy': the array is in Fortran order; only C order is supported
-// U2: fuse-run: error: --input x: '{{.*}}u2.npy': dtype '<u2' is not supported; expected little-endian f2, f4, f8, i1, i4, i8 or b1
+// C8: fuse-run: error: --input x: '{{.*}}c8.npy': dtype '<c8' is not supported; expected little-endian f2, f4, f8, i1, i2, i4, i8, u1, u2, u4, u8 or b1
 // JUNK: fuse-run: error: --input x: '{{.*}}junk.npy': not a .npy file
 // FLAG: Unknown command line argument '--no-such-flag'

@@ -26,21 +26,6 @@ std::string listString(std::span<const std::int64_t> values) {
   return text + "]";
 }
 
-std::string_view typeRuleDescription(TypeRule rule) {
-  switch (rule) {
-  case TypeRule::Float:
-  case TypeRule::FloatPred:
-    return "a float type (f16, bf16, f32, f64)";
-  case TypeRule::Numeric:
-    return "a numeric type (any but i1)";
-  case TypeRule::Integer:
-    return "an integer type (i1, i8, i16, i32, i64, ui8, ui16, ui32, ui64)";
-  case TypeRule::Any:
-    return "any element type";
-  }
-  return "";
-}
-
 bool followsRule(ElementType type, TypeRule rule) {
   switch (rule) {
   case TypeRule::Float:
@@ -54,6 +39,30 @@ bool followsRule(ElementType type, TypeRule rule) {
     return true;
   }
   return false;
+}
+
+/// The types a rule accepts, listed from the element type table (so the
+/// message names every type, also those added later).
+std::string typeRuleDescription(TypeRule rule) {
+  auto accepted = [&] {
+    std::string names;
+    for (ElementType type : allElementTypes())
+      if (followsRule(type, rule))
+        names += cat(names.empty() ? "" : ", ", elementTypeName(type));
+    return names;
+  };
+  switch (rule) {
+  case TypeRule::Float:
+  case TypeRule::FloatPred:
+    return cat("a float type (", accepted(), ")");
+  case TypeRule::Numeric:
+    return "a numeric type (any but i1)";
+  case TypeRule::Integer:
+    return cat("an integer type (", accepted(), ")");
+  case TypeRule::Any:
+    return "any element type";
+  }
+  return "";
 }
 
 Status checkType(const TensorType &type, std::string_view what) {

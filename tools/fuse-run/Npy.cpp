@@ -27,10 +27,20 @@ std::optional<ElementType> typeForDescr(const std::string &descr) {
     return ElementType::F64;
   if (descr == "|i1" || descr == "<i1")
     return ElementType::I8;
+  if (descr == "<i2")
+    return ElementType::I16;
   if (descr == "<i4")
     return ElementType::I32;
   if (descr == "<i8")
     return ElementType::I64;
+  if (descr == "|u1" || descr == "<u1")
+    return ElementType::UI8;
+  if (descr == "<u2")
+    return ElementType::UI16;
+  if (descr == "<u4")
+    return ElementType::UI32;
+  if (descr == "<u8")
+    return ElementType::UI64;
   if (descr == "|b1" || descr == "<b1")
     return ElementType::I1;
   return std::nullopt;
@@ -162,10 +172,20 @@ std::string descrFor(ElementType type) {
     return "<f8";
   case ElementType::I8:
     return "|i1";
+  case ElementType::I16:
+    return "<i2";
   case ElementType::I32:
     return "<i4";
   case ElementType::I64:
     return "<i8";
+  case ElementType::UI8:
+    return "|u1";
+  case ElementType::UI16:
+    return "<u2";
+  case ElementType::UI32:
+    return "<u4";
+  case ElementType::UI64:
+    return "<u8";
   case ElementType::I1:
     return "|b1";
   default:
@@ -210,7 +230,7 @@ Expected<Array> parse(const std::vector<std::uint8_t> &file) {
   if (!type)
     return Status::error("dtype '" + descr +
                          "' is not supported; expected little-endian f2, f4, "
-                         "f8, i1, i4, i8 or b1");
+                         "f8, i1, i2, i4, i8, u1, u2, u4, u8 or b1");
   // A header can claim any shape: bound the byte count before computing it.
   std::int64_t count = 1;
   for (std::int64_t dim : shape) {
@@ -247,7 +267,8 @@ Status write(const std::string &path, const Array &array) {
   Array widened;
   std::string descr = descrFor(array.type.elementType);
   if (descr.empty()) {
-    // bf16 has no .npy dtype: widen to f32, which holds it exactly.
+    // bf16 (and the 8-, 4- and 2-bit types) have no .npy dtype: widen to
+    // f32, which holds each of their values exactly.
     HostTensorData source(array.type);
     source.bytes = array.bytes;
     TensorType f32Type{ElementType::F32, array.type.shape};

@@ -2,9 +2,9 @@
 //
 // A small reader and writer of NumPy's `.npy` format (versions 1.0, 2.0 and
 // 3.0), enough for the inputs and outputs of a model: little-endian f16, f32,
-// f64, i8, i32, i64 and bool, C order. Anything else (Fortran order, big
-// endian, other dtypes, a truncated file) is an error that says what was
-// found and what is accepted.
+// f64, i8, i16, i32, i64, u8, u16, u32, u64 (Fuse's ui types) and bool, C
+// order. Anything else (Fortran order, big endian, other dtypes, a truncated
+// file) is an error that says what was found and what is accepted.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,15 +26,16 @@ struct Array {
   std::vector<std::uint8_t> bytes;
 };
 
-/// The `descr` of an element type (`<f4`, `|b1`, ...), or empty for a type
-/// .npy cannot hold (bf16).
+/// The `descr` of an element type (`<f4`, `|u1`, `|b1`, ...), or empty for a
+/// type .npy cannot hold (bf16, the 8-, 4- and 2-bit formats).
 std::string descrFor(ElementType type);
 
 /// Parses the bytes of a whole .npy file.
 Expected<Array> parse(const std::vector<std::uint8_t> &file);
 /// Reads and parses `path`; errors name the path.
 Expected<Array> read(const std::string &path);
-/// Writes `array` to `path` (format version 1.0). bf16 is written as f32.
+/// Writes `array` to `path` (format version 1.0). A type without a descr is
+/// written as f32, which holds its values exactly.
 Status write(const std::string &path, const Array &array);
 
 } // namespace fuse::npy

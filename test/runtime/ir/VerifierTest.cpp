@@ -80,7 +80,8 @@ std::vector<Case> cases() {
       {"FloatRuleViolated",
        [] { return oneOp({kI32x23}, OpKind::Exp, {}, kI32x23); },
        "op #0 (exp): operand 0 has element type i32, expected a float type "
-       "(f16, bf16, f32, f64)"},
+       "(f32, f16, bf16, f64, f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ, "
+       "f8E8M0FNU, f4E2M1FN)"},
       {"NumericRuleViolated",
        [] {
          return oneOp({kI1x23, kI1x23}, OpKind::Add, {}, kI1x23);
@@ -92,21 +93,23 @@ std::vector<Case> cases() {
          return oneOp({kF32x23, kF32x23}, OpKind::Xor, {}, kF32x23);
        },
        "op #0 (xor): operand 0 has element type f32, expected an integer "
-       "type (i1, i8, i16, i32, i64, ui8, ui16, ui32, ui64)"},
+       "type (i1, i8, i32, i64, i16, ui8, ui16, ui32, ui64, i4, ui4, i2, ui2)"},
       {"FloatRuleRejectsUnsignedInteger",
        [] {
          const TensorType ui32{ElementType::UI32, {4}};
          return oneOp({ui32}, OpKind::Exp, {}, ui32);
        },
        "op #0 (exp): operand 0 has element type ui32, expected a float type "
-       "(f16, bf16, f32, f64)"},
+       "(f32, f16, bf16, f64, f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ, "
+       "f8E8M0FNU, f4E2M1FN)"},
       {"FloatPredicateOnI16",
        [] {
          return oneOp({{ElementType::I16, {2}}}, OpKind::IsNaN, {},
                       {ElementType::I1, {2}});
        },
        "op #0 (isnan): operand 0 has element type i16, expected a float type "
-       "(f16, bf16, f32, f64)"},
+       "(f32, f16, bf16, f64, f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ, "
+       "f8E8M0FNU, f4E2M1FN)"},
       {"ElementwiseShapeMismatch",
        [] {
          return oneOp({kF32x23, kF32x32}, OpKind::Mul, {}, kF32x23);
