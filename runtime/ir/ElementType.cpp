@@ -1,6 +1,7 @@
 //===- ElementType.cpp - Tensor element types -----------------------------===//
 
 #include "runtime/ir/ElementType.h"
+#include "runtime/ir/LowPrecisionFloat.h"
 
 #include <bit>
 #include <cassert>
@@ -153,6 +154,18 @@ double smallFloatToDouble(std::uint16_t bits, FloatFormat format) {
   return negative ? -magnitude : magnitude;
 }
 
+/// An integer to an f8/f4 type. Every f8/f4 value but f8E8M0FNU's is far
+/// below 2^53, so converting through double loses nothing a rounding to them
+/// would keep; f8E8M0FNU is defined on the nearest f32, which the integer
+/// converts to directly (once).
+template <typename Integer>
+std::uint8_t lowPrecisionFromInteger(ElementType type, Integer value,
+                                     const CastOptions &options) {
+  if (type == ElementType::F8E8M0FNU)
+    return floatToF8E8M0(float(value), options.saturate, options.roundMode);
+  return doubleToLowPrecision(type, double(value), options);
+}
+
 } // namespace
 
 std::span<const ElementType> fuse::allElementTypes() {
@@ -178,6 +191,20 @@ bool fuse::isFloat(ElementType type) {
   case ElementType::BF16:
   case ElementType::F32:
   case ElementType::F64:
+  case ElementType::F8E4M3FN:
+  case ElementType::F8E4M3FNUZ:
+  case ElementType::F8E5M2:
+  case ElementType::F8E5M2FNUZ:
+  case ElementType::F8E8M0FNU:
+  case ElementType::F4E2M1FN:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool fuse::isLowPrecisionFloat(ElementType type) {
+  switch (type) {
   case ElementType::F8E4M3FN:
   case ElementType::F8E4M3FNUZ:
   case ElementType::F8E5M2:
@@ -243,6 +270,8 @@ std::uint16_t fuse::doubleToBF16(double value) {
 
 std::uint64_t fuse::int64ToFloatBits(std::int64_t value,
                                      ElementType floatType) {
+  if (isLowPrecisionFloat(floatType))
+    return lowPrecisionFromInteger(floatType, value, {});
   const bool negative = value < 0;
   const std::uint64_t magnitude =
       negative ? std::uint64_t(0) - std::uint64_t(value) : std::uint64_t(value);
@@ -251,6 +280,8 @@ std::uint64_t fuse::int64ToFloatBits(std::int64_t value,
 
 std::uint64_t fuse::uint64ToFloatBits(std::uint64_t value,
                                       ElementType floatType) {
+  if (isLowPrecisionFloat(floatType))
+    return lowPrecisionFromInteger(floatType, value, {});
   return roundToFormat(false, value, 0, formatOf(floatType));
 }
 
@@ -269,6 +300,10 @@ template <typename T> void storeRaw(void *data, std::int64_t index, T value) {
 
 void storeFloatBits(ElementType type, void *data, std::int64_t index,
                     std::uint64_t bits) {
+  if (isLowPrecisionFloat(type)) {
+    storeRaw(data, index, std::uint8_t(bits));
+    return;
+  }
   switch (type) {
   case ElementType::F16:
   case ElementType::BF16:
@@ -308,6 +343,31 @@ std::uint64_t saturatingTruncateUnsigned(double value, unsigned bits) {
   return std::uint64_t(std::trunc(value));
 }
 
+/// Float to i4, ui4, i2, ui2 as ml_dtypes converts on x86-64 (and so ONNX's
+/// reference): truncation to a 32-bit integer, whose low bits the store
+/// keeps; what does not fit 32 bits (NaN and infinities too) converts to
+/// INT32_MIN, whose low bits are 0.
+std::int64_t truncateThroughInt32(double value) {
+  if (!(value > -2147483649.0 && value < 2147483648.0))
+    return 0;
+  return std::int64_t(std::trunc(value));
+}
+
+bool isNarrowInteger(ElementType type) {
+  return type == ElementType::I4 || type == ElementType::UI4 ||
+         type == ElementType::I2 || type == ElementType::UI2;
+}
+
+/// The low `bits` bits of `value`, sign-extended (zero-extended when
+/// `isUnsigned`).
+std::int64_t wrapTo(std::int64_t value, unsigned bits, bool isUnsigned) {
+  const std::uint64_t mask = (std::uint64_t(1) << bits) - 1;
+  const std::uint64_t low = std::uint64_t(value) & mask;
+  if (isUnsigned || !(low >> (bits - 1)))
+    return std::int64_t(low);
+  return std::int64_t(low | ~mask);
+}
+
 } // namespace
 
 double fuse::loadDouble(ElementType type, const void *data,
@@ -322,6 +382,8 @@ double fuse::loadDouble(ElementType type, const void *data,
   case ElementType::F64:
     return loadRaw<double>(data, index);
   default:
+    if (isLowPrecisionFloat(type))
+      return lowPrecisionToDouble(type, loadRaw<std::uint8_t>(data, index));
     if (isUnsignedInteger(type))
       return double(loadUnsigned(type, data, index));
     return double(loadInt(type, data, index));
@@ -346,7 +408,14 @@ std::int64_t fuse::loadInt(ElementType type, const void *data,
   case ElementType::UI32:
   case ElementType::UI64:
     return std::int64_t(loadUnsigned(type, data, index));
+  case ElementType::I4:
+  case ElementType::I2:
+  case ElementType::UI4:
+  case ElementType::UI2:
+    return wrapTo(loadRaw<std::uint8_t>(data, index), integerBitWidth(type),
+                  isUnsignedInteger(type));
   default:
+    assert(isFloat(type));
     return saturatingTruncate(loadDouble(type, data, index), 64);
   }
 }
@@ -366,6 +435,12 @@ std::uint64_t fuse::loadUnsigned(ElementType type, const void *data,
   case ElementType::I64:
   case ElementType::UI64:
     return loadRaw<std::uint64_t>(data, index);
+  case ElementType::I4:
+  case ElementType::I2:
+  case ElementType::UI4:
+  case ElementType::UI2:
+    return std::uint64_t(wrapTo(loadRaw<std::uint8_t>(data, index),
+                                integerBitWidth(type), /*isUnsigned=*/true));
   default:
     if (isFloat(type)) {
       double value = loadDouble(type, data, index);
@@ -377,7 +452,7 @@ std::uint64_t fuse::loadUnsigned(ElementType type, const void *data,
 }
 
 void fuse::storeDouble(ElementType type, void *data, std::int64_t index,
-                       double value) {
+                       double value, const CastOptions &options) {
   switch (type) {
   case ElementType::F16:
     storeRaw(data, index, doubleToF16(value));
@@ -395,7 +470,11 @@ void fuse::storeDouble(ElementType type, void *data, std::int64_t index,
     storeRaw(data, index, std::uint8_t(value != 0));
     return;
   default:
-    if (isUnsignedInteger(type))
+    if (isLowPrecisionFloat(type))
+      storeRaw(data, index, doubleToLowPrecision(type, value, options));
+    else if (isNarrowInteger(type))
+      storeInt(type, data, index, truncateThroughInt32(value));
+    else if (isUnsignedInteger(type))
       storeUnsigned(type, data, index,
                     saturatingTruncateUnsigned(value, integerBitWidth(type)));
     else
@@ -406,7 +485,7 @@ void fuse::storeDouble(ElementType type, void *data, std::int64_t index,
 }
 
 void fuse::storeInt(ElementType type, void *data, std::int64_t index,
-                    std::int64_t value) {
+                    std::int64_t value, const CastOptions &options) {
   switch (type) {
   case ElementType::I1:
     storeRaw(data, index, std::uint8_t(value != 0));
@@ -427,15 +506,28 @@ void fuse::storeInt(ElementType type, void *data, std::int64_t index,
   case ElementType::UI64:
     storeRaw(data, index, value);
     return;
+  case ElementType::I4:
+  case ElementType::I2:
+  case ElementType::UI4:
+  case ElementType::UI2:
+    storeRaw(data, index,
+             std::uint8_t(wrapTo(value, integerBitWidth(type),
+                                 isUnsignedInteger(type))));
+    return;
   default:
-    storeFloatBits(type, data, index, int64ToFloatBits(value, type));
+    if (isLowPrecisionFloat(type))
+      storeRaw(data, index, lowPrecisionFromInteger(type, value, options));
+    else
+      storeFloatBits(type, data, index, int64ToFloatBits(value, type));
     return;
   }
 }
 
 void fuse::storeUnsigned(ElementType type, void *data, std::int64_t index,
-                         std::uint64_t value) {
-  if (isFloat(type))
+                         std::uint64_t value, const CastOptions &options) {
+  if (isLowPrecisionFloat(type))
+    storeRaw(data, index, lowPrecisionFromInteger(type, value, options));
+  else if (isFloat(type))
     storeFloatBits(type, data, index, uint64ToFloatBits(value, type));
   else
     storeInt(type, data, index, std::int64_t(value));
