@@ -221,11 +221,16 @@ TensorId GraphBuilder::select(TensorId cond, TensorId a, TensorId b) {
   return op(OpKind::Select, {cond, a, b});
 }
 
-TensorId GraphBuilder::cast(TensorId x, ElementType to, bool isUnsigned) {
+TensorId GraphBuilder::cast(TensorId x, ElementType to, bool isUnsigned,
+                            const CastOptions &options) {
   if (!firstError.ok() || !built.isValidId(x))
     return op(OpKind::Cast, {x});
   AttrMap attributes;
   setFlag(attributes, "is_unsigned", isUnsigned);
+  setFlag(attributes, "saturate", options.saturate);
+  if (options.roundMode != E8M0RoundMode::Up)
+    attributes.emplace("round_mode", Attribute::enumName(std::string(
+                                         roundModeName(options.roundMode))));
   return op(OpKind::Cast, {x}, std::move(attributes),
             TensorType{to, built.typeOf(x).shape});
 }

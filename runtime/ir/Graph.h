@@ -55,12 +55,17 @@
 //     unsigned. Float comparisons are ordered (false with NaN) except ne
 //     (true with NaN). i1 compares as 0 < 1 under every predicate.
 //   select(cond, a, b): cond is i1 of a's shape; a and b of one type.
-//   cast(x) {unsigned}: to the result tensor's element type, same shape.
-//     float -> int truncates toward zero, saturating out-of-range values,
-//     NaN -> 0; int -> float and float -> float round to nearest even;
-//     -> i1 is `!= 0` (NaN -> 1); int -> int wraps; float -> ui saturates
-//     to 0 .. 2^n - 1; `is_unsigned` reads a signless integer source as
-//     unsigned, a ui source always reads unsigned (i1 always reads as 0/1).
+//   cast(x) {unsigned, saturate, round_mode}: to the result tensor's element
+//     type, same shape. float -> int truncates toward zero, saturating
+//     out-of-range values, NaN -> 0 (but float -> i4, ui4, i2, ui2 wraps, as
+//     ONNX's reference); int -> float and float -> float round to nearest
+//     even; -> i1 is `!= 0` (NaN -> 1); int -> int wraps; float -> ui
+//     saturates to 0 .. 2^n - 1; `is_unsigned` reads a signless integer
+//     source as unsigned, a ui source always reads unsigned (i1 always reads
+//     as 0/1). To the f8/f4 types as ElementType.h says: `saturate` (f8
+//     results only) clamps out-of-range values and infinities to the
+//     largest finite value; `round_mode` (f8E8M0FNU results only) is up
+//     (when absent), down or nearest.
 //   constant {value}: dense data, splat or full; result type is the data's.
 //   broadcast(x) {dims}: x of rank r; dims (length r, strictly increasing)
 //     maps x's dim i to result dim dims[i], where x's dim is 1 or equal to
@@ -88,7 +93,8 @@
 //     transpose_b); both rank >= 2 and of one element type; batch dims are
 //     equal, or one operand has rank 2 and is shared across the other's
 //     batch. Result [batch..., M, N].
-//   Optional attributes are all flags; an absent flag means false.
+//   Optional attributes are flags (an absent flag means false), and cast's
+//   round_mode (absent means up).
 //
 // Plain C++ only: the runtime never links MLIR or LLVM.
 //
@@ -290,7 +296,10 @@ public:
 
   TensorId compare(ComparePredicate predicate, TensorId a, TensorId b);
   TensorId select(TensorId cond, TensorId a, TensorId b);
-  TensorId cast(TensorId x, ElementType to, bool isUnsigned = false);
+  /// Sets `saturate` and `round_mode` from `options` where they differ
+  /// from a plain cast (round_mode only when not up).
+  TensorId cast(TensorId x, ElementType to, bool isUnsigned = false,
+                const CastOptions &options = {});
   TensorId constant(DenseValue value);
   TensorId splat(TensorType type, double value);
   TensorId broadcast(TensorId x, std::vector<std::int64_t> shape,

@@ -419,14 +419,18 @@ void evalCast(const Op &op, const OpBuffers &buffers) {
   // A ui source always reads unsigned (zero-extends, converts to floats as
   // unsigned); `is_unsigned` asks the same of a signless one.
   const bool isUnsigned = op.getFlag("is_unsigned") || isUnsignedInteger(from);
+  CastOptions options;
+  options.saturate = op.getFlag("saturate");
+  if (const Attribute *mode = op.findAttr("round_mode"))
+    options.roundMode = *parseRoundMode(mode->getEnumName());
   const std::int64_t count = out.type.numElements();
   for (std::int64_t i = 0; i < count; ++i) {
     if (isFloat(from))
-      storeDouble(to, out.data, i, loadDouble(from, x.data, i));
+      storeDouble(to, out.data, i, loadDouble(from, x.data, i), options);
     else if (isUnsigned)
-      storeUnsigned(to, out.data, i, loadUnsigned(from, x.data, i));
+      storeUnsigned(to, out.data, i, loadUnsigned(from, x.data, i), options);
     else
-      storeInt(to, out.data, i, loadInt(from, x.data, i));
+      storeInt(to, out.data, i, loadInt(from, x.data, i), options);
   }
 }
 

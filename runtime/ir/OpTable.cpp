@@ -56,6 +56,8 @@ constexpr std::string_view kPredicateNames[] = {
     "eq", "ne", "lt", "le", "gt", "ge", "ult", "ule", "ugt", "uge"};
 constexpr std::string_view kReduceKindNames[] = {"sum", "prod", "max", "min",
                                                  "mean"};
+/// In E8M0RoundMode order.
+constexpr std::string_view kRoundModeNames[] = {"up", "down", "nearest"};
 
 /// Ops.def lists each op's attributes one after the other, so each op's
 /// attributes are one contiguous run of kAttrEntries.
@@ -146,11 +148,24 @@ std::optional<ReduceKind> fuse::parseReduceKind(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view fuse::roundModeName(E8M0RoundMode mode) {
+  return kRoundModeNames[static_cast<std::size_t>(mode)];
+}
+
+std::optional<E8M0RoundMode> fuse::parseRoundMode(std::string_view name) {
+  for (std::size_t i = 0; i < std::size(kRoundModeNames); ++i)
+    if (kRoundModeNames[i] == name)
+      return static_cast<E8M0RoundMode>(i);
+  return std::nullopt;
+}
+
 std::span<const std::string_view>
 fuse::enumAttrValues(OpKind kind, std::string_view attrName) {
   if (kind == OpKind::Compare && attrName == "predicate")
     return kPredicateNames;
   if (kind == OpKind::Reduce && attrName == "kind")
     return kReduceKindNames;
+  if (kind == OpKind::Cast && attrName == "round_mode")
+    return kRoundModeNames;
   return {};
 }

@@ -7,7 +7,7 @@
 // generated from Ops.def, so an op added there is known here at once.
 //
 // Also the value sets of the Enum attributes (compare predicates, reduction
-// kinds), which Ops.def lists only in comments.
+// kinds, cast round modes), which Ops.def lists only in comments.
 //
 // Plain C++ only: the runtime never links MLIR or LLVM.
 //
@@ -15,6 +15,8 @@
 
 #ifndef FUSE_RUNTIME_IR_OPTABLE_H
 #define FUSE_RUNTIME_IR_OPTABLE_H
+
+#include "runtime/ir/ElementType.h"
 
 #include <cstdint>
 #include <optional>
@@ -99,6 +101,9 @@ std::string_view comparePredicateName(ComparePredicate predicate);
 std::optional<ComparePredicate> parseComparePredicate(std::string_view name);
 std::string_view reduceKindName(ReduceKind kind);
 std::optional<ReduceKind> parseReduceKind(std::string_view name);
+/// cast's `round_mode`: "up", "down", "nearest".
+std::string_view roundModeName(E8M0RoundMode mode);
+std::optional<E8M0RoundMode> parseRoundMode(std::string_view name);
 
 /// The allowed names of an Enum attribute; empty for any other attribute.
 std::span<const std::string_view> enumAttrValues(OpKind kind,

@@ -26,13 +26,15 @@ std::string listString(std::span<const std::int64_t> values) {
   return text + "]";
 }
 
+/// The f8/f4 types are for casts and data movement (as in the dialect): no
+/// float rule accepts them, nor Numeric.
 bool followsRule(ElementType type, TypeRule rule) {
   switch (rule) {
   case TypeRule::Float:
   case TypeRule::FloatPred:
-    return isFloat(type);
+    return isFloat(type) && !isLowPrecisionFloat(type);
   case TypeRule::Numeric:
-    return type != ElementType::I1;
+    return type != ElementType::I1 && !isLowPrecisionFloat(type);
   case TypeRule::Integer:
     return isInteger(type);
   case TypeRule::Any:
@@ -56,7 +58,7 @@ std::string typeRuleDescription(TypeRule rule) {
   case TypeRule::FloatPred:
     return cat("a float type (", accepted(), ")");
   case TypeRule::Numeric:
-    return "a numeric type (any but i1)";
+    return "a numeric type (any but i1 and the f8/f4 types)";
   case TypeRule::Integer:
     return cat("an integer type (", accepted(), ")");
   case TypeRule::Any:
@@ -89,6 +91,24 @@ Status checkDense(const DenseValue &value) {
       if (byte > 1)
         return fail("attribute 'value' has an i1 element stored as ", int(byte),
                     ", expected 0 or 1");
+  // The sub-byte types take a byte each, extended from their bits.
+  const unsigned bits = value.elementType == ElementType::F4E2M1FN
+                            ? 4
+                            : integerBitWidth(value.elementType);
+  if (bits == 2 || bits == 4) {
+    const bool signExtended = value.elementType == ElementType::I4 ||
+                              value.elementType == ElementType::I2;
+    for (std::uint8_t byte : value.bytes) {
+      std::uint8_t canonical = byte & ((1u << bits) - 1);
+      if (signExtended && (canonical >> (bits - 1)))
+        canonical |= std::uint8_t(0xFF << bits);
+      if (byte != canonical)
+        return fail("attribute 'value' stores an element of ",
+                    elementTypeName(value.elementType), " as ", int(byte),
+                    ", expected its ", bits, " bits ",
+                    signExtended ? "sign" : "zero", "-extended to the byte");
+    }
+  }
   return Status::success();
 }
 
@@ -214,6 +234,14 @@ Expected<TensorType> inferCast(std::span<const TensorType> operands,
   if (flag(attributes, "is_unsigned") && !isInteger(operands[0].elementType))
     return fail("attribute 'is_unsigned' needs an integer operand, got ",
                 elementTypeName(operands[0].elementType));
+  const ElementType to = declared.elementType;
+  if (flag(attributes, "saturate") &&
+      !(isLowPrecisionFloat(to) && to != ElementType::F4E2M1FN))
+    return fail("attribute 'saturate' needs an f8 result, got ",
+                elementTypeName(to));
+  if (attributes.count("round_mode") && to != ElementType::F8E8M0FNU)
+    return fail("attribute 'round_mode' needs an f8E8M0FNU result, got ",
+                elementTypeName(to));
   if (declared.shape != operands[0].shape)
     return fail("result type ", declared.toString(),
                 " must have the operand's shape, ", operands[0].toString());

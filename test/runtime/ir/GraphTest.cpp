@@ -65,4 +65,27 @@ TEST(GraphBuilderTest, FirstErrorIsSticky) {
             "broadcasting)");
 }
 
+// cast's f8 attributes are set only where they differ from a plain cast.
+TEST(GraphBuilderTest, CastAttributes) {
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F32, {2}});
+  TensorId plain = b.cast(x, ElementType::F8E8M0FNU);
+  TensorId up = b.cast(x, ElementType::F8E8M0FNU, false,
+                       CastOptions{true, E8M0RoundMode::Up});
+  TensorId nearest = b.cast(x, ElementType::F8E8M0FNU, false,
+                            CastOptions{false, E8M0RoundMode::Nearest});
+  b.output(plain);
+  b.output(up);
+  b.output(nearest);
+  Expected<Graph> graph = b.finish();
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  EXPECT_TRUE(graph->ops[0].attributes.empty());
+  EXPECT_TRUE(graph->ops[1].getFlag("saturate"));
+  EXPECT_EQ(graph->ops[1].findAttr("round_mode"), nullptr);
+  EXPECT_FALSE(graph->ops[2].getFlag("saturate"));
+  ASSERT_NE(graph->ops[2].findAttr("round_mode"), nullptr);
+  EXPECT_EQ(graph->ops[2].findAttr("round_mode")->getEnumName(), "nearest");
+  EXPECT_EQ(graph->typeOf(nearest), (TensorType{ElementType::F8E8M0FNU, {2}}));
+}
+
 } // namespace

@@ -934,4 +934,100 @@ TEST(InterpreterTest, SelectAndShapeOpsCopyUnsignedBits) {
                  {kUI64Max, 1, 2, kTwo63});
 }
 
+// The f8/f4 and narrow integer types (ElementType.h gives the rules; the
+// expected values are worked out by hand from the formats).
+TEST(InterpreterTest, CastToF8OverflowsOrSaturates) {
+  const HostTensorData x = f32({6}, {1e6, -kInf, kNaN, 0.3, 464, 465});
+  const TensorType to = castTo(ElementType::F8E4M3FN, {6});
+  // 0.3 lies between 0.28125 and 0.3125 (steps of 2^-5): 0.3125 is nearer.
+  expectDoubles(run(OpKind::Cast, {x}, {}, to),
+                {kNaN, kNaN, kNaN, 0.3125, 448, kNaN});
+  expectDoubles(run(OpKind::Cast, {x}, flag("saturate"), to),
+                {448, -448, kNaN, 0.3125, 448, 448});
+  expectDoubles(run(OpKind::Cast, {x}, {}, castTo(ElementType::F8E5M2, {6})),
+                {kInf, -kInf, kNaN, 0.3125, 448, 448});
+  expectDoubles(run(OpKind::Cast, {x}, flag("saturate"),
+                    castTo(ElementType::F8E5M2FNUZ, {6})),
+                {57344, -57344, kNaN, 0.3125, 448, 448});
+  // f4E2M1FN always saturates; 0.3 rounds to 0.5.
+  expectDoubles(run(OpKind::Cast, {x}, {}, castTo(ElementType::F4E2M1FN, {6})),
+                {6, -6, -0.0, 0.5, 6, 6});
+}
+
+TEST(InterpreterTest, CastToE8M0RoundModes) {
+  const HostTensorData x = f32({4}, {1.1, 3.0, 0.124, -8});
+  const TensorType to = castTo(ElementType::F8E8M0FNU, {4});
+  auto mode = [](const char *name) {
+    return AttrMap{{"round_mode", Attribute::enumName(name)}};
+  };
+  expectDoubles(run(OpKind::Cast, {x}, {}, to), {2, 4, 0.125, 8});
+  expectDoubles(run(OpKind::Cast, {x}, mode("up"), to), {2, 4, 0.125, 8});
+  expectDoubles(run(OpKind::Cast, {x}, mode("down"), to), {1, 2, 0.0625, 8});
+  expectDoubles(run(OpKind::Cast, {x}, mode("nearest"), to), {1, 4, 0.125, 8});
+  // 1.5 * 2^127 rounds up past the largest value unless saturating.
+  const HostTensorData big = f32({1}, {std::ldexp(1.5, 127)});
+  expectDoubles(
+      run(OpKind::Cast, {big}, {}, castTo(ElementType::F8E8M0FNU, {1})),
+      {kNaN});
+  expectDoubles(run(OpKind::Cast, {big}, flag("saturate"),
+                    castTo(ElementType::F8E8M0FNU, {1})),
+                {std::ldexp(1.0, 127)});
+}
+
+TEST(InterpreterTest, CastFromF8AndNarrowIntegers) {
+  HostTensorData f8(TensorType{ElementType::F8E4M3FNUZ, {3}});
+  f8.bytes = {0x40, 0x80, 0xFF}; // 1, NaN, -240
+  expectDoubles(run(OpKind::Cast, {f8}, {}, castTo(ElementType::F32, {3})),
+                {1, kNaN, -240});
+  expectInts(run(OpKind::Cast, {f8}, {}, castTo(ElementType::I32, {3})),
+             {1, 0, -240});
+  // Between f8 types: exact where the value exists, else rounded.
+  expectDoubles(run(OpKind::Cast, {f8}, {}, castTo(ElementType::F8E4M3FN, {3})),
+                {1, kNaN, -240});
+  const HostTensorData i4 = ints(ElementType::I4, {3}, {-8, 7, -1});
+  expectInts(run(OpKind::Cast, {i4}, {}, castTo(ElementType::I8, {3})),
+             {-8, 7, -1});
+  expectInts(run(OpKind::Cast, {i4}, flag("is_unsigned"),
+                 castTo(ElementType::I8, {3})),
+             {8, 7, 15});
+  expectDoubles(run(OpKind::Cast, {ints(ElementType::UI2, {2}, {3, 2})}, {},
+                    castTo(ElementType::F16, {2})),
+                {3, 2});
+  // Float to i4 wraps (ONNX's reference), integers to i4 too.
+  expectInts(run(OpKind::Cast, {f32({4}, {-9, 8, 15, kNaN})}, {},
+                 castTo(ElementType::I4, {4})),
+             {7, -8, -1, 0});
+  expectInts(run(OpKind::Cast, {i32({3}, {16, -17, 5})}, {},
+                 castTo(ElementType::UI4, {3})),
+             {0, 15, 5});
+  // Integers to f8: rounded, saturating on request.
+  expectDoubles(run(OpKind::Cast, {i32({2}, {1000, 17})}, flag("saturate"),
+                    castTo(ElementType::F8E4M3FN, {2})),
+                {448, 16});
+}
+
+TEST(InterpreterTest, NarrowIntegerArithmeticWraps) {
+  const HostTensorData a = ints(ElementType::I4, {4}, {7, -8, -8, 3});
+  const HostTensorData b = ints(ElementType::I4, {4}, {1, -1, 2, -2});
+  expectInts(run(OpKind::Add, {a, b}), {-8, 7, -6, 1});
+  expectInts(run(OpKind::Mul, {a, b}), {7, -8, 0, -6});
+  expectInts(run(OpKind::Neg, {a}), {-7, -8, -8, -3});
+  expectInts(run(OpKind::Abs, {a}), {7, -8, -8, 3});
+  // -8 / -1 wraps to -8; unsigned, the bits 1000 / 1111 are 8 / 15 = 0.
+  expectInts(run(OpKind::Div, {a, b}), {7, -8, -4, -1});
+  expectInts(run(OpKind::Div, {a, b}, flag("is_unsigned")), {7, 0, 4, 0});
+  const HostTensorData u = ints(ElementType::UI2, {3}, {3, 2, 0});
+  const HostTensorData v = ints(ElementType::UI2, {3}, {3, 3, 1});
+  expectInts(run(OpKind::Mul, {u, v}), {1, 2, 0});
+  expectInts(run(OpKind::Sub, {u, v}), {0, 3, 3});
+  expectInts(run(OpKind::Not, {u}), {0, 1, 3});
+  expectInts(run(OpKind::Max, {u, v}), {3, 3, 1});
+  expectInts(run(OpKind::Reduce, {u}, reduceAttrs("sum", {0})), {1});
+  expectInts(
+      run(OpKind::Compare,
+          {ints(ElementType::UI4, {1}, {15}), ints(ElementType::UI4, {1}, {1})},
+          predicate("gt")),
+      {1});
+}
+
 } // namespace

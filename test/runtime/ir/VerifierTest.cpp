@@ -80,14 +80,28 @@ std::vector<Case> cases() {
       {"FloatRuleViolated",
        [] { return oneOp({kI32x23}, OpKind::Exp, {}, kI32x23); },
        "op #0 (exp): operand 0 has element type i32, expected a float type "
-       "(f32, f16, bf16, f64, f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ, "
-       "f8E8M0FNU, f4E2M1FN)"},
+       "(f32, f16, bf16, f64)"},
       {"NumericRuleViolated",
        [] {
          return oneOp({kI1x23, kI1x23}, OpKind::Add, {}, kI1x23);
        },
        "op #0 (add): operand 0 has element type i1, expected a numeric type "
-       "(any but i1)"},
+       "(any but i1 and the f8/f4 types)"},
+      // The f8/f4 types are for casts and data movement only.
+      {"NoArithmeticOnF8",
+       [] {
+         const TensorType f8{ElementType::F8E4M3FN, {4}};
+         return oneOp({f8, f8}, OpKind::Add, {}, f8);
+       },
+       "op #0 (add): operand 0 has element type f8E4M3FN, expected a numeric "
+       "type (any but i1 and the f8/f4 types)"},
+      {"NoFloatFunctionOnF4",
+       [] {
+         const TensorType f4{ElementType::F4E2M1FN, {4}};
+         return oneOp({f4}, OpKind::Exp, {}, f4);
+       },
+       "op #0 (exp): operand 0 has element type f4E2M1FN, expected a float "
+       "type (f32, f16, bf16, f64)"},
       {"IntegerRuleViolated",
        [] {
          return oneOp({kF32x23, kF32x23}, OpKind::Xor, {}, kF32x23);
@@ -100,16 +114,14 @@ std::vector<Case> cases() {
          return oneOp({ui32}, OpKind::Exp, {}, ui32);
        },
        "op #0 (exp): operand 0 has element type ui32, expected a float type "
-       "(f32, f16, bf16, f64, f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ, "
-       "f8E8M0FNU, f4E2M1FN)"},
+       "(f32, f16, bf16, f64)"},
       {"FloatPredicateOnI16",
        [] {
          return oneOp({{ElementType::I16, {2}}}, OpKind::IsNaN, {},
                       {ElementType::I1, {2}});
        },
        "op #0 (isnan): operand 0 has element type i16, expected a float type "
-       "(f32, f16, bf16, f64, f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ, "
-       "f8E8M0FNU, f4E2M1FN)"},
+       "(f32, f16, bf16, f64)"},
       {"ElementwiseShapeMismatch",
        [] {
          return oneOp({kF32x23, kF32x32}, OpKind::Mul, {}, kF32x23);
@@ -197,6 +209,34 @@ std::vector<Case> cases() {
        },
        "op #0 (constant): attribute 'value' has an i1 element stored as 2, "
        "expected 0 or 1"},
+      {"DenseI4NotSignExtended",
+       [] {
+         // 8 in i4 is -8, which its byte holds as 0xF8.
+         DenseValue value{ElementType::I4, {2}, {0xF8, 0x08}, false};
+         return oneOp({}, OpKind::Constant,
+                      {{"value", Attribute::dense(value)}},
+                      {ElementType::I4, {2}});
+       },
+       "op #0 (constant): attribute 'value' stores an element of i4 as 8, "
+       "expected its 4 bits sign-extended to the byte"},
+      {"DenseUi2HighBits",
+       [] {
+         DenseValue value{ElementType::UI2, {1}, {0x07}, true};
+         return oneOp({}, OpKind::Constant,
+                      {{"value", Attribute::dense(value)}},
+                      {ElementType::UI2, {3}});
+       },
+       "op #0 (constant): attribute 'value' stores an element of ui2 as 7, "
+       "expected its 2 bits zero-extended to the byte"},
+      {"DenseF4HighBits",
+       [] {
+         DenseValue value{ElementType::F4E2M1FN, {1}, {0x1F}, false};
+         return oneOp({}, OpKind::Constant,
+                      {{"value", Attribute::dense(value)}},
+                      {ElementType::F4E2M1FN, {1}});
+       },
+       "op #0 (constant): attribute 'value' stores an element of f4E2M1FN as "
+       "31, expected its 4 bits zero-extended to the byte"},
       // compare, select, cast.
       {"CompareOperandMismatch",
        [] {
@@ -238,6 +278,36 @@ std::vector<Case> cases() {
        },
        "op #0 (cast): attribute 'is_unsigned' needs an integer operand, got "
        "f32"},
+      {"CastSaturateToF16",
+       [] {
+         return oneOp({kF32x23}, OpKind::Cast,
+                      {{"saturate", Attribute::flag(true)}},
+                      {ElementType::F16, {2, 3}});
+       },
+       "op #0 (cast): attribute 'saturate' needs an f8 result, got f16"},
+      {"CastSaturateToF4",
+       [] {
+         return oneOp({kF32x23}, OpKind::Cast,
+                      {{"saturate", Attribute::flag(true)}},
+                      {ElementType::F4E2M1FN, {2, 3}});
+       },
+       "op #0 (cast): attribute 'saturate' needs an f8 result, got f4E2M1FN"},
+      {"CastRoundModeToE4M3",
+       [] {
+         return oneOp({kF32x23}, OpKind::Cast,
+                      {{"round_mode", Attribute::enumName("down")}},
+                      {ElementType::F8E4M3FN, {2, 3}});
+       },
+       "op #0 (cast): attribute 'round_mode' needs an f8E8M0FNU result, got "
+       "f8E4M3FN"},
+      {"CastUnknownRoundMode",
+       [] {
+         return oneOp({kF32x23}, OpKind::Cast,
+                      {{"round_mode", Attribute::enumName("even")}},
+                      {ElementType::F8E8M0FNU, {2, 3}});
+       },
+       "op #0 (cast): attribute 'round_mode' is \"even\", expected one of up, "
+       "down, nearest"},
       {"CastChangesShape",
        [] { return oneOp({kF32x23}, OpKind::Cast, {}, kF32x32); },
        "op #0 (cast): result type tensor<3x2xf32> must have the operand's "
