@@ -271,8 +271,9 @@ private:
   // The node being lowered.
   const onnx::NodeProto *node = nullptr;
   std::set<std::string> usedAttrs;
-  /// Values of splat constants made by this importer, by tensor.
-  std::map<TensorId, double> splats;
+  /// The element (its bytes) of splat constants made by this importer, by
+  /// tensor.
+  std::map<TensorId, std::vector<std::uint8_t>> splats;
 
   // --- Graph helpers -------------------------------------------------------
   const TensorType &typeOf(TensorId id) {
@@ -291,8 +292,14 @@ private:
 
   TensorId materialize(const std::string &name, Value &value);
   TensorId splat(TensorType type, double v) {
-    TensorId id = check(b->splat(type, v));
-    splats[id] = v;
+    return splatBytes(DenseValue::makeSplat(std::move(type), v));
+  }
+  /// A splat constant of `dense`'s one element, exactly (a 64-bit integer
+  /// would not survive a double).
+  TensorId splatBytes(DenseValue dense) {
+    std::vector<std::uint8_t> element = dense.bytes;
+    TensorId id = check(b->constant(std::move(dense)));
+    splats[id] = std::move(element);
     return id;
   }
   TensorId splatLike(TensorId x, double v) { return splat(typeOf(x), v); }
@@ -366,13 +373,13 @@ TensorId Importer::materialize(const std::string &name, Value &value) {
   const HostTensorData &data = *value.constant;
   std::int64_t count = data.type.numElements();
   if (count > 0 && allEqual(data)) {
-    double v = isFloat(data.type.elementType) ? data.toDoubles()[0]
-                                              : double(data.toInts()[0]);
-    // Integers beyond 2^53 are not exact in a double splat.
-    if (isFloat(data.type.elementType) || std::fabs(v) < 9.0e15) {
-      value.id = splat(data.type, v);
-      return value.id;
-    }
+    const std::size_t width = std::size_t(byteSize(data.type.elementType));
+    value.id = splatBytes(
+        DenseValue{data.type.elementType, data.type.shape,
+                   std::vector<std::uint8_t>(data.bytes.begin(),
+                                             data.bytes.begin() + width),
+                   true});
+    return value.id;
   }
   if (folding) {
     DenseValue dense;
@@ -407,7 +414,7 @@ TensorId Importer::expandTo(TensorId x, const Shape &shape) {
   if (type.shape == shape)
     return x;
   if (auto it = splats.find(x); it != splats.end())
-    return splat(TensorType{type.elementType, shape}, it->second);
+    return splatBytes(DenseValue{type.elementType, shape, it->second, true});
   Shape check = broadcastShape(type.shape, shape);
   if (check != shape)
     fail("cannot broadcast " + shapeText(type.shape) + " to " +
@@ -1638,12 +1645,8 @@ void Importer::importNode(const onnx::NodeProto &n, int index) {
       TensorType type{fill.type.elementType, shape};
       if (type.numElements() > kMaxFoldElements) {
         // Large: a splat in the graph.
-        DenseValue dense;
-        dense.elementType = type.elementType;
-        dense.shape = type.shape;
-        dense.bytes = fill.bytes;
-        dense.splat = true;
-        results.push_back(check(b->constant(std::move(dense))));
+        results.push_back(splatBytes(
+            DenseValue{type.elementType, type.shape, fill.bytes, true}));
       } else {
         Value v;
         v.constant = HostTensorData(type);
@@ -1682,7 +1685,7 @@ void Importer::importNode(const onnx::NodeProto &n, int index) {
             local[n.input(i)] = std::move(v);
           }
         GraphBuilder foldBuilder;
-        std::map<TensorId, double> savedSplats;
+        std::map<TensorId, std::vector<std::uint8_t>> savedSplats;
         std::swap(savedSplats, splats);
         GraphBuilder *savedBuilder = b;
         auto *savedValues = values;

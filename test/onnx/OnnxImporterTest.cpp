@@ -431,7 +431,8 @@ TEST(OnnxImporter, ConstantInputs) {
 
 // Unsigned and 16-bit integer inputs and initializers import with their own
 // element types, and the ops on them compute as ONNX says: unsigned division,
-// remainder, comparison, max and argmax; unsigned to float casts; i16 wraps.
+// remainder, comparison, max and argmax; unsigned to float casts; i16 wraps;
+// reductions over an empty set give the type's identities.
 TEST(OnnxImporter, UnsignedAndInt16Ops) {
   Expected<ImportedModel> model =
       importModelFile(inputsDir() + "unsigned_ops.onnx");
@@ -459,7 +460,7 @@ TEST(OnnxImporter, UnsignedAndInt16Ops) {
     views.push_back(input.view());
   Expected<std::vector<HostTensorData>> out = evaluateGraph(graph, views);
   ASSERT_TRUE(out.ok()) << out.message();
-  ASSERT_EQ(out->size(), 8u);
+  ASSERT_EQ(out->size(), 10u);
   const std::vector<HostTensorData> &y = *out;
   EXPECT_EQ(y[0].type.elementType, ElementType::UI32);
   EXPECT_EQ(unsignedValues(y[0]),
@@ -477,6 +478,11 @@ TEST(OnnxImporter, UnsignedAndInt16Ops) {
                                         ((std::uint64_t(1) << 63) + 6) / 5}));
   EXPECT_EQ(y[7].type.elementType, ElementType::I16);
   EXPECT_EQ(y[7].toInts(), (std::vector<std::int64_t>{300, -7}));
+  // ReduceMin and ReduceMax over an empty set of ui64: its largest value
+  // (not INT64_MAX + 1) and 0.
+  EXPECT_EQ(unsignedValues(y[8]),
+            (std::vector<std::uint64_t>{~std::uint64_t(0), ~std::uint64_t(0)}));
+  EXPECT_EQ(unsignedValues(y[9]), (std::vector<std::uint64_t>{0, 0}));
 }
 
 TEST(OnnxImporter, UnsupportedOpNamesNodeOpAndOpset) {

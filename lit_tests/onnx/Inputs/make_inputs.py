@@ -82,6 +82,7 @@ u64 = helper.make_tensor("u64", TensorProto.UINT64, [2],
                          [2**64 - 1, 2**63 + 6])
 i16 = helper.make_tensor("i16", TensorProto.INT16, [2], [-300, 7])
 two = helper.make_tensor("two", TensorProto.UINT64, [2], [2, 5])
+empty = helper.make_tensor("empty", TensorProto.UINT64, [0, 2], [])
 
 
 def tensor(name, elem, shape):
@@ -97,12 +98,19 @@ save("unsigned_ops", [
     helper.make_node("Cast", ["u8"], ["f"], name="cast", to=TensorProto.FLOAT),
     helper.make_node("Div", ["u64", "two"], ["h"], name="half"),
     helper.make_node("Neg", ["i16"], ["n"], name="neg"),
+    # Over an empty set: the type's largest and smallest values.
+    helper.make_node("ReduceMin", ["empty"], ["emin"], name="emin", axes=[0],
+                     keepdims=0),
+    helper.make_node("ReduceMax", ["empty"], ["emax"], name="emax", axes=[0],
+                     keepdims=0),
 ], [tensor("a", TensorProto.UINT32, [4]), tensor("b", TensorProto.UINT32, [4])],
     [tensor("q", TensorProto.UINT32, [4]), tensor("r", TensorProto.UINT32, [4]),
      tensor("gt", TensorProto.BOOL, [4]), tensor("mx", TensorProto.UINT32, [4]),
      tensor("am", TensorProto.INT64, []), tensor("f", TensorProto.FLOAT, [3]),
-     tensor("h", TensorProto.UINT64, [2]), tensor("n", TensorProto.INT16, [2])],
-    [u8, u64, i16, two])
+     tensor("h", TensorProto.UINT64, [2]), tensor("n", TensorProto.INT16, [2]),
+     tensor("emin", TensorProto.UINT64, [2]),
+     tensor("emax", TensorProto.UINT64, [2])],
+    [u8, u64, i16, two, empty])
 
 # A shape that is only known at run time.
 save("runtime_shape", [
