@@ -128,8 +128,10 @@ public:
       magnitudeBits =
           select(eq(magnitude, f.nanCode), c32(0x7FC00000), magnitudeBits);
     Value result = arith::OrIOp::create(b, loc, magnitudeBits, shl(sign, 31));
+    // The FNUZ NaN (the negative-zero code) decodes negative, as ml_dtypes
+    // (a later cast to f4E2M1FN sees the sign).
     if (f.nan == MiniFloat::NaN::Unsigned)
-      result = select(eq(bits, 0x80), c32(0x7FC00000), result);
+      result = select(eq(bits, 0x80), c32(0xFFC00000), result);
     return toF32(result);
   }
 
