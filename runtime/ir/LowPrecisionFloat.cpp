@@ -146,8 +146,10 @@ double decode(const Format &format, std::uint8_t bits) {
   const int mantissa = magnitudeBits & ((1 << format.mantissaBits) - 1);
   switch (format.specials) {
   case Specials::UnsignedZeroNaN:
+    // Negative, as ml_dtypes reads it (a cast on to f4E2M1FN sees the
+    // sign).
     if (bits == 0x80)
-      return nan;
+      return -nan;
     break;
   case Specials::FiniteNaN:
     if (magnitudeBits == signBit - 1)

@@ -34,7 +34,8 @@ namespace fuse {
 
 /// The value of the bits of an f8/f4 type (f4E2M1FN: the low four bits;
 /// the high four are ignored). NaN keeps the sign bit where the format has
-/// one.
+/// one; the FNUZ NaN (0x80) reads negative and f8E8M0FNU's positive, as in
+/// ml_dtypes.
 double lowPrecisionToDouble(ElementType type, std::uint8_t bits);
 
 /// The bits nearest to `value` (ties to even) in an f8/f4 type, with the

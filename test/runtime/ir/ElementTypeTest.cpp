@@ -226,6 +226,14 @@ TEST(LowPrecisionFloatTest, DecodesHandCheckedPatterns) {
   EXPECT_EQ(decode(ElementType::F8E4M3FNUZ, 0x7F), 240.0);
   EXPECT_EQ(decode(ElementType::F8E4M3FNUZ, 0x01), std::ldexp(1.0, -10));
   EXPECT_TRUE(std::isnan(decode(ElementType::F8E4M3FNUZ, 0x80)));
+  // ml_dtypes reads the FNUZ NaN as negative (its pattern is -0's), and a
+  // cast on to f4E2M1FN gives +0 from it.
+  EXPECT_TRUE(std::signbit(decode(ElementType::F8E4M3FNUZ, 0x80)));
+  EXPECT_TRUE(std::signbit(decode(ElementType::F8E5M2FNUZ, 0x80)));
+  EXPECT_EQ(
+      encode(ElementType::F4E2M1FN, decode(ElementType::F8E5M2FNUZ, 0x80)),
+      0x0);
+  EXPECT_FALSE(std::signbit(decode(ElementType::F8E8M0FNU, 0xFF)));
   EXPECT_EQ(decode(ElementType::F8E4M3FNUZ, 0xFF), -240.0);
   // f8E5M2: IEEE-like, bias 15.
   EXPECT_EQ(decode(ElementType::F8E5M2, 0x3C), 1.0);
