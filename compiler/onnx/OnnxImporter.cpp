@@ -48,15 +48,51 @@ std::string onnxTypeName(int type) {
         static_cast<onnx::TensorProto_DataType>(type));
   // Newer than the protobuf definitions this was built with.
   static const char *const newer[] = {
-      "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4",
-      "INT4",         "FLOAT4E2M1",     "FLOAT8E8M0", "UINT2",          "INT2"};
+      "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ",
+      "UINT4",        "INT4",           "FLOAT4E2M1", "FLOAT8E8M0",
+      "UINT2",        "INT2",           "FLOAT6E2M3", "FLOAT6E3M2"};
   if (type >= 17 && type < 17 + int(std::size(newer)))
     return newer[type - 17];
   return "type " + std::to_string(type);
 }
 
+/// onnx.proto's data types newer than the protobuf definitions Fuse builds
+/// with (onnx 1.23 numbers them so).
+enum NewerOnnxType : int {
+  kFloat8E4M3FN = 17,
+  kFloat8E4M3FNUZ = 18,
+  kFloat8E5M2 = 19,
+  kFloat8E5M2FNUZ = 20,
+  kUInt4 = 21,
+  kInt4 = 22,
+  kFloat4E2M1 = 23,
+  kFloat8E8M0 = 24,
+  kUInt2 = 25,
+  kInt2 = 26,
+};
+
 std::optional<ElementType> fromOnnxType(int type) {
   switch (type) {
+  case kFloat8E4M3FN:
+    return ElementType::F8E4M3FN;
+  case kFloat8E4M3FNUZ:
+    return ElementType::F8E4M3FNUZ;
+  case kFloat8E5M2:
+    return ElementType::F8E5M2;
+  case kFloat8E5M2FNUZ:
+    return ElementType::F8E5M2FNUZ;
+  case kFloat8E8M0:
+    return ElementType::F8E8M0FNU;
+  case kFloat4E2M1:
+    return ElementType::F4E2M1FN;
+  case kUInt4:
+    return ElementType::UI4;
+  case kInt4:
+    return ElementType::I4;
+  case kUInt2:
+    return ElementType::UI2;
+  case kInt2:
+    return ElementType::I2;
   case onnx::TensorProto::FLOAT:
     return ElementType::F32;
   case onnx::TensorProto::FLOAT16:
@@ -94,7 +130,8 @@ ElementType requireType(int type, const std::string &what) {
     fail(what + " has element type " + onnxTypeName(type) +
          ", which Fuse does not support (supported: FLOAT, FLOAT16, "
          "BFLOAT16, DOUBLE, BOOL, INT8, INT16, INT32, INT64, UINT8, UINT16, "
-         "UINT32, UINT64)");
+         "UINT32, UINT64, FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, "
+         "FLOAT8E5M2FNUZ, FLOAT8E8M0, FLOAT4E2M1, INT4, UINT4, INT2, UINT2)");
   return *element;
 }
 
@@ -121,6 +158,40 @@ std::int64_t checkedCount(const Shape &shape, const std::string &what) {
   return count;
 }
 
+/// Bits of the types ONNX packs below a byte (0 for the others).
+int subByteBits(ElementType type) {
+  switch (type) {
+  case ElementType::I4:
+  case ElementType::UI4:
+  case ElementType::F4E2M1FN:
+    return 4;
+  case ElementType::I2:
+  case ElementType::UI2:
+    return 2;
+  default:
+    return 0;
+  }
+}
+
+/// Unpacks ONNX's packed sub-byte elements into Fuse's byte per element: i4
+/// and i2 sign-extended, the others zero-extended (padding bits past the
+/// last element are ignored).
+void unpackSubByte(ElementType type, const std::vector<std::uint8_t> &packed,
+                   HostTensorData &data) {
+  const int bits = subByteBits(type);
+  const std::int64_t perByte = 8 / bits;
+  const std::int64_t count = data.type.numElements();
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::uint8_t byte = packed[std::size_t(i / perByte)];
+    const std::int64_t field =
+        (byte >> (bits * (i % perByte))) & ((1 << bits) - 1);
+    if (type == ElementType::F4E2M1FN)
+      data.bytes[std::size_t(i)] = std::uint8_t(field);
+    else
+      storeInt(type, data.bytes.data(), i, field);
+  }
+}
+
 HostTensorData tensorFromProto(const onnx::TensorProto &proto) {
   std::string what =
       "tensor" + (proto.name().empty() ? "" : " '" + proto.name() + "'");
@@ -140,6 +211,41 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto) {
            std::to_string(got) + " values in " + field + ", expected " +
            std::to_string(count));
   };
+  // INT4, UINT4 and FLOAT4E2M1 come packed two to a byte, INT2 and UINT2
+  // four (onnx.proto: the first element in the least significant bits), in
+  // raw_data and, a byte per entry, in int32_data.
+  const int packedBits = subByteBits(type);
+  if (packedBits) {
+    const std::int64_t perByte = 8 / packedBits;
+    const std::int64_t packedBytes = (count + perByte - 1) / perByte;
+    std::vector<std::uint8_t> packed;
+    if (proto.has_raw_data()) {
+      const std::string &raw = proto.raw_data();
+      if (std::int64_t(raw.size()) != packedBytes)
+        fail(what + " of shape " + shapeText(shape) + " and type " +
+             onnxTypeName(proto.data_type()) + " has " +
+             std::to_string(raw.size()) + " bytes of raw_data, expected " +
+             std::to_string(packedBytes) + " (" + std::to_string(perByte) +
+             " elements packed in a byte)");
+      packed.assign(raw.begin(), raw.end());
+    } else {
+      if (proto.int32_data_size() != packedBytes)
+        fail(what + " of shape " + shapeText(shape) + " and type " +
+             onnxTypeName(proto.data_type()) + " holds " +
+             std::to_string(proto.int32_data_size()) +
+             " values in int32_data, expected " + std::to_string(packedBytes) +
+             " (" + std::to_string(perByte) + " elements packed in each)");
+      for (std::int32_t value : proto.int32_data()) {
+        if (value < 0 || value > 0xFF)
+          fail(what + " holds " + std::to_string(value) +
+               " in int32_data, which is not a byte of packed " +
+               onnxTypeName(proto.data_type()) + " elements");
+        packed.push_back(std::uint8_t(value));
+      }
+    }
+    unpackSubByte(type, packed, data);
+    return data;
+  }
   if (proto.has_raw_data()) {
     const std::string &raw = proto.raw_data();
     if (std::int64_t(raw.size()) != count * elementBytes)
@@ -180,6 +286,22 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto) {
         fail(what + " holds " + std::to_string(value) +
              " in uint64_data, which does not fit UINT32");
       storeUnsigned(type, data.bytes.data(), i, value);
+    }
+    break;
+  case kFloat8E4M3FN:
+  case kFloat8E4M3FNUZ:
+  case kFloat8E5M2:
+  case kFloat8E5M2FNUZ:
+  case kFloat8E8M0:
+    // The bit patterns, one per int32.
+    expectCount(proto.int32_data_size(), "int32_data");
+    for (std::int64_t i = 0; i < count; ++i) {
+      const std::int32_t bits = proto.int32_data(int(i));
+      if (bits < 0 || bits > 0xFF)
+        fail(what + " holds " + std::to_string(bits) +
+             " in int32_data, which is not the bits of a " +
+             onnxTypeName(proto.data_type()));
+      data.bytes[std::size_t(i)] = std::uint8_t(bits);
     }
     break;
   case onnx::TensorProto::FLOAT16:
@@ -1113,11 +1235,23 @@ Importer::lower(std::vector<std::optional<Value>> &constants) {
     } else {
       to = inType(1).elementType;
     }
-    if (std::int64_t saturate = attrInt("saturate", 1); saturate != 1)
-      fail("saturate=0 is not supported");
+    // Cast-19 `saturate` (default 1) and Cast-24 `round_mode` (default
+    // "up") apply to the f8 targets (round_mode to FLOAT8E8M0 only); ONNX
+    // ignores them for the others.
+    CastOptions options;
+    const bool saturate = attrInt("saturate", 1) != 0;
+    options.saturate =
+        saturate && isLowPrecisionFloat(to) && to != ElementType::F4E2M1FN;
+    const std::string roundMode = attrString("round_mode", "up");
+    std::optional<E8M0RoundMode> mode = parseRoundMode(roundMode);
+    if (!mode)
+      fail("attribute 'round_mode' is '" + roundMode +
+           "', expected up, down or nearest");
+    if (to == ElementType::F8E8M0FNU)
+      options.roundMode = *mode;
     if (elemOf(x) == to)
       return {x};
-    return {check(b->cast(x, to))};
+    return {check(b->cast(x, to, /*isUnsigned=*/false, options))};
   }
   if (op == "MatMul")
     return {matmul(in(0), in(1))};

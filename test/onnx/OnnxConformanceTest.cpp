@@ -8,7 +8,11 @@
 // reference runtime (and, when built with the host compiler, on the host
 // runtime), and compares every output with the expected one (rtol 1e-3,
 // atol 1e-7, as ONNX's runner does; NaN matches NaN; integers and booleans
-// exactly). Prints passed / failed / excluded / out of scope per operator
+// exactly). f8/f4 outputs compare by their decoded values under the same
+// rule, which neighbouring f8 values are too far apart to meet: exact up to
+// the sign of zero. The TensorProto reader unpacks ONNX's packed INT4,
+// UINT4, FLOAT4E2M1 (two a byte), INT2 and UINT2 (four) to Fuse's byte per
+// element. Prints passed / failed / excluded / out of scope per operator
 // and a summary line in which exclusions count as failures.
 //
 // Static shapes: a test that gives a shape, axes or indices as an input is

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -266,6 +267,252 @@ TEST(OnnxTensorProto, Errors) {
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.message().find("cannot read '/nonexistent/x.pb'"),
             std::string::npos);
+}
+
+/// A TensorProto of `type` and `dims` with `bytes` as raw_data.
+std::string rawTensor(std::vector<std::int64_t> dims, int type,
+                      const std::string &bytes) {
+  std::string proto = tensorHeader(std::move(dims), type, "t");
+  bytesField(proto, 9, bytes);
+  return proto;
+}
+
+/// A TensorProto of `type` and `dims` with `values` as int32_data.
+std::string int32Tensor(std::vector<std::int64_t> dims, int type,
+                        const std::vector<std::int64_t> &values) {
+  std::string proto = tensorHeader(std::move(dims), type, "t");
+  std::string packed;
+  for (std::int64_t v : values)
+    varint(packed, std::uint64_t(v));
+  bytesField(proto, 5, packed);
+  return proto;
+}
+
+/// The bytes of a parsed tensor (Fuse's layout: one per element).
+std::vector<std::uint8_t> parsedBytes(const std::string &proto,
+                                      ElementType expectedType) {
+  Expected<NamedTensor> tensor = parseTensorProto(proto);
+  if (!tensor.ok()) {
+    ADD_FAILURE() << tensor.message();
+    return {};
+  }
+  EXPECT_EQ(tensor->value.type.elementType, expectedType);
+  return tensor->value.bytes;
+}
+
+using Bytes = std::vector<std::uint8_t>;
+
+// onnx.proto: INT4/UINT4/FLOAT4E2M1 two to a byte and INT2/UINT2 four, the
+// first element in the least significant bits; Fuse unpacks them to a byte
+// each (i4/i2 sign-extended). The f8 types are a byte each.
+TEST(OnnxTensorProto, LowPrecisionTypes) {
+  // 0x8F 0x17 0x0A: nibbles F 8 7 1 A (and a padding nibble).
+  const std::string nibbles("\x8f\x17\x0a", 3);
+  EXPECT_EQ(parsedBytes(rawTensor({5}, /*INT4*/ 22, nibbles), ElementType::I4),
+            (Bytes{0xFF, 0xF8, 0x07, 0x01, 0xFA}));
+  EXPECT_EQ(
+      parsedBytes(rawTensor({5}, /*UINT4*/ 21, nibbles), ElementType::UI4),
+      (Bytes{0x0F, 0x08, 0x07, 0x01, 0x0A}));
+  // 0xE4 = 11 10 01 00: elements 0, 1, 2, 3; then 0x02: 2.
+  const std::string crumbs("\xe4\x02", 2);
+  EXPECT_EQ(parsedBytes(rawTensor({5}, /*UINT2*/ 25, crumbs), ElementType::UI2),
+            (Bytes{0, 1, 2, 3, 2}));
+  EXPECT_EQ(parsedBytes(rawTensor({5}, /*INT2*/ 26, crumbs), ElementType::I2),
+            (Bytes{0, 1, 0xFE, 0xFF, 0xFE}));
+  Expected<NamedTensor> f4 =
+      parseTensorProto(rawTensor({3}, /*FLOAT4E2M1*/ 23, "\x9f\x02"));
+  ASSERT_TRUE(f4.ok()) << f4.message();
+  EXPECT_EQ(f4->value.type, (TensorType{ElementType::F4E2M1FN, {3}}));
+  EXPECT_EQ(f4->value.toDoubles(), (std::vector<double>{-6, -0.5, 1}));
+  // f8: raw bytes, or one int32 each.
+  Expected<NamedTensor> e5m2 =
+      parseTensorProto(rawTensor({2}, /*FLOAT8E5M2*/ 19, "\x3c\xc0"));
+  ASSERT_TRUE(e5m2.ok()) << e5m2.message();
+  EXPECT_EQ(e5m2->value.toDoubles(), (std::vector<double>{1, -2}));
+  const struct {
+    int onnxType;
+    ElementType type;
+  } f8Types[] = {{17, ElementType::F8E4M3FN},
+                 {18, ElementType::F8E4M3FNUZ},
+                 {19, ElementType::F8E5M2},
+                 {20, ElementType::F8E5M2FNUZ},
+                 {24, ElementType::F8E8M0FNU}};
+  for (const auto &f8 : f8Types)
+    EXPECT_EQ(parsedBytes(int32Tensor({2}, f8.onnxType, {0x38, 0xFF}), f8.type),
+              (Bytes{0x38, 0xFF}));
+  // int32_data of a sub-byte type: a packed byte per entry.
+  EXPECT_EQ(
+      parsedBytes(int32Tensor({3}, /*INT4*/ 22, {0x8F, 0x07}), ElementType::I4),
+      (Bytes{0xFF, 0xF8, 0x07}));
+  EXPECT_EQ(parsedBytes(int32Tensor({6}, /*UINT2*/ 25, {0xE4, 0x0B}),
+                        ElementType::UI2),
+            (Bytes{0, 1, 2, 3, 3, 2}));
+  // A zero-sized tensor packs to nothing.
+  EXPECT_EQ(parsedBytes(rawTensor({0, 3}, /*INT4*/ 22, ""), ElementType::I4),
+            Bytes{});
+}
+
+TEST(OnnxTensorProto, LowPrecisionErrors) {
+  auto message = [](const std::string &proto) {
+    Expected<NamedTensor> tensor = parseTensorProto(proto);
+    return tensor.ok() ? std::string("(parsed)") : tensor.message();
+  };
+  auto expectMessage = [&](const std::string &proto, const char *part) {
+    const std::string text = message(proto);
+    EXPECT_NE(text.find(part), std::string::npos) << text;
+  };
+  expectMessage(rawTensor({5}, /*INT4*/ 22, "\x01\x02"),
+                "has 2 bytes of raw_data, expected 3 (2 elements packed in a "
+                "byte)");
+  expectMessage(rawTensor({5}, /*INT2*/ 26, std::string(5, '\0')),
+                "has 5 bytes of raw_data, expected 2 (4 elements packed in a "
+                "byte)");
+  expectMessage(int32Tensor({4}, /*UINT4*/ 21, {1}),
+                "holds 1 values in int32_data, expected 2 (2 elements packed "
+                "in each)");
+  expectMessage(int32Tensor({2}, /*INT4*/ 22, {300}),
+                "holds 300 in int32_data, which is not a byte of packed INT4 "
+                "elements");
+  expectMessage(int32Tensor({1}, /*FLOAT8E4M3FN*/ 17, {256}),
+                "holds 256 in int32_data, which is not the bits of a "
+                "FLOAT8E4M3FN");
+  expectMessage(rawTensor({2}, /*FLOAT8E8M0*/ 24, "\x01"),
+                "has 1 bytes of raw_data, expected 2");
+}
+
+/// A ModelProto (opset 24) of one Cast from `from` to `to`, of shape
+/// [count], with `attributes` (AttributeProtos) besides `to`.
+std::string castModel(int from, int to, int count,
+                      const std::vector<std::string> &attributes) {
+  auto valueInfo = [&](const char *name, int type) {
+    std::string dim, shape, tensorType, typeProto, info;
+    field(dim, 1, 0);
+    varint(dim, std::uint64_t(count));
+    bytesField(shape, 1, dim);
+    field(tensorType, 1, 0);
+    varint(tensorType, std::uint64_t(type));
+    bytesField(tensorType, 2, shape);
+    bytesField(typeProto, 1, tensorType);
+    bytesField(info, 1, name);
+    bytesField(info, 2, typeProto);
+    return info;
+  };
+  std::string node;
+  bytesField(node, 1, "x");
+  bytesField(node, 2, "y");
+  bytesField(node, 3, "cast");
+  bytesField(node, 4, "Cast");
+  std::string toAttr;
+  bytesField(toAttr, 1, "to");
+  field(toAttr, 3, 0);
+  varint(toAttr, std::uint64_t(to));
+  field(toAttr, 20, 0);
+  varint(toAttr, 2); // INT
+  bytesField(node, 5, toAttr);
+  for (const std::string &attribute : attributes)
+    bytesField(node, 5, attribute);
+  std::string graph;
+  bytesField(graph, 1, node);
+  bytesField(graph, 2, "g");
+  bytesField(graph, 11, valueInfo("x", from));
+  bytesField(graph, 12, valueInfo("y", to));
+  std::string opset, model;
+  bytesField(opset, 1, "");
+  field(opset, 2, 0);
+  varint(opset, 24);
+  field(model, 1, 0);
+  varint(model, 10);
+  bytesField(model, 7, graph);
+  bytesField(model, 8, opset);
+  return model;
+}
+
+std::string intAttribute(const char *name, std::int64_t value) {
+  std::string attribute;
+  bytesField(attribute, 1, name);
+  field(attribute, 3, 0);
+  varint(attribute, std::uint64_t(value));
+  field(attribute, 20, 0);
+  varint(attribute, 2); // INT
+  return attribute;
+}
+
+std::string stringAttribute(const char *name, const std::string &value) {
+  std::string attribute;
+  bytesField(attribute, 1, name);
+  bytesField(attribute, 4, value);
+  field(attribute, 20, 0);
+  varint(attribute, 3); // STRING
+  return attribute;
+}
+
+/// Imports `model` and runs it on the reference interpreter with `input`.
+Expected<std::vector<HostTensorData>> importAndRun(const std::string &model,
+                                                   HostTensorData input,
+                                                   Graph *imported = nullptr) {
+  Expected<ImportedModel> result = importModel(model, {}, "cast");
+  if (!result.ok())
+    return result.status();
+  if (imported)
+    *imported = result->graph;
+  std::vector<HostTensor> views{input.view()};
+  return evaluateGraph(result->graph, views);
+}
+
+// Cast-19 `saturate` (default 1) applies to the f8 targets; Cast-24
+// `round_mode` to FLOAT8E8M0. The values are worked out by hand.
+TEST(OnnxImporter, CastSaturateAndRoundMode) {
+  const std::vector<double> values{1e6, 0.3, 3.0};
+  const HostTensorData x =
+      HostTensorData::fromDoubles({ElementType::F32, {3}}, values);
+  Graph graph;
+  // FLOAT -> FLOAT8E4M3FN, saturating by default: 448; 0.3 -> 0.3125.
+  Expected<std::vector<HostTensorData>> saturated =
+      importAndRun(castModel(1, 17, 3, {}), x, &graph);
+  ASSERT_TRUE(saturated.ok()) << saturated.message();
+  EXPECT_TRUE(graph.ops.back().getFlag("saturate"));
+  EXPECT_EQ(saturated->front().type.elementType, ElementType::F8E4M3FN);
+  EXPECT_EQ(saturated->front().toDoubles(),
+            (std::vector<double>{448, 0.3125, 3}));
+  // saturate=0: out of range is NaN.
+  Expected<std::vector<HostTensorData>> plain = importAndRun(
+      castModel(1, 17, 3, {intAttribute("saturate", 0)}), x, &graph);
+  ASSERT_TRUE(plain.ok()) << plain.message();
+  EXPECT_FALSE(graph.ops.back().getFlag("saturate"));
+  EXPECT_TRUE(std::isnan(plain->front().toDoubles()[0]));
+  // FLOAT8E8M0: `up` by default (3 -> 4), `down` on request (3 -> 2).
+  Expected<std::vector<HostTensorData>> up =
+      importAndRun(castModel(1, 24, 3, {}), x, &graph);
+  ASSERT_TRUE(up.ok()) << up.message();
+  EXPECT_EQ(graph.ops.back().findAttr("round_mode"), nullptr);
+  EXPECT_EQ(up->front().toDoubles()[2], 4.0);
+  Expected<std::vector<HostTensorData>> down = importAndRun(
+      castModel(1, 24, 3, {stringAttribute("round_mode", "down")}), x, &graph);
+  ASSERT_TRUE(down.ok()) << down.message();
+  ASSERT_NE(graph.ops.back().findAttr("round_mode"), nullptr);
+  EXPECT_EQ(graph.ops.back().findAttr("round_mode")->getEnumName(), "down");
+  EXPECT_EQ(down->front().toDoubles(),
+            (std::vector<double>{std::ldexp(1.0, 19), 0.25, 2}));
+  // The attributes mean nothing to other targets (f4E2M1FN always
+  // saturates): no flag in the graph.
+  for (int to : {/*FLOAT16*/ 10, /*FLOAT4E2M1*/ 23, /*INT4*/ 22}) {
+    Expected<std::vector<HostTensorData>> other =
+        importAndRun(castModel(1, to, 3,
+                               {intAttribute("saturate", 1),
+                                stringAttribute("round_mode", "nearest")}),
+                     x, &graph);
+    ASSERT_TRUE(other.ok()) << other.message();
+    EXPECT_TRUE(graph.ops.back().attributes.empty()) << to;
+  }
+  // An unknown round mode is an error that names it.
+  Expected<ImportedModel> bad = importModel(
+      castModel(1, 24, 3, {stringAttribute("round_mode", "sideways")}), {},
+      "bad");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("attribute 'round_mode' is 'sideways', "
+                               "expected up, down or nearest"),
+            std::string::npos)
+      << bad.message();
 }
 
 TEST(OnnxImporter, MalformedModels) {
