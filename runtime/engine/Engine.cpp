@@ -10,6 +10,7 @@
 #include "runtime/device/HostRuntime.h"
 #include "runtime/device/ReferenceRuntime.h"
 #include "runtime/ir/GraphHash.h"
+#include "runtime/ir/Verifier.h"
 
 #include <algorithm>
 #include <atomic>
@@ -826,24 +827,7 @@ Expected<TensorId> appendOp(Graph &graph, OpKind kind,
     bool sameTypes = true;
     for (std::size_t i = 1; i < ids.size(); ++i)
       sameTypes = sameTypes && graph.typeOf(ids[i]) == first;
-    ElementType element = first.elementType;
-    bool accepted = false;
-    switch (info.typeRule) {
-    case TypeRule::Float:
-    case TypeRule::FloatPred:
-      accepted = isFloat(element);
-      break;
-    case TypeRule::Numeric:
-      accepted = element != ElementType::I1;
-      break;
-    case TypeRule::Integer:
-      accepted = isInteger(element);
-      break;
-    case TypeRule::Any:
-      accepted = true;
-      break;
-    }
-    if (sameTypes && accepted) {
+    if (sameTypes && followsTypeRule(first.elementType, info.typeRule)) {
       TensorId result = TensorId(graph.tensors.size());
       TensorType type = first;
       if (info.typeRule == TypeRule::FloatPred)

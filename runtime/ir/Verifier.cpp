@@ -26,9 +26,11 @@ std::string listString(std::span<const std::int64_t> values) {
   return text + "]";
 }
 
+} // namespace
+
 /// The f8/f4 types are for casts and data movement (as in the dialect): no
 /// float rule accepts them, nor Numeric.
-bool followsRule(ElementType type, TypeRule rule) {
+bool fuse::followsTypeRule(ElementType type, TypeRule rule) {
   switch (rule) {
   case TypeRule::Float:
   case TypeRule::FloatPred:
@@ -43,13 +45,15 @@ bool followsRule(ElementType type, TypeRule rule) {
   return false;
 }
 
+namespace {
+
 /// The types a rule accepts, listed from the element type table (so the
 /// message names every type, also those added later).
 std::string typeRuleDescription(TypeRule rule) {
   auto accepted = [&] {
     std::string names;
     for (ElementType type : allElementTypes())
-      if (followsRule(type, rule))
+      if (followsTypeRule(type, rule))
         names += cat(names.empty() ? "" : ", ", elementTypeName(type));
     return names;
   };
@@ -450,7 +454,7 @@ fuse::inferResultType(OpKind kind, std::span<const TensorType> operandTypes,
     if (Status status = checkType(operandTypes[i], cat("operand ", i));
         !status.ok())
       return status;
-    if (!followsRule(operandTypes[i].elementType, info.typeRule))
+    if (!followsTypeRule(operandTypes[i].elementType, info.typeRule))
       return fail("operand ", i, " has element type ",
                   elementTypeName(operandTypes[i].elementType), ", expected ",
                   typeRuleDescription(info.typeRule));

@@ -33,6 +33,11 @@ inferResultType(OpKind kind, std::span<const TensorType> operandTypes,
                 const AttrMap &attributes,
                 const std::optional<TensorType> &declaredResult);
 
+/// Whether an operand of element type `type` follows `rule` (Ops.def's
+/// element-type rules). The engine's fast path for elementwise ops asks the
+/// same function, so it never accepts what validate() rejects.
+bool followsTypeRule(ElementType type, TypeRule rule);
+
 /// Success when the graph follows every rule of Graph.h; otherwise the first
 /// violation found, in graph order (inputs, then ops, then outputs).
 Status validate(const Graph &graph);

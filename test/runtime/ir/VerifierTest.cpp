@@ -619,6 +619,32 @@ TEST(VerifierTest, NewIntegerTypesFollowIntegerAndNumericRules) {
   }
 }
 
+// The engine's fast path asks followsTypeRule, so what it accepts is what
+// validate() accepts: every rule, every type, checked against a one-op graph.
+TEST(VerifierTest, FollowsTypeRuleAgreesWithValidation) {
+  const std::pair<OpKind, TypeRule> ops[] = {
+      {OpKind::Exp, TypeRule::Float},
+      {OpKind::IsNaN, TypeRule::FloatPred},
+      {OpKind::Neg, TypeRule::Numeric},
+      {OpKind::Not, TypeRule::Integer}};
+  for (ElementType type : allElementTypes())
+    for (const auto &[kind, rule] : ops) {
+      ASSERT_EQ(opInfo(kind).typeRule, rule);
+      const TensorType t{type, {2}};
+      const TensorType result{
+          rule == TypeRule::FloatPred ? ElementType::I1 : type, {2}};
+      EXPECT_EQ(followsTypeRule(type, rule),
+                validate(oneOp({t}, kind, {}, result)).ok())
+          << mnemonic(kind) << " on " << elementTypeName(type);
+    }
+  EXPECT_TRUE(followsTypeRule(ElementType::UI64, TypeRule::Integer));
+  EXPECT_TRUE(followsTypeRule(ElementType::I16, TypeRule::Numeric));
+  EXPECT_FALSE(followsTypeRule(ElementType::UI8, TypeRule::Float));
+  EXPECT_FALSE(followsTypeRule(ElementType::F8E4M3FN, TypeRule::Float));
+  EXPECT_FALSE(followsTypeRule(ElementType::F8E5M2, TypeRule::Numeric));
+  EXPECT_TRUE(followsTypeRule(ElementType::F8E5M2, TypeRule::Any));
+}
+
 TEST(VerifierTest, ValidGraphsPass) {
   GraphBuilder b;
   TensorId x = b.input({ElementType::F32, {4, 2, 3}});
