@@ -227,6 +227,13 @@ Expected<Array> parse(const std::vector<std::uint8_t> &file) {
     return Status::error("the array is in Fortran order; only C order is "
                          "supported (save it with np.ascontiguousarray)");
   std::optional<ElementType> type = typeForDescr(descr);
+  if (!type && (descr == "<V1" || descr == "|V1"))
+    return Status::error(
+        "dtype '" + descr +
+        "' is untyped bytes (how NumPy saves ml_dtypes' float8, float4, "
+        "int4 and int2 arrays): .npy cannot say which of Fuse's f8, f4, i4, "
+        "ui4, i2 or ui2 types they hold; expected little-endian f2, f4, f8, "
+        "i1, i2, i4, i8, u1, u2, u4, u8 or b1");
   if (!type)
     return Status::error("dtype '" + descr +
                          "' is not supported; expected little-endian f2, f4, "
@@ -266,9 +273,14 @@ Status write(const std::string &path, const Array &array) {
   const Array *data = &array;
   Array widened;
   std::string descr = descrFor(array.type.elementType);
-  if (descr.empty()) {
-    // bf16 (and the 8-, 4- and 2-bit types) have no .npy dtype: widen to
-    // f32, which holds each of their values exactly.
+  const ElementType type = array.type.elementType;
+  if (descr.empty() && isInteger(type)) {
+    // i4 and i2 take a byte each, sign-extended: int8's layout; ui4 and ui2
+    // zero-extended: uint8's.
+    descr = isUnsignedInteger(type) ? "|u1" : "|i1";
+  } else if (descr.empty()) {
+    // bf16 and the f8/f4 types have no .npy dtype: widen to f32, which holds
+    // each of their values exactly.
     HostTensorData source(array.type);
     source.bytes = array.bytes;
     TensorType f32Type{ElementType::F32, array.type.shape};

@@ -35,7 +35,11 @@ Expected<Array> parse(const std::vector<std::uint8_t> &file);
 /// Reads and parses `path`; errors name the path.
 Expected<Array> read(const std::string &path);
 /// Writes `array` to `path` (format version 1.0). A type without a descr is
-/// written as f32, which holds its values exactly.
+/// widened to one that holds its values exactly: bf16, f8 and f4 to f32 (<f4),
+/// i4 and i2 to int8 (|i1), ui4 and ui2 to uint8 (|u1). Reading them back
+/// gives those types: .npy has no dtype for the narrow ones (ml_dtypes saves
+/// its arrays of them as untyped bytes, '<V1', which parse() refuses with a
+/// message that says so).
 Status write(const std::string &path, const Array &array);
 
 } // namespace fuse::npy
