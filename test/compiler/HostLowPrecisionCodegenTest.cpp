@@ -509,6 +509,38 @@ TEST_F(HostLowPrecisionCodegen, EveryCodeDecodesExactly) {
   }
 }
 
+// Ops that take any type: compare (in f32), select, concat of f8 values.
+TEST_F(HostLowPrecisionCodegen, F8CompareSelectConcat) {
+  for (const Format &f : miniFloats()) {
+    SCOPED_TRACE(std::string(elementTypeName(f.type)));
+    const int64_t n = 999;
+    std::uniform_int_distribution<int> code(0, f.codes() - 1);
+    std::vector<uint8_t> x(n), y(n);
+    for (int64_t i = 0; i < n; ++i) {
+      x[i] = uint8_t(code(rng));
+      y[i] = uint8_t(code(rng));
+    }
+    GraphBuilder b;
+    TensorType type{f.type, {n}};
+    TensorId xi = b.input(type, "x"), yi = b.input(type, "y");
+    TensorId less = b.compare(ComparePredicate::Lt, xi, yi);
+    b.output(less, "lt");
+    b.output(b.select(less, xi, yi), "min_by_select");
+    b.output(b.concat({xi, yi}, 0), "concat");
+    std::vector<uint8_t> lt(n), chosen(n), both;
+    for (int64_t i = 0; i < n; ++i) {
+      lt[i] = f.decode(x[i]) < f.decode(y[i]);
+      chosen[i] = lt[i] ? x[i] : y[i];
+    }
+    both = x;
+    both.insert(both.end(), y.begin(), y.end());
+    checkExact(b, {bytesOf(x), bytesOf(y)},
+               {{"lt", ElementType::I1, bytesOf(lt)},
+                {"min_by_select", f.type, bytesOf(chosen)},
+                {"concat", f.type, bytesOf(both)}});
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // f8E8M0FNU
 //===----------------------------------------------------------------------===//
@@ -564,6 +596,52 @@ TEST_F(HostLowPrecisionCodegen, E8M0RoundsTheExponentAsOnnx) {
     }
   std::vector<double> asDouble(x.begin(), x.end());
   checkExact(b, {bytesOf(x)}, expected, labelsOf(asDouble));
+}
+
+// ONNX converts to f32 first (to nearest even), then rounds the exponent:
+// from f64, values just above a power of two that f32 rounds onto it stay
+// there under `up`; from f16, every value.
+TEST_F(HostLowPrecisionCodegen, E8M0FromF64AndF16ThroughF32) {
+  std::vector<double> x;
+  std::uniform_real_distribution<double> mantissa(1.0, 2.0);
+  std::uniform_int_distribution<int> exponent(-140, 130);
+  for (int e = -126; e <= 127; e += 3) {
+    double p = std::ldexp(1.0, e);
+    for (double v : {p, p * (1 + 0x1p-30), p * (1 - 0x1p-30), 1.5 * p,
+                     1.5 * p * (1 + 0x1p-30), 1.5 * p * (1 - 0x1p-30)}) {
+      x.push_back(v);
+      x.push_back(-v);
+    }
+  }
+  for (int i = 0; i < 1000; ++i)
+    x.push_back(std::ldexp(mantissa(rng), exponent(rng)));
+  x.push_back(std::numeric_limits<double>::quiet_NaN());
+  x.push_back(1e300);
+  int64_t n = int64_t(x.size());
+  const int64_t m = 65536;
+  std::vector<uint16_t> h(m);
+  for (int64_t i = 0; i < m; ++i)
+    h[size_t(i)] = uint16_t(i);
+  GraphBuilder b;
+  TensorId xi = b.input({ElementType::F64, {n}}, "x");
+  TensorId hi = b.input({ElementType::F16, {m}}, "h");
+  std::vector<Expectation> expected;
+  for (std::string mode : {"up", "down", "nearest"}) {
+    b.output(cast(b, xi, ElementType::F8E8M0FNU, n, false, mode),
+             "f64_" + mode);
+    b.output(cast(b, hi, ElementType::F8E8M0FNU, m, true, mode), "f16_" + mode);
+    std::vector<uint8_t> fromF64, fromF16;
+    for (double v : x)
+      fromF64.push_back(uint8_t(encodeE8M0(float(v), false, mode)));
+    for (uint16_t bits : h)
+      fromF16.push_back(
+          uint8_t(encodeE8M0(float(kF16.decode(bits)), true, mode)));
+    expected.push_back(
+        {"f64_" + mode, ElementType::F8E8M0FNU, bytesOf(fromF64)});
+    expected.push_back(
+        {"f16_" + mode, ElementType::F8E8M0FNU, bytesOf(fromF16)});
+  }
+  checkExact(b, {bytesOf(x), bytesOf(h)}, expected);
 }
 
 TEST_F(HostLowPrecisionCodegen, E8M0DecodesEveryCode) {
@@ -725,6 +803,30 @@ TEST_F(HostLowPrecisionCodegen, NarrowIntegerCastsAndArithmeticWrap) {
     out(b.max(xi, yi), "max", t.type,
         [&](size_t i) { return std::max(x[i], y[i]); });
     out(b.neg(xi), "neg", t.type, [&](size_t i) { return t.wrap(-x[i]); });
+    out(b.min(xi, yi), "min", t.type,
+        [&](size_t i) { return std::min(x[i], y[i]); });
+    out(b.unary(OpKind::Abs, xi), "abs", t.type,
+        [&](size_t i) { return t.wrap(std::abs(int(x[i]))); });
+    // Truncating division (the minimum by -1 wraps), the remainder with the
+    // divisor's sign, and both reading the low bits unsigned.
+    out(b.div(xi, yi), "div", t.type,
+        [&](size_t i) { return t.wrap(x[i] / y[i]); });
+    out(b.rem(xi, yi), "rem", t.type, [&](size_t i) {
+      int r = x[i] % y[i];
+      if (r != 0 && ((r < 0) != (y[i] < 0)))
+        r += y[i];
+      return t.wrap(r);
+    });
+    auto low = [&](int8_t v) { return int(uint8_t(v) & ((1u << t.bits) - 1)); };
+    out(b.div(xi, yi, /*isUnsigned=*/true), "div_unsigned", t.type,
+        [&](size_t i) { return t.wrap(low(x[i]) / low(y[i])); });
+    out(b.rem(xi, yi, /*fmod=*/false, /*isUnsigned=*/true), "rem_unsigned",
+        t.type, [&](size_t i) { return t.wrap(low(x[i]) % low(y[i])); });
+    out(b.compare(ComparePredicate::Ult, xi, yi), "ult", ElementType::I1,
+        [&](size_t i) { return uint8_t(low(x[i]) < low(y[i])); });
+    out(b.select(b.compare(ComparePredicate::Gt, xi, yi), sum, xi), "select",
+        t.type,
+        [&](size_t i) { return x[i] > y[i] ? t.wrap(x[i] + y[i]) : x[i]; });
     out(cast(b, bi, t.type, n), "from_i8", t.type,
         [&](size_t i) { return t.wrap(bytes[i]); });
     out(cast(b, wi, t.type, n), "from_i32", t.type,
