@@ -509,6 +509,23 @@ TEST(LowPrecisionFloatTest, E8M0RoundModes) {
   EXPECT_EQ(floatToF8E8M0(3.0f, false, Down), 0x80);
 }
 
+// Every f8E8M0FNU value is a power of two, which no mode rounds; except
+// 2^-127 (0x00), an f32 subnormal whose fraction bit `up` rounds up to
+// 2^-126, as onnx.numpy_helper.to_float8e8m0 does.
+TEST(LowPrecisionFloatTest, E8M0EveryPatternRoundTrips) {
+  using enum E8M0RoundMode;
+  EXPECT_TRUE(std::isnan(decode(ElementType::F8E8M0FNU, 0xFF)));
+  EXPECT_EQ(e8m0(kNaN, Nearest), 0xFF);
+  for (int bits = 0; bits < 255; ++bits) {
+    const double value = decode(ElementType::F8E8M0FNU, std::uint8_t(bits));
+    EXPECT_EQ(value, std::ldexp(1.0, bits - 127));
+    EXPECT_EQ(e8m0(value, Down), bits);
+    EXPECT_EQ(e8m0(value, Nearest), bits);
+    EXPECT_EQ(e8m0(value, Up), bits == 0 ? 1 : bits);
+    EXPECT_EQ(e8m0(-value, Down), bits);
+  }
+}
+
 TEST(LowPrecisionFloatTest, LoadsAndStores) {
   std::uint8_t buffer[4] = {};
   storeDouble(ElementType::F8E4M3FN, buffer, 1, 1000.0);
