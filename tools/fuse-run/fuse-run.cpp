@@ -207,15 +207,29 @@ HostTensorData randomTensor(const TensorType &type, std::mt19937_64 &rng) {
   std::int64_t count = type.numElements();
   if (isFloat(type.elementType)) {
     std::uniform_real_distribution<double> magnitude(0.125, 2.0);
-    std::bernoulli_distribution negative(0.5);
+    // f8E8M0FNU has no sign (a negative value would be NaN).
+    std::bernoulli_distribution negative(
+        type.elementType == ElementType::F8E8M0FNU ? 0.0 : 0.5);
     std::vector<double> values(count);
     for (double &value : values)
       value = negative(rng) ? -magnitude(rng) : magnitude(rng);
     return HostTensorData::fromDoubles(type, values);
   }
-  bool isBool = type.elementType == ElementType::I1;
-  std::uniform_int_distribution<std::int64_t> dist(isBool ? 0 : -4,
-                                                   isBool ? 1 : 4);
+  // Small values inside the type's range: -4 .. 4 for signed types (-2 .. 1
+  // for i2), 0 .. 8 for unsigned ones (0 .. 3 for ui2), 0 .. 1 for i1.
+  unsigned bits = integerBitWidth(type.elementType);
+  std::int64_t low = -4, high = 4;
+  if (type.elementType == ElementType::I1) {
+    low = 0;
+    high = 1;
+  } else if (isUnsignedInteger(type.elementType)) {
+    low = 0;
+    high = std::min<std::int64_t>(8, (std::int64_t(1) << bits) - 1);
+  } else if (bits < 8) {
+    low = -(std::int64_t(1) << (bits - 1));
+    high = (std::int64_t(1) << (bits - 1)) - 1;
+  }
+  std::uniform_int_distribution<std::int64_t> dist(low, high);
   std::vector<std::int64_t> values(count);
   for (std::int64_t &value : values)
     value = dist(rng);
