@@ -852,5 +852,41 @@ TEST_F(HostLowPrecisionCodegen, NarrowIntegerCastsAndArithmeticWrap) {
   }
 }
 
+// The other schedules load and store the new types through the same
+// emitter: reductions and a matmul over decoded f8 values, exact max
+// reductions encoded back, argmax of i4 and a sum of i4 widened to i32;
+// checked against the reference interpreter.
+TEST_F(HostLowPrecisionCodegen, OtherSchedulesLoadAndStoreThem) {
+  const int64_t rows = 7, cols = 33;
+  for (const Format &f : miniFloats()) {
+    SCOPED_TRACE(std::string(elementTypeName(f.type)));
+    GraphBuilder b;
+    TensorId x = b.input({f.type, {rows, cols}}, "x");
+    TensorId w = b.input({ElementType::F32, {cols, 5}}, "w");
+    TensorId wide = b.cast(x, ElementType::F32);
+    TensorId rowMax = b.reduce(ReduceKind::Max, wide, {1});
+    b.output(b.cast(rowMax, f.type), "row_max");
+    TensorId columnMin = b.reduce(ReduceKind::Min, wide, {0});
+    b.output(b.cast(columnMin, f.type), "column_min");
+    b.output(b.reduce(ReduceKind::Sum, wide, {0, 1}), "sum");
+    b.output(b.cast(b.matmul(wide, w), ElementType::F16), "matmul");
+    Expected<Graph> graph = b.finish();
+    ASSERT_TRUE(graph.ok()) << graph.message();
+    check(*graph, {{-3, 3}, {-1, 1}});
+  }
+  for (const Narrow &t : narrowTypes()) {
+    SCOPED_TRACE(std::string(elementTypeName(t.type)));
+    GraphBuilder b;
+    TensorId x = b.input({t.type, {rows, cols}}, "x");
+    b.output(b.argmax(x, 1), "argmax");
+    b.output(b.argmin(x, 0), "argmin");
+    b.output(b.reduce(ReduceKind::Sum, b.cast(x, ElementType::I32), {1}),
+             "sum");
+    Expected<Graph> graph = b.finish();
+    ASSERT_TRUE(graph.ok()) << graph.message();
+    check(*graph, {{-9, 9}});
+  }
+}
+
 } // namespace
 } // namespace fuse
