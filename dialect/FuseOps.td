@@ -229,18 +229,20 @@ def Fuse_CastOp : Fuse_Op<"cast", [Pure, Elementwise]> {
     toward zero and keeps the low bits (as ONNX's reference), NaN, infinities
     and values of 2^31 or more in magnitude give 0.
 
-    Conversions to the f8 and f4 types go through f32 (an f64 operand is
-    rounded to odd first, so that the result is rounded once) and round to
-    nearest even. A value out of range gives infinity (f8E5M2), NaN
-    (f8E4M3FN and the FNUZ types) or, with `saturate` (f8 results only), the
-    largest finite value of its sign; f4E2M1FN always saturates. NaN keeps
-    its sign where the type has a signed NaN; the FNUZ types have one NaN
-    (0x80) and no negative zero; f4E2M1FN, which has no NaN, follows
-    ml_dtypes (NaN gives a zero of the opposite sign). To f8E8M0FNU (a power
-    of two, 2^-127 .. 2^127, no sign, 0xFF is NaN) the f32 exponent is kept
-    and rounded by `round_mode` (ONNX Cast-24): `up` (the default) when any
-    mantissa bit is set, `down` never, `nearest` as ONNX's reference; NaN
-    and infinities give NaN; `saturate` keeps 2^127 from rounding up to NaN.
+    Conversions to the f8 and f4 types round the operand's exact value once
+    to nearest even (an f64 too). A value out of range gives infinity
+    (f8E5M2), NaN (f8E4M3FN and the FNUZ types) or, with `saturate` (f8
+    results only), the largest finite value of its sign; f4E2M1FN always
+    saturates. NaN keeps its sign where the type has a signed NaN; the FNUZ
+    types have one NaN (0x80, which reads as a negative NaN) and no negative
+    zero; f4E2M1FN, which has no NaN, follows ml_dtypes (NaN gives a zero of
+    the opposite sign). Conversions from them are exact. To f8E8M0FNU (a
+    power of two, 2^-127 .. 2^127, no sign, 0xFF is NaN) the operand is
+    first rounded to f32, then its exponent field is kept and rounded by
+    `round_mode` (ONNX Cast-24, as ONNX's reference): `up` (the default)
+    when any mantissa bit is set, `down` never, `nearest` on the top
+    mantissa bit (ties up unless the exponent field is 0); NaN and
+    infinities give NaN; `saturate` keeps 2^127 from rounding up to NaN.
 
     Example:
     ```mlir
