@@ -656,12 +656,17 @@ TEST_F(HostLowPrecisionCodegen, E8M0DecodesEveryCode) {
   b.output(cast(b, xi, ElementType::F32, n), "f32");
   b.output(cast(b, xi, ElementType::F16, n), "f16");
   b.output(b.transpose(b.reshape(xi, {3, n / 3}), {1, 0}), "moved");
+  // To itself rounding up: 2^-127, an f32 with a mantissa bit, becomes
+  // 2^-126 (not folded away).
+  b.output(cast(b, xi, ElementType::F8E8M0FNU, n), "up_again");
   std::vector<float> f32;
   std::vector<uint16_t> f16;
-  std::vector<uint8_t> moved(x.size());
+  std::vector<uint8_t> moved(x.size()), upAgain;
   for (uint8_t code : x) {
     f32.push_back(float(decodeE8M0(code)));
     f16.push_back(uint16_t(kF16.encode(decodeE8M0(code), false)));
+    upAgain.push_back(
+        uint8_t(encodeE8M0(float(decodeE8M0(code)), false, "up")));
   }
   for (int64_t i = 0; i < n / 3; ++i)
     for (int64_t j = 0; j < 3; ++j)
@@ -669,7 +674,8 @@ TEST_F(HostLowPrecisionCodegen, E8M0DecodesEveryCode) {
   checkExact(b, {bytesOf(x)},
              {{"f32", ElementType::F32, bytesOf(f32)},
               {"f16", ElementType::F16, bytesOf(f16)},
-              {"moved", ElementType::F8E8M0FNU, bytesOf(moved)}});
+              {"moved", ElementType::F8E8M0FNU, bytesOf(moved)},
+              {"up_again", ElementType::F8E8M0FNU, bytesOf(upAgain)}});
 }
 
 //===----------------------------------------------------------------------===//
