@@ -1542,10 +1542,14 @@ inline Value reductionIdentity(RegionEmitter &e, const ReductionInfo &r) {
 
 /// A finished reduction's result; a mean divides the sum by `count` (the
 /// reference's: floats over no element give NaN, integers truncate and give
-/// 0 over no element).
+/// 0 over no element). The narrow integers accumulate in i8: their sum and
+/// product wrap to the width here, before a mean divides.
 inline Value finishReduction(OpBuilder &b, Location loc, RegionEmitter &e,
                              const ReductionInfo &r, Value result,
                              int64_t count) {
+  Type element = elementTypeOf(fd::ReduceOp(r.op).getResult());
+  if (isNarrowInteger(element))
+    result = e.codec().wrap(result, element);
   if (fd::ReduceOp(r.op).getKind() != fd::ReduceKind::mean)
     return result;
   if (isa<FloatType>(r.accumulator))
@@ -1579,7 +1583,7 @@ inline FailureOr<ReductionInfo> classifyReduction(fd::ReduceOp reduce,
   Type element = elementTypeOf(reduce.getResult());
   bool isInteger = isa<IntegerType>(element);
   bool isUnsigned = isUnsignedElement(element);
-  if ((!isInteger && !isa<FloatType>(element)) || isNarrowInteger(element))
+  if (!isInteger && !isa<FloatType>(element))
     return reduce.emitOpError()
            << "cannot be generated for the host in a " << schedule
            << " kernel: element type " << element << " is not supported";

@@ -860,8 +860,8 @@ TEST_F(HostLowPrecisionCodegen, NarrowIntegerCastsAndArithmeticWrap) {
 
 // The other schedules load and store the new types through the same
 // emitter: reductions and a matmul over decoded f8 values, exact max
-// reductions encoded back, argmax of i4 and a sum of i4 widened to i32;
-// checked against the reference interpreter.
+// reductions encoded back; argmax, argmin and every reduction of the narrow
+// integers; checked against the reference interpreter.
 TEST_F(HostLowPrecisionCodegen, OtherSchedulesLoadAndStoreThem) {
   const int64_t rows = 7, cols = 33;
   for (const Format &f : miniFloats()) {
@@ -887,7 +887,16 @@ TEST_F(HostLowPrecisionCodegen, OtherSchedulesLoadAndStoreThem) {
     b.output(b.argmax(x, 1), "argmax");
     b.output(b.argmin(x, 0), "argmin");
     b.output(b.reduce(ReduceKind::Sum, b.cast(x, ElementType::I32), {1}),
-             "sum");
+             "sum_i32");
+    // In the type itself: sums and products wrap to the width (a mean
+    // divides the wrapped sum), along rows, columns and everything.
+    for (std::vector<int64_t> dims :
+         {std::vector<int64_t>{1}, std::vector<int64_t>{0},
+          std::vector<int64_t>{0, 1}})
+      for (ReduceKind kind :
+           {ReduceKind::Sum, ReduceKind::Prod, ReduceKind::Max, ReduceKind::Min,
+            ReduceKind::Mean})
+        b.output(b.reduce(kind, x, dims));
     Expected<Graph> graph = b.finish();
     ASSERT_TRUE(graph.ok()) << graph.message();
     check(*graph, {{-9, 9}});
