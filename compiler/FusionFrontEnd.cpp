@@ -70,12 +70,12 @@ fd::ScheduleKind singleOpSchedule(mlir::Operation *op) {
   return fd::ScheduleKind::pointwise;
 }
 
-void wrapEachOpInItsOwnFusion(mlir::func::FuncOp func) {
+/// Wraps each of `ops` (tensor ops of `func`'s body) in a fusion of its
+/// own; splat constants that feed only tensor ops are cloned into them.
+static llvm::SmallVector<fd::FusionOp>
+wrapOps(mlir::func::FuncOp func, llvm::ArrayRef<mlir::Operation *> ops) {
   mlir::OpBuilder b(func.getContext());
-  llvm::SmallVector<mlir::Operation *> ops;
-  for (mlir::Operation &op : func.getBody().front())
-    if (isTensorOp(&op))
-      ops.push_back(&op);
+  llvm::SmallVector<fd::FusionOp> fusions;
   for (mlir::Operation *op : ops) {
     auto constant = mlir::dyn_cast<fd::ConstantOp>(op);
     bool onlyFeedsFuseOps = llvm::all_of(
@@ -105,10 +105,75 @@ void wrapEachOpInItsOwnFusion(mlir::func::FuncOp func) {
     fd::YieldOp::create(b, op->getLoc(), inner->getResults());
     op->replaceAllUsesWith(fusion.getResults());
     op->erase();
+    fusions.push_back(fusion);
   }
   for (mlir::Operation &op : llvm::make_early_inc_range(func.getBody().front()))
     if (mlir::isa<fd::ConstantOp>(op) && op.use_empty())
       op.erase();
+  return fusions;
+}
+
+void wrapEachOpInItsOwnFusion(mlir::func::FuncOp func) {
+  llvm::SmallVector<mlir::Operation *> ops;
+  for (mlir::Operation &op : func.getBody().front())
+    if (isTensorOp(&op))
+      ops.push_back(&op);
+  (void)wrapOps(func, ops);
+}
+
+/// Moves the ops of `fusion` into `func`'s body where the fusion was (its
+/// block arguments become its inputs, its results what it yields), then
+/// gives each a fusion of its own. The ops keep their op-index marks.
+static llvm::SmallVector<fd::FusionOp> splitFusion(mlir::func::FuncOp func,
+                                                   fd::FusionOp fusion) {
+  mlir::OpBuilder b(fusion);
+  mlir::IRMapping mapping;
+  mlir::Block &body = fusion.getBody().front();
+  for (auto [arg, input] : llvm::zip(body.getArguments(), fusion.getInputs()))
+    mapping.map(arg, input);
+  llvm::SmallVector<mlir::Operation *> ops;
+  for (mlir::Operation &op : body.without_terminator())
+    ops.push_back(b.clone(op, mapping));
+  auto yield = mlir::cast<fd::YieldOp>(body.getTerminator());
+  for (auto [result, value] :
+       llvm::zip(fusion->getResults(), yield.getValues()))
+    result.replaceAllUsesWith(mapping.lookupOrDefault(value));
+  fusion->erase();
+  return wrapOps(func, ops);
+}
+
+Status generateFusions(mlir::func::FuncOp func,
+                       DiagnosticCollector &diagnostics,
+                       llvm::function_ref<Status(fd::FusionOp)> generate) {
+  llvm::SmallVector<fd::FusionOp> pending = llvm::to_vector(
+      llvm::reverse(func.getBody().front().getOps<fd::FusionOp>()));
+  while (!pending.empty()) {
+    fd::FusionOp fusion = pending.pop_back_val();
+    std::string errorsBefore = diagnostics.errors;
+    Status status = generate(fusion);
+    if (status.ok())
+      continue;
+    unsigned numOps = 0;
+    fusion.getBody().walk([&](mlir::Operation *op) {
+      if (isTensorOp(op) && !mlir::isa<fd::ConstantOp>(op))
+        ++numOps;
+    });
+    if (numOps <= 1)
+      return status;
+    // What generate reported becomes a remark; the split fusions go next.
+    std::string why = diagnostics.errors.substr(
+        std::min(errorsBefore.size(), diagnostics.errors.size()));
+    diagnostics.errors = std::move(errorsBefore);
+    llvm::SmallVector<fd::FusionOp> split = splitFusion(func, fusion);
+    diagnostics.remarks.push_back(
+        "a fusion of " + std::to_string(numOps) + " ops was split into " +
+        std::to_string(split.size()) +
+        " kernels, which code generation can schedule: " +
+        llvm::StringRef(why).ltrim("\n").str());
+    for (fd::FusionOp piece : llvm::reverse(split))
+      pending.push_back(piece);
+  }
+  return Status::success();
 }
 
 Status tagOpIndices(mlir::func::FuncOp func, const Graph &graph) {

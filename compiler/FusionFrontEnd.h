@@ -62,6 +62,16 @@ mlir::fuse::ScheduleKind singleOpSchedule(mlir::Operation *op);
 /// cloned into their consumers, as fuse-outline-fusions does.
 void wrapEachOpInItsOwnFusion(mlir::func::FuncOp func);
 
+/// Generates every fusion of `func` in order with `generate`. A fusion of
+/// more than one op that `generate` fails on (the passes formed something
+/// code generation cannot schedule) is split into one fusion per op, with a
+/// remark saying why, and those are generated instead: a fusion too bold
+/// costs speed, never the compile. `generate` must leave no trace when it
+/// fails. Fails with the first error of a fusion of one op.
+Status
+generateFusions(mlir::func::FuncOp func, DiagnosticCollector &diagnostics,
+                llvm::function_ref<Status(mlir::fuse::FusionOp)> generate);
+
 /// Tags every tensor op of `func` with its index in `graph.ops` (the order in
 /// which graphToModule emits them and funcToGraph reads them).
 Status tagOpIndices(mlir::func::FuncOp func, const Graph &graph);
