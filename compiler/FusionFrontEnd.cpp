@@ -10,9 +10,11 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <algorithm>
 #include <mutex>
+#include <set>
 
 namespace fd = mlir::fuse;
 
@@ -142,7 +144,7 @@ static llvm::SmallVector<fd::FusionOp> splitFusion(mlir::func::FuncOp func,
   return wrapOps(func, ops);
 }
 
-Status generateFusions(mlir::func::FuncOp func,
+Status generateFusions(mlir::func::FuncOp func, mlir::ModuleOp kernelModule,
                        DiagnosticCollector &diagnostics,
                        llvm::function_ref<Status(fd::FusionOp)> generate) {
   llvm::SmallVector<fd::FusionOp> pending = llvm::to_vector(
@@ -150,9 +152,16 @@ Status generateFusions(mlir::func::FuncOp func,
   while (!pending.empty()) {
     fd::FusionOp fusion = pending.pop_back_val();
     std::string errorsBefore = diagnostics.errors;
+    llvm::SmallPtrSet<mlir::Operation *, 16> before;
+    for (mlir::Operation &op : kernelModule.getBody()->getOperations())
+      before.insert(&op);
     Status status = generate(fusion);
     if (status.ok())
       continue;
+    for (mlir::Operation &op :
+         llvm::make_early_inc_range(kernelModule.getBody()->getOperations()))
+      if (!before.contains(&op))
+        op.erase();
     unsigned numOps = 0;
     fusion.getBody().walk([&](mlir::Operation *op) {
       if (isTensorOp(op) && !mlir::isa<fd::ConstantOp>(op))
@@ -174,6 +183,28 @@ Status generateFusions(mlir::func::FuncOp func,
       pending.push_back(piece);
   }
   return Status::success();
+}
+
+Expected<FusionTensors> fusionTensors(mlir::func::FuncOp func,
+                                      const Graph &graph, fd::FusionOp fusion) {
+  FusionTensors tensors;
+  for (mlir::Value input : fusion.getInputs()) {
+    tensors.inputs.push_back(tensorOfValue(func, graph, input));
+    if (tensors.inputs.back() == kInvalidTensor)
+      return Status::error("internal error: a fusion input has no tensor");
+  }
+  for (mlir::OpResult result : fusion->getResults()) {
+    tensors.results.push_back(tensorOfFusionResult(func, graph, result));
+    if (tensors.results.back() == kInvalidTensor)
+      return Status::error("internal error: a fusion result has no tensor");
+  }
+  std::set<std::uint32_t> covered;
+  fusion.walk([&](mlir::Operation *op) {
+    if (auto index = op->getAttrOfType<mlir::IntegerAttr>(kOpIndexAttr))
+      covered.insert(std::uint32_t(index.getInt()));
+  });
+  tensors.coveredOps.assign(covered.begin(), covered.end());
+  return tensors;
 }
 
 Status tagOpIndices(mlir::func::FuncOp func, const Graph &graph) {

@@ -62,15 +62,28 @@ mlir::fuse::ScheduleKind singleOpSchedule(mlir::Operation *op);
 /// cloned into their consumers, as fuse-outline-fusions does.
 void wrapEachOpInItsOwnFusion(mlir::func::FuncOp func);
 
-/// Generates every fusion of `func` in order with `generate`. A fusion of
-/// more than one op that `generate` fails on (the passes formed something
-/// code generation cannot schedule) is split into one fusion per op, with a
-/// remark saying why, and those are generated instead: a fusion too bold
-/// costs speed, never the compile. `generate` must leave no trace when it
-/// fails. Fails with the first error of a fusion of one op.
+/// Generates every fusion of `func` in order with `generate`, which adds
+/// its kernels to `kernelModule`. A fusion of more than one op that
+/// `generate` fails on (the passes formed something code generation cannot
+/// schedule) is split into one fusion per op, with a remark saying why, and
+/// those are generated instead: a fusion too bold costs speed, never the
+/// compile. What a failed attempt added to `kernelModule` is erased. Fails
+/// with the first error of a fusion of one op.
 Status
-generateFusions(mlir::func::FuncOp func, DiagnosticCollector &diagnostics,
+generateFusions(mlir::func::FuncOp func, mlir::ModuleOp kernelModule,
+                DiagnosticCollector &diagnostics,
                 llvm::function_ref<Status(mlir::fuse::FusionOp)> generate);
+
+/// The Graph tensors a fusion reads and computes, and the Graph ops it
+/// covers (sorted).
+struct FusionTensors {
+  std::vector<TensorId> inputs;
+  std::vector<TensorId> results;
+  std::vector<std::uint32_t> coveredOps;
+};
+Expected<FusionTensors> fusionTensors(mlir::func::FuncOp func,
+                                      const Graph &graph,
+                                      mlir::fuse::FusionOp fusion);
 
 /// Tags every tensor op of `func` with its index in `graph.ops` (the order in
 /// which graphToModule emits them and funcToGraph reads them).

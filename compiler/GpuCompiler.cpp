@@ -41,7 +41,6 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -330,40 +329,13 @@ Expected<Compilation> GpuCompiler::Impl::compileModule(
     return Status::success();
   };
 
-  Status generated =
-      generateFusions(func, diagnostics, [&](fd::FusionOp fusion) -> Status {
-        std::vector<TensorId> inputs, results;
-        for (mlir::Value input : fusion.getInputs()) {
-          inputs.push_back(tensorOf(input));
-          if (inputs.back() == kInvalidTensor)
-            return Status::error(
-                "internal error: a fusion input has no tensor");
-        }
-        for (mlir::OpResult result : fusion->getResults()) {
-          TensorId tensor = tensorOfFusionResult(func, graph, result);
-          if (tensor == kInvalidTensor)
-            return Status::error(
-                "internal error: a fusion result has no tensor");
-          results.push_back(tensor);
-        }
-        std::set<std::uint32_t> covered;
-        fusion.walk([&](mlir::Operation *op) {
-          if (auto index = op->getAttrOfType<mlir::IntegerAttr>(kOpIndexAttr))
-            covered.insert(std::uint32_t(index.getInt()));
-        });
-        // A failed attempt leaves no kernel behind (the fusion may be split and
-        // its ops generated one by one).
-        llvm::SmallPtrSet<mlir::Operation *, 16> before;
-        for (mlir::Operation &op : kernelModule->getBody()->getOperations())
-          before.insert(&op);
-        Status status = addFusion(fusion, inputs, results, {},
-                                  {covered.begin(), covered.end()});
-        if (!status.ok())
-          for (mlir::Operation &op : llvm::make_early_inc_range(
-                   kernelModule->getBody()->getOperations()))
-            if (!before.contains(&op))
-              op.erase();
-        return status;
+  Status generated = generateFusions(
+      func, *kernelModule, diagnostics, [&](fd::FusionOp fusion) -> Status {
+        Expected<FusionTensors> tensors = fusionTensors(func, graph, fusion);
+        if (!tensors.ok())
+          return tensors.status();
+        return addFusion(fusion, tensors->inputs, tensors->results, {},
+                         tensors->coveredOps);
       });
   if (!generated.ok())
     return generated;
