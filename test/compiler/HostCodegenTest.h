@@ -86,6 +86,36 @@ protected:
     }
   }
 
+  /// Compiles `graph` and runs it with `inputs` (bytes, in graph input
+  /// order) on the host runtime (`host`) and the reference interpreter
+  /// (`reference`). Callers check HasFatalFailure() after it.
+  void runOnHostAndReference(const Graph &graph,
+                             const std::vector<std::vector<std::byte>> &inputs,
+                             std::vector<TensorBytes> &host,
+                             std::vector<TensorBytes> &reference) {
+    Expected<Compilation> compiled =
+        compiler.compile(graph, target, CompileOptions{});
+    ASSERT_TRUE(compiled.ok()) << compiled.message();
+    device::DeviceResult<std::vector<TensorBytes>> actual =
+        device::runBundle(runtime, compiled->bundle, inputs);
+    ASSERT_TRUE(actual.ok()) << actual.error().message;
+    ASSERT_EQ(actual->size(), graph.outputs.size());
+    host = std::move(*actual);
+
+    std::vector<HostTensor> views;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      views.push_back({graph.typeOf(graph.inputs[i]),
+                       const_cast<std::byte *>(inputs[i].data())});
+    Expected<std::vector<HostTensorData>> evaluated =
+        evaluateGraph(graph, views);
+    ASSERT_TRUE(evaluated.ok()) << evaluated.message();
+    reference.clear();
+    for (const HostTensorData &data : *evaluated) {
+      const auto *p = reinterpret_cast<const std::byte *>(data.bytes.data());
+      reference.emplace_back(p, p + data.bytes.size());
+    }
+  }
+
   unsigned seed;
   std::mt19937_64 rng;
   Target target = hostTarget();

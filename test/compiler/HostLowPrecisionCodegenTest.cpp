@@ -269,32 +269,18 @@ protected:
     ASSERT_TRUE(finished.ok()) << finished.message();
     const Graph &graph = *finished;
     ASSERT_EQ(graph.outputs.size(), expected.size());
-    Expected<Compilation> compiled =
-        compiler.compile(graph, target, CompileOptions{});
-    ASSERT_TRUE(compiled.ok()) << compiled.message();
-    device::DeviceResult<std::vector<TensorBytes>> actual =
-        device::runBundle(runtime, compiled->bundle, inputs);
-    ASSERT_TRUE(actual.ok()) << actual.error().message;
-    ASSERT_EQ(actual->size(), expected.size());
-
-    std::vector<HostTensor> views;
-    for (size_t i = 0; i < inputs.size(); ++i)
-      views.push_back({graph.typeOf(graph.inputs[i]),
-                       const_cast<std::byte *>(inputs[i].data())});
-    Expected<std::vector<HostTensorData>> reference =
-        evaluateGraph(graph, views);
-    ASSERT_TRUE(reference.ok()) << reference.message();
+    std::vector<TensorBytes> host, reference;
+    runOnHostAndReference(graph, inputs, host, reference);
+    if (HasFatalFailure())
+      return;
 
     for (size_t k = 0; k < expected.size(); ++k) {
       const Expectation &want = expected[k];
-      std::string host =
-          difference(want.type, (*actual)[k], want.bytes, labels);
-      EXPECT_EQ(host, "") << "host output " << want.name << " differs from C++";
-      const std::vector<std::uint8_t> &ref = (*reference)[k].bytes;
-      std::vector<std::byte> refBytes(ref.size());
-      std::memcpy(refBytes.data(), ref.data(), ref.size());
+      std::string compiled = difference(want.type, host[k], want.bytes, labels);
+      EXPECT_EQ(compiled, "")
+          << "host output " << want.name << " differs from C++";
       std::string interpreted =
-          difference(want.type, refBytes, want.bytes, labels);
+          difference(want.type, reference[k], want.bytes, labels);
       EXPECT_EQ(interpreted, "")
           << "reference output " << want.name << " differs from C++";
     }

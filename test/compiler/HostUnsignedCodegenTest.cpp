@@ -123,33 +123,19 @@ protected:
                   const std::vector<Expectation> &expected) {
     SCOPED_TRACE("random seed " + std::to_string(seed));
     ASSERT_EQ(graph.outputs.size(), expected.size());
-    Expected<Compilation> compiled =
-        compiler.compile(graph, target, CompileOptions{});
-    ASSERT_TRUE(compiled.ok()) << compiled.message();
-    device::DeviceResult<std::vector<TensorBytes>> actual =
-        device::runBundle(runtime, compiled->bundle, inputs);
-    ASSERT_TRUE(actual.ok()) << actual.error().message;
-    ASSERT_EQ(actual->size(), expected.size());
-
-    std::vector<HostTensor> views;
-    for (size_t i = 0; i < inputs.size(); ++i)
-      views.push_back({graph.typeOf(graph.inputs[i]),
-                       const_cast<std::byte *>(inputs[i].data())});
-    Expected<std::vector<HostTensorData>> reference =
-        evaluateGraph(graph, views);
-    ASSERT_TRUE(reference.ok()) << reference.message();
+    std::vector<TensorBytes> host, reference;
+    runOnHostAndReference(graph, inputs, host, reference);
+    if (HasFatalFailure())
+      return;
 
     for (size_t k = 0; k < expected.size(); ++k) {
       const std::vector<std::byte> &want = expected[k].bytes;
-      EXPECT_EQ((*actual)[k], want)
+      EXPECT_EQ(host[k], want)
           << "host output " << expected[k].name << " differs from C++ ("
-          << firstDifference((*actual)[k], want) << ")";
-      const std::vector<std::uint8_t> &ref = (*reference)[k].bytes;
-      std::vector<std::byte> refBytes(ref.size());
-      std::memcpy(refBytes.data(), ref.data(), ref.size());
-      EXPECT_EQ(refBytes, want)
+          << firstDifference(host[k], want) << ")";
+      EXPECT_EQ(reference[k], want)
           << "reference output " << expected[k].name << " differs from C++ ("
-          << firstDifference(refBytes, want) << ")";
+          << firstDifference(reference[k], want) << ")";
     }
   }
 
