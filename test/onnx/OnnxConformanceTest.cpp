@@ -19,8 +19,10 @@
 // imported with its integer inputs bound as constants (from
 // test_data_set_0).
 //
-// A test in scope that fails fails this test, unless exclusions.txt lists it
-// with its reason. An exclusion that now passes is reported (remove it).
+// A test in scope that fails (a wrong answer, or on the host a graph that
+// does not compile) fails this test, unless exclusions.txt lists it with its
+// reason. So does an exclusion that now passes (remove it), and a pass rate
+// below 95% with exclusions counted as failures.
 //
 // One narrow reinterpretation: Debian's libonnx-testdata stores the bfloat16
 // tensors of its Cast/CastLike tests as UINT16 TensorProtos holding the bf16
@@ -356,7 +358,7 @@ fs::path extraTestDir() {
 /// `set` names the test set in exclusions.txt ("debian", "extra",
 /// "package").
 void runSuite(const Runner &runner, const std::string &set,
-              const fs::path &root, bool failOnUncompiled) {
+              const fs::path &root) {
   if (!fs::is_directory(root))
     GTEST_SKIP() << "no ONNX node tests at " << root
                  << " (install libonnx-testdata, or run "
@@ -374,7 +376,7 @@ void runSuite(const Runner &runner, const std::string &set,
 
   std::map<std::string, Counts> perOp;
   Counts total;
-  std::vector<std::string> failures, stale, wrong;
+  std::vector<std::string> failures, stale;
   for (const fs::path &dir : dirs) {
     std::string name = dir.filename().string();
     Expected<std::vector<std::string>> ops =
@@ -382,7 +384,6 @@ void runSuite(const Runner &runner, const std::string &set,
     if (!ops.ok()) {
       // A model that cannot be read fails on every runtime.
       failures.push_back(name + ": cannot list its ops: " + ops.message());
-      wrong.push_back(failures.back());
       ++total.failed;
       continue;
     }
@@ -416,8 +417,6 @@ void runSuite(const Runner &runner, const std::string &set,
       count(&Counts::failed);
       if (outcome.message.rfind("compile: ", 0) == 0)
         count(&Counts::notCompiled);
-      else
-        wrong.push_back(name);
       failures.push_back(name + ": " + outcome.message);
     }
   }
@@ -472,50 +471,44 @@ void runSuite(const Runner &runner, const std::string &set,
   std::cout << report.str() << std::flush;
   ASSERT_GT(total.passed + total.failed + total.excluded, 0)
       << "no node test was in scope";
-  if (failOnUncompiled)
-    EXPECT_TRUE(failures.empty())
-        << failures.size() << " node test(s) in scope failed on the "
-        << runner.name << " runtime (see above)";
-  else
-    EXPECT_TRUE(wrong.empty())
-        << wrong.size() << " node test(s) in scope compiled but failed on the "
-        << runner.name << " runtime (see above)";
+  EXPECT_TRUE(failures.empty())
+      << failures.size() << " node test(s) in scope failed on the "
+      << runner.name << " runtime (see above)";
+  // Exclusions stay honest: one that passes must leave the list, and they
+  // never grow past 5% of what is in scope (issue 11's target).
+  EXPECT_TRUE(stale.empty())
+      << stale.size() << " excluded test(s) pass on the " << runner.name
+      << " runtime: remove them from exclusions.txt";
+  EXPECT_GE(rate, 95.0) << "below 95% of the node tests in scope pass on the "
+                        << runner.name << " runtime";
 }
 
 TEST(OnnxConformance, ReferenceRuntime) {
-  runSuite({"reference", runReference}, "debian", nodeTestDir(),
-           /*failOnUncompiled=*/true);
+  runSuite({"reference", runReference}, "debian", nodeTestDir());
 }
 
 // The opset forms libonnx-testdata lacks (test/onnx/make_extra_tests.py).
 TEST(OnnxConformance, ReferenceRuntimeExtra) {
-  runSuite({"reference", runReference}, "extra", extraTestDir(),
-           /*failOnUncompiled=*/true);
+  runSuite({"reference", runReference}, "extra", extraTestDir());
 }
 
 TEST(OnnxConformance, ReferenceRuntimePackage) {
-  runSuite({"reference", runReference}, "package", packageTestDir(),
-           /*failOnUncompiled=*/true);
+  runSuite({"reference", runReference}, "package", packageTestDir());
 }
 
 #ifdef FUSE_ONNX_CONFORMANCE_HOST
 TEST(OnnxConformance, HostRuntime) {
-  // Until the host code generator covers every kernel the importer
-  // produces, a graph it cannot compile is listed and counted as a failure
-  // in the summary, but fails this test only when it compiled and then
-  // ran wrong.
-  runSuite({"host", runHost}, "debian", nodeTestDir(),
-           /*failOnUncompiled=*/false);
+  // A graph the host code generator cannot compile fails this test like a
+  // wrong answer does (the summary counts those apart, "not compiled").
+  runSuite({"host", runHost}, "debian", nodeTestDir());
 }
 
 TEST(OnnxConformance, HostRuntimeExtra) {
-  runSuite({"host", runHost}, "extra", extraTestDir(),
-           /*failOnUncompiled=*/false);
+  runSuite({"host", runHost}, "extra", extraTestDir());
 }
 
 TEST(OnnxConformance, HostRuntimePackage) {
-  runSuite({"host", runHost}, "package", packageTestDir(),
-           /*failOnUncompiled=*/false);
+  runSuite({"host", runHost}, "package", packageTestDir());
 }
 #endif
 
