@@ -60,6 +60,16 @@ double fuse::machineEpsilon(ElementType type) {
     return std::ldexp(1.0, -10);
   case ElementType::BF16:
     return std::ldexp(1.0, -7);
+  case ElementType::F8E4M3FN:
+  case ElementType::F8E4M3FNUZ:
+    return std::ldexp(1.0, -3);
+  case ElementType::F8E5M2:
+  case ElementType::F8E5M2FNUZ:
+    return std::ldexp(1.0, -2);
+  case ElementType::F4E2M1FN:
+    return std::ldexp(1.0, -1);
+  case ElementType::F8E8M0FNU:
+    return 1; // powers of two only
   default:
     return 0;
   }
@@ -73,7 +83,19 @@ double smallestNormal(ElementType type) {
     return std::numeric_limits<double>::min();
   case ElementType::F16:
     return std::ldexp(1.0, -14);
-  default:
+  case ElementType::F8E4M3FN:
+    return std::ldexp(1.0, -6);
+  case ElementType::F8E4M3FNUZ:
+    return std::ldexp(1.0, -7);
+  case ElementType::F8E5M2:
+    return std::ldexp(1.0, -14);
+  case ElementType::F8E5M2FNUZ:
+    return std::ldexp(1.0, -15);
+  case ElementType::F4E2M1FN:
+    return 1;
+  case ElementType::F8E8M0FNU:
+    return std::ldexp(1.0, -127);
+  default: // f32, bf16
     return std::ldexp(1.0, -126);
   }
 }
@@ -132,6 +154,15 @@ Tolerance fuse::toleranceForTensor(const Graph &graph, TensorId tensor) {
     visited[index] = true;
     const Op &op = graph.ops[index];
     total = total + toleranceFor(graph, op);
+    if (op.kind == OpKind::Cast) {
+      // A narrowing float cast of an inexact value: one ulp of the result.
+      const ElementType to = graph.typeOf(op.result()).elementType;
+      const ElementType from = graph.typeOf(op.operands[0]).elementType;
+      const double eps = machineEpsilon(to);
+      if (isFloat(to) && isFloat(from) && eps > machineEpsilon(from) &&
+          !toleranceForTensor(graph, op.operands[0]).isExact())
+        total = total + Tolerance{eps, eps * smallestNormal(to)};
+    }
     pending.insert(pending.end(), op.operands.begin(), op.operands.end());
   }
   return total;

@@ -28,7 +28,11 @@
 //     absolute part bounds for inputs of order 1, as the numerics tests
 //     draw them).
 // A graph's output gets the sum of the tolerances of the ops it depends on
-// (first-order error propagation through a fused chain).
+// (first-order error propagation through a fused chain). One more term: a
+// cast to a float type of fewer fraction bits (f32 -> f16, f64 -> f32, any
+// float -> f8) of a value that is itself inexact adds one ulp of its result
+// (rtol eps, atol eps * tiny): an error far below the result's ulp can still
+// carry the value across a rounding boundary of the narrow type.
 //
 // Plain C++ only: the runtime never links MLIR or LLVM.
 //

@@ -80,6 +80,35 @@ TEST(NumericsTest, ToleranceFromGraph) {
   EXPECT_TRUE(toleranceForTensor(graph, x).isExact());
 }
 
+// A narrowing float cast adds one ulp of its result when what it casts is
+// inexact (a matmul's f32 error can carry the value across an f16 rounding
+// boundary); of an exact value (an input) it stays exact, and a widening
+// cast adds nothing.
+TEST(NumericsTest, NarrowingCastOfAnInexactValueAddsOneUlp) {
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F32, {4, 8}});
+  TensorId w = b.input({ElementType::F32, {8, 3}});
+  TensorId y = b.matmul(x, w);
+  TensorId narrow = b.cast(y, ElementType::F16);
+  TensorId direct = b.cast(x, ElementType::F16);
+  TensorId wide = b.cast(y, ElementType::F64);
+  TensorId f8 = b.cast(y, ElementType::F8E4M3FN);
+  b.output(narrow);
+  b.output(direct);
+  b.output(wide);
+  b.output(f8);
+  Graph graph = b.finish().take();
+  const Tolerance matmul = toleranceFor(graph, graph.ops[0]);
+  const double h = machineEpsilon(ElementType::F16);
+  EXPECT_EQ(toleranceForTensor(graph, narrow),
+            matmul + (Tolerance{h, h * std::ldexp(1.0, -14)}));
+  EXPECT_TRUE(toleranceForTensor(graph, direct).isExact());
+  EXPECT_EQ(toleranceForTensor(graph, wide), matmul);
+  EXPECT_EQ(toleranceForTensor(graph, f8),
+            matmul + (Tolerance{0.125, 0.125 * std::ldexp(1.0, -6)}));
+  EXPECT_EQ(machineEpsilon(ElementType::F8E5M2), 0.25);
+}
+
 TEST(NumericsTest, CompareFloats) {
   const TensorType type{ElementType::F64, {5}};
   HostTensorData expected = HostTensorData::fromDoubles(
