@@ -7,12 +7,14 @@
 // it (PLAN, GPU), and the split host code matches the reference (--check).
 
 // RUN: fuse-compile %s --emit=fused | FileCheck %s --check-prefix=FUSED
-// RUN: fuse-run %s --check --print-plan | FileCheck %s --check-prefix=PLAN
+// RUN: rm -rf %t.cache
+// RUN: fuse-run %s --check --print-plan --cache-dir %t.cache 2>&1 | FileCheck %s --check-prefix=PLAN
 // RUN: fuse-compile %s --target=sm_90 --emit=kernels | FileCheck %s --check-prefix=GPU
 
 // FUSED-COUNT-1: fuse.fusion row_reduction
 // FUSED-NOT: fuse.fusion
 
+// PLAN: fuse-run: note: a fusion of 4 ops was split into 4 kernels, which code generation can schedule: {{.*}}'fuse.broadcast' op cannot be generated for the host in a row_reduction kernel
 // PLAN: plan: 4 kernels for 6 ops
 // PLAN: row-reduction, 1 ops
 // PLAN-NEXT: ops reduce

@@ -638,6 +638,9 @@ int runModel(const RunOptions &options) {
       cacheHits = 0;
       progress("compiled " + std::to_string(bundle.kernels.size()) +
                " kernel(s) in " + formatMs(*compileMs));
+      // The compiler's remarks (a fusion it split to generate it).
+      for (const std::string &remark : compilation->remarks)
+        llvm::errs() << "fuse-run: note: " << remark << "\n";
       if (cache) {
         Status stored = cache->store(key, bundle);
         if (!stored.ok())
