@@ -7,7 +7,7 @@
 
 #include "compiler/GpuKernelEmitter.h"
 #include "compiler/GpuRegionEmitter.h"
-#include "compiler/HostLowPrecision.h"
+#include "compiler/LowPrecisionCodec.h"
 
 #include "llvm/ADT/SetVector.h"
 
@@ -781,7 +781,7 @@ emitRowReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
 } // namespace ptx
 
 /// The f8 and f4 types and the narrow integers (one byte per element, see
-/// HostLowPrecision.h) have no GPU lowering yet: the op that first produces
+/// LowPrecisionCodec.h) have no GPU lowering yet: the op that first produces
 /// or reads one.
 static Operation *firstLowPrecisionOp(fd::FusionOp fusion) {
   auto isLowPrecision = [](Type type) {

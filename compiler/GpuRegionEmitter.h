@@ -14,15 +14,20 @@
 // pointers, grid- and block-stride loops, block reductions.
 //
 // The emitter follows the host's (HostRegionEmitter.h), adapted to global
-// pointers and aligned accesses. Included only by the GPU code generator's
-// .cpp files (GpuKernelEmitter.cpp, GpuMatmulEmitter.cpp).
+// pointers and aligned accesses; the element ops and index maps both share
+// are in ScalarLowering.h and AffineIndexMap.h, and only what NVVM lowers
+// differently (libdevice calls, no math.absi) is here. Included only by the
+// GPU code generator's .cpp files (GpuKernelEmitter.cpp,
+// GpuMatmulEmitter.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef FUSE_COMPILER_GPUREGIONEMITTER_H
 #define FUSE_COMPILER_GPUREGIONEMITTER_H
 
+#include "compiler/AffineIndexMap.h"
 #include "compiler/GpuKernelEmitter.h"
+#include "compiler/ScalarLowering.h"
 
 #include "dialect/FuseOps.h"
 
@@ -52,101 +57,7 @@ namespace fd = mlir::fuse;
 inline constexpr unsigned kGlobalAddressSpace = 1;
 inline constexpr unsigned kWarpSize = 32;
 
-inline int64_t numElements(Type type) {
-  return cast<RankedTensorType>(type).getNumElements();
-}
-
-inline ArrayRef<int64_t> shapeOf(Value value) {
-  return cast<RankedTensorType>(value.getType()).getShape();
-}
-
-inline Type elementTypeOf(Value value) {
-  return cast<RankedTensorType>(value.getType()).getElementType();
-}
-
-/// f16 and bf16 are storage types: arithmetic runs in f32. arith, vector and
-/// llvm take signless integers only: the ui types compute in iN, and every
-/// lowering where signedness matters asks isUnsignedElement of the fuse type.
-inline Type computeType(Type element) {
-  if (element.isF16() || element.isBF16())
-    return Float32Type::get(element.getContext());
-  if (element.isUnsignedInteger())
-    return IntegerType::get(element.getContext(),
-                            element.getIntOrFloatBitWidth());
-  return element;
-}
-
-/// The ui types: every op reads their bits unsigned.
-inline bool isUnsignedElement(Type element) {
-  return element.isUnsignedInteger();
-}
-
-/// How an element sits in memory: i1 as a byte, bf16 as its bits, ui as
-/// signless iN.
-inline Type storageType(Type element) {
-  if (element.isInteger(1))
-    return IntegerType::get(element.getContext(), 8);
-  if (element.isBF16())
-    return IntegerType::get(element.getContext(), 16);
-  if (element.isUnsignedInteger())
-    return IntegerType::get(element.getContext(),
-                            element.getIntOrFloatBitWidth());
-  return element;
-}
-
-inline unsigned storageBytes(Type element) {
-  return std::max(1u, storageType(element).getIntOrFloatBitWidth() / 8);
-}
-
-/// operand position = offset + sum over result dims d of
-/// coord_d(position) * multipliers[d].
-struct AffineIndexMap {
-  SmallVector<int64_t> resultShape;
-  SmallVector<int64_t> multipliers;
-  int64_t offset = 0;
-};
-
-inline SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
-}
-
-inline AffineIndexMap broadcastMap(fd::BroadcastOp op) {
-  AffineIndexMap map;
-  map.resultShape.assign(shapeOf(op.getResult()).begin(),
-                         shapeOf(op.getResult()).end());
-  map.multipliers.assign(map.resultShape.size(), 0);
-  ArrayRef<int64_t> operandShape = shapeOf(op.getOperand());
-  SmallVector<int64_t> strides = rowMajorStrides(operandShape);
-  for (auto [i, d] : llvm::enumerate(op.getDims()))
-    if (operandShape[i] != 1)
-      map.multipliers[d] = strides[i];
-  return map;
-}
-
-inline AffineIndexMap transposeMap(fd::TransposeOp op) {
-  AffineIndexMap map;
-  map.resultShape.assign(shapeOf(op.getResult()).begin(),
-                         shapeOf(op.getResult()).end());
-  SmallVector<int64_t> strides = rowMajorStrides(shapeOf(op.getOperand()));
-  for (int64_t source : op.getPermutation())
-    map.multipliers.push_back(strides[source]);
-  return map;
-}
-
-inline AffineIndexMap sliceMap(fd::SliceOp op) {
-  AffineIndexMap map;
-  map.resultShape.assign(shapeOf(op.getResult()).begin(),
-                         shapeOf(op.getResult()).end());
-  SmallVector<int64_t> strides = rowMajorStrides(shapeOf(op.getOperand()));
-  for (size_t d = 0; d < strides.size(); ++d) {
-    map.multipliers.push_back(op.getStrides()[d] * strides[d]);
-    map.offset += op.getOffsets()[d] * strides[d];
-  }
-  return map;
-}
+using namespace codegen;
 
 struct Index {
   enum Kind : uint8_t { Contiguous, Uniform, Lanes };
@@ -163,11 +74,11 @@ struct Index {
 };
 
 /// Emits region values at an index, with one vector width (1: scalars).
-class RegionEmitter {
+class RegionEmitter : public ScalarLowering {
 public:
   RegionEmitter(OpBuilder &b, Location loc, unsigned width,
                 const DenseMap<Value, Value> &argPointers)
-      : b(b), loc(loc), width(width), argPointers(argPointers) {}
+      : ScalarLowering(b, loc, width), argPointers(argPointers) {}
 
   /// Values that are already known whatever the index (reduction results).
   void seed(Value regionValue, Value computed) {
@@ -202,30 +113,6 @@ public:
                                         ValueRange{index.value});
     LLVM::StoreOp::create(b, loc, stored, address, alignmentOf(element, index));
   }
-
-  Type vectorOf(Type element) const {
-    return width == 1 ? element : VectorType::get({width}, element);
-  }
-
-  Value constant(Type element, double value) {
-    Type type = vectorOf(element);
-    TypedAttr attr;
-    if (isa<FloatType>(element))
-      attr = b.getFloatAttr(element, value);
-    else
-      attr = b.getIntegerAttr(element, int64_t(value));
-    if (width != 1)
-      attr =
-          DenseElementsAttr::get(cast<ShapedType>(type), mlir::Attribute(attr));
-    return arith::ConstantOp::create(b, loc, type, attr);
-  }
-
-  Value i64(int64_t value) {
-    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(value));
-  }
-
-  OpBuilder &builder() { return b; }
-  Location location() const { return loc; }
 
 private:
   Type pointerType() {
@@ -278,48 +165,6 @@ private:
                              << " kernel: " << why;
   }
 
-  Value toCompute(Value stored, Type element) {
-    if (element.isInteger(1))
-      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, stored,
-                                   constant(b.getI8Type(), 0));
-    if (element.isF16())
-      return arith::ExtFOp::create(b, loc, vectorOf(b.getF32Type()), stored);
-    if (element.isBF16()) {
-      Value wide =
-          arith::ExtUIOp::create(b, loc, vectorOf(b.getI32Type()), stored);
-      Value shifted =
-          arith::ShLIOp::create(b, loc, wide, constant(b.getI32Type(), 16));
-      return arith::BitcastOp::create(b, loc, vectorOf(b.getF32Type()),
-                                      shifted);
-    }
-    return stored;
-  }
-
-  Value toStorage(Value computed, Type element) {
-    if (element.isInteger(1))
-      return arith::ExtUIOp::create(b, loc, vectorOf(b.getI8Type()), computed);
-    if (element.isF16())
-      return arith::TruncFOp::create(b, loc, vectorOf(element), computed);
-    if (element.isBF16()) {
-      // Round to nearest even on the bits; NaN stays a quiet NaN.
-      Type i32 = b.getI32Type();
-      Value bits = arith::BitcastOp::create(b, loc, vectorOf(i32), computed);
-      Value lsb = arith::AndIOp::create(
-          b, loc, arith::ShRUIOp::create(b, loc, bits, constant(i32, 16)),
-          constant(i32, 1));
-      Value rounded = arith::AddIOp::create(
-          b, loc, bits,
-          arith::AddIOp::create(b, loc, lsb, constant(i32, 0x7fff)));
-      Value high = arith::ShRUIOp::create(b, loc, rounded, constant(i32, 16));
-      Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
-                                          computed, computed);
-      Value chosen =
-          arith::SelectOp::create(b, loc, isNaN, constant(i32, 0x7fc0), high);
-      return arith::TruncIOp::create(b, loc, vectorOf(b.getI16Type()), chosen);
-    }
-    return computed;
-  }
-
   Value scalarLoad(Value base, Type element, Value position) {
     Type storage = storageType(element);
     Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage, base,
@@ -354,49 +199,6 @@ private:
     return toCompute(gathered, element);
   }
 
-  /// offset + sum_d ((x / inner_d) % shape_d) * multipliers[d], on i64
-  /// scalars or vectors alike.
-  Value applyMap(Value x, const AffineIndexMap &map) {
-    Type i64Type = b.getI64Type();
-    bool isVector = isa<VectorType>(x.getType());
-    auto c = [&](int64_t v) {
-      return isVector ? constantVector(i64Type, v) : i64(v);
-    };
-    Value result;
-    int64_t inner = 1;
-    int64_t rank = int64_t(map.resultShape.size());
-    SmallVector<int64_t> inners(rank, 1);
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      inners[d] = inner;
-      inner *= map.resultShape[d];
-    }
-    for (int64_t d = 0; d < rank; ++d) {
-      if (map.multipliers[d] == 0 || map.resultShape[d] == 1)
-        continue;
-      Value coord = x;
-      if (inners[d] != 1)
-        coord = arith::DivUIOp::create(b, loc, coord, c(inners[d]));
-      if (inners[d] * map.resultShape[d] != inner)
-        coord = arith::RemUIOp::create(b, loc, coord, c(map.resultShape[d]));
-      if (map.multipliers[d] != 1)
-        coord = arith::MulIOp::create(b, loc, coord, c(map.multipliers[d]));
-      result =
-          result ? Value(arith::AddIOp::create(b, loc, result, coord)) : coord;
-    }
-    if (!result)
-      return c(map.offset);
-    if (map.offset != 0)
-      result = arith::AddIOp::create(b, loc, result, c(map.offset));
-    return result;
-  }
-
-  Value constantVector(Type element, int64_t value) {
-    auto type = VectorType::get({width}, element);
-    return arith::ConstantOp::create(
-        b, loc, type,
-        DenseElementsAttr::get(type, b.getIntegerAttr(element, value)));
-  }
-
   Index mapIndex(Index index, const AffineIndexMap &map) {
     bool allZero =
         llvm::all_of(map.multipliers, [](int64_t m) { return m == 0; });
@@ -404,7 +206,7 @@ private:
       return {Index::Uniform, i64(map.offset)};
     int64_t block = index.block;
     if (index.kind != Index::Contiguous)
-      return {index.kind, applyMap(index.value, map)};
+      return {index.kind, applyMap(*this, index.value, map)};
     // Trailing dims (size-1 dims skipped) that keep a unit-stride run, and
     // trailing dims that the map ignores.
     int64_t contiguousRun = 1, uniformRun = 1;
@@ -426,10 +228,10 @@ private:
         uniformOpen = false;
     }
     if (contiguousRun % block == 0)
-      return {Index::Contiguous, applyMap(index.value, map), block,
+      return {Index::Contiguous, applyMap(*this, index.value, map), block,
               index.aligned && outerAligned && contiguousRun % width == 0};
     if (uniformRun % block == 0)
-      return {Index::Uniform, applyMap(index.value, map)};
+      return {Index::Uniform, applyMap(*this, index.value, map)};
     Value base = vector::BroadcastOp::create(
         b, loc, VectorType::get({width}, b.getI64Type()), index.value);
     SmallVector<int64_t> steps;
@@ -439,7 +241,7 @@ private:
     Value step = arith::ConstantOp::create(
         b, loc, stepType, DenseElementsAttr::get(stepType, ArrayRef(steps)));
     Value lanes = arith::AddIOp::create(b, loc, base, step);
-    return {Index::Lanes, applyMap(lanes, map)};
+    return {Index::Lanes, applyMap(*this, lanes, map)};
   }
 
   /// index * stride on i64 scalars or vectors alike.
@@ -563,394 +365,74 @@ private:
     if (!dense || !dense.isSplat())
       return unsupported(op, "only splat constants are supported; pass "
                              "dense data as a graph input");
-    Type element = elementTypeOf(op.getResult());
-    Type compute = computeType(element);
-    double value;
-    if (isa<FloatType>(element))
-      value = dense.getSplatValue<APFloat>().convertToDouble();
-    else if (element.isInteger(1))
-      value = dense.getSplatValue<bool>() ? 1 : 0;
-    else
-      value = double(dense.getSplatValue<APInt>().getSExtValue());
-    if (isa<IntegerType>(element) && element.getIntOrFloatBitWidth() == 64) {
-      // The bits, also for a ui64 above INT64_MAX.
-      int64_t exact = dense.getSplatValue<APInt>().getSExtValue();
-      Type type = vectorOf(compute);
-      TypedAttr attr = b.getIntegerAttr(compute, exact);
-      if (width != 1)
-        attr = DenseElementsAttr::get(cast<ShapedType>(type),
-                                      mlir::Attribute(attr));
-      return Value(arith::ConstantOp::create(b, loc, type, attr));
-    }
-    return constant(compute, value);
+    return splatConstant(dense, elementTypeOf(op.getResult()));
   }
 
   FailureOr<Value> emitElementwise(Operation *op, ArrayRef<Value> x) {
     StringRef name = op->getName().stripDialect();
-    Type resultElement = elementTypeOf(op->getResult(0));
     Type operandElement = elementTypeOf(op->getOperand(0));
     Type compute = computeType(operandElement);
     bool isFloat = isa<FloatType>(compute);
     auto one = [&] { return constant(compute, 1.0); };
-    auto zero = [&] { return constant(compute, 0.0); };
 
-    if (auto cast = dyn_cast<fd::CastOp>(op))
-      return emitCast(cast, x[0]);
-    if (auto compare = dyn_cast<fd::CompareOp>(op))
-      return emitCompare(compare, x[0], x[1], compute,
-                         isUnsignedElement(operandElement));
+    if (auto cast = dyn_cast<fd::CastOp>(op)) {
+      if (Value result = lowerCast(cast, x[0]))
+        return result;
+      return unsupported(op, "no GPU lowering of this cast yet");
+    }
+    if (auto compare = dyn_cast<fd::CompareOp>(op)) {
+      if (Value result = lowerCompare(compare, x[0], x[1], compute,
+                                      isUnsignedElement(operandElement)))
+        return result;
+      return unsupported(
+          op, "predicate " +
+                  stringifyComparePredicate(compare.getPredicate()).str() +
+                  " on floats");
+    }
     if (isa<fd::SelectOp>(op))
       return Value(arith::SelectOp::create(b, loc, x[0], x[1], x[2]));
-    (void)resultElement;
 
+    // atan, tan and remf (fuse.rem's fmod, exact) become libdevice calls
+    // (__nv_atanf, __nv_tanf, __nv_fmodf).
     if (isFloat) {
-      if (name == "neg")
-        return Value(arith::NegFOp::create(b, loc, x[0]));
-      if (name == "abs")
-        return Value(math::AbsFOp::create(b, loc, x[0]));
       if (name == "exp")
         return Value(math::ExpOp::create(b, loc, x[0]));
       if (name == "log")
         return Value(math::LogOp::create(b, loc, x[0]));
-      if (name == "tanh")
-        return Value(math::TanhOp::create(b, loc, x[0]));
-      if (name == "erf")
-        return Value(math::ErfOp::create(b, loc, x[0]));
-      if (name == "sin")
-        return Value(math::SinOp::create(b, loc, x[0]));
-      if (name == "cos")
-        return Value(math::CosOp::create(b, loc, x[0]));
-      if (name == "sqrt")
-        return Value(math::SqrtOp::create(b, loc, x[0]));
-      if (name == "rsqrt")
-        return Value(arith::DivFOp::create(b, loc, one(),
-                                           math::SqrtOp::create(b, loc, x[0])));
-      if (name == "reciprocal")
-        return Value(arith::DivFOp::create(b, loc, one(), x[0]));
       if (name == "sigmoid") {
         Value e =
             math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x[0]));
         return Value(arith::DivFOp::create(
             b, loc, one(), arith::AddFOp::create(b, loc, one(), e)));
       }
-      if (name == "floor")
-        return Value(math::FloorOp::create(b, loc, x[0]));
-      if (name == "ceil")
-        return Value(math::CeilOp::create(b, loc, x[0]));
-      if (name == "round")
-        return Value(math::RoundEvenOp::create(b, loc, x[0]));
-      if (name == "sign") {
-        Value pos = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                          x[0], zero());
-        Value neg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
-                                          x[0], zero());
-        Value inner =
-            arith::SelectOp::create(b, loc, neg, constant(compute, -1.0), x[0]);
-        return Value(arith::SelectOp::create(b, loc, pos, one(), inner));
-      }
-      if (name == "isnan")
-        return Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
-                                           x[0], x[0]));
-      if (name == "isinf")
-        return Value(arith::CmpFOp::create(
-            b, loc, arith::CmpFPredicate::OEQ,
-            math::AbsFOp::create(b, loc, x[0]),
-            constant(compute, std::numeric_limits<double>::infinity())));
-      if (name == "add")
-        return Value(arith::AddFOp::create(b, loc, x[0], x[1]));
-      if (name == "sub")
-        return Value(arith::SubFOp::create(b, loc, x[0], x[1]));
-      if (name == "mul")
-        return Value(arith::MulFOp::create(b, loc, x[0], x[1]));
-      if (name == "div")
-        return Value(arith::DivFOp::create(b, loc, x[0], x[1]));
-      if (name == "max")
-        return Value(arith::MaximumFOp::create(b, loc, x[0], x[1]));
-      if (name == "min")
-        return Value(arith::MinimumFOp::create(b, loc, x[0], x[1]));
       if (name == "atan")
         return Value(math::AtanOp::create(b, loc, x[0]));
-      if (name == "tan")
-        return Value(math::TanOp::create(b, loc, x[0]));
-      if (auto rem = dyn_cast<fd::RemOp>(op))
-        return emitFloatRem(rem, x[0], x[1], compute);
+      if (Value result = lowerFloatOp(op, x, compute))
+        return result;
       return unsupported(op,
                          "no GPU lowering of f" +
                              std::to_string(compute.getIntOrFloatBitWidth()) +
                              " " + name.str() + " yet");
     }
 
-    bool isBool = compute.isInteger(1);
-    if (name == "and")
-      return Value(arith::AndIOp::create(b, loc, x[0], x[1]));
-    if (name == "or")
-      return Value(arith::OrIOp::create(b, loc, x[0], x[1]));
-    if (name == "xor")
-      return Value(arith::XOrIOp::create(b, loc, x[0], x[1]));
-    if (name == "not")
-      return Value(arith::XOrIOp::create(b, loc, x[0],
-                                         constant(compute, isBool ? 1 : -1)));
-    bool isUnsigned = isUnsignedElement(operandElement);
-    if (!isBool) {
-      if (name == "add")
-        return Value(arith::AddIOp::create(b, loc, x[0], x[1]));
-      if (name == "sub")
-        return Value(arith::SubIOp::create(b, loc, x[0], x[1]));
-      if (name == "mul")
-        return Value(arith::MulIOp::create(b, loc, x[0], x[1]));
-      if (name == "max")
-        return isUnsigned ? Value(arith::MaxUIOp::create(b, loc, x[0], x[1]))
-                          : Value(arith::MaxSIOp::create(b, loc, x[0], x[1]));
-      if (name == "min")
-        return isUnsigned ? Value(arith::MinUIOp::create(b, loc, x[0], x[1]))
-                          : Value(arith::MinSIOp::create(b, loc, x[0], x[1]));
-      if (name == "neg")
-        return Value(arith::SubIOp::create(b, loc, zero(), x[0]));
-      // max(x, -x) wraps the minimum to itself, as math.absi (which has no
-      // NVVM lowering) would.
-      if (name == "abs")
-        return isUnsigned ? x[0]
-                          : Value(arith::MaxSIOp::create(
-                                b, loc, x[0],
-                                arith::SubIOp::create(b, loc, zero(), x[0])));
-      if (name == "sign" && isUnsigned)
-        return Value(arith::ExtUIOp::create(
-            b, loc, x[0].getType(),
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x[0],
-                                  zero())));
-      if (auto div = dyn_cast<fd::DivOp>(op))
-        return emitIntDiv(x[0], x[1], compute,
-                          isUnsigned || div.getIsUnsigned());
-      if (auto rem = dyn_cast<fd::RemOp>(op))
-        return emitIntRem(x[0], x[1], compute,
-                          isUnsigned || rem.getIsUnsigned(), rem.getFmod());
-    }
+    if (Value result = lowerIntegerOp(op, x, operandElement))
+      return result;
+    // max(x, -x) wraps the minimum to itself, as math.absi (which has no
+    // NVVM lowering) would.
+    if (name == "abs" && !compute.isInteger(1))
+      return isUnsignedElement(operandElement)
+                 ? x[0]
+                 : Value(arith::MaxSIOp::create(
+                       b, loc, x[0],
+                       arith::SubIOp::create(b, loc, constant(compute, 0.0),
+                                             x[0])));
     return unsupported(op, "no GPU lowering of integer " + name.str() + " yet");
   }
 
-  // The float remainder of HostRegionEmitter.h, with the reference's
-  // semantics (runtime/ir/Graph.h). atan, tan and remf (fmod) become
-  // libdevice calls (__nv_atanf, __nv_tanf, __nv_fmodf; exact fmod).
-
-  /// fmod, or the floor-mod: a nonzero remainder takes the divisor's sign,
-  /// a zero one is a zero of the divisor's sign.
-  Value emitFloatRem(fd::RemOp op, Value lhs, Value rhs, Type compute) {
-    Value r = arith::RemFOp::create(b, loc, lhs, rhs);
-    if (op.getFmod())
-      return r;
-    auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) {
-      return Value(arith::CmpFOp::create(b, loc, p, l, r));
-    };
-    Value zero = constant(compute, 0);
-    Value signsDiffer =
-        arith::XOrIOp::create(b, loc, cmp(arith::CmpFPredicate::OLT, r, zero),
-                              cmp(arith::CmpFPredicate::OLT, rhs, zero));
-    Value fix = arith::AndIOp::create(
-        b, loc, cmp(arith::CmpFPredicate::UNE, r, zero), signsDiffer);
-    r = arith::SelectOp::create(b, loc, fix,
-                                arith::AddFOp::create(b, loc, r, rhs), r);
-    return arith::SelectOp::create(
-        b, loc, cmp(arith::CmpFPredicate::OEQ, r, zero),
-        math::CopySignOp::create(b, loc, zero, rhs), r);
-  }
-
-  FailureOr<Value> emitCompare(fd::CompareOp op, Value lhs, Value rhs,
-                               Type compute, bool isUnsigned) {
-    StringRef predicate = stringifyComparePredicate(op.getPredicate());
-    if (isa<FloatType>(compute)) {
-      std::optional<arith::CmpFPredicate> p =
-          llvm::StringSwitch<std::optional<arith::CmpFPredicate>>(predicate)
-              .Case("eq", arith::CmpFPredicate::OEQ)
-              .Case("ne", arith::CmpFPredicate::UNE)
-              .Case("lt", arith::CmpFPredicate::OLT)
-              .Case("le", arith::CmpFPredicate::OLE)
-              .Case("gt", arith::CmpFPredicate::OGT)
-              .Case("ge", arith::CmpFPredicate::OGE)
-              .Default(std::nullopt);
-      if (!p)
-        return unsupported(op, "predicate " + predicate.str() + " on floats");
-      return Value(arith::CmpFOp::create(b, loc, *p, lhs, rhs));
-    }
-    // i1 compares as 0 < 1 under every predicate: read it unsigned.
-    // i1 compares as 0 < 1 under every predicate, and the ui types compare
-    // unsigned: read them unsigned.
-    bool isBool = compute.isInteger(1) || isUnsigned;
-    auto p = llvm::StringSwitch<arith::CmpIPredicate>(predicate)
-                 .Case("eq", arith::CmpIPredicate::eq)
-                 .Case("ne", arith::CmpIPredicate::ne)
-                 .Case("lt", isBool ? arith::CmpIPredicate::ult
-                                    : arith::CmpIPredicate::slt)
-                 .Case("le", isBool ? arith::CmpIPredicate::ule
-                                    : arith::CmpIPredicate::sle)
-                 .Case("gt", isBool ? arith::CmpIPredicate::ugt
-                                    : arith::CmpIPredicate::sgt)
-                 .Case("ge", isBool ? arith::CmpIPredicate::uge
-                                    : arith::CmpIPredicate::sge)
-                 .Case("ult", arith::CmpIPredicate::ult)
-                 .Case("ule", arith::CmpIPredicate::ule)
-                 .Case("ugt", arith::CmpIPredicate::ugt)
-                 .Default(arith::CmpIPredicate::uge);
-    return Value(arith::CmpIOp::create(b, loc, p, lhs, rhs));
-  }
-
-  FailureOr<Value> emitCast(fd::CastOp op, Value x) {
-    Type from = elementTypeOf(op.getOperand());
-    Type to = elementTypeOf(op.getResult());
-    Type fromCompute = computeType(from), toCompute = computeType(to);
-    Type toType = vectorOf(toCompute);
-    if (to.isInteger(1)) {
-      if (isa<FloatType>(fromCompute))
-        return Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x,
-                                           constant(fromCompute, 0)));
-      return Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x,
-                                         constant(fromCompute, 0)));
-    }
-    if (fromCompute == toCompute)
-      return x;
-    unsigned fromBits = fromCompute.getIntOrFloatBitWidth();
-    unsigned toBits = toCompute.getIntOrFloatBitWidth();
-    if (isa<FloatType>(fromCompute) && isa<FloatType>(toCompute))
-      return fromBits < toBits
-                 ? Value(arith::ExtFOp::create(b, loc, toType, x))
-                 : Value(arith::TruncFOp::create(b, loc, toType, x));
-    bool readUnsigned =
-        op.getIsUnsigned() || from.isInteger(1) || isUnsignedElement(from);
-    if (isa<IntegerType>(fromCompute) && isa<FloatType>(toCompute))
-      return readUnsigned ? Value(arith::UIToFPOp::create(b, loc, toType, x))
-                          : Value(arith::SIToFPOp::create(b, loc, toType, x));
-    if (isa<IntegerType>(fromCompute) && isa<IntegerType>(toCompute)) {
-      if (fromBits > toBits)
-        return Value(arith::TruncIOp::create(b, loc, toType, x));
-      return readUnsigned ? Value(arith::ExtUIOp::create(b, loc, toType, x))
-                          : Value(arith::ExtSIOp::create(b, loc, toType, x));
-    }
-    return emitSaturatingCast(x, fromCompute, toCompute, isUnsignedElement(to));
-  }
-
-  /// Truncating; a division by 0 is 0 and a signed one by -1 the wrapped
-  /// negation (as the reference runtime computes them).
-  Value emitIntDiv(Value lhs, Value rhs, Type compute, bool isUnsigned) {
-    auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) {
-      return Value(arith::CmpIOp::create(b, loc, p, l, r));
-    };
-    Value zero = constant(compute, 0), one = constant(compute, 1);
-    Value byZero = cmp(arith::CmpIPredicate::eq, rhs, zero);
-    if (isUnsigned) {
-      Value safe = arith::SelectOp::create(b, loc, byZero, one, rhs);
-      Value q = arith::DivUIOp::create(b, loc, lhs, safe);
-      return arith::SelectOp::create(b, loc, byZero, zero, q);
-    }
-    Value byMinusOne =
-        cmp(arith::CmpIPredicate::eq, rhs, constant(compute, -1));
-    Value safe = arith::SelectOp::create(
-        b, loc, arith::OrIOp::create(b, loc, byZero, byMinusOne), one, rhs);
-    Value q = arith::DivSIOp::create(b, loc, lhs, safe);
-    q = arith::SelectOp::create(b, loc, byMinusOne,
-                                arith::SubIOp::create(b, loc, zero, lhs), q);
-    return arith::SelectOp::create(b, loc, byZero, zero, q);
-  }
-
-  /// A remainder by 0 (and a signed one by -1) is 0; without `fmod` a signed
-  /// result takes the divisor's sign.
-  Value emitIntRem(Value lhs, Value rhs, Type compute, bool isUnsigned,
-                   bool fmod) {
-    auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) {
-      return Value(arith::CmpIOp::create(b, loc, p, l, r));
-    };
-    Value zero = constant(compute, 0), one = constant(compute, 1);
-    Value bad = cmp(arith::CmpIPredicate::eq, rhs, zero);
-    if (!isUnsigned)
-      bad = arith::OrIOp::create(
-          b, loc, bad,
-          cmp(arith::CmpIPredicate::eq, rhs, constant(compute, -1)));
-    Value safe = arith::SelectOp::create(b, loc, bad, one, rhs);
-    Value r;
-    if (isUnsigned) {
-      r = arith::RemUIOp::create(b, loc, lhs, safe);
-    } else {
-      r = arith::RemSIOp::create(b, loc, lhs, safe);
-      if (!fmod) {
-        Value signsDiffer = arith::XOrIOp::create(
-            b, loc, cmp(arith::CmpIPredicate::slt, r, zero),
-            cmp(arith::CmpIPredicate::slt, rhs, zero));
-        Value fix = arith::AndIOp::create(
-            b, loc, cmp(arith::CmpIPredicate::ne, r, zero), signsDiffer);
-        r = arith::SelectOp::create(b, loc, fix,
-                                    arith::AddIOp::create(b, loc, r, rhs), r);
-      }
-    }
-    return arith::SelectOp::create(b, loc, bad, zero, r);
-  }
-
-  /// Truncates toward zero, saturating at the integer's limits (0 and
-  /// 2^n - 1 for a ui type, `isUnsigned`); NaN gives 0. fptosi and fptoui
-  /// alone would give poison out of range.
-  Value emitSaturatingCast(Value x, Type from, Type to, bool isUnsigned) {
-    unsigned bits = to.getIntOrFloatBitWidth();
-    double limit = std::ldexp(1.0, int(bits) - (isUnsigned ? 0 : 1));
-    auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) {
-      return Value(arith::CmpFOp::create(b, loc, p, l, r));
-    };
-    Value tooHigh = cmp(arith::CmpFPredicate::OGE, x, constant(from, limit));
-    Value tooLow = cmp(arith::CmpFPredicate::OLT, x,
-                       constant(from, isUnsigned ? 0.0 : -limit));
-    Value inRange = cmp(arith::CmpFPredicate::ORD, x, x);
-    inRange = arith::AndIOp::create(
-        b, loc, inRange,
-        arith::XOrIOp::create(b, loc,
-                              arith::OrIOp::create(b, loc, tooHigh, tooLow),
-                              constant(b.getI1Type(), 1)));
-    Value safe = arith::SelectOp::create(b, loc, inRange, x, constant(from, 0));
-    Value result =
-        isUnsigned ? Value(arith::FPToUIOp::create(b, loc, vectorOf(to), safe))
-                   : Value(arith::FPToSIOp::create(b, loc, vectorOf(to), safe));
-    auto limitConstant = [&](const APInt &value) {
-      TypedAttr attr = IntegerAttr::get(to, value);
-      if (width != 1)
-        attr = DenseElementsAttr::get(cast<ShapedType>(vectorOf(to)),
-                                      mlir::Attribute(attr));
-      return Value(arith::ConstantOp::create(b, loc, vectorOf(to), attr));
-    };
-    result = arith::SelectOp::create(
-        b, loc, tooHigh,
-        limitConstant(isUnsigned ? APInt::getMaxValue(bits)
-                                 : APInt::getSignedMaxValue(bits)),
-        result);
-    return Value(arith::SelectOp::create(
-        b, loc, tooLow,
-        limitConstant(isUnsigned ? APInt::getZero(bits)
-                                 : APInt::getSignedMinValue(bits)),
-        result));
-  }
-
-  OpBuilder &b;
-  Location loc;
-  unsigned width;
   const DenseMap<Value, Value> &argPointers;
   DenseMap<Value, Value> seeded, seededSplats;
   DenseMap<std::tuple<Value, Value, unsigned>, Value> memo;
 };
-
-struct ReductionInfo {
-  fd::ReduceOp op;
-  Type accumulator;
-  vector::CombiningKind combining;
-  double identity;
-};
-
-inline Value combine(OpBuilder &b, Location loc, const ReductionInfo &r,
-                     Value acc, Value x) {
-  switch (r.combining) {
-  case vector::CombiningKind::ADD:
-    return arith::AddFOp::create(b, loc, acc, x);
-  case vector::CombiningKind::MUL:
-    return arith::MulFOp::create(b, loc, acc, x);
-  case vector::CombiningKind::MAXIMUMF:
-    return arith::MaximumFOp::create(b, loc, acc, x);
-  default:
-    return arith::MinimumFOp::create(b, loc, acc, x);
-  }
-}
 
 inline FailureOr<ReductionInfo> classifyReduction(fd::ReduceOp reduce,
                                                   StringRef schedule) {
@@ -959,26 +441,7 @@ inline FailureOr<ReductionInfo> classifyReduction(fd::ReduceOp reduce,
     return reduce.emitOpError()
            << "cannot be generated for the GPU in a " << schedule
            << " kernel: integer reductions are not supported yet";
-  ReductionInfo info{reduce, computeType(element), vector::CombiningKind::ADD,
-                     0.0};
-  switch (reduce.getKind()) {
-  case fd::ReduceKind::sum:
-  case fd::ReduceKind::mean:
-    break;
-  case fd::ReduceKind::prod:
-    info.combining = vector::CombiningKind::MUL;
-    info.identity = 1.0;
-    break;
-  case fd::ReduceKind::max:
-    info.combining = vector::CombiningKind::MAXIMUMF;
-    info.identity = -std::numeric_limits<double>::infinity();
-    break;
-  case fd::ReduceKind::min:
-    info.combining = vector::CombiningKind::MINIMUMF;
-    info.identity = std::numeric_limits<double>::infinity();
-    break;
-  }
-  return info;
+  return reductionInfo(reduce);
 }
 
 /// Every use of a row's reduction result must read it at its own row:

@@ -12,7 +12,11 @@
 //   Lanes(v):      a vector of arbitrary positions (a gather).
 // The map of a broadcast or transpose keeps a contiguous index contiguous
 // (or makes it uniform) when the lanes of one block stay inside a run of
-// dims it does not reorder; only odd shapes fall back to gathers.
+// dims it does not reorder; only odd shapes fall back to gathers. The
+// element ops and index maps the GPU shares are in ScalarLowering.h and
+// AffineIndexMap.h; the host's own are here (f64 exp and log, atan, sinh,
+// the inverse hyperbolics and pow as polynomials or identities, so that a
+// kernel calls no libm but fmod).
 //
 // Internal to compiler/: it includes MLIR and must never be included by a
 // header that tools or the runtime see.
@@ -22,7 +26,8 @@
 #ifndef FUSE_COMPILER_HOSTREGIONEMITTER_H
 #define FUSE_COMPILER_HOSTREGIONEMITTER_H
 
-#include "compiler/HostLowPrecision.h"
+#include "compiler/AffineIndexMap.h"
+#include "compiler/ScalarLowering.h"
 #include "dialect/FuseOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -35,7 +40,6 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/StringSwitch.h"
 
 #include <cmath>
 #include <limits>
@@ -47,109 +51,7 @@ namespace host {
 using namespace mlir;
 namespace fd = mlir::fuse;
 
-inline int64_t numElements(Type type) {
-  return cast<RankedTensorType>(type).getNumElements();
-}
-
-inline ArrayRef<int64_t> shapeOf(Value value) {
-  return cast<RankedTensorType>(value.getType()).getShape();
-}
-
-inline Type elementTypeOf(Value value) {
-  return cast<RankedTensorType>(value.getType()).getElementType();
-}
-
-using lowp::isLowPrecisionFloat;
-using lowp::isNarrowInteger;
-
-/// f16, bf16 and the f8 and f4 types are storage types: arithmetic runs in
-/// f32. arith, vector and llvm take signless integers only: the ui types
-/// compute in iN, and every lowering where signedness matters asks
-/// isUnsignedElement of the fuse type. The narrow integers compute in i8,
-/// wrapped to their width after every op (HostLowPrecision.h).
-inline Type computeType(Type element) {
-  if (element.isF16() || element.isBF16() || isLowPrecisionFloat(element))
-    return Float32Type::get(element.getContext());
-  if (isNarrowInteger(element))
-    return IntegerType::get(element.getContext(), 8);
-  if (element.isUnsignedInteger())
-    return IntegerType::get(element.getContext(),
-                            element.getIntOrFloatBitWidth());
-  return element;
-}
-
-/// The ui types: every op reads their bits unsigned.
-inline bool isUnsignedElement(Type element) {
-  return element.isUnsignedInteger();
-}
-
-/// How an element sits in memory: i1, the narrow integers and the f8 and f4
-/// types as a byte, bf16 as its bits, ui as signless iN.
-inline Type storageType(Type element) {
-  if (element.isInteger(1) || isNarrowInteger(element) ||
-      isLowPrecisionFloat(element))
-    return IntegerType::get(element.getContext(), 8);
-  if (element.isBF16())
-    return IntegerType::get(element.getContext(), 16);
-  if (element.isUnsignedInteger())
-    return IntegerType::get(element.getContext(),
-                            element.getIntOrFloatBitWidth());
-  return element;
-}
-
-inline unsigned storageBytes(Type element) {
-  return std::max(1u, storageType(element).getIntOrFloatBitWidth() / 8);
-}
-
-/// operand position = offset + sum over result dims d of
-/// coord_d(position) * multipliers[d].
-struct AffineIndexMap {
-  SmallVector<int64_t> resultShape;
-  SmallVector<int64_t> multipliers;
-  int64_t offset = 0;
-};
-
-inline SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
-}
-
-inline AffineIndexMap broadcastMap(fd::BroadcastOp op) {
-  AffineIndexMap map;
-  map.resultShape.assign(shapeOf(op.getResult()).begin(),
-                         shapeOf(op.getResult()).end());
-  map.multipliers.assign(map.resultShape.size(), 0);
-  ArrayRef<int64_t> operandShape = shapeOf(op.getOperand());
-  SmallVector<int64_t> strides = rowMajorStrides(operandShape);
-  for (auto [i, d] : llvm::enumerate(op.getDims()))
-    if (operandShape[i] != 1)
-      map.multipliers[d] = strides[i];
-  return map;
-}
-
-inline AffineIndexMap transposeMap(fd::TransposeOp op) {
-  AffineIndexMap map;
-  map.resultShape.assign(shapeOf(op.getResult()).begin(),
-                         shapeOf(op.getResult()).end());
-  SmallVector<int64_t> strides = rowMajorStrides(shapeOf(op.getOperand()));
-  for (int64_t source : op.getPermutation())
-    map.multipliers.push_back(strides[source]);
-  return map;
-}
-
-inline AffineIndexMap sliceMap(fd::SliceOp op) {
-  AffineIndexMap map;
-  map.resultShape.assign(shapeOf(op.getResult()).begin(),
-                         shapeOf(op.getResult()).end());
-  SmallVector<int64_t> strides = rowMajorStrides(shapeOf(op.getOperand()));
-  for (size_t d = 0; d < strides.size(); ++d) {
-    map.multipliers.push_back(op.getStrides()[d] * strides[d]);
-    map.offset += op.getOffsets()[d] * strides[d];
-  }
-  return map;
-}
+using namespace codegen;
 
 struct Index {
   enum Kind : uint8_t { Contiguous, Uniform, Lanes };
@@ -163,11 +65,11 @@ struct Index {
 };
 
 /// Emits region values at an index, with one vector width (1: scalars).
-class RegionEmitter {
+class RegionEmitter : public ScalarLowering {
 public:
   RegionEmitter(OpBuilder &b, Location loc, unsigned width,
                 const DenseMap<Value, Value> &argPointers)
-      : b(b), loc(loc), width(width), argPointers(argPointers) {}
+      : ScalarLowering(b, loc, width), argPointers(argPointers) {}
 
   /// Values that are already known whatever the index (reduction results).
   void seed(Value regionValue, Value computed) {
@@ -240,36 +142,6 @@ public:
     LLVM::StoreOp::create(b, loc, stored, address, storageBytes(element));
   }
 
-  Type vectorOf(Type element) const {
-    return width == 1 ? element : VectorType::get({width}, element);
-  }
-
-  Value constant(Type element, double value) {
-    Type type = vectorOf(element);
-    TypedAttr attr;
-    if (isa<FloatType>(element))
-      attr = b.getFloatAttr(element, value);
-    else
-      attr = b.getIntegerAttr(element, int64_t(value));
-    if (width != 1)
-      attr =
-          DenseElementsAttr::get(cast<ShapedType>(type), mlir::Attribute(attr));
-    return arith::ConstantOp::create(b, loc, type, attr);
-  }
-
-  Value integerConstant(Type element, const APInt &value) {
-    Type type = vectorOf(element);
-    TypedAttr attr = IntegerAttr::get(element, value);
-    if (width != 1)
-      attr =
-          DenseElementsAttr::get(cast<ShapedType>(type), mlir::Attribute(attr));
-    return arith::ConstantOp::create(b, loc, type, attr);
-  }
-
-  Value i64(int64_t value) {
-    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(value));
-  }
-
   Type pointerType() { return LLVM::LLVMPointerType::get(b.getContext()); }
 
   FailureOr<Value> emitUncached(Value value, Index index) {
@@ -314,58 +186,6 @@ public:
                              << " kernel: " << why;
   }
 
-  lowp::LowPrecisionCodec codec() { return {b, loc, width}; }
-
-  Value toCompute(Value stored, Type element) {
-    if (isLowPrecisionFloat(element))
-      return codec().decode(stored, element);
-    if (isNarrowInteger(element))
-      return codec().wrap(stored, element);
-    if (element.isInteger(1))
-      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, stored,
-                                   constant(b.getI8Type(), 0));
-    if (element.isF16())
-      return arith::ExtFOp::create(b, loc, vectorOf(b.getF32Type()), stored);
-    if (element.isBF16()) {
-      Value wide =
-          arith::ExtUIOp::create(b, loc, vectorOf(b.getI32Type()), stored);
-      Value shifted =
-          arith::ShLIOp::create(b, loc, wide, constant(b.getI32Type(), 16));
-      return arith::BitcastOp::create(b, loc, vectorOf(b.getF32Type()),
-                                      shifted);
-    }
-    return stored;
-  }
-
-  Value toStorage(Value computed, Type element) {
-    // Values of a narrow float are exact (a cast quantized them), and
-    // narrow integers are wrapped: the default encoding keeps them.
-    if (isLowPrecisionFloat(element))
-      return codec().encode(computed, element, /*saturate=*/false);
-    if (element.isInteger(1))
-      return arith::ExtUIOp::create(b, loc, vectorOf(b.getI8Type()), computed);
-    if (element.isF16())
-      return arith::TruncFOp::create(b, loc, vectorOf(element), computed);
-    if (element.isBF16()) {
-      // Round to nearest even on the bits; NaN stays a quiet NaN.
-      Type i32 = b.getI32Type();
-      Value bits = arith::BitcastOp::create(b, loc, vectorOf(i32), computed);
-      Value lsb = arith::AndIOp::create(
-          b, loc, arith::ShRUIOp::create(b, loc, bits, constant(i32, 16)),
-          constant(i32, 1));
-      Value rounded = arith::AddIOp::create(
-          b, loc, bits,
-          arith::AddIOp::create(b, loc, lsb, constant(i32, 0x7fff)));
-      Value high = arith::ShRUIOp::create(b, loc, rounded, constant(i32, 16));
-      Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
-                                          computed, computed);
-      Value chosen =
-          arith::SelectOp::create(b, loc, isNaN, constant(i32, 0x7fc0), high);
-      return arith::TruncIOp::create(b, loc, vectorOf(b.getI16Type()), chosen);
-    }
-    return computed;
-  }
-
   Value scalarLoad(Value base, Type element, Value position) {
     Type storage = storageType(element);
     Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage, base,
@@ -398,42 +218,6 @@ public:
     Value gathered =
         vector::FromElementsOp::create(b, loc, vectorOf(storage), lanes);
     return toCompute(gathered, element);
-  }
-
-  /// offset + sum_d ((x / inner_d) % shape_d) * multipliers[d], on i64
-  /// scalars or vectors alike.
-  Value applyMap(Value x, const AffineIndexMap &map) {
-    Type i64Type = b.getI64Type();
-    bool isVector = isa<VectorType>(x.getType());
-    auto c = [&](int64_t v) {
-      return isVector ? constantVector(i64Type, v) : i64(v);
-    };
-    Value result;
-    int64_t inner = 1;
-    int64_t rank = int64_t(map.resultShape.size());
-    SmallVector<int64_t> inners(rank, 1);
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      inners[d] = inner;
-      inner *= map.resultShape[d];
-    }
-    for (int64_t d = 0; d < rank; ++d) {
-      if (map.multipliers[d] == 0 || map.resultShape[d] == 1)
-        continue;
-      Value coord = x;
-      if (inners[d] != 1)
-        coord = arith::DivUIOp::create(b, loc, coord, c(inners[d]));
-      if (inners[d] * map.resultShape[d] != inner)
-        coord = arith::RemUIOp::create(b, loc, coord, c(map.resultShape[d]));
-      if (map.multipliers[d] != 1)
-        coord = arith::MulIOp::create(b, loc, coord, c(map.multipliers[d]));
-      result =
-          result ? Value(arith::AddIOp::create(b, loc, result, coord)) : coord;
-    }
-    if (!result)
-      return c(map.offset);
-    if (map.offset != 0)
-      result = arith::AddIOp::create(b, loc, result, c(map.offset));
-    return result;
   }
 
   /// Every lane's position as a vector.
@@ -512,13 +296,6 @@ public:
     return result;
   }
 
-  Value constantVector(Type element, int64_t value) {
-    auto type = VectorType::get({width}, element);
-    return arith::ConstantOp::create(
-        b, loc, type,
-        DenseElementsAttr::get(type, b.getIntegerAttr(element, value)));
-  }
-
   Index mapIndex(Index index, const AffineIndexMap &map) {
     bool allZero =
         llvm::all_of(map.multipliers, [](int64_t m) { return m == 0; });
@@ -526,7 +303,7 @@ public:
       return {Index::Uniform, i64(map.offset)};
     int64_t block = index.block;
     if (index.kind != Index::Contiguous)
-      return {index.kind, applyMap(index.value, map)};
+      return {index.kind, applyMap(*this, index.value, map)};
     // Trailing dims (size-1 dims skipped) that keep a unit-stride run, and
     // trailing dims that the map ignores.
     int64_t contiguousRun = 1, uniformRun = 1;
@@ -545,9 +322,9 @@ public:
         uniformOpen = false;
     }
     if (contiguousRun % block == 0)
-      return {Index::Contiguous, applyMap(index.value, map), block};
+      return {Index::Contiguous, applyMap(*this, index.value, map), block};
     if (uniformRun % block == 0)
-      return {Index::Uniform, applyMap(index.value, map)};
+      return {Index::Uniform, applyMap(*this, index.value, map)};
     Value base = vector::BroadcastOp::create(
         b, loc, VectorType::get({width}, b.getI64Type()), index.value);
     SmallVector<int64_t> steps;
@@ -557,7 +334,7 @@ public:
     Value step = arith::ConstantOp::create(
         b, loc, stepType, DenseElementsAttr::get(stepType, ArrayRef(steps)));
     Value lanes = arith::AddIOp::create(b, loc, base, step);
-    return {Index::Lanes, applyMap(lanes, map)};
+    return {Index::Lanes, applyMap(*this, lanes, map)};
   }
 
 private:
@@ -566,28 +343,7 @@ private:
     if (!dense || !dense.isSplat())
       return unsupported(op, "only splat constants are supported; pass "
                              "dense data as a graph input");
-    Type element = elementTypeOf(op.getResult());
-    Type compute = computeType(element);
-    double value;
-    if (isa<FloatType>(element))
-      value = dense.getSplatValue<APFloat>().convertToDouble();
-    else if (element.isInteger(1))
-      value = dense.getSplatValue<bool>() ? 1 : 0;
-    else if (isNarrowInteger(element) && element.isUnsignedInteger())
-      value = double(dense.getSplatValue<APInt>().getZExtValue());
-    else
-      value = double(dense.getSplatValue<APInt>().getSExtValue());
-    if (isa<IntegerType>(element) && element.getIntOrFloatBitWidth() == 64) {
-      // The bits, also for a ui64 above INT64_MAX.
-      int64_t exact = dense.getSplatValue<APInt>().getSExtValue();
-      Type type = vectorOf(compute);
-      TypedAttr attr = b.getIntegerAttr(compute, exact);
-      if (width != 1)
-        attr = DenseElementsAttr::get(cast<ShapedType>(type),
-                                      mlir::Attribute(attr));
-      return Value(arith::ConstantOp::create(b, loc, type, attr));
-    }
-    return constant(compute, value);
+    return splatConstant(dense, elementTypeOf(op.getResult()));
   }
 
   /// f64 functions with our own lowering (emitExpF64, emitLogF64).
@@ -605,7 +361,6 @@ private:
 
   FailureOr<Value> emitElementwise(Operation *op, ArrayRef<Value> x) {
     StringRef name = op->getName().stripDialect();
-    Type resultElement = elementTypeOf(op->getResult(0));
     Type operandElement = elementTypeOf(op->getOperand(0));
     Type compute = computeType(operandElement);
     bool isFloat = isa<FloatType>(compute);
@@ -615,96 +370,53 @@ private:
                                  " has no polynomial approximation (it would "
                                  "call libm)");
     auto one = [&] { return constant(compute, 1.0); };
-    auto zero = [&] { return constant(compute, 0.0); };
 
-    if (auto cast = dyn_cast<fd::CastOp>(op))
-      return emitCast(cast, x[0]);
-    if (auto compare = dyn_cast<fd::CompareOp>(op))
-      return emitCompare(compare, x[0], x[1], compute,
-                         isUnsignedElement(operandElement));
+    if (auto cast = dyn_cast<fd::CastOp>(op)) {
+      if (Value result = lowerCast(cast, x[0]))
+        return result;
+      return unsupported(op, "no host lowering of this cast yet");
+    }
+    if (auto compare = dyn_cast<fd::CompareOp>(op)) {
+      if (Value result = lowerCompare(compare, x[0], x[1], compute,
+                                      isUnsignedElement(operandElement)))
+        return result;
+      return unsupported(
+          op, "predicate " +
+                  stringifyComparePredicate(compare.getPredicate()).str() +
+                  " on floats");
+    }
     if (isa<fd::SelectOp>(op))
       return Value(arith::SelectOp::create(b, loc, x[0], x[1], x[2]));
-    (void)resultElement;
 
     if (isFloat) {
-      if (name == "neg")
-        return Value(arith::NegFOp::create(b, loc, x[0]));
-      if (name == "abs")
-        return Value(math::AbsFOp::create(b, loc, x[0]));
       if (name == "exp")
         return emitExp(x[0]);
       if (name == "log")
         return emitLog(x[0]);
-      if (name == "tanh")
-        return Value(math::TanhOp::create(b, loc, x[0]));
-      if (name == "erf")
-        return Value(math::ErfOp::create(b, loc, x[0]));
-      if (name == "sin")
-        return Value(math::SinOp::create(b, loc, x[0]));
-      if (name == "cos")
-        return Value(math::CosOp::create(b, loc, x[0]));
       if (name == "asin")
         return Value(math::AsinOp::create(b, loc, x[0]));
       if (name == "acos")
         return Value(math::AcosOp::create(b, loc, x[0]));
       if (name == "atan")
         return emitAtan(x[0], compute);
-      if (name == "tan")
-        return Value(math::TanOp::create(b, loc, x[0]));
       if (name == "sinh" || name == "cosh")
         return emitSinhCosh(x[0], compute, name == "sinh");
       if (name == "asinh" || name == "acosh" || name == "atanh")
         return emitInverseHyperbolic(name, x[0], compute);
       if (name == "pow")
         return emitPowF(x[0], x[1], compute);
-      if (name == "sqrt")
-        return Value(math::SqrtOp::create(b, loc, x[0]));
-      if (name == "rsqrt")
-        return Value(arith::DivFOp::create(b, loc, one(),
-                                           math::SqrtOp::create(b, loc, x[0])));
-      if (name == "reciprocal")
-        return Value(arith::DivFOp::create(b, loc, one(), x[0]));
       if (name == "sigmoid") {
         Value e = emitExp(arith::NegFOp::create(b, loc, x[0]));
         return Value(arith::DivFOp::create(
             b, loc, one(), arith::AddFOp::create(b, loc, one(), e)));
       }
-      if (name == "floor")
-        return Value(math::FloorOp::create(b, loc, x[0]));
-      if (name == "ceil")
-        return Value(math::CeilOp::create(b, loc, x[0]));
-      if (name == "round")
-        return Value(math::RoundEvenOp::create(b, loc, x[0]));
-      if (name == "sign") {
-        Value pos = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                          x[0], zero());
-        Value neg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
-                                          x[0], zero());
-        Value inner =
-            arith::SelectOp::create(b, loc, neg, constant(compute, -1.0), x[0]);
-        return Value(arith::SelectOp::create(b, loc, pos, one(), inner));
-      }
-      if (name == "isnan")
-        return Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
-                                           x[0], x[0]));
-      if (name == "isinf")
-        return Value(arith::CmpFOp::create(
-            b, loc, arith::CmpFPredicate::OEQ,
-            math::AbsFOp::create(b, loc, x[0]),
-            constant(compute, std::numeric_limits<double>::infinity())));
-      if (name == "add")
-        return Value(arith::AddFOp::create(b, loc, x[0], x[1]));
-      if (name == "sub")
-        return Value(arith::SubFOp::create(b, loc, x[0], x[1]));
-      if (name == "mul")
-        return Value(arith::MulFOp::create(b, loc, x[0], x[1]));
+      // By a splat of one value (a row's reduction in a row kernel): one
+      // reciprocal, then a multiply per element (within div's 2 eps; a
+      // divisor below the smallest normal's reciprocal range would give
+      // inf, as a flushed subnormal divisor does).
       if (name == "div") {
-        // By a splat of one value (a row's reduction in a row kernel): one
-        // reciprocal, then a multiply per element (within div's 2 eps; a
-        // divisor below the smallest normal's reciprocal range would give
-        // inf, as a flushed subnormal divisor does).
-        if (auto splat = x[1].getDefiningOp<vector::BroadcastOp>();
-            splat && !isa<VectorType>(splat.getSource().getType())) {
+        auto splat = x[1].getDefiningOp<vector::BroadcastOp>();
+        if (splat && !isa<VectorType>(splat.getSource().getType())) {
           Type scalar = splat.getSource().getType();
           Value one = arith::ConstantOp::create(b, loc, scalar,
                                                 b.getFloatAttr(scalar, 1.0));
@@ -713,170 +425,35 @@ private:
               b, loc, x[0],
               vector::BroadcastOp::create(b, loc, x[1].getType(), inverse)));
         }
-        return Value(arith::DivFOp::create(b, loc, x[0], x[1]));
       }
-      if (name == "max")
-        return Value(arith::MaximumFOp::create(b, loc, x[0], x[1]));
-      if (name == "min")
-        return Value(arith::MinimumFOp::create(b, loc, x[0], x[1]));
-      if (auto rem = dyn_cast<fd::RemOp>(op))
-        return emitFloatRem(rem, x[0], x[1], compute);
+      // fuse.rem's arith.remf: LLVM lowers it to a call of libm's fmod or
+      // fmodf per lane. fmod is exact in IEEE arithmetic, and a - trunc(a/b)
+      // b is not once the quotient passes 2^24 (f32) or 2^53 (f64); an exact
+      // algorithm of our own would loop over the exponent difference (up to
+      // 2000 steps per lane). So the kernel's shared object leaves fmod and
+      // fmodf undefined and dlopen (RTLD_NOW) binds them to the libm.so.6
+      // that every program linking the runtime has loaded (libstdc++ needs
+      // it); a process without them gets dlopen's "undefined symbol" error
+      // from HostRuntime, not a crash.
+      if (Value result = lowerFloatOp(op, x, compute))
+        return result;
       return unsupported(op,
                          "no host lowering of f" +
                              std::to_string(compute.getIntOrFloatBitWidth()) +
                              " " + name.str() + " yet");
     }
 
-    bool isBool = compute.isInteger(1);
-    if (name == "and")
-      return Value(arith::AndIOp::create(b, loc, x[0], x[1]));
-    if (name == "or")
-      return Value(arith::OrIOp::create(b, loc, x[0], x[1]));
-    if (name == "xor")
-      return Value(arith::XOrIOp::create(b, loc, x[0], x[1]));
-    if (name == "not")
-      return Value(arith::XOrIOp::create(b, loc, x[0],
-                                         constant(compute, isBool ? 1 : -1)));
+    if (Value result = lowerIntegerOp(op, x, operandElement))
+      return result;
     bool isUnsigned = isUnsignedElement(operandElement);
-    if (!isBool) {
-      if (name == "add")
-        return Value(arith::AddIOp::create(b, loc, x[0], x[1]));
-      if (name == "sub")
-        return Value(arith::SubIOp::create(b, loc, x[0], x[1]));
-      if (name == "mul")
-        return Value(arith::MulIOp::create(b, loc, x[0], x[1]));
-      if (name == "max")
-        return isUnsigned ? Value(arith::MaxUIOp::create(b, loc, x[0], x[1]))
-                          : Value(arith::MaxSIOp::create(b, loc, x[0], x[1]));
-      if (name == "min")
-        return isUnsigned ? Value(arith::MinUIOp::create(b, loc, x[0], x[1]))
-                          : Value(arith::MinSIOp::create(b, loc, x[0], x[1]));
-      if (name == "neg")
-        return Value(arith::SubIOp::create(b, loc, zero(), x[0]));
+    if (!compute.isInteger(1)) {
       if (name == "abs")
         return isUnsigned ? x[0] : Value(math::AbsIOp::create(b, loc, x[0]));
-      if (name == "sign" && isUnsigned)
-        return Value(arith::ExtUIOp::create(
-            b, loc, x[0].getType(),
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x[0],
-                                  zero())));
-      // An i4 or i2 divided with `is_unsigned` reads its low bits.
-      auto readUnsigned = [&](bool flag) {
-        if (flag && !isUnsigned && isNarrowInteger(operandElement))
-          return SmallVector<Value>{codec().lowBits(x[0], operandElement),
-                                    codec().lowBits(x[1], operandElement)};
-        return SmallVector<Value>{x[0], x[1]};
-      };
-      if (auto div = dyn_cast<fd::DivOp>(op)) {
-        SmallVector<Value> y = readUnsigned(div.getIsUnsigned());
-        return emitIntDiv(y[0], y[1], compute,
-                          isUnsigned || div.getIsUnsigned());
-      }
-      if (auto rem = dyn_cast<fd::RemOp>(op)) {
-        SmallVector<Value> y = readUnsigned(rem.getIsUnsigned());
-        return emitIntRem(rem, y[0], y[1], compute, isUnsigned);
-      }
       if (name == "pow")
-        return emitIntPow(x[0], x[1], compute, isUnsigned);
+        return lowerIntPow(x[0], x[1], compute, isUnsigned);
     }
     return unsupported(op,
                        "no host lowering of integer " + name.str() + " yet");
-  }
-
-  FailureOr<Value> emitCompare(fd::CompareOp op, Value lhs, Value rhs,
-                               Type compute, bool isUnsigned) {
-    StringRef predicate = stringifyComparePredicate(op.getPredicate());
-    if (isa<FloatType>(compute)) {
-      std::optional<arith::CmpFPredicate> p =
-          llvm::StringSwitch<std::optional<arith::CmpFPredicate>>(predicate)
-              .Case("eq", arith::CmpFPredicate::OEQ)
-              .Case("ne", arith::CmpFPredicate::UNE)
-              .Case("lt", arith::CmpFPredicate::OLT)
-              .Case("le", arith::CmpFPredicate::OLE)
-              .Case("gt", arith::CmpFPredicate::OGT)
-              .Case("ge", arith::CmpFPredicate::OGE)
-              .Default(std::nullopt);
-      if (!p)
-        return unsupported(op, "predicate " + predicate.str() + " on floats");
-      return Value(arith::CmpFOp::create(b, loc, *p, lhs, rhs));
-    }
-    // i1 compares as 0 < 1 under every predicate, and the ui types compare
-    // unsigned: read them unsigned.
-    bool isBool = compute.isInteger(1) || isUnsigned;
-    auto p = llvm::StringSwitch<arith::CmpIPredicate>(predicate)
-                 .Case("eq", arith::CmpIPredicate::eq)
-                 .Case("ne", arith::CmpIPredicate::ne)
-                 .Case("lt", isBool ? arith::CmpIPredicate::ult
-                                    : arith::CmpIPredicate::slt)
-                 .Case("le", isBool ? arith::CmpIPredicate::ule
-                                    : arith::CmpIPredicate::sle)
-                 .Case("gt", isBool ? arith::CmpIPredicate::ugt
-                                    : arith::CmpIPredicate::sgt)
-                 .Case("ge", isBool ? arith::CmpIPredicate::uge
-                                    : arith::CmpIPredicate::sge)
-                 .Case("ult", arith::CmpIPredicate::ult)
-                 .Case("ule", arith::CmpIPredicate::ule)
-                 .Case("ugt", arith::CmpIPredicate::ugt)
-                 .Default(arith::CmpIPredicate::uge);
-    return Value(arith::CmpIOp::create(b, loc, p, lhs, rhs));
-  }
-
-  FailureOr<Value> emitCast(fd::CastOp op, Value x) {
-    Type from = elementTypeOf(op.getOperand());
-    Type to = elementTypeOf(op.getResult());
-    Type fromCompute = computeType(from), toCompute = computeType(to);
-    Type toType = vectorOf(toCompute);
-    bool readUnsigned =
-        op.getIsUnsigned() || from.isInteger(1) || isUnsignedElement(from);
-    // An i4 or i2 read unsigned: its low bits, zero-extended.
-    if (isNarrowInteger(from) && readUnsigned)
-      x = codec().lowBits(x, from);
-    if (isLowPrecisionFloat(to)) {
-      Type f32 = b.getF32Type();
-      Value single = x;
-      if (isa<IntegerType>(fromCompute))
-        single = readUnsigned
-                     ? Value(arith::UIToFPOp::create(b, loc, vectorOf(f32), x))
-                     : Value(arith::SIToFPOp::create(b, loc, vectorOf(f32), x));
-      else if (fromCompute.isF64())
-        // ONNX's f8E8M0FNU cast first converts to f32 (to nearest even);
-        // the other formats round once from the f64 value.
-        single = isa<Float8E8M0FNUType>(to)
-                     ? Value(arith::TruncFOp::create(b, loc, vectorOf(f32), x))
-                     : codec().roundToOddF32(x);
-      return codec().quantize(single, to, op.getSaturate(),
-                              op.getEffectiveRoundMode());
-    }
-    if (isNarrowInteger(to) && isa<FloatType>(fromCompute))
-      return codec().floatToNarrow(x);
-    if (to.isInteger(1)) {
-      if (isa<FloatType>(fromCompute))
-        return Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x,
-                                           constant(fromCompute, 0)));
-      return Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x,
-                                         constant(fromCompute, 0)));
-    }
-    if (fromCompute == toCompute)
-      return x;
-    unsigned fromBits = fromCompute.getIntOrFloatBitWidth();
-    unsigned toBits = toCompute.getIntOrFloatBitWidth();
-    if (isa<FloatType>(fromCompute) && isa<FloatType>(toCompute))
-      return fromBits < toBits
-                 ? Value(arith::ExtFOp::create(b, loc, toType, x))
-                 : Value(arith::TruncFOp::create(b, loc, toType, x));
-    if (isa<IntegerType>(fromCompute) && isa<FloatType>(toCompute))
-      return readUnsigned ? Value(arith::UIToFPOp::create(b, loc, toType, x))
-                          : Value(arith::SIToFPOp::create(b, loc, toType, x));
-    if (isa<IntegerType>(fromCompute) && isa<IntegerType>(toCompute)) {
-      if (fromBits > toBits)
-        return Value(arith::TruncIOp::create(b, loc, toType, x));
-      return readUnsigned ? Value(arith::ExtUIOp::create(b, loc, toType, x))
-                          : Value(arith::ExtSIOp::create(b, loc, toType, x));
-    }
-    if (isa<FloatType>(fromCompute) && isa<IntegerType>(toCompute))
-      return emitSaturatingCast(x, fromCompute, toCompute,
-                                isUnsignedElement(to));
-    return unsupported(op, "no host lowering of this cast yet");
   }
 
   /// (e^x -+ e^-x) / 2; sinh near 0 by its series (no cancellation).
@@ -1163,178 +740,6 @@ private:
     return math::CopySignOp::create(b, loc, y, x);
   }
 
-  /// fmod through arith.remf, which LLVM lowers to a call of libm's fmod or
-  /// fmodf per lane. fmod is exact in IEEE arithmetic, and a - trunc(a/b) b
-  /// is not once the quotient passes 2^24 (f32) or 2^53 (f64); an exact
-  /// algorithm of our own would loop over the exponent difference (up to
-  /// 2000 steps per lane). So the kernel's shared object leaves fmod and
-  /// fmodf undefined and dlopen (RTLD_NOW) binds them to the libm.so.6 that
-  /// every program linking the runtime has loaded (libstdc++ needs it); a
-  /// process without them gets dlopen's "undefined symbol" error from
-  /// HostRuntime, not a crash. Without `fmod`, the floor-mod of the
-  /// reference: a nonzero remainder takes the divisor's sign, a zero one
-  /// is a zero of the divisor's sign.
-  Value emitFloatRem(fd::RemOp op, Value lhs, Value rhs, Type compute) {
-    Value r = arith::RemFOp::create(b, loc, lhs, rhs);
-    if (op.getFmod())
-      return r;
-    auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) {
-      return Value(arith::CmpFOp::create(b, loc, p, l, r));
-    };
-    Value zero = constant(compute, 0);
-    Value signsDiffer =
-        arith::XOrIOp::create(b, loc, cmp(arith::CmpFPredicate::OLT, r, zero),
-                              cmp(arith::CmpFPredicate::OLT, rhs, zero));
-    Value fix = arith::AndIOp::create(
-        b, loc, cmp(arith::CmpFPredicate::UNE, r, zero), signsDiffer);
-    r = arith::SelectOp::create(b, loc, fix,
-                                arith::AddFOp::create(b, loc, r, rhs), r);
-    return arith::SelectOp::create(
-        b, loc, cmp(arith::CmpFPredicate::OEQ, r, zero),
-        math::CopySignOp::create(b, loc, zero, rhs), r);
-  }
-
-  /// Truncating; a division by 0 is 0 and a signed one by -1 the wrapped
-  /// negation (divsi would overflow for the minimum).
-  Value emitIntDiv(Value lhs, Value rhs, Type compute, bool isUnsigned) {
-    auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) {
-      return Value(arith::CmpIOp::create(b, loc, p, l, r));
-    };
-    Value zero = constant(compute, 0), one = constant(compute, 1);
-    Value byZero = cmp(arith::CmpIPredicate::eq, rhs, zero);
-    if (isUnsigned) {
-      Value safe = arith::SelectOp::create(b, loc, byZero, one, rhs);
-      Value q = arith::DivUIOp::create(b, loc, lhs, safe);
-      return arith::SelectOp::create(b, loc, byZero, zero, q);
-    }
-    Value byMinusOne =
-        cmp(arith::CmpIPredicate::eq, rhs, constant(compute, -1));
-    Value safe = arith::SelectOp::create(
-        b, loc, arith::OrIOp::create(b, loc, byZero, byMinusOne), one, rhs);
-    Value q = arith::DivSIOp::create(b, loc, lhs, safe);
-    q = arith::SelectOp::create(b, loc, byMinusOne,
-                                arith::SubIOp::create(b, loc, zero, lhs), q);
-    return arith::SelectOp::create(b, loc, byZero, zero, q);
-  }
-
-  /// A remainder by 0 (and a signed one by -1, which overflows for the
-  /// minimum) is 0; without `fmod` the result takes the divisor's sign. The
-  /// ui types (`unsignedType`) read unsigned, as `is_unsigned` asks.
-  Value emitIntRem(fd::RemOp op, Value lhs, Value rhs, Type compute,
-                   bool unsignedType) {
-    auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) {
-      return Value(arith::CmpIOp::create(b, loc, p, l, r));
-    };
-    bool isUnsigned = unsignedType || op.getIsUnsigned();
-    Value zero = constant(compute, 0), one = constant(compute, 1);
-    Value bad = cmp(arith::CmpIPredicate::eq, rhs, zero);
-    if (!isUnsigned)
-      bad = arith::OrIOp::create(
-          b, loc, bad,
-          cmp(arith::CmpIPredicate::eq, rhs, constant(compute, -1)));
-    Value safe = arith::SelectOp::create(b, loc, bad, one, rhs);
-    Value r;
-    if (isUnsigned) {
-      r = arith::RemUIOp::create(b, loc, lhs, safe);
-    } else {
-      r = arith::RemSIOp::create(b, loc, lhs, safe);
-      if (!op.getFmod()) {
-        Value signsDiffer = arith::XOrIOp::create(
-            b, loc, cmp(arith::CmpIPredicate::slt, r, zero),
-            cmp(arith::CmpIPredicate::slt, rhs, zero));
-        Value fix = arith::AndIOp::create(
-            b, loc, cmp(arith::CmpIPredicate::ne, r, zero), signsDiffer);
-        r = arith::SelectOp::create(b, loc, fix,
-                                    arith::AddIOp::create(b, loc, r, rhs), r);
-      }
-    }
-    return arith::SelectOp::create(b, loc, bad, zero, r);
-  }
-
-  /// Exact, wrapping: squaring over the exponent's bits. A negative
-  /// exponent gives 0 unless the base is 1 (1) or -1 (-1 or 1 by parity); a
-  /// ui exponent is never negative.
-  Value emitIntPow(Value base, Value exponent, Type compute, bool isUnsigned) {
-    auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) {
-      return Value(arith::CmpIOp::create(b, loc, p, l, r));
-    };
-    Value zero = constant(compute, 0), one = constant(compute, 1);
-    Value minusOne = constant(compute, -1);
-    unsigned bits = compute.getIntOrFloatBitWidth();
-    auto loop = scf::ForOp::create(
-        b, loc, i64(0), i64(bits), i64(1), ValueRange{one, base, exponent},
-        [&](OpBuilder &nb, Location nl, Value, ValueRange acc) {
-          Value odd = arith::CmpIOp::create(
-              nb, nl, arith::CmpIPredicate::ne,
-              arith::AndIOp::create(nb, nl, acc[2], one), zero);
-          Value result = arith::SelectOp::create(
-              nb, nl, odd, arith::MulIOp::create(nb, nl, acc[0], acc[1]),
-              acc[0]);
-          Value square = arith::MulIOp::create(nb, nl, acc[1], acc[1]);
-          Value rest = arith::ShRUIOp::create(nb, nl, acc[2], one);
-          scf::YieldOp::create(nb, nl, ValueRange{result, square, rest});
-        });
-    if (isUnsigned)
-      return loop.getResult(0);
-    Value oddExponent = cmp(arith::CmpIPredicate::ne,
-                            arith::AndIOp::create(b, loc, exponent, one), zero);
-    Value ofMinusOne =
-        arith::SelectOp::create(b, loc, oddExponent, minusOne, one);
-    Value negative = arith::SelectOp::create(
-        b, loc, cmp(arith::CmpIPredicate::eq, base, one), one,
-        arith::SelectOp::create(b, loc,
-                                cmp(arith::CmpIPredicate::eq, base, minusOne),
-                                ofMinusOne, zero));
-    return arith::SelectOp::create(
-        b, loc, cmp(arith::CmpIPredicate::slt, exponent, zero), negative,
-        loop.getResult(0));
-  }
-
-  /// Truncates toward zero, saturating at the integer's limits (0 and
-  /// 2^n - 1 for a ui type, `isUnsigned`); NaN gives 0. fptosi and fptoui
-  /// alone would give poison out of range.
-  Value emitSaturatingCast(Value x, Type from, Type to, bool isUnsigned) {
-    unsigned bits = to.getIntOrFloatBitWidth();
-    double limit = std::ldexp(1.0, int(bits) - (isUnsigned ? 0 : 1));
-    auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) {
-      return Value(arith::CmpFOp::create(b, loc, p, l, r));
-    };
-    Value tooHigh = cmp(arith::CmpFPredicate::OGE, x, constant(from, limit));
-    // Below 0 a ui saturates to 0 (and (-1, 0) truncates to 0 anyway).
-    Value tooLow = cmp(arith::CmpFPredicate::OLT, x,
-                       constant(from, isUnsigned ? 0.0 : -limit));
-    Value inRange = cmp(arith::CmpFPredicate::ORD, x, x);
-    inRange = arith::AndIOp::create(
-        b, loc, inRange,
-        arith::XOrIOp::create(b, loc,
-                              arith::OrIOp::create(b, loc, tooHigh, tooLow),
-                              constant(b.getI1Type(), 1)));
-    Value safe = arith::SelectOp::create(b, loc, inRange, x, constant(from, 0));
-    Value result =
-        isUnsigned ? Value(arith::FPToUIOp::create(b, loc, vectorOf(to), safe))
-                   : Value(arith::FPToSIOp::create(b, loc, vectorOf(to), safe));
-    auto limitConstant = [&](const APInt &value) {
-      TypedAttr attr = IntegerAttr::get(to, value);
-      if (width != 1)
-        attr = DenseElementsAttr::get(cast<ShapedType>(vectorOf(to)),
-                                      mlir::Attribute(attr));
-      return Value(arith::ConstantOp::create(b, loc, vectorOf(to), attr));
-    };
-    result = arith::SelectOp::create(
-        b, loc, tooHigh,
-        limitConstant(isUnsigned ? APInt::getMaxValue(bits)
-                                 : APInt::getSignedMaxValue(bits)),
-        result);
-    return Value(arith::SelectOp::create(
-        b, loc, tooLow,
-        limitConstant(isUnsigned ? APInt::getZero(bits)
-                                 : APInt::getSignedMinValue(bits)),
-        result));
-  }
-
-  OpBuilder &b;
-  Location loc;
-  unsigned width;
   const DenseMap<Value, Value> &argPointers;
   DenseMap<Value, Value> seeded, seededSplats, stashed;
   DenseMap<std::tuple<Value, Value, unsigned>, Value> memo;
@@ -1480,137 +885,15 @@ inline DenseMap<Value, Value> loadInputPointers(OpBuilder &b, Location loc,
   return pointers;
 }
 
-struct ReductionInfo {
-  fd::ReduceOp op;
-  Type accumulator;
-  vector::CombiningKind combining;
-  /// Floats only; integers take reductionIdentity's exact value.
-  double identity;
-};
-
-inline Value combine(OpBuilder &b, Location loc, const ReductionInfo &r,
-                     Value acc, Value x) {
-  switch (r.combining) {
-  case vector::CombiningKind::ADD:
-    if (isa<IntegerType>(r.accumulator))
-      return arith::AddIOp::create(b, loc, acc, x);
-    return arith::AddFOp::create(b, loc, acc, x);
-  case vector::CombiningKind::MUL:
-    if (isa<IntegerType>(r.accumulator))
-      return arith::MulIOp::create(b, loc, acc, x);
-    return arith::MulFOp::create(b, loc, acc, x);
-  case vector::CombiningKind::MAXIMUMF:
-    return arith::MaximumFOp::create(b, loc, acc, x);
-  case vector::CombiningKind::MINIMUMF:
-    return arith::MinimumFOp::create(b, loc, acc, x);
-  case vector::CombiningKind::MAXSI:
-    return arith::MaxSIOp::create(b, loc, acc, x);
-  case vector::CombiningKind::MAXUI:
-    return arith::MaxUIOp::create(b, loc, acc, x);
-  case vector::CombiningKind::MINUI:
-    return arith::MinUIOp::create(b, loc, acc, x);
-  default:
-    return arith::MinSIOp::create(b, loc, acc, x);
-  }
-}
-
-/// The value every accumulator starts from, in the emitter's width: for
-/// integers exact (an i64 min starts from INT64_MAX, which no double holds).
-inline Value reductionIdentity(RegionEmitter &e, const ReductionInfo &r) {
-  if (isa<FloatType>(r.accumulator))
-    return e.constant(r.accumulator, r.identity);
-  unsigned bits = r.accumulator.getIntOrFloatBitWidth();
-  APInt value(bits, 0);
-  switch (r.combining) {
-  case vector::CombiningKind::MUL:
-    value = APInt(bits, 1);
-    break;
-  case vector::CombiningKind::MAXSI:
-    value = APInt::getSignedMinValue(bits);
-    break;
-  case vector::CombiningKind::MINSI:
-    value = APInt::getSignedMaxValue(bits);
-    break;
-  case vector::CombiningKind::MINUI:
-    value = APInt::getMaxValue(bits);
-    break;
-  default: // ADD, MAXUI: 0
-    break;
-  }
-  return e.integerConstant(r.accumulator, value);
-}
-
-/// A finished reduction's result; a mean divides the sum by `count` (the
-/// reference's: floats over no element give NaN, integers truncate and give
-/// 0 over no element). The narrow integers accumulate in i8: their sum and
-/// product wrap to the width here, before a mean divides.
-inline Value finishReduction(OpBuilder &b, Location loc, RegionEmitter &e,
-                             const ReductionInfo &r, Value result,
-                             int64_t count) {
-  Type element = elementTypeOf(fd::ReduceOp(r.op).getResult());
-  if (isNarrowInteger(element))
-    result = e.codec().wrap(result, element);
-  if (fd::ReduceOp(r.op).getKind() != fd::ReduceKind::mean)
-    return result;
-  if (isa<FloatType>(r.accumulator))
-    return arith::DivFOp::create(b, loc, result,
-                                 e.constant(r.accumulator, double(count)));
-  if (count == 0)
-    return e.constant(r.accumulator, 0);
-  // The wrapped sum divided in i64: the count need not fit the element. The
-  // ui types read the sum unsigned.
-  bool isUnsigned =
-      isUnsignedElement(elementTypeOf(fd::ReduceOp(r.op).getResult()));
-  Type i64 = b.getI64Type();
-  unsigned bits = r.accumulator.getIntOrFloatBitWidth();
-  Value wide = result;
-  if (bits != 64)
-    wide = isUnsigned
-               ? Value(arith::ExtUIOp::create(b, loc, e.vectorOf(i64), result))
-               : Value(arith::ExtSIOp::create(b, loc, e.vectorOf(i64), result));
-  Value divisor = e.integerConstant(i64, APInt(64, count));
-  Value mean = isUnsigned
-                   ? Value(arith::DivUIOp::create(b, loc, wide, divisor))
-                   : Value(arith::DivSIOp::create(b, loc, wide, divisor));
-  if (bits == 64)
-    return mean;
-  return arith::TruncIOp::create(b, loc, e.vectorOf(r.accumulator), mean);
-}
-
 /// Floats and integers (fuse.reduce takes no i1).
 inline FailureOr<ReductionInfo> classifyReduction(fd::ReduceOp reduce,
                                                   StringRef schedule) {
   Type element = elementTypeOf(reduce.getResult());
-  bool isInteger = isa<IntegerType>(element);
-  bool isUnsigned = isUnsignedElement(element);
-  if (!isInteger && !isa<FloatType>(element))
+  if (!isa<IntegerType, FloatType>(element))
     return reduce.emitOpError()
            << "cannot be generated for the host in a " << schedule
            << " kernel: element type " << element << " is not supported";
-  ReductionInfo info{reduce, computeType(element), vector::CombiningKind::ADD,
-                     0.0};
-  switch (reduce.getKind()) {
-  case fd::ReduceKind::sum:
-  case fd::ReduceKind::mean:
-    break;
-  case fd::ReduceKind::prod:
-    info.combining = vector::CombiningKind::MUL;
-    info.identity = 1.0;
-    break;
-  case fd::ReduceKind::max:
-    info.combining = isUnsigned  ? vector::CombiningKind::MAXUI
-                     : isInteger ? vector::CombiningKind::MAXSI
-                                 : vector::CombiningKind::MAXIMUMF;
-    info.identity = -std::numeric_limits<double>::infinity();
-    break;
-  case fd::ReduceKind::min:
-    info.combining = isUnsigned  ? vector::CombiningKind::MINUI
-                     : isInteger ? vector::CombiningKind::MINSI
-                                 : vector::CombiningKind::MINIMUMF;
-    info.identity = std::numeric_limits<double>::infinity();
-    break;
-  }
-  return info;
+  return reductionInfo(reduce);
 }
 
 } // namespace host

@@ -1,4 +1,4 @@
-//===- HostLowPrecision.h - f8, f4 and narrow integers in kernels -*- C++
+//===- LowPrecisionCodec.h - f8, f4 and narrow integers in kernels -*- C++
 //-*-===//
 //
 // The f8 and f4 floats (f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ,
@@ -12,15 +12,16 @@
 // f64 to f32 rounded to odd, so that f64 rounds once to a narrow float; and
 // the wrapping of narrow integers. LLVM has no f8 types: all of it is integer
 // bit manipulation and one f32 addition (which rounds subnormals to nearest
-// even for us), never arith.extf/truncf on an f8 type.
+// even for us), never arith.extf/truncf on an f8 type, so the host and GPU
+// code generators share it (through ScalarLowering.h).
 //
 // Internal to compiler/: it includes MLIR and must never be included by a
 // header that tools or the runtime see.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FUSE_COMPILER_HOSTLOWPRECISION_H
-#define FUSE_COMPILER_HOSTLOWPRECISION_H
+#ifndef FUSE_COMPILER_LOWPRECISIONCODEC_H
+#define FUSE_COMPILER_LOWPRECISIONCODEC_H
 
 #include "dialect/FuseOps.h"
 
@@ -348,4 +349,4 @@ private:
 } // namespace lowp
 } // namespace fuse
 
-#endif // FUSE_COMPILER_HOSTLOWPRECISION_H
+#endif // FUSE_COMPILER_LOWPRECISIONCODEC_H

@@ -1,0 +1,112 @@
+//===- AffineIndexMap.h - An index map's position arithmetic -*- C++ -*-===//
+//
+// Broadcast, transpose and slice read their operand at a position that is an
+// affine function of the result element's coordinates. The host and GPU
+// region emitters both map indices through it; what they make of a
+// contiguous index (blocks, alignment) stays with each.
+//
+// Internal to compiler/: it includes MLIR and must never be included by a
+// header that tools or the runtime see.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_COMPILER_AFFINEINDEXMAP_H
+#define FUSE_COMPILER_AFFINEINDEXMAP_H
+
+#include "compiler/ScalarLowering.h"
+
+namespace fuse {
+namespace codegen {
+
+/// operand position = offset + sum over result dims d of
+/// coord_d(position) * multipliers[d].
+struct AffineIndexMap {
+  SmallVector<int64_t> resultShape;
+  SmallVector<int64_t> multipliers;
+  int64_t offset = 0;
+};
+
+inline SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+inline AffineIndexMap broadcastMap(fd::BroadcastOp op) {
+  AffineIndexMap map;
+  map.resultShape.assign(shapeOf(op.getResult()).begin(),
+                         shapeOf(op.getResult()).end());
+  map.multipliers.assign(map.resultShape.size(), 0);
+  ArrayRef<int64_t> operandShape = shapeOf(op.getOperand());
+  SmallVector<int64_t> strides = rowMajorStrides(operandShape);
+  for (auto [i, d] : llvm::enumerate(op.getDims()))
+    if (operandShape[i] != 1)
+      map.multipliers[d] = strides[i];
+  return map;
+}
+
+inline AffineIndexMap transposeMap(fd::TransposeOp op) {
+  AffineIndexMap map;
+  map.resultShape.assign(shapeOf(op.getResult()).begin(),
+                         shapeOf(op.getResult()).end());
+  SmallVector<int64_t> strides = rowMajorStrides(shapeOf(op.getOperand()));
+  for (int64_t source : op.getPermutation())
+    map.multipliers.push_back(strides[source]);
+  return map;
+}
+
+inline AffineIndexMap sliceMap(fd::SliceOp op) {
+  AffineIndexMap map;
+  map.resultShape.assign(shapeOf(op.getResult()).begin(),
+                         shapeOf(op.getResult()).end());
+  SmallVector<int64_t> strides = rowMajorStrides(shapeOf(op.getOperand()));
+  for (size_t d = 0; d < strides.size(); ++d) {
+    map.multipliers.push_back(op.getStrides()[d] * strides[d]);
+    map.offset += op.getOffsets()[d] * strides[d];
+  }
+  return map;
+}
+
+/// offset + sum_d ((x / inner_d) % shape_d) * multipliers[d], on i64
+/// scalars or vectors (of the lowering's width) alike.
+inline Value applyMap(ScalarLowering &s, Value x, const AffineIndexMap &map) {
+  OpBuilder &b = s.builder();
+  Location loc = s.location();
+  Type i64Type = b.getI64Type();
+  bool isVector = isa<VectorType>(x.getType());
+  auto c = [&](int64_t v) {
+    return isVector ? s.constantVector(i64Type, v) : s.i64(v);
+  };
+  Value result;
+  int64_t inner = 1;
+  int64_t rank = int64_t(map.resultShape.size());
+  SmallVector<int64_t> inners(rank, 1);
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    inners[d] = inner;
+    inner *= map.resultShape[d];
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    if (map.multipliers[d] == 0 || map.resultShape[d] == 1)
+      continue;
+    Value coord = x;
+    if (inners[d] != 1)
+      coord = arith::DivUIOp::create(b, loc, coord, c(inners[d]));
+    if (inners[d] * map.resultShape[d] != inner)
+      coord = arith::RemUIOp::create(b, loc, coord, c(map.resultShape[d]));
+    if (map.multipliers[d] != 1)
+      coord = arith::MulIOp::create(b, loc, coord, c(map.multipliers[d]));
+    result =
+        result ? Value(arith::AddIOp::create(b, loc, result, coord)) : coord;
+  }
+  if (!result)
+    return c(map.offset);
+  if (map.offset != 0)
+    result = arith::AddIOp::create(b, loc, result, c(map.offset));
+  return result;
+}
+
+} // namespace codegen
+} // namespace fuse
+
+#endif // FUSE_COMPILER_AFFINEINDEXMAP_H
