@@ -41,7 +41,8 @@ namespace fuse {
 
 inline constexpr char kBundleMagic[8] = {'F', 'U', 'S', 'E',
                                          'B', 'N', 'D', 'L'};
-inline constexpr std::uint32_t kBundleFormatVersion = 1;
+/// 2: each distinct kernel payload stored once.
+inline constexpr std::uint32_t kBundleFormatVersion = 2;
 inline constexpr std::size_t kBundleHeaderSize = 96;
 inline constexpr std::uint32_t kMaxKeyRecordLength = 4096;
 

@@ -13,6 +13,7 @@
 #include <cereal/types/vector.hpp>
 
 #include <cstring>
+#include <map>
 #include <sstream>
 #include <type_traits>
 
@@ -276,9 +277,9 @@ template <class A> void serialize(A &ar, BundleKernel &kernel) {
     if (kernel.payloadKind == PayloadKind::PtxText)
       ar(cereal::make_nvp("payloadText", std::string(kernel.payload.begin(),
                                                      kernel.payload.end())));
-  } else {
-    ar(cereal::make_nvp("payload", kernel.payload));
   }
+  // The binary form stores the payloads once each, with the bundle (the
+  // kernels of a host bundle share one shared object).
   ar(cereal::make_nvp("entry", kernel.entry),
      cereal::make_nvp("schedule", kernel.schedule),
      cereal::make_nvp("launch", kernel.launch),
@@ -312,6 +313,36 @@ template <class A> void serialize(A &ar, Bundle &bundle) {
      cereal::make_nvp("aliases", bundle.aliases),
      cereal::make_nvp("inputs", bundle.inputs),
      cereal::make_nvp("outputs", bundle.outputs));
+  // Binary: each distinct payload once, then the payload of every kernel
+  // by its index in that list.
+  using Payload = std::vector<std::uint8_t>;
+  std::vector<Payload> payloads;
+  std::vector<std::uint32_t> payloadOf;
+  if constexpr (std::is_same_v<A, cereal::BinaryOutputArchive>) {
+    std::map<Payload, std::uint32_t> index;
+    for (const BundleKernel &kernel : bundle.kernels) {
+      auto [it, added] =
+          index.emplace(kernel.payload, std::uint32_t(payloads.size()));
+      if (added)
+        payloads.push_back(kernel.payload);
+      payloadOf.push_back(it->second);
+    }
+    ar(payloads, payloadOf);
+  } else if constexpr (std::is_same_v<A, BoundedBinaryInputArchive>) {
+    ar(payloads, payloadOf);
+    if (payloadOf.size() != bundle.kernels.size())
+      throw cereal::Exception(
+          "the bundle names payloads for " + std::to_string(payloadOf.size()) +
+          " kernels, " + "it has " + std::to_string(bundle.kernels.size()));
+    for (std::size_t k = 0; k < payloadOf.size(); ++k) {
+      if (payloadOf[k] >= payloads.size())
+        throw cereal::Exception("kernel " + std::to_string(k) +
+                                " names payload " +
+                                std::to_string(payloadOf[k]) + " of " +
+                                std::to_string(payloads.size()));
+      bundle.kernels[k].payload = payloads[payloadOf[k]];
+    }
+  }
 }
 
 //===----------------------------------------------------------------------===//

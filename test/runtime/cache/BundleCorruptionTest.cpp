@@ -138,9 +138,9 @@ TEST_F(CacheCorruption, HugeLengthInHeaderIsNotAnAllocation) {
 
 TEST_F(CacheCorruption, OtherFormatVersion) {
   std::vector<std::uint8_t> bad = good;
-  bad[8] = 2;
+  bad[8] = std::uint8_t(kBundleFormatVersion + 1);
   writeFile(path, bad);
-  expectDetected("format version 2");
+  expectDetected("format version " + std::to_string(kBundleFormatVersion + 1));
 }
 
 TEST_F(CacheCorruption, OtherVersionId) {

@@ -152,6 +152,37 @@ TEST(CacheBundleSerialization, TruncatedAndExtendedPayloadsFail) {
   EXPECT_NE(back.message().find("after the bundle"), std::string::npos);
 }
 
+// The kernels of a host bundle share one shared object: the binary form
+// stores each distinct payload once and gives every kernel its own back.
+TEST(CacheBundleSerialization, SharedPayloadsAreStoredOnce) {
+  Bundle bundle = makeFullBundle();
+  std::vector<std::uint8_t> shared(20000);
+  for (std::size_t i = 0; i < shared.size(); ++i)
+    shared[i] = std::uint8_t(i * 7 + 3);
+  BundleKernel kernel = bundle.kernels[0];
+  kernel.payload = shared;
+  bundle.kernels.assign(6, kernel);
+  bundle.kernels[3].payload.back() ^= 1; // one that differs
+  bundle.launchOrder = {0, 1, 2, 3, 4, 5};
+  std::vector<std::uint8_t> bytes = serializeBundle(bundle);
+  EXPECT_LT(bytes.size(), 2 * shared.size() + 4096);
+  EXPECT_GT(bytes.size(), 2 * shared.size());
+  Expected<Bundle> back = deserializeBundle(bytes);
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(*back, bundle);
+}
+
+// The last four bytes are the payload index of the last kernel.
+TEST(CacheBundleSerialization, PayloadIndexOutOfRangeFails) {
+  std::vector<std::uint8_t> bytes = serializeBundle(makeFullBundle());
+  bytes[bytes.size() - 4] = 9;
+  Expected<Bundle> back = deserializeBundle(bytes);
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.message().find("kernel 1 names payload 9 of 2"),
+            std::string::npos)
+      << back.message();
+}
+
 TEST(CacheBundleSerialization, UnknownOpNameFails) {
   Bundle full = makeFullBundle();
   std::vector<std::uint8_t> bytes = serializeBundle(full);
