@@ -533,13 +533,43 @@ int runModel(const RunOptions &options) {
       return fail("--input " + name + ": " + array.message());
     const TensorType &expected = graph.typeOf(graph.inputs[index]);
     TensorType got = array->type;
-    // bf16 has no .npy dtype: it is read from f32.
-    if (expected.elementType == ElementType::BF16 &&
-        got.elementType == ElementType::F32 && got.shape == expected.shape) {
+    // bf16 and the f8/f4 types have no .npy dtype: they are read from f32,
+    // each value rounded as a cast rounds it (to nearest even).
+    bool noNpyFloat = isFloat(expected.elementType) &&
+                      byteSize(expected.elementType) < 4 &&
+                      expected.elementType != ElementType::F16;
+    if (noNpyFloat && got.elementType == ElementType::F32 &&
+        got.shape == expected.shape) {
       HostTensorData f32(got);
       f32.bytes = std::move(array->bytes);
       inputData[index] = HostTensorData::fromDoubles(expected, f32.toDoubles());
       continue;
+    }
+    // i4/i2 are read from int8 and ui4/ui2 from uint8 (as fuse-run writes
+    // them), every value inside the narrow type's range.
+    unsigned bits = integerBitWidth(expected.elementType);
+    if (bits == 2 || bits == 4) {
+      bool isUnsigned = isUnsignedInteger(expected.elementType);
+      ElementType wide = isUnsigned ? ElementType::UI8 : ElementType::I8;
+      if (got.elementType == wide && got.shape == expected.shape) {
+        std::int64_t low = isUnsigned ? 0 : -(std::int64_t(1) << (bits - 1));
+        std::int64_t high =
+            (std::int64_t(1) << (isUnsigned ? bits : bits - 1)) - 1;
+        HostTensorData data(expected);
+        data.bytes = std::move(array->bytes);
+        for (std::int64_t i = 0; i < expected.numElements(); ++i) {
+          std::int64_t value = loadInt(wide, data.bytes.data(), i);
+          if (value < low || value > high)
+            return fail("--input " + name + ": '" + path + "' element " +
+                        std::to_string(i) + " is " + std::to_string(value) +
+                        ", outside " +
+                        std::string(elementTypeName(expected.elementType)) +
+                        "'s range " + std::to_string(low) + " .. " +
+                        std::to_string(high));
+        }
+        inputData[index] = std::move(data);
+        continue;
+      }
     }
     if (got != expected)
       return fail("--input " + name + ": '" + path + "' holds a " +
