@@ -7,7 +7,6 @@
 
 #include "compiler/GpuKernelEmitter.h"
 #include "compiler/GpuRegionEmitter.h"
-#include "compiler/LowPrecisionCodec.h"
 
 #include "llvm/ADT/SetVector.h"
 
@@ -780,32 +779,9 @@ emitRowReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
 
 } // namespace ptx
 
-/// The f8 and f4 types and the narrow integers (one byte per element, see
-/// LowPrecisionCodec.h) have no GPU lowering yet: the op that first produces
-/// or reads one.
-static Operation *firstLowPrecisionOp(fd::FusionOp fusion) {
-  auto isLowPrecision = [](Type type) {
-    Type element = getElementTypeOrSelf(type);
-    return lowp::isLowPrecisionFloat(element) || lowp::isNarrowInteger(element);
-  };
-  Operation *found = nullptr;
-  fusion.getBody().walk([&](Operation *op) {
-    if (found)
-      return;
-    if (llvm::any_of(op->getOperandTypes(), isLowPrecision) ||
-        llvm::any_of(op->getResultTypes(), isLowPrecision))
-      found = op;
-  });
-  return found;
-}
-
 FailureOr<GpuFusionKernels> emitGpuKernels(fd::FusionOp fusion, ModuleOp module,
                                            StringRef namePrefix) {
   using namespace ptx;
-  if (Operation *op = firstLowPrecisionOp(fusion))
-    return op->emitOpError()
-           << "cannot be generated for the GPU: the f8, f4, i4, ui4, i2 and "
-              "ui2 element types are not supported on the GPU yet";
   switch (fusion.getKind()) {
   case fd::ScheduleKind::pointwise:
     return emitPointwise(fusion, module, namePrefix, ScheduleKind::Pointwise);

@@ -154,7 +154,13 @@ private:
         return failure();
       operands.push_back(*emitted);
     }
-    return emitElementwise(op, operands);
+    // The narrow integers compute in i8, wrapped to their width after every
+    // op, as on the host.
+    FailureOr<Value> result = emitElementwise(op, operands);
+    Type resultElement = elementTypeOf(op->getResult(0));
+    if (succeeded(result) && isNarrowInteger(resultElement))
+      return codec().wrap(*result, resultElement);
+    return result;
   }
 
   LogicalResult unsupported(Operation *op, const Twine &why) {

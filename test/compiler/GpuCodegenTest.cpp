@@ -350,6 +350,92 @@ TEST_P(GpuCodegen, UnsignedAndI16Pointwise) {
   }
 }
 
+/// The f8 and f4 floats and the narrow integers take the host's codec
+/// (LowPrecisionCodec.h, integer bit manipulation only): casts into every
+/// format (saturating or not, from f32, f64 and f16, E8M0's round modes),
+/// casts out of them, narrow integer arithmetic wrapped to the width, and
+/// the reductions and matmul over decoded f8 values each compile, with no
+/// f8 type and no call left in the PTX; ptxas, where found, accepts every
+/// kernel (compile runs it). No GPU runs here: the numerics are the host's,
+/// checked against the reference in HostLowPrecisionCodegenTest.
+TEST_P(GpuCodegen, LowPrecisionTypesCompile) {
+  requireToolkit();
+  const ElementType floats[] = {ElementType::F8E4M3FN,  ElementType::F8E4M3FNUZ,
+                                ElementType::F8E5M2,    ElementType::F8E5M2FNUZ,
+                                ElementType::F8E8M0FNU, ElementType::F4E2M1FN};
+  const ElementType integers[] = {ElementType::I4, ElementType::UI4,
+                                  ElementType::I2, ElementType::UI2};
+  std::vector<std::pair<std::string, Graph>> graphs;
+  for (ElementType type : floats) {
+    GraphBuilder b;
+    TensorId x = b.input({ElementType::F32, {7, 33}}, "x");
+    TensorId d = b.input({ElementType::F64, {7, 33}}, "d");
+    TensorId h = b.input({ElementType::F16, {7, 33}}, "h");
+    TensorId q = b.input({type, {7, 33}}, "q");
+    TensorId w = b.input({ElementType::F32, {33, 5}}, "w");
+    // Saturation is for the f8 types, round modes other than up for
+    // f8E8M0FNU only.
+    bool e8m0 = type == ElementType::F8E8M0FNU;
+    bool f4 = type == ElementType::F4E2M1FN;
+    auto options = [&](bool saturate, E8M0RoundMode mode) {
+      return CastOptions{saturate && !f4, e8m0 ? mode : E8M0RoundMode::Up};
+    };
+    b.output(b.cast(x, type), "from_f32");
+    b.output(b.cast(x, type, false, options(true, E8M0RoundMode::Up)),
+             "saturated");
+    b.output(b.cast(d, type, false, options(false, E8M0RoundMode::Nearest)),
+             "from_f64");
+    b.output(b.cast(h, type, false, options(false, E8M0RoundMode::Down)),
+             "from_f16");
+    TensorId wide = b.cast(q, ElementType::F32);
+    b.output(b.cast(q, ElementType::F64), "to_f64");
+    b.output(b.cast(q, ElementType::I32), "to_i32");
+    b.output(b.cast(b.reduce(ReduceKind::Max, wide, {1}), type), "row_max");
+    b.output(b.cast(b.reduce(ReduceKind::Min, wide, {0}), type), "column_min");
+    b.output(b.reduce(ReduceKind::Sum, wide, {0, 1}), "sum");
+    b.output(b.cast(b.matmul(wide, w), ElementType::F16), "matmul");
+    Expected<Graph> graph = b.finish();
+    ASSERT_TRUE(graph.ok()) << graph.message();
+    graphs.emplace_back(std::string(elementTypeName(type)), *graph);
+  }
+  for (ElementType type : integers) {
+    GraphBuilder b;
+    TensorType t{type, {1000}};
+    TensorId x = b.input(t, "x"), y = b.input(t, "y");
+    TensorId f = b.input({ElementType::F32, {1000}}, "f");
+    b.output(b.add(x, y), "add");
+    b.output(b.mul(x, y), "mul");
+    b.output(b.div(x, y), "div");
+    b.output(b.rem(x, y, /*fmod=*/false, /*isUnsigned=*/true), "rem");
+    b.output(b.max(x, y), "max");
+    b.output(b.compare(ComparePredicate::Lt, x, y), "lt");
+    b.output(b.cast(x, ElementType::I32), "to_i32");
+    b.output(b.cast(x, ElementType::F32, /*isUnsigned=*/true), "to_f32");
+    b.output(b.cast(f, type), "from_f32");
+    for (ElementType other : integers)
+      if (other != type)
+        b.output(b.cast(x, other));
+    for (ElementType other : floats)
+      b.output(b.cast(x, other));
+    Expected<Graph> graph = b.finish();
+    ASSERT_TRUE(graph.ok()) << graph.message();
+    graphs.emplace_back(std::string(elementTypeName(type)), *graph);
+  }
+  for (const auto &[name, graph] : graphs) {
+    Expected<Compilation> compiled =
+        compiler().compile(graph, target(), CompileOptions{});
+    ASSERT_TRUE(compiled.ok()) << name << ": " << compiled.message();
+    EXPECT_FALSE(compiled->bundle.kernels.empty()) << name;
+    for (const BundleKernel &kernel : compiled->bundle.kernels) {
+      std::string ptx = payloadText(kernel);
+      EXPECT_EQ(ptx.find(".extern"), std::string::npos)
+          << name << " " << kernel.entry;
+      EXPECT_EQ(ptx.find("f8"), std::string::npos)
+          << name << " " << kernel.entry;
+    }
+  }
+}
+
 TEST_P(GpuCodegen, HandWrittenFusionFromSource) {
   const char *source = R"mlir(
 func.func @scale(%x: tensor<10xf32>) -> tensor<10xf32> {
