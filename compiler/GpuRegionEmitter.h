@@ -27,6 +27,7 @@
 
 #include "compiler/AffineIndexMap.h"
 #include "compiler/GpuKernelEmitter.h"
+#include "compiler/ReductionLowering.h"
 #include "compiler/ScalarLowering.h"
 
 #include "dialect/FuseOps.h"
@@ -78,7 +79,7 @@ class RegionEmitter : public ScalarLowering {
 public:
   RegionEmitter(OpBuilder &b, Location loc, unsigned width,
                 const DenseMap<Value, Value> &argPointers)
-      : ScalarLowering(b, loc, width), argPointers(argPointers) {}
+      : ScalarLowering(b, loc, width, "GPU"), argPointers(argPointers) {}
 
   /// Values that are already known whatever the index (reduction results).
   void seed(Value regionValue, Value computed) {
@@ -142,7 +143,7 @@ private:
     if (auto reshape = dyn_cast<fd::ReshapeOp>(op))
       return emit(reshape.getOperand(), index);
     if (auto constant = dyn_cast<fd::ConstantOp>(op))
-      return emitConstant(constant);
+      return lowerConstant(constant);
     if (auto matmul = dyn_cast<fd::MatmulOp>(op))
       return emitMatmul(matmul, index);
     if (!op->hasTrait<OpTrait::Elementwise>())
@@ -154,21 +155,7 @@ private:
         return failure();
       operands.push_back(*emitted);
     }
-    // The narrow integers compute in i8, wrapped to their width after every
-    // op, as on the host.
-    FailureOr<Value> result = emitElementwise(op, operands);
-    Type resultElement = elementTypeOf(op->getResult(0));
-    if (succeeded(result) && isNarrowInteger(resultElement))
-      return codec().wrap(*result, resultElement);
-    return result;
-  }
-
-  LogicalResult unsupported(Operation *op, const Twine &why) {
-    auto fusion = op->getParentOfType<fd::FusionOp>();
-    std::string kind =
-        fusion ? stringifyScheduleKind(fusion.getKind()).str() : "unknown";
-    return op->emitOpError() << "cannot be generated for the GPU in a " << kind
-                             << " kernel: " << why;
+    return lowerElementwise(op, operands);
   }
 
   Value scalarLoad(Value base, Type element, Value position) {
@@ -240,13 +227,7 @@ private:
       return {Index::Uniform, applyMap(*this, index.value, map)};
     Value base = vector::BroadcastOp::create(
         b, loc, VectorType::get({width}, b.getI64Type()), index.value);
-    SmallVector<int64_t> steps;
-    for (unsigned lane = 0; lane < width; ++lane)
-      steps.push_back(lane);
-    auto stepType = VectorType::get({width}, b.getI64Type());
-    Value step = arith::ConstantOp::create(
-        b, loc, stepType, DenseElementsAttr::get(stepType, ArrayRef(steps)));
-    Value lanes = arith::AddIOp::create(b, loc, base, step);
+    Value lanes = arith::AddIOp::create(b, loc, base, laneSteps());
     return {Index::Lanes, applyMap(*this, lanes, map)};
   }
 
@@ -356,83 +337,39 @@ private:
     return loop.getResult(0);
   }
 
-  /// [0, 1, ..., W-1] as i64 lanes.
-  Value laneSteps() {
-    SmallVector<int64_t> steps;
-    for (unsigned lane = 0; lane < width; ++lane)
-      steps.push_back(lane);
-    auto type = VectorType::get({width}, b.getI64Type());
-    return arith::ConstantOp::create(
-        b, loc, type, DenseElementsAttr::get(type, ArrayRef(steps)));
+  /// exp, log and sigmoid through math.exp and math.log; atan, tan and
+  /// fuse.rem's remf (fmod, exact) become libdevice calls (__nv_atanf,
+  /// __nv_tanf, __nv_fmodf).
+  Value lowerTargetFloatOp(Operation *op, StringRef name, ArrayRef<Value> x,
+                           Type compute) override {
+    if (name == "exp")
+      return math::ExpOp::create(b, loc, x[0]);
+    if (name == "log")
+      return math::LogOp::create(b, loc, x[0]);
+    if (name == "sigmoid") {
+      auto one = [&] { return constant(compute, 1.0); };
+      Value e =
+          math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x[0]));
+      return arith::DivFOp::create(b, loc, one(),
+                                   arith::AddFOp::create(b, loc, one(), e));
+    }
+    if (name == "atan")
+      return math::AtanOp::create(b, loc, x[0]);
+    return {};
   }
 
-  FailureOr<Value> emitConstant(fd::ConstantOp op) {
-    auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
-    if (!dense || !dense.isSplat())
-      return unsupported(op, "only splat constants are supported; pass "
-                             "dense data as a graph input");
-    return splatConstant(dense, elementTypeOf(op.getResult()));
-  }
-
-  FailureOr<Value> emitElementwise(Operation *op, ArrayRef<Value> x) {
-    StringRef name = op->getName().stripDialect();
-    Type operandElement = elementTypeOf(op->getOperand(0));
+  /// max(x, -x) wraps the minimum to itself, as math.absi (which has no
+  /// NVVM lowering) would.
+  Value lowerTargetIntegerOp(Operation *op, StringRef name, ArrayRef<Value> x,
+                             Type operandElement) override {
     Type compute = computeType(operandElement);
-    bool isFloat = isa<FloatType>(compute);
-    auto one = [&] { return constant(compute, 1.0); };
-
-    if (auto cast = dyn_cast<fd::CastOp>(op)) {
-      if (Value result = lowerCast(cast, x[0]))
-        return result;
-      return unsupported(op, "no GPU lowering of this cast yet");
-    }
-    if (auto compare = dyn_cast<fd::CompareOp>(op)) {
-      if (Value result = lowerCompare(compare, x[0], x[1], compute,
-                                      isUnsignedElement(operandElement)))
-        return result;
-      return unsupported(
-          op, "predicate " +
-                  stringifyComparePredicate(compare.getPredicate()).str() +
-                  " on floats");
-    }
-    if (isa<fd::SelectOp>(op))
-      return Value(arith::SelectOp::create(b, loc, x[0], x[1], x[2]));
-
-    // atan, tan and remf (fuse.rem's fmod, exact) become libdevice calls
-    // (__nv_atanf, __nv_tanf, __nv_fmodf).
-    if (isFloat) {
-      if (name == "exp")
-        return Value(math::ExpOp::create(b, loc, x[0]));
-      if (name == "log")
-        return Value(math::LogOp::create(b, loc, x[0]));
-      if (name == "sigmoid") {
-        Value e =
-            math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x[0]));
-        return Value(arith::DivFOp::create(
-            b, loc, one(), arith::AddFOp::create(b, loc, one(), e)));
-      }
-      if (name == "atan")
-        return Value(math::AtanOp::create(b, loc, x[0]));
-      if (Value result = lowerFloatOp(op, x, compute))
-        return result;
-      return unsupported(op,
-                         "no GPU lowering of f" +
-                             std::to_string(compute.getIntOrFloatBitWidth()) +
-                             " " + name.str() + " yet");
-    }
-
-    if (Value result = lowerIntegerOp(op, x, operandElement))
-      return result;
-    // max(x, -x) wraps the minimum to itself, as math.absi (which has no
-    // NVVM lowering) would.
-    if (name == "abs" && !compute.isInteger(1))
-      return isUnsignedElement(operandElement)
-                 ? x[0]
-                 : Value(arith::MaxSIOp::create(
-                       b, loc, x[0],
-                       arith::SubIOp::create(b, loc, constant(compute, 0.0),
-                                             x[0])));
-    return unsupported(op, "no GPU lowering of integer " + name.str() + " yet");
+    if (name != "abs" || compute.isInteger(1))
+      return {};
+    if (isUnsignedElement(operandElement))
+      return x[0];
+    return arith::MaxSIOp::create(
+        b, loc, x[0],
+        arith::SubIOp::create(b, loc, constant(compute, 0.0), x[0]));
   }
 
   const DenseMap<Value, Value> &argPointers;

@@ -27,6 +27,7 @@
 #define FUSE_COMPILER_HOSTREGIONEMITTER_H
 
 #include "compiler/AffineIndexMap.h"
+#include "compiler/ReductionLowering.h"
 #include "compiler/ScalarLowering.h"
 #include "dialect/FuseOps.h"
 
@@ -69,7 +70,7 @@ class RegionEmitter : public ScalarLowering {
 public:
   RegionEmitter(OpBuilder &b, Location loc, unsigned width,
                 const DenseMap<Value, Value> &argPointers)
-      : ScalarLowering(b, loc, width), argPointers(argPointers) {}
+      : ScalarLowering(b, loc, width, "host"), argPointers(argPointers) {}
 
   /// Values that are already known whatever the index (reduction results).
   void seed(Value regionValue, Value computed) {
@@ -161,7 +162,7 @@ public:
     if (auto concat = dyn_cast<fd::ConcatOp>(op))
       return emitConcat(concat, index);
     if (auto constant = dyn_cast<fd::ConstantOp>(op))
-      return emitConstant(constant);
+      return lowerConstant(constant);
     if (!op->hasTrait<OpTrait::Elementwise>())
       return unsupported(op, "it is not elementwise and not an index map");
     SmallVector<Value> operands;
@@ -171,19 +172,7 @@ public:
         return failure();
       operands.push_back(*emitted);
     }
-    FailureOr<Value> result = emitElementwise(op, operands);
-    Type resultElement = elementTypeOf(op->getResult(0));
-    if (succeeded(result) && isNarrowInteger(resultElement))
-      return codec().wrap(*result, resultElement);
-    return result;
-  }
-
-  LogicalResult unsupported(Operation *op, const Twine &why) {
-    auto fusion = op->getParentOfType<fd::FusionOp>();
-    std::string kind =
-        fusion ? stringifyScheduleKind(fusion.getKind()).str() : "unknown";
-    return op->emitOpError() << "cannot be generated for the host in a " << kind
-                             << " kernel: " << why;
+    return emitElementwise(op, operands);
   }
 
   Value scalarLoad(Value base, Type element, Value position) {
@@ -228,12 +217,7 @@ public:
     Value base = vector::BroadcastOp::create(b, loc, type, index.value);
     if (index.kind == Index::Uniform)
       return base;
-    SmallVector<int64_t> steps;
-    for (unsigned lane = 0; lane < width; ++lane)
-      steps.push_back(lane);
-    Value step = arith::ConstantOp::create(
-        b, loc, type, DenseElementsAttr::get(type, ArrayRef(steps)));
-    return arith::AddIOp::create(b, loc, base, step);
+    return arith::AddIOp::create(b, loc, base, laneSteps());
   }
 
   /// Each operand is read at its own position of the element, clamped into
@@ -327,25 +311,11 @@ public:
       return {Index::Uniform, applyMap(*this, index.value, map)};
     Value base = vector::BroadcastOp::create(
         b, loc, VectorType::get({width}, b.getI64Type()), index.value);
-    SmallVector<int64_t> steps;
-    for (unsigned lane = 0; lane < width; ++lane)
-      steps.push_back(lane);
-    auto stepType = VectorType::get({width}, b.getI64Type());
-    Value step = arith::ConstantOp::create(
-        b, loc, stepType, DenseElementsAttr::get(stepType, ArrayRef(steps)));
-    Value lanes = arith::AddIOp::create(b, loc, base, step);
+    Value lanes = arith::AddIOp::create(b, loc, base, laneSteps());
     return {Index::Lanes, applyMap(*this, lanes, map)};
   }
 
 private:
-  FailureOr<Value> emitConstant(fd::ConstantOp op) {
-    auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
-    if (!dense || !dense.isSplat())
-      return unsupported(op, "only splat constants are supported; pass "
-                             "dense data as a graph input");
-    return splatConstant(dense, elementTypeOf(op.getResult()));
-  }
-
   /// f64 functions with our own lowering (emitExpF64, emitLogF64).
   static bool hasF64Lowering(StringRef name) {
     return llvm::is_contained({"exp", "log", "sigmoid"}, name);
@@ -359,101 +329,83 @@ private:
                               name);
   }
 
+  /// f64 transcendentals without a polynomial of ours are refused (the
+  /// kernel would call libm); the rest is lowerElementwise's.
   FailureOr<Value> emitElementwise(Operation *op, ArrayRef<Value> x) {
     StringRef name = op->getName().stripDialect();
-    Type operandElement = elementTypeOf(op->getOperand(0));
-    Type compute = computeType(operandElement);
-    bool isFloat = isa<FloatType>(compute);
-    if (isFloat && compute.isF64() && isTranscendental(name) &&
-        !hasF64Lowering(name))
+    Type compute = computeType(elementTypeOf(op->getOperand(0)));
+    if (compute.isF64() && isTranscendental(name) && !hasF64Lowering(name))
       return unsupported(op, "f64 " + name.str() +
                                  " has no polynomial approximation (it would "
                                  "call libm)");
-    auto one = [&] { return constant(compute, 1.0); };
+    return lowerElementwise(op, x);
+  }
 
-    if (auto cast = dyn_cast<fd::CastOp>(op)) {
-      if (Value result = lowerCast(cast, x[0]))
-        return result;
-      return unsupported(op, "no host lowering of this cast yet");
+  /// fuse.rem's arith.remf (the shared lowerFloatRem) becomes a call of
+  /// libm's fmod or fmodf per lane. fmod is exact in IEEE arithmetic, and
+  /// a - trunc(a/b) b is not once the quotient passes 2^24 (f32) or 2^53
+  /// (f64); an exact algorithm of our own would loop over the exponent
+  /// difference (up to 2000 steps per lane). So the kernel's shared object
+  /// leaves fmod and fmodf undefined and dlopen (RTLD_NOW) binds them to the
+  /// libm.so.6 that every program linking the runtime has loaded (libstdc++
+  /// needs it); a process without them gets dlopen's "undefined symbol"
+  /// error from HostRuntime, not a crash. The other float ops that are the
+  /// host's: polynomials and identities, so that no other libm call is left.
+  Value lowerTargetFloatOp(Operation *op, StringRef name, ArrayRef<Value> x,
+                           Type compute) override {
+    if (name == "exp")
+      return emitExp(x[0]);
+    if (name == "log")
+      return emitLog(x[0]);
+    if (name == "asin")
+      return math::AsinOp::create(b, loc, x[0]);
+    if (name == "acos")
+      return math::AcosOp::create(b, loc, x[0]);
+    if (name == "atan")
+      return emitAtan(x[0], compute);
+    if (name == "sinh" || name == "cosh")
+      return emitSinhCosh(x[0], compute, name == "sinh");
+    if (name == "asinh" || name == "acosh" || name == "atanh")
+      return emitInverseHyperbolic(name, x[0], compute);
+    if (name == "pow")
+      return emitPowF(x[0], x[1], compute);
+    if (name == "sigmoid") {
+      auto one = [&] { return constant(compute, 1.0); };
+      Value e = emitExp(arith::NegFOp::create(b, loc, x[0]));
+      return arith::DivFOp::create(b, loc, one(),
+                                   arith::AddFOp::create(b, loc, one(), e));
     }
-    if (auto compare = dyn_cast<fd::CompareOp>(op)) {
-      if (Value result = lowerCompare(compare, x[0], x[1], compute,
-                                      isUnsignedElement(operandElement)))
-        return result;
-      return unsupported(
-          op, "predicate " +
-                  stringifyComparePredicate(compare.getPredicate()).str() +
-                  " on floats");
-    }
-    if (isa<fd::SelectOp>(op))
-      return Value(arith::SelectOp::create(b, loc, x[0], x[1], x[2]));
-
-    if (isFloat) {
-      if (name == "exp")
-        return emitExp(x[0]);
-      if (name == "log")
-        return emitLog(x[0]);
-      if (name == "asin")
-        return Value(math::AsinOp::create(b, loc, x[0]));
-      if (name == "acos")
-        return Value(math::AcosOp::create(b, loc, x[0]));
-      if (name == "atan")
-        return emitAtan(x[0], compute);
-      if (name == "sinh" || name == "cosh")
-        return emitSinhCosh(x[0], compute, name == "sinh");
-      if (name == "asinh" || name == "acosh" || name == "atanh")
-        return emitInverseHyperbolic(name, x[0], compute);
-      if (name == "pow")
-        return emitPowF(x[0], x[1], compute);
-      if (name == "sigmoid") {
-        Value e = emitExp(arith::NegFOp::create(b, loc, x[0]));
-        return Value(arith::DivFOp::create(
-            b, loc, one(), arith::AddFOp::create(b, loc, one(), e)));
+    // By a splat of one value (a row's reduction in a row kernel): one
+    // reciprocal, then a multiply per element (within div's 2 eps; a
+    // divisor below the smallest normal's reciprocal range would give inf,
+    // as a flushed subnormal divisor does).
+    if (name == "div") {
+      auto splat = x[1].getDefiningOp<vector::BroadcastOp>();
+      if (splat && !isa<VectorType>(splat.getSource().getType())) {
+        Type scalar = splat.getSource().getType();
+        Value one = arith::ConstantOp::create(b, loc, scalar,
+                                              b.getFloatAttr(scalar, 1.0));
+        Value inverse = arith::DivFOp::create(b, loc, one, splat.getSource());
+        return arith::MulFOp::create(
+            b, loc, x[0],
+            vector::BroadcastOp::create(b, loc, x[1].getType(), inverse));
       }
-      // By a splat of one value (a row's reduction in a row kernel): one
-      // reciprocal, then a multiply per element (within div's 2 eps; a
-      // divisor below the smallest normal's reciprocal range would give
-      // inf, as a flushed subnormal divisor does).
-      if (name == "div") {
-        auto splat = x[1].getDefiningOp<vector::BroadcastOp>();
-        if (splat && !isa<VectorType>(splat.getSource().getType())) {
-          Type scalar = splat.getSource().getType();
-          Value one = arith::ConstantOp::create(b, loc, scalar,
-                                                b.getFloatAttr(scalar, 1.0));
-          Value inverse = arith::DivFOp::create(b, loc, one, splat.getSource());
-          return Value(arith::MulFOp::create(
-              b, loc, x[0],
-              vector::BroadcastOp::create(b, loc, x[1].getType(), inverse)));
-        }
-      }
-      // fuse.rem's arith.remf: LLVM lowers it to a call of libm's fmod or
-      // fmodf per lane. fmod is exact in IEEE arithmetic, and a - trunc(a/b)
-      // b is not once the quotient passes 2^24 (f32) or 2^53 (f64); an exact
-      // algorithm of our own would loop over the exponent difference (up to
-      // 2000 steps per lane). So the kernel's shared object leaves fmod and
-      // fmodf undefined and dlopen (RTLD_NOW) binds them to the libm.so.6
-      // that every program linking the runtime has loaded (libstdc++ needs
-      // it); a process without them gets dlopen's "undefined symbol" error
-      // from HostRuntime, not a crash.
-      if (Value result = lowerFloatOp(op, x, compute))
-        return result;
-      return unsupported(op,
-                         "no host lowering of f" +
-                             std::to_string(compute.getIntOrFloatBitWidth()) +
-                             " " + name.str() + " yet");
     }
+    return {};
+  }
 
-    if (Value result = lowerIntegerOp(op, x, operandElement))
-      return result;
+  /// math.absi; integer pow by squaring.
+  Value lowerTargetIntegerOp(Operation *op, StringRef name, ArrayRef<Value> x,
+                             Type operandElement) override {
+    Type compute = computeType(operandElement);
+    if (compute.isInteger(1))
+      return {};
     bool isUnsigned = isUnsignedElement(operandElement);
-    if (!compute.isInteger(1)) {
-      if (name == "abs")
-        return isUnsigned ? x[0] : Value(math::AbsIOp::create(b, loc, x[0]));
-      if (name == "pow")
-        return lowerIntPow(x[0], x[1], compute, isUnsigned);
-    }
-    return unsupported(op,
-                       "no host lowering of integer " + name.str() + " yet");
+    if (name == "abs")
+      return isUnsigned ? x[0] : Value(math::AbsIOp::create(b, loc, x[0]));
+    if (name == "pow")
+      return lowerIntPow(x[0], x[1], compute, isUnsigned);
+    return {};
   }
 
   /// (e^x -+ e^-x) / 2; sinh near 0 by its series (no cancellation).

@@ -6,8 +6,8 @@
 // lowering of one element op to arith, math and scf ops on scalars or on
 // vectors of `width` lanes alike (compares, casts with their saturation,
 // integer division and remainder with safe divisors, the float floor-mod,
-// integer pow, reductions' combine and identity). Both region emitters
-// (HostRegionEmitter.h, GpuRegionEmitter.h) derive from ScalarLowering.
+// integer pow). Both region emitters (HostRegionEmitter.h,
+// GpuRegionEmitter.h) derive from ScalarLowering.
 //
 // It must never hold what only one target can compile: the host's
 // polynomial approximations and vector widths stay in HostRegionEmitter.h,
@@ -99,14 +99,26 @@ inline unsigned storageBytes(Type element) {
 }
 
 /// Element ops on scalars (width 1) or vectors of `width` lanes, at one
-/// builder position and location.
+/// builder position and location, for the target named `target` ("host",
+/// "GPU") in error messages. A target adds its own lowerings through
+/// lowerTargetFloatOp and lowerTargetIntegerOp.
 class ScalarLowering {
 public:
-  ScalarLowering(OpBuilder &b, Location loc, unsigned width)
-      : b(b), loc(loc), width(width) {}
+  ScalarLowering(OpBuilder &b, Location loc, unsigned width, StringRef target)
+      : b(b), loc(loc), width(width), target(target) {}
+  virtual ~ScalarLowering() = default;
 
   OpBuilder &builder() { return b; }
   Location location() const { return loc; }
+
+  /// "cannot be generated for the <target> in a <schedule> kernel: <why>".
+  LogicalResult unsupported(Operation *op, const Twine &why) {
+    auto fusion = op->getParentOfType<fd::FusionOp>();
+    std::string kind =
+        fusion ? stringifyScheduleKind(fusion.getKind()).str() : "unknown";
+    return op->emitOpError() << "cannot be generated for the " << target
+                             << " in a " << kind << " kernel: " << why;
+  }
 
   Type vectorOf(Type element) const {
     return width == 1 ? element : VectorType::get({width}, element);
@@ -145,6 +157,16 @@ public:
     return arith::ConstantOp::create(
         b, loc, type,
         DenseElementsAttr::get(type, b.getIntegerAttr(element, value)));
+  }
+
+  /// [0, 1, ..., W-1] as i64 lanes.
+  Value laneSteps() {
+    SmallVector<int64_t> steps;
+    for (unsigned lane = 0; lane < width; ++lane)
+      steps.push_back(lane);
+    auto type = VectorType::get({width}, b.getI64Type());
+    return arith::ConstantOp::create(
+        b, loc, type, DenseElementsAttr::get(type, ArrayRef(steps)));
   }
 
   lowp::LowPrecisionCodec codec() { return {b, loc, width}; }
@@ -199,6 +221,79 @@ public:
       return arith::TruncIOp::create(b, loc, vectorOf(b.getI16Type()), chosen);
     }
     return computed;
+  }
+
+  /// A splat fuse.constant in its compute type; dense data is refused.
+  FailureOr<Value> lowerConstant(fd::ConstantOp op) {
+    auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+    if (!dense || !dense.isSplat())
+      return unsupported(op, "only splat constants are supported; pass "
+                             "dense data as a graph input");
+    return splatConstant(dense, elementTypeOf(op.getResult()));
+  }
+
+  /// An elementwise op on its operands (in their compute types): cast,
+  /// compare and select, then the target's own lowering of the op where it
+  /// has one, then the shared one. A narrow integer result is wrapped to
+  /// its width.
+  FailureOr<Value> lowerElementwise(Operation *op, ArrayRef<Value> x) {
+    FailureOr<Value> result = lowerElementwiseOp(op, x);
+    Type resultElement = elementTypeOf(op->getResult(0));
+    if (succeeded(result) && isNarrowInteger(resultElement))
+      return codec().wrap(*result, resultElement);
+    return result;
+  }
+
+  FailureOr<Value> lowerElementwiseOp(Operation *op, ArrayRef<Value> x) {
+    StringRef name = op->getName().stripDialect();
+    Type operandElement = elementTypeOf(op->getOperand(0));
+    Type compute = computeType(operandElement);
+    if (auto cast = dyn_cast<fd::CastOp>(op)) {
+      if (Value result = lowerCast(cast, x[0]))
+        return result;
+      return unsupported(op, "no " + target + " lowering of this cast yet");
+    }
+    if (auto compare = dyn_cast<fd::CompareOp>(op)) {
+      if (Value result = lowerCompare(compare, x[0], x[1], compute,
+                                      isUnsignedElement(operandElement)))
+        return result;
+      return unsupported(
+          op, "predicate " +
+                  stringifyComparePredicate(compare.getPredicate()).str() +
+                  " on floats");
+    }
+    if (isa<fd::SelectOp>(op))
+      return Value(arith::SelectOp::create(b, loc, x[0], x[1], x[2]));
+    if (isa<FloatType>(compute)) {
+      if (Value result = lowerTargetFloatOp(op, name, x, compute))
+        return result;
+      if (Value result = lowerFloatOp(op, x, compute))
+        return result;
+      return unsupported(op,
+                         "no " + target + " lowering of f" +
+                             std::to_string(compute.getIntOrFloatBitWidth()) +
+                             " " + name + " yet");
+    }
+    if (Value result = lowerTargetIntegerOp(op, name, x, operandElement))
+      return result;
+    if (Value result = lowerIntegerOp(op, x, operandElement))
+      return result;
+    return unsupported(op, "no " + target + " lowering of integer " + name +
+                               " yet");
+  }
+
+  /// The target's lowering of a float op (`compute` the operands' type);
+  /// null where the shared one applies.
+  virtual Value lowerTargetFloatOp(Operation *op, StringRef name,
+                                   ArrayRef<Value> x, Type compute) {
+    return {};
+  }
+
+  /// The target's lowering of an integer op (`operandElement` the fuse type
+  /// of its operands); null where the shared one applies.
+  virtual Value lowerTargetIntegerOp(Operation *op, StringRef name,
+                                     ArrayRef<Value> x, Type operandElement) {
+    return {};
   }
 
   /// A splat constant of `element` in its compute type.
@@ -607,138 +702,8 @@ protected:
   OpBuilder &b;
   Location loc;
   unsigned width;
+  StringRef target;
 };
-
-/// A fuse.reduce as an accumulator type, a combining kind and (floats) the
-/// value it starts from.
-struct ReductionInfo {
-  fd::ReduceOp op;
-  Type accumulator;
-  vector::CombiningKind combining;
-  /// Floats only; integers take reductionIdentity's exact value.
-  double identity;
-};
-
-/// A reduction over floats or integers (fuse.reduce takes no i1); the
-/// target has checked that it lowers the element type.
-inline ReductionInfo reductionInfo(fd::ReduceOp reduce) {
-  Type element = elementTypeOf(reduce.getResult());
-  bool isInteger = isa<IntegerType>(element);
-  bool isUnsigned = isUnsignedElement(element);
-  ReductionInfo info{reduce, computeType(element), vector::CombiningKind::ADD,
-                     0.0};
-  switch (reduce.getKind()) {
-  case fd::ReduceKind::sum:
-  case fd::ReduceKind::mean:
-    break;
-  case fd::ReduceKind::prod:
-    info.combining = vector::CombiningKind::MUL;
-    info.identity = 1.0;
-    break;
-  case fd::ReduceKind::max:
-    info.combining = isUnsigned  ? vector::CombiningKind::MAXUI
-                     : isInteger ? vector::CombiningKind::MAXSI
-                                 : vector::CombiningKind::MAXIMUMF;
-    info.identity = -std::numeric_limits<double>::infinity();
-    break;
-  case fd::ReduceKind::min:
-    info.combining = isUnsigned  ? vector::CombiningKind::MINUI
-                     : isInteger ? vector::CombiningKind::MINSI
-                                 : vector::CombiningKind::MINIMUMF;
-    info.identity = std::numeric_limits<double>::infinity();
-    break;
-  }
-  return info;
-}
-
-inline Value combine(OpBuilder &b, Location loc, const ReductionInfo &r,
-                     Value acc, Value x) {
-  switch (r.combining) {
-  case vector::CombiningKind::ADD:
-    if (isa<IntegerType>(r.accumulator))
-      return arith::AddIOp::create(b, loc, acc, x);
-    return arith::AddFOp::create(b, loc, acc, x);
-  case vector::CombiningKind::MUL:
-    if (isa<IntegerType>(r.accumulator))
-      return arith::MulIOp::create(b, loc, acc, x);
-    return arith::MulFOp::create(b, loc, acc, x);
-  case vector::CombiningKind::MAXIMUMF:
-    return arith::MaximumFOp::create(b, loc, acc, x);
-  case vector::CombiningKind::MINIMUMF:
-    return arith::MinimumFOp::create(b, loc, acc, x);
-  case vector::CombiningKind::MAXSI:
-    return arith::MaxSIOp::create(b, loc, acc, x);
-  case vector::CombiningKind::MAXUI:
-    return arith::MaxUIOp::create(b, loc, acc, x);
-  case vector::CombiningKind::MINUI:
-    return arith::MinUIOp::create(b, loc, acc, x);
-  default:
-    return arith::MinSIOp::create(b, loc, acc, x);
-  }
-}
-
-/// The value every accumulator starts from, in the lowering's width: for
-/// integers exact (an i64 min starts from INT64_MAX, which no double holds).
-inline Value reductionIdentity(ScalarLowering &e, const ReductionInfo &r) {
-  if (isa<FloatType>(r.accumulator))
-    return e.constant(r.accumulator, r.identity);
-  unsigned bits = r.accumulator.getIntOrFloatBitWidth();
-  APInt value(bits, 0);
-  switch (r.combining) {
-  case vector::CombiningKind::MUL:
-    value = APInt(bits, 1);
-    break;
-  case vector::CombiningKind::MAXSI:
-    value = APInt::getSignedMinValue(bits);
-    break;
-  case vector::CombiningKind::MINSI:
-    value = APInt::getSignedMaxValue(bits);
-    break;
-  case vector::CombiningKind::MINUI:
-    value = APInt::getMaxValue(bits);
-    break;
-  default: // ADD, MAXUI: 0
-    break;
-  }
-  return e.integerConstant(r.accumulator, value);
-}
-
-/// A finished reduction's result; a mean divides the sum by `count` (the
-/// reference's: floats over no element give NaN, integers truncate and give
-/// 0 over no element). The narrow integers accumulate in i8: their sum and
-/// product wrap to the width here, before a mean divides.
-inline Value finishReduction(OpBuilder &b, Location loc, ScalarLowering &e,
-                             const ReductionInfo &r, Value result,
-                             int64_t count) {
-  Type element = elementTypeOf(fd::ReduceOp(r.op).getResult());
-  if (isNarrowInteger(element))
-    result = e.codec().wrap(result, element);
-  if (fd::ReduceOp(r.op).getKind() != fd::ReduceKind::mean)
-    return result;
-  if (isa<FloatType>(r.accumulator))
-    return arith::DivFOp::create(b, loc, result,
-                                 e.constant(r.accumulator, double(count)));
-  if (count == 0)
-    return e.constant(r.accumulator, 0);
-  // The wrapped sum divided in i64: the count need not fit the element. The
-  // ui types read the sum unsigned.
-  bool isUnsigned =
-      isUnsignedElement(elementTypeOf(fd::ReduceOp(r.op).getResult()));
-  Type i64 = b.getI64Type();
-  unsigned bits = r.accumulator.getIntOrFloatBitWidth();
-  Value wide = result;
-  if (bits != 64)
-    wide = isUnsigned
-               ? Value(arith::ExtUIOp::create(b, loc, e.vectorOf(i64), result))
-               : Value(arith::ExtSIOp::create(b, loc, e.vectorOf(i64), result));
-  Value divisor = e.integerConstant(i64, APInt(64, count));
-  Value mean = isUnsigned
-                   ? Value(arith::DivUIOp::create(b, loc, wide, divisor))
-                   : Value(arith::DivSIOp::create(b, loc, wide, divisor));
-  if (bits == 64)
-    return mean;
-  return arith::TruncIOp::create(b, loc, e.vectorOf(r.accumulator), mean);
-}
 
 } // namespace codegen
 } // namespace fuse
