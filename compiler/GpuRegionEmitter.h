@@ -1,34 +1,24 @@
 //===- GpuRegionEmitter.h - Region values at an index, on the GPU -*- C++
 //-*-===//
 //
-// The part of GPU code generation that every schedule shares: a region
-// value is emitted "at an index", the flattened position of the element in
-// the value's own shape. Elementwise ops pass the index through; broadcast,
-// transpose and slice map it to their operand's position through an affine
-// map on coordinates; reshape keeps it. An index is one of
-//   Contiguous(o): lanes o, o+1, ..., o+W-1 (aligned: o a multiple of W, so
-//                  one 128-bit access);
-//   Uniform(s):    every lane reads position s;
-//   Lanes(v):      a vector of arbitrary positions (a gather).
-// Plus the kernel scaffolding: a gpu.func per kernel with bare global
-// pointers, grid- and block-stride loops, block reductions.
-//
-// The emitter follows the host's (HostRegionEmitter.h), adapted to global
-// pointers and aligned accesses; the element ops and index maps both share
-// are in ScalarLowering.h and AffineIndexMap.h, and only what NVVM lowers
-// differently (libdevice calls, no math.absi) is here. Included only by the
-// GPU code generator's .cpp files (GpuKernelEmitter.cpp,
-// GpuMatmulEmitter.cpp).
+// The part of GPU code generation that every schedule shares: the region
+// emitter of RegionEmitter.h over global pointers (address space 1), whose
+// aligned contiguous indices load and store 128 bits at once, with what
+// only the GPU has: a matmul pulled at an index (its dot product per
+// element), math.exp/log and libdevice's atan, tan and fmod, and abs
+// without math.absi. Plus the kernel scaffolding: a gpu.func per kernel
+// with bare global pointers, grid- and block-stride loops, block
+// reductions. Included only by the GPU code generator's .cpp files
+// (GpuKernelEmitter.cpp, GpuMatmulEmitter.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef FUSE_COMPILER_GPUREGIONEMITTER_H
 #define FUSE_COMPILER_GPUREGIONEMITTER_H
 
-#include "compiler/AffineIndexMap.h"
 #include "compiler/GpuKernelEmitter.h"
 #include "compiler/ReductionLowering.h"
-#include "compiler/ScalarLowering.h"
+#include "compiler/RegionEmitter.h"
 
 #include "dialect/FuseOps.h"
 
@@ -60,175 +50,19 @@ inline constexpr unsigned kWarpSize = 32;
 
 using namespace codegen;
 
-struct Index {
-  enum Kind : uint8_t { Contiguous, Uniform, Lanes };
-  Kind kind;
-  Value value;
-  /// Contiguous: the lanes lie inside one aligned block of this many
-  /// elements (the vector width in pointwise kernels, the row in row
-  /// kernels); a map keeps them contiguous when the block lies inside one
-  /// unit-stride run.
-  int64_t block = 1;
-  /// Contiguous: the first lane's position is a multiple of the vector
-  /// width, so the lanes are one aligned 128-bit access.
-  bool aligned = false;
-};
-
 /// Emits region values at an index, with one vector width (1: scalars).
-class RegionEmitter : public ScalarLowering {
+class RegionEmitter : public RegionEmitterBase {
 public:
   RegionEmitter(OpBuilder &b, Location loc, unsigned width,
                 const DenseMap<Value, Value> &argPointers)
-      : ScalarLowering(b, loc, width, "GPU"), argPointers(argPointers) {}
-
-  /// Values that are already known whatever the index (reduction results).
-  void seed(Value regionValue, Value computed) {
-    seeded[regionValue] = computed;
-  }
-
-  FailureOr<Value> emit(Value value, Index index) {
-    if (Value known = seeded.lookup(value)) {
-      if (width == 1 || isa<VectorType>(known.getType()))
-        return known;
-      Value &splat = seededSplats[value];
-      if (!splat)
-        splat = vector::BroadcastOp::create(
-            b, loc, VectorType::get({width}, known.getType()), known);
-      return splat;
-    }
-    auto key = std::make_tuple(value, index.value, unsigned(index.kind));
-    if (auto it = memo.find(key); it != memo.end())
-      return it->second;
-    FailureOr<Value> result = emitUncached(value, index);
-    if (succeeded(result))
-      memo[key] = *result;
-    return result;
-  }
-
-  /// The value in its storage type, stored at `index` (Contiguous or
-  /// Uniform) of `base`.
-  void store(Value computed, Type element, Value base, Index index) {
-    Value stored = toStorage(computed, element);
-    Type storage = storageType(element);
-    Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage, base,
-                                        ValueRange{index.value});
-    LLVM::StoreOp::create(b, loc, stored, address, alignmentOf(element, index));
-  }
+      : RegionEmitterBase(b, loc, width, "GPU", kGlobalAddressSpace,
+                          argPointers) {}
 
 private:
-  Type pointerType() {
-    return LLVM::LLVMPointerType::get(b.getContext(), kGlobalAddressSpace);
-  }
-
-  /// 16 bytes for a vector access at an aligned contiguous index, the
-  /// element's size otherwise (LLVM then splits the access).
-  unsigned alignmentOf(Type element, Index index) const {
-    if (width != 1 && index.kind == Index::Contiguous && index.aligned)
-      return width * storageBytes(element);
-    return storageBytes(element);
-  }
-
-  FailureOr<Value> emitUncached(Value value, Index index) {
-    if (auto arg = dyn_cast<BlockArgument>(value))
-      return load(argPointers.lookup(arg), elementTypeOf(arg), index);
-    Operation *op = value.getDefiningOp();
-    if (auto broadcast = dyn_cast<fd::BroadcastOp>(op))
-      return emit(broadcast.getOperand(),
-                  mapIndex(index, broadcastMap(broadcast)));
-    if (auto transpose = dyn_cast<fd::TransposeOp>(op))
-      return emit(transpose.getOperand(),
-                  mapIndex(index, transposeMap(transpose)));
-    if (auto slice = dyn_cast<fd::SliceOp>(op))
-      return emit(slice.getOperand(), mapIndex(index, sliceMap(slice)));
-    if (auto reshape = dyn_cast<fd::ReshapeOp>(op))
-      return emit(reshape.getOperand(), index);
-    if (auto constant = dyn_cast<fd::ConstantOp>(op))
-      return lowerConstant(constant);
+  FailureOr<Value> emitTargetOp(Operation *op, Index index) override {
     if (auto matmul = dyn_cast<fd::MatmulOp>(op))
       return emitMatmul(matmul, index);
-    if (!op->hasTrait<OpTrait::Elementwise>())
-      return unsupported(op, "it is not elementwise and not an index map");
-    SmallVector<Value> operands;
-    for (Value operand : op->getOperands()) {
-      FailureOr<Value> emitted = emit(operand, index);
-      if (failed(emitted))
-        return failure();
-      operands.push_back(*emitted);
-    }
-    return lowerElementwise(op, operands);
-  }
-
-  Value scalarLoad(Value base, Type element, Value position) {
-    Type storage = storageType(element);
-    Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage, base,
-                                        ValueRange{position});
-    return LLVM::LoadOp::create(b, loc, storage, address,
-                                storageBytes(element));
-  }
-
-  Value load(Value base, Type element, Index index) {
-    Type storage = storageType(element);
-    if (width == 1 || index.kind == Index::Uniform) {
-      Value scalar = scalarLoad(base, element, index.value);
-      if (width != 1)
-        scalar = vector::BroadcastOp::create(b, loc, vectorOf(storage), scalar);
-      return toCompute(scalar, element);
-    }
-    if (index.kind == Index::Contiguous) {
-      Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage, base,
-                                          ValueRange{index.value});
-      Value loaded = LLVM::LoadOp::create(b, loc, vectorOf(storage), address,
-                                          alignmentOf(element, index));
-      return toCompute(loaded, element);
-    }
-    SmallVector<Value> lanes;
-    for (unsigned lane = 0; lane < width; ++lane) {
-      Value position = vector::ExtractOp::create(b, loc, index.value,
-                                                 ArrayRef<int64_t>{lane});
-      lanes.push_back(scalarLoad(base, element, position));
-    }
-    Value gathered =
-        vector::FromElementsOp::create(b, loc, vectorOf(storage), lanes);
-    return toCompute(gathered, element);
-  }
-
-  Index mapIndex(Index index, const AffineIndexMap &map) {
-    bool allZero =
-        llvm::all_of(map.multipliers, [](int64_t m) { return m == 0; });
-    if (allZero)
-      return {Index::Uniform, i64(map.offset)};
-    int64_t block = index.block;
-    if (index.kind != Index::Contiguous)
-      return {index.kind, applyMap(*this, index.value, map)};
-    // Trailing dims (size-1 dims skipped) that keep a unit-stride run, and
-    // trailing dims that the map ignores.
-    int64_t contiguousRun = 1, uniformRun = 1;
-    bool contiguousOpen = true, uniformOpen = true;
-    bool outerAligned = map.offset % width == 0;
-    for (int64_t d = int64_t(map.resultShape.size()) - 1; d >= 0; --d) {
-      int64_t size = map.resultShape[d];
-      if (size == 1)
-        continue;
-      if (contiguousOpen && map.multipliers[d] == contiguousRun) {
-        contiguousRun *= size;
-      } else {
-        contiguousOpen = false;
-        outerAligned = outerAligned && map.multipliers[d] % width == 0;
-      }
-      if (uniformOpen && map.multipliers[d] == 0)
-        uniformRun *= size;
-      else
-        uniformOpen = false;
-    }
-    if (contiguousRun % block == 0)
-      return {Index::Contiguous, applyMap(*this, index.value, map), block,
-              index.aligned && outerAligned && contiguousRun % width == 0};
-    if (uniformRun % block == 0)
-      return {Index::Uniform, applyMap(*this, index.value, map)};
-    Value base = vector::BroadcastOp::create(
-        b, loc, VectorType::get({width}, b.getI64Type()), index.value);
-    Value lanes = arith::AddIOp::create(b, loc, base, laneSteps());
-    return {Index::Lanes, applyMap(*this, lanes, map)};
+    return Value();
   }
 
   /// index * stride on i64 scalars or vectors alike.
@@ -371,10 +205,6 @@ private:
         b, loc, x[0],
         arith::SubIOp::create(b, loc, constant(compute, 0.0), x[0]));
   }
-
-  const DenseMap<Value, Value> &argPointers;
-  DenseMap<Value, Value> seeded, seededSplats;
-  DenseMap<std::tuple<Value, Value, unsigned>, Value> memo;
 };
 
 inline FailureOr<ReductionInfo> classifyReduction(fd::ReduceOp reduce,

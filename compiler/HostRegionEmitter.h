@@ -2,21 +2,12 @@
 //-*-===//
 //
 // The pieces every host schedule shares (HostKernelEmitter.cpp for pointwise
-// and reductions, HostMatmulEmitter.cpp, HostColumnReductionEmitter.cpp): a
-// region value is emitted "at an index", the flattened position of the
-// element in the value's own shape. Elementwise ops pass the index through;
-// broadcast, transpose and slice map it to their operand's position through
-// an affine map on coordinates; reshape keeps it. An index is one of
-//   Contiguous(o): lanes o, o+1, ..., o+W-1, inside one aligned block;
-//   Uniform(s):    every lane reads position s;
-//   Lanes(v):      a vector of arbitrary positions (a gather).
-// The map of a broadcast or transpose keeps a contiguous index contiguous
-// (or makes it uniform) when the lanes of one block stay inside a run of
-// dims it does not reorder; only odd shapes fall back to gathers. The
-// element ops and index maps the GPU shares are in ScalarLowering.h and
-// AffineIndexMap.h; the host's own are here (f64 exp and log, atan, sinh,
-// the inverse hyperbolics and pow as polynomials or identities, so that a
-// kernel calls no libm but fmod).
+// and reductions, HostMatmulEmitter.cpp, HostColumnReductionEmitter.cpp):
+// the region emitter of RegionEmitter.h over generic pointers, with what
+// only the host has: concat at an index, and the float ops it lowers
+// itself (f64 exp and log, atan, sinh and cosh, the inverse hyperbolics and
+// pow as polynomials or identities) so that a kernel calls no libm but
+// fmod; plus the kernel function, its peeled vector loops and reductions.
 //
 // Internal to compiler/: it includes MLIR and must never be included by a
 // header that tools or the runtime see.
@@ -26,9 +17,8 @@
 #ifndef FUSE_COMPILER_HOSTREGIONEMITTER_H
 #define FUSE_COMPILER_HOSTREGIONEMITTER_H
 
-#include "compiler/AffineIndexMap.h"
 #include "compiler/ReductionLowering.h"
-#include "compiler/ScalarLowering.h"
+#include "compiler/RegionEmitter.h"
 #include "dialect/FuseOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -54,170 +44,19 @@ namespace fd = mlir::fuse;
 
 using namespace codegen;
 
-struct Index {
-  enum Kind : uint8_t { Contiguous, Uniform, Lanes };
-  Kind kind;
-  Value value;
-  /// Contiguous: the lanes lie inside one aligned block of this many
-  /// elements (the vector width in pointwise kernels, the row in row
-  /// kernels); a map keeps them contiguous when the block lies inside one
-  /// unit-stride run.
-  int64_t block = 1;
-};
-
 /// Emits region values at an index, with one vector width (1: scalars).
-class RegionEmitter : public ScalarLowering {
+class RegionEmitter : public RegionEmitterBase {
 public:
   RegionEmitter(OpBuilder &b, Location loc, unsigned width,
                 const DenseMap<Value, Value> &argPointers)
-      : ScalarLowering(b, loc, width, "host"), argPointers(argPointers) {}
+      : RegionEmitterBase(b, loc, width, "host", /*addressSpace=*/0,
+                          argPointers) {}
 
-  /// Values that are already known whatever the index (reduction results).
-  void seed(Value regionValue, Value computed) {
-    seeded[regionValue] = computed;
-  }
-
-  /// Values already computed at every index and kept in compute type at
-  /// `base` (indexed by the same index as the value).
-  void stash(Value regionValue, Value base) { stashed[regionValue] = base; }
-
-  /// Stores `computed` (in compute type) where stash() would read it.
-  void storeStash(Value computed, Value base, Index index) {
-    Type element = getElementTypeOrSelf(computed.getType());
-    Value address = LLVM::GEPOp::create(b, loc, pointerType(), element, base,
-                                        ValueRange{index.value});
-    LLVM::StoreOp::create(b, loc, computed, address,
-                          element.getIntOrFloatBitWidth() / 8);
-  }
-
-  FailureOr<Value> emit(Value value, Index index) {
-    if (Value known = seeded.lookup(value)) {
-      if (width == 1 || isa<VectorType>(known.getType()))
-        return known;
-      Value &splat = seededSplats[value];
-      if (!splat)
-        splat = vector::BroadcastOp::create(
-            b, loc, VectorType::get({width}, known.getType()), known);
-      return splat;
-    }
-    auto key = std::make_tuple(value, index.value, unsigned(index.kind));
-    if (auto it = memo.find(key); it != memo.end())
-      return it->second;
-    if (Value base = stashed.lookup(value);
-        base && (index.kind == Index::Contiguous ||
-                 (index.kind == Index::Uniform && width == 1))) {
-      Type element = computeType(elementTypeOf(value));
-      Value address = LLVM::GEPOp::create(b, loc, pointerType(), element, base,
-                                          ValueRange{index.value});
-      Value loaded = LLVM::LoadOp::create(b, loc, vectorOf(element), address,
-                                          element.getIntOrFloatBitWidth() / 8);
-      memo[key] = loaded;
-      return loaded;
-    }
-    FailureOr<Value> result = emitUncached(value, index);
-    if (succeeded(result))
-      memo[key] = *result;
-    return result;
-  }
-
-  /// The value in its storage type, stored at `index` of `base`; Lanes
-  /// scatter one lane at a time.
-  void store(Value computed, Type element, Value base, Index index) {
-    Value stored = toStorage(computed, element);
-    Type storage = storageType(element);
-    if (index.kind == Index::Lanes) {
-      for (unsigned lane = 0; lane < width; ++lane) {
-        Value position = vector::ExtractOp::create(b, loc, index.value,
-                                                   ArrayRef<int64_t>{lane});
-        Value laneValue =
-            vector::ExtractOp::create(b, loc, stored, ArrayRef<int64_t>{lane});
-        Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage,
-                                            base, ValueRange{position});
-        LLVM::StoreOp::create(b, loc, laneValue, address,
-                              storageBytes(element));
-      }
-      return;
-    }
-    Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage, base,
-                                        ValueRange{index.value});
-    LLVM::StoreOp::create(b, loc, stored, address, storageBytes(element));
-  }
-
-  Type pointerType() { return LLVM::LLVMPointerType::get(b.getContext()); }
-
-  FailureOr<Value> emitUncached(Value value, Index index) {
-    if (auto arg = dyn_cast<BlockArgument>(value))
-      return load(argPointers.lookup(arg), elementTypeOf(arg), index);
-    Operation *op = value.getDefiningOp();
-    if (auto broadcast = dyn_cast<fd::BroadcastOp>(op))
-      return emit(broadcast.getOperand(),
-                  mapIndex(index, broadcastMap(broadcast)));
-    if (auto transpose = dyn_cast<fd::TransposeOp>(op))
-      return emit(transpose.getOperand(),
-                  mapIndex(index, transposeMap(transpose)));
-    if (auto slice = dyn_cast<fd::SliceOp>(op))
-      return emit(slice.getOperand(), mapIndex(index, sliceMap(slice)));
-    if (auto reshape = dyn_cast<fd::ReshapeOp>(op))
-      return emit(reshape.getOperand(), index);
+private:
+  FailureOr<Value> emitTargetOp(Operation *op, Index index) override {
     if (auto concat = dyn_cast<fd::ConcatOp>(op))
       return emitConcat(concat, index);
-    if (auto constant = dyn_cast<fd::ConstantOp>(op))
-      return lowerConstant(constant);
-    if (!op->hasTrait<OpTrait::Elementwise>())
-      return unsupported(op, "it is not elementwise and not an index map");
-    SmallVector<Value> operands;
-    for (Value operand : op->getOperands()) {
-      FailureOr<Value> emitted = emit(operand, index);
-      if (failed(emitted))
-        return failure();
-      operands.push_back(*emitted);
-    }
-    return emitElementwise(op, operands);
-  }
-
-  Value scalarLoad(Value base, Type element, Value position) {
-    Type storage = storageType(element);
-    Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage, base,
-                                        ValueRange{position});
-    return LLVM::LoadOp::create(b, loc, storage, address,
-                                storageBytes(element));
-  }
-
-  Value load(Value base, Type element, Index index) {
-    Type storage = storageType(element);
-    if (width == 1 || index.kind == Index::Uniform) {
-      Value scalar = scalarLoad(base, element, index.value);
-      if (width != 1)
-        scalar = vector::BroadcastOp::create(b, loc, vectorOf(storage), scalar);
-      return toCompute(scalar, element);
-    }
-    if (index.kind == Index::Contiguous) {
-      Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage, base,
-                                          ValueRange{index.value});
-      Value loaded = LLVM::LoadOp::create(b, loc, vectorOf(storage), address,
-                                          storageBytes(element));
-      return toCompute(loaded, element);
-    }
-    SmallVector<Value> lanes;
-    for (unsigned lane = 0; lane < width; ++lane) {
-      Value position = vector::ExtractOp::create(b, loc, index.value,
-                                                 ArrayRef<int64_t>{lane});
-      lanes.push_back(scalarLoad(base, element, position));
-    }
-    Value gathered =
-        vector::FromElementsOp::create(b, loc, vectorOf(storage), lanes);
-    return toCompute(gathered, element);
-  }
-
-  /// Every lane's position as a vector.
-  Value lanePositions(Index index) {
-    auto type = VectorType::get({width}, b.getI64Type());
-    if (index.kind == Index::Lanes)
-      return index.value;
-    Value base = vector::BroadcastOp::create(b, loc, type, index.value);
-    if (index.kind == Index::Uniform)
-      return base;
-    return arith::AddIOp::create(b, loc, base, laneSteps());
+    return Value();
   }
 
   /// Each operand is read at its own position of the element, clamped into
@@ -280,42 +119,6 @@ public:
     return result;
   }
 
-  Index mapIndex(Index index, const AffineIndexMap &map) {
-    bool allZero =
-        llvm::all_of(map.multipliers, [](int64_t m) { return m == 0; });
-    if (allZero)
-      return {Index::Uniform, i64(map.offset)};
-    int64_t block = index.block;
-    if (index.kind != Index::Contiguous)
-      return {index.kind, applyMap(*this, index.value, map)};
-    // Trailing dims (size-1 dims skipped) that keep a unit-stride run, and
-    // trailing dims that the map ignores.
-    int64_t contiguousRun = 1, uniformRun = 1;
-    bool contiguousOpen = true, uniformOpen = true;
-    for (int64_t d = int64_t(map.resultShape.size()) - 1; d >= 0; --d) {
-      int64_t size = map.resultShape[d];
-      if (size == 1)
-        continue;
-      if (contiguousOpen && map.multipliers[d] == contiguousRun)
-        contiguousRun *= size;
-      else
-        contiguousOpen = false;
-      if (uniformOpen && map.multipliers[d] == 0)
-        uniformRun *= size;
-      else
-        uniformOpen = false;
-    }
-    if (contiguousRun % block == 0)
-      return {Index::Contiguous, applyMap(*this, index.value, map), block};
-    if (uniformRun % block == 0)
-      return {Index::Uniform, applyMap(*this, index.value, map)};
-    Value base = vector::BroadcastOp::create(
-        b, loc, VectorType::get({width}, b.getI64Type()), index.value);
-    Value lanes = arith::AddIOp::create(b, loc, base, laneSteps());
-    return {Index::Lanes, applyMap(*this, lanes, map)};
-  }
-
-private:
   /// f64 functions with our own lowering (emitExpF64, emitLogF64).
   static bool hasF64Lowering(StringRef name) {
     return llvm::is_contained({"exp", "log", "sigmoid"}, name);
@@ -331,7 +134,7 @@ private:
 
   /// f64 transcendentals without a polynomial of ours are refused (the
   /// kernel would call libm); the rest is lowerElementwise's.
-  FailureOr<Value> emitElementwise(Operation *op, ArrayRef<Value> x) {
+  FailureOr<Value> emitElementwise(Operation *op, ArrayRef<Value> x) override {
     StringRef name = op->getName().stripDialect();
     Type compute = computeType(elementTypeOf(op->getOperand(0)));
     if (compute.isF64() && isTranscendental(name) && !hasF64Lowering(name))
@@ -691,10 +494,6 @@ private:
     y = arith::AddFOp::create(b, loc, offset, y);
     return math::CopySignOp::create(b, loc, y, x);
   }
-
-  const DenseMap<Value, Value> &argPointers;
-  DenseMap<Value, Value> seeded, seededSplats, stashed;
-  DenseMap<std::tuple<Value, Value, unsigned>, Value> memo;
 };
 
 /// `void name(!llvm.ptr buffers, i64 begin, i64 end)` with an entry block;

@@ -1,0 +1,288 @@
+//===- RegionEmitter.h - Region values at an index, host and GPU -*- C++
+//-*-===//
+//
+// The part of code generation every schedule of both targets shares: a
+// region value is emitted "at an index", the flattened position of the
+// element in the value's own shape. Elementwise ops pass the index through;
+// broadcast, transpose and slice map it to their operand's position through
+// an affine map on coordinates (AffineIndexMap.h); reshape keeps it. An
+// index is one of
+//   Contiguous(o): lanes o, o+1, ..., o+W-1, inside one aligned block;
+//   Uniform(s):    every lane reads position s;
+//   Lanes(v):      a vector of arbitrary positions (a gather).
+// The map of a broadcast or transpose keeps a contiguous index contiguous
+// (or makes it uniform) when the lanes of one block stay inside a run of
+// dims it does not reorder; only odd shapes fall back to gathers. Values are
+// memoized per index, so a value read twice at one index is emitted once.
+//
+// The targets derive from RegionEmitterBase (HostRegionEmitter.h,
+// GpuRegionEmitter.h) for their own ops (the host's concat, the GPU's
+// matmul) and element lowerings (ScalarLowering's hooks).
+//
+// Internal to compiler/: it includes MLIR and must never be included by a
+// header that tools or the runtime see.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_COMPILER_REGIONEMITTER_H
+#define FUSE_COMPILER_REGIONEMITTER_H
+
+#include "compiler/AffineIndexMap.h"
+#include "compiler/ScalarLowering.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <tuple>
+
+namespace fuse {
+namespace codegen {
+
+struct Index {
+  enum Kind : uint8_t { Contiguous, Uniform, Lanes };
+  Kind kind;
+  Value value;
+  /// Contiguous: the lanes lie inside one aligned block of this many
+  /// elements (the vector width in pointwise kernels, the row in row
+  /// kernels); a map keeps them contiguous when the block lies inside one
+  /// unit-stride run.
+  int64_t block = 1;
+  /// Contiguous: the first lane's position is a multiple of the vector
+  /// width, so the lanes are one access aligned to their size (the GPU's
+  /// 128-bit loads and stores; the host never sets it).
+  bool aligned = false;
+};
+
+/// Emits region values at an index, with one vector width (1: scalars),
+/// reading region arguments through `argPointers` (pointers in address
+/// space `addressSpace`).
+class RegionEmitterBase : public ScalarLowering {
+public:
+  RegionEmitterBase(OpBuilder &b, Location loc, unsigned width,
+                    StringRef target, unsigned addressSpace,
+                    const DenseMap<Value, Value> &argPointers)
+      : ScalarLowering(b, loc, width, target), addressSpace(addressSpace),
+        argPointers(argPointers) {}
+
+  /// Values that are already known whatever the index (reduction results).
+  void seed(Value regionValue, Value computed) {
+    seeded[regionValue] = computed;
+  }
+
+  /// Values already computed at every index and kept in compute type at
+  /// `base` (indexed by the same index as the value).
+  void stash(Value regionValue, Value base) { stashed[regionValue] = base; }
+
+  /// Stores `computed` (in compute type) where stash() would read it.
+  void storeStash(Value computed, Value base, Index index) {
+    Type element = getElementTypeOrSelf(computed.getType());
+    Value address = LLVM::GEPOp::create(b, loc, pointerType(), element, base,
+                                        ValueRange{index.value});
+    LLVM::StoreOp::create(b, loc, computed, address,
+                          element.getIntOrFloatBitWidth() / 8);
+  }
+
+  FailureOr<Value> emit(Value value, Index index) {
+    if (Value known = seeded.lookup(value)) {
+      if (width == 1 || isa<VectorType>(known.getType()))
+        return known;
+      Value &splat = seededSplats[value];
+      if (!splat)
+        splat = vector::BroadcastOp::create(
+            b, loc, VectorType::get({width}, known.getType()), known);
+      return splat;
+    }
+    auto key = std::make_tuple(value, index.value, unsigned(index.kind));
+    if (auto it = memo.find(key); it != memo.end())
+      return it->second;
+    if (Value base = stashed.lookup(value);
+        base && (index.kind == Index::Contiguous ||
+                 (index.kind == Index::Uniform && width == 1))) {
+      Type element = computeType(elementTypeOf(value));
+      Value address = LLVM::GEPOp::create(b, loc, pointerType(), element, base,
+                                          ValueRange{index.value});
+      Value loaded = LLVM::LoadOp::create(b, loc, vectorOf(element), address,
+                                          element.getIntOrFloatBitWidth() / 8);
+      memo[key] = loaded;
+      return loaded;
+    }
+    FailureOr<Value> result = emitUncached(value, index);
+    if (succeeded(result))
+      memo[key] = *result;
+    return result;
+  }
+
+  /// The value in its storage type, stored at `index` of `base`; Lanes
+  /// scatter one lane at a time.
+  void store(Value computed, Type element, Value base, Index index) {
+    Value stored = toStorage(computed, element);
+    Type storage = storageType(element);
+    if (index.kind == Index::Lanes) {
+      for (unsigned lane = 0; lane < width; ++lane) {
+        Value position = vector::ExtractOp::create(b, loc, index.value,
+                                                   ArrayRef<int64_t>{lane});
+        Value laneValue =
+            vector::ExtractOp::create(b, loc, stored, ArrayRef<int64_t>{lane});
+        Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage,
+                                            base, ValueRange{position});
+        LLVM::StoreOp::create(b, loc, laneValue, address,
+                              storageBytes(element));
+      }
+      return;
+    }
+    Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage, base,
+                                        ValueRange{index.value});
+    LLVM::StoreOp::create(b, loc, stored, address, alignmentOf(element, index));
+  }
+
+  Type pointerType() {
+    return LLVM::LLVMPointerType::get(b.getContext(), addressSpace);
+  }
+
+  /// Every lane's position as a vector.
+  Value lanePositions(Index index) {
+    auto type = VectorType::get({width}, b.getI64Type());
+    if (index.kind == Index::Lanes)
+      return index.value;
+    Value base = vector::BroadcastOp::create(b, loc, type, index.value);
+    if (index.kind == Index::Uniform)
+      return base;
+    return arith::AddIOp::create(b, loc, base, laneSteps());
+  }
+
+  Index mapIndex(Index index, const AffineIndexMap &map) {
+    bool allZero =
+        llvm::all_of(map.multipliers, [](int64_t m) { return m == 0; });
+    if (allZero)
+      return {Index::Uniform, i64(map.offset)};
+    int64_t block = index.block;
+    if (index.kind != Index::Contiguous)
+      return {index.kind, applyMap(*this, index.value, map)};
+    // Trailing dims (size-1 dims skipped) that keep a unit-stride run, and
+    // trailing dims that the map ignores.
+    int64_t contiguousRun = 1, uniformRun = 1;
+    bool contiguousOpen = true, uniformOpen = true;
+    bool outerAligned = map.offset % width == 0;
+    for (int64_t d = int64_t(map.resultShape.size()) - 1; d >= 0; --d) {
+      int64_t size = map.resultShape[d];
+      if (size == 1)
+        continue;
+      if (contiguousOpen && map.multipliers[d] == contiguousRun) {
+        contiguousRun *= size;
+      } else {
+        contiguousOpen = false;
+        outerAligned = outerAligned && map.multipliers[d] % width == 0;
+      }
+      if (uniformOpen && map.multipliers[d] == 0)
+        uniformRun *= size;
+      else
+        uniformOpen = false;
+    }
+    if (contiguousRun % block == 0)
+      return {Index::Contiguous, applyMap(*this, index.value, map), block,
+              index.aligned && outerAligned && contiguousRun % width == 0};
+    if (uniformRun % block == 0)
+      return {Index::Uniform, applyMap(*this, index.value, map)};
+    Value base = vector::BroadcastOp::create(
+        b, loc, VectorType::get({width}, b.getI64Type()), index.value);
+    Value lanes = arith::AddIOp::create(b, loc, base, laneSteps());
+    return {Index::Lanes, applyMap(*this, lanes, map)};
+  }
+
+protected:
+  /// An op that is neither elementwise nor an index map, at `index`, where
+  /// the target has a lowering of it; a null Value where it has none.
+  virtual FailureOr<Value> emitTargetOp(Operation *op, Index index) {
+    return Value();
+  }
+
+  /// An elementwise op on its operands (in their compute types); a target
+  /// may refuse some before lowerElementwise.
+  virtual FailureOr<Value> emitElementwise(Operation *op, ArrayRef<Value> x) {
+    return lowerElementwise(op, x);
+  }
+
+  /// The element's size, or the whole vector's at an aligned contiguous
+  /// index (LLVM splits an access it cannot prove aligned).
+  unsigned alignmentOf(Type element, Index index) const {
+    if (width != 1 && index.kind == Index::Contiguous && index.aligned)
+      return width * storageBytes(element);
+    return storageBytes(element);
+  }
+
+  FailureOr<Value> emitUncached(Value value, Index index) {
+    if (auto arg = dyn_cast<BlockArgument>(value))
+      return load(argPointers.lookup(arg), elementTypeOf(arg), index);
+    Operation *op = value.getDefiningOp();
+    if (auto broadcast = dyn_cast<fd::BroadcastOp>(op))
+      return emit(broadcast.getOperand(),
+                  mapIndex(index, broadcastMap(broadcast)));
+    if (auto transpose = dyn_cast<fd::TransposeOp>(op))
+      return emit(transpose.getOperand(),
+                  mapIndex(index, transposeMap(transpose)));
+    if (auto slice = dyn_cast<fd::SliceOp>(op))
+      return emit(slice.getOperand(), mapIndex(index, sliceMap(slice)));
+    if (auto reshape = dyn_cast<fd::ReshapeOp>(op))
+      return emit(reshape.getOperand(), index);
+    if (auto constant = dyn_cast<fd::ConstantOp>(op))
+      return lowerConstant(constant);
+    FailureOr<Value> own = emitTargetOp(op, index);
+    if (failed(own) || *own)
+      return own;
+    if (!op->hasTrait<OpTrait::Elementwise>())
+      return unsupported(op, "it is not elementwise and not an index map");
+    SmallVector<Value> operands;
+    for (Value operand : op->getOperands()) {
+      FailureOr<Value> emitted = emit(operand, index);
+      if (failed(emitted))
+        return failure();
+      operands.push_back(*emitted);
+    }
+    return emitElementwise(op, operands);
+  }
+
+  Value scalarLoad(Value base, Type element, Value position) {
+    Type storage = storageType(element);
+    Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage, base,
+                                        ValueRange{position});
+    return LLVM::LoadOp::create(b, loc, storage, address,
+                                storageBytes(element));
+  }
+
+  Value load(Value base, Type element, Index index) {
+    Type storage = storageType(element);
+    if (width == 1 || index.kind == Index::Uniform) {
+      Value scalar = scalarLoad(base, element, index.value);
+      if (width != 1)
+        scalar = vector::BroadcastOp::create(b, loc, vectorOf(storage), scalar);
+      return toCompute(scalar, element);
+    }
+    if (index.kind == Index::Contiguous) {
+      Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage, base,
+                                          ValueRange{index.value});
+      Value loaded = LLVM::LoadOp::create(b, loc, vectorOf(storage), address,
+                                          alignmentOf(element, index));
+      return toCompute(loaded, element);
+    }
+    SmallVector<Value> lanes;
+    for (unsigned lane = 0; lane < width; ++lane) {
+      Value position = vector::ExtractOp::create(b, loc, index.value,
+                                                 ArrayRef<int64_t>{lane});
+      lanes.push_back(scalarLoad(base, element, position));
+    }
+    Value gathered =
+        vector::FromElementsOp::create(b, loc, vectorOf(storage), lanes);
+    return toCompute(gathered, element);
+  }
+
+  unsigned addressSpace;
+  const DenseMap<Value, Value> &argPointers;
+  DenseMap<Value, Value> seeded, seededSplats, stashed;
+  DenseMap<std::tuple<Value, Value, unsigned>, Value> memo;
+};
+
+} // namespace codegen
+} // namespace fuse
+
+#endif // FUSE_COMPILER_REGIONEMITTER_H
