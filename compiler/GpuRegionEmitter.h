@@ -36,7 +36,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <tuple>
 
 namespace fuse::ptx {
 

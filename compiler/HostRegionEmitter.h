@@ -34,7 +34,6 @@
 
 #include <cmath>
 #include <limits>
-#include <tuple>
 
 namespace fuse {
 namespace host {

@@ -6,8 +6,8 @@
 // lowering of one element op to arith, math and scf ops on scalars or on
 // vectors of `width` lanes alike (compares, casts with their saturation,
 // integer division and remainder with safe divisors, the float floor-mod,
-// integer pow). Both region emitters (HostRegionEmitter.h,
-// GpuRegionEmitter.h) derive from ScalarLowering.
+// integer pow). The region emitter of both targets (RegionEmitter.h)
+// derives from ScalarLowering.
 //
 // It must never hold what only one target can compile: the host's
 // polynomial approximations and vector widths stay in HostRegionEmitter.h,
