@@ -244,44 +244,6 @@ public:
     return result;
   }
 
-  FailureOr<Value> lowerElementwiseOp(Operation *op, ArrayRef<Value> x) {
-    StringRef name = op->getName().stripDialect();
-    Type operandElement = elementTypeOf(op->getOperand(0));
-    Type compute = computeType(operandElement);
-    if (auto cast = dyn_cast<fd::CastOp>(op)) {
-      if (Value result = lowerCast(cast, x[0]))
-        return result;
-      return unsupported(op, "no " + target + " lowering of this cast yet");
-    }
-    if (auto compare = dyn_cast<fd::CompareOp>(op)) {
-      if (Value result = lowerCompare(compare, x[0], x[1], compute,
-                                      isUnsignedElement(operandElement)))
-        return result;
-      return unsupported(
-          op, "predicate " +
-                  stringifyComparePredicate(compare.getPredicate()).str() +
-                  " on floats");
-    }
-    if (isa<fd::SelectOp>(op))
-      return Value(arith::SelectOp::create(b, loc, x[0], x[1], x[2]));
-    if (isa<FloatType>(compute)) {
-      if (Value result = lowerTargetFloatOp(op, name, x, compute))
-        return result;
-      if (Value result = lowerFloatOp(op, x, compute))
-        return result;
-      return unsupported(op,
-                         "no " + target + " lowering of f" +
-                             std::to_string(compute.getIntOrFloatBitWidth()) +
-                             " " + name + " yet");
-    }
-    if (Value result = lowerTargetIntegerOp(op, name, x, operandElement))
-      return result;
-    if (Value result = lowerIntegerOp(op, x, operandElement))
-      return result;
-    return unsupported(op, "no " + target + " lowering of integer " + name +
-                               " yet");
-  }
-
   /// The target's lowering of a float op (`compute` the operands' type);
   /// null where the shared one applies.
   virtual Value lowerTargetFloatOp(Operation *op, StringRef name,
@@ -696,6 +658,45 @@ public:
         integerConstant(to, isUnsigned ? APInt::getZero(bits)
                                        : APInt::getSignedMinValue(bits)),
         result);
+  }
+
+private:
+  FailureOr<Value> lowerElementwiseOp(Operation *op, ArrayRef<Value> x) {
+    StringRef name = op->getName().stripDialect();
+    Type operandElement = elementTypeOf(op->getOperand(0));
+    Type compute = computeType(operandElement);
+    if (auto cast = dyn_cast<fd::CastOp>(op)) {
+      if (Value result = lowerCast(cast, x[0]))
+        return result;
+      return unsupported(op, "no " + target + " lowering of this cast yet");
+    }
+    if (auto compare = dyn_cast<fd::CompareOp>(op)) {
+      if (Value result = lowerCompare(compare, x[0], x[1], compute,
+                                      isUnsignedElement(operandElement)))
+        return result;
+      return unsupported(
+          op, "predicate " +
+                  stringifyComparePredicate(compare.getPredicate()).str() +
+                  " on floats");
+    }
+    if (isa<fd::SelectOp>(op))
+      return Value(arith::SelectOp::create(b, loc, x[0], x[1], x[2]));
+    if (isa<FloatType>(compute)) {
+      if (Value result = lowerTargetFloatOp(op, name, x, compute))
+        return result;
+      if (Value result = lowerFloatOp(op, x, compute))
+        return result;
+      return unsupported(op,
+                         "no " + target + " lowering of f" +
+                             std::to_string(compute.getIntOrFloatBitWidth()) +
+                             " " + name + " yet");
+    }
+    if (Value result = lowerTargetIntegerOp(op, name, x, operandElement))
+      return result;
+    if (Value result = lowerIntegerOp(op, x, operandElement))
+      return result;
+    return unsupported(op, "no " + target + " lowering of integer " + name +
+                               " yet");
   }
 
 protected:
