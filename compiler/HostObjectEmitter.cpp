@@ -46,6 +46,64 @@ constexpr const char *kLoweringPipeline =
     "convert-math-to-llvm, convert-arith-to-llvm, convert-func-to-llvm, "
     "convert-cf-to-llvm, reconcile-unrealized-casts";
 
+/// The f64 math ops the host has no polynomial for (HostRegionEmitter.h's
+/// emitLibmCallF64) become calls of libm's functions of the same name, lane
+/// by lane. Like fmod, the kernel's shared object leaves the symbols
+/// undefined and dlopen binds them to the process's libm.so.6 (a process
+/// without one gets HostRuntime's "undefined symbol" load error).
+void lowerF64MathToLibm(mlir::ModuleOp module) {
+  static constexpr llvm::StringLiteral kFunctions[] = {
+      "tanh", "erf",  "sin",  "cos",   "tan",   "asin",  "acos",
+      "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "powf"};
+  llvm::SmallVector<mlir::Operation *> ops;
+  module.walk([&](mlir::Operation *op) {
+    if (op->getDialect() &&
+        op->getDialect()->getNamespace() ==
+            mlir::math::MathDialect::getDialectNamespace() &&
+        llvm::is_contained(kFunctions, op->getName().stripDialect()) &&
+        mlir::getElementTypeOrSelf(op->getResult(0).getType()).isF64())
+      ops.push_back(op);
+  });
+  mlir::OpBuilder b(module.getContext());
+  mlir::Type f64 = b.getF64Type();
+  for (mlir::Operation *op : ops) {
+    llvm::StringRef name = op->getName().stripDialect();
+    std::string symbol = name == "powf" ? "pow" : name.str();
+    llvm::SmallVector<mlir::Type> argTypes(op->getNumOperands(), f64);
+    auto callee = module.lookupSymbol<mlir::func::FuncOp>(symbol);
+    if (!callee) {
+      b.setInsertionPointToStart(module.getBody());
+      callee = mlir::func::FuncOp::create(b, op->getLoc(), symbol,
+                                          b.getFunctionType(argTypes, {f64}));
+      callee.setPrivate();
+    }
+    b.setInsertionPoint(op);
+    mlir::Location loc = op->getLoc();
+    auto call = [&](mlir::ValueRange args) {
+      return mlir::func::CallOp::create(b, loc, callee, args).getResult(0);
+    };
+    mlir::Value result;
+    auto vectorType = mlir::dyn_cast<mlir::VectorType>(op->getResultTypes()[0]);
+    if (!vectorType) {
+      result = call(op->getOperands());
+    } else {
+      result = mlir::arith::ConstantOp::create(
+          b, loc, vectorType,
+          mlir::DenseElementsAttr::get(vectorType, b.getFloatAttr(f64, 0.0)));
+      for (int64_t lane = 0; lane < vectorType.getNumElements(); ++lane) {
+        llvm::SmallVector<mlir::Value> args;
+        for (mlir::Value operand : op->getOperands())
+          args.push_back(
+              mlir::vector::ExtractOp::create(b, loc, operand, lane));
+        result =
+            mlir::vector::InsertOp::create(b, loc, call(args), result, lane);
+      }
+    }
+    op->getResult(0).replaceAllUsesWith(result);
+    op->erase();
+  }
+}
+
 void registerPassesOnce() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -92,6 +150,7 @@ mlir::LogicalResult lowerHostKernelsToLLVM(mlir::ModuleOp module) {
   mlir::populateMathPolynomialApproximationPatterns(patterns);
   if (mlir::failed(mlir::applyPatternsGreedily(module, std::move(patterns))))
     return module.emitError("polynomial approximation did not converge");
+  lowerF64MathToLibm(module);
   mlir::PassManager pm(module.getContext());
   // --mlir-print-ir-after-all and friends, where a tool registered them.
   // Fails, changing nothing, where no tool registered the options.

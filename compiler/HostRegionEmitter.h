@@ -6,8 +6,9 @@
 // the region emitter of RegionEmitter.h over generic pointers, with what
 // only the host has: concat at an index, and the float ops it lowers
 // itself (f64 exp and log, atan, sinh and cosh, the inverse hyperbolics and
-// pow as polynomials or identities) so that a kernel calls no libm but
-// fmod; plus the kernel function, its peeled vector loops and reductions.
+// pow as polynomials or identities) so that a kernel calls no libm but fmod
+// and the f64 functions without a polynomial of ours (tanh, erf, sin, ...);
+// plus the kernel function, its peeled vector loops and reductions.
 //
 // Internal to compiler/: it includes MLIR and must never be included by a
 // header that tools or the runtime see.
@@ -131,16 +132,29 @@ private:
                               name);
   }
 
-  /// f64 transcendentals without a polynomial of ours are refused (the
-  /// kernel would call libm); the rest is lowerElementwise's.
+  /// f64 transcendentals without a polynomial of ours call libm (one call
+  /// per lane); the rest is lowerElementwise's.
   FailureOr<Value> emitElementwise(Operation *op, ArrayRef<Value> x) override {
     StringRef name = op->getName().stripDialect();
     Type compute = computeType(elementTypeOf(op->getOperand(0)));
     if (compute.isF64() && isTranscendental(name) && !hasF64Lowering(name))
-      return unsupported(op, "f64 " + name.str() +
-                                 " has no polynomial approximation (it would "
-                                 "call libm)");
+      return emitLibmCallF64(op, name, x);
     return lowerElementwise(op, x);
+  }
+
+  /// An f64 function that lowerF64MathToLibm (HostObjectEmitter.cpp) turns
+  /// into libm calls, lane by lane: accurate to within an ulp or so (glibc),
+  /// which no short polynomial of ours would be over the whole f64 range.
+  /// rsqrt needs no call: 1 / sqrt(x).
+  FailureOr<Value> emitLibmCallF64(Operation *op, StringRef name,
+                                   ArrayRef<Value> x) {
+    if (name == "rsqrt")
+      return Value(arith::DivFOp::create(b, loc, constant(b.getF64Type(), 1.0),
+                                         math::SqrtOp::create(b, loc, x[0])));
+    OperationState state(loc, "math." + (name == "pow" ? "powf" : name.str()));
+    state.addOperands(x);
+    state.addTypes(x[0].getType());
+    return b.create(state)->getResult(0);
   }
 
   /// fuse.rem's arith.remf (the shared lowerFloatRem) becomes a call of
