@@ -207,6 +207,66 @@ Expected<FusionTensors> fusionTensors(mlir::func::FuncOp func,
   return tensors;
 }
 
+Status generateKernels(mlir::func::FuncOp func, const Graph &graph,
+                       mlir::ModuleOp kernelModule,
+                       const BufferAssignment &buffers,
+                       const std::set<TensorId> &written,
+                       DiagnosticCollector &diagnostics,
+                       AddFusionFn addFusion) {
+  Status generated = generateFusions(
+      func, kernelModule, diagnostics, [&](fd::FusionOp fusion) -> Status {
+        Expected<FusionTensors> tensors = fusionTensors(func, graph, fusion);
+        if (!tensors.ok())
+          return tensors.status();
+        return addFusion(fusion, tensors->inputs, tensors->results, {},
+                         tensors->coveredOps);
+      });
+  if (!generated.ok())
+    return generated;
+
+  // Graph outputs no kernel writes to their own buffer get a copy kernel.
+  mlir::OpBuilder b(func.getContext());
+  mlir::OwningOpRef<mlir::ModuleOp> copies =
+      mlir::ModuleOp::create(b.getUnknownLoc());
+  for (std::uint32_t k = 0; k < graph.outputs.size(); ++k) {
+    TensorId tensor = graph.outputs[k].tensor;
+    KernelBinding home = buffers.home(tensor);
+    bool ownBuffer = home.kind == BindingKind::GraphOutput && home.index == k;
+    if (ownBuffer && written.count(tensor))
+      continue;
+    // A fold can leave an output's own buffer unwritten (abs of a ui value
+    // is the value, x + 0 is x): copy what the function returns instead.
+    TensorId source = tensor;
+    if (ownBuffer) {
+      auto ret = mlir::cast<mlir::func::ReturnOp>(
+          func.getBody().front().getTerminator());
+      source = tensorOfValue(func, graph, ret.getOperand(k));
+      if (source == kInvalidTensor || source == tensor)
+        return Status::error("internal error: no kernel computes output " +
+                             std::to_string(k));
+    }
+    b.setInsertionPointToEnd(copies->getBody());
+    auto type =
+        mlir::cast<mlir::RankedTensorType>(func.getFunctionType().getResult(k));
+    auto copy = mlir::func::FuncOp::create(b, b.getUnknownLoc(),
+                                           "copy_output_" + std::to_string(k),
+                                           b.getFunctionType({type}, {}));
+    mlir::Block *entry = copy.addEntryBlock();
+    b.setInsertionPointToStart(entry);
+    auto fusion = fd::FusionOp::create(
+        b, b.getUnknownLoc(), mlir::TypeRange{type},
+        fd::ScheduleKind::pointwise, mlir::ValueRange{entry->getArgument(0)});
+    mlir::Block *block = b.createBlock(&fusion.getBody());
+    mlir::Value arg = block->addArgument(type, b.getUnknownLoc());
+    fd::YieldOp::create(b, b.getUnknownLoc(), arg);
+    KernelBinding out{BindingKind::GraphOutput, k};
+    if (Status status = addFusion(fusion, {source}, {tensor}, {out}, {});
+        !status.ok())
+      return status;
+  }
+  return Status::success();
+}
+
 Status tagOpIndices(mlir::func::FuncOp func, const Graph &graph) {
   std::uint32_t next = 0;
   mlir::Builder b(func.getContext());

@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,28 @@ struct FusionTensors {
 Expected<FusionTensors> fusionTensors(mlir::func::FuncOp func,
                                       const Graph &graph,
                                       mlir::fuse::FusionOp fusion);
+
+/// What a compiler does with one fusion: emit its kernels into its kernel
+/// module and add them to the bundle, binding `inputs` and `results` (or,
+/// where given, `resultBindings`), recording the tensors it writes.
+using AddFusionFn = llvm::function_ref<Status(
+    mlir::fuse::FusionOp fusion, llvm::ArrayRef<TensorId> inputs,
+    llvm::ArrayRef<TensorId> results,
+    llvm::ArrayRef<KernelBinding> resultBindings,
+    std::vector<std::uint32_t> coveredOps)>;
+
+class BufferAssignment;
+
+/// Every kernel of `func`: its fusions in order (generateFusions, through
+/// `addFusion`), then a copy kernel for each graph output that no kernel
+/// writes to its own buffer (an input returned as is, one tensor returned
+/// twice, or an output a fold made equal to another value). `written` holds
+/// the tensors addFusion wrote.
+Status generateKernels(mlir::func::FuncOp func, const Graph &graph,
+                       mlir::ModuleOp kernelModule,
+                       const BufferAssignment &buffers,
+                       const std::set<TensorId> &written,
+                       DiagnosticCollector &diagnostics, AddFusionFn addFusion);
 
 /// Tags every tensor op of `func` with its index in `graph.ops` (the order in
 /// which graphToModule emits them and funcToGraph reads them).

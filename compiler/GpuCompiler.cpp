@@ -251,9 +251,6 @@ Expected<Compilation> GpuCompiler::Impl::compileModule(
 
   // Inputs and outputs live in the caller's buffers, the rest in the arena.
   BufferAssignment buffers(graph);
-  auto tensorOf = [&](mlir::Value value) {
-    return tensorOfValue(func, graph, value);
-  };
   Bundle bundle = newBundle(graph, target);
 
   // Code generation: one gpu.module per kernel, every fusion in order.
@@ -329,57 +326,10 @@ Expected<Compilation> GpuCompiler::Impl::compileModule(
     return Status::success();
   };
 
-  Status generated = generateFusions(
-      func, *kernelModule, diagnostics, [&](fd::FusionOp fusion) -> Status {
-        Expected<FusionTensors> tensors = fusionTensors(func, graph, fusion);
-        if (!tensors.ok())
-          return tensors.status();
-        return addFusion(fusion, tensors->inputs, tensors->results, {},
-                         tensors->coveredOps);
-      });
-  if (!generated.ok())
-    return generated;
-
-  // Graph outputs no kernel writes to their own buffer (an input returned
-  // as is, or one tensor returned twice) get a copy kernel.
-  mlir::OwningOpRef<mlir::ModuleOp> copies =
-      mlir::ModuleOp::create(b.getUnknownLoc());
-  for (std::uint32_t k = 0; k < graph.outputs.size(); ++k) {
-    TensorId tensor = graph.outputs[k].tensor;
-    KernelBinding home = buffers.home(tensor);
-    bool ownBuffer = home.kind == BindingKind::GraphOutput && home.index == k;
-    if (ownBuffer && written.count(tensor))
-      continue;
-    // A fold can leave an output's own buffer unwritten (abs of a ui value
-    // is the value, x + 0 is x): copy what the function returns instead.
-    TensorId source = tensor;
-    if (ownBuffer) {
-      auto ret = mlir::cast<mlir::func::ReturnOp>(
-          func.getBody().front().getTerminator());
-      source = tensorOf(ret.getOperand(k));
-      if (source == kInvalidTensor || source == tensor)
-        return Status::error("internal error: no kernel computes output " +
-                             std::to_string(k));
-    }
-    b.setInsertionPointToEnd(copies->getBody());
-    auto type =
-        mlir::cast<mlir::RankedTensorType>(func.getFunctionType().getResult(k));
-    auto copy = mlir::func::FuncOp::create(b, b.getUnknownLoc(),
-                                           "copy_output_" + std::to_string(k),
-                                           b.getFunctionType({type}, {}));
-    mlir::Block *entry = copy.addEntryBlock();
-    b.setInsertionPointToStart(entry);
-    auto fusion = fd::FusionOp::create(
-        b, b.getUnknownLoc(), mlir::TypeRange{type},
-        fd::ScheduleKind::pointwise, mlir::ValueRange{entry->getArgument(0)});
-    mlir::Block *block = b.createBlock(&fusion.getBody());
-    mlir::Value arg = block->addArgument(type, b.getUnknownLoc());
-    fd::YieldOp::create(b, b.getUnknownLoc(), arg);
-    KernelBinding out{BindingKind::GraphOutput, k};
-    if (Status status = addFusion(fusion, {source}, {tensor}, {out}, {});
-        !status.ok())
-      return status;
-  }
+  if (Status status = generateKernels(func, graph, *kernelModule, buffers,
+                                      written, diagnostics, addFusion);
+      !status.ok())
+    return status;
   phases.push_back({"codegen", Clock::now() - start});
   if (dumps) {
     llvm::raw_string_ostream os(dumps->kernels);
