@@ -32,8 +32,9 @@ constexpr int64_t kReductionChunk = 16384;
 constexpr int64_t kPointwiseGrain = 4096;
 /// Bytes per slot of the scratch partials (f32 and f64 accumulators alike).
 constexpr int64_t kScratchSlotBytes = 8;
-/// Independent vector accumulators per reduction pass of a row kernel: enough
-/// to hide the latency of the combining add or max.
+/// Independent vector accumulators per reduction pass of a row kernel (and
+/// per reduction of a full reduction's partials): enough to hide the latency
+/// of the combining add or max.
 constexpr unsigned kRowUnroll = 4;
 /// Elements per scheduling grain of a row kernel (whole rows, at least one).
 constexpr int64_t kRowGrainElements = 32768;
@@ -234,12 +235,26 @@ FailureOr<HostFusionKernels> emitFullReduction(fd::FusionOp fusion,
             next.push_back(combine(b, loc, r, acc, *x));
           }
           return next;
-        });
+        },
+        kRowUnroll);
     if (failed(loop))
       return failure();
     for (auto [i, r] : llvm::enumerate(reductions)) {
-      Value horizontal = vector::ReductionOp::create(b, loc, r.combining,
-                                                     loop->vectorResults[i]);
+      // The independent accumulators (copy k of reduction i at k * n + i)
+      // combined pairwise, then across lanes.
+      SmallVector<Value> copies;
+      for (unsigned k = 0; k < kRowUnroll; ++k)
+        copies.push_back(loop->vectorResults[k * reductions.size() + i]);
+      while (copies.size() > 1) {
+        SmallVector<Value> halved;
+        for (size_t k = 0; k + 1 < copies.size(); k += 2)
+          halved.push_back(combine(b, loc, r, copies[k], copies[k + 1]));
+        if (copies.size() % 2)
+          halved.push_back(copies.back());
+        copies = std::move(halved);
+      }
+      Value horizontal =
+          vector::ReductionOp::create(b, loc, r.combining, copies[0]);
       Value partial = combine(b, loc, r, horizontal, loop->scalarResults[i]);
       Value slot = arith::AddIOp::create(
           b, loc, p, i64Constant(b, loc, int64_t(i) * partials));
