@@ -336,7 +336,8 @@ FailureOr<HostFusionKernels> emitFullReduction(fd::FusionOp fusion,
 
 /// Every use of a row's reduction result must read it at its own row:
 /// elementwise ops over the rows, broadcasts of the rows back over the
-/// reduced dims (leading dims kept), reshapes, the yield.
+/// reduced dims (leading dims kept; output dims of size 1 hold no position,
+/// so [4] -> [1, 1, 4, 6] with dims [2] is leading too), reshapes, the yield.
 LogicalResult checkRowwiseUses(Value result, int64_t rows) {
   // One row: every position of every use reads that row.
   if (rows == 1)
@@ -345,10 +346,18 @@ LogicalResult checkRowwiseUses(Value result, int64_t rows) {
     if (isa<fd::YieldOp, fd::ReduceOp>(user))
       continue;
     if (auto broadcast = dyn_cast<fd::BroadcastOp>(user)) {
-      ArrayRef<int64_t> dims = broadcast.getDims();
-      bool leading = llvm::all_of(llvm::enumerate(dims), [](auto pair) {
-        return int64_t(pair.index()) == pair.value();
-      });
+      ArrayRef<int64_t> shape =
+          cast<RankedTensorType>(broadcast.getType()).getShape();
+      SmallVector<int64_t> position(shape.size(), -1);
+      int64_t next = 0;
+      for (auto [d, size] : llvm::enumerate(shape))
+        if (size != 1)
+          position[d] = next++;
+      int64_t expected = 0;
+      bool leading = true;
+      for (int64_t d : broadcast.getDims())
+        if (shape[d] != 1)
+          leading &= position[d] == expected++;
       if (leading)
         continue;
     } else if (numElements(user->getResult(0).getType()) == rows &&

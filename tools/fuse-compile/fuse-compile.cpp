@@ -68,6 +68,12 @@ int fail(const std::string &message) {
   return 1;
 }
 
+/// The compiler's remarks (a fusion it split to generate it), as notes.
+void printRemarks(const Compilation &compilation) {
+  for (const std::string &remark : compilation.remarks)
+    llvm::errs() << "fuse-compile: note: " << remark << "\n";
+}
+
 const char *bindingKindName(BindingKind kind) {
   switch (kind) {
   case BindingKind::GraphInput:
@@ -168,6 +174,7 @@ int compileForGpu(const Target &target, const std::string &input,
       llvm::outs() << "// kernel " << kernel.entry << "\n" << kernel.ptx;
   if (!compilation.ok())
     return fail(input + ": " + compilation.message());
+  printRemarks(*compilation);
   if (!outDir.empty()) {
     if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
       return fail("cannot create '" + outDir + "': " + ec.message());
@@ -262,6 +269,7 @@ int main(int argc, char **argv) {
     llvm::outs() << dumps.llvmIR;
   if (!compilation.ok())
     return fail(input + ": " + compilation.message());
+  printRemarks(*compilation);
 
   if (!outDir.empty()) {
     if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
