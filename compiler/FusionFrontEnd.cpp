@@ -167,11 +167,13 @@ Status generateFusions(mlir::func::FuncOp func, mlir::ModuleOp kernelModule,
       if (isTensorOp(op) && !mlir::isa<fd::ConstantOp>(op))
         ++numOps;
     });
-    if (numOps <= 1)
-      return status;
-    // What generate reported becomes a remark; the split fusions go next.
+    // Only a refusal of code generation (an op's diagnostic says why) is
+    // worth a split; an internal error stays an error.
     std::string why = diagnostics.errors.substr(
         std::min(errorsBefore.size(), diagnostics.errors.size()));
+    if (numOps <= 1 || why.empty())
+      return status;
+    // What generate reported becomes a remark; the split fusions go next.
     diagnostics.errors = std::move(errorsBefore);
     llvm::SmallVector<fd::FusionOp> split = splitFusion(func, fusion);
     diagnostics.remarks.push_back(

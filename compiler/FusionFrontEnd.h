@@ -64,12 +64,13 @@ mlir::fuse::ScheduleKind singleOpSchedule(mlir::Operation *op);
 void wrapEachOpInItsOwnFusion(mlir::func::FuncOp func);
 
 /// Generates every fusion of `func` in order with `generate`, which adds
-/// its kernels to `kernelModule`. A fusion of more than one op that
-/// `generate` fails on (the passes formed something code generation cannot
-/// schedule) is split into one fusion per op, with a remark saying why, and
-/// those are generated instead: a fusion too bold costs speed, never the
-/// compile. What a failed attempt added to `kernelModule` is erased. Fails
-/// with the first error of a fusion of one op.
+/// its kernels to `kernelModule`. A fusion of more than one op that code
+/// generation refuses (`generate` fails with an op's diagnostic saying why:
+/// the passes formed something it cannot schedule) is split into one fusion
+/// per op, with a remark saying why, and those are generated instead: a
+/// fusion too bold costs speed, never the compile. What a failed attempt
+/// added to `kernelModule` is erased. Any other failure (an internal error,
+/// a fusion of one op) is returned.
 Status
 generateFusions(mlir::func::FuncOp func, mlir::ModuleOp kernelModule,
                 DiagnosticCollector &diagnostics,

@@ -4,6 +4,7 @@
 
 #include "dialect/FuseOps.h"
 
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -47,61 +48,39 @@ constexpr const char *kLoweringPipeline =
     "convert-cf-to-llvm, reconcile-unrealized-casts";
 
 /// The f64 math ops the host has no polynomial for (HostRegionEmitter.h's
-/// emitLibmCallF64) become calls of libm's functions of the same name, lane
-/// by lane. Like fmod, the kernel's shared object leaves the symbols
-/// undefined and dlopen binds them to the process's libm.so.6 (a process
-/// without one gets HostRuntime's "undefined symbol" load error).
-void lowerF64MathToLibm(mlir::ModuleOp module) {
+/// emitLibmCallF64) become calls of libm, lane by lane (MLIR's math-to-libm
+/// patterns, applied to those ops alone: on f32 they would also turn floor
+/// or round into calls). Like fmod, the kernel's shared object leaves the
+/// symbols undefined and dlopen binds them to the process's libm.so.6 (a
+/// process without one gets HostRuntime's "undefined symbol" load error).
+mlir::LogicalResult lowerF64MathToLibm(mlir::ModuleOp module) {
   static constexpr llvm::StringLiteral kFunctions[] = {
       "tanh", "erf",  "sin",  "cos",   "tan",   "asin",  "acos",
       "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "powf"};
+  auto isF64Function = [](mlir::Operation *op) {
+    return mlir::isa_and_nonnull<mlir::math::MathDialect>(op->getDialect()) &&
+           llvm::is_contained(kFunctions, op->getName().stripDialect()) &&
+           mlir::getElementTypeOrSelf(op->getResult(0).getType()).isF64();
+  };
   llvm::SmallVector<mlir::Operation *> ops;
   module.walk([&](mlir::Operation *op) {
-    if (op->getDialect() &&
-        op->getDialect()->getNamespace() ==
-            mlir::math::MathDialect::getDialectNamespace() &&
-        llvm::is_contained(kFunctions, op->getName().stripDialect()) &&
-        mlir::getElementTypeOrSelf(op->getResult(0).getType()).isF64())
+    if (isF64Function(op))
       ops.push_back(op);
   });
-  mlir::OpBuilder b(module.getContext());
-  mlir::Type f64 = b.getF64Type();
-  for (mlir::Operation *op : ops) {
-    llvm::StringRef name = op->getName().stripDialect();
-    std::string symbol = name == "powf" ? "pow" : name.str();
-    llvm::SmallVector<mlir::Type> argTypes(op->getNumOperands(), f64);
-    auto callee = module.lookupSymbol<mlir::func::FuncOp>(symbol);
-    if (!callee) {
-      b.setInsertionPointToStart(module.getBody());
-      callee = mlir::func::FuncOp::create(b, op->getLoc(), symbol,
-                                          b.getFunctionType(argTypes, {f64}));
-      callee.setPrivate();
-    }
-    b.setInsertionPoint(op);
-    mlir::Location loc = op->getLoc();
-    auto call = [&](mlir::ValueRange args) {
-      return mlir::func::CallOp::create(b, loc, callee, args).getResult(0);
-    };
-    mlir::Value result;
-    auto vectorType = mlir::dyn_cast<mlir::VectorType>(op->getResultTypes()[0]);
-    if (!vectorType) {
-      result = call(op->getOperands());
-    } else {
-      result = mlir::arith::ConstantOp::create(
-          b, loc, vectorType,
-          mlir::DenseElementsAttr::get(vectorType, b.getFloatAttr(f64, 0.0)));
-      for (int64_t lane = 0; lane < vectorType.getNumElements(); ++lane) {
-        llvm::SmallVector<mlir::Value> args;
-        for (mlir::Value operand : op->getOperands())
-          args.push_back(
-              mlir::vector::ExtractOp::create(b, loc, operand, lane));
-        result =
-            mlir::vector::InsertOp::create(b, loc, call(args), result, lane);
-      }
-    }
-    op->getResult(0).replaceAllUsesWith(result);
-    op->erase();
-  }
+  if (ops.empty())
+    return mlir::success();
+  mlir::RewritePatternSet patterns(module.getContext());
+  mlir::populateMathToLibmConversionPatterns(patterns);
+  mlir::GreedyRewriteConfig config;
+  // The scalar ops the vector ones are split into are converted too.
+  config.setStrictness(mlir::GreedyRewriteStrictness::ExistingAndNewOps);
+  bool changed = false;
+  if (mlir::failed(mlir::applyOpPatternsGreedily(ops, std::move(patterns),
+                                                 config, &changed)))
+    return mlir::failure();
+  bool left = false;
+  module.walk([&](mlir::Operation *op) { left |= isF64Function(op); });
+  return mlir::failure(left);
 }
 
 void registerPassesOnce() {
@@ -150,7 +129,8 @@ mlir::LogicalResult lowerHostKernelsToLLVM(mlir::ModuleOp module) {
   mlir::populateMathPolynomialApproximationPatterns(patterns);
   if (mlir::failed(mlir::applyPatternsGreedily(module, std::move(patterns))))
     return module.emitError("polynomial approximation did not converge");
-  lowerF64MathToLibm(module);
+  if (mlir::failed(lowerF64MathToLibm(module)))
+    return module.emitError("an f64 math op did not become a libm call");
   mlir::PassManager pm(module.getContext());
   // --mlir-print-ir-after-all and friends, where a tool registered them.
   // Fails, changing nothing, where no tool registered the options.
