@@ -47,12 +47,13 @@ constexpr const char *kLoweringPipeline =
     "convert-math-to-llvm, convert-arith-to-llvm, convert-func-to-llvm, "
     "convert-cf-to-llvm, reconcile-unrealized-casts";
 
-/// The f64 math ops the host has no polynomial for (HostRegionEmitter.h's
-/// emitLibmCallF64) become calls of libm, lane by lane (MLIR's math-to-libm
-/// patterns, applied to those ops alone: on f32 they would also turn floor
-/// or round into calls). Like fmod, the kernel's shared object leaves the
-/// symbols undefined and dlopen binds them to the process's libm.so.6 (a
-/// process without one gets HostRuntime's "undefined symbol" load error).
+/// The f64 math ops the host has no polynomial for (tanh, erf, sin, ...; see
+/// HostRegionEmitter.h's lowerTargetFloatOp) become calls of libm, lane by lane
+/// (MLIR's math-to-libm patterns, applied to those ops alone: on f32 they would
+/// also turn floor or round into calls). Like fmod, the kernel's shared object
+/// leaves the symbols undefined and dlopen binds them to the process's
+/// libm.so.6 (a process without one gets HostRuntime's "undefined symbol" load
+/// error).
 mlir::LogicalResult lowerF64MathToLibm(mlir::ModuleOp module) {
   static constexpr llvm::StringLiteral kFunctions[] = {
       "tanh", "erf",  "sin",  "cos",   "tan",   "asin",  "acos",

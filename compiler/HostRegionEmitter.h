@@ -119,44 +119,6 @@ private:
     return result;
   }
 
-  /// f64 functions with our own lowering (emitExpF64, emitLogF64).
-  static bool hasF64Lowering(StringRef name) {
-    return llvm::is_contained({"exp", "log", "sigmoid"}, name);
-  }
-
-  static bool isTranscendental(StringRef name) {
-    return llvm::is_contained({"exp", "log", "tanh", "erf", "sigmoid", "sin",
-                               "cos", "rsqrt", "pow", "tan", "asin", "acos",
-                               "atan", "sinh", "cosh", "asinh", "acosh",
-                               "atanh"},
-                              name);
-  }
-
-  /// f64 transcendentals without a polynomial of ours call libm (one call
-  /// per lane); the rest is lowerElementwise's.
-  FailureOr<Value> emitElementwise(Operation *op, ArrayRef<Value> x) override {
-    StringRef name = op->getName().stripDialect();
-    Type compute = computeType(elementTypeOf(op->getOperand(0)));
-    if (compute.isF64() && isTranscendental(name) && !hasF64Lowering(name))
-      return emitLibmCallF64(op, name, x);
-    return lowerElementwise(op, x);
-  }
-
-  /// An f64 function that lowerF64MathToLibm (HostObjectEmitter.cpp) turns
-  /// into libm calls, lane by lane: accurate to within an ulp or so (glibc),
-  /// which no short polynomial of ours would be over the whole f64 range.
-  /// rsqrt needs no call: 1 / sqrt(x).
-  FailureOr<Value> emitLibmCallF64(Operation *op, StringRef name,
-                                   ArrayRef<Value> x) {
-    if (name == "rsqrt")
-      return Value(arith::DivFOp::create(b, loc, constant(b.getF64Type(), 1.0),
-                                         math::SqrtOp::create(b, loc, x[0])));
-    OperationState state(loc, "math." + (name == "pow" ? "powf" : name.str()));
-    state.addOperands(x);
-    state.addTypes(x[0].getType());
-    return b.create(state)->getResult(0);
-  }
-
   /// fuse.rem's arith.remf (the shared lowerFloatRem) becomes a call of
   /// libm's fmod or fmodf per lane. fmod is exact in IEEE arithmetic, and
   /// a - trunc(a/b) b is not once the quotient passes 2^24 (f32) or 2^53
@@ -166,9 +128,22 @@ private:
   /// libm.so.6 that every program linking the runtime has loaded (libstdc++
   /// needs it); a process without them gets dlopen's "undefined symbol"
   /// error from HostRuntime, not a crash. The other float ops that are the
-  /// host's: polynomials and identities, so that no other libm call is left.
+  /// host's: polynomials and identities (on f32; f64 functions without a
+  /// polynomial of ours call libm).
   Value lowerTargetFloatOp(Operation *op, StringRef name, ArrayRef<Value> x,
                            Type compute) override {
+    // Our lowerings of these are accurate to f32 only: on f64 they stay math
+    // ops, which lowerF64MathToLibm (HostObjectEmitter.cpp) turns into libm
+    // calls, lane by lane (within an ulp or so, as glibc is).
+    if (compute.isF64() &&
+        llvm::is_contained(
+            {"atan", "sinh", "cosh", "asinh", "acosh", "atanh", "pow"}, name)) {
+      OperationState state(loc,
+                           "math." + (name == "pow" ? "powf" : name.str()));
+      state.addOperands(x);
+      state.addTypes(x[0].getType());
+      return b.create(state)->getResult(0);
+    }
     if (name == "exp")
       return emitExp(x[0]);
     if (name == "log")
