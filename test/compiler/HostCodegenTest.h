@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 namespace fuse {
@@ -27,6 +28,13 @@ inline Target hostTarget() {
   if (!level || *level == device::HostIsaLevel::X86_64_V2)
     return Target{"host-x86-64-v3"};
   return Target{device::hostTargetName(*level)};
+}
+
+/// The bytes of `v`'s elements, as a graph input or output holds them.
+template <typename T> std::vector<std::byte> bytesOf(const std::vector<T> &v) {
+  std::vector<std::byte> bytes(v.size() * sizeof(T));
+  std::memcpy(bytes.data(), v.data(), bytes.size());
+  return bytes;
 }
 
 struct Domain {

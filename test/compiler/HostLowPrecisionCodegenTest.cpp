@@ -183,12 +183,6 @@ uint32_t encodeE8M0(float x, bool saturate, const std::string &mode) {
 // Expected outputs and their comparison
 //===----------------------------------------------------------------------===//
 
-template <typename T> std::vector<std::byte> bytesOf(const std::vector<T> &v) {
-  std::vector<std::byte> bytes(v.size() * sizeof(T));
-  std::memcpy(bytes.data(), v.data(), bytes.size());
-  return bytes;
-}
-
 struct Expectation {
   std::string name;
   ElementType type;

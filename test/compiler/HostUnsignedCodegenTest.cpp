@@ -77,12 +77,6 @@ template <typename T> T truncatingDiv(T x, T y) {
     return wrap<T>(std::uint64_t(std::int64_t(x) / std::int64_t(y)));
 }
 
-template <typename T> std::vector<std::byte> bytesOf(const std::vector<T> &v) {
-  std::vector<std::byte> bytes(v.size() * sizeof(T));
-  std::memcpy(bytes.data(), v.data(), bytes.size());
-  return bytes;
-}
-
 /// One expected output: its bytes, computed in C++.
 struct Expectation {
   std::string name;
