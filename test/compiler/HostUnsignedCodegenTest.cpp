@@ -280,8 +280,9 @@ protected:
         sum[o] = T(total);
         max[o] = hi;
         min[o] = lo;
+        // The count never wraps (1273 elements are not a ui8 count).
         if constexpr (std::is_unsigned_v<T>)
-          mean[o] = T(total / U(inner));
+          mean[o] = T(std::uint64_t(total) / std::uint64_t(inner));
         else
           mean[o] = T(std::int64_t(T(total)) / inner);
       }
