@@ -570,6 +570,13 @@ void DeviceRuntime::completeSubmission(detail::StreamObject &stream,
   // fence (the receipt is set only after), so that a waiter already sees
   // them free: the budget, and kernel libraries unloaded.
   released.clear();
+  // The stream is marked failed before the fence turns terminal, so that a
+  // waiter who sees a failed receipt also sees the failed stream.
+  if (failure) {
+    std::lock_guard lock(stream.mutex);
+    if (!stream.failure)
+      stream.failure = failure;
+  }
   {
     std::lock_guard lock(fence.mutex);
     if (failure)
@@ -579,8 +586,6 @@ void DeviceRuntime::completeSubmission(detail::StreamObject &stream,
   }
   {
     std::lock_guard lock(stream.mutex);
-    if (failure && !stream.failure)
-      stream.failure = std::move(failure);
     --stream.pending;
   }
   stream.idle.notify_all();
