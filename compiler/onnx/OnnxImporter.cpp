@@ -398,12 +398,16 @@ private:
   std::map<TensorId, std::vector<std::uint8_t>> splats;
 
   // --- Graph helpers -------------------------------------------------------
-  const TensorType &typeOf(TensorId id) {
+  // Types and shapes are returned by value: the graph's tensor storage grows
+  // (and moves) with every op added, and an argument list such as
+  // `expandTo(in(1), shapeOf(x))` may evaluate shapeOf before `in` adds a
+  // constant. Nothing here holds a reference into the graph across an add.
+  TensorType typeOf(TensorId id) {
     if (!b->status().ok())
       throwBuilderError();
     return b->graph().typeOf(id);
   }
-  const Shape &shapeOf(TensorId id) { return typeOf(id).shape; }
+  Shape shapeOf(TensorId id) { return typeOf(id).shape; }
   ElementType elemOf(TensorId id) { return typeOf(id).elementType; }
   [[noreturn]] void throwBuilderError() { fail(b->status().message()); }
   TensorId check(TensorId id) {
@@ -2018,7 +2022,7 @@ ImportedModel Importer::run() {
         isStatic &= dim.has_dim_value();
         declaredShape.push_back(dim.dim_value());
       }
-      const Shape &computed = mainBuilder.graph().typeOf(id).shape;
+      const Shape computed = mainBuilder.graph().typeOf(id).shape;
       if (isStatic && declaredShape != computed)
         fail("output '" + output.name() + "' is declared with shape " +
              shapeText(declaredShape) + " but computes " + shapeText(computed));

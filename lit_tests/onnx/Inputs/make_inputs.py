@@ -14,12 +14,13 @@ from onnx import TensorProto, helper, numpy_helper
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def save(name, nodes, inputs, outputs, initializers=(), opset=17, check=True):
+def save(name, nodes, inputs, outputs, initializers=(), opset=17, check=True,
+         ir_version=8):
     graph = helper.make_graph(nodes, name, inputs, outputs,
                               initializer=list(initializers))
     model = helper.make_model(graph,
                               opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
+    model.ir_version = ir_version
     if check:
         onnx.checker.check_model(model)
     onnx.save(model, os.path.join(HERE, name + ".onnx"))
@@ -133,3 +134,48 @@ with open(os.path.join(HERE, "shape_3x2.pb"), "wb") as f:
 save("wrong_output_shape", [
     helper.make_node("Relu", ["x"], ["y"], name="relu"),
 ], [f32("x", [2, 3])], [f32("y", [3, 3])])
+
+# Clip and PRelu whose bounds and slope are constants (every ReLU6,
+# torch.clamp and PReLU export): the importer adds those constants while it
+# lowers the node (OnnxImporterTest.ClipAndPReluWithConstantOperands).
+def scalar(name, value):
+    return numpy_helper.from_array(np.array(value, dtype=np.float32), name)
+
+
+save("clip_constant_min", [
+    helper.make_node("Constant", [], ["lo"], name="lo",
+                     value=scalar("lo", -0.5)),
+    helper.make_node("Clip", ["x", "lo"], ["y"], name="clip"),
+], [f32("x", [2, 3, 4])], [f32("y", [2, 3, 4])])
+save("clip_initializers", [
+    helper.make_node("Clip", ["x", "lo", "hi"], ["y"], name="clip"),
+], [f32("x", [2, 3, 4])], [f32("y", [2, 3, 4])],
+    [scalar("lo", 0.0), scalar("hi", 6.0)])
+save("clip_max_only", [
+    helper.make_node("Clip", ["x", "", "hi"], ["y"], name="clip"),
+], [f32("x", [2, 3, 4])], [f32("y", [2, 3, 4])], [scalar("hi", 0.25)])
+save("clip_opset6", [
+    helper.make_node("Clip", ["x"], ["y"], name="clip", min=-1.0, max=0.5),
+], [f32("x", [2, 3, 4])], [f32("y", [2, 3, 4])], opset=6)
+save("prelu_slope1", [
+    helper.make_node("PRelu", ["x", "slope"], ["y"], name="prelu"),
+], [f32("x", [2, 3, 4])], [f32("y", [2, 3, 4])],
+    [numpy_helper.from_array(np.array([0.25], dtype=np.float32), "slope")])
+save("prelu_channel_opset16", [
+    helper.make_node("PRelu", ["x", "slope"], ["y"], name="prelu"),
+], [f32("x", [2, 3, 4, 5])], [f32("y", [2, 3, 4, 5])],
+    [numpy_helper.from_array(
+        np.array([0.1, 0.2, 0.3], dtype=np.float32).reshape(3, 1, 1),
+        "slope")], opset=16)
+save("prelu_opset6", [
+    helper.make_node("PRelu", ["x", "slope"], ["y"], name="prelu"),
+], [f32("x", [2, 3, 4])], [f32("y", [2, 3, 4])],
+    [numpy_helper.from_array(np.array([0.5], dtype=np.float32), "slope")],
+    opset=6)
+# IR version 3: initializers are also listed as graph inputs.
+save("prelu_ir3", [
+    helper.make_node("PRelu", ["x", "slope"], ["y"], name="prelu"),
+], [f32("x", [2, 3, 4]), f32("slope", [3, 1, 1])], [f32("y", [2, 3, 4])],
+    [numpy_helper.from_array(
+        np.array([0.5, -0.25, 2.0], dtype=np.float32).reshape(3, 1, 1),
+        "slope")], opset=7, ir_version=3)
