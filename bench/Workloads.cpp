@@ -146,6 +146,20 @@ func.func @sum(%x: tensor<{N}xf32>) -> tensor<f32> {
   return w;
 }
 
+Workload columnSum(std::int64_t rows, std::int64_t cols) {
+  Workload w{"column_sum", "", Bound::Bandwidth, "", {}, 0};
+  w.title = "column sums (" + str(rows) + "x" + str(cols) + ")";
+  w.inputShapes = {{rows, cols}};
+  w.mlir = substitute(R"(
+func.func @column_sum(%x: tensor<{R}x{C}xf32>) -> tensor<{C}xf32> {
+  %s = fuse.reduce sum %x dims = [0] : tensor<{R}x{C}xf32> -> tensor<{C}xf32>
+  return %s : tensor<{C}xf32>
+}
+)",
+                      {{"R", str(rows)}, {"C", str(cols)}});
+  return w;
+}
+
 Workload matmulBiasRelu(std::int64_t m, std::int64_t k, std::int64_t n) {
   Workload w{"matmul_bias_relu", "", Bound::Compute, "", {}, 0};
   w.title = "relu(x@W+b) (" + str(m) + "x" + str(k) + "x" + str(n) + ")";
@@ -290,13 +304,15 @@ std::vector<Workload> makeWorkloads(bool quick) {
   if (quick)
     return {
         addMulRow(64, 256),          gelu(4096),    softmax(64, 256),
-        layerNorm(64, 256),          sumAll(16384), matmulBiasRelu(32, 64, 64),
+        layerNorm(64, 256),          sumAll(16384), columnSum(64, 256),
+        matmulBiasRelu(32, 64, 64),
         encoderLayer(16, 64, 4, 128)};
   return {addMulRow(4096, 4096),
           gelu(std::int64_t(1) << 24),
           softmax(4096, 4096),
           layerNorm(4096, 4096),
           sumAll(std::int64_t(1) << 26),
+          columnSum(4096, 4096),
           matmulBiasRelu(1024, 1024, 1024),
           encoderLayer(512, 768, 12, 3072)};
 }

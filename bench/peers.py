@@ -70,6 +70,9 @@ def numpy_workloads():
     def total(x):
         return x.sum()
 
+    def column_sum(x):
+        return x.sum(axis=0)
+
     def matmul_bias_relu(x, w, b):
         return np.maximum(x @ w + b, np.float32(0))
 
@@ -94,6 +97,7 @@ def numpy_workloads():
         "softmax": softmax,
         "layernorm": layernorm,
         "sum": total,
+        "column_sum": column_sum,
         "matmul_bias_relu": matmul_bias_relu,
         "encoder_layer": encoder_layer,
     }
@@ -156,6 +160,9 @@ def torch_workloads(primitive):
     def total(x):
         return x.sum()
 
+    def column_sum(x):
+        return x.sum(dim=0)
+
     def matmul_bias_relu(x, w, b):
         return torch.relu(torch.addmm(b, x, w))
 
@@ -179,6 +186,7 @@ def torch_workloads(primitive):
         "softmax": softmax,
         "layernorm": layernorm,
         "sum": total,
+        "column_sum": column_sum,
         "matmul_bias_relu": matmul_bias_relu,
         "encoder_layer": encoder_layer,
     }
@@ -288,6 +296,8 @@ def onnx_model(name, shapes, params):
         y = layernorm(x, names[1], names[2], EPS_LAYERNORM)
     elif name == "sum":
         y = op("ReduceSum", x, keepdims=0)
+    elif name == "column_sum":
+        y = op("ReduceSum", x, const(np.array([0], dtype=np.int64)), keepdims=0)
     elif name == "matmul_bias_relu":
         y = op("Relu", op("Add", op("MatMul", names[0], names[1]), names[2]))
     elif name == "encoder_layer":

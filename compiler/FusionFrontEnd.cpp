@@ -291,15 +291,14 @@ Status tagOpIndices(mlir::func::FuncOp func, const Graph &graph) {
 Status fuseModule(mlir::ModuleOp module, mlir::func::FuncOp func,
                   const CompileOptions &options,
                   DiagnosticCollector &diagnostics) {
-  registerFusePassesOnce();
-  if (options.enableFusion && mlir::PassPipelineInfo::lookup(kFusionPipeline)) {
+  if (options.enableFusion) {
     mlir::PassManager pm(module.getContext());
     // Fails, changing nothing, where no tool registered the options.
     (void)mlir::applyPassManagerCLOptions(pm);
-    std::string pipeline = std::string(kFusionPipeline) +
-                           (options.explain ? "{explain=true}" : "");
-    if (mlir::failed(mlir::parsePassPipeline(pipeline, pm)) ||
-        mlir::failed(pm.run(module)))
+    fd::FusionPipelineOptions pipeline;
+    pipeline.explain = options.explain;
+    fd::buildFusionPipeline(pm, pipeline);
+    if (mlir::failed(pm.run(module)))
       return diagnostics.error("fusion failed");
   }
   wrapEachOpInItsOwnFusion(func);

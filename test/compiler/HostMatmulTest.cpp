@@ -6,9 +6,6 @@
 
 #include "test/compiler/HostCodegenTest.h"
 
-#include <chrono>
-#include <cstdio>
-#include <ctime>
 
 namespace fuse {
 namespace {
@@ -214,76 +211,6 @@ TEST_F(HostMatmul, EightLaneTarget) {
   TensorId x = b.input({ElementType::F32, {37, 1000}}, "x");
   b.output(b.reduce(ReduceKind::Max, x, {0}), "column_max");
   check(*b.finish());
-}
-
-/// Compiles `graph`, runs it on one core (best of 20 runs, uploads and
-/// downloads included) and prints its time and `work / time` in `unit`.
-void timeOnOneCore(const Graph &graph, const char *what, double work,
-                   const char *unit) {
-  HostCompiler compiler;
-  auto start = std::chrono::steady_clock::now();
-  Expected<Compilation> compiled =
-      compiler.compile(graph, hostTarget(), CompileOptions{});
-  double compileMs = std::chrono::duration<double, std::milli>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
-  ASSERT_TRUE(compiled.ok()) << compiled.message();
-  device::HostRuntime::Options options;
-  options.threads = 1;
-  device::HostRuntime runtime(options);
-  std::mt19937 rng(1);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  std::vector<TensorBytes> inputs;
-  for (TensorId input : graph.inputs) {
-    std::vector<float> values(graph.typeOf(input).numElements());
-    for (float &v : values)
-      v = dist(rng);
-    const auto *p = reinterpret_cast<const std::byte *>(values.data());
-    inputs.emplace_back(p, p + values.size() * sizeof(float));
-  }
-  device::DeviceResult<device::Executable> executable =
-      runtime.load(compiled->bundle);
-  ASSERT_TRUE(executable.ok());
-  device::DeviceResult<device::Stream> stream = runtime.createStream();
-  ASSERT_TRUE(stream.ok());
-  double best = 1e30, cpuOfBest = 0;
-  for (int run = 0; run < 20; ++run) {
-    std::clock_t cpuBegin = std::clock();
-    auto begin = std::chrono::steady_clock::now();
-    auto outputs = device::runBundle(runtime, compiled->bundle, *executable,
-                                     *stream, inputs);
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
-            .count();
-    ASSERT_TRUE(outputs.ok());
-    if (seconds < best)
-      cpuOfBest = double(std::clock() - cpuBegin) / CLOCKS_PER_SEC;
-    best = std::min(best, seconds);
-  }
-  std::printf("%s on one core (%s): compiled in %.1f ms, %.3f ms (%.3f ms of "
-              "CPU time), %.1f %s\n",
-              what, hostTarget().name.c_str(), compileMs, best * 1e3,
-              cpuOfBest * 1e3, work / best * 1e-9, unit);
-}
-
-/// Rough single-core figures for the report, printed, never asserted.
-TEST(HostTiming, MatmulsAndColumnSumOnOneCore) {
-  const int64_t n = 512;
-  for (bool transposeB : {false, true}) {
-    GraphBuilder b;
-    TensorId x = b.input({ElementType::F32, {n, n}}, "x");
-    TensorId w = b.input({ElementType::F32, {n, n}}, "w");
-    b.output(b.matmul(x, w, false, transposeB), "y");
-    timeOnOneCore(*b.finish(),
-                  transposeB ? "512^3 f32 matmul, transpose_b"
-                             : "512^3 f32 matmul",
-                  2.0 * n * n * n, "GFLOP/s");
-  }
-  GraphBuilder b;
-  TensorId x = b.input({ElementType::F32, {4096, 1024}}, "x");
-  b.output(b.reduce(ReduceKind::Sum, x, {0}), "column_sums");
-  timeOnOneCore(*b.finish(), "column sums of 4096x1024 f32", 4096.0 * 1024 * 4,
-                "GB/s read");
 }
 
 } // namespace
