@@ -12,6 +12,11 @@ config.test_exec_root = os.path.join(config.fuse_obj_root, "lit_tests")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 
 llvm_config.use_default_substitutions()
+# %python is the interpreter CMake found and checked (it imports numpy and
+# onnx), never lit's own nor a bare `python3` from PATH.
+config.substitutions = [(k, v) for (k, v) in config.substitutions
+                        if k != "%python"]
+config.substitutions.append(("%python", '"%s"' % config.fuse_python))
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
     ["fuse-opt"], [config.fuse_tools_dir])

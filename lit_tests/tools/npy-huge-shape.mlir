@@ -2,7 +2,7 @@
 // message, not computed with an overflow.
 
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: python3 %S/Inputs/huge_npy.py > %t/huge.npy
+// RUN: %python %S/Inputs/huge_npy.py > %t/huge.npy
 // RUN: sh -c 'fuse-run %s --input x=%t/huge.npy; echo "exit=$?"' 2>&1 | FileCheck %s
 
 // CHECK: the shape in the header is too large

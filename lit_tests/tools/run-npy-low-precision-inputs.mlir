@@ -4,9 +4,9 @@
 // every value inside the narrow type's range, else a clear error.
 
 // RUN: rm -rf %t && mkdir -p %t/out
-// RUN: python3 -c "import numpy as np; np.save('%t/a.npy', np.array([0.3, -2, 448, 0.0078125], dtype=np.float32)); np.save('%t/b.npy', np.array([-8, 7, 0, -1], dtype=np.int8)); np.save('%t/c.npy', np.array([0, 1, 2, 3], dtype=np.uint8)); np.save('%t/bad.npy', np.array([-8, 8, 0, -1], dtype=np.int8)); np.save('%t/f64.npy', np.zeros(4))"
+// RUN: %python -c "import numpy as np; np.save('%t/a.npy', np.array([0.3, -2, 448, 0.0078125], dtype=np.float32)); np.save('%t/b.npy', np.array([-8, 7, 0, -1], dtype=np.int8)); np.save('%t/c.npy', np.array([0, 1, 2, 3], dtype=np.uint8)); np.save('%t/bad.npy', np.array([-8, 8, 0, -1], dtype=np.int8)); np.save('%t/f64.npy', np.zeros(4))"
 // RUN: fuse-run %s --runtime reference --input a=%t/a.npy --input b=%t/b.npy --input c=%t/c.npy --output-dir %t/out > /dev/null
-// RUN: python3 -c "import numpy as np; [print(n, np.load('%t/out/'+n+'.npy').tolist()) for n in ('fa', 'ib', 'ic')]" | FileCheck %s
+// RUN: %python -c "import numpy as np; [print(n, np.load('%t/out/'+n+'.npy').tolist()) for n in ('fa', 'ib', 'ic')]" | FileCheck %s
 // RUN: fuse-run %s --input a=%t/a.npy --input b=%t/b.npy --input c=%t/c.npy --check | FileCheck %s --check-prefix=HOST
 // RUN: not fuse-run %s --input b=%t/bad.npy 2>&1 | FileCheck %s --check-prefix=RANGE
 // RUN: not fuse-run %s --input a=%t/f64.npy 2>&1 | FileCheck %s --check-prefix=TYPE

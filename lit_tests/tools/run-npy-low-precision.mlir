@@ -5,9 +5,9 @@
 // with a message that says why.
 
 // RUN: rm -rf %t && mkdir -p %t/out
-// RUN: python3 %S/Inputs/npy_low_precision.py write %t
+// RUN: %python %S/Inputs/npy_low_precision.py write %t
 // RUN: fuse-run %s --runtime reference --input x=%t/x.npy --output-dir %t/out | FileCheck %s --check-prefix=OUT
-// RUN: python3 %S/Inputs/npy_low_precision.py check %t/out | FileCheck %s
+// RUN: %python %S/Inputs/npy_low_precision.py check %t/out | FileCheck %s
 // RUN: fuse-run %s --input x=%t/x.npy --check | FileCheck %s --check-prefix=HOST
 // RUN: not fuse-run %s --input x=%t/v1.npy 2>&1 | FileCheck %s --check-prefix=V1
 

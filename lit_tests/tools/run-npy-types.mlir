@@ -5,9 +5,9 @@
 // (errors.mlir: an unsupported dtype.)
 
 // RUN: rm -rf %t && mkdir -p %t/out
-// RUN: python3 %S/Inputs/npy_types.py write %t
+// RUN: %python %S/Inputs/npy_types.py write %t
 // RUN: fuse-run %s --runtime reference --input a=%t/a.npy --input b=%t/b.npy --input c=%t/c.npy --input d=%t/d.npy --input e=%t/e.npy --output-dir %t/out | FileCheck %s --check-prefix=OUT
-// RUN: python3 %S/Inputs/npy_types.py check %t/out | FileCheck %s
+// RUN: %python %S/Inputs/npy_types.py check %t/out | FileCheck %s
 // RUN: fuse-run %s --input a=%t/a.npy --input b=%t/b.npy --input c=%t/c.npy --input d=%t/d.npy --input e=%t/e.npy --check | FileCheck %s --check-prefix=HOST
 
 func.func @main(%a: tensor<3xi16>, %b: tensor<3xui8>, %c: tensor<3xui16>,

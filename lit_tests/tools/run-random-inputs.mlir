@@ -6,7 +6,7 @@
 
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: fuse-run %s --runtime reference --seed 7 --output-dir %t > /dev/null
-// RUN: python3 -c "import numpy as np; [print(n, int(np.load('%t/'+n+'.npy').min()), int(np.load('%t/'+n+'.npy').max())) for n in ['u8','u2','s2','s16']]" | FileCheck %s
+// RUN: %python -c "import numpy as np; [print(n, int(np.load('%t/'+n+'.npy').min()), int(np.load('%t/'+n+'.npy').max())) for n in ['u8','u2','s2','s16']]" | FileCheck %s
 
 // CHECK: u8 0 8
 // CHECK: u2 0 3

@@ -115,6 +115,10 @@ protected:
   }
 };
 
+/// The tests that launch the host kernels of TestSupport's bundles: run on
+/// the runtimes that can (instantiated for those only, instead of skipped).
+class HostKernelRuntimeTest : public DeviceRuntimeTest {};
+
 std::vector<std::byte> bytesOf(std::initializer_list<int> values) {
   std::vector<std::byte> bytes;
   for (int value : values)
@@ -292,9 +296,7 @@ TEST_P(DeviceRuntimeTest, AFailedStreamDoesNotPoisonAnother) {
   EXPECT_EQ(read(*runtime, failing, a), bytesOf({0, 0, 0, 0}));
 }
 
-TEST_P(DeviceRuntimeTest, ObjectsOfAnotherInstanceAreRejected) {
-  if (!GetParam().hostKernels)
-    GTEST_SKIP() << "launches host kernels";
+TEST_P(HostKernelRuntimeTest, ObjectsOfAnotherInstanceAreRejected) {
   auto runtime = make();
   auto other = make();
   Buffer mine = allocate(*runtime, 8);
@@ -457,9 +459,7 @@ TEST_P(DeviceRuntimeTest, IndeterminateWaitReleasesNothingAndLeaksNothing) {
   EXPECT_EQ(runtime->memoryUsage().liveBuffers, 0u);
 }
 
-TEST_P(DeviceRuntimeTest, TimingModes) {
-  if (!GetParam().hostKernels)
-    GTEST_SKIP() << "launches host kernels";
+TEST_P(HostKernelRuntimeTest, TimingModes) {
   auto runtime = make();
   Bundle bundle = test::addBundle(64);
   std::vector<float> a = test::randomFloats(1, 64),
@@ -495,9 +495,7 @@ TEST_P(DeviceRuntimeTest, TimingModes) {
   EXPECT_GE(kernel->submitToComplete, kernel->launches[0]);
 }
 
-TEST_P(DeviceRuntimeTest, RunBundleMatchesTheGraph) {
-  if (!GetParam().hostKernels)
-    GTEST_SKIP() << "launches host kernels";
+TEST_P(HostKernelRuntimeTest, RunBundleMatchesTheGraph) {
   auto runtime = make();
   const int64_t n = 1003;
   std::vector<float> a = test::randomFloats(11, n),
@@ -516,9 +514,7 @@ TEST_P(DeviceRuntimeTest, RunBundleMatchesTheGraph) {
   EXPECT_EQ(runtime->memoryUsage().reservedBytes, 0u);
 }
 
-TEST_P(DeviceRuntimeTest, RunBundleChecksItsInputs) {
-  if (!GetParam().hostKernels)
-    GTEST_SKIP() << "launches host kernels";
+TEST_P(HostKernelRuntimeTest, RunBundleChecksItsInputs) {
   auto runtime = make();
   std::vector<TensorBytes> inputs = {TensorBytes(16)};
   DeviceResult<std::vector<TensorBytes>> outputs =
@@ -534,6 +530,18 @@ TEST_P(DeviceRuntimeTest, RunBundleChecksItsInputs) {
 
 INSTANTIATE_TEST_SUITE_P(Runtimes, DeviceRuntimeTest,
                          ::testing::ValuesIn(runtimeKinds()),
+                         [](const auto &info) { return info.param.name; });
+
+std::vector<RuntimeKind> hostKernelRuntimeKinds() {
+  std::vector<RuntimeKind> kinds;
+  for (RuntimeKind &kind : runtimeKinds())
+    if (kind.hostKernels)
+      kinds.push_back(std::move(kind));
+  return kinds;
+}
+
+INSTANTIATE_TEST_SUITE_P(Runtimes, HostKernelRuntimeTest,
+                         ::testing::ValuesIn(hostKernelRuntimeKinds()),
                          [](const auto &info) { return info.param.name; });
 
 } // namespace
