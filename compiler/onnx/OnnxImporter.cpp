@@ -1530,13 +1530,26 @@ Importer::lower(std::vector<std::optional<Value>> &constants) {
     return {expandTo(x, broadcastShape(shapeOf(x), target))};
   }
   if (op == "Concat") {
-    std::int64_t rank = inType(0).rank();
+    const Shape first = inType(0).shape;
+    std::int64_t rank = std::int64_t(first.size());
     std::int64_t axis = normAxis(attrInt("axis", opset < 4 ? 1 : 0), rank);
     std::vector<TensorId> xs;
-    for (int i = 0; i < numInputs(); ++i)
-      if (hasInput(i) && inType(i).shape.size() == std::size_t(rank) &&
-          (inType(i).shape[axis] != 0 || numInputs() == 1))
+    for (int i = 0; i < numInputs(); ++i) {
+      if (!hasInput(i))
+        continue;
+      // Every input, empty or not, agrees with the first in rank and in the
+      // dims off the axis; only then may an empty one be left out.
+      const Shape shape = inType(i).shape;
+      bool agrees = shape.size() == first.size();
+      for (std::int64_t d = 0; agrees && d < rank; ++d)
+        agrees = d == axis || shape[d] == first[d];
+      if (!agrees)
+        fail("input " + std::to_string(i) + " of shape " + shapeText(shape) +
+             " cannot be concatenated with input 0 of shape " +
+             shapeText(first) + " along axis " + std::to_string(axis));
+      if (shape[axis] != 0 || numInputs() == 1)
         xs.push_back(in(i));
+    }
     if (xs.empty())
       xs.push_back(in(0));
     if (xs.size() == 1)
@@ -1617,24 +1630,39 @@ Importer::lower(std::vector<std::optional<Value>> &constants) {
         start += dim;
       if (end < 0)
         end += dim;
+      // No intermediate overflows for any step, INT64_MIN and INT64_MAX
+      // included: the distances are at most `dim` after clamping, and the
+      // step's magnitude is taken unsigned.
+      std::uint64_t magnitude = step > 0
+                                    ? std::uint64_t(step)
+                                    : std::uint64_t(0) - std::uint64_t(step);
       std::int64_t size;
       if (step > 0) {
         start = std::clamp<std::int64_t>(start, 0, dim);
         end = std::clamp<std::int64_t>(end, 0, dim);
-        size = end > start ? (end - start + step - 1) / step : 0;
+        size =
+            end > start
+                ? 1 + std::int64_t(std::uint64_t(end - start - 1) / magnitude)
+                : 0;
         offsets[axis] = start;
       } else {
         start = std::clamp<std::int64_t>(start, 0, dim - 1);
         end = std::clamp<std::int64_t>(end, -1, dim - 1);
-        size = start > end ? (start - end + (-step) - 1) / (-step) : 0;
-        offsets[axis] = size ? start + (size - 1) * step : 0;
+        size =
+            start > end
+                ? 1 + std::int64_t(std::uint64_t(start - end - 1) / magnitude)
+                : 0;
+        // (size - 1) * magnitude <= start - end - 1 < dim: no overflow.
+        offsets[axis] =
+            size ? start - std::int64_t(std::uint64_t(size - 1) * magnitude)
+                 : 0;
         if (size > 1)
           reversed.push_back(axis);
       }
       sizes[axis] = size;
-      strides[axis] = step > 0 ? step : -step;
-      if (size <= 1)
-        strides[axis] = 1;
+      // A stride matters only where more than one element is taken, and then
+      // the step's magnitude is below the dim.
+      strides[axis] = size > 1 ? std::int64_t(magnitude) : 1;
     }
     TensorId y = check(b->slice(x, offsets, sizes, strides));
     for (std::int64_t axis : reversed)
@@ -1692,6 +1720,24 @@ void Importer::importNode(const onnx::NodeProto &n, int index) {
       fail("ops of domain '" + n.domain() + "' are not supported");
     if (!isSupportedOp(op))
       fail("the op is not supported by Fuse's ONNX importer");
+    // Every value is defined once, as the ONNX checker requires: an output
+    // may not name a graph input, an initializer, an earlier node's output,
+    // one of this node's own inputs or another of its outputs.
+    for (int i = 0; i < n.output_size(); ++i) {
+      const std::string &name = n.output(i);
+      if (name.empty())
+        continue;
+      for (int j = 0; j < i; ++j)
+        if (n.output(j) == name)
+          fail("output '" + name + "' is listed twice");
+      for (const std::string &input : n.input())
+        if (input == name)
+          fail("output '" + name + "' is also an input of the node");
+      if (values->count(name))
+        fail("value '" + name +
+             "' is defined twice (it is already a graph input, an "
+             "initializer or the output of an earlier node)");
+    }
     for (const onnx::AttributeProto &a : n.attribute())
       if (a.type() == onnx::AttributeProto::GRAPH ||
           a.type() == onnx::AttributeProto::GRAPHS ||
@@ -1901,6 +1947,17 @@ ImportedModel Importer::run() {
     }
   if (!haveOpset)
     fail("the model imports no opset of the default ONNX domain");
+  // The versions the ONNX checker of onnx 1.23 accepts (IR_VERSION 14,
+  // opset 28); IR version 3 introduced opset imports.
+  constexpr std::int64_t kMaxIrVersion = 14, kMaxOpset = 28;
+  if (model.ir_version() < 3 || model.ir_version() > kMaxIrVersion)
+    fail("IR version " + std::to_string(model.ir_version()) +
+         " is not a valid ONNX IR version (3 to " +
+         std::to_string(kMaxIrVersion) + ")");
+  if (opset < 1 || opset > kMaxOpset)
+    fail("opset " + std::to_string(opset) +
+         " of the default ONNX domain is not a valid version (1 to " +
+         std::to_string(kMaxOpset) + ")");
   const onnx::GraphProto &graph = model.graph();
   if (!model.has_graph())
     fail("the model has no graph");

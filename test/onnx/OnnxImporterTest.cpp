@@ -533,7 +533,8 @@ TEST(OnnxImporter, MalformedModels) {
   std::filesystem::path path =
       "/usr/share/libonnx-testdata/data/node/test_add/model.onnx";
   if (!std::filesystem::exists(path))
-    GTEST_FAIL() << "libonnx-testdata is not installed (scripts/install-deps.sh)";
+    GTEST_FAIL()
+        << "libonnx-testdata is not installed (scripts/install-deps.sh)";
   std::ifstream file(path, std::ios::binary);
   std::stringstream contents;
   contents << file.rdbuf();
@@ -563,7 +564,8 @@ TEST(OnnxImporter, MalformedModels) {
 TEST(OnnxImporter, FuzzedNodeTestModels) {
   std::filesystem::path root = "/usr/share/libonnx-testdata/data/node";
   if (!std::filesystem::is_directory(root))
-    GTEST_FAIL() << "libonnx-testdata is not installed (scripts/install-deps.sh)";
+    GTEST_FAIL()
+        << "libonnx-testdata is not installed (scripts/install-deps.sh)";
   std::uint64_t state = 12345;
   auto next = [&] {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
@@ -603,8 +605,8 @@ std::string inputsDir() {
 
 /// Imports `file` from lit_tests/onnx/Inputs and runs it on the reference
 /// interpreter with `x` as its one model input and its weights bound.
-Expected<std::vector<HostTensorData>>
-runWithWeights(const std::string &file, const HostTensorData &x) {
+Expected<std::vector<HostTensorData>> runWithWeights(const std::string &file,
+                                                     const HostTensorData &x) {
   Expected<ImportedModel> model = importModelFile(inputsDir() + file);
   if (!model.ok())
     return model.status();
@@ -668,7 +670,9 @@ TEST(OnnxImporter, ClipAndPReluWithConstantOperands) {
       {"clip_max_only.onnx", {2, 3, 4}, clip(-inf, 0.25f)},
       {"clip_opset6.onnx", {2, 3, 4}, clip(-1.0f, 0.5f)},
       {"prelu_slope1.onnx", {2, 3, 4}, prelu({0.25f}, 1)},
-      {"prelu_channel_opset16.onnx", {2, 3, 4, 5}, prelu({0.1f, 0.2f, 0.3f}, 20)},
+      {"prelu_channel_opset16.onnx",
+       {2, 3, 4, 5},
+       prelu({0.1f, 0.2f, 0.3f}, 20)},
       {"prelu_opset6.onnx", {2, 3, 4}, prelu({0.5f}, 1)},
       {"prelu_ir3.onnx", {2, 3, 4}, prelu({0.5f, -0.25f, 2.0f}, 4)},
   };
@@ -690,6 +694,69 @@ TEST(OnnxImporter, ClipAndPReluWithConstantOperands) {
     // The op did something on these inputs (a graph that passed x through
     // would fail here).
     EXPECT_GT(changed, 0);
+  }
+}
+
+// Models the ONNX checker refuses are refused, saying what is wrong.
+TEST(OnnxImporter, InvalidModels) {
+  const std::pair<const char *, const char *> cases[] = {
+      {"bad_opset_0.onnx", "opset 0 of the default ONNX domain is not a valid "
+                           "version (1 to 28)"},
+      {"bad_opset_99.onnx", "opset 99 of the default ONNX domain"},
+      {"bad_opset_minus5.onnx", "opset -5 of the default ONNX domain"},
+      {"bad_ir_1.onnx", "IR version 1 is not a valid ONNX IR version (3 to "
+                        "14)"},
+      {"bad_ir_999.onnx", "IR version 999 is not a valid ONNX IR version"},
+      {"value_defined_twice.onnx",
+       "node 'neg' (Neg, opset 17): value 'y' is defined twice"},
+      {"node_writes_its_input.onnx",
+       "node 'relu' (Relu, opset 17): output 't' is also an input of the "
+       "node"},
+  };
+  for (const auto &[file, message] : cases) {
+    Expected<ImportedModel> model = importModelFile(inputsDir() + file);
+    ASSERT_FALSE(model.ok()) << file;
+    EXPECT_NE(model.message().find(message), std::string::npos)
+        << file << ": " << model.message();
+  }
+}
+
+// A Concat whose inputs differ in rank is an error (an empty-input filter once
+// dropped the mismatched input and returned the first unchanged).
+TEST(OnnxImporter, ConcatOfMismatchedRanksIsAnError) {
+  Expected<ImportedModel> model =
+      importModelFile(inputsDir() + "concat_rank_mismatch.onnx");
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.message().find("input 1 of shape [3] cannot be concatenated "
+                                 "with input 0 of shape [2, 3] along axis 0"),
+            std::string::npos)
+      << model.message();
+}
+
+// Slice steps of INT64_MIN and INT64_MAX take one element, as in NumPy
+// (x[:, INT64_MAX:INT64_MIN:INT64_MIN] is the last column, x[:, 0::INT64_MAX]
+// the first); no shape arithmetic overflows on the way.
+TEST(OnnxImporter, SliceWithExtremeSteps) {
+  unsigned seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  HostTensorData x = randomInput({2, 5}, seed);
+  Expected<ImportedModel> model =
+      importModelFile(inputsDir() + "slice_extreme_steps.onnx");
+  ASSERT_TRUE(model.ok()) << model.message();
+  std::vector<HostTensor> views;
+  for (std::size_t i = 0; i < model->graph.inputs.size(); ++i)
+    views.push_back(model->weights[i] ? model->weights[i]->view() : x.view());
+  Expected<std::vector<HostTensorData>> outputs =
+      evaluateGraph(model->graph, views);
+  ASSERT_TRUE(outputs.ok()) << outputs.message();
+  ASSERT_EQ(outputs->size(), 2u);
+  std::vector<double> in = x.toDoubles();
+  for (int k = 0; k < 2; ++k) {
+    const HostTensorData &y = (*outputs)[k];
+    ASSERT_EQ(y.type, (TensorType{ElementType::F32, {2, 1}})) << "output " << k;
+    int column = k == 0 ? 4 : 0;
+    EXPECT_EQ(y.toDoubles(), (std::vector<double>{in[column], in[5 + column]}))
+        << "output " << k;
   }
 }
 

@@ -179,3 +179,45 @@ save("prelu_ir3", [
     [numpy_helper.from_array(
         np.array([0.5, -0.25, 2.0], dtype=np.float32).reshape(3, 1, 1),
         "slope")], opset=7, ir_version=3)
+
+# Concat of a [2,3] and a [3] along axis 0 (invalid: the ranks differ).
+save("concat_rank_mismatch", [
+    helper.make_node("Concat", ["a", "b"], ["y"], name="concat", axis=0),
+], [f32("a", [2, 3]), f32("b", [3])], [f32("y", [5, 3])], check=False)
+
+
+# Slices of a [2, 5] input along axis 1 with extreme steps (as NumPy:
+# x[:, ::INT64_MIN] and x[:, ::INT64_MAX] take one column each).
+def ints(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+save("slice_extreme_steps", [
+    helper.make_node("Slice", ["x", "s0", "e0", "axes", "min"], ["down"],
+                     name="down"),
+    helper.make_node("Slice", ["x", "s1", "e1", "axes", "max"], ["up"],
+                     name="up"),
+], [f32("x", [2, 5])], [f32("down", [2, 1]), f32("up", [2, 1])],
+    [ints("s0", [INT64_MAX]), ints("e0", [INT64_MIN]), ints("axes", [1]),
+     ints("min", [INT64_MIN]), ints("s1", [0]), ints("e1", [INT64_MAX]),
+     ints("max", [INT64_MAX])])
+
+# Invalid models the ONNX checker refuses (OnnxImporterTest.InvalidModels):
+# versions out of range, a value defined twice, a node writing its input.
+for opset in (0, 99, -5):
+    save(f"bad_opset_{opset}".replace("-", "minus"), [
+        helper.make_node("Relu", ["x"], ["y"], name="relu"),
+    ], [f32("x", [2])], [f32("y", [2])], opset=opset, check=False)
+for ir in (1, 999):
+    save(f"bad_ir_{ir}", [
+        helper.make_node("Relu", ["x"], ["y"], name="relu"),
+    ], [f32("x", [2])], [f32("y", [2])], ir_version=ir, check=False)
+save("value_defined_twice", [
+    helper.make_node("Relu", ["x"], ["y"], name="relu"),
+    helper.make_node("Neg", ["x"], ["y"], name="neg"),
+], [f32("x", [2])], [f32("y", [2])], check=False)
+save("node_writes_its_input", [
+    helper.make_node("Neg", ["x"], ["t"], name="neg"),
+    helper.make_node("Relu", ["t"], ["t"], name="relu"),
+], [f32("x", [2])], [f32("t", [2])], check=False)
