@@ -302,11 +302,14 @@ func.func @encoder_layer(%x: tensor<{S}x{H}xf32>, %mask: tensor<{S}x{S}xf32>,
 
 std::vector<Workload> makeWorkloads(bool quick) {
   if (quick)
-    return {
-        addMulRow(64, 256),          gelu(4096),    softmax(64, 256),
-        layerNorm(64, 256),          sumAll(16384), columnSum(64, 256),
-        matmulBiasRelu(32, 64, 64),
-        encoderLayer(16, 64, 4, 128)};
+    return {addMulRow(64, 256),
+            gelu(4096),
+            softmax(64, 256),
+            layerNorm(64, 256),
+            sumAll(16384),
+            columnSum(64, 256),
+            matmulBiasRelu(32, 64, 64),
+            encoderLayer(16, 64, 4, 128)};
   return {addMulRow(4096, 4096),
           gelu(std::int64_t(1) << 24),
           softmax(4096, 4096),

@@ -30,6 +30,9 @@ struct PreparedBundle::Buffers {
   Buffer arena;
   /// The input an output is written over in place, if any.
   std::vector<std::optional<uint32_t>> aliasOf;
+  /// The earlier output of the same tensor (a graph that returns one value
+  /// twice), whose buffer this output shares, if any.
+  std::vector<std::optional<uint32_t>> sameAs;
 };
 
 namespace {
@@ -63,11 +66,18 @@ DeviceResult<std::shared_ptr<Buffers>> allocateBuffers(DeviceRuntime &runtime,
   buffers->aliasOf.resize(bundle.outputs.size());
   for (const OutputAlias &alias : bundle.aliases)
     buffers->aliasOf[alias.output] = alias.input;
+  // An output listed twice is one buffer: whichever of its positions a
+  // kernel binds, both read back what it wrote.
+  buffers->sameAs.resize(bundle.outputs.size());
+  for (size_t o = 0; o < bundle.outputs.size(); ++o)
+    for (size_t p = 0; p < o && !buffers->sameAs[o]; ++p)
+      if (bundle.outputs[p] == bundle.outputs[o])
+        buffers->sameAs[o] = uint32_t(p);
   uint64_t total = 0;
   for (TensorId input : bundle.inputs)
     total += allocationBytes(tensorBytes(bundle, input));
   for (size_t o = 0; o < bundle.outputs.size(); ++o)
-    if (!buffers->aliasOf[o])
+    if (!buffers->aliasOf[o] && !buffers->sameAs[o])
       total += allocationBytes(tensorBytes(bundle, bundle.outputs[o]));
   if (bundle.memoryPlan.peakBytes)
     total += bundle.memoryPlan.peakBytes;
@@ -83,6 +93,10 @@ DeviceResult<std::shared_ptr<Buffers>> allocateBuffers(DeviceRuntime &runtime,
     buffers->inputs.push_back(std::move(*buffer));
   }
   for (size_t o = 0; o < bundle.outputs.size(); ++o) {
+    if (buffers->sameAs[o]) {
+      buffers->outputs.push_back(buffers->outputs[*buffers->sameAs[o]]);
+      continue;
+    }
     if (buffers->aliasOf[o]) {
       buffers->outputs.push_back(buffers->inputs[*buffers->aliasOf[o]]);
       continue;
@@ -127,7 +141,8 @@ DeviceStatus encodeKernels(DeviceRuntime &runtime, const Bundle &bundle,
     auto input = std::find(bundle.inputs.begin(), bundle.inputs.end(),
                            bundle.outputs[o]);
     uint64_t bytes = tensorBytes(bundle, bundle.outputs[o]);
-    if (input == bundle.inputs.end() || buffers.aliasOf[o] || bytes == 0)
+    if (input == bundle.inputs.end() || buffers.aliasOf[o] ||
+        buffers.sameAs[o] || bytes == 0)
       continue;
     if (DeviceStatus status = add(
             batch,

@@ -6,7 +6,6 @@
 
 #include "test/compiler/HostCodegenTest.h"
 
-
 namespace fuse {
 namespace {
 

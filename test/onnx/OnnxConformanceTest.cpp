@@ -347,8 +347,7 @@ struct Counts {
 fs::path packageTestDir() {
   if (const char *dir = std::getenv("FUSE_ONNX_PACKAGE_NODE_TESTS"))
     return dir;
-  const char *build = std::getenv("FUSE_BINARY_DIR");
-  return fs::path(build ? build : ".") / "onnx-node-tests";
+  return FUSE_ONNX_PACKAGE_NODE_TESTS_DIR;
 }
 
 fs::path extraTestDir() {

@@ -606,7 +606,7 @@ std::string inputsDir() {
 /// Imports `file` from lit_tests/onnx/Inputs and runs it on the reference
 /// interpreter with `x` as its one model input and its weights bound.
 Expected<std::vector<HostTensorData>> runWithWeights(const std::string &file,
-                                                     const HostTensorData &x) {
+                                                     HostTensorData &x) {
   Expected<ImportedModel> model = importModelFile(inputsDir() + file);
   if (!model.ok())
     return model.status();

@@ -175,9 +175,9 @@ save("prelu_opset6", [
 # IR version 3: initializers are also listed as graph inputs.
 save("prelu_ir3", [
     helper.make_node("PRelu", ["x", "slope"], ["y"], name="prelu"),
-], [f32("x", [2, 3, 4]), f32("slope", [3, 1, 1])], [f32("y", [2, 3, 4])],
+], [f32("x", [2, 3, 4]), f32("slope", [3, 1])], [f32("y", [2, 3, 4])],
     [numpy_helper.from_array(
-        np.array([0.5, -0.25, 2.0], dtype=np.float32).reshape(3, 1, 1),
+        np.array([0.5, -0.25, 2.0], dtype=np.float32).reshape(3, 1),
         "slope")], opset=7, ir_version=3)
 
 # Concat of a [2,3] and a [3] along axis 0 (invalid: the ranks differ).
