@@ -48,7 +48,10 @@ def skips(path):
         out = case.find("system-out")
         output = out.text if out is not None and out.text else ""
         reason = message
-        if not reason or reason.lower() in ("skipped", "disabled"):
+        # CTest's own message says only that GoogleTest printed SKIPPED; the
+        # reason is what GoogleTest printed after "Skipped".
+        if (not reason or reason.lower() in ("skipped", "disabled")
+                or reason == "SKIP_REGULAR_EXPRESSION_MATCHED"):
             reason = gtest_reason(output)
         full = f"{classname}.{name}" if classname and classname != name else name
         found.append((full, reason))
