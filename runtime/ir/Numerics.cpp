@@ -2,6 +2,7 @@
 
 #include "runtime/ir/Numerics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -166,6 +167,23 @@ Tolerance fuse::toleranceForTensor(const Graph &graph, TensorId tensor) {
     pending.insert(pending.end(), op.operands.begin(), op.operands.end());
   }
   return total;
+}
+
+Tolerance fuse::toleranceForOutput(const Graph &graph, TensorId tensor,
+                                   const HostTensor &expected) {
+  Tolerance tolerance = toleranceForTensor(graph, tensor);
+  if (tolerance.isExact() || !isFloat(expected.type.elementType))
+    return tolerance;
+  double scale = 1;
+  const std::int64_t count = expected.type.numElements();
+  for (std::int64_t i = 0; i < count; ++i) {
+    const double value =
+        std::fabs(loadDouble(expected.type.elementType, expected.data, i));
+    if (std::isfinite(value))
+      scale = std::max(scale, value);
+  }
+  tolerance.atol *= scale;
+  return tolerance;
 }
 
 Comparison fuse::compare(const void *expected, const void *actual,

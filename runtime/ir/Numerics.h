@@ -28,7 +28,13 @@
 //     absolute part bounds for inputs of order 1, as the numerics tests
 //     draw them).
 // A graph's output gets the sum of the tolerances of the ops it depends on
-// (first-order error propagation through a fused chain). One more term: a
+// (first-order error propagation through a fused chain). The absolute part
+// is in units of the output's scale (toleranceForOutput): its largest finite
+// magnitude in the reference's result, when that is above 1. Absolute errors
+// of sums and matmuls grow with the magnitude of their terms, and a matmul
+// chain (an MLP block: outputs of order 50) carries that magnitude into every
+// element, those near zero by cancellation included; an `eps * n` fixed for
+// terms of order 1 failed correct results on 3 seeds of 10. One more term: a
 // cast to a float type of fewer fraction bits (f32 -> f16, f64 -> f32, any
 // float -> f8) of a value that is itself inexact adds one ulp of its result
 // (rtol eps, atol eps * tiny): an error far below the result's ulp can still
@@ -87,6 +93,13 @@ Tolerance toleranceFor(const Graph &graph, const Op &op);
 /// The tolerance of a tensor of a valid graph: the sum over every op it
 /// depends on (each op counted once).
 Tolerance toleranceForTensor(const Graph &graph, TensorId tensor);
+
+/// The tolerance of a graph output whose reference values are `expected`:
+/// toleranceForTensor with the absolute part multiplied by the output's
+/// scale (its largest finite magnitude, at least 1). What every comparison
+/// of a back end's output with the reference's uses.
+Tolerance toleranceForOutput(const Graph &graph, TensorId tensor,
+                             const HostTensor &expected);
 
 struct Comparison {
   bool ok = true;

@@ -87,8 +87,8 @@ protected:
       HostTensorData &want = (*expected)[k];
       ASSERT_EQ((*actual)[k].size(), want.bytes.size()) << "output " << k;
       HostTensor got{want.type, (*actual)[k].data()};
-      Comparison c =
-          compare(want.view(), got, toleranceForTensor(graph, tensor));
+      Comparison c = compare(want.view(), got,
+                             toleranceForOutput(graph, tensor, want.view()));
       EXPECT_TRUE(c.ok) << "output " << k << " " << want.type.toString() << ": "
                         << c.message;
     }

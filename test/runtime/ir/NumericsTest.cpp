@@ -80,6 +80,43 @@ TEST(NumericsTest, ToleranceFromGraph) {
   EXPECT_TRUE(toleranceForTensor(graph, x).isExact());
 }
 
+// An output's absolute tolerance is in units of its scale: its largest
+// finite magnitude, at least 1 (an infinity or a NaN does not count); an
+// exact output stays exact whatever its values.
+TEST(NumericsTest, OutputToleranceScalesWithMagnitude) {
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F32, {2, 8}});
+  TensorId w = b.input({ElementType::F32, {8, 3}});
+  TensorId y = b.matmul(x, w, false, false);
+  b.output(y);
+  Graph graph = b.finish().take();
+  const Tolerance base = toleranceForTensor(graph, y);
+  auto withValues = [&](std::vector<double> values) {
+    HostTensorData data =
+        HostTensorData::fromDoubles(graph.typeOf(y), std::move(values));
+    return toleranceForOutput(graph, y, data.view());
+  };
+  EXPECT_EQ(withValues({0.5, -0.25, 0.1, 0, 0.2, -0.9}), base);
+  EXPECT_EQ(withValues({50, -0.25, 0.1, 0, -64, 3}),
+            (Tolerance{base.rtol, base.atol * 64}));
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(withValues({inf, -0.25, NAN, 0, -8, 3}),
+            (Tolerance{base.rtol, base.atol * 8}));
+  // The element near zero by cancellation that the scaled tolerance admits:
+  // an error of 5e-5 against an expected 1e-3 in an output of scale 64.
+  const std::vector<double> wantValues{50, -0.25, 1e-3, 0.5, -64, 3},
+      gotValues{50, -0.25, 1.05e-3, 0.5, -64, 3};
+  HostTensorData want =
+      HostTensorData::fromDoubles(graph.typeOf(y), wantValues);
+  HostTensorData got = HostTensorData::fromDoubles(graph.typeOf(y), gotValues);
+  EXPECT_FALSE(compare(want.view(), got.view(), base).ok);
+  EXPECT_TRUE(compare(want.view(), got.view(),
+                      toleranceForOutput(graph, y, want.view()))
+                  .ok);
+  // An exact output: exact.
+  EXPECT_TRUE(toleranceForOutput(graph, x, want.view()).isExact());
+}
+
 // A narrowing float cast adds one ulp of its result when what it casts is
 // inexact (a matmul's f32 error can carry the value across an f16 rounding
 // boundary); of an exact value (an input) it stays exact, and a widening
