@@ -128,8 +128,9 @@ static Status adoptDirectory(const std::string &directory) {
   std::string foreign;
   while (const struct dirent *item = ::readdir(dir)) {
     std::string_view name = item->d_name;
-    if (name == "." || name == ".." || isEntryName(name) ||
-        isTemporaryName(name))
+    // The marker too: another process may have just adopted the folder.
+    if (name == "." || name == ".." || name == kMarkerName ||
+        isEntryName(name) || isTemporaryName(name))
       continue;
     foreign = name;
     break;
