@@ -7,6 +7,10 @@
 // which resets every llvm::cl option of the process: a tool must read its
 // own options before the first compile.
 //
+// lld reads and writes files: they live in a private folder (0700) under
+// $TMPDIR, named for the process that made it, removed on every path out;
+// one that a killed compile left is reclaimed by the next compile.
+//
 // Plain C++ interface: no LLVM types cross it.
 //
 //===----------------------------------------------------------------------===//

@@ -8,18 +8,18 @@
 
 #include "compiler/onnx/OnnxImporter.h"
 
+#include "runtime/ir/RegularFile.h"
+
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <numbers>
 #include <numeric>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 namespace fuse::onnximport {
@@ -2096,15 +2096,11 @@ ImportedModel Importer::run() {
   return result;
 }
 
+/// A model or tensor file: a regular file no larger than protobuf can parse
+/// (never a directory, a FIFO or /dev/zero, which would hang or exhaust
+/// memory).
 Expected<std::string> readFile(const std::string &path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file)
-    return Status::error("cannot read '" + path + "'");
-  std::ostringstream contents;
-  contents << file.rdbuf();
-  if (file.bad())
-    return Status::error("cannot read '" + path + "'");
-  return contents.str();
+  return readRegularFile(path, std::uint64_t(std::numeric_limits<int>::max()));
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 
 #include "runtime/Version.h"
 #include "runtime/cache/BundleFile.h"
+#include "runtime/ir/TemporaryOwner.h"
 
 #include <algorithm>
 #include <atomic>
@@ -22,6 +23,7 @@ namespace fuse {
 
 static constexpr std::string_view kEntrySuffix = ".fbundle";
 static constexpr std::string_view kTempPrefix = ".tmp-";
+static constexpr std::string_view kMarkerName = ".fuse-cache";
 
 static std::string errnoText() { return std::strerror(errno); }
 
@@ -74,6 +76,87 @@ static Status makeDirectories(const std::string &path) {
   }
 }
 
+static bool isTemporaryName(std::string_view name) {
+  return name.starts_with(kTempPrefix);
+}
+
+static bool isEntryName(std::string_view name) {
+  return name.size() == 64 + kEntrySuffix.size() &&
+         name.ends_with(kEntrySuffix) &&
+         BundleKey::isKeyHex(name.substr(0, 64));
+}
+
+/// Removes the temporary files that no writer will rename (isStaleTemporary:
+/// a killed store leaves them, and the size bound does not count them).
+static void reclaimStaleTemporaries(const std::string &directory) {
+  DIR *dir = ::opendir(directory.c_str());
+  if (!dir)
+    return;
+  while (const struct dirent *item = ::readdir(dir)) {
+    std::string_view name = item->d_name;
+    if (!isTemporaryName(name))
+      continue;
+    struct stat info;
+    if (::fstatat(::dirfd(dir), item->d_name, &info, AT_SYMLINK_NOFOLLOW) !=
+            0 ||
+        S_ISDIR(info.st_mode))
+      continue;
+    if (isStaleTemporary(name, std::int64_t(info.st_mtim.tv_sec)))
+      ::unlinkat(::dirfd(dir), item->d_name, 0);
+  }
+  ::closedir(dir);
+}
+
+/// Makes sure the directory is Fuse's before anything is written to it or
+/// removed from it: it holds the marker, or it holds nothing but what the
+/// cache writes (a new or empty folder, or a cache from before the marker)
+/// and is marked now. Anything else (FUSE_CACHE_DIR=/, a home folder) is
+/// refused, naming a file that is not the cache's.
+static Status adoptDirectory(const std::string &directory) {
+  std::string marker = directory + "/" + std::string(kMarkerName);
+  struct stat info;
+  if (::lstat(marker.c_str(), &info) == 0) {
+    if (!S_ISREG(info.st_mode))
+      return Status::error("refusing the cache directory " + directory + ": " +
+                           marker + " is not a regular file");
+    return Status::success();
+  }
+  DIR *dir = ::opendir(directory.c_str());
+  if (!dir)
+    return Status::error("cannot read the cache directory " + directory + ": " +
+                         errnoText());
+  std::string foreign;
+  while (const struct dirent *item = ::readdir(dir)) {
+    std::string_view name = item->d_name;
+    // The marker too: another process may have just adopted the folder.
+    if (name == "." || name == ".." || name == kMarkerName ||
+        isEntryName(name) || isTemporaryName(name))
+      continue;
+    foreign = name;
+    break;
+  }
+  ::closedir(dir);
+  if (!foreign.empty())
+    return Status::error(
+        "refusing the cache directory " + directory + ": it holds '" + foreign +
+        "', which is not a cache entry, and no " + std::string(kMarkerName) +
+        " marker, so Fuse did not make it; give a new or empty directory "
+        "(the cache writes native code there and removes files it takes "
+        "for its own)");
+  // The marker spares the next open this scan; failing to write it (a
+  // read-only folder) leaves the cache usable.
+  int fd = ::open(marker.c_str(),
+                  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    static constexpr std::string_view kText =
+        "This directory is a Fuse bundle cache (fuse-cache clear empties "
+        "it).\n";
+    [[maybe_unused]] ssize_t written = ::write(fd, kText.data(), kText.size());
+    ::close(fd);
+  }
+  return Status::success();
+}
+
 Expected<std::unique_ptr<BundleCache>>
 BundleCache::open(BundleCacheOptions options) {
   if (options.directory.empty()) {
@@ -95,6 +178,9 @@ BundleCache::open(BundleCacheOptions options) {
                          " is not a directory");
   if (Status safe = checkOwnedAndPrivate(options.directory, info); !safe.ok())
     return Status::error("refusing the cache directory: " + safe.message());
+  if (Status ours = adoptDirectory(options.directory); !ours.ok())
+    return ours;
+  reclaimStaleTemporaries(options.directory);
   return std::unique_ptr<BundleCache>(new BundleCache(std::move(options)));
 }
 
@@ -197,7 +283,10 @@ BundleCache::loadFromDisk(const std::string &keyHex, const BundleKey *expected,
                           std::uint64_t &fileBytes, bool &absent) {
   absent = false;
   std::string path = pathFor(keyHex);
-  FileDescriptor file(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  // O_NONBLOCK: a FIFO in the entry's place must not block the open (it is
+  // refused as not a regular file below).
+  FileDescriptor file(
+      ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
   if (file.fd < 0 && errno == ENOENT) {
     absent = true;
     return Status::error("no entry for key " + keyHex + " in " +
@@ -228,6 +317,8 @@ BundleCache::loadFromDisk(const std::string &keyHex, const BundleKey *expected,
     return problem("cannot stat the entry: " + errnoText());
   if (!S_ISREG(info.st_mode))
     return problem("the entry is not a regular file");
+  if (int flags = ::fcntl(file.fd, F_GETFL); flags >= 0)
+    ::fcntl(file.fd, F_SETFL, flags & ~O_NONBLOCK);
   if (Status safe = checkOwnedAndPrivate(path, info); !safe.ok())
     return problem("refusing the entry: " + safe.message());
   if (std::uint64_t(info.st_size) > options.maxDiskBytes)
@@ -309,9 +400,10 @@ Status BundleCache::store(const BundleKey &key, const Bundle &bundle) {
   static std::atomic<std::uint64_t> sequence{0};
   std::string temp =
       options.directory + "/" + std::string(kTempPrefix) + keyHex + "-" +
-      std::to_string(getpid()) + "-" + std::to_string(sequence++) + "-" +
+      std::to_string(sequence++) + "-" +
       std::to_string(
-          std::chrono::steady_clock::now().time_since_epoch().count());
+          std::chrono::steady_clock::now().time_since_epoch().count()) +
+      "-" + temporaryOwnerTag();
   {
     FileDescriptor file(
         ::open(temp.c_str(),
@@ -363,11 +455,7 @@ static Expected<std::vector<DiskEntry>> scan(const std::string &directory,
   std::vector<DiskEntry> entries;
   while (const struct dirent *item = ::readdir(dir)) {
     std::string_view name = item->d_name;
-    bool isTemp = name.starts_with(kTempPrefix);
-    bool isEntry = name.size() == 64 + kEntrySuffix.size() &&
-                   name.ends_with(kEntrySuffix) &&
-                   BundleKey::isKeyHex(name.substr(0, 64));
-    if (temporaries ? !isTemp : !isEntry)
+    if (temporaries ? !isTemporaryName(name) : !isEntryName(name))
       continue;
     struct stat info;
     if (::fstatat(::dirfd(dir), item->d_name, &info, AT_SYMLINK_NOFOLLOW) != 0)
@@ -386,6 +474,7 @@ static bool olderThan(const DiskEntry &a, const DiskEntry &b) {
 }
 
 void BundleCache::evictOnDisk(const std::string &keep) {
+  reclaimStaleTemporaries(options.directory);
   Expected<std::vector<DiskEntry>> entries = scan(options.directory, false);
   if (!entries.ok())
     return;

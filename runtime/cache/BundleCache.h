@@ -8,14 +8,23 @@
 // Safety. Host code in a bundle is native code the runtime dlopens, so:
 //   - the directory is created private (0700), and a directory or entry
 //     owned by another user or writable by group or others is refused;
+//   - the directory must be Fuse's: it holds the marker file `.fuse-cache`,
+//     written when the cache adopts a new or empty folder (or one holding
+//     only cache files, from before the marker); any other folder
+//     (FUSE_CACHE_DIR=/, a home folder) is refused, so the cache never
+//     writes into it nor removes from it;
+//   - an entry is opened without blocking and must be a regular file (a
+//     FIFO in its place is a damaged entry, not a hang);
 //   - a bundle is returned only from an entry that passed every check
 //     (header, checksums, key, version id, target, graph hash, structure);
 //   - a damaged or foreign entry is reported once through the problem sink,
 //     removed, and the lookup is a miss, so the caller recompiles: never a
 //     crash, never a wrong bundle;
-//   - entries are written to a temporary file in the same directory,
-//     fsync'd, then renamed: a reader sees a whole entry or none, whatever
-//     other processes do or however they die.
+//   - entries are written to a temporary file in the same directory
+//     (created 0600 and exclusively), fsync'd, then renamed: a reader sees a
+//     whole entry or none, whatever other processes do or however they die.
+//     A temporary file whose writer died (its pid, on this host, is gone;
+//     or it is over an hour old) is reclaimed when a cache opens or stores.
 //
 // Thread-safe within a process; processes coordinate only through atomic
 // renames. Never throws. Plain C++ only: the runtime never links MLIR or
@@ -82,7 +91,9 @@ public:
 
   /// Creates the directory (0700) if needed and checks that it is safe:
   /// a directory, owned by the current user, not writable by group or
-  /// others. The error names the path and what is wrong.
+  /// others, and Fuse's (the `.fuse-cache` marker, or adopted: see above).
+  /// The error names the path and what is wrong. Reclaims stale temporary
+  /// files.
   static Expected<std::unique_ptr<BundleCache>>
   open(BundleCacheOptions options);
 

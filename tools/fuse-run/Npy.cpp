@@ -2,12 +2,14 @@
 
 #include "Npy.h"
 
+#include "runtime/ir/Allocation.h"
 #include "runtime/ir/Interpreter.h"
+#include "runtime/ir/RegularFile.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -193,30 +195,50 @@ std::string descrFor(ElementType type) {
   }
 }
 
-Expected<Array> parse(const std::vector<std::uint8_t> &file) {
-  if (file.size() < kMagicLength + 4 ||
-      std::memcmp(file.data(), kMagic, kMagicLength) != 0)
+namespace {
+
+/// Where the header text of a .npy file lies.
+struct HeaderExtent {
+  std::size_t start, length;
+  std::size_t end() const { return start + length; }
+};
+
+/// NumPy itself refuses headers over 10000 bytes unless told otherwise.
+constexpr std::size_t kMaxHeaderLength = std::size_t(1) << 20;
+/// Enough for the magic, the version and the longest length field.
+constexpr std::size_t kPrefixLength = 12;
+
+/// The header's place, from the file's first kPrefixLength bytes (or all of
+/// a shorter file).
+Expected<HeaderExtent> headerExtent(std::span<const std::uint8_t> prefix) {
+  if (prefix.size() < kMagicLength + 4 ||
+      std::memcmp(prefix.data(), kMagic, kMagicLength) != 0)
     return Status::error("not a .npy file (no \\x93NUMPY magic)");
-  unsigned major = file[6];
-  std::size_t headerLength, headerStart;
+  unsigned major = prefix[6];
+  HeaderExtent extent;
   if (major == 1) {
-    headerLength = file[8] | (std::size_t(file[9]) << 8);
-    headerStart = 10;
+    extent.length = prefix[8] | (std::size_t(prefix[9]) << 8);
+    extent.start = 10;
   } else if (major == 2 || major == 3) {
-    if (file.size() < 12)
+    if (prefix.size() < 12)
       return Status::error("truncated .npy header");
-    headerLength = file[8] | (std::size_t(file[9]) << 8) |
-                   (std::size_t(file[10]) << 16) |
-                   (std::size_t(file[11]) << 24);
-    headerStart = 12;
+    extent.length = prefix[8] | (std::size_t(prefix[9]) << 8) |
+                    (std::size_t(prefix[10]) << 16) |
+                    (std::size_t(prefix[11]) << 24);
+    extent.start = 12;
   } else {
     return Status::error(".npy format version " + std::to_string(major) +
                          " is not supported (1, 2 or 3)");
   }
-  if (file.size() < headerStart + headerLength)
-    return Status::error("truncated .npy header");
-  std::string header(file.begin() + headerStart,
-                     file.begin() + headerStart + headerLength);
+  if (extent.length > kMaxHeaderLength)
+    return Status::error("the .npy header claims " +
+                         std::to_string(extent.length) + " bytes; at most " +
+                         std::to_string(kMaxHeaderLength) + " are accepted");
+  return extent;
+}
+
+/// The array's type from the header's text.
+Expected<TensorType> parseHeaderText(const std::string &header) {
   std::string descr;
   bool fortranOrder = false;
   std::vector<std::int64_t> shape;
@@ -245,27 +267,81 @@ Expected<Array> parse(const std::vector<std::uint8_t> &file) {
       return Status::error("the shape in the header is too large");
     count *= dim;
   }
+  return TensorType{*type, shape};
+}
+
+Status checkDataSize(std::uint64_t have, const TensorType &type) {
+  std::int64_t bytes = type.byteSize();
+  if (have != std::uint64_t(bytes))
+    return Status::error("the data holds " + std::to_string(have) +
+                         " bytes; shape and dtype need " +
+                         std::to_string(bytes));
+  return Status::success();
+}
+
+} // namespace
+
+Expected<Array> parse(std::span<const std::uint8_t> file) {
+  Expected<HeaderExtent> extent =
+      headerExtent(file.first(std::min(file.size(), kPrefixLength)));
+  if (!extent.ok())
+    return extent.status();
+  if (file.size() < extent->end())
+    return Status::error("truncated .npy header");
+  Expected<TensorType> type = parseHeaderText(
+      std::string(file.begin() + extent->start, file.begin() + extent->end()));
+  if (!type.ok())
+    return type.status();
+  std::span<const std::uint8_t> data = file.subspan(extent->end());
+  if (Status size = checkDataSize(data.size(), *type); !size.ok())
+    return size;
+  if (Status room = checkAllocatable(data.size(), "a " + type->toString());
+      !room.ok())
+    return room;
   Array array;
-  array.type = TensorType{*type, shape};
-  std::int64_t bytes = array.type.byteSize();
-  std::size_t dataStart = headerStart + headerLength;
-  if (std::int64_t(file.size() - dataStart) != bytes)
-    return Status::error(
-        "the data holds " + std::to_string(file.size() - dataStart) +
-        " bytes; shape and dtype need " + std::to_string(bytes));
-  array.bytes.assign(file.begin() + dataStart, file.end());
+  array.type = *type;
+  array.bytes.assign(data.begin(), data.end());
   return array;
 }
 
 Expected<Array> read(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return Status::error("cannot read '" + path + "'");
-  std::vector<std::uint8_t> file((std::istreambuf_iterator<char>(in)),
-                                 std::istreambuf_iterator<char>());
-  Expected<Array> array = parse(file);
-  if (!array.ok())
-    return Status::error("'" + path + "': " + array.message());
+  // The header first, then exactly the bytes it describes: the file's size
+  // is checked before the data is allocated or read.
+  Expected<RegularFile> file = RegularFile::open(path);
+  if (!file.ok())
+    return file.status();
+  auto named = [&](const Status &status) {
+    return Status::error("'" + path + "': " + status.message());
+  };
+  std::vector<std::uint8_t> prefix(
+      std::size_t(std::min<std::uint64_t>(file->size(), kPrefixLength)));
+  if (Status read = file->readAt(0, prefix); !read.ok())
+    return read;
+  Expected<HeaderExtent> extent = headerExtent(prefix);
+  if (!extent.ok())
+    return named(extent.status());
+  if (file->size() < extent->end())
+    return named(Status::error("truncated .npy header"));
+  std::string header(extent->length, '\0');
+  if (Status read = file->readAt(
+          extent->start,
+          {reinterpret_cast<std::uint8_t *>(header.data()), header.size()});
+      !read.ok())
+    return read;
+  Expected<TensorType> type = parseHeaderText(header);
+  if (!type.ok())
+    return named(type.status());
+  std::uint64_t dataBytes = file->size() - extent->end();
+  if (Status size = checkDataSize(dataBytes, *type); !size.ok())
+    return named(size);
+  if (Status room = checkAllocatable(dataBytes, "a " + type->toString());
+      !room.ok())
+    return named(room);
+  Array array;
+  array.type = *type;
+  array.bytes.resize(std::size_t(dataBytes));
+  if (Status read = file->readAt(extent->end(), array.bytes); !read.ok())
+    return read;
   return array;
 }
 

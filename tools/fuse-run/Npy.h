@@ -15,6 +15,7 @@
 #include "runtime/ir/Status.h"
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,8 +32,10 @@ struct Array {
 std::string descrFor(ElementType type);
 
 /// Parses the bytes of a whole .npy file.
-Expected<Array> parse(const std::vector<std::uint8_t> &file);
-/// Reads and parses `path`; errors name the path.
+Expected<Array> parse(std::span<const std::uint8_t> file);
+/// Reads and parses `path`: a regular file (RegularFile), its header first,
+/// then exactly the data the header describes once the file's size agrees;
+/// never reads more. Errors name the path.
 Expected<Array> read(const std::string &path);
 /// Writes `array` to `path` (format version 1.0). A type without a descr is
 /// widened to one that holds its values exactly: bf16, f8 and f4 to f32 (<f4),

@@ -32,8 +32,10 @@
 #include "runtime/device/HostRuntime.h"
 #include "runtime/device/ReferenceRuntime.h"
 #include "runtime/device/RunBundle.h"
+#include "runtime/ir/Allocation.h"
 #include "runtime/ir/Interpreter.h"
 #include "runtime/ir/Numerics.h"
+#include "runtime/ir/RegularFile.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -202,18 +204,23 @@ std::vector<std::string> sourceArgumentNames(mlir::ModuleOp module,
 
 /// Uniform in [-2, 2] without (-0.125, 0.125) for floats (never zero, so a
 /// division or a log is defined and no output is trivially zero); small
-/// integers in [-4, 4] (0/1 for i1).
-HostTensorData randomTensor(const TensorType &type, std::mt19937_64 &rng) {
+/// integers in [-4, 4] (0/1 for i1). Stored element by element into `out`,
+/// the tensor's bytes, with no array of values as large as the tensor; a
+/// null `out` draws the same values and keeps none.
+void randomTensor(const TensorType &type, std::mt19937_64 &rng,
+                  std::byte *out) {
   std::int64_t count = type.numElements();
   if (isFloat(type.elementType)) {
     std::uniform_real_distribution<double> magnitude(0.125, 2.0);
     // f8E8M0FNU has no sign (a negative value would be NaN).
     std::bernoulli_distribution negative(
         type.elementType == ElementType::F8E8M0FNU ? 0.0 : 0.5);
-    std::vector<double> values(count);
-    for (double &value : values)
-      value = negative(rng) ? -magnitude(rng) : magnitude(rng);
-    return HostTensorData::fromDoubles(type, values);
+    for (std::int64_t i = 0; i < count; ++i) {
+      double value = negative(rng) ? -magnitude(rng) : magnitude(rng);
+      if (out)
+        storeDouble(type.elementType, out, i, value);
+    }
+    return;
   }
   // Small values inside the type's range: -4 .. 4 for signed types (-2 .. 1
   // for i2), 0 .. 8 for unsigned ones (0 .. 3 for ui2), 0 .. 1 for i1.
@@ -230,10 +237,11 @@ HostTensorData randomTensor(const TensorType &type, std::mt19937_64 &rng) {
     high = (std::int64_t(1) << (bits - 1)) - 1;
   }
   std::uniform_int_distribution<std::int64_t> dist(low, high);
-  std::vector<std::int64_t> values(count);
-  for (std::int64_t &value : values)
-    value = dist(rng);
-  return HostTensorData::fromInts(type, values);
+  for (std::int64_t i = 0; i < count; ++i) {
+    std::int64_t value = dist(rng);
+    if (out)
+      storeInt(type.elementType, out, i, value);
+  }
 }
 
 std::string shapeString(const std::vector<std::int64_t> &shape) {
@@ -461,12 +469,13 @@ int runModel(const RunOptions &options) {
     progress("imported " + std::to_string(imported->graph.ops.size()) +
              " ops, " + std::to_string(weightCount) + " weight input(s)");
   } else {
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-        llvm::MemoryBuffer::getFile(options.model);
-    if (!file)
-      return fail("cannot read '" + options.model +
-                  "': " + file.getError().message());
-    source = (*file)->getBuffer().str();
+    // A regular file (not /dev/zero, a FIFO or a directory), as large as
+    // an ONNX model may be.
+    Expected<std::string> file =
+        readRegularFile(options.model, std::uint64_t(1) << 31);
+    if (!file.ok())
+      return fail(file.message());
+    source = file.take();
   }
 
   // The graph, read here for the cache key, input names and the reference.
@@ -583,15 +592,40 @@ int runModel(const RunOptions &options) {
   for (std::size_t i = 0; i < weights.size() && i < inputData.size(); ++i)
     if (weights[i] && !inputData[i])
       inputData[i] = std::move(*weights[i]);
+  // The memory the model's shapes ask for, each tensor and all together,
+  // is checked before any of it is allocated.
+  std::uint64_t totalBytes = 0;
+  auto checkTensor = [&](TensorId tensor, const std::string &what) {
+    const TensorType &type = graph.typeOf(tensor);
+    totalBytes += std::uint64_t(type.byteSize());
+    return checkAllocatable(std::uint64_t(type.byteSize()),
+                            what + " (" + type.toString() + ")");
+  };
+  for (std::size_t i = 0; i < graph.inputs.size(); ++i)
+    if (Status room =
+            checkTensor(graph.inputs[i], "input '" + inputNames[i] + "'");
+        !room.ok())
+      return fail(room.message());
+  for (std::size_t i = 0; i < graph.outputs.size(); ++i)
+    if (Status room = checkTensor(graph.outputs[i].tensor,
+                                  "output '" + outputNames[i] + "'");
+        !room.ok())
+      return fail(room.message());
+  if (Status room = checkAllocatable(totalBytes, "the inputs and outputs of '" +
+                                                     options.model + "'");
+      !room.ok())
+    return fail(room.message());
   std::mt19937_64 rng(options.seed);
   std::vector<device::TensorBytes> inputs;
   for (std::size_t i = 0; i < graph.inputs.size(); ++i) {
+    const TensorType &type = graph.typeOf(graph.inputs[i]);
+    device::TensorBytes bytes(inputData[i] ? inputData[i]->bytes.size()
+                                           : std::size_t(type.byteSize()));
     // Each input draws from the generator whether given or not, so that a
     // given input does not change the random values of the others.
-    HostTensorData random = randomTensor(graph.typeOf(graph.inputs[i]), rng);
-    const HostTensorData &data = inputData[i] ? *inputData[i] : random;
-    device::TensorBytes bytes(data.bytes.size());
-    std::memcpy(bytes.data(), data.bytes.data(), data.bytes.size());
+    randomTensor(type, rng, inputData[i] ? nullptr : bytes.data());
+    if (inputData[i])
+      std::memcpy(bytes.data(), inputData[i]->bytes.data(), bytes.size());
     inputs.push_back(std::move(bytes));
   }
 

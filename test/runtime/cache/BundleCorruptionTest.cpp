@@ -11,6 +11,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <fcntl.h>
+#include <future>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -205,6 +208,27 @@ TEST_F(CacheCorruption, SymbolicLinkEntryIsRefused) {
   ASSERT_EQ(::unlink(path.c_str()), 0);
   ASSERT_EQ(::symlink(elsewhere.c_str(), path.c_str()), 0);
   expectDetected("symbolic link");
+}
+
+TEST_F(CacheCorruption, FifoEntryIsRefusedWithoutBlocking) {
+  ASSERT_EQ(::unlink(path.c_str()), 0);
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  std::unique_ptr<BundleCache> fresh = reopen();
+  problems.clear();
+  std::future<std::optional<Bundle>> lookup =
+      std::async(std::launch::async, [&] { return fresh->lookup(key); });
+  if (lookup.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    ADD_FAILURE() << "the lookup blocks on a FIFO in the entry's place";
+    // A writer lets the blocked open return, so that the test ends.
+    int writer = ::open(path.c_str(), O_WRONLY | O_NONBLOCK);
+    if (writer >= 0)
+      ::close(writer);
+  }
+  EXPECT_FALSE(lookup.get().has_value());
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("not a regular file"), std::string::npos)
+      << problems[0];
+  EXPECT_FALSE(fileExists(path));
 }
 
 TEST_F(CacheCorruption, VerifyReportsAndRemovesOnlyDamagedEntries) {

@@ -134,4 +134,21 @@ TEST_F(FuseCacheTool, UnsafeDirectoryIsRefused) {
       << run.output;
 }
 
+TEST_F(FuseCacheTool, FolderFuseDidNotMakeIsRefused) {
+  std::string foreign = dir.path() + "/foreign";
+  ASSERT_EQ(::mkdir(foreign.c_str(), 0700), 0);
+  writeFile(foreign + "/notes.txt", {1});
+  for (const char *command : {"list", "clear"}) {
+    ToolRun run =
+        runTool(std::string(command) + " --cache-dir '" + foreign + "'");
+    EXPECT_EQ(run.exitCode, 1) << run.output;
+    EXPECT_NE(run.output.find("refusing the cache directory " + foreign),
+              std::string::npos)
+        << run.output;
+    EXPECT_NE(run.output.find("'notes.txt'"), std::string::npos) << run.output;
+  }
+  EXPECT_TRUE(fileExists(foreign + "/notes.txt"));
+  EXPECT_FALSE(fileExists(foreign + "/.fuse-cache"));
+}
+
 } // namespace

@@ -1,0 +1,54 @@
+// Model and input paths that are not regular files (a directory, a FIFO,
+// /dev/zero, a link to /dev/zero, /proc/self/mem) are refused with a message
+// naming the path and what it is, and exit 2: never a crash, a hang (a FIFO
+// without a writer) or an out-of-memory abort (a file without an end).
+// `timeout` turns a hang into a failure of the check.
+
+// RUN: rm -rf %t && mkdir -p %t/dir %t/dir.mlir %t/dir.onnx
+// RUN: mkfifo %t/fifo.npy %t/fifo.pb %t/fifo.mlir %t/fifo.onnx
+// RUN: ln -s /dev/zero %t/zero.mlir && ln -s /dev/zero %t/zero.onnx && ln -s /dev/zero %t/zero.pb
+
+// RUN: sh -c 'timeout 60 fuse-run %s --input x=%t/dir; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=INDIR
+// RUN: sh -c 'timeout 60 fuse-run %s --input x=/dev/zero; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=INZERO
+// RUN: sh -c 'timeout 60 fuse-run %s --input x=%t/fifo.npy; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=INFIFO
+// RUN: sh -c 'timeout 60 fuse-run %s --input x=%t/fifo.pb; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=INFIFOPB
+// RUN: sh -c 'timeout 60 fuse-run %s --input x=%t/zero.pb; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=INZEROPB
+// RUN: sh -c 'timeout 60 fuse-run %s --input x=/proc/self/mem; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=INMEM
+
+// RUN: sh -c 'timeout 60 fuse-run %t/dir.mlir; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=DIRMLIR
+// RUN: sh -c 'timeout 60 fuse-run %t/dir.onnx; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=DIRONNX
+// RUN: sh -c 'timeout 60 fuse-run %t/fifo.mlir; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=FIFOMLIR
+// RUN: sh -c 'timeout 60 fuse-run %t/fifo.onnx; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=FIFOONNX
+// RUN: sh -c 'timeout 60 fuse-run %t/zero.mlir; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=ZEROMLIR
+// RUN: sh -c 'timeout 60 fuse-run %t/zero.onnx; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=ZEROONNX
+
+// INDIR: fuse-run: error: --input x: cannot read '{{.*}}/dir': it is a directory, not a regular file
+// INDIR: {{^}}exit=2{{$}}
+// INZERO: fuse-run: error: --input x: cannot read '/dev/zero': it is a character device, not a regular file
+// INZERO: {{^}}exit=2{{$}}
+// INFIFO: fuse-run: error: --input x: cannot read '{{.*}}/fifo.npy': it is a FIFO, not a regular file
+// INFIFO: {{^}}exit=2{{$}}
+// INFIFOPB: fuse-run: error: --input x: cannot read '{{.*}}/fifo.pb': it is a FIFO, not a regular file
+// INFIFOPB: {{^}}exit=2{{$}}
+// INZEROPB: fuse-run: error: --input x: cannot read '{{.*}}/zero.pb': it is a character device, not a regular file
+// INZEROPB: {{^}}exit=2{{$}}
+// INMEM: fuse-run: error: --input x: '/proc/self/mem': not a .npy file
+// INMEM: {{^}}exit=2{{$}}
+
+// DIRMLIR: fuse-run: error: cannot read '{{.*}}/dir.mlir': it is a directory, not a regular file
+// DIRMLIR: {{^}}exit=2{{$}}
+// DIRONNX: fuse-run: error: cannot read '{{.*}}/dir.onnx': it is a directory, not a regular file
+// DIRONNX: {{^}}exit=2{{$}}
+// FIFOMLIR: fuse-run: error: cannot read '{{.*}}/fifo.mlir': it is a FIFO, not a regular file
+// FIFOMLIR: {{^}}exit=2{{$}}
+// FIFOONNX: fuse-run: error: cannot read '{{.*}}/fifo.onnx': it is a FIFO, not a regular file
+// FIFOONNX: {{^}}exit=2{{$}}
+// ZEROMLIR: fuse-run: error: cannot read '{{.*}}/zero.mlir': it is a character device, not a regular file
+// ZEROMLIR: {{^}}exit=2{{$}}
+// ZEROONNX: fuse-run: error: cannot read '{{.*}}/zero.onnx': it is a character device, not a regular file
+// ZEROONNX: {{^}}exit=2{{$}}
+
+func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %y = fuse.exp %x : tensor<8xf32>
+  return %y : tensor<8xf32>
+}
