@@ -533,7 +533,8 @@ TEST(OnnxImporter, MalformedModels) {
   std::filesystem::path path =
       "/usr/share/libonnx-testdata/data/node/test_add/model.onnx";
   if (!std::filesystem::exists(path))
-    GTEST_FAIL() << "libonnx-testdata is not installed (scripts/install-deps.sh)";
+    GTEST_FAIL()
+        << "libonnx-testdata is not installed (scripts/install-deps.sh)";
   std::ifstream file(path, std::ios::binary);
   std::stringstream contents;
   contents << file.rdbuf();
@@ -563,7 +564,8 @@ TEST(OnnxImporter, MalformedModels) {
 TEST(OnnxImporter, FuzzedNodeTestModels) {
   std::filesystem::path root = "/usr/share/libonnx-testdata/data/node";
   if (!std::filesystem::is_directory(root))
-    GTEST_FAIL() << "libonnx-testdata is not installed (scripts/install-deps.sh)";
+    GTEST_FAIL()
+        << "libonnx-testdata is not installed (scripts/install-deps.sh)";
   std::uint64_t state = 12345;
   auto next = [&] {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
@@ -603,8 +605,8 @@ std::string inputsDir() {
 
 /// Imports `file` from lit_tests/onnx/Inputs and runs it on the reference
 /// interpreter with `x` as its one model input and its weights bound.
-Expected<std::vector<HostTensorData>>
-runWithWeights(const std::string &file, const HostTensorData &x) {
+Expected<std::vector<HostTensorData>> runWithWeights(const std::string &file,
+                                                     HostTensorData x) {
   Expected<ImportedModel> model = importModelFile(inputsDir() + file);
   if (!model.ok())
     return model.status();
@@ -668,7 +670,9 @@ TEST(OnnxImporter, ClipAndPReluWithConstantOperands) {
       {"clip_max_only.onnx", {2, 3, 4}, clip(-inf, 0.25f)},
       {"clip_opset6.onnx", {2, 3, 4}, clip(-1.0f, 0.5f)},
       {"prelu_slope1.onnx", {2, 3, 4}, prelu({0.25f}, 1)},
-      {"prelu_channel_opset16.onnx", {2, 3, 4, 5}, prelu({0.1f, 0.2f, 0.3f}, 20)},
+      {"prelu_channel_opset16.onnx",
+       {2, 3, 4, 5},
+       prelu({0.1f, 0.2f, 0.3f}, 20)},
       {"prelu_opset6.onnx", {2, 3, 4}, prelu({0.5f}, 1)},
       {"prelu_ir3.onnx", {2, 3, 4}, prelu({0.5f, -0.25f, 2.0f}, 4)},
   };
@@ -769,6 +773,50 @@ TEST(OnnxImporter, ConstantInputs) {
                                  "tensor<2xi64>"),
             std::string::npos)
       << wrong.message();
+}
+
+// Which model inputs an import needs as constants, as data: `shape` for a
+// Reshape's shape, `ids` through a Cast for a Gather's indices, none once
+// they are bound, and none for a model that imports or fails for another
+// reason.
+TEST(OnnxImporter, InputsNeededAsConstants) {
+  Expected<std::vector<ConstantInputNeed>> shape =
+      inputsNeededAsConstants(inputsDir() + "runtime_shape.onnx");
+  ASSERT_TRUE(shape.ok()) << shape.message();
+  ASSERT_EQ(shape->size(), 1u);
+  EXPECT_EQ((*shape)[0].input, "shape");
+  EXPECT_EQ((*shape)[0].use,
+            "shape (input 1, 'shape') of node 'reshape' (Reshape, opset 17)");
+
+  const std::string gather = inputsDir() + "gather_input_ids.onnx";
+  Expected<std::vector<ConstantInputNeed>> ids =
+      inputsNeededAsConstants(gather);
+  ASSERT_TRUE(ids.ok()) << ids.message();
+  ASSERT_EQ(ids->size(), 1u);
+  EXPECT_EQ((*ids)[0].input, "ids");
+  EXPECT_EQ((*ids)[0].use,
+            "indices (input 1, 'ids64') of node 'embed' (Gather, opset 17)");
+  EXPECT_FALSE(importModelFile(gather).ok());
+
+  ImportOptions bound;
+  bound.constantInputs.emplace(
+      "ids", HostTensorData::fromInts(TensorType{ElementType::I32, {2}},
+                                      std::vector<std::int64_t>{1, 3}));
+  Expected<std::vector<ConstantInputNeed>> none =
+      inputsNeededAsConstants(gather, bound);
+  ASSERT_TRUE(none.ok()) << none.message();
+  EXPECT_TRUE(none->empty());
+  Expected<ImportedModel> model = importModelFile(gather, bound);
+  ASSERT_TRUE(model.ok()) << model.message();
+  EXPECT_EQ(model->modelInputs, (std::vector<std::size_t>{kBoundAtImport, 0}));
+
+  for (const char *file : {"relu_add.onnx", "unsupported_op.onnx"}) {
+    Expected<std::vector<ConstantInputNeed>> needs =
+        inputsNeededAsConstants(inputsDir() + file);
+    ASSERT_TRUE(needs.ok()) << file << ": " << needs.message();
+    EXPECT_TRUE(needs->empty()) << file;
+  }
+  EXPECT_FALSE(inputsNeededAsConstants(inputsDir() + "absent.onnx").ok());
 }
 
 // Unsigned and 16-bit integer inputs and initializers import with their own
