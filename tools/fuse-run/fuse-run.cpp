@@ -30,6 +30,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Npy.h"
+#include "tools/HelpCategories.h"
 
 #include "compiler/GraphTranslation.h"
 #include "compiler/HostCompiler.h"
@@ -76,50 +77,58 @@ using namespace fuse;
 
 namespace {
 
+llvm::cl::OptionCategory runCategory("fuse-run options");
+
 llvm::cl::opt<std::string> modelFile(llvm::cl::Positional,
                                      llvm::cl::desc("<model.mlir>"),
-                                     llvm::cl::Required);
+                                     llvm::cl::Required,
+                                     llvm::cl::cat(runCategory));
 llvm::cl::opt<std::string>
     runtimeName("runtime", llvm::cl::desc("host (default) or reference"),
-                llvm::cl::init("host"));
+                llvm::cl::init("host"), llvm::cl::cat(runCategory));
 llvm::cl::list<std::string>
     inputSpecs("input",
                llvm::cl::desc("An input from a .npy or ONNX TensorProto .pb "
                               "file"),
-               llvm::cl::value_desc("NAME=PATH"));
+               llvm::cl::value_desc("NAME=PATH"), llvm::cl::cat(runCategory));
 llvm::cl::list<std::string>
     dimSpecs("dim",
              llvm::cl::desc("The value of a dynamic dimension of an ONNX "
                             "model (its dim_param name, or INPUT:INDEX)"),
-             llvm::cl::value_desc("NAME=VALUE"));
+             llvm::cl::value_desc("NAME=VALUE"), llvm::cl::cat(runCategory));
 llvm::cl::opt<unsigned>
     seed("seed", llvm::cl::desc("Seed of the inputs not given (default 0)"),
-         llvm::cl::init(0));
+         llvm::cl::init(0), llvm::cl::cat(runCategory));
 llvm::cl::opt<std::string>
     outputDir("output-dir",
               llvm::cl::desc("Write each output there as NAME.npy"),
-              llvm::cl::value_desc("dir"));
+              llvm::cl::value_desc("dir"), llvm::cl::cat(runCategory));
 llvm::cl::opt<bool>
-    check("check", llvm::cl::desc("Compare every output with the reference "
-                                  "runtime; exit 1 on a mismatch"));
+    check("check",
+          llvm::cl::desc("Compare every output with the reference "
+                         "runtime; exit 1 on a mismatch"),
+          llvm::cl::cat(runCategory));
 llvm::cl::opt<unsigned>
     bench("bench",
           llvm::cl::desc("Timed runs after one warm-up, inputs resident on the "
                          "device (median, min)"),
-          llvm::cl::init(0));
-llvm::cl::opt<bool>
-    printPlan("print-plan", llvm::cl::desc("Print the kernels and their ops"));
+          llvm::cl::init(0), llvm::cl::cat(runCategory));
+llvm::cl::opt<bool> printPlan("print-plan",
+                              llvm::cl::desc("Print the kernels and their ops"),
+                              llvm::cl::cat(runCategory));
 llvm::cl::opt<std::string>
     dotFile("dot", llvm::cl::desc("Write the plan as Graphviz DOT"),
-            llvm::cl::value_desc("file"));
-llvm::cl::opt<bool> noFusion("no-fusion", llvm::cl::desc("One kernel per op"));
+            llvm::cl::value_desc("file"), llvm::cl::cat(runCategory));
+llvm::cl::opt<bool> noFusion("no-fusion", llvm::cl::desc("One kernel per op"),
+                             llvm::cl::cat(runCategory));
 llvm::cl::opt<std::string>
     cacheDir("cache-dir",
              llvm::cl::desc("Bundle cache directory (default: "
                             "$FUSE_CACHE_DIR or ~/.cache/fuse)"),
-             llvm::cl::value_desc("dir"));
+             llvm::cl::value_desc("dir"), llvm::cl::cat(runCategory));
 llvm::cl::opt<bool>
-    json("json", llvm::cl::desc("End stdout with one JSON summary line"));
+    json("json", llvm::cl::desc("End stdout with one JSON summary line"),
+         llvm::cl::cat(runCategory));
 
 /// The options, read before compiling: lld, linking in process, resets every
 /// llvm::cl option.
@@ -988,6 +997,8 @@ int runModel(const RunOptions &options) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // --help shows this tool's options; LLVM's own stay under --help-hidden.
+  showOnlyInHelp({&runCategory});
   if (!llvm::cl::ParseCommandLineOptions(
           argc, argv, "Fuse: compile and run a model end to end\n",
           &llvm::errs()))
