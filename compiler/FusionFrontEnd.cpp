@@ -176,6 +176,7 @@ Status generateFusions(mlir::func::FuncOp func, mlir::ModuleOp kernelModule,
     // What generate reported becomes a remark; the split fusions go next.
     diagnostics.errors = std::move(errorsBefore);
     llvm::SmallVector<fd::FusionOp> split = splitFusion(func, fusion);
+    ++diagnostics.splitFusions;
     diagnostics.remarks.push_back(
         "a fusion of " + std::to_string(numOps) + " ops was split into " +
         std::to_string(split.size()) +

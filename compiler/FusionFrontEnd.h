@@ -52,6 +52,8 @@ struct DiagnosticCollector {
 
   std::string errors;
   std::vector<std::string> remarks;
+  /// Fusions generateFusions split, each with a remark.
+  unsigned splitFusions = 0;
   mlir::ScopedDiagnosticHandler handler;
 };
 

@@ -432,6 +432,7 @@ Expected<Compilation> GpuCompiler::Impl::compileModule(
   compilation.bundle = std::move(bundle);
   compilation.phases = std::move(phases);
   compilation.remarks = std::move(diagnostics.remarks);
+  compilation.splitFusions = diagnostics.splitFusions;
   return compilation;
 }
 

@@ -268,6 +268,7 @@ Expected<Compilation> HostCompiler::Impl::compileModule(
   compilation.bundle = std::move(bundle);
   compilation.phases = std::move(phases);
   compilation.remarks = std::move(diagnostics.remarks);
+  compilation.splitFusions = diagnostics.splitFusions;
   return compilation;
 }
 

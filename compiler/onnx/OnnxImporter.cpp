@@ -29,6 +29,16 @@ struct ImportError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// An operand that must be a constant is not: what inputsNeededAsConstants
+/// reports, beside the message.
+struct NeedsConstantError : ImportError {
+  NeedsConstantError(const std::string &message,
+                     std::vector<ConstantInputNeed> needs)
+      : ImportError(message), needs(std::move(needs)) {}
+  /// One per unbound model input the operand is computed from.
+  std::vector<ConstantInputNeed> needs;
+};
+
 [[noreturn]] void fail(const std::string &message) {
   throw ImportError(message);
 }
@@ -353,6 +363,10 @@ struct Value {
   TensorId id = kInvalidTensor;
   /// The value, when known at import time.
   std::optional<HostTensorData> constant;
+  /// When it is not: the model inputs it is computed from (those bound as
+  /// constants excepted), which would make it one if their values were
+  /// bound.
+  std::set<std::string> modelInputs;
 };
 
 /// Nodes whose inputs are all constants are folded when their inputs hold at
@@ -606,12 +620,17 @@ Value &Importer::inputValue(int i) {
 
 const HostTensorData &Importer::constIn(int i, const char *what) {
   Value &value = inputValue(i);
-  if (!value.constant)
-    fail(std::string(what) + " (input " + std::to_string(i) + ", '" +
-         node->input(i) +
-         "') must be a constant (an initializer or a value computed from "
-         "constants)");
-  return *value.constant;
+  if (value.constant)
+    return *value.constant;
+  std::string operand = std::string(what) + " (input " + std::to_string(i) +
+                        ", '" + node->input(i) + "')";
+  std::vector<ConstantInputNeed> needs;
+  for (const std::string &input : value.modelInputs)
+    needs.push_back({input, operand + " of " + nodeLabel()});
+  throw NeedsConstantError(
+      operand + " must be a constant (an initializer or a value computed from "
+                "constants)",
+      std::move(needs));
 }
 
 const onnx::AttributeProto *Importer::attr(const std::string &name) {
@@ -1925,6 +1944,10 @@ void Importer::importNode(const onnx::NodeProto &n, int index) {
         v.id = results[i];
         v.type = typeOf(results[i]);
         checkedCount(v.type.shape, "output '" + n.output(i) + "'");
+        for (const std::string &input : n.input())
+          if (auto it = values->find(input); it != values->end())
+            v.modelInputs.insert(it->second.modelInputs.begin(),
+                                 it->second.modelInputs.end());
       } else {
         fail("output " + std::to_string(i) + " ('" + n.output(i) +
              "') is not supported");
@@ -1933,6 +1956,8 @@ void Importer::importNode(const onnx::NodeProto &n, int index) {
     }
     if (!b->status().ok())
       throwBuilderError();
+  } catch (const NeedsConstantError &error) {
+    throw NeedsConstantError(nodeLabel() + ": " + error.what(), error.needs);
   } catch (const ImportError &error) {
     throw ImportError(nodeLabel() + ": " + error.what());
   }
@@ -2034,6 +2059,7 @@ ImportedModel Importer::run() {
       continue;
     }
     v.id = mainBuilder.input(v.type, name);
+    v.modelInputs.insert(name);
     result.modelInputs.push_back(mainBuilder.graph().inputs.size() - 1);
     mainValues[name] = std::move(v);
   }
@@ -2103,6 +2129,27 @@ Expected<std::string> readFile(const std::string &path) {
   return readRegularFile(path, std::uint64_t(std::numeric_limits<int>::max()));
 }
 
+/// Imports `model`; when an operand that must be a constant is not, and
+/// `needs` is given, the model inputs it is computed from go there.
+Expected<ImportedModel>
+importParsed(const onnx::ModelProto &model, const ImportOptions &options,
+             const std::string &sourceName,
+             std::vector<ConstantInputNeed> *needs = nullptr) {
+  try {
+    Importer importer(model, options);
+    return importer.run();
+  } catch (const NeedsConstantError &error) {
+    if (needs)
+      *needs = error.needs;
+    return Status::error("'" + sourceName + "': " + error.what());
+  } catch (const ImportError &error) {
+    return Status::error("'" + sourceName + "': " + error.what());
+  } catch (const std::exception &error) {
+    return Status::error("'" + sourceName +
+                         "': internal error: " + error.what());
+  }
+}
+
 } // namespace
 
 Expected<ImportedModel> importModel(std::string_view bytes,
@@ -2117,15 +2164,7 @@ Expected<ImportedModel> importModel(std::string_view bytes,
   if (!model.has_graph())
     return Status::error("'" + sourceName +
                          "' is not a valid ONNX model (it has no graph)");
-  try {
-    Importer importer(model, options);
-    return importer.run();
-  } catch (const ImportError &error) {
-    return Status::error("'" + sourceName + "': " + error.what());
-  } catch (const std::exception &error) {
-    return Status::error("'" + sourceName +
-                         "': internal error: " + error.what());
-  }
+  return importParsed(model, options, sourceName);
 }
 
 Expected<ImportedModel> importModelFile(const std::string &path,
@@ -2193,6 +2232,16 @@ Expected<std::vector<std::string>> modelInputNames(const std::string &path) {
     if (!initializers.count(input.name()))
       names.push_back(input.name());
   return names;
+}
+
+Expected<std::vector<ConstantInputNeed>>
+inputsNeededAsConstants(const std::string &path, const ImportOptions &options) {
+  Expected<onnx::ModelProto> model = parseModelFile(path);
+  if (!model.ok())
+    return model.status();
+  std::vector<ConstantInputNeed> needs;
+  (void)importParsed(*model, options, path, &needs);
+  return needs;
 }
 
 Expected<std::vector<std::string>> modelOpTypes(const std::string &path) {

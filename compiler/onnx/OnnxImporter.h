@@ -93,6 +93,26 @@ Expected<std::vector<std::string>> modelOpTypes(const std::string &path);
 /// The names of a model's inputs that have no initializer, in order.
 Expected<std::vector<std::string>> modelInputNames(const std::string &path);
 
+/// A model input the importer needs as a constant: an operand that must be
+/// known at import time (a Reshape's shape, a Gather's indices, a Slice's
+/// starts) is computed from it.
+struct ConstantInputNeed {
+  std::string input;
+  /// The operand, for people: "indices (input 1, 'ids') of node '/Gather'
+  /// (Gather, opset 13)".
+  std::string use;
+};
+
+/// The model inputs that importing `path` with `options` needs bound in
+/// ImportOptions::constantInputs before it can go on: those the first
+/// operand that must be a constant, and is not, is computed from. Empty when
+/// the import needs none (it succeeds, or fails for another reason that
+/// importModelFile reports). Once they are bound, an operand further on may
+/// need others: bind and ask again until it returns none.
+Expected<std::vector<ConstantInputNeed>>
+inputsNeededAsConstants(const std::string &path,
+                        const ImportOptions &options = {});
+
 } // namespace fuse::onnximport
 
 #endif // FUSE_COMPILER_ONNX_ONNXIMPORTER_H

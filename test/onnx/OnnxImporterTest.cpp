@@ -838,6 +838,50 @@ TEST(OnnxImporter, ConstantInputs) {
       << wrong.message();
 }
 
+// Which model inputs an import needs as constants, as data: `shape` for a
+// Reshape's shape, `ids` through a Cast for a Gather's indices, none once
+// they are bound, and none for a model that imports or fails for another
+// reason.
+TEST(OnnxImporter, InputsNeededAsConstants) {
+  Expected<std::vector<ConstantInputNeed>> shape =
+      inputsNeededAsConstants(inputsDir() + "runtime_shape.onnx");
+  ASSERT_TRUE(shape.ok()) << shape.message();
+  ASSERT_EQ(shape->size(), 1u);
+  EXPECT_EQ((*shape)[0].input, "shape");
+  EXPECT_EQ((*shape)[0].use,
+            "shape (input 1, 'shape') of node 'reshape' (Reshape, opset 17)");
+
+  const std::string gather = inputsDir() + "gather_input_ids.onnx";
+  Expected<std::vector<ConstantInputNeed>> ids =
+      inputsNeededAsConstants(gather);
+  ASSERT_TRUE(ids.ok()) << ids.message();
+  ASSERT_EQ(ids->size(), 1u);
+  EXPECT_EQ((*ids)[0].input, "ids");
+  EXPECT_EQ((*ids)[0].use,
+            "indices (input 1, 'ids64') of node 'embed' (Gather, opset 17)");
+  EXPECT_FALSE(importModelFile(gather).ok());
+
+  ImportOptions bound;
+  bound.constantInputs.emplace(
+      "ids", HostTensorData::fromInts(TensorType{ElementType::I32, {2}},
+                                      std::vector<std::int64_t>{1, 3}));
+  Expected<std::vector<ConstantInputNeed>> none =
+      inputsNeededAsConstants(gather, bound);
+  ASSERT_TRUE(none.ok()) << none.message();
+  EXPECT_TRUE(none->empty());
+  Expected<ImportedModel> model = importModelFile(gather, bound);
+  ASSERT_TRUE(model.ok()) << model.message();
+  EXPECT_EQ(model->modelInputs, (std::vector<std::size_t>{kBoundAtImport, 0}));
+
+  for (const char *file : {"relu_add.onnx", "unsupported_op.onnx"}) {
+    Expected<std::vector<ConstantInputNeed>> needs =
+        inputsNeededAsConstants(inputsDir() + file);
+    ASSERT_TRUE(needs.ok()) << file << ": " << needs.message();
+    EXPECT_TRUE(needs->empty()) << file;
+  }
+  EXPECT_FALSE(inputsNeededAsConstants(inputsDir() + "absent.onnx").ok());
+}
+
 // Unsigned and 16-bit integer inputs and initializers import with their own
 // element types, and the ops on them compute as ONNX says: unsigned division,
 // remainder, comparison, max and argmax; unsigned to float casts; i16 wraps;

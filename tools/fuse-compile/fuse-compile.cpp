@@ -19,6 +19,7 @@
 #include "compiler/GpuCompiler.h"
 #include "compiler/HostCompiler.h"
 #include "runtime/device/HostIsa.h"
+#include "tools/HelpCategories.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/Pass/PassManager.h"
@@ -35,33 +36,41 @@ using namespace fuse;
 
 namespace {
 
+llvm::cl::OptionCategory compileCategory("fuse-compile options");
+llvm::cl::OptionCategory mlirCategory("MLIR options (IR dumps)");
+
 llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
                                      llvm::cl::desc("<graph.mlir>"),
-                                     llvm::cl::Required);
+                                     llvm::cl::Required,
+                                     llvm::cl::cat(compileCategory));
 llvm::cl::opt<std::string>
     targetName("target",
                llvm::cl::desc("host, host-x86-64-v3, host-x86-64-v4, sm_80 "
                               "or sm_90"),
-               llvm::cl::init("host"));
+               llvm::cl::init("host"), llvm::cl::cat(compileCategory));
 llvm::cl::opt<std::string> outputDir("o", llvm::cl::desc("Output directory"),
-                                     llvm::cl::value_desc("dir"));
+                                     llvm::cl::value_desc("dir"),
+                                     llvm::cl::cat(compileCategory));
 llvm::cl::opt<bool> timings("timings",
-                            llvm::cl::desc("Print the time of each phase"));
-llvm::cl::opt<bool> noFusion("no-fusion", llvm::cl::desc("One kernel per op"));
+                            llvm::cl::desc("Print the time of each phase"),
+                            llvm::cl::cat(compileCategory));
+llvm::cl::opt<bool> noFusion("no-fusion", llvm::cl::desc("One kernel per op"),
+                             llvm::cl::cat(compileCategory));
 llvm::cl::opt<unsigned> optLevel("O", llvm::cl::desc("Optimization level"),
-                                 llvm::cl::Prefix, llvm::cl::init(3));
+                                 llvm::cl::Prefix, llvm::cl::init(3),
+                                 llvm::cl::cat(compileCategory));
 llvm::cl::opt<std::string>
     emit("emit",
          llvm::cl::desc("Print an intermediate form: fused, kernels, "
                         "llvm-dialect or llvm (host); fused, kernels, nvvm "
                         "or ptx (GPU)"),
-         llvm::cl::init(""));
+         llvm::cl::init(""), llvm::cl::cat(compileCategory));
 
 llvm::cl::opt<unsigned>
     repeat("repeat",
            llvm::cl::desc("Compile this many times; --timings then shows the "
                           "last (warm) compilation"),
-           llvm::cl::init(1));
+           llvm::cl::init(1), llvm::cl::cat(compileCategory));
 
 int fail(const std::string &message) {
   llvm::errs() << "fuse-compile: error: " << message << "\n";
@@ -209,6 +218,12 @@ int main(int argc, char **argv) {
   // IR dumps after each pass (--mlir-print-ir-after-all, ...).
   mlir::registerPassManagerCLOptions();
   mlir::registerAsmPrinterCLOptions();
+  // --help shows this tool's options and MLIR's IR dumps; LLVM's own
+  // (backends, code generation) stay under --help-hidden.
+  for (auto &[name, option] : llvm::cl::getRegisteredOptions())
+    if (name.starts_with("mlir-"))
+      option->addCategory(mlirCategory);
+  showOnlyInHelp({&compileCategory, &mlirCategory});
   llvm::cl::ParseCommandLineOptions(argc, argv,
                                     "Fuse: compile a graph for the host or "
                                     "a GPU\n");

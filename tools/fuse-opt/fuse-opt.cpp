@@ -9,6 +9,7 @@
 
 #include "dialect/FuseOps.h"
 #include "passes/Passes.h"
+#include "tools/HelpCategories.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -17,6 +18,10 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
+  // --help shows what mlir-opt's does (its options, the passes and theirs,
+  // registered by MlirOptMain after this); the options LLVM registers
+  // statically (backends, code generation) stay under --help-hidden.
+  fuse::showOnlyInHelp({});
   mlir::registerAllPasses();
   mlir::fuse::registerFusePasses();
 

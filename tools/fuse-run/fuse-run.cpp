@@ -12,16 +12,25 @@
 // (through the bundle cache: a model seen before compiles nothing), runs it
 // on the host runtime (or interprets it on the reference runtime) with the
 // given or seeded random inputs, and reports the outputs. `--check` compares
-// every output with the reference runtime under the numerics policy.
+// every output with the reference runtime under the numerics policy, and
+// says per output which tolerance decided (atol, rtol, or exact).
+//
+// An ONNX model input that feeds an operand the importer needs as a
+// constant (a Reshape's shape, a Gather's indices) is compiled into the
+// model with its --input value, and fuse-run says so: every other value of
+// it compiles the model again. Without an --input value, it is an error.
 //
 // Exit status: 0 success, 1 a `--check` mismatch, 2 any error (usage, a
 // missing or malformed file, a bad input, an op the host code generator
 // cannot compile, a runtime failure). Progress goes to stderr; with `--json`
-// the last line of stdout is one JSON object.
+// the last line of stdout is one JSON object ("fallbacks": the fusions code
+// generation split into one kernel per op, null for a cached bundle or the
+// reference runtime; "bound_at_import": the inputs compiled in).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Npy.h"
+#include "tools/HelpCategories.h"
 
 #include "compiler/GraphTranslation.h"
 #include "compiler/HostCompiler.h"
@@ -43,6 +52,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -57,6 +67,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <optional>
 #include <random>
@@ -68,50 +79,58 @@ using namespace fuse;
 
 namespace {
 
+llvm::cl::OptionCategory runCategory("fuse-run options");
+
 llvm::cl::opt<std::string> modelFile(llvm::cl::Positional,
                                      llvm::cl::desc("<model.mlir>"),
-                                     llvm::cl::Required);
+                                     llvm::cl::Required,
+                                     llvm::cl::cat(runCategory));
 llvm::cl::opt<std::string>
     runtimeName("runtime", llvm::cl::desc("host (default) or reference"),
-                llvm::cl::init("host"));
+                llvm::cl::init("host"), llvm::cl::cat(runCategory));
 llvm::cl::list<std::string>
     inputSpecs("input",
                llvm::cl::desc("An input from a .npy or ONNX TensorProto .pb "
                               "file"),
-               llvm::cl::value_desc("NAME=PATH"));
+               llvm::cl::value_desc("NAME=PATH"), llvm::cl::cat(runCategory));
 llvm::cl::list<std::string>
     dimSpecs("dim",
              llvm::cl::desc("The value of a dynamic dimension of an ONNX "
                             "model (its dim_param name, or INPUT:INDEX)"),
-             llvm::cl::value_desc("NAME=VALUE"));
+             llvm::cl::value_desc("NAME=VALUE"), llvm::cl::cat(runCategory));
 llvm::cl::opt<unsigned>
     seed("seed", llvm::cl::desc("Seed of the inputs not given (default 0)"),
-         llvm::cl::init(0));
+         llvm::cl::init(0), llvm::cl::cat(runCategory));
 llvm::cl::opt<std::string>
     outputDir("output-dir",
               llvm::cl::desc("Write each output there as NAME.npy"),
-              llvm::cl::value_desc("dir"));
+              llvm::cl::value_desc("dir"), llvm::cl::cat(runCategory));
 llvm::cl::opt<bool>
-    check("check", llvm::cl::desc("Compare every output with the reference "
-                                  "runtime; exit 1 on a mismatch"));
+    check("check",
+          llvm::cl::desc("Compare every output with the reference "
+                         "runtime; exit 1 on a mismatch"),
+          llvm::cl::cat(runCategory));
 llvm::cl::opt<unsigned>
     bench("bench",
           llvm::cl::desc("Timed runs after one warm-up, inputs resident on the "
                          "device (median, min)"),
-          llvm::cl::init(0));
-llvm::cl::opt<bool>
-    printPlan("print-plan", llvm::cl::desc("Print the kernels and their ops"));
+          llvm::cl::init(0), llvm::cl::cat(runCategory));
+llvm::cl::opt<bool> printPlan("print-plan",
+                              llvm::cl::desc("Print the kernels and their ops"),
+                              llvm::cl::cat(runCategory));
 llvm::cl::opt<std::string>
     dotFile("dot", llvm::cl::desc("Write the plan as Graphviz DOT"),
-            llvm::cl::value_desc("file"));
-llvm::cl::opt<bool> noFusion("no-fusion", llvm::cl::desc("One kernel per op"));
+            llvm::cl::value_desc("file"), llvm::cl::cat(runCategory));
+llvm::cl::opt<bool> noFusion("no-fusion", llvm::cl::desc("One kernel per op"),
+                             llvm::cl::cat(runCategory));
 llvm::cl::opt<std::string>
     cacheDir("cache-dir",
              llvm::cl::desc("Bundle cache directory (default: "
                             "$FUSE_CACHE_DIR or ~/.cache/fuse)"),
-             llvm::cl::value_desc("dir"));
+             llvm::cl::value_desc("dir"), llvm::cl::cat(runCategory));
 llvm::cl::opt<bool>
-    json("json", llvm::cl::desc("End stdout with one JSON summary line"));
+    json("json", llvm::cl::desc("End stdout with one JSON summary line"),
+         llvm::cl::cat(runCategory));
 
 /// The options, read before compiling: lld, linking in process, resets every
 /// llvm::cl option.
@@ -251,7 +270,27 @@ std::string shapeString(const std::vector<std::int64_t> &shape) {
   return out + "]";
 }
 
-/// Bytes a kernel reads (bound tensors no op of it produces) and writes
+/// The bytes a kernel reads of a bound tensor of `bytes` bytes that no op of
+/// it produces: the sum of the slices' results when the kernel's ops read it
+/// through slices only (an embedding lookup reads rows of its table, not the
+/// table), at most the whole tensor; else the whole tensor.
+std::uint64_t bytesRead(const Graph &graph, const BundleKernel &k,
+                        TensorId tensor, std::uint64_t bytes) {
+  std::uint64_t sliced = 0;
+  bool onlySliced = false;
+  for (std::uint32_t index : k.ops) {
+    const Op &op = graph.ops[index];
+    if (!llvm::is_contained(op.operands, tensor))
+      continue;
+    if (op.kind != OpKind::Slice)
+      return bytes;
+    onlySliced = true;
+    sliced += std::uint64_t(graph.typeOf(op.result()).byteSize());
+  }
+  return onlySliced ? std::min(sliced, bytes) : bytes;
+}
+
+/// Bytes a kernel reads (of bound tensors no op of it produces) and writes
 /// (bound tensors it produces).
 std::pair<std::uint64_t, std::uint64_t> kernelTraffic(const Bundle &bundle,
                                                       const BundleKernel &k) {
@@ -262,10 +301,11 @@ std::pair<std::uint64_t, std::uint64_t> kernelTraffic(const Bundle &bundle,
   std::uint64_t read = 0, written = 0;
   std::vector<std::uint64_t> bytes = bindingBytes(bundle, k);
   for (std::size_t i = 0; i < k.bindings.size(); ++i) {
-    if (produced.count(boundTensor(bundle, k.bindings[i])))
+    TensorId tensor = boundTensor(bundle, k.bindings[i]);
+    if (produced.count(tensor))
       written += bytes[i];
     else
-      read += bytes[i];
+      read += bytesRead(bundle.graph, k, tensor, bytes[i]);
   }
   return {read, written};
 }
@@ -346,6 +386,54 @@ void printPlanDot(const Bundle &bundle, const std::string &title,
   os << "}\n";
 }
 
+/// What decided an output's --check: the element nearest its bound (the
+/// largest abs error / (atol + rtol * |expected|); a NaN or an infinity that
+/// differs first) and which term of the bound is the larger there. A large
+/// max rel error may pass where values are near zero because atol covers
+/// it; this says so.
+struct DecidingElement {
+  /// -1 when no element differs.
+  std::int64_t index = -1;
+  double expected = 0, actual = 0, absError = 0, relError = 0, bound = 0;
+  /// "exact": a zero tolerance, no element differs, or the nearest is a
+  /// NaN or an infinity (compared exactly); else "atol" or "rtol".
+  const char *decidedBy = "exact";
+};
+
+DecidingElement decidingElement(const HostTensorData &expected,
+                                const HostTensorData &actual,
+                                Tolerance tolerance) {
+  DecidingElement worst;
+  std::vector<double> e = expected.toDoubles(), a = actual.toDoubles();
+  double worstRatio = 0;
+  const double inf = std::numeric_limits<double>::infinity();
+  bool finite = true;
+  for (std::size_t i = 0; i < e.size() && i < a.size(); ++i) {
+    if (a[i] == e[i] || (std::isnan(a[i]) && std::isnan(e[i])))
+      continue;
+    bool bothFinite = std::isfinite(e[i]) && std::isfinite(a[i]);
+    double absError = bothFinite ? std::fabs(a[i] - e[i]) : inf;
+    double bound =
+        bothFinite ? tolerance.atol + tolerance.rtol * std::fabs(e[i]) : 0;
+    double ratio = bound > 0 ? absError / bound : inf;
+    if (worst.index >= 0 && ratio <= worstRatio)
+      continue;
+    worstRatio = ratio;
+    finite = bothFinite;
+    worst.index = std::int64_t(i);
+    worst.expected = e[i];
+    worst.actual = a[i];
+    worst.absError = absError;
+    worst.relError = e[i] != 0 ? absError / std::fabs(e[i]) : inf;
+    worst.bound = bound;
+  }
+  if (worst.index >= 0 && finite && !tolerance.isExact())
+    worst.decidedBy =
+        tolerance.atol >= tolerance.rtol * std::fabs(worst.expected) ? "atol"
+                                                                     : "rtol";
+  return worst;
+}
+
 std::string describeDeviceError(const device::Error &error) {
   return std::string(device::errorCodeName(error.code)) + ": " + error.message;
 }
@@ -381,6 +469,16 @@ Expected<npy::Array> readInputFile(const std::string &path) {
   return npy::Array{tensor->value.type, std::move(tensor->value.bytes)};
 }
 
+/// The path the last `--input NAME=PATH` gives for `name`.
+std::optional<std::string> inputPath(const std::vector<std::string> &specs,
+                                     const std::string &name) {
+  std::optional<std::string> path;
+  for (const std::string &spec : specs)
+    if (spec.size() > name.size() && spec.starts_with(name + "="))
+      path = spec.substr(name.size() + 1);
+  return path;
+}
+
 int runModel(const RunOptions &options) {
   // The model file.
   llvm::StringRef extension = llvm::sys::path::extension(options.model);
@@ -398,7 +496,7 @@ int runModel(const RunOptions &options) {
   // source from here on; the initializers' values are bound as inputs.
   std::vector<std::optional<HostTensorData>> weights;
   // Model inputs whose --input values were bound as constants at import.
-  std::set<std::string> boundAtImport;
+  std::vector<std::string> boundAtImport;
   if (isOnnx) {
     onnximport::ImportOptions importOptions;
     for (const std::string &spec : options.dims) {
@@ -418,41 +516,43 @@ int runModel(const RunOptions &options) {
     progress("importing " + options.model + "...");
     Expected<onnximport::ImportedModel> imported =
         onnximport::importModelFile(options.model, importOptions);
-    // A shape, axes or indices given as a model input must be known at
-    // import time: the input the error names ("..., 'NAME') must be a
-    // constant"), when --input gives it, is bound then; again for the next.
-    constexpr llvm::StringLiteral kNeedsConstant = "') must be a constant";
+    // A shape, axes or indices computed from a model input must be known at
+    // import time: the importer says which inputs, and their --input values
+    // are compiled into the model (a decision said out loud, since every
+    // other value of such an input compiles the model again).
     while (!imported.ok()) {
-      const std::string &message = imported.message();
-      std::size_t end = message.find(kNeedsConstant.str());
-      std::size_t start = end == std::string::npos ? std::string::npos
-                                                   : message.rfind(", '", end);
-      if (start == std::string::npos)
+      Expected<std::vector<onnximport::ConstantInputNeed>> needs =
+          onnximport::inputsNeededAsConstants(options.model, importOptions);
+      if (!needs.ok() || needs->empty())
         break;
-      std::string needed = message.substr(start + 3, end - start - 3);
-      if (importOptions.constantInputs.count(needed))
-        break;
-      std::optional<std::string> path;
-      for (const std::string &spec : options.inputs)
-        if (spec.size() > needed.size() && spec.starts_with(needed + "="))
-          path = spec.substr(needed.size() + 1);
-      if (!path)
-        break;
-      Expected<npy::Array> array = readInputFile(*path);
-      if (!array.ok())
-        return fail("--input " + needed + ": " + array.message());
-      HostTensorData value(array->type);
-      value.bytes = std::move(array->bytes);
-      importOptions.constantInputs.emplace(needed, std::move(value));
-      boundAtImport.insert(needed);
+      for (const onnximport::ConstantInputNeed &need : *needs) {
+        if (importOptions.constantInputs.count(need.input))
+          return fail("internal error: input '" + need.input +
+                      "' is needed as a constant again after its value was "
+                      "bound");
+        std::optional<std::string> path = inputPath(options.inputs, need.input);
+        if (!path)
+          return fail("input '" + need.input +
+                      "' is needed as a constant (it feeds the " + need.use +
+                      "), and fuse-run compiles it into the model: give its "
+                      "value with --input " +
+                      need.input + "=PATH");
+        Expected<npy::Array> array = readInputFile(*path);
+        if (!array.ok())
+          return fail("--input " + need.input + ": " + array.message());
+        progress("input '" + need.input +
+                 "' is needed as a constant (it feeds the " + need.use +
+                 "): its --input value is compiled into the model; every "
+                 "other value compiles it again");
+        HostTensorData value(array->type);
+        value.bytes = std::move(array->bytes);
+        importOptions.constantInputs.emplace(need.input, std::move(value));
+        boundAtImport.push_back(need.input);
+      }
       imported = onnximport::importModelFile(options.model, importOptions);
     }
     if (!imported.ok())
-      return fail(
-          imported.message() +
-          (imported.message().find("must be a constant") != std::string::npos
-               ? "; give its value with --input NAME=PATH"
-               : ""));
+      return fail(imported.message());
     mlir::MLIRContext printContext;
     loadTranslationDialects(printContext);
     mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>> printed =
@@ -526,7 +626,7 @@ int runModel(const RunOptions &options) {
     if (equals == std::string::npos || equals == 0)
       return fail("--input '" + spec + "' is not NAME=PATH.npy (or .pb)");
     std::string name = spec.substr(0, equals), path = spec.substr(equals + 1);
-    if (boundAtImport.count(name))
+    if (llvm::is_contained(boundAtImport, name))
       continue;
     auto it = std::find(inputNames.begin(), inputNames.end(), name);
     if (it == inputNames.end()) {
@@ -633,7 +733,9 @@ int runModel(const RunOptions &options) {
   // kernel.
   bool onHost = options.runtime == "host";
   Bundle bundle;
-  std::optional<std::int64_t> compiled, cacheHits;
+  // Fusions code generation refused and split into one kernel per op;
+  // unknown for a cached bundle.
+  std::optional<std::int64_t> compiled, cacheHits, fallbacks;
   std::optional<double> compileMs;
   if (onHost) {
     std::optional<device::HostIsaLevel> level = device::bestHostIsaLevel();
@@ -700,6 +802,7 @@ int runModel(const RunOptions &options) {
       bundle = std::move(compilation->bundle);
       compiled = std::int64_t(bundle.kernels.size());
       cacheHits = 0;
+      fallbacks = compilation->splitFusions;
       progress("compiled " + std::to_string(bundle.kernels.size()) +
                " kernel(s) in " + formatMs(*compileMs));
       // The compiler's remarks (a fusion it split to generate it).
@@ -821,6 +924,7 @@ int runModel(const RunOptions &options) {
   // Check against the reference runtime.
   std::optional<double> maxAbs, maxRel;
   bool mismatch = false;
+  std::string checksJson;
   if (options.check) {
     progress("checking against the reference runtime...");
     device::ReferenceRuntime reference;
@@ -835,19 +939,48 @@ int runModel(const RunOptions &options) {
     std::size_t failures = 0;
     for (std::size_t i = 0; i < results.size(); ++i) {
       const TensorType &type = results[i].type;
-      Tolerance tolerance = toleranceForTensor(graph, graph.outputs[i].tensor);
+      HostTensorData want(type);
+      std::memcpy(want.bytes.data(), (*expected)[i].data(), want.bytes.size());
+      // The absolute part in units of the output's scale (Numerics.h).
+      Tolerance tolerance =
+          toleranceForOutput(graph, graph.outputs[i].tensor, want.view());
       Comparison comparison =
           compare((*expected)[i].data(), results[i].bytes.data(),
                   type.elementType, type.numElements(), tolerance);
       maxAbs = std::max(*maxAbs, comparison.maxAbsError);
       maxRel = std::max(*maxRel, comparison.maxRelError);
+      DecidingElement decider = decidingElement(want, results[i], tolerance);
       llvm::outs() << "check " << outputNames[i] << ": max abs error "
                    << llvm::format("%.3g", comparison.maxAbsError)
                    << ", max rel error "
                    << llvm::format("%.3g", comparison.maxRelError) << " (rtol "
                    << llvm::format("%.3g", tolerance.rtol) << ", atol "
                    << llvm::format("%.3g", tolerance.atol)
-                   << "): " << (comparison.ok ? "ok" : "MISMATCH") << "\n";
+                   << "): " << (comparison.ok ? "ok" : "MISMATCH")
+                   << ", decided by " << decider.decidedBy;
+      if (decider.index >= 0)
+        llvm::outs() << " at element " << decider.index << " (expected "
+                     << llvm::format("%.6g", decider.expected) << ", abs error "
+                     << llvm::format("%.3g", decider.absError) << ", bound "
+                     << llvm::format("%.3g", decider.bound) << ")";
+      llvm::outs() << "\n";
+      std::string worstJson = "null";
+      if (decider.index >= 0)
+        worstJson = "{\"index\": " + std::to_string(decider.index) +
+                    ", \"expected\": " + jsonNumber(decider.expected) +
+                    ", \"actual\": " + jsonNumber(decider.actual) +
+                    ", \"abs_error\": " + jsonNumber(decider.absError) +
+                    ", \"rel_error\": " + jsonNumber(decider.relError) +
+                    ", \"bound\": " + jsonNumber(decider.bound) + "}";
+      checksJson +=
+          (i ? ", " : "") + jsonString(outputNames[i]) +
+          ": {\"ok\": " + (comparison.ok ? "true" : "false") +
+          ", \"max_abs_error\": " + jsonNumber(comparison.maxAbsError) +
+          ", \"max_rel_error\": " + jsonNumber(comparison.maxRelError) +
+          ", \"rtol\": " + jsonNumber(tolerance.rtol) +
+          ", \"atol\": " + jsonNumber(tolerance.atol) +
+          ", \"decided_by\": " + jsonString(decider.decidedBy) +
+          ", \"nearest\": " + worstJson + "}";
       if (!comparison.ok) {
         ++failures;
         llvm::outs() << "  " << comparison.message << " ("
@@ -864,6 +997,9 @@ int runModel(const RunOptions &options) {
   }
 
   if (options.json) {
+    std::string boundJson;
+    for (const std::string &name : boundAtImport)
+      boundJson += (boundJson.empty() ? "" : ", ") + jsonString(name);
     std::string out =
         "{\"model\": " + jsonString(options.model) +
         ", \"runtime\": " + jsonString(options.runtime) +
@@ -873,11 +1009,16 @@ int runModel(const RunOptions &options) {
         ", \"compiled\": " + (compiled ? std::to_string(*compiled) : "null") +
         ", \"cache_hits\": " +
         (cacheHits ? std::to_string(*cacheHits) : "null") +
-        ", \"fallbacks\": 0, \"compile_ms\": " + jsonNumber(compileMs) +
+        ", \"fallbacks\": " +
+        (fallbacks ? std::to_string(*fallbacks) : "null") +
+        ", \"bound_at_import\": [" + boundJson + "]" +
+        ", \"compile_ms\": " + jsonNumber(compileMs) +
         ", \"run_ms_median\": " + jsonNumber(medianMs) +
         ", \"run_ms_min\": " + jsonNumber(minMs) +
         ", \"max_abs_error\": " + jsonNumber(maxAbs) +
-        ", \"max_rel_error\": " + jsonNumber(maxRel) + ", \"outputs\": {";
+        ", \"max_rel_error\": " + jsonNumber(maxRel) +
+        ", \"checks\": " + (options.check ? "{" + checksJson + "}" : "null") +
+        ", \"outputs\": {";
     for (std::size_t i = 0; i < results.size(); ++i)
       out += (i ? ", " : "") + jsonString(outputNames[i]) + ": " +
              shapeString(results[i].type.shape);
@@ -892,6 +1033,8 @@ int runModel(const RunOptions &options) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // --help shows this tool's options; LLVM's own stay under --help-hidden.
+  showOnlyInHelp({&runCategory});
   if (!llvm::cl::ParseCommandLineOptions(
           argc, argv, "Fuse: compile and run a model end to end\n",
           &llvm::errs()))

@@ -221,3 +221,20 @@ save("node_writes_its_input", [
     helper.make_node("Neg", ["x"], ["t"], name="neg"),
     helper.make_node("Relu", ["t"], ["t"], name="relu"),
 ], [f32("x", [2])], [f32("t", [2])], check=False)
+
+# An embedding lookup whose indices are a model input, through a Cast: the
+# importer needs `ids` as a constant (fuse-run compiles its --input value
+# into the model, ids_1_3.pb), and reports it as data, not only in a message.
+save("gather_input_ids", [
+    helper.make_node("Cast", ["ids"], ["ids64"], name="cast",
+                     to=TensorProto.INT64),
+    helper.make_node("Gather", ["table", "ids64"], ["rows"], name="embed",
+                     axis=0),
+    helper.make_node("Add", ["rows", "x"], ["y"], name="add"),
+], [helper.make_tensor_value_info("ids", TensorProto.INT32, [2]),
+    f32("x", [2, 4])], [f32("y", [2, 4])],
+    [numpy_helper.from_array(
+        np.arange(64 * 4, dtype=np.float32).reshape(64, 4), "table")])
+ids = numpy_helper.from_array(np.array([1, 3], dtype=np.int32), "ids")
+with open(os.path.join(HERE, "ids_1_3.pb"), "wb") as f:
+    f.write(ids.SerializeToString())
