@@ -1,9 +1,10 @@
 // fuse-run --check says per output which tolerance decided: the element
 // nearest its bound atol + rtol * |expected|, and the larger term there.
 // tanh's values lie in (-1, 1), where atol (8 eps) >= rtol (8 eps) * |y|:
-// atol decides. 16 exp(x) >= 2.16 on the seeded inputs (|x| <= 2), where
-// rtol (10 eps) * |y| > atol (8 eps): rtol decides. Integers compare
-// exactly, and the reference runtime matches itself bit for bit: exact.
+// atol decides. exp(x) + 100 lies in [100.1, 107.4] on the seeded inputs
+// (|x| <= 2), where rtol (10 eps) * |y| > atol (8 eps + the smallest normal,
+// times the output's scale, at most 107.4): rtol decides. Integers compare exactly, and the reference runtime matches
+// itself bit for bit: exact.
 // VALID checks that the JSON's numbers agree with what it says.
 
 // RUN: rm -rf %t && split-file %s %t
@@ -38,9 +39,9 @@ func.func @tanh(%x: tensor<64x64xf32>) -> (tensor<64x64xf32> {fuse.name = "y"}) 
 
 //--- exp.mlir
 func.func @exp(%x: tensor<64x64xf32>) -> (tensor<64x64xf32> {fuse.name = "y"}) {
-  %c = fuse.constant dense<16.0> : tensor<64x64xf32>
+  %c = fuse.constant dense<100.0> : tensor<64x64xf32>
   %e = fuse.exp %x : tensor<64x64xf32>
-  %y = fuse.mul %e, %c : tensor<64x64xf32>
+  %y = fuse.add %e, %c : tensor<64x64xf32>
   return %y : tensor<64x64xf32>
 }
 
