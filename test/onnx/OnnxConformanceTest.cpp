@@ -253,29 +253,31 @@ Outcome runNodeTest(const fs::path &dir, const Runner &runner) {
   Expected<onnximport::ImportedModel> model =
       onnximport::importModelFile(modelPath);
   // A static-shape importer needs shapes, axes and indices at import time:
-  // when a test gives one as an input, the input the importer names is
-  // bound as a constant from the test's first data set, one after another
-  // (as fuse-run does with --input files).
-  if (!model.ok() &&
-      model.message().find("must be a constant") != std::string::npos) {
+  // the inputs the importer says it needs as constants (as data,
+  // inputsNeededAsConstants) are bound from the test's first data set, until
+  // it needs none (as fuse-run does with --input files).
+  if (!model.ok()) {
     onnximport::ImportOptions options;
     std::vector<HostTensorData> values = readInputs(dir / "test_data_set_0");
     Expected<std::vector<std::string>> names =
         onnximport::modelInputNames(modelPath);
     while (!model.ok() && names.ok()) {
-      const std::string &message = model.message();
-      std::size_t end = message.find("') must be a constant");
-      std::size_t start = end == std::string::npos ? std::string::npos
-                                                   : message.rfind(", '", end);
-      if (start == std::string::npos)
+      Expected<std::vector<onnximport::ConstantInputNeed>> needs =
+          onnximport::inputsNeededAsConstants(modelPath, options);
+      if (!needs.ok() || needs->empty())
         break;
-      std::string needed = message.substr(start + 3, end - start - 3);
-      auto it = std::find(names->begin(), names->end(), needed);
-      std::size_t k = it - names->begin();
-      if (it == names->end() || k >= values.size() ||
-          options.constantInputs.count(needed))
+      bool bound = false;
+      for (const onnximport::ConstantInputNeed &need : *needs) {
+        auto it = std::find(names->begin(), names->end(), need.input);
+        std::size_t k = it - names->begin();
+        if (it == names->end() || k >= values.size() ||
+            options.constantInputs.count(need.input))
+          continue;
+        options.constantInputs.emplace(need.input, values[k]);
+        bound = true;
+      }
+      if (!bound)
         break;
-      options.constantInputs.emplace(needed, values[k]);
       model = onnximport::importModelFile(modelPath, options);
     }
   }
