@@ -7,11 +7,11 @@
 #include "runtime/ir/RegularFile.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstring>
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <set>
 #include <sstream>
 
 namespace fuse::npy {
@@ -393,6 +393,41 @@ Status write(const std::string &path, const Array &array) {
   if (!out)
     return Status::error("cannot write '" + path + "'");
   return Status::success();
+}
+
+std::vector<std::string>
+outputFileNames(const std::vector<std::string> &names) {
+  constexpr std::size_t kMaxStem = 200;
+  std::vector<std::string> files;
+  std::set<std::string> taken;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    std::string stem;
+    for (std::size_t k = 0; k < names[i].size(); ++k) {
+      unsigned char c = static_cast<unsigned char>(names[i][k]);
+      bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                   (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+                   (c == '.' && k != 0);
+      if (plain) {
+        stem += char(c);
+      } else {
+        static const char *hex = "0123456789ABCDEF";
+        stem += '%';
+        stem += hex[c >> 4];
+        stem += hex[c & 15];
+      }
+    }
+    if (stem.empty())
+      stem = "out" + std::to_string(i);
+    bool cut = stem.size() > kMaxStem;
+    if (cut)
+      stem.resize(kMaxStem);
+    std::string file = stem + ".npy";
+    if (cut || taken.count(file))
+      file = stem + "~" + std::to_string(i) + ".npy";
+    taken.insert(file);
+    files.push_back(std::move(file));
+  }
+  return files;
 }
 
 } // namespace fuse::npy

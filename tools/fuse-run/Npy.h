@@ -45,6 +45,14 @@ Expected<Array> read(const std::string &path);
 /// message that says so).
 Status write(const std::string &path, const Array &array);
 
+/// The file names (NAME.npy, no folder) of outputs with these names, each a
+/// plain name inside the output folder whatever the model calls its output:
+/// bytes other than letters, digits, '_', '-' and '.' are written %XX (a
+/// '/', a NUL, '%' itself), as is a leading '.' (no "..", no hidden file);
+/// a name longer than 200 bytes is cut and ends in "~INDEX"; two outputs
+/// whose names escape alike get "~INDEX" too, so no file is written twice.
+std::vector<std::string> outputFileNames(const std::vector<std::string> &names);
+
 } // namespace fuse::npy
 
 #endif // FUSE_TOOLS_FUSE_RUN_NPY_H

@@ -53,6 +53,7 @@
 #include "mlir/Parser/Parser.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -913,8 +914,18 @@ int runModel(const RunOptions &options) {
     if (std::error_code ec =
             llvm::sys::fs::create_directories(options.outputDir))
       return fail("cannot create '" + options.outputDir + "': " + ec.message());
+    // Output names are the model's: each becomes a plain file name inside
+    // the folder (escaped, never a path), and a changed name is said.
+    std::vector<std::string> files = npy::outputFileNames(outputNames);
     for (std::size_t i = 0; i < results.size(); ++i) {
-      std::string path = options.outputDir + "/" + outputNames[i] + ".npy";
+      if (files[i] != outputNames[i] + ".npy") {
+        std::string shown;
+        llvm::raw_string_ostream os(shown);
+        llvm::printEscapedString(outputNames[i], os);
+        progress("output " + std::to_string(i) + " ('" + shown +
+                 "') is written as " + files[i]);
+      }
+      std::string path = options.outputDir + "/" + files[i];
       Status written = npy::write(path, {results[i].type, results[i].bytes});
       if (!written.ok())
         return fail(written.message());
