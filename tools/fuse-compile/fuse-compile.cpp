@@ -19,7 +19,9 @@
 #include "compiler/GpuCompiler.h"
 #include "compiler/HostCompiler.h"
 #include "runtime/device/HostIsa.h"
+#include "runtime/ir/RegularFile.h"
 #include "tools/HelpCategories.h"
+#include "tools/InputNesting.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/Pass/PassManager.h"
@@ -30,6 +32,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 using namespace fuse;
@@ -245,34 +249,32 @@ int main(int argc, char **argv) {
     return fail(target.message());
   if (emitKind.empty() && outDir.empty())
     return fail("no output directory: give -o DIR (or --emit=...)");
+  // A regular file (not /dev/zero, a FIFO or a directory), bounded, nested
+  // no deeper than the parser can take.
+  Expected<std::string> file = readRegularFile(input, std::uint64_t(1) << 31);
+  if (!file.ok())
+    return fail(file.message());
+  if (std::optional<std::string> deep = checkMlirNesting(*file))
+    return fail("'" + input + "': " + *deep);
   if (target->isCuda()) {
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-        llvm::MemoryBuffer::getFile(input);
-    if (!file)
-      return fail("cannot read '" + input + "': " + file.getError().message());
     CompileOptions options;
     options.optimizationLevel = level;
     options.enableFusion = fusion;
-    return compileForGpu(*target, input, (*file)->getBuffer(), options, outDir,
-                         emitKind, printTimings, times);
+    return compileForGpu(*target, input, *file, options, outDir, emitKind,
+                         printTimings, times);
   }
   if (!emitKind.empty() && emitKind != "fused" && emitKind != "kernels" &&
       emitKind != "llvm-dialect" && emitKind != "llvm")
     return fail("unknown --emit=" + emitKind +
                 "; expected fused, kernels, llvm-dialect or llvm");
 
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getFile(input);
-  if (!file)
-    return fail("cannot read '" + input + "': " + file.getError().message());
-
   CompileOptions options;
   options.optimizationLevel = level;
   options.enableFusion = fusion;
   HostCompiler compiler;
   HostCompileDumps dumps;
-  Expected<Compilation> compilation = compiler.compileSource(
-      (*file)->getBuffer().str(), *target, options, &dumps, input);
+  Expected<Compilation> compilation =
+      compiler.compileSource(*file, *target, options, &dumps, input);
   // What was made before a failure helps to see why.
   if (emitKind == "fused")
     llvm::outs() << dumps.fused;

@@ -31,6 +31,7 @@
 
 #include "Npy.h"
 #include "tools/HelpCategories.h"
+#include "tools/InputNesting.h"
 
 #include "compiler/GraphTranslation.h"
 #include "compiler/HostCompiler.h"
@@ -577,6 +578,8 @@ int runModel(const RunOptions &options) {
     if (!file.ok())
       return fail(file.message());
     source = file.take();
+    if (std::optional<std::string> deep = checkMlirNesting(source))
+      return fail("'" + options.model + "': " + *deep);
   }
 
   // The graph, read here for the cache key, input names and the reference.
