@@ -11,6 +11,9 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::fuse;
@@ -186,11 +189,30 @@ LogicalResult BroadcastOp::verify() {
   return success();
 }
 
+/// The element count of a static shape, or nullopt when it does not fit in
+/// an int64 (getNumElements wraps: 16 x (2^60 + 1) would read as 16).
+static std::optional<int64_t> checkedNumElements(RankedTensorType type) {
+  int64_t count = 1;
+  for (int64_t dim : type.getShape()) {
+    if (dim == 0)
+      return 0;
+    if (dim < 0 || llvm::MulOverflow(count, dim, count))
+      return std::nullopt;
+  }
+  return count;
+}
+
 LogicalResult ReshapeOp::verify() {
   if (failed(checkSameElementType(*this)))
     return failure();
-  int64_t operand = tensorType(getOperand()).getNumElements();
-  int64_t result = tensorType(getResult()).getNumElements();
+  std::optional<int64_t> operandCount =
+      checkedNumElements(tensorType(getOperand()));
+  std::optional<int64_t> resultCount =
+      checkedNumElements(tensorType(getResult()));
+  if (!operandCount || !resultCount)
+    return emitOpError() << "the " << (operandCount ? "result" : "operand")
+                         << " has more elements than an int64 counts";
+  int64_t operand = *operandCount, result = *resultCount;
   if (operand != result)
     return emitOpError() << "operand has " << operand
                          << " elements but the result has " << result

@@ -332,6 +332,15 @@ func.func @reshape_element_count(%x: tensor<2x6xf32>) -> tensor<5x2xf32> {
 
 // -----
 
+// 16 x (2^60 + 1) elements wrap an int64 to 16: refused, not counted as 16.
+func.func @reshape_element_count_wraps(%x: tensor<16xf32>) -> tensor<1152921504606846977x16xf32> {
+  // expected-error @+1 {{the result has more elements than an int64 counts}}
+  %0 = fuse.reshape %x : tensor<16xf32> -> tensor<1152921504606846977x16xf32>
+  return %0 : tensor<1152921504606846977x16xf32>
+}
+
+// -----
+
 func.func @transpose_repeated_dimension(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
   // expected-error @+1 {{permutation [0, 0] is not a permutation of [0, 2)}}
   %0 = fuse.transpose %x, permutation = [0, 0] : tensor<2x3xf32> -> tensor<2x2xf32>

@@ -71,10 +71,31 @@ std::string typeRuleDescription(TypeRule rule) {
   return "";
 }
 
+/// The most bytes one tensor may hold (256 TiB): far above any real tensor,
+/// far below where an element count or a byte size wraps an int64.
+constexpr std::int64_t kMaxTensorBytes = std::int64_t(1) << 48;
+
 Status checkType(const TensorType &type, std::string_view what) {
-  for (std::int64_t dim : type.shape)
+  bool empty = false;
+  for (std::int64_t dim : type.shape) {
     if (dim < 0)
       return fail(what, " has a negative dimension: ", type.toString());
+    empty |= dim == 0;
+  }
+  if (empty)
+    return Status::success();
+  // Checked arithmetic: the count is multiplied only while it stays below
+  // the bound, so a shape whose count would wrap (2^32 x 2^32) is refused
+  // instead of passing as 0 elements.
+  const std::int64_t limit =
+      kMaxTensorBytes / std::max<std::int64_t>(byteSize(type.elementType), 1);
+  std::int64_t count = 1;
+  for (std::int64_t dim : type.shape) {
+    if (count > limit / dim)
+      return fail(what, " is too large: ", type.toString(),
+                  " holds more than 2^48 bytes");
+    count *= dim;
+  }
   return Status::success();
 }
 
