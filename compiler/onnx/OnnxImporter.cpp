@@ -2154,7 +2154,8 @@ importParsed(const onnx::ModelProto &model, const ImportOptions &options,
 
 Expected<ImportedModel> importModel(std::string_view bytes,
                                     const ImportOptions &options,
-                                    const std::string &sourceName) {
+                                    const std::string &sourceName,
+                                    std::vector<ConstantInputNeed> *needs) {
   onnx::ModelProto model;
   if (bytes.size() > std::size_t(std::numeric_limits<int>::max()) ||
       !model.ParseFromArray(bytes.data(), int(bytes.size())))
@@ -2164,15 +2165,16 @@ Expected<ImportedModel> importModel(std::string_view bytes,
   if (!model.has_graph())
     return Status::error("'" + sourceName +
                          "' is not a valid ONNX model (it has no graph)");
-  return importParsed(model, options, sourceName);
+  return importParsed(model, options, sourceName, needs);
 }
 
 Expected<ImportedModel> importModelFile(const std::string &path,
-                                        const ImportOptions &options) {
+                                        const ImportOptions &options,
+                                        std::vector<ConstantInputNeed> *needs) {
   Expected<std::string> bytes = readFile(path);
   if (!bytes.ok())
     return bytes.status();
-  return importModel(*bytes, options, path);
+  return importModel(*bytes, options, path, needs);
 }
 
 Expected<NamedTensor> parseTensorProto(std::string_view bytes) {

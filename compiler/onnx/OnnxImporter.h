@@ -65,13 +65,21 @@ struct ImportedModel {
   std::vector<std::size_t> modelInputs;
 };
 
-/// Imports the model in `path`; errors name the file.
-Expected<ImportedModel> importModelFile(const std::string &path,
-                                        const ImportOptions &options = {});
+struct ConstantInputNeed;
+
+/// Imports the model in `path`; errors name the file. When the import fails
+/// because an operand that must be a constant is computed from model inputs,
+/// and `needs` is given, those inputs go there (see inputsNeededAsConstants):
+/// a caller binds their values and imports again, without a second import
+/// to ask.
+Expected<ImportedModel>
+importModelFile(const std::string &path, const ImportOptions &options = {},
+                std::vector<ConstantInputNeed> *needs = nullptr);
 /// Imports a serialized ModelProto.
-Expected<ImportedModel> importModel(std::string_view bytes,
-                                    const ImportOptions &options = {},
-                                    const std::string &sourceName = "<bytes>");
+Expected<ImportedModel>
+importModel(std::string_view bytes, const ImportOptions &options = {},
+            const std::string &sourceName = "<bytes>",
+            std::vector<ConstantInputNeed> *needs = nullptr);
 
 struct NamedTensor {
   std::string name;

@@ -250,24 +250,21 @@ std::vector<HostTensorData> readInputs(const fs::path &set) {
 
 Outcome runNodeTest(const fs::path &dir, const Runner &runner) {
   std::string modelPath = (dir / "model.onnx").string();
+  std::vector<onnximport::ConstantInputNeed> needs;
   Expected<onnximport::ImportedModel> model =
-      onnximport::importModelFile(modelPath);
+      onnximport::importModelFile(modelPath, {}, &needs);
   // A static-shape importer needs shapes, axes and indices at import time:
-  // the inputs the importer says it needs as constants (as data,
-  // inputsNeededAsConstants) are bound from the test's first data set, until
-  // it needs none (as fuse-run does with --input files).
-  if (!model.ok()) {
+  // the inputs a failed import says it needs as constants (as data) are
+  // bound from the test's first data set, until it needs none (as fuse-run
+  // does with --input files).
+  if (!model.ok() && !needs.empty()) {
     onnximport::ImportOptions options;
     std::vector<HostTensorData> values = readInputs(dir / "test_data_set_0");
     Expected<std::vector<std::string>> names =
         onnximport::modelInputNames(modelPath);
-    while (!model.ok() && names.ok()) {
-      Expected<std::vector<onnximport::ConstantInputNeed>> needs =
-          onnximport::inputsNeededAsConstants(modelPath, options);
-      if (!needs.ok() || needs->empty())
-        break;
+    while (!model.ok() && !needs.empty() && names.ok()) {
       bool bound = false;
-      for (const onnximport::ConstantInputNeed &need : *needs) {
+      for (const onnximport::ConstantInputNeed &need : needs) {
         auto it = std::find(names->begin(), names->end(), need.input);
         std::size_t k = it - names->begin();
         if (it == names->end() || k >= values.size() ||
@@ -278,7 +275,8 @@ Outcome runNodeTest(const fs::path &dir, const Runner &runner) {
       }
       if (!bound)
         break;
-      model = onnximport::importModelFile(modelPath, options);
+      needs.clear();
+      model = onnximport::importModelFile(modelPath, options, &needs);
     }
   }
   if (!model.ok())

@@ -516,18 +516,15 @@ int runModel(const RunOptions &options) {
       return fail("cannot read '" + options.model +
                   "': no such file or directory");
     progress("importing " + options.model + "...");
+    std::vector<onnximport::ConstantInputNeed> needs;
     Expected<onnximport::ImportedModel> imported =
-        onnximport::importModelFile(options.model, importOptions);
+        onnximport::importModelFile(options.model, importOptions, &needs);
     // A shape, axes or indices computed from a model input must be known at
     // import time: the importer says which inputs, and their --input values
     // are compiled into the model (a decision said out loud, since every
     // other value of such an input compiles the model again).
-    while (!imported.ok()) {
-      Expected<std::vector<onnximport::ConstantInputNeed>> needs =
-          onnximport::inputsNeededAsConstants(options.model, importOptions);
-      if (!needs.ok() || needs->empty())
-        break;
-      for (const onnximport::ConstantInputNeed &need : *needs) {
+    while (!imported.ok() && !needs.empty()) {
+      for (const onnximport::ConstantInputNeed &need : needs) {
         if (importOptions.constantInputs.count(need.input))
           return fail("internal error: input '" + need.input +
                       "' is needed as a constant again after its value was "
@@ -551,7 +548,9 @@ int runModel(const RunOptions &options) {
         importOptions.constantInputs.emplace(need.input, std::move(value));
         boundAtImport.push_back(need.input);
       }
-      imported = onnximport::importModelFile(options.model, importOptions);
+      needs.clear();
+      imported =
+          onnximport::importModelFile(options.model, importOptions, &needs);
     }
     if (!imported.ok())
       return fail(imported.message());
