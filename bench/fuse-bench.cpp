@@ -26,7 +26,7 @@
 #include "bench/Triad.h"
 #include "bench/Workloads.h"
 
-#include "compiler/HostCompiler.h"
+#include "compiler/host/HostCompiler.h"
 #include "runtime/cache/Bundle.h"
 #include "runtime/device/HostIsa.h"
 #include "runtime/device/HostRuntime.h"

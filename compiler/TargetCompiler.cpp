@@ -2,7 +2,7 @@
 
 #include "compiler/TargetCompiler.h"
 
-#include "compiler/HostCompiler.h"
+#include "compiler/host/HostCompiler.h"
 
 namespace fuse {
 

@@ -13,7 +13,7 @@
 #ifndef FUSE_COMPILER_TARGETCOMPILER_H
 #define FUSE_COMPILER_TARGETCOMPILER_H
 
-#include "compiler/GpuCompiler.h"
+#include "compiler/gpu/GpuCompiler.h"
 #include "runtime/Compiler.h"
 
 #include <memory>

@@ -16,7 +16,7 @@
 #include "bench/BenchSupport.h"
 #include "bench/Workloads.h"
 
-#include "compiler/GpuCompiler.h"
+#include "compiler/gpu/GpuCompiler.h"
 #include "runtime/cache/BundleFile.h"
 #include "runtime/cache/BundleKey.h"
 

@@ -19,7 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/HostCompiler.h"
+#include "compiler/host/HostCompiler.h"
 #include "runtime/engine/Engine.h"
 
 #include <chrono>

@@ -11,7 +11,7 @@ func.func @matmul(%x: tensor<4x8xi32>, %w: tensor<8x3xi32>) -> tensor<4x3xi32> {
   return %y : tensor<4x3xi32>
 }
 
-// MATMUL: fuse-compile: error: {{.*}}host-errors.mlir: host code generation failed: {{.*}}host-errors.mlir:10:8: 'fuse.matmul' op cannot be generated for the host in a matmul kernel: integer matmuls are not supported yet
+// MATMUL: fuse-compile: error: {{.*}}host-errors.mlir: host code generation for host-x86-64-v{{[34]}} failed: {{.*}}host-errors.mlir:10:8: 'fuse.matmul' op cannot be generated for the host in a matmul kernel: integer matmuls are not supported yet
 // MISSING: fuse-compile: error: cannot read '{{.*}}host-errors.mlir.missing'
 // UNKNOWN: fuse-compile: error: unknown target 'riscv'
 // MALFORMED: fuse-compile: error: {{.*}}bad.mlir: the source does not parse

@@ -3,7 +3,7 @@
 // configurations, bindings, memory plan, PTX payloads) and its errors.
 // Numerics run where a CUDA runtime is present, not here.
 
-#include "compiler/GpuCompiler.h"
+#include "compiler/gpu/GpuCompiler.h"
 
 #include <gtest/gtest.h>
 
@@ -38,7 +38,7 @@ TEST_P(GpuCodegen, PointwiseWithBroadcastBias) {
   TensorId bias = b.input({ElementType::F32, {1000}}, "bias");
   TensorId y = b.add(x, b.broadcast(bias, {4, 1000}, {1}));
   b.output(b.mul(y, b.tanh(y)), "y");
-  GpuCompileDumps dumps;
+  CompileDumps dumps;
   Expected<Compilation> compiled =
       compiler().compile(*b.finish(), target(), CompileOptions{}, &dumps);
   ASSERT_TRUE(compiled.ok()) << compiled.message();

@@ -1,7 +1,7 @@
 // Graph -> fuse dialect -> text -> fuse dialect -> Graph gives the same
 // Graph, for every op of the op table; bad functions get clear errors.
 
-#include "compiler/GraphTranslation.h"
+#include "compiler/common/GraphTranslation.h"
 #include "ExampleGraphs.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -5,7 +5,7 @@
 
 #include "test/compiler/HostCodegenTest.h"
 
-#include "compiler/ArenaPlanner.h"
+#include "compiler/common/ArenaPlanner.h"
 
 #include <cstring>
 

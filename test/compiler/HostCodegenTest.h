@@ -6,7 +6,7 @@
 #ifndef FUSE_TEST_COMPILER_HOSTCODEGENTEST_H
 #define FUSE_TEST_COMPILER_HOSTCODEGENTEST_H
 
-#include "compiler/HostCompiler.h"
+#include "compiler/host/HostCompiler.h"
 #include "runtime/device/HostIsa.h"
 #include "runtime/device/HostRuntime.h"
 #include "runtime/device/RunBundle.h"

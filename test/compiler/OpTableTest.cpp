@@ -3,7 +3,7 @@
 // and that the reference interpreter evaluates.
 
 #include "ExampleGraphs.h"
-#include "compiler/GraphTranslation.h"
+#include "compiler/common/GraphTranslation.h"
 #include "runtime/ir/Interpreter.h"
 
 #include "mlir/IR/MLIRContext.h"

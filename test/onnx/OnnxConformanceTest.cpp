@@ -39,7 +39,7 @@
 #include "runtime/ir/Interpreter.h"
 
 #ifdef FUSE_ONNX_CONFORMANCE_HOST
-#include "compiler/HostCompiler.h"
+#include "compiler/host/HostCompiler.h"
 #include "runtime/device/HostIsa.h"
 #include "runtime/device/HostRuntime.h"
 #endif

@@ -16,8 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/GpuCompiler.h"
-#include "compiler/HostCompiler.h"
+#include "compiler/gpu/GpuCompiler.h"
+#include "compiler/host/HostCompiler.h"
 #include "runtime/device/HostIsa.h"
 #include "runtime/ir/RegularFile.h"
 #include "tools/HelpCategories.h"
@@ -168,10 +168,10 @@ int compileForGpu(const Target &target, const std::string &input,
     return fail("unknown --emit=" + emitKind + " for target " + target.name +
                 "; expected fused, kernels, nvvm or ptx");
   GpuCompiler compiler;
-  GpuCompileDumps dumps;
+  CompileDumps dumps;
   Expected<Compilation> compilation = Status::error("not compiled");
   for (unsigned i = 0; i < std::max(1u, times); ++i) {
-    dumps = GpuCompileDumps();
+    dumps = CompileDumps();
     compilation =
         compiler.compileSource(source.str(), target, options, &dumps, input);
   }
@@ -181,9 +181,9 @@ int compileForGpu(const Target &target, const std::string &input,
   else if (emitKind == "kernels")
     llvm::outs() << dumps.kernels;
   else if (emitKind == "nvvm")
-    llvm::outs() << dumps.nvvm;
+    llvm::outs() << dumps.lowered;
   else if (emitKind == "ptx")
-    for (const GpuKernelArtifacts &kernel : dumps.artifacts)
+    for (const KernelArtifacts &kernel : dumps.artifacts)
       llvm::outs() << "// kernel " << kernel.entry << "\n" << kernel.ptx;
   if (!compilation.ok())
     return fail(input + ": " + compilation.message());
@@ -191,7 +191,7 @@ int compileForGpu(const Target &target, const std::string &input,
   if (!outDir.empty()) {
     if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
       return fail("cannot create '" + outDir + "': " + ec.message());
-    for (const GpuKernelArtifacts &kernel : dumps.artifacts) {
+    for (const KernelArtifacts &kernel : dumps.artifacts) {
       std::string base = outDir + "/" + kernel.entry;
       if (!writeBytes(base + ".ptx", kernel.ptx))
         return fail("cannot write " + base + ".ptx");
@@ -208,7 +208,7 @@ int compileForGpu(const Target &target, const std::string &input,
   }
   if (printTimings) {
     printPhaseTimings(*compilation);
-    for (const GpuKernelArtifacts &kernel : dumps.artifacts)
+    for (const KernelArtifacts &kernel : dumps.artifacts)
       if (!kernel.ptxasLog.empty())
         llvm::errs() << kernel.ptxasLog;
   }
@@ -272,7 +272,7 @@ int main(int argc, char **argv) {
   options.optimizationLevel = level;
   options.enableFusion = fusion;
   HostCompiler compiler;
-  HostCompileDumps dumps;
+  CompileDumps dumps;
   Expected<Compilation> compilation =
       compiler.compileSource(*file, *target, options, &dumps, input);
   // What was made before a failure helps to see why.
@@ -281,7 +281,7 @@ int main(int argc, char **argv) {
   else if (emitKind == "kernels")
     llvm::outs() << dumps.kernels;
   else if (emitKind == "llvm-dialect")
-    llvm::outs() << dumps.llvmDialect;
+    llvm::outs() << dumps.lowered;
   else if (emitKind == "llvm")
     llvm::outs() << dumps.llvmIR;
   if (!compilation.ok())

@@ -33,8 +33,8 @@
 #include "tools/HelpCategories.h"
 #include "tools/InputNesting.h"
 
-#include "compiler/GraphTranslation.h"
-#include "compiler/HostCompiler.h"
+#include "compiler/common/GraphTranslation.h"
+#include "compiler/host/HostCompiler.h"
 #include "compiler/onnx/OnnxImporter.h"
 #include "runtime/cache/BundleCache.h"
 #include "runtime/cache/BundleKey.h"

@@ -9,7 +9,7 @@
 
 #include "compiler/TargetCompiler.h"
 
-#include "compiler/HostCompiler.h"
+#include "compiler/host/HostCompiler.h"
 #include "runtime/engine/Engine.h"
 
 #include <gtest/gtest.h>

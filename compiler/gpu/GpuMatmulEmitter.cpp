@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/GpuRegionEmitter.h"
+#include "compiler/gpu/GpuRegionEmitter.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -112,7 +112,7 @@ Value forwardPosition(OpBuilder &b, Location loc, Value p,
 /// the matrix) and its epilogue applied to the register tile before the
 /// store: a row of 4 at a time where positions are kept, element by element
 /// at the moved position after transposes. Grid: (N tiles, M tiles, batch).
-FailureOr<GpuFusionKernels>
+FailureOr<FusionKernels>
 emitTiledMatmul(fd::FusionOp fusion, fd::MatmulOp op,
                 ArrayRef<SmallVector<TransposeStep>> epilogue, ModuleOp module,
                 StringRef prefix) {
@@ -338,7 +338,7 @@ emitTiledMatmul(fd::FusionOp fusion, fd::MatmulOp op,
   if (failedBody)
     return failure();
 
-  GpuKernelPlan plan;
+  KernelPlan plan;
   plan.entry = name;
   plan.module = name + "_module";
   plan.schedule = ScheduleKind::Matmul;
@@ -348,10 +348,10 @@ emitTiledMatmul(fd::FusionOp fusion, fd::MatmulOp op,
   plan.launch.blockX = uint32_t(threads);
   plan.launch.iterations = batch * m * n;
   for (unsigned i = 0; i < fusion.getInputs().size(); ++i)
-    plan.operands.push_back({GpuKernelOperand::Kind::FusionInput, i});
+    plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
   for (unsigned r = 0; r < numResults; ++r)
-    plan.operands.push_back({GpuKernelOperand::Kind::FusionResult, r});
-  GpuFusionKernels kernels;
+    plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
+  FusionKernels kernels;
   kernels.kernels.push_back(std::move(plan));
   return kernels;
 }
@@ -361,8 +361,8 @@ emitTiledMatmul(fd::FusionOp fusion, fd::MatmulOp op,
 /// Tiled where the epilogue only moves positions (elementwise ops, reshapes,
 /// transposes) and the grid fits; the pull form otherwise (f64, more than
 /// one matmul, a broadcast or slice of the result).
-FailureOr<GpuFusionKernels> emitMatmul(fd::FusionOp fusion, ModuleOp module,
-                                       StringRef prefix) {
+FailureOr<FusionKernels> emitMatmul(fd::FusionOp fusion, ModuleOp module,
+                                    StringRef prefix) {
   auto matmuls = fusion.getBody().front().getOps<fd::MatmulOp>();
   if (std::distance(matmuls.begin(), matmuls.end()) == 1) {
     fd::MatmulOp op = *matmuls.begin();

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/GraphTranslation.h"
+#include "compiler/common/GraphTranslation.h"
 
 #include "dialect/FuseOps.h"
 

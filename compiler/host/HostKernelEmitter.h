@@ -22,7 +22,7 @@
 #ifndef FUSE_COMPILER_HOSTKERNELEMITTER_H
 #define FUSE_COMPILER_HOSTKERNELEMITTER_H
 
-#include "runtime/cache/Bundle.h"
+#include "compiler/common/KernelPlan.h"
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
@@ -40,48 +40,24 @@ class FusionOp;
 
 namespace fuse {
 
-/// What one buffer argument of a generated kernel refers to.
-struct HostKernelOperand {
-  enum class Kind : std::uint8_t { FusionInput, FusionResult, Scratch };
-  Kind kind = Kind::FusionInput;
-  /// The fusion's input or result number; 0 for Scratch.
-  unsigned index = 0;
-};
-
-struct HostKernelPlan {
-  /// The symbol of the kernel function.
-  std::string entry;
-  ScheduleKind schedule = ScheduleKind::Pointwise;
-  LaunchConfig launch;
-  /// In the order the kernel takes its buffers.
-  std::vector<HostKernelOperand> operands;
-};
-
-/// The kernels of one fusion, in launch order, and the scratch bytes they
-/// share (reduction partials; 0 when none).
-struct HostFusionKernels {
-  std::vector<HostKernelPlan> kernels;
-  std::uint64_t scratchBytes = 0;
-};
-
 /// Vector lanes of f32 arithmetic for a host target: 8 for x86-64-v3 (AVX2),
 /// 16 for x86-64-v4 (AVX-512).
 unsigned hostVectorWidth(const Target &target);
 
 /// Appends the kernels of `fusion` to `module`, their names starting with
 /// `namePrefix`. Fails with an error at the offending op.
-mlir::FailureOr<HostFusionKernels> emitHostKernels(mlir::fuse::FusionOp fusion,
-                                                   mlir::ModuleOp module,
-                                                   llvm::StringRef namePrefix,
-                                                   unsigned vectorWidth);
+mlir::FailureOr<FusionKernels> emitHostKernels(mlir::fuse::FusionOp fusion,
+                                               mlir::ModuleOp module,
+                                               llvm::StringRef namePrefix,
+                                               unsigned vectorWidth);
 
 /// The schedules in files of their own (HostMatmulEmitter.cpp,
 /// HostColumnReductionEmitter.cpp), called by emitHostKernels.
-mlir::FailureOr<HostFusionKernels> emitHostMatmul(mlir::fuse::FusionOp fusion,
-                                                  mlir::ModuleOp module,
-                                                  llvm::StringRef namePrefix,
-                                                  unsigned vectorWidth);
-mlir::FailureOr<HostFusionKernels>
+mlir::FailureOr<FusionKernels> emitHostMatmul(mlir::fuse::FusionOp fusion,
+                                              mlir::ModuleOp module,
+                                              llvm::StringRef namePrefix,
+                                              unsigned vectorWidth);
+mlir::FailureOr<FusionKernels>
 emitHostColumnReduction(mlir::fuse::FusionOp fusion, mlir::ModuleOp module,
                         llvm::StringRef namePrefix, unsigned vectorWidth);
 

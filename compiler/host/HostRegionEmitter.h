@@ -18,8 +18,8 @@
 #ifndef FUSE_COMPILER_HOSTREGIONEMITTER_H
 #define FUSE_COMPILER_HOSTREGIONEMITTER_H
 
-#include "compiler/ReductionLowering.h"
-#include "compiler/RegionEmitter.h"
+#include "compiler/common/ReductionLowering.h"
+#include "compiler/common/RegionEmitter.h"
 #include "dialect/FuseOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/HostKernelEmitter.h"
-#include "compiler/HostRegionEmitter.h"
+#include "compiler/host/HostKernelEmitter.h"
+#include "compiler/host/HostRegionEmitter.h"
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -53,11 +53,11 @@ LogicalResult checkYields(fd::FusionOp fusion, int64_t domain) {
   return success();
 }
 
-FailureOr<HostFusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
-                                           StringRef prefix, unsigned width) {
+FailureOr<FusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
+                                       StringRef prefix, unsigned width) {
   auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
   if (yield.getValues().empty())
-    return HostFusionKernels{};
+    return FusionKernels{};
   int64_t domain = numElements(yield.getValues().front().getType());
   if (failed(checkYields(fusion, domain)))
     return failure();
@@ -88,28 +88,25 @@ FailureOr<HostFusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
   if (failed(loop))
     return failure();
 
-  HostKernelPlan plan;
+  KernelPlan plan;
   plan.entry = name;
   plan.schedule = ScheduleKind::Pointwise;
   plan.launch.iterations = domain;
   plan.launch.grain = kPointwiseGrain;
   for (unsigned i = 0; i < numInputs; ++i)
-    plan.operands.push_back({HostKernelOperand::Kind::FusionInput, i});
+    plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
   for (unsigned r = 0; r < outputs.size(); ++r)
-    plan.operands.push_back({HostKernelOperand::Kind::FusionResult, r});
-  HostFusionKernels kernels;
+    plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
+  FusionKernels kernels;
   kernels.kernels.push_back(std::move(plan));
   return kernels;
 }
 
-FailureOr<HostFusionKernels> emitRowReduction(fd::FusionOp fusion,
-                                              ModuleOp module, StringRef prefix,
-                                              unsigned width);
+FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
+                                          StringRef prefix, unsigned width);
 
-FailureOr<HostFusionKernels> emitFullReduction(fd::FusionOp fusion,
-                                               ModuleOp module,
-                                               StringRef prefix,
-                                               unsigned width) {
+FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
+                                           StringRef prefix, unsigned width) {
   Block &body = fusion.getBody().front();
   auto yield = cast<fd::YieldOp>(body.getTerminator());
   SmallVector<ReductionInfo> reductions;
@@ -179,7 +176,7 @@ FailureOr<HostFusionKernels> emitFullReduction(fd::FusionOp fusion,
              << r << " has neither one element nor the reduced domain's";
   }
 
-  HostFusionKernels kernels;
+  FusionKernels kernels;
   kernels.scratchBytes =
       uint64_t(partials) * reductions.size() * kScratchSlotBytes;
 
@@ -263,16 +260,16 @@ FailureOr<HostFusionKernels> emitFullReduction(fd::FusionOp fusion,
           scratch, ValueRange{slot});
       LLVM::StoreOp::create(b, loc, partial, address, 8);
     }
-    HostKernelPlan plan;
+    KernelPlan plan;
     plan.entry = name;
     plan.schedule = ScheduleKind::FullReduction;
     plan.launch.iterations = partials;
     plan.launch.grain = 1;
     for (unsigned i = 0; i < numInputs; ++i)
-      plan.operands.push_back({HostKernelOperand::Kind::FusionInput, i});
+      plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
     for (unsigned r : domainResults)
-      plan.operands.push_back({HostKernelOperand::Kind::FusionResult, r});
-    plan.operands.push_back({HostKernelOperand::Kind::Scratch, 0});
+      plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
+    plan.operands.push_back({KernelOperand::Kind::Scratch, 0});
     kernels.kernels.push_back(std::move(plan));
   }
 
@@ -319,16 +316,16 @@ FailureOr<HostFusionKernels> emitFullReduction(fd::FusionOp fusion,
         return failure();
       e.store(*computed, elementTypeOf(value), outputs[k], zero);
     }
-    HostKernelPlan plan;
+    KernelPlan plan;
     plan.entry = name;
     plan.schedule = ScheduleKind::FullReduction;
     plan.launch.iterations = 1;
     plan.launch.grain = 1;
     for (unsigned i = 0; i < numInputs; ++i)
-      plan.operands.push_back({HostKernelOperand::Kind::FusionInput, i});
+      plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
     for (unsigned r : scalarResults)
-      plan.operands.push_back({HostKernelOperand::Kind::FusionResult, r});
-    plan.operands.push_back({HostKernelOperand::Kind::Scratch, 0});
+      plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
+    plan.operands.push_back({KernelOperand::Kind::Scratch, 0});
     kernels.kernels.push_back(std::move(plan));
   }
   return kernels;
@@ -378,9 +375,8 @@ LogicalResult checkRowwiseUses(Value result, int64_t rows) {
 /// order, so a reduction may use an earlier one, as softmax's sum uses its
 /// max), then a last pass that stores the results over the row. The row is
 /// re-read from cache by each pass.
-FailureOr<HostFusionKernels> emitRowReduction(fd::FusionOp fusion,
-                                              ModuleOp module, StringRef prefix,
-                                              unsigned width) {
+FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
+                                          StringRef prefix, unsigned width) {
   Block &body = fusion.getBody().front();
   auto yield = cast<fd::YieldOp>(body.getTerminator());
   SmallVector<ReductionInfo> reductions;
@@ -574,27 +570,26 @@ FailureOr<HostFusionKernels> emitRowReduction(fd::FusionOp fusion,
     e.store(*computed, elementTypeOf(value), outputs[r], atRow);
   }
 
-  HostKernelPlan plan;
+  KernelPlan plan;
   plan.entry = name;
   plan.schedule = ScheduleKind::RowReduction;
   plan.launch.iterations = rows;
   plan.launch.grain =
       std::max<int64_t>(1, kRowGrainElements / std::max<int64_t>(1, rowLength));
   for (unsigned i = 0; i < numInputs; ++i)
-    plan.operands.push_back({HostKernelOperand::Kind::FusionInput, i});
+    plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
   for (unsigned r = 0; r < outputs.size(); ++r)
-    plan.operands.push_back({HostKernelOperand::Kind::FusionResult, r});
-  HostFusionKernels kernels;
+    plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
+  FusionKernels kernels;
   kernels.kernels.push_back(std::move(plan));
   return kernels;
 }
 
 } // namespace
 
-FailureOr<HostFusionKernels> emitHostKernels(fd::FusionOp fusion,
-                                             ModuleOp module,
-                                             StringRef namePrefix,
-                                             unsigned vectorWidth) {
+FailureOr<FusionKernels> emitHostKernels(fd::FusionOp fusion, ModuleOp module,
+                                         StringRef namePrefix,
+                                         unsigned vectorWidth) {
   // An argmax or argmin scans its axis in order, as a column reduction does
   // (with columns of one element when the axis is the last).
   if (!fusion.getBody().getOps<fd::ArgMaxOp>().empty() ||

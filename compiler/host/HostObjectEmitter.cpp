@@ -1,6 +1,6 @@
 //===- HostObjectEmitter.cpp - Host kernels -> object code ----------------===//
 
-#include "compiler/HostObjectEmitter.h"
+#include "compiler/host/HostObjectEmitter.h"
 
 #include "dialect/FuseOps.h"
 

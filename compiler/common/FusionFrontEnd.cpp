@@ -1,6 +1,6 @@
 //===- FusionFrontEnd.cpp - What every target's compiler does first -------===//
 
-#include "compiler/FusionFrontEnd.h"
+#include "compiler/common/FusionFrontEnd.h"
 
 #include "passes/Passes.h"
 #include "runtime/Version.h"

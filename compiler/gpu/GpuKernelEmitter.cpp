@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/GpuKernelEmitter.h"
-#include "compiler/GpuRegionEmitter.h"
+#include "compiler/gpu/GpuKernelEmitter.h"
+#include "compiler/gpu/GpuRegionEmitter.h"
 
 #include "llvm/ADT/SetVector.h"
 
@@ -36,12 +36,12 @@ constexpr int64_t kScratchSlotBytes = 8;
 
 } // namespace
 
-FailureOr<GpuFusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
-                                          StringRef prefix,
-                                          ScheduleKind schedule) {
+FailureOr<FusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
+                                       StringRef prefix,
+                                       ScheduleKind schedule) {
   auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
   if (yield.getValues().empty())
-    return GpuFusionKernels{};
+    return FusionKernels{};
   int64_t domain = numElements(yield.getValues().front().getType());
   if (failed(checkYields(fusion, domain)))
     return failure();
@@ -78,7 +78,7 @@ FailureOr<GpuFusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
   if (failed(loop))
     return failure();
 
-  GpuKernelPlan plan;
+  KernelPlan plan;
   plan.entry = name;
   plan.module = name + "_module";
   plan.schedule = schedule;
@@ -88,18 +88,18 @@ FailureOr<GpuFusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
   plan.launch.blockX = kGpuBlockSize;
   plan.launch.iterations = domain;
   for (unsigned i = 0; i < fusion.getInputs().size(); ++i)
-    plan.operands.push_back({GpuKernelOperand::Kind::FusionInput, i});
+    plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
   for (unsigned r = 0; r < numResults; ++r)
-    plan.operands.push_back({GpuKernelOperand::Kind::FusionResult, r});
-  GpuFusionKernels kernels;
+    plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
+  FusionKernels kernels;
   kernels.kernels.push_back(std::move(plan));
   return kernels;
 }
 
 namespace {
 
-FailureOr<GpuFusionKernels>
-emitFullReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
+FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
+                                           StringRef prefix) {
   Block &body = fusion.getBody().front();
   auto yield = cast<fd::YieldOp>(body.getTerminator());
   SmallVector<ReductionInfo> reductions;
@@ -173,7 +173,7 @@ emitFullReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
              << r << " has neither one element nor the reduced domain's";
   }
 
-  GpuFusionKernels kernels;
+  FusionKernels kernels;
   kernels.scratchBytes =
       uint64_t(partials) * reductions.size() * kScratchSlotBytes;
 
@@ -239,7 +239,7 @@ emitFullReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
             storageBytes(r.accumulator));
       });
     }
-    GpuKernelPlan plan;
+    KernelPlan plan;
     plan.entry = name;
     plan.module = name + "_module";
     plan.schedule = ScheduleKind::FullReduction;
@@ -247,10 +247,10 @@ emitFullReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
     plan.launch.blockX = kGpuBlockSize;
     plan.launch.iterations = domain;
     for (unsigned i = 0; i < numInputs; ++i)
-      plan.operands.push_back({GpuKernelOperand::Kind::FusionInput, i});
+      plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
     for (unsigned r : domainResults)
-      plan.operands.push_back({GpuKernelOperand::Kind::FusionResult, r});
-    plan.operands.push_back({GpuKernelOperand::Kind::Scratch, 0});
+      plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
+    plan.operands.push_back({KernelOperand::Kind::Scratch, 0});
     kernels.kernels.push_back(std::move(plan));
   }
 
@@ -311,7 +311,7 @@ emitFullReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
     });
     if (failedBody)
       return failure();
-    GpuKernelPlan plan;
+    KernelPlan plan;
     plan.entry = name;
     plan.module = name + "_module";
     plan.schedule = ScheduleKind::FullReduction;
@@ -319,10 +319,10 @@ emitFullReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
     plan.launch.blockX = kGpuBlockSize;
     plan.launch.iterations = 1;
     for (unsigned i = 0; i < numInputs; ++i)
-      plan.operands.push_back({GpuKernelOperand::Kind::FusionInput, i});
+      plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
     for (unsigned r : scalarResults)
-      plan.operands.push_back({GpuKernelOperand::Kind::FusionResult, r});
-    plan.operands.push_back({GpuKernelOperand::Kind::Scratch, 0});
+      plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
+    plan.operands.push_back({KernelOperand::Kind::Scratch, 0});
     kernels.kernels.push_back(std::move(plan));
   }
   return kernels;
@@ -408,7 +408,7 @@ LogicalResult checkColumnwiseUses(Value result, const ColumnLayout &layout,
 /// accumulator per column (adjacent threads read adjacent 16-byte pieces of
 /// a row: coalesced, no shuffles), then a pass that stores the results over
 /// the whole domain, then the per-column results.
-FailureOr<GpuFusionKernels>
+FailureOr<FusionKernels>
 emitColumnReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
   Block &body = fusion.getBody().front();
   auto yield = cast<fd::YieldOp>(body.getTerminator());
@@ -571,7 +571,7 @@ emitColumnReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
     }
   }
 
-  GpuKernelPlan plan;
+  KernelPlan plan;
   plan.entry = name;
   plan.module = name + "_module";
   plan.schedule = ScheduleKind::ColumnReduction;
@@ -580,10 +580,10 @@ emitColumnReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
   plan.launch.blockX = blockSize;
   plan.launch.iterations = groups;
   for (unsigned i = 0; i < fusion.getInputs().size(); ++i)
-    plan.operands.push_back({GpuKernelOperand::Kind::FusionInput, i});
+    plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
   for (unsigned r = 0; r < numResults; ++r)
-    plan.operands.push_back({GpuKernelOperand::Kind::FusionResult, r});
-  GpuFusionKernels kernels;
+    plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
+  FusionKernels kernels;
   kernels.kernels.push_back(std::move(plan));
   return kernels;
 }
@@ -594,8 +594,8 @@ emitColumnReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
 /// reduction may use an earlier one, as softmax's sum uses its max), each
 /// combined across the block, then a last pass that stores the results over
 /// the row. The passes re-read the row, from L1/L2 after the first.
-FailureOr<GpuFusionKernels>
-emitRowReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
+FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
+                                          StringRef prefix) {
   Block &body = fusion.getBody().front();
   auto yield = cast<fd::YieldOp>(body.getTerminator());
   SmallVector<ReductionInfo> reductions;
@@ -758,7 +758,7 @@ emitRowReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
   if (!warpPerRow)
     gpu::BarrierOp::create(b, loc);
 
-  GpuKernelPlan plan;
+  KernelPlan plan;
   plan.entry = name;
   plan.module = name + "_module";
   plan.schedule = ScheduleKind::RowReduction;
@@ -767,10 +767,10 @@ emitRowReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
   plan.launch.blockX = blockSize;
   plan.launch.iterations = rows;
   for (unsigned i = 0; i < fusion.getInputs().size(); ++i)
-    plan.operands.push_back({GpuKernelOperand::Kind::FusionInput, i});
+    plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
   for (unsigned r = 0; r < numResults; ++r)
-    plan.operands.push_back({GpuKernelOperand::Kind::FusionResult, r});
-  GpuFusionKernels kernels;
+    plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
+  FusionKernels kernels;
   kernels.kernels.push_back(std::move(plan));
   return kernels;
 }
@@ -779,8 +779,8 @@ emitRowReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
 
 } // namespace ptx
 
-FailureOr<GpuFusionKernels> emitGpuKernels(fd::FusionOp fusion, ModuleOp module,
-                                           StringRef namePrefix) {
+FailureOr<FusionKernels> emitGpuKernels(fd::FusionOp fusion, ModuleOp module,
+                                        StringRef namePrefix) {
   using namespace ptx;
   switch (fusion.getKind()) {
   case fd::ScheduleKind::pointwise:

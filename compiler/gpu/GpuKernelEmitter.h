@@ -37,7 +37,7 @@
 #ifndef FUSE_COMPILER_GPUKERNELEMITTER_H
 #define FUSE_COMPILER_GPUKERNELEMITTER_H
 
-#include "runtime/cache/Bundle.h"
+#include "compiler/common/KernelPlan.h"
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
@@ -55,33 +55,6 @@ class FusionOp;
 
 namespace fuse {
 
-/// What one pointer parameter of a generated GPU kernel refers to.
-struct GpuKernelOperand {
-  enum class Kind : std::uint8_t { FusionInput, FusionResult, Scratch };
-  Kind kind = Kind::FusionInput;
-  /// The fusion's input or result number; 0 for Scratch.
-  unsigned index = 0;
-};
-
-struct GpuKernelPlan {
-  /// The `gpu.func` (the PTX `.entry`); its `gpu.module` is `module`.
-  std::string entry;
-  std::string module;
-  ScheduleKind schedule = ScheduleKind::Pointwise;
-  /// Grid, block and shared memory (shared memory the kernel declares
-  /// itself is not counted: it is static).
-  LaunchConfig launch;
-  /// In the order the kernel takes its pointers.
-  std::vector<GpuKernelOperand> operands;
-};
-
-/// The kernels of one fusion, in launch order, and the scratch bytes they
-/// share (reduction partials; 0 when none).
-struct GpuFusionKernels {
-  std::vector<GpuKernelPlan> kernels;
-  std::uint64_t scratchBytes = 0;
-};
-
 /// Elements per thread and step of the vector loops: 128 bits of f32.
 inline constexpr unsigned kGpuVectorWidth = 4;
 /// Threads per block of pointwise and reduction kernels.
@@ -90,9 +63,9 @@ inline constexpr unsigned kGpuBlockSize = 256;
 /// Appends one `gpu.module` per kernel of `fusion` to `module` (which must
 /// carry `gpu.container_module`), names starting with `namePrefix`. Fails
 /// with an error at the offending op.
-mlir::FailureOr<GpuFusionKernels> emitGpuKernels(mlir::fuse::FusionOp fusion,
-                                                 mlir::ModuleOp module,
-                                                 llvm::StringRef namePrefix);
+mlir::FailureOr<FusionKernels> emitGpuKernels(mlir::fuse::FusionOp fusion,
+                                              mlir::ModuleOp module,
+                                              llvm::StringRef namePrefix);
 
 } // namespace fuse
 

@@ -1,6 +1,6 @@
 //===- ArenaPlanner.cpp - Offsets of intermediates in one arena -----------===//
 
-#include "compiler/ArenaPlanner.h"
+#include "compiler/common/ArenaPlanner.h"
 
 #include <algorithm>
 #include <numeric>

@@ -17,8 +17,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/HostKernelEmitter.h"
-#include "compiler/HostRegionEmitter.h"
+#include "compiler/host/HostKernelEmitter.h"
+#include "compiler/host/HostRegionEmitter.h"
 
 using namespace mlir;
 using namespace ::fuse::host;
@@ -230,10 +230,10 @@ Value argTakes(OpBuilder &b, Location loc, const ColumnItem &item, Value x,
 
 } // namespace
 
-FailureOr<HostFusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
-                                                     ModuleOp module,
-                                                     StringRef prefix,
-                                                     unsigned width) {
+FailureOr<FusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
+                                                 ModuleOp module,
+                                                 StringRef prefix,
+                                                 unsigned width) {
   Block &body = fusion.getBody().front();
   auto yield = cast<fd::YieldOp>(body.getTerminator());
   SmallVector<ColumnItem> items;
@@ -448,17 +448,17 @@ FailureOr<HostFusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
   if (broken)
     return failure();
 
-  HostKernelPlan plan;
+  KernelPlan plan;
   plan.entry = name;
   plan.schedule = ScheduleKind::ColumnReduction;
   plan.launch.iterations = outer * chunks;
   plan.launch.grain = std::max<int64_t>(
       1, kGrainElements / std::max<int64_t>(1, reduced * chunk));
   for (unsigned i = 0; i < numInputs; ++i)
-    plan.operands.push_back({HostKernelOperand::Kind::FusionInput, i});
+    plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
   for (unsigned r = 0; r < outputs.size(); ++r)
-    plan.operands.push_back({HostKernelOperand::Kind::FusionResult, r});
-  HostFusionKernels kernels;
+    plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
+  FusionKernels kernels;
   kernels.kernels.push_back(std::move(plan));
   return kernels;
 }

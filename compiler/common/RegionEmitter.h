@@ -27,8 +27,8 @@
 #ifndef FUSE_COMPILER_REGIONEMITTER_H
 #define FUSE_COMPILER_REGIONEMITTER_H
 
-#include "compiler/AffineIndexMap.h"
-#include "compiler/ScalarLowering.h"
+#include "compiler/common/AffineIndexMap.h"
+#include "compiler/common/ScalarLowering.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 

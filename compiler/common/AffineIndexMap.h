@@ -13,7 +13,7 @@
 #ifndef FUSE_COMPILER_AFFINEINDEXMAP_H
 #define FUSE_COMPILER_AFFINEINDEXMAP_H
 
-#include "compiler/ScalarLowering.h"
+#include "compiler/common/ScalarLowering.h"
 
 namespace fuse {
 namespace codegen {

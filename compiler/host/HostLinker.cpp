@@ -1,6 +1,6 @@
 //===- HostLinker.cpp - Object file -> shared object, in process ----------===//
 
-#include "compiler/HostLinker.h"
+#include "compiler/host/HostLinker.h"
 
 #include "runtime/ir/TemporaryOwner.h"
 

@@ -15,7 +15,7 @@
 #ifndef FUSE_COMPILER_REDUCTIONLOWERING_H
 #define FUSE_COMPILER_REDUCTIONLOWERING_H
 
-#include "compiler/ScalarLowering.h"
+#include "compiler/common/ScalarLowering.h"
 
 namespace fuse {
 namespace codegen {

@@ -22,8 +22,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/HostKernelEmitter.h"
-#include "compiler/HostRegionEmitter.h"
+#include "compiler/host/HostKernelEmitter.h"
+#include "compiler/host/HostRegionEmitter.h"
 
 using namespace mlir;
 using namespace ::fuse::host;
@@ -424,9 +424,8 @@ private:
 
 } // namespace
 
-FailureOr<HostFusionKernels> emitHostMatmul(fd::FusionOp fusion,
-                                            ModuleOp module, StringRef prefix,
-                                            unsigned width) {
+FailureOr<FusionKernels> emitHostMatmul(fd::FusionOp fusion, ModuleOp module,
+                                        StringRef prefix, unsigned width) {
   Block &body = fusion.getBody().front();
   auto yield = cast<fd::YieldOp>(body.getTerminator());
   SmallVector<fd::MatmulOp> matmuls(body.getOps<fd::MatmulOp>());
@@ -463,7 +462,7 @@ FailureOr<HostFusionKernels> emitHostMatmul(fd::FusionOp fusion,
     return failure();
 
   MatmulShape s = matmulShape(matmul);
-  HostKernelPlan plan;
+  KernelPlan plan;
   plan.entry = name;
   plan.schedule = ScheduleKind::Matmul;
   int64_t rowBlocks = (s.m + kRowBlock - 1) / kRowBlock;
@@ -471,10 +470,10 @@ FailureOr<HostFusionKernels> emitHostMatmul(fd::FusionOp fusion,
   plan.launch.grain = std::max<int64_t>(
       1, kGrainMacs / std::max<int64_t>(1, kRowBlock * s.n * s.k));
   for (unsigned i = 0; i < numInputs; ++i)
-    plan.operands.push_back({HostKernelOperand::Kind::FusionInput, i});
+    plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
   for (unsigned r = 0; r < outputs.size(); ++r)
-    plan.operands.push_back({HostKernelOperand::Kind::FusionResult, r});
-  HostFusionKernels kernels;
+    plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
+  FusionKernels kernels;
   kernels.kernels.push_back(std::move(plan));
   return kernels;
 }

@@ -1,34 +1,23 @@
-//===- HostCompiler.cpp - The compiler for host targets -------------------===//
+//===- KernelCompiler.cpp - The one compiler driver -----------------------===//
 
-#include "compiler/HostCompiler.h"
+#include "compiler/common/KernelCompiler.h"
 
-#include "compiler/ArenaPlanner.h"
-#include "compiler/FusionFrontEnd.h"
-#include "compiler/GraphTranslation.h"
-#include "compiler/HostKernelEmitter.h"
-#include "compiler/HostLinker.h"
-#include "compiler/HostObjectEmitter.h"
+#include "compiler/common/ArenaPlanner.h"
+#include "compiler/common/FusionFrontEnd.h"
+#include "compiler/common/GraphTranslation.h"
+#include "compiler/common/TargetBackend.h"
 #include "dialect/FuseOps.h"
-#include "passes/Passes.h"
-#include "runtime/Version.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/OperationSupport.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
-
-#include "llvm/ADT/DenseMap.h"
 
 #include <algorithm>
-#include <functional>
-#include <map>
+#include <chrono>
 #include <mutex>
+#include <optional>
 #include <set>
 
 namespace fd = mlir::fuse;
@@ -43,48 +32,51 @@ using namespace frontend;
 
 } // namespace
 
-struct HostCompiler::Impl {
-  Impl() {
-    mlir::DialectRegistry registry;
-    registerHostCodegenDialects(registry);
-    context.appendDialectRegistry(registry);
-    loadTranslationDialects(context);
-    context.loadAllAvailableDialects();
+struct KernelCompiler::Impl {
+  explicit Impl(std::unique_ptr<TargetBackend> backend)
+      : backend(std::move(backend)) {
+    this->backend->initialize(context);
     context.disableMultithreading();
+  }
+
+  Status checkTarget(const Target &target) const {
+    if (backend->compiles(target))
+      return Status::success();
+    return Status::error("the " + std::string(backend->name()) +
+                         " compiler cannot compile for target '" + target.name +
+                         "'");
   }
 
   Expected<Compilation> compileModule(mlir::ModuleOp module, const Graph &graph,
                                       bool alreadyFused, const Target &target,
                                       const CompileOptions &options,
-                                      HostCompileDumps *dumps,
+                                      CompileDumps *dumps,
                                       std::vector<PhaseTiming> phases,
                                       DiagnosticCollector &diagnostics);
 
+  std::unique_ptr<TargetBackend> backend;
   std::mutex mutex;
   mlir::MLIRContext context;
 };
 
-HostCompiler::HostCompiler() : impl(std::make_unique<Impl>()) {}
-HostCompiler::~HostCompiler() = default;
+KernelCompiler::KernelCompiler(std::unique_ptr<TargetBackend> backend)
+    : impl(std::make_unique<Impl>(std::move(backend))) {}
+KernelCompiler::~KernelCompiler() = default;
 
-bool HostCompiler::hasFusionPipeline() {
-  registerFusePassesOnce();
-  return mlir::PassPipelineInfo::lookup(kFusionPipeline) != nullptr;
-}
+TargetBackend &KernelCompiler::backend() { return *impl->backend; }
 
-Expected<Compilation> HostCompiler::compile(const Graph &graph,
-                                            const Target &target,
-                                            const CompileOptions &options) {
+Expected<Compilation> KernelCompiler::compile(const Graph &graph,
+                                              const Target &target,
+                                              const CompileOptions &options) {
   return compile(graph, target, options, nullptr);
 }
 
-Expected<Compilation> HostCompiler::compile(const Graph &graph,
-                                            const Target &target,
-                                            const CompileOptions &options,
-                                            HostCompileDumps *dumps) {
-  if (!target.isHost())
-    return Status::error("the host compiler cannot compile for target '" +
-                         target.name + "'");
+Expected<Compilation> KernelCompiler::compile(const Graph &graph,
+                                              const Target &target,
+                                              const CompileOptions &options,
+                                              CompileDumps *dumps) {
+  if (Status status = impl->checkTarget(target); !status.ok())
+    return status;
   std::lock_guard lock(impl->mutex);
   DiagnosticCollector diagnostics(impl->context);
   auto start = Clock::now();
@@ -98,14 +90,13 @@ Expected<Compilation> HostCompiler::compile(const Graph &graph,
                              options, dumps, std::move(phases), diagnostics);
 }
 
-Expected<Compilation> HostCompiler::compileSource(std::string_view source,
-                                                  const Target &target,
-                                                  const CompileOptions &options,
-                                                  HostCompileDumps *dumps,
-                                                  std::string_view sourceName) {
-  if (!target.isHost())
-    return Status::error("the host compiler cannot compile for target '" +
-                         target.name + "'");
+Expected<Compilation>
+KernelCompiler::compileSource(std::string_view source, const Target &target,
+                              const CompileOptions &options,
+                              CompileDumps *dumps,
+                              std::string_view sourceName) {
+  if (Status status = impl->checkTarget(target); !status.ok())
+    return status;
   std::lock_guard lock(impl->mutex);
   DiagnosticCollector diagnostics(impl->context);
   auto start = Clock::now();
@@ -125,11 +116,10 @@ Expected<Compilation> HostCompiler::compileSource(std::string_view source,
                              std::move(phases), diagnostics);
 }
 
-Expected<Compilation> HostCompiler::Impl::compileModule(
+Expected<Compilation> KernelCompiler::Impl::compileModule(
     mlir::ModuleOp module, const Graph &graph, bool alreadyFused,
-    const Target &target, const CompileOptions &options,
-    HostCompileDumps *dumps, std::vector<PhaseTiming> phases,
-    DiagnosticCollector &diagnostics) {
+    const Target &target, const CompileOptions &options, CompileDumps *dumps,
+    std::vector<PhaseTiming> phases, DiagnosticCollector &diagnostics) {
   auto funcs = module.getOps<mlir::func::FuncOp>();
   if (std::distance(funcs.begin(), funcs.end()) != 1)
     return Status::error("the module must hold exactly one function");
@@ -154,14 +144,15 @@ Expected<Compilation> HostCompiler::Impl::compileModule(
   BufferAssignment buffers(graph);
   Bundle bundle = newBundle(graph, target);
 
-  // Code generation: kernel functions for every fusion, in order.
+  // Code generation: the kernels of every fusion, in order.
   start = Clock::now();
   mlir::OpBuilder b(&context);
   mlir::OwningOpRef<mlir::ModuleOp> kernelModule =
       mlir::ModuleOp::create(b.getUnknownLoc());
-  unsigned width = hostVectorWidth(target);
+  backend->prepareKernelModule(*kernelModule);
   std::set<TensorId> written;
-  std::vector<std::pair<std::uint32_t, HostFusionKernels>> pending;
+  // The plan's module of each bundle kernel.
+  std::vector<std::string> moduleOf;
 
   auto addFusion = [&](fd::FusionOp fusion,
                        llvm::ArrayRef<TensorId> inputTensors,
@@ -169,28 +160,30 @@ Expected<Compilation> HostCompiler::Impl::compileModule(
                        llvm::ArrayRef<KernelBinding> resultBindings,
                        std::vector<std::uint32_t> coveredOps) -> Status {
     std::string prefix = "fuse_k" + std::to_string(bundle.kernels.size());
-    mlir::FailureOr<HostFusionKernels> kernels =
-        emitHostKernels(fusion, *kernelModule, prefix, width);
+    mlir::FailureOr<FusionKernels> kernels =
+        backend->emitKernels(fusion, *kernelModule, prefix, target);
     if (mlir::failed(kernels))
-      return diagnostics.error("host code generation failed");
+      return diagnostics.error(std::string(backend->name()) +
+                               " code generation for " + target.name +
+                               " failed");
     std::optional<std::uint32_t> scratch;
-    for (const HostKernelPlan &plan : kernels->kernels) {
+    for (const KernelPlan &plan : kernels->kernels) {
       std::uint32_t kernelIndex = std::uint32_t(bundle.kernels.size());
       BundleKernel kernel;
       kernel.name = plan.entry;
       kernel.target = target.name;
-      kernel.payloadKind = PayloadKind::HostSharedObject;
+      kernel.payloadKind = backend->payloadKind();
       kernel.entry = plan.entry;
       kernel.schedule = plan.schedule;
       kernel.launch = plan.launch;
       kernel.ops = coveredOps;
-      for (const HostKernelOperand &operand : plan.operands) {
+      for (const KernelOperand &operand : plan.operands) {
         switch (operand.kind) {
-        case HostKernelOperand::Kind::FusionInput:
+        case KernelOperand::Kind::FusionInput:
           kernel.bindings.push_back(
               buffers.bind(inputTensors[operand.index], kernelIndex));
           break;
-        case HostKernelOperand::Kind::FusionResult:
+        case KernelOperand::Kind::FusionResult:
           if (resultBindings.empty()) {
             kernel.bindings.push_back(
                 buffers.bind(resultTensors[operand.index], kernelIndex));
@@ -199,7 +192,7 @@ Expected<Compilation> HostCompiler::Impl::compileModule(
           }
           written.insert(resultTensors[operand.index]);
           break;
-        case HostKernelOperand::Kind::Scratch:
+        case KernelOperand::Kind::Scratch:
           if (!scratch) {
             scratch = std::uint32_t(buffers.requests.size());
             // A slice names a tensor: the fusion's first result stands for
@@ -218,6 +211,7 @@ Expected<Compilation> HostCompiler::Impl::compileModule(
       }
       bundle.launchOrder.push_back(kernelIndex);
       bundle.kernels.push_back(std::move(kernel));
+      moduleOf.push_back(plan.module);
     }
     return Status::success();
   };
@@ -234,33 +228,12 @@ Expected<Compilation> HostCompiler::Impl::compileModule(
 
   bundle.memoryPlan = planArena(buffers.requests);
 
-  if (!bundle.kernels.empty()) {
-    start = Clock::now();
-    if (mlir::failed(lowerHostKernelsToLLVM(*kernelModule)))
-      return diagnostics.error("lowering the host kernels to LLVM failed");
-    phases.push_back({"lower", Clock::now() - start});
-    if (dumps) {
-      llvm::raw_string_ostream os(dumps->llvmDialect);
-      kernelModule->print(os);
-    }
-    Expected<HostObject> object = emitHostObject(
-        *kernelModule, target, options.optimizationLevel, dumps != nullptr);
-    if (!object.ok())
-      return diagnostics.error(object.message());
-    phases.push_back({"translate", object->translate});
-    phases.push_back({"optimize", object->optimize});
-    phases.push_back({"object", object->codegen});
-    if (dumps)
-      dumps->llvmIR = object->optimizedIR;
-    start = Clock::now();
-    Expected<std::vector<std::uint8_t>> shared =
-        linkHostSharedObject(object->object);
-    if (!shared.ok())
-      return shared.status();
-    phases.push_back({"link", Clock::now() - start});
-    for (BundleKernel &kernel : bundle.kernels)
-      kernel.payload = *shared;
-  }
+  if (!bundle.kernels.empty())
+    if (Status status =
+            backend->package(*kernelModule, moduleOf, target, options, bundle,
+                             phases, diagnostics, dumps);
+        !status.ok())
+      return status;
 
   if (Status status = verifyBundle(bundle); !status.ok())
     return Status::error("internal error: " + status.message());

@@ -16,9 +16,9 @@
 #ifndef FUSE_COMPILER_GPUREGIONEMITTER_H
 #define FUSE_COMPILER_GPUREGIONEMITTER_H
 
-#include "compiler/GpuKernelEmitter.h"
-#include "compiler/ReductionLowering.h"
-#include "compiler/RegionEmitter.h"
+#include "compiler/common/ReductionLowering.h"
+#include "compiler/common/RegionEmitter.h"
+#include "compiler/gpu/GpuKernelEmitter.h"
 
 #include "dialect/FuseOps.h"
 
@@ -469,13 +469,12 @@ inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 /// Pointwise kernels, and matmul kernels in the same form: every output
 /// element (4 per step) pulls its value (a matmul's dot product included)
 /// through the index maps, with a matmul's prologue applied on load.
-FailureOr<GpuFusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
-                                          StringRef prefix,
-                                          ScheduleKind schedule);
+FailureOr<FusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
+                                       StringRef prefix, ScheduleKind schedule);
 
 /// Matmul fusions (GpuMatmulEmitter.cpp).
-FailureOr<GpuFusionKernels> emitMatmul(fd::FusionOp fusion, ModuleOp module,
-                                       StringRef prefix);
+FailureOr<FusionKernels> emitMatmul(fd::FusionOp fusion, ModuleOp module,
+                                    StringRef prefix);
 
 } // namespace fuse::ptx
 

@@ -23,7 +23,7 @@
 #ifndef FUSE_COMPILER_SCALARLOWERING_H
 #define FUSE_COMPILER_SCALARLOWERING_H
 
-#include "compiler/LowPrecisionCodec.h"
+#include "compiler/common/LowPrecisionCodec.h"
 #include "dialect/FuseOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

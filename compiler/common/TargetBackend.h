@@ -1,0 +1,60 @@
+//===- TargetBackend.h - What one target adds to the driver -----*- C++ -*-===//
+//
+// The interface between KernelCompiler (the one driver: import, fusion,
+// buffer assignment, the memory plan, the bundle) and a target: the
+// dialects it needs, the kernels of one scheduled fusion, and the lowering
+// of all kernels to the bundle's payload. compiler/host and compiler/gpu
+// each implement it; neither knows the other. A compiler-side header: it
+// includes MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_COMPILER_COMMON_TARGETBACKEND_H
+#define FUSE_COMPILER_COMMON_TARGETBACKEND_H
+
+#include "compiler/common/FusionFrontEnd.h"
+#include "compiler/common/KernelCompiler.h"
+#include "compiler/common/KernelPlan.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+#include <vector>
+
+namespace fuse {
+
+class TargetBackend {
+public:
+  virtual ~TargetBackend() = default;
+
+  /// "host" or "GPU", in messages.
+  virtual std::string_view name() const = 0;
+  /// Whether this backend compiles for `target`.
+  virtual bool compiles(const Target &target) const = 0;
+  /// Registers and loads the dialects its kernels and lowering use.
+  virtual void initialize(mlir::MLIRContext &context) = 0;
+  /// Readies the empty module that will receive every kernel.
+  virtual void prepareKernelModule(mlir::ModuleOp kernelModule) const {}
+  virtual PayloadKind payloadKind() const = 0;
+
+  /// Appends the kernels of `fusion` to `kernelModule`, their names
+  /// starting with `prefix`. Fails with an error at the offending op.
+  virtual mlir::FailureOr<FusionKernels>
+  emitKernels(mlir::fuse::FusionOp fusion, mlir::ModuleOp kernelModule,
+              llvm::StringRef prefix, const Target &target) = 0;
+
+  /// Lowers `kernelModule` (not empty) to the target's payload and stores
+  /// it in the bundle's kernels; `moduleOf[k]` is the plan's `module` of
+  /// bundle kernel k. Appends the phases it timed and, when `dumps` is set,
+  /// the forms it made.
+  virtual Status package(mlir::ModuleOp kernelModule,
+                         const std::vector<std::string> &moduleOf,
+                         const Target &target, const CompileOptions &options,
+                         Bundle &bundle, std::vector<PhaseTiming> &phases,
+                         frontend::DiagnosticCollector &diagnostics,
+                         CompileDumps *dumps) = 0;
+};
+
+} // namespace fuse
+
+#endif // FUSE_COMPILER_COMMON_TARGETBACKEND_H

@@ -1,0 +1,85 @@
+//===- HostCompiler.cpp - The host backend --------------------------------===//
+
+#include "compiler/host/HostCompiler.h"
+
+#include "compiler/common/GraphTranslation.h"
+#include "compiler/common/TargetBackend.h"
+#include "compiler/host/HostKernelEmitter.h"
+#include "compiler/host/HostLinker.h"
+#include "compiler/host/HostObjectEmitter.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <chrono>
+
+namespace fuse {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class HostBackend final : public TargetBackend {
+public:
+  std::string_view name() const override { return "host"; }
+  bool compiles(const Target &target) const override { return target.isHost(); }
+  void initialize(mlir::MLIRContext &context) override {
+    mlir::DialectRegistry registry;
+    registerHostCodegenDialects(registry);
+    context.appendDialectRegistry(registry);
+    loadTranslationDialects(context);
+    context.loadAllAvailableDialects();
+  }
+  PayloadKind payloadKind() const override {
+    return PayloadKind::HostSharedObject;
+  }
+
+  mlir::FailureOr<FusionKernels> emitKernels(mlir::fuse::FusionOp fusion,
+                                             mlir::ModuleOp kernelModule,
+                                             llvm::StringRef prefix,
+                                             const Target &target) override {
+    return emitHostKernels(fusion, kernelModule, prefix,
+                           hostVectorWidth(target));
+  }
+
+  /// LLVM dialect, optimized object code for the target's ISA, one shared
+  /// object that every kernel of the bundle carries.
+  Status package(mlir::ModuleOp kernelModule, const std::vector<std::string> &,
+                 const Target &target, const CompileOptions &options,
+                 Bundle &bundle, std::vector<PhaseTiming> &phases,
+                 frontend::DiagnosticCollector &diagnostics,
+                 CompileDumps *dumps) override {
+    auto start = Clock::now();
+    if (mlir::failed(lowerHostKernelsToLLVM(kernelModule)))
+      return diagnostics.error("lowering the host kernels to LLVM failed");
+    phases.push_back({"lower", Clock::now() - start});
+    if (dumps) {
+      llvm::raw_string_ostream os(dumps->lowered);
+      kernelModule.print(os);
+    }
+    Expected<HostObject> object = emitHostObject(
+        kernelModule, target, options.optimizationLevel, dumps != nullptr);
+    if (!object.ok())
+      return diagnostics.error(object.message());
+    phases.push_back({"translate", object->translate});
+    phases.push_back({"optimize", object->optimize});
+    phases.push_back({"object", object->codegen});
+    if (dumps)
+      dumps->llvmIR = object->optimizedIR;
+    start = Clock::now();
+    Expected<std::vector<std::uint8_t>> shared =
+        linkHostSharedObject(object->object);
+    if (!shared.ok())
+      return shared.status();
+    phases.push_back({"link", Clock::now() - start});
+    for (BundleKernel &kernel : bundle.kernels)
+      kernel.payload = *shared;
+    return Status::success();
+  }
+};
+
+} // namespace
+
+HostCompiler::HostCompiler()
+    : KernelCompiler(std::make_unique<HostBackend>()) {}
+
+} // namespace fuse
