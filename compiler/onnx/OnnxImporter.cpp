@@ -20,6 +20,7 @@
 #include <numbers>
 #include <numeric>
 #include <set>
+#include <span>
 #include <stdexcept>
 
 namespace fuse::onnximport {
@@ -389,6 +390,28 @@ public:
 
   ImportedModel run();
 
+  /// Lowers the current node into *b: one tensor per output. A node whose
+  /// inputs are all constants is lowered into a scratch graph and folded.
+  using Lowering = std::vector<TensorId> (Importer::*)();
+  /// Gives the current node's outputs at import, from its attributes and its
+  /// inputs' types alone, without folding: constants (or tensors, for a large
+  /// ConstantOfShape). False when the node is to be lowered after all.
+  using Evaluation =
+      bool (Importer::*)(std::vector<std::optional<Value>> &constants,
+                         std::vector<TensorId> &results);
+  /// How the importer handles an op type of the default domain.
+  struct OpEntry {
+    std::string_view name;
+    Lowering lower = nullptr;
+    /// Tried before `lower`, where there is one.
+    Evaluation evaluate = nullptr;
+  };
+  /// Every op type the importer supports, sorted by name: the dispatch table
+  /// and the supported list (supportedOps) in one.
+  static std::span<const OpEntry> opTable();
+  /// The entry of `op`; null when the importer does not support it.
+  static const OpEntry *findOp(std::string_view op);
+
 private:
   const onnx::ModelProto &model;
   const ImportOptions &options;
@@ -490,10 +513,72 @@ private:
 
   std::string nodeLabel() const;
   void importNode(const onnx::NodeProto &n, int index);
-  /// Lowers the current node into *b; returns one tensor per output (or
-  /// constant Values through `constants`).
-  std::vector<TensorId> lower(std::vector<std::optional<Value>> &constants);
-  std::vector<TensorId> lowerReduce(const std::string &op);
+  /// Whether the current node is folded: its inputs are all constants, and
+  /// not too large.
+  bool foldable();
+  /// Lowers the current node with `lower` into a scratch graph and evaluates
+  /// it: one constant per output.
+  void fold(Lowering lower, std::vector<std::optional<Value>> &constants);
+
+  // --- Op handlers (opTable) -----------------------------------------------
+  // One per op or family of ops; a family's handler reads the op type from
+  // the node, or takes the op's kind as a template argument.
+  bool evaluateConstant(std::vector<std::optional<Value>> &constants,
+                        std::vector<TensorId> &results);
+  bool evaluateShapeOrSize(std::vector<std::optional<Value>> &constants,
+                           std::vector<TensorId> &results);
+  bool evaluateConstantOfShape(std::vector<std::optional<Value>> &constants,
+                               std::vector<TensorId> &results);
+  bool evaluateIdentity(std::vector<std::optional<Value>> &constants,
+                        std::vector<TensorId> &results);
+
+  template <OpKind kind> std::vector<TensorId> lowerUnary() {
+    return {unary(kind, in(0))};
+  }
+  template <OpKind kind> std::vector<TensorId> lowerBinary() {
+    TensorId x = in(0);
+    return {binary(kind, x, legacyBroadcast(x, in(1)))};
+  }
+  template <ComparePredicate predicate> std::vector<TensorId> lowerCompare() {
+    TensorId x = in(0);
+    return {compare(predicate, x, legacyBroadcast(x, in(1)))};
+  }
+  std::vector<TensorId> lowerIdentity();
+  std::vector<TensorId> lowerDropout();
+  std::vector<TensorId> lowerPow();
+  std::vector<TensorId> lowerMod();
+  std::vector<TensorId> lowerVariadic();
+  std::vector<TensorId> lowerRelu();
+  std::vector<TensorId> lowerLeakyRelu();
+  std::vector<TensorId> lowerElu();
+  std::vector<TensorId> lowerHardSigmoid();
+  std::vector<TensorId> lowerSoftplus();
+  std::vector<TensorId> lowerSoftsign();
+  std::vector<TensorId> lowerThresholdedRelu();
+  std::vector<TensorId> lowerShrink();
+  std::vector<TensorId> lowerGelu();
+  std::vector<TensorId> lowerIsInf();
+  std::vector<TensorId> lowerClip();
+  std::vector<TensorId> lowerWhere();
+  std::vector<TensorId> lowerCast();
+  std::vector<TensorId> lowerMatMul();
+  std::vector<TensorId> lowerGemm();
+  std::vector<TensorId> lowerSoftmax();
+  std::vector<TensorId> lowerLayerNormalization();
+  std::vector<TensorId> lowerBatchNormalization();
+  std::vector<TensorId> lowerInstanceNormalization();
+  std::vector<TensorId> lowerReduce();
+  std::vector<TensorId> lowerArgMax();
+  std::vector<TensorId> lowerReshape();
+  std::vector<TensorId> lowerFlatten();
+  std::vector<TensorId> lowerTranspose();
+  std::vector<TensorId> lowerSqueeze();
+  std::vector<TensorId> lowerExpand();
+  std::vector<TensorId> lowerConcat();
+  std::vector<TensorId> lowerSplit();
+  std::vector<TensorId> lowerSlice();
+  std::vector<TensorId> lowerGather();
+
   TensorId softmax(TensorId x, std::int64_t axis, bool log);
   TensorId matmul(TensorId a, TensorId c);
   TensorId legacyBroadcast(TensorId x, TensorId y);
@@ -793,7 +878,9 @@ std::vector<std::int64_t> Importer::reduceAxes(bool fromInput,
   return axes;
 }
 
-std::vector<TensorId> Importer::lowerReduce(const std::string &op) {
+/// The Reduce* family.
+std::vector<TensorId> Importer::lowerReduce() {
+  const std::string &op = node->op_type();
   TensorId x = in(0);
   std::int64_t rank = typeOf(x).rank();
   bool fromInput = op == "ReduceSum" ? opset >= 13 : opset >= 18;
@@ -887,857 +974,1040 @@ std::vector<TensorId> Importer::lowerReduce(const std::string &op) {
   return {y};
 }
 
+// --- Op handlers ----------------------------------------------------------
+
+bool Importer::evaluateConstant(std::vector<std::optional<Value>> &constants,
+                                std::vector<TensorId> & /*results*/) {
+  const onnx::AttributeProto *a = nullptr;
+  for (const char *name :
+       {"value", "value_float", "value_floats", "value_int", "value_ints"})
+    if ((a = attr(name))) {
+      Value v;
+      std::string which = name;
+      if (which == "value") {
+        v.constant = tensorFromProto(a->t());
+      } else if (which == "value_float" || which == "value_floats") {
+        std::vector<double> xs;
+        if (which == "value_float")
+          xs.push_back(a->f());
+        else
+          xs.assign(a->floats().begin(), a->floats().end());
+        Shape shape;
+        if (which == "value_floats")
+          shape.push_back(std::int64_t(xs.size()));
+        v.constant = HostTensorData::fromDoubles(
+            TensorType{ElementType::F32, shape}, xs);
+      } else {
+        std::vector<std::int64_t> xs;
+        if (which == "value_int")
+          xs.push_back(a->i());
+        else
+          xs.assign(a->ints().begin(), a->ints().end());
+        Shape shape;
+        if (which == "value_ints")
+          shape.push_back(std::int64_t(xs.size()));
+        v.constant =
+            HostTensorData::fromInts(TensorType{ElementType::I64, shape}, xs);
+      }
+      v.type = v.constant->type;
+      constants[0] = std::move(v);
+      break;
+    }
+  if (!a)
+    fail("a Constant without a supported value attribute (value, "
+         "value_float(s), value_int(s))");
+  return true;
+}
+
+/// Shape and Size.
+bool Importer::evaluateShapeOrSize(std::vector<std::optional<Value>> &constants,
+                                   std::vector<TensorId> & /*results*/) {
+  const std::string &op = node->op_type();
+  const TensorType &type = inType(0);
+  std::vector<std::int64_t> xs;
+  Shape shape;
+  if (op == "Shape") {
+    std::int64_t rank = type.rank();
+    std::int64_t start = attrInt("start", 0), end = attrInt("end", rank);
+    if (start < 0)
+      start += rank;
+    if (end < 0)
+      end += rank;
+    start = std::clamp<std::int64_t>(start, 0, rank);
+    end = std::clamp<std::int64_t>(end, 0, rank);
+    for (std::int64_t i = start; i < end; ++i)
+      xs.push_back(type.shape[i]);
+    shape.push_back(std::int64_t(xs.size()));
+  } else {
+    xs.push_back(type.numElements());
+  }
+  Value v;
+  v.constant =
+      HostTensorData::fromInts(TensorType{ElementType::I64, shape}, xs);
+  v.type = v.constant->type;
+  constants[0] = std::move(v);
+  return true;
+}
+
+bool Importer::evaluateConstantOfShape(
+    std::vector<std::optional<Value>> &constants,
+    std::vector<TensorId> &results) {
+  std::vector<std::int64_t> shape = intsIn(0, "shape");
+  checkedCount(shape, "the result");
+  // The fill element's bytes, copied as they are (a double would round
+  // a 64-bit integer above 2^53): f32 0 by default.
+  HostTensorData fill(TensorType{ElementType::F32, {}});
+  if (const onnx::AttributeProto *a = attr("value")) {
+    HostTensorData value = tensorFromProto(a->t());
+    if (value.type.numElements() != 1)
+      fail("'value' must hold one element");
+    fill.type.elementType = value.type.elementType;
+    fill.bytes = std::move(value.bytes);
+  }
+  TensorType type{fill.type.elementType, shape};
+  if (type.numElements() > kMaxFoldElements) {
+    // Large: a splat in the graph.
+    results.push_back(
+        splatBytes(DenseValue{type.elementType, type.shape, fill.bytes, true}));
+  } else {
+    Value v;
+    v.constant = HostTensorData(type);
+    for (std::int64_t i = 0; i < type.numElements(); ++i)
+      std::memcpy(v.constant->bytes.data() + i * fill.bytes.size(),
+                  fill.bytes.data(), fill.bytes.size());
+    v.type = type;
+    constants[0] = std::move(v);
+  }
+  return true;
+}
+
+/// The input's value, constant or not, passed through; without an input,
+/// lowered (and refused there).
+bool Importer::evaluateIdentity(std::vector<std::optional<Value>> &constants,
+                                std::vector<TensorId> & /*results*/) {
+  if (!hasInput(0))
+    return false;
+  constants[0] = inputValue(0);
+  return true;
+}
+
+std::vector<TensorId> Importer::lowerIdentity() { return {in(0)}; }
+
+/// In inference mode only: the input unchanged.
+std::vector<TensorId> Importer::lowerDropout() {
+  attrFloat("ratio", 0.5);
+  attrInt("is_test", 0);
+  attrInt("seed", 0);
+  if (hasInput(2)) {
+    std::vector<std::int64_t> mode = constIn(2, "training_mode").toInts();
+    if (mode.size() != 1)
+      fail("'training_mode' must hold one element");
+    if (mode[0] != 0)
+      fail("Dropout in training mode is not supported");
+  }
+  if (node->output_size() > 1 && !node->output(1).empty())
+    fail("Dropout's mask output is not supported");
+  return {in(0)};
+}
+
+std::vector<TensorId> Importer::lowerPow() {
+  TensorId x = in(0), e = legacyBroadcast(x, in(1));
+  if (elemOf(e) != elemOf(x))
+    e = check(b->cast(e, elemOf(x)));
+  return {binary(OpKind::Pow, x, e)};
+}
+
+std::vector<TensorId> Importer::lowerMod() {
+  bool fmod = attrInt("fmod", 0) != 0;
+  TensorId x = in(0), y = in(1);
+  Shape shape = broadcastShape(shapeOf(x), shapeOf(y));
+  return {check(b->rem(expandTo(x, shape), expandTo(y, shape), fmod))};
+}
+
+/// Max, Min, Sum and Mean: an elementwise fold over the inputs.
+std::vector<TensorId> Importer::lowerVariadic() {
+  const std::string &op = node->op_type();
+  OpKind kind = op == "Max"   ? OpKind::Max
+                : op == "Min" ? OpKind::Min
+                              : OpKind::Add;
+  TensorId acc = in(0);
+  for (int i = 1; i < numInputs(); ++i)
+    acc = binary(kind, acc, in(i));
+  if (op == "Mean" && numInputs() > 1)
+    acc = check(b->div(acc, splatLike(acc, numInputs())));
+  return {acc};
+}
+
+std::vector<TensorId> Importer::lowerRelu() {
+  TensorId x = in(0);
+  return {check(b->max(x, splatLike(x, 0)))};
+}
+
+/// LeakyRelu and PRelu.
+std::vector<TensorId> Importer::lowerLeakyRelu() {
+  const std::string &op = node->op_type();
+  TensorId x = in(0);
+  TensorId slope = op == "PRelu" ? expandTo(in(1), shapeOf(x))
+                                 : splatLike(x, attrFloat("alpha", 0.01));
+  TensorId neg = check(b->compare(ComparePredicate::Lt, x, splatLike(x, 0)));
+  return {check(b->select(neg, check(b->mul(x, slope)), x))};
+}
+
+/// Elu, Selu and Celu.
+std::vector<TensorId> Importer::lowerElu() {
+  const std::string &op = node->op_type();
+  TensorId x = in(0);
+  double alpha =
+      attrFloat("alpha", op == "Selu" ? 1.67326319217681884765625 : 1.0);
+  if (op == "Celu") {
+    // max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
+    TensorId e = unary(OpKind::Exp, check(b->div(x, splatLike(x, alpha))));
+    TensorId t =
+        check(b->mul(check(b->sub(e, splatLike(x, 1))), splatLike(x, alpha)));
+    return {check(b->add(check(b->max(x, splatLike(x, 0))),
+                         check(b->min(t, splatLike(x, 0)))))};
+  }
+  TensorId e =
+      check(b->mul(check(b->sub(unary(OpKind::Exp, x), splatLike(x, 1))),
+                   splatLike(x, alpha)));
+  if (op == "Elu") {
+    TensorId neg = check(b->compare(ComparePredicate::Lt, x, splatLike(x, 0)));
+    return {check(b->select(neg, e, x))};
+  }
+  double gamma = attrFloat("gamma", 1.05070102214813232421875);
+  TensorId le = check(b->compare(ComparePredicate::Le, x, splatLike(x, 0)));
+  return {check(b->mul(check(b->select(le, e, x)), splatLike(x, gamma)))};
+}
+
+/// HardSigmoid and HardSwish.
+std::vector<TensorId> Importer::lowerHardSigmoid() {
+  const std::string &op = node->op_type();
+  TensorId x = in(0);
+  double alpha = op == "HardSwish" ? 1.0 / 6 : attrFloat("alpha", 0.2);
+  double beta = op == "HardSwish" ? 0.5 : attrFloat("beta", 0.5);
+  TensorId t =
+      check(b->add(check(b->mul(x, splatLike(x, alpha))), splatLike(x, beta)));
+  t = check(b->max(check(b->min(t, splatLike(x, 1))), splatLike(x, 0)));
+  return {op == "HardSwish" ? check(b->mul(x, t)) : t};
+}
+
+/// Softplus and Mish.
+std::vector<TensorId> Importer::lowerSoftplus() {
+  const std::string &op = node->op_type();
+  TensorId x = in(0);
+  TensorId sp =
+      unary(OpKind::Log, check(b->add(unary(OpKind::Exp, x), splatLike(x, 1))));
+  if (op == "Softplus")
+    return {sp};
+  return {check(b->mul(x, unary(OpKind::Tanh, sp)))};
+}
+
+std::vector<TensorId> Importer::lowerSoftsign() {
+  TensorId x = in(0);
+  return {
+      check(b->div(x, check(b->add(unary(OpKind::Abs, x), splatLike(x, 1)))))};
+}
+
+std::vector<TensorId> Importer::lowerThresholdedRelu() {
+  TensorId x = in(0);
+  double alpha = attrFloat("alpha", 1.0);
+  TensorId gt = check(b->compare(ComparePredicate::Gt, x, splatLike(x, alpha)));
+  return {check(b->select(gt, x, splatLike(x, 0)))};
+}
+
+std::vector<TensorId> Importer::lowerShrink() {
+  TensorId x = in(0);
+  double lambd = attrFloat("lambd", 0.5), bias = attrFloat("bias", 0.0);
+  TensorId lo =
+      check(b->compare(ComparePredicate::Lt, x, splatLike(x, -lambd)));
+  TensorId hi = check(b->compare(ComparePredicate::Gt, x, splatLike(x, lambd)));
+  TensorId zero = splatLike(x, 0);
+  TensorId up = check(b->add(x, splatLike(x, bias)));
+  TensorId down = check(b->sub(x, splatLike(x, bias)));
+  return {check(b->select(lo, up, check(b->select(hi, down, zero))))};
+}
+
+std::vector<TensorId> Importer::lowerGelu() {
+  TensorId x = in(0);
+  std::string approximate = attrString("approximate", "none");
+  TensorId half = splatLike(x, 0.5), one = splatLike(x, 1);
+  TensorId inner;
+  if (approximate == "tanh") {
+    TensorId x3 = check(b->mul(check(b->mul(x, x)), x));
+    TensorId t = check(b->add(x, check(b->mul(x3, splatLike(x, 0.044715)))));
+    t = check(b->mul(t, splatLike(x, std::sqrt(2.0 / std::numbers::pi))));
+    inner = unary(OpKind::Tanh, t);
+  } else if (approximate == "none") {
+    inner = unary(OpKind::Erf,
+                  check(b->mul(x, splatLike(x, (1.0 / std::numbers::sqrt2)))));
+  } else {
+    fail("approximate='" + approximate + "' is not supported");
+  }
+  return {check(b->mul(check(b->mul(x, check(b->add(inner, one)))), half))};
+}
+
+std::vector<TensorId> Importer::lowerIsInf() {
+  TensorId x = in(0);
+  bool neg = attrInt("detect_negative", 1) != 0,
+       pos = attrInt("detect_positive", 1) != 0;
+  double inf = std::numeric_limits<double>::infinity();
+  TensorId r = kInvalidTensor;
+  if (pos)
+    r = check(b->compare(ComparePredicate::Eq, x, splatLike(x, inf)));
+  if (neg) {
+    TensorId n = check(b->compare(ComparePredicate::Eq, x, splatLike(x, -inf)));
+    r = r == kInvalidTensor ? n : check(b->binary(OpKind::Or, r, n));
+  }
+  if (r == kInvalidTensor)
+    r = splat(TensorType{ElementType::I1, shapeOf(x)}, 0);
+  return {r};
+}
+
+std::vector<TensorId> Importer::lowerClip() {
+  TensorId x = in(0);
+  std::optional<TensorId> lo, hi;
+  if (opset < 11) {
+    double mn = attrFloat("min", -std::numeric_limits<double>::infinity());
+    double mx = attrFloat("max", std::numeric_limits<double>::infinity());
+    if (std::isfinite(mn))
+      lo = splatLike(x, mn);
+    if (std::isfinite(mx))
+      hi = splatLike(x, mx);
+  } else {
+    if (hasInput(1))
+      lo = expandTo(in(1), shapeOf(x));
+    if (hasInput(2))
+      hi = expandTo(in(2), shapeOf(x));
+  }
+  if (lo)
+    x = check(b->max(x, *lo));
+  if (hi)
+    x = check(b->min(x, *hi));
+  return {x};
+}
+
+std::vector<TensorId> Importer::lowerWhere() {
+  TensorId c = in(0), x = in(1), y = in(2);
+  Shape shape =
+      broadcastShape(broadcastShape(shapeOf(c), shapeOf(x)), shapeOf(y));
+  return {check(
+      b->select(expandTo(c, shape), expandTo(x, shape), expandTo(y, shape)))};
+}
+
+/// Cast and CastLike.
+std::vector<TensorId> Importer::lowerCast() {
+  const std::string &op = node->op_type();
+  TensorId x = in(0);
+  ElementType to;
+  if (op == "Cast") {
+    const onnx::AttributeProto *a = attr("to");
+    if (!a)
+      fail("attribute 'to' is required");
+    int type = int(a->i());
+    // Cast-1 names the type in a string.
+    if (a->type() == onnx::AttributeProto::STRING) {
+      onnx::TensorProto_DataType parsed;
+      if (!onnx::TensorProto_DataType_Parse(a->s(), &parsed))
+        fail("attribute 'to' names no ONNX type: '" + a->s() + "'");
+      type = int(parsed);
+    }
+    to = requireType(type, "the target of Cast");
+  } else {
+    to = inType(1).elementType;
+  }
+  // Cast-19 `saturate` (default 1) and Cast-24 `round_mode` (default
+  // "up") apply to the f8 targets (round_mode to FLOAT8E8M0 only); ONNX
+  // ignores them for the others.
+  CastOptions options;
+  const bool saturate = attrInt("saturate", 1) != 0;
+  options.saturate =
+      saturate && isLowPrecisionFloat(to) && to != ElementType::F4E2M1FN;
+  const std::string roundMode = attrString("round_mode", "up");
+  std::optional<E8M0RoundMode> mode = parseRoundMode(roundMode);
+  if (!mode)
+    fail("attribute 'round_mode' is '" + roundMode +
+         "', expected up, down or nearest");
+  if (to == ElementType::F8E8M0FNU)
+    options.roundMode = *mode;
+  if (elemOf(x) == to)
+    return {x};
+  return {check(b->cast(x, to, /*isUnsigned=*/false, options))};
+}
+
+std::vector<TensorId> Importer::lowerMatMul() { return {matmul(in(0), in(1))}; }
+
+std::vector<TensorId> Importer::lowerGemm() {
+  TensorId a = in(0), c = in(1);
+  bool ta = attrInt("transA", 0) != 0, tb = attrInt("transB", 0) != 0;
+  double alpha = attrFloat("alpha", 1.0), beta = attrFloat("beta", 1.0);
+  attrInt("broadcast", 0);
+  if (typeOf(a).rank() != 2 || typeOf(c).rank() != 2)
+    fail("A and B must have rank 2");
+  TensorId y = check(b->matmul(a, c, ta, tb));
+  if (alpha != 1.0)
+    y = check(b->mul(y, splatLike(y, alpha)));
+  if (hasInput(2) && beta != 0.0) {
+    TensorId bias = expandTo(in(2), shapeOf(y));
+    if (beta != 1.0)
+      bias = check(b->mul(bias, splatLike(bias, beta)));
+    y = check(b->add(y, bias));
+  }
+  return {y};
+}
+
+/// Softmax and LogSoftmax.
+std::vector<TensorId> Importer::lowerSoftmax() {
+  const std::string &op = node->op_type();
+  TensorId x = in(0);
+  bool log = op == "LogSoftmax";
+  std::int64_t rank = typeOf(x).rank();
+  if (opset >= 13)
+    return {softmax(x, attrInt("axis", -1), log)};
+  // Before opset 13: the input is coerced to 2-D at `axis`.
+  std::int64_t axis = attrInt("axis", 1);
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis > rank)
+    fail("axis out of range");
+  Shape shape = shapeOf(x);
+  std::int64_t outer = 1, inner = 1;
+  for (std::int64_t i = 0; i < rank; ++i)
+    (i < axis ? outer : inner) *= shape[i];
+  TensorId flat = reshape(x, {outer, inner});
+  return {reshape(softmax(flat, 1, log), shape)};
+}
+
+std::vector<TensorId> Importer::lowerLayerNormalization() {
+  TensorId x = in(0);
+  std::int64_t rank = typeOf(x).rank();
+  std::int64_t axis = normAxis(attrInt("axis", -1), rank);
+  double eps = attrFloat("epsilon", 1e-5);
+  // As ONNX's function: the statistics and the normalization in the
+  // stash type (f32 by default), then scale and bias in the input's type;
+  // Mean and InvStdDev are of the stash type.
+  ElementType stash = requireType(int(attrInt("stash_type", 1)), "stash_type");
+  ElementType type = elemOf(x);
+  if (!isFloat(stash))
+    fail("stash_type must be a float type");
+  if (isFloat(type) && stash != type)
+    x = check(b->cast(x, stash));
+  Shape shape = shapeOf(x);
+  std::vector<std::int64_t> axes;
+  for (std::int64_t i = axis; i < rank; ++i)
+    axes.push_back(i);
+  TensorId mean = reduce(ReduceKind::Mean, x, axes, true);
+  TensorId d = check(b->sub(x, expandTo(mean, shape)));
+  TensorId var = reduce(ReduceKind::Mean, check(b->mul(d, d)), axes, true);
+  TensorId rstd = unary(OpKind::Rsqrt, check(b->add(var, splatLike(var, eps))));
+  TensorId y = check(b->mul(d, expandTo(rstd, shape)));
+  if (elemOf(y) != type)
+    y = check(b->cast(y, type));
+  y = check(b->mul(y, expandTo(in(1), shape)));
+  if (hasInput(2))
+    y = check(b->add(y, expandTo(in(2), shape)));
+  return {y, mean, rstd};
+}
+
+std::vector<TensorId> Importer::lowerBatchNormalization() {
+  TensorId x = in(0);
+  bool training = attrInt("training_mode", 0) != 0;
+  attrInt("is_test", 1);
+  attrInt("spatial", 1);
+  double momentum = attrFloat("momentum", 0.9);
+  double eps = attrFloat("epsilon", 1e-5);
+  if (!training)
+    for (int i = 1; i < node->output_size(); ++i)
+      if (!node->output(i).empty())
+        fail("the training outputs (output " + std::to_string(i) +
+             ") are not supported outside training_mode");
+  Shape shape = shapeOf(x);
+  if (shape.size() < 2)
+    fail("the input must have rank >= 2");
+  auto channel = [&](TensorId p) {
+    if (typeOf(p).rank() != 1)
+      fail("scale, B, mean and var must have rank 1");
+    return check(b->broadcast(p, shape, {1}));
+  };
+  TensorId scale = in(1), bias = in(2), mean = in(3), var = in(4);
+  if (training) {
+    // Normalized with the batch's statistics (biased variance); the
+    // running statistics are updated with `momentum`.
+    std::vector<std::int64_t> axes;
+    for (std::int64_t i = 0; i < std::int64_t(shape.size()); ++i)
+      if (i != 1)
+        axes.push_back(i);
+    TensorId batchMean = reduce(ReduceKind::Mean, x, axes, false);
+    TensorId d = check(b->sub(x, channel(batchMean)));
+    TensorId batchVar =
+        reduce(ReduceKind::Mean, check(b->mul(d, d)), axes, false);
+    TensorId factor = check(b->mul(
+        scale, unary(OpKind::Rsqrt,
+                     check(b->add(batchVar, splatLike(batchVar, eps))))));
+    TensorId y =
+        check(b->add(check(b->mul(d, channel(factor))), channel(bias)));
+    auto update = [&](TensorId running, TensorId batch) {
+      return check(
+          b->add(check(b->mul(running, splatLike(running, momentum))),
+                 check(b->mul(batch, splatLike(batch, 1 - momentum)))));
+    };
+    return {y, update(mean, batchMean), update(var, batchVar)};
+  }
+  TensorId factor = check(b->mul(
+      scale, unary(OpKind::Rsqrt, check(b->add(var, splatLike(var, eps))))));
+  TensorId y = check(b->sub(x, channel(mean)));
+  y = check(b->mul(y, channel(factor)));
+  return {check(b->add(y, channel(bias)))};
+}
+
+/// InstanceNormalization and MeanVarianceNormalization.
+std::vector<TensorId> Importer::lowerInstanceNormalization() {
+  const std::string &op = node->op_type();
+  TensorId x = in(0);
+  Shape shape = shapeOf(x);
+  std::int64_t rank = std::int64_t(shape.size());
+  std::vector<std::int64_t> axes;
+  if (op == "InstanceNormalization") {
+    for (std::int64_t i = 2; i < rank; ++i)
+      axes.push_back(i);
+  } else {
+    axes = attrInts("axes").value_or(std::vector<std::int64_t>{0, 2, 3});
+    for (std::int64_t &a : axes)
+      a = normAxis(a, rank);
+  }
+  TensorId mean = reduce(ReduceKind::Mean, x, axes, true);
+  TensorId d = check(b->sub(x, expandTo(mean, shape)));
+  if (op == "MeanVarianceNormalization") {
+    // As ONNX's function: (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9).
+    TensorId ex2 = reduce(ReduceKind::Mean, check(b->mul(x, x)), axes, true);
+    TensorId var = check(b->sub(ex2, check(b->mul(mean, mean))));
+    TensorId sd = check(b->add(unary(OpKind::Sqrt, var), splatLike(var, 1e-9)));
+    return {check(b->div(d, expandTo(sd, shape)))};
+  }
+  double eps = attrFloat("epsilon", 1e-5);
+  TensorId var = reduce(ReduceKind::Mean, check(b->mul(d, d)), axes, true);
+  TensorId rstd = unary(OpKind::Rsqrt, check(b->add(var, splatLike(var, eps))));
+  TensorId y = check(b->mul(d, expandTo(rstd, shape)));
+  y = check(b->mul(y, check(b->broadcast(in(1), shape, {1}))));
+  return {check(b->add(y, check(b->broadcast(in(2), shape, {1}))))};
+}
+
+/// ArgMax and ArgMin.
+std::vector<TensorId> Importer::lowerArgMax() {
+  const std::string &op = node->op_type();
+  TensorId x = in(0);
+  std::int64_t axis = normAxis(attrInt("axis", 0), typeOf(x).rank());
+  bool keep = attrInt("keepdims", 1) != 0;
+  bool last = attrInt("select_last_index", 0) != 0;
+  return {op == "ArgMax" ? check(b->argmax(x, axis, keep, last))
+                         : check(b->argmin(x, axis, keep, last))};
+}
+
+std::vector<TensorId> Importer::lowerReshape() {
+  TensorId x = in(0);
+  std::vector<std::int64_t> target;
+  if (opset < 5) {
+    target = attrInts("shape").value_or(std::vector<std::int64_t>{});
+  } else {
+    target = intsIn(1, "shape");
+  }
+  bool allowZero = attrInt("allowzero", 0) != 0;
+  const Shape &shape = shapeOf(x);
+  std::int64_t known = 1, inferred = -1;
+  for (std::size_t i = 0; i < target.size(); ++i) {
+    if (target[i] == 0 && !allowZero) {
+      if (i >= shape.size())
+        fail("shape entry " + std::to_string(i) +
+             " is 0 (copy) but the input has rank " +
+             std::to_string(shape.size()));
+      target[i] = shape[i];
+    }
+    if (target[i] == -1) {
+      if (inferred >= 0)
+        fail("the shape has more than one -1");
+      inferred = std::int64_t(i);
+    } else if (target[i] < 0) {
+      fail("the shape has a negative entry " + std::to_string(target[i]));
+    } else {
+      known *= target[i];
+    }
+  }
+  std::int64_t count = typeOf(x).numElements();
+  if (inferred >= 0) {
+    if (known == 0 || count % known)
+      fail("cannot reshape " + shapeText(shape) + " to " + shapeText(target));
+    target[inferred] = count / known;
+  }
+  return {reshape(x, target)};
+}
+
+std::vector<TensorId> Importer::lowerFlatten() {
+  TensorId x = in(0);
+  const Shape shape = shapeOf(x);
+  std::int64_t rank = std::int64_t(shape.size());
+  std::int64_t axis = attrInt("axis", 1);
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis > rank)
+    fail("axis out of range");
+  std::int64_t outer = 1, inner = 1;
+  for (std::int64_t i = 0; i < rank; ++i)
+    (i < axis ? outer : inner) *= shape[i];
+  return {reshape(x, {outer, inner})};
+}
+
+std::vector<TensorId> Importer::lowerTranspose() {
+  TensorId x = in(0);
+  std::int64_t rank = typeOf(x).rank();
+  std::vector<std::int64_t> perm(rank);
+  std::iota(perm.rbegin(), perm.rend(), 0);
+  if (auto p = attrInts("perm"))
+    perm = *p;
+  bool identity = true;
+  for (std::size_t i = 0; i < perm.size(); ++i)
+    identity &= perm[i] == std::int64_t(i);
+  if (identity && std::int64_t(perm.size()) == rank)
+    return {x};
+  return {check(b->transpose(x, perm))};
+}
+
+/// Squeeze and Unsqueeze.
+std::vector<TensorId> Importer::lowerSqueeze() {
+  const std::string &op = node->op_type();
+  TensorId x = in(0);
+  Shape shape = shapeOf(x);
+  std::optional<std::vector<std::int64_t>> axes;
+  if (opset >= 13) {
+    if (hasInput(1))
+      axes = intsIn(1, "axes");
+  } else {
+    axes = attrInts("axes");
+  }
+  if (op == "Squeeze") {
+    std::int64_t rank = std::int64_t(shape.size());
+    std::set<std::int64_t> drop;
+    if (axes)
+      for (std::int64_t a : *axes) {
+        a = normAxis(a, rank);
+        if (shape[a] != 1)
+          fail("cannot squeeze dimension " + std::to_string(a) + " of " +
+               shapeText(shape) + ": it is not 1");
+        drop.insert(a);
+      }
+    Shape out;
+    for (std::int64_t i = 0; i < rank; ++i)
+      if (axes ? !drop.count(i) : shape[i] != 1)
+        out.push_back(shape[i]);
+    return {reshape(x, out)};
+  }
+  if (!axes)
+    fail("axes are required");
+  std::int64_t rank = std::int64_t(shape.size() + axes->size());
+  std::set<std::int64_t> add;
+  for (std::int64_t a : *axes)
+    if (!add.insert(normAxis(a, rank)).second)
+      fail("axes repeat " + std::to_string(a));
+  Shape out;
+  std::size_t next = 0;
+  for (std::int64_t i = 0; i < rank; ++i)
+    out.push_back(add.count(i) ? 1 : shape[next++]);
+  return {reshape(x, out)};
+}
+
+std::vector<TensorId> Importer::lowerExpand() {
+  TensorId x = in(0);
+  std::vector<std::int64_t> target = intsIn(1, "shape");
+  return {expandTo(x, broadcastShape(shapeOf(x), target))};
+}
+
+std::vector<TensorId> Importer::lowerConcat() {
+  const Shape first = inType(0).shape;
+  std::int64_t rank = std::int64_t(first.size());
+  std::int64_t axis = normAxis(attrInt("axis", opset < 4 ? 1 : 0), rank);
+  std::vector<TensorId> xs;
+  for (int i = 0; i < numInputs(); ++i) {
+    if (!hasInput(i))
+      continue;
+    // Every input, empty or not, agrees with the first in rank and in the
+    // dims off the axis; only then may an empty one be left out.
+    const Shape shape = inType(i).shape;
+    bool agrees = shape.size() == first.size();
+    for (std::int64_t d = 0; agrees && d < rank; ++d)
+      agrees = d == axis || shape[d] == first[d];
+    if (!agrees)
+      fail("input " + std::to_string(i) + " of shape " + shapeText(shape) +
+           " cannot be concatenated with input 0 of shape " + shapeText(first) +
+           " along axis " + std::to_string(axis));
+    if (shape[axis] != 0 || numInputs() == 1)
+      xs.push_back(in(i));
+  }
+  if (xs.empty())
+    xs.push_back(in(0));
+  if (xs.size() == 1)
+    return {xs[0]};
+  return {check(b->concat(xs, axis))};
+}
+
+std::vector<TensorId> Importer::lowerSplit() {
+  TensorId x = in(0);
+  Shape shape = shapeOf(x);
+  std::int64_t axis = normAxis(attrInt("axis", 0), std::int64_t(shape.size()));
+  std::vector<std::int64_t> sizes;
+  int outputs = node->output_size();
+  if (opset >= 13 && hasInput(1)) {
+    sizes = intsIn(1, "split");
+  } else if (auto s = attrInts("split")) {
+    sizes = *s;
+  } else {
+    std::int64_t n = attrInt("num_outputs", outputs);
+    if (n <= 0)
+      fail("num_outputs must be positive");
+    std::int64_t each = (shape[axis] + n - 1) / n;
+    for (std::int64_t i = 0, left = shape[axis]; i < n; ++i) {
+      sizes.push_back(std::min(each, left));
+      left -= sizes.back();
+    }
+  }
+  if (std::int64_t(sizes.size()) != outputs)
+    fail("split gives " + std::to_string(sizes.size()) + " parts for " +
+         std::to_string(outputs) + " outputs");
+  std::vector<TensorId> parts;
+  std::int64_t offset = 0;
+  for (std::int64_t size : sizes) {
+    if (size < 0 || offset + size > shape[axis])
+      fail("the split sizes exceed dimension " + std::to_string(axis));
+    parts.push_back(sliceAxis(x, axis, offset, size));
+    offset += size;
+  }
+  if (offset != shape[axis])
+    fail("the split sizes do not add up to dimension " + std::to_string(axis));
+  return parts;
+}
+
+std::vector<TensorId> Importer::lowerSlice() {
+  TensorId x = in(0);
+  Shape shape = shapeOf(x);
+  std::int64_t rank = std::int64_t(shape.size());
+  std::vector<std::int64_t> starts, ends, axes, steps;
+  if (opset < 10) {
+    starts = attrInts("starts").value_or(std::vector<std::int64_t>{});
+    ends = attrInts("ends").value_or(std::vector<std::int64_t>{});
+    axes = attrInts("axes").value_or(std::vector<std::int64_t>{});
+  } else {
+    starts = intsIn(1, "starts");
+    ends = intsIn(2, "ends");
+    if (hasInput(3))
+      axes = intsIn(3, "axes");
+    if (hasInput(4))
+      steps = intsIn(4, "steps");
+  }
+  if (ends.size() != starts.size())
+    fail("starts and ends differ in length");
+  if (axes.empty())
+    for (std::size_t i = 0; i < starts.size(); ++i)
+      axes.push_back(std::int64_t(i));
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  if (axes.size() != starts.size() || steps.size() != starts.size())
+    fail("starts, ends, axes and steps differ in length");
+  Shape offsets(rank, 0), sizes = shape, strides(rank, 1);
+  std::vector<std::int64_t> reversed;
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    std::int64_t axis = normAxis(axes[i], rank), dim = shape[axis];
+    std::int64_t step = steps[i], start = starts[i], end = ends[i];
+    if (step == 0)
+      fail("a step is 0");
+    if (start < 0)
+      start += dim;
+    if (end < 0)
+      end += dim;
+    // No intermediate overflows for any step, INT64_MIN and INT64_MAX
+    // included: the distances are at most `dim` after clamping, and the
+    // step's magnitude is taken unsigned.
+    std::uint64_t magnitude =
+        step > 0 ? std::uint64_t(step) : std::uint64_t(0) - std::uint64_t(step);
+    std::int64_t size;
+    if (step > 0) {
+      start = std::clamp<std::int64_t>(start, 0, dim);
+      end = std::clamp<std::int64_t>(end, 0, dim);
+      size = end > start
+                 ? 1 + std::int64_t(std::uint64_t(end - start - 1) / magnitude)
+                 : 0;
+      offsets[axis] = start;
+    } else {
+      start = std::clamp<std::int64_t>(start, 0, dim - 1);
+      end = std::clamp<std::int64_t>(end, -1, dim - 1);
+      size = start > end
+                 ? 1 + std::int64_t(std::uint64_t(start - end - 1) / magnitude)
+                 : 0;
+      // (size - 1) * magnitude <= start - end - 1 < dim: no overflow.
+      offsets[axis] =
+          size ? start - std::int64_t(std::uint64_t(size - 1) * magnitude) : 0;
+      if (size > 1)
+        reversed.push_back(axis);
+    }
+    sizes[axis] = size;
+    // A stride matters only where more than one element is taken, and then
+    // the step's magnitude is below the dim.
+    strides[axis] = size > 1 ? std::int64_t(magnitude) : 1;
+  }
+  TensorId y = check(b->slice(x, offsets, sizes, strides));
+  for (std::int64_t axis : reversed)
+    y = reverseAxis(y, axis);
+  return {y};
+}
+
+std::vector<TensorId> Importer::lowerGather() {
+  TensorId x = in(0);
+  Shape shape = shapeOf(x);
+  std::int64_t rank = std::int64_t(shape.size());
+  std::int64_t axis = normAxis(attrInt("axis", 0), rank);
+  const HostTensorData &indexData = constIn(1, "indices");
+  std::vector<std::int64_t> indices = toInts(indexData);
+  if (indices.empty() || indices.size() > 1024)
+    fail("Gather of " + std::to_string(indices.size()) +
+         " indices is not supported (1 to 1024)");
+  for (std::int64_t &index : indices) {
+    if (index < -shape[axis] || index >= shape[axis])
+      fail("index " + std::to_string(index) + " is out of range for " +
+           "dimension " + std::to_string(axis) + " of " + shapeText(shape));
+    if (index < 0)
+      index += shape[axis];
+  }
+  // Indices in a rising progression are one strided slice; others, one
+  // slice each and a concat.
+  std::int64_t step = indices.size() > 1 ? indices[1] - indices[0] : 1;
+  bool progression = step > 0;
+  for (std::size_t i = 1; i < indices.size() && progression; ++i)
+    progression = indices[i] - indices[i - 1] == step;
+  TensorId y;
+  if (progression) {
+    y = sliceAxis(x, axis, indices[0], std::int64_t(indices.size()), step);
+  } else {
+    std::vector<TensorId> parts;
+    for (std::int64_t index : indices)
+      parts.push_back(sliceAxis(x, axis, index, 1));
+    y = check(b->concat(parts, axis));
+  }
+  Shape out(shape.begin(), shape.begin() + axis);
+  out.insert(out.end(), indexData.type.shape.begin(),
+             indexData.type.shape.end());
+  out.insert(out.end(), shape.begin() + axis + 1, shape.end());
+  return {reshape(y, out)};
+}
+
+std::span<const Importer::OpEntry> Importer::opTable() {
+  using I = Importer;
+  static constexpr OpEntry table[] = {
+      {"Abs", &I::lowerUnary<OpKind::Abs>},
+      {"Acos", &I::lowerUnary<OpKind::Acos>},
+      {"Acosh", &I::lowerUnary<OpKind::Acosh>},
+      {"Add", &I::lowerBinary<OpKind::Add>},
+      {"And", &I::lowerBinary<OpKind::And>},
+      {"ArgMax", &I::lowerArgMax},
+      {"ArgMin", &I::lowerArgMax},
+      {"Asin", &I::lowerUnary<OpKind::Asin>},
+      {"Asinh", &I::lowerUnary<OpKind::Asinh>},
+      {"Atan", &I::lowerUnary<OpKind::Atan>},
+      {"Atanh", &I::lowerUnary<OpKind::Atanh>},
+      {"BatchNormalization", &I::lowerBatchNormalization},
+      {"Cast", &I::lowerCast},
+      {"CastLike", &I::lowerCast},
+      {"Ceil", &I::lowerUnary<OpKind::Ceil>},
+      {"Celu", &I::lowerElu},
+      {"Clip", &I::lowerClip},
+      {"Concat", &I::lowerConcat},
+      {"Constant", nullptr, &I::evaluateConstant},
+      {"ConstantOfShape", nullptr, &I::evaluateConstantOfShape},
+      {"Cos", &I::lowerUnary<OpKind::Cos>},
+      {"Cosh", &I::lowerUnary<OpKind::Cosh>},
+      {"Div", &I::lowerBinary<OpKind::Div>},
+      {"Dropout", &I::lowerDropout},
+      {"Elu", &I::lowerElu},
+      {"Equal", &I::lowerCompare<ComparePredicate::Eq>},
+      {"Erf", &I::lowerUnary<OpKind::Erf>},
+      {"Exp", &I::lowerUnary<OpKind::Exp>},
+      {"Expand", &I::lowerExpand},
+      {"Flatten", &I::lowerFlatten},
+      {"Floor", &I::lowerUnary<OpKind::Floor>},
+      {"Gather", &I::lowerGather},
+      {"Gelu", &I::lowerGelu},
+      {"Gemm", &I::lowerGemm},
+      {"Greater", &I::lowerCompare<ComparePredicate::Gt>},
+      {"GreaterOrEqual", &I::lowerCompare<ComparePredicate::Ge>},
+      {"HardSigmoid", &I::lowerHardSigmoid},
+      {"HardSwish", &I::lowerHardSigmoid},
+      {"Identity", &I::lowerIdentity, &I::evaluateIdentity},
+      {"InstanceNormalization", &I::lowerInstanceNormalization},
+      {"IsInf", &I::lowerIsInf},
+      {"IsNaN", &I::lowerUnary<OpKind::IsNaN>},
+      {"LayerNormalization", &I::lowerLayerNormalization},
+      {"LeakyRelu", &I::lowerLeakyRelu},
+      {"Less", &I::lowerCompare<ComparePredicate::Lt>},
+      {"LessOrEqual", &I::lowerCompare<ComparePredicate::Le>},
+      {"Log", &I::lowerUnary<OpKind::Log>},
+      {"LogSoftmax", &I::lowerSoftmax},
+      {"MatMul", &I::lowerMatMul},
+      {"Max", &I::lowerVariadic},
+      {"Mean", &I::lowerVariadic},
+      {"MeanVarianceNormalization", &I::lowerInstanceNormalization},
+      {"Min", &I::lowerVariadic},
+      {"Mish", &I::lowerSoftplus},
+      {"Mod", &I::lowerMod},
+      {"Mul", &I::lowerBinary<OpKind::Mul>},
+      {"Neg", &I::lowerUnary<OpKind::Neg>},
+      {"Not", &I::lowerUnary<OpKind::Not>},
+      {"Or", &I::lowerBinary<OpKind::Or>},
+      {"PRelu", &I::lowerLeakyRelu},
+      {"Pow", &I::lowerPow},
+      {"Reciprocal", &I::lowerUnary<OpKind::Reciprocal>},
+      {"ReduceL1", &I::lowerReduce},
+      {"ReduceL2", &I::lowerReduce},
+      {"ReduceLogSum", &I::lowerReduce},
+      {"ReduceLogSumExp", &I::lowerReduce},
+      {"ReduceMax", &I::lowerReduce},
+      {"ReduceMean", &I::lowerReduce},
+      {"ReduceMin", &I::lowerReduce},
+      {"ReduceProd", &I::lowerReduce},
+      {"ReduceSum", &I::lowerReduce},
+      {"ReduceSumSquare", &I::lowerReduce},
+      {"Relu", &I::lowerRelu},
+      {"Reshape", &I::lowerReshape},
+      {"Round", &I::lowerUnary<OpKind::Round>},
+      {"Selu", &I::lowerElu},
+      {"Shape", nullptr, &I::evaluateShapeOrSize},
+      {"Shrink", &I::lowerShrink},
+      {"Sigmoid", &I::lowerUnary<OpKind::Sigmoid>},
+      {"Sign", &I::lowerUnary<OpKind::Sign>},
+      {"Sin", &I::lowerUnary<OpKind::Sin>},
+      {"Sinh", &I::lowerUnary<OpKind::Sinh>},
+      {"Size", nullptr, &I::evaluateShapeOrSize},
+      {"Slice", &I::lowerSlice},
+      {"Softmax", &I::lowerSoftmax},
+      {"Softplus", &I::lowerSoftplus},
+      {"Softsign", &I::lowerSoftsign},
+      {"Split", &I::lowerSplit},
+      {"Sqrt", &I::lowerUnary<OpKind::Sqrt>},
+      {"Squeeze", &I::lowerSqueeze},
+      {"Sub", &I::lowerBinary<OpKind::Sub>},
+      {"Sum", &I::lowerVariadic},
+      {"Tan", &I::lowerUnary<OpKind::Tan>},
+      {"Tanh", &I::lowerUnary<OpKind::Tanh>},
+      {"ThresholdedRelu", &I::lowerThresholdedRelu},
+      {"Transpose", &I::lowerTranspose},
+      {"Unsqueeze", &I::lowerSqueeze},
+      {"Where", &I::lowerWhere},
+      {"Xor", &I::lowerBinary<OpKind::Xor>},
+  };
+  // Sorted and unique: findOp searches it, supportedOps lists it.
+  static_assert(std::adjacent_find(std::begin(table), std::end(table),
+                                   [](const OpEntry &a, const OpEntry &c) {
+                                     return a.name >= c.name;
+                                   }) == std::end(table),
+                "the op table must be sorted by name, without repeats");
+  // Every op has a lowering, or gives its outputs at import.
+  static_assert(std::all_of(std::begin(table), std::end(table),
+                            [](const OpEntry &entry) {
+                              return entry.lower || entry.evaluate;
+                            }),
+                "an op in the table has no handler");
+  return table;
+}
+
+const Importer::OpEntry *Importer::findOp(std::string_view op) {
+  std::span<const OpEntry> table = opTable();
+  auto it = std::lower_bound(table.begin(), table.end(), op,
+                             [](const OpEntry &entry, std::string_view name) {
+                               return entry.name < name;
+                             });
+  if (it == table.end() || it->name != op)
+    return nullptr;
+  return &*it;
+}
+
+/// The names in opTable, in its order.
 const std::vector<std::string> &supportedOpList() {
   static const std::vector<std::string> ops = [] {
-    std::vector<std::string> list = {
-        "Abs",
-        "Acos",
-        "Acosh",
-        "Add",
-        "And",
-        "ArgMax",
-        "ArgMin",
-        "Asin",
-        "Asinh",
-        "Atan",
-        "Atanh",
-        "BatchNormalization",
-        "Cast",
-        "CastLike",
-        "Ceil",
-        "Celu",
-        "Clip",
-        "Concat",
-        "Constant",
-        "ConstantOfShape",
-        "Cos",
-        "Cosh",
-        "Div",
-        "Dropout",
-        "Elu",
-        "Equal",
-        "Erf",
-        "Exp",
-        "Expand",
-        "Flatten",
-        "Floor",
-        "Gather",
-        "Gelu",
-        "Gemm",
-        "Greater",
-        "GreaterOrEqual",
-        "HardSigmoid",
-        "HardSwish",
-        "Identity",
-        "InstanceNormalization",
-        "IsInf",
-        "IsNaN",
-        "LayerNormalization",
-        "LeakyRelu",
-        "Less",
-        "LessOrEqual",
-        "Log",
-        "LogSoftmax",
-        "MatMul",
-        "Max",
-        "Mean",
-        "MeanVarianceNormalization",
-        "Min",
-        "Mish",
-        "Mod",
-        "Mul",
-        "Neg",
-        "Not",
-        "Or",
-        "PRelu",
-        "Pow",
-        "Reciprocal",
-        "ReduceL1",
-        "ReduceL2",
-        "ReduceLogSum",
-        "ReduceLogSumExp",
-        "ReduceMax",
-        "ReduceMean",
-        "ReduceMin",
-        "ReduceProd",
-        "ReduceSum",
-        "ReduceSumSquare",
-        "Relu",
-        "Reshape",
-        "Round",
-        "Selu",
-        "Shape",
-        "Shrink",
-        "Sigmoid",
-        "Sign",
-        "Sin",
-        "Sinh",
-        "Size",
-        "Slice",
-        "Softmax",
-        "Softplus",
-        "Softsign",
-        "Split",
-        "Sqrt",
-        "Squeeze",
-        "Sub",
-        "Sum",
-        "Tan",
-        "Tanh",
-        "ThresholdedRelu",
-        "Transpose",
-        "Unsqueeze",
-        "Where",
-        "Xor",
-    };
-    std::sort(list.begin(), list.end());
-    return list;
+    std::vector<std::string> names;
+    for (const Importer::OpEntry &entry : Importer::opTable())
+      names.emplace_back(entry.name);
+    return names;
   }();
   return ops;
 }
 
-std::optional<OpKind> directUnary(const std::string &op) {
-  static const std::map<std::string, OpKind, std::less<>> table = {
-      {"Neg", OpKind::Neg},     {"Abs", OpKind::Abs},
-      {"Exp", OpKind::Exp},     {"Log", OpKind::Log},
-      {"Sqrt", OpKind::Sqrt},   {"Reciprocal", OpKind::Reciprocal},
-      {"Tanh", OpKind::Tanh},   {"Sigmoid", OpKind::Sigmoid},
-      {"Erf", OpKind::Erf},     {"Sin", OpKind::Sin},
-      {"Cos", OpKind::Cos},     {"Tan", OpKind::Tan},
-      {"Asin", OpKind::Asin},   {"Acos", OpKind::Acos},
-      {"Atan", OpKind::Atan},   {"Sinh", OpKind::Sinh},
-      {"Cosh", OpKind::Cosh},   {"Asinh", OpKind::Asinh},
-      {"Acosh", OpKind::Acosh}, {"Atanh", OpKind::Atanh},
-      {"Floor", OpKind::Floor}, {"Ceil", OpKind::Ceil},
-      {"Round", OpKind::Round}, {"Sign", OpKind::Sign},
-      {"Not", OpKind::Not},     {"IsNaN", OpKind::IsNaN},
+bool Importer::foldable() {
+  bool foldable = !folding;
+  std::int64_t elements = 0;
+  for (int i = 0; i < node->input_size() && foldable; ++i) {
+    if (node->input(i).empty())
+      continue;
+    Value &v = inputValue(i);
+    if (!v.constant)
+      foldable = false;
+    else
+      elements += v.type.numElements();
+  }
+  return foldable && elements <= kMaxFoldElements && node->input_size() > 0;
+}
+
+void Importer::fold(Lowering lower,
+                    std::vector<std::optional<Value>> &constants) {
+  const onnx::NodeProto &n = *node;
+  std::map<std::string, Value> local;
+  for (int i = 0; i < n.input_size(); ++i)
+    if (!n.input(i).empty()) {
+      Value v = inputValue(i);
+      v.id = kInvalidTensor;
+      local[n.input(i)] = std::move(v);
+    }
+  GraphBuilder foldBuilder;
+  std::map<TensorId, std::vector<std::uint8_t>> savedSplats;
+  std::swap(savedSplats, splats);
+  GraphBuilder *savedBuilder = b;
+  auto *savedValues = values;
+  b = &foldBuilder;
+  values = &local;
+  folding = true;
+  std::vector<TensorId> ids;
+  auto restore = [&] {
+    b = savedBuilder;
+    values = savedValues;
+    folding = false;
+    std::swap(savedSplats, splats);
   };
-  auto it = table.find(op);
-  if (it == table.end())
-    return std::nullopt;
-  return it->second;
-}
-
-std::optional<OpKind> directBinary(const std::string &op) {
-  static const std::map<std::string, OpKind, std::less<>> table = {
-      {"Add", OpKind::Add}, {"Sub", OpKind::Sub}, {"Mul", OpKind::Mul},
-      {"Div", OpKind::Div}, {"And", OpKind::And}, {"Or", OpKind::Or},
-      {"Xor", OpKind::Xor},
-  };
-  auto it = table.find(op);
-  if (it == table.end())
-    return std::nullopt;
-  return it->second;
-}
-
-std::optional<ComparePredicate> comparison(const std::string &op) {
-  if (op == "Equal")
-    return ComparePredicate::Eq;
-  if (op == "Less")
-    return ComparePredicate::Lt;
-  if (op == "LessOrEqual")
-    return ComparePredicate::Le;
-  if (op == "Greater")
-    return ComparePredicate::Gt;
-  if (op == "GreaterOrEqual")
-    return ComparePredicate::Ge;
-  return std::nullopt;
-}
-
-std::vector<TensorId>
-Importer::lower(std::vector<std::optional<Value>> &constants) {
-  const std::string &op = node->op_type();
-  if (auto kind = directUnary(op))
-    return {unary(*kind, in(0))};
-  if (auto kind = directBinary(op)) {
-    TensorId x = in(0);
-    return {binary(*kind, x, legacyBroadcast(x, in(1)))};
+  try {
+    ids = (this->*lower)();
+  } catch (...) {
+    restore();
+    throw;
   }
-  if (auto p = comparison(op)) {
-    TensorId x = in(0);
-    return {compare(*p, x, legacyBroadcast(x, in(1)))};
+  restore();
+  for (TensorId id : ids)
+    foldBuilder.output(id);
+  Expected<Graph> graph = foldBuilder.finish();
+  if (!graph.ok())
+    fail(graph.message());
+  Expected<std::vector<HostTensorData>> out =
+      evaluateGraph(*graph, std::span<const HostTensor>());
+  if (!out.ok())
+    fail("folding failed: " + out.message());
+  for (std::size_t i = 0; i < out->size() && i < constants.size(); ++i) {
+    Value v;
+    v.type = (*out)[i].type;
+    v.constant = std::move((*out)[i]);
+    constants[i] = std::move(v);
   }
-
-  if (op == "Identity" || op == "Dropout") {
-    if (op == "Dropout") {
-      attrFloat("ratio", 0.5);
-      attrInt("is_test", 0);
-      attrInt("seed", 0);
-      if (hasInput(2)) {
-        std::vector<std::int64_t> mode = constIn(2, "training_mode").toInts();
-        if (mode.size() != 1)
-          fail("'training_mode' must hold one element");
-        if (mode[0] != 0)
-          fail("Dropout in training mode is not supported");
-      }
-      if (node->output_size() > 1 && !node->output(1).empty())
-        fail("Dropout's mask output is not supported");
-    }
-    return {in(0)};
-  }
-  if (op == "Pow") {
-    TensorId x = in(0), e = legacyBroadcast(x, in(1));
-    if (elemOf(e) != elemOf(x))
-      e = check(b->cast(e, elemOf(x)));
-    return {binary(OpKind::Pow, x, e)};
-  }
-  if (op == "Mod") {
-    bool fmod = attrInt("fmod", 0) != 0;
-    TensorId x = in(0), y = in(1);
-    Shape shape = broadcastShape(shapeOf(x), shapeOf(y));
-    return {check(b->rem(expandTo(x, shape), expandTo(y, shape), fmod))};
-  }
-  if (op == "Max" || op == "Min" || op == "Sum" || op == "Mean") {
-    OpKind kind = op == "Max"   ? OpKind::Max
-                  : op == "Min" ? OpKind::Min
-                                : OpKind::Add;
-    TensorId acc = in(0);
-    for (int i = 1; i < numInputs(); ++i)
-      acc = binary(kind, acc, in(i));
-    if (op == "Mean" && numInputs() > 1)
-      acc = check(b->div(acc, splatLike(acc, numInputs())));
-    return {acc};
-  }
-  if (op == "Relu") {
-    TensorId x = in(0);
-    return {check(b->max(x, splatLike(x, 0)))};
-  }
-  if (op == "LeakyRelu" || op == "PRelu") {
-    TensorId x = in(0);
-    TensorId slope = op == "PRelu" ? expandTo(in(1), shapeOf(x))
-                                   : splatLike(x, attrFloat("alpha", 0.01));
-    TensorId neg = check(b->compare(ComparePredicate::Lt, x, splatLike(x, 0)));
-    return {check(b->select(neg, check(b->mul(x, slope)), x))};
-  }
-  if (op == "Elu" || op == "Selu" || op == "Celu") {
-    TensorId x = in(0);
-    double alpha =
-        attrFloat("alpha", op == "Selu" ? 1.67326319217681884765625 : 1.0);
-    if (op == "Celu") {
-      // max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
-      TensorId e = unary(OpKind::Exp, check(b->div(x, splatLike(x, alpha))));
-      TensorId t =
-          check(b->mul(check(b->sub(e, splatLike(x, 1))), splatLike(x, alpha)));
-      return {check(b->add(check(b->max(x, splatLike(x, 0))),
-                           check(b->min(t, splatLike(x, 0)))))};
-    }
-    TensorId e =
-        check(b->mul(check(b->sub(unary(OpKind::Exp, x), splatLike(x, 1))),
-                     splatLike(x, alpha)));
-    if (op == "Elu") {
-      TensorId neg =
-          check(b->compare(ComparePredicate::Lt, x, splatLike(x, 0)));
-      return {check(b->select(neg, e, x))};
-    }
-    double gamma = attrFloat("gamma", 1.05070102214813232421875);
-    TensorId le = check(b->compare(ComparePredicate::Le, x, splatLike(x, 0)));
-    return {check(b->mul(check(b->select(le, e, x)), splatLike(x, gamma)))};
-  }
-  if (op == "HardSigmoid" || op == "HardSwish") {
-    TensorId x = in(0);
-    double alpha = op == "HardSwish" ? 1.0 / 6 : attrFloat("alpha", 0.2);
-    double beta = op == "HardSwish" ? 0.5 : attrFloat("beta", 0.5);
-    TensorId t = check(
-        b->add(check(b->mul(x, splatLike(x, alpha))), splatLike(x, beta)));
-    t = check(b->max(check(b->min(t, splatLike(x, 1))), splatLike(x, 0)));
-    return {op == "HardSwish" ? check(b->mul(x, t)) : t};
-  }
-  if (op == "Softplus" || op == "Mish") {
-    TensorId x = in(0);
-    TensorId sp = unary(OpKind::Log,
-                        check(b->add(unary(OpKind::Exp, x), splatLike(x, 1))));
-    if (op == "Softplus")
-      return {sp};
-    return {check(b->mul(x, unary(OpKind::Tanh, sp)))};
-  }
-  if (op == "Softsign") {
-    TensorId x = in(0);
-    return {check(
-        b->div(x, check(b->add(unary(OpKind::Abs, x), splatLike(x, 1)))))};
-  }
-  if (op == "ThresholdedRelu") {
-    TensorId x = in(0);
-    double alpha = attrFloat("alpha", 1.0);
-    TensorId gt =
-        check(b->compare(ComparePredicate::Gt, x, splatLike(x, alpha)));
-    return {check(b->select(gt, x, splatLike(x, 0)))};
-  }
-  if (op == "Shrink") {
-    TensorId x = in(0);
-    double lambd = attrFloat("lambd", 0.5), bias = attrFloat("bias", 0.0);
-    TensorId lo =
-        check(b->compare(ComparePredicate::Lt, x, splatLike(x, -lambd)));
-    TensorId hi =
-        check(b->compare(ComparePredicate::Gt, x, splatLike(x, lambd)));
-    TensorId zero = splatLike(x, 0);
-    TensorId up = check(b->add(x, splatLike(x, bias)));
-    TensorId down = check(b->sub(x, splatLike(x, bias)));
-    return {check(b->select(lo, up, check(b->select(hi, down, zero))))};
-  }
-  if (op == "Gelu") {
-    TensorId x = in(0);
-    std::string approximate = attrString("approximate", "none");
-    TensorId half = splatLike(x, 0.5), one = splatLike(x, 1);
-    TensorId inner;
-    if (approximate == "tanh") {
-      TensorId x3 = check(b->mul(check(b->mul(x, x)), x));
-      TensorId t = check(b->add(x, check(b->mul(x3, splatLike(x, 0.044715)))));
-      t = check(b->mul(t, splatLike(x, std::sqrt(2.0 / std::numbers::pi))));
-      inner = unary(OpKind::Tanh, t);
-    } else if (approximate == "none") {
-      inner =
-          unary(OpKind::Erf,
-                check(b->mul(x, splatLike(x, (1.0 / std::numbers::sqrt2)))));
-    } else {
-      fail("approximate='" + approximate + "' is not supported");
-    }
-    return {check(b->mul(check(b->mul(x, check(b->add(inner, one)))), half))};
-  }
-  if (op == "IsInf") {
-    TensorId x = in(0);
-    bool neg = attrInt("detect_negative", 1) != 0,
-         pos = attrInt("detect_positive", 1) != 0;
-    double inf = std::numeric_limits<double>::infinity();
-    TensorId r = kInvalidTensor;
-    if (pos)
-      r = check(b->compare(ComparePredicate::Eq, x, splatLike(x, inf)));
-    if (neg) {
-      TensorId n =
-          check(b->compare(ComparePredicate::Eq, x, splatLike(x, -inf)));
-      r = r == kInvalidTensor ? n : check(b->binary(OpKind::Or, r, n));
-    }
-    if (r == kInvalidTensor)
-      r = splat(TensorType{ElementType::I1, shapeOf(x)}, 0);
-    return {r};
-  }
-  if (op == "Clip") {
-    TensorId x = in(0);
-    std::optional<TensorId> lo, hi;
-    if (opset < 11) {
-      double mn = attrFloat("min", -std::numeric_limits<double>::infinity());
-      double mx = attrFloat("max", std::numeric_limits<double>::infinity());
-      if (std::isfinite(mn))
-        lo = splatLike(x, mn);
-      if (std::isfinite(mx))
-        hi = splatLike(x, mx);
-    } else {
-      if (hasInput(1))
-        lo = expandTo(in(1), shapeOf(x));
-      if (hasInput(2))
-        hi = expandTo(in(2), shapeOf(x));
-    }
-    if (lo)
-      x = check(b->max(x, *lo));
-    if (hi)
-      x = check(b->min(x, *hi));
-    return {x};
-  }
-  if (op == "Where") {
-    TensorId c = in(0), x = in(1), y = in(2);
-    Shape shape =
-        broadcastShape(broadcastShape(shapeOf(c), shapeOf(x)), shapeOf(y));
-    return {check(
-        b->select(expandTo(c, shape), expandTo(x, shape), expandTo(y, shape)))};
-  }
-  if (op == "Cast" || op == "CastLike") {
-    TensorId x = in(0);
-    ElementType to;
-    if (op == "Cast") {
-      const onnx::AttributeProto *a = attr("to");
-      if (!a)
-        fail("attribute 'to' is required");
-      int type = int(a->i());
-      // Cast-1 names the type in a string.
-      if (a->type() == onnx::AttributeProto::STRING) {
-        onnx::TensorProto_DataType parsed;
-        if (!onnx::TensorProto_DataType_Parse(a->s(), &parsed))
-          fail("attribute 'to' names no ONNX type: '" + a->s() + "'");
-        type = int(parsed);
-      }
-      to = requireType(type, "the target of Cast");
-    } else {
-      to = inType(1).elementType;
-    }
-    // Cast-19 `saturate` (default 1) and Cast-24 `round_mode` (default
-    // "up") apply to the f8 targets (round_mode to FLOAT8E8M0 only); ONNX
-    // ignores them for the others.
-    CastOptions options;
-    const bool saturate = attrInt("saturate", 1) != 0;
-    options.saturate =
-        saturate && isLowPrecisionFloat(to) && to != ElementType::F4E2M1FN;
-    const std::string roundMode = attrString("round_mode", "up");
-    std::optional<E8M0RoundMode> mode = parseRoundMode(roundMode);
-    if (!mode)
-      fail("attribute 'round_mode' is '" + roundMode +
-           "', expected up, down or nearest");
-    if (to == ElementType::F8E8M0FNU)
-      options.roundMode = *mode;
-    if (elemOf(x) == to)
-      return {x};
-    return {check(b->cast(x, to, /*isUnsigned=*/false, options))};
-  }
-  if (op == "MatMul")
-    return {matmul(in(0), in(1))};
-  if (op == "Gemm") {
-    TensorId a = in(0), c = in(1);
-    bool ta = attrInt("transA", 0) != 0, tb = attrInt("transB", 0) != 0;
-    double alpha = attrFloat("alpha", 1.0), beta = attrFloat("beta", 1.0);
-    attrInt("broadcast", 0);
-    if (typeOf(a).rank() != 2 || typeOf(c).rank() != 2)
-      fail("A and B must have rank 2");
-    TensorId y = check(b->matmul(a, c, ta, tb));
-    if (alpha != 1.0)
-      y = check(b->mul(y, splatLike(y, alpha)));
-    if (hasInput(2) && beta != 0.0) {
-      TensorId bias = expandTo(in(2), shapeOf(y));
-      if (beta != 1.0)
-        bias = check(b->mul(bias, splatLike(bias, beta)));
-      y = check(b->add(y, bias));
-    }
-    return {y};
-  }
-  if (op == "Softmax" || op == "LogSoftmax") {
-    TensorId x = in(0);
-    bool log = op == "LogSoftmax";
-    std::int64_t rank = typeOf(x).rank();
-    if (opset >= 13)
-      return {softmax(x, attrInt("axis", -1), log)};
-    // Before opset 13: the input is coerced to 2-D at `axis`.
-    std::int64_t axis = attrInt("axis", 1);
-    if (axis < 0)
-      axis += rank;
-    if (axis < 0 || axis > rank)
-      fail("axis out of range");
-    Shape shape = shapeOf(x);
-    std::int64_t outer = 1, inner = 1;
-    for (std::int64_t i = 0; i < rank; ++i)
-      (i < axis ? outer : inner) *= shape[i];
-    TensorId flat = reshape(x, {outer, inner});
-    return {reshape(softmax(flat, 1, log), shape)};
-  }
-  if (op == "LayerNormalization") {
-    TensorId x = in(0);
-    std::int64_t rank = typeOf(x).rank();
-    std::int64_t axis = normAxis(attrInt("axis", -1), rank);
-    double eps = attrFloat("epsilon", 1e-5);
-    // As ONNX's function: the statistics and the normalization in the
-    // stash type (f32 by default), then scale and bias in the input's type;
-    // Mean and InvStdDev are of the stash type.
-    ElementType stash =
-        requireType(int(attrInt("stash_type", 1)), "stash_type");
-    ElementType type = elemOf(x);
-    if (!isFloat(stash))
-      fail("stash_type must be a float type");
-    if (isFloat(type) && stash != type)
-      x = check(b->cast(x, stash));
-    Shape shape = shapeOf(x);
-    std::vector<std::int64_t> axes;
-    for (std::int64_t i = axis; i < rank; ++i)
-      axes.push_back(i);
-    TensorId mean = reduce(ReduceKind::Mean, x, axes, true);
-    TensorId d = check(b->sub(x, expandTo(mean, shape)));
-    TensorId var = reduce(ReduceKind::Mean, check(b->mul(d, d)), axes, true);
-    TensorId rstd =
-        unary(OpKind::Rsqrt, check(b->add(var, splatLike(var, eps))));
-    TensorId y = check(b->mul(d, expandTo(rstd, shape)));
-    if (elemOf(y) != type)
-      y = check(b->cast(y, type));
-    y = check(b->mul(y, expandTo(in(1), shape)));
-    if (hasInput(2))
-      y = check(b->add(y, expandTo(in(2), shape)));
-    return {y, mean, rstd};
-  }
-  if (op == "BatchNormalization") {
-    TensorId x = in(0);
-    bool training = attrInt("training_mode", 0) != 0;
-    attrInt("is_test", 1);
-    attrInt("spatial", 1);
-    double momentum = attrFloat("momentum", 0.9);
-    double eps = attrFloat("epsilon", 1e-5);
-    if (!training)
-      for (int i = 1; i < node->output_size(); ++i)
-        if (!node->output(i).empty())
-          fail("the training outputs (output " + std::to_string(i) +
-               ") are not supported outside training_mode");
-    Shape shape = shapeOf(x);
-    if (shape.size() < 2)
-      fail("the input must have rank >= 2");
-    auto channel = [&](TensorId p) {
-      if (typeOf(p).rank() != 1)
-        fail("scale, B, mean and var must have rank 1");
-      return check(b->broadcast(p, shape, {1}));
-    };
-    TensorId scale = in(1), bias = in(2), mean = in(3), var = in(4);
-    if (training) {
-      // Normalized with the batch's statistics (biased variance); the
-      // running statistics are updated with `momentum`.
-      std::vector<std::int64_t> axes;
-      for (std::int64_t i = 0; i < std::int64_t(shape.size()); ++i)
-        if (i != 1)
-          axes.push_back(i);
-      TensorId batchMean = reduce(ReduceKind::Mean, x, axes, false);
-      TensorId d = check(b->sub(x, channel(batchMean)));
-      TensorId batchVar =
-          reduce(ReduceKind::Mean, check(b->mul(d, d)), axes, false);
-      TensorId factor = check(b->mul(
-          scale, unary(OpKind::Rsqrt,
-                       check(b->add(batchVar, splatLike(batchVar, eps))))));
-      TensorId y =
-          check(b->add(check(b->mul(d, channel(factor))), channel(bias)));
-      auto update = [&](TensorId running, TensorId batch) {
-        return check(
-            b->add(check(b->mul(running, splatLike(running, momentum))),
-                   check(b->mul(batch, splatLike(batch, 1 - momentum)))));
-      };
-      return {y, update(mean, batchMean), update(var, batchVar)};
-    }
-    TensorId factor = check(b->mul(
-        scale, unary(OpKind::Rsqrt, check(b->add(var, splatLike(var, eps))))));
-    TensorId y = check(b->sub(x, channel(mean)));
-    y = check(b->mul(y, channel(factor)));
-    return {check(b->add(y, channel(bias)))};
-  }
-  if (op == "InstanceNormalization" || op == "MeanVarianceNormalization") {
-    TensorId x = in(0);
-    Shape shape = shapeOf(x);
-    std::int64_t rank = std::int64_t(shape.size());
-    std::vector<std::int64_t> axes;
-    if (op == "InstanceNormalization") {
-      for (std::int64_t i = 2; i < rank; ++i)
-        axes.push_back(i);
-    } else {
-      axes = attrInts("axes").value_or(std::vector<std::int64_t>{0, 2, 3});
-      for (std::int64_t &a : axes)
-        a = normAxis(a, rank);
-    }
-    TensorId mean = reduce(ReduceKind::Mean, x, axes, true);
-    TensorId d = check(b->sub(x, expandTo(mean, shape)));
-    if (op == "MeanVarianceNormalization") {
-      // As ONNX's function: (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9).
-      TensorId ex2 = reduce(ReduceKind::Mean, check(b->mul(x, x)), axes, true);
-      TensorId var = check(b->sub(ex2, check(b->mul(mean, mean))));
-      TensorId sd =
-          check(b->add(unary(OpKind::Sqrt, var), splatLike(var, 1e-9)));
-      return {check(b->div(d, expandTo(sd, shape)))};
-    }
-    double eps = attrFloat("epsilon", 1e-5);
-    TensorId var = reduce(ReduceKind::Mean, check(b->mul(d, d)), axes, true);
-    TensorId rstd =
-        unary(OpKind::Rsqrt, check(b->add(var, splatLike(var, eps))));
-    TensorId y = check(b->mul(d, expandTo(rstd, shape)));
-    y = check(b->mul(y, check(b->broadcast(in(1), shape, {1}))));
-    return {check(b->add(y, check(b->broadcast(in(2), shape, {1}))))};
-  }
-  if (op.rfind("Reduce", 0) == 0)
-    return lowerReduce(op);
-  if (op == "ArgMax" || op == "ArgMin") {
-    TensorId x = in(0);
-    std::int64_t axis = normAxis(attrInt("axis", 0), typeOf(x).rank());
-    bool keep = attrInt("keepdims", 1) != 0;
-    bool last = attrInt("select_last_index", 0) != 0;
-    return {op == "ArgMax" ? check(b->argmax(x, axis, keep, last))
-                           : check(b->argmin(x, axis, keep, last))};
-  }
-  if (op == "Reshape") {
-    TensorId x = in(0);
-    std::vector<std::int64_t> target;
-    if (opset < 5) {
-      target = attrInts("shape").value_or(std::vector<std::int64_t>{});
-    } else {
-      target = intsIn(1, "shape");
-    }
-    bool allowZero = attrInt("allowzero", 0) != 0;
-    const Shape &shape = shapeOf(x);
-    std::int64_t known = 1, inferred = -1;
-    for (std::size_t i = 0; i < target.size(); ++i) {
-      if (target[i] == 0 && !allowZero) {
-        if (i >= shape.size())
-          fail("shape entry " + std::to_string(i) +
-               " is 0 (copy) but the input has rank " +
-               std::to_string(shape.size()));
-        target[i] = shape[i];
-      }
-      if (target[i] == -1) {
-        if (inferred >= 0)
-          fail("the shape has more than one -1");
-        inferred = std::int64_t(i);
-      } else if (target[i] < 0) {
-        fail("the shape has a negative entry " + std::to_string(target[i]));
-      } else {
-        known *= target[i];
-      }
-    }
-    std::int64_t count = typeOf(x).numElements();
-    if (inferred >= 0) {
-      if (known == 0 || count % known)
-        fail("cannot reshape " + shapeText(shape) + " to " + shapeText(target));
-      target[inferred] = count / known;
-    }
-    return {reshape(x, target)};
-  }
-  if (op == "Flatten") {
-    TensorId x = in(0);
-    const Shape shape = shapeOf(x);
-    std::int64_t rank = std::int64_t(shape.size());
-    std::int64_t axis = attrInt("axis", 1);
-    if (axis < 0)
-      axis += rank;
-    if (axis < 0 || axis > rank)
-      fail("axis out of range");
-    std::int64_t outer = 1, inner = 1;
-    for (std::int64_t i = 0; i < rank; ++i)
-      (i < axis ? outer : inner) *= shape[i];
-    return {reshape(x, {outer, inner})};
-  }
-  if (op == "Transpose") {
-    TensorId x = in(0);
-    std::int64_t rank = typeOf(x).rank();
-    std::vector<std::int64_t> perm(rank);
-    std::iota(perm.rbegin(), perm.rend(), 0);
-    if (auto p = attrInts("perm"))
-      perm = *p;
-    bool identity = true;
-    for (std::size_t i = 0; i < perm.size(); ++i)
-      identity &= perm[i] == std::int64_t(i);
-    if (identity && std::int64_t(perm.size()) == rank)
-      return {x};
-    return {check(b->transpose(x, perm))};
-  }
-  if (op == "Squeeze" || op == "Unsqueeze") {
-    TensorId x = in(0);
-    Shape shape = shapeOf(x);
-    std::optional<std::vector<std::int64_t>> axes;
-    if (opset >= 13) {
-      if (hasInput(1))
-        axes = intsIn(1, "axes");
-    } else {
-      axes = attrInts("axes");
-    }
-    if (op == "Squeeze") {
-      std::int64_t rank = std::int64_t(shape.size());
-      std::set<std::int64_t> drop;
-      if (axes)
-        for (std::int64_t a : *axes) {
-          a = normAxis(a, rank);
-          if (shape[a] != 1)
-            fail("cannot squeeze dimension " + std::to_string(a) + " of " +
-                 shapeText(shape) + ": it is not 1");
-          drop.insert(a);
-        }
-      Shape out;
-      for (std::int64_t i = 0; i < rank; ++i)
-        if (axes ? !drop.count(i) : shape[i] != 1)
-          out.push_back(shape[i]);
-      return {reshape(x, out)};
-    }
-    if (!axes)
-      fail("axes are required");
-    std::int64_t rank = std::int64_t(shape.size() + axes->size());
-    std::set<std::int64_t> add;
-    for (std::int64_t a : *axes)
-      if (!add.insert(normAxis(a, rank)).second)
-        fail("axes repeat " + std::to_string(a));
-    Shape out;
-    std::size_t next = 0;
-    for (std::int64_t i = 0; i < rank; ++i)
-      out.push_back(add.count(i) ? 1 : shape[next++]);
-    return {reshape(x, out)};
-  }
-  if (op == "Expand") {
-    TensorId x = in(0);
-    std::vector<std::int64_t> target = intsIn(1, "shape");
-    return {expandTo(x, broadcastShape(shapeOf(x), target))};
-  }
-  if (op == "Concat") {
-    const Shape first = inType(0).shape;
-    std::int64_t rank = std::int64_t(first.size());
-    std::int64_t axis = normAxis(attrInt("axis", opset < 4 ? 1 : 0), rank);
-    std::vector<TensorId> xs;
-    for (int i = 0; i < numInputs(); ++i) {
-      if (!hasInput(i))
-        continue;
-      // Every input, empty or not, agrees with the first in rank and in the
-      // dims off the axis; only then may an empty one be left out.
-      const Shape shape = inType(i).shape;
-      bool agrees = shape.size() == first.size();
-      for (std::int64_t d = 0; agrees && d < rank; ++d)
-        agrees = d == axis || shape[d] == first[d];
-      if (!agrees)
-        fail("input " + std::to_string(i) + " of shape " + shapeText(shape) +
-             " cannot be concatenated with input 0 of shape " +
-             shapeText(first) + " along axis " + std::to_string(axis));
-      if (shape[axis] != 0 || numInputs() == 1)
-        xs.push_back(in(i));
-    }
-    if (xs.empty())
-      xs.push_back(in(0));
-    if (xs.size() == 1)
-      return {xs[0]};
-    return {check(b->concat(xs, axis))};
-  }
-  if (op == "Split") {
-    TensorId x = in(0);
-    Shape shape = shapeOf(x);
-    std::int64_t axis =
-        normAxis(attrInt("axis", 0), std::int64_t(shape.size()));
-    std::vector<std::int64_t> sizes;
-    int outputs = node->output_size();
-    if (opset >= 13 && hasInput(1)) {
-      sizes = intsIn(1, "split");
-    } else if (auto s = attrInts("split")) {
-      sizes = *s;
-    } else {
-      std::int64_t n = attrInt("num_outputs", outputs);
-      if (n <= 0)
-        fail("num_outputs must be positive");
-      std::int64_t each = (shape[axis] + n - 1) / n;
-      for (std::int64_t i = 0, left = shape[axis]; i < n; ++i) {
-        sizes.push_back(std::min(each, left));
-        left -= sizes.back();
-      }
-    }
-    if (std::int64_t(sizes.size()) != outputs)
-      fail("split gives " + std::to_string(sizes.size()) + " parts for " +
-           std::to_string(outputs) + " outputs");
-    std::vector<TensorId> parts;
-    std::int64_t offset = 0;
-    for (std::int64_t size : sizes) {
-      if (size < 0 || offset + size > shape[axis])
-        fail("the split sizes exceed dimension " + std::to_string(axis));
-      parts.push_back(sliceAxis(x, axis, offset, size));
-      offset += size;
-    }
-    if (offset != shape[axis])
-      fail("the split sizes do not add up to dimension " +
-           std::to_string(axis));
-    return parts;
-  }
-  if (op == "Slice") {
-    TensorId x = in(0);
-    Shape shape = shapeOf(x);
-    std::int64_t rank = std::int64_t(shape.size());
-    std::vector<std::int64_t> starts, ends, axes, steps;
-    if (opset < 10) {
-      starts = attrInts("starts").value_or(std::vector<std::int64_t>{});
-      ends = attrInts("ends").value_or(std::vector<std::int64_t>{});
-      axes = attrInts("axes").value_or(std::vector<std::int64_t>{});
-    } else {
-      starts = intsIn(1, "starts");
-      ends = intsIn(2, "ends");
-      if (hasInput(3))
-        axes = intsIn(3, "axes");
-      if (hasInput(4))
-        steps = intsIn(4, "steps");
-    }
-    if (ends.size() != starts.size())
-      fail("starts and ends differ in length");
-    if (axes.empty())
-      for (std::size_t i = 0; i < starts.size(); ++i)
-        axes.push_back(std::int64_t(i));
-    if (steps.empty())
-      steps.assign(starts.size(), 1);
-    if (axes.size() != starts.size() || steps.size() != starts.size())
-      fail("starts, ends, axes and steps differ in length");
-    Shape offsets(rank, 0), sizes = shape, strides(rank, 1);
-    std::vector<std::int64_t> reversed;
-    for (std::size_t i = 0; i < starts.size(); ++i) {
-      std::int64_t axis = normAxis(axes[i], rank), dim = shape[axis];
-      std::int64_t step = steps[i], start = starts[i], end = ends[i];
-      if (step == 0)
-        fail("a step is 0");
-      if (start < 0)
-        start += dim;
-      if (end < 0)
-        end += dim;
-      // No intermediate overflows for any step, INT64_MIN and INT64_MAX
-      // included: the distances are at most `dim` after clamping, and the
-      // step's magnitude is taken unsigned.
-      std::uint64_t magnitude = step > 0
-                                    ? std::uint64_t(step)
-                                    : std::uint64_t(0) - std::uint64_t(step);
-      std::int64_t size;
-      if (step > 0) {
-        start = std::clamp<std::int64_t>(start, 0, dim);
-        end = std::clamp<std::int64_t>(end, 0, dim);
-        size =
-            end > start
-                ? 1 + std::int64_t(std::uint64_t(end - start - 1) / magnitude)
-                : 0;
-        offsets[axis] = start;
-      } else {
-        start = std::clamp<std::int64_t>(start, 0, dim - 1);
-        end = std::clamp<std::int64_t>(end, -1, dim - 1);
-        size =
-            start > end
-                ? 1 + std::int64_t(std::uint64_t(start - end - 1) / magnitude)
-                : 0;
-        // (size - 1) * magnitude <= start - end - 1 < dim: no overflow.
-        offsets[axis] =
-            size ? start - std::int64_t(std::uint64_t(size - 1) * magnitude)
-                 : 0;
-        if (size > 1)
-          reversed.push_back(axis);
-      }
-      sizes[axis] = size;
-      // A stride matters only where more than one element is taken, and then
-      // the step's magnitude is below the dim.
-      strides[axis] = size > 1 ? std::int64_t(magnitude) : 1;
-    }
-    TensorId y = check(b->slice(x, offsets, sizes, strides));
-    for (std::int64_t axis : reversed)
-      y = reverseAxis(y, axis);
-    return {y};
-  }
-  if (op == "Gather") {
-    TensorId x = in(0);
-    Shape shape = shapeOf(x);
-    std::int64_t rank = std::int64_t(shape.size());
-    std::int64_t axis = normAxis(attrInt("axis", 0), rank);
-    const HostTensorData &indexData = constIn(1, "indices");
-    std::vector<std::int64_t> indices = toInts(indexData);
-    if (indices.empty() || indices.size() > 1024)
-      fail("Gather of " + std::to_string(indices.size()) +
-           " indices is not supported (1 to 1024)");
-    for (std::int64_t &index : indices) {
-      if (index < -shape[axis] || index >= shape[axis])
-        fail("index " + std::to_string(index) + " is out of range for " +
-             "dimension " + std::to_string(axis) + " of " + shapeText(shape));
-      if (index < 0)
-        index += shape[axis];
-    }
-    // Indices in a rising progression are one strided slice; others, one
-    // slice each and a concat.
-    std::int64_t step = indices.size() > 1 ? indices[1] - indices[0] : 1;
-    bool progression = step > 0;
-    for (std::size_t i = 1; i < indices.size() && progression; ++i)
-      progression = indices[i] - indices[i - 1] == step;
-    TensorId y;
-    if (progression) {
-      y = sliceAxis(x, axis, indices[0], std::int64_t(indices.size()), step);
-    } else {
-      std::vector<TensorId> parts;
-      for (std::int64_t index : indices)
-        parts.push_back(sliceAxis(x, axis, index, 1));
-      y = check(b->concat(parts, axis));
-    }
-    Shape out(shape.begin(), shape.begin() + axis);
-    out.insert(out.end(), indexData.type.shape.begin(),
-               indexData.type.shape.end());
-    out.insert(out.end(), shape.begin() + axis + 1, shape.end());
-    return {reshape(y, out)};
-  }
-  fail("the op is not supported by Fuse's ONNX importer");
 }
 
 void Importer::importNode(const onnx::NodeProto &n, int index) {
   node = &n;
   usedAttrs.clear();
   (void)index;
-  const std::string &op = n.op_type();
   try {
     if (!n.domain().empty() && n.domain() != "ai.onnx")
       fail("ops of domain '" + n.domain() + "' are not supported");
-    if (!isSupportedOp(op))
+    const OpEntry *entry = findOp(n.op_type());
+    if (!entry)
       fail("the op is not supported by Fuse's ONNX importer");
     // Every value is defined once, as the ONNX checker requires: an output
     // may not name a graph input, an initializer, an earlier node's output,
@@ -1767,168 +2037,16 @@ void Importer::importNode(const onnx::NodeProto &n, int index) {
     attr("consumed_inputs");
     std::vector<std::optional<Value>> constants(n.output_size());
     std::vector<TensorId> results;
-    bool handled = true;
-    // Ops that give constants from types alone.
-    if (op == "Constant") {
-      const onnx::AttributeProto *a = nullptr;
-      for (const char *name :
-           {"value", "value_float", "value_floats", "value_int", "value_ints"})
-        if ((a = attr(name))) {
-          Value v;
-          std::string which = name;
-          if (which == "value") {
-            v.constant = tensorFromProto(a->t());
-          } else if (which == "value_float" || which == "value_floats") {
-            std::vector<double> xs;
-            if (which == "value_float")
-              xs.push_back(a->f());
-            else
-              xs.assign(a->floats().begin(), a->floats().end());
-            Shape shape;
-            if (which == "value_floats")
-              shape.push_back(std::int64_t(xs.size()));
-            v.constant = HostTensorData::fromDoubles(
-                TensorType{ElementType::F32, shape}, xs);
-          } else {
-            std::vector<std::int64_t> xs;
-            if (which == "value_int")
-              xs.push_back(a->i());
-            else
-              xs.assign(a->ints().begin(), a->ints().end());
-            Shape shape;
-            if (which == "value_ints")
-              shape.push_back(std::int64_t(xs.size()));
-            v.constant = HostTensorData::fromInts(
-                TensorType{ElementType::I64, shape}, xs);
-          }
-          v.type = v.constant->type;
-          constants[0] = std::move(v);
-          break;
-        }
-      if (!a)
-        fail("a Constant without a supported value attribute (value, "
-             "value_float(s), value_int(s))");
-    } else if (op == "Shape" || op == "Size") {
-      const TensorType &type = inType(0);
-      std::vector<std::int64_t> xs;
-      Shape shape;
-      if (op == "Shape") {
-        std::int64_t rank = type.rank();
-        std::int64_t start = attrInt("start", 0), end = attrInt("end", rank);
-        if (start < 0)
-          start += rank;
-        if (end < 0)
-          end += rank;
-        start = std::clamp<std::int64_t>(start, 0, rank);
-        end = std::clamp<std::int64_t>(end, 0, rank);
-        for (std::int64_t i = start; i < end; ++i)
-          xs.push_back(type.shape[i]);
-        shape.push_back(std::int64_t(xs.size()));
-      } else {
-        xs.push_back(type.numElements());
-      }
-      Value v;
-      v.constant =
-          HostTensorData::fromInts(TensorType{ElementType::I64, shape}, xs);
-      v.type = v.constant->type;
-      constants[0] = std::move(v);
-    } else if (op == "ConstantOfShape") {
-      std::vector<std::int64_t> shape = intsIn(0, "shape");
-      checkedCount(shape, "the result");
-      // The fill element's bytes, copied as they are (a double would round
-      // a 64-bit integer above 2^53): f32 0 by default.
-      HostTensorData fill(TensorType{ElementType::F32, {}});
-      if (const onnx::AttributeProto *a = attr("value")) {
-        HostTensorData value = tensorFromProto(a->t());
-        if (value.type.numElements() != 1)
-          fail("'value' must hold one element");
-        fill.type.elementType = value.type.elementType;
-        fill.bytes = std::move(value.bytes);
-      }
-      TensorType type{fill.type.elementType, shape};
-      if (type.numElements() > kMaxFoldElements) {
-        // Large: a splat in the graph.
-        results.push_back(splatBytes(
-            DenseValue{type.elementType, type.shape, fill.bytes, true}));
-      } else {
-        Value v;
-        v.constant = HostTensorData(type);
-        for (std::int64_t i = 0; i < type.numElements(); ++i)
-          std::memcpy(v.constant->bytes.data() + i * fill.bytes.size(),
-                      fill.bytes.data(), fill.bytes.size());
-        v.type = type;
-        constants[0] = std::move(v);
-      }
-    } else if (op == "Identity" && hasInput(0)) {
-      constants[0] = inputValue(0);
-    } else {
-      handled = false;
-    }
-
-    if (!handled) {
+    bool evaluated =
+        entry->evaluate && (this->*entry->evaluate)(constants, results);
+    if (!evaluated) {
+      if (!entry->lower)
+        fail("internal error: the op has no lowering");
       // Fold the node when every input is a known constant.
-      bool foldable = !folding;
-      std::int64_t elements = 0;
-      for (int i = 0; i < n.input_size() && foldable; ++i) {
-        if (n.input(i).empty())
-          continue;
-        Value &v = inputValue(i);
-        if (!v.constant)
-          foldable = false;
-        else
-          elements += v.type.numElements();
-      }
-      foldable = foldable && elements <= kMaxFoldElements && n.input_size() > 0;
-      if (foldable) {
-        std::map<std::string, Value> local;
-        for (int i = 0; i < n.input_size(); ++i)
-          if (!n.input(i).empty()) {
-            Value v = inputValue(i);
-            v.id = kInvalidTensor;
-            local[n.input(i)] = std::move(v);
-          }
-        GraphBuilder foldBuilder;
-        std::map<TensorId, std::vector<std::uint8_t>> savedSplats;
-        std::swap(savedSplats, splats);
-        GraphBuilder *savedBuilder = b;
-        auto *savedValues = values;
-        b = &foldBuilder;
-        values = &local;
-        folding = true;
-        std::vector<TensorId> ids;
-        auto restore = [&] {
-          b = savedBuilder;
-          values = savedValues;
-          folding = false;
-          std::swap(savedSplats, splats);
-        };
-        try {
-          std::vector<std::optional<Value>> unused;
-          ids = lower(unused);
-        } catch (...) {
-          restore();
-          throw;
-        }
-        restore();
-        for (TensorId id : ids)
-          foldBuilder.output(id);
-        Expected<Graph> graph = foldBuilder.finish();
-        if (!graph.ok())
-          fail(graph.message());
-        Expected<std::vector<HostTensorData>> out =
-            evaluateGraph(*graph, std::span<const HostTensor>());
-        if (!out.ok())
-          fail("folding failed: " + out.message());
-        for (std::size_t i = 0; i < out->size() && i < constants.size(); ++i) {
-          Value v;
-          v.type = (*out)[i].type;
-          v.constant = std::move((*out)[i]);
-          constants[i] = std::move(v);
-        }
-      } else {
-        std::vector<std::optional<Value>> unused;
-        results = lower(unused);
-      }
+      if (foldable())
+        fold(entry->lower, constants);
+      else
+        results = (this->*entry->lower)();
     }
     // Every attribute must have been understood.
     for (const onnx::AttributeProto &a : n.attribute())
