@@ -2009,6 +2009,9 @@ void Importer::importNode(const onnx::NodeProto &n, int index) {
     const OpEntry *entry = findOp(n.op_type());
     if (!entry)
       fail("the op is not supported by Fuse's ONNX importer");
+    // Every op has a first output, which the evaluations write.
+    if (n.output_size() == 0)
+      fail("the node has no outputs (every ONNX op has at least one)");
     // Every value is defined once, as the ONNX checker requires: an output
     // may not name a graph input, an initializer, an earlier node's output,
     // one of this node's own inputs or another of its outputs.

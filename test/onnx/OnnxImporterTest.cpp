@@ -713,6 +713,10 @@ TEST(OnnxImporter, InvalidModels) {
       {"node_writes_its_input.onnx",
        "node 'relu' (Relu, opset 17): output 't' is also an input of the "
        "node"},
+      {"shape_without_outputs.onnx",
+       "node 'shape' (Shape, opset 17): the node has no outputs"},
+      {"relu_without_outputs.onnx",
+       "node 'relu' (Relu, opset 17): the node has no outputs"},
   };
   for (const auto &[file, message] : cases) {
     Expected<ImportedModel> model = importModelFile(inputsDir() + file);

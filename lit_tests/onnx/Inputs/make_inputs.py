@@ -222,6 +222,17 @@ save("node_writes_its_input", [
     helper.make_node("Relu", ["t"], ["t"], name="relu"),
 ], [f32("x", [2])], [f32("t", [2])], check=False)
 
+# Nodes without outputs (the checker refuses them): one a Shape, which the
+# importer evaluates at import time, one a Relu, which it lowers.
+save("shape_without_outputs", [
+    helper.make_node("Shape", ["x"], [], name="shape"),
+    helper.make_node("Relu", ["x"], ["y"], name="relu"),
+], [f32("x", [2])], [f32("y", [2])], check=False)
+save("relu_without_outputs", [
+    helper.make_node("Relu", ["x"], [], name="relu"),
+    helper.make_node("Neg", ["x"], ["y"], name="neg"),
+], [f32("x", [2])], [f32("y", [2])], check=False)
+
 # An embedding lookup whose indices are a model input, through a Cast: the
 # importer needs `ids` as a constant (fuse-run compiles its --input value
 # into the model, ids_1_3.pb), and reports it as data, not only in a message.
