@@ -174,4 +174,40 @@ def FuseOutlineFusions : Pass<"fuse-outline-fusions", "func::FuncOp"> {
   let dependentDialects = ["::mlir::fuse::FuseDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// Schedules
+//===----------------------------------------------------------------------===//
+
+def FuseSelectSchedules : Pass<"fuse-select-schedules", "func::FuncOp"> {
+  let summary = "Decide how each fusion runs on a target, and check it can";
+  let description = [{
+    For each `fuse.fusion`, checks that its schedule kind can run on the
+    target (passes/ScheduleLegality: the rule the host and GPU code
+    generators build their kernels from) and records the decision as a
+    `fuse.schedule` dictionary on the fusion: the kind (an argmax or argmin
+    becomes a `column_reduction` where the target scans them that way) and
+    its extents (`rows` and `row_length`; `outer`, `reduced` and `inner`;
+    `elements`) and the vector width. A fusion the target cannot run is an
+    error at the op that prevents it, naming the target and the schedule.
+
+    Target differences are options, not target names in shared code:
+    `target=host` (reduced dims of a column reduction may interleave with
+    kept ones; argmax and argmin are column scans) or `target=gpu`, and the
+    vector width.
+
+    ```mlir
+    %0 = fuse.fusion row_reduction (%x) {fuse.schedule = {kind = "row_reduction",
+        row_length = 64 : i64, rows = 8 : i64, vector_width = 16 : i64}} ...
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "The target whose code generator runs the fusions: host or gpu">,
+    Option<"vectorWidth", "vector-width", "unsigned", /*default=*/"16",
+           "Lanes of f32 arithmetic per vector step (host: 8 for "
+           "x86-64-v3, 16 for x86-64-v4; the GPU always uses 4)">,
+  ];
+  let dependentDialects = ["::mlir::fuse::FuseDialect"];
+}
+
 #endif // FUSE_PASSES_TD

@@ -7,6 +7,7 @@
 
 #include "compiler/gpu/GpuKernelEmitter.h"
 #include "compiler/gpu/GpuRegionEmitter.h"
+#include "passes/ScheduleLegality.h"
 
 #include "llvm/ADT/SetVector.h"
 
@@ -328,80 +329,6 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
   return kernels;
 }
 
-/// A column reduction views its operand as [outer, reduced, inner] (the
-/// reduced dims consecutive) and reduces the middle.
-struct ColumnLayout {
-  int64_t outer = 1, reduced = 1, inner = 1;
-  /// The operand's kept dims of size other than 1, in order.
-  SmallVector<int64_t> keptSizes;
-};
-
-LogicalResult unsupportedColumns(Operation *op, const Twine &why) {
-  return op->emitOpError()
-         << "cannot be generated for the GPU in a column_reduction kernel: "
-         << why;
-}
-
-FailureOr<ColumnLayout> columnLayout(fd::ReduceOp reduce) {
-  ArrayRef<int64_t> shape = shapeOf(reduce.getOperand());
-  ArrayRef<int64_t> dims = reduce.getDims();
-  ColumnLayout layout;
-  if (dims.empty() || dims.back() - dims.front() + 1 != int64_t(dims.size()))
-    return unsupportedColumns(reduce, "its reduced dims are not consecutive");
-  for (int64_t d = 0; d < int64_t(shape.size()); ++d) {
-    if (d < dims.front())
-      layout.outer *= shape[d];
-    else if (d <= dims.back())
-      layout.reduced *= shape[d];
-    else
-      layout.inner *= shape[d];
-    if ((d < dims.front() || d > dims.back()) && shape[d] != 1)
-      layout.keptSizes.push_back(shape[d]);
-  }
-  return layout;
-}
-
-SmallVector<int64_t> withoutOnes(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> sizes;
-  for (int64_t size : shape)
-    if (size != 1)
-      sizes.push_back(size);
-  return sizes;
-}
-
-/// A column's reduction must be read at its own column: by elementwise ops
-/// and reshapes over the per-column values, by broadcasts back over the
-/// reduced dims, by the yield.
-LogicalResult checkColumnwiseUses(Value result, const ColumnLayout &layout,
-                                  ArrayRef<int64_t> domainShape) {
-  for (Operation *user : result.getUsers()) {
-    if (isa<fd::YieldOp, fd::ReduceOp>(user))
-      continue;
-    if (auto broadcast = dyn_cast<fd::BroadcastOp>(user)) {
-      ArrayRef<int64_t> operandShape = shapeOf(broadcast.getOperand());
-      SmallVector<int64_t> targets;
-      for (auto [i, d] : llvm::enumerate(broadcast.getDims()))
-        if (operandShape[i] != 1)
-          targets.push_back(domainShape.size() > size_t(d) ? domainShape[d]
-                                                           : -1);
-      if (shapeOf(broadcast.getResult()) == domainShape &&
-          withoutOnes(operandShape) == layout.keptSizes &&
-          targets == layout.keptSizes)
-        continue;
-    } else if (numElements(user->getResult(0).getType()) ==
-                   layout.outer * layout.inner &&
-               (user->hasTrait<OpTrait::Elementwise>() ||
-                isa<fd::ReshapeOp>(user))) {
-      if (failed(checkColumnwiseUses(user->getResult(0), layout, domainShape)))
-        return failure();
-      continue;
-    }
-    return unsupportedColumns(
-        user, "it reads a column's reduction other than at its own column");
-  }
-  return success();
-}
-
 /// One thread per group of 4 adjacent columns (single columns when the
 /// kept inner size is not a multiple of 4), in a grid-stride loop over the
 /// groups: a pass down the reduced rows per reduction, in order, with one
@@ -410,52 +337,23 @@ LogicalResult checkColumnwiseUses(Value result, const ColumnLayout &layout,
 /// the whole domain, then the per-column results.
 FailureOr<FusionKernels>
 emitColumnReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
-  Block &body = fusion.getBody().front();
-  auto yield = cast<fd::YieldOp>(body.getTerminator());
+  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
+  FailureOr<fd::ColumnSchedule> layout =
+      fd::analyzeColumnReduction(fusion, fd::ScheduleTarget::gpu());
+  if (failed(layout))
+    return failure();
   SmallVector<ReductionInfo> reductions;
-  std::optional<ColumnLayout> layout;
-  SmallVector<int64_t> domainShape;
-  for (auto reduce : body.getOps<fd::ReduceOp>()) {
-    FailureOr<ColumnLayout> own = columnLayout(reduce);
-    if (failed(own))
-      return failure();
-    if (layout &&
-        (own->outer != layout->outer || own->reduced != layout->reduced ||
-         own->inner != layout->inner))
-      return unsupportedColumns(reduce,
-                                "its columns differ from another reduction's");
-    layout = *own;
-    domainShape.assign(shapeOf(reduce.getOperand()).begin(),
-                       shapeOf(reduce.getOperand()).end());
+  for (Operation *op : layout->reductions) {
     FailureOr<ReductionInfo> info =
-        classifyReduction(reduce, "column_reduction");
-    if (failed(info) ||
-        failed(checkColumnwiseUses(reduce.getResult(), *layout, domainShape)))
+        classifyReduction(cast<fd::ReduceOp>(op), "column_reduction");
+    if (failed(info))
       return failure();
     reductions.push_back(*info);
   }
-  if (reductions.empty())
-    return fusion.emitOpError()
-           << "cannot be generated for the GPU as a column_reduction "
-              "kernel: it has no fuse.reduce";
   int64_t outer = layout->outer, reduced = layout->reduced,
           inner = layout->inner;
-  int64_t domain = outer * reduced * inner, columns = outer * inner;
-
-  SmallVector<unsigned> domainResults, columnResults;
-  for (auto [r, value] : llvm::enumerate(yield.getValues())) {
-    int64_t n = numElements(value.getType());
-    if (n == domain && reduced != 1)
-      domainResults.push_back(r);
-    else if (n == columns)
-      columnResults.push_back(r);
-    else
-      return fusion.emitOpError()
-             << "cannot be generated for the GPU as a column_reduction "
-                "kernel: result "
-             << r << " has " << n << " elements, neither " << columns
-             << " columns nor " << domain << " elements";
-  }
+  ArrayRef<unsigned> domainResults = layout->domainResults,
+                     columnResults = layout->columnResults;
 
   unsigned width = inner % kGpuVectorWidth == 0 ? kGpuVectorWidth : 1;
   int64_t groupsPerOuter = inner / width;
@@ -596,53 +494,21 @@ emitColumnReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
 /// the row. The passes re-read the row, from L1/L2 after the first.
 FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
                                           StringRef prefix) {
-  Block &body = fusion.getBody().front();
-  auto yield = cast<fd::YieldOp>(body.getTerminator());
+  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
+  FailureOr<fd::RowSchedule> schedule =
+      fd::analyzeRowReduction(fusion, fd::ScheduleTarget::gpu());
+  if (failed(schedule))
+    return failure();
   SmallVector<ReductionInfo> reductions;
-  int64_t rows = -1, rowLength = -1;
-  for (auto reduce : body.getOps<fd::ReduceOp>()) {
-    auto type = cast<RankedTensorType>(reduce.getOperand().getType());
-    ArrayRef<int64_t> dims = reduce.getDims();
-    int64_t rank = type.getRank();
-    bool trailing = !dims.empty() && dims.back() == rank - 1 &&
-                    dims.front() == rank - int64_t(dims.size());
-    if (!trailing)
-      return reduce.emitOpError()
-             << "cannot be generated for the GPU in a row_reduction kernel: "
-                "it does not reduce the trailing dims";
-    int64_t length = 1, count = 1;
-    for (int64_t d = 0; d < rank; ++d)
-      (d < rank - int64_t(dims.size()) ? count : length) *= type.getDimSize(d);
-    if (rows != -1 && (rows != count || rowLength != length))
-      return reduce.emitOpError()
-             << "cannot be generated for the GPU in a row_reduction kernel: "
-                "its rows differ from another reduction's";
-    rows = count;
-    rowLength = length;
+  for (fd::ReduceOp reduce : schedule->reductions) {
     FailureOr<ReductionInfo> info = classifyReduction(reduce, "row_reduction");
-    if (failed(info) || failed(checkRowwiseUses(reduce.getResult(), rows)))
+    if (failed(info))
       return failure();
     reductions.push_back(*info);
   }
-  if (reductions.empty())
-    return fusion.emitOpError()
-           << "cannot be generated for the GPU as a row_reduction kernel: it "
-              "has no fuse.reduce";
-
-  SmallVector<unsigned> domainResults, rowResults;
-  for (auto [r, value] : llvm::enumerate(yield.getValues())) {
-    int64_t n = numElements(value.getType());
-    if (n == rows * rowLength && rowLength != 1)
-      domainResults.push_back(r);
-    else if (n == rows)
-      rowResults.push_back(r);
-    else
-      return fusion.emitOpError()
-             << "cannot be generated for the GPU as a row_reduction kernel: "
-                "result "
-             << r << " has " << n << " elements, neither " << rows
-             << " rows nor " << rows * rowLength << " elements";
-  }
+  int64_t rows = schedule->rows, rowLength = schedule->rowLength;
+  ArrayRef<unsigned> domainResults = schedule->domainResults,
+                     rowResults = schedule->rowResults;
 
   // Rows whose length is a multiple of the vector width start aligned and
   // are read 128 bits at a time; others element by element.

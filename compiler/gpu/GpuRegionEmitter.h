@@ -216,34 +216,6 @@ inline FailureOr<ReductionInfo> classifyReduction(fd::ReduceOp reduce,
   return reductionInfo(reduce);
 }
 
-/// Every use of a row's reduction result must read it at its own row:
-/// elementwise ops over the rows, broadcasts of the rows back over the
-/// reduced dims (leading dims kept), reshapes, the yield.
-inline LogicalResult checkRowwiseUses(Value result, int64_t rows) {
-  for (Operation *user : result.getUsers()) {
-    if (isa<fd::YieldOp, fd::ReduceOp>(user))
-      continue;
-    if (auto broadcast = dyn_cast<fd::BroadcastOp>(user)) {
-      ArrayRef<int64_t> dims = broadcast.getDims();
-      bool leading = llvm::all_of(llvm::enumerate(dims), [](auto pair) {
-        return int64_t(pair.index()) == pair.value();
-      });
-      if (leading)
-        continue;
-    } else if (numElements(user->getResult(0).getType()) == rows &&
-               (user->hasTrait<OpTrait::Elementwise>() ||
-                isa<fd::ReshapeOp>(user))) {
-      if (failed(checkRowwiseUses(user->getResult(0), rows)))
-        return failure();
-      continue;
-    }
-    return user->emitOpError()
-           << "cannot be generated for the GPU in a row_reduction kernel: "
-              "it reads a row's reduction other than at its own row";
-  }
-  return success();
-}
-
 inline Value i64Constant(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(value));
 }

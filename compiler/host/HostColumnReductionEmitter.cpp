@@ -19,6 +19,7 @@
 
 #include "compiler/host/HostKernelEmitter.h"
 #include "compiler/host/HostRegionEmitter.h"
+#include "passes/ScheduleLegality.h"
 
 using namespace mlir;
 using namespace ::fuse::host;
@@ -39,59 +40,10 @@ LogicalResult unsupportedColumns(Operation *op, const Twine &why) {
          << why;
 }
 
-/// Runs of dims, each as (size, stride in the operand), outermost first.
-struct DimRun {
-  int64_t size, stride;
-};
-
-struct ColumnLayout {
-  int64_t outer = 1, reduced = 1, inner = 1;
-  /// The kept dims before the innermost reduced dim, and the reduced dims,
-  /// with adjacent dims merged where the strides allow it.
-  SmallVector<DimRun> outerRuns, reducedRuns;
-  /// The operand's kept dims of size other than 1, in order.
-  SmallVector<int64_t> keptSizes;
-};
-
-void appendRun(SmallVector<DimRun> &runs, int64_t size, int64_t stride) {
-  if (size == 1)
-    return;
-  if (!runs.empty() && runs.back().stride == size * stride) {
-    runs.back() = {runs.back().size * size, stride};
-    return;
-  }
-  runs.push_back({size, stride});
-}
-
-/// [outer, reduced, inner]: inner is the run of kept dims after the last
-/// reduced dim (the columns, contiguous); kept dims before it and the
-/// reduced dims may interleave.
-ColumnLayout columnLayout(ArrayRef<int64_t> shape, ArrayRef<int64_t> dims) {
-  SmallVector<int64_t> strides = rowMajorStrides(shape);
-  ColumnLayout layout;
-  if (dims.empty())
-    return layout;
-  for (int64_t d = 0; d < int64_t(shape.size()); ++d) {
-    bool isReduced = llvm::is_contained(dims, d);
-    if (isReduced) {
-      layout.reduced *= shape[d];
-      appendRun(layout.reducedRuns, shape[d], strides[d]);
-    } else if (d < dims.back()) {
-      layout.outer *= shape[d];
-      appendRun(layout.outerRuns, shape[d], strides[d]);
-    } else {
-      layout.inner *= shape[d];
-    }
-    if (!isReduced && shape[d] != 1)
-      layout.keptSizes.push_back(shape[d]);
-  }
-  return layout;
-}
-
 /// The operand position of the index-th element of `runs` in row-major
 /// order.
 Value positionOf(OpBuilder &b, Location loc, Value index,
-                 ArrayRef<DimRun> runs) {
+                 ArrayRef<fd::DimRun> runs) {
   Value position = i64Constant(b, loc, 0);
   int64_t innerSize = 1;
   for (int64_t i = int64_t(runs.size()) - 1; i >= 0; --i) {
@@ -109,47 +61,6 @@ Value positionOf(OpBuilder &b, Location loc, Value index,
     innerSize *= runs[i].size;
   }
   return position;
-}
-
-SmallVector<int64_t> withoutOnes(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> sizes;
-  for (int64_t size : shape)
-    if (size != 1)
-      sizes.push_back(size);
-  return sizes;
-}
-
-/// A column's reduction must be read at its own column: by elementwise ops
-/// and reshapes over the per-column values, by broadcasts back over the
-/// reduced dims, by the yield.
-LogicalResult checkColumnwiseUses(Value result, const ColumnLayout &layout,
-                                  ArrayRef<int64_t> domainShape) {
-  for (Operation *user : result.getUsers()) {
-    if (isa<fd::YieldOp, fd::ReduceOp>(user))
-      continue;
-    if (auto broadcast = dyn_cast<fd::BroadcastOp>(user)) {
-      ArrayRef<int64_t> operandShape = shapeOf(broadcast.getOperand());
-      SmallVector<int64_t> targets;
-      for (auto [i, d] : llvm::enumerate(broadcast.getDims()))
-        if (operandShape[i] != 1)
-          targets.push_back(domainShape.size() > size_t(d) ? domainShape[d]
-                                                           : -1);
-      if (shapeOf(broadcast.getResult()) == domainShape &&
-          withoutOnes(operandShape) == layout.keptSizes &&
-          targets == layout.keptSizes)
-        continue;
-    } else if (numElements(user->getResult(0).getType()) ==
-                   layout.outer * layout.inner &&
-               (user->hasTrait<OpTrait::Elementwise>() ||
-                isa<fd::ReshapeOp>(user))) {
-      if (failed(checkColumnwiseUses(user->getResult(0), layout, domainShape)))
-        return failure();
-      continue;
-    }
-    return unsupportedColumns(
-        user, "it reads a column's reduction other than at its own column");
-  }
-  return success();
 }
 
 /// A reduction of the kernel: a fuse.reduce, or an argmax/argmin that
@@ -234,50 +145,22 @@ FailureOr<FusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
                                                  ModuleOp module,
                                                  StringRef prefix,
                                                  unsigned width) {
-  Block &body = fusion.getBody().front();
-  auto yield = cast<fd::YieldOp>(body.getTerminator());
+  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
+  FailureOr<fd::ColumnSchedule> layout =
+      fd::analyzeColumnReduction(fusion, fd::ScheduleTarget::host(width));
+  if (failed(layout))
+    return failure();
   SmallVector<ColumnItem> items;
-  std::optional<ColumnLayout> layout;
-  SmallVector<int64_t> domainShape;
-  for (Operation &op : body.without_terminator()) {
-    if (!isa<fd::ReduceOp, fd::ArgMaxOp, fd::ArgMinOp>(op))
-      continue;
-    FailureOr<ColumnItem> item = classifyItem(&op);
+  for (Operation *op : layout->reductions) {
+    FailureOr<ColumnItem> item = classifyItem(op);
     if (failed(item))
-      return failure();
-    if (layout && (shapeOf(item->operand) != ArrayRef(domainShape) ||
-                   item->dims != items.front().dims))
-      return unsupportedColumns(&op,
-                                "its columns differ from another reduction's");
-    domainShape.assign(shapeOf(item->operand).begin(),
-                       shapeOf(item->operand).end());
-    layout = columnLayout(domainShape, item->dims);
-    if (failed(checkColumnwiseUses(op.getResult(0), *layout, domainShape)))
       return failure();
     items.push_back(*item);
   }
-  if (items.empty())
-    return fusion.emitOpError()
-           << "cannot be generated for the host as a column_reduction "
-              "kernel: it has no fuse.reduce";
   int64_t outer = layout->outer, reduced = layout->reduced,
           inner = layout->inner;
-  int64_t domain = outer * reduced * inner, columns = outer * inner;
-
-  SmallVector<unsigned> domainResults, columnResults;
-  for (auto [r, value] : llvm::enumerate(yield.getValues())) {
-    int64_t n = numElements(value.getType());
-    if (n == domain && reduced != 1)
-      domainResults.push_back(r);
-    else if (n == columns)
-      columnResults.push_back(r);
-    else
-      return fusion.emitOpError()
-             << "cannot be generated for the host as a column_reduction "
-                "kernel: result "
-             << r << " has " << n << " elements, neither " << columns
-             << " columns nor " << domain << " elements";
-  }
+  ArrayRef<unsigned> domainResults = layout->domainResults,
+                     columnResults = layout->columnResults;
 
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());

@@ -8,6 +8,7 @@
 
 #include "compiler/host/HostKernelEmitter.h"
 #include "compiler/host/HostRegionEmitter.h"
+#include "passes/ScheduleLegality.h"
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -331,106 +332,27 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
   return kernels;
 }
 
-/// Every use of a row's reduction result must read it at its own row:
-/// elementwise ops over the rows, broadcasts of the rows back over the
-/// reduced dims (leading dims kept; output dims of size 1 hold no position,
-/// so [4] -> [1, 1, 4, 6] with dims [2] is leading too), reshapes, the yield.
-LogicalResult checkRowwiseUses(Value result, int64_t rows) {
-  // One row: every position of every use reads that row.
-  if (rows == 1)
-    return success();
-  for (Operation *user : result.getUsers()) {
-    if (isa<fd::YieldOp, fd::ReduceOp>(user))
-      continue;
-    if (auto broadcast = dyn_cast<fd::BroadcastOp>(user)) {
-      ArrayRef<int64_t> shape =
-          cast<RankedTensorType>(broadcast.getType()).getShape();
-      SmallVector<int64_t> position(shape.size(), -1);
-      int64_t next = 0;
-      for (auto [d, size] : llvm::enumerate(shape))
-        if (size != 1)
-          position[d] = next++;
-      int64_t expected = 0;
-      bool leading = true;
-      for (int64_t d : broadcast.getDims())
-        if (shape[d] != 1)
-          leading &= position[d] == expected++;
-      if (leading)
-        continue;
-    } else if (numElements(user->getResult(0).getType()) == rows &&
-               (user->hasTrait<OpTrait::Elementwise>() ||
-                isa<fd::ReshapeOp>(user))) {
-      if (failed(checkRowwiseUses(user->getResult(0), rows)))
-        return failure();
-      continue;
-    }
-    return user->emitOpError()
-           << "cannot be generated for the host in a row_reduction kernel: "
-              "it reads a row's reduction other than at its own row";
-  }
-  return success();
-}
-
 /// One row per iteration: a vectorized pass over the row per reduction (in
 /// order, so a reduction may use an earlier one, as softmax's sum uses its
 /// max), then a last pass that stores the results over the row. The row is
 /// re-read from cache by each pass.
 FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
                                           StringRef prefix, unsigned width) {
-  Block &body = fusion.getBody().front();
-  auto yield = cast<fd::YieldOp>(body.getTerminator());
+  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
+  FailureOr<fd::RowSchedule> schedule =
+      fd::analyzeRowReduction(fusion, fd::ScheduleTarget::host(width));
+  if (failed(schedule))
+    return failure();
   SmallVector<ReductionInfo> reductions;
-  int64_t rows = -1, rowLength = -1;
-  for (auto reduce : body.getOps<fd::ReduceOp>()) {
-    auto type = cast<RankedTensorType>(reduce.getOperand().getType());
-    ArrayRef<int64_t> dims = reduce.getDims();
-    int64_t rank = type.getRank();
-    // Dims of size 1 may sit anywhere: only the others must keep every
-    // kept dim before every reduced one, so that rows are contiguous.
-    int64_t length = 1, count = 1;
-    bool trailing = true, seenReduced = false;
-    for (int64_t d = 0; d < rank; ++d) {
-      bool reduced = llvm::is_contained(dims, d);
-      (reduced ? length : count) *= type.getDimSize(d);
-      if (type.getDimSize(d) == 1)
-        continue;
-      trailing &= reduced || !seenReduced;
-      seenReduced |= reduced;
-    }
-    if (!trailing)
-      return reduce.emitOpError()
-             << "cannot be generated for the host in a row_reduction kernel: "
-                "it does not reduce the trailing dims";
-    if (rows != -1 && (rows != count || rowLength != length))
-      return reduce.emitOpError()
-             << "cannot be generated for the host in a row_reduction kernel: "
-                "its rows differ from another reduction's";
-    rows = count;
-    rowLength = length;
+  for (fd::ReduceOp reduce : schedule->reductions) {
     FailureOr<ReductionInfo> info = classifyReduction(reduce, "row_reduction");
-    if (failed(info) || failed(checkRowwiseUses(reduce.getResult(), rows)))
+    if (failed(info))
       return failure();
     reductions.push_back(*info);
   }
-  if (reductions.empty())
-    return fusion.emitOpError()
-           << "cannot be generated for the host as a row_reduction kernel: it "
-              "has no fuse.reduce";
-
-  SmallVector<unsigned> domainResults, rowResults;
-  for (auto [r, value] : llvm::enumerate(yield.getValues())) {
-    int64_t n = numElements(value.getType());
-    if (n == rows * rowLength && rowLength != 1)
-      domainResults.push_back(r);
-    else if (n == rows)
-      rowResults.push_back(r);
-    else
-      return fusion.emitOpError()
-             << "cannot be generated for the host as a row_reduction kernel: "
-                "result "
-             << r << " has " << n << " elements, neither " << rows
-             << " rows nor " << rows * rowLength << " elements";
-  }
+  int64_t rows = schedule->rows, rowLength = schedule->rowLength;
+  ArrayRef<unsigned> domainResults = schedule->domainResults,
+                     rowResults = schedule->rowResults;
 
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
