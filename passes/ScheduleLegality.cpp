@@ -171,6 +171,7 @@ ScheduleTarget ScheduleTarget::host(unsigned vectorWidth) {
   target.vectorWidth = vectorWidth;
   target.interleavedColumnDims = true;
   target.columnArgReductions = true;
+  target.fullReductionAsOneRow = true;
   return target;
 }
 
@@ -230,6 +231,72 @@ FailureOr<RowSchedule> analyzeRowReduction(FusionOp fusion,
       return refuseFusion(fusion, target, "row_reduction")
              << "result " << r << " has " << n << " elements, neither " << rows
              << " rows nor " << rows * rowLength << " elements";
+  }
+  return schedule;
+}
+
+FailureOr<FullSchedule> analyzeFullReduction(FusionOp fusion,
+                                             const ScheduleTarget &target) {
+  Block &body = fusion.getBody().front();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  FullSchedule schedule;
+  int64_t &domain = schedule.domain;
+  for (Operation &op : body.without_terminator()) {
+    bool dependsOnReduction = llvm::any_of(op.getOperands(), [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      return def &&
+             (isa<ReduceOp>(def) || schedule.afterReduction.contains(def));
+    });
+    if (auto reduce = dyn_cast<ReduceOp>(&op)) {
+      // A reduction of a reduction's result (a variance of the whole
+      // tensor): one row, its passes in order.
+      if (dependsOnReduction) {
+        if (target.fullReductionAsOneRow)
+          return FullSchedule{-1, /*asOneRow=*/true, {}, {}, {}, {}};
+        return refuse(reduce, target, "full_reduction")
+               << "it reduces the result of another reduction";
+      }
+      if (numElements(reduce.getResult().getType()) != 1)
+        return refuse(reduce, target, "full_reduction")
+               << "it does not reduce every element";
+      int64_t n = numElements(reduce.getOperand().getType());
+      if (domain != -1 && n != domain)
+        return refuse(reduce, target, "full_reduction")
+               << "its operand has " << n << " elements, another reduction's "
+               << domain;
+      domain = n;
+      schedule.reductions.push_back(reduce);
+      schedule.afterReduction.insert(&op);
+      continue;
+    }
+    if (dependsOnReduction) {
+      // Reduce-then-broadcast over the whole tensor: a row kernel of one
+      // row (a softmax over every element).
+      if (numElements(op.getResult(0).getType()) != 1) {
+        if (target.fullReductionAsOneRow)
+          return FullSchedule{-1, /*asOneRow=*/true, {}, {}, {}, {}};
+        return refuse(&op, target, "full_reduction")
+               << "it uses a reduction's result over "
+               << numElements(op.getResult(0).getType())
+               << " elements (reduce-then-broadcast is a row kernel)";
+      }
+      schedule.afterReduction.insert(&op);
+    }
+  }
+  if (schedule.reductions.empty())
+    return refuseFusion(fusion, target, "full_reduction")
+           << "it has no fuse.reduce";
+  for (auto [r, value] : llvm::enumerate(yield.getValues())) {
+    Operation *def = value.getDefiningOp();
+    bool after = def && schedule.afterReduction.contains(def);
+    if (!after && numElements(value.getType()) == domain && domain != 1)
+      schedule.domainResults.push_back(r);
+    else if (numElements(value.getType()) == 1)
+      schedule.scalarResults.push_back(r);
+    else
+      return refuseFusion(fusion, target, "full_reduction")
+             << "result " << r
+             << " has neither one element nor the reduced domain's";
   }
   return schedule;
 }
@@ -294,18 +361,32 @@ FailureOr<DictionaryAttr> selectSchedule(FusionOp fusion,
   auto add = [&](StringRef name, int64_t value) {
     entries.push_back(b.getNamedAttr(name, b.getI64IntegerAttr(value)));
   };
+  auto setKind = [&](ScheduleKind kind) {
+    entries.push_back(
+        b.getNamedAttr("kind", b.getStringAttr(stringifyScheduleKind(kind))));
+  };
   ScheduleKind kind = fusion.getKind();
   // An argmax or argmin scans its axis in order, as a column reduction does,
   // where the target has that scan.
   bool columns = kind == ScheduleKind::column_reduction ||
                  (target.columnArgReductions && hasArgReduction(fusion));
+  if (!columns && kind == ScheduleKind::full_reduction) {
+    FailureOr<FullSchedule> full = analyzeFullReduction(fusion, target);
+    if (failed(full))
+      return failure();
+    if (full->asOneRow) {
+      // The target runs it as a row kernel of one row.
+      kind = ScheduleKind::row_reduction;
+    } else {
+      setKind(kind);
+      add("elements", full->domain);
+    }
+  }
   if (columns) {
     FailureOr<ColumnSchedule> schedule = analyzeColumnReduction(fusion, target);
     if (failed(schedule))
       return failure();
-    entries.push_back(
-        b.getNamedAttr("kind", b.getStringAttr(stringifyScheduleKind(
-                                   ScheduleKind::column_reduction))));
+    setKind(ScheduleKind::column_reduction);
     add("outer", schedule->outer);
     add("reduced", schedule->reduced);
     add("inner", schedule->inner);
@@ -313,23 +394,17 @@ FailureOr<DictionaryAttr> selectSchedule(FusionOp fusion,
     FailureOr<RowSchedule> schedule = analyzeRowReduction(fusion, target);
     if (failed(schedule))
       return failure();
-    entries.push_back(
-        b.getNamedAttr("kind", b.getStringAttr(stringifyScheduleKind(kind))));
+    setKind(kind);
     add("rows", schedule->rows);
     add("row_length", schedule->rowLength);
-  } else {
-    entries.push_back(
-        b.getNamedAttr("kind", b.getStringAttr(stringifyScheduleKind(kind))));
-    if (kind != ScheduleKind::matmul && fusion.getNumResults() != 0) {
-      int64_t elements = 0;
-      fusion.getBody().walk([&](ReduceOp reduce) {
-        elements =
-            std::max(elements, numElements(reduce.getOperand().getType()));
-      });
-      for (Value result : fusion.getResults())
-        elements = std::max(elements, numElements(result.getType()));
-      add("elements", elements);
-    }
+  } else if (kind == ScheduleKind::pointwise) {
+    setKind(kind);
+    int64_t elements = 0;
+    for (Value result : fusion.getResults())
+      elements = std::max(elements, numElements(result.getType()));
+    add("elements", elements);
+  } else if (kind == ScheduleKind::matmul) {
+    setKind(kind);
   }
   add("vector_width", target.vectorWidth);
   return b.getDictionaryAttr(entries);

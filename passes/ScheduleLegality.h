@@ -22,6 +22,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
@@ -41,6 +42,10 @@ struct ScheduleTarget {
   bool interleavedColumnDims = false;
   /// argmax/argmin scans inside column reductions.
   bool columnArgReductions = false;
+  /// A full reduction that reads a reduction's result (a variance of the
+  /// whole tensor, a softmax over every element) runs as a row kernel of
+  /// one row; without it, such a fusion is refused.
+  bool fullReductionAsOneRow = false;
 
   static ScheduleTarget host(unsigned vectorWidth);
   static ScheduleTarget gpu();
@@ -57,6 +62,23 @@ struct RowSchedule {
 };
 FailureOr<RowSchedule> analyzeRowReduction(FusionOp fusion,
                                            const ScheduleTarget &target);
+
+/// A full reduction: every reduction reduces all `domain` elements of its
+/// operand.
+struct FullSchedule {
+  int64_t domain = -1;
+  /// The target runs this fusion as a row kernel of one row instead
+  /// (ScheduleTarget::fullReductionAsOneRow); nothing else is filled.
+  bool asOneRow = false;
+  SmallVector<ReduceOp> reductions;
+  /// The reductions and the ops that use their results.
+  llvm::SetVector<Operation *> afterReduction;
+  /// Results over the whole domain (stored by the partials kernel) and of
+  /// one element (stored by the finishing kernel).
+  SmallVector<unsigned> domainResults, scalarResults;
+};
+FailureOr<FullSchedule> analyzeFullReduction(FusionOp fusion,
+                                             const ScheduleTarget &target);
 
 /// A run of operand dims merged where their strides allow it.
 struct DimRun {
@@ -88,8 +110,7 @@ FailureOr<ColumnSchedule> analyzeColumnReduction(FusionOp fusion,
 /// Checks that `fusion` can run as its schedule kind on `target` and
 /// returns the decision as attributes (the kind and its extents), for
 /// `fuse-select-schedules`. Schedules whose legality still lives in a code
-/// generator (pointwise, full reduction, matmul) are recorded with their
-/// extents only.
+/// generator (pointwise, matmul) are recorded with their extents only.
 FailureOr<DictionaryAttr> selectSchedule(FusionOp fusion,
                                          const ScheduleTarget &target);
 

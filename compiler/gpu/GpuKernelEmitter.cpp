@@ -101,54 +101,21 @@ namespace {
 
 FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
                                            StringRef prefix) {
-  Block &body = fusion.getBody().front();
-  auto yield = cast<fd::YieldOp>(body.getTerminator());
+  FailureOr<fd::FullSchedule> schedule =
+      fd::analyzeFullReduction(fusion, fd::ScheduleTarget::gpu());
+  if (failed(schedule))
+    return failure();
+  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
   SmallVector<ReductionInfo> reductions;
-  int64_t domain = -1;
-  llvm::SetVector<Operation *> afterReduction;
-  for (Operation &op : body.without_terminator()) {
-    bool dependsOnReduction = llvm::any_of(op.getOperands(), [&](Value v) {
-      Operation *def = v.getDefiningOp();
-      return def && (isa<fd::ReduceOp>(def) || afterReduction.contains(def));
-    });
-    if (auto reduce = dyn_cast<fd::ReduceOp>(&op)) {
-      if (dependsOnReduction)
-        return reduce.emitOpError()
-               << "cannot be generated for the GPU in a full_reduction "
-                  "kernel: it reduces the result of another reduction";
-      if (numElements(reduce.getResult().getType()) != 1)
-        return reduce.emitOpError()
-               << "cannot be generated for the GPU in a full_reduction "
-                  "kernel: it does not reduce every element";
-      int64_t n = numElements(reduce.getOperand().getType());
-      if (domain != -1 && n != domain)
-        return reduce.emitOpError()
-               << "cannot be generated for the GPU in a full_reduction "
-                  "kernel: its operand has "
-               << n << " elements, another reduction's " << domain;
-      domain = n;
-      FailureOr<ReductionInfo> info =
-          classifyReduction(reduce, "full_reduction");
-      if (failed(info))
-        return failure();
-      reductions.push_back(*info);
-      afterReduction.insert(&op);
-      continue;
-    }
-    if (dependsOnReduction) {
-      if (numElements(op.getResult(0).getType()) != 1)
-        return op.emitOpError()
-               << "cannot be generated for the GPU in a full_reduction "
-                  "kernel: it uses a reduction's result over "
-               << numElements(op.getResult(0).getType())
-               << " elements (reduce-then-broadcast is a row kernel)";
-      afterReduction.insert(&op);
-    }
+  for (fd::ReduceOp reduce : schedule->reductions) {
+    FailureOr<ReductionInfo> info = classifyReduction(reduce, "full_reduction");
+    if (failed(info))
+      return failure();
+    reductions.push_back(*info);
   }
-  if (reductions.empty())
-    return fusion.emitOpError()
-           << "cannot be generated for the GPU as a full_reduction kernel: "
-              "it has no fuse.reduce";
+  int64_t domain = schedule->domain;
+  ArrayRef<unsigned> domainResults = schedule->domainResults,
+                     scalarResults = schedule->scalarResults;
 
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
@@ -157,23 +124,6 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
       std::clamp<int64_t>(ceilDiv(domain, kGpuBlockSize * kGpuVectorWidth *
                                               kReductionStepsPerThread),
                           1, kMaxReductionBlocks);
-  // Results over the whole domain are stored by the partials kernel, the
-  // others (one element) by the finishing kernel.
-  SmallVector<unsigned> domainResults, scalarResults;
-  for (auto [r, value] : llvm::enumerate(yield.getValues())) {
-    Operation *def = value.getDefiningOp();
-    bool after = def && afterReduction.contains(def);
-    if (!after && numElements(value.getType()) == domain && domain != 1)
-      domainResults.push_back(r);
-    else if (numElements(value.getType()) == 1)
-      scalarResults.push_back(r);
-    else
-      return fusion.emitOpError()
-             << "cannot be generated for the GPU as a full_reduction "
-                "kernel: result "
-             << r << " has neither one element nor the reduced domain's";
-  }
-
   FusionKernels kernels;
   kernels.scratchBytes =
       uint64_t(partials) * reductions.size() * kScratchSlotBytes;

@@ -108,75 +108,29 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
 
 FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
                                            StringRef prefix, unsigned width) {
-  Block &body = fusion.getBody().front();
-  auto yield = cast<fd::YieldOp>(body.getTerminator());
+  FailureOr<fd::FullSchedule> schedule =
+      fd::analyzeFullReduction(fusion, fd::ScheduleTarget::host(width));
+  if (failed(schedule))
+    return failure();
+  if (schedule->asOneRow)
+    return emitRowReduction(fusion, module, prefix, width);
+  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
   SmallVector<ReductionInfo> reductions;
-  int64_t domain = -1;
-  llvm::SetVector<Operation *> afterReduction;
-  for (Operation &op : body.without_terminator()) {
-    bool dependsOnReduction = llvm::any_of(op.getOperands(), [&](Value v) {
-      Operation *def = v.getDefiningOp();
-      return def && (isa<fd::ReduceOp>(def) || afterReduction.contains(def));
-    });
-    if (auto reduce = dyn_cast<fd::ReduceOp>(&op)) {
-      // A reduction of a reduction's result (a variance of the whole
-      // tensor): one row, its passes in order.
-      if (dependsOnReduction)
-        return emitRowReduction(fusion, module, prefix, width);
-      if (numElements(reduce.getResult().getType()) != 1)
-        return reduce.emitOpError()
-               << "cannot be generated for the host in a full_reduction "
-                  "kernel: it does not reduce every element";
-      int64_t n = numElements(reduce.getOperand().getType());
-      if (domain != -1 && n != domain)
-        return reduce.emitOpError()
-               << "cannot be generated for the host in a full_reduction "
-                  "kernel: its operand has "
-               << n << " elements, another reduction's " << domain;
-      domain = n;
-      FailureOr<ReductionInfo> info =
-          classifyReduction(reduce, "full_reduction");
-      if (failed(info))
-        return failure();
-      reductions.push_back(*info);
-      afterReduction.insert(&op);
-      continue;
-    }
-    if (dependsOnReduction) {
-      // Reduce-then-broadcast over the whole tensor: a row kernel of one
-      // row (a softmax over every element).
-      if (numElements(op.getResult(0).getType()) != 1)
-        return emitRowReduction(fusion, module, prefix, width);
-      afterReduction.insert(&op);
-    }
+  for (fd::ReduceOp reduce : schedule->reductions) {
+    FailureOr<ReductionInfo> info = classifyReduction(reduce, "full_reduction");
+    if (failed(info))
+      return failure();
+    reductions.push_back(*info);
   }
-  if (reductions.empty())
-    return fusion.emitOpError()
-           << "cannot be generated for the host as a full_reduction kernel: "
-              "it has no fuse.reduce";
+  int64_t domain = schedule->domain;
+  ArrayRef<unsigned> domainResults = schedule->domainResults,
+                     scalarResults = schedule->scalarResults;
 
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
   unsigned numInputs = fusion.getInputs().size();
   int64_t partials =
       std::max<int64_t>(1, (domain + kReductionChunk - 1) / kReductionChunk);
-  // Results over the whole domain are stored by the partials kernel, the
-  // others (one element) by the finishing kernel.
-  SmallVector<unsigned> domainResults, scalarResults;
-  for (auto [r, value] : llvm::enumerate(yield.getValues())) {
-    Operation *def = value.getDefiningOp();
-    bool after = def && afterReduction.contains(def);
-    if (!after && numElements(value.getType()) == domain && domain != 1)
-      domainResults.push_back(r);
-    else if (numElements(value.getType()) == 1)
-      scalarResults.push_back(r);
-    else
-      return fusion.emitOpError()
-             << "cannot be generated for the host as a full_reduction "
-                "kernel: result "
-             << r << " has neither one element nor the reduced domain's";
-  }
-
   FusionKernels kernels;
   kernels.scratchBytes =
       uint64_t(partials) * reductions.size() * kScratchSlotBytes;

@@ -99,3 +99,35 @@ func.func @no_reduce(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {
   }
   return %r : tensor<4x6xf32>
 }
+
+// -----
+
+// A variance of the whole tensor: the host runs it as a row kernel of one
+// row; the GPU's full_reduction schedule refuses it.
+// HOST-LABEL: func.func @variance
+// HOST: fuse.schedule = {kind = "row_reduction", row_length = 64 : i64, rows = 1 : i64
+func.func @variance(%x: tensor<8x8xf32>) -> tensor<f32> {
+  %r = fuse.fusion full_reduction (%x) : (tensor<8x8xf32>) -> tensor<f32> {
+  ^bb0(%a: tensor<8x8xf32>):
+    %m = fuse.reduce mean %a dims = [0, 1] : tensor<8x8xf32> -> tensor<f32>
+    // expected-error @below {{'fuse.broadcast' op cannot be generated for the GPU in a full_reduction kernel: it uses a reduction's result over 64 elements (reduce-then-broadcast is a row kernel)}}
+    %b = fuse.broadcast %m, dims = [] : tensor<f32> -> tensor<8x8xf32>
+    %d = fuse.sub %a, %b : tensor<8x8xf32>
+    %s = fuse.mul %d, %d : tensor<8x8xf32>
+    %v = fuse.reduce mean %s dims = [0, 1] : tensor<8x8xf32> -> tensor<f32>
+    fuse.yield %v : tensor<f32>
+  }
+  return %r : tensor<f32>
+}
+
+// -----
+
+func.func @partial_reduce(%x: tensor<8x8xf32>) -> tensor<8xf32> {
+  %r = fuse.fusion full_reduction (%x) : (tensor<8x8xf32>) -> tensor<8xf32> {
+  ^bb0(%a: tensor<8x8xf32>):
+    // expected-error @below {{'fuse.reduce' op cannot be generated for the GPU in a full_reduction kernel: it does not reduce every element}}
+    %s = fuse.reduce sum %a dims = [1] : tensor<8x8xf32> -> tensor<8xf32>
+    fuse.yield %s : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
