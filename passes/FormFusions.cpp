@@ -27,16 +27,17 @@ namespace {
 
 /// One candidate kernel while groups grow.
 struct Group {
-  SmallVector<Operation *> ops; // in block order
+  SmallVector<Operation *> ops; // in no particular order
   int64_t trafficBytes;
   bool hasMatmul;
+  unsigned lastPosition; // of its ops in the block
 };
 
 /// The groups of one block and the merges between them.
 class GroupPlanner {
 public:
   GroupPlanner(Block &block, const CostModel &model, AsmState *names)
-      : block(block), model(model), names(names) {}
+      : block(block), model(model), names(names), plans(block, model) {}
 
   /// Groups the block's fusible ops and marks them with `fuse.group`.
   void run();
@@ -48,8 +49,9 @@ private:
   void growEpilogue(Operation *matmul);
   void pullCheapProducers(Operation *consumer);
   bool tryMerge(Operation *producer, Operation *consumer);
-  Operation *findPathOutside(unsigned from, unsigned to);
+  Operation *findPathOutside(unsigned from, unsigned to, bool inOrder);
   Group &groupOf(Operation *op) { return groups[groupIds.lookup(op)]; }
+  SmallVector<Operation *> inBlockOrder(ArrayRef<Operation *> ops);
   std::string describe(Operation *op);
 
   Block &block;
@@ -59,6 +61,7 @@ private:
   SmallVector<Operation *> fusibleOps;
   DenseMap<Operation *, unsigned> groupIds;
   SmallVector<Group> groups;
+  GroupPlans plans;
   /// The last refusal of each pair, with the sizes its groups had then: a
   /// pair is tried again only once either group has grown. Refusals are
   /// explained at the end, for the pairs that stayed apart.
@@ -92,8 +95,11 @@ void GroupPlanner::run() {
     std::string why;
     FailureOr<KernelPlan> plan = planKernel({&op}, unlimited, why);
     groupIds[&op] = groups.size();
-    groups.push_back(
-        {{&op}, succeeded(plan) ? plan->trafficBytes : 0, isa<MatmulOp>(op)});
+    groups.push_back({{&op},
+                      succeeded(plan) ? plan->trafficBytes : 0,
+                      isa<MatmulOp>(op),
+                      position[&op]});
+    plans.addGroup(&op);
     bytesBefore += groups.back().trafficBytes;
   }
   kernelsBefore = fusibleOps.size();
@@ -159,7 +165,7 @@ void GroupPlanner::growEpilogue(Operation *matmul) {
   bool changed = true;
   while (changed) {
     changed = false;
-    SmallVector<Operation *> members = groupOf(matmul).ops;
+    SmallVector<Operation *> members = inBlockOrder(groupOf(matmul).ops);
     for (Operation *member : members) {
       SmallVector<Operation *> users;
       for (Operation *user : member->getUsers())
@@ -191,10 +197,21 @@ void GroupPlanner::pullCheapProducers(Operation *consumer) {
   }
 }
 
-Operation *GroupPlanner::findPathOutside(unsigned from, unsigned to) {
-  unsigned limit = 0;
-  for (Operation *op : groups[to].ops)
-    limit = std::max(limit, position[op]);
+SmallVector<Operation *> GroupPlanner::inBlockOrder(ArrayRef<Operation *> ops) {
+  SmallVector<Operation *> sorted(ops);
+  llvm::sort(sorted, [&](Operation *a, Operation *b) {
+    return position[a] < position[b];
+  });
+  return sorted;
+}
+
+/// An op outside groups `from` and `to` on a path from `from` to `to`, or
+/// null. The walk starts at the users of `from`'s outputs; `inOrder` starts
+/// it from every op in block order instead, which finds the op an
+/// explanation names (the same path exists or not either way).
+Operation *GroupPlanner::findPathOutside(unsigned from, unsigned to,
+                                         bool inOrder) {
+  unsigned limit = groups[to].lastPosition;
   auto groupIdOf = [&](Operation *op) {
     auto it = groupIds.find(op);
     return it == groupIds.end() ? ~0u : it->second;
@@ -202,14 +219,22 @@ Operation *GroupPlanner::findPathOutside(unsigned from, unsigned to) {
   // (op, the first op outside both groups on the path to it)
   SmallVector<std::pair<Operation *, Operation *>> worklist;
   llvm::DenseSet<Operation *> visited;
-  for (Operation *op : groups[from].ops) {
-    for (Operation *user : op->getUsers()) {
-      Operation *top = block.findAncestorOpInBlock(*user);
-      if (!top || groupIdOf(top) == from || groupIdOf(top) == to)
-        continue;
-      if (position[top] < limit && visited.insert(top).second)
-        worklist.push_back({top, top});
-    }
+  auto start = [&](Operation *user) {
+    Operation *top = block.findAncestorOpInBlock(*user);
+    if (!top || groupIdOf(top) == from || groupIdOf(top) == to)
+      return;
+    if (position[top] < limit && visited.insert(top).second)
+      worklist.push_back({top, top});
+  };
+  if (inOrder) {
+    for (Operation *op : inBlockOrder(groups[from].ops))
+      for (Operation *user : op->getUsers())
+        start(user);
+  } else {
+    plans.forEachOutput(from, [&](Value output) {
+      for (Operation *user : output.getUsers())
+        start(user);
+    });
   }
   while (!worklist.empty()) {
     auto [op, via] = worklist.pop_back_val();
@@ -238,20 +263,43 @@ bool GroupPlanner::tryMerge(Operation *producer, Operation *consumer) {
 
   std::string why;
   FailureOr<KernelPlan> plan = failure();
-  SmallVector<Operation *> merged;
-  Operation *via = findPathOutside(from, to);
+  Operation *via = findPathOutside(from, to, /*inOrder=*/false);
   if (!via)
-    via = findPathOutside(to, from);
+    via = findPathOutside(to, from, /*inOrder=*/false);
+  if (via && names) {
+    via = findPathOutside(from, to, /*inOrder=*/true);
+    if (!via)
+      via = findPathOutside(to, from, /*inOrder=*/true);
+  }
+  GroupPlans::Verdict verdict;
   if (via) {
     why = "would create a cycle through " +
           (names ? describe(via) : std::string("another kernel"));
   } else {
-    merged.append(groups[from].ops);
-    merged.append(groups[to].ops);
-    llvm::sort(merged, [&](Operation *a, Operation *b) {
-      return position[a] < position[b];
-    });
-    plan = planKernel(merged, model, why);
+    // The incremental verdict, and planKernel where it does not decide or
+    // an explanation needs planKernel's reason.
+    verdict = plans.tryMerge(from, to);
+    // Building with FUSE_CHECK_GROUP_PLANS compares every verdict with
+    // planKernel's.
+    bool check = false;
+#ifdef FUSE_CHECK_GROUP_PLANS
+    check = true;
+#endif
+    if (!verdict.decided || (!verdict.legal && names) || check) {
+      SmallVector<Operation *> merged(groups[from].ops);
+      merged.append(groups[to].ops);
+      plan = planKernel(inBlockOrder(merged), model, why);
+      if (verdict.decided &&
+          (verdict.legal != succeeded(plan) ||
+           (verdict.legal && (verdict.kind != plan->kind ||
+                              verdict.trafficBytes != plan->trafficBytes))))
+        llvm::report_fatal_error("fuse-form-fusions: GroupPlans disagrees "
+                                 "with planKernel");
+    } else if (verdict.legal) {
+      plan = KernelPlan();
+      plan->kind = verdict.kind;
+      plan->trafficBytes = verdict.trafficBytes;
+    }
   }
   if (failed(plan)) {
     refusals[{producer, consumer}] = {groups[from].ops.size(),
@@ -267,13 +315,20 @@ bool GroupPlanner::tryMerge(Operation *producer, Operation *consumer) {
                            << stringifyScheduleKind(plan->kind) << "): saves "
                            << formatBytes(saved) << " of traffic";
   ++numMerges;
-  Group &target = groups[to];
-  target.ops = std::move(merged);
+  // The smaller group joins the larger, so that an op changes group
+  // O(log n) times.
+  unsigned into = groups[from].ops.size() > groups[to].ops.size() ? from : to;
+  unsigned other = into == from ? to : from;
+  plans.commit(from, to, into);
+  Group &target = groups[into];
+  target.ops.append(groups[other].ops);
   target.trafficBytes = plan->trafficBytes;
-  target.hasMatmul |= groups[from].hasMatmul;
-  for (Operation *op : groups[from].ops)
-    groupIds[op] = to;
-  groups[from].ops.clear();
+  target.hasMatmul |= groups[other].hasMatmul;
+  target.lastPosition =
+      std::max(target.lastPosition, groups[other].lastPosition);
+  for (Operation *op : groups[other].ops)
+    groupIds[op] = into;
+  groups[other].ops.clear();
   return true;
 }
 

@@ -10,10 +10,14 @@
 
 #include "passes/FusionCostModel.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/Format.h"
+
+#include <optional>
+#include <vector>
 
 using namespace mlir;
 using namespace mlir::fuse;
@@ -441,4 +445,316 @@ FailureOr<KernelPlan> mlir::fuse::planKernel(ArrayRef<Operation *> ops,
                                              std::string &why) {
   llvm::raw_string_ostream os(why);
   return KernelChecker(ops, model, os).plan();
+}
+
+//===----------------------------------------------------------------------===//
+// GroupPlans
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Live-value counts over the block's op positions, as a segment tree whose
+/// nodes are never changed once made: a group's tree is one root, adding a
+/// range or merging two trees makes new nodes only along the changed paths,
+/// so a tried merge leaves both groups' trees as they were.
+class LiveTrees {
+public:
+  explicit LiveTrees(unsigned size) : size(std::max(size, 1u)) {}
+
+  static constexpr int32_t empty = -1;
+
+  /// Adds `delta` over positions [first, last] of `root`.
+  int32_t add(int32_t root, unsigned first, unsigned last, int32_t delta) {
+    return add(root, 0, size - 1, first, last, delta);
+  }
+
+  /// The tree whose count at each position is the sum of both trees'.
+  int32_t merge(int32_t a, int32_t b) {
+    if (a == empty)
+      return b;
+    if (b == empty)
+      return a;
+    Node node;
+    node.add = nodes[a].add + nodes[b].add;
+    int32_t aLeft = nodes[a].left, bLeft = nodes[b].left;
+    int32_t aRight = nodes[a].right, bRight = nodes[b].right;
+    node.left = merge(aLeft, bLeft);
+    node.right = merge(aRight, bRight);
+    node.most = std::max(most(node.left), most(node.right)) + node.add;
+    nodes.push_back(node);
+    return nodes.size() - 1;
+  }
+
+  /// The highest count at any position.
+  int32_t most(int32_t root) const {
+    return root == empty ? 0 : nodes[root].most;
+  }
+
+private:
+  struct Node {
+    int32_t left = empty, right = empty;
+    int32_t add = 0;  // added over the whole range of the node
+    int32_t most = 0; // the highest count in the range, `add` included
+  };
+
+  int32_t add(int32_t root, unsigned low, unsigned high, unsigned first,
+              unsigned last, int32_t delta) {
+    Node node = root == empty ? Node() : nodes[root];
+    if (first <= low && high <= last) {
+      node.add += delta;
+      node.most += delta;
+    } else {
+      unsigned middle = low + (high - low) / 2;
+      if (first <= middle)
+        node.left = add(node.left, low, middle, first, last, delta);
+      if (last > middle)
+        node.right = add(node.right, middle + 1, high, first, last, delta);
+      node.most = std::max(most(node.left), most(node.right)) + node.add;
+    }
+    nodes.push_back(node);
+    return nodes.size() - 1;
+  }
+
+  unsigned size;
+  std::vector<Node> nodes;
+};
+
+/// A value a group defines or reads (constants aside), as countLiveValues
+/// and KernelChecker::plan see it.
+struct ValueUse {
+  unsigned first, last; // positions of its definition or first use, last use
+  unsigned uses;        // operands of the group's ops that are this value
+  unsigned totalUses;   // all its uses (values the group defines)
+  bool defined;         // the group defines it
+  /// The group's broadcasts of it while the group does not define it.
+  SmallVector<Operation *, 0> broadcasts;
+
+  bool isOutput() const { return defined && uses < totalUses; }
+};
+
+struct GroupPlan {
+  llvm::DenseMap<Value, ValueUse> values;
+  llvm::DenseSet<Value> outputs;
+  int32_t live = LiveTrees::empty;
+  unsigned numInputs = 0;
+  int64_t trafficBytes = 0;
+  unsigned numMatmuls = 0;
+  std::optional<Rows> rows; // the rows of its reductions
+  /// Iteration sizes of its ops other than reductions.
+  SmallVector<int64_t, 2> sizes;
+  /// Its broadcasts of a value it defines.
+  SmallVector<Operation *> broadcasts;
+};
+} // namespace
+
+struct GroupPlans::Impl {
+  Impl(Block &block, const CostModel &model)
+      : model(model), trees(std::distance(block.begin(), block.end())) {
+    for (auto [index, op] : llvm::enumerate(block))
+      position[&op] = index;
+    end = std::max<unsigned>(position.size(), 1) - 1;
+  }
+
+  /// The positions a value is live over.
+  std::pair<unsigned, unsigned> range(const ValueUse &use) const {
+    return {use.first, use.isOutput() ? end : use.last};
+  }
+
+  int64_t cost(Value value, const ValueUse &use) const {
+    return !use.defined || use.isOutput() ? tensorBytes(value.getType()) : 0;
+  }
+
+  /// A value both groups of the tried merge hold, as the union holds it.
+  struct Shared {
+    Value value;
+    ValueUse *small, *large;
+    ValueUse merged;
+  };
+
+  /// The last tryMerge: the union, without its values.
+  struct Tried {
+    unsigned a = ~0u, b = ~0u;
+    unsigned small, large;
+    SmallVector<Shared> shared;
+    GroupPlan merged;
+  };
+
+  const CostModel &model;
+  llvm::DenseMap<Operation *, unsigned> position;
+  unsigned end;
+  LiveTrees trees;
+  SmallVector<GroupPlan> groups;
+  Tried tried;
+};
+
+GroupPlans::GroupPlans(Block &block, const CostModel &model)
+    : impl(std::make_unique<Impl>(block, model)) {}
+
+GroupPlans::~GroupPlans() = default;
+
+void GroupPlans::addGroup(Operation *op) {
+  GroupPlan &group = impl->groups.emplace_back();
+  unsigned at = impl->position.lookup(op);
+  for (Value operand : op->getOperands()) {
+    if (isConstant(operand))
+      continue;
+    auto [it, inserted] =
+        group.values.try_emplace(operand, ValueUse{at, at, 0, 0, false, {}});
+    ++it->second.uses;
+    if (isa<BroadcastOp>(op))
+      it->second.broadcasts.push_back(op);
+  }
+  for (Value result : op->getResults()) {
+    unsigned uses = std::distance(result.use_begin(), result.use_end());
+    group.values.try_emplace(result, ValueUse{at, at, 0, uses, true, {}});
+  }
+  for (auto &[value, use] : group.values) {
+    auto [first, last] = impl->range(use);
+    group.live = impl->trees.add(group.live, first, last, 1);
+    group.numInputs += !use.defined;
+    if (use.isOutput())
+      group.outputs.insert(value);
+    group.trafficBytes += impl->cost(value, use);
+  }
+  group.numMatmuls = isa<MatmulOp>(op);
+  group.rows = reductionRows(op);
+  if (!group.rows)
+    group.sizes.push_back(numElements(op->getResult(0).getType()));
+}
+
+GroupPlans::Verdict GroupPlans::tryMerge(unsigned a, unsigned b) {
+  Impl &p = *impl;
+  Impl::Tried &tried = p.tried;
+  tried.a = a;
+  tried.b = b;
+  bool aSmaller = p.groups[a].values.size() < p.groups[b].values.size();
+  tried.small = aSmaller ? a : b;
+  tried.large = aSmaller ? b : a;
+  GroupPlan &small = p.groups[tried.small], &large = p.groups[tried.large];
+  GroupPlan &merged = tried.merged;
+  merged = GroupPlan();
+  tried.shared.clear();
+
+  merged.live = p.trees.merge(small.live, large.live);
+  merged.numInputs = small.numInputs + large.numInputs;
+  merged.trafficBytes = small.trafficBytes + large.trafficBytes;
+  SmallVector<Operation *> newlyInternal;
+  int64_t outputDelta = 0;
+  for (auto &[value, smallUse] : small.values) {
+    auto it = large.values.find(value);
+    if (it == large.values.end())
+      continue;
+    ValueUse &largeUse = it->second;
+    ValueUse use{std::min(smallUse.first, largeUse.first),
+                 std::max(smallUse.last, largeUse.last),
+                 smallUse.uses + largeUse.uses,
+                 std::max(smallUse.totalUses, largeUse.totalUses),
+                 smallUse.defined || largeUse.defined,
+                 {}};
+    if (use.defined) {
+      for (ValueUse *side : {&smallUse, &largeUse})
+        if (!side->defined)
+          newlyInternal.append(side->broadcasts);
+    } else {
+      use.broadcasts.append(smallUse.broadcasts);
+      use.broadcasts.append(largeUse.broadcasts);
+    }
+    for (ValueUse *side : {&smallUse, &largeUse}) {
+      auto [first, last] = p.range(*side);
+      merged.live = p.trees.add(merged.live, first, last, -1);
+      merged.numInputs -= !side->defined;
+      outputDelta -= side->isOutput();
+      merged.trafficBytes -= p.cost(value, *side);
+    }
+    auto [first, last] = p.range(use);
+    merged.live = p.trees.add(merged.live, first, last, 1);
+    merged.numInputs += !use.defined;
+    outputDelta += use.isOutput();
+    merged.trafficBytes += p.cost(value, use);
+    tried.shared.push_back({value, &smallUse, &largeUse, std::move(use)});
+  }
+  merged.numMatmuls = small.numMatmuls + large.numMatmuls;
+  merged.sizes = large.sizes;
+  for (int64_t size : small.sizes)
+    if (!llvm::is_contained(merged.sizes, size))
+      merged.sizes.push_back(size);
+
+  Verdict verdict;
+  verdict.trafficBytes = merged.trafficBytes;
+  // planKernel's checks, in any order: the union is legal when all pass.
+  bool legal = true;
+  if (small.rows && large.rows && *small.rows != *large.rows)
+    legal = false;
+  merged.rows = large.rows ? large.rows : small.rows;
+  if (merged.numMatmuls != 0 ||
+      (legal && merged.rows &&
+       merged.rows->kind == ScheduleKind::column_reduction))
+    return verdict; // planKernel decides
+  if (legal && merged.rows) {
+    verdict.kind = merged.rows->kind;
+    int64_t elements = merged.rows->rows * merged.rows->cols;
+    legal = llvm::all_of(merged.sizes, [&](int64_t size) {
+      return size == elements || size == merged.rows->rows;
+    });
+    // Broadcasts of values the kernel computes follow the rows; those of a
+    // group that had reductions already did.
+    SmallVector<Operation *> unchecked = newlyInternal;
+    for (GroupPlan *side : {&small, &large})
+      if (!side->rows)
+        unchecked.append(side->broadcasts);
+    legal = legal && llvm::all_of(unchecked, [&](Operation *op) {
+              // Which reduction does not matter for row and full ones.
+              return broadcastFollowsRows(cast<BroadcastOp>(op), nullptr,
+                                          *merged.rows);
+            });
+  } else if (legal) {
+    verdict.kind = ScheduleKind::pointwise;
+    legal = merged.sizes.size() == 1;
+  }
+  unsigned numOutputs = small.outputs.size() + large.outputs.size();
+  numOutputs += outputDelta;
+  legal = legal && merged.numInputs + numOutputs <= p.model.maxOperands &&
+          unsigned(p.trees.most(merged.live)) <= p.model.maxLiveValues;
+  verdict.decided = true;
+  verdict.legal = legal;
+  return verdict;
+}
+
+void GroupPlans::commit(unsigned a, unsigned b, unsigned into) {
+  Impl &p = *impl;
+  Impl::Tried &tried = p.tried;
+  assert(tried.a == a && tried.b == b && (into == a || into == b) &&
+         "commit follows the tryMerge of the same groups");
+  GroupPlan &small = p.groups[tried.small], &large = p.groups[tried.large];
+  GroupPlan &merged = tried.merged;
+  // The shared values first: their entries move when the map grows.
+  for (Impl::Shared &shared : tried.shared) {
+    if (shared.merged.defined) {
+      for (ValueUse *side : {shared.small, shared.large})
+        if (!side->defined)
+          merged.broadcasts.append(side->broadcasts);
+    }
+    if (shared.merged.isOutput())
+      large.outputs.insert(shared.value);
+    else
+      large.outputs.erase(shared.value);
+    *shared.large = std::move(shared.merged);
+  }
+  for (auto &[value, use] : small.values) {
+    auto [it, inserted] = large.values.try_emplace(value, std::move(use));
+    if (inserted && it->second.isOutput())
+      large.outputs.insert(value);
+  }
+  merged.values = std::move(large.values);
+  merged.outputs = std::move(large.outputs);
+  merged.broadcasts.append(small.broadcasts);
+  merged.broadcasts.append(large.broadcasts);
+  p.groups[into == tried.large ? tried.small : tried.large] = GroupPlan();
+  p.groups[into] = std::move(merged);
+  tried.a = tried.b = ~0u;
+}
+
+void GroupPlans::forEachOutput(unsigned group,
+                               function_ref<void(Value)> fn) const {
+  for (Value value : impl->groups[group].outputs)
+    fn(value);
 }

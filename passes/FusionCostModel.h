@@ -12,6 +12,7 @@
 #include "dialect/FuseOps.h"
 
 #include <limits>
+#include <memory>
 #include <string>
 
 namespace mlir::fuse {
@@ -60,6 +61,45 @@ std::string formatBytes(int64_t bytes);
 /// fits or a limit of `model` is passed, with the reason in `why`.
 FailureOr<KernelPlan> planKernel(ArrayRef<Operation *> ops,
                                  const CostModel &model, std::string &why);
+
+/// planKernel's verdict on unions of groups of ops, kept up to date while
+/// the groups of one block merge (fuse-form-fusions): each group keeps its
+/// values' live ranges, inputs, outputs and iteration sizes, so that trying a
+/// merge costs about the size of the smaller group (and a log factor) instead
+/// of re-planning every op of both. A long chain then fuses in O(n log n)
+/// rather than O(n^2). It decides pointwise, row and full reductions exactly
+/// as planKernel does and leaves kernels with a matmul or a column reduction
+/// to planKernel.
+class GroupPlans {
+public:
+  GroupPlans(Block &block, const CostModel &model);
+  ~GroupPlans();
+
+  /// Starts a group of the one op; groups are numbered in the order added.
+  void addGroup(Operation *op);
+
+  struct Verdict {
+    /// False: planKernel on the union decides (a matmul, a column reduction).
+    bool decided = false;
+    bool legal = false;
+    ScheduleKind kind = ScheduleKind::pointwise;
+    int64_t trafficBytes = 0;
+  };
+
+  /// planKernel's verdict on the union of groups `a` and `b` (when decided).
+  Verdict tryMerge(unsigned a, unsigned b);
+
+  /// Makes the union of `a` and `b`, which the last tryMerge planned, group
+  /// `into` (one of them); the other becomes empty.
+  void commit(unsigned a, unsigned b, unsigned into);
+
+  /// Calls `fn` on each value of the group that is used outside it.
+  void forEachOutput(unsigned group, function_ref<void(Value)> fn) const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
 
 } // namespace mlir::fuse
 

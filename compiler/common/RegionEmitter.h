@@ -34,6 +34,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <optional>
 #include <tuple>
 
 namespace fuse {
@@ -83,34 +84,46 @@ public:
                           element.getIntOrFloatBitWidth() / 8);
   }
 
+  /// The value at `index`. The region is walked with an explicit stack, so
+  /// that a long chain of ops does not deepen the native one; ops are created
+  /// in the order of a depth-first walk over the operands.
   FailureOr<Value> emit(Value value, Index index) {
-    if (Value known = seeded.lookup(value)) {
-      if (width == 1 || isa<VectorType>(known.getType()))
-        return known;
-      Value &splat = seededSplats[value];
-      if (!splat)
-        splat = vector::BroadcastOp::create(
-            b, loc, VectorType::get({width}, known.getType()), known);
-      return splat;
+    SmallVector<Pending> stack;
+    std::optional<std::pair<Value, Index>> next{{value, index}};
+    Value result;
+    while (true) {
+      if (next) {
+        auto [nextValue, nextIndex] = *next;
+        next.reset();
+        FailureOr<Value> started = start(nextValue, nextIndex, stack, next);
+        if (failed(started))
+          return failure();
+        result = *started; // null: the walk continues on the stack
+        if (!result)
+          continue;
+      }
+      if (stack.empty())
+        return result;
+      Pending &top = stack.back();
+      if (result) {
+        if (!top.op) {
+          result = remember(top.value, top.index, result);
+          stack.pop_back();
+          continue;
+        }
+        top.operands.push_back(result);
+        result = Value();
+      }
+      if (top.operands.size() < top.op->getNumOperands()) {
+        next = {top.op->getOperand(top.operands.size()), top.index};
+        continue;
+      }
+      FailureOr<Value> computed = emitElementwise(top.op, top.operands);
+      if (failed(computed))
+        return failure();
+      result = remember(top.value, top.index, *computed);
+      stack.pop_back();
     }
-    auto key = std::make_tuple(value, index.value, unsigned(index.kind));
-    if (auto it = memo.find(key); it != memo.end())
-      return it->second;
-    if (Value base = stashed.lookup(value);
-        base && (index.kind == Index::Contiguous ||
-                 (index.kind == Index::Uniform && width == 1))) {
-      Type element = computeType(elementTypeOf(value));
-      Value address = LLVM::GEPOp::create(b, loc, pointerType(), element, base,
-                                          ValueRange{index.value});
-      Value loaded = LLVM::LoadOp::create(b, loc, vectorOf(element), address,
-                                          element.getIntOrFloatBitWidth() / 8);
-      memo[key] = loaded;
-      return loaded;
-    }
-    FailureOr<Value> result = emitUncached(value, index);
-    if (succeeded(result))
-      memo[key] = *result;
-    return result;
   }
 
   /// The value in its storage type, stored at `index` of `base`; Lanes
@@ -211,35 +224,84 @@ protected:
     return storageBytes(element);
   }
 
-  FailureOr<Value> emitUncached(Value value, Index index) {
+  /// A value whose emission waits for its operands: an elementwise op's,
+  /// one at a time, or (`op` null) the one an index map or reshape reads.
+  struct Pending {
+    Value value;
+    Index index;
+    Operation *op;
+    SmallVector<Value> operands;
+  };
+
+  /// Starts emitting `value` at `index`: its result when no operand needs
+  /// emitting first; else a null Value, with `value` pushed on `stack` and
+  /// `next` set when one operand is to be started now.
+  FailureOr<Value> start(Value value, Index index, SmallVector<Pending> &stack,
+                         std::optional<std::pair<Value, Index>> &next) {
+    if (Value known = seeded.lookup(value)) {
+      if (width == 1 || isa<VectorType>(known.getType()))
+        return known;
+      Value &splat = seededSplats[value];
+      if (!splat)
+        splat = vector::BroadcastOp::create(
+            b, loc, VectorType::get({width}, known.getType()), known);
+      return splat;
+    }
+    if (auto it = memo.find(memoKey(value, index)); it != memo.end())
+      return it->second;
+    if (Value base = stashed.lookup(value);
+        base && (index.kind == Index::Contiguous ||
+                 (index.kind == Index::Uniform && width == 1))) {
+      Type element = computeType(elementTypeOf(value));
+      Value address = LLVM::GEPOp::create(b, loc, pointerType(), element, base,
+                                          ValueRange{index.value});
+      Value loaded = LLVM::LoadOp::create(b, loc, vectorOf(element), address,
+                                          element.getIntOrFloatBitWidth() / 8);
+      return remember(value, index, loaded);
+    }
     if (auto arg = dyn_cast<BlockArgument>(value))
-      return load(argPointers.lookup(arg), elementTypeOf(arg), index);
+      return remember(value, index,
+                      load(argPointers.lookup(arg), elementTypeOf(arg), index));
     Operation *op = value.getDefiningOp();
+    auto forward = [&](Value operand, Index operandIndex) {
+      stack.push_back({value, index, nullptr, {}});
+      next = {operand, operandIndex};
+      return Value();
+    };
     if (auto broadcast = dyn_cast<fd::BroadcastOp>(op))
-      return emit(broadcast.getOperand(),
-                  mapIndex(index, broadcastMap(broadcast)));
+      return forward(broadcast.getOperand(),
+                     mapIndex(index, broadcastMap(broadcast)));
     if (auto transpose = dyn_cast<fd::TransposeOp>(op))
-      return emit(transpose.getOperand(),
-                  mapIndex(index, transposeMap(transpose)));
+      return forward(transpose.getOperand(),
+                     mapIndex(index, transposeMap(transpose)));
     if (auto slice = dyn_cast<fd::SliceOp>(op))
-      return emit(slice.getOperand(), mapIndex(index, sliceMap(slice)));
+      return forward(slice.getOperand(), mapIndex(index, sliceMap(slice)));
     if (auto reshape = dyn_cast<fd::ReshapeOp>(op))
-      return emit(reshape.getOperand(), index);
-    if (auto constant = dyn_cast<fd::ConstantOp>(op))
-      return lowerConstant(constant);
+      return forward(reshape.getOperand(), index);
+    if (auto constant = dyn_cast<fd::ConstantOp>(op)) {
+      FailureOr<Value> lowered = lowerConstant(constant);
+      if (failed(lowered))
+        return failure();
+      return remember(value, index, *lowered);
+    }
     FailureOr<Value> own = emitTargetOp(op, index);
-    if (failed(own) || *own)
-      return own;
+    if (failed(own))
+      return failure();
+    if (*own)
+      return remember(value, index, *own);
     if (!op->hasTrait<OpTrait::Elementwise>())
       return unsupported(op, "it is not elementwise and not an index map");
-    SmallVector<Value> operands;
-    for (Value operand : op->getOperands()) {
-      FailureOr<Value> emitted = emit(operand, index);
-      if (failed(emitted))
-        return failure();
-      operands.push_back(*emitted);
-    }
-    return emitElementwise(op, operands);
+    stack.push_back({value, index, op, {}});
+    return Value();
+  }
+
+  static std::tuple<Value, Value, unsigned> memoKey(Value value, Index index) {
+    return std::make_tuple(value, index.value, unsigned(index.kind));
+  }
+
+  Value remember(Value value, Index index, Value computed) {
+    memo[memoKey(value, index)] = computed;
+    return computed;
   }
 
   Value scalarLoad(Value base, Type element, Value position) {
