@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::fuse {
 
@@ -57,33 +58,40 @@ LogicalResult checkRowwiseUses(Value result, int64_t rows,
   // One row: every position of every use reads that row.
   if (rows == 1)
     return success();
-  for (Operation *user : result.getUsers()) {
-    if (isa<YieldOp, ReduceOp>(user))
-      continue;
-    if (auto broadcast = dyn_cast<BroadcastOp>(user)) {
-      ArrayRef<int64_t> shape =
-          cast<RankedTensorType>(broadcast.getType()).getShape();
-      SmallVector<int64_t> position(shape.size(), -1);
-      int64_t next = 0;
-      for (auto [d, size] : llvm::enumerate(shape))
-        if (size != 1)
-          position[d] = next++;
-      int64_t expected = 0;
-      bool leading = true;
-      for (int64_t d : broadcast.getDims())
-        if (shape[d] != 1)
-          leading &= position[d] == expected++;
-      if (leading)
+  // A worklist, each value once: chains of any length, diamonds of any
+  // width.
+  SmallVector<Value> work{result};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!work.empty()) {
+    Value value = work.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (isa<YieldOp, ReduceOp>(user))
         continue;
-    } else if (numElements(user->getResult(0).getType()) == rows &&
-               (user->hasTrait<OpTrait::Elementwise>() ||
-                isa<ReshapeOp>(user))) {
-      if (failed(checkRowwiseUses(user->getResult(0), rows, target)))
-        return failure();
-      continue;
+      if (auto broadcast = dyn_cast<BroadcastOp>(user)) {
+        ArrayRef<int64_t> shape =
+            cast<RankedTensorType>(broadcast.getType()).getShape();
+        SmallVector<int64_t> position(shape.size(), -1);
+        int64_t next = 0;
+        for (auto [d, size] : llvm::enumerate(shape))
+          if (size != 1)
+            position[d] = next++;
+        int64_t expected = 0;
+        bool leading = true;
+        for (int64_t d : broadcast.getDims())
+          if (shape[d] != 1)
+            leading &= position[d] == expected++;
+        if (leading)
+          continue;
+      } else if (numElements(user->getResult(0).getType()) == rows &&
+                 (user->hasTrait<OpTrait::Elementwise>() ||
+                  isa<ReshapeOp>(user))) {
+        if (seen.insert(user).second)
+          work.push_back(user->getResult(0));
+        continue;
+      }
+      return refuse(user, target, "row_reduction")
+             << "it reads a row's reduction other than at its own row";
     }
-    return refuse(user, target, "row_reduction")
-           << "it reads a row's reduction other than at its own row";
   }
   return success();
 }
@@ -130,30 +138,35 @@ void columnLayout(ColumnSchedule &layout, ArrayRef<int64_t> shape,
 LogicalResult checkColumnwiseUses(Value result, const ColumnSchedule &layout,
                                   const ScheduleTarget &target) {
   ArrayRef<int64_t> domainShape = layout.domainShape;
-  for (Operation *user : result.getUsers()) {
-    if (isa<YieldOp, ReduceOp>(user))
-      continue;
-    if (auto broadcast = dyn_cast<BroadcastOp>(user)) {
-      ArrayRef<int64_t> operandShape = shapeOf(broadcast.getOperand());
-      SmallVector<int64_t> targets;
-      for (auto [i, d] : llvm::enumerate(broadcast.getDims()))
-        if (operandShape[i] != 1)
-          targets.push_back(domainShape.size() > size_t(d) ? domainShape[d]
-                                                           : -1);
-      if (shapeOf(broadcast.getResult()) == domainShape &&
-          withoutOnes(operandShape) == layout.keptSizes &&
-          targets == layout.keptSizes)
+  SmallVector<Value> work{result};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!work.empty()) {
+    Value value = work.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (isa<YieldOp, ReduceOp>(user))
         continue;
-    } else if (numElements(user->getResult(0).getType()) ==
-                   layout.outer * layout.inner &&
-               (user->hasTrait<OpTrait::Elementwise>() ||
-                isa<ReshapeOp>(user))) {
-      if (failed(checkColumnwiseUses(user->getResult(0), layout, target)))
-        return failure();
-      continue;
+      if (auto broadcast = dyn_cast<BroadcastOp>(user)) {
+        ArrayRef<int64_t> operandShape = shapeOf(broadcast.getOperand());
+        SmallVector<int64_t> targets;
+        for (auto [i, d] : llvm::enumerate(broadcast.getDims()))
+          if (operandShape[i] != 1)
+            targets.push_back(domainShape.size() > size_t(d) ? domainShape[d]
+                                                             : -1);
+        if (shapeOf(broadcast.getResult()) == domainShape &&
+            withoutOnes(operandShape) == layout.keptSizes &&
+            targets == layout.keptSizes)
+          continue;
+      } else if (numElements(user->getResult(0).getType()) ==
+                     layout.outer * layout.inner &&
+                 (user->hasTrait<OpTrait::Elementwise>() ||
+                  isa<ReshapeOp>(user))) {
+        if (seen.insert(user).second)
+          work.push_back(user->getResult(0));
+        continue;
+      }
+      return refuse(user, target, "column_reduction")
+             << "it reads a column's reduction other than at its own column";
     }
-    return refuse(user, target, "column_reduction")
-           << "it reads a column's reduction other than at its own column";
   }
   return success();
 }
