@@ -1904,12 +1904,9 @@ std::span<const Importer::OpEntry> Importer::opTable() {
                                      return a.name >= c.name;
                                    }) == std::end(table),
                 "the op table must be sorted by name, without repeats");
-  // Every op has a lowering, or gives its outputs at import.
-  static_assert(std::all_of(std::begin(table), std::end(table),
-                            [](const OpEntry &entry) {
-                              return entry.lower || entry.evaluate;
-                            }),
-                "an op in the table has no handler");
+  // Every op has a lowering, or gives its outputs at import: checked by
+  // OnnxImporter.SupportedOpsAreTheOpsImported (comparing member pointers
+  // is not a constant expression under GCC's UBSan, so not a static_assert).
   return table;
 }
 

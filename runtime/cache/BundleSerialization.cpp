@@ -57,7 +57,19 @@ private:
 template <class T>
 std::enable_if_t<std::is_arithmetic_v<T>> load(BoundedBinaryInputArchive &ar,
                                                T &value) {
-  ar.loadBinary(std::addressof(value), sizeof(value));
+  if constexpr (std::is_same_v<T, bool>) {
+    // A bool is one byte, 0 or 1: any other byte is damage, and copied into
+    // a bool it would be undefined behaviour (found by fuzz_replay_bundle
+    // under UBSan).
+    std::uint8_t byte = 0;
+    ar.loadBinary(&byte, 1);
+    if (byte > 1)
+      throw cereal::Exception("a flag holds " + std::to_string(byte) +
+                              ", neither 0 nor 1");
+    value = byte == 1;
+  } else {
+    ar.loadBinary(std::addressof(value), sizeof(value));
+  }
 }
 
 template <class T>
