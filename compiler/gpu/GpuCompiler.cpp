@@ -7,6 +7,7 @@
 
 #include "compiler/gpu/GpuCompiler.h"
 
+#include "compiler/common/PrivateFolder.h"
 #include "compiler/common/TargetBackend.h"
 
 #include "compiler/common/FusionFrontEnd.h"
@@ -69,50 +70,40 @@ std::string findToolkit(const std::string &configured) {
   return configured;
 }
 
-/// A temporary file that is removed when it goes out of scope.
-struct TempFile {
-  explicit TempFile(llvm::StringRef suffix) {
-    llvm::SmallString<128> buffer;
-    if (!llvm::sys::fs::createTemporaryFile("fuse-gpu", suffix, buffer))
-      path = std::string(buffer);
-  }
-  ~TempFile() {
-    if (!path.empty())
-      llvm::sys::fs::remove(path);
-  }
-  std::string path;
-};
-
 /// Assembles `ptx` for `arch` with `ptxas -v`.
 Status assemble(const std::string &ptxas, const std::string &arch,
                 KernelArtifacts &artifacts) {
-  TempFile ptxFile("ptx"), cubinFile("cubin"), logFile("log");
-  if (ptxFile.path.empty() || cubinFile.path.empty() || logFile.path.empty())
-    return Status::error("cannot create temporary files for ptxas");
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(ptxFile.path, ec);
-    if (ec)
-      return Status::error("cannot write " + ptxFile.path + ": " +
-                           ec.message());
-    os << artifacts.ptx;
-  }
+  // PTX, cubin and log in a private folder, removed on every path out (and
+  // reclaimed by the next compile if this one is killed).
+  Expected<PrivateFolder> folder =
+      PrivateFolder::create("fuse-ptxas-", "ptxas");
+  if (!folder.ok())
+    return folder.status();
+  std::string ptxPath = folder->file("kernel.ptx");
+  std::string cubinPath = folder->file("kernel.cubin");
+  std::string logPath = folder->file("ptxas.log");
+  if (Status written = writePrivateFile(
+          ptxPath,
+          std::span<const std::uint8_t>(
+              reinterpret_cast<const std::uint8_t *>(artifacts.ptx.data()),
+              artifacts.ptx.size()));
+      !written.ok())
+    return written;
   std::string archFlag = "-arch=" + arch;
-  llvm::SmallVector<llvm::StringRef> args{ptxas, archFlag,       "-v",
-                                          "-o",  cubinFile.path, ptxFile.path};
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt,
-                                                llvm::StringRef(logFile.path),
-                                                llvm::StringRef(logFile.path)};
+  llvm::SmallVector<llvm::StringRef> args{ptxas, archFlag,  "-v",
+                                          "-o",  cubinPath, ptxPath};
+  std::optional<llvm::StringRef> redirects[] = {
+      std::nullopt, llvm::StringRef(logPath), llvm::StringRef(logPath)};
   std::string message;
   int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0,
                                      &message);
-  if (auto log = llvm::MemoryBuffer::getFile(logFile.path))
+  if (auto log = llvm::MemoryBuffer::getFile(logPath))
     artifacts.ptxasLog = (*log)->getBuffer().str();
   if (rc != 0)
     return Status::error("ptxas rejected kernel '" + artifacts.entry + "'" +
                          (message.empty() ? "" : " (" + message + ")") + ": " +
                          artifacts.ptxasLog);
-  auto cubin = llvm::MemoryBuffer::getFile(cubinFile.path, /*IsText=*/false);
+  auto cubin = llvm::MemoryBuffer::getFile(cubinPath, /*IsText=*/false);
   if (!cubin)
     return Status::error("ptxas wrote no cubin for '" + artifacts.entry + "'");
   llvm::StringRef bytes = (*cubin)->getBuffer();
