@@ -30,6 +30,21 @@ struct ReductionInfo {
   double identity;
 };
 
+/// Each reduction of `reductions` through the target's `classify`, which
+/// refuses one with an error at it: their infos appended in order.
+template <class Range, class Classify>
+LogicalResult classifyEach(Range &&reductions,
+                           SmallVectorImpl<ReductionInfo> &infos,
+                           Classify classify) {
+  for (auto reduction : reductions) {
+    FailureOr<ReductionInfo> info = classify(reduction);
+    if (failed(info))
+      return failure();
+    infos.push_back(*info);
+  }
+  return success();
+}
+
 /// A reduction over floats or integers (fuse.reduce takes no i1); the
 /// target has checked that it lowers the element type.
 inline ReductionInfo reductionInfo(fd::ReduceOp reduce) {

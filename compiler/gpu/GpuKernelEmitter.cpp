@@ -107,12 +107,11 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
     return failure();
   auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
   SmallVector<ReductionInfo> reductions;
-  for (fd::ReduceOp reduce : schedule->reductions) {
-    FailureOr<ReductionInfo> info = classifyReduction(reduce, "full_reduction");
-    if (failed(info))
-      return failure();
-    reductions.push_back(*info);
-  }
+  if (failed(classifyEach(schedule->reductions, reductions,
+                          [](fd::ReduceOp reduce) {
+                            return classifyReduction(reduce, "full_reduction");
+                          })))
+    return failure();
   int64_t domain = schedule->domain;
   ArrayRef<unsigned> domainResults = schedule->domainResults,
                      scalarResults = schedule->scalarResults;
@@ -293,13 +292,10 @@ emitColumnReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
   if (failed(layout))
     return failure();
   SmallVector<ReductionInfo> reductions;
-  for (Operation *op : layout->reductions) {
-    FailureOr<ReductionInfo> info =
-        classifyReduction(cast<fd::ReduceOp>(op), "column_reduction");
-    if (failed(info))
-      return failure();
-    reductions.push_back(*info);
-  }
+  if (failed(classifyEach(layout->reductions, reductions, [](Operation *op) {
+        return classifyReduction(cast<fd::ReduceOp>(op), "column_reduction");
+      })))
+    return failure();
   int64_t outer = layout->outer, reduced = layout->reduced,
           inner = layout->inner;
   ArrayRef<unsigned> domainResults = layout->domainResults,
@@ -450,12 +446,11 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   if (failed(schedule))
     return failure();
   SmallVector<ReductionInfo> reductions;
-  for (fd::ReduceOp reduce : schedule->reductions) {
-    FailureOr<ReductionInfo> info = classifyReduction(reduce, "row_reduction");
-    if (failed(info))
-      return failure();
-    reductions.push_back(*info);
-  }
+  if (failed(classifyEach(schedule->reductions, reductions,
+                          [](fd::ReduceOp reduce) {
+                            return classifyReduction(reduce, "row_reduction");
+                          })))
+    return failure();
   int64_t rows = schedule->rows, rowLength = schedule->rowLength;
   ArrayRef<unsigned> domainResults = schedule->domainResults,
                      rowResults = schedule->rowResults;

@@ -116,12 +116,11 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
     return emitRowReduction(fusion, module, prefix, width);
   auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
   SmallVector<ReductionInfo> reductions;
-  for (fd::ReduceOp reduce : schedule->reductions) {
-    FailureOr<ReductionInfo> info = classifyReduction(reduce, "full_reduction");
-    if (failed(info))
-      return failure();
-    reductions.push_back(*info);
-  }
+  if (failed(classifyEach(schedule->reductions, reductions,
+                          [](fd::ReduceOp reduce) {
+                            return classifyReduction(reduce, "full_reduction");
+                          })))
+    return failure();
   int64_t domain = schedule->domain;
   ArrayRef<unsigned> domainResults = schedule->domainResults,
                      scalarResults = schedule->scalarResults;
@@ -298,12 +297,11 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   if (failed(schedule))
     return failure();
   SmallVector<ReductionInfo> reductions;
-  for (fd::ReduceOp reduce : schedule->reductions) {
-    FailureOr<ReductionInfo> info = classifyReduction(reduce, "row_reduction");
-    if (failed(info))
-      return failure();
-    reductions.push_back(*info);
-  }
+  if (failed(classifyEach(schedule->reductions, reductions,
+                          [](fd::ReduceOp reduce) {
+                            return classifyReduction(reduce, "row_reduction");
+                          })))
+    return failure();
   int64_t rows = schedule->rows, rowLength = schedule->rowLength;
   ArrayRef<unsigned> domainResults = schedule->domainResults,
                      rowResults = schedule->rowResults;
