@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::fuse {
@@ -49,6 +50,38 @@ InFlightDiagnostic refuseFusion(FusionOp fusion, const ScheduleTarget &target,
   return diag;
 }
 
+/// The first use of `result` (a reduction's, one value per position) that
+/// does not read it at its own position, or null: elementwise ops and
+/// reshapes over the `positions` values are followed (a worklist, each op
+/// once: chains of any length, diamonds of any width), the yield and other
+/// reductions read it as a whole, and a broadcast back over the domain must
+/// satisfy `readsOwnPosition`.
+Operation *
+firstUseElsewhere(Value result, int64_t positions,
+                  llvm::function_ref<bool(BroadcastOp)> readsOwnPosition) {
+  SmallVector<Value> work{result};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!work.empty()) {
+    Value value = work.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (isa<YieldOp, ReduceOp>(user))
+        continue;
+      if (auto broadcast = dyn_cast<BroadcastOp>(user)) {
+        if (readsOwnPosition(broadcast))
+          continue;
+      } else if (numElements(user->getResult(0).getType()) == positions &&
+                 (user->hasTrait<OpTrait::Elementwise>() ||
+                  isa<ReshapeOp>(user))) {
+        if (seen.insert(user).second)
+          work.push_back(user->getResult(0));
+        continue;
+      }
+      return user;
+    }
+  }
+  return nullptr;
+}
+
 /// Every use of a row's reduction result must read it at its own row:
 /// elementwise ops over the rows, broadcasts of the rows back over the
 /// reduced dims (leading dims kept; output dims of size 1 hold no position,
@@ -58,16 +91,8 @@ LogicalResult checkRowwiseUses(Value result, int64_t rows,
   // One row: every position of every use reads that row.
   if (rows == 1)
     return success();
-  // A worklist, each value once: chains of any length, diamonds of any
-  // width.
-  SmallVector<Value> work{result};
-  llvm::SmallPtrSet<Operation *, 16> seen;
-  while (!work.empty()) {
-    Value value = work.pop_back_val();
-    for (Operation *user : value.getUsers()) {
-      if (isa<YieldOp, ReduceOp>(user))
-        continue;
-      if (auto broadcast = dyn_cast<BroadcastOp>(user)) {
+  Operation *elsewhere =
+      firstUseElsewhere(result, rows, [](BroadcastOp broadcast) {
         ArrayRef<int64_t> shape =
             cast<RankedTensorType>(broadcast.getType()).getShape();
         SmallVector<int64_t> position(shape.size(), -1);
@@ -80,20 +105,12 @@ LogicalResult checkRowwiseUses(Value result, int64_t rows,
         for (int64_t d : broadcast.getDims())
           if (shape[d] != 1)
             leading &= position[d] == expected++;
-        if (leading)
-          continue;
-      } else if (numElements(user->getResult(0).getType()) == rows &&
-                 (user->hasTrait<OpTrait::Elementwise>() ||
-                  isa<ReshapeOp>(user))) {
-        if (seen.insert(user).second)
-          work.push_back(user->getResult(0));
-        continue;
-      }
-      return refuse(user, target, "row_reduction")
-             << "it reads a row's reduction other than at its own row";
-    }
-  }
-  return success();
+        return leading;
+      });
+  if (!elsewhere)
+    return success();
+  return refuse(elsewhere, target, "row_reduction")
+         << "it reads a row's reduction other than at its own row";
 }
 
 void appendRun(SmallVector<DimRun> &runs, int64_t size, int64_t stride) {
@@ -138,37 +155,22 @@ void columnLayout(ColumnSchedule &layout, ArrayRef<int64_t> shape,
 LogicalResult checkColumnwiseUses(Value result, const ColumnSchedule &layout,
                                   const ScheduleTarget &target) {
   ArrayRef<int64_t> domainShape = layout.domainShape;
-  SmallVector<Value> work{result};
-  llvm::SmallPtrSet<Operation *, 16> seen;
-  while (!work.empty()) {
-    Value value = work.pop_back_val();
-    for (Operation *user : value.getUsers()) {
-      if (isa<YieldOp, ReduceOp>(user))
-        continue;
-      if (auto broadcast = dyn_cast<BroadcastOp>(user)) {
+  Operation *elsewhere = firstUseElsewhere(
+      result, layout.outer * layout.inner, [&](BroadcastOp broadcast) {
         ArrayRef<int64_t> operandShape = shapeOf(broadcast.getOperand());
         SmallVector<int64_t> targets;
         for (auto [i, d] : llvm::enumerate(broadcast.getDims()))
           if (operandShape[i] != 1)
             targets.push_back(domainShape.size() > size_t(d) ? domainShape[d]
                                                              : -1);
-        if (shapeOf(broadcast.getResult()) == domainShape &&
-            withoutOnes(operandShape) == layout.keptSizes &&
-            targets == layout.keptSizes)
-          continue;
-      } else if (numElements(user->getResult(0).getType()) ==
-                     layout.outer * layout.inner &&
-                 (user->hasTrait<OpTrait::Elementwise>() ||
-                  isa<ReshapeOp>(user))) {
-        if (seen.insert(user).second)
-          work.push_back(user->getResult(0));
-        continue;
-      }
-      return refuse(user, target, "column_reduction")
-             << "it reads a column's reduction other than at its own column";
-    }
-  }
-  return success();
+        return shapeOf(broadcast.getResult()) == domainShape &&
+               withoutOnes(operandShape) == layout.keptSizes &&
+               targets == layout.keptSizes;
+      });
+  if (!elsewhere)
+    return success();
+  return refuse(elsewhere, target, "column_reduction")
+         << "it reads a column's reduction other than at its own column";
 }
 
 bool hasArgReduction(FusionOp fusion) {
