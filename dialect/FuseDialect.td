@@ -98,7 +98,8 @@ def Fuse_ScheduleKind : I64EnumAttr<"ScheduleKind", "kernel schedule kind", [
       I64EnumAttrCase<"row_reduction", 1>,
       I64EnumAttrCase<"column_reduction", 2>,
       I64EnumAttrCase<"full_reduction", 3>,
-      I64EnumAttrCase<"matmul", 4>]> {
+      I64EnumAttrCase<"matmul", 4>,
+      I64EnumAttrCase<"window_reduction", 5>]> {
   let cppNamespace = "::mlir::fuse";
 }
 

@@ -7,6 +7,8 @@
 
 #include "dialect/FuseOps.h"
 
+#include "runtime/ir/WindowShape.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -273,6 +275,54 @@ LogicalResult SliceOp::verify() {
                            << strides[i] << ") reads past its size " << dimSize;
   }
   return checkResultType(*this, sizes, operand.getElementType());
+}
+
+LogicalResult PoolOp::verify() {
+  RankedTensorType operand = tensorType(getOperand());
+  if (getKind() != ReduceKind::max && getKind() != ReduceKind::mean)
+    return emitOpError() << "kind " << stringifyReduceKind(getKind())
+                         << " is not one of max, mean";
+  if (getKind() == ReduceKind::mean &&
+      !isa<FloatType>(operand.getElementType()))
+    return emitOpError() << "a mean pool needs a float operand, got "
+                         << operand.getElementType();
+  ArrayRef<int64_t> window = getWindow(), strides = getStrides(),
+                    dilations = getDilations(), pads = getPads();
+  int64_t n = static_cast<int64_t>(window.size()), rank = operand.getRank();
+  if (n == 0 || n > rank)
+    return emitOpError() << "window " << ShapeStr{window} << " has " << n
+                         << " dimensions, expected 1 to the operand's rank "
+                         << rank;
+  if (static_cast<int64_t>(strides.size()) != n ||
+      static_cast<int64_t>(dilations.size()) != n ||
+      static_cast<int64_t>(pads.size()) != 2 * n)
+    return emitOpError() << "strides, dilations and pads need " << n << ", "
+                         << n << " and " << 2 * n << " entries, but have "
+                         << strides.size() << ", " << dilations.size()
+                         << " and " << pads.size();
+  SmallVector<int64_t> shape(operand.getShape());
+  for (int64_t d = 0; d < n; ++d) {
+    if (window[d] < 1 || strides[d] < 1 || dilations[d] < 1)
+      return emitOpError() << "window dimension " << d << " has window "
+                           << window[d] << ", stride " << strides[d]
+                           << " and dilation " << dilations[d]
+                           << ", expected each at least 1";
+    if (pads[d] < 0 || pads[n + d] < 0)
+      return emitOpError() << "window dimension " << d << " has pads "
+                           << pads[d] << " and " << pads[n + d]
+                           << ", expected at least 0";
+    int64_t dim = rank - n + d;
+    int64_t size =
+        ::fuse::poolOutputSize(shape[dim], window[d], strides[d], dilations[d],
+                               pads[d], pads[n + d], getCeilMode());
+    if (size < 1)
+      return emitOpError() << "window dimension " << d << ": a window of "
+                           << window[d] << " with dilation " << dilations[d]
+                           << " does not fit in the padded size "
+                           << shape[dim] + pads[d] + pads[n + d];
+    shape[dim] = size;
+  }
+  return checkResultType(*this, shape, operand.getElementType());
 }
 
 LogicalResult ConcatOp::verify() {

@@ -423,6 +423,40 @@ def Fuse_ReduceOp : Fuse_Op<"reduce", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Fuse_PoolOp : Fuse_Op<"pool", [Pure]> {
+  let summary = "window reduction (pooling) over the trailing dimensions";
+  let description = [{
+    Reduces a window that slides over the last `window.size()` dimensions
+    with `kind` max (NaN propagates; positions in the padding never count)
+    or mean (float only; divided by the window's positions inside the
+    operand, or with `count_include_pad` inside the padded operand). Per
+    window dim d of n: `strides[d]`, `dilations[d]` >= 1, `pads[d]` (begin)
+    and `pads[n + d]` (end) >= 0. The output size of each window dim is
+    (in + begin + end - ((window - 1) * dilation + 1)) / stride + 1, rounded
+    down, or up with `ceil_mode` (less a last window that would start past
+    the operand and the begin padding). An empty max window gives the
+    type's lowest value. Leading dimensions are independent.
+
+    Example (ResNet's stem pooling):
+    ```mlir
+    %y = fuse.pool max %x window = [3, 3] strides = [2, 2] dilations = [1, 1]
+        pads = [1, 1, 1, 1] : tensor<1x64x112x112xf32> -> tensor<1x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins Fuse_ReduceKind:$kind, Fuse_NumericTensor:$operand,
+                       DenseI64ArrayAttr:$window, DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$dilations, DenseI64ArrayAttr:$pads,
+                       UnitAttr:$ceil_mode, UnitAttr:$count_include_pad);
+  let results = (outs Fuse_NumericTensor:$result);
+  let assemblyFormat = [{
+    $kind $operand `window` `=` $window `strides` `=` $strides
+    `dilations` `=` $dilations `pads` `=` $pads
+    (`ceil_mode` $ceil_mode^)? (`count_include_pad` $count_include_pad^)?
+    attr-dict `:` type($operand) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 class Fuse_ArgOp<string mnemonic, string what>
     : Fuse_Op<mnemonic, [Pure]> {
   let summary = "index of the " # what # " along an axis";

@@ -189,6 +189,7 @@ private:
   LogicalResult checkPrologueReads(MatmulOp matmul,
                                    const llvm::SmallPtrSetImpl<Operation *> &);
   FailureOr<ScheduleKind> checkReductions(ArrayRef<Operation *> reductions);
+  LogicalResult checkWindows(ArrayRef<PoolOp> pools, bool withOtherReductions);
   LogicalResult checkPointwise();
   unsigned countLiveValues(ArrayRef<Value> outputs) const;
 
@@ -218,13 +219,20 @@ FailureOr<KernelPlan> KernelChecker::plan() {
 
   SmallVector<MatmulOp> matmuls;
   SmallVector<Operation *> reductions;
+  SmallVector<PoolOp> pools;
   for (Operation *op : ops) {
     if (auto matmul = dyn_cast<MatmulOp>(op))
       matmuls.push_back(matmul);
+    else if (auto pool = dyn_cast<PoolOp>(op))
+      pools.push_back(pool);
     else if (reductionRows(op))
       reductions.push_back(op);
   }
-  if (matmuls.size() > 1) {
+  if (!pools.empty()) {
+    if (failed(checkWindows(pools, !matmuls.empty() || !reductions.empty())))
+      return failure();
+    plan.kind = ScheduleKind::window_reduction;
+  } else if (matmuls.size() > 1) {
     why << "a kernel holds at most one matmul";
     return failure();
   }
@@ -396,6 +404,26 @@ KernelChecker::checkReductions(ArrayRef<Operation *> reductions) {
   return rows.kind;
 }
 
+/// A window-reduction kernel iterates over its pools' output, recomputing
+/// each element's window from memory: a pool's operand is read, not fused
+/// (it would be recomputed at every window position), and the other members
+/// are pointwise over the same elements.
+LogicalResult KernelChecker::checkWindows(ArrayRef<PoolOp> pools,
+                                          bool withOtherReductions) {
+  if (withOtherReductions) {
+    why << "a window reduction (fuse.pool) joins only pointwise ops, not a "
+           "matmul or another reduction";
+    return failure();
+  }
+  for (PoolOp pool : pools)
+    if (isMember(pool.getOperand())) {
+      why << "the operand of fuse.pool is computed in the kernel: it would be "
+             "recomputed at each of the window's positions";
+      return failure();
+    }
+  return checkPointwise();
+}
+
 LogicalResult KernelChecker::checkPointwise() {
   int64_t domain = 0;
   for (Operation *op : ops)
@@ -537,7 +565,8 @@ struct GroupPlan {
   int32_t live = LiveTrees::empty;
   unsigned numInputs = 0;
   int64_t trafficBytes = 0;
-  unsigned numMatmuls = 0;
+  /// Matmuls and pools: planKernel decides a union that has one.
+  unsigned numForPlanKernel = 0;
   std::optional<Rows> rows; // the rows of its reductions
   /// Iteration sizes of its ops other than reductions.
   SmallVector<int64_t, 2> sizes;
@@ -615,7 +644,7 @@ void GroupPlans::addGroup(Operation *op) {
       group.outputs.insert(value);
     group.trafficBytes += impl->cost(value, use);
   }
-  group.numMatmuls = isa<MatmulOp>(op);
+  group.numForPlanKernel = isa<MatmulOp, PoolOp>(op);
   group.rows = reductionRows(op);
   if (!group.rows)
     group.sizes.push_back(numElements(op->getResult(0).getType()));
@@ -672,7 +701,7 @@ GroupPlans::Verdict GroupPlans::tryMerge(unsigned a, unsigned b) {
     merged.trafficBytes += p.cost(value, use);
     tried.shared.push_back({value, &smallUse, &largeUse, std::move(use)});
   }
-  merged.numMatmuls = small.numMatmuls + large.numMatmuls;
+  merged.numForPlanKernel = small.numForPlanKernel + large.numForPlanKernel;
   merged.sizes = large.sizes;
   for (int64_t size : small.sizes)
     if (!llvm::is_contained(merged.sizes, size))
@@ -685,7 +714,7 @@ GroupPlans::Verdict GroupPlans::tryMerge(unsigned a, unsigned b) {
   if (small.rows && large.rows && *small.rows != *large.rows)
     legal = false;
   merged.rows = large.rows ? large.rows : small.rows;
-  if (merged.numMatmuls != 0 ||
+  if (merged.numForPlanKernel != 0 ||
       (legal && merged.rows &&
        merged.rows->kind == ScheduleKind::column_reduction))
     return verdict; // planKernel decides

@@ -369,6 +369,43 @@ FailureOr<ColumnSchedule> analyzeColumnReduction(FusionOp fusion,
   return schedule;
 }
 
+FailureOr<WindowSchedule> analyzeWindowReduction(FusionOp fusion,
+                                                 const ScheduleTarget &target) {
+  Block &body = fusion.getBody().front();
+  WindowSchedule schedule;
+  for (auto pool : body.getOps<PoolOp>()) {
+    if (!isa<BlockArgument>(pool.getOperand()))
+      return refuse(pool, target, "window_reduction")
+             << "its operand is computed in the kernel (it is read from "
+                "memory at each window position)";
+    int64_t positions = 1;
+    for (int64_t size : pool.getWindow())
+      positions =
+          positions > kMaxWindowPositions ? positions : positions * size;
+    if (positions > kMaxWindowPositions)
+      return refuse(pool, target, "window_reduction")
+             << "its window has more than " << kMaxWindowPositions
+             << " positions";
+    schedule.positions = std::max(schedule.positions, positions);
+    schedule.pools.push_back(pool);
+  }
+  if (schedule.pools.empty())
+    return refuseFusion(fusion, target, "window_reduction")
+           << "it has no fuse.pool";
+  for (Operation &op : body.without_terminator())
+    if (isa<ReduceOp, ArgMaxOp, ArgMinOp, MatmulOp>(op))
+      return refuse(&op, target, "window_reduction")
+             << "a window reduction joins only pointwise ops";
+  schedule.elements = numElements(schedule.pools.front().getType());
+  auto yield = cast<YieldOp>(body.getTerminator());
+  for (auto [r, value] : llvm::enumerate(yield.getValues()))
+    if (numElements(value.getType()) != schedule.elements)
+      return refuseFusion(fusion, target, "window_reduction")
+             << "result " << r << " has " << numElements(value.getType())
+             << " elements, the pools' output " << schedule.elements;
+  return schedule;
+}
+
 FailureOr<DictionaryAttr> selectSchedule(FusionOp fusion,
                                          const ScheduleTarget &target) {
   Builder b(fusion.getContext());
@@ -420,6 +457,13 @@ FailureOr<DictionaryAttr> selectSchedule(FusionOp fusion,
     add("elements", elements);
   } else if (kind == ScheduleKind::matmul) {
     setKind(kind);
+  } else if (kind == ScheduleKind::window_reduction) {
+    FailureOr<WindowSchedule> schedule = analyzeWindowReduction(fusion, target);
+    if (failed(schedule))
+      return failure();
+    setKind(kind);
+    add("elements", schedule->elements);
+    add("window_positions", schedule->positions);
   }
   add("vector_width", target.vectorWidth);
   return b.getDictionaryAttr(entries);

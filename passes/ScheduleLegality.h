@@ -51,6 +51,22 @@ struct ScheduleTarget {
   static ScheduleTarget gpu();
 };
 
+/// A window reduction (pooling): one work item per element of the pools'
+/// output, which every result has; each element reads its window from the
+/// pool's operand, a kernel input, at each of the window's positions.
+struct WindowSchedule {
+  int64_t elements = 0;
+  /// The most positions of one pool's window (unrolled in the kernel).
+  int64_t positions = 0;
+  SmallVector<PoolOp> pools;
+};
+
+/// Most positions of a window that the window_reduction schedule unrolls.
+inline constexpr int64_t kMaxWindowPositions = 256;
+
+FailureOr<WindowSchedule> analyzeWindowReduction(FusionOp fusion,
+                                                 const ScheduleTarget &target);
+
 /// A row reduction: every reduction reduces `rowLength` contiguous elements
 /// per row (dims of size 1 may sit anywhere), `rows` rows.
 struct RowSchedule {

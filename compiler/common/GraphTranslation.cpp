@@ -256,7 +256,7 @@ static FailureOr<mlir::Attribute> toMlirAttr(MLIRContext &context, OpKind kind,
     if (kind == OpKind::Compare) {
       if (auto p = mlir::fuse::symbolizeComparePredicate(attr.getEnumName()))
         value = static_cast<uint64_t>(*p);
-    } else if (kind == OpKind::Reduce) {
+    } else if (kind == OpKind::Reduce || kind == OpKind::Pool) {
       if (auto k = mlir::fuse::symbolizeReduceKind(attr.getEnumName()))
         value = static_cast<uint64_t>(*k);
     } else if (kind == OpKind::Cast) {
@@ -308,7 +308,7 @@ static FailureOr<GraphAttr> fromMlirAttr(OpKind kind, const AttrSpec &spec,
       if (auto p = mlir::fuse::symbolizeComparePredicate(i.getInt()))
         return GraphAttr::enumName(
             mlir::fuse::stringifyComparePredicate(*p).str());
-    if (kind == OpKind::Reduce)
+    if (kind == OpKind::Reduce || kind == OpKind::Pool)
       if (auto k = mlir::fuse::symbolizeReduceKind(i.getInt()))
         return GraphAttr::enumName(mlir::fuse::stringifyReduceKind(*k).str());
     if (kind == OpKind::Cast)

@@ -284,6 +284,12 @@ protected:
         return failure();
       return remember(value, index, *lowered);
     }
+    if (auto pool = dyn_cast<fd::PoolOp>(op)) {
+      FailureOr<Value> pooled = emitPool(pool, index);
+      if (failed(pooled))
+        return failure();
+      return remember(value, index, *pooled);
+    }
     FailureOr<Value> own = emitTargetOp(op, index);
     if (failed(own))
       return failure();
@@ -293,6 +299,119 @@ protected:
       return unsupported(op, "it is not elementwise and not an index map");
     stack.push_back({value, index, op, {}});
     return Value();
+  }
+
+  /// Every lane's position in vectorOf(i64) (a scalar at width 1).
+  Value positionsOf(Index index) {
+    if (width != 1)
+      return lanePositions(index);
+    if (index.kind == Index::Lanes)
+      return vector::ExtractOp::create(b, loc, index.value,
+                                       ArrayRef<int64_t>{0});
+    return index.value;
+  }
+
+  /// A window reduction at `index` (the window_reduction schedule's one
+  /// definition, ScheduleLegality.h): the output coordinates of the window
+  /// dims are decoded from the position, and each of the window's positions
+  /// (unrolled; the schedule bounds their count) is read from the operand at
+  /// a gathered index, clamped to 0 where it falls in the padding and masked
+  /// out of the combination there.
+  FailureOr<Value> emitPool(fd::PoolOp pool, Index index) {
+    ArrayRef<int64_t> window = pool.getWindow(), strides = pool.getStrides(),
+                      dilations = pool.getDilations(), pads = pool.getPads();
+    ArrayRef<int64_t> in = shapeOf(pool.getOperand()),
+                      out = shapeOf(pool.getResult());
+    int64_t n = window.size(), first = in.size() - n;
+    Type element = elementTypeOf(pool.getResult());
+    Type compute = computeType(element);
+    Type i64Type = b.getI64Type(), i1Type = b.getI1Type();
+    bool isMax = pool.getKind() == fd::ReduceKind::max;
+    auto c64 = [&](int64_t v) { return constant(i64Type, double(v)); };
+    auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
+      return arith::CmpIOp::create(b, loc, p, x, y).getResult();
+    };
+    Value position = positionsOf(index);
+    // Output coordinates of the window dims; the leading dims' offset.
+    int64_t outInner = 1, inInner = 1;
+    SmallVector<Value> starts(n);
+    SmallVector<int64_t> inStrides(n);
+    for (int64_t d = n - 1; d >= 0; --d) {
+      Value coordinate =
+          arith::DivUIOp::create(b, loc, position, c64(outInner));
+      coordinate =
+          arith::RemUIOp::create(b, loc, coordinate, c64(out[first + d]));
+      starts[d] = arith::SubIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, coordinate, c64(strides[d])),
+          c64(pads[d]));
+      inStrides[d] = inInner;
+      outInner *= out[first + d];
+      inInner *= in[first + d];
+    }
+    Value base = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, position, c64(outInner)),
+        c64(inInner));
+
+    Value acc, count = constant(compute, 0.0);
+    if (isMax && isa<FloatType>(compute))
+      acc = constant(compute, -std::numeric_limits<double>::infinity());
+    else if (isMax)
+      acc = integerConstant(
+          compute,
+          isUnsignedElement(element)
+              ? APInt::getZero(compute.getIntOrFloatBitWidth())
+              : APInt::getSignedMinValue(element.getIntOrFloatBitWidth())
+                    .sext(compute.getIntOrFloatBitWidth()));
+    else
+      acc = constant(compute, 0.0);
+    SmallVector<int64_t> offset(n, 0);
+    while (true) {
+      Value inside = constant(i1Type, 1), counted = constant(i1Type, 1);
+      Value at = base;
+      for (int64_t d = 0; d < n; ++d) {
+        Value c = arith::AddIOp::create(b, loc, starts[d],
+                                        c64(offset[d] * dilations[d]));
+        // 0 <= c < in, and -begin <= c < in + end, as unsigned compares.
+        inside = arith::AndIOp::create(
+            b, loc, inside,
+            cmp(arith::CmpIPredicate::ult, c, c64(in[first + d])));
+        counted = arith::AndIOp::create(
+            b, loc, counted,
+            cmp(arith::CmpIPredicate::ult,
+                arith::AddIOp::create(b, loc, c, c64(pads[d])),
+                c64(in[first + d] + pads[d] + pads[n + d])));
+        at = arith::AddIOp::create(
+            b, loc, at, arith::MulIOp::create(b, loc, c, c64(inStrides[d])));
+      }
+      Value safe = arith::SelectOp::create(b, loc, inside, at, c64(0));
+      FailureOr<Value> x =
+          emit(pool.getOperand(), width == 1 ? Index{Index::Uniform, safe}
+                                             : Index{Index::Lanes, safe});
+      if (failed(x))
+        return failure();
+      Value combined;
+      if (!isMax)
+        combined = arith::AddFOp::create(b, loc, acc, *x);
+      else if (isa<FloatType>(compute))
+        combined = arith::MaximumFOp::create(b, loc, acc, *x);
+      else if (isUnsignedElement(element))
+        combined = arith::MaxUIOp::create(b, loc, acc, *x);
+      else
+        combined = arith::MaxSIOp::create(b, loc, acc, *x);
+      acc = arith::SelectOp::create(b, loc, inside, combined, acc);
+      if (!isMax)
+        count = arith::AddFOp::create(
+            b, loc, count,
+            arith::SelectOp::create(
+                b, loc, pool.getCountIncludePad() ? counted : inside,
+                constant(compute, 1.0), constant(compute, 0.0)));
+      int64_t d = n - 1;
+      while (d >= 0 && ++offset[d] == window[d])
+        offset[d--] = 0;
+      if (d < 0)
+        break;
+    }
+    return isMax ? acc : arith::DivFOp::create(b, loc, acc, count).getResult();
   }
 
   static std::tuple<Value, Value, unsigned> memoKey(Value value, Index index) {

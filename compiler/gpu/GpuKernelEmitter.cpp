@@ -49,7 +49,9 @@ FailureOr<FusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
   std::string name =
-      (prefix + (schedule == ScheduleKind::Matmul ? "_matmul" : "_pointwise"))
+      (prefix + (schedule == ScheduleKind::Matmul            ? "_matmul"
+                 : schedule == ScheduleKind::WindowReduction ? "_window"
+                                                             : "_pointwise"))
           .str();
   unsigned numResults = yield.getValues().size();
   KernelPointers pointers =
@@ -604,19 +606,13 @@ FailureOr<FusionKernels> emitGpuKernels(fd::FusionOp fusion, ModuleOp module,
     return emitRowReduction(fusion, module, namePrefix);
   case fd::ScheduleKind::column_reduction:
     return emitColumnReduction(fusion, module, namePrefix);
-  default:
-    break;
+  case fd::ScheduleKind::window_reduction:
+    if (failed(fd::analyzeWindowReduction(fusion, fd::ScheduleTarget::gpu())))
+      return failure();
+    return emitPointwise(fusion, module, namePrefix,
+                         ScheduleKind::WindowReduction);
   }
-  // Name the op that needs the missing schedule, not a constant before it.
-  Operation *anchor = &fusion.getBody().front().front();
-  fusion.walk([&](Operation *op) {
-    if (isa<fd::MatmulOp, fd::ReduceOp, fd::ArgMaxOp, fd::ArgMinOp>(op) &&
-        !isa<fd::MatmulOp, fd::ReduceOp, fd::ArgMaxOp, fd::ArgMinOp>(anchor))
-      anchor = op;
-  });
-  return anchor->emitOpError() << "cannot be generated for the GPU: the "
-                               << stringifyScheduleKind(fusion.getKind())
-                               << " schedule has no GPU code generator yet";
+  llvm_unreachable("every schedule kind has a GPU code generator");
 }
 
 } // namespace fuse

@@ -54,8 +54,11 @@ LogicalResult checkYields(fd::FusionOp fusion, int64_t domain) {
   return success();
 }
 
-FailureOr<FusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
-                                       StringRef prefix, unsigned width) {
+/// A pointwise kernel; a window_reduction kernel is one too, whose region
+/// reads windows (RegionEmitterBase::emitPool).
+FailureOr<FusionKernels>
+emitPointwise(fd::FusionOp fusion, ModuleOp module, StringRef prefix,
+              unsigned width, ScheduleKind schedule = ScheduleKind::Pointwise) {
   auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
   if (yield.getValues().empty())
     return FusionKernels{};
@@ -64,7 +67,10 @@ FailureOr<FusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
     return failure();
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
-  std::string name = (prefix + "_pointwise").str();
+  std::string name =
+      (prefix +
+       (schedule == ScheduleKind::WindowReduction ? "_window" : "_pointwise"))
+          .str();
   func::FuncOp func = createKernelFunc(b, module, loc, name);
   Value buffers = func.getArgument(0);
   DenseMap<Value, Value> pointers = loadInputPointers(b, loc, fusion, buffers);
@@ -91,7 +97,7 @@ FailureOr<FusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
 
   KernelPlan plan;
   plan.entry = name;
-  plan.schedule = ScheduleKind::Pointwise;
+  plan.schedule = schedule;
   plan.launch.iterations = domain;
   plan.launch.grain = kPointwiseGrain;
   for (unsigned i = 0; i < numInputs; ++i)
@@ -480,6 +486,12 @@ FailureOr<FusionKernels> emitHostKernels(fd::FusionOp fusion, ModuleOp module,
     return emitHostColumnReduction(fusion, module, namePrefix, vectorWidth);
   case fd::ScheduleKind::matmul:
     return emitHostMatmul(fusion, module, namePrefix, vectorWidth);
+  case fd::ScheduleKind::window_reduction:
+    if (failed(fd::analyzeWindowReduction(
+            fusion, fd::ScheduleTarget::host(vectorWidth))))
+      return failure();
+    return emitPointwise(fusion, module, namePrefix, vectorWidth,
+                         ScheduleKind::WindowReduction);
   }
   llvm_unreachable("every schedule kind has a host code generator");
 }

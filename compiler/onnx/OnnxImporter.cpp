@@ -569,6 +569,8 @@ private:
   std::vector<TensorId> lowerInstanceNormalization();
   std::vector<TensorId> lowerReduce();
   std::vector<TensorId> lowerArgMax();
+  std::vector<TensorId> lowerPool();
+  std::vector<TensorId> lowerGlobalPool();
   std::vector<TensorId> lowerReshape();
   std::vector<TensorId> lowerFlatten();
   std::vector<TensorId> lowerTranspose();
@@ -1502,6 +1504,82 @@ std::vector<TensorId> Importer::lowerArgMax() {
                          : check(b->argmin(x, axis, keep, last))};
 }
 
+/// MaxPool and AveragePool: one pool over the spatial dims (all but N and
+/// C), auto_pad resolved into explicit pads.
+std::vector<TensorId> Importer::lowerPool() {
+  const bool isMax = node->op_type() == "MaxPool";
+  if (isMax && node->output_size() > 1 && !node->output(1).empty())
+    fail("the Indices output is not supported");
+  TensorId x = in(0);
+  const Shape shape = shapeOf(x);
+  const std::int64_t rank = std::int64_t(shape.size());
+  std::optional<std::vector<std::int64_t>> kernel = attrInts("kernel_shape");
+  if (!kernel)
+    fail("attribute 'kernel_shape' is required");
+  const std::int64_t n = std::int64_t(kernel->size());
+  if (rank < 3 || n != rank - 2)
+    fail("kernel_shape has " + std::to_string(n) +
+         " dims, expected the input's spatial rank " +
+         std::to_string(std::max<std::int64_t>(rank - 2, 0)) + " (input " +
+         typeOf(x).toString() + ")");
+  GraphBuilder::PoolWindow w;
+  w.window = *kernel;
+  w.strides = attrInts("strides").value_or(std::vector<std::int64_t>(n, 1));
+  w.dilations = attrInts("dilations").value_or(std::vector<std::int64_t>(n, 1));
+  w.pads = attrInts("pads").value_or(std::vector<std::int64_t>(2 * n, 0));
+  if (std::int64_t(w.strides.size()) != n ||
+      std::int64_t(w.dilations.size()) != n ||
+      std::int64_t(w.pads.size()) != 2 * n)
+    fail("strides, dilations and pads must have " + std::to_string(n) + ", " +
+         std::to_string(n) + " and " + std::to_string(2 * n) + " entries");
+  for (std::int64_t d = 0; d < n; ++d)
+    if (w.window[d] < 1 || w.strides[d] < 1 || w.dilations[d] < 1)
+      fail("kernel_shape, strides and dilations must be >= 1");
+  w.ceilMode = attrInt("ceil_mode", 0) != 0;
+  w.countIncludePad = !isMax && attrInt("count_include_pad", 0) != 0;
+  if (isMax && attrInt("storage_order", 0) != 0)
+    fail("storage_order 1 (column-major indices) is not supported");
+  const std::string autoPad = attrString("auto_pad", "NOTSET");
+  if (autoPad == "VALID") {
+    std::fill(w.pads.begin(), w.pads.end(), 0);
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    // The output is ceil(in / stride); the padding it needs is split evenly,
+    // the odd one at the end (SAME_UPPER) or the beginning (SAME_LOWER).
+    for (std::int64_t d = 0; d < n; ++d) {
+      const std::int64_t in = shape[2 + d], s = w.strides[d];
+      const std::int64_t out = (in + s - 1) / s;
+      const std::int64_t span = (w.window[d] - 1) * w.dilations[d] + 1;
+      const std::int64_t total =
+          std::max<std::int64_t>(0, (out - 1) * s + span - in);
+      const std::int64_t small = total / 2;
+      w.pads[d] = autoPad == "SAME_UPPER" ? small : total - small;
+      w.pads[n + d] = total - w.pads[d];
+    }
+    w.ceilMode = false;
+  } else if (autoPad != "NOTSET") {
+    fail("auto_pad '" + autoPad +
+         "' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER");
+  }
+  return {check(
+      b->pool(isMax ? ReduceKind::Max : ReduceKind::Mean, x, std::move(w)))};
+}
+
+/// GlobalAveragePool and GlobalMaxPool: a reduction over the spatial dims
+/// that keeps them (size 1).
+std::vector<TensorId> Importer::lowerGlobalPool() {
+  TensorId x = in(0);
+  const std::int64_t rank = typeOf(x).rank();
+  if (rank < 3)
+    fail("the input must have rank >= 3 (N, C and spatial dims), got " +
+         typeOf(x).toString());
+  std::vector<std::int64_t> dims;
+  for (std::int64_t d = 2; d < rank; ++d)
+    dims.push_back(d);
+  return {reduce(node->op_type() == "GlobalMaxPool" ? ReduceKind::Max
+                                                    : ReduceKind::Mean,
+                 x, dims, true)};
+}
+
 std::vector<TensorId> Importer::lowerReshape() {
   TensorId x = in(0);
   std::vector<std::int64_t> target;
@@ -1809,6 +1887,7 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"Asinh", &I::lowerUnary<OpKind::Asinh>},
       {"Atan", &I::lowerUnary<OpKind::Atan>},
       {"Atanh", &I::lowerUnary<OpKind::Atanh>},
+      {"AveragePool", &I::lowerPool},
       {"BatchNormalization", &I::lowerBatchNormalization},
       {"Cast", &I::lowerCast},
       {"CastLike", &I::lowerCast},
@@ -1832,6 +1911,8 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"Gather", &I::lowerGather},
       {"Gelu", &I::lowerGelu},
       {"Gemm", &I::lowerGemm},
+      {"GlobalAveragePool", &I::lowerGlobalPool},
+      {"GlobalMaxPool", &I::lowerGlobalPool},
       {"Greater", &I::lowerCompare<ComparePredicate::Gt>},
       {"GreaterOrEqual", &I::lowerCompare<ComparePredicate::Ge>},
       {"HardSigmoid", &I::lowerHardSigmoid},
@@ -1848,6 +1929,7 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"LogSoftmax", &I::lowerSoftmax},
       {"MatMul", &I::lowerMatMul},
       {"Max", &I::lowerVariadic},
+      {"MaxPool", &I::lowerPool},
       {"Mean", &I::lowerVariadic},
       {"MeanVarianceNormalization", &I::lowerInstanceNormalization},
       {"Min", &I::lowerVariadic},

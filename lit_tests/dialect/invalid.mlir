@@ -458,6 +458,70 @@ func.func @concat_result_type(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tenso
 // Reductions
 //===----------------------------------------------------------------------===//
 
+func.func @pool_sum_kind(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
+  // expected-error @+1 {{kind sum is not one of max, mean}}
+  %0 = fuse.pool sum %x window = [2, 2] strides = [2, 2] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x1x4x4xf32> -> tensor<1x1x2x2xf32>
+  return %0 : tensor<1x1x2x2xf32>
+}
+
+// -----
+
+func.func @pool_mean_of_integers(%x: tensor<1x1x4x4xi32>) -> tensor<1x1x2x2xi32> {
+  // expected-error @+1 {{a mean pool needs a float operand, got 'i32'}}
+  %0 = fuse.pool mean %x window = [2, 2] strides = [2, 2] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x1x4x4xi32> -> tensor<1x1x2x2xi32>
+  return %0 : tensor<1x1x2x2xi32>
+}
+
+// -----
+
+func.func @pool_window_longer_than_rank(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{window [1, 1] has 2 dimensions, expected 1 to the operand's rank 1}}
+  %0 = fuse.pool max %x window = [1, 1] strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<4xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @pool_pads_per_dim(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
+  // expected-error @+1 {{strides, dilations and pads need 2, 2 and 4 entries, but have 2, 2 and 2}}
+  %0 = fuse.pool max %x window = [2, 2] strides = [2, 2] dilations = [1, 1] pads = [0, 0] : tensor<1x1x4x4xf32> -> tensor<1x1x2x2xf32>
+  return %0 : tensor<1x1x2x2xf32>
+}
+
+// -----
+
+func.func @pool_zero_stride(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
+  // expected-error @+1 {{window dimension 1 has window 2, stride 0 and dilation 1, expected each at least 1}}
+  %0 = fuse.pool max %x window = [2, 2] strides = [2, 0] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x1x4x4xf32> -> tensor<1x1x2x2xf32>
+  return %0 : tensor<1x1x2x2xf32>
+}
+
+// -----
+
+func.func @pool_negative_pad(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
+  // expected-error @+1 {{window dimension 0 has pads -1 and 0, expected at least 0}}
+  %0 = fuse.pool max %x window = [2, 2] strides = [2, 2] dilations = [1, 1] pads = [-1, 0, 0, 0] : tensor<1x1x4x4xf32> -> tensor<1x1x2x2xf32>
+  return %0 : tensor<1x1x2x2xf32>
+}
+
+// -----
+
+func.func @pool_window_too_large(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x1x1xf32> {
+  // expected-error @+1 {{window dimension 1: a window of 3 with dilation 2 does not fit in the padded size 4}}
+  %0 = fuse.pool max %x window = [2, 3] strides = [2, 2] dilations = [1, 2] pads = [0, 0, 0, 0] : tensor<1x1x4x4xf32> -> tensor<1x1x1x1xf32>
+  return %0 : tensor<1x1x1x1xf32>
+}
+
+// -----
+
+func.func @pool_wrong_result(%x: tensor<1x1x5x5xf32>) -> tensor<1x1x2x2xf32> {
+  // expected-error @+1 {{result type 'tensor<1x1x2x2xf32>' does not match the expected 'tensor<1x1x3x3xf32>'}}
+  %0 = fuse.pool max %x window = [2, 2] strides = [2, 2] dilations = [1, 1] pads = [0, 0, 0, 0] ceil_mode : tensor<1x1x5x5xf32> -> tensor<1x1x2x2xf32>
+  return %0 : tensor<1x1x2x2xf32>
+}
+
+// -----
+
 func.func @reduce_dims_not_increasing(%x: tensor<4x8xf32>) -> tensor<f32> {
   // expected-error @+1 {{dims must be strictly increasing and within [0, 2), but got [1, 1]}}
   %0 = fuse.reduce sum %x dims = [1, 1] : tensor<4x8xf32> -> tensor<f32>

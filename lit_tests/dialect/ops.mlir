@@ -402,6 +402,19 @@ func.func @reduce_every_kind(%x: tensor<4x8x2xf32>, %i: tensor<4x8xi32>, %e: ten
   return %0, %1, %2, %3, %4, %5, %6 : tensor<4x2xf32>, tensor<i32>, tensor<4x8x1xf32>, tensor<4xi32>, tensor<1x8x1xf32>, tensor<3xf64>, tensor<4x8xi32>
 }
 
+// CHECK-LABEL: func.func @pool_kinds
+//  CHECK-SAME: (%[[X:.*]]: tensor<1x4x9x9xf32>, %[[I:.*]]: tensor<2x3x10xi8>)
+//       CHECK:   fuse.pool max %[[X]] window = [3, 3] strides = [2, 2] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<1x4x9x9xf32> -> tensor<1x4x5x5xf32>
+//       CHECK:   fuse.pool mean %[[X]] window = [2, 2] strides = [2, 2] dilations = [1, 1] pads = [0, 0, 0, 0] ceil_mode count_include_pad : tensor<1x4x9x9xf32> -> tensor<1x4x5x5xf32>
+//       CHECK:   fuse.pool max %[[I]] window = [3] strides = [1] dilations = [2] pads = [0, 0] : tensor<2x3x10xi8> -> tensor<2x3x6xi8>
+func.func @pool_kinds(%x: tensor<1x4x9x9xf32>, %i: tensor<2x3x10xi8>)
+    -> (tensor<1x4x5x5xf32>, tensor<1x4x5x5xf32>, tensor<2x3x6xi8>) {
+  %0 = fuse.pool max %x window = [3, 3] strides = [2, 2] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<1x4x9x9xf32> -> tensor<1x4x5x5xf32>
+  %1 = fuse.pool mean %x window = [2, 2] strides = [2, 2] dilations = [1, 1] pads = [0, 0, 0, 0] ceil_mode count_include_pad : tensor<1x4x9x9xf32> -> tensor<1x4x5x5xf32>
+  %2 = fuse.pool max %i window = [3] strides = [1] dilations = [2] pads = [0, 0] : tensor<2x3x10xi8> -> tensor<2x3x6xi8>
+  return %0, %1, %2 : tensor<1x4x5x5xf32>, tensor<1x4x5x5xf32>, tensor<2x3x6xi8>
+}
+
 // CHECK-LABEL: func.func @argmax_argmin
 //  CHECK-SAME: (%[[X:.*]]: tensor<4x8xf16>, %[[I:.*]]: tensor<5xi8>)
 //       CHECK:   fuse.argmax %[[X]] axis = 1 : tensor<4x8xf16> -> tensor<4xi64>

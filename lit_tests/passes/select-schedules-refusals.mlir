@@ -131,3 +131,41 @@ func.func @partial_reduce(%x: tensor<8x8xf32>) -> tensor<8xf32> {
   }
   return %r : tensor<8xf32>
 }
+
+// -----
+
+func.func @window_of_computed_operand(%x: tensor<1x1x8x8xf32>) -> tensor<1x1x4x4xf32> {
+  %r = fuse.fusion window_reduction (%x) : (tensor<1x1x8x8xf32>) -> tensor<1x1x4x4xf32> {
+  ^bb0(%a: tensor<1x1x8x8xf32>):
+    %e = fuse.exp %a : tensor<1x1x8x8xf32>
+    // expected-error @+1 {{'fuse.pool' op cannot be generated for the GPU in a window_reduction kernel: its operand is computed in the kernel (it is read from memory at each window position)}}
+    %p = fuse.pool max %e window = [2, 2] strides = [2, 2] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x1x8x8xf32> -> tensor<1x1x4x4xf32>
+    fuse.yield %p : tensor<1x1x4x4xf32>
+  }
+  return %r : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+func.func @window_too_large(%x: tensor<1x1x32x32xf32>) -> tensor<1x1x1x1xf32> {
+  %r = fuse.fusion window_reduction (%x) : (tensor<1x1x32x32xf32>) -> tensor<1x1x1x1xf32> {
+  ^bb0(%a: tensor<1x1x32x32xf32>):
+    // expected-error @+1 {{'fuse.pool' op cannot be generated for the GPU in a window_reduction kernel: its window has more than 256 positions}}
+    %p = fuse.pool mean %a window = [32, 32] strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x1x32x32xf32> -> tensor<1x1x1x1xf32>
+    fuse.yield %p : tensor<1x1x1x1xf32>
+  }
+  return %r : tensor<1x1x1x1xf32>
+}
+
+// -----
+
+func.func @window_with_reduction(%x: tensor<1x1x8x8xf32>) -> tensor<1x1x4xf32> {
+  %r = fuse.fusion window_reduction (%x) : (tensor<1x1x8x8xf32>) -> tensor<1x1x4xf32> {
+  ^bb0(%a: tensor<1x1x8x8xf32>):
+    %p = fuse.pool max %a window = [2, 2] strides = [2, 2] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x1x8x8xf32> -> tensor<1x1x4x4xf32>
+    // expected-error @+1 {{'fuse.reduce' op cannot be generated for the GPU in a window_reduction kernel: a window reduction joins only pointwise ops}}
+    %s = fuse.reduce sum %p dims = [3] : tensor<1x1x4x4xf32> -> tensor<1x1x4xf32>
+    fuse.yield %s : tensor<1x1x4xf32>
+  }
+  return %r : tensor<1x1x4xf32>
+}

@@ -84,3 +84,19 @@ func.func @matmul(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>) -> tensor<8x4xf32>
   }
   return %r : tensor<8x4xf32>
 }
+
+// -----
+
+// HOST-LABEL: func.func @window
+// HOST: fuse.schedule = {elements = 2048 : i64, kind = "window_reduction", vector_width = 16 : i64, window_positions = 9 : i64}
+// GPU-LABEL: func.func @window
+// GPU: fuse.schedule = {elements = 2048 : i64, kind = "window_reduction", vector_width = 4 : i64, window_positions = 9 : i64}
+func.func @window(%x: tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32> {
+  %r = fuse.fusion window_reduction (%x) : (tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32> {
+  ^bb0(%a: tensor<2x4x16x16xf32>):
+    %p = fuse.pool max %a window = [3, 3] strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<2x4x16x16xf32> -> tensor<2x4x16x16xf32>
+    %e = fuse.exp %p : tensor<2x4x16x16xf32>
+    fuse.yield %e : tensor<2x4x16x16xf32>
+  }
+  return %r : tensor<2x4x16x16xf32>
+}

@@ -47,6 +47,8 @@ std::string_view scheduleKindName(ScheduleKind kind) {
     return "full-reduction";
   case ScheduleKind::Matmul:
     return "matmul";
+  case ScheduleKind::WindowReduction:
+    return "window-reduction";
   case ScheduleKind::ReferenceOnly:
     return "reference-only";
   }

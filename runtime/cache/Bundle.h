@@ -54,6 +54,8 @@ enum class ScheduleKind : std::uint8_t {
   ColumnReduction,
   FullReduction,
   Matmul,
+  /// One element per work item, each reducing its window (pooling).
+  WindowReduction,
   /// Only the reference runtime can run it.
   ReferenceOnly,
 };

@@ -307,6 +307,20 @@ TensorId GraphBuilder::reduce(ReduceKind kind, TensorId x,
   return op(OpKind::Reduce, {x}, std::move(attributes));
 }
 
+TensorId GraphBuilder::pool(ReduceKind kind, TensorId x, PoolWindow window) {
+  AttrMap attributes;
+  attributes.emplace("kind",
+                     Attribute::enumName(std::string(reduceKindName(kind))));
+  attributes.emplace("window", Attribute::i64Array(std::move(window.window)));
+  attributes.emplace("strides", Attribute::i64Array(std::move(window.strides)));
+  attributes.emplace("dilations",
+                     Attribute::i64Array(std::move(window.dilations)));
+  attributes.emplace("pads", Attribute::i64Array(std::move(window.pads)));
+  setFlag(attributes, "ceil_mode", window.ceilMode);
+  setFlag(attributes, "count_include_pad", window.countIncludePad);
+  return op(OpKind::Pool, {x}, std::move(attributes));
+}
+
 namespace {
 
 AttrMap argReduceAttributes(std::int64_t axis, bool keepDims,

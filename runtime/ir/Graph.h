@@ -88,6 +88,11 @@
 //   argmax/argmin(x) {axis, keep_dims, select_last_index}: i64 result; ties
 //     give the first index unless select_last_index; NaN wins (both give a
 //     NaN's index, like NumPy); an empty axis is rejected.
+//   pool(x) {kind, window, strides, dilations, pads, ceil_mode,
+//     count_include_pad}: a window reduction over x's last n = window.size()
+//     dims, as Ops.def says: kind max (NaN wins; an empty window gives the
+//     lowest value) or mean (floats; divided by the positions inside x, or
+//     with count_include_pad inside the padded x).
 //   matmul(a, b) {transpose_a, transpose_b}: a is [batch..., M, K]
 //     ([..., K, M] with transpose_a), b is [batch..., K, N] ([..., N, K] with
 //     transpose_b); both rank >= 2 and of one element type; batch dims are
@@ -316,6 +321,13 @@ public:
                   bool keepDims = false);
   TensorId argmax(TensorId x, std::int64_t axis, bool keepDims = false,
                   bool selectLastIndex = false);
+  /// The attributes of a pool (Graph.h's op list), one entry per window dim
+  /// (pads: every begin, then every end).
+  struct PoolWindow {
+    std::vector<std::int64_t> window, strides, dilations, pads;
+    bool ceilMode = false, countIncludePad = false;
+  };
+  TensorId pool(ReduceKind kind, TensorId x, PoolWindow window);
   TensorId argmin(TensorId x, std::int64_t axis, bool keepDims = false,
                   bool selectLastIndex = false);
   TensorId matmul(TensorId a, TensorId b, bool transposeA = false,

@@ -716,6 +716,80 @@ void evalMatmul(const Op &op, const OpBuffers &buffers) {
   }
 }
 
+/// A window reduction (Ops.def's pool): per output element, the window's
+/// positions inside the input are combined; max copies the winner's bits
+/// (NaN wins, the first of equals; an empty window gives the type's lowest
+/// value), mean divides the f64 sum by the positions counted.
+void evalPool(const Op &op, const OpBuffers &buffers) {
+  const HostTensor &x = buffers.operands[0], &out = buffers.result;
+  const ElementType type = x.type.elementType;
+  const bool isMax =
+      *parseReduceKind(op.findAttr("kind")->getEnumName()) == ReduceKind::Max;
+  const auto &window = op.findAttr("window")->getI64Array();
+  const auto &strides = op.findAttr("strides")->getI64Array();
+  const auto &dilations = op.findAttr("dilations")->getI64Array();
+  const auto &pads = op.findAttr("pads")->getI64Array();
+  const Attribute *includePad = op.findAttr("count_include_pad");
+  const bool countPad = includePad && includePad->getFlag();
+  const std::size_t n = window.size(), rank = x.type.shape.size();
+  const std::size_t first = rank - n;
+  const Shape xStrides = stridesOf(x.type.shape);
+  const bool isUnsigned = isUnsignedInteger(type);
+  forEachIndex(out.type.shape, [&](const Shape &index, std::int64_t linear) {
+    std::int64_t base = 0;
+    for (std::size_t d = 0; d < first; ++d)
+      base += index[d] * xStrides[d];
+    std::int64_t best = -1, counted = 0;
+    double sum = 0;
+    forEachIndex(Shape(window.begin(), window.end()), [&](const Shape &offset,
+                                                          std::int64_t) {
+      std::int64_t from = base;
+      bool inside = true, inPadded = true;
+      for (std::size_t d = 0; d < n; ++d) {
+        const std::int64_t size = x.type.shape[first + d];
+        const std::int64_t at =
+            index[first + d] * strides[d] - pads[d] + offset[d] * dilations[d];
+        inside = inside && at >= 0 && at < size;
+        inPadded = inPadded && at >= -pads[d] && at < size + pads[n + d];
+        from += at * xStrides[first + d];
+      }
+      if (countPad ? inPadded : inside)
+        ++counted;
+      if (!inside)
+        return;
+      if (!isMax) {
+        sum += loadDouble(type, x.data, from);
+        return;
+      }
+      if (best < 0) {
+        best = from;
+      } else if (isFloat(type)) {
+        const double v = loadDouble(type, x.data, from),
+                     b = loadDouble(type, x.data, best);
+        if (!std::isnan(b) && (std::isnan(v) || v > b))
+          best = from;
+      } else {
+        const std::uint64_t v = loadInt(type, x.data, from),
+                            b = loadInt(type, x.data, best);
+        if (isUnsigned ? v > b : std::int64_t(v) > std::int64_t(b))
+          best = from;
+      }
+    });
+    if (!isMax)
+      storeDouble(type, out.data, linear, sum / double(counted));
+    else if (best >= 0)
+      copyElement(out, linear, x, best);
+    else if (isFloat(type))
+      storeDouble(type, out.data, linear,
+                  -std::numeric_limits<double>::infinity());
+    else if (isUnsigned)
+      storeUnsigned(type, out.data, linear, 0);
+    else
+      storeInt(type, out.data, linear,
+               -(std::int64_t(1) << (integerBitWidth(type) - 1)));
+  });
+}
+
 void evalOp(const Op &op, const OpBuffers &buffers) {
   switch (opInfo(op.kind).form) {
   case OpForm::Unary:
@@ -752,6 +826,8 @@ void evalOp(const Op &op, const OpBuffers &buffers) {
   case OpKind::ArgMax:
   case OpKind::ArgMin:
     return evalArgReduce(op, buffers);
+  case OpKind::Pool:
+    return evalPool(op, buffers);
   case OpKind::Matmul:
     return evalMatmul(op, buffers);
   default:

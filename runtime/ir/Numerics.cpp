@@ -44,6 +44,10 @@ NumericClass fuse::numericClass(const Op &op) {
         kind && (kind->getEnumName() == "max" || kind->getEnumName() == "min");
     return selects ? NumericClass::Exact : NumericClass::Reduction;
   }
+  case OpKind::Pool: // max selects; mean sums its window and divides
+    return op.findAttr("kind")->getEnumName() == "max"
+               ? NumericClass::Exact
+               : NumericClass::Reduction;
   case OpKind::Matmul:
     return NumericClass::Matmul;
   default:
@@ -127,7 +131,10 @@ Tolerance fuse::toleranceFor(const Graph &graph, const Op &op) {
   const ElementType type = graph.typeOf(op.result()).elementType;
   const NumericClass opClass = numericClass(op);
   std::int64_t length = 1;
-  if (opClass == NumericClass::Reduction) {
+  if (opClass == NumericClass::Reduction && op.kind == OpKind::Pool) {
+    for (std::int64_t size : op.findAttr("window")->getI64Array())
+      length *= size;
+  } else if (opClass == NumericClass::Reduction) {
     const TensorType &operand = graph.typeOf(op.operands[0]);
     for (std::int64_t d : op.findAttr("dims")->getI64Array())
       length *= operand.shape[d];

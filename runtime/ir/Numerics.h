@@ -22,7 +22,8 @@
 //     hyperbolic functions, pow): rtol 8 eps, atol 8 eps. Fast hardware
 //     approximations are within a few ulp; the absolute part covers results
 //     near a zero of the function (sin(pi)) for inputs of order 1.
-//   Reduction (sum, prod, mean over n elements) and Matmul (over K): rtol
+//   Reduction (sum, prod, mean over n elements; a mean pool over its window
+//     of n positions; a max pool is Exact) and Matmul (over K): rtol
 //     2 eps (1 + sqrt(n)), atol eps * n. Rounding errors of an n-term sum
 //     grow like sqrt(n) for random data (n in the worst case, which the
 //     absolute part bounds for inputs of order 1, as the numerics tests

@@ -163,7 +163,7 @@ std::span<const std::string_view>
 fuse::enumAttrValues(OpKind kind, std::string_view attrName) {
   if (kind == OpKind::Compare && attrName == "predicate")
     return kPredicateNames;
-  if (kind == OpKind::Reduce && attrName == "kind")
+  if ((kind == OpKind::Reduce || kind == OpKind::Pool) && attrName == "kind")
     return kReduceKindNames;
   if (kind == OpKind::Cast && attrName == "round_mode")
     return kRoundModeNames;

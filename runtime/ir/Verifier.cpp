@@ -2,6 +2,8 @@
 
 #include "runtime/ir/Verifier.h"
 
+#include "runtime/ir/WindowShape.h"
+
 #include <algorithm>
 #include <sstream>
 
@@ -408,6 +410,56 @@ Expected<TensorType> inferReduce(const TensorType &operand,
   return result;
 }
 
+Expected<TensorType> inferPool(const TensorType &operand,
+                               const AttrMap &attributes) {
+  const ReduceKind kind =
+      *parseReduceKind(attributes.find("kind")->second.getEnumName());
+  if (kind != ReduceKind::Max && kind != ReduceKind::Mean)
+    return fail("pool kind '", reduceKindName(kind),
+                "' is not one of max, mean");
+  if (kind == ReduceKind::Mean && !isFloat(operand.elementType))
+    return fail("a mean pool needs a float operand, got ",
+                elementTypeName(operand.elementType));
+  const auto &window = array(attributes, "window");
+  const auto &strides = array(attributes, "strides");
+  const auto &dilations = array(attributes, "dilations");
+  const auto &pads = array(attributes, "pads");
+  const std::int64_t n = std::int64_t(window.size());
+  if (n == 0 || n > operand.rank())
+    return fail("attribute 'window' = ", listString(window), " has ", n,
+                " entries, expected 1 to ", operand.rank(),
+                " (the operand's rank)");
+  if (std::int64_t(strides.size()) != n ||
+      std::int64_t(dilations.size()) != n || std::int64_t(pads.size()) != 2 * n)
+    return fail("strides ", listString(strides), ", dilations ",
+                listString(dilations), " and pads ", listString(pads),
+                " must have ", n, ", ", n, " and ", 2 * n,
+                " entries (one per window dim; pads: all begins, then all "
+                "ends)");
+  TensorType result = operand;
+  const bool ceilMode = flag(attributes, "ceil_mode");
+  for (std::int64_t d = 0; d < n; ++d) {
+    const std::int64_t dim = operand.rank() - n + d;
+    if (window[d] < 1 || strides[d] < 1 || dilations[d] < 1)
+      return fail("window dim ", d, ": window ", window[d], ", stride ",
+                  strides[d], " and dilation ", dilations[d], " must be >= 1");
+    if (pads[d] < 0 || pads[n + d] < 0)
+      return fail("window dim ", d, ": pads ", pads[d], " and ", pads[n + d],
+                  " must be >= 0");
+    const std::int64_t size =
+        poolOutputSize(operand.shape[dim], window[d], strides[d], dilations[d],
+                       pads[d], pads[n + d], ceilMode);
+    if (size < 1)
+      return fail("window dim ", d, ": the window of ", window[d],
+                  " with dilation ", dilations[d],
+                  " does not fit in the padded input of ",
+                  operand.shape[dim] + pads[d] + pads[n + d], " (dim ", dim,
+                  " of ", operand.toString(), ")");
+    result.shape[dim] = size;
+  }
+  return result;
+}
+
 Expected<TensorType> inferArgReduce(OpKind kind, const TensorType &operand,
                                     const AttrMap &attributes) {
   const std::int64_t axis = attributes.find("axis")->second.getI64();
@@ -517,6 +569,8 @@ fuse::inferResultType(OpKind kind, std::span<const TensorType> operandTypes,
       return inferConcat(operandTypes, attributes);
     case OpKind::Reduce:
       return inferReduce(operandTypes[0], attributes);
+    case OpKind::Pool:
+      return inferPool(operandTypes[0], attributes);
     case OpKind::ArgMax:
     case OpKind::ArgMin:
       return inferArgReduce(kind, operandTypes[0], attributes);

@@ -156,6 +156,20 @@ std::vector<Graph> exampleGraphs(OpKind kind) {
                "i");
     });
     break;
+  case OpKind::Pool:
+    add([&](GraphBuilder &b) {
+      TensorId x = b.input(f32({1, 3, 9, 9}), "x");
+      b.output(b.pool(ReduceKind::Max, x,
+                      {{3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, true, false}),
+               "y");
+    });
+    add([&](GraphBuilder &b) {
+      TensorId x = b.input(f32({2, 4, 10}), "x");
+      b.output(
+          b.pool(ReduceKind::Mean, x, {{3}, {2}, {2}, {2, 1}, false, true}),
+          "y");
+    });
+    break;
   case OpKind::Matmul:
     add([&](GraphBuilder &b) {
       TensorId x = b.input(f32({2, 4, 8}), "x");

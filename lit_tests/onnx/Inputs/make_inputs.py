@@ -249,3 +249,24 @@ save("gather_input_ids", [
 ids = numpy_helper.from_array(np.array([1, 3], dtype=np.int32), "ids")
 with open(os.path.join(HERE, "ids_1_3.pb"), "wb") as f:
     f.write(ids.SerializeToString())
+
+# Pooling as exported CNNs use it: MaxPool with SAME_UPPER padding, a relu,
+# an AveragePool with ceil_mode and count_include_pad, the global pools.
+save("pool_stack", [
+    helper.make_node("MaxPool", ["x"], ["m"], name="maxpool", kernel_shape=[3, 3],
+                     strides=[2, 2], auto_pad="SAME_UPPER"),
+    helper.make_node("Relu", ["m"], ["r"], name="relu"),
+    helper.make_node("AveragePool", ["r"], ["a"], name="avgpool",
+                     kernel_shape=[2, 2], strides=[2, 2], pads=[1, 0, 1, 0],
+                     ceil_mode=1, count_include_pad=1),
+    helper.make_node("GlobalAveragePool", ["a"], ["y"], name="gap"),
+    helper.make_node("GlobalMaxPool", ["x"], ["z"], name="gmp"),
+], [f32("x", [1, 4, 11, 11])], [f32("y", [1, 4, 1, 1]), f32("z", [1, 4, 1, 1])])
+
+# MaxPool's optional Indices output is refused, naming the node.
+save("maxpool_indices", [
+    helper.make_node("MaxPool", ["x"], ["y", "i"], name="pool_with_indices",
+                     kernel_shape=[2, 2]),
+], [f32("x", [1, 1, 4, 4])],
+    [f32("y", [1, 1, 3, 3]),
+     helper.make_tensor_value_info("i", TensorProto.INT64, [1, 1, 3, 3])])

@@ -159,6 +159,9 @@ Graph graphWith(OpKind kind) {
     case OpKind::Matmul:
       result = b.matmul(x, b.input({ElementType::F32, {3, 2}}));
       break;
+    case OpKind::Pool:
+      result = b.pool(ReduceKind::Max, x, {{2}, {1}, {1}, {0, 0}});
+      break;
     default:
       break;
     }
