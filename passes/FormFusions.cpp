@@ -352,6 +352,12 @@ struct FormFusionsPass
       return invalid("matmul-tile", matmulTile, 1);
     if (launchCostBytes < 0)
       return invalid("launch-cost-bytes", launchCostBytes, 0);
+    if (target != "host" && target != "gpu") {
+      emitError(UnknownLoc::get(context))
+          << "fuse-form-fusions: unknown target '" << target
+          << "'; expected host or gpu";
+      return failure();
+    }
     return success();
   }
 
@@ -362,6 +368,8 @@ struct FormFusionsPass
     model.maxOperands = maxOperands;
     model.matmulTile = matmulTile;
     model.launchCostBytes = launchCostBytes;
+    if (target == "gpu")
+      model.target = ScheduleTarget::gpu();
     std::optional<AsmState> names;
     if (explain)
       names.emplace(func);

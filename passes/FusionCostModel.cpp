@@ -190,6 +190,8 @@ private:
                                    const llvm::SmallPtrSetImpl<Operation *> &);
   FailureOr<ScheduleKind> checkReductions(ArrayRef<Operation *> reductions);
   LogicalResult checkWindows(ArrayRef<PoolOp> pools, bool withOtherReductions);
+  LogicalResult checkTargetSchedules(ArrayRef<Operation *> reductions,
+                                     ScheduleKind kind);
   LogicalResult checkPointwise();
   unsigned countLiveValues(ArrayRef<Value> outputs) const;
 
@@ -401,7 +403,55 @@ KernelChecker::checkReductions(ArrayRef<Operation *> reductions) {
       return failure();
     }
   }
+  if (failed(checkTargetSchedules(reductions, rows.kind)))
+    return failure();
   return rows.kind;
+}
+
+/// What the target's schedules cannot run (ScheduleTarget's capabilities,
+/// as analyzeFullReduction and analyzeColumnReduction refuse them).
+LogicalResult
+KernelChecker::checkTargetSchedules(ArrayRef<Operation *> reductions,
+                                    ScheduleKind kind) {
+  const ScheduleTarget &target = model.target;
+  if (kind == ScheduleKind::full_reduction && !target.fullReductionAsOneRow) {
+    llvm::SmallPtrSet<Operation *, 16> afterReduction(reductions.begin(),
+                                                      reductions.end());
+    for (Operation *op : ops) {
+      bool dependsOnReduction = llvm::any_of(op->getOperands(), [&](Value v) {
+        return isMember(v) && afterReduction.contains(v.getDefiningOp());
+      });
+      if (!dependsOnReduction)
+        continue;
+      if (reductionRows(op)) {
+        why << "the " << target.name
+            << " runs no full reduction of another reduction's result";
+        return failure();
+      }
+      int64_t size = numElements(op->getResult(0).getType());
+      if (size != 1) {
+        why << "the " << target.name << " uses no full reduction's result over "
+            << size << " elements in its kernel (reduce-then-broadcast)";
+        return failure();
+      }
+      afterReduction.insert(op);
+    }
+  }
+  if (kind == ScheduleKind::column_reduction && !target.interleavedColumnDims)
+    for (Operation *reduction : reductions) {
+      SmallVector<int64_t> dims;
+      if (auto reduce = dyn_cast<ReduceOp>(reduction))
+        dims.assign(reduce.getDims().begin(), reduce.getDims().end());
+      else
+        dims.push_back(reduction->getAttrOfType<IntegerAttr>("axis").getInt());
+      if (dims.empty() ||
+          dims.back() - dims.front() + 1 != int64_t(dims.size())) {
+        why << "the " << target.name
+            << " reduces no columns over dims that are not consecutive";
+        return failure();
+      }
+    }
+  return success();
 }
 
 /// A window-reduction kernel iterates over its pools' output, recomputing
@@ -716,7 +766,9 @@ GroupPlans::Verdict GroupPlans::tryMerge(unsigned a, unsigned b) {
   merged.rows = large.rows ? large.rows : small.rows;
   if (merged.numForPlanKernel != 0 ||
       (legal && merged.rows &&
-       merged.rows->kind == ScheduleKind::column_reduction))
+       (merged.rows->kind == ScheduleKind::column_reduction ||
+        (merged.rows->kind == ScheduleKind::full_reduction &&
+         !p.model.target.fullReductionAsOneRow))))
     return verdict; // planKernel decides
   if (legal && merged.rows) {
     verdict.kind = merged.rows->kind;

@@ -10,6 +10,7 @@
 #define FUSE_PASSES_FUSIONCOSTMODEL_H
 
 #include "dialect/FuseOps.h"
+#include "passes/ScheduleLegality.h"
 
 #include <limits>
 #include <memory>
@@ -27,6 +28,9 @@ struct CostModel {
   int64_t matmulTile = 64;
   /// A launch, in bytes of traffic.
   int64_t launchCostBytes = 0;
+  /// Whose schedules the kernel must fit (the host's run every kernel the
+  /// cost model forms; the GPU's fewer).
+  ScheduleTarget target = ScheduleTarget::host(16);
 };
 
 /// A set of ops that can run as one kernel.

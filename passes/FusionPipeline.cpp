@@ -27,6 +27,7 @@ void mlir::fuse::buildFusionPipeline(OpPassManager &pm,
   form.matmulTile = options.matmulTile;
   form.maxLiveValues = options.maxLiveValues;
   form.maxOperands = options.maxOperands;
+  form.target = options.target;
   funcPm.addPass(createFuseFormFusions(form));
   funcPm.addPass(createFuseOutlineFusions());
   pm.addPass(createCanonicalizerPass());

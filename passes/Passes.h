@@ -39,6 +39,11 @@ struct FusionPipelineOptions
       *this, "max-operands",
       llvm::cl::desc("Most inputs plus outputs of one kernel"),
       llvm::cl::init(FuseFormFusionsOptions().maxOperands)};
+  Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("Whose schedules decide what one kernel holds: host or "
+                     "gpu"),
+      llvm::cl::init(FuseFormFusionsOptions().target)};
 };
 
 /// Canonicalize and CSE, then duplicate cheap producers, form fusion groups,

@@ -72,7 +72,8 @@ def FuseFormFusions : Pass<"fuse-form-fusions", "func::FuncOp"> {
     2. every other op, consumers first: elementwise chains with broadcasts
        (`pointwise`); producers into reductions and reduce -> broadcast ->
        elementwise over the same rows (`row_reduction`,
-       `column_reduction`, `full_reduction`);
+       `column_reduction`, `full_reduction`); a pool with the pointwise ops
+       over its output (`window_reduction`);
     3. matmul prologues: a producer group into a matmul operand when it is
        cheap arithmetic that does not multiply the operand's reads.
 
@@ -86,6 +87,10 @@ def FuseFormFusions : Pass<"fuse-form-fusions", "func::FuncOp"> {
       a launch (`launch-cost-bytes`);
     - all reductions agree on rows and reduced columns; every other op
       iterates over the whole domain or over its rows;
+    - the `target`'s schedules can run it: on the GPU, a full reduction whose
+      result is used over more than one element (reduce-then-broadcast) or a
+      column reduction over dims that are not consecutive is not one kernel
+      (the host runs both);
     - at most `max-operands` inputs plus outputs and at most
       `max-live-values` values live at once (a long chain is split).
 
@@ -128,6 +133,9 @@ def FuseFormFusions : Pass<"fuse-form-fusions", "func::FuncOp"> {
            "Most values a kernel may keep live at once (register pressure)">,
     Option<"maxOperands", "max-operands", "unsigned", /*default=*/"16",
            "Most inputs plus outputs of one kernel">,
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "The target whose schedules decide what one kernel can hold: host "
+           "or gpu (the legality rules of ScheduleLegality.h)">,
   ];
   let statistics = [
     Statistic<"numKernelsBefore", "kernels-before",

@@ -46,9 +46,6 @@ struct Compilation {
   std::vector<PhaseTiming> phases;
   /// Fusion remarks, when CompileOptions::explain is set.
   std::vector<std::string> remarks;
-  /// Fusions that code generation refused and that were split into one
-  /// kernel per op (a remark says why each was).
-  unsigned splitFusions = 0;
 };
 
 class Compiler {

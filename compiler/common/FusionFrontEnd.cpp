@@ -123,68 +123,12 @@ void wrapEachOpInItsOwnFusion(mlir::func::FuncOp func) {
   (void)wrapOps(func, ops);
 }
 
-/// Moves the ops of `fusion` into `func`'s body where the fusion was (its
-/// block arguments become its inputs, its results what it yields), then
-/// gives each a fusion of its own. The ops keep their op-index marks.
-static llvm::SmallVector<fd::FusionOp> splitFusion(mlir::func::FuncOp func,
-                                                   fd::FusionOp fusion) {
-  mlir::OpBuilder b(fusion);
-  mlir::IRMapping mapping;
-  mlir::Block &body = fusion.getBody().front();
-  for (auto [arg, input] : llvm::zip(body.getArguments(), fusion.getInputs()))
-    mapping.map(arg, input);
-  llvm::SmallVector<mlir::Operation *> ops;
-  for (mlir::Operation &op : body.without_terminator())
-    ops.push_back(b.clone(op, mapping));
-  auto yield = mlir::cast<fd::YieldOp>(body.getTerminator());
-  for (auto [result, value] :
-       llvm::zip(fusion->getResults(), yield.getValues()))
-    result.replaceAllUsesWith(mapping.lookupOrDefault(value));
-  fusion->erase();
-  return wrapOps(func, ops);
-}
-
-Status generateFusions(mlir::func::FuncOp func, mlir::ModuleOp kernelModule,
-                       DiagnosticCollector &diagnostics,
+Status generateFusions(mlir::func::FuncOp func,
                        llvm::function_ref<Status(fd::FusionOp)> generate) {
-  llvm::SmallVector<fd::FusionOp> pending = llvm::to_vector(
-      llvm::reverse(func.getBody().front().getOps<fd::FusionOp>()));
-  while (!pending.empty()) {
-    fd::FusionOp fusion = pending.pop_back_val();
-    std::string errorsBefore = diagnostics.errors;
-    llvm::SmallPtrSet<mlir::Operation *, 16> before;
-    for (mlir::Operation &op : kernelModule.getBody()->getOperations())
-      before.insert(&op);
-    Status status = generate(fusion);
-    if (status.ok())
-      continue;
-    for (mlir::Operation &op :
-         llvm::make_early_inc_range(kernelModule.getBody()->getOperations()))
-      if (!before.contains(&op))
-        op.erase();
-    unsigned numOps = 0;
-    fusion.getBody().walk([&](mlir::Operation *op) {
-      if (isTensorOp(op) && !mlir::isa<fd::ConstantOp>(op))
-        ++numOps;
-    });
-    // Only a refusal of code generation (an op's diagnostic says why) is
-    // worth a split; an internal error stays an error.
-    std::string why = diagnostics.errors.substr(
-        std::min(errorsBefore.size(), diagnostics.errors.size()));
-    if (numOps <= 1 || why.empty())
+  for (fd::FusionOp fusion : llvm::make_early_inc_range(
+           func.getBody().front().getOps<fd::FusionOp>()))
+    if (Status status = generate(fusion); !status.ok())
       return status;
-    // What generate reported becomes a remark; the split fusions go next.
-    diagnostics.errors = std::move(errorsBefore);
-    llvm::SmallVector<fd::FusionOp> split = splitFusion(func, fusion);
-    ++diagnostics.splitFusions;
-    diagnostics.remarks.push_back(
-        "a fusion of " + std::to_string(numOps) + " ops was split into " +
-        std::to_string(split.size()) +
-        " kernels, which code generation can schedule: " +
-        llvm::StringRef(why).ltrim("\n").str());
-    for (fd::FusionOp piece : llvm::reverse(split))
-      pending.push_back(piece);
-  }
   return Status::success();
 }
 
@@ -216,14 +160,13 @@ Status generateKernels(mlir::func::FuncOp func, const Graph &graph,
                        const std::set<TensorId> &written,
                        DiagnosticCollector &diagnostics,
                        AddFusionFn addFusion) {
-  Status generated = generateFusions(
-      func, kernelModule, diagnostics, [&](fd::FusionOp fusion) -> Status {
-        Expected<FusionTensors> tensors = fusionTensors(func, graph, fusion);
-        if (!tensors.ok())
-          return tensors.status();
-        return addFusion(fusion, tensors->inputs, tensors->results, {},
-                         tensors->coveredOps);
-      });
+  Status generated = generateFusions(func, [&](fd::FusionOp fusion) -> Status {
+    Expected<FusionTensors> tensors = fusionTensors(func, graph, fusion);
+    if (!tensors.ok())
+      return tensors.status();
+    return addFusion(fusion, tensors->inputs, tensors->results, {},
+                     tensors->coveredOps);
+  });
   if (!generated.ok())
     return generated;
 
@@ -291,6 +234,7 @@ Status tagOpIndices(mlir::func::FuncOp func, const Graph &graph) {
 
 Status fuseModule(mlir::ModuleOp module, mlir::func::FuncOp func,
                   const CompileOptions &options,
+                  std::string_view scheduleTarget,
                   DiagnosticCollector &diagnostics) {
   if (options.enableFusion) {
     mlir::PassManager pm(module.getContext());
@@ -298,6 +242,7 @@ Status fuseModule(mlir::ModuleOp module, mlir::func::FuncOp func,
     (void)mlir::applyPassManagerCLOptions(pm);
     fd::FusionPipelineOptions pipeline;
     pipeline.explain = options.explain;
+    pipeline.target = std::string(scheduleTarget);
     fd::buildFusionPipeline(pm, pipeline);
     if (mlir::failed(pm.run(module)))
       return diagnostics.error("fusion failed");

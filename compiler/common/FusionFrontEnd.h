@@ -52,8 +52,6 @@ struct DiagnosticCollector {
 
   std::string errors;
   std::vector<std::string> remarks;
-  /// Fusions generateFusions split, each with a remark.
-  unsigned splitFusions = 0;
   mlir::ScopedDiagnosticHandler handler;
 };
 
@@ -65,17 +63,12 @@ mlir::fuse::ScheduleKind singleOpSchedule(mlir::Operation *op);
 /// cloned into their consumers, as fuse-outline-fusions does.
 void wrapEachOpInItsOwnFusion(mlir::func::FuncOp func);
 
-/// Generates every fusion of `func` in order with `generate`, which adds
-/// its kernels to `kernelModule`. A fusion of more than one op that code
-/// generation refuses (`generate` fails with an op's diagnostic saying why:
-/// the passes formed something it cannot schedule) is split into one fusion
-/// per op, with a remark saying why, and those are generated instead: a
-/// fusion too bold costs speed, never the compile. What a failed attempt
-/// added to `kernelModule` is erased. Any other failure (an internal error,
-/// a fusion of one op) is returned.
+/// Generates every fusion of `func` in order with `generate`, stopping at the
+/// first failure. Fusion forms only kernels the target's schedules can run
+/// (fuse-form-fusions' `target`), so a refusal here is a fusion written by
+/// hand that no schedule runs: the error says which op prevents it.
 Status
-generateFusions(mlir::func::FuncOp func, mlir::ModuleOp kernelModule,
-                DiagnosticCollector &diagnostics,
+generateFusions(mlir::func::FuncOp func,
                 llvm::function_ref<Status(mlir::fuse::FusionOp)> generate);
 
 /// The Graph tensors a fusion reads and computes, and the Graph ops it
@@ -115,11 +108,13 @@ Status generateKernels(mlir::func::FuncOp func, const Graph &graph,
 /// which graphToModule emits them and funcToGraph reads them).
 Status tagOpIndices(mlir::func::FuncOp func, const Graph &graph);
 
-/// Fuses `module` with the registered pipeline when `options` enable fusion,
-/// then gives every op left outside a fusion (all of them without fusion) a
-/// kernel of its own.
+/// Fuses `module` with the fusion pipeline when `options` enable fusion,
+/// forming only kernels that `scheduleTarget`'s ("host", "gpu") schedules can
+/// run, then gives every op left outside a fusion (all of them without
+/// fusion) a kernel of its own.
 Status fuseModule(mlir::ModuleOp module, mlir::func::FuncOp func,
                   const CompileOptions &options,
+                  std::string_view scheduleTarget,
                   DiagnosticCollector &diagnostics);
 
 /// The Graph tensor that `value` (of `func` or of one of its fusion regions)

@@ -131,7 +131,8 @@ Expected<Compilation> KernelCompiler::Impl::compileModule(
   // Fusion.
   auto start = Clock::now();
   if (!alreadyFused)
-    if (Status status = fuseModule(module, func, options, diagnostics);
+    if (Status status = fuseModule(module, func, options,
+                                   backend->scheduleTarget(), diagnostics);
         !status.ok())
       return status;
   phases.push_back({"fusion", Clock::now() - start});
@@ -241,7 +242,6 @@ Expected<Compilation> KernelCompiler::Impl::compileModule(
   compilation.bundle = std::move(bundle);
   compilation.phases = std::move(phases);
   compilation.remarks = std::move(diagnostics.remarks);
-  compilation.splitFusions = diagnostics.splitFusions;
   return compilation;
 }
 

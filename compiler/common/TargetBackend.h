@@ -29,6 +29,9 @@ public:
 
   /// "host" or "GPU", in messages.
   virtual std::string_view name() const = 0;
+  /// Whose schedules decide what fusion puts in one kernel: fuse-form-fusions'
+  /// `target`, "host" or "gpu".
+  virtual std::string_view scheduleTarget() const = 0;
   /// Whether this backend compiles for `target`.
   virtual bool compiles(const Target &target) const = 0;
   /// Registers and loads the dialects its kernels and lowering use.

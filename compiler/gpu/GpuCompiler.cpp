@@ -123,6 +123,7 @@ public:
   }
 
   std::string_view name() const override { return "GPU"; }
+  std::string_view scheduleTarget() const override { return "gpu"; }
   bool compiles(const Target &target) const override { return target.isCuda(); }
   void initialize(mlir::MLIRContext &context) override {
     mlir::DialectRegistry registry;

@@ -21,6 +21,7 @@ using Clock = std::chrono::steady_clock;
 class HostBackend final : public TargetBackend {
 public:
   std::string_view name() const override { return "host"; }
+  std::string_view scheduleTarget() const override { return "host"; }
   bool compiles(const Target &target) const override { return target.isHost(); }
   void initialize(mlir::MLIRContext &context) override {
     mlir::DialectRegistry registry;

@@ -23,9 +23,8 @@
 // Exit status: 0 success, 1 a `--check` mismatch, 2 any error (usage, a
 // missing or malformed file, a bad input, an op the host code generator
 // cannot compile, a runtime failure). Progress goes to stderr; with `--json`
-// the last line of stdout is one JSON object ("fallbacks": the fusions code
-// generation split into one kernel per op, null for a cached bundle or the
-// reference runtime; "bound_at_import": the inputs compiled in).
+// the last line of stdout is one JSON object ("bound_at_import": the inputs
+// compiled in).
 //
 //===----------------------------------------------------------------------===//
 
@@ -738,7 +737,7 @@ int runModel(const RunOptions &options) {
   Bundle bundle;
   // Fusions code generation refused and split into one kernel per op;
   // unknown for a cached bundle.
-  std::optional<std::int64_t> compiled, cacheHits, fallbacks;
+  std::optional<std::int64_t> compiled, cacheHits;
   std::optional<double> compileMs;
   if (onHost) {
     std::optional<device::HostIsaLevel> level = device::bestHostIsaLevel();
@@ -805,10 +804,9 @@ int runModel(const RunOptions &options) {
       bundle = std::move(compilation->bundle);
       compiled = std::int64_t(bundle.kernels.size());
       cacheHits = 0;
-      fallbacks = compilation->splitFusions;
       progress("compiled " + std::to_string(bundle.kernels.size()) +
                " kernel(s) in " + formatMs(*compileMs));
-      // The compiler's remarks (a fusion it split to generate it).
+      // The compiler's remarks (--fuse-explain's decisions).
       for (const std::string &remark : compilation->remarks)
         llvm::errs() << "fuse-run: note: " << remark << "\n";
       if (cache) {
@@ -1022,8 +1020,6 @@ int runModel(const RunOptions &options) {
         ", \"compiled\": " + (compiled ? std::to_string(*compiled) : "null") +
         ", \"cache_hits\": " +
         (cacheHits ? std::to_string(*cacheHits) : "null") +
-        ", \"fallbacks\": " +
-        (fallbacks ? std::to_string(*fallbacks) : "null") +
         ", \"bound_at_import\": [" + boundJson + "]" +
         ", \"compile_ms\": " + jsonNumber(compileMs) +
         ", \"run_ms_median\": " + jsonNumber(medianMs) +
