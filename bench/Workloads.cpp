@@ -160,8 +160,9 @@ func.func @column_sum(%x: tensor<{R}x{C}xf32>) -> tensor<{C}xf32> {
   return w;
 }
 
-Workload matmulBiasRelu(std::int64_t m, std::int64_t k, std::int64_t n) {
-  Workload w{"matmul_bias_relu", "", Bound::Compute, "", {}, 0};
+Workload matmulBiasRelu(std::int64_t m, std::int64_t k, std::int64_t n,
+                        std::string name = "matmul_bias_relu") {
+  Workload w{std::move(name), "", Bound::Compute, "", {}, 0};
   w.title = "relu(x@W+b) (" + str(m) + "x" + str(k) + "x" + str(n) + ")";
   w.inputShapes = {{m, k}, {k, n}, {n}};
   w.flops = 2.0 * double(m) * double(k) * double(n);
@@ -176,6 +177,33 @@ func.func @matmul_bias_relu(%x: tensor<{M}x{K}xf32>, %w: tensor<{K}x{N}xf32>, %b
 }
 )",
                       {{"M", str(m)}, {"K", str(k)}, {"N", str(n)}});
+  return w;
+}
+
+/// A transformer MLP block, relu(x@W1+b1)@W2+b2: two matmul kernels, the
+/// bias and relu in the first one's epilogue, the bias in the second's.
+Workload mlp(std::int64_t tokens, std::int64_t hidden, std::int64_t inner) {
+  Workload w{"mlp", "", Bound::Compute, "", {}, 0};
+  w.title = "MLP (" + str(tokens) + " tokens, " + str(hidden) + " -> " +
+            str(inner) + " -> " + str(hidden) + ")";
+  w.inputShapes = {
+      {tokens, hidden}, {hidden, inner}, {inner}, {inner, hidden}, {hidden}};
+  w.flops = 4.0 * double(tokens) * double(hidden) * double(inner);
+  w.mlir =
+      substitute(R"(
+func.func @mlp(%x: tensor<{T}x{H}xf32>, %w1: tensor<{H}x{F}xf32>, %b1: tensor<{F}xf32>, %w2: tensor<{F}x{H}xf32>, %b2: tensor<{H}xf32>) -> tensor<{T}x{H}xf32> {
+  %0 = fuse.matmul %x, %w1 : tensor<{T}x{H}xf32>, tensor<{H}x{F}xf32> -> tensor<{T}x{F}xf32>
+  %1 = fuse.broadcast %b1, dims = [1] : tensor<{F}xf32> -> tensor<{T}x{F}xf32>
+  %2 = fuse.add %0, %1 : tensor<{T}x{F}xf32>
+  %zero = fuse.constant dense<0.0> : tensor<{T}x{F}xf32>
+  %3 = fuse.max %2, %zero : tensor<{T}x{F}xf32>
+  %4 = fuse.matmul %3, %w2 : tensor<{T}x{F}xf32>, tensor<{F}x{H}xf32> -> tensor<{T}x{H}xf32>
+  %5 = fuse.broadcast %b2, dims = [1] : tensor<{H}xf32> -> tensor<{T}x{H}xf32>
+  %y = fuse.add %4, %5 : tensor<{T}x{H}xf32>
+  return %y : tensor<{T}x{H}xf32>
+}
+)",
+                 {{"T", str(tokens)}, {"H", str(hidden)}, {"F", str(inner)}});
   return w;
 }
 
@@ -309,6 +337,8 @@ std::vector<Workload> makeWorkloads(bool quick) {
             sumAll(16384),
             columnSum(64, 256),
             matmulBiasRelu(32, 64, 64),
+            matmulBiasRelu(37, 70, 101, "matmul_bias_relu_2048"),
+            mlp(16, 64, 256),
             encoderLayer(16, 64, 4, 128)};
   return {addMulRow(4096, 4096),
           gelu(std::int64_t(1) << 24),
@@ -317,6 +347,8 @@ std::vector<Workload> makeWorkloads(bool quick) {
           sumAll(std::int64_t(1) << 26),
           columnSum(4096, 4096),
           matmulBiasRelu(1024, 1024, 1024),
+          matmulBiasRelu(2048, 2048, 2048, "matmul_bias_relu_2048"),
+          mlp(512, 1024, 4096),
           encoderLayer(512, 768, 12, 3072)};
 }
 

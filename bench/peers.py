@@ -76,6 +76,9 @@ def numpy_workloads():
     def matmul_bias_relu(x, w, b):
         return np.maximum(x @ w + b, np.float32(0))
 
+    def mlp(x, w1, b1, w2, b2):
+        return np.maximum(x @ w1 + b1, np.float32(0)) @ w2 + b2
+
     def encoder_layer(x, mask, wq, bq, wk, bk, wv, bv, wo, bo, g1, be1, w1, b1, w2, b2, g2, be2, heads):
         s, h = x.shape
         d = h // heads
@@ -99,6 +102,8 @@ def numpy_workloads():
         "sum": total,
         "column_sum": column_sum,
         "matmul_bias_relu": matmul_bias_relu,
+        "matmul_bias_relu_2048": matmul_bias_relu,
+        "mlp": mlp,
         "encoder_layer": encoder_layer,
     }
 
@@ -166,6 +171,9 @@ def torch_workloads(primitive):
     def matmul_bias_relu(x, w, b):
         return torch.relu(torch.addmm(b, x, w))
 
+    def mlp(x, w1, b1, w2, b2):
+        return torch.addmm(b2, torch.relu(torch.addmm(b1, x, w1)), w2)
+
     def encoder_layer(x, mask, wq, bq, wk, bk, wv, bv, wo, bo, g1, be1, w1, b1, w2, b2, g2, be2, heads):
         s, h = x.shape
         d = h // heads
@@ -188,6 +196,8 @@ def torch_workloads(primitive):
         "sum": total,
         "column_sum": column_sum,
         "matmul_bias_relu": matmul_bias_relu,
+        "matmul_bias_relu_2048": matmul_bias_relu,
+        "mlp": mlp,
         "encoder_layer": encoder_layer,
     }
 
@@ -298,8 +308,11 @@ def onnx_model(name, shapes, params):
         y = op("ReduceSum", x, keepdims=0)
     elif name == "column_sum":
         y = op("ReduceSum", x, const(np.array([0], dtype=np.int64)), keepdims=0)
-    elif name == "matmul_bias_relu":
+    elif name.startswith("matmul_bias_relu"):
         y = op("Relu", op("Add", op("MatMul", names[0], names[1]), names[2]))
+    elif name == "mlp":
+        h = op("Relu", op("Add", op("MatMul", names[0], names[1]), names[2]))
+        y = op("Add", op("MatMul", h, names[3]), names[4])
     elif name == "encoder_layer":
         (x, mask, wq, bq, wk, bk, wv, bv, wo, bo, g1, be1, w1, b1, w2, b2, g2, be2) = names
         s, h = shapes[0]

@@ -15,10 +15,15 @@
 // then one vector, then single columns: every shape is exact, no lane is
 // masked or wasted. Positions are computed in the operands' and results' own
 // shapes, so a transposed A or a transpose in the prologue is a gather, and
-// head splits and merges in the epilogue are index maps on the store. With
-// transpose_b or a prologue on B, the strip's panel of B is packed on the
-// stack (once per range and batch), so the k loop reads vectors and the
-// prologue runs once per element of B.
+// head splits and merges in the epilogue are index maps on the store. The
+// strip's panel of B (K x strip, contiguous, 64-byte aligned) is packed on
+// the stack once per range and batch: with transpose_b or a prologue on B
+// (the k loop reads vectors, the prologue runs once per element of B), and
+// for speed from M >= 64 rows (HostMatmulTarget): read in place, B is one
+// row per k at a stride of N * 4 bytes, which at power-of-two N lands every
+// k in the same L1 sets as A's rows; the panel is one stream the L2
+// prefetcher follows. Packing ranges hold >= 32 row blocks, so the copy
+// stays a few percent of the FMAs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,8 +44,27 @@ constexpr int64_t kRowBlock = 6;
 constexpr int64_t kStripVectors = 2;
 /// Multiply-adds per scheduling grain, about.
 constexpr int64_t kGrainMacs = int64_t(1) << 20;
-/// Elements of the largest packed panel of B (on the kernel's stack).
-constexpr int64_t kMaxPackedElements = 32768;
+
+/// What the blocking is chosen from: the host's caches and the stack a
+/// kernel may take (the one place these numbers live).
+struct HostMatmulTarget {
+  /// Per core.
+  int64_t l2Bytes = int64_t(1) << 20;
+  /// The largest packed panel of B (on the kernel's stack; host threads
+  /// have 8 MiB stacks by default): half of L2, so the panel stays there
+  /// while the rows of A stream past; K <= 4096 at 32 columns of f32.
+  int64_t maxPanelBytes = l2Bytes / 2;
+  /// Packing B for speed (not for a transpose or a prologue) needs at least
+  /// this many rows of C per panel: the panel is written once per chunk and
+  /// read by each row block of the chunk, so with fewer rows the copy costs
+  /// more than the unit-stride reads save (small matmuls read B in place).
+  int64_t packMinRows = 64;
+  /// Row blocks per chunk, at least, when packing: a chunk packs every
+  /// panel of B once, a cost of about 1/(kRowBlock * this) of its FMAs'
+  /// time for each element of B.
+  int64_t packMinChunkBlocks = 32;
+};
+constexpr HostMatmulTarget kHostMatmulTarget;
 
 LogicalResult unsupportedMatmul(Operation *op, const Twine &why) {
   return op->emitOpError()
@@ -162,8 +186,25 @@ public:
       : b(b), loc(loc), matmul(matmul), s(matmulShape(matmul)),
         pointers(pointers), results(results), outputs(outputs), width(width),
         accumulator(computeType(elementTypeOf(matmul.getResult()))),
-        packB((s.transposeB || !isa<BlockArgument>(matmul.getRhs())) &&
-              s.k * kStripVectors * width <= kMaxPackedElements) {}
+        packB(packsB(matmul, s, width)) {}
+
+  /// Whether the vector strips read B from a panel packed on the stack:
+  /// always with transpose_b or a prologue on B (the panel is where B's
+  /// rows become vectors), and for speed when the panel is reused by enough
+  /// rows: B read in place is a row of B per k, the rows N * 4 bytes apart
+  /// (4-8 KiB at N = 1024-2048: every k a new page and the same L1 sets as
+  /// A's rows), where a panel is one contiguous stream.
+  static bool packsB(fd::MatmulOp matmul, const MatmulShape &s,
+                     unsigned width) {
+    const HostMatmulTarget &t = kHostMatmulTarget;
+    Type element = computeType(elementTypeOf(matmul.getResult()));
+    int64_t panelBytes =
+        s.k * kStripVectors * width * (element.getIntOrFloatBitWidth() / 8);
+    if (panelBytes > t.maxPanelBytes || s.n < int64_t(width))
+      return false;
+    return s.transposeB || !isa<BlockArgument>(matmul.getRhs()) ||
+           s.m >= t.packMinRows;
+  }
 
   /// The strips over the columns, each with the row blocks of [begin, end)
   /// inside.
@@ -469,6 +510,10 @@ FailureOr<FusionKernels> emitHostMatmul(fd::FusionOp fusion, ModuleOp module,
   plan.launch.iterations = s.n == 0 ? 0 : s.batch * rowBlocks;
   plan.launch.grain = std::max<int64_t>(
       1, kGrainMacs / std::max<int64_t>(1, kRowBlock * s.n * s.k));
+  if (MatmulKernelBuilder::packsB(matmul, s, width) && !s.rhsBatched)
+    plan.launch.grain = std::max(
+        plan.launch.grain,
+        std::min(kHostMatmulTarget.packMinChunkBlocks, (rowBlocks + 1) / 2));
   for (unsigned i = 0; i < numInputs; ++i)
     plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
   for (unsigned r = 0; r < outputs.size(); ++r)

@@ -71,7 +71,7 @@ TEST_F(HostMatmul, BatchesAndSharedWeights) {
       {{4, 10, 6}, {4, 12, 6}, false, true},
       {{4, 6, 10}, {6, 12}, true, false},
       {{3, 20, 40}, {3, 50, 40}, false, true}, // a packed panel per batch
-      {{3, 1100}, {37, 1100}, false, true},    // too long to pack: gathers
+      {{3, 4200}, {37, 4200}, false, true},    // too long to pack: gathers
   };
   for (const MatmulCase &c : cases) {
     SCOPED_TRACE((TensorType{ElementType::F32, c.lhs}.toString() + " x " +
@@ -80,6 +80,40 @@ TEST_F(HostMatmul, BatchesAndSharedWeights) {
     TensorId x = b.input({ElementType::F32, c.lhs}, "x");
     TensorId w = b.input({ElementType::F32, c.rhs}, "w");
     b.output(b.matmul(x, w, c.transposeA, c.transposeB), "y");
+    checkUnit(*b.finish());
+  }
+}
+
+// From 64 rows of C, B is packed into panels on the stack (for speed), and
+// the kernel's chunks hold up to 32 row blocks: sizes around the tile, the
+// vector width and the panel limit (K 4096 at 16 lanes), primes and powers
+// of two, one and several chunks, the epilogue after packed panels.
+TEST_F(HostMatmul, PackedPanelsOfB) {
+  const MatmulCase cases[] = {
+      {{64, 1}, {1, 17}},       {{64, 64}, {64, 64}},
+      {{97, 131}, {131, 67}},   {{128, 256}, {256, 256}},
+      {{70, 20}, {20, 7}},      {{71, 33}, {33, 19}},
+      {{400, 70}, {70, 40}},    {{773, 29}, {29, 48}},
+      {{64, 4096}, {4096, 33}}, {{65, 4097}, {4097, 35}},
+      {{2, 67, 24}, {24, 40}},  {{66, 9}, {2, 9, 50}},
+  };
+  for (const MatmulCase &c : cases) {
+    SCOPED_TRACE((TensorType{ElementType::F32, c.lhs}.toString() + " x " +
+                  TensorType{ElementType::F32, c.rhs}.toString()));
+    GraphBuilder b;
+    TensorId x = b.input({ElementType::F32, c.lhs}, "x");
+    TensorId w = b.input({ElementType::F32, c.rhs}, "w");
+    b.output(b.matmul(x, w), "y");
+    checkUnit(*b.finish());
+  }
+  for (auto [m, k, n] :
+       {std::tuple<int64_t, int64_t, int64_t>{64, 64, 64}, {389, 257, 131}}) {
+    GraphBuilder b;
+    TensorId x = b.input({ElementType::F32, {m, k}}, "x");
+    TensorId w = b.input({ElementType::F32, {k, n}}, "w");
+    TensorId bias = b.input({ElementType::F32, {n}}, "bias");
+    TensorId y = b.add(b.matmul(x, w), b.broadcast(bias, {m, n}, {1}));
+    b.output(b.max(y, b.splat({ElementType::F32, {m, n}}, 0.0)), "relu");
     checkUnit(*b.finish());
   }
 }
