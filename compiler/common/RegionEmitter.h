@@ -31,6 +31,7 @@
 #include "compiler/common/ScalarLowering.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -124,6 +125,16 @@ public:
       result = remember(top.value, top.index, *computed);
       stack.pop_back();
     }
+  }
+
+  /// The region value `value` emitted at `index` and stored there in
+  /// `base` (a kernel's output): how every schedule writes its results.
+  LogicalResult emitStore(Value value, Value base, Index index) {
+    FailureOr<Value> computed = emit(value, index);
+    if (failed(computed))
+      return failure();
+    store(*computed, elementTypeOf(value), base, index);
+    return success();
   }
 
   /// The value in its storage type, stored at `index` of `base`; Lanes
@@ -462,6 +473,55 @@ protected:
   DenseMap<Value, Value> seeded, seededSplats, stashed;
   DenseMap<std::tuple<Value, Value, unsigned>, Value> memo;
 };
+
+/// One step of a schedule's loop over positions: `body` runs at `index`
+/// with the loop-carried values and a target emitter (`Emitter`: the
+/// host's or the GPU's RegionEmitter) of `width` lanes that knows `seeds`
+/// (results of earlier reductions). Returns the values carried on.
+template <class Emitter, class Body>
+FailureOr<SmallVector<Value>>
+runStep(OpBuilder &b, Location loc, unsigned width,
+        const DenseMap<Value, Value> &pointers,
+        const DenseMap<Value, Value> &seeds, Index index, ValueRange carried,
+        Body &&body) {
+  Emitter emitter(b, loc, width, pointers);
+  for (auto [value, known] : seeds)
+    emitter.seed(value, known);
+  return body(emitter, index, carried);
+}
+
+/// runStep as the whole body of an scf.for, which yields what it returns:
+/// when it fails, the carried values unchanged, and `failedBody` is set (the
+/// caller fails once the loop is built).
+template <class Emitter, class Body>
+void yieldStep(OpBuilder &b, Location loc, unsigned width,
+               const DenseMap<Value, Value> &pointers,
+               const DenseMap<Value, Value> &seeds, Index index,
+               ValueRange carried, Body &&body, bool &failedBody) {
+  FailureOr<SmallVector<Value>> next =
+      runStep<Emitter>(b, loc, width, pointers, seeds, index, carried, body);
+  if (failed(next)) {
+    failedBody = true;
+    scf::YieldOp::create(b, loc, carried);
+    return;
+  }
+  scf::YieldOp::create(b, loc, *next);
+}
+
+/// A pointwise kernel (and the GPU's pull-form matmul) writes every result
+/// at the same positions: each must have `domain` elements. The error names
+/// `target` ("host", "GPU").
+inline LogicalResult checkYields(fd::FusionOp fusion, int64_t domain,
+                                 StringRef target) {
+  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
+  for (Value value : yield.getValues())
+    if (numElements(value.getType()) != domain)
+      return fusion.emitOpError()
+             << "cannot be generated for the " << target
+             << ": a pointwise kernel's results must all have " << domain
+             << " elements, one has " << numElements(value.getType());
+  return success();
+}
 
 } // namespace codegen
 } // namespace fuse

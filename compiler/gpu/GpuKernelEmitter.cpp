@@ -44,7 +44,7 @@ FailureOr<FusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
   if (yield.getValues().empty())
     return FusionKernels{};
   int64_t domain = numElements(yield.getValues().front().getType());
-  if (failed(checkYields(fusion, domain)))
+  if (failed(checkYields(fusion, domain, "GPU")))
     return failure();
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
@@ -71,32 +71,22 @@ FailureOr<FusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
                           ValueRange) -> FailureOr<SmallVector<Value>> {
                         for (auto [value, out] :
                              llvm::zip(yield.getValues(), pointers.outputs)) {
-                          FailureOr<Value> computed = e.emit(value, index);
-                          if (failed(computed))
+                          if (failed(e.emitStore(value, out, index)))
                             return failure();
-                          e.store(*computed, elementTypeOf(value), out, index);
                         }
                         return SmallVector<Value>{};
                       });
   if (failed(loop))
     return failure();
 
-  KernelPlan plan;
-  plan.entry = name;
-  plan.module = name + "_module";
-  plan.schedule = schedule;
+  KernelPlan plan = kernelPlan(name, name + "_module", schedule,
+                               fusion.getInputs().size(), numResults);
   int64_t steps = std::max<int64_t>(1, ceilDiv(domain, kGpuVectorWidth));
   plan.launch.gridX = uint32_t(std::clamp<int64_t>(
       ceilDiv(steps, kGpuBlockSize), 1, kMaxPointwiseBlocks));
   plan.launch.blockX = kGpuBlockSize;
   plan.launch.iterations = domain;
-  for (unsigned i = 0; i < fusion.getInputs().size(); ++i)
-    plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
-  for (unsigned r = 0; r < numResults; ++r)
-    plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
-  FusionKernels kernels;
-  kernels.kernels.push_back(std::move(plan));
-  return kernels;
+  return singleKernel(std::move(plan));
 }
 
 namespace {
@@ -160,12 +150,9 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
         [&](RegionEmitter &e, Index index,
             ValueRange carried) -> FailureOr<SmallVector<Value>> {
           for (auto [k, r] : llvm::enumerate(domainResults)) {
-            Value value = yield.getValues()[r];
-            FailureOr<Value> computed = e.emit(value, index);
-            if (failed(computed))
+            if (failed(e.emitStore(yield.getValues()[r], pointers.outputs[k],
+                                   index)))
               return failure();
-            e.store(*computed, elementTypeOf(value), pointers.outputs[k],
-                    index);
           }
           SmallVector<Value> next;
           for (auto [r, acc] : llvm::zip(reductions, carried)) {
@@ -191,18 +178,12 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
             storageBytes(r.accumulator));
       });
     }
-    KernelPlan plan;
-    plan.entry = name;
-    plan.module = name + "_module";
-    plan.schedule = ScheduleKind::FullReduction;
+    KernelPlan plan =
+        kernelPlan(name, name + "_module", ScheduleKind::FullReduction,
+                   numInputs, domainResults, /*scratch=*/true);
     plan.launch.gridX = uint32_t(partials);
     plan.launch.blockX = kGpuBlockSize;
     plan.launch.iterations = domain;
-    for (unsigned i = 0; i < numInputs; ++i)
-      plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
-    for (unsigned r : domainResults)
-      plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
-    plan.operands.push_back({KernelOperand::Kind::Scratch, 0});
     kernels.kernels.push_back(std::move(plan));
   }
 
@@ -252,29 +233,21 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
         e.seed(value, known);
       Index zero{Index::Uniform, i64Constant(then, loc, 0)};
       for (auto [k, r] : llvm::enumerate(scalarResults)) {
-        Value value = yield.getValues()[r];
-        FailureOr<Value> computed = e.emit(value, zero);
-        if (failed(computed)) {
+        if (failed(
+                e.emitStore(yield.getValues()[r], pointers.outputs[k], zero))) {
           failedBody = true;
           return;
         }
-        e.store(*computed, elementTypeOf(value), pointers.outputs[k], zero);
       }
     });
     if (failedBody)
       return failure();
-    KernelPlan plan;
-    plan.entry = name;
-    plan.module = name + "_module";
-    plan.schedule = ScheduleKind::FullReduction;
+    KernelPlan plan =
+        kernelPlan(name, name + "_module", ScheduleKind::FullReduction,
+                   numInputs, scalarResults, /*scratch=*/true);
     plan.launch.gridX = 1;
     plan.launch.blockX = kGpuBlockSize;
     plan.launch.iterations = 1;
-    for (unsigned i = 0; i < numInputs; ++i)
-      plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
-    for (unsigned r : scalarResults)
-      plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
-    plan.operands.push_back({KernelOperand::Kind::Scratch, 0});
     kernels.kernels.push_back(std::move(plan));
   }
   return kernels;
@@ -390,13 +363,11 @@ emitColumnReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
   if (!domainResults.empty()) {
     rowLoop(ValueRange{}, [&](RegionEmitter &e, Index index, ValueRange) {
       for (unsigned r : domainResults) {
-        Value value = yield.getValues()[r];
-        FailureOr<Value> computed = e.emit(value, index);
-        if (failed(computed)) {
+        if (failed(e.emitStore(yield.getValues()[r], pointers.outputs[r],
+                               index))) {
           failedBody = true;
           break;
         }
-        e.store(*computed, elementTypeOf(value), pointers.outputs[r], index);
       }
       return SmallVector<Value>{};
     });
@@ -409,29 +380,19 @@ emitColumnReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
       e.seed(value, known);
     Index index = indexAt(columnPosition);
     for (unsigned r : columnResults) {
-      Value value = yield.getValues()[r];
-      FailureOr<Value> computed = e.emit(value, index);
-      if (failed(computed))
+      if (failed(e.emitStore(yield.getValues()[r], pointers.outputs[r], index)))
         return failure();
-      e.store(*computed, elementTypeOf(value), pointers.outputs[r], index);
     }
   }
 
-  KernelPlan plan;
-  plan.entry = name;
-  plan.module = name + "_module";
-  plan.schedule = ScheduleKind::ColumnReduction;
+  KernelPlan plan =
+      kernelPlan(name, name + "_module", ScheduleKind::ColumnReduction,
+                 fusion.getInputs().size(), numResults);
   plan.launch.gridX = uint32_t(
       std::clamp<int64_t>(ceilDiv(groups, blockSize), 1, kMaxPointwiseBlocks));
   plan.launch.blockX = blockSize;
   plan.launch.iterations = groups;
-  for (unsigned i = 0; i < fusion.getInputs().size(); ++i)
-    plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
-  for (unsigned r = 0; r < numResults; ++r)
-    plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
-  FusionKernels kernels;
-  kernels.kernels.push_back(std::move(plan));
-  return kernels;
+  return singleKernel(std::move(plan));
 }
 
 /// One block per row (one warp per row, 8 per block, for short rows), rows
@@ -536,12 +497,9 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
         [&](RegionEmitter &e, Index index,
             ValueRange) -> FailureOr<SmallVector<Value>> {
           for (unsigned r : domainResults) {
-            Value value = yield.getValues()[r];
-            FailureOr<Value> computed = e.emit(value, index);
-            if (failed(computed))
+            if (failed(e.emitStore(yield.getValues()[r], pointers.outputs[r],
+                                   index)))
               return failure();
-            e.store(*computed, elementTypeOf(value), pointers.outputs[r],
-                    index);
           }
           return SmallVector<Value>{};
         });
@@ -556,13 +514,11 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
         e.seed(value, known);
       Index atRow{Index::Uniform, row};
       for (unsigned r : rowResults) {
-        Value value = yield.getValues()[r];
-        FailureOr<Value> computed = e.emit(value, atRow);
-        if (failed(computed)) {
+        if (failed(e.emitStore(yield.getValues()[r], pointers.outputs[r],
+                               atRow))) {
           failedBody = true;
           return;
         }
-        e.store(*computed, elementTypeOf(value), pointers.outputs[r], atRow);
       }
     });
   if (failedBody)
@@ -571,21 +527,14 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   if (!warpPerRow)
     gpu::BarrierOp::create(b, loc);
 
-  KernelPlan plan;
-  plan.entry = name;
-  plan.module = name + "_module";
-  plan.schedule = ScheduleKind::RowReduction;
+  KernelPlan plan =
+      kernelPlan(name, name + "_module", ScheduleKind::RowReduction,
+                 fusion.getInputs().size(), numResults);
   plan.launch.gridX = uint32_t(
       std::clamp<int64_t>(ceilDiv(rows, rowsPerBlock), 1, kMaxRowBlocks));
   plan.launch.blockX = blockSize;
   plan.launch.iterations = rows;
-  for (unsigned i = 0; i < fusion.getInputs().size(); ++i)
-    plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
-  for (unsigned r = 0; r < numResults; ++r)
-    plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
-  FusionKernels kernels;
-  kernels.kernels.push_back(std::move(plan));
-  return kernels;
+  return singleKernel(std::move(plan));
 }
 
 } // namespace

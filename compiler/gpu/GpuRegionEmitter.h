@@ -329,18 +329,10 @@ emitStridedLoop(OpBuilder &b, Location loc, Value lo, int64_t length,
     auto loop = scf::ForOp::create(
         b, loc, first, to, step, init,
         [&](OpBuilder &nested, Location nestedLoc, Value iv, ValueRange args) {
-          RegionEmitter emitter(nested, nestedLoc, w, pointers);
-          for (auto [value, known] : seeds)
-            emitter.seed(value, known);
           Index index{w == 1 ? Index::Uniform : Index::Contiguous, iv, block,
                       aligned};
-          FailureOr<SmallVector<Value>> next = body(emitter, index, args);
-          if (failed(next)) {
-            failedBody = true;
-            scf::YieldOp::create(nested, nestedLoc, args);
-            return;
-          }
-          scf::YieldOp::create(nested, nestedLoc, *next);
+          yieldStep<RegionEmitter>(nested, nestedLoc, w, pointers, seeds, index,
+                                   args, body, failedBody);
         });
     return SmallVector<Value>(loop.getResults());
   };
@@ -423,17 +415,6 @@ inline Value scratchAddress(OpBuilder &b, Location loc, Value scratch,
   return LLVM::GEPOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), kGlobalAddressSpace),
       element, scratch, ValueRange{slot});
-}
-
-inline LogicalResult checkYields(fd::FusionOp fusion, int64_t domain) {
-  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
-  for (Value value : yield.getValues())
-    if (numElements(value.getType()) != domain)
-      return fusion.emitOpError()
-             << "cannot be generated for the GPU: a pointwise kernel's "
-                "results must all have "
-             << domain << " elements, one has " << numElements(value.getType());
-  return success();
 }
 
 inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }

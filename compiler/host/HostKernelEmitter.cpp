@@ -43,17 +43,6 @@ constexpr int64_t kRowGrainElements = 32768;
 /// the store pass uses again); longer rows compute the operand again.
 constexpr int64_t kRowStashBytes = 64 * 1024;
 
-LogicalResult checkYields(fd::FusionOp fusion, int64_t domain) {
-  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
-  for (Value value : yield.getValues())
-    if (numElements(value.getType()) != domain)
-      return fusion.emitOpError()
-             << "cannot be generated for the host: a pointwise kernel's "
-                "results must all have "
-             << domain << " elements, one has " << numElements(value.getType());
-  return success();
-}
-
 /// A pointwise kernel; a window_reduction kernel is one too, whose region
 /// reads windows (RegionEmitterBase::emitPool).
 FailureOr<FusionKernels>
@@ -63,7 +52,7 @@ emitPointwise(fd::FusionOp fusion, ModuleOp module, StringRef prefix,
   if (yield.getValues().empty())
     return FusionKernels{};
   int64_t domain = numElements(yield.getValues().front().getType());
-  if (failed(checkYields(fusion, domain)))
+  if (failed(checkYields(fusion, domain, "host")))
     return failure();
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
@@ -85,28 +74,18 @@ emitPointwise(fd::FusionOp fusion, ModuleOp module, StringRef prefix,
       [&](RegionEmitter &e, Index index,
           ValueRange) -> FailureOr<SmallVector<Value>> {
         for (auto [value, out] : llvm::zip(yield.getValues(), outputs)) {
-          FailureOr<Value> computed = e.emit(value, index);
-          if (failed(computed))
+          if (failed(e.emitStore(value, out, index)))
             return failure();
-          e.store(*computed, elementTypeOf(value), out, index);
         }
         return SmallVector<Value>{};
       });
   if (failed(loop))
     return failure();
 
-  KernelPlan plan;
-  plan.entry = name;
-  plan.schedule = schedule;
+  KernelPlan plan = kernelPlan(name, "", schedule, numInputs, outputs.size());
   plan.launch.iterations = domain;
   plan.launch.grain = kPointwiseGrain;
-  for (unsigned i = 0; i < numInputs; ++i)
-    plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
-  for (unsigned r = 0; r < outputs.size(); ++r)
-    plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
-  FusionKernels kernels;
-  kernels.kernels.push_back(std::move(plan));
-  return kernels;
+  return singleKernel(std::move(plan));
 }
 
 FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
@@ -178,11 +157,8 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
         [&](RegionEmitter &e, Index index,
             ValueRange carried) -> FailureOr<SmallVector<Value>> {
           for (auto [k, r] : llvm::enumerate(domainResults)) {
-            Value value = yield.getValues()[r];
-            FailureOr<Value> computed = e.emit(value, index);
-            if (failed(computed))
+            if (failed(e.emitStore(yield.getValues()[r], outputs[k], index)))
               return failure();
-            e.store(*computed, elementTypeOf(value), outputs[k], index);
           }
           SmallVector<Value> next;
           for (auto [r, acc] : llvm::zip(reductions, carried)) {
@@ -220,16 +196,10 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
           scratch, ValueRange{slot});
       LLVM::StoreOp::create(b, loc, partial, address, 8);
     }
-    KernelPlan plan;
-    plan.entry = name;
-    plan.schedule = ScheduleKind::FullReduction;
+    KernelPlan plan = kernelPlan(name, "", ScheduleKind::FullReduction,
+                                 numInputs, domainResults, /*scratch=*/true);
     plan.launch.iterations = partials;
     plan.launch.grain = 1;
-    for (unsigned i = 0; i < numInputs; ++i)
-      plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
-    for (unsigned r : domainResults)
-      plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
-    plan.operands.push_back({KernelOperand::Kind::Scratch, 0});
     kernels.kernels.push_back(std::move(plan));
   }
 
@@ -270,22 +240,13 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
     }
     Index zero{Index::Uniform, i64Constant(b, loc, 0)};
     for (auto [k, r] : llvm::enumerate(scalarResults)) {
-      Value value = yield.getValues()[r];
-      FailureOr<Value> computed = e.emit(value, zero);
-      if (failed(computed))
+      if (failed(e.emitStore(yield.getValues()[r], outputs[k], zero)))
         return failure();
-      e.store(*computed, elementTypeOf(value), outputs[k], zero);
     }
-    KernelPlan plan;
-    plan.entry = name;
-    plan.schedule = ScheduleKind::FullReduction;
+    KernelPlan plan = kernelPlan(name, "", ScheduleKind::FullReduction,
+                                 numInputs, scalarResults, /*scratch=*/true);
     plan.launch.iterations = 1;
     plan.launch.grain = 1;
-    for (unsigned i = 0; i < numInputs; ++i)
-      plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
-    for (unsigned r : scalarResults)
-      plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
-    plan.operands.push_back({KernelOperand::Kind::Scratch, 0});
     kernels.kernels.push_back(std::move(plan));
   }
   return kernels;
@@ -427,11 +388,8 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
           for (auto [value, base] : written)
             e.stash(value, base);
           for (unsigned r : domainResults) {
-            Value value = yield.getValues()[r];
-            FailureOr<Value> computed = e.emit(value, index);
-            if (failed(computed))
+            if (failed(e.emitStore(yield.getValues()[r], outputs[r], index)))
               return failure();
-            e.store(*computed, elementTypeOf(value), outputs[r], index);
           }
           return SmallVector<Value>{};
         });
@@ -443,26 +401,16 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
     e.seed(value, known);
   Index atRow{Index::Uniform, row};
   for (unsigned r : rowResults) {
-    Value value = yield.getValues()[r];
-    FailureOr<Value> computed = e.emit(value, atRow);
-    if (failed(computed))
+    if (failed(e.emitStore(yield.getValues()[r], outputs[r], atRow)))
       return failure();
-    e.store(*computed, elementTypeOf(value), outputs[r], atRow);
   }
 
-  KernelPlan plan;
-  plan.entry = name;
-  plan.schedule = ScheduleKind::RowReduction;
+  KernelPlan plan = kernelPlan(name, "", ScheduleKind::RowReduction, numInputs,
+                               outputs.size());
   plan.launch.iterations = rows;
   plan.launch.grain =
       std::max<int64_t>(1, kRowGrainElements / std::max<int64_t>(1, rowLength));
-  for (unsigned i = 0; i < numInputs; ++i)
-    plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
-  for (unsigned r = 0; r < outputs.size(); ++r)
-    plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
-  FusionKernels kernels;
-  kernels.kernels.push_back(std::move(plan));
-  return kernels;
+  return singleKernel(std::move(plan));
 }
 
 } // namespace

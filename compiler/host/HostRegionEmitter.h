@@ -556,17 +556,15 @@ emitPeeledLoop(OpBuilder &b, Location loc, Value lo, Value hi, unsigned width,
         [&](OpBuilder &nested, Location nestedLoc, Value iv, ValueRange args) {
           SmallVector<Value> next;
           for (unsigned k = 0; k < unroll && !failedBody; ++k) {
-            RegionEmitter emitter(nested, nestedLoc, width, pointers);
-            for (auto [value, known] : seeds)
-              emitter.seed(value, known);
             Value at =
                 k == 0
                     ? iv
                     : Value(arith::AddIOp::create(
                           nested, nestedLoc, iv,
                           i64Constant(nested, nestedLoc, int64_t(k) * width)));
-            FailureOr<SmallVector<Value>> step = body(
-                emitter, {Index::Contiguous, at, block}, args.slice(k * n, n));
+            FailureOr<SmallVector<Value>> step = runStep<RegionEmitter>(
+                nested, nestedLoc, width, pointers, seeds,
+                {Index::Contiguous, at, block}, args.slice(k * n, n), body);
             if (failed(step)) {
               failedBody = true;
               break;
@@ -589,18 +587,9 @@ emitPeeledLoop(OpBuilder &b, Location loc, Value lo, Value hi, unsigned width,
     auto loop = scf::ForOp::create(
         b, loc, from, to, i64Constant(b, loc, w), init,
         [&](OpBuilder &nested, Location nestedLoc, Value iv, ValueRange args) {
-          RegionEmitter emitter(nested, nestedLoc, w, pointers);
-          for (auto [value, known] : seeds)
-            emitter.seed(value, known);
-          FailureOr<SmallVector<Value>> next = body(
-              emitter, {w == 1 ? Index::Uniform : Index::Contiguous, iv, block},
-              args);
-          if (failed(next)) {
-            failedBody = true;
-            scf::YieldOp::create(nested, nestedLoc, args);
-            return;
-          }
-          scf::YieldOp::create(nested, nestedLoc, *next);
+          Index index{w == 1 ? Index::Uniform : Index::Contiguous, iv, block};
+          yieldStep<RegionEmitter>(nested, nestedLoc, w, pointers, seeds, index,
+                                   args, body, failedBody);
         });
     return SmallVector<Value>(loop.getResults());
   };
