@@ -42,6 +42,10 @@ struct KernelPlan {
   std::vector<KernelOperand> operands;
 };
 
+/// Bytes per slot of a reduction's scratch partials (f32 and f64
+/// accumulators alike).
+inline constexpr std::uint64_t kScratchSlotBytes = 8;
+
 /// The kernels of one fusion, in launch order, and the scratch bytes they
 /// share (reduction partials; 0 when none).
 struct FusionKernels {
@@ -78,6 +82,12 @@ inline KernelPlan kernelPlan(std::string entry, std::string module,
   std::iota(results.begin(), results.end(), 0u);
   return kernelPlan(std::move(entry), std::move(module), schedule, numInputs,
                     results);
+}
+
+/// The scratch of `partials` slots for each of `reductions` reductions.
+inline std::uint64_t partialsScratchBytes(std::int64_t partials,
+                                          std::size_t reductions) {
+  return std::uint64_t(partials) * reductions * kScratchSlotBytes;
 }
 
 /// A fusion that is one kernel.

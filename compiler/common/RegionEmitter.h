@@ -474,6 +474,66 @@ protected:
   DenseMap<std::tuple<Value, Value, unsigned>, Value> memo;
 };
 
+/// A target's region emitter (`Derived`: HostRegionEmitter.h's,
+/// GpuRegionEmitter.h's): RegionEmitterBase with the target's name
+/// (`Derived::kTarget`) and address space (`Derived::kAddressSpace`), made
+/// as every schedule makes one, and the one op only that target lowers
+/// (`OwnOp`: the host's concat, the GPU's matmul) emitted by
+/// `Derived::emitOwnOp`.
+template <class Derived, class OwnOp>
+class TargetRegionEmitter : public RegionEmitterBase {
+public:
+  TargetRegionEmitter(OpBuilder &b, Location loc, unsigned width,
+                      const DenseMap<Value, Value> &argPointers)
+      : RegionEmitterBase(b, loc, width, Derived::kTarget,
+                          Derived::kAddressSpace, argPointers) {}
+
+private:
+  FailureOr<Value> emitTargetOp(Operation *op, Index index) override {
+    if (auto own = dyn_cast<OwnOp>(op))
+      return static_cast<Derived *>(this)->emitOwnOp(own, index);
+    return Value();
+  }
+};
+
+/// The buffers of `results` in their order, from a kernel's `outputs` (one
+/// per result of the fusion).
+inline SmallVector<Value> outputsOf(ArrayRef<Value> outputs,
+                                    ArrayRef<unsigned> results) {
+  SmallVector<Value> selected;
+  for (unsigned r : results)
+    selected.push_back(outputs[r]);
+  return selected;
+}
+
+/// The yielded values `results` emitted at `index`, results[k] stored in
+/// outputs[k].
+inline LogicalResult storeResults(RegionEmitterBase &e, Index index,
+                                  ValueRange yielded,
+                                  ArrayRef<unsigned> results,
+                                  ArrayRef<Value> outputs) {
+  for (auto [r, out] : llvm::zip_equal(results, outputs))
+    if (failed(e.emitStore(yielded[r], out, index)))
+      return failure();
+  return success();
+}
+
+/// The results a kernel computes once per row, column or fusion, after its
+/// reductions: storeResults with a target emitter (`Emitter`) of `width`
+/// lanes that knows `seeds` (the reductions' results).
+template <class Emitter>
+LogicalResult storeSeededResults(OpBuilder &b, Location loc, unsigned width,
+                                 const DenseMap<Value, Value> &pointers,
+                                 const DenseMap<Value, Value> &seeds,
+                                 Index index, ValueRange yielded,
+                                 ArrayRef<unsigned> results,
+                                 ArrayRef<Value> outputs) {
+  Emitter e(b, loc, width, pointers);
+  for (auto [value, known] : seeds)
+    e.seed(value, known);
+  return storeResults(e, index, yielded, results, outputs);
+}
+
 /// One step of a schedule's loop over positions: `body` runs at `index`
 /// with the loop-carried values and a target emitter (`Emitter`: the
 /// host's or the GPU's RegionEmitter) of `width` lanes that knows `seeds`

@@ -32,8 +32,6 @@ constexpr int64_t kReductionStepsPerThread = 4;
 constexpr int64_t kMaxRowBlocks = 65535;
 /// Rows per block of a row kernel whose rows a warp covers: one per warp.
 constexpr int64_t kRowsPerBlock = 8;
-/// Bytes per slot of the scratch partials (f32 and f64 accumulators alike).
-constexpr int64_t kScratchSlotBytes = 8;
 
 } // namespace
 
@@ -99,10 +97,8 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
     return failure();
   auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
   SmallVector<ReductionInfo> reductions;
-  if (failed(classifyEach(schedule->reductions, reductions,
-                          [](fd::ReduceOp reduce) {
-                            return classifyReduction(reduce, "full_reduction");
-                          })))
+  if (failed(classifyEach(schedule->reductions, "full_reduction",
+                          classifyReduction, reductions)))
     return failure();
   int64_t domain = schedule->domain;
   ArrayRef<unsigned> domainResults = schedule->domainResults,
@@ -116,8 +112,7 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
                                               kReductionStepsPerThread),
                           1, kMaxReductionBlocks);
   FusionKernels kernels;
-  kernels.scratchBytes =
-      uint64_t(partials) * reductions.size() * kScratchSlotBytes;
+  kernels.scratchBytes = partialsScratchBytes(partials, reductions.size());
 
   // Partials: block p reduces its grid-stride share into slot p.
   {
@@ -131,37 +126,16 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
         threadId(b, loc));
     Value threads =
         arith::MulIOp::create(b, loc, gridDim(b, loc), blockDim(b, loc));
-    SmallVector<Value> vectorInit, scalarInit;
-    {
-      RegionEmitter vectorConstants(b, loc, kGpuVectorWidth, pointers.inputs);
-      RegionEmitter scalarConstants(b, loc, 1, pointers.inputs);
-      for (const ReductionInfo &r : reductions) {
-        vectorInit.push_back(
-            vectorConstants.constant(r.accumulator, r.identity));
-        scalarInit.push_back(
-            scalarConstants.constant(r.accumulator, r.identity));
-      }
-    }
+    ReductionStarts starts = reductionStarts<RegionEmitter>(
+        b, loc, kGpuVectorWidth, pointers.inputs, reductions);
     DenseMap<Value, Value> noSeeds;
     FailureOr<StridedLoop> loop = emitStridedLoop(
         b, loc, i64Constant(b, loc, 0), domain, thread, threads,
         /*vectorize=*/true, /*aligned=*/true, kGpuVectorWidth, pointers.inputs,
-        noSeeds, vectorInit, scalarInit,
-        [&](RegionEmitter &e, Index index,
-            ValueRange carried) -> FailureOr<SmallVector<Value>> {
-          for (auto [k, r] : llvm::enumerate(domainResults)) {
-            if (failed(e.emitStore(yield.getValues()[r], pointers.outputs[k],
-                                   index)))
-              return failure();
-          }
-          SmallVector<Value> next;
-          for (auto [r, acc] : llvm::zip(reductions, carried)) {
-            FailureOr<Value> x = e.emit(r.op.getOperand(), index);
-            if (failed(x))
-              return failure();
-            next.push_back(combine(b, loc, r, acc, *x));
-          }
-          return next;
+        noSeeds, starts.vector, starts.scalar,
+        [&](RegionEmitter &e, Index index, ValueRange carried) {
+          return storeAndCombine(e, index, yield.getValues(), domainResults,
+                                 pointers.outputs, reductions, carried);
         });
     if (failed(loop))
       return failure();
@@ -199,7 +173,7 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
     DenseMap<Value, Value> seeds;
     for (auto [i, r] : llvm::enumerate(reductions)) {
       RegionEmitter constants(b, loc, 1, pointers.inputs);
-      Value init = constants.constant(r.accumulator, r.identity);
+      Value init = reductionIdentity(constants, r);
       Value base = i64Constant(b, loc, int64_t(i) * partials);
       auto loop = scf::ForOp::create(
           b, loc, arith::AddIOp::create(b, loc, base, thread),
@@ -221,24 +195,15 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
           gpu::AllReduceOperationAttr::get(b.getContext(),
                                            allReduceKind(r.combining)),
           /*uniform=*/true);
-      if (r.op.getKind() == fd::ReduceKind::mean)
-        total = arith::DivFOp::create(
-            b, loc, total, constants.constant(r.accumulator, double(domain)));
-      seeds[r.op.getResult()] = total;
+      seeds[r.op.getResult()] =
+          finishReduction(b, loc, constants, r, total, domain);
     }
     bool failedBody = false;
     onFirstThread(b, loc, [&](OpBuilder &then) {
-      RegionEmitter e(then, loc, 1, pointers.inputs);
-      for (auto [value, known] : seeds)
-        e.seed(value, known);
       Index zero{Index::Uniform, i64Constant(then, loc, 0)};
-      for (auto [k, r] : llvm::enumerate(scalarResults)) {
-        if (failed(
-                e.emitStore(yield.getValues()[r], pointers.outputs[k], zero))) {
-          failedBody = true;
-          return;
-        }
-      }
+      failedBody = failed(storeSeededResults<RegionEmitter>(
+          then, loc, 1, pointers.inputs, seeds, zero, yield.getValues(),
+          scalarResults, pointers.outputs));
     });
     if (failedBody)
       return failure();
@@ -267,9 +232,8 @@ emitColumnReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
   if (failed(layout))
     return failure();
   SmallVector<ReductionInfo> reductions;
-  if (failed(classifyEach(layout->reductions, reductions, [](Operation *op) {
-        return classifyReduction(cast<fd::ReduceOp>(op), "column_reduction");
-      })))
+  if (failed(classifyEach(layout->reductions, "column_reduction",
+                          classifyReduction, reductions)))
     return failure();
   int64_t outer = layout->outer, reduced = layout->reduced,
           inner = layout->inner;
@@ -318,72 +282,44 @@ emitColumnReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
   DenseMap<Value, Value> seeds;
   bool failedBody = false;
   // A loop down the reduced rows; `body` gets the row's index.
-  auto rowLoop =
-      [&](ValueRange init,
-          function_ref<SmallVector<Value>(RegionEmitter &, Index, ValueRange)>
-              step) {
-        return scf::ForOp::create(
-            b, loc, c(b, 0), c(b, reduced), c(b, 1), init,
-            [&](OpBuilder &nested, Location nestedLoc, Value r,
-                ValueRange acc) {
-              RegionEmitter e(nested, nestedLoc, width, pointers.inputs);
-              for (auto [value, known] : seeds)
-                e.seed(value, known);
-              Value position = arith::AddIOp::create(
-                  nested, nestedLoc, domainBase,
-                  arith::MulIOp::create(nested, nestedLoc, r,
-                                        c(nested, inner)));
-              SmallVector<Value> next = step(e, indexAt(position), acc);
-              if (next.size() != acc.size()) {
-                failedBody = true;
-                next.assign(acc.begin(), acc.end());
-              }
-              scf::YieldOp::create(nested, nestedLoc, next);
-            });
-      };
+  auto rowLoop = [&](ValueRange init, StepBody step) {
+    return scf::ForOp::create(
+        b, loc, c(b, 0), c(b, reduced), c(b, 1), init,
+        [&](OpBuilder &nested, Location nestedLoc, Value r, ValueRange acc) {
+          Value position = arith::AddIOp::create(
+              nested, nestedLoc, domainBase,
+              arith::MulIOp::create(nested, nestedLoc, r, c(nested, inner)));
+          yieldStep<RegionEmitter>(nested, nestedLoc, width, pointers.inputs,
+                                   seeds, indexAt(position), acc, step,
+                                   failedBody);
+        });
+  };
   for (ReductionInfo &r : reductions) {
     RegionEmitter constants(b, loc, width, pointers.inputs);
-    Value init = constants.constant(r.accumulator, r.identity);
-    auto loop = rowLoop(
-        ValueRange{init}, [&](RegionEmitter &e, Index index, ValueRange acc) {
-          FailureOr<Value> x = e.emit(r.op.getOperand(), index);
-          if (failed(x))
-            return SmallVector<Value>{};
-          return SmallVector<Value>{
-              combine(e.builder(), e.location(), r, acc[0], *x)};
-        });
+    Value init = reductionIdentity(constants, r);
+    auto loop = rowLoop(ValueRange{init},
+                        [&](RegionEmitter &e, Index index, ValueRange acc) {
+                          return combineStep(e, r, index, acc);
+                        });
     if (failedBody)
       return failure();
-    Value result = loop.getResult(0);
-    if (r.op.getKind() == fd::ReduceKind::mean)
-      result = arith::DivFOp::create(
-          b, loc, result, constants.constant(r.accumulator, double(reduced)));
-    seeds[r.op.getResult()] = result;
+    seeds[r.op.getResult()] =
+        finishReduction(b, loc, constants, r, loop.getResult(0), reduced);
   }
+  SmallVector<Value> domainOutputs = outputsOf(pointers.outputs, domainResults);
+  SmallVector<Value> columnOutputs = outputsOf(pointers.outputs, columnResults);
   if (!domainResults.empty()) {
     rowLoop(ValueRange{}, [&](RegionEmitter &e, Index index, ValueRange) {
-      for (unsigned r : domainResults) {
-        if (failed(e.emitStore(yield.getValues()[r], pointers.outputs[r],
-                               index))) {
-          failedBody = true;
-          break;
-        }
-      }
-      return SmallVector<Value>{};
+      return storeAndCombine(e, index, yield.getValues(), domainResults,
+                             domainOutputs, {}, {});
     });
     if (failedBody)
       return failure();
   }
-  {
-    RegionEmitter e(b, loc, width, pointers.inputs);
-    for (auto [value, known] : seeds)
-      e.seed(value, known);
-    Index index = indexAt(columnPosition);
-    for (unsigned r : columnResults) {
-      if (failed(e.emitStore(yield.getValues()[r], pointers.outputs[r], index)))
-        return failure();
-    }
-  }
+  if (failed(storeSeededResults<RegionEmitter>(
+          b, loc, width, pointers.inputs, seeds, indexAt(columnPosition),
+          yield.getValues(), columnResults, columnOutputs)))
+    return failure();
 
   KernelPlan plan =
       kernelPlan(name, name + "_module", ScheduleKind::ColumnReduction,
@@ -409,10 +345,8 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   if (failed(schedule))
     return failure();
   SmallVector<ReductionInfo> reductions;
-  if (failed(classifyEach(schedule->reductions, reductions,
-                          [](fd::ReduceOp reduce) {
-                            return classifyReduction(reduce, "row_reduction");
-                          })))
+  if (failed(classifyEach(schedule->reductions, "row_reduction",
+                          classifyReduction, reductions)))
     return failure();
   int64_t rows = schedule->rows, rowLength = schedule->rowLength;
   ArrayRef<unsigned> domainResults = schedule->domainResults,
@@ -464,19 +398,13 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   Value lo = arith::MulIOp::create(b, loc, row, i64Constant(b, loc, rowLength));
   DenseMap<Value, Value> seeds;
   for (ReductionInfo &r : reductions) {
-    RegionEmitter constants(b, loc, kGpuVectorWidth, pointers.inputs);
-    RegionEmitter scalarConstants(b, loc, 1, pointers.inputs);
-    Value vectorInit = constants.constant(r.accumulator, r.identity);
-    Value scalarInit = scalarConstants.constant(r.accumulator, r.identity);
+    ReductionStarts starts = reductionStarts<RegionEmitter>(
+        b, loc, kGpuVectorWidth, pointers.inputs, r);
     FailureOr<StridedLoop> loop = emitStridedLoop(
         b, loc, lo, rowLength, thread, threads, vectorize, vectorize,
-        kGpuVectorWidth, pointers.inputs, seeds, vectorInit, scalarInit,
-        [&](RegionEmitter &e, Index index,
-            ValueRange carried) -> FailureOr<SmallVector<Value>> {
-          FailureOr<Value> x = e.emit(r.op.getOperand(), index);
-          if (failed(x))
-            return failure();
-          return SmallVector<Value>{combine(b, loc, r, carried[0], *x)};
+        kGpuVectorWidth, pointers.inputs, seeds, starts.vector, starts.scalar,
+        [&](RegionEmitter &e, Index index, ValueRange carried) {
+          return combineStep(e, r, index, carried);
         });
     if (failed(loop))
       return failure();
@@ -484,24 +412,19 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
                                            loop->scalarResults[0])
                               : reduceBlock(b, loc, r, loop->vectorResults[0],
                                             loop->scalarResults[0]);
-    if (r.op.getKind() == fd::ReduceKind::mean)
-      result = arith::DivFOp::create(
-          b, loc, result,
-          scalarConstants.constant(r.accumulator, double(rowLength)));
-    seeds[r.op.getResult()] = result;
+    RegionEmitter scalar(b, loc, 1, pointers.inputs);
+    seeds[r.op.getResult()] =
+        finishReduction(b, loc, scalar, r, result, rowLength);
   }
+  SmallVector<Value> domainOutputs = outputsOf(pointers.outputs, domainResults);
+  SmallVector<Value> rowOutputs = outputsOf(pointers.outputs, rowResults);
   if (!domainResults.empty()) {
     FailureOr<StridedLoop> loop = emitStridedLoop(
         b, loc, lo, rowLength, thread, threads, vectorize, vectorize,
         kGpuVectorWidth, pointers.inputs, seeds, {}, {},
-        [&](RegionEmitter &e, Index index,
-            ValueRange) -> FailureOr<SmallVector<Value>> {
-          for (unsigned r : domainResults) {
-            if (failed(e.emitStore(yield.getValues()[r], pointers.outputs[r],
-                                   index)))
-              return failure();
-          }
-          return SmallVector<Value>{};
+        [&](RegionEmitter &e, Index index, ValueRange) {
+          return storeAndCombine(e, index, yield.getValues(), domainResults,
+                                 domainOutputs, {}, {});
         });
     if (failed(loop))
       return failure();
@@ -509,17 +432,9 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   bool failedBody = false;
   if (!rowResults.empty())
     onlyIf(b, loc, isFirst, [&](OpBuilder &then) {
-      RegionEmitter e(then, loc, 1, pointers.inputs);
-      for (auto [value, known] : seeds)
-        e.seed(value, known);
-      Index atRow{Index::Uniform, row};
-      for (unsigned r : rowResults) {
-        if (failed(e.emitStore(yield.getValues()[r], pointers.outputs[r],
-                               atRow))) {
-          failedBody = true;
-          return;
-        }
-      }
+      failedBody = failed(storeSeededResults<RegionEmitter>(
+          then, loc, 1, pointers.inputs, seeds, {Index::Uniform, row},
+          yield.getValues(), rowResults, rowOutputs));
     });
   if (failedBody)
     return failure();

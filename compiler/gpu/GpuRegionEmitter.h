@@ -50,19 +50,14 @@ inline constexpr unsigned kWarpSize = 32;
 using namespace codegen;
 
 /// Emits region values at an index, with one vector width (1: scalars).
-class RegionEmitter : public RegionEmitterBase {
+class RegionEmitter : public TargetRegionEmitter<RegionEmitter, fd::MatmulOp> {
 public:
-  RegionEmitter(OpBuilder &b, Location loc, unsigned width,
-                const DenseMap<Value, Value> &argPointers)
-      : RegionEmitterBase(b, loc, width, "GPU", kGlobalAddressSpace,
-                          argPointers) {}
+  using TargetRegionEmitter::TargetRegionEmitter;
+  static constexpr const char *kTarget = "GPU";
+  static constexpr unsigned kAddressSpace = kGlobalAddressSpace;
 
 private:
-  FailureOr<Value> emitTargetOp(Operation *op, Index index) override {
-    if (auto matmul = dyn_cast<fd::MatmulOp>(op))
-      return emitMatmul(matmul, index);
-    return Value();
-  }
+  friend TargetRegionEmitter;
 
   /// index * stride on i64 scalars or vectors alike.
   Value scaled(Value x, int64_t stride) {
@@ -79,7 +74,7 @@ private:
   /// When the lanes lie in one row of the result, the lhs element is one
   /// load broadcast to every lane and the rhs is contiguous (one 128-bit
   /// load when aligned, unless transposed); otherwise both are gathers.
-  FailureOr<Value> emitMatmul(fd::MatmulOp op, Index index) {
+  FailureOr<Value> emitOwnOp(fd::MatmulOp op, Index index) {
     Type compute = computeType(elementTypeOf(op.getResult()));
     if (!isa<FloatType>(compute))
       return unsupported(op, "integer matmuls are not supported yet");

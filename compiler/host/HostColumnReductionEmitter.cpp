@@ -172,6 +172,8 @@ FailureOr<FusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
   SmallVector<Value> outputs;
   for (unsigned k = 0; k < yield.getValues().size(); ++k)
     outputs.push_back(bufferPointer(b, loc, buffers, numInputs + k));
+  SmallVector<Value> domainOutputs = outputsOf(outputs, domainResults);
+  SmallVector<Value> columnOutputs = outputsOf(outputs, columnResults);
   auto c = [&](int64_t value) { return i64Constant(b, loc, value); };
 
   int64_t chunk = kChunkVectors * width;
@@ -276,40 +278,23 @@ FailureOr<FusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
       }
       ReductionInfo &r = *item.reduce;
       Value init = reductionIdentity(constants, r);
-      auto loop =
-          rowLoop(init,
-                  [&](OpBuilder &rb, RegionEmitter &e, Index index,
-                      ValueRange acc) -> FailureOr<SmallVector<Value>> {
-                    FailureOr<Value> x = e.emit(r.op.getOperand(), index);
-                    if (failed(x))
-                      return failure();
-                    return SmallVector<Value>{combine(rb, loc, r, acc[0], *x)};
-                  });
+      auto loop = rowLoop(
+          init, [&](OpBuilder &, RegionEmitter &e, Index index,
+                    ValueRange acc) { return combineStep(e, r, index, acc); });
       Value result = loop.getResult(0);
       result = finishReduction(nb, loc, constants, r, result, reduced);
       seeds[r.op.getResult()] = result;
     }
     if (!domainResults.empty())
-      rowLoop(
-          {},
-          [&](OpBuilder &, RegionEmitter &e, Index index,
-              ValueRange) -> FailureOr<SmallVector<Value>> {
-            for (unsigned r : domainResults) {
-              if (failed(e.emitStore(yield.getValues()[r], outputs[r], index)))
-                return failure();
-            }
-            return SmallVector<Value>{};
-          });
-    RegionEmitter e(nb, loc, w, pointers);
-    for (auto [value, known] : seeds)
-      e.seed(value, known);
+      rowLoop({}, [&](OpBuilder &, RegionEmitter &e, Index index, ValueRange) {
+        return storeAndCombine(e, index, yield.getValues(), domainResults,
+                               domainOutputs, {}, {});
+      });
     Index at = indexAt(arith::AddIOp::create(nb, loc, columnBase, col));
-    for (unsigned r : columnResults) {
-      if (failed(e.emitStore(yield.getValues()[r], outputs[r], at))) {
-        broken = true;
-        return;
-      }
-    }
+    if (failed(storeSeededResults<RegionEmitter>(nb, loc, w, pointers, seeds,
+                                                 at, yield.getValues(),
+                                                 columnResults, columnOutputs)))
+      broken = true;
   };
   for (auto [from, to, w] : {std::make_tuple(c0, vectorEnd, width),
                              std::make_tuple(vectorEnd, cEnd, 1u)}) {

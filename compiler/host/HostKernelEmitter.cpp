@@ -31,8 +31,6 @@ constexpr int64_t kReductionChunk = 16384;
 /// Elements per scheduling grain of a pointwise kernel (a multiple of every
 /// vector width, so each chunk's vector body and tail split as compiled).
 constexpr int64_t kPointwiseGrain = 4096;
-/// Bytes per slot of the scratch partials (f32 and f64 accumulators alike).
-constexpr int64_t kScratchSlotBytes = 8;
 /// Independent vector accumulators per reduction pass of a row kernel (and
 /// per reduction of a full reduction's partials): enough to hide the latency
 /// of the combining add or max.
@@ -101,10 +99,8 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
     return emitRowReduction(fusion, module, prefix, width);
   auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
   SmallVector<ReductionInfo> reductions;
-  if (failed(classifyEach(schedule->reductions, reductions,
-                          [](fd::ReduceOp reduce) {
-                            return classifyReduction(reduce, "full_reduction");
-                          })))
+  if (failed(classifyEach(schedule->reductions, "full_reduction",
+                          classifyReduction, reductions)))
     return failure();
   int64_t domain = schedule->domain;
   ArrayRef<unsigned> domainResults = schedule->domainResults,
@@ -116,8 +112,7 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
   int64_t partials =
       std::max<int64_t>(1, (domain + kReductionChunk - 1) / kReductionChunk);
   FusionKernels kernels;
-  kernels.scratchBytes =
-      uint64_t(partials) * reductions.size() * kScratchSlotBytes;
+  kernels.scratchBytes = partialsScratchBytes(partials, reductions.size());
 
   // Partials: iteration p reduces elements [p*C, min((p+1)*C, n)).
   {
@@ -142,32 +137,15 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
         b, loc,
         arith::AddIOp::create(b, loc, lo, i64Constant(b, loc, kReductionChunk)),
         i64Constant(b, loc, domain));
-    SmallVector<Value> vectorInit, scalarInit;
-    {
-      RegionEmitter vectorConstants(b, loc, width, pointers);
-      RegionEmitter scalarConstants(b, loc, 1, pointers);
-      for (const ReductionInfo &r : reductions) {
-        vectorInit.push_back(reductionIdentity(vectorConstants, r));
-        scalarInit.push_back(reductionIdentity(scalarConstants, r));
-      }
-    }
+    ReductionStarts starts =
+        reductionStarts<RegionEmitter>(b, loc, width, pointers, reductions);
     DenseMap<Value, Value> noSeeds;
     FailureOr<PeeledLoop> loop = emitPeeledLoop(
-        b, loc, lo, hi, width, width, pointers, noSeeds, vectorInit, scalarInit,
-        [&](RegionEmitter &e, Index index,
-            ValueRange carried) -> FailureOr<SmallVector<Value>> {
-          for (auto [k, r] : llvm::enumerate(domainResults)) {
-            if (failed(e.emitStore(yield.getValues()[r], outputs[k], index)))
-              return failure();
-          }
-          SmallVector<Value> next;
-          for (auto [r, acc] : llvm::zip(reductions, carried)) {
-            FailureOr<Value> x = e.emit(r.op.getOperand(), index);
-            if (failed(x))
-              return failure();
-            next.push_back(combine(b, loc, r, acc, *x));
-          }
-          return next;
+        b, loc, lo, hi, width, width, pointers, noSeeds, starts.vector,
+        starts.scalar,
+        [&](RegionEmitter &e, Index index, ValueRange carried) {
+          return storeAndCombine(e, index, yield.getValues(), domainResults,
+                                 outputs, reductions, carried);
         },
         kRowUnroll);
     if (failed(loop))
@@ -239,10 +217,9 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
       e.seed(r.op.getResult(), result);
     }
     Index zero{Index::Uniform, i64Constant(b, loc, 0)};
-    for (auto [k, r] : llvm::enumerate(scalarResults)) {
-      if (failed(e.emitStore(yield.getValues()[r], outputs[k], zero)))
-        return failure();
-    }
+    if (failed(
+            storeResults(e, zero, yield.getValues(), scalarResults, outputs)))
+      return failure();
     KernelPlan plan = kernelPlan(name, "", ScheduleKind::FullReduction,
                                  numInputs, scalarResults, /*scratch=*/true);
     plan.launch.iterations = 1;
@@ -264,10 +241,8 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   if (failed(schedule))
     return failure();
   SmallVector<ReductionInfo> reductions;
-  if (failed(classifyEach(schedule->reductions, reductions,
-                          [](fd::ReduceOp reduce) {
-                            return classifyReduction(reduce, "row_reduction");
-                          })))
+  if (failed(classifyEach(schedule->reductions, "row_reduction",
+                          classifyReduction, reductions)))
     return failure();
   int64_t rows = schedule->rows, rowLength = schedule->rowLength;
   ArrayRef<unsigned> domainResults = schedule->domainResults,
@@ -341,22 +316,15 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
     for (auto [value, base] : stashes)
       if (value == r.op.getOperand())
         stash = base;
-    RegionEmitter constants(b, loc, width, pointers);
-    RegionEmitter scalarConstants(b, loc, 1, pointers);
-    Value vectorInit = reductionIdentity(constants, r);
-    Value scalarInit = reductionIdentity(scalarConstants, r);
+    ReductionStarts starts =
+        reductionStarts<RegionEmitter>(b, loc, width, pointers, r);
     FailureOr<PeeledLoop> loop = emitPeeledLoop(
-        b, loc, lo, hi, width, block, pointers, seeds, vectorInit, scalarInit,
-        [&](RegionEmitter &e, Index index,
-            ValueRange carried) -> FailureOr<SmallVector<Value>> {
+        b, loc, lo, hi, width, block, pointers, seeds, starts.vector,
+        starts.scalar,
+        [&](RegionEmitter &e, Index index, ValueRange carried) {
           for (auto [value, base] : written)
             e.stash(value, base);
-          FailureOr<Value> x = e.emit(r.op.getOperand(), index);
-          if (failed(x))
-            return failure();
-          if (stash)
-            e.storeStash(*x, stash, index);
-          return SmallVector<Value>{combine(b, loc, r, carried[0], *x)};
+          return combineStep(e, r, index, carried, stash);
         },
         kRowUnroll);
     if (failed(loop))
@@ -375,35 +343,29 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
     Value horizontal =
         vector::ReductionOp::create(b, loc, r.combining, partial[0]);
     Value result = combine(b, loc, r, horizontal, loop->scalarResults[0]);
-    result = finishReduction(b, loc, scalarConstants, r, result, rowLength);
+    RegionEmitter scalar(b, loc, 1, pointers);
+    result = finishReduction(b, loc, scalar, r, result, rowLength);
     seeds[r.op.getResult()] = result;
     if (stash)
       written.push_back({r.op.getOperand(), stash});
   }
   if (!domainResults.empty()) {
+    SmallVector<Value> domainOutputs = outputsOf(outputs, domainResults);
     FailureOr<PeeledLoop> loop = emitPeeledLoop(
         b, loc, lo, hi, width, block, pointers, seeds, {}, {},
-        [&](RegionEmitter &e, Index index,
-            ValueRange) -> FailureOr<SmallVector<Value>> {
+        [&](RegionEmitter &e, Index index, ValueRange) {
           for (auto [value, base] : written)
             e.stash(value, base);
-          for (unsigned r : domainResults) {
-            if (failed(e.emitStore(yield.getValues()[r], outputs[r], index)))
-              return failure();
-          }
-          return SmallVector<Value>{};
+          return storeAndCombine(e, index, yield.getValues(), domainResults,
+                                 domainOutputs, {}, {});
         });
     if (failed(loop))
       return failure();
   }
-  RegionEmitter e(b, loc, 1, pointers);
-  for (auto [value, known] : seeds)
-    e.seed(value, known);
-  Index atRow{Index::Uniform, row};
-  for (unsigned r : rowResults) {
-    if (failed(e.emitStore(yield.getValues()[r], outputs[r], atRow)))
-      return failure();
-  }
+  if (failed(storeSeededResults<RegionEmitter>(
+          b, loc, 1, pointers, seeds, {Index::Uniform, row}, yield.getValues(),
+          rowResults, outputsOf(outputs, rowResults))))
+    return failure();
 
   KernelPlan plan = kernelPlan(name, "", ScheduleKind::RowReduction, numInputs,
                                outputs.size());

@@ -45,26 +45,21 @@ namespace fd = mlir::fuse;
 using namespace codegen;
 
 /// Emits region values at an index, with one vector width (1: scalars).
-class RegionEmitter : public RegionEmitterBase {
+class RegionEmitter : public TargetRegionEmitter<RegionEmitter, fd::ConcatOp> {
 public:
-  RegionEmitter(OpBuilder &b, Location loc, unsigned width,
-                const DenseMap<Value, Value> &argPointers)
-      : RegionEmitterBase(b, loc, width, "host", /*addressSpace=*/0,
-                          argPointers) {}
+  using TargetRegionEmitter::TargetRegionEmitter;
+  static constexpr const char *kTarget = "host";
+  static constexpr unsigned kAddressSpace = 0;
 
 private:
-  FailureOr<Value> emitTargetOp(Operation *op, Index index) override {
-    if (auto concat = dyn_cast<fd::ConcatOp>(op))
-      return emitConcat(concat, index);
-    return Value();
-  }
+  friend TargetRegionEmitter;
 
   /// Each operand is read at its own position of the element, clamped into
   /// its range along the axis (so every read is in bounds), and the one whose
   /// range holds the element is selected. The lanes of an aligned block that
   /// stays in one run of the dims after the axis share their operand;
   /// otherwise they are gathered lane by lane.
-  FailureOr<Value> emitConcat(fd::ConcatOp op, Index index) {
+  FailureOr<Value> emitOwnOp(fd::ConcatOp op, Index index) {
     ArrayRef<int64_t> shape = shapeOf(op.getResult());
     int64_t axis = op.getAxis();
     int64_t inner = 1;
