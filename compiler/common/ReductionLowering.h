@@ -172,6 +172,31 @@ inline Value finishReduction(OpBuilder &b, Location loc, ScalarLowering &e,
   return arith::TruncIOp::create(b, loc, e.vectorOf(r.accumulator), mean);
 }
 
+/// A reduction schedule as ScheduleLegality analyzed it (FullSchedule,
+/// RowSchedule, ColumnSchedule), with the fusion's yielded values and the
+/// infos of its reductions.
+template <class Schedule> struct ReductionSchedule : Schedule {
+  ValueRange yielded;
+  SmallVector<ReductionInfo> infos;
+};
+
+/// The `analyzed` schedule of `fusion` (a failure passes through), its
+/// reductions through the target's `classify` (errors name `name`, the
+/// schedule's kind).
+template <class Schedule>
+FailureOr<ReductionSchedule<Schedule>>
+classifySchedule(fd::FusionOp fusion, FailureOr<Schedule> analyzed,
+                 StringRef name, ClassifyReduction classify) {
+  if (failed(analyzed))
+    return failure();
+  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
+  ReductionSchedule<Schedule> schedule{{*analyzed}, yield.getValues(), {}};
+  if (failed(
+          classifyEach(analyzed->reductions, name, classify, schedule.infos)))
+    return failure();
+  return schedule;
+}
+
 /// Each reduction's starting value in a vector of `width` lanes and in a
 /// scalar: the accumulators of a loop's vector body and of its scalar tail.
 struct ReductionStarts {

@@ -28,10 +28,12 @@
 #define FUSE_COMPILER_REGIONEMITTER_H
 
 #include "compiler/common/AffineIndexMap.h"
+#include "compiler/common/KernelPlan.h"
 #include "compiler/common/ScalarLowering.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -581,6 +583,34 @@ inline LogicalResult checkYields(fd::FusionOp fusion, int64_t domain,
              << ": a pointwise kernel's results must all have " << domain
              << " elements, one has " << numElements(value.getType());
   return success();
+}
+
+/// A pointwise kernel's frame, for every target: no kernel for a fusion
+/// that yields nothing, checkYields, then `emitKernel(builder, location,
+/// domain, yielded values)`, the target's kernel.
+template <class EmitKernel>
+FailureOr<FusionKernels> emitPointwiseKernel(fd::FusionOp fusion,
+                                             ModuleOp module, StringRef target,
+                                             EmitKernel &&emitKernel) {
+  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
+  if (yield.getValues().empty())
+    return FusionKernels{};
+  int64_t domain = numElements(yield.getValues().front().getType());
+  if (failed(checkYields(fusion, domain, target)))
+    return failure();
+  OpBuilder b(module.getContext());
+  return emitKernel(b, fusion.getLoc(), domain, yield.getValues());
+}
+
+/// The step of a pointwise loop: each yielded value stored at `index` in
+/// its output (yielded[k] in outputs[k]); nothing carried.
+inline FailureOr<SmallVector<Value>> storeStep(RegionEmitterBase &e,
+                                               Index index, ValueRange yielded,
+                                               ArrayRef<Value> outputs) {
+  for (auto [value, out] : llvm::zip_equal(yielded, outputs))
+    if (failed(e.emitStore(value, out, index)))
+      return failure();
+  return SmallVector<Value>{};
 }
 
 } // namespace codegen

@@ -38,72 +38,60 @@ constexpr int64_t kRowsPerBlock = 8;
 FailureOr<FusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
                                        StringRef prefix,
                                        ScheduleKind schedule) {
-  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
-  if (yield.getValues().empty())
-    return FusionKernels{};
-  int64_t domain = numElements(yield.getValues().front().getType());
-  if (failed(checkYields(fusion, domain, "GPU")))
-    return failure();
-  Location loc = fusion.getLoc();
-  OpBuilder b(module.getContext());
-  std::string name =
-      (prefix + (schedule == ScheduleKind::Matmul            ? "_matmul"
-                 : schedule == ScheduleKind::WindowReduction ? "_window"
-                                                             : "_pointwise"))
-          .str();
-  unsigned numResults = yield.getValues().size();
-  KernelPointers pointers =
-      createKernel(b, module, fusion, name, numResults, /*scratch=*/false,
-                   /*scratchReadOnly=*/false, kGpuBlockSize);
-  Value thread = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, blockId(b, loc), blockDim(b, loc)),
-      threadId(b, loc));
-  Value threads =
-      arith::MulIOp::create(b, loc, gridDim(b, loc), blockDim(b, loc));
-  DenseMap<Value, Value> noSeeds;
-  FailureOr<StridedLoop> loop =
-      emitStridedLoop(b, loc, i64Constant(b, loc, 0), domain, thread, threads,
-                      /*vectorize=*/true, /*aligned=*/true, kGpuVectorWidth,
-                      pointers.inputs, noSeeds, {}, {},
-                      [&](RegionEmitter &e, Index index,
-                          ValueRange) -> FailureOr<SmallVector<Value>> {
-                        for (auto [value, out] :
-                             llvm::zip(yield.getValues(), pointers.outputs)) {
-                          if (failed(e.emitStore(value, out, index)))
-                            return failure();
-                        }
-                        return SmallVector<Value>{};
-                      });
-  if (failed(loop))
-    return failure();
+  return emitPointwiseKernel(
+      fusion, module, "GPU",
+      [&](OpBuilder &b, Location loc, int64_t domain,
+          ValueRange yielded) -> FailureOr<FusionKernels> {
+        std::string name =
+            (prefix + (schedule == ScheduleKind::Matmul ? "_matmul"
+                       : schedule == ScheduleKind::WindowReduction
+                           ? "_window"
+                           : "_pointwise"))
+                .str();
+        unsigned numResults = yielded.size();
+        KernelPointers pointers =
+            createKernel(b, module, fusion, name, numResults, /*scratch=*/false,
+                         /*scratchReadOnly=*/false, kGpuBlockSize);
+        Value thread = arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, blockId(b, loc), blockDim(b, loc)),
+            threadId(b, loc));
+        Value threads =
+            arith::MulIOp::create(b, loc, gridDim(b, loc), blockDim(b, loc));
+        DenseMap<Value, Value> noSeeds;
+        FailureOr<StridedLoop> loop = emitStridedLoop(
+            b, loc, i64Constant(b, loc, 0), domain, thread, threads,
+            /*vectorize=*/true, /*aligned=*/true, kGpuVectorWidth,
+            pointers.inputs, noSeeds, {}, {},
+            [&](RegionEmitter &e, Index index, ValueRange) {
+              return storeStep(e, index, yielded, pointers.outputs);
+            });
+        if (failed(loop))
+          return failure();
 
-  KernelPlan plan = kernelPlan(name, name + "_module", schedule,
-                               fusion.getInputs().size(), numResults);
-  int64_t steps = std::max<int64_t>(1, ceilDiv(domain, kGpuVectorWidth));
-  plan.launch.gridX = uint32_t(std::clamp<int64_t>(
-      ceilDiv(steps, kGpuBlockSize), 1, kMaxPointwiseBlocks));
-  plan.launch.blockX = kGpuBlockSize;
-  plan.launch.iterations = domain;
-  return singleKernel(std::move(plan));
+        KernelPlan plan = kernelPlan(name, name + "_module", schedule,
+                                     fusion.getInputs().size(), numResults);
+        int64_t steps = std::max<int64_t>(1, ceilDiv(domain, kGpuVectorWidth));
+        plan.launch.gridX = uint32_t(std::clamp<int64_t>(
+            ceilDiv(steps, kGpuBlockSize), 1, kMaxPointwiseBlocks));
+        plan.launch.blockX = kGpuBlockSize;
+        plan.launch.iterations = domain;
+        return singleKernel(std::move(plan));
+      });
 }
 
 namespace {
 
 FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
                                            StringRef prefix) {
-  FailureOr<fd::FullSchedule> schedule =
-      fd::analyzeFullReduction(fusion, fd::ScheduleTarget::gpu());
+  FailureOr<ReductionSchedule<fd::FullSchedule>> schedule = classifySchedule(
+      fusion, fd::analyzeFullReduction(fusion, fd::ScheduleTarget::gpu()),
+      "full_reduction", classifyReduction);
   if (failed(schedule))
     return failure();
-  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
-  SmallVector<ReductionInfo> reductions;
-  if (failed(classifyEach(schedule->reductions, "full_reduction",
-                          classifyReduction, reductions)))
-    return failure();
+  SmallVector<ReductionInfo> &reductions = schedule->infos;
   int64_t domain = schedule->domain;
-  ArrayRef<unsigned> domainResults = schedule->domainResults,
-                     scalarResults = schedule->scalarResults;
-
+  ArrayRef<unsigned> domainResults = schedule->domainResults;
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
   unsigned numInputs = fusion.getInputs().size();
@@ -134,7 +122,7 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
         /*vectorize=*/true, /*aligned=*/true, kGpuVectorWidth, pointers.inputs,
         noSeeds, starts.vector, starts.scalar,
         [&](RegionEmitter &e, Index index, ValueRange carried) {
-          return storeAndCombine(e, index, yield.getValues(), domainResults,
+          return storeAndCombine(e, index, schedule->yielded, domainResults,
                                  pointers.outputs, reductions, carried);
         });
     if (failed(loop))
@@ -165,9 +153,10 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
   // thread 0 computes the ops after the reductions on one element.
   {
     std::string name = (prefix + "_finish").str();
-    KernelPointers pointers = createKernel(
-        b, module, fusion, name, scalarResults.size(), /*scratch=*/true,
-        /*scratchReadOnly=*/true, kGpuBlockSize);
+    KernelPointers pointers =
+        createKernel(b, module, fusion, name, schedule->scalarResults.size(),
+                     /*scratch=*/true,
+                     /*scratchReadOnly=*/true, kGpuBlockSize);
     Value thread = threadId(b, loc);
     Value threads = blockDim(b, loc);
     DenseMap<Value, Value> seeds;
@@ -202,14 +191,14 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
     onFirstThread(b, loc, [&](OpBuilder &then) {
       Index zero{Index::Uniform, i64Constant(then, loc, 0)};
       failedBody = failed(storeSeededResults<RegionEmitter>(
-          then, loc, 1, pointers.inputs, seeds, zero, yield.getValues(),
-          scalarResults, pointers.outputs));
+          then, loc, 1, pointers.inputs, seeds, zero, schedule->yielded,
+          schedule->scalarResults, pointers.outputs));
     });
     if (failedBody)
       return failure();
     KernelPlan plan =
         kernelPlan(name, name + "_module", ScheduleKind::FullReduction,
-                   numInputs, scalarResults, /*scratch=*/true);
+                   numInputs, schedule->scalarResults, /*scratch=*/true);
     plan.launch.gridX = 1;
     plan.launch.blockX = kGpuBlockSize;
     plan.launch.iterations = 1;
@@ -339,18 +328,13 @@ emitColumnReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
 /// the row. The passes re-read the row, from L1/L2 after the first.
 FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
                                           StringRef prefix) {
-  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
-  FailureOr<fd::RowSchedule> schedule =
-      fd::analyzeRowReduction(fusion, fd::ScheduleTarget::gpu());
+  FailureOr<ReductionSchedule<fd::RowSchedule>> schedule = classifySchedule(
+      fusion, fd::analyzeRowReduction(fusion, fd::ScheduleTarget::gpu()),
+      "row_reduction", classifyReduction);
   if (failed(schedule))
     return failure();
-  SmallVector<ReductionInfo> reductions;
-  if (failed(classifyEach(schedule->reductions, "row_reduction",
-                          classifyReduction, reductions)))
-    return failure();
+  SmallVector<ReductionInfo> &reductions = schedule->infos;
   int64_t rows = schedule->rows, rowLength = schedule->rowLength;
-  ArrayRef<unsigned> domainResults = schedule->domainResults,
-                     rowResults = schedule->rowResults;
 
   // Rows whose length is a multiple of the vector width start aligned and
   // are read 128 bits at a time; others element by element.
@@ -372,7 +356,7 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
   std::string name = (prefix + "_rows").str();
-  unsigned numResults = yield.getValues().size();
+  unsigned numResults = schedule->yielded.size();
   KernelPointers pointers =
       createKernel(b, module, fusion, name, numResults, /*scratch=*/false,
                    /*scratchReadOnly=*/false, blockSize);
@@ -416,25 +400,28 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
     seeds[r.op.getResult()] =
         finishReduction(b, loc, scalar, r, result, rowLength);
   }
-  SmallVector<Value> domainOutputs = outputsOf(pointers.outputs, domainResults);
-  SmallVector<Value> rowOutputs = outputsOf(pointers.outputs, rowResults);
-  if (!domainResults.empty()) {
-    FailureOr<StridedLoop> loop = emitStridedLoop(
-        b, loc, lo, rowLength, thread, threads, vectorize, vectorize,
-        kGpuVectorWidth, pointers.inputs, seeds, {}, {},
-        [&](RegionEmitter &e, Index index, ValueRange) {
-          return storeAndCombine(e, index, yield.getValues(), domainResults,
-                                 domainOutputs, {}, {});
-        });
+  SmallVector<Value> domainOutputs =
+      outputsOf(pointers.outputs, schedule->domainResults);
+  SmallVector<Value> rowOutputs =
+      outputsOf(pointers.outputs, schedule->rowResults);
+  if (!schedule->domainResults.empty()) {
+    FailureOr<StridedLoop> loop =
+        emitStridedLoop(b, loc, lo, rowLength, thread, threads, vectorize,
+                        vectorize, kGpuVectorWidth, pointers.inputs, seeds, {},
+                        {}, [&](RegionEmitter &e, Index index, ValueRange) {
+                          return storeAndCombine(e, index, schedule->yielded,
+                                                 schedule->domainResults,
+                                                 domainOutputs, {}, {});
+                        });
     if (failed(loop))
       return failure();
   }
   bool failedBody = false;
-  if (!rowResults.empty())
+  if (!schedule->rowResults.empty())
     onlyIf(b, loc, isFirst, [&](OpBuilder &then) {
       failedBody = failed(storeSeededResults<RegionEmitter>(
           then, loc, 1, pointers.inputs, seeds, {Index::Uniform, row},
-          yield.getValues(), rowResults, rowOutputs));
+          schedule->yielded, schedule->rowResults, rowOutputs));
     });
   if (failedBody)
     return failure();

@@ -46,44 +46,38 @@ constexpr int64_t kRowStashBytes = 64 * 1024;
 FailureOr<FusionKernels>
 emitPointwise(fd::FusionOp fusion, ModuleOp module, StringRef prefix,
               unsigned width, ScheduleKind schedule = ScheduleKind::Pointwise) {
-  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
-  if (yield.getValues().empty())
-    return FusionKernels{};
-  int64_t domain = numElements(yield.getValues().front().getType());
-  if (failed(checkYields(fusion, domain, "host")))
-    return failure();
-  Location loc = fusion.getLoc();
-  OpBuilder b(module.getContext());
-  std::string name =
-      (prefix +
-       (schedule == ScheduleKind::WindowReduction ? "_window" : "_pointwise"))
-          .str();
-  func::FuncOp func = createKernelFunc(b, module, loc, name);
-  Value buffers = func.getArgument(0);
-  DenseMap<Value, Value> pointers = loadInputPointers(b, loc, fusion, buffers);
-  unsigned numInputs = fusion.getInputs().size();
-  SmallVector<Value> outputs;
-  for (unsigned r = 0; r < yield.getValues().size(); ++r)
-    outputs.push_back(bufferPointer(b, loc, buffers, numInputs + r));
-  DenseMap<Value, Value> noSeeds;
-  FailureOr<PeeledLoop> loop = emitPeeledLoop(
-      b, loc, func.getArgument(1), func.getArgument(2), width, width, pointers,
-      noSeeds, {}, {},
-      [&](RegionEmitter &e, Index index,
-          ValueRange) -> FailureOr<SmallVector<Value>> {
-        for (auto [value, out] : llvm::zip(yield.getValues(), outputs)) {
-          if (failed(e.emitStore(value, out, index)))
-            return failure();
-        }
-        return SmallVector<Value>{};
-      });
-  if (failed(loop))
-    return failure();
+  return emitPointwiseKernel(
+      fusion, module, "host",
+      [&](OpBuilder &b, Location loc, int64_t domain,
+          ValueRange yielded) -> FailureOr<FusionKernels> {
+        std::string name = (prefix + (schedule == ScheduleKind::WindowReduction
+                                          ? "_window"
+                                          : "_pointwise"))
+                               .str();
+        func::FuncOp func = createKernelFunc(b, module, loc, name);
+        Value buffers = func.getArgument(0);
+        DenseMap<Value, Value> pointers =
+            loadInputPointers(b, loc, fusion, buffers);
+        unsigned numInputs = fusion.getInputs().size();
+        SmallVector<Value> outputs;
+        for (unsigned r = 0; r < yielded.size(); ++r)
+          outputs.push_back(bufferPointer(b, loc, buffers, numInputs + r));
+        DenseMap<Value, Value> noSeeds;
+        FailureOr<PeeledLoop> loop =
+            emitPeeledLoop(b, loc, func.getArgument(1), func.getArgument(2),
+                           width, width, pointers, noSeeds, {}, {},
+                           [&](RegionEmitter &e, Index index, ValueRange) {
+                             return storeStep(e, index, yielded, outputs);
+                           });
+        if (failed(loop))
+          return failure();
 
-  KernelPlan plan = kernelPlan(name, "", schedule, numInputs, outputs.size());
-  plan.launch.iterations = domain;
-  plan.launch.grain = kPointwiseGrain;
-  return singleKernel(std::move(plan));
+        KernelPlan plan =
+            kernelPlan(name, "", schedule, numInputs, outputs.size());
+        plan.launch.iterations = domain;
+        plan.launch.grain = kPointwiseGrain;
+        return singleKernel(std::move(plan));
+      });
 }
 
 FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
@@ -91,21 +85,18 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
 
 FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
                                            StringRef prefix, unsigned width) {
-  FailureOr<fd::FullSchedule> schedule =
+  FailureOr<fd::FullSchedule> analyzed =
       fd::analyzeFullReduction(fusion, fd::ScheduleTarget::host(width));
+  if (succeeded(analyzed) && analyzed->asOneRow)
+    return emitRowReduction(fusion, module, prefix, width);
+  FailureOr<ReductionSchedule<fd::FullSchedule>> schedule =
+      classifySchedule(fusion, analyzed, "full_reduction", classifyReduction);
   if (failed(schedule))
     return failure();
-  if (schedule->asOneRow)
-    return emitRowReduction(fusion, module, prefix, width);
-  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
-  SmallVector<ReductionInfo> reductions;
-  if (failed(classifyEach(schedule->reductions, "full_reduction",
-                          classifyReduction, reductions)))
-    return failure();
+  SmallVector<ReductionInfo> &reductions = schedule->infos;
   int64_t domain = schedule->domain;
   ArrayRef<unsigned> domainResults = schedule->domainResults,
                      scalarResults = schedule->scalarResults;
-
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
   unsigned numInputs = fusion.getInputs().size();
@@ -144,7 +135,7 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
         b, loc, lo, hi, width, width, pointers, noSeeds, starts.vector,
         starts.scalar,
         [&](RegionEmitter &e, Index index, ValueRange carried) {
-          return storeAndCombine(e, index, yield.getValues(), domainResults,
+          return storeAndCombine(e, index, schedule->yielded, domainResults,
                                  outputs, reductions, carried);
         },
         kRowUnroll);
@@ -218,7 +209,7 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
     }
     Index zero{Index::Uniform, i64Constant(b, loc, 0)};
     if (failed(
-            storeResults(e, zero, yield.getValues(), scalarResults, outputs)))
+            storeResults(e, zero, schedule->yielded, scalarResults, outputs)))
       return failure();
     KernelPlan plan = kernelPlan(name, "", ScheduleKind::FullReduction,
                                  numInputs, scalarResults, /*scratch=*/true);
@@ -235,18 +226,14 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
 /// re-read from cache by each pass.
 FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
                                           StringRef prefix, unsigned width) {
-  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
-  FailureOr<fd::RowSchedule> schedule =
-      fd::analyzeRowReduction(fusion, fd::ScheduleTarget::host(width));
+  FailureOr<ReductionSchedule<fd::RowSchedule>> schedule = classifySchedule(
+      fusion, fd::analyzeRowReduction(fusion, fd::ScheduleTarget::host(width)),
+      "row_reduction", classifyReduction);
   if (failed(schedule))
     return failure();
-  SmallVector<ReductionInfo> reductions;
-  if (failed(classifyEach(schedule->reductions, "row_reduction",
-                          classifyReduction, reductions)))
-    return failure();
+  SmallVector<ReductionInfo> &reductions = schedule->infos;
   int64_t rows = schedule->rows, rowLength = schedule->rowLength;
-  ArrayRef<unsigned> domainResults = schedule->domainResults,
-                     rowResults = schedule->rowResults;
+  ArrayRef<unsigned> domainResults = schedule->domainResults;
 
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
@@ -256,7 +243,7 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   DenseMap<Value, Value> pointers = loadInputPointers(b, loc, fusion, buffers);
   unsigned numInputs = fusion.getInputs().size();
   SmallVector<Value> outputs;
-  for (unsigned k = 0; k < yield.getValues().size(); ++k)
+  for (unsigned k = 0; k < schedule->yielded.size(); ++k)
     outputs.push_back(bufferPointer(b, loc, buffers, numInputs + k));
   // A reduction's operand that the store pass uses again (softmax's
   // exponentials) is kept in a row buffer on the stack by its reduction's
@@ -265,7 +252,7 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   {
     SmallVector<Value> work;
     for (unsigned r : domainResults)
-      work.push_back(yield.getValues()[r]);
+      work.push_back(schedule->yielded[r]);
     while (!work.empty()) {
       Value v = work.pop_back_val();
       if (!storeUses.insert(v).second)
@@ -356,15 +343,15 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
         [&](RegionEmitter &e, Index index, ValueRange) {
           for (auto [value, base] : written)
             e.stash(value, base);
-          return storeAndCombine(e, index, yield.getValues(), domainResults,
+          return storeAndCombine(e, index, schedule->yielded, domainResults,
                                  domainOutputs, {}, {});
         });
     if (failed(loop))
       return failure();
   }
   if (failed(storeSeededResults<RegionEmitter>(
-          b, loc, 1, pointers, seeds, {Index::Uniform, row}, yield.getValues(),
-          rowResults, outputsOf(outputs, rowResults))))
+          b, loc, 1, pointers, seeds, {Index::Uniform, row}, schedule->yielded,
+          schedule->rowResults, outputsOf(outputs, schedule->rowResults))))
     return failure();
 
   KernelPlan plan = kernelPlan(name, "", ScheduleKind::RowReduction, numInputs,
