@@ -13,6 +13,8 @@
 #include "runtime/cache/Bundle.h"
 
 #include <cstdint>
+#include <numeric>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,12 +42,60 @@ struct KernelPlan {
   std::vector<KernelOperand> operands;
 };
 
+/// Bytes per slot of a reduction's scratch partials (f32 and f64
+/// accumulators alike).
+inline constexpr std::uint64_t kScratchSlotBytes = 8;
+
 /// The kernels of one fusion, in launch order, and the scratch bytes they
 /// share (reduction partials; 0 when none).
 struct FusionKernels {
   std::vector<KernelPlan> kernels;
   std::uint64_t scratchBytes = 0;
 };
+
+/// The plan of kernel `entry` (in `module`, empty on the host) of
+/// `schedule`, whose buffers are the fusion's `numInputs` inputs, then its
+/// results `results` in that order, then the scratch buffer when `scratch`.
+/// The target fills in the launch.
+inline KernelPlan kernelPlan(std::string entry, std::string module,
+                             ScheduleKind schedule, unsigned numInputs,
+                             std::span<const unsigned> results,
+                             bool scratch = false) {
+  KernelPlan plan;
+  plan.entry = std::move(entry);
+  plan.module = std::move(module);
+  plan.schedule = schedule;
+  for (unsigned i = 0; i < numInputs; ++i)
+    plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
+  for (unsigned r : results)
+    plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
+  if (scratch)
+    plan.operands.push_back({KernelOperand::Kind::Scratch, 0});
+  return plan;
+}
+
+/// As above, for a kernel that writes all `numResults` results.
+inline KernelPlan kernelPlan(std::string entry, std::string module,
+                             ScheduleKind schedule, unsigned numInputs,
+                             unsigned numResults) {
+  std::vector<unsigned> results(numResults);
+  std::iota(results.begin(), results.end(), 0u);
+  return kernelPlan(std::move(entry), std::move(module), schedule, numInputs,
+                    results);
+}
+
+/// The scratch of `partials` slots for each of `reductions` reductions.
+inline std::uint64_t partialsScratchBytes(std::int64_t partials,
+                                          std::size_t reductions) {
+  return std::uint64_t(partials) * reductions * kScratchSlotBytes;
+}
+
+/// A fusion that is one kernel.
+inline FusionKernels singleKernel(KernelPlan plan) {
+  FusionKernels kernels;
+  kernels.kernels.push_back(std::move(plan));
+  return kernels;
+}
 
 } // namespace fuse
 

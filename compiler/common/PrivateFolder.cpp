@@ -128,4 +128,21 @@ Status writePrivateFile(const std::string &path,
   return Status::success();
 }
 
+Expected<ToolFiles>
+prepareToolFiles(std::string_view prefix, std::string_view purpose,
+                 std::string_view inputName,
+                 std::span<const std::uint8_t> input,
+                 std::initializer_list<std::string_view> outputNames) {
+  Expected<PrivateFolder> folder = PrivateFolder::create(prefix, purpose);
+  if (!folder.ok())
+    return folder.status();
+  ToolFiles files{folder.take(), {}, {}};
+  files.input = files.folder.file(inputName);
+  for (std::string_view name : outputNames)
+    files.outputs.push_back(files.folder.file(name));
+  if (Status written = writePrivateFile(files.input, input); !written.ok())
+    return written;
+  return files;
+}
+
 } // namespace fuse

@@ -18,9 +18,11 @@
 #include "runtime/ir/Status.h"
 
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fuse {
 
@@ -47,6 +49,23 @@ private:
 /// existing file or a link there is an error.
 Status writePrivateFile(const std::string &path,
                         std::span<const std::uint8_t> bytes);
+
+/// The files of one run of a tool (the linker, ptxas) in a PrivateFolder of
+/// their own: its input, already written there, and the paths of the files
+/// it will write.
+struct ToolFiles {
+  PrivateFolder folder;
+  std::string input;
+  std::vector<std::string> outputs;
+};
+
+/// A new folder as PrivateFolder::create makes it, holding `input` as the
+/// private file `inputName`, with the paths of `outputNames` in it.
+Expected<ToolFiles>
+prepareToolFiles(std::string_view prefix, std::string_view purpose,
+                 std::string_view inputName,
+                 std::span<const std::uint8_t> input,
+                 std::initializer_list<std::string_view> outputNames);
 
 } // namespace fuse
 

@@ -15,7 +15,7 @@
 #ifndef FUSE_COMPILER_REDUCTIONLOWERING_H
 #define FUSE_COMPILER_REDUCTIONLOWERING_H
 
-#include "compiler/common/ScalarLowering.h"
+#include "compiler/common/RegionEmitter.h"
 
 namespace fuse {
 namespace codegen {
@@ -30,14 +30,20 @@ struct ReductionInfo {
   double identity;
 };
 
-/// Each reduction of `reductions` through the target's `classify`, which
-/// refuses one with an error at it: their infos appended in order.
-template <class Range, class Classify>
-LogicalResult classifyEach(Range &&reductions,
-                           SmallVectorImpl<ReductionInfo> &infos,
-                           Classify classify) {
+/// A target's refusal of the reductions it cannot lower: an error at the
+/// op naming the schedule, or the op's info.
+using ClassifyReduction = FailureOr<ReductionInfo> (*)(fd::ReduceOp,
+                                                       StringRef schedule);
+
+/// Each reduction (fuse.reduce ops) of a `schedule` kernel through the
+/// target's `classify`: their infos appended in order.
+template <class Range>
+LogicalResult classifyEach(Range &&reductions, StringRef schedule,
+                           ClassifyReduction classify,
+                           SmallVectorImpl<ReductionInfo> &infos) {
   for (auto reduction : reductions) {
-    FailureOr<ReductionInfo> info = classify(reduction);
+    FailureOr<ReductionInfo> info = classify(
+        cast<fd::ReduceOp>(static_cast<Operation *>(reduction)), schedule);
     if (failed(info))
       return failure();
     infos.push_back(*info);
@@ -164,6 +170,95 @@ inline Value finishReduction(OpBuilder &b, Location loc, ScalarLowering &e,
   if (bits == 64)
     return mean;
   return arith::TruncIOp::create(b, loc, e.vectorOf(r.accumulator), mean);
+}
+
+/// A reduction schedule as ScheduleLegality analyzed it (FullSchedule,
+/// RowSchedule, ColumnSchedule), with the fusion's yielded values and the
+/// infos of its reductions.
+template <class Schedule> struct ReductionSchedule : Schedule {
+  ValueRange yielded;
+  SmallVector<ReductionInfo> infos;
+};
+
+/// The `analyzed` schedule of `fusion` (a failure passes through), its
+/// reductions through the target's `classify` (errors name `name`, the
+/// schedule's kind).
+template <class Schedule>
+FailureOr<ReductionSchedule<Schedule>>
+classifySchedule(fd::FusionOp fusion, FailureOr<Schedule> analyzed,
+                 StringRef name, ClassifyReduction classify) {
+  if (failed(analyzed))
+    return failure();
+  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
+  ReductionSchedule<Schedule> schedule{{*analyzed}, yield.getValues(), {}};
+  if (failed(
+          classifyEach(analyzed->reductions, name, classify, schedule.infos)))
+    return failure();
+  return schedule;
+}
+
+/// Each reduction's starting value in a vector of `width` lanes and in a
+/// scalar: the accumulators of a loop's vector body and of its scalar tail.
+struct ReductionStarts {
+  SmallVector<Value> vector, scalar;
+};
+
+template <class Emitter>
+ReductionStarts reductionStarts(OpBuilder &b, Location loc, unsigned width,
+                                const DenseMap<Value, Value> &pointers,
+                                ArrayRef<ReductionInfo> reductions) {
+  Emitter vectorConstants(b, loc, width, pointers);
+  Emitter scalarConstants(b, loc, 1, pointers);
+  ReductionStarts starts;
+  for (const ReductionInfo &r : reductions) {
+    starts.vector.push_back(reductionIdentity(vectorConstants, r));
+    starts.scalar.push_back(reductionIdentity(scalarConstants, r));
+  }
+  return starts;
+}
+
+/// One step of a reduction loop: `acc` combined with the reduction's operand
+/// at `index`; a row kernel that reads the operand again also keeps it at
+/// `stash` (RegionEmitterBase::storeStash) when given.
+inline FailureOr<Value> combineAt(RegionEmitterBase &e, const ReductionInfo &r,
+                                  Value acc, Index index, Value stash = {}) {
+  FailureOr<Value> x = e.emit(fd::ReduceOp(r.op).getOperand(), index);
+  if (failed(x))
+    return failure();
+  if (stash)
+    e.storeStash(*x, stash, index);
+  return combine(e.builder(), e.location(), r, acc, *x);
+}
+
+/// The step of a loop of one reduction alone: its accumulator (`carried`'s
+/// only value) combined with its operand, kept at `stash` when given.
+inline FailureOr<SmallVector<Value>>
+combineStep(RegionEmitterBase &e, const ReductionInfo &r, Index index,
+            ValueRange carried, Value stash = {}) {
+  FailureOr<Value> next = combineAt(e, r, carried[0], index, stash);
+  if (failed(next))
+    return failure();
+  return SmallVector<Value>{*next};
+}
+
+/// The step of a pass over the domain: the results over the domain stored
+/// (results[k] in outputs[k]), then every reduction's accumulator of
+/// `carried` combined with its operand (a full reduction's partials; a row
+/// or column kernel's store pass has none).
+inline FailureOr<SmallVector<Value>>
+storeAndCombine(RegionEmitterBase &e, Index index, ValueRange yielded,
+                ArrayRef<unsigned> results, ArrayRef<Value> outputs,
+                ArrayRef<ReductionInfo> reductions, ValueRange carried) {
+  if (failed(storeResults(e, index, yielded, results, outputs)))
+    return failure();
+  SmallVector<Value> next;
+  for (auto [r, acc] : llvm::zip_equal(reductions, carried)) {
+    FailureOr<Value> combined = combineAt(e, r, acc, index);
+    if (failed(combined))
+      return failure();
+    next.push_back(*combined);
+  }
+  return next;
 }
 
 } // namespace codegen

@@ -28,9 +28,12 @@
 #define FUSE_COMPILER_REGIONEMITTER_H
 
 #include "compiler/common/AffineIndexMap.h"
+#include "compiler/common/KernelPlan.h"
 #include "compiler/common/ScalarLowering.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -124,6 +127,16 @@ public:
       result = remember(top.value, top.index, *computed);
       stack.pop_back();
     }
+  }
+
+  /// The region value `value` emitted at `index` and stored there in
+  /// `base` (a kernel's output): how every schedule writes its results.
+  LogicalResult emitStore(Value value, Value base, Index index) {
+    FailureOr<Value> computed = emit(value, index);
+    if (failed(computed))
+      return failure();
+    store(*computed, elementTypeOf(value), base, index);
+    return success();
   }
 
   /// The value in its storage type, stored at `index` of `base`; Lanes
@@ -462,6 +475,143 @@ protected:
   DenseMap<Value, Value> seeded, seededSplats, stashed;
   DenseMap<std::tuple<Value, Value, unsigned>, Value> memo;
 };
+
+/// A target's region emitter (`Derived`: HostRegionEmitter.h's,
+/// GpuRegionEmitter.h's): RegionEmitterBase with the target's name
+/// (`Derived::kTarget`) and address space (`Derived::kAddressSpace`), made
+/// as every schedule makes one, and the one op only that target lowers
+/// (`OwnOp`: the host's concat, the GPU's matmul) emitted by
+/// `Derived::emitOwnOp`.
+template <class Derived, class OwnOp>
+class TargetRegionEmitter : public RegionEmitterBase {
+public:
+  TargetRegionEmitter(OpBuilder &b, Location loc, unsigned width,
+                      const DenseMap<Value, Value> &argPointers)
+      : RegionEmitterBase(b, loc, width, Derived::kTarget,
+                          Derived::kAddressSpace, argPointers) {}
+
+private:
+  FailureOr<Value> emitTargetOp(Operation *op, Index index) override {
+    if (auto own = dyn_cast<OwnOp>(op))
+      return static_cast<Derived *>(this)->emitOwnOp(own, index);
+    return Value();
+  }
+};
+
+/// The buffers of `results` in their order, from a kernel's `outputs` (one
+/// per result of the fusion).
+inline SmallVector<Value> outputsOf(ArrayRef<Value> outputs,
+                                    ArrayRef<unsigned> results) {
+  SmallVector<Value> selected;
+  for (unsigned r : results)
+    selected.push_back(outputs[r]);
+  return selected;
+}
+
+/// The yielded values `results` emitted at `index`, results[k] stored in
+/// outputs[k].
+inline LogicalResult storeResults(RegionEmitterBase &e, Index index,
+                                  ValueRange yielded,
+                                  ArrayRef<unsigned> results,
+                                  ArrayRef<Value> outputs) {
+  for (auto [r, out] : llvm::zip_equal(results, outputs))
+    if (failed(e.emitStore(yielded[r], out, index)))
+      return failure();
+  return success();
+}
+
+/// The results a kernel computes once per row, column or fusion, after its
+/// reductions: storeResults with a target emitter (`Emitter`) of `width`
+/// lanes that knows `seeds` (the reductions' results).
+template <class Emitter>
+LogicalResult storeSeededResults(OpBuilder &b, Location loc, unsigned width,
+                                 const DenseMap<Value, Value> &pointers,
+                                 const DenseMap<Value, Value> &seeds,
+                                 Index index, ValueRange yielded,
+                                 ArrayRef<unsigned> results,
+                                 ArrayRef<Value> outputs) {
+  Emitter e(b, loc, width, pointers);
+  for (auto [value, known] : seeds)
+    e.seed(value, known);
+  return storeResults(e, index, yielded, results, outputs);
+}
+
+/// One step of a schedule's loop over positions: `body` runs at `index`
+/// with the loop-carried values and a target emitter (`Emitter`: the
+/// host's or the GPU's RegionEmitter) of `width` lanes that knows `seeds`
+/// (results of earlier reductions). Returns the values carried on.
+template <class Emitter, class Body>
+FailureOr<SmallVector<Value>>
+runStep(OpBuilder &b, Location loc, unsigned width,
+        const DenseMap<Value, Value> &pointers,
+        const DenseMap<Value, Value> &seeds, Index index, ValueRange carried,
+        Body &&body) {
+  Emitter emitter(b, loc, width, pointers);
+  for (auto [value, known] : seeds)
+    emitter.seed(value, known);
+  return body(emitter, index, carried);
+}
+
+/// runStep as the whole body of an scf.for, which yields what it returns:
+/// when it fails, the carried values unchanged, and `failedBody` is set (the
+/// caller fails once the loop is built).
+template <class Emitter, class Body>
+void yieldStep(OpBuilder &b, Location loc, unsigned width,
+               const DenseMap<Value, Value> &pointers,
+               const DenseMap<Value, Value> &seeds, Index index,
+               ValueRange carried, Body &&body, bool &failedBody) {
+  FailureOr<SmallVector<Value>> next =
+      runStep<Emitter>(b, loc, width, pointers, seeds, index, carried, body);
+  if (failed(next)) {
+    failedBody = true;
+    scf::YieldOp::create(b, loc, carried);
+    return;
+  }
+  scf::YieldOp::create(b, loc, *next);
+}
+
+/// A pointwise kernel (and the GPU's pull-form matmul) writes every result
+/// at the same positions: each must have `domain` elements. The error names
+/// `target` ("host", "GPU").
+inline LogicalResult checkYields(fd::FusionOp fusion, int64_t domain,
+                                 StringRef target) {
+  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
+  for (Value value : yield.getValues())
+    if (numElements(value.getType()) != domain)
+      return fusion.emitOpError()
+             << "cannot be generated for the " << target
+             << ": a pointwise kernel's results must all have " << domain
+             << " elements, one has " << numElements(value.getType());
+  return success();
+}
+
+/// A pointwise kernel's frame, for every target: no kernel for a fusion
+/// that yields nothing, checkYields, then `emitKernel(builder, location,
+/// domain, yielded values)`, the target's kernel.
+template <class EmitKernel>
+FailureOr<FusionKernels> emitPointwiseKernel(fd::FusionOp fusion,
+                                             ModuleOp module, StringRef target,
+                                             EmitKernel &&emitKernel) {
+  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
+  if (yield.getValues().empty())
+    return FusionKernels{};
+  int64_t domain = numElements(yield.getValues().front().getType());
+  if (failed(checkYields(fusion, domain, target)))
+    return failure();
+  OpBuilder b(module.getContext());
+  return emitKernel(b, fusion.getLoc(), domain, yield.getValues());
+}
+
+/// The step of a pointwise loop: each yielded value stored at `index` in
+/// its output (yielded[k] in outputs[k]); nothing carried.
+inline FailureOr<SmallVector<Value>> storeStep(RegionEmitterBase &e,
+                                               Index index, ValueRange yielded,
+                                               ArrayRef<Value> outputs) {
+  for (auto [value, out] : llvm::zip_equal(yielded, outputs))
+    if (failed(e.emitStore(value, out, index)))
+      return failure();
+  return SmallVector<Value>{};
+}
 
 } // namespace codegen
 } // namespace fuse

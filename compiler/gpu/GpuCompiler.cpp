@@ -75,20 +75,17 @@ Status assemble(const std::string &ptxas, const std::string &arch,
                 KernelArtifacts &artifacts) {
   // PTX, cubin and log in a private folder, removed on every path out (and
   // reclaimed by the next compile if this one is killed).
-  Expected<PrivateFolder> folder =
-      PrivateFolder::create("fuse-ptxas-", "ptxas");
-  if (!folder.ok())
-    return folder.status();
-  std::string ptxPath = folder->file("kernel.ptx");
-  std::string cubinPath = folder->file("kernel.cubin");
-  std::string logPath = folder->file("ptxas.log");
-  if (Status written = writePrivateFile(
-          ptxPath,
-          std::span<const std::uint8_t>(
-              reinterpret_cast<const std::uint8_t *>(artifacts.ptx.data()),
-              artifacts.ptx.size()));
-      !written.ok())
-    return written;
+  Expected<ToolFiles> files = prepareToolFiles(
+      "fuse-ptxas-", "ptxas", "kernel.ptx",
+      std::span<const std::uint8_t>(
+          reinterpret_cast<const std::uint8_t *>(artifacts.ptx.data()),
+          artifacts.ptx.size()),
+      {"kernel.cubin", "ptxas.log"});
+  if (!files.ok())
+    return files.status();
+  const std::string &ptxPath = files->input;
+  const std::string &cubinPath = files->outputs[0];
+  const std::string &logPath = files->outputs[1];
   std::string archFlag = "-arch=" + arch;
   llvm::SmallVector<llvm::StringRef> args{ptxas, archFlag,  "-v",
                                           "-o",  cubinPath, ptxPath};

@@ -32,92 +32,66 @@ constexpr int64_t kReductionStepsPerThread = 4;
 constexpr int64_t kMaxRowBlocks = 65535;
 /// Rows per block of a row kernel whose rows a warp covers: one per warp.
 constexpr int64_t kRowsPerBlock = 8;
-/// Bytes per slot of the scratch partials (f32 and f64 accumulators alike).
-constexpr int64_t kScratchSlotBytes = 8;
 
 } // namespace
 
 FailureOr<FusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
                                        StringRef prefix,
                                        ScheduleKind schedule) {
-  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
-  if (yield.getValues().empty())
-    return FusionKernels{};
-  int64_t domain = numElements(yield.getValues().front().getType());
-  if (failed(checkYields(fusion, domain)))
-    return failure();
-  Location loc = fusion.getLoc();
-  OpBuilder b(module.getContext());
-  std::string name =
-      (prefix + (schedule == ScheduleKind::Matmul            ? "_matmul"
-                 : schedule == ScheduleKind::WindowReduction ? "_window"
-                                                             : "_pointwise"))
-          .str();
-  unsigned numResults = yield.getValues().size();
-  KernelPointers pointers =
-      createKernel(b, module, fusion, name, numResults, /*scratch=*/false,
-                   /*scratchReadOnly=*/false, kGpuBlockSize);
-  Value thread = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, blockId(b, loc), blockDim(b, loc)),
-      threadId(b, loc));
-  Value threads =
-      arith::MulIOp::create(b, loc, gridDim(b, loc), blockDim(b, loc));
-  DenseMap<Value, Value> noSeeds;
-  FailureOr<StridedLoop> loop =
-      emitStridedLoop(b, loc, i64Constant(b, loc, 0), domain, thread, threads,
-                      /*vectorize=*/true, /*aligned=*/true, kGpuVectorWidth,
-                      pointers.inputs, noSeeds, {}, {},
-                      [&](RegionEmitter &e, Index index,
-                          ValueRange) -> FailureOr<SmallVector<Value>> {
-                        for (auto [value, out] :
-                             llvm::zip(yield.getValues(), pointers.outputs)) {
-                          FailureOr<Value> computed = e.emit(value, index);
-                          if (failed(computed))
-                            return failure();
-                          e.store(*computed, elementTypeOf(value), out, index);
-                        }
-                        return SmallVector<Value>{};
-                      });
-  if (failed(loop))
-    return failure();
+  return emitPointwiseKernel(
+      fusion, module, "GPU",
+      [&](OpBuilder &b, Location loc, int64_t domain,
+          ValueRange yielded) -> FailureOr<FusionKernels> {
+        std::string name =
+            (prefix + (schedule == ScheduleKind::Matmul ? "_matmul"
+                       : schedule == ScheduleKind::WindowReduction
+                           ? "_window"
+                           : "_pointwise"))
+                .str();
+        unsigned numResults = yielded.size();
+        KernelPointers pointers =
+            createKernel(b, module, fusion, name, numResults, /*scratch=*/false,
+                         /*scratchReadOnly=*/false, kGpuBlockSize);
+        Value thread = arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, blockId(b, loc), blockDim(b, loc)),
+            threadId(b, loc));
+        Value threads =
+            arith::MulIOp::create(b, loc, gridDim(b, loc), blockDim(b, loc));
+        DenseMap<Value, Value> noSeeds;
+        FailureOr<StridedLoop> loop = emitStridedLoop(
+            b, loc, i64Constant(b, loc, 0), domain, thread, threads,
+            /*vectorize=*/true, /*aligned=*/true, kGpuVectorWidth,
+            pointers.inputs, noSeeds, {}, {},
+            [&](RegionEmitter &e, Index index, ValueRange) {
+              return storeStep(e, index, yielded, pointers.outputs);
+            });
+        if (failed(loop))
+          return failure();
 
-  KernelPlan plan;
-  plan.entry = name;
-  plan.module = name + "_module";
-  plan.schedule = schedule;
-  int64_t steps = std::max<int64_t>(1, ceilDiv(domain, kGpuVectorWidth));
-  plan.launch.gridX = uint32_t(std::clamp<int64_t>(
-      ceilDiv(steps, kGpuBlockSize), 1, kMaxPointwiseBlocks));
-  plan.launch.blockX = kGpuBlockSize;
-  plan.launch.iterations = domain;
-  for (unsigned i = 0; i < fusion.getInputs().size(); ++i)
-    plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
-  for (unsigned r = 0; r < numResults; ++r)
-    plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
-  FusionKernels kernels;
-  kernels.kernels.push_back(std::move(plan));
-  return kernels;
+        KernelPlan plan = kernelPlan(name, name + "_module", schedule,
+                                     fusion.getInputs().size(), numResults);
+        int64_t steps = std::max<int64_t>(1, ceilDiv(domain, kGpuVectorWidth));
+        plan.launch.gridX = uint32_t(std::clamp<int64_t>(
+            ceilDiv(steps, kGpuBlockSize), 1, kMaxPointwiseBlocks));
+        plan.launch.blockX = kGpuBlockSize;
+        plan.launch.iterations = domain;
+        return singleKernel(std::move(plan));
+      });
 }
 
 namespace {
 
 FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
                                            StringRef prefix) {
-  FailureOr<fd::FullSchedule> schedule =
-      fd::analyzeFullReduction(fusion, fd::ScheduleTarget::gpu());
+  FailureOr<ReductionSchedule<fd::FullSchedule>> schedule = classifySchedule(
+      fusion, fd::analyzeFullReduction(fusion, fd::ScheduleTarget::gpu()),
+      "full_reduction", classifyReduction);
   if (failed(schedule))
     return failure();
-  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
-  SmallVector<ReductionInfo> reductions;
-  if (failed(classifyEach(schedule->reductions, reductions,
-                          [](fd::ReduceOp reduce) {
-                            return classifyReduction(reduce, "full_reduction");
-                          })))
-    return failure();
+  SmallVector<ReductionInfo> &reductions = schedule->infos;
   int64_t domain = schedule->domain;
-  ArrayRef<unsigned> domainResults = schedule->domainResults,
-                     scalarResults = schedule->scalarResults;
-
+  ArrayRef<unsigned> domainResults = schedule->domainResults;
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
   unsigned numInputs = fusion.getInputs().size();
@@ -126,8 +100,7 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
                                               kReductionStepsPerThread),
                           1, kMaxReductionBlocks);
   FusionKernels kernels;
-  kernels.scratchBytes =
-      uint64_t(partials) * reductions.size() * kScratchSlotBytes;
+  kernels.scratchBytes = partialsScratchBytes(partials, reductions.size());
 
   // Partials: block p reduces its grid-stride share into slot p.
   {
@@ -141,40 +114,16 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
         threadId(b, loc));
     Value threads =
         arith::MulIOp::create(b, loc, gridDim(b, loc), blockDim(b, loc));
-    SmallVector<Value> vectorInit, scalarInit;
-    {
-      RegionEmitter vectorConstants(b, loc, kGpuVectorWidth, pointers.inputs);
-      RegionEmitter scalarConstants(b, loc, 1, pointers.inputs);
-      for (const ReductionInfo &r : reductions) {
-        vectorInit.push_back(
-            vectorConstants.constant(r.accumulator, r.identity));
-        scalarInit.push_back(
-            scalarConstants.constant(r.accumulator, r.identity));
-      }
-    }
+    ReductionStarts starts = reductionStarts<RegionEmitter>(
+        b, loc, kGpuVectorWidth, pointers.inputs, reductions);
     DenseMap<Value, Value> noSeeds;
     FailureOr<StridedLoop> loop = emitStridedLoop(
         b, loc, i64Constant(b, loc, 0), domain, thread, threads,
         /*vectorize=*/true, /*aligned=*/true, kGpuVectorWidth, pointers.inputs,
-        noSeeds, vectorInit, scalarInit,
-        [&](RegionEmitter &e, Index index,
-            ValueRange carried) -> FailureOr<SmallVector<Value>> {
-          for (auto [k, r] : llvm::enumerate(domainResults)) {
-            Value value = yield.getValues()[r];
-            FailureOr<Value> computed = e.emit(value, index);
-            if (failed(computed))
-              return failure();
-            e.store(*computed, elementTypeOf(value), pointers.outputs[k],
-                    index);
-          }
-          SmallVector<Value> next;
-          for (auto [r, acc] : llvm::zip(reductions, carried)) {
-            FailureOr<Value> x = e.emit(r.op.getOperand(), index);
-            if (failed(x))
-              return failure();
-            next.push_back(combine(b, loc, r, acc, *x));
-          }
-          return next;
+        noSeeds, starts.vector, starts.scalar,
+        [&](RegionEmitter &e, Index index, ValueRange carried) {
+          return storeAndCombine(e, index, schedule->yielded, domainResults,
+                                 pointers.outputs, reductions, carried);
         });
     if (failed(loop))
       return failure();
@@ -191,18 +140,12 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
             storageBytes(r.accumulator));
       });
     }
-    KernelPlan plan;
-    plan.entry = name;
-    plan.module = name + "_module";
-    plan.schedule = ScheduleKind::FullReduction;
+    KernelPlan plan =
+        kernelPlan(name, name + "_module", ScheduleKind::FullReduction,
+                   numInputs, domainResults, /*scratch=*/true);
     plan.launch.gridX = uint32_t(partials);
     plan.launch.blockX = kGpuBlockSize;
     plan.launch.iterations = domain;
-    for (unsigned i = 0; i < numInputs; ++i)
-      plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
-    for (unsigned r : domainResults)
-      plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
-    plan.operands.push_back({KernelOperand::Kind::Scratch, 0});
     kernels.kernels.push_back(std::move(plan));
   }
 
@@ -210,15 +153,16 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
   // thread 0 computes the ops after the reductions on one element.
   {
     std::string name = (prefix + "_finish").str();
-    KernelPointers pointers = createKernel(
-        b, module, fusion, name, scalarResults.size(), /*scratch=*/true,
-        /*scratchReadOnly=*/true, kGpuBlockSize);
+    KernelPointers pointers =
+        createKernel(b, module, fusion, name, schedule->scalarResults.size(),
+                     /*scratch=*/true,
+                     /*scratchReadOnly=*/true, kGpuBlockSize);
     Value thread = threadId(b, loc);
     Value threads = blockDim(b, loc);
     DenseMap<Value, Value> seeds;
     for (auto [i, r] : llvm::enumerate(reductions)) {
       RegionEmitter constants(b, loc, 1, pointers.inputs);
-      Value init = constants.constant(r.accumulator, r.identity);
+      Value init = reductionIdentity(constants, r);
       Value base = i64Constant(b, loc, int64_t(i) * partials);
       auto loop = scf::ForOp::create(
           b, loc, arith::AddIOp::create(b, loc, base, thread),
@@ -240,41 +184,24 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
           gpu::AllReduceOperationAttr::get(b.getContext(),
                                            allReduceKind(r.combining)),
           /*uniform=*/true);
-      if (r.op.getKind() == fd::ReduceKind::mean)
-        total = arith::DivFOp::create(
-            b, loc, total, constants.constant(r.accumulator, double(domain)));
-      seeds[r.op.getResult()] = total;
+      seeds[r.op.getResult()] =
+          finishReduction(b, loc, constants, r, total, domain);
     }
     bool failedBody = false;
     onFirstThread(b, loc, [&](OpBuilder &then) {
-      RegionEmitter e(then, loc, 1, pointers.inputs);
-      for (auto [value, known] : seeds)
-        e.seed(value, known);
       Index zero{Index::Uniform, i64Constant(then, loc, 0)};
-      for (auto [k, r] : llvm::enumerate(scalarResults)) {
-        Value value = yield.getValues()[r];
-        FailureOr<Value> computed = e.emit(value, zero);
-        if (failed(computed)) {
-          failedBody = true;
-          return;
-        }
-        e.store(*computed, elementTypeOf(value), pointers.outputs[k], zero);
-      }
+      failedBody = failed(storeSeededResults<RegionEmitter>(
+          then, loc, 1, pointers.inputs, seeds, zero, schedule->yielded,
+          schedule->scalarResults, pointers.outputs));
     });
     if (failedBody)
       return failure();
-    KernelPlan plan;
-    plan.entry = name;
-    plan.module = name + "_module";
-    plan.schedule = ScheduleKind::FullReduction;
+    KernelPlan plan =
+        kernelPlan(name, name + "_module", ScheduleKind::FullReduction,
+                   numInputs, schedule->scalarResults, /*scratch=*/true);
     plan.launch.gridX = 1;
     plan.launch.blockX = kGpuBlockSize;
     plan.launch.iterations = 1;
-    for (unsigned i = 0; i < numInputs; ++i)
-      plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
-    for (unsigned r : scalarResults)
-      plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
-    plan.operands.push_back({KernelOperand::Kind::Scratch, 0});
     kernels.kernels.push_back(std::move(plan));
   }
   return kernels;
@@ -294,9 +221,8 @@ emitColumnReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
   if (failed(layout))
     return failure();
   SmallVector<ReductionInfo> reductions;
-  if (failed(classifyEach(layout->reductions, reductions, [](Operation *op) {
-        return classifyReduction(cast<fd::ReduceOp>(op), "column_reduction");
-      })))
+  if (failed(classifyEach(layout->reductions, "column_reduction",
+                          classifyReduction, reductions)))
     return failure();
   int64_t outer = layout->outer, reduced = layout->reduced,
           inner = layout->inner;
@@ -345,93 +271,53 @@ emitColumnReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
   DenseMap<Value, Value> seeds;
   bool failedBody = false;
   // A loop down the reduced rows; `body` gets the row's index.
-  auto rowLoop =
-      [&](ValueRange init,
-          function_ref<SmallVector<Value>(RegionEmitter &, Index, ValueRange)>
-              step) {
-        return scf::ForOp::create(
-            b, loc, c(b, 0), c(b, reduced), c(b, 1), init,
-            [&](OpBuilder &nested, Location nestedLoc, Value r,
-                ValueRange acc) {
-              RegionEmitter e(nested, nestedLoc, width, pointers.inputs);
-              for (auto [value, known] : seeds)
-                e.seed(value, known);
-              Value position = arith::AddIOp::create(
-                  nested, nestedLoc, domainBase,
-                  arith::MulIOp::create(nested, nestedLoc, r,
-                                        c(nested, inner)));
-              SmallVector<Value> next = step(e, indexAt(position), acc);
-              if (next.size() != acc.size()) {
-                failedBody = true;
-                next.assign(acc.begin(), acc.end());
-              }
-              scf::YieldOp::create(nested, nestedLoc, next);
-            });
-      };
+  auto rowLoop = [&](ValueRange init, StepBody step) {
+    return scf::ForOp::create(
+        b, loc, c(b, 0), c(b, reduced), c(b, 1), init,
+        [&](OpBuilder &nested, Location nestedLoc, Value r, ValueRange acc) {
+          Value position = arith::AddIOp::create(
+              nested, nestedLoc, domainBase,
+              arith::MulIOp::create(nested, nestedLoc, r, c(nested, inner)));
+          yieldStep<RegionEmitter>(nested, nestedLoc, width, pointers.inputs,
+                                   seeds, indexAt(position), acc, step,
+                                   failedBody);
+        });
+  };
   for (ReductionInfo &r : reductions) {
     RegionEmitter constants(b, loc, width, pointers.inputs);
-    Value init = constants.constant(r.accumulator, r.identity);
-    auto loop = rowLoop(
-        ValueRange{init}, [&](RegionEmitter &e, Index index, ValueRange acc) {
-          FailureOr<Value> x = e.emit(r.op.getOperand(), index);
-          if (failed(x))
-            return SmallVector<Value>{};
-          return SmallVector<Value>{
-              combine(e.builder(), e.location(), r, acc[0], *x)};
-        });
+    Value init = reductionIdentity(constants, r);
+    auto loop = rowLoop(ValueRange{init},
+                        [&](RegionEmitter &e, Index index, ValueRange acc) {
+                          return combineStep(e, r, index, acc);
+                        });
     if (failedBody)
       return failure();
-    Value result = loop.getResult(0);
-    if (r.op.getKind() == fd::ReduceKind::mean)
-      result = arith::DivFOp::create(
-          b, loc, result, constants.constant(r.accumulator, double(reduced)));
-    seeds[r.op.getResult()] = result;
+    seeds[r.op.getResult()] =
+        finishReduction(b, loc, constants, r, loop.getResult(0), reduced);
   }
+  SmallVector<Value> domainOutputs = outputsOf(pointers.outputs, domainResults);
+  SmallVector<Value> columnOutputs = outputsOf(pointers.outputs, columnResults);
   if (!domainResults.empty()) {
     rowLoop(ValueRange{}, [&](RegionEmitter &e, Index index, ValueRange) {
-      for (unsigned r : domainResults) {
-        Value value = yield.getValues()[r];
-        FailureOr<Value> computed = e.emit(value, index);
-        if (failed(computed)) {
-          failedBody = true;
-          break;
-        }
-        e.store(*computed, elementTypeOf(value), pointers.outputs[r], index);
-      }
-      return SmallVector<Value>{};
+      return storeAndCombine(e, index, yield.getValues(), domainResults,
+                             domainOutputs, {}, {});
     });
     if (failedBody)
       return failure();
   }
-  {
-    RegionEmitter e(b, loc, width, pointers.inputs);
-    for (auto [value, known] : seeds)
-      e.seed(value, known);
-    Index index = indexAt(columnPosition);
-    for (unsigned r : columnResults) {
-      Value value = yield.getValues()[r];
-      FailureOr<Value> computed = e.emit(value, index);
-      if (failed(computed))
-        return failure();
-      e.store(*computed, elementTypeOf(value), pointers.outputs[r], index);
-    }
-  }
+  if (failed(storeSeededResults<RegionEmitter>(
+          b, loc, width, pointers.inputs, seeds, indexAt(columnPosition),
+          yield.getValues(), columnResults, columnOutputs)))
+    return failure();
 
-  KernelPlan plan;
-  plan.entry = name;
-  plan.module = name + "_module";
-  plan.schedule = ScheduleKind::ColumnReduction;
+  KernelPlan plan =
+      kernelPlan(name, name + "_module", ScheduleKind::ColumnReduction,
+                 fusion.getInputs().size(), numResults);
   plan.launch.gridX = uint32_t(
       std::clamp<int64_t>(ceilDiv(groups, blockSize), 1, kMaxPointwiseBlocks));
   plan.launch.blockX = blockSize;
   plan.launch.iterations = groups;
-  for (unsigned i = 0; i < fusion.getInputs().size(); ++i)
-    plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
-  for (unsigned r = 0; r < numResults; ++r)
-    plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
-  FusionKernels kernels;
-  kernels.kernels.push_back(std::move(plan));
-  return kernels;
+  return singleKernel(std::move(plan));
 }
 
 /// One block per row (one warp per row, 8 per block, for short rows), rows
@@ -442,20 +328,13 @@ emitColumnReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
 /// the row. The passes re-read the row, from L1/L2 after the first.
 FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
                                           StringRef prefix) {
-  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
-  FailureOr<fd::RowSchedule> schedule =
-      fd::analyzeRowReduction(fusion, fd::ScheduleTarget::gpu());
+  FailureOr<ReductionSchedule<fd::RowSchedule>> schedule = classifySchedule(
+      fusion, fd::analyzeRowReduction(fusion, fd::ScheduleTarget::gpu()),
+      "row_reduction", classifyReduction);
   if (failed(schedule))
     return failure();
-  SmallVector<ReductionInfo> reductions;
-  if (failed(classifyEach(schedule->reductions, reductions,
-                          [](fd::ReduceOp reduce) {
-                            return classifyReduction(reduce, "row_reduction");
-                          })))
-    return failure();
+  SmallVector<ReductionInfo> &reductions = schedule->infos;
   int64_t rows = schedule->rows, rowLength = schedule->rowLength;
-  ArrayRef<unsigned> domainResults = schedule->domainResults,
-                     rowResults = schedule->rowResults;
 
   // Rows whose length is a multiple of the vector width start aligned and
   // are read 128 bits at a time; others element by element.
@@ -477,7 +356,7 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
   std::string name = (prefix + "_rows").str();
-  unsigned numResults = yield.getValues().size();
+  unsigned numResults = schedule->yielded.size();
   KernelPointers pointers =
       createKernel(b, module, fusion, name, numResults, /*scratch=*/false,
                    /*scratchReadOnly=*/false, blockSize);
@@ -503,19 +382,13 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   Value lo = arith::MulIOp::create(b, loc, row, i64Constant(b, loc, rowLength));
   DenseMap<Value, Value> seeds;
   for (ReductionInfo &r : reductions) {
-    RegionEmitter constants(b, loc, kGpuVectorWidth, pointers.inputs);
-    RegionEmitter scalarConstants(b, loc, 1, pointers.inputs);
-    Value vectorInit = constants.constant(r.accumulator, r.identity);
-    Value scalarInit = scalarConstants.constant(r.accumulator, r.identity);
+    ReductionStarts starts = reductionStarts<RegionEmitter>(
+        b, loc, kGpuVectorWidth, pointers.inputs, r);
     FailureOr<StridedLoop> loop = emitStridedLoop(
         b, loc, lo, rowLength, thread, threads, vectorize, vectorize,
-        kGpuVectorWidth, pointers.inputs, seeds, vectorInit, scalarInit,
-        [&](RegionEmitter &e, Index index,
-            ValueRange carried) -> FailureOr<SmallVector<Value>> {
-          FailureOr<Value> x = e.emit(r.op.getOperand(), index);
-          if (failed(x))
-            return failure();
-          return SmallVector<Value>{combine(b, loc, r, carried[0], *x)};
+        kGpuVectorWidth, pointers.inputs, seeds, starts.vector, starts.scalar,
+        [&](RegionEmitter &e, Index index, ValueRange carried) {
+          return combineStep(e, r, index, carried);
         });
     if (failed(loop))
       return failure();
@@ -523,47 +396,32 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
                                            loop->scalarResults[0])
                               : reduceBlock(b, loc, r, loop->vectorResults[0],
                                             loop->scalarResults[0]);
-    if (r.op.getKind() == fd::ReduceKind::mean)
-      result = arith::DivFOp::create(
-          b, loc, result,
-          scalarConstants.constant(r.accumulator, double(rowLength)));
-    seeds[r.op.getResult()] = result;
+    RegionEmitter scalar(b, loc, 1, pointers.inputs);
+    seeds[r.op.getResult()] =
+        finishReduction(b, loc, scalar, r, result, rowLength);
   }
-  if (!domainResults.empty()) {
-    FailureOr<StridedLoop> loop = emitStridedLoop(
-        b, loc, lo, rowLength, thread, threads, vectorize, vectorize,
-        kGpuVectorWidth, pointers.inputs, seeds, {}, {},
-        [&](RegionEmitter &e, Index index,
-            ValueRange) -> FailureOr<SmallVector<Value>> {
-          for (unsigned r : domainResults) {
-            Value value = yield.getValues()[r];
-            FailureOr<Value> computed = e.emit(value, index);
-            if (failed(computed))
-              return failure();
-            e.store(*computed, elementTypeOf(value), pointers.outputs[r],
-                    index);
-          }
-          return SmallVector<Value>{};
-        });
+  SmallVector<Value> domainOutputs =
+      outputsOf(pointers.outputs, schedule->domainResults);
+  SmallVector<Value> rowOutputs =
+      outputsOf(pointers.outputs, schedule->rowResults);
+  if (!schedule->domainResults.empty()) {
+    FailureOr<StridedLoop> loop =
+        emitStridedLoop(b, loc, lo, rowLength, thread, threads, vectorize,
+                        vectorize, kGpuVectorWidth, pointers.inputs, seeds, {},
+                        {}, [&](RegionEmitter &e, Index index, ValueRange) {
+                          return storeAndCombine(e, index, schedule->yielded,
+                                                 schedule->domainResults,
+                                                 domainOutputs, {}, {});
+                        });
     if (failed(loop))
       return failure();
   }
   bool failedBody = false;
-  if (!rowResults.empty())
+  if (!schedule->rowResults.empty())
     onlyIf(b, loc, isFirst, [&](OpBuilder &then) {
-      RegionEmitter e(then, loc, 1, pointers.inputs);
-      for (auto [value, known] : seeds)
-        e.seed(value, known);
-      Index atRow{Index::Uniform, row};
-      for (unsigned r : rowResults) {
-        Value value = yield.getValues()[r];
-        FailureOr<Value> computed = e.emit(value, atRow);
-        if (failed(computed)) {
-          failedBody = true;
-          return;
-        }
-        e.store(*computed, elementTypeOf(value), pointers.outputs[r], atRow);
-      }
+      failedBody = failed(storeSeededResults<RegionEmitter>(
+          then, loc, 1, pointers.inputs, seeds, {Index::Uniform, row},
+          schedule->yielded, schedule->rowResults, rowOutputs));
     });
   if (failedBody)
     return failure();
@@ -571,21 +429,14 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   if (!warpPerRow)
     gpu::BarrierOp::create(b, loc);
 
-  KernelPlan plan;
-  plan.entry = name;
-  plan.module = name + "_module";
-  plan.schedule = ScheduleKind::RowReduction;
+  KernelPlan plan =
+      kernelPlan(name, name + "_module", ScheduleKind::RowReduction,
+                 fusion.getInputs().size(), numResults);
   plan.launch.gridX = uint32_t(
       std::clamp<int64_t>(ceilDiv(rows, rowsPerBlock), 1, kMaxRowBlocks));
   plan.launch.blockX = blockSize;
   plan.launch.iterations = rows;
-  for (unsigned i = 0; i < fusion.getInputs().size(); ++i)
-    plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
-  for (unsigned r = 0; r < numResults; ++r)
-    plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
-  FusionKernels kernels;
-  kernels.kernels.push_back(std::move(plan));
-  return kernels;
+  return singleKernel(std::move(plan));
 }
 
 } // namespace

@@ -299,12 +299,10 @@ emitTiledMatmul(fd::FusionOp fusion, fd::MatmulOp op,
         Index at = index;
         if (transposed)
           at.value = forwardPosition(builder, loc, index.value, steps);
-        FailureOr<Value> computed = e.emit(value, at);
-        if (failed(computed)) {
+        if (failed(e.emitStore(value, out, at))) {
           failedBody = true;
           return;
         }
-        e.store(*computed, elementTypeOf(value), out, at);
       }
     };
     bool anyTransposed = llvm::any_of(
@@ -338,22 +336,14 @@ emitTiledMatmul(fd::FusionOp fusion, fd::MatmulOp op,
   if (failedBody)
     return failure();
 
-  KernelPlan plan;
-  plan.entry = name;
-  plan.module = name + "_module";
-  plan.schedule = ScheduleKind::Matmul;
+  KernelPlan plan = kernelPlan(name, name + "_module", ScheduleKind::Matmul,
+                               fusion.getInputs().size(), numResults);
   plan.launch.gridX = uint32_t(ceilDiv(n, kTileN));
   plan.launch.gridY = uint32_t(ceilDiv(m, kTileM));
   plan.launch.gridZ = uint32_t(batch);
   plan.launch.blockX = uint32_t(threads);
   plan.launch.iterations = batch * m * n;
-  for (unsigned i = 0; i < fusion.getInputs().size(); ++i)
-    plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
-  for (unsigned r = 0; r < numResults; ++r)
-    plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
-  FusionKernels kernels;
-  kernels.kernels.push_back(std::move(plan));
-  return kernels;
+  return singleKernel(std::move(plan));
 }
 
 } // namespace

@@ -50,19 +50,14 @@ inline constexpr unsigned kWarpSize = 32;
 using namespace codegen;
 
 /// Emits region values at an index, with one vector width (1: scalars).
-class RegionEmitter : public RegionEmitterBase {
+class RegionEmitter : public TargetRegionEmitter<RegionEmitter, fd::MatmulOp> {
 public:
-  RegionEmitter(OpBuilder &b, Location loc, unsigned width,
-                const DenseMap<Value, Value> &argPointers)
-      : RegionEmitterBase(b, loc, width, "GPU", kGlobalAddressSpace,
-                          argPointers) {}
+  using TargetRegionEmitter::TargetRegionEmitter;
+  static constexpr const char *kTarget = "GPU";
+  static constexpr unsigned kAddressSpace = kGlobalAddressSpace;
 
 private:
-  FailureOr<Value> emitTargetOp(Operation *op, Index index) override {
-    if (auto matmul = dyn_cast<fd::MatmulOp>(op))
-      return emitMatmul(matmul, index);
-    return Value();
-  }
+  friend TargetRegionEmitter;
 
   /// index * stride on i64 scalars or vectors alike.
   Value scaled(Value x, int64_t stride) {
@@ -79,7 +74,7 @@ private:
   /// When the lanes lie in one row of the result, the lhs element is one
   /// load broadcast to every lane and the rhs is contiguous (one 128-bit
   /// load when aligned, unless transposed); otherwise both are gathers.
-  FailureOr<Value> emitMatmul(fd::MatmulOp op, Index index) {
+  FailureOr<Value> emitOwnOp(fd::MatmulOp op, Index index) {
     Type compute = computeType(elementTypeOf(op.getResult()));
     if (!isa<FloatType>(compute))
       return unsupported(op, "integer matmuls are not supported yet");
@@ -329,18 +324,10 @@ emitStridedLoop(OpBuilder &b, Location loc, Value lo, int64_t length,
     auto loop = scf::ForOp::create(
         b, loc, first, to, step, init,
         [&](OpBuilder &nested, Location nestedLoc, Value iv, ValueRange args) {
-          RegionEmitter emitter(nested, nestedLoc, w, pointers);
-          for (auto [value, known] : seeds)
-            emitter.seed(value, known);
           Index index{w == 1 ? Index::Uniform : Index::Contiguous, iv, block,
                       aligned};
-          FailureOr<SmallVector<Value>> next = body(emitter, index, args);
-          if (failed(next)) {
-            failedBody = true;
-            scf::YieldOp::create(nested, nestedLoc, args);
-            return;
-          }
-          scf::YieldOp::create(nested, nestedLoc, *next);
+          yieldStep<RegionEmitter>(nested, nestedLoc, w, pointers, seeds, index,
+                                   args, body, failedBody);
         });
     return SmallVector<Value>(loop.getResults());
   };
@@ -423,17 +410,6 @@ inline Value scratchAddress(OpBuilder &b, Location loc, Value scratch,
   return LLVM::GEPOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), kGlobalAddressSpace),
       element, scratch, ValueRange{slot});
-}
-
-inline LogicalResult checkYields(fd::FusionOp fusion, int64_t domain) {
-  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
-  for (Value value : yield.getValues())
-    if (numElements(value.getType()) != domain)
-      return fusion.emitOpError()
-             << "cannot be generated for the GPU: a pointwise kernel's "
-                "results must all have "
-             << domain << " elements, one has " << numElements(value.getType());
-  return success();
 }
 
 inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }

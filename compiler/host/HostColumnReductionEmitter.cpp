@@ -172,6 +172,8 @@ FailureOr<FusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
   SmallVector<Value> outputs;
   for (unsigned k = 0; k < yield.getValues().size(); ++k)
     outputs.push_back(bufferPointer(b, loc, buffers, numInputs + k));
+  SmallVector<Value> domainOutputs = outputsOf(outputs, domainResults);
+  SmallVector<Value> columnOutputs = outputsOf(outputs, columnResults);
   auto c = [&](int64_t value) { return i64Constant(b, loc, value); };
 
   int64_t chunk = kChunkVectors * width;
@@ -260,17 +262,12 @@ FailureOr<FusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
           nb, loc, i64Constant(nb, loc, 0), i64Constant(nb, loc, reduced),
           i64Constant(nb, loc, 1), init,
           [&](OpBuilder &rb, Location, Value r, ValueRange acc) {
-            RegionEmitter e(rb, loc, w, pointers);
-            for (auto [value, known] : seeds)
-              e.seed(value, known);
-            FailureOr<SmallVector<Value>> next =
-                step(rb, e, indexAt(rowPosition(rb, r)), acc);
-            if (failed(next)) {
-              broken = true;
-              scf::YieldOp::create(rb, loc, acc);
-              return;
-            }
-            scf::YieldOp::create(rb, loc, *next);
+            yieldStep<RegionEmitter>(
+                rb, loc, w, pointers, seeds, indexAt(rowPosition(rb, r)), acc,
+                [&](RegionEmitter &e, Index at, ValueRange carried) {
+                  return step(rb, e, at, carried);
+                },
+                broken);
           });
     };
     for (ColumnItem &item : items) {
@@ -281,45 +278,23 @@ FailureOr<FusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
       }
       ReductionInfo &r = *item.reduce;
       Value init = reductionIdentity(constants, r);
-      auto loop =
-          rowLoop(init,
-                  [&](OpBuilder &rb, RegionEmitter &e, Index index,
-                      ValueRange acc) -> FailureOr<SmallVector<Value>> {
-                    FailureOr<Value> x = e.emit(r.op.getOperand(), index);
-                    if (failed(x))
-                      return failure();
-                    return SmallVector<Value>{combine(rb, loc, r, acc[0], *x)};
-                  });
+      auto loop = rowLoop(
+          init, [&](OpBuilder &, RegionEmitter &e, Index index,
+                    ValueRange acc) { return combineStep(e, r, index, acc); });
       Value result = loop.getResult(0);
       result = finishReduction(nb, loc, constants, r, result, reduced);
       seeds[r.op.getResult()] = result;
     }
     if (!domainResults.empty())
-      rowLoop({},
-              [&](OpBuilder &, RegionEmitter &e, Index index,
-                  ValueRange) -> FailureOr<SmallVector<Value>> {
-                for (unsigned r : domainResults) {
-                  Value value = yield.getValues()[r];
-                  FailureOr<Value> computed = e.emit(value, index);
-                  if (failed(computed))
-                    return failure();
-                  e.store(*computed, elementTypeOf(value), outputs[r], index);
-                }
-                return SmallVector<Value>{};
-              });
-    RegionEmitter e(nb, loc, w, pointers);
-    for (auto [value, known] : seeds)
-      e.seed(value, known);
+      rowLoop({}, [&](OpBuilder &, RegionEmitter &e, Index index, ValueRange) {
+        return storeAndCombine(e, index, yield.getValues(), domainResults,
+                               domainOutputs, {}, {});
+      });
     Index at = indexAt(arith::AddIOp::create(nb, loc, columnBase, col));
-    for (unsigned r : columnResults) {
-      Value value = yield.getValues()[r];
-      FailureOr<Value> computed = e.emit(value, at);
-      if (failed(computed)) {
-        broken = true;
-        return;
-      }
-      e.store(*computed, elementTypeOf(value), outputs[r], at);
-    }
+    if (failed(storeSeededResults<RegionEmitter>(nb, loc, w, pointers, seeds,
+                                                 at, yield.getValues(),
+                                                 columnResults, columnOutputs)))
+      broken = true;
   };
   for (auto [from, to, w] : {std::make_tuple(c0, vectorEnd, width),
                              std::make_tuple(vectorEnd, cEnd, 1u)}) {
@@ -331,19 +306,12 @@ FailureOr<FusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
   if (broken)
     return failure();
 
-  KernelPlan plan;
-  plan.entry = name;
-  plan.schedule = ScheduleKind::ColumnReduction;
+  KernelPlan plan = kernelPlan(name, "", ScheduleKind::ColumnReduction,
+                               numInputs, outputs.size());
   plan.launch.iterations = outer * chunks;
   plan.launch.grain = std::max<int64_t>(
       1, kGrainElements / std::max<int64_t>(1, reduced * chunk));
-  for (unsigned i = 0; i < numInputs; ++i)
-    plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
-  for (unsigned r = 0; r < outputs.size(); ++r)
-    plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
-  FusionKernels kernels;
-  kernels.kernels.push_back(std::move(plan));
-  return kernels;
+  return singleKernel(std::move(plan));
 }
 
 } // namespace fuse

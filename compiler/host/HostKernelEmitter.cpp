@@ -31,8 +31,6 @@ constexpr int64_t kReductionChunk = 16384;
 /// Elements per scheduling grain of a pointwise kernel (a multiple of every
 /// vector width, so each chunk's vector body and tail split as compiled).
 constexpr int64_t kPointwiseGrain = 4096;
-/// Bytes per slot of the scratch partials (f32 and f64 accumulators alike).
-constexpr int64_t kScratchSlotBytes = 8;
 /// Independent vector accumulators per reduction pass of a row kernel (and
 /// per reduction of a full reduction's partials): enough to hide the latency
 /// of the combining add or max.
@@ -43,70 +41,43 @@ constexpr int64_t kRowGrainElements = 32768;
 /// the store pass uses again); longer rows compute the operand again.
 constexpr int64_t kRowStashBytes = 64 * 1024;
 
-LogicalResult checkYields(fd::FusionOp fusion, int64_t domain) {
-  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
-  for (Value value : yield.getValues())
-    if (numElements(value.getType()) != domain)
-      return fusion.emitOpError()
-             << "cannot be generated for the host: a pointwise kernel's "
-                "results must all have "
-             << domain << " elements, one has " << numElements(value.getType());
-  return success();
-}
-
 /// A pointwise kernel; a window_reduction kernel is one too, whose region
 /// reads windows (RegionEmitterBase::emitPool).
 FailureOr<FusionKernels>
 emitPointwise(fd::FusionOp fusion, ModuleOp module, StringRef prefix,
               unsigned width, ScheduleKind schedule = ScheduleKind::Pointwise) {
-  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
-  if (yield.getValues().empty())
-    return FusionKernels{};
-  int64_t domain = numElements(yield.getValues().front().getType());
-  if (failed(checkYields(fusion, domain)))
-    return failure();
-  Location loc = fusion.getLoc();
-  OpBuilder b(module.getContext());
-  std::string name =
-      (prefix +
-       (schedule == ScheduleKind::WindowReduction ? "_window" : "_pointwise"))
-          .str();
-  func::FuncOp func = createKernelFunc(b, module, loc, name);
-  Value buffers = func.getArgument(0);
-  DenseMap<Value, Value> pointers = loadInputPointers(b, loc, fusion, buffers);
-  unsigned numInputs = fusion.getInputs().size();
-  SmallVector<Value> outputs;
-  for (unsigned r = 0; r < yield.getValues().size(); ++r)
-    outputs.push_back(bufferPointer(b, loc, buffers, numInputs + r));
-  DenseMap<Value, Value> noSeeds;
-  FailureOr<PeeledLoop> loop = emitPeeledLoop(
-      b, loc, func.getArgument(1), func.getArgument(2), width, width, pointers,
-      noSeeds, {}, {},
-      [&](RegionEmitter &e, Index index,
-          ValueRange) -> FailureOr<SmallVector<Value>> {
-        for (auto [value, out] : llvm::zip(yield.getValues(), outputs)) {
-          FailureOr<Value> computed = e.emit(value, index);
-          if (failed(computed))
-            return failure();
-          e.store(*computed, elementTypeOf(value), out, index);
-        }
-        return SmallVector<Value>{};
-      });
-  if (failed(loop))
-    return failure();
+  return emitPointwiseKernel(
+      fusion, module, "host",
+      [&](OpBuilder &b, Location loc, int64_t domain,
+          ValueRange yielded) -> FailureOr<FusionKernels> {
+        std::string name = (prefix + (schedule == ScheduleKind::WindowReduction
+                                          ? "_window"
+                                          : "_pointwise"))
+                               .str();
+        func::FuncOp func = createKernelFunc(b, module, loc, name);
+        Value buffers = func.getArgument(0);
+        DenseMap<Value, Value> pointers =
+            loadInputPointers(b, loc, fusion, buffers);
+        unsigned numInputs = fusion.getInputs().size();
+        SmallVector<Value> outputs;
+        for (unsigned r = 0; r < yielded.size(); ++r)
+          outputs.push_back(bufferPointer(b, loc, buffers, numInputs + r));
+        DenseMap<Value, Value> noSeeds;
+        FailureOr<PeeledLoop> loop =
+            emitPeeledLoop(b, loc, func.getArgument(1), func.getArgument(2),
+                           width, width, pointers, noSeeds, {}, {},
+                           [&](RegionEmitter &e, Index index, ValueRange) {
+                             return storeStep(e, index, yielded, outputs);
+                           });
+        if (failed(loop))
+          return failure();
 
-  KernelPlan plan;
-  plan.entry = name;
-  plan.schedule = schedule;
-  plan.launch.iterations = domain;
-  plan.launch.grain = kPointwiseGrain;
-  for (unsigned i = 0; i < numInputs; ++i)
-    plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
-  for (unsigned r = 0; r < outputs.size(); ++r)
-    plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
-  FusionKernels kernels;
-  kernels.kernels.push_back(std::move(plan));
-  return kernels;
+        KernelPlan plan =
+            kernelPlan(name, "", schedule, numInputs, outputs.size());
+        plan.launch.iterations = domain;
+        plan.launch.grain = kPointwiseGrain;
+        return singleKernel(std::move(plan));
+      });
 }
 
 FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
@@ -114,31 +85,25 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
 
 FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
                                            StringRef prefix, unsigned width) {
-  FailureOr<fd::FullSchedule> schedule =
+  FailureOr<fd::FullSchedule> analyzed =
       fd::analyzeFullReduction(fusion, fd::ScheduleTarget::host(width));
+  if (succeeded(analyzed) && analyzed->asOneRow)
+    return emitRowReduction(fusion, module, prefix, width);
+  FailureOr<ReductionSchedule<fd::FullSchedule>> schedule =
+      classifySchedule(fusion, analyzed, "full_reduction", classifyReduction);
   if (failed(schedule))
     return failure();
-  if (schedule->asOneRow)
-    return emitRowReduction(fusion, module, prefix, width);
-  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
-  SmallVector<ReductionInfo> reductions;
-  if (failed(classifyEach(schedule->reductions, reductions,
-                          [](fd::ReduceOp reduce) {
-                            return classifyReduction(reduce, "full_reduction");
-                          })))
-    return failure();
+  SmallVector<ReductionInfo> &reductions = schedule->infos;
   int64_t domain = schedule->domain;
   ArrayRef<unsigned> domainResults = schedule->domainResults,
                      scalarResults = schedule->scalarResults;
-
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
   unsigned numInputs = fusion.getInputs().size();
   int64_t partials =
       std::max<int64_t>(1, (domain + kReductionChunk - 1) / kReductionChunk);
   FusionKernels kernels;
-  kernels.scratchBytes =
-      uint64_t(partials) * reductions.size() * kScratchSlotBytes;
+  kernels.scratchBytes = partialsScratchBytes(partials, reductions.size());
 
   // Partials: iteration p reduces elements [p*C, min((p+1)*C, n)).
   {
@@ -163,35 +128,15 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
         b, loc,
         arith::AddIOp::create(b, loc, lo, i64Constant(b, loc, kReductionChunk)),
         i64Constant(b, loc, domain));
-    SmallVector<Value> vectorInit, scalarInit;
-    {
-      RegionEmitter vectorConstants(b, loc, width, pointers);
-      RegionEmitter scalarConstants(b, loc, 1, pointers);
-      for (const ReductionInfo &r : reductions) {
-        vectorInit.push_back(reductionIdentity(vectorConstants, r));
-        scalarInit.push_back(reductionIdentity(scalarConstants, r));
-      }
-    }
+    ReductionStarts starts =
+        reductionStarts<RegionEmitter>(b, loc, width, pointers, reductions);
     DenseMap<Value, Value> noSeeds;
     FailureOr<PeeledLoop> loop = emitPeeledLoop(
-        b, loc, lo, hi, width, width, pointers, noSeeds, vectorInit, scalarInit,
-        [&](RegionEmitter &e, Index index,
-            ValueRange carried) -> FailureOr<SmallVector<Value>> {
-          for (auto [k, r] : llvm::enumerate(domainResults)) {
-            Value value = yield.getValues()[r];
-            FailureOr<Value> computed = e.emit(value, index);
-            if (failed(computed))
-              return failure();
-            e.store(*computed, elementTypeOf(value), outputs[k], index);
-          }
-          SmallVector<Value> next;
-          for (auto [r, acc] : llvm::zip(reductions, carried)) {
-            FailureOr<Value> x = e.emit(r.op.getOperand(), index);
-            if (failed(x))
-              return failure();
-            next.push_back(combine(b, loc, r, acc, *x));
-          }
-          return next;
+        b, loc, lo, hi, width, width, pointers, noSeeds, starts.vector,
+        starts.scalar,
+        [&](RegionEmitter &e, Index index, ValueRange carried) {
+          return storeAndCombine(e, index, schedule->yielded, domainResults,
+                                 outputs, reductions, carried);
         },
         kRowUnroll);
     if (failed(loop))
@@ -220,16 +165,10 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
           scratch, ValueRange{slot});
       LLVM::StoreOp::create(b, loc, partial, address, 8);
     }
-    KernelPlan plan;
-    plan.entry = name;
-    plan.schedule = ScheduleKind::FullReduction;
+    KernelPlan plan = kernelPlan(name, "", ScheduleKind::FullReduction,
+                                 numInputs, domainResults, /*scratch=*/true);
     plan.launch.iterations = partials;
     plan.launch.grain = 1;
-    for (unsigned i = 0; i < numInputs; ++i)
-      plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
-    for (unsigned r : domainResults)
-      plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
-    plan.operands.push_back({KernelOperand::Kind::Scratch, 0});
     kernels.kernels.push_back(std::move(plan));
   }
 
@@ -269,23 +208,13 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
       e.seed(r.op.getResult(), result);
     }
     Index zero{Index::Uniform, i64Constant(b, loc, 0)};
-    for (auto [k, r] : llvm::enumerate(scalarResults)) {
-      Value value = yield.getValues()[r];
-      FailureOr<Value> computed = e.emit(value, zero);
-      if (failed(computed))
-        return failure();
-      e.store(*computed, elementTypeOf(value), outputs[k], zero);
-    }
-    KernelPlan plan;
-    plan.entry = name;
-    plan.schedule = ScheduleKind::FullReduction;
+    if (failed(
+            storeResults(e, zero, schedule->yielded, scalarResults, outputs)))
+      return failure();
+    KernelPlan plan = kernelPlan(name, "", ScheduleKind::FullReduction,
+                                 numInputs, scalarResults, /*scratch=*/true);
     plan.launch.iterations = 1;
     plan.launch.grain = 1;
-    for (unsigned i = 0; i < numInputs; ++i)
-      plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
-    for (unsigned r : scalarResults)
-      plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
-    plan.operands.push_back({KernelOperand::Kind::Scratch, 0});
     kernels.kernels.push_back(std::move(plan));
   }
   return kernels;
@@ -297,20 +226,14 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
 /// re-read from cache by each pass.
 FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
                                           StringRef prefix, unsigned width) {
-  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
-  FailureOr<fd::RowSchedule> schedule =
-      fd::analyzeRowReduction(fusion, fd::ScheduleTarget::host(width));
+  FailureOr<ReductionSchedule<fd::RowSchedule>> schedule = classifySchedule(
+      fusion, fd::analyzeRowReduction(fusion, fd::ScheduleTarget::host(width)),
+      "row_reduction", classifyReduction);
   if (failed(schedule))
     return failure();
-  SmallVector<ReductionInfo> reductions;
-  if (failed(classifyEach(schedule->reductions, reductions,
-                          [](fd::ReduceOp reduce) {
-                            return classifyReduction(reduce, "row_reduction");
-                          })))
-    return failure();
+  SmallVector<ReductionInfo> &reductions = schedule->infos;
   int64_t rows = schedule->rows, rowLength = schedule->rowLength;
-  ArrayRef<unsigned> domainResults = schedule->domainResults,
-                     rowResults = schedule->rowResults;
+  ArrayRef<unsigned> domainResults = schedule->domainResults;
 
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
@@ -320,7 +243,7 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   DenseMap<Value, Value> pointers = loadInputPointers(b, loc, fusion, buffers);
   unsigned numInputs = fusion.getInputs().size();
   SmallVector<Value> outputs;
-  for (unsigned k = 0; k < yield.getValues().size(); ++k)
+  for (unsigned k = 0; k < schedule->yielded.size(); ++k)
     outputs.push_back(bufferPointer(b, loc, buffers, numInputs + k));
   // A reduction's operand that the store pass uses again (softmax's
   // exponentials) is kept in a row buffer on the stack by its reduction's
@@ -329,7 +252,7 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   {
     SmallVector<Value> work;
     for (unsigned r : domainResults)
-      work.push_back(yield.getValues()[r]);
+      work.push_back(schedule->yielded[r]);
     while (!work.empty()) {
       Value v = work.pop_back_val();
       if (!storeUses.insert(v).second)
@@ -380,22 +303,15 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
     for (auto [value, base] : stashes)
       if (value == r.op.getOperand())
         stash = base;
-    RegionEmitter constants(b, loc, width, pointers);
-    RegionEmitter scalarConstants(b, loc, 1, pointers);
-    Value vectorInit = reductionIdentity(constants, r);
-    Value scalarInit = reductionIdentity(scalarConstants, r);
+    ReductionStarts starts =
+        reductionStarts<RegionEmitter>(b, loc, width, pointers, r);
     FailureOr<PeeledLoop> loop = emitPeeledLoop(
-        b, loc, lo, hi, width, block, pointers, seeds, vectorInit, scalarInit,
-        [&](RegionEmitter &e, Index index,
-            ValueRange carried) -> FailureOr<SmallVector<Value>> {
+        b, loc, lo, hi, width, block, pointers, seeds, starts.vector,
+        starts.scalar,
+        [&](RegionEmitter &e, Index index, ValueRange carried) {
           for (auto [value, base] : written)
             e.stash(value, base);
-          FailureOr<Value> x = e.emit(r.op.getOperand(), index);
-          if (failed(x))
-            return failure();
-          if (stash)
-            e.storeStash(*x, stash, index);
-          return SmallVector<Value>{combine(b, loc, r, carried[0], *x)};
+          return combineStep(e, r, index, carried, stash);
         },
         kRowUnroll);
     if (failed(loop))
@@ -414,55 +330,36 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
     Value horizontal =
         vector::ReductionOp::create(b, loc, r.combining, partial[0]);
     Value result = combine(b, loc, r, horizontal, loop->scalarResults[0]);
-    result = finishReduction(b, loc, scalarConstants, r, result, rowLength);
+    RegionEmitter scalar(b, loc, 1, pointers);
+    result = finishReduction(b, loc, scalar, r, result, rowLength);
     seeds[r.op.getResult()] = result;
     if (stash)
       written.push_back({r.op.getOperand(), stash});
   }
   if (!domainResults.empty()) {
+    SmallVector<Value> domainOutputs = outputsOf(outputs, domainResults);
     FailureOr<PeeledLoop> loop = emitPeeledLoop(
         b, loc, lo, hi, width, block, pointers, seeds, {}, {},
-        [&](RegionEmitter &e, Index index,
-            ValueRange) -> FailureOr<SmallVector<Value>> {
+        [&](RegionEmitter &e, Index index, ValueRange) {
           for (auto [value, base] : written)
             e.stash(value, base);
-          for (unsigned r : domainResults) {
-            Value value = yield.getValues()[r];
-            FailureOr<Value> computed = e.emit(value, index);
-            if (failed(computed))
-              return failure();
-            e.store(*computed, elementTypeOf(value), outputs[r], index);
-          }
-          return SmallVector<Value>{};
+          return storeAndCombine(e, index, schedule->yielded, domainResults,
+                                 domainOutputs, {}, {});
         });
     if (failed(loop))
       return failure();
   }
-  RegionEmitter e(b, loc, 1, pointers);
-  for (auto [value, known] : seeds)
-    e.seed(value, known);
-  Index atRow{Index::Uniform, row};
-  for (unsigned r : rowResults) {
-    Value value = yield.getValues()[r];
-    FailureOr<Value> computed = e.emit(value, atRow);
-    if (failed(computed))
-      return failure();
-    e.store(*computed, elementTypeOf(value), outputs[r], atRow);
-  }
+  if (failed(storeSeededResults<RegionEmitter>(
+          b, loc, 1, pointers, seeds, {Index::Uniform, row}, schedule->yielded,
+          schedule->rowResults, outputsOf(outputs, schedule->rowResults))))
+    return failure();
 
-  KernelPlan plan;
-  plan.entry = name;
-  plan.schedule = ScheduleKind::RowReduction;
+  KernelPlan plan = kernelPlan(name, "", ScheduleKind::RowReduction, numInputs,
+                               outputs.size());
   plan.launch.iterations = rows;
   plan.launch.grain =
       std::max<int64_t>(1, kRowGrainElements / std::max<int64_t>(1, rowLength));
-  for (unsigned i = 0; i < numInputs; ++i)
-    plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
-  for (unsigned r = 0; r < outputs.size(); ++r)
-    plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
-  FusionKernels kernels;
-  kernels.kernels.push_back(std::move(plan));
-  return kernels;
+  return singleKernel(std::move(plan));
 }
 
 } // namespace

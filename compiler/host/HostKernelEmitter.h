@@ -22,21 +22,7 @@
 #ifndef FUSE_COMPILER_HOSTKERNELEMITTER_H
 #define FUSE_COMPILER_HOSTKERNELEMITTER_H
 
-#include "compiler/common/KernelPlan.h"
-
-#include "mlir/Support/LLVM.h"
-#include "llvm/ADT/StringRef.h"
-
-#include <cstdint>
-#include <string>
-#include <vector>
-
-namespace mlir {
-class ModuleOp;
-namespace fuse {
-class FusionOp;
-} // namespace fuse
-} // namespace mlir
+#include "compiler/common/KernelEmitterDecls.h"
 
 namespace fuse {
 

@@ -29,14 +29,12 @@ namespace fuse {
 
 Expected<std::vector<std::uint8_t>>
 linkHostSharedObject(std::span<const std::uint8_t> object) {
-  Expected<PrivateFolder> folder =
-      PrivateFolder::create("fuse-link-", "linking");
-  if (!folder.ok())
-    return folder.status();
-  std::string objectPath = folder->file("kernels.o");
-  std::string sharedPath = folder->file("kernels.so");
-  if (Status written = writePrivateFile(objectPath, object); !written.ok())
-    return written;
+  Expected<ToolFiles> files = prepareToolFiles(
+      "fuse-link-", "linking", "kernels.o", object, {"kernels.so"});
+  if (!files.ok())
+    return files.status();
+  const std::string &objectPath = files->input;
+  const std::string &sharedPath = files->outputs[0];
 
   static std::mutex lldMutex;
   std::lock_guard lock(lldMutex);

@@ -45,26 +45,21 @@ namespace fd = mlir::fuse;
 using namespace codegen;
 
 /// Emits region values at an index, with one vector width (1: scalars).
-class RegionEmitter : public RegionEmitterBase {
+class RegionEmitter : public TargetRegionEmitter<RegionEmitter, fd::ConcatOp> {
 public:
-  RegionEmitter(OpBuilder &b, Location loc, unsigned width,
-                const DenseMap<Value, Value> &argPointers)
-      : RegionEmitterBase(b, loc, width, "host", /*addressSpace=*/0,
-                          argPointers) {}
+  using TargetRegionEmitter::TargetRegionEmitter;
+  static constexpr const char *kTarget = "host";
+  static constexpr unsigned kAddressSpace = 0;
 
 private:
-  FailureOr<Value> emitTargetOp(Operation *op, Index index) override {
-    if (auto concat = dyn_cast<fd::ConcatOp>(op))
-      return emitConcat(concat, index);
-    return Value();
-  }
+  friend TargetRegionEmitter;
 
   /// Each operand is read at its own position of the element, clamped into
   /// its range along the axis (so every read is in bounds), and the one whose
   /// range holds the element is selected. The lanes of an aligned block that
   /// stays in one run of the dims after the axis share their operand;
   /// otherwise they are gathered lane by lane.
-  FailureOr<Value> emitConcat(fd::ConcatOp op, Index index) {
+  FailureOr<Value> emitOwnOp(fd::ConcatOp op, Index index) {
     ArrayRef<int64_t> shape = shapeOf(op.getResult());
     int64_t axis = op.getAxis();
     int64_t inner = 1;
@@ -556,17 +551,15 @@ emitPeeledLoop(OpBuilder &b, Location loc, Value lo, Value hi, unsigned width,
         [&](OpBuilder &nested, Location nestedLoc, Value iv, ValueRange args) {
           SmallVector<Value> next;
           for (unsigned k = 0; k < unroll && !failedBody; ++k) {
-            RegionEmitter emitter(nested, nestedLoc, width, pointers);
-            for (auto [value, known] : seeds)
-              emitter.seed(value, known);
             Value at =
                 k == 0
                     ? iv
                     : Value(arith::AddIOp::create(
                           nested, nestedLoc, iv,
                           i64Constant(nested, nestedLoc, int64_t(k) * width)));
-            FailureOr<SmallVector<Value>> step = body(
-                emitter, {Index::Contiguous, at, block}, args.slice(k * n, n));
+            FailureOr<SmallVector<Value>> step = runStep<RegionEmitter>(
+                nested, nestedLoc, width, pointers, seeds,
+                {Index::Contiguous, at, block}, args.slice(k * n, n), body);
             if (failed(step)) {
               failedBody = true;
               break;
@@ -589,18 +582,9 @@ emitPeeledLoop(OpBuilder &b, Location loc, Value lo, Value hi, unsigned width,
     auto loop = scf::ForOp::create(
         b, loc, from, to, i64Constant(b, loc, w), init,
         [&](OpBuilder &nested, Location nestedLoc, Value iv, ValueRange args) {
-          RegionEmitter emitter(nested, nestedLoc, w, pointers);
-          for (auto [value, known] : seeds)
-            emitter.seed(value, known);
-          FailureOr<SmallVector<Value>> next = body(
-              emitter, {w == 1 ? Index::Uniform : Index::Contiguous, iv, block},
-              args);
-          if (failed(next)) {
-            failedBody = true;
-            scf::YieldOp::create(nested, nestedLoc, args);
-            return;
-          }
-          scf::YieldOp::create(nested, nestedLoc, *next);
+          Index index{w == 1 ? Index::Uniform : Index::Contiguous, iv, block};
+          yieldStep<RegionEmitter>(nested, nestedLoc, w, pointers, seeds, index,
+                                   args, body, failedBody);
         });
     return SmallVector<Value>(loop.getResults());
   };
