@@ -159,6 +159,11 @@ Graph graphWith(OpKind kind) {
     case OpKind::Matmul:
       result = b.matmul(x, b.input({ElementType::F32, {3, 2}}));
       break;
+    case OpKind::Conv:
+      result = b.conv(b.reshape(x, {1, 2, 3}),
+                      b.input({ElementType::F32, {4, 2, 2}}), kInvalidTensor,
+                      {1}, {1}, {0, 0});
+      break;
     default:
       break;
     }
