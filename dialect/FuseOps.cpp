@@ -445,6 +445,74 @@ LogicalResult MatmulOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvOp::verify() {
+  RankedTensorType input = tensorType(getInput()),
+                   weight = tensorType(getWeight());
+  Type elementType = input.getElementType();
+  if (weight.getElementType() != elementType ||
+      (getBias() && tensorType(getBias()).getElementType() != elementType))
+    return emitOpError() << "operand element types differ: the input has "
+                         << elementType
+                         << ", the weight and bias must have it too";
+  int64_t rank = input.getRank();
+  if (rank != 3 && rank != 4)
+    return emitOpError() << "input must have rank 3 or 4 ([N, C, spatial...] "
+                            "with 1 or 2 spatial dims), but has rank "
+                         << rank;
+  if (weight.getRank() != rank)
+    return emitOpError() << "weight must have the input's rank " << rank
+                         << ", but has rank " << weight.getRank();
+  size_t spatial = size_t(rank - 2);
+  ArrayRef<int64_t> strides = getStrides(), dilations = getDilations(),
+                    pads = getPads();
+  if (strides.size() != spatial || dilations.size() != spatial)
+    return emitOpError() << "strides and dilations must have one entry per "
+                            "spatial dim ("
+                         << spatial << "), but have " << strides.size()
+                         << " and " << dilations.size();
+  if (pads.size() != 2 * spatial)
+    return emitOpError() << "pads must have a begin and an end pad per "
+                            "spatial dim ("
+                         << 2 * spatial << " entries), but has " << pads.size();
+  if (llvm::any_of(strides, [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(dilations, [](int64_t v) { return v < 1; }))
+    return emitOpError() << "strides " << ShapeStr{strides} << " and dilations "
+                         << ShapeStr{dilations} << " must be >= 1";
+  if (llvm::any_of(pads, [](int64_t v) { return v < 0; }))
+    return emitOpError() << "pads " << ShapeStr{pads} << " must be >= 0";
+  int64_t channels = input.getDimSize(1), filters = weight.getDimSize(0);
+  int64_t group = getGroup();
+  if (group < 1 || channels % group != 0 || filters % group != 0)
+    return emitOpError() << "group " << group << " must be >= 1 and divide the "
+                         << channels << " input channels and the " << filters
+                         << " output channels";
+  if (weight.getDimSize(1) * group != channels)
+    return emitOpError() << "weight dim 1 is " << weight.getDimSize(1)
+                         << ", expected " << channels / group
+                         << " (input channels per group)";
+  if (getBias() &&
+      tensorType(getBias()).getShape() != ArrayRef<int64_t>{filters})
+    return emitOpError() << "bias must have shape [" << filters
+                         << "] (one per output channel), but has "
+                         << ShapeStr{tensorType(getBias()).getShape()};
+  SmallVector<int64_t> shape{input.getDimSize(0), filters};
+  for (size_t d = 0; d < spatial; ++d) {
+    int64_t kernel = weight.getDimSize(2 + d);
+    int64_t padded = input.getDimSize(2 + d) + pads[d] + pads[spatial + d];
+    int64_t span = dilations[d] * (kernel - 1) + 1;
+    if (kernel < 1 || padded < span)
+      return emitOpError() << "spatial dim " << d << ": the padded input ("
+                           << padded << ") is smaller than the dilated kernel ("
+                           << span << ")";
+    shape.push_back((padded - span) / strides[d] + 1);
+  }
+  return checkResultType(*this, shape, elementType);
+}
+
+//===----------------------------------------------------------------------===//
 // Fusion
 //===----------------------------------------------------------------------===//
 

@@ -513,6 +513,46 @@ def Fuse_MatmulOp : Fuse_Op<"matmul", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+def Fuse_ConvOp : Fuse_Op<"conv", [Pure]> {
+  let summary = "1-D or 2-D convolution, channels first";
+  let description = [{
+    `input` is [N, C, spatial...] with one or two spatial dims, `weight` is
+    [M, C / group, kernel...] and the optional `bias` [M]; all have one
+    float element type, the result's, and f16 and bf16 accumulate in f32.
+    `strides` and `dilations` (>= 1) have one entry per spatial dim, `pads`
+    (>= 0) a begin pad for every spatial dim, then an end pad for every one
+    (ONNX's order). `group` divides C and M; output channel m reads the
+    input channels of group m / (M / group). The result is [N, M, out...]
+    with out = (in + begin + end - dilation * (kernel - 1) - 1) / stride + 1,
+    rounded down; the padded input must hold one dilated kernel. Padding
+    reads zeros.
+
+    Example (a 3x3 convolution with bias, and a depthwise one):
+    ```mlir
+    %y = fuse.conv %x, %w, %b strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] group = 1
+        : tensor<1x3x8x8xf32>, tensor<16x3x3x3xf32>, tensor<16xf32> -> tensor<1x16x8x8xf32>
+    %d = fuse.conv %y, %k strides = [2, 2] dilations = [1, 1] pads = [1, 1, 1, 1] group = 16
+        : tensor<1x16x8x8xf32>, tensor<16x1x3x3xf32> -> tensor<1x16x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Fuse_FloatTensor:$input, Fuse_FloatTensor:$weight,
+                       Optional<Fuse_FloatTensor>:$bias,
+                       DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads, I64Attr:$group);
+  let results = (outs Fuse_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? `strides` `=` $strides `dilations` `=`
+    $dilations `pads` `=` $pads `group` `=` $group attr-dict `:` type($input)
+    `,` type($weight) (`,` type($bias)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Fused kernels
 //===----------------------------------------------------------------------===//
 

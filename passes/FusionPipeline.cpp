@@ -18,6 +18,8 @@ void mlir::fuse::buildFusionPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
+  // Until a schedule runs convolutions, they become matmuls first.
+  funcPm.addPass(createFuseLowerConvolutions());
   FuseDuplicateCheapProducersOptions duplicate;
   duplicate.explain = options.explain;
   funcPm.addPass(createFuseDuplicateCheapProducers(duplicate));

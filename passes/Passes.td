@@ -183,6 +183,48 @@ def FuseOutlineFusions : Pass<"fuse-outline-fusions", "func::FuncOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Lowering of ops no schedule runs yet
+//===----------------------------------------------------------------------===//
+
+def FuseLowerConvolutions
+    : Pass<"fuse-lower-convolutions", "func::FuncOp"> {
+  let summary = "Rewrite fuse.conv into slices, concats, reshapes and matmuls";
+  let description = [{
+    A correct, slow stand-in until the implicit-GEMM convolution schedule
+    (issues 18 and 20) replaces it: each `fuse.conv` becomes an explicit
+    im2col. The input is zero-padded (a `fuse.concat` with splat zeros on
+    each padded side), each kernel offset reads one strided `fuse.slice` of
+    it, and the slices are stacked into the column matrix
+    [N, C * K, OH * OW] (channel major, kernel offset minor: the weight's own
+    layout). One `fuse.matmul` with the weight reshaped to [M, C * K] gives
+    the result; with groups, the columns are [N, G, C / G * K, P] and the
+    weight [G, M / G, C / G * K] (broadcast over N when N > 1), one batched
+    matmul for every group, depthwise included. The bias is broadcast and
+    added. The column matrix is materialized: K times the input's bytes.
+
+    Before:
+    ```mlir
+    %y = fuse.conv %x, %w strides = [1] dilations = [1] pads = [1, 1] group = 1
+        : tensor<1x2x5xf32>, tensor<4x2x3xf32> -> tensor<1x4x5xf32>
+    ```
+    After (in outline):
+    ```mlir
+    %z = fuse.constant dense<0.0> : tensor<1x2x1xf32>
+    %p = fuse.concat %z, %x, %z axis = 2 : ... -> tensor<1x2x7xf32>
+    %s0 = fuse.slice %p offsets = [0, 0, 0] sizes = [1, 2, 5] strides = [1, 1, 1] : ...
+    ... one slice per kernel offset, reshaped to [1, 2, 1, 5] and concatenated on dim 2
+    %c = fuse.reshape %k : tensor<1x2x3x5xf32> -> tensor<1x6x5xf32>
+    %wm = fuse.reshape %w : tensor<4x2x3xf32> -> tensor<4x6xf32>
+    %y = fuse.matmul %wm, %c : tensor<4x6xf32>, tensor<1x6x5xf32> -> tensor<1x4x5xf32>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numLowered", "lowered", "Convolutions rewritten into matmuls">,
+  ];
+  let dependentDialects = ["::mlir::fuse::FuseDialect"];
+}
+
+//===----------------------------------------------------------------------===//
 // Schedules
 //===----------------------------------------------------------------------===//
 

@@ -7,12 +7,14 @@
 #include "compiler/common/GraphTranslation.h"
 #include "compiler/common/TargetBackend.h"
 #include "dialect/FuseOps.h"
+#include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 
 #include <algorithm>
 #include <chrono>
@@ -117,13 +119,31 @@ KernelCompiler::compileSource(std::string_view source, const Target &target,
 }
 
 Expected<Compilation> KernelCompiler::Impl::compileModule(
-    mlir::ModuleOp module, const Graph &graph, bool alreadyFused,
+    mlir::ModuleOp module, const Graph &requested, bool alreadyFused,
     const Target &target, const CompileOptions &options, CompileDumps *dumps,
     std::vector<PhaseTiming> phases, DiagnosticCollector &diagnostics) {
   auto funcs = module.getOps<mlir::func::FuncOp>();
   if (std::distance(funcs.begin(), funcs.end()) != 1)
     return Status::error("the module must hold exactly one function");
   mlir::func::FuncOp func = *funcs.begin();
+
+  // No schedule runs a convolution yet (issue 20): fuse-lower-convolutions
+  // rewrites each into a matmul first, and the graph compiled is the
+  // rewritten one, so that every value a kernel reads or writes is one of
+  // its tensors. The bundle holds that graph.
+  mlir::FailureOr<Graph> lowered = mlir::failure();
+  bool hasConvolutions = false;
+  func.walk([&](fd::ConvOp) { hasConvolutions = true; });
+  if (hasConvolutions && !alreadyFused) {
+    mlir::PassManager pm(&context);
+    pm.addNestedPass<mlir::func::FuncOp>(fd::createFuseLowerConvolutions());
+    if (mlir::failed(pm.run(module)))
+      return diagnostics.error("lowering the convolutions failed");
+    lowered = funcToGraph(func);
+    if (mlir::failed(lowered))
+      return diagnostics.error("the lowered convolutions are not a graph");
+  }
+  const Graph &graph = mlir::succeeded(lowered) ? *lowered : requested;
 
   if (Status status = tagOpIndices(func, graph); !status.ok())
     return status;

@@ -580,6 +580,15 @@ private:
   std::vector<TensorId> lowerSplit();
   std::vector<TensorId> lowerSlice();
   std::vector<TensorId> lowerGather();
+  // Convolutions and padding (OnnxImporter.cpp, "Convolution and Pad").
+  std::vector<TensorId> lowerConv();
+  std::vector<TensorId> lowerPad();
+  std::vector<std::int64_t> convPads(const Shape &input, const Shape &kernel,
+                                     const Shape &strides,
+                                     const Shape &dilations);
+  TensorId padAxis(TensorId x, std::int64_t axis, std::int64_t begin,
+                   std::int64_t end, const std::string &mode,
+                   const DenseValue &fill);
 
   TensorId softmax(TensorId x, std::int64_t axis, bool log);
   TensorId matmul(TensorId a, TensorId c);
@@ -1873,6 +1882,199 @@ std::vector<TensorId> Importer::lowerGather() {
   return {reshape(y, out)};
 }
 
+//===----------------------------------------------------------------------===//
+// Convolution and Pad
+//===----------------------------------------------------------------------===//
+
+/// Explicit pads (every begin, then every end) from `pads` and `auto_pad`:
+/// SAME_UPPER and SAME_LOWER give ceil(input / stride) outputs, the odd
+/// pad at the end (UPPER) or the beginning (LOWER).
+std::vector<std::int64_t> Importer::convPads(const Shape &input,
+                                             const Shape &kernel,
+                                             const Shape &strides,
+                                             const Shape &dilations) {
+  const std::size_t spatial = input.size();
+  const std::string autoPad = attrString("auto_pad", "NOTSET");
+  std::optional<std::vector<std::int64_t>> pads = attrInts("pads");
+  if (autoPad == "NOTSET") {
+    if (!pads)
+      return std::vector<std::int64_t>(2 * spatial, 0);
+    if (pads->size() != 2 * spatial)
+      fail("attribute 'pads' has " + std::to_string(pads->size()) +
+           " entries, expected " + std::to_string(2 * spatial) +
+           " (a begin and an end pad per spatial dim)");
+    for (std::int64_t pad : *pads)
+      if (pad < 0)
+        fail("attribute 'pads' = " + shapeText(*pads) + " has a negative pad");
+    return *pads;
+  }
+  if (autoPad != "VALID" && autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
+    fail("auto_pad '" + autoPad +
+         "' is not supported (NOTSET, VALID, SAME_UPPER, SAME_LOWER)");
+  if (pads && std::any_of(pads->begin(), pads->end(),
+                          [](std::int64_t pad) { return pad != 0; }))
+    fail("attribute 'pads' is given with auto_pad '" + autoPad +
+         "' (explicit pads need auto_pad NOTSET)");
+  std::vector<std::int64_t> result(2 * spatial, 0);
+  if (autoPad == "VALID")
+    return result;
+  for (std::size_t d = 0; d < spatial; ++d) {
+    const std::int64_t out = (input[d] + strides[d] - 1) / strides[d];
+    const std::int64_t span = dilations[d] * (kernel[d] - 1) + 1;
+    const std::int64_t total =
+        std::max<std::int64_t>(0, (out - 1) * strides[d] + span - input[d]);
+    const std::int64_t small = total / 2, large = total - small;
+    result[d] = autoPad == "SAME_UPPER" ? small : large;
+    result[spatial + d] = autoPad == "SAME_UPPER" ? large : small;
+  }
+  return result;
+}
+
+std::vector<TensorId> Importer::lowerConv() {
+  TensorId x = in(0), w = in(1);
+  const Shape xs = shapeOf(x), ws = shapeOf(w);
+  const ElementType type = elemOf(x);
+  if (xs.size() == 5)
+    fail("3-D convolutions (input of rank 5, " + shapeText(xs) +
+         ") are not supported; 1-D and 2-D are");
+  if (xs.size() != 3 && xs.size() != 4)
+    fail("the input has shape " + shapeText(xs) +
+         ", expected rank 3 or 4 (1-D or 2-D convolution)");
+  if (type != ElementType::F32 && type != ElementType::F16 &&
+      type != ElementType::BF16 && type != ElementType::F64)
+    fail("a convolution of " + std::string(elementTypeName(type)) +
+         " is not supported (f32, f16, bf16, f64)");
+  if (ws.size() != xs.size() || elemOf(w) != type)
+    fail("the weight is " + typeOf(w).toString() + ", expected rank " +
+         std::to_string(xs.size()) + " and element type " +
+         std::string(elementTypeName(type)) + " (those of the input)");
+  const std::size_t spatial = xs.size() - 2;
+  const Shape inputDims(xs.begin() + 2, xs.end()),
+      kernel(ws.begin() + 2, ws.end());
+  if (std::optional<Shape> kernelShape = attrInts("kernel_shape");
+      kernelShape && *kernelShape != kernel)
+    fail("attribute 'kernel_shape' = " + shapeText(*kernelShape) +
+         " differs from the weight's spatial dims " + shapeText(kernel));
+  auto perDim = [&](const char *name) {
+    Shape values = attrInts(name).value_or(Shape(spatial, 1));
+    if (values.size() != spatial)
+      fail(std::string("attribute '") + name + "' has " +
+           std::to_string(values.size()) + " entries, expected " +
+           std::to_string(spatial) + " (one per spatial dim)");
+    for (std::int64_t v : values)
+      if (v < 1)
+        fail(std::string("attribute '") + name + "' = " + shapeText(values) +
+             " must hold values >= 1");
+    return values;
+  };
+  const Shape strides = perDim("strides"), dilations = perDim("dilations");
+  const std::int64_t group = attrInt("group", 1);
+  const Shape pads = convPads(inputDims, kernel, strides, dilations);
+  TensorId bias = hasInput(2) ? in(2) : kInvalidTensor;
+  return {check(b->conv(x, w, bias, strides, dilations, pads, group))};
+}
+
+/// One axis of Pad: a negative side crops, a positive one adds `mode`'s
+/// values (constant: `fill`; edge: the border element; reflect: the
+/// elements next to the border, mirrored; wrap: the other end's).
+TensorId Importer::padAxis(TensorId x, std::int64_t axis, std::int64_t begin,
+                           std::int64_t end, const std::string &mode,
+                           const DenseValue &fill) {
+  std::int64_t n = shapeOf(x)[axis];
+  if (begin < 0 || end < 0) {
+    const std::int64_t cropBegin = std::max<std::int64_t>(0, -begin),
+                       cropEnd = std::max<std::int64_t>(0, -end);
+    if (cropBegin + cropEnd > n)
+      fail("negative pads " + std::to_string(begin) + ", " +
+           std::to_string(end) + " crop more than the " + std::to_string(n) +
+           " elements of axis " + std::to_string(axis));
+    x = sliceAxis(x, axis, cropBegin, n - cropBegin - cropEnd);
+    n -= cropBegin + cropEnd;
+    begin = std::max<std::int64_t>(0, begin);
+    end = std::max<std::int64_t>(0, end);
+  }
+  if (begin == 0 && end == 0)
+    return x;
+  if (mode != "constant" && n == 0)
+    fail("mode '" + mode + "' cannot pad axis " + std::to_string(axis) +
+         ", which is empty");
+  if (mode == "reflect" && std::max(begin, end) >= n)
+    fail("mode 'reflect' pads axis " + std::to_string(axis) + " of size " +
+         std::to_string(n) + " by " + std::to_string(std::max(begin, end)) +
+         ", expected less than its size");
+  if (mode == "wrap" && std::max(begin, end) > n)
+    fail("mode 'wrap' pads axis " + std::to_string(axis) + " of size " +
+         std::to_string(n) + " by " + std::to_string(std::max(begin, end)) +
+         ", expected at most its size");
+  auto side = [&](std::int64_t count, bool atBegin) {
+    Shape shape = shapeOf(x);
+    shape[axis] = count;
+    if (mode == "constant")
+      return splatBytes(DenseValue{fill.elementType, shape, fill.bytes, true});
+    if (mode == "edge") {
+      TensorId border = sliceAxis(x, axis, atBegin ? 0 : n - 1, 1);
+      std::vector<std::int64_t> dims(shape.size());
+      std::iota(dims.begin(), dims.end(), 0);
+      return check(b->broadcast(border, shape, dims));
+    }
+    if (mode == "wrap")
+      return sliceAxis(x, axis, atBegin ? n - count : 0, count);
+    return reverseAxis(sliceAxis(x, axis, atBegin ? 1 : n - 1 - count, count),
+                       axis);
+  };
+  std::vector<TensorId> parts;
+  if (begin > 0)
+    parts.push_back(side(begin, true));
+  parts.push_back(x);
+  if (end > 0)
+    parts.push_back(side(end, false));
+  return check(b->concat(parts, axis));
+}
+
+std::vector<TensorId> Importer::lowerPad() {
+  TensorId x = in(0);
+  const Shape shape = shapeOf(x);
+  const std::int64_t rank = std::int64_t(shape.size());
+  const ElementType type = elemOf(x);
+  const std::string mode = attrString("mode", "constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge" &&
+      !(mode == "wrap" && opset >= 19))
+    fail("mode '" + mode + "' is not supported (constant, reflect, edge" +
+         (opset >= 19 ? ", wrap)" : ")"));
+  std::vector<std::int64_t> pads;
+  DenseValue fill = DenseValue::makeSplat({type, {}}, 0.0);
+  std::vector<std::int64_t> axes;
+  if (opset < 11) {
+    pads = attrInts(opset < 2 ? "paddings" : "pads").value_or(Shape{});
+    fill = DenseValue::makeSplat({type, {}}, attrFloat("value", 0.0));
+  } else {
+    pads = intsIn(1, "pads");
+    if (hasInput(2)) {
+      const HostTensorData &value = constIn(2, "constant_value");
+      if (value.type.numElements() != 1 || value.type.elementType != type)
+        fail("constant_value is " + value.type.toString() +
+             ", expected one element of the input's type " +
+             std::string(elementTypeName(type)));
+      fill.bytes = value.bytes;
+    }
+    if (hasInput(3)) {
+      axes = intsIn(3, "axes");
+      for (std::int64_t &axis : axes)
+        axis = normAxis(axis, rank);
+    }
+  }
+  if (axes.empty())
+    for (std::int64_t axis = 0; axis < rank; ++axis)
+      axes.push_back(axis);
+  if (pads.size() != 2 * axes.size())
+    fail("pads has " + std::to_string(pads.size()) + " entries, expected " +
+         std::to_string(2 * axes.size()) + " (a begin and an end pad per " +
+         (opset >= 18 && hasInput(3) ? "axis in axes)" : "input dim)"));
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    x = padAxis(x, axes[i], pads[i], pads[axes.size() + i], mode, fill);
+  return {x};
+}
+
 std::span<const Importer::OpEntry> Importer::opTable() {
   using I = Importer;
   static constexpr OpEntry table[] = {
@@ -1897,6 +2099,7 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"Concat", &I::lowerConcat},
       {"Constant", nullptr, &I::evaluateConstant},
       {"ConstantOfShape", nullptr, &I::evaluateConstantOfShape},
+      {"Conv", &I::lowerConv},
       {"Cos", &I::lowerUnary<OpKind::Cos>},
       {"Cosh", &I::lowerUnary<OpKind::Cosh>},
       {"Div", &I::lowerBinary<OpKind::Div>},
@@ -1940,6 +2143,7 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"Not", &I::lowerUnary<OpKind::Not>},
       {"Or", &I::lowerBinary<OpKind::Or>},
       {"PRelu", &I::lowerLeakyRelu},
+      {"Pad", &I::lowerPad},
       {"Pow", &I::lowerPow},
       {"Reciprocal", &I::lowerUnary<OpKind::Reciprocal>},
       {"ReduceL1", &I::lowerReduce},

@@ -354,6 +354,21 @@ TensorId GraphBuilder::matmul(TensorId a, TensorId b, bool transposeA,
   return op(OpKind::Matmul, {a, b}, std::move(attributes));
 }
 
+TensorId GraphBuilder::conv(TensorId x, TensorId w, TensorId bias,
+                            std::vector<std::int64_t> strides,
+                            std::vector<std::int64_t> dilations,
+                            std::vector<std::int64_t> pads,
+                            std::int64_t group) {
+  AttrMap attributes{{"strides", Attribute::i64Array(std::move(strides))},
+                     {"dilations", Attribute::i64Array(std::move(dilations))},
+                     {"pads", Attribute::i64Array(std::move(pads))},
+                     {"group", Attribute::i64(group)}};
+  std::vector<TensorId> operands{x, w};
+  if (bias != kInvalidTensor)
+    operands.push_back(bias);
+  return op(OpKind::Conv, std::move(operands), std::move(attributes));
+}
+
 Expected<Graph> GraphBuilder::finish() {
   if (!firstError.ok())
     return firstError;

@@ -98,6 +98,16 @@
 //     transpose_b); both rank >= 2 and of one element type; batch dims are
 //     equal, or one operand has rank 2 and is shared across the other's
 //     batch. Result [batch..., M, N].
+//   conv(x, w[, bias]) {strides, dilations, pads, group}: x is
+//     [N, C, S...] with one or two spatial dims S, w is [M, C / group, K...]
+//     and bias [M], all of one float type; strides and dilations (>= 1) have
+//     one entry per spatial dim, pads (>= 0) two: every begin pad, then every
+//     end pad (ONNX's order); group >= 1 divides C and M. Result
+//     [N, M, O...] with O = (S + begin + end - dilation * (K - 1) - 1) /
+//     stride + 1 (rounded down, at least 1: the padded input holds one
+//     dilated kernel); out[n, m, o...] = bias[m] + sum over c < C / group
+//     and k... of x[n, g * C / group + c, o * stride + k * dilation - begin]
+//     * w[m, c, k...], with g = m / (M / group) and zeros outside x.
 //   Optional attributes are flags (an absent flag means false), and cast's
 //   round_mode (absent means up).
 //
@@ -332,6 +342,12 @@ public:
                   bool selectLastIndex = false);
   TensorId matmul(TensorId a, TensorId b, bool transposeA = false,
                   bool transposeB = false);
+  /// conv with `bias` when it is not kInvalidTensor; pads as in Graph.h
+  /// (every begin pad, then every end pad).
+  TensorId conv(TensorId x, TensorId w, TensorId bias,
+                std::vector<std::int64_t> strides,
+                std::vector<std::int64_t> dilations,
+                std::vector<std::int64_t> pads, std::int64_t group = 1);
 
   const Status &status() const { return firstError; }
   const Graph &graph() const { return built; }

@@ -49,6 +49,7 @@ NumericClass fuse::numericClass(const Op &op) {
                ? NumericClass::Exact
                : NumericClass::Reduction;
   case OpKind::Matmul:
+  case OpKind::Conv:
     return NumericClass::Matmul;
   default:
     return NumericClass::Exact;
@@ -138,6 +139,11 @@ Tolerance fuse::toleranceFor(const Graph &graph, const Op &op) {
     const TensorType &operand = graph.typeOf(op.operands[0]);
     for (std::int64_t d : op.findAttr("dims")->getI64Array())
       length *= operand.shape[d];
+  } else if (op.kind == OpKind::Conv) {
+    // K of the implied matmul: a weight's elements per output channel.
+    const TensorType &w = graph.typeOf(op.operands[1]);
+    for (std::size_t d = 1; d < w.shape.size(); ++d)
+      length *= w.shape[d];
   } else if (opClass == NumericClass::Matmul) {
     const TensorType &a = graph.typeOf(op.operands[0]);
     length = a.shape[a.shape.size() - (op.getFlag("transpose_a") ? 2 : 1)];

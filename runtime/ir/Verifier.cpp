@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <tuple>
 
 using namespace fuse;
 
@@ -510,6 +511,73 @@ Expected<TensorType> inferMatmul(std::span<const TensorType> operands,
   return result;
 }
 
+/// Shapes as Graph.h documents conv.
+Expected<TensorType> inferConv(std::span<const TensorType> operands,
+                               const AttrMap &attributes) {
+  if (operands.size() != 2 && operands.size() != 3)
+    return fail("expected 2 or 3 operands (input, weight and an optional "
+                "bias), got ",
+                operands.size());
+  const TensorType &x = operands[0], &w = operands[1];
+  for (std::size_t i = 1; i < operands.size(); ++i)
+    if (operands[i].elementType != x.elementType)
+      return fail("operand ", i, " has element type ",
+                  elementTypeName(operands[i].elementType), ", expected ",
+                  elementTypeName(x.elementType), " (that of the input)");
+  if (x.rank() != 3 && x.rank() != 4)
+    return fail("the input has type ", x.toString(),
+                ", expected rank 3 or 4 ([N, C, spatial...] with 1 or 2 "
+                "spatial dims)");
+  if (w.rank() != x.rank())
+    return fail("the weight has type ", w.toString(), ", expected rank ",
+                x.rank(), " (that of the input)");
+  const std::size_t spatial = std::size_t(x.rank() - 2);
+  const auto &strides = array(attributes, "strides");
+  const auto &dilations = array(attributes, "dilations");
+  const auto &pads = array(attributes, "pads");
+  const std::int64_t group = attributes.find("group")->second.getI64();
+  for (const auto &[name, values, expected] :
+       {std::tuple<std::string_view, const std::vector<std::int64_t> *,
+                   std::size_t>{"strides", &strides, spatial},
+        {"dilations", &dilations, spatial},
+        {"pads", &pads, 2 * spatial}}) {
+    if (values->size() != expected)
+      return fail("attribute '", name, "' = ", listString(*values), " has ",
+                  values->size(), " entries, expected ", expected,
+                  name == "pads" ? " (a begin and an end pad per spatial dim)"
+                                 : " (one per spatial dim)");
+    for (std::int64_t value : *values)
+      if (value < (name == "pads" ? 0 : 1))
+        return fail("attribute '", name, "' = ", listString(*values),
+                    " must hold values >= ", name == "pads" ? 0 : 1);
+  }
+  const std::int64_t channels = x.shape[1], filters = w.shape[0];
+  if (group < 1 || channels % group != 0 || filters % group != 0)
+    return fail("attribute 'group' = ", group, " must be >= 1 and divide the ",
+                channels, " input channels and the ", filters,
+                " output channels");
+  if (w.shape[1] * group != channels)
+    return fail("the weight has type ", w.toString(), ", expected ",
+                channels / group, " channels per group in dim 1 (", channels,
+                " input channels in ", group, " group", group == 1 ? "" : "s",
+                ")");
+  if (operands.size() == 3 &&
+      operands[2].shape != std::vector<std::int64_t>{filters})
+    return fail("the bias has type ", operands[2].toString(),
+                ", expected shape [", filters, "] (one per output channel)");
+  TensorType result{x.elementType, {x.shape[0], filters}};
+  for (std::size_t d = 0; d < spatial; ++d) {
+    const std::int64_t kernel = w.shape[2 + d];
+    const std::int64_t padded = x.shape[2 + d] + pads[d] + pads[spatial + d];
+    const std::int64_t span = dilations[d] * (kernel - 1) + 1;
+    if (kernel < 1 || padded < span)
+      return fail("spatial dim ", d, ": the padded input (", padded,
+                  ") is smaller than the dilated kernel (", span, ")");
+    result.shape.push_back((padded - span) / strides[d] + 1);
+  }
+  return result;
+}
+
 } // namespace
 
 Expected<TensorType>
@@ -576,6 +644,8 @@ fuse::inferResultType(OpKind kind, std::span<const TensorType> operandTypes,
       return inferArgReduce(kind, operandTypes[0], attributes);
     case OpKind::Matmul:
       return inferMatmul(operandTypes, attributes);
+    case OpKind::Conv:
+      return inferConv(operandTypes, attributes);
     default:
       return fail("op '", info.mnemonic, "' has no type inference");
     }

@@ -182,6 +182,19 @@ std::vector<Graph> exampleGraphs(OpKind kind) {
       b.output(b.matmul(x, y, /*transposeA=*/true), "z");
     });
     break;
+  case OpKind::Conv:
+    add([&](GraphBuilder &b) {
+      TensorId x = b.input(f32({1, 4, 6, 5}), "x");
+      TensorId w = b.input(f32({6, 2, 3, 2}), "w");
+      TensorId bias = b.input(f32({6}), "b");
+      b.output(b.conv(x, w, bias, {2, 1}, {1, 2}, {1, 0, 1, 1}, 2), "y");
+    });
+    add([&](GraphBuilder &b) {
+      TensorId x = b.input({ElementType::F16, {2, 3, 9}}, "x");
+      TensorId w = b.input({ElementType::F16, {3, 1, 3}}, "w");
+      b.output(b.conv(x, w, kInvalidTensor, {1}, {1}, {1, 1}, 3), "y");
+    });
+    break;
   default:
     break;
   }

@@ -50,8 +50,8 @@ with open(os.path.join(HERE, "x_3x2.pb"), "wb") as f:
 
 # An op Fuse does not import.
 save("unsupported_op", [
-    helper.make_node("Conv", ["x", "k"], ["y"], name="conv0"),
-], [f32("x", [1, 1, 4, 4]), f32("k", [1, 1, 3, 3])], [f32("y", [1, 1, 2, 2])])
+    helper.make_node("ConvTranspose", ["x", "k"], ["y"], name="convT0"),
+], [f32("x", [1, 1, 4, 4]), f32("k", [1, 1, 3, 3])], [f32("y", [1, 1, 6, 6])])
 
 # An attribute Fuse does not understand (not a valid ONNX attribute either).
 save("unsupported_attr", [
@@ -270,3 +270,102 @@ save("maxpool_indices", [
 ], [f32("x", [1, 1, 4, 4])],
     [f32("y", [1, 1, 3, 3]),
      helper.make_tensor_value_info("i", TensorProto.INT64, [1, 1, 3, 3])])
+
+# Convolutions and Pad (issue 20): weights are initializers of fixed random
+# values (seeded), the inputs random at run time.
+rng = np.random.default_rng(20)
+
+
+def weight(name, shape, dtype=np.float32):
+    return numpy_helper.from_array(
+        rng.uniform(-1, 1, shape).astype(dtype), name)
+
+
+def value(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+# 2-D: bias, two groups, strides, dilations, uneven pads.
+save("conv_2d_groups", [
+    helper.make_node("Conv", ["x", "w", "b"], ["y"], name="conv", group=2,
+                     strides=[2, 1], dilations=[1, 2], pads=[1, 0, 1, 1],
+                     kernel_shape=[3, 3]),
+], [f32("x", [2, 4, 7, 6])], [f32("y", [2, 6, 4, 3])],
+    [weight("w", [6, 2, 3, 3]), weight("b", [6])])
+# 1-D with SAME_UPPER, then a depthwise 2-D one with SAME_LOWER and stride 2,
+# with BatchNormalization and Relu after it (a CNN block).
+save("conv_1d_same_upper", [
+    helper.make_node("Conv", ["x", "w"], ["y"], name="conv",
+                     auto_pad="SAME_UPPER", strides=[3]),
+], [f32("x", [1, 3, 10])], [f32("y", [1, 4, 4])], [weight("w", [4, 3, 4])])
+save("conv_depthwise_bn_relu", [
+    helper.make_node("Conv", ["x", "w"], ["c"], name="conv", group=4,
+                     auto_pad="SAME_LOWER", strides=[2, 2]),
+    helper.make_node("BatchNormalization", ["c", "s", "bb", "m", "v"], ["n"],
+                     name="bn", epsilon=1e-3),
+    helper.make_node("Relu", ["n"], ["y"], name="relu"),
+], [f32("x", [1, 4, 7, 7])], [f32("y", [1, 4, 4, 4])],
+    [weight("w", [4, 1, 3, 3]), weight("s", [4]), weight("bb", [4]),
+     weight("m", [4]),
+     numpy_helper.from_array(rng.uniform(0.5, 2, [4]).astype(np.float32),
+                             "v")])
+# f16 at opset 17, bf16 at opset 22 (Conv-22 takes bfloat16); VALID pads.
+save("conv_f16", [
+    helper.make_node("Conv", ["x", "w", "b"], ["y"], name="conv",
+                     auto_pad="VALID"),
+], [value("x", TensorProto.FLOAT16, [1, 3, 6, 6])],
+    [value("y", TensorProto.FLOAT16, [1, 5, 4, 4])],
+    [weight("w", [5, 3, 3, 3], np.float16), weight("b", [5], np.float16)])
+bf16_w = helper.make_tensor("w", TensorProto.BFLOAT16, [4, 2, 3],
+                            rng.uniform(-1, 1, 24).tolist())
+save("conv_bf16", [
+    helper.make_node("Conv", ["x", "w"], ["y"], name="conv", pads=[1, 1]),
+], [value("x", TensorProto.BFLOAT16, [1, 2, 8])],
+    [value("y", TensorProto.BFLOAT16, [1, 4, 8])], [bf16_w], opset=22)
+# Refused: a 3-D convolution, an auto_pad value, pads with SAME_UPPER.
+save("conv_3d", [
+    helper.make_node("Conv", ["x", "w"], ["y"], name="conv3d"),
+], [f32("x", [1, 1, 4, 4, 4])], [f32("y", [1, 1, 2, 2, 2])],
+    [weight("w", [1, 1, 3, 3, 3])])
+save("conv_bad_auto_pad", [
+    helper.make_node("Conv", ["x", "w"], ["y"], name="conv", auto_pad="SAME"),
+], [f32("x", [1, 1, 4, 4])], [f32("y", [1, 1, 2, 2])],
+    [weight("w", [1, 1, 3, 3])], check=False)
+save("conv_pads_and_auto_pad", [
+    helper.make_node("Conv", ["x", "w"], ["y"], name="conv",
+                     auto_pad="SAME_UPPER", pads=[1, 1, 1, 1]),
+], [f32("x", [1, 1, 4, 4])], [f32("y", [1, 1, 4, 4])],
+    [weight("w", [1, 1, 3, 3])], check=False)
+
+
+def ints64(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+
+# Pad: reflect, edge, constant with a value input, negative pads (a crop),
+# the opset-2 attribute form, the axes input of opset 18, and a refused mode.
+save("pad_modes", [
+    helper.make_node("Pad", ["x", "p1"], ["r"], name="reflect",
+                     mode="reflect"),
+    helper.make_node("Pad", ["r", "p2"], ["e"], name="edge", mode="edge"),
+    helper.make_node("Pad", ["e", "p3", "cv"], ["y"], name="constant"),
+], [f32("x", [2, 3, 4])], [f32("y", [2, 7, 7])],
+    [ints64("p1", [0, 1, 2, 0, 1, 1]), ints64("p2", [0, 0, -1, 0, 1, 0]),
+     ints64("p3", [0, 0, 0, 0, 1, 1]),
+     numpy_helper.from_array(np.array(1.5, dtype=np.float32), "cv")])
+save("pad_opset2", [
+    helper.make_node("Pad", ["x"], ["y"], name="pad", mode="constant",
+                     pads=[1, 0, 0, 2], value=-2.0),
+], [f32("x", [2, 3])], [f32("y", [3, 5])], opset=2, ir_version=3)
+save("pad_axes", [
+    helper.make_node("Pad", ["x", "p", "", "axes"], ["y"], name="pad",
+                     mode="edge"),
+], [f32("x", [2, 3])], [f32("y", [2, 6])],
+    [ints64("p", [2, 1]), ints64("axes", [-1])], opset=18)
+save("pad_wrap_opset17", [
+    helper.make_node("Pad", ["x", "p"], ["y"], name="pad", mode="wrap"),
+], [f32("x", [2, 3])], [f32("y", [2, 5])], [ints64("p", [0, 1, 0, 1])],
+    check=False)
+save("pad_reflect_too_far", [
+    helper.make_node("Pad", ["x", "p"], ["y"], name="pad", mode="reflect"),
+], [f32("x", [2, 3])], [f32("y", [2, 9])], [ints64("p", [0, 3, 0, 3])])

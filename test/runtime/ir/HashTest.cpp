@@ -161,6 +161,10 @@ Graph graphWith(OpKind kind) {
       break;
     case OpKind::Pool:
       result = b.pool(ReduceKind::Max, x, {{2}, {1}, {1}, {0, 0}});
+    case OpKind::Conv:
+      result = b.conv(b.reshape(x, {1, 2, 3}),
+                      b.input({ElementType::F32, {4, 2, 2}}), kInvalidTensor,
+                      {1}, {1}, {0, 0});
       break;
     default:
       break;

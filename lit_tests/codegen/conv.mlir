@@ -1,0 +1,34 @@
+// Convolutions through the compile pipeline: fuse-lower-convolutions turns
+// each into an im2col and a matmul before fusion, and the kernels that come
+// out are the existing schedules'. On the host, fuse-run --check compares
+// them with the reference runtime's conv (random inputs, the numerics
+// policy's bound for a dot product of C / group * K terms); for sm_80 and
+// sm_90, every kernel's PTX is assembled by ptxas (a cubin per kernel).
+
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: fuse-run %s --check --cache-dir %t/cache | FileCheck %s --check-prefix=HOST
+// RUN: fuse-run %s --check --no-fusion --cache-dir %t/cache | FileCheck %s --check-prefix=HOST
+
+// HOST: output out0: tensor<2x8x4x4xf32>
+// HOST: output out1: tensor<2x8x2x2xf32>
+// HOST: output out2: tensor<1x6x8xf16>
+// HOST: check out0: {{.*}}: ok
+// HOST: check out1: {{.*}}: ok
+// HOST: check out2: {{.*}}: ok
+// HOST: check: passed, 3 outputs match the reference
+
+// A 3x3 convolution with bias and relu, a depthwise strided one after it,
+// and a grouped, dilated 1-D one in f16.
+func.func @cnn(%x: tensor<2x3x6x6xf32>, %w: tensor<8x3x3x3xf32>, %b: tensor<8xf32>,
+               %dw: tensor<8x1x3x3xf32>, %h: tensor<1x4x9xf16>, %k: tensor<6x2x2xf16>)
+    -> (tensor<2x8x4x4xf32>, tensor<2x8x2x2xf32>, tensor<1x6x8xf16>) {
+  %c = fuse.conv %x, %w, %b strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] group = 1
+      : tensor<2x3x6x6xf32>, tensor<8x3x3x3xf32>, tensor<8xf32> -> tensor<2x8x4x4xf32>
+  %z = fuse.constant dense<0.0> : tensor<2x8x4x4xf32>
+  %y = fuse.max %c, %z : tensor<2x8x4x4xf32>
+  %d = fuse.conv %y, %dw strides = [2, 2] dilations = [1, 1] pads = [1, 1, 0, 0] group = 8
+      : tensor<2x8x4x4xf32>, tensor<8x1x3x3xf32> -> tensor<2x8x2x2xf32>
+  %s = fuse.conv %h, %k strides = [1] dilations = [2] pads = [1, 0] group = 2
+      : tensor<1x4x9xf16>, tensor<6x2x2xf16> -> tensor<1x6x8xf16>
+  return %y, %d, %s : tensor<2x8x4x4xf32>, tensor<2x8x2x2xf32>, tensor<1x6x8xf16>
+}

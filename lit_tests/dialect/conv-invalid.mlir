@@ -1,0 +1,105 @@
+// RUN: fuse-opt %s -split-input-file -verify-diagnostics
+
+// One case per verifier message of fuse.conv (dialect/FuseOps.cpp).
+
+func.func @conv_element_types_differ(%x: tensor<1x2x8xf32>, %w: tensor<4x2x3xf16>) -> tensor<1x4x6xf32> {
+  // expected-error @+1 {{operand element types differ: the input has 'f32', the weight and bias must have it too}}
+  %0 = fuse.conv %x, %w strides = [1] dilations = [1] pads = [0, 0] group = 1 : tensor<1x2x8xf32>, tensor<4x2x3xf16> -> tensor<1x4x6xf32>
+  return %0 : tensor<1x4x6xf32>
+}
+
+// -----
+
+func.func @conv_3d_rejected(%x: tensor<1x2x4x4x4xf32>, %w: tensor<4x2x1x1x1xf32>) -> tensor<1x4x4x4x4xf32> {
+  // expected-error @+1 {{input must have rank 3 or 4 ([N, C, spatial...] with 1 or 2 spatial dims), but has rank 5}}
+  %0 = fuse.conv %x, %w strides = [1, 1, 1] dilations = [1, 1, 1] pads = [0, 0, 0, 0, 0, 0] group = 1 : tensor<1x2x4x4x4xf32>, tensor<4x2x1x1x1xf32> -> tensor<1x4x4x4x4xf32>
+  return %0 : tensor<1x4x4x4x4xf32>
+}
+
+// -----
+
+func.func @conv_weight_rank(%x: tensor<1x2x8xf32>, %w: tensor<4x2x3x1xf32>) -> tensor<1x4x6xf32> {
+  // expected-error @+1 {{weight must have the input's rank 3, but has rank 4}}
+  %0 = fuse.conv %x, %w strides = [1] dilations = [1] pads = [0, 0] group = 1 : tensor<1x2x8xf32>, tensor<4x2x3x1xf32> -> tensor<1x4x6xf32>
+  return %0 : tensor<1x4x6xf32>
+}
+
+// -----
+
+func.func @conv_strides_length(%x: tensor<1x2x8xf32>, %w: tensor<4x2x3xf32>) -> tensor<1x4x6xf32> {
+  // expected-error @+1 {{strides and dilations must have one entry per spatial dim (1), but have 2 and 1}}
+  %0 = fuse.conv %x, %w strides = [1, 1] dilations = [1] pads = [0, 0] group = 1 : tensor<1x2x8xf32>, tensor<4x2x3xf32> -> tensor<1x4x6xf32>
+  return %0 : tensor<1x4x6xf32>
+}
+
+// -----
+
+func.func @conv_pads_length(%x: tensor<1x2x8xf32>, %w: tensor<4x2x3xf32>) -> tensor<1x4x6xf32> {
+  // expected-error @+1 {{pads must have a begin and an end pad per spatial dim (2 entries), but has 1}}
+  %0 = fuse.conv %x, %w strides = [1] dilations = [1] pads = [0] group = 1 : tensor<1x2x8xf32>, tensor<4x2x3xf32> -> tensor<1x4x6xf32>
+  return %0 : tensor<1x4x6xf32>
+}
+
+// -----
+
+func.func @conv_zero_stride(%x: tensor<1x2x8xf32>, %w: tensor<4x2x3xf32>) -> tensor<1x4x6xf32> {
+  // expected-error @+1 {{strides [0] and dilations [1] must be >= 1}}
+  %0 = fuse.conv %x, %w strides = [0] dilations = [1] pads = [0, 0] group = 1 : tensor<1x2x8xf32>, tensor<4x2x3xf32> -> tensor<1x4x6xf32>
+  return %0 : tensor<1x4x6xf32>
+}
+
+// -----
+
+func.func @conv_negative_pad(%x: tensor<1x2x8xf32>, %w: tensor<4x2x3xf32>) -> tensor<1x4x6xf32> {
+  // expected-error @+1 {{pads [-1, 1] must be >= 0}}
+  %0 = fuse.conv %x, %w strides = [1] dilations = [1] pads = [-1, 1] group = 1 : tensor<1x2x8xf32>, tensor<4x2x3xf32> -> tensor<1x4x6xf32>
+  return %0 : tensor<1x4x6xf32>
+}
+
+// -----
+
+func.func @conv_group_divides(%x: tensor<1x2x8xf32>, %w: tensor<4x1x3xf32>) -> tensor<1x4x6xf32> {
+  // expected-error @+1 {{group 3 must be >= 1 and divide the 2 input channels and the 4 output channels}}
+  %0 = fuse.conv %x, %w strides = [1] dilations = [1] pads = [0, 0] group = 3 : tensor<1x2x8xf32>, tensor<4x1x3xf32> -> tensor<1x4x6xf32>
+  return %0 : tensor<1x4x6xf32>
+}
+
+// -----
+
+func.func @conv_channels_per_group(%x: tensor<1x4x8xf32>, %w: tensor<4x4x3xf32>) -> tensor<1x4x6xf32> {
+  // expected-error @+1 {{weight dim 1 is 4, expected 2 (input channels per group)}}
+  %0 = fuse.conv %x, %w strides = [1] dilations = [1] pads = [0, 0] group = 2 : tensor<1x4x8xf32>, tensor<4x4x3xf32> -> tensor<1x4x6xf32>
+  return %0 : tensor<1x4x6xf32>
+}
+
+// -----
+
+func.func @conv_bias_shape(%x: tensor<1x2x8xf32>, %w: tensor<4x2x3xf32>, %b: tensor<2xf32>) -> tensor<1x4x6xf32> {
+  // expected-error @+1 {{bias must have shape [4] (one per output channel), but has [2]}}
+  %0 = fuse.conv %x, %w, %b strides = [1] dilations = [1] pads = [0, 0] group = 1 : tensor<1x2x8xf32>, tensor<4x2x3xf32>, tensor<2xf32> -> tensor<1x4x6xf32>
+  return %0 : tensor<1x4x6xf32>
+}
+
+// -----
+
+func.func @conv_kernel_too_large(%x: tensor<1x2x4xf32>, %w: tensor<4x2x3xf32>) -> tensor<1x4x1xf32> {
+  // expected-error @+1 {{spatial dim 0: the padded input (4) is smaller than the dilated kernel (5)}}
+  %0 = fuse.conv %x, %w strides = [1] dilations = [2] pads = [0, 0] group = 1 : tensor<1x2x4xf32>, tensor<4x2x3xf32> -> tensor<1x4x1xf32>
+  return %0 : tensor<1x4x1xf32>
+}
+
+// -----
+
+func.func @conv_result_shape(%x: tensor<1x2x8xf32>, %w: tensor<4x2x3xf32>) -> tensor<1x4x8xf32> {
+  // expected-error @+1 {{result type 'tensor<1x4x8xf32>' does not match the expected 'tensor<1x4x6xf32>'}}
+  %0 = fuse.conv %x, %w strides = [1] dilations = [1] pads = [0, 0] group = 1 : tensor<1x2x8xf32>, tensor<4x2x3xf32> -> tensor<1x4x8xf32>
+  return %0 : tensor<1x4x8xf32>
+}
+
+// -----
+
+func.func @conv_integer_rejected(%x: tensor<1x2x8xi8>, %w: tensor<4x2x3xi8>) -> tensor<1x4x6xi8> {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<1x2x8xi8>'}}
+  %0 = fuse.conv %x, %w strides = [1] dilations = [1] pads = [0, 0] group = 1 : tensor<1x2x8xi8>, tensor<4x2x3xi8> -> tensor<1x4x6xi8>
+  return %0 : tensor<1x4x6xi8>
+}
