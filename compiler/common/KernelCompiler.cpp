@@ -8,6 +8,7 @@
 #include "compiler/common/TargetBackend.h"
 #include "dialect/FuseOps.h"
 #include "passes/Passes.h"
+#include "runtime/ir/GraphHash.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -130,7 +131,8 @@ Expected<Compilation> KernelCompiler::Impl::compileModule(
   // No schedule runs a convolution yet (issue 20): fuse-lower-convolutions
   // rewrites each into a matmul first, and the graph compiled is the
   // rewritten one, so that every value a kernel reads or writes is one of
-  // its tensors. The bundle holds that graph.
+  // its tensors. The bundle holds that graph and the hash of the one asked
+  // for (Bundle::sourceGraphHash), which the cache keys.
   mlir::FailureOr<Graph> lowered = mlir::failure();
   bool hasConvolutions = false;
   func.walk([&](fd::ConvOp) { hasConvolutions = true; });
@@ -164,6 +166,9 @@ Expected<Compilation> KernelCompiler::Impl::compileModule(
   // Inputs and outputs live in the caller's buffers, the rest in the arena.
   BufferAssignment buffers(graph);
   Bundle bundle = newBundle(graph, target);
+  // The cache keys the graph asked for; the bundle says which that was.
+  if (mlir::succeeded(lowered))
+    bundle.sourceGraphHash = hashGraph(requested).toHex();
 
   // Code generation: the kernels of every fusion, in order.
   start = Clock::now();

@@ -114,8 +114,13 @@ struct OutputAlias {
 };
 
 struct Bundle {
-  /// The canonical graph it was compiled from.
+  /// The canonical graph its kernels were compiled from.
   Graph graph;
+  /// Where the compiler rewrote the graph it was asked for before making
+  /// kernels (convolutions lowered to matmuls, issue 20), hashGraph() of the
+  /// graph asked for, in hex: the one a cache key names. Empty when `graph`
+  /// is the graph asked for.
+  std::string sourceGraphHash;
   std::string target;
   /// fuse::versionId() of the compiler that made it.
   std::string versionId;

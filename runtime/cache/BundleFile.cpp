@@ -144,7 +144,15 @@ Status checkBundleMatchesKey(const Bundle &bundle, const BundleKey &key) {
                          "', its key names '" + key.target + "'");
   if (Status valid = validate(bundle.graph); !valid.ok())
     return Status::error("the bundle's graph is invalid: " + valid.message());
-  if (hashGraph(bundle.graph) != key.graphHash)
+  // A rewritten graph (sourceGraphHash) is checked by the hash of the graph
+  // it was rewritten from.
+  std::optional<Hash128> named = bundle.sourceGraphHash.empty()
+                                     ? std::optional(hashGraph(bundle.graph))
+                                     : Hash128::fromHex(bundle.sourceGraphHash);
+  if (!named)
+    return Status::error("the bundle's source graph hash '" +
+                         bundle.sourceGraphHash + "' is not 32 hex digits");
+  if (*named != key.graphHash)
     return Status::error("the bundle's graph is not the graph its key names");
   return verifyBundle(bundle);
 }

@@ -317,6 +317,7 @@ template <class A> void serialize(A &ar, OutputAlias &alias) {
 
 template <class A> void serialize(A &ar, Bundle &bundle) {
   ar(cereal::make_nvp("graph", bundle.graph),
+     cereal::make_nvp("sourceGraphHash", bundle.sourceGraphHash),
      cereal::make_nvp("target", bundle.target),
      cereal::make_nvp("versionId", bundle.versionId),
      cereal::make_nvp("kernels", bundle.kernels),

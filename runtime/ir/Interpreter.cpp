@@ -716,6 +716,67 @@ void evalMatmul(const Op &op, const OpBuffers &buffers) {
   }
 }
 
+/// Graph.h's formula, one output element at a time; a second spatial dim
+/// of size 1 stands in for the missing one of a 1-D convolution.
+void evalConv(const Op &op, const OpBuffers &buffers) {
+  const HostTensor &x = buffers.operands[0], &w = buffers.operands[1],
+                   &out = buffers.result;
+  const ElementType type = x.type.elementType;
+  const bool hasBias = buffers.operands.size() == 3;
+  const std::size_t spatial = x.type.shape.size() - 2;
+  const auto &strideList = op.findAttr("strides")->getI64Array();
+  const auto &dilationList = op.findAttr("dilations")->getI64Array();
+  const auto &padList = op.findAttr("pads")->getI64Array();
+  const std::int64_t group = op.findAttr("group")->getI64();
+  auto dim2 = [&](const Shape &shape, std::size_t d) {
+    return d < spatial ? shape[2 + d] : std::int64_t(1);
+  };
+  auto attr2 = [&](const std::vector<std::int64_t> &list, std::size_t d,
+                   std::int64_t missing) {
+    return d < spatial ? list[d] : missing;
+  };
+  const Shape &xs = x.type.shape, &ws = w.type.shape, &os = out.type.shape;
+  const std::int64_t batch = xs[0], channels = xs[1], filters = ws[0];
+  const std::int64_t perGroup = channels / group,
+                     filtersPerGroup = filters / group;
+  const std::int64_t ih = dim2(xs, 0), iw = dim2(xs, 1);
+  const std::int64_t kh = dim2(ws, 0), kw = dim2(ws, 1);
+  const std::int64_t oh = dim2(os, 0), ow = dim2(os, 1);
+  const std::int64_t sh = attr2(strideList, 0, 1), sw = attr2(strideList, 1, 1);
+  const std::int64_t dh = attr2(dilationList, 0, 1),
+                     dw = attr2(dilationList, 1, 1);
+  const std::int64_t ph = attr2(padList, 0, 0),
+                     pw = spatial > 1 ? padList[1] : 0;
+  for (std::int64_t n = 0; n < batch; ++n)
+    for (std::int64_t m = 0; m < filters; ++m) {
+      const std::int64_t g = m / filtersPerGroup;
+      const double bias =
+          hasBias ? loadDouble(type, buffers.operands[2].data, m) : 0.0;
+      for (std::int64_t y = 0; y < oh; ++y)
+        for (std::int64_t z = 0; z < ow; ++z) {
+          double sum = 0;
+          for (std::int64_t c = 0; c < perGroup; ++c)
+            for (std::int64_t i = 0; i < kh; ++i) {
+              const std::int64_t row = y * sh + i * dh - ph;
+              if (row < 0 || row >= ih)
+                continue;
+              for (std::int64_t j = 0; j < kw; ++j) {
+                const std::int64_t col = z * sw + j * dw - pw;
+                if (col < 0 || col >= iw)
+                  continue;
+                const std::int64_t xi =
+                    ((n * channels + g * perGroup + c) * ih + row) * iw + col;
+                const std::int64_t wi = ((m * perGroup + c) * kh + i) * kw + j;
+                sum +=
+                    loadDouble(type, x.data, xi) * loadDouble(type, w.data, wi);
+              }
+            }
+          storeDouble(type, out.data, ((n * filters + m) * oh + y) * ow + z,
+                      sum + bias);
+        }
+    }
+}
+
 /// A window reduction (Ops.def's pool): per output element, the window's
 /// positions inside the input are combined; max copies the winner's bits
 /// (NaN wins, the first of equals; an empty window gives the type's lowest
@@ -788,128 +849,67 @@ void evalPool(const Op &op, const OpBuffers &buffers) {
       storeInt(type, out.data, linear,
                -(std::int64_t(1) << (integerBitWidth(type) - 1)));
   });
-  /// Graph.h's formula, one output element at a time; a second spatial dim
-  /// of size 1 stands in for the missing one of a 1-D convolution.
-  void evalConv(const Op &op, const OpBuffers &buffers) {
-    const HostTensor &x = buffers.operands[0], &w = buffers.operands[1],
-                     &out = buffers.result;
-    const ElementType type = x.type.elementType;
-    const bool hasBias = buffers.operands.size() == 3;
-    const std::size_t spatial = x.type.shape.size() - 2;
-    const auto &strideList = op.findAttr("strides")->getI64Array();
-    const auto &dilationList = op.findAttr("dilations")->getI64Array();
-    const auto &padList = op.findAttr("pads")->getI64Array();
-    const std::int64_t group = op.findAttr("group")->getI64();
-    auto dim2 = [&](const Shape &shape, std::size_t d) {
-      return d < spatial ? shape[2 + d] : std::int64_t(1);
-    };
-    auto attr2 = [&](const std::vector<std::int64_t> &list, std::size_t d,
-                     std::int64_t missing) {
-      return d < spatial ? list[d] : missing;
-    };
-    const Shape &xs = x.type.shape, &ws = w.type.shape, &os = out.type.shape;
-    const std::int64_t batch = xs[0], channels = xs[1], filters = ws[0];
-    const std::int64_t perGroup = channels / group,
-                       filtersPerGroup = filters / group;
-    const std::int64_t ih = dim2(xs, 0), iw = dim2(xs, 1);
-    const std::int64_t kh = dim2(ws, 0), kw = dim2(ws, 1);
-    const std::int64_t oh = dim2(os, 0), ow = dim2(os, 1);
-    const std::int64_t sh = attr2(strideList, 0, 1),
-                       sw = attr2(strideList, 1, 1);
-    const std::int64_t dh = attr2(dilationList, 0, 1),
-                       dw = attr2(dilationList, 1, 1);
-    const std::int64_t ph = attr2(padList, 0, 0),
-                       pw = spatial > 1 ? padList[1] : 0;
-    for (std::int64_t n = 0; n < batch; ++n)
-      for (std::int64_t m = 0; m < filters; ++m) {
-        const std::int64_t g = m / filtersPerGroup;
-        const double bias =
-            hasBias ? loadDouble(type, buffers.operands[2].data, m) : 0.0;
-        for (std::int64_t y = 0; y < oh; ++y)
-          for (std::int64_t z = 0; z < ow; ++z) {
-            double sum = 0;
-            for (std::int64_t c = 0; c < perGroup; ++c)
-              for (std::int64_t i = 0; i < kh; ++i) {
-                const std::int64_t row = y * sh + i * dh - ph;
-                if (row < 0 || row >= ih)
-                  continue;
-                for (std::int64_t j = 0; j < kw; ++j) {
-                  const std::int64_t col = z * sw + j * dw - pw;
-                  if (col < 0 || col >= iw)
-                    continue;
-                  const std::int64_t xi =
-                      ((n * channels + g * perGroup + c) * ih + row) * iw + col;
-                  const std::int64_t wi =
-                      ((m * perGroup + c) * kh + i) * kw + j;
-                  sum += loadDouble(type, x.data, xi) *
-                         loadDouble(type, w.data, wi);
-                }
-              }
-            storeDouble(type, out.data, ((n * filters + m) * oh + y) * ow + z,
-                        sum + bias);
-          }
-      }
-  }
+}
 
-  void evalOp(const Op &op, const OpBuffers &buffers) {
-    switch (opInfo(op.kind).form) {
-    case OpForm::Unary:
-      return evalUnary(op, buffers);
-    case OpForm::Binary:
-      return evalBinary(op, buffers);
-    case OpForm::Structured:
-      break;
-    }
-    switch (op.kind) {
-    case OpKind::Compare:
-      return evalCompareOp(op, buffers);
-    case OpKind::Select:
-      return evalSelect(buffers);
-    case OpKind::Cast:
-      return evalCast(op, buffers);
-    case OpKind::Constant:
-      return evalConstant(op, buffers);
-    case OpKind::Broadcast:
-      return evalBroadcast(op, buffers);
-    case OpKind::Reshape:
-      if (buffers.result.type.byteSize() > 0)
-        std::memcpy(buffers.result.data, buffers.operands[0].data,
-                    std::size_t(buffers.result.type.byteSize()));
-      return;
-    case OpKind::Transpose:
-      return evalTranspose(op, buffers);
-    case OpKind::Slice:
-      return evalSlice(op, buffers);
-    case OpKind::Concat:
-      return evalConcat(op, buffers);
-    case OpKind::Reduce:
-      return evalReduce(op, buffers);
-    case OpKind::ArgMax:
-    case OpKind::ArgMin:
-      return evalArgReduce(op, buffers);
-    case OpKind::Pool:
-      return evalPool(op, buffers);
-    case OpKind::Matmul:
-      return evalMatmul(op, buffers);
-    case OpKind::Conv:
-      return evalConv(op, buffers);
-    default:
-      return;
-    }
+void evalOp(const Op &op, const OpBuffers &buffers) {
+  switch (opInfo(op.kind).form) {
+  case OpForm::Unary:
+    return evalUnary(op, buffers);
+  case OpForm::Binary:
+    return evalBinary(op, buffers);
+  case OpForm::Structured:
+    break;
   }
+  switch (op.kind) {
+  case OpKind::Compare:
+    return evalCompareOp(op, buffers);
+  case OpKind::Select:
+    return evalSelect(buffers);
+  case OpKind::Cast:
+    return evalCast(op, buffers);
+  case OpKind::Constant:
+    return evalConstant(op, buffers);
+  case OpKind::Broadcast:
+    return evalBroadcast(op, buffers);
+  case OpKind::Reshape:
+    if (buffers.result.type.byteSize() > 0)
+      std::memcpy(buffers.result.data, buffers.operands[0].data,
+                  std::size_t(buffers.result.type.byteSize()));
+    return;
+  case OpKind::Transpose:
+    return evalTranspose(op, buffers);
+  case OpKind::Slice:
+    return evalSlice(op, buffers);
+  case OpKind::Concat:
+    return evalConcat(op, buffers);
+  case OpKind::Reduce:
+    return evalReduce(op, buffers);
+  case OpKind::ArgMax:
+  case OpKind::ArgMin:
+    return evalArgReduce(op, buffers);
+  case OpKind::Pool:
+    return evalPool(op, buffers);
+  case OpKind::Matmul:
+    return evalMatmul(op, buffers);
+  case OpKind::Conv:
+    return evalConv(op, buffers);
+  default:
+    return;
+  }
+}
 
-  bool overlaps(const HostTensor &a, const HostTensor &b) {
-    const auto *aBegin = static_cast<const char *>(a.data);
-    const auto *bBegin = static_cast<const char *>(b.data);
-    const std::int64_t aSize = a.type.byteSize(), bSize = b.type.byteSize();
-    return aSize > 0 && bSize > 0 && std::less<>()(aBegin, bBegin + bSize) &&
-           std::less<>()(bBegin, aBegin + aSize);
-  }
+bool overlaps(const HostTensor &a, const HostTensor &b) {
+  const auto *aBegin = static_cast<const char *>(a.data);
+  const auto *bBegin = static_cast<const char *>(b.data);
+  const std::int64_t aSize = a.type.byteSize(), bSize = b.type.byteSize();
+  return aSize > 0 && bSize > 0 && std::less<>()(aBegin, bBegin + bSize) &&
+         std::less<>()(bBegin, aBegin + aSize);
+}
 
-  std::string opPrefix(const Graph &graph, std::size_t index) {
-    return "op #" + std::to_string(index) + " (" +
-           std::string(mnemonic(graph.ops[index].kind)) + "): ";
-  }
+std::string opPrefix(const Graph &graph, std::size_t index) {
+  return "op #" + std::to_string(index) + " (" +
+         std::string(mnemonic(graph.ops[index].kind)) + "): ";
+}
 
 } // namespace
 
