@@ -36,14 +36,18 @@ struct Group {
 /// The groups of one block and the merges between them.
 class GroupPlanner {
 public:
-  GroupPlanner(Block &block, const CostModel &model, AsmState *names)
-      : block(block), model(model), names(names), plans(block, model) {}
+  GroupPlanner(Block &block, const CostModel &model, AsmState *names,
+               bool verifyIncremental)
+      : block(block), model(model), names(names),
+        verifyIncremental(verifyIncremental), plans(block, model) {}
 
   /// Groups the block's fusible ops and marks them with `fuse.group`.
   void run();
 
   unsigned kernelsBefore = 0, kernelsAfter = 0, numMerges = 0, numRefusals = 0;
   int64_t bytesBefore = 0, bytesAfter = 0;
+  /// verify-incremental found a verdict that planKernel does not share.
+  bool disagreed = false;
 
 private:
   void growEpilogue(Operation *matmul);
@@ -57,6 +61,7 @@ private:
   Block &block;
   const CostModel &model;
   AsmState *names;
+  bool verifyIncremental;
   DenseMap<Operation *, unsigned> position;
   SmallVector<Operation *> fusibleOps;
   DenseMap<Operation *, unsigned> groupIds;
@@ -279,22 +284,24 @@ bool GroupPlanner::tryMerge(Operation *producer, Operation *consumer) {
     // The incremental verdict, and planKernel where it does not decide or
     // an explanation needs planKernel's reason.
     verdict = plans.tryMerge(from, to);
-    // Building with FUSE_CHECK_GROUP_PLANS compares every verdict with
-    // planKernel's.
-    bool check = false;
-#ifdef FUSE_CHECK_GROUP_PLANS
-    check = true;
-#endif
-    if (!verdict.decided || (!verdict.legal && names) || check) {
+    // verify-incremental compares every verdict with planKernel's.
+    if (!verdict.decided || (!verdict.legal && names) || verifyIncremental) {
       SmallVector<Operation *> merged(groups[from].ops);
       merged.append(groups[to].ops);
       plan = planKernel(inBlockOrder(merged), model, why);
       if (verdict.decided &&
           (verdict.legal != succeeded(plan) ||
            (verdict.legal && (verdict.kind != plan->kind ||
-                              verdict.trafficBytes != plan->trafficBytes))))
-        llvm::report_fatal_error("fuse-form-fusions: GroupPlans disagrees "
-                                 "with planKernel");
+                              verdict.trafficBytes != plan->trafficBytes)))) {
+        consumer->emitError()
+            << "fuse-form-fusions: the incremental verdict on fusing "
+            << producer->getName() << " into this op ("
+            << (verdict.legal ? "legal" : "illegal") << ", "
+            << stringifyScheduleKind(verdict.kind) << ", "
+            << verdict.trafficBytes << " B) is not planKernel's ("
+            << (succeeded(plan) ? "legal" : "illegal: " + why) << ")";
+        disagreed = true;
+      }
     } else if (verdict.legal) {
       plan = KernelPlan();
       plan->kind = verdict.kind;
@@ -376,8 +383,11 @@ struct FormFusionsPass
     unsigned kernelsBefore = 0, kernelsAfter = 0;
     int64_t bytesBefore = 0, bytesAfter = 0;
     for (Block &block : func.getBody()) {
-      GroupPlanner planner(block, model, names ? &*names : nullptr);
+      GroupPlanner planner(block, model, names ? &*names : nullptr,
+                           verifyIncremental);
       planner.run();
+      if (planner.disagreed)
+        return signalPassFailure();
       kernelsBefore += planner.kernelsBefore;
       kernelsAfter += planner.kernelsAfter;
       bytesBefore += planner.bytesBefore;

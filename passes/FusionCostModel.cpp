@@ -136,38 +136,21 @@ static std::optional<Rows> reductionRows(Operation *op) {
 }
 
 /// Whether broadcasting a per-row value to the elements of the rows follows
-/// the reduction's layout: it repeats exactly along the reduced dimensions.
-static bool broadcastFollowsRows(BroadcastOp broadcast, Operation *reduction,
-                                 const Rows &rows) {
-  if (rows.kind == ScheduleKind::full_reduction)
+/// the layout of `reduction`'s rows (ScheduleLegality's rules).
+static bool broadcastFollows(BroadcastOp broadcast, Operation *reduction,
+                             const Rows &rows) {
+  switch (rows.kind) {
+  case ScheduleKind::full_reduction:
     return true;
-  ArrayRef<int64_t> operandShape = broadcast.getOperand().getType().getShape();
-  ArrayRef<int64_t> resultShape = broadcast.getType().getShape();
-  SmallVector<bool> repeated(resultShape.size(), true);
-  for (auto [operandDim, resultDim] : llvm::enumerate(broadcast.getDims()))
-    repeated[resultDim] = operandShape[operandDim] != resultShape[resultDim];
-  if (rows.kind == ScheduleKind::row_reduction) {
-    bool seenRepeated = false;
-    for (auto [dim, size] : llvm::enumerate(resultShape)) {
-      if (size == 1)
-        continue;
-      if (repeated[dim])
-        seenRepeated = true;
-      else if (seenRepeated)
-        return false;
-    }
-    return true;
+  case ScheduleKind::row_reduction:
+    return broadcastFollowsRows(broadcast);
+  default:
+    break;
   }
-  // A column reduction: the same shape, repeated where it was reduced.
   auto reduce = dyn_cast<ReduceOp>(reduction);
-  if (!reduce || reduce.getOperand().getType() != broadcast.getType())
-    return false;
-  for (auto [dim, size] : llvm::enumerate(resultShape))
-    if (size != 1 &&
-        repeated[dim] !=
-            llvm::is_contained(reduce.getDims(), static_cast<int64_t>(dim)))
-      return false;
-  return true;
+  return reduce && broadcastFollowsColumns(
+                       broadcast, reduce.getOperand().getType().getShape(),
+                       reduce.getDims());
 }
 
 namespace {
@@ -176,7 +159,8 @@ class KernelChecker {
 public:
   KernelChecker(ArrayRef<Operation *> ops, const CostModel &model,
                 llvm::raw_ostream &why)
-      : ops(ops), members(ops.begin(), ops.end()), model(model), why(why) {}
+      : ops(ops), members(ops.begin(), ops.end()), view(ops), model(model),
+        why(why) {}
 
   FailureOr<KernelPlan> plan();
 
@@ -189,14 +173,13 @@ private:
   LogicalResult checkPrologueReads(MatmulOp matmul,
                                    const llvm::SmallPtrSetImpl<Operation *> &);
   FailureOr<ScheduleKind> checkReductions(ArrayRef<Operation *> reductions);
-  LogicalResult checkWindows(ArrayRef<PoolOp> pools, bool withOtherReductions);
-  LogicalResult checkTargetSchedules(ArrayRef<Operation *> reductions,
-                                     ScheduleKind kind);
+  LogicalResult checkSchedule(ScheduleKind kind);
   LogicalResult checkPointwise();
   unsigned countLiveValues(ArrayRef<Value> outputs) const;
 
   ArrayRef<Operation *> ops;
   llvm::SmallPtrSet<Operation *, 16> members;
+  KernelView view;
   const CostModel &model;
   llvm::raw_ostream &why;
 };
@@ -210,12 +193,7 @@ FailureOr<KernelPlan> KernelChecker::plan() {
       if (!isMember(operand) && !isConstant(operand))
         inputs.insert(operand);
   plan.inputs.assign(inputs.begin(), inputs.end());
-  for (Operation *op : ops)
-    for (Value result : op->getResults())
-      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
-            return !members.contains(user);
-          }))
-        plan.outputs.push_back(result);
+  plan.outputs.assign(view.results().begin(), view.results().end());
   for (Value value : llvm::concat<Value>(plan.inputs, plan.outputs))
     plan.trafficBytes += tensorBytes(value.getType());
 
@@ -230,21 +208,22 @@ FailureOr<KernelPlan> KernelChecker::plan() {
     else if (reductionRows(op))
       reductions.push_back(op);
   }
+  // A window reduction iterates over its pools' output and reads each
+  // element's window from memory; the schedule has the rules.
   if (!pools.empty()) {
-    if (failed(checkWindows(pools, !matmuls.empty() || !reductions.empty())))
-      return failure();
     plan.kind = ScheduleKind::window_reduction;
+    if (failed(checkSchedule(plan.kind)) || failed(checkPointwise()))
+      return failure();
   } else if (matmuls.size() > 1) {
     why << "a kernel holds at most one matmul";
     return failure();
-  }
-  if (!matmuls.empty()) {
+  } else if (!matmuls.empty()) {
     if (failed(checkMatmul(matmuls.front())))
       return failure();
     plan.kind = ScheduleKind::matmul;
   } else if (!reductions.empty()) {
     FailureOr<ScheduleKind> kind = checkReductions(reductions);
-    if (failed(kind))
+    if (failed(kind) || failed(checkSchedule(*kind)))
       return failure();
     plan.kind = *kind;
   } else if (failed(checkPointwise())) {
@@ -397,81 +376,27 @@ KernelChecker::checkReductions(ArrayRef<Operation *> reductions) {
     }
     auto broadcast = dyn_cast<BroadcastOp>(op);
     if (broadcast && isMember(broadcast.getOperand()) &&
-        !broadcastFollowsRows(broadcast, reductions.front(), rows)) {
+        !broadcastFollows(broadcast, reductions.front(), rows)) {
       why << name << " repeats along other dimensions than the kernel's "
           << rows;
       return failure();
     }
   }
-  if (failed(checkTargetSchedules(reductions, rows.kind)))
-    return failure();
   return rows.kind;
 }
 
-/// What the target's schedules cannot run (ScheduleTarget's capabilities,
-/// as analyzeFullReduction and analyzeColumnReduction refuse them).
-LogicalResult
-KernelChecker::checkTargetSchedules(ArrayRef<Operation *> reductions,
-                                    ScheduleKind kind) {
-  const ScheduleTarget &target = model.target;
-  if (kind == ScheduleKind::full_reduction && !target.fullReductionAsOneRow) {
-    llvm::SmallPtrSet<Operation *, 16> afterReduction(reductions.begin(),
-                                                      reductions.end());
-    for (Operation *op : ops) {
-      bool dependsOnReduction = llvm::any_of(op->getOperands(), [&](Value v) {
-        return isMember(v) && afterReduction.contains(v.getDefiningOp());
-      });
-      if (!dependsOnReduction)
-        continue;
-      if (reductionRows(op)) {
-        why << "the " << target.name
-            << " runs no full reduction of another reduction's result";
-        return failure();
-      }
-      int64_t size = numElements(op->getResult(0).getType());
-      if (size != 1) {
-        why << "the " << target.name << " uses no full reduction's result over "
-            << size << " elements in its kernel (reduce-then-broadcast)";
-        return failure();
-      }
-      afterReduction.insert(op);
-    }
-  }
-  if (kind == ScheduleKind::column_reduction && !target.interleavedColumnDims)
-    for (Operation *reduction : reductions) {
-      SmallVector<int64_t> dims;
-      if (auto reduce = dyn_cast<ReduceOp>(reduction))
-        dims.assign(reduce.getDims().begin(), reduce.getDims().end());
-      else
-        dims.push_back(reduction->getAttrOfType<IntegerAttr>("axis").getInt());
-      if (dims.empty() ||
-          dims.back() - dims.front() + 1 != int64_t(dims.size())) {
-        why << "the " << target.name
-            << " reduces no columns over dims that are not consecutive";
-        return failure();
-      }
-    }
-  return success();
-}
-
-/// A window-reduction kernel iterates over its pools' output, recomputing
-/// each element's window from memory: a pool's operand is read, not fused
-/// (it would be recomputed at every window position), and the other members
-/// are pointwise over the same elements.
-LogicalResult KernelChecker::checkWindows(ArrayRef<PoolOp> pools,
-                                          bool withOtherReductions) {
-  if (withOtherReductions) {
-    why << "a window reduction (fuse.pool) joins only pointwise ops, not a "
-           "matmul or another reduction";
-    return failure();
-  }
-  for (PoolOp pool : pools)
-    if (isMember(pool.getOperand())) {
-      why << "the operand of fuse.pool is computed in the kernel: it would be "
-             "recomputed at each of the window's positions";
-      return failure();
-    }
-  return checkPointwise();
+/// Asks ScheduleLegality whether the target's schedule of `kind` runs the
+/// kernel: its refusal, an error at the op at fault, becomes the reason.
+LogicalResult KernelChecker::checkSchedule(ScheduleKind kind) {
+  MLIRContext *context = ops.front()->getContext();
+  bool refused = false;
+  ScopedDiagnosticHandler capture(context, [&](Diagnostic &diag) {
+    if (!refused)
+      why << diag.str();
+    refused = true;
+    return success();
+  });
+  return selectSchedule(view, kind, model.target);
 }
 
 LogicalResult KernelChecker::checkPointwise() {
@@ -615,8 +540,13 @@ struct GroupPlan {
   int32_t live = LiveTrees::empty;
   unsigned numInputs = 0;
   int64_t trafficBytes = 0;
-  /// Matmuls and pools: planKernel decides a union that has one.
+  /// Ops after which planKernel decides a union that has one: matmuls,
+  /// pools, and in a reduction kernel arg reductions (analyzed as columns
+  /// where the target scans them) and ops that read other positions than
+  /// their own (ScheduleLegality follows a row's value through elementwise
+  /// ops, reshapes and broadcasts only).
   unsigned numForPlanKernel = 0;
+  unsigned numForPlanKernelWithRows = 0;
   std::optional<Rows> rows; // the rows of its reductions
   /// Iteration sizes of its ops other than reductions.
   SmallVector<int64_t, 2> sizes;
@@ -695,6 +625,9 @@ void GroupPlans::addGroup(Operation *op) {
     group.trafficBytes += impl->cost(value, use);
   }
   group.numForPlanKernel = isa<MatmulOp, PoolOp>(op);
+  group.numForPlanKernelWithRows = isa<ArgMaxOp, ArgMinOp>(op) ||
+                                   !(op->hasTrait<OpTrait::Elementwise>() ||
+                                     isa<ReshapeOp, BroadcastOp, ReduceOp>(op));
   group.rows = reductionRows(op);
   if (!group.rows)
     group.sizes.push_back(numElements(op->getResult(0).getType()));
@@ -752,6 +685,8 @@ GroupPlans::Verdict GroupPlans::tryMerge(unsigned a, unsigned b) {
     tried.shared.push_back({value, &smallUse, &largeUse, std::move(use)});
   }
   merged.numForPlanKernel = small.numForPlanKernel + large.numForPlanKernel;
+  merged.numForPlanKernelWithRows =
+      small.numForPlanKernelWithRows + large.numForPlanKernelWithRows;
   merged.sizes = large.sizes;
   for (int64_t size : small.sizes)
     if (!llvm::is_contained(merged.sizes, size))
@@ -766,7 +701,8 @@ GroupPlans::Verdict GroupPlans::tryMerge(unsigned a, unsigned b) {
   merged.rows = large.rows ? large.rows : small.rows;
   if (merged.numForPlanKernel != 0 ||
       (legal && merged.rows &&
-       (merged.rows->kind == ScheduleKind::column_reduction ||
+       (merged.numForPlanKernelWithRows != 0 ||
+        merged.rows->kind == ScheduleKind::column_reduction ||
         (merged.rows->kind == ScheduleKind::full_reduction &&
          !p.model.target.fullReductionAsOneRow))))
     return verdict; // planKernel decides
@@ -782,11 +718,11 @@ GroupPlans::Verdict GroupPlans::tryMerge(unsigned a, unsigned b) {
     for (GroupPlan *side : {&small, &large})
       if (!side->rows)
         unchecked.append(side->broadcasts);
-    legal = legal && llvm::all_of(unchecked, [&](Operation *op) {
-              // Which reduction does not matter for row and full ones.
-              return broadcastFollowsRows(cast<BroadcastOp>(op), nullptr,
-                                          *merged.rows);
-            });
+    legal =
+        legal && llvm::all_of(unchecked, [&](Operation *op) {
+          // Which reduction does not matter for row and full ones.
+          return broadcastFollows(cast<BroadcastOp>(op), nullptr, *merged.rows);
+        });
   } else if (legal) {
     verdict.kind = ScheduleKind::pointwise;
     legal = merged.sizes.size() == 1;

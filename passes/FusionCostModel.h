@@ -1,8 +1,11 @@
 //===- FusionCostModel.h - Legality and cost of a kernel --------*- C++ -*-===//
 //
-// The legality rules and the cost model of fusion, shared by the passes that
-// decide (fuse-form-fusions, fuse-duplicate-cheap-producers) and the one that
-// outlines (fuse-outline-fusions). It reads IR and never changes it.
+// The cost model of fusion, shared by the passes that decide
+// (fuse-form-fusions, fuse-duplicate-cheap-producers) and the one that
+// outlines (fuse-outline-fusions): what a kernel costs, what it would
+// recompute, its limits. Whether the target's schedule can run a kernel is
+// ScheduleLegality's question, which planKernel asks. It reads IR and never
+// changes it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,7 +65,9 @@ int64_t tensorBytes(Type type);
 std::string formatBytes(int64_t bytes);
 
 /// Plans `ops` (in block order) as one kernel. Fails when no schedule kind
-/// fits or a limit of `model` is passed, with the reason in `why`.
+/// fits, the schedule of `model.target` refuses the kernel
+/// (ScheduleLegality's selectSchedule on a KernelView of `ops`), or a limit
+/// of `model` is passed, with the reason in `why`.
 FailureOr<KernelPlan> planKernel(ArrayRef<Operation *> ops,
                                  const CostModel &model, std::string &why);
 
@@ -73,7 +78,9 @@ FailureOr<KernelPlan> planKernel(ArrayRef<Operation *> ops,
 /// of re-planning every op of both. A long chain then fuses in O(n log n)
 /// rather than O(n^2). It decides pointwise, row and full reductions exactly
 /// as planKernel does and leaves kernels with a matmul, a pool or a column
-/// reduction to planKernel.
+/// reduction to planKernel, as well as reductions with an op that reads other
+/// positions than its own (a transpose, a slice: ScheduleLegality decides
+/// whether it reads a row's value at that row) or an argmax/argmin.
 class GroupPlans {
 public:
   GroupPlans(Block &block, const CostModel &model);

@@ -136,6 +136,10 @@ def FuseFormFusions : Pass<"fuse-form-fusions", "func::FuncOp"> {
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
            "The target whose schedules decide what one kernel can hold: host "
            "or gpu (the legality rules of ScheduleLegality.h)">,
+    Option<"verifyIncremental", "verify-incremental", "bool",
+           /*default=*/"false",
+           "Check every incremental verdict of GroupPlans against planKernel "
+           "on the whole union; a disagreement fails the pass (slow: tests)">,
   ];
   let statistics = [
     Statistic<"numKernelsBefore", "kernels-before",

@@ -26,14 +26,6 @@ SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
   return strides;
 }
 
-SmallVector<int64_t> withoutOnes(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> sizes;
-  for (int64_t size : shape)
-    if (size != 1)
-      sizes.push_back(size);
-  return sizes;
-}
-
 InFlightDiagnostic refuse(Operation *op, const ScheduleTarget &target,
                           StringRef schedule) {
   InFlightDiagnostic diag = op->emitOpError();
@@ -42,9 +34,10 @@ InFlightDiagnostic refuse(Operation *op, const ScheduleTarget &target,
   return diag;
 }
 
-InFlightDiagnostic refuseFusion(FusionOp fusion, const ScheduleTarget &target,
+InFlightDiagnostic refuseKernel(const KernelView &kernel,
+                                const ScheduleTarget &target,
                                 StringRef schedule) {
-  InFlightDiagnostic diag = fusion.emitOpError();
+  InFlightDiagnostic diag = kernel.anchor()->emitOpError();
   diag << "cannot be generated for the " << target.name << " as a " << schedule
        << " kernel: ";
   return diag;
@@ -53,18 +46,19 @@ InFlightDiagnostic refuseFusion(FusionOp fusion, const ScheduleTarget &target,
 /// The first use of `result` (a reduction's, one value per position) that
 /// does not read it at its own position, or null: elementwise ops and
 /// reshapes over the `positions` values are followed (a worklist, each op
-/// once: chains of any length, diamonds of any width), the yield and other
-/// reductions read it as a whole, and a broadcast back over the domain must
-/// satisfy `readsOwnPosition`.
+/// once: chains of any length, diamonds of any width), users outside the
+/// kernel (the stores of its results) and other reductions read it as a
+/// whole, and a broadcast back over the domain must satisfy
+/// `readsOwnPosition`.
 Operation *
-firstUseElsewhere(Value result, int64_t positions,
+firstUseElsewhere(const KernelView &kernel, Value result, int64_t positions,
                   llvm::function_ref<bool(BroadcastOp)> readsOwnPosition) {
   SmallVector<Value> work{result};
   llvm::SmallPtrSet<Operation *, 16> seen;
   while (!work.empty()) {
     Value value = work.pop_back_val();
     for (Operation *user : value.getUsers()) {
-      if (isa<YieldOp, ReduceOp>(user))
+      if (!kernel.contains(user) || isa<ReduceOp>(user))
         continue;
       if (auto broadcast = dyn_cast<BroadcastOp>(user)) {
         if (readsOwnPosition(broadcast))
@@ -84,29 +78,14 @@ firstUseElsewhere(Value result, int64_t positions,
 
 /// Every use of a row's reduction result must read it at its own row:
 /// elementwise ops over the rows, broadcasts of the rows back over the
-/// reduced dims (leading dims kept; output dims of size 1 hold no position,
-/// so [4] -> [1, 1, 4, 6] with dims [2] is leading too), reshapes, the yield.
-LogicalResult checkRowwiseUses(Value result, int64_t rows,
-                               const ScheduleTarget &target) {
+/// reduced dims (broadcastFollowsRows), reshapes, the kernel's stores.
+LogicalResult checkRowwiseUses(const KernelView &kernel, Value result,
+                               int64_t rows, const ScheduleTarget &target) {
   // One row: every position of every use reads that row.
   if (rows == 1)
     return success();
   Operation *elsewhere =
-      firstUseElsewhere(result, rows, [](BroadcastOp broadcast) {
-        ArrayRef<int64_t> shape =
-            cast<RankedTensorType>(broadcast.getType()).getShape();
-        SmallVector<int64_t> position(shape.size(), -1);
-        int64_t next = 0;
-        for (auto [d, size] : llvm::enumerate(shape))
-          if (size != 1)
-            position[d] = next++;
-        int64_t expected = 0;
-        bool leading = true;
-        for (int64_t d : broadcast.getDims())
-          if (shape[d] != 1)
-            leading &= position[d] == expected++;
-        return leading;
-      });
+      firstUseElsewhere(kernel, result, rows, broadcastFollowsRows);
   if (!elsewhere)
     return success();
   return refuse(elsewhere, target, "row_reduction")
@@ -130,7 +109,6 @@ void columnLayout(ColumnSchedule &layout, ArrayRef<int64_t> shape,
   layout.outer = layout.reduced = layout.inner = 1;
   layout.outerRuns.clear();
   layout.reducedRuns.clear();
-  layout.keptSizes.clear();
   if (dims.empty())
     return;
   for (int64_t d = 0; d < int64_t(shape.size()); ++d) {
@@ -144,28 +122,19 @@ void columnLayout(ColumnSchedule &layout, ArrayRef<int64_t> shape,
     } else {
       layout.inner *= shape[d];
     }
-    if (!isReduced && shape[d] != 1)
-      layout.keptSizes.push_back(shape[d]);
   }
 }
 
 /// A column's reduction must be read at its own column: by elementwise ops
 /// and reshapes over the per-column values, by broadcasts back over the
-/// reduced dims, by the yield.
-LogicalResult checkColumnwiseUses(Value result, const ColumnSchedule &layout,
+/// reduced dims (broadcastFollowsColumns), by the kernel's stores.
+LogicalResult checkColumnwiseUses(const KernelView &kernel, Value result,
+                                  const ColumnSchedule &layout,
                                   const ScheduleTarget &target) {
-  ArrayRef<int64_t> domainShape = layout.domainShape;
   Operation *elsewhere = firstUseElsewhere(
-      result, layout.outer * layout.inner, [&](BroadcastOp broadcast) {
-        ArrayRef<int64_t> operandShape = shapeOf(broadcast.getOperand());
-        SmallVector<int64_t> targets;
-        for (auto [i, d] : llvm::enumerate(broadcast.getDims()))
-          if (operandShape[i] != 1)
-            targets.push_back(domainShape.size() > size_t(d) ? domainShape[d]
-                                                             : -1);
-        return shapeOf(broadcast.getResult()) == domainShape &&
-               withoutOnes(operandShape) == layout.keptSizes &&
-               targets == layout.keptSizes;
+      kernel, result, layout.outer * layout.inner, [&](BroadcastOp broadcast) {
+        return broadcastFollowsColumns(broadcast, layout.domainShape,
+                                       layout.dims);
       });
   if (!elsewhere)
     return success();
@@ -173,12 +142,84 @@ LogicalResult checkColumnwiseUses(Value result, const ColumnSchedule &layout,
          << "it reads a column's reduction other than at its own column";
 }
 
-bool hasArgReduction(FusionOp fusion) {
-  return !fusion.getBody().getOps<ArgMaxOp>().empty() ||
-         !fusion.getBody().getOps<ArgMinOp>().empty();
+bool hasArgReduction(const KernelView &kernel) {
+  return llvm::any_of(
+      kernel.ops(), [](Operation *op) { return isa<ArgMaxOp, ArgMinOp>(op); });
+}
+
+/// Which dims of the broadcast's result repeat its operand.
+SmallVector<bool> repeatedDims(BroadcastOp broadcast) {
+  ArrayRef<int64_t> operandShape = shapeOf(broadcast.getOperand());
+  ArrayRef<int64_t> resultShape = shapeOf(broadcast.getResult());
+  SmallVector<bool> repeated(resultShape.size(), true);
+  for (auto [operandDim, resultDim] : llvm::enumerate(broadcast.getDims()))
+    repeated[resultDim] = operandShape[operandDim] != resultShape[resultDim];
+  return repeated;
 }
 
 } // namespace
+
+KernelView::KernelView(FusionOp fusion) {
+  body = &fusion.getBody().front();
+  for (Operation &op : body->without_terminator()) {
+    members.push_back(&op);
+    memberSet.insert(&op);
+  }
+  auto values = cast<YieldOp>(body->getTerminator()).getValues();
+  stored.assign(values.begin(), values.end());
+  anchorOp = fusion;
+}
+
+KernelView::KernelView(ArrayRef<Operation *> ops)
+    : members(ops.begin(), ops.end()), memberSet(ops.begin(), ops.end()) {
+  for (Operation *op : ops)
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(),
+                       [&](Operation *user) { return !contains(user); }))
+        stored.push_back(result);
+  anchorOp = ops.empty() ? nullptr : ops.back();
+}
+
+bool KernelView::isComputed(Value value) const {
+  Operation *def = value.getDefiningOp();
+  return def && contains(def) && !def->hasTrait<OpTrait::ConstantLike>();
+}
+
+bool KernelView::isInput(Value value) const {
+  if (body)
+    return isa<BlockArgument>(value) &&
+           cast<BlockArgument>(value).getOwner() == body;
+  Operation *def = value.getDefiningOp();
+  return !def || (!contains(def) && !def->hasTrait<OpTrait::ConstantLike>());
+}
+
+bool broadcastFollowsRows(BroadcastOp broadcast) {
+  SmallVector<bool> repeated = repeatedDims(broadcast);
+  bool seenRepeated = false;
+  for (auto [dim, size] : llvm::enumerate(shapeOf(broadcast.getResult()))) {
+    if (size == 1)
+      continue;
+    if (repeated[dim])
+      seenRepeated = true;
+    else if (seenRepeated)
+      return false;
+  }
+  return true;
+}
+
+bool broadcastFollowsColumns(BroadcastOp broadcast,
+                             ArrayRef<int64_t> domainShape,
+                             ArrayRef<int64_t> dims) {
+  ArrayRef<int64_t> shape = shapeOf(broadcast.getResult());
+  if (shape != domainShape)
+    return false;
+  SmallVector<bool> repeated = repeatedDims(broadcast);
+  for (auto [dim, size] : llvm::enumerate(shape))
+    if (size != 1 &&
+        repeated[dim] != llvm::is_contained(dims, static_cast<int64_t>(dim)))
+      return false;
+  return true;
+}
 
 ScheduleTarget ScheduleTarget::host(unsigned vectorWidth) {
   ScheduleTarget target;
@@ -197,12 +238,13 @@ ScheduleTarget ScheduleTarget::gpu() {
   return target;
 }
 
-FailureOr<RowSchedule> analyzeRowReduction(FusionOp fusion,
+FailureOr<RowSchedule> analyzeRowReduction(const KernelView &kernel,
                                            const ScheduleTarget &target) {
-  Block &body = fusion.getBody().front();
-  auto yield = cast<YieldOp>(body.getTerminator());
   RowSchedule schedule;
-  for (auto reduce : body.getOps<ReduceOp>()) {
+  for (Operation *op : kernel.ops()) {
+    auto reduce = dyn_cast<ReduceOp>(op);
+    if (!reduce)
+      continue;
     auto type = cast<RankedTensorType>(reduce.getOperand().getType());
     ArrayRef<int64_t> dims = reduce.getDims();
     int64_t rank = type.getRank();
@@ -227,39 +269,38 @@ FailureOr<RowSchedule> analyzeRowReduction(FusionOp fusion,
              << "its rows differ from another reduction's";
     schedule.rows = count;
     schedule.rowLength = length;
-    if (failed(checkRowwiseUses(reduce.getResult(), count, target)))
+    if (failed(checkRowwiseUses(kernel, reduce.getResult(), count, target)))
       return failure();
     schedule.reductions.push_back(reduce);
   }
   if (schedule.reductions.empty())
-    return refuseFusion(fusion, target, "row_reduction")
+    return refuseKernel(kernel, target, "row_reduction")
            << "it has no fuse.reduce";
 
   int64_t rows = schedule.rows, rowLength = schedule.rowLength;
-  for (auto [r, value] : llvm::enumerate(yield.getValues())) {
+  for (auto [r, value] : llvm::enumerate(kernel.results())) {
     int64_t n = numElements(value.getType());
     if (n == rows * rowLength && rowLength != 1)
       schedule.domainResults.push_back(r);
     else if (n == rows)
       schedule.rowResults.push_back(r);
     else
-      return refuseFusion(fusion, target, "row_reduction")
+      return refuseKernel(kernel, target, "row_reduction")
              << "result " << r << " has " << n << " elements, neither " << rows
              << " rows nor " << rows * rowLength << " elements";
   }
   return schedule;
 }
 
-FailureOr<FullSchedule> analyzeFullReduction(FusionOp fusion,
+FailureOr<FullSchedule> analyzeFullReduction(const KernelView &kernel,
                                              const ScheduleTarget &target) {
-  Block &body = fusion.getBody().front();
-  auto yield = cast<YieldOp>(body.getTerminator());
   FullSchedule schedule;
   int64_t &domain = schedule.domain;
-  for (Operation &op : body.without_terminator()) {
+  for (Operation *member : kernel.ops()) {
+    Operation &op = *member;
     bool dependsOnReduction = llvm::any_of(op.getOperands(), [&](Value v) {
       Operation *def = v.getDefiningOp();
-      return def &&
+      return def && kernel.contains(def) &&
              (isa<ReduceOp>(def) || schedule.afterReduction.contains(def));
     });
     if (auto reduce = dyn_cast<ReduceOp>(&op)) {
@@ -299,9 +340,9 @@ FailureOr<FullSchedule> analyzeFullReduction(FusionOp fusion,
     }
   }
   if (schedule.reductions.empty())
-    return refuseFusion(fusion, target, "full_reduction")
+    return refuseKernel(kernel, target, "full_reduction")
            << "it has no fuse.reduce";
-  for (auto [r, value] : llvm::enumerate(yield.getValues())) {
+  for (auto [r, value] : llvm::enumerate(kernel.results())) {
     Operation *def = value.getDefiningOp();
     bool after = def && schedule.afterReduction.contains(def);
     if (!after && numElements(value.getType()) == domain && domain != 1)
@@ -309,19 +350,18 @@ FailureOr<FullSchedule> analyzeFullReduction(FusionOp fusion,
     else if (numElements(value.getType()) == 1)
       schedule.scalarResults.push_back(r);
     else
-      return refuseFusion(fusion, target, "full_reduction")
+      return refuseKernel(kernel, target, "full_reduction")
              << "result " << r
              << " has neither one element nor the reduced domain's";
   }
   return schedule;
 }
 
-FailureOr<ColumnSchedule> analyzeColumnReduction(FusionOp fusion,
+FailureOr<ColumnSchedule> analyzeColumnReduction(const KernelView &kernel,
                                                  const ScheduleTarget &target) {
-  Block &body = fusion.getBody().front();
-  auto yield = cast<YieldOp>(body.getTerminator());
   ColumnSchedule schedule;
-  for (Operation &op : body.without_terminator()) {
+  for (Operation *member : kernel.ops()) {
+    Operation &op = *member;
     SmallVector<int64_t> dims;
     if (auto reduce = dyn_cast<ReduceOp>(op)) {
       dims.assign(reduce.getDims().begin(), reduce.getDims().end());
@@ -345,36 +385,38 @@ FailureOr<ColumnSchedule> analyzeColumnReduction(FusionOp fusion,
     schedule.domainShape.assign(shape.begin(), shape.end());
     schedule.dims = dims;
     columnLayout(schedule, shape, dims);
-    if (failed(checkColumnwiseUses(op.getResult(0), schedule, target)))
+    if (failed(checkColumnwiseUses(kernel, op.getResult(0), schedule, target)))
       return failure();
     schedule.reductions.push_back(&op);
   }
   if (schedule.reductions.empty())
-    return refuseFusion(fusion, target, "column_reduction")
+    return refuseKernel(kernel, target, "column_reduction")
            << "it has no fuse.reduce";
 
   int64_t domain = schedule.outer * schedule.reduced * schedule.inner;
   int64_t columns = schedule.outer * schedule.inner;
-  for (auto [r, value] : llvm::enumerate(yield.getValues())) {
+  for (auto [r, value] : llvm::enumerate(kernel.results())) {
     int64_t n = numElements(value.getType());
     if (n == domain && schedule.reduced != 1)
       schedule.domainResults.push_back(r);
     else if (n == columns)
       schedule.columnResults.push_back(r);
     else
-      return refuseFusion(fusion, target, "column_reduction")
+      return refuseKernel(kernel, target, "column_reduction")
              << "result " << r << " has " << n << " elements, neither "
              << columns << " columns nor " << domain << " elements";
   }
   return schedule;
 }
 
-FailureOr<WindowSchedule> analyzeWindowReduction(FusionOp fusion,
+FailureOr<WindowSchedule> analyzeWindowReduction(const KernelView &kernel,
                                                  const ScheduleTarget &target) {
-  Block &body = fusion.getBody().front();
   WindowSchedule schedule;
-  for (auto pool : body.getOps<PoolOp>()) {
-    if (!isa<BlockArgument>(pool.getOperand()))
+  for (Operation *op : kernel.ops()) {
+    auto pool = dyn_cast<PoolOp>(op);
+    if (!pool)
+      continue;
+    if (!kernel.isInput(pool.getOperand()))
       return refuse(pool, target, "window_reduction")
              << "its operand is computed in the kernel (it is read from "
                 "memory at each window position)";
@@ -390,25 +432,25 @@ FailureOr<WindowSchedule> analyzeWindowReduction(FusionOp fusion,
     schedule.pools.push_back(pool);
   }
   if (schedule.pools.empty())
-    return refuseFusion(fusion, target, "window_reduction")
+    return refuseKernel(kernel, target, "window_reduction")
            << "it has no fuse.pool";
-  for (Operation &op : body.without_terminator())
+  for (Operation *op : kernel.ops())
     if (isa<ReduceOp, ArgMaxOp, ArgMinOp, MatmulOp>(op))
-      return refuse(&op, target, "window_reduction")
+      return refuse(op, target, "window_reduction")
              << "a window reduction joins only pointwise ops";
   schedule.elements = numElements(schedule.pools.front().getType());
-  auto yield = cast<YieldOp>(body.getTerminator());
-  for (auto [r, value] : llvm::enumerate(yield.getValues()))
+  for (auto [r, value] : llvm::enumerate(kernel.results()))
     if (numElements(value.getType()) != schedule.elements)
-      return refuseFusion(fusion, target, "window_reduction")
+      return refuseKernel(kernel, target, "window_reduction")
              << "result " << r << " has " << numElements(value.getType())
              << " elements, the pools' output " << schedule.elements;
   return schedule;
 }
 
-FailureOr<DictionaryAttr> selectSchedule(FusionOp fusion,
+FailureOr<DictionaryAttr> selectSchedule(const KernelView &kernel,
+                                         ScheduleKind kind,
                                          const ScheduleTarget &target) {
-  Builder b(fusion.getContext());
+  Builder b(kernel.anchor()->getContext());
   SmallVector<NamedAttribute> entries;
   auto add = [&](StringRef name, int64_t value) {
     entries.push_back(b.getNamedAttr(name, b.getI64IntegerAttr(value)));
@@ -417,13 +459,12 @@ FailureOr<DictionaryAttr> selectSchedule(FusionOp fusion,
     entries.push_back(
         b.getNamedAttr("kind", b.getStringAttr(stringifyScheduleKind(kind))));
   };
-  ScheduleKind kind = fusion.getKind();
   // An argmax or argmin scans its axis in order, as a column reduction does,
   // where the target has that scan.
   bool columns = kind == ScheduleKind::column_reduction ||
-                 (target.columnArgReductions && hasArgReduction(fusion));
+                 (target.columnArgReductions && hasArgReduction(kernel));
   if (!columns && kind == ScheduleKind::full_reduction) {
-    FailureOr<FullSchedule> full = analyzeFullReduction(fusion, target);
+    FailureOr<FullSchedule> full = analyzeFullReduction(kernel, target);
     if (failed(full))
       return failure();
     if (full->asOneRow) {
@@ -435,7 +476,7 @@ FailureOr<DictionaryAttr> selectSchedule(FusionOp fusion,
     }
   }
   if (columns) {
-    FailureOr<ColumnSchedule> schedule = analyzeColumnReduction(fusion, target);
+    FailureOr<ColumnSchedule> schedule = analyzeColumnReduction(kernel, target);
     if (failed(schedule))
       return failure();
     setKind(ScheduleKind::column_reduction);
@@ -443,7 +484,7 @@ FailureOr<DictionaryAttr> selectSchedule(FusionOp fusion,
     add("reduced", schedule->reduced);
     add("inner", schedule->inner);
   } else if (kind == ScheduleKind::row_reduction) {
-    FailureOr<RowSchedule> schedule = analyzeRowReduction(fusion, target);
+    FailureOr<RowSchedule> schedule = analyzeRowReduction(kernel, target);
     if (failed(schedule))
       return failure();
     setKind(kind);
@@ -452,13 +493,13 @@ FailureOr<DictionaryAttr> selectSchedule(FusionOp fusion,
   } else if (kind == ScheduleKind::pointwise) {
     setKind(kind);
     int64_t elements = 0;
-    for (Value result : fusion.getResults())
+    for (Value result : kernel.results())
       elements = std::max(elements, numElements(result.getType()));
     add("elements", elements);
   } else if (kind == ScheduleKind::matmul) {
     setKind(kind);
   } else if (kind == ScheduleKind::window_reduction) {
-    FailureOr<WindowSchedule> schedule = analyzeWindowReduction(fusion, target);
+    FailureOr<WindowSchedule> schedule = analyzeWindowReduction(kernel, target);
     if (failed(schedule))
       return failure();
     setKind(kind);
@@ -467,6 +508,31 @@ FailureOr<DictionaryAttr> selectSchedule(FusionOp fusion,
   }
   add("vector_width", target.vectorWidth);
   return b.getDictionaryAttr(entries);
+}
+
+FailureOr<DictionaryAttr> selectSchedule(FusionOp fusion,
+                                         const ScheduleTarget &target) {
+  return selectSchedule(KernelView(fusion), fusion.getKind(), target);
+}
+
+FailureOr<WindowSchedule> analyzeWindowReduction(FusionOp fusion,
+                                                 const ScheduleTarget &target) {
+  return analyzeWindowReduction(KernelView(fusion), target);
+}
+
+FailureOr<RowSchedule> analyzeRowReduction(FusionOp fusion,
+                                           const ScheduleTarget &target) {
+  return analyzeRowReduction(KernelView(fusion), target);
+}
+
+FailureOr<FullSchedule> analyzeFullReduction(FusionOp fusion,
+                                             const ScheduleTarget &target) {
+  return analyzeFullReduction(KernelView(fusion), target);
+}
+
+FailureOr<ColumnSchedule> analyzeColumnReduction(FusionOp fusion,
+                                                 const ScheduleTarget &target) {
+  return analyzeColumnReduction(KernelView(fusion), target);
 }
 
 } // namespace mlir::fuse

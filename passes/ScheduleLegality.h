@@ -1,13 +1,15 @@
 //===- ScheduleLegality.h - Which schedule can run a fusion -----*- C++ -*-===//
 //
-// The one place that decides whether a `fuse.fusion` can run as its
-// schedule on a target, and how: the rows of a row reduction, the
+// The one place that decides whether a kernel can run as its schedule on a
+// target, and how: the rows of a row reduction, the
 // [outer, reduced, inner] view of a column reduction, which results are
 // stored per element and which per row or column. `fuse-select-schedules`
 // records the decision on each fusion; the host and GPU code generators
 // build their kernels from the same analysis instead of checking on their
-// own. Target differences are capabilities of a ScheduleTarget, not target
-// names in shared code.
+// own, and fuse-form-fusions' planKernel asks the same analysis of a set of
+// ops before it makes them one fusion (a KernelView is either). Target
+// differences are capabilities of a ScheduleTarget, not target names in
+// shared code.
 //
 // A refusal is an error at the offending op that names the target and the
 // schedule ("cannot be generated for the GPU in a column_reduction kernel:
@@ -23,6 +25,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
@@ -51,6 +54,52 @@ struct ScheduleTarget {
   static ScheduleTarget gpu();
 };
 
+/// The ops of one kernel as a schedule sees them: a fusion's body, or a set
+/// of ops of a block that fuse-form-fusions considers making one fusion.
+/// Values defined outside are the kernel's inputs (a fusion's block
+/// arguments); values used outside are its results (a fusion's yielded
+/// values). Constants are cloned into each kernel that reads them: neither
+/// inputs nor computed.
+class KernelView {
+public:
+  /// The body of `fusion`.
+  explicit KernelView(FusionOp fusion);
+  /// `ops`, in block order, as one kernel.
+  explicit KernelView(ArrayRef<Operation *> ops);
+
+  /// The members in order (a fusion's constants included).
+  ArrayRef<Operation *> ops() const { return members; }
+  bool contains(Operation *op) const { return memberSet.contains(op); }
+  /// Computed in the kernel (by a member that is not a constant).
+  bool isComputed(Value value) const;
+  /// Read from memory.
+  bool isInput(Value value) const;
+  /// What the kernel stores: a fusion's yielded values; a set's values used
+  /// outside it, in op order.
+  ArrayRef<Value> results() const { return stored; }
+  /// Where a refusal of the kernel as a whole is reported.
+  Operation *anchor() const { return anchorOp; }
+
+private:
+  SmallVector<Operation *> members;
+  llvm::SmallPtrSet<Operation *, 16> memberSet;
+  SmallVector<Value> stored;
+  Operation *anchorOp = nullptr;
+  Block *body = nullptr; // a fusion's
+};
+
+/// Whether a broadcast of one value per row over the elements of the rows
+/// reads each row's own value: it repeats the operand along trailing dims
+/// only (dims of size 1 aside).
+bool broadcastFollowsRows(BroadcastOp broadcast);
+
+/// Whether a broadcast of one value per column over `domainShape` reads each
+/// column's own value: it has that shape and repeats exactly along the
+/// reduced `dims` (dims of size 1 aside).
+bool broadcastFollowsColumns(BroadcastOp broadcast,
+                             ArrayRef<int64_t> domainShape,
+                             ArrayRef<int64_t> dims);
+
 /// A window reduction (pooling): one work item per element of the pools'
 /// output, which every result has; each element reads its window from the
 /// pool's operand, a kernel input, at each of the window's positions.
@@ -64,6 +113,8 @@ struct WindowSchedule {
 /// Most positions of a window that the window_reduction schedule unrolls.
 inline constexpr int64_t kMaxWindowPositions = 256;
 
+FailureOr<WindowSchedule> analyzeWindowReduction(const KernelView &kernel,
+                                                 const ScheduleTarget &target);
 FailureOr<WindowSchedule> analyzeWindowReduction(FusionOp fusion,
                                                  const ScheduleTarget &target);
 
@@ -76,6 +127,8 @@ struct RowSchedule {
   /// Results over the whole domain (rows x rowLength) and one per row.
   SmallVector<unsigned> domainResults, rowResults;
 };
+FailureOr<RowSchedule> analyzeRowReduction(const KernelView &kernel,
+                                           const ScheduleTarget &target);
 FailureOr<RowSchedule> analyzeRowReduction(FusionOp fusion,
                                            const ScheduleTarget &target);
 
@@ -93,6 +146,8 @@ struct FullSchedule {
   /// one element (stored by the finishing kernel).
   SmallVector<unsigned> domainResults, scalarResults;
 };
+FailureOr<FullSchedule> analyzeFullReduction(const KernelView &kernel,
+                                             const ScheduleTarget &target);
 FailureOr<FullSchedule> analyzeFullReduction(FusionOp fusion,
                                              const ScheduleTarget &target);
 
@@ -110,8 +165,6 @@ struct ColumnSchedule {
   /// The kept dims before the innermost reduced dim, and the reduced dims,
   /// outermost first.
   SmallVector<DimRun> outerRuns, reducedRuns;
-  /// The operand's kept dims of size other than 1, in order.
-  SmallVector<int64_t> keptSizes;
   /// The shape every reduction reads and the dims it reduces.
   SmallVector<int64_t> domainShape, dims;
   /// The fuse.reduce ops (and argmax/argmin where the target scans them),
@@ -120,13 +173,20 @@ struct ColumnSchedule {
   /// Results over the whole domain and one per column.
   SmallVector<unsigned> domainResults, columnResults;
 };
+FailureOr<ColumnSchedule> analyzeColumnReduction(const KernelView &kernel,
+                                                 const ScheduleTarget &target);
 FailureOr<ColumnSchedule> analyzeColumnReduction(FusionOp fusion,
                                                  const ScheduleTarget &target);
 
-/// Checks that `fusion` can run as its schedule kind on `target` and
-/// returns the decision as attributes (the kind and its extents), for
-/// `fuse-select-schedules`. Schedules whose legality still lives in a code
-/// generator (pointwise, matmul) are recorded with their extents only.
+/// Checks that `kernel` can run as schedule `kind` on `target` and returns
+/// the decision as attributes (the kind and its extents). A refusal is an
+/// error at the op at fault. Pointwise and matmul kernels are recorded with
+/// their extents only: a pointwise kernel needs only planKernel's one domain;
+/// the matmul emitters still check their epilogues themselves.
+FailureOr<DictionaryAttr> selectSchedule(const KernelView &kernel,
+                                         ScheduleKind kind,
+                                         const ScheduleTarget &target);
+/// As above for `fusion` and its kind, for `fuse-select-schedules`.
 FailureOr<DictionaryAttr> selectSchedule(FusionOp fusion,
                                          const ScheduleTarget &target);
 

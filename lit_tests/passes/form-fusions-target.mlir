@@ -25,6 +25,30 @@
 // GPU-LABEL: func.func @split_columns
 // GPU: fuse.fusion pointwise
 // GPU: fuse.fusion column_reduction
+// HOST-LABEL: func.func @mean_of_rows
+// HOST: fuse.fusion row_reduction(%arg0)
+// HOST: fuse.reduce sum
+// HOST-NEXT: fuse.yield
+// HOST: fuse.fusion full_reduction
+// HOST: fuse.neg
+// HOST-NEXT: fuse.reduce mean
+// GPU-LABEL: func.func @mean_of_rows
+// GPU: fuse.fusion row_reduction(%arg0)
+// GPU: fuse.reduce sum
+// GPU-NEXT: fuse.yield
+// GPU: fuse.fusion full_reduction
+// GPU: fuse.neg
+// GPU-NEXT: fuse.reduce mean
+// HOST-LABEL: func.func @transposed_rows
+// HOST: fuse.fusion row_reduction
+// HOST: fuse.fusion pointwise
+// HOST: fuse.transpose
+// HOST-NEXT: fuse.exp
+// GPU-LABEL: func.func @transposed_rows
+// GPU: fuse.fusion row_reduction
+// GPU: fuse.fusion pointwise
+// GPU: fuse.transpose
+// GPU-NEXT: fuse.exp
 // BAD: fuse-form-fusions: unknown target 'tpu'; expected host or gpu
 
 func.func @center(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
@@ -40,4 +64,29 @@ func.func @split_columns(%x: tensor<4x8x16xf32>) -> tensor<8xf32> {
   %e = fuse.exp %x : tensor<4x8x16xf32>
   %s = fuse.reduce sum %e dims = [0, 2] : tensor<4x8x16xf32> -> tensor<8xf32>
   return %s : tensor<8xf32>
+}
+
+// -----
+
+// The negation of per-row sums (computed by the row kernel) joins the mean
+// over the rows: a full reduction whose operand another kernel's reduction
+// computed (ScheduleLegality looks only at the kernel's own reductions).
+func.func @mean_of_rows(%x: tensor<8x16xf32>) -> tensor<f32> {
+  %r = fuse.reduce sum %x dims = [1] : tensor<8x16xf32> -> tensor<8xf32>
+  %n = fuse.neg %r : tensor<8xf32>
+  %m = fuse.reduce mean %n dims = [0] : tensor<8xf32> -> tensor<f32>
+  return %m : tensor<f32>
+}
+
+// -----
+
+// A transpose of per-row sums reads each row's sum at another row's
+// position: the row schedule cannot hold it (ScheduleLegality refuses it,
+// and fusion formation asks the same question), so the transpose starts the
+// next kernel.
+func.func @transposed_rows(%x: tensor<4x6x8xf32>) -> tensor<6x4xf32> {
+  %r = fuse.reduce sum %x dims = [2] : tensor<4x6x8xf32> -> tensor<4x6xf32>
+  %t = fuse.transpose %r, permutation = [1, 0] : tensor<4x6xf32> -> tensor<6x4xf32>
+  %e = fuse.exp %t : tensor<6x4xf32>
+  return %e : tensor<6x4xf32>
 }
