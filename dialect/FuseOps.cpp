@@ -277,6 +277,49 @@ LogicalResult SliceOp::verify() {
   return checkResultType(*this, sizes, operand.getElementType());
 }
 
+/// The shape of a window op's operand with each of its `window.size()`
+/// trailing dims replaced by the window's output size, or an error at `op`.
+static FailureOr<SmallVector<int64_t>>
+windowedShape(Operation *op, RankedTensorType operand, ArrayRef<int64_t> window,
+              ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+              ArrayRef<int64_t> pads, bool ceilMode) {
+  int64_t n = static_cast<int64_t>(window.size()), rank = operand.getRank();
+  if (n == 0 || n > rank)
+    return op->emitOpError()
+           << "window " << ShapeStr{window} << " has " << n
+           << " dimensions, expected 1 to the operand's rank " << rank;
+  if (static_cast<int64_t>(strides.size()) != n ||
+      static_cast<int64_t>(dilations.size()) != n ||
+      static_cast<int64_t>(pads.size()) != 2 * n)
+    return op->emitOpError()
+           << "strides, dilations and pads need " << n << ", " << n << " and "
+           << 2 * n << " entries, but have " << strides.size() << ", "
+           << dilations.size() << " and " << pads.size();
+  SmallVector<int64_t> shape(operand.getShape());
+  for (int64_t d = 0; d < n; ++d) {
+    if (window[d] < 1 || strides[d] < 1 || dilations[d] < 1)
+      return op->emitOpError()
+             << "window dimension " << d << " has window " << window[d]
+             << ", stride " << strides[d] << " and dilation " << dilations[d]
+             << ", expected each at least 1";
+    if (pads[d] < 0 || pads[n + d] < 0)
+      return op->emitOpError()
+             << "window dimension " << d << " has pads " << pads[d] << " and "
+             << pads[n + d] << ", expected at least 0";
+    int64_t dim = rank - n + d;
+    int64_t size =
+        ::fuse::poolOutputSize(shape[dim], window[d], strides[d], dilations[d],
+                               pads[d], pads[n + d], ceilMode);
+    if (size < 1)
+      return op->emitOpError() << "window dimension " << d << ": a window of "
+                               << window[d] << " with dilation " << dilations[d]
+                               << " does not fit in the padded size "
+                               << shape[dim] + pads[d] + pads[n + d];
+    shape[dim] = size;
+  }
+  return shape;
+}
+
 LogicalResult PoolOp::verify() {
   RankedTensorType operand = tensorType(getOperand());
   if (getKind() != ReduceKind::max && getKind() != ReduceKind::mean)
@@ -286,42 +329,31 @@ LogicalResult PoolOp::verify() {
       !isa<FloatType>(operand.getElementType()))
     return emitOpError() << "a mean pool needs a float operand, got "
                          << operand.getElementType();
-  ArrayRef<int64_t> window = getWindow(), strides = getStrides(),
-                    dilations = getDilations(), pads = getPads();
-  int64_t n = static_cast<int64_t>(window.size()), rank = operand.getRank();
-  if (n == 0 || n > rank)
-    return emitOpError() << "window " << ShapeStr{window} << " has " << n
-                         << " dimensions, expected 1 to the operand's rank "
-                         << rank;
-  if (static_cast<int64_t>(strides.size()) != n ||
-      static_cast<int64_t>(dilations.size()) != n ||
-      static_cast<int64_t>(pads.size()) != 2 * n)
-    return emitOpError() << "strides, dilations and pads need " << n << ", "
-                         << n << " and " << 2 * n << " entries, but have "
-                         << strides.size() << ", " << dilations.size()
-                         << " and " << pads.size();
-  SmallVector<int64_t> shape(operand.getShape());
-  for (int64_t d = 0; d < n; ++d) {
-    if (window[d] < 1 || strides[d] < 1 || dilations[d] < 1)
-      return emitOpError() << "window dimension " << d << " has window "
-                           << window[d] << ", stride " << strides[d]
-                           << " and dilation " << dilations[d]
-                           << ", expected each at least 1";
-    if (pads[d] < 0 || pads[n + d] < 0)
-      return emitOpError() << "window dimension " << d << " has pads "
-                           << pads[d] << " and " << pads[n + d]
-                           << ", expected at least 0";
-    int64_t dim = rank - n + d;
-    int64_t size =
-        ::fuse::poolOutputSize(shape[dim], window[d], strides[d], dilations[d],
-                               pads[d], pads[n + d], getCeilMode());
-    if (size < 1)
-      return emitOpError() << "window dimension " << d << ": a window of "
-                           << window[d] << " with dilation " << dilations[d]
-                           << " does not fit in the padded size "
-                           << shape[dim] + pads[d] + pads[n + d];
-    shape[dim] = size;
+  FailureOr<SmallVector<int64_t>> shape =
+      windowedShape(*this, operand, getWindow(), getStrides(), getDilations(),
+                    getPads(), getCeilMode());
+  if (failed(shape))
+    return failure();
+  return checkResultType(*this, *shape, operand.getElementType());
+}
+
+LogicalResult Im2colOp::verify() {
+  RankedTensorType operand = tensorType(getOperand());
+  ArrayRef<int64_t> window = getWindow();
+  FailureOr<SmallVector<int64_t>> windowed =
+      windowedShape(*this, operand, window, getStrides(), getDilations(),
+                    getPads(), /*ceilMode=*/false);
+  if (failed(windowed))
+    return failure();
+  size_t leading = windowed->size() - window.size();
+  SmallVector<int64_t> shape(windowed->begin(), windowed->begin() + leading);
+  int64_t offsets = 1, positions = 1;
+  for (size_t d = 0; d < window.size(); ++d) {
+    offsets *= window[d];
+    positions *= (*windowed)[leading + d];
   }
+  shape.push_back(offsets);
+  shape.push_back(positions);
   return checkResultType(*this, shape, operand.getElementType());
 }
 

@@ -457,6 +457,35 @@ def Fuse_PoolOp : Fuse_Op<"pool", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Fuse_Im2colOp : Fuse_Op<"im2col", [Pure]> {
+  let summary = "the windows of the trailing dimensions as columns";
+  let description = [{
+    The column matrix of a convolution: for each of the window's offsets k
+    (row-major over the window dims) and each output position p (row-major
+    over the windowed dims, sized as `fuse.pool`'s without ceil mode), the
+    operand's element at p * stride - begin pad + k * dilation, or zero in
+    the padding. Leading dimensions are independent: an operand
+    [L..., S1..Sn] gives [L..., prod(window), prod(output sizes)].
+    fuse-lower-convolutions makes it; a matmul with the weights follows.
+
+    Example (a 3x3 convolution's columns, padding 1):
+    ```mlir
+    %c = fuse.im2col %x window = [3, 3] strides = [1, 1] dilations = [1, 1]
+        pads = [1, 1, 1, 1] : tensor<1x64x56x56xf32> -> tensor<1x64x9x3136xf32>
+    ```
+  }];
+  let arguments = (ins Fuse_NumericTensor:$operand,
+                       DenseI64ArrayAttr:$window, DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$dilations, DenseI64ArrayAttr:$pads);
+  let results = (outs Fuse_NumericTensor:$result);
+  let assemblyFormat = [{
+    $operand `window` `=` $window `strides` `=` $strides
+    `dilations` `=` $dilations `pads` `=` $pads attr-dict `:` type($operand)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 class Fuse_ArgOp<string mnemonic, string what>
     : Fuse_Op<mnemonic, [Pure]> {
   let summary = "index of the " # what # " along an axis";

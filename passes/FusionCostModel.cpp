@@ -199,12 +199,12 @@ FailureOr<KernelPlan> KernelChecker::plan() {
 
   SmallVector<MatmulOp> matmuls;
   SmallVector<Operation *> reductions;
-  SmallVector<PoolOp> pools;
+  SmallVector<Operation *> pools; // and im2col ops
   for (Operation *op : ops) {
     if (auto matmul = dyn_cast<MatmulOp>(op))
       matmuls.push_back(matmul);
-    else if (auto pool = dyn_cast<PoolOp>(op))
-      pools.push_back(pool);
+    else if (isa<PoolOp, Im2colOp>(op))
+      pools.push_back(op);
     else if (reductionRows(op))
       reductions.push_back(op);
   }
@@ -624,7 +624,7 @@ void GroupPlans::addGroup(Operation *op) {
       group.outputs.insert(value);
     group.trafficBytes += impl->cost(value, use);
   }
-  group.numForPlanKernel = isa<MatmulOp, PoolOp>(op);
+  group.numForPlanKernel = isa<MatmulOp, PoolOp, Im2colOp>(op);
   group.numForPlanKernelWithRows = isa<ArgMaxOp, ArgMinOp>(op) ||
                                    !(op->hasTrait<OpTrait::Elementwise>() ||
                                      isa<ReshapeOp, BroadcastOp, ReduceOp>(op));

@@ -1,9 +1,9 @@
 //===- LowerConvolutions.cpp - fuse.conv as im2col and a matmul -----------===//
 //
-// The stand-in lowering of fuse.conv into ops every code generator already
-// runs (zero padding by concat, strided slices, reshapes, one batched matmul,
-// a bias add), until the implicit-GEMM convolution schedule of issues 18 and
-// 20 replaces it. Correct, and slow: it materializes the column matrix.
+// The lowering of fuse.conv into ops every code generator runs: the column
+// matrix (fuse.im2col, one window_reduction kernel), reshapes, one batched
+// matmul, a bias add; until an implicit-GEMM convolution schedule (issues 18
+// and 20) reads the columns inside the matmul instead of materializing them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,46 +35,11 @@ struct ConvLowering {
     return RankedTensorType::get(shape, elementType);
   }
   Value reshape(Value x, ArrayRef<int64_t> shape) {
+    if (auto inner = x.getDefiningOp<ReshapeOp>())
+      x = inner.getOperand();
     if (cast<RankedTensorType>(x.getType()).getShape() == shape)
       return x;
     return ReshapeOp::create(b, loc, type(shape), x);
-  }
-  Value zeros(ArrayRef<int64_t> shape) {
-    auto zero = b.getFloatAttr(elementType, 0.0);
-    return ConstantOp::create(b, loc,
-                              DenseElementsAttr::get(type(shape), zero));
-  }
-  Value concat(ValueRange parts, int64_t axis) {
-    if (parts.size() == 1)
-      return parts.front();
-    SmallVector<int64_t> shape(
-        cast<RankedTensorType>(parts.front().getType()).getShape());
-    shape[axis] = 0;
-    for (Value part : parts)
-      shape[axis] += cast<RankedTensorType>(part.getType()).getDimSize(axis);
-    return ConcatOp::create(b, loc, type(shape), parts, axis);
-  }
-
-  /// Zeros before and after every spatial dim.
-  Value pad(Value x, ArrayRef<int64_t> pads) {
-    size_t spatial = pads.size() / 2;
-    for (size_t d = 0; d < spatial; ++d) {
-      int64_t axis = int64_t(2 + d);
-      SmallVector<Value> parts;
-      SmallVector<int64_t> shape(
-          cast<RankedTensorType>(x.getType()).getShape());
-      if (pads[d] > 0) {
-        shape[axis] = pads[d];
-        parts.push_back(zeros(shape));
-      }
-      parts.push_back(x);
-      if (pads[spatial + d] > 0) {
-        shape[axis] = pads[spatial + d];
-        parts.push_back(zeros(shape));
-      }
-      x = concat(parts, axis);
-    }
-    return x;
   }
 
   Value lower(ConvOp conv) {
@@ -94,29 +59,19 @@ struct ConvLowering {
     ArrayRef<int64_t> strides = conv.getStrides(),
                       dilations = conv.getDilations();
 
-    Value padded = pad(conv.getInput(), conv.getPads());
-    // One strided slice per kernel offset, each [N, C, 1, P], stacked on
-    // dim 2: [N, C, K, P].
-    SmallVector<Value> patches;
-    SmallVector<int64_t> index(spatial, 0);
-    for (int64_t k = 0; k < offsets; ++k) {
-      SmallVector<int64_t> begin{0, 0}, sizes{n, c}, steps{1, 1};
-      for (size_t d = 0; d < spatial; ++d) {
-        begin.push_back(index[d] * dilations[d]);
-        sizes.push_back(out[d]);
-        steps.push_back(strides[d]);
-      }
-      Value patch = SliceOp::create(
-          b, loc, type(sizes), padded, b.getDenseI64ArrayAttr(begin),
-          b.getDenseI64ArrayAttr(sizes), b.getDenseI64ArrayAttr(steps));
-      patches.push_back(reshape(patch, {n, c, 1, positions}));
-      for (size_t d = spatial; d-- > 0;) {
-        if (++index[d] < kernel[d])
-          break;
-        index[d] = 0;
-      }
-    }
-    Value columns = concat(patches, 2);
+    // The column matrix [N, C, K, P]: one row per channel and window
+    // offset, one column per output position. A 1x1 convolution with unit
+    // strides and no padding reads the input as it is.
+    bool pointwise =
+        offsets == 1 &&
+        llvm::all_of(strides, [](int64_t s) { return s == 1; }) &&
+        llvm::all_of(conv.getPads(), [](int64_t p) { return p == 0; });
+    Value columns =
+        pointwise ? reshape(conv.getInput(), {n, c, 1, positions})
+                  : Im2colOp::create(b, loc, type({n, c, offsets, positions}),
+                                     conv.getInput(), ArrayRef<int64_t>(kernel),
+                                     strides, dilations, conv.getPads())
+                        .getResult();
     const int64_t depth = c / g * offsets;
     Value product;
     if (g == 1) {

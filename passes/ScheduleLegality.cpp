@@ -413,37 +413,41 @@ FailureOr<WindowSchedule> analyzeWindowReduction(const KernelView &kernel,
                                                  const ScheduleTarget &target) {
   WindowSchedule schedule;
   for (Operation *op : kernel.ops()) {
-    auto pool = dyn_cast<PoolOp>(op);
-    if (!pool)
+    ArrayRef<int64_t> window;
+    if (auto pool = dyn_cast<PoolOp>(op))
+      window = pool.getWindow();
+    else if (!isa<Im2colOp>(op))
       continue;
-    if (!kernel.isInput(pool.getOperand()))
-      return refuse(pool, target, "window_reduction")
+    if (!kernel.isInput(op->getOperand(0)))
+      return refuse(op, target, "window_reduction")
              << "its operand is computed in the kernel (it is read from "
                 "memory at each window position)";
+    // An im2col reads one position per element.
     int64_t positions = 1;
-    for (int64_t size : pool.getWindow())
+    for (int64_t size : window)
       positions =
           positions > kMaxWindowPositions ? positions : positions * size;
     if (positions > kMaxWindowPositions)
-      return refuse(pool, target, "window_reduction")
+      return refuse(op, target, "window_reduction")
              << "its window has more than " << kMaxWindowPositions
              << " positions";
     schedule.positions = std::max(schedule.positions, positions);
-    schedule.pools.push_back(pool);
+    schedule.windows.push_back(op);
   }
-  if (schedule.pools.empty())
+  if (schedule.windows.empty())
     return refuseKernel(kernel, target, "window_reduction")
-           << "it has no fuse.pool";
+           << "it has no fuse.pool or fuse.im2col";
   for (Operation *op : kernel.ops())
     if (isa<ReduceOp, ArgMaxOp, ArgMinOp, MatmulOp>(op))
       return refuse(op, target, "window_reduction")
              << "a window reduction joins only pointwise ops";
-  schedule.elements = numElements(schedule.pools.front().getType());
+  schedule.elements =
+      numElements(schedule.windows.front()->getResultTypes()[0]);
   for (auto [r, value] : llvm::enumerate(kernel.results()))
     if (numElements(value.getType()) != schedule.elements)
       return refuseKernel(kernel, target, "window_reduction")
              << "result " << r << " has " << numElements(value.getType())
-             << " elements, the pools' output " << schedule.elements;
+             << " elements, the windows' output " << schedule.elements;
   return schedule;
 }
 

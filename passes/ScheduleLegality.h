@@ -100,14 +100,16 @@ bool broadcastFollowsColumns(BroadcastOp broadcast,
                              ArrayRef<int64_t> domainShape,
                              ArrayRef<int64_t> dims);
 
-/// A window reduction (pooling): one work item per element of the pools'
-/// output, which every result has; each element reads its window from the
-/// pool's operand, a kernel input, at each of the window's positions.
+/// A window reduction (pooling, or a convolution's im2col): one work item
+/// per element of the windows' output, which every result has; each element
+/// reads its window from the window op's operand, a kernel input, at each of
+/// the window's positions (one for an im2col).
 struct WindowSchedule {
   int64_t elements = 0;
   /// The most positions of one pool's window (unrolled in the kernel).
   int64_t positions = 0;
-  SmallVector<PoolOp> pools;
+  /// The fuse.pool and fuse.im2col ops.
+  SmallVector<Operation *> windows;
 };
 
 /// Most positions of a window that the window_reduction schedule unrolls.

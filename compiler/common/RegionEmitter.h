@@ -30,6 +30,7 @@
 #include "compiler/common/AffineIndexMap.h"
 #include "compiler/common/KernelPlan.h"
 #include "compiler/common/ScalarLowering.h"
+#include "runtime/ir/WindowShape.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -303,6 +304,12 @@ protected:
         return failure();
       return remember(value, index, *pooled);
     }
+    if (auto im2col = dyn_cast<fd::Im2colOp>(op)) {
+      FailureOr<Value> column = emitIm2col(im2col, index);
+      if (failed(column))
+        return failure();
+      return remember(value, index, *column);
+    }
     FailureOr<Value> own = emitTargetOp(op, index);
     if (failed(own))
       return failure();
@@ -425,6 +432,73 @@ protected:
         break;
     }
     return isMax ? acc : arith::DivFOp::create(b, loc, acc, count).getResult();
+  }
+
+  /// An im2col at `index` (the window_reduction schedule, one position per
+  /// element): the position p and the window offset k are decoded from the
+  /// index ([leading, K, P]), and the operand is read at p * stride - begin
+  /// + k * dilation per window dim, clamped to 0 in the padding, where the
+  /// result is zero.
+  FailureOr<Value> emitIm2col(fd::Im2colOp im2col, Index index) {
+    ArrayRef<int64_t> window = im2col.getWindow(),
+                      strides = im2col.getStrides(),
+                      dilations = im2col.getDilations(),
+                      pads = im2col.getPads();
+    ArrayRef<int64_t> in = shapeOf(im2col.getOperand());
+    int64_t n = window.size(), first = in.size() - n;
+    Type i64Type = b.getI64Type(), i1Type = b.getI1Type();
+    auto c64 = [&](int64_t v) { return constant(i64Type, double(v)); };
+    auto divRem = [&](Value x, int64_t inner, int64_t size) {
+      Value q = arith::DivUIOp::create(b, loc, x, c64(inner));
+      return arith::RemUIOp::create(b, loc, q, c64(size)).getResult();
+    };
+    SmallVector<int64_t> out(n);
+    int64_t positions = 1, offsets = 1, inInner = 1;
+    for (int64_t d = 0; d < n; ++d) {
+      out[d] = ::fuse::poolOutputSize(in[first + d], window[d], strides[d],
+                                      dilations[d], pads[d], pads[n + d],
+                                      /*ceilMode=*/false);
+      positions *= out[d];
+      offsets *= window[d];
+      inInner *= in[first + d];
+    }
+    Value position = positionsOf(index);
+    Value p = arith::RemUIOp::create(b, loc, position, c64(positions));
+    Value k = divRem(position, positions, offsets);
+    Value leading =
+        arith::DivUIOp::create(b, loc, position, c64(positions * offsets));
+    Value at = arith::MulIOp::create(b, loc, leading, c64(inInner));
+    Value inside = constant(i1Type, 1);
+    int64_t outInner = 1, windowInner = 1, inStride = 1;
+    for (int64_t d = n - 1; d >= 0; --d) {
+      Value o = divRem(p, outInner, out[d]);
+      Value w = divRem(k, windowInner, window[d]);
+      Value c = arith::AddIOp::create(
+          b, loc,
+          arith::SubIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, o, c64(strides[d])),
+              c64(pads[d])),
+          arith::MulIOp::create(b, loc, w, c64(dilations[d])));
+      // 0 <= c < in as one unsigned compare.
+      inside = arith::AndIOp::create(
+          b, loc, inside,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c,
+                                c64(in[first + d])));
+      at = arith::AddIOp::create(
+          b, loc, at, arith::MulIOp::create(b, loc, c, c64(inStride)));
+      outInner *= out[d];
+      windowInner *= window[d];
+      inStride *= in[first + d];
+    }
+    Value safe = arith::SelectOp::create(b, loc, inside, at, c64(0));
+    FailureOr<Value> x =
+        emit(im2col.getOperand(), width == 1 ? Index{Index::Uniform, safe}
+                                             : Index{Index::Lanes, safe});
+    if (failed(x))
+      return failure();
+    Type compute = computeType(elementTypeOf(im2col.getResult()));
+    return arith::SelectOp::create(b, loc, inside, *x, constant(compute, 0.0))
+        .getResult();
   }
 
   static std::tuple<Value, Value, unsigned> memoKey(Value value, Index index) {

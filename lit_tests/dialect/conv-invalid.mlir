@@ -103,3 +103,20 @@ func.func @conv_integer_rejected(%x: tensor<1x2x8xi8>, %w: tensor<4x2x3xi8>) -> 
   %0 = fuse.conv %x, %w strides = [1] dilations = [1] pads = [0, 0] group = 1 : tensor<1x2x8xi8>, tensor<4x2x3xi8> -> tensor<1x4x6xi8>
   return %0 : tensor<1x4x6xi8>
 }
+
+// -----
+
+// fuse.im2col shares fuse.pool's window checks; its own is the result shape.
+func.func @im2col_result_shape(%x: tensor<1x2x8xf32>) -> tensor<1x2x3x8xf32> {
+  // expected-error @+1 {{result type 'tensor<1x2x3x8xf32>' does not match the expected 'tensor<1x2x3x6xf32>'}}
+  %0 = fuse.im2col %x window = [3] strides = [1] dilations = [1] pads = [0, 0] : tensor<1x2x8xf32> -> tensor<1x2x3x8xf32>
+  return %0 : tensor<1x2x3x8xf32>
+}
+
+// -----
+
+func.func @im2col_window_too_large(%x: tensor<1x2x4xf32>) -> tensor<1x2x6x1xf32> {
+  // expected-error @+1 {{window dimension 0: a window of 6 with dilation 1 does not fit in the padded size 5}}
+  %0 = fuse.im2col %x window = [6] strides = [1] dilations = [1] pads = [0, 1] : tensor<1x2x4xf32> -> tensor<1x2x6x1xf32>
+  return %0 : tensor<1x2x6x1xf32>
+}

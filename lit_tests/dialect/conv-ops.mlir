@@ -32,3 +32,14 @@ func.func @conv1d_low_precision(%x: tensor<2x4x9xf16>, %w: tensor<6x2x3xf16>, %b
       : tensor<1x2x9xbf16>, tensor<3x2x2xbf16> -> tensor<1x3x5xbf16>
   return %0, %1 : tensor<2x6x5xf16>, tensor<1x3x5xbf16>
 }
+
+// fuse.im2col (fuse-lower-convolutions' column matrix): 1-D and 2-D,
+// strides, dilations, uneven pads.
+// CHECK-LABEL: func.func @im2col
+//       CHECK:   fuse.im2col %{{.*}} window = [3, 3] strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<1x3x8x8xf32> -> tensor<1x3x9x64xf32>
+//       CHECK:   fuse.im2col %{{.*}} window = [2] strides = [2] dilations = [3] pads = [0, 1] : tensor<2x4x9xf16> -> tensor<2x4x2x4xf16>
+func.func @im2col(%x: tensor<1x3x8x8xf32>, %y: tensor<2x4x9xf16>) -> (tensor<1x3x9x64xf32>, tensor<2x4x2x4xf16>) {
+  %0 = fuse.im2col %x window = [3, 3] strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<1x3x8x8xf32> -> tensor<1x3x9x64xf32>
+  %1 = fuse.im2col %y window = [2] strides = [2] dilations = [3] pads = [0, 1] : tensor<2x4x9xf16> -> tensor<2x4x2x4xf16>
+  return %0, %1 : tensor<1x3x9x64xf32>, tensor<2x4x2x4xf16>
+}

@@ -321,6 +321,16 @@ TensorId GraphBuilder::pool(ReduceKind kind, TensorId x, PoolWindow window) {
   return op(OpKind::Pool, {x}, std::move(attributes));
 }
 
+TensorId GraphBuilder::im2col(TensorId x, PoolWindow window) {
+  AttrMap attributes;
+  attributes.emplace("window", Attribute::i64Array(std::move(window.window)));
+  attributes.emplace("strides", Attribute::i64Array(std::move(window.strides)));
+  attributes.emplace("dilations",
+                     Attribute::i64Array(std::move(window.dilations)));
+  attributes.emplace("pads", Attribute::i64Array(std::move(window.pads)));
+  return op(OpKind::Im2col, {x}, std::move(attributes));
+}
+
 namespace {
 
 AttrMap argReduceAttributes(std::int64_t axis, bool keepDims,

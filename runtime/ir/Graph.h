@@ -338,6 +338,9 @@ public:
     bool ceilMode = false, countIncludePad = false;
   };
   TensorId pool(ReduceKind kind, TensorId x, PoolWindow window);
+  /// The column matrix of `x` over `window` (its ceil mode and
+  /// count-include-pad flags unused).
+  TensorId im2col(TensorId x, PoolWindow window);
   TensorId argmin(TensorId x, std::int64_t axis, bool keepDims = false,
                   bool selectLastIndex = false);
   TensorId matmul(TensorId a, TensorId b, bool transposeA = false,

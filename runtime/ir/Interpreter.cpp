@@ -3,6 +3,7 @@
 #include "runtime/ir/Interpreter.h"
 
 #include "runtime/ir/Verifier.h"
+#include "runtime/ir/WindowShape.h"
 
 #include <algorithm>
 #include <cmath>
@@ -777,6 +778,47 @@ void evalConv(const Op &op, const OpBuffers &buffers) {
     }
 }
 
+/// The column matrix (Ops.def's im2col): element (l, k, p) copies the
+/// operand's element at p * stride - begin + k * dilation per window dim, or
+/// is zero in the padding.
+void evalIm2col(const Op &op, const OpBuffers &buffers) {
+  const HostTensor &x = buffers.operands[0], &out = buffers.result;
+  const auto &window = op.findAttr("window")->getI64Array();
+  const auto &strides = op.findAttr("strides")->getI64Array();
+  const auto &dilations = op.findAttr("dilations")->getI64Array();
+  const auto &pads = op.findAttr("pads")->getI64Array();
+  const std::size_t n = window.size(), first = x.type.shape.size() - n;
+  const Shape xStrides = stridesOf(x.type.shape);
+  Shape outSizes(n);
+  for (std::size_t d = 0; d < n; ++d)
+    outSizes[d] =
+        poolOutputSize(x.type.shape[first + d], window[d], strides[d],
+                       dilations[d], pads[d], pads[n + d], /*ceilMode=*/false);
+  const std::int64_t size = byteSize(out.type.elementType);
+  forEachIndex(out.type.shape, [&](const Shape &index, std::int64_t linear) {
+    // index = [leading..., k, p]: decode the window offset and the position.
+    std::int64_t from = 0;
+    for (std::size_t d = 0; d < first; ++d)
+      from += index[d] * xStrides[d];
+    std::int64_t k = index[first], p = index[first + 1];
+    bool inside = true;
+    for (std::size_t d = n; d-- > 0;) {
+      const std::int64_t offset = k % window[d], position = p % outSizes[d];
+      k /= window[d];
+      p /= outSizes[d];
+      const std::int64_t at =
+          position * strides[d] - pads[d] + offset * dilations[d];
+      inside = inside && at >= 0 && at < x.type.shape[first + d];
+      from += at * xStrides[first + d];
+    }
+    if (inside)
+      copyElement(out, linear, x, from);
+    else
+      std::memset(static_cast<char *>(out.data) + linear * size, 0,
+                  std::size_t(size));
+  });
+}
+
 /// A window reduction (Ops.def's pool): per output element, the window's
 /// positions inside the input are combined; max copies the winner's bits
 /// (NaN wins, the first of equals; an empty window gives the type's lowest
@@ -889,6 +931,8 @@ void evalOp(const Op &op, const OpBuffers &buffers) {
     return evalArgReduce(op, buffers);
   case OpKind::Pool:
     return evalPool(op, buffers);
+  case OpKind::Im2col:
+    return evalIm2col(op, buffers);
   case OpKind::Matmul:
     return evalMatmul(op, buffers);
   case OpKind::Conv:

@@ -411,16 +411,10 @@ Expected<TensorType> inferReduce(const TensorType &operand,
   return result;
 }
 
-Expected<TensorType> inferPool(const TensorType &operand,
-                               const AttrMap &attributes) {
-  const ReduceKind kind =
-      *parseReduceKind(attributes.find("kind")->second.getEnumName());
-  if (kind != ReduceKind::Max && kind != ReduceKind::Mean)
-    return fail("pool kind '", reduceKindName(kind),
-                "' is not one of max, mean");
-  if (kind == ReduceKind::Mean && !isFloat(operand.elementType))
-    return fail("a mean pool needs a float operand, got ",
-                elementTypeName(operand.elementType));
+/// `operand` with each of its window.size() trailing dims replaced by the
+/// window's output size (a pool's, or an im2col's without ceil_mode).
+Expected<TensorType> inferWindowed(const TensorType &operand,
+                                   const AttrMap &attributes, bool ceilMode) {
   const auto &window = array(attributes, "window");
   const auto &strides = array(attributes, "strides");
   const auto &dilations = array(attributes, "dilations");
@@ -438,7 +432,6 @@ Expected<TensorType> inferPool(const TensorType &operand,
                 " entries (one per window dim; pads: all begins, then all "
                 "ends)");
   TensorType result = operand;
-  const bool ceilMode = flag(attributes, "ceil_mode");
   for (std::int64_t d = 0; d < n; ++d) {
     const std::int64_t dim = operand.rank() - n + d;
     if (window[d] < 1 || strides[d] < 1 || dilations[d] < 1)
@@ -458,6 +451,39 @@ Expected<TensorType> inferPool(const TensorType &operand,
                   " of ", operand.toString(), ")");
     result.shape[dim] = size;
   }
+  return result;
+}
+
+Expected<TensorType> inferPool(const TensorType &operand,
+                               const AttrMap &attributes) {
+  const ReduceKind kind =
+      *parseReduceKind(attributes.find("kind")->second.getEnumName());
+  if (kind != ReduceKind::Max && kind != ReduceKind::Mean)
+    return fail("pool kind '", reduceKindName(kind),
+                "' is not one of max, mean");
+  if (kind == ReduceKind::Mean && !isFloat(operand.elementType))
+    return fail("a mean pool needs a float operand, got ",
+                elementTypeName(operand.elementType));
+  return inferWindowed(operand, attributes, flag(attributes, "ceil_mode"));
+}
+
+Expected<TensorType> inferIm2col(const TensorType &operand,
+                                 const AttrMap &attributes) {
+  Expected<TensorType> windowed =
+      inferWindowed(operand, attributes, /*ceilMode=*/false);
+  if (!windowed.ok())
+    return windowed.status();
+  const auto &window = array(attributes, "window");
+  TensorType result = *windowed;
+  const std::size_t leading = result.shape.size() - window.size();
+  std::int64_t offsets = 1, positions = 1;
+  for (std::size_t d = 0; d < window.size(); ++d) {
+    offsets *= window[d];
+    positions *= result.shape[leading + d];
+  }
+  result.shape.resize(leading);
+  result.shape.push_back(offsets);
+  result.shape.push_back(positions);
   return result;
 }
 
@@ -639,6 +665,8 @@ fuse::inferResultType(OpKind kind, std::span<const TensorType> operandTypes,
       return inferReduce(operandTypes[0], attributes);
     case OpKind::Pool:
       return inferPool(operandTypes[0], attributes);
+    case OpKind::Im2col:
+      return inferIm2col(operandTypes[0], attributes);
     case OpKind::ArgMax:
     case OpKind::ArgMin:
       return inferArgReduce(kind, operandTypes[0], attributes);

@@ -170,6 +170,16 @@ std::vector<Graph> exampleGraphs(OpKind kind) {
           "y");
     });
     break;
+  case OpKind::Im2col:
+    add([&](GraphBuilder &b) {
+      TensorId x = b.input(f32({1, 3, 9, 9}), "x");
+      b.output(b.im2col(x, {{3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}}), "y");
+    });
+    add([&](GraphBuilder &b) {
+      TensorId x = b.input(f32({2, 4, 10}), "x");
+      b.output(b.im2col(x, {{3}, {2}, {2}, {2, 1}}), "y");
+    });
+    break;
   case OpKind::Matmul:
     add([&](GraphBuilder &b) {
       TensorId x = b.input(f32({2, 4, 8}), "x");

@@ -267,4 +267,104 @@ TEST(ConvInterpreterTest, ShapeErrors) {
   EXPECT_EQ(message({{1, 2, 4}, {4, 2, 3}, false, {1}, {2}, {1, 0}}), "ok");
 }
 
+//===----------------------------------------------------------------------===//
+// im2col: the column matrix fuse-lower-convolutions makes
+//===----------------------------------------------------------------------===//
+
+/// Evaluates `x` -> im2col -> a matmul with `w` as [M, C * K] -> the conv's
+/// output shape: the lowering of a group-1 convolution.
+Expected<HostTensorData> runIm2colMatmul(const ConvCase &c,
+                                         std::vector<HostTensorData> inputs,
+                                         const Shape &out) {
+  GraphBuilder b;
+  TensorId x = b.input(inputs[0].type), w = b.input(inputs[1].type);
+  Shape kernel(c.w.begin() + 2, c.w.end());
+  std::int64_t offsets = 1, positions = 1;
+  for (std::int64_t k : kernel)
+    offsets *= k;
+  for (std::size_t d = 2; d < out.size(); ++d)
+    positions *= out[d];
+  TensorId columns = b.im2col(x, {kernel, c.strides, c.dilations, c.pads});
+  TensorId product =
+      b.matmul(b.reshape(w, {c.w[0], c.x[1] * offsets}),
+               b.reshape(columns, {c.x[0], c.x[1] * offsets, positions}));
+  b.output(b.reshape(product, out));
+  Expected<Graph> graph = b.finish();
+  if (!graph.ok())
+    return graph.status();
+  std::vector<HostTensor> views{inputs[0].view(), inputs[1].view()};
+  Expected<std::vector<HostTensorData>> outputs = evaluateGraph(*graph, views);
+  if (!outputs.ok())
+    return outputs.status();
+  return std::move(outputs->front());
+}
+
+TEST(Im2colInterpreterTest, HandComputed) {
+  // [1, 2, 3] with a window of 2 and one zero before: offset 0 reads
+  // positions -1, 0, 1 (the first in the padding), offset 1 reads 0, 1, 2.
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F32, {1, 1, 3}});
+  b.output(b.im2col(x, {{2}, {1}, {1}, {1, 0}}));
+  Expected<Graph> graph = b.finish();
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  HostTensorData input = f32({1, 1, 3}, {1, 2, 3});
+  std::vector<HostTensor> views{input.view()};
+  Expected<std::vector<HostTensorData>> out = evaluateGraph(*graph, views);
+  ASSERT_TRUE(out.ok()) << out.message();
+  EXPECT_EQ(out->front().type.shape, (Shape{1, 1, 2, 3}));
+  EXPECT_EQ(out->front().toDoubles(), (std::vector<double>{0, 1, 2, 1, 2, 3}));
+}
+
+TEST(Im2colInterpreterTest, MatmulOfColumnsIsTheConvolution) {
+  std::random_device seed;
+  const unsigned seedValue = seed();
+  std::mt19937 rng(seedValue);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  const ConvCase cases[] = {
+      {{2, 3, 7, 6}, {4, 3, 3, 3}, false, {1, 1}, {1, 1}, {1, 1, 1, 1}},
+      {{1, 4, 9, 8}, {6, 4, 3, 2}, false, {2, 3}, {2, 1}, {0, 1, 2, 0}},
+      {{2, 4, 17}, {8, 4, 5}, false, {3}, {2}, {2, 3}},
+      {{1, 2, 6, 5}, {3, 2, 1, 1}, false, {2, 1}, {1, 1}, {1, 0, 0, 2}},
+  };
+  for (const ConvCase &c : cases) {
+    SCOPED_TRACE((::testing::Message()
+                  << "seed " << seedValue << ", x "
+                  << TensorType{ElementType::F32, c.x}.toString()));
+    auto make = [&](const Shape &shape) {
+      std::vector<double> values(
+          std::size_t(TensorType{ElementType::F32, shape}.numElements()));
+      for (double &v : values)
+        v = value(rng);
+      return f32(shape, values);
+    };
+    std::vector<HostTensorData> inputs{make(c.x), make(c.w)};
+    Shape shape;
+    const std::vector<double> expected =
+        naiveConv(c, inputs[0].toDoubles(), inputs[1].toDoubles(), {}, shape);
+    Expected<HostTensorData> actual = runIm2colMatmul(c, inputs, shape);
+    ASSERT_TRUE(actual.ok()) << actual.message();
+    ASSERT_EQ(actual->type.shape, shape);
+    const std::vector<double> values = actual->toDoubles();
+    for (std::size_t i = 0; i < values.size(); ++i)
+      EXPECT_NEAR(values[i], expected[i], 1e-5 * (1 + std::abs(expected[i])))
+          << "element " << i;
+  }
+}
+
+TEST(Im2colInterpreterTest, ShapeErrors) {
+  Graph graph;
+  TensorId x = graph.addInput({ElementType::F32, {1, 2, 4}});
+  Expected<TensorId> result =
+      graph.addOp(OpKind::Im2col, {x},
+                  {{"window", Attribute::i64Array({6})},
+                   {"strides", Attribute::i64Array({1})},
+                   {"dilations", Attribute::i64Array({1})},
+                   {"pads", Attribute::i64Array({0, 1})}});
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.message(),
+            "op #0 (im2col): window dim 0: the window of 6 with dilation 1 "
+            "does not fit in the padded input of 5 (dim 2 of "
+            "tensor<1x2x4xf32>)");
+}
+
 } // namespace

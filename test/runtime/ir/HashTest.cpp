@@ -161,6 +161,10 @@ Graph graphWith(OpKind kind) {
       break;
     case OpKind::Pool:
       result = b.pool(ReduceKind::Max, x, {{2}, {1}, {1}, {0, 0}});
+      break;
+    case OpKind::Im2col:
+      result = b.im2col(x, {{2}, {1}, {1}, {0, 0}});
+      break;
     case OpKind::Conv:
       result = b.conv(b.reshape(x, {1, 2, 3}),
                       b.input({ElementType::F32, {4, 2, 2}}), kInvalidTensor,
