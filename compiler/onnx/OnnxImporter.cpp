@@ -1798,8 +1798,13 @@ std::vector<TensorId> Importer::lowerSlice() {
     fail("starts, ends, axes and steps differ in length");
   Shape offsets(rank, 0), sizes = shape, strides(rank, 1);
   std::vector<std::int64_t> reversed;
+  std::set<std::int64_t> sliced;
   for (std::size_t i = 0; i < starts.size(); ++i) {
     std::int64_t axis = normAxis(axes[i], rank), dim = shape[axis];
+    // ONNX leaves a repeated axis undefined (onnxruntime refuses it); the
+    // second slice of an axis would replace the first here.
+    if (!sliced.insert(axis).second)
+      fail("axes repeat " + std::to_string(axes[i]));
     std::int64_t step = steps[i], start = starts[i], end = ends[i];
     if (step == 0)
       fail("a step is 0");
@@ -2395,6 +2400,10 @@ ImportedModel Importer::run() {
   for (const onnx::TensorProto &t : graph.initializer()) {
     if (t.name().empty())
       fail("an initializer has no name");
+    // Which of two initializers of one name would hold is not defined (the
+    // ONNX checker refuses the model).
+    if (initializerNames.count(t.name()))
+      fail("initializer '" + t.name() + "' is defined twice");
     Value v;
     try {
       v.constant = tensorFromProto(t);
@@ -2408,10 +2417,13 @@ ImportedModel Importer::run() {
   if (graph.sparse_initializer_size())
     fail("sparse initializers are not supported");
 
-  std::set<std::string> usedDims, usedConstants;
+  std::set<std::string> usedDims, usedConstants, inputNames;
   ImportedModel result;
   for (const onnx::ValueInfoProto &input : graph.input()) {
     const std::string &name = input.name();
+    // Two inputs of one name would bind one value to two arguments.
+    if (!inputNames.insert(name).second)
+      fail("graph input '" + name + "' is listed twice");
     if (initializerNames.count(name))
       continue;
     if (name.empty())

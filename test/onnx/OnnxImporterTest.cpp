@@ -717,6 +717,10 @@ TEST(OnnxImporter, InvalidModels) {
        "node 'shape' (Shape, opset 17): the node has no outputs"},
       {"relu_without_outputs.onnx",
        "node 'relu' (Relu, opset 17): the node has no outputs"},
+      {"initializer_twice.onnx", "initializer 'w' is defined twice"},
+      {"input_listed_twice.onnx", "graph input 'x' is listed twice"},
+      {"slice_axis_twice.onnx",
+       "node 'slice' (Slice, opset 17): axes repeat 1"},
   };
   for (const auto &[file, message] : cases) {
     Expected<ImportedModel> model = importModelFile(inputsDir() + file);

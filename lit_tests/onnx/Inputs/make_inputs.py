@@ -221,6 +221,21 @@ save("node_writes_its_input", [
     helper.make_node("Neg", ["x"], ["t"], name="neg"),
     helper.make_node("Relu", ["t"], ["t"], name="relu"),
 ], [f32("x", [2])], [f32("t", [2])], check=False)
+# An initializer given twice (which value holds is undefined), a graph input
+# listed twice, a Slice of one axis twice (undefined in ONNX; the second
+# slice once replaced the first).
+save("initializer_twice", [
+    helper.make_node("Add", ["x", "w"], ["y"], name="add"),
+], [f32("x", [2])], [f32("y", [2])],
+    [numpy_helper.from_array(np.ones(2, np.float32), "w"),
+     numpy_helper.from_array(np.zeros(2, np.float32), "w")], check=False)
+save("input_listed_twice", [
+    helper.make_node("Relu", ["x"], ["y"], name="relu"),
+], [f32("x", [2]), f32("x", [2])], [f32("y", [2])], check=False)
+save("slice_axis_twice", [
+    helper.make_node("Slice", ["x", "s", "e", "axes"], ["y"], name="slice"),
+], [f32("x", [2, 5])], [f32("y", [2, 1])],
+    [ints("s", [0, 1]), ints("e", [5, 2]), ints("axes", [1, 1])], check=False)
 
 # Nodes without outputs (the checker refuses them): one a Shape, which the
 # importer evaluates at import time, one a Relu, which it lowers.
