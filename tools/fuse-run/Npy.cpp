@@ -90,8 +90,11 @@ public:
         }
         sawOrder = true;
       } else if (key == "shape") {
-        if (!parseShape(shape))
-          return fail("'shape' is not a tuple of integers");
+        bool tooLong = false;
+        if (!parseShape(shape, tooLong))
+          return fail(tooLong ? "a dimension of 'shape' has more than 15 "
+                                "digits, more than any tensor holds"
+                              : "'shape' is not a tuple of integers");
         sawShape = true;
       } else {
         return fail("unexpected key '" + key + "'");
@@ -135,7 +138,7 @@ private:
     pos = end + 1;
     return true;
   }
-  bool parseShape(std::vector<std::int64_t> &shape) {
+  bool parseShape(std::vector<std::int64_t> &shape, bool &tooLong) {
     if (!consume('('))
       return false;
     while (true) {
@@ -147,7 +150,8 @@ private:
         ++pos;
       // Python 2 longs: `3L`.
       std::string digits = text.substr(start, pos - start);
-      if (digits.empty() || digits.size() > 15)
+      tooLong = digits.size() > 15;
+      if (digits.empty() || tooLong)
         return false;
       consume('L');
       shape.push_back(std::stoll(digits));
