@@ -623,11 +623,15 @@ int runModel(const RunOptions &options) {
 
   // Inputs: given as .npy files, else random from the seed.
   std::vector<std::optional<HostTensorData>> inputData(graph.inputs.size());
+  std::set<std::string> givenInputs;
   for (const std::string &spec : options.inputs) {
     std::size_t equals = spec.find('=');
     if (equals == std::string::npos || equals == 0)
       return fail("--input '" + spec + "' is not NAME=PATH.npy (or .pb)");
     std::string name = spec.substr(0, equals), path = spec.substr(equals + 1);
+    // The later one silently won.
+    if (!givenInputs.insert(name).second)
+      return fail("--input names '" + name + "' twice; give each input once");
     if (llvm::is_contained(boundAtImport, name))
       continue;
     auto it = std::find(inputNames.begin(), inputNames.end(), name);
