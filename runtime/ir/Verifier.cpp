@@ -2,6 +2,8 @@
 
 #include "runtime/ir/Verifier.h"
 
+#include "runtime/ir/CheckedInt.h"
+
 #include "runtime/ir/WindowShape.h"
 
 #include <algorithm>
@@ -635,26 +637,16 @@ fuse::inferResultType(OpKind kind, std::span<const TensorType> operandTypes,
 static constexpr std::int64_t kMaxTensorBytes = std::int64_t(1) << 48;
 
 Status fuse::checkTensorType(const TensorType &type, std::string_view what) {
-  bool empty = false;
-  for (std::int64_t dim : type.shape) {
+  for (std::int64_t dim : type.shape)
     if (dim < 0)
       return fail(what, " has a negative dimension: ", type.toString());
-    empty |= dim == 0;
-  }
-  if (empty)
-    return Status::success();
-  // Checked arithmetic: the count is multiplied only while it stays below
-  // the bound, so a shape whose count would wrap (2^32 x 2^32) is refused
+  // Checked arithmetic: a shape whose count wraps (2^32 x 2^32) is refused
   // instead of passing as 0 elements.
-  const std::int64_t limit =
-      kMaxTensorBytes / std::max<std::int64_t>(byteSize(type.elementType), 1);
-  std::int64_t count = 1;
-  for (std::int64_t dim : type.shape) {
-    if (count > limit / dim)
-      return fail(what, " is too large: ", type.toString(),
-                  " holds more than 2^48 bytes");
-    count *= dim;
-  }
+  std::optional<std::int64_t> bytes =
+      (checkedElementCount(type.shape) * byteSize(type.elementType)).get();
+  if (!bytes || *bytes > kMaxTensorBytes)
+    return fail(what, " is too large: ", type.toString(),
+                " holds more than 2^48 bytes");
   return Status::success();
 }
 
