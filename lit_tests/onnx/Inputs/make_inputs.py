@@ -254,6 +254,11 @@ save("reshape_known_overflow", [
     helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape"),
 ], [f32("x", [16])], [f32("y", None)],
     [ints("shape", [-1, 2**62 + 1, 4])], check=False)
+# A graph that lists one output twice (valid ONNX): both copies hold the
+# value (onnx/output-listed-twice.test).
+save("output_listed_twice", [
+    helper.make_node("Exp", ["x"], ["y"], name="exp"),
+], [f32("x", [16])], [f32("y", [16]), f32("y", [16])])
 
 # Nodes without outputs (the checker refuses them): one a Shape, which the
 # importer evaluates at import time, one a Relu, which it lowers.
