@@ -5,6 +5,10 @@
 // parse a user's .mlir file scan it first and refuse one nested deeper than
 // kMaxMlirNesting, naming the line, before the parser sees it. Strings and
 // comments do not count; "->" is an arrow, not a closing '>'.
+//
+// The same scan bounds the length of a word (a run of letters, digits, '_',
+// '.' and '$'): MLIR's lexer reads a shape such as "1x1x...x1" again from
+// each 'x', so a tensor type of rank 100,000 takes minutes to parse.
 // Header-only: the tools share no library.
 //
 //===----------------------------------------------------------------------===//
@@ -23,12 +27,31 @@ namespace fuse {
 /// parser's stack (tens of thousands).
 inline constexpr std::size_t kMaxMlirNesting = 1000;
 
-/// An error message when `text` nests brackets deeper than `limit`.
+/// Longer than any name or shape of a real graph (a rank-1000 shape of ones
+/// is 2,000 characters), and parsed in a tenth of a second; a shape of
+/// 20,000 characters takes a second per occurrence.
+inline constexpr std::size_t kMaxMlirWord = 4096;
+
+inline bool isMlirWordChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '$';
+}
+
+/// An error message when `text` nests brackets deeper than `limit`, or holds
+/// a word longer than `wordLimit`.
 inline std::optional<std::string>
-checkMlirNesting(std::string_view text, std::size_t limit = kMaxMlirNesting) {
-  std::size_t depth = 0, line = 1;
+checkMlirNesting(std::string_view text, std::size_t limit = kMaxMlirNesting,
+                 std::size_t wordLimit = kMaxMlirWord) {
+  std::size_t depth = 0, line = 1, word = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
+    if (!isMlirWordChar(c)) {
+      word = 0;
+    } else if (++word > wordLimit) {
+      return "the input holds a word (a name, number or shape) of more than " +
+             std::to_string(wordLimit) + " characters (at line " +
+             std::to_string(line) + "); refused before parsing";
+    }
     if (c == '\n') {
       ++line;
     } else if (c == '"') {

@@ -10,6 +10,7 @@
 #include "compiler/common/GraphTranslation.h"
 
 #include "dialect/FuseOps.h"
+#include "runtime/ir/Verifier.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -416,6 +417,12 @@ public:
              << arg.getType()
              << ", expected a statically shaped tensor of a Fuse element "
                 "type (runtime/ir/Ops.def)";
+    // Graph::addInput takes any type; an op's operands are checked when the
+    // op is added, but an argument no op reads (returned as it is) is not.
+    if (Status status = checkTensorType(
+            *type, "argument " + std::to_string(arg.getArgNumber()));
+        !status.ok())
+      return emitError(arg.getLoc()) << status.message();
     values[arg] = graph.addInput(*type, name.str());
     return success();
   }

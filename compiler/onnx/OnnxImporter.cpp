@@ -8,6 +8,7 @@
 
 #include "compiler/onnx/OnnxImporter.h"
 
+#include "runtime/ir/CheckedInt.h"
 #include "runtime/ir/RegularFile.h"
 
 #include <onnx/onnx_pb.h>
@@ -151,22 +152,29 @@ ElementType requireType(int type, const std::string &what) {
 constexpr std::int64_t kMaxElements = std::int64_t(1) << 31;
 
 std::int64_t checkedCount(const Shape &shape, const std::string &what) {
-  std::int64_t count = 1;
-  bool empty = false;
-  for (std::int64_t d : shape) {
+  for (std::int64_t d : shape)
     if (d < 0)
       fail(what + " has a negative dimension in " + shapeText(shape));
-    empty |= d == 0;
-  }
-  if (empty)
-    return 0;
-  for (std::int64_t d : shape) {
-    if (count > kMaxElements / d)
-      fail(what + " is too large: " + shapeText(shape) + " (more than 2^31 " +
-           "elements)");
-    count *= d;
-  }
-  return count;
+  std::optional<std::int64_t> count = checkedElementCount(shape).get();
+  if (!count || *count > kMaxElements)
+    fail(what + " is too large: " + shapeText(shape) + " (more than 2^31 " +
+         "elements)");
+  return *count;
+}
+
+/// The total padding auto_pad SAME_UPPER or SAME_LOWER gives a spatial dim
+/// of `in`: enough for ceil(in / stride) outputs. Checked: a model's strides,
+/// kernel and dilations may pass 2^63 together.
+std::int64_t samePadding(std::int64_t in, std::int64_t stride,
+                         std::int64_t window, std::int64_t dilation) {
+  const CheckedInt out = (CheckedInt(in) + stride - 1) / stride;
+  const CheckedInt span = CheckedInt(dilation) * (CheckedInt(window) - 1) + 1;
+  std::optional<std::int64_t> total = ((out - 1) * stride + span - in).get();
+  if (!total)
+    fail("the padding auto_pad asks for passes 2^63 (stride " +
+         std::to_string(stride) + ", window " + std::to_string(window) +
+         ", dilation " + std::to_string(dilation) + ")");
+  return std::max<std::int64_t>(0, *total);
 }
 
 /// Bits of the types ONNX packs below a byte (0 for the others).
@@ -1381,10 +1389,11 @@ std::vector<TensorId> Importer::lowerSoftmax() {
   if (axis < 0 || axis > rank)
     fail("axis out of range");
   Shape shape = shapeOf(x);
-  std::int64_t outer = 1, inner = 1;
+  // Each a product of a valid tensor's dims: at most its element count.
+  CheckedInt outer = 1, inner = 1;
   for (std::int64_t i = 0; i < rank; ++i)
     (i < axis ? outer : inner) *= shape[i];
-  TensorId flat = reshape(x, {outer, inner});
+  TensorId flat = reshape(x, {outer.saturated(), inner.saturated()});
   return {reshape(softmax(flat, 1, log), shape)};
 }
 
@@ -1555,11 +1564,8 @@ std::vector<TensorId> Importer::lowerPool() {
     // The output is ceil(in / stride); the padding it needs is split evenly,
     // the odd one at the end (SAME_UPPER) or the beginning (SAME_LOWER).
     for (std::int64_t d = 0; d < n; ++d) {
-      const std::int64_t in = shape[2 + d], s = w.strides[d];
-      const std::int64_t out = (in + s - 1) / s;
-      const std::int64_t span = (w.window[d] - 1) * w.dilations[d] + 1;
       const std::int64_t total =
-          std::max<std::int64_t>(0, (out - 1) * s + span - in);
+          samePadding(shape[2 + d], w.strides[d], w.window[d], w.dilations[d]);
       const std::int64_t small = total / 2;
       w.pads[d] = autoPad == "SAME_UPPER" ? small : total - small;
       w.pads[n + d] = total - w.pads[d];
@@ -1599,7 +1605,8 @@ std::vector<TensorId> Importer::lowerReshape() {
   }
   bool allowZero = attrInt("allowzero", 0) != 0;
   const Shape &shape = shapeOf(x);
-  std::int64_t known = 1, inferred = -1;
+  CheckedInt known = 1;
+  std::int64_t inferred = -1;
   for (std::size_t i = 0; i < target.size(); ++i) {
     if (target[i] == 0 && !allowZero) {
       if (i >= shape.size())
@@ -1620,9 +1627,12 @@ std::vector<TensorId> Importer::lowerReshape() {
   }
   std::int64_t count = typeOf(x).numElements();
   if (inferred >= 0) {
-    if (known == 0 || count % known)
+    // The known entries' product may overflow: 4 x (2^62 + 1) wrapped to 4,
+    // and the -1 was inferred from it.
+    std::optional<std::int64_t> product = known.get();
+    if (!product || *product == 0 || count % *product)
       fail("cannot reshape " + shapeText(shape) + " to " + shapeText(target));
-    target[inferred] = count / known;
+    target[inferred] = count / *product;
   }
   return {reshape(x, target)};
 }
@@ -1636,10 +1646,11 @@ std::vector<TensorId> Importer::lowerFlatten() {
     axis += rank;
   if (axis < 0 || axis > rank)
     fail("axis out of range");
-  std::int64_t outer = 1, inner = 1;
+  // Each a product of a valid tensor's dims: at most its element count.
+  CheckedInt outer = 1, inner = 1;
   for (std::int64_t i = 0; i < rank; ++i)
     (i < axis ? outer : inner) *= shape[i];
-  return {reshape(x, {outer, inner})};
+  return {reshape(x, {outer.saturated(), inner.saturated()})};
 }
 
 std::vector<TensorId> Importer::lowerTranspose() {
@@ -1760,10 +1771,12 @@ std::vector<TensorId> Importer::lowerSplit() {
   std::vector<TensorId> parts;
   std::int64_t offset = 0;
   for (std::int64_t size : sizes) {
-    if (size < 0 || offset + size > shape[axis])
+    // Checked: a size of INT64_MAX after the first part wrapped the end.
+    std::optional<std::int64_t> end = (CheckedInt(offset) + size).get();
+    if (size < 0 || !end || *end > shape[axis])
       fail("the split sizes exceed dimension " + std::to_string(axis));
     parts.push_back(sliceAxis(x, axis, offset, size));
-    offset += size;
+    offset = *end;
   }
   if (offset != shape[axis])
     fail("the split sizes do not add up to dimension " + std::to_string(axis));
@@ -1798,8 +1811,13 @@ std::vector<TensorId> Importer::lowerSlice() {
     fail("starts, ends, axes and steps differ in length");
   Shape offsets(rank, 0), sizes = shape, strides(rank, 1);
   std::vector<std::int64_t> reversed;
+  std::set<std::int64_t> sliced;
   for (std::size_t i = 0; i < starts.size(); ++i) {
     std::int64_t axis = normAxis(axes[i], rank), dim = shape[axis];
+    // ONNX leaves a repeated axis undefined (onnxruntime refuses it); the
+    // second slice of an axis would replace the first here.
+    if (!sliced.insert(axis).second)
+      fail("axes repeat " + std::to_string(axes[i]));
     std::int64_t step = steps[i], start = starts[i], end = ends[i];
     if (step == 0)
       fail("a step is 0");
@@ -1919,10 +1937,8 @@ std::vector<std::int64_t> Importer::convPads(const Shape &input,
   if (autoPad == "VALID")
     return result;
   for (std::size_t d = 0; d < spatial; ++d) {
-    const std::int64_t out = (input[d] + strides[d] - 1) / strides[d];
-    const std::int64_t span = dilations[d] * (kernel[d] - 1) + 1;
     const std::int64_t total =
-        std::max<std::int64_t>(0, (out - 1) * strides[d] + span - input[d]);
+        samePadding(input[d], strides[d], kernel[d], dilations[d]);
     const std::int64_t small = total / 2, large = total - small;
     result[d] = autoPad == "SAME_UPPER" ? small : large;
     result[spatial + d] = autoPad == "SAME_UPPER" ? large : small;
@@ -2395,6 +2411,10 @@ ImportedModel Importer::run() {
   for (const onnx::TensorProto &t : graph.initializer()) {
     if (t.name().empty())
       fail("an initializer has no name");
+    // Which of two initializers of one name would hold is not defined (the
+    // ONNX checker refuses the model).
+    if (initializerNames.count(t.name()))
+      fail("initializer '" + t.name() + "' is defined twice");
     Value v;
     try {
       v.constant = tensorFromProto(t);
@@ -2408,10 +2428,13 @@ ImportedModel Importer::run() {
   if (graph.sparse_initializer_size())
     fail("sparse initializers are not supported");
 
-  std::set<std::string> usedDims, usedConstants;
+  std::set<std::string> usedDims, usedConstants, inputNames;
   ImportedModel result;
   for (const onnx::ValueInfoProto &input : graph.input()) {
     const std::string &name = input.name();
+    // Two inputs of one name would bind one value to two arguments.
+    if (!inputNames.insert(name).second)
+      fail("graph input '" + name + "' is listed twice");
     if (initializerNames.count(name))
       continue;
     if (name.empty())

@@ -22,6 +22,7 @@
 // RUN: not fuse-run %s --input x=%t/c8.npy 2>&1 | FileCheck %s --check-prefix=C8
 // RUN: echo 'not numpy' > %t/junk.npy
 // RUN: not fuse-run %s --input x=%t/junk.npy 2>&1 | FileCheck %s --check-prefix=JUNK
+// RUN: not fuse-run %s --input n=%t/out/out1.npy --input n=%t/out/out1.npy 2>&1 | FileCheck %s --check-prefix=TWICE
 // RUN: not fuse-run %s --no-such-flag 2>&1 | FileCheck %s --check-prefix=FLAG
 
 func.func @errors(%x: tensor<8x4xf32>, %n: tensor<8xi32>) -> (tensor<8xf32> {fuse.name = "r"}, tensor<8xi32>) {
@@ -47,4 +48,5 @@ func.func @errors(%x: tensor<8x4xf32>, %n: tensor<8xi32>) -> (tensor<8xf32> {fus
 // FORTRAN: fuse-run: error: --input x: '{{.*}}fortran.npy': the array is in Fortran order; only C order is supported
 // C8: fuse-run: error: --input x: '{{.*}}c8.npy': dtype '<c8' is not supported; expected little-endian f2, f4, f8, i1, i2, i4, i8, u1, u2, u4, u8 or b1
 // JUNK: fuse-run: error: --input x: '{{.*}}junk.npy': not a .npy file
+// TWICE: fuse-run: error: --input names 'n' twice; give each input once
 // FLAG: Unknown command line argument '--no-such-flag'

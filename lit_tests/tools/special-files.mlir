@@ -2,7 +2,10 @@
 // /dev/zero, a link to /dev/zero, /proc/self/mem) are refused with a message
 // naming the path and what it is, and exit 2: never a crash, a hang (a FIFO
 // without a writer) or an out-of-memory abort (a file without an end).
-// `timeout` turns a hang into a failure of the check.
+// `timeout` turns a hang into a failure of the check. Where an output goes,
+// a FIFO, a directory or a symbolic link is refused the same way, never
+// followed or waited on (a FIFO blocked fuse-run --output-dir forever, a
+// link was written through, wherever it pointed).
 
 // RUN: rm -rf %t && mkdir -p %t/dir %t/dir.mlir %t/dir.onnx
 // RUN: mkfifo %t/fifo.npy %t/fifo.pb %t/fifo.mlir %t/fifo.onnx
@@ -21,6 +24,12 @@
 // RUN: sh -c 'timeout 60 fuse-run %t/fifo.onnx; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=FIFOONNX
 // RUN: sh -c 'timeout 60 fuse-run %t/zero.mlir; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=ZEROMLIR
 // RUN: sh -c 'timeout 60 fuse-run %t/zero.onnx; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=ZEROONNX
+// RUN: mkdir -p %t/out-fifo %t/out-dir/out0.npy %t/out-link
+// RUN: mkfifo %t/out-fifo/out0.npy && ln -s %t/victim %t/out-link/out0.npy
+// RUN: sh -c 'timeout 60 fuse-run %s --runtime reference --output-dir %t/out-fifo; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=OUTFIFO
+// RUN: sh -c 'timeout 60 fuse-run %s --runtime reference --output-dir %t/out-dir; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=OUTDIR
+// RUN: sh -c 'timeout 60 fuse-run %s --runtime reference --output-dir %t/out-link; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=OUTLINK
+// RUN: not ls %t/victim
 
 // INDIR: fuse-run: error: --input x: cannot read '{{.*}}/dir': it is a directory, not a regular file
 // INDIR: {{^}}exit=2{{$}}
@@ -47,6 +56,13 @@
 // ZEROMLIR: {{^}}exit=2{{$}}
 // ZEROONNX: fuse-run: error: cannot read '{{.*}}/zero.onnx': it is a character device, not a regular file
 // ZEROONNX: {{^}}exit=2{{$}}
+
+// OUTFIFO: fuse-run: error: cannot write '{{.*}}/out-fifo/out0.npy': it is a FIFO
+// OUTFIFO: {{^}}exit=2{{$}}
+// OUTDIR: fuse-run: error: cannot write '{{.*}}/out-dir/out0.npy': it is a directory
+// OUTDIR: {{^}}exit=2{{$}}
+// OUTLINK: fuse-run: error: cannot write '{{.*}}/out-link/out0.npy': it is a symbolic link, which is not followed
+// OUTLINK: {{^}}exit=2{{$}}
 
 func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
   %y = fuse.exp %x : tensor<8xf32>

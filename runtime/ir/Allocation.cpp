@@ -2,8 +2,10 @@
 
 #include "runtime/ir/Allocation.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <sys/resource.h>
+#include <sys/sysinfo.h>
 
 namespace fuse {
 
@@ -33,6 +35,32 @@ Status checkAllocatable(std::uint64_t bytes, const std::string &what) {
     return cannot();
   std::free(probe);
   return Status::success();
+}
+
+Status checkFitsInMemory(std::uint64_t bytes, const std::string &what) {
+  std::uint64_t room = kAddressSpaceBytes;
+  const char *bound = "the address space";
+  struct sysinfo info;
+  if (::sysinfo(&info) == 0) {
+    std::uint64_t memory =
+        (std::uint64_t(info.totalram) + std::uint64_t(info.totalswap)) *
+        std::max<std::uint64_t>(info.mem_unit, 1);
+    if (memory < room) {
+      room = memory;
+      bound = "this machine's memory and swap";
+    }
+  }
+  struct rlimit limit;
+  if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+      std::uint64_t(limit.rlim_cur) < room) {
+    room = std::uint64_t(limit.rlim_cur);
+    bound = "the address space limit (ulimit -v)";
+  }
+  if (bytes <= room)
+    return Status::success();
+  return Status::error(what + " needs " + std::to_string(bytes) +
+                       " bytes, more than " + bound + " (" +
+                       std::to_string(room) + " bytes)");
 }
 
 } // namespace fuse

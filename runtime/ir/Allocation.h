@@ -28,6 +28,13 @@ namespace fuse {
 /// for `what`".
 Status checkAllocatable(std::uint64_t bytes, const std::string &what);
 
+/// Success if `bytes`, held together, fit in the machine's memory and swap
+/// (and under the address space limit); else "`what` needs N bytes, more
+/// than ...". For a sum of allocations that each pass checkAllocatable:
+/// Linux grants each one (it overcommits), and the process is killed when
+/// their pages are touched.
+Status checkFitsInMemory(std::uint64_t bytes, const std::string &what);
+
 } // namespace fuse
 
 #endif // FUSE_RUNTIME_IR_ALLOCATION_H

@@ -2,6 +2,7 @@
 
 #include "runtime/ir/Graph.h"
 
+#include "runtime/ir/CheckedInt.h"
 #include "runtime/ir/Verifier.h"
 
 #include <cassert>
@@ -10,15 +11,15 @@
 
 using namespace fuse;
 
+// Counted with checked arithmetic: INT64_MAX when the count or the bytes
+// overflow, never a small wrapped number (a type validate() accepts holds at
+// most 2^48 bytes).
 std::int64_t TensorType::numElements() const {
-  std::int64_t count = 1;
-  for (std::int64_t dim : shape)
-    count *= dim;
-  return count;
+  return checkedElementCount(shape).saturated();
 }
 
 std::int64_t TensorType::byteSize() const {
-  return numElements() * fuse::byteSize(elementType);
+  return (checkedElementCount(shape) * fuse::byteSize(elementType)).saturated();
 }
 
 std::string TensorType::toString() const {

@@ -2,6 +2,8 @@
 
 #include "runtime/ir/Verifier.h"
 
+#include "runtime/ir/CheckedInt.h"
+
 #include "runtime/ir/WindowShape.h"
 
 #include <algorithm>
@@ -74,36 +76,8 @@ std::string typeRuleDescription(TypeRule rule) {
   return "";
 }
 
-/// The most bytes one tensor may hold (256 TiB): far above any real tensor,
-/// far below where an element count or a byte size wraps an int64.
-constexpr std::int64_t kMaxTensorBytes = std::int64_t(1) << 48;
-
-Status checkType(const TensorType &type, std::string_view what) {
-  bool empty = false;
-  for (std::int64_t dim : type.shape) {
-    if (dim < 0)
-      return fail(what, " has a negative dimension: ", type.toString());
-    empty |= dim == 0;
-  }
-  if (empty)
-    return Status::success();
-  // Checked arithmetic: the count is multiplied only while it stays below
-  // the bound, so a shape whose count would wrap (2^32 x 2^32) is refused
-  // instead of passing as 0 elements.
-  const std::int64_t limit =
-      kMaxTensorBytes / std::max<std::int64_t>(byteSize(type.elementType), 1);
-  std::int64_t count = 1;
-  for (std::int64_t dim : type.shape) {
-    if (count > limit / dim)
-      return fail(what, " is too large: ", type.toString(),
-                  " holds more than 2^48 bytes");
-    count *= dim;
-  }
-  return Status::success();
-}
-
 Status checkDense(const DenseValue &value) {
-  if (Status status = checkType(value.type(), "attribute 'value'");
+  if (Status status = checkTensorType(value.type(), "attribute 'value'");
       !status.ok())
     return status;
   const std::int64_t elements = value.splat ? 1 : value.type().numElements();
@@ -618,7 +592,7 @@ fuse::inferResultType(OpKind kind, std::span<const TensorType> operandTypes,
     return fail("expected ", info.numOperands, " operand",
                 info.numOperands == 1 ? "" : "s", ", got ", count);
   for (std::size_t i = 0; i < count; ++i) {
-    if (Status status = checkType(operandTypes[i], cat("operand ", i));
+    if (Status status = checkTensorType(operandTypes[i], cat("operand ", i));
         !status.ok())
       return status;
     if (!followsTypeRule(operandTypes[i].elementType, info.typeRule))
@@ -627,7 +601,7 @@ fuse::inferResultType(OpKind kind, std::span<const TensorType> operandTypes,
                   typeRuleDescription(info.typeRule));
   }
   if (declaredResult)
-    if (Status status = checkType(*declaredResult, "the result type");
+    if (Status status = checkTensorType(*declaredResult, "the result type");
         !status.ok())
       return status;
   if (Status status = checkAttributes(kind, attributes); !status.ok())
@@ -686,6 +660,24 @@ fuse::inferResultType(OpKind kind, std::span<const TensorType> operandTypes,
   return inferred;
 }
 
+/// The most bytes one tensor may hold (256 TiB): far above any real tensor,
+/// far below where an element count or a byte size wraps an int64.
+static constexpr std::int64_t kMaxTensorBytes = std::int64_t(1) << 48;
+
+Status fuse::checkTensorType(const TensorType &type, std::string_view what) {
+  for (std::int64_t dim : type.shape)
+    if (dim < 0)
+      return fail(what, " has a negative dimension: ", type.toString());
+  // Checked arithmetic: a shape whose count wraps (2^32 x 2^32) is refused
+  // instead of passing as 0 elements.
+  std::optional<std::int64_t> bytes =
+      (checkedElementCount(type.shape) * byteSize(type.elementType)).get();
+  if (!bytes || *bytes > kMaxTensorBytes)
+    return fail(what, " is too large: ", type.toString(),
+                " holds more than 2^48 bytes");
+  return Status::success();
+}
+
 Status fuse::validate(const Graph &graph) {
   const TensorId numTensors = TensorId(graph.tensors.size());
   // Where each tensor is defined: -1 for an input, the op index otherwise.
@@ -696,8 +688,8 @@ Status fuse::validate(const Graph &graph) {
   };
 
   for (TensorId id = 0; id < numTensors; ++id)
-    if (Status status =
-            checkType(graph.tensors[id].type, cat("tensor ", id, "'s type"));
+    if (Status status = checkTensorType(graph.tensors[id].type,
+                                        cat("tensor ", id, "'s type"));
         !status.ok())
       return status;
 

@@ -38,6 +38,11 @@ inferResultType(OpKind kind, std::span<const TensorType> operandTypes,
 /// same function, so it never accepts what validate() rejects.
 bool followsTypeRule(ElementType type, TypeRule rule);
 
+/// Success when `type` has no negative dimension and holds at most 2^48
+/// bytes (counted with checked arithmetic, so no count wraps); else "`what`
+/// has a negative dimension: ..." or "`what` is too large: ...".
+Status checkTensorType(const TensorType &type, std::string_view what);
+
 /// Success when the graph follows every rule of Graph.h; otherwise the first
 /// violation found, in graph order (inputs, then ops, then outputs).
 Status validate(const Graph &graph);

@@ -717,6 +717,35 @@ TEST(OnnxImporter, InvalidModels) {
        "node 'shape' (Shape, opset 17): the node has no outputs"},
       {"relu_without_outputs.onnx",
        "node 'relu' (Relu, opset 17): the node has no outputs"},
+      {"initializer_twice.onnx", "initializer 'w' is defined twice"},
+      {"input_listed_twice.onnx", "graph input 'x' is listed twice"},
+      {"slice_axis_twice.onnx",
+       "node 'slice' (Slice, opset 17): axes repeat 1"},
+  };
+  for (const auto &[file, message] : cases) {
+    Expected<ImportedModel> model = importModelFile(inputsDir() + file);
+    ASSERT_FALSE(model.ok()) << file;
+    EXPECT_NE(model.message().find(message), std::string::npos)
+        << file << ": " << model.message();
+  }
+}
+
+// Shape arithmetic that passes 2^63 is an error naming what overflowed, not
+// a wrapped value: SAME padding for a stride of INT64_MAX and a dilation of
+// 2^62 ran with a wrapped padding; the end of a split of sizes [1, INT64_MAX,
+// ...] wrapped; a Reshape to [-1, 2^62 + 1, 4] inferred the -1 from a
+// product wrapped to 4.
+TEST(OnnxImporter, ShapeArithmeticOverflow) {
+  const std::pair<const char *, const char *> cases[] = {
+      {"conv_same_padding_overflow.onnx",
+       "node 'conv' (Conv, opset 17): the padding auto_pad asks for passes "
+       "2^63 (stride 9223372036854775807, window 3, dilation "
+       "4611686018427387904)"},
+      {"split_sizes_overflow.onnx",
+       "node 'split' (Split, opset 17): the split sizes exceed dimension 0"},
+      {"reshape_known_overflow.onnx",
+       "node 'reshape' (Reshape, opset 17): cannot reshape [16] to [-1, "
+       "4611686018427387905, 4]"},
   };
   for (const auto &[file, message] : cases) {
     Expected<ImportedModel> model = importModelFile(inputsDir() + file);

@@ -7,12 +7,15 @@
 #include "runtime/ir/RegularFile.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <fcntl.h>
 #include <limits>
 #include <optional>
 #include <set>
 #include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace fuse::npy {
 namespace {
@@ -87,8 +90,11 @@ public:
         }
         sawOrder = true;
       } else if (key == "shape") {
-        if (!parseShape(shape))
-          return fail("'shape' is not a tuple of integers");
+        bool tooLong = false;
+        if (!parseShape(shape, tooLong))
+          return fail(tooLong ? "a dimension of 'shape' has more than 15 "
+                                "digits, more than any tensor holds"
+                              : "'shape' is not a tuple of integers");
         sawShape = true;
       } else {
         return fail("unexpected key '" + key + "'");
@@ -132,7 +138,7 @@ private:
     pos = end + 1;
     return true;
   }
-  bool parseShape(std::vector<std::int64_t> &shape) {
+  bool parseShape(std::vector<std::int64_t> &shape, bool &tooLong) {
     if (!consume('('))
       return false;
     while (true) {
@@ -144,7 +150,8 @@ private:
         ++pos;
       // Python 2 longs: `3L`.
       std::string digits = text.substr(start, pos - start);
-      if (digits.empty() || digits.size() > 15)
+      tooLong = digits.size() > 15;
+      if (digits.empty() || tooLong)
         return false;
       consume('L');
       shape.push_back(std::stoll(digits));
@@ -345,6 +352,71 @@ Expected<Array> read(const std::string &path) {
   return array;
 }
 
+namespace {
+
+/// An output file, opened without following a link and without blocking (a
+/// FIFO where an output goes would wait for a reader forever), and written
+/// only if it is a regular file: an output never lands outside the output
+/// folder or in a device, whatever the folder holds.
+class OutputFile {
+public:
+  ~OutputFile() {
+    if (fd >= 0)
+      ::close(fd);
+  }
+
+  Status open(const std::string &filePath) {
+    path = filePath;
+    fd = ::open(path.c_str(),
+                O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+                    O_NOCTTY,
+                0666);
+    if (fd < 0) {
+      if (errno == ELOOP)
+        return failure("it is a symbolic link, which is not followed");
+      if (errno == ENXIO)
+        return failure("it is a FIFO");
+      if (errno == EISDIR)
+        return failure("it is a directory");
+      return failure(std::strerror(errno));
+    }
+    struct stat info;
+    if (::fstat(fd, &info) != 0)
+      return failure(std::strerror(errno));
+    if (S_ISDIR(info.st_mode))
+      return failure("it is a directory");
+    if (!S_ISREG(info.st_mode))
+      return failure("it is not a regular file");
+    if (::ftruncate(fd, 0) != 0)
+      return failure(std::strerror(errno));
+    return Status::success();
+  }
+
+  Status write(const void *data, std::size_t size) {
+    const char *next = static_cast<const char *>(data);
+    while (size > 0) {
+      ssize_t written = ::write(fd, next, size);
+      if (written < 0 && errno == EINTR)
+        continue;
+      if (written <= 0)
+        return failure(written < 0 ? std::strerror(errno) : "nothing written");
+      next += written;
+      size -= std::size_t(written);
+    }
+    return Status::success();
+  }
+
+private:
+  Status failure(const std::string &why) const {
+    return Status::error("cannot write '" + path + "': " + why);
+  }
+
+  std::string path;
+  int fd = -1;
+};
+
+} // namespace
+
 Status write(const std::string &path, const Array &array) {
   const Array *data = &array;
   Array widened;
@@ -379,20 +451,18 @@ Status write(const std::string &path, const Array &array) {
   std::size_t total = kMagicLength + 4 + text.size() + 1;
   text.append((64 - total % 64) % 64, ' ');
   text += '\n';
-  std::ofstream out(path, std::ios::binary);
-  if (!out)
-    return Status::error("cannot write '" + path + "'");
-  out.write(kMagic, kMagicLength);
-  out.put(1);
-  out.put(0);
-  out.put(char(text.size() & 0xff));
-  out.put(char(text.size() >> 8));
-  out << text;
-  out.write(reinterpret_cast<const char *>(data->bytes.data()),
-            std::streamsize(data->bytes.size()));
-  if (!out)
-    return Status::error("cannot write '" + path + "'");
-  return Status::success();
+  std::string head(kMagic, kMagicLength);
+  head += char(1);
+  head += char(0);
+  head += char(text.size() & 0xff);
+  head += char(text.size() >> 8);
+  head += text;
+  OutputFile out;
+  if (Status opened = out.open(path); !opened.ok())
+    return opened;
+  if (Status written = out.write(head.data(), head.size()); !written.ok())
+    return written;
+  return out.write(data->bytes.data(), data->bytes.size());
 }
 
 std::vector<std::string>

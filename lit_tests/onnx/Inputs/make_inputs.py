@@ -221,6 +221,44 @@ save("node_writes_its_input", [
     helper.make_node("Neg", ["x"], ["t"], name="neg"),
     helper.make_node("Relu", ["t"], ["t"], name="relu"),
 ], [f32("x", [2])], [f32("t", [2])], check=False)
+# An initializer given twice (which value holds is undefined), a graph input
+# listed twice, a Slice of one axis twice (undefined in ONNX; the second
+# slice once replaced the first).
+save("initializer_twice", [
+    helper.make_node("Add", ["x", "w"], ["y"], name="add"),
+], [f32("x", [2])], [f32("y", [2])],
+    [numpy_helper.from_array(np.ones(2, np.float32), "w"),
+     numpy_helper.from_array(np.zeros(2, np.float32), "w")], check=False)
+save("input_listed_twice", [
+    helper.make_node("Relu", ["x"], ["y"], name="relu"),
+], [f32("x", [2]), f32("x", [2])], [f32("y", [2])], check=False)
+save("slice_axis_twice", [
+    helper.make_node("Slice", ["x", "s", "e", "axes"], ["y"], name="slice"),
+], [f32("x", [2, 5])], [f32("y", [2, 1])],
+    [ints("s", [0, 1]), ints("e", [5, 2]), ints("axes", [1, 1])], check=False)
+# Shape arithmetic that passes 2^63 (OnnxImporter.ShapeArithmeticOverflow):
+# SAME padding for a stride of INT64_MAX and a dilation of 2^62 (the wrapped
+# padding ran), split sizes whose end wraps, a Reshape whose known entries'
+# product wraps to 4 (the -1 was inferred from it).
+save("conv_same_padding_overflow", [
+    helper.make_node("Conv", ["x", "w"], ["y"], name="conv",
+                     auto_pad="SAME_UPPER", strides=[INT64_MAX, 1],
+                     dilations=[2**62, 1]),
+], [f32("x", [1, 1, 4, 4]), f32("w", [1, 1, 3, 3])], [f32("y", None)],
+    check=False)
+save("split_sizes_overflow", [
+    helper.make_node("Split", ["x", "split"], ["a", "b", "c"], name="split"),
+], [f32("x", [4])], [f32("a", None), f32("b", None), f32("c", None)],
+    [ints("split", [1, INT64_MAX, -INT64_MAX + 2])], check=False)
+save("reshape_known_overflow", [
+    helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape"),
+], [f32("x", [16])], [f32("y", None)],
+    [ints("shape", [-1, 2**62 + 1, 4])], check=False)
+# A graph that lists one output twice (valid ONNX): both copies hold the
+# value (onnx/output-listed-twice.test).
+save("output_listed_twice", [
+    helper.make_node("Exp", ["x"], ["y"], name="exp"),
+], [f32("x", [16])], [f32("y", [16]), f32("y", [16])])
 
 # Nodes without outputs (the checker refuses them): one a Shape, which the
 # importer evaluates at import time, one a Relu, which it lowers.
