@@ -219,6 +219,16 @@ FailureOr<KernelPlan> KernelChecker::plan() {
   for (Value value : llvm::concat<Value>(plan.inputs, plan.outputs))
     plan.trafficBytes += tensorBytes(value.getType());
 
+  // A gather reads its data at run-time positions: from memory, a kernel
+  // input, never a value computed in the kernel.
+  for (Operation *op : ops)
+    if (auto gather = dyn_cast<GatherOp>(op);
+        gather && isMember(gather.getData())) {
+      why << "the data of fuse.gather is computed in the kernel: a gather "
+             "reads it from memory, at run-time positions";
+      return failure();
+    }
+
   SmallVector<MatmulOp> matmuls;
   SmallVector<Operation *> reductions;
   SmallVector<PoolOp> pools;
@@ -615,7 +625,7 @@ struct GroupPlan {
   int32_t live = LiveTrees::empty;
   unsigned numInputs = 0;
   int64_t trafficBytes = 0;
-  /// Matmuls and pools: planKernel decides a union that has one.
+  /// Matmuls, pools and gathers: planKernel decides a union that has one.
   unsigned numForPlanKernel = 0;
   std::optional<Rows> rows; // the rows of its reductions
   /// Iteration sizes of its ops other than reductions.
@@ -694,7 +704,7 @@ void GroupPlans::addGroup(Operation *op) {
       group.outputs.insert(value);
     group.trafficBytes += impl->cost(value, use);
   }
-  group.numForPlanKernel = isa<MatmulOp, PoolOp>(op);
+  group.numForPlanKernel = isa<MatmulOp, PoolOp, GatherOp>(op);
   group.rows = reductionRows(op);
   if (!group.rows)
     group.sizes.push_back(numElements(op->getResult(0).getType()));

@@ -72,8 +72,8 @@ FailureOr<KernelPlan> planKernel(ArrayRef<Operation *> ops,
 /// merge costs about the size of the smaller group (and a log factor) instead
 /// of re-planning every op of both. A long chain then fuses in O(n log n)
 /// rather than O(n^2). It decides pointwise, row and full reductions exactly
-/// as planKernel does and leaves kernels with a matmul, a pool or a column
-/// reduction to planKernel.
+/// as planKernel does and leaves kernels with a matmul, a pool, a gather or
+/// a column reduction to planKernel.
 class GroupPlans {
 public:
   GroupPlans(Block &block, const CostModel &model);

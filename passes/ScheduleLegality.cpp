@@ -406,8 +406,22 @@ FailureOr<WindowSchedule> analyzeWindowReduction(FusionOp fusion,
   return schedule;
 }
 
+/// A gather reads its data at run-time positions, from memory: in every
+/// schedule, its data is a kernel input.
+static LogicalResult checkGatherData(FusionOp fusion,
+                                     const ScheduleTarget &target) {
+  for (auto gather : fusion.getBody().front().getOps<GatherOp>())
+    if (!isa<BlockArgument>(gather.getData()))
+      return refuse(gather, target, stringifyScheduleKind(fusion.getKind()))
+             << "its data is computed in the kernel (a gather reads it from "
+                "memory, at run-time positions)";
+  return success();
+}
+
 FailureOr<DictionaryAttr> selectSchedule(FusionOp fusion,
                                          const ScheduleTarget &target) {
+  if (failed(checkGatherData(fusion, target)))
+    return failure();
   Builder b(fusion.getContext());
   SmallVector<NamedAttribute> entries;
   auto add = [&](StringRef name, int64_t value) {
