@@ -439,8 +439,9 @@ protected:
   /// wrapped when negative, and the data, a kernel input, is loaded at the
   /// position they select (contiguous when the index is uniform and the
   /// result position contiguous). An index outside [-dim, dim) is never
-  /// read: the load takes position 0 of the axis instead, and
-  /// checkGatherIndex records the lanes where that happened.
+  /// read: the load takes position 0 of the axis instead. Kernels do not
+  /// report it (no error channel yet): runBundle checks the indices that
+  /// come from inputs before a run (checkGatherIndexInputs).
   FailureOr<Value> emitGather(fd::GatherOp gather, Index index) {
     auto data = dyn_cast<BlockArgument>(gather.getData());
     if (!data || !argPointers.lookup(data))
@@ -488,7 +489,6 @@ protected:
         b, loc, negative, arith::AddIOp::create(b, loc, key, c64(dim)), key);
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                           wrapped, c64(dim));
-    checkGatherIndex(gather, inRange, key);
     Value safe = arith::SelectOp::create(b, loc, inRange, wrapped, c64(0));
     Value offset = arith::MulIOp::create(b, loc, safe, c64(dataStrides[axis]));
     Index base = mapIndex(index, baseMap);
@@ -509,12 +509,6 @@ protected:
     }
     return load(argPointers.lookup(data), elementTypeOf(data), position);
   }
-
-  /// Where a target records a gather's out-of-range indices: `inRange` (i1,
-  /// a scalar when the index is one for every lane) is false where `index`
-  /// (i64, the index as given) lies outside the axis. By default nothing.
-  virtual void checkGatherIndex(fd::GatherOp gather, Value inRange,
-                                Value index) {}
 
   static std::tuple<Value, Value, unsigned> memoKey(Value value, Index index) {
     return std::make_tuple(value, index.value, unsigned(index.kind));
