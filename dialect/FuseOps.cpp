@@ -545,6 +545,27 @@ LogicalResult ConvOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Gather
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::verify() {
+  RankedTensorType data = tensorType(getData()),
+                   indices = tensorType(getIndices());
+  int64_t axis = getAxis(), rank = data.getRank();
+  if (axis < 0 || axis >= rank)
+    return emitOpError() << "axis " << axis << " is out of range [0, " << rank
+                         << ") for data of rank " << rank;
+  if (!indices.getElementType().isSignlessInteger(32) &&
+      !indices.getElementType().isSignlessInteger(64))
+    return emitOpError() << "indices must be i32 or i64, but are "
+                         << indices.getElementType();
+  SmallVector<int64_t> shape(data.getShape().take_front(axis));
+  llvm::append_range(shape, indices.getShape());
+  llvm::append_range(shape, data.getShape().drop_front(axis + 1));
+  return checkResultType(*this, shape, data.getElementType());
+}
+
+//===----------------------------------------------------------------------===//
 // Fusion
 //===----------------------------------------------------------------------===//
 

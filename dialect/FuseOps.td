@@ -582,6 +582,37 @@ def Fuse_ConvOp : Fuse_Op<"conv", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Gathers
+//===----------------------------------------------------------------------===//
+
+def Fuse_GatherOp : Fuse_Op<"gather", [Pure]> {
+  let summary = "gather slices along one axis at run-time indices";
+  let description = [{
+    ONNX's Gather: `indices` (i32 or i64, any shape, rank 0 included) select
+    slices of `data` along `axis`; the result is `data`'s dims before
+    `axis`, then the indices' dims, then `data`'s dims after `axis`, of
+    `data`'s element type:
+    result[o..., i..., n...] = data[o..., k, n...] with k = indices[i...],
+    plus the axis' size when negative. An index outside [-size, size) is an
+    error of the run; it is never read.
+
+    Example (an embedding lookup of token ids):
+    ```mlir
+    %e = fuse.gather %table[%ids] axis = 0
+        : tensor<30522x256xf32>, tensor<2x128xi64> -> tensor<2x128x256xf32>
+    ```
+  }];
+  let arguments = (ins Fuse_Tensor:$data, Fuse_Tensor:$indices,
+                       I64Attr:$axis);
+  let results = (outs Fuse_Tensor:$result);
+  let assemblyFormat = [{
+    $data `[` $indices `]` `axis` `=` $axis attr-dict `:` type($data) `,`
+    type($indices) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Fused kernels
 //===----------------------------------------------------------------------===//
 

@@ -218,15 +218,17 @@ FailureOr<KernelPlan> KernelChecker::plan() {
     why << "a kernel holds at most one matmul";
     return failure();
   } else if (!matmuls.empty()) {
-    if (failed(checkMatmul(matmuls.front())))
-      return failure();
     plan.kind = ScheduleKind::matmul;
+    if (failed(checkMatmul(matmuls.front())) ||
+        failed(checkSchedule(plan.kind)))
+      return failure();
   } else if (!reductions.empty()) {
     FailureOr<ScheduleKind> kind = checkReductions(reductions);
     if (failed(kind) || failed(checkSchedule(*kind)))
       return failure();
     plan.kind = *kind;
-  } else if (failed(checkPointwise())) {
+  } else if (failed(checkPointwise()) ||
+             failed(checkSchedule(ScheduleKind::pointwise))) {
     return failure();
   }
 
@@ -541,10 +543,10 @@ struct GroupPlan {
   unsigned numInputs = 0;
   int64_t trafficBytes = 0;
   /// Ops after which planKernel decides a union that has one: matmuls,
-  /// pools, and in a reduction kernel arg reductions (analyzed as columns
-  /// where the target scans them) and ops that read other positions than
-  /// their own (ScheduleLegality follows a row's value through elementwise
-  /// ops, reshapes and broadcasts only).
+  /// pools, im2cols, gathers, and in a reduction kernel arg reductions
+  /// (analyzed as columns where the target scans them) and ops that read other
+  /// positions than their own (ScheduleLegality follows a row's value through
+  /// elementwise ops, reshapes and broadcasts only).
   unsigned numForPlanKernel = 0;
   unsigned numForPlanKernelWithRows = 0;
   std::optional<Rows> rows; // the rows of its reductions
@@ -624,7 +626,7 @@ void GroupPlans::addGroup(Operation *op) {
       group.outputs.insert(value);
     group.trafficBytes += impl->cost(value, use);
   }
-  group.numForPlanKernel = isa<MatmulOp, PoolOp, Im2colOp>(op);
+  group.numForPlanKernel = isa<MatmulOp, PoolOp, Im2colOp, GatherOp>(op);
   group.numForPlanKernelWithRows = isa<ArgMaxOp, ArgMinOp>(op) ||
                                    !(op->hasTrait<OpTrait::Elementwise>() ||
                                      isa<ReshapeOp, BroadcastOp, ReduceOp>(op));

@@ -77,10 +77,11 @@ FailureOr<KernelPlan> planKernel(ArrayRef<Operation *> ops,
 /// merge costs about the size of the smaller group (and a log factor) instead
 /// of re-planning every op of both. A long chain then fuses in O(n log n)
 /// rather than O(n^2). It decides pointwise, row and full reductions exactly
-/// as planKernel does and leaves kernels with a matmul, a pool or a column
-/// reduction to planKernel, as well as reductions with an op that reads other
-/// positions than its own (a transpose, a slice: ScheduleLegality decides
-/// whether it reads a row's value at that row) or an argmax/argmin.
+/// as planKernel does and leaves kernels with a matmul, a pool, an im2col, a
+/// gather or a column reduction to planKernel, as well as reductions with an
+/// op that reads other positions than its own (a transpose, a slice:
+/// ScheduleLegality decides whether it reads a row's value at that row) or
+/// an argmax/argmin.
 class GroupPlans {
 public:
   GroupPlans(Block &block, const CostModel &model);

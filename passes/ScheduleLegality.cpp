@@ -451,9 +451,25 @@ FailureOr<WindowSchedule> analyzeWindowReduction(const KernelView &kernel,
   return schedule;
 }
 
+/// A gather reads its data at run-time positions, from memory: in every
+/// schedule, its data is a kernel input.
+static LogicalResult checkGatherData(const KernelView &kernel,
+                                     ScheduleKind kind,
+                                     const ScheduleTarget &target) {
+  for (Operation *op : kernel.ops())
+    if (auto gather = dyn_cast<GatherOp>(op);
+        gather && !kernel.isInput(gather.getData()))
+      return refuse(gather, target, stringifyScheduleKind(kind))
+             << "its data is computed in the kernel (a gather reads it from "
+                "memory, at run-time positions)";
+  return success();
+}
+
 FailureOr<DictionaryAttr> selectSchedule(const KernelView &kernel,
                                          ScheduleKind kind,
                                          const ScheduleTarget &target) {
+  if (failed(checkGatherData(kernel, kind, target)))
+    return failure();
   Builder b(kernel.anchor()->getContext());
   SmallVector<NamedAttribute> entries;
   auto add = [&](StringRef name, int64_t value) {

@@ -310,6 +310,12 @@ protected:
         return failure();
       return remember(value, index, *column);
     }
+    if (auto gather = dyn_cast<fd::GatherOp>(op)) {
+      FailureOr<Value> gathered = emitGather(gather, index);
+      if (failed(gathered))
+        return failure();
+      return remember(value, index, *gathered);
+    }
     FailureOr<Value> own = emitTargetOp(op, index);
     if (failed(own))
       return failure();
@@ -499,6 +505,83 @@ protected:
     Type compute = computeType(elementTypeOf(im2col.getResult()));
     return arith::SelectOp::create(b, loc, inside, *x, constant(compute, 0.0))
         .getResult();
+  }
+
+  /// A gather at `index` (Ops.def; every schedule reads it the same way):
+  /// the indices are read at the result position's index coordinates (an
+  /// index map: uniform along an embedding's row, so one index per vector),
+  /// wrapped when negative, and the data, a kernel input, is loaded at the
+  /// position they select (contiguous when the index is uniform and the
+  /// result position contiguous). An index outside [-dim, dim) is never
+  /// read: the load takes position 0 of the axis instead. Kernels do not
+  /// report it (no error channel yet): runBundle checks the indices that
+  /// come from inputs before a run (checkGatherIndexInputs).
+  FailureOr<Value> emitGather(fd::GatherOp gather, Index index) {
+    auto data = dyn_cast<BlockArgument>(gather.getData());
+    if (!data || !argPointers.lookup(data))
+      return unsupported(gather, "its data is computed in the kernel (a "
+                                 "gather reads it from memory)");
+    ArrayRef<int64_t> dataShape = shapeOf(gather.getData()),
+                      indexShape = shapeOf(gather.getIndices()),
+                      out = shapeOf(gather.getResult());
+    int64_t axis = gather.getAxis(), q = indexShape.size();
+    SmallVector<int64_t> dataStrides = rowMajorStrides(dataShape),
+                         indexStrides = rowMajorStrides(indexShape);
+    // Result coordinates -> the indices' position, and -> the data's
+    // position without the axis' term.
+    AffineIndexMap indexMap, baseMap;
+    indexMap.resultShape.assign(out.begin(), out.end());
+    baseMap.resultShape.assign(out.begin(), out.end());
+    indexMap.multipliers.assign(out.size(), 0);
+    baseMap.multipliers.assign(out.size(), 0);
+    for (int64_t d = 0; d < axis; ++d)
+      baseMap.multipliers[d] = dataStrides[d];
+    for (int64_t j = 0; j < q; ++j)
+      indexMap.multipliers[axis + j] = indexStrides[j];
+    for (int64_t d = axis + 1; d < int64_t(dataShape.size()); ++d)
+      baseMap.multipliers[d - 1 + q] = dataStrides[d];
+    Index at = mapIndex(index, indexMap);
+    FailureOr<Value> k = emit(gather.getIndices(), at);
+    if (failed(k))
+      return failure();
+    // One index for every lane: a scalar.
+    bool uniform = at.kind == Index::Uniform;
+    Value key = *k;
+    if (uniform && width != 1)
+      key = vector::ExtractOp::create(b, loc, key, ArrayRef<int64_t>{0});
+    Type i64Type = b.getI64Type();
+    Type keyType = uniform ? i64Type : vectorOf(i64Type);
+    if (getElementTypeOrSelf(key.getType()) != i64Type)
+      key = arith::ExtSIOp::create(b, loc, keyType, key);
+    auto c64 = [&](int64_t v) {
+      return uniform || width == 1 ? i64(v) : constantVector(i64Type, v);
+    };
+    int64_t dim = dataShape[axis];
+    Value negative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, key, c64(0));
+    Value wrapped = arith::SelectOp::create(
+        b, loc, negative, arith::AddIOp::create(b, loc, key, c64(dim)), key);
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          wrapped, c64(dim));
+    Value safe = arith::SelectOp::create(b, loc, inRange, wrapped, c64(0));
+    Value offset = arith::MulIOp::create(b, loc, safe, c64(dataStrides[axis]));
+    Index base = mapIndex(index, baseMap);
+    Index position;
+    if (width == 1) {
+      Value start = base.value;
+      if (base.kind == Index::Lanes)
+        start = vector::ExtractOp::create(b, loc, start, ArrayRef<int64_t>{0});
+      position = {Index::Uniform, arith::AddIOp::create(b, loc, start, offset)};
+    } else if (uniform && base.kind != Index::Lanes) {
+      position = {base.kind, arith::AddIOp::create(b, loc, base.value, offset),
+                  base.block, base.aligned && dataStrides[axis] % width == 0};
+    } else {
+      Value lanes = lanePositions(base);
+      if (uniform)
+        offset = vector::BroadcastOp::create(b, loc, vectorOf(i64Type), offset);
+      position = {Index::Lanes, arith::AddIOp::create(b, loc, lanes, offset)};
+    }
+    return load(argPointers.lookup(data), elementTypeOf(data), position);
   }
 
   static std::tuple<Value, Value, unsigned> memoKey(Value value, Index index) {

@@ -1861,43 +1861,46 @@ std::vector<TensorId> Importer::lowerSlice() {
   return {y};
 }
 
+/// Gather: constant indices that form a rising progression are one strided
+/// slice (which fuses anywhere, and reads nothing but its data); every other
+/// Gather is a `gather` op with the indices as a run-time tensor (a model
+/// input, a computed value or a constant), so that new token ids reuse the
+/// compiled model.
 std::vector<TensorId> Importer::lowerGather() {
   TensorId x = in(0);
   Shape shape = shapeOf(x);
   std::int64_t rank = std::int64_t(shape.size());
+  if (rank == 0)
+    fail("the data (input 0) is a scalar; Gather needs rank >= 1");
   std::int64_t axis = normAxis(attrInt("axis", 0), rank);
-  const HostTensorData &indexData = constIn(1, "indices");
-  std::vector<std::int64_t> indices = toInts(indexData);
-  if (indices.empty() || indices.size() > 1024)
-    fail("Gather of " + std::to_string(indices.size()) +
-         " indices is not supported (1 to 1024)");
-  for (std::int64_t &index : indices) {
-    if (index < -shape[axis] || index >= shape[axis])
-      fail("index " + std::to_string(index) + " is out of range for " +
-           "dimension " + std::to_string(axis) + " of " + shapeText(shape));
-    if (index < 0)
-      index += shape[axis];
-  }
-  // Indices in a rising progression are one strided slice; others, one
-  // slice each and a concat.
-  std::int64_t step = indices.size() > 1 ? indices[1] - indices[0] : 1;
-  bool progression = step > 0;
-  for (std::size_t i = 1; i < indices.size() && progression; ++i)
-    progression = indices[i] - indices[i - 1] == step;
-  TensorId y;
-  if (progression) {
-    y = sliceAxis(x, axis, indices[0], std::int64_t(indices.size()), step);
-  } else {
-    std::vector<TensorId> parts;
-    for (std::int64_t index : indices)
-      parts.push_back(sliceAxis(x, axis, index, 1));
-    y = check(b->concat(parts, axis));
-  }
+  const TensorType &indexType = inType(1);
+  if (indexType.elementType != ElementType::I32 &&
+      indexType.elementType != ElementType::I64)
+    fail("the indices (input 1) are " +
+         std::string(elementTypeName(indexType.elementType)) +
+         ", expected int32 or int64");
   Shape out(shape.begin(), shape.begin() + axis);
-  out.insert(out.end(), indexData.type.shape.begin(),
-             indexData.type.shape.end());
+  out.insert(out.end(), indexType.shape.begin(), indexType.shape.end());
   out.insert(out.end(), shape.begin() + axis + 1, shape.end());
-  return {reshape(y, out)};
+  if (const std::optional<HostTensorData> &constant = inputValue(1).constant) {
+    std::vector<std::int64_t> indices = toInts(*constant);
+    for (std::int64_t &index : indices) {
+      if (index < -shape[axis] || index >= shape[axis])
+        fail("index " + std::to_string(index) + " is out of range for " +
+             "dimension " + std::to_string(axis) + " of " + shapeText(shape));
+      if (index < 0)
+        index += shape[axis];
+    }
+    std::int64_t step = indices.size() > 1 ? indices[1] - indices[0] : 1;
+    bool progression = !indices.empty() && step > 0;
+    for (std::size_t i = 1; i < indices.size() && progression; ++i)
+      progression = indices[i] - indices[i - 1] == step;
+    if (progression)
+      return {reshape(
+          sliceAxis(x, axis, indices[0], std::int64_t(indices.size()), step),
+          out)};
+  }
+  return {check(b->gather(x, in(1), axis))};
 }
 
 //===----------------------------------------------------------------------===//

@@ -3,6 +3,7 @@
 #include "runtime/device/RunBundle.h"
 
 #include "runtime/cache/Bundle.h"
+#include "runtime/ir/Interpreter.h"
 
 #include <algorithm>
 
@@ -53,6 +54,17 @@ DeviceStatus checkInputs(const Bundle &bundle,
                        bundle.graph.typeOf(bundle.inputs[i]).toString() +
                        " needs " +
                        std::to_string(tensorBytes(bundle, bundle.inputs[i]))};
+  // Gather indices that are inputs (token ids, through reshapes and casts)
+  // are checked here, before anything runs: an index out of range fails the
+  // run naming the op and the index.
+  TensorBindings views;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    views.emplace(bundle.inputs[i],
+                  HostTensor{bundle.graph.typeOf(bundle.inputs[i]),
+                             const_cast<std::byte *>(inputs[i].data())});
+  if (Status indices = checkGatherIndexInputs(bundle.graph, views);
+      !indices.ok())
+    return Error{ErrorCode::InvalidArgument, indices.message()};
   return DeviceStatus();
 }
 

@@ -365,6 +365,11 @@ TensorId GraphBuilder::matmul(TensorId a, TensorId b, bool transposeA,
   return op(OpKind::Matmul, {a, b}, std::move(attributes));
 }
 
+TensorId GraphBuilder::gather(TensorId data, TensorId indices,
+                              std::int64_t axis) {
+  return op(OpKind::Gather, {data, indices}, {{"axis", Attribute::i64(axis)}});
+}
+
 TensorId GraphBuilder::conv(TensorId x, TensorId w, TensorId bias,
                             std::vector<std::int64_t> strides,
                             std::vector<std::int64_t> dilations,

@@ -108,6 +108,12 @@
 //     dilated kernel); out[n, m, o...] = bias[m] + sum over c < C / group
 //     and k... of x[n, g * C / group + c, o * stride + k * dilation - begin]
 //     * w[m, c, k...], with g = m / (M / group) and zeros outside x.
+//   gather(data, indices) {axis}: indices i32 or i64 of any shape, axis in
+//     [0, rank of data); result data.shape[:axis] ++ indices.shape ++
+//     data.shape[axis + 1:]; result[o..., i..., n...] = data[o..., k, n...]
+//     with k = indices[i...] (+ data.shape[axis] when negative, as ONNX
+//     says). An index outside [-dim, dim) fails the evaluation, naming the
+//     op and the index; it is never read.
 //   Optional attributes are flags (an absent flag means false), and cast's
 //   round_mode (absent means up).
 //
@@ -343,6 +349,8 @@ public:
   TensorId im2col(TensorId x, PoolWindow window);
   TensorId argmin(TensorId x, std::int64_t axis, bool keepDims = false,
                   bool selectLastIndex = false);
+  /// gather(data, indices) {axis}, axis in [0, rank of data).
+  TensorId gather(TensorId data, TensorId indices, std::int64_t axis);
   TensorId matmul(TensorId a, TensorId b, bool transposeA = false,
                   bool transposeB = false);
   /// conv with `bias` when it is not kInvalidTensor; pads as in Graph.h

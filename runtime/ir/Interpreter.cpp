@@ -893,6 +893,60 @@ void evalPool(const Op &op, const OpBuffers &buffers) {
   });
 }
 
+/// A gather's index `k` at element `element` of its indices (`from`: where
+/// they came from, or empty), out of range for the data `data` along `axis`.
+std::string gatherRangeError(std::int64_t k, std::int64_t element,
+                             const std::string &from, std::int64_t axis,
+                             const TensorType &data) {
+  const std::int64_t dim = data.shape[std::size_t(axis)];
+  return "index " + std::to_string(k) + " (element " + std::to_string(element) +
+         " of the indices" + from + ") is out of range for dim " +
+         std::to_string(axis) + " of size " + std::to_string(dim) + " of " +
+         data.toString() + " (valid: " + std::to_string(-dim) + " to " +
+         std::to_string(dim - 1) + ")";
+}
+
+/// The first of a gather's indices outside [-dim, dim) (dim: the data's
+/// size along the axis), as an error naming it and its position; the
+/// indices are read before anything is written.
+Status checkGatherIndices(const Op &op, const OpBuffers &buffers) {
+  const HostTensor &data = buffers.operands[0], &indices = buffers.operands[1];
+  const std::int64_t axis = op.findAttr("axis")->getI64();
+  const std::int64_t dim = data.type.shape[std::size_t(axis)];
+  const std::int64_t count = indices.type.numElements();
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::int64_t k = loadInt(indices.type.elementType, indices.data, i);
+    if (k < -dim || k >= dim)
+      return Status::error(gatherRangeError(k, i, "", axis, data.type));
+  }
+  return Status::success();
+}
+
+/// A gather (Graph.h) whose indices checkGatherIndices accepted: each
+/// result element copies the data element its index selects.
+void evalGather(const Op &op, const OpBuffers &buffers) {
+  const HostTensor &data = buffers.operands[0], &indices = buffers.operands[1];
+  const HostTensor &out = buffers.result;
+  const std::size_t axis = std::size_t(op.findAttr("axis")->getI64());
+  const std::int64_t dim = data.type.shape[axis];
+  std::int64_t inner = 1, outer = 1;
+  for (std::size_t d = axis + 1; d < data.type.shape.size(); ++d)
+    inner *= data.type.shape[d];
+  for (std::size_t d = 0; d < axis; ++d)
+    outer *= data.type.shape[d];
+  const std::int64_t count = indices.type.numElements();
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t i = 0; i < count; ++i) {
+      std::int64_t k =
+          std::int64_t(loadInt(indices.type.elementType, indices.data, i));
+      if (k < 0)
+        k += dim;
+      for (std::int64_t n = 0; n < inner; ++n)
+        copyElement(out, (o * count + i) * inner + n, data,
+                    (o * dim + k) * inner + n);
+    }
+}
+
 void evalOp(const Op &op, const OpBuffers &buffers) {
   switch (opInfo(op.kind).form) {
   case OpForm::Unary:
@@ -937,6 +991,8 @@ void evalOp(const Op &op, const OpBuffers &buffers) {
     return evalMatmul(op, buffers);
   case OpKind::Conv:
     return evalConv(op, buffers);
+  case OpKind::Gather:
+    return evalGather(op, buffers);
   default:
     return;
   }
@@ -1003,6 +1059,9 @@ Status fuse::evaluateOps(const Graph &graph,
       it = values.emplace(result, temporaries.back()->view()).first;
     }
     opBuffers.result = it->second;
+    if (op.kind == OpKind::Gather)
+      if (Status status = checkGatherIndices(op, opBuffers); !status.ok())
+        return Status::error(opPrefix(graph, index) + status.message());
     // A result bound over one of its operands (an in-place write) is
     // computed aside first: only elementwise ops could safely overwrite
     // what they still have to read.
@@ -1020,6 +1079,67 @@ Status fuse::evaluateOps(const Graph &graph,
     opBuffers.result = aside.view();
     evalOp(op, opBuffers);
     std::memcpy(target.data, aside.bytes.data(), aside.bytes.size());
+  }
+  return Status::success();
+}
+
+Status fuse::checkGatherIndexInputs(const Graph &graph,
+                                    const TensorBindings &inputs) {
+  std::map<TensorId, const Op *> definer;
+  for (const Op &op : graph.ops)
+    definer[op.result()] = &op;
+  for (std::size_t index = 0; index < graph.ops.size(); ++index) {
+    const Op &op = graph.ops[index];
+    if (op.kind != OpKind::Gather)
+      continue;
+    // Back to a bound tensor through reshapes (the same elements in the
+    // same order) and integer casts (applied below, last first).
+    std::vector<const Op *> casts;
+    TensorId source = op.operands[1];
+    bool traced = true;
+    while (traced && !inputs.count(source) && definer.count(source)) {
+      const Op *def = definer[source];
+      if (def->kind == OpKind::Cast &&
+          isInteger(graph.typeOf(def->operands[0]).elementType) &&
+          graph.typeOf(def->operands[0]).elementType != ElementType::I1)
+        casts.push_back(def);
+      else if (def->kind != OpKind::Reshape)
+        traced = false;
+      source = def->operands[0];
+    }
+    auto bound = inputs.find(source);
+    if (!traced || bound == inputs.end())
+      continue;
+    const HostTensor &values = bound->second;
+    const TensorType &data = graph.typeOf(op.operands[0]);
+    const std::int64_t axis = op.findAttr("axis")->getI64();
+    const std::int64_t dim = data.shape[std::size_t(axis)];
+    const std::string &name = graph.tensors[source].name;
+    const std::string from = ", from tensor " + std::to_string(source) +
+                             (name.empty() ? std::string() : " '" + name + "'");
+    for (std::int64_t i = 0; i < values.type.numElements(); ++i) {
+      std::int64_t k = loadInt(values.type.elementType, values.data, i);
+      for (auto cast = casts.rbegin(); cast != casts.rend(); ++cast) {
+        const ElementType fromType =
+            graph.typeOf((*cast)->operands[0]).elementType;
+        const ElementType toType = graph.typeOf((*cast)->result()).elementType;
+        const unsigned fromBits = integerBitWidth(fromType);
+        if ((isUnsignedInteger(fromType) || (*cast)->getFlag("is_unsigned")) &&
+            fromBits < 64)
+          k &= (std::int64_t(1) << fromBits) - 1;
+        const unsigned toBits = integerBitWidth(toType);
+        if (toBits < 64) {
+          const std::uint64_t mask = (std::uint64_t(1) << toBits) - 1;
+          std::uint64_t bits = std::uint64_t(k) & mask;
+          if (!isUnsignedInteger(toType) && (bits >> (toBits - 1)) != 0)
+            bits |= ~mask;
+          k = std::int64_t(bits);
+        }
+      }
+      if (k < -dim || k >= dim)
+        return Status::error(opPrefix(graph, index) +
+                             gatherRangeError(k, i, from, axis, data));
+    }
   }
   return Status::success();
 }

@@ -67,6 +67,17 @@ using TensorBindings = std::map<TensorId, HostTensor>;
 Status evaluateOps(const Graph &graph, std::span<const std::size_t> opIndices,
                    const TensorBindings &buffers);
 
+/// The gathers whose indices are computed from a bound tensor only through
+/// reshapes and integer casts (token ids, however a model reshapes them):
+/// every index is checked against its gather's axis before anything runs,
+/// with evaluateOps' message naming the op, the index and the tensor it came
+/// from. runBundle calls it for every runtime, so an out-of-range id fails a
+/// run on the host and the GPU as on the reference runtime. (Compiled
+/// kernels never read outside the data: an index computed in the graph that
+/// lies outside the axis reads position 0 there, unreported until kernels
+/// have an error channel.)
+Status checkGatherIndexInputs(const Graph &graph, const TensorBindings &inputs);
+
 /// evaluateOps over every op of the graph.
 Status evaluate(const Graph &graph, const TensorBindings &buffers);
 

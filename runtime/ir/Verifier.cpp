@@ -362,6 +362,26 @@ Expected<TensorType> inferConcat(std::span<const TensorType> operands,
   return result;
 }
 
+/// Shapes as Graph.h documents gather.
+Expected<TensorType> inferGather(std::span<const TensorType> operands,
+                                 const AttrMap &attributes) {
+  const TensorType &data = operands[0], &indices = operands[1];
+  const std::int64_t axis = attributes.find("axis")->second.getI64();
+  if (Status status = checkAxis(axis, data.rank()); !status.ok())
+    return status;
+  if (indices.elementType != ElementType::I32 &&
+      indices.elementType != ElementType::I64)
+    return fail("the indices (operand 1) have element type ",
+                elementTypeName(indices.elementType), ", expected i32 or i64");
+  TensorType result{data.elementType,
+                    {data.shape.begin(), data.shape.begin() + axis}};
+  result.shape.insert(result.shape.end(), indices.shape.begin(),
+                      indices.shape.end());
+  result.shape.insert(result.shape.end(), data.shape.begin() + axis + 1,
+                      data.shape.end());
+  return result;
+}
+
 Expected<TensorType> inferReduce(const TensorType &operand,
                                  const AttrMap &attributes) {
   const auto &dims = array(attributes, "dims");
@@ -648,6 +668,8 @@ fuse::inferResultType(OpKind kind, std::span<const TensorType> operandTypes,
       return inferMatmul(operandTypes, attributes);
     case OpKind::Conv:
       return inferConv(operandTypes, attributes);
+    case OpKind::Gather:
+      return inferGather(operandTypes, attributes);
     default:
       return fail("op '", info.mnemonic, "' has no type inference");
     }

@@ -205,6 +205,18 @@ std::vector<Graph> exampleGraphs(OpKind kind) {
       b.output(b.conv(x, w, kInvalidTensor, {1}, {1}, {1, 1}, 3), "y");
     });
     break;
+  case OpKind::Gather:
+    add([&](GraphBuilder &b) {
+      TensorId w = b.input(f32({50, 8}), "weights");
+      TensorId ids = b.input({ElementType::I64, {2, 3}}, "ids");
+      b.output(b.gather(w, ids, 0), "y");
+    });
+    add([&](GraphBuilder &b) {
+      TensorId x = b.input({ElementType::F16, {2, 5, 3}}, "x");
+      TensorId k = b.input({ElementType::I32, {}}, "k");
+      b.output(b.gather(x, k, 1), "y");
+    });
+    break;
   default:
     break;
   }

@@ -222,13 +222,41 @@ std::vector<std::string> sourceArgumentNames(mlir::ModuleOp module,
   return names;
 }
 
+/// Per graph input: the size of the smallest gather axis it indexes, when
+/// it is a gather's indices (directly, or through reshapes and casts), so
+/// that its random values are valid indices.
+std::vector<std::optional<std::int64_t>> gatherIndexBounds(const Graph &graph) {
+  std::map<TensorId, const Op *> definer;
+  for (const Op &op : graph.ops)
+    definer[op.result()] = &op;
+  std::vector<std::optional<std::int64_t>> bounds(graph.inputs.size());
+  for (const Op &op : graph.ops) {
+    if (op.kind != OpKind::Gather)
+      continue;
+    const std::int64_t dim =
+        graph.typeOf(op.operands[0])
+            .shape[std::size_t(op.findAttr("axis")->getI64())];
+    TensorId source = op.operands[1];
+    while (definer.count(source) && (definer[source]->kind == OpKind::Reshape ||
+                                     definer[source]->kind == OpKind::Cast))
+      source = definer[source]->operands[0];
+    auto it = std::find(graph.inputs.begin(), graph.inputs.end(), source);
+    if (it == graph.inputs.end() || dim < 1)
+      continue;
+    std::optional<std::int64_t> &bound = bounds[it - graph.inputs.begin()];
+    bound = std::min(bound.value_or(dim), dim);
+  }
+  return bounds;
+}
+
 /// Uniform in [-2, 2] without (-0.125, 0.125) for floats (never zero, so a
 /// division or a log is defined and no output is trivially zero); small
-/// integers in [-4, 4] (0/1 for i1). Stored element by element into `out`,
-/// the tensor's bytes, with no array of values as large as the tensor; a
-/// null `out` draws the same values and keeps none.
-void randomTensor(const TensorType &type, std::mt19937_64 &rng,
-                  std::byte *out) {
+/// integers in [-4, 4] (0/1 for i1), or with `indexBound` (a gather's
+/// indices) in [-indexBound, indexBound). Stored element by element into
+/// `out`, the tensor's bytes, with no array of values as large as the
+/// tensor; a null `out` draws the same values and keeps none.
+void randomTensor(const TensorType &type, std::mt19937_64 &rng, std::byte *out,
+                  std::optional<std::int64_t> indexBound = std::nullopt) {
   std::int64_t count = type.numElements();
   if (isFloat(type.elementType)) {
     std::uniform_real_distribution<double> magnitude(0.125, 2.0);
@@ -255,6 +283,11 @@ void randomTensor(const TensorType &type, std::mt19937_64 &rng,
   } else if (bits < 8) {
     low = -(std::int64_t(1) << (bits - 1));
     high = (std::int64_t(1) << (bits - 1)) - 1;
+  }
+  if (indexBound && !isUnsignedInteger(type.elementType) && bits >= 8) {
+    // Inside the type too (a cast narrows them to it).
+    high = std::min(*indexBound, std::int64_t(1) << (bits - 2)) - 1;
+    low = -high - 1;
   }
   std::uniform_int_distribution<std::int64_t> dist(low, high);
   for (std::int64_t i = 0; i < count; ++i) {
@@ -744,6 +777,8 @@ int runModel(const RunOptions &options) {
       !room.ok())
     return fail(room.message());
   std::mt19937_64 rng(options.seed);
+  const std::vector<std::optional<std::int64_t>> indexBounds =
+      gatherIndexBounds(graph);
   std::vector<device::TensorBytes> inputs;
   for (std::size_t i = 0; i < graph.inputs.size(); ++i) {
     const TensorType &type = graph.typeOf(graph.inputs[i]);
@@ -751,7 +786,8 @@ int runModel(const RunOptions &options) {
                                            : std::size_t(type.byteSize()));
     // Each input draws from the generator whether given or not, so that a
     // given input does not change the random values of the others.
-    randomTensor(type, rng, inputData[i] ? nullptr : bytes.data());
+    randomTensor(type, rng, inputData[i] ? nullptr : bytes.data(),
+                 indexBounds[i]);
     if (inputData[i])
       std::memcpy(bytes.data(), inputData[i]->bytes.data(), bytes.size());
     inputs.push_back(std::move(bytes));

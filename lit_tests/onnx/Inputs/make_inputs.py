@@ -271,9 +271,9 @@ save("relu_without_outputs", [
     helper.make_node("Neg", ["x"], ["y"], name="neg"),
 ], [f32("x", [2])], [f32("y", [2])], check=False)
 
-# An embedding lookup whose indices are a model input, through a Cast: the
-# importer needs `ids` as a constant (fuse-run compiles its --input value
-# into the model, ids_1_3.pb), and reports it as data, not only in a message.
+# An embedding lookup whose indices are a model input, through a Cast: a
+# gather at run time (before issue 21 the importer needed `ids` as a constant
+# and fuse-run compiled its --input value, ids_1_3.pb, into the model).
 save("gather_input_ids", [
     helper.make_node("Cast", ["ids"], ["ids64"], name="cast",
                      to=TensorProto.INT64),
@@ -407,3 +407,39 @@ save("pad_wrap_opset17", [
 save("pad_reflect_too_far", [
     helper.make_node("Pad", ["x", "p"], ["y"], name="pad", mode="reflect"),
 ], [f32("x", [2, 3])], [f32("y", [2, 9])], [ints64("p", [0, 3, 0, 3])])
+
+
+# Gathers with run-time indices (issue 21): token ids (a model input) into an
+# embedding table, a position add and a LayerNormalization; a Gather along
+# axis 1 with int32 indices given at run time; the ids through a Reshape
+# (GPT-2's export); constant indices out of order (a gather too) and in a
+# rising progression (a strided slice). Ids files: two sentences and one with
+# an index past the table.
+save("gather_runtime", [
+    helper.make_node("Gather", ["table", "input_ids"], ["emb"], name="embed",
+                     axis=0),
+    helper.make_node("Add", ["emb", "pos"], ["s"], name="add_pos"),
+    helper.make_node("LayerNormalization", ["s", "gamma", "beta"], ["y"],
+                     name="ln", axis=-1, epsilon=1e-5),
+    helper.make_node("Gather", ["x", "idx"], ["z"], name="middle", axis=1),
+    helper.make_node("Reshape", ["input_ids", "flat_shape"], ["flat"],
+                     name="flatten"),
+    helper.make_node("Gather", ["table", "flat"], ["rows"], name="rows",
+                     axis=0),
+    helper.make_node("Gather", ["table", "picked"], ["c"], name="picked",
+                     axis=0),
+    helper.make_node("Gather", ["table", "every_other"], ["p"],
+                     name="every_other", axis=0),
+], [value("input_ids", TensorProto.INT64, [2, 6]), f32("x", [3, 5, 4]),
+    value("idx", TensorProto.INT32, [2])],
+    [f32("y", [2, 6, 16]), f32("z", [3, 2, 4]), f32("rows", [12, 16]),
+     f32("c", [3, 16]), f32("p", [3, 16])],
+    [weight("table", [50, 16]), weight("pos", [6, 16]), weight("gamma", [16]),
+     weight("beta", [16]), ints64("flat_shape", [12]),
+     ints64("picked", [4, 0, -1]), ints64("every_other", [1, 3, 5])])
+for name, ids in [("ids_sentence_a", [[1, 2, 3, 4, 5, 6], [7, 8, 9, 10, 11, 12]]),
+                  ("ids_sentence_b", [[49, 0, -1, 20, 21, 3], [5, 5, 5, 5, 5, 5]]),
+                  ("ids_out_of_range", [[1, 2, 3, 4, 5, 6], [7, 50, 9, 10, 11, 12]])]:
+    with open(os.path.join(HERE, name + ".pb"), "wb") as f:
+        f.write(numpy_helper.from_array(np.array(ids, dtype=np.int64),
+                                        "input_ids").SerializeToString())

@@ -170,6 +170,9 @@ Graph graphWith(OpKind kind) {
                       b.input({ElementType::F32, {4, 2, 2}}), kInvalidTensor,
                       {1}, {1}, {0, 0});
       break;
+    case OpKind::Gather:
+      result = b.gather(x, b.input({ElementType::I64, {4}}), 1);
+      break;
     default:
       break;
     }
