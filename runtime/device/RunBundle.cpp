@@ -146,9 +146,9 @@ DeviceStatus encodeUpload(DeviceRuntime &runtime, const Buffers &buffers,
 
 /// The copies of outputs that are inputs unchanged (no kernel writes them),
 /// then every launch in the bundle's order.
-DeviceStatus encodeKernels(DeviceRuntime &runtime, const Bundle &bundle,
-                           const Executable &executable, const Buffers &buffers,
-                           CommandBatch &batch) {
+/// Copies of inputs that are also outputs (not aliased) into the outputs.
+DeviceStatus encodeOutputCopies(DeviceRuntime &runtime, const Bundle &bundle,
+                                const Buffers &buffers, CommandBatch &batch) {
   for (size_t o = 0; o < bundle.outputs.size(); ++o) {
     auto input = std::find(bundle.inputs.begin(), bundle.inputs.end(),
                            bundle.outputs[o]);
@@ -163,7 +163,15 @@ DeviceStatus encodeKernels(DeviceRuntime &runtime, const Bundle &bundle,
         !status.ok())
       return status;
   }
-  for (uint32_t k : bundle.launchOrder) {
+  return DeviceStatus();
+}
+
+/// The launch of kernel `k` with its bindings resolved to buffers.
+DeviceStatus encodeLaunchOf(DeviceRuntime &runtime, const Bundle &bundle,
+                            const Executable &executable,
+                            const Buffers &buffers, uint32_t k,
+                            CommandBatch &batch) {
+  {
     const BundleKernel &kernel = bundle.kernels[k];
     std::vector<BufferBinding> bindings;
     for (const KernelBinding &binding : kernel.bindings) {
@@ -185,12 +193,22 @@ DeviceStatus encodeKernels(DeviceRuntime &runtime, const Bundle &bundle,
       }
       }
     }
+    return add(batch, runtime.encodeLaunch(executable, k, kernel.launch,
+                                           std::move(bindings)));
+  }
+}
+
+DeviceStatus encodeKernels(DeviceRuntime &runtime, const Bundle &bundle,
+                           const Executable &executable, const Buffers &buffers,
+                           CommandBatch &batch) {
+  if (DeviceStatus status = encodeOutputCopies(runtime, bundle, buffers, batch);
+      !status.ok())
+    return status;
+  for (uint32_t k : bundle.launchOrder)
     if (DeviceStatus status =
-            add(batch, runtime.encodeLaunch(executable, k, kernel.launch,
-                                            std::move(bindings)));
+            encodeLaunchOf(runtime, bundle, executable, buffers, k, batch);
         !status.ok())
       return status;
-  }
   return DeviceStatus();
 }
 
@@ -303,6 +321,53 @@ DeviceStatus PreparedBundle::run(std::chrono::nanoseconds timeout) {
       !status.ok())
     return status;
   return submitAndWait(*runtime, *stream, std::move(batch), timeout);
+}
+
+DeviceResult<std::vector<std::chrono::nanoseconds>>
+PreparedBundle::profileKernels(unsigned runs,
+                               std::chrono::nanoseconds timeout) {
+  using Clock = std::chrono::steady_clock;
+  const std::vector<uint32_t> &order = bundle->launchOrder;
+  std::vector<std::vector<std::chrono::nanoseconds>> times(order.size());
+  for (unsigned r = 0; r < runs; ++r) {
+    CommandBatch first;
+    for (const auto &[input, bytes] : aliasedInputs)
+      if (DeviceStatus status =
+              encodeUpload(*runtime, *buffers, input, bytes, first);
+          !status.ok())
+        return status.error();
+    if (DeviceStatus status =
+            encodeOutputCopies(*runtime, *bundle, *buffers, first);
+        !status.ok())
+      return status.error();
+    if (DeviceStatus status =
+            submitAndWait(*runtime, *stream, std::move(first), timeout);
+        !status.ok())
+      return status.error();
+    for (size_t i = 0; i < order.size(); ++i) {
+      CommandBatch batch;
+      if (DeviceStatus status = encodeLaunchOf(*runtime, *bundle, *executable,
+                                               *buffers, order[i], batch);
+          !status.ok())
+        return status.error();
+      Clock::time_point start = Clock::now();
+      if (DeviceStatus status =
+              submitAndWait(*runtime, *stream, std::move(batch), timeout);
+          !status.ok())
+        return status.error();
+      times[i].push_back(Clock::now() - start);
+    }
+  }
+  std::vector<std::chrono::nanoseconds> medians;
+  for (std::vector<std::chrono::nanoseconds> &kernel : times) {
+    if (kernel.empty()) {
+      medians.push_back(std::chrono::nanoseconds(0));
+      continue;
+    }
+    std::sort(kernel.begin(), kernel.end());
+    medians.push_back(kernel[kernel.size() / 2]);
+  }
+  return medians;
 }
 
 DeviceResult<std::vector<TensorBytes>> PreparedBundle::readOutputs() {

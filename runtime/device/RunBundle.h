@@ -62,6 +62,14 @@ public:
   /// Launches every kernel in order as one batch and waits for its fence.
   DeviceStatus run(std::chrono::nanoseconds timeout = std::chrono::minutes(10));
 
+  /// Runs the bundle `runs` times with each kernel a batch of its own
+  /// (submitted, then its fence waited for) and answers each launch's median
+  /// time from submit to fence, in the bundle's launch order: where a run's
+  /// time goes, each kernel's share including one submission's overhead.
+  DeviceResult<std::vector<std::chrono::nanoseconds>>
+  profileKernels(unsigned runs,
+                 std::chrono::nanoseconds timeout = std::chrono::minutes(10));
+
   /// The outputs of the last run, in the bundle's output order.
   DeviceResult<std::vector<TensorBytes>> readOutputs();
 

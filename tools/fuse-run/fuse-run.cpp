@@ -2,7 +2,7 @@
 //
 //   fuse-run MODEL.mlir|MODEL.onnx [--runtime host|reference]
 //            [--input NAME=PATH.npy|PATH.pb]... [--dim NAME=VALUE]...
-//            [--seed N] [--output-dir DIR] [--check] [--bench N]
+//            [--seed N] [--output-dir DIR] [--check] [--bench N] [--profile N]
 //            [--print-plan] [--dot FILE] [--no-fusion] [--cache-dir DIR]
 //            [--json]
 //
@@ -116,6 +116,11 @@ llvm::cl::opt<unsigned>
           llvm::cl::desc("Timed runs after one warm-up, inputs resident on the "
                          "device (median, min)"),
           llvm::cl::init(0), llvm::cl::cat(runCategory));
+llvm::cl::opt<unsigned> profile(
+    "profile",
+    llvm::cl::desc("Time each kernel alone (a batch and a fence of its own), "
+                   "median of N runs; print the kernels by time"),
+    llvm::cl::init(0), llvm::cl::cat(runCategory));
 llvm::cl::opt<bool> printPlan("print-plan",
                               llvm::cl::desc("Print the kernels and their ops"),
                               llvm::cl::cat(runCategory));
@@ -138,7 +143,7 @@ llvm::cl::opt<bool>
 struct RunOptions {
   std::string model, runtime, outputDir, dotFile, cacheDir;
   std::vector<std::string> inputs, dims;
-  unsigned seed = 0, bench = 0;
+  unsigned seed = 0, bench = 0, profile = 0;
   bool check = false, printPlan = false, fusion = true, json = false;
 };
 
@@ -972,6 +977,45 @@ int runModel(const RunOptions &options) {
     llvm::outs() << "bench: " << options.bench << " runs, median "
                  << formatMs(medianMs) << ", min " << formatMs(minMs) << "\n";
 
+  // Where the time goes: each kernel alone, by time.
+  std::string profileJson;
+  if (options.profile) {
+    progress("profiling " + std::to_string(bundle.launchOrder.size()) +
+             " launch(es), " + std::to_string(options.profile) + " run(s)...");
+    device::DeviceResult<std::vector<std::chrono::nanoseconds>> times =
+        prepared->profileKernels(options.profile);
+    if (!times)
+      return fail("profiling failed on the " + options.runtime +
+                  " runtime: " + describeDeviceError(times.error()));
+    std::vector<std::pair<double, std::size_t>> byTime;
+    double totalMs = 0;
+    for (std::size_t i = 0; i < times->size(); ++i) {
+      double ms =
+          std::chrono::duration<double, std::milli>((*times)[i]).count();
+      byTime.emplace_back(ms, i);
+      totalMs += ms;
+    }
+    std::stable_sort(
+        byTime.begin(), byTime.end(),
+        [](const auto &a, const auto &b) { return a.first > b.first; });
+    llvm::outs() << "profile: " << byTime.size()
+                 << " launches, each alone, median of " << options.profile
+                 << " runs: sum " << formatMs(totalMs) << "\n";
+    for (auto [ms, i] : byTime) {
+      const BundleKernel &kernel = bundle.kernels[bundle.launchOrder[i]];
+      llvm::outs() << llvm::formatv("  {0,5:F1}%  {1,10}  launch {2} ",
+                                    totalMs > 0 ? 100 * ms / totalMs : 0.0,
+                                    formatMs(ms), i)
+                   << kernel.entry << " (" << scheduleKindName(kernel.schedule)
+                   << ", " << kernel.ops.size() << " ops)\n";
+      profileJson +=
+          (profileJson.empty() ? "" : ", ") + std::string("{\"launch\": ") +
+          std::to_string(i) + ", \"entry\": " + jsonString(kernel.entry) +
+          ", \"schedule\": " + jsonString(scheduleKindName(kernel.schedule)) +
+          ", \"ms\": " + jsonNumber(ms) + "}";
+    }
+  }
+
   if (!options.outputDir.empty()) {
     if (std::error_code ec =
             llvm::sys::fs::create_directories(options.outputDir))
@@ -1089,6 +1133,8 @@ int runModel(const RunOptions &options) {
         ", \"max_abs_error\": " + jsonNumber(maxAbs) +
         ", \"max_rel_error\": " + jsonNumber(maxRel) +
         ", \"checks\": " + (options.check ? "{" + checksJson + "}" : "null") +
+        ", \"profile\": " +
+        (options.profile ? "[" + profileJson + "]" : std::string("null")) +
         ", \"outputs\": {";
     for (std::size_t i = 0; i < results.size(); ++i)
       out += (i ? ", " : "") + jsonString(outputNames[i]) + ": " +
@@ -1120,6 +1166,7 @@ int main(int argc, char **argv) {
   options.outputDir = outputDir;
   options.check = check;
   options.bench = bench;
+  options.profile = profile;
   options.printPlan = printPlan;
   options.dotFile = dotFile;
   options.fusion = !noFusion;
