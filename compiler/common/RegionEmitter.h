@@ -452,11 +452,21 @@ protected:
                       pads = im2col.getPads();
     ArrayRef<int64_t> in = shapeOf(im2col.getOperand());
     int64_t n = window.size(), first = in.size() - n;
-    Type i64Type = b.getI64Type(), i1Type = b.getI1Type();
-    auto c64 = [&](int64_t v) { return constant(i64Type, double(v)); };
+    // The index arithmetic in i32 where every position fits with room for
+    // the padding's negative ones: vector divisions by a constant then
+    // become multiplies (there is no 64-bit vector multiply-high).
+    constexpr int64_t kNarrowLimit = int64_t(1) << 30;
+    bool narrow =
+        cast<RankedTensorType>(im2col.getType()).getNumElements() <
+            kNarrowLimit &&
+        cast<RankedTensorType>(im2col.getOperand().getType()).getNumElements() <
+            kNarrowLimit;
+    Type indexType = narrow ? b.getI32Type() : b.getI64Type();
+    Type i1Type = b.getI1Type();
+    auto cI = [&](int64_t v) { return constant(indexType, double(v)); };
     auto divRem = [&](Value x, int64_t inner, int64_t size) {
-      Value q = arith::DivUIOp::create(b, loc, x, c64(inner));
-      return arith::RemUIOp::create(b, loc, q, c64(size)).getResult();
+      Value q = arith::DivUIOp::create(b, loc, x, cI(inner));
+      return arith::RemUIOp::create(b, loc, q, cI(size)).getResult();
     };
     SmallVector<int64_t> out(n);
     int64_t positions = 1, offsets = 1, inInner = 1;
@@ -469,11 +479,13 @@ protected:
       inInner *= in[first + d];
     }
     Value position = positionsOf(index);
-    Value p = arith::RemUIOp::create(b, loc, position, c64(positions));
+    if (narrow)
+      position = arith::TruncIOp::create(b, loc, vectorOf(indexType), position);
+    Value p = arith::RemUIOp::create(b, loc, position, cI(positions));
     Value k = divRem(position, positions, offsets);
     Value leading =
-        arith::DivUIOp::create(b, loc, position, c64(positions * offsets));
-    Value at = arith::MulIOp::create(b, loc, leading, c64(inInner));
+        arith::DivUIOp::create(b, loc, position, cI(positions * offsets));
+    Value at = arith::MulIOp::create(b, loc, leading, cI(inInner));
     Value inside = constant(i1Type, 1);
     int64_t outInner = 1, windowInner = 1, inStride = 1;
     for (int64_t d = n - 1; d >= 0; --d) {
@@ -482,21 +494,23 @@ protected:
       Value c = arith::AddIOp::create(
           b, loc,
           arith::SubIOp::create(
-              b, loc, arith::MulIOp::create(b, loc, o, c64(strides[d])),
-              c64(pads[d])),
-          arith::MulIOp::create(b, loc, w, c64(dilations[d])));
+              b, loc, arith::MulIOp::create(b, loc, o, cI(strides[d])),
+              cI(pads[d])),
+          arith::MulIOp::create(b, loc, w, cI(dilations[d])));
       // 0 <= c < in as one unsigned compare.
       inside = arith::AndIOp::create(
           b, loc, inside,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c,
-                                c64(in[first + d])));
+                                cI(in[first + d])));
       at = arith::AddIOp::create(
-          b, loc, at, arith::MulIOp::create(b, loc, c, c64(inStride)));
+          b, loc, at, arith::MulIOp::create(b, loc, c, cI(inStride)));
       outInner *= out[d];
       windowInner *= window[d];
       inStride *= in[first + d];
     }
-    Value safe = arith::SelectOp::create(b, loc, inside, at, c64(0));
+    Value safe = arith::SelectOp::create(b, loc, inside, at, cI(0));
+    if (narrow)
+      safe = arith::ExtUIOp::create(b, loc, vectorOf(b.getI64Type()), safe);
     FailureOr<Value> x =
         emit(im2col.getOperand(), width == 1 ? Index{Index::Uniform, safe}
                                              : Index{Index::Lanes, safe});
