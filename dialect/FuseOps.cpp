@@ -7,6 +7,7 @@
 
 #include "dialect/FuseOps.h"
 
+#include "runtime/ir/CheckedInt.h"
 #include "runtime/ir/WindowShape.h"
 
 #include "mlir/IR/Builders.h"
@@ -311,10 +312,12 @@ windowedShape(Operation *op, RankedTensorType operand, ArrayRef<int64_t> window,
         ::fuse::poolOutputSize(shape[dim], window[d], strides[d], dilations[d],
                                pads[d], pads[n + d], ceilMode);
     if (size < 1)
-      return op->emitOpError() << "window dimension " << d << ": a window of "
-                               << window[d] << " with dilation " << dilations[d]
-                               << " does not fit in the padded size "
-                               << shape[dim] + pads[d] + pads[n + d];
+      return op->emitOpError()
+             << "window dimension " << d << ": a window of " << window[d]
+             << " with dilation " << dilations[d]
+             << " does not fit in the padded size "
+             << (::fuse::CheckedInt(shape[dim]) + pads[d] + pads[n + d])
+                    .saturated();
     shape[dim] = size;
   }
   return shape;
@@ -347,13 +350,15 @@ LogicalResult Im2colOp::verify() {
     return failure();
   size_t leading = windowed->size() - window.size();
   SmallVector<int64_t> shape(windowed->begin(), windowed->begin() + leading);
-  int64_t offsets = 1, positions = 1;
+  ::fuse::CheckedInt offsets = 1, positions = 1;
   for (size_t d = 0; d < window.size(); ++d) {
     offsets *= window[d];
     positions *= (*windowed)[leading + d];
   }
-  shape.push_back(offsets);
-  shape.push_back(positions);
+  if (!offsets.ok() || !positions.ok())
+    return emitOpError() << "the window's offsets or positions pass 2^63";
+  shape.push_back(*offsets.get());
+  shape.push_back(*positions.get());
   return checkResultType(*this, shape, operand.getElementType());
 }
 

@@ -438,11 +438,11 @@ Expected<TensorType> inferWindowed(const TensorType &operand,
         poolOutputSize(operand.shape[dim], window[d], strides[d], dilations[d],
                        pads[d], pads[n + d], ceilMode);
     if (size < 1)
-      return fail("window dim ", d, ": the window of ", window[d],
-                  " with dilation ", dilations[d],
-                  " does not fit in the padded input of ",
-                  operand.shape[dim] + pads[d] + pads[n + d], " (dim ", dim,
-                  " of ", operand.toString(), ")");
+      return fail(
+          "window dim ", d, ": the window of ", window[d], " with dilation ",
+          dilations[d], " does not fit in the padded input of ",
+          (CheckedInt(operand.shape[dim]) + pads[d] + pads[n + d]).saturated(),
+          " (dim ", dim, " of ", operand.toString(), ")");
     result.shape[dim] = size;
   }
   return result;
@@ -470,14 +470,16 @@ Expected<TensorType> inferIm2col(const TensorType &operand,
   const auto &window = array(attributes, "window");
   TensorType result = *windowed;
   const std::size_t leading = result.shape.size() - window.size();
-  std::int64_t offsets = 1, positions = 1;
+  CheckedInt offsets = 1, positions = 1;
   for (std::size_t d = 0; d < window.size(); ++d) {
     offsets *= window[d];
     positions *= result.shape[leading + d];
   }
+  if (!offsets.ok() || !positions.ok())
+    return fail("the window's offsets or positions pass 2^63");
   result.shape.resize(leading);
-  result.shape.push_back(offsets);
-  result.shape.push_back(positions);
+  result.shape.push_back(*offsets.get());
+  result.shape.push_back(*positions.get());
   return result;
 }
 
@@ -576,7 +578,7 @@ Expected<TensorType> inferConv(std::span<const TensorType> operands,
     return fail("attribute 'group' = ", group, " must be >= 1 and divide the ",
                 channels, " input channels and the ", filters,
                 " output channels");
-  if (w.shape[1] * group != channels)
+  if ((CheckedInt(w.shape[1]) * group).get() != channels)
     return fail("the weight has type ", w.toString(), ", expected ",
                 channels / group, " channels per group in dim 1 (", channels,
                 " input channels in ", group, " group", group == 1 ? "" : "s",
@@ -588,12 +590,17 @@ Expected<TensorType> inferConv(std::span<const TensorType> operands,
   TensorType result{x.elementType, {x.shape[0], filters}};
   for (std::size_t d = 0; d < spatial; ++d) {
     const std::int64_t kernel = w.shape[2 + d];
-    const std::int64_t padded = x.shape[2 + d] + pads[d] + pads[spatial + d];
-    const std::int64_t span = dilations[d] * (kernel - 1) + 1;
-    if (kernel < 1 || padded < span)
-      return fail("spatial dim ", d, ": the padded input (", padded,
-                  ") is smaller than the dilated kernel (", span, ")");
-    result.shape.push_back((padded - span) / strides[d] + 1);
+    const std::optional<std::int64_t> padded =
+        (CheckedInt(x.shape[2 + d]) + pads[d] + pads[spatial + d]).get();
+    const std::optional<std::int64_t> span =
+        (CheckedInt(dilations[d]) * (kernel - 1) + 1).get();
+    if (!padded || !span)
+      return fail("spatial dim ", d,
+                  ": the padded input or the dilated kernel passes 2^63");
+    if (kernel < 1 || *padded < *span)
+      return fail("spatial dim ", d, ": the padded input (", *padded,
+                  ") is smaller than the dilated kernel (", *span, ")");
+    result.shape.push_back((*padded - *span) / strides[d] + 1);
   }
   return result;
 }
