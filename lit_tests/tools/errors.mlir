@@ -10,6 +10,9 @@
 // RUN: echo 'func.func private @f(tensor<4xf32>) -> tensor<4xf32>' > %t/notfuse.mlir
 // RUN: not fuse-run %t/notfuse.mlir 2>&1 | FileCheck %s --check-prefix=NOTFUSE
 // RUN: not fuse-run %s --runtime cuda 2>&1 | FileCheck %s --check-prefix=RUNTIME
+// RUN: not fuse-run %s --threads 5000 2>&1 | FileCheck %s --check-prefix=THREADS
+// RUN: not fuse-run %s --threads 2 --runtime reference 2>&1 | FileCheck %s --check-prefix=THREADS-REF
+// RUN: fuse-run %s --threads 1 | FileCheck %s --check-prefix=ONE-THREAD
 // RUN: not fuse-run %s --input nope=%t/x.npy 2>&1 | FileCheck %s --check-prefix=NAME
 // RUN: not fuse-run %s --input x 2>&1 | FileCheck %s --check-prefix=SPEC
 // RUN: not fuse-run %s --input x=%t/absent.npy 2>&1 | FileCheck %s --check-prefix=NOFILE
@@ -40,6 +43,9 @@ func.func @errors(%x: tensor<8x4xf32>, %n: tensor<8xi32>) -> (tensor<8xf32> {fus
 // NOTFUSE-NEXT: notfuse.mlir:{{.*}}: error: holds no function with a body
 // NOTFUSE-NOT: see current operation
 // RUNTIME: fuse-run: error: unknown --runtime=cuda; expected host or reference
+// THREADS: fuse-run: error: --threads=5000: at most 1024
+// THREADS-REF: fuse-run: error: --threads applies to the host runtime only
+// ONE-THREAD: output r: tensor<8xf32>
 // NAME: fuse-run: error: --input names 'nope', which is not an input of '{{.*}}errors.mlir'; its inputs are: x, n
 // SPEC: fuse-run: error: --input 'x' is not NAME=PATH.npy
 // NOFILE: fuse-run: error: --input x: cannot read '{{.*}}absent.npy'

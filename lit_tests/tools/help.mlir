@@ -27,6 +27,7 @@
 
 // RUNHELP-DAG: fuse-run options:
 // RUNHELP-DAG: --bench=<uint>
+// RUNHELP-DAG: --threads=<uint>
 // RUNHELP-DAG: --cache-dir=<dir>
 // RUNHELP-DAG: --check
 // RUNHELP-DAG: --dim=<NAME=VALUE>

@@ -3,13 +3,38 @@
 #include "runtime/device/ThreadPool.h"
 
 #include <algorithm>
-#include <atomic>
+#include <chrono>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 namespace fuse::device {
 
+namespace {
+
+/// How long a helper polls for work after a job before it sleeps: longer
+/// than the gap between two launches of a batch, short enough that an idle
+/// runtime stops using the CPU almost at once.
+constexpr std::chrono::microseconds kPollTime{100};
+
+/// Chunks per worker: a few balance chunks of uneven cost.
+constexpr int64_t kChunksPerWorker = 4;
+
+void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+} // namespace
+
 struct ThreadPool::Job {
   const std::function<void(int64_t, int64_t)> *body;
-  int64_t begin, end, chunk, chunks;
+  std::vector<int64_t> bounds;
+  int64_t chunks;
   std::atomic<int64_t> next{0};
   std::atomic<int64_t> finished{0};
   std::mutex mutex;
@@ -32,10 +57,30 @@ ThreadPool::~ThreadPool() {
     thread.join();
 }
 
+std::vector<int64_t> ThreadPool::chunkBoundaries(int64_t begin, int64_t end,
+                                                 int64_t grain,
+                                                 unsigned workers) {
+  grain = std::max<int64_t>(grain, 1);
+  int64_t total = std::max<int64_t>(end - begin, 0);
+  int64_t grains = (total + grain - 1) / grain;
+  int64_t chunks =
+      std::clamp<int64_t>(int64_t(std::max(workers, 1u)) * kChunksPerWorker, 1,
+                          std::max<int64_t>(grains, 1));
+  if (workers <= 1)
+    chunks = 1;
+  // Chunk i holds grains [i * grains / chunks, (i + 1) * grains / chunks):
+  // sizes differ by at most one grain.
+  std::vector<int64_t> bounds;
+  bounds.reserve(chunks + 1);
+  for (int64_t i = 0; i < chunks; ++i)
+    bounds.push_back(begin + i * grains / chunks * grain);
+  bounds.push_back(begin + total);
+  return bounds;
+}
+
 void ThreadPool::runChunks(Job &job) {
   for (int64_t i = job.next++; i < job.chunks; i = job.next++) {
-    int64_t chunkBegin = job.begin + i * job.chunk;
-    (*job.body)(chunkBegin, std::min(job.end, chunkBegin + job.chunk));
+    (*job.body)(job.bounds[i], job.bounds[i + 1]);
     if (++job.finished == job.chunks) {
       std::lock_guard lock(job.mutex);
       job.done.notify_all();
@@ -43,20 +88,37 @@ void ThreadPool::runChunks(Job &job) {
   }
 }
 
+std::shared_ptr<ThreadPool::Job> ThreadPool::nextJob() {
+  while (!jobs.empty()) {
+    if (jobs.front()->next.load() < jobs.front()->chunks)
+      return jobs.front();
+    jobs.pop_front();
+  }
+  return nullptr;
+}
+
 void ThreadPool::serve() {
+  uint64_t seen = 0;
   std::unique_lock lock(mutex);
   while (true) {
-    wake.wait(lock, [&] { return stopping || !jobs.empty(); });
     if (stopping)
       return;
-    std::shared_ptr<Job> job = jobs.front();
-    if (job->next.load() >= job->chunks) {
-      jobs.pop_front();
+    if (std::shared_ptr<Job> job = nextJob()) {
+      seen = pushed.load();
+      lock.unlock();
+      runChunks(*job);
+      // Poll for the next launch before sleeping.
+      auto until = std::chrono::steady_clock::now() + kPollTime;
+      while (pushed.load(std::memory_order_relaxed) == seen &&
+             std::chrono::steady_clock::now() < until)
+        for (int i = 0; i < 64; ++i)
+          relax();
+      lock.lock();
       continue;
     }
-    lock.unlock();
-    runChunks(*job);
-    lock.lock();
+    ++sleepers;
+    wake.wait(lock);
+    --sleepers;
   }
 }
 
@@ -65,29 +127,33 @@ void ThreadPool::parallelFor(
     const std::function<void(int64_t, int64_t)> &body) {
   if (end <= begin)
     return;
-  grain = std::max<int64_t>(grain, 1);
-  int64_t total = end - begin;
-  // A few chunks per thread balance uneven chunks without much overhead.
-  int64_t target = static_cast<int64_t>(threads.size() + 1) * 4;
-  int64_t grains = (total + grain - 1) / grain;
-  int64_t chunk = std::max<int64_t>(1, grains / target) * grain;
-  int64_t chunks = (total + chunk - 1) / chunk;
-  if (chunks == 1 || threads.empty()) {
+  std::vector<int64_t> bounds =
+      chunkBoundaries(begin, end, grain, unsigned(threads.size()) + 1);
+  int64_t chunks = int64_t(bounds.size()) - 1;
+  if (chunks == 1) {
     body(begin, end);
     return;
   }
   auto job = std::make_shared<Job>();
   job->body = &body;
-  job->begin = begin;
-  job->end = end;
-  job->chunk = chunk;
+  job->bounds = std::move(bounds);
   job->chunks = chunks;
+  bool notify;
   {
     std::lock_guard lock(mutex);
     jobs.push_back(job);
+    pushed.fetch_add(1);
+    notify = sleepers > 0;
   }
-  wake.notify_all();
+  if (notify)
+    wake.notify_all();
   runChunks(*job);
+  // The helpers' last chunks are usually short: poll before sleeping.
+  auto until = std::chrono::steady_clock::now() + kPollTime;
+  while (job->finished.load() != job->chunks &&
+         std::chrono::steady_clock::now() < until)
+    for (int i = 0; i < 16; ++i)
+      relax();
   std::unique_lock lock(job->mutex);
   job->done.wait(lock, [&] { return job->finished.load() == job->chunks; });
 }

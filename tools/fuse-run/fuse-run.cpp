@@ -4,7 +4,7 @@
 //            [--input NAME=PATH.npy|PATH.pb]... [--dim NAME=VALUE]...
 //            [--seed N] [--output-dir DIR] [--check] [--bench N] [--profile N]
 //            [--print-plan] [--dot FILE] [--no-fusion] [--cache-dir DIR]
-//            [--json]
+//            [--threads N] [--json]
 //
 // Reads a function of fuse ops (or imports an ONNX model through FuseOnnx:
 // its initializers become weight inputs bound to their values, `--dim` binds
@@ -121,6 +121,13 @@ llvm::cl::opt<unsigned> profile(
     llvm::cl::desc("Time each kernel alone (a batch and a fence of its own), "
                    "median of N runs; print the kernels by time"),
     llvm::cl::init(0), llvm::cl::cat(runCategory));
+// Registered as "fuse-threads" and renamed to "threads" in main: LLVM has
+// a general option of that name, renamed "llvm-threads" there.
+llvm::cl::opt<unsigned>
+    threads("fuse-threads",
+            llvm::cl::desc("Threads that run host kernels (default: one per "
+                           "hardware thread)"),
+            llvm::cl::init(0), llvm::cl::cat(runCategory));
 llvm::cl::opt<bool> printPlan("print-plan",
                               llvm::cl::desc("Print the kernels and their ops"),
                               llvm::cl::cat(runCategory));
@@ -143,12 +150,14 @@ llvm::cl::opt<bool>
 struct RunOptions {
   std::string model, runtime, outputDir, dotFile, cacheDir;
   std::vector<std::string> inputs, dims;
-  unsigned seed = 0, bench = 0, profile = 0;
+  unsigned seed = 0, bench = 0, profile = 0, threads = 0;
   bool check = false, printPlan = false, fusion = true, json = false;
 };
 
 constexpr int kExitMismatch = 1;
 constexpr int kExitError = 2;
+/// More threads than this is a typo, not a machine.
+constexpr unsigned kMaxThreads = 1024;
 
 int fail(const std::string &message) {
   llvm::errs() << "fuse-run: error: " << message << "\n";
@@ -528,6 +537,11 @@ int runModel(const RunOptions &options) {
   if (options.runtime != "host" && options.runtime != "reference")
     return fail("unknown --runtime=" + options.runtime +
                 "; expected host or reference");
+  if (options.threads > kMaxThreads)
+    return fail("--threads=" + std::to_string(options.threads) + ": at most " +
+                std::to_string(kMaxThreads));
+  if (options.threads && options.runtime != "host")
+    return fail("--threads applies to the host runtime only");
   if (!isOnnx && !options.dims.empty())
     return fail("--dim applies to .onnx models only");
   std::string source;
@@ -907,9 +921,11 @@ int runModel(const RunOptions &options) {
 
   // Run: once, or a warm-up and `bench` timed runs.
   std::unique_ptr<device::DeviceRuntime> runtime;
-  if (onHost)
-    runtime = std::make_unique<device::HostRuntime>();
-  else
+  if (onHost) {
+    device::HostRuntime::Options hostOptions;
+    hostOptions.threads = options.threads;
+    runtime = std::make_unique<device::HostRuntime>(hostOptions);
+  } else
     runtime = std::make_unique<device::ReferenceRuntime>();
   device::DeviceResult<device::Executable> executable = runtime->load(bundle);
   if (!executable)
@@ -1150,6 +1166,10 @@ int runModel(const RunOptions &options) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  auto &registered = llvm::cl::getRegisteredOptions();
+  if (auto it = registered.find("threads"); it != registered.end())
+    it->second->setArgStr("llvm-threads");
+  threads.setArgStr("threads");
   // --help shows this tool's options; LLVM's own stay under --help-hidden.
   showOnlyInHelp({&runCategory});
   if (!llvm::cl::ParseCommandLineOptions(
@@ -1167,6 +1187,7 @@ int main(int argc, char **argv) {
   options.check = check;
   options.bench = bench;
   options.profile = profile;
+  options.threads = threads;
   options.printPlan = printPlan;
   options.dotFile = dotFile;
   options.fusion = !noFusion;
