@@ -15,15 +15,17 @@
 // then one vector, then single columns: every shape is exact, no lane is
 // masked or wasted. Positions are computed in the operands' and results' own
 // shapes, so a transposed A or a transpose in the prologue is a gather, and
-// head splits and merges in the epilogue are index maps on the store. The
-// strip's panel of B (K x strip, contiguous, 64-byte aligned) is packed on
-// the stack once per range and batch: with transpose_b or a prologue on B
-// (the k loop reads vectors, the prologue runs once per element of B), and
-// for speed from M >= 64 rows (HostMatmulTarget): read in place, B is one
-// row per k at a stride of N * 4 bytes, which at power-of-two N lands every
-// k in the same L1 sets as A's rows; the panel is one stream the L2
-// prefetcher follows. Packing ranges hold >= 32 row blocks, so the copy
-// stays a few percent of the FMAs.
+// head splits and merges in the epilogue are index maps on the store.
+//
+// B is packed into panels (K x strip, contiguous) by a kernel of its own
+// that runs first (`_pack`, into the fusion's scratch): with transpose_b or
+// a prologue on B (the k loop reads vectors, the prologue runs once per
+// element of B), and for speed from M >= 128 rows (HostMatmulTarget): read
+// in place, B is one row per k at a stride of N * 4 bytes, which at
+// power-of-two N lands every k in the same L1 sets as A's rows; a panel is
+// one stream the L2 prefetcher follows. The pack kernel reads B along its
+// rows in memory (every element once, all cores), so the matmul's chunks
+// share one copy and can be small: the work splits evenly across threads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,27 +44,24 @@ namespace {
 constexpr int64_t kRowBlock = 6;
 /// Vectors per column strip of a register tile.
 constexpr int64_t kStripVectors = 2;
+/// Elements of B per pack-kernel chunk, about.
+constexpr int64_t kPackGrainElements = int64_t(1) << 14;
 /// Multiply-adds per scheduling grain, about.
 constexpr int64_t kGrainMacs = int64_t(1) << 20;
 
-/// What the blocking is chosen from: the host's caches and the stack a
-/// kernel may take (the one place these numbers live).
+/// When B is packed (the one place these numbers live).
 struct HostMatmulTarget {
-  /// Per core.
-  int64_t l2Bytes = int64_t(1) << 20;
-  /// The largest packed panel of B (on the kernel's stack; host threads
-  /// have 8 MiB stacks by default): half of L2, so the panel stays there
-  /// while the rows of A stream past; K <= 4096 at 32 columns of f32.
-  int64_t maxPanelBytes = l2Bytes / 2;
   /// Packing B for speed (not for a transpose or a prologue) needs at least
-  /// this many rows of C per panel: the panel is written once per chunk and
-  /// read by each row block of the chunk, so with fewer rows the copy costs
-  /// more than the unit-stride reads save (small matmuls read B in place).
-  int64_t packMinRows = 64;
-  /// Row blocks per chunk, at least, when packing: a chunk packs every
-  /// panel of B once, a cost of about 1/(kRowBlock * this) of its FMAs'
-  /// time for each element of B.
-  int64_t packMinChunkBlocks = 32;
+  /// this many rows of C: the copy is one read and one write of each
+  /// element of B, which the unit-stride reads of M rows must repay. Measured
+  /// on 2 AVX2 cores (fuse-run --bench, packed against in place): M = 64 is
+  /// even (64x128x512, 64x576x3136), M >= 128 gains where N is a power of
+  /// two (256x256x1024: 1.22 -> 0.98 ms, 1024^3: 1.6x) or small (512x4608x49:
+  /// 2.8 -> 2.3 ms).
+  int64_t packMinRows = 128;
+  /// The largest packed copy of B (in the bundle's arena); a larger B is
+  /// read in place.
+  int64_t maxPackedBytes = int64_t(1) << 30;
 };
 constexpr HostMatmulTarget kHostMatmulTarget;
 
@@ -188,32 +187,139 @@ public:
         accumulator(computeType(elementTypeOf(matmul.getResult()))),
         packB(packsB(matmul, s, width)) {}
 
-  /// Whether the vector strips read B from a panel packed on the stack:
+  /// Whether the vector strips read B from panels the pack kernel wrote:
   /// always with transpose_b or a prologue on B (the panel is where B's
-  /// rows become vectors), and for speed when the panel is reused by enough
-  /// rows: B read in place is a row of B per k, the rows N * 4 bytes apart
-  /// (4-8 KiB at N = 1024-2048: every k a new page and the same L1 sets as
-  /// A's rows), where a panel is one contiguous stream.
+  /// rows become vectors), and for speed when enough rows reuse them: B
+  /// read in place is a row of B per k, the rows N * 4 bytes apart (4-8 KiB
+  /// at N = 1024-2048: every k a new page and the same L1 sets as A's
+  /// rows), where a panel is one contiguous stream.
   static bool packsB(fd::MatmulOp matmul, const MatmulShape &s,
                      unsigned width) {
-    const HostMatmulTarget &t = kHostMatmulTarget;
-    Type element = computeType(elementTypeOf(matmul.getResult()));
-    int64_t panelBytes =
-        s.k * kStripVectors * width * (element.getIntOrFloatBitWidth() / 8);
-    if (panelBytes > t.maxPanelBytes || s.n < int64_t(width))
+    if (s.n < int64_t(width) || s.k == 0 ||
+        packedBytes(matmul, s, width) > kHostMatmulTarget.maxPackedBytes)
       return false;
     return s.transposeB || !isa<BlockArgument>(matmul.getRhs()) ||
-           s.m >= t.packMinRows;
+           s.m >= kHostMatmulTarget.packMinRows;
+  }
+
+  /// Columns of C whose B is packed: the vector strips'.
+  static int64_t packedColumns(const MatmulShape &s, unsigned width) {
+    return s.n / width * width;
+  }
+
+  /// The batches of B that are packed (one when B is shared).
+  static int64_t packedBatches(const MatmulShape &s) {
+    return s.rhsBatched ? s.batch : 1;
+  }
+
+  /// The scratch the packed panels take.
+  static int64_t packedBytes(fd::MatmulOp matmul, const MatmulShape &s,
+                             unsigned width) {
+    Type element = computeType(elementTypeOf(matmul.getResult()));
+    double bytes = double(packedBatches(s)) * double(s.k) *
+                   double(packedColumns(s, width)) *
+                   double(element.getIntOrFloatBitWidth() / 8);
+    return bytes > double(INT64_MAX / 2) ? INT64_MAX / 2 : int64_t(bytes);
+  }
+
+  /// Wide strips (kStripVectors vectors) end here; one-vector strips follow
+  /// up to packedColumns.
+  int64_t wideEnd() const {
+    return s.n / (int64_t(width) * kStripVectors) * int64_t(width) *
+           kStripVectors;
+  }
+
+  /// The pack kernel's iterations: rows of B as it lies in memory (k, or n
+  /// with transpose_b) of every packed batch.
+  int64_t packIterations() const {
+    return packedBatches(s) * (s.transposeB ? packedColumns(s, width) : s.k);
+  }
+
+  int64_t packGrain() const {
+    int64_t row = s.transposeB ? s.k : packedColumns(s, width);
+    return std::max<int64_t>(1, kPackGrainElements / std::max<int64_t>(1, row));
+  }
+
+  /// The pack kernel over iterations [begin, end): each element of B's
+  /// packed columns, computed once (with its prologue) and stored at its
+  /// panel slot, B read along its rows in memory. (Writing one panel at a
+  /// time instead, B read across its rows, measured slower at 1024^2.)
+  /// Panels lie in column order, each K x its width; the panel of the strip
+  /// at n0 of batch b starts at (b * K * P + n0 * K) for P packed columns,
+  /// whatever the widths of the strips before it.
+  LogicalResult emitPack(Value begin, Value end, Value scratch) {
+    int64_t columns = packedColumns(s, width);
+    int64_t wideStrip = int64_t(width) * kStripVectors;
+    auto rows = scf::ForOp::create(b, loc, begin, end, c(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(rows.getBody()->getTerminator());
+    Value it = rows.getInductionVar();
+    int64_t perBatch = s.transposeB ? columns : s.k;
+    Value batch = arith::DivUIOp::create(b, loc, it, c(perBatch));
+    Value row = arith::RemUIOp::create(b, loc, it, c(perBatch));
+    Value batchBase = arith::MulIOp::create(b, loc, batch, c(s.k * columns));
+    // Stores B[batch, k, n0 + j] of a strip of `stripWidth` from n0.
+    auto store = [&](Value x, Value k, Value n0, Value j, Value stripWidth) {
+      Value panel = arith::AddIOp::create(
+          b, loc, batchBase, arith::MulIOp::create(b, loc, n0, c(s.k)));
+      Value within = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, k, stripWidth), j);
+      Value address = LLVM::GEPOp::create(
+          b, loc, LLVM::LLVMPointerType::get(b.getContext()), accumulator,
+          scratch, ValueRange{arith::AddIOp::create(b, loc, panel, within)});
+      LLVM::StoreOp::create(b, loc, x, address,
+                            accumulator.getIntOrFloatBitWidth() / 8);
+    };
+    if (s.transposeB) {
+      // Row n of B^T in memory: B[batch, k, n] for every k, one lane each.
+      Value n = row;
+      Value isWide = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, n,
+                                           c(wideEnd()));
+      Value stripWidth =
+          arith::SelectOp::create(b, loc, isWide, c(wideStrip), c(width));
+      Value n0 = arith::SubIOp::create(
+          b, loc, n, arith::RemUIOp::create(b, loc, n, stripWidth));
+      Value j = arith::SubIOp::create(b, loc, n, n0);
+      auto ks = scf::ForOp::create(b, loc, c(0), c(s.k), c(1));
+      OpBuilder::InsertionGuard kGuard(b);
+      b.setInsertionPoint(ks.getBody()->getTerminator());
+      Value k = ks.getInductionVar();
+      RegionEmitter e(b, loc, 1, pointers);
+      FailureOr<Value> x = e.emit(matmul.getRhs(), rhsIndex(b, batch, k, n, 1));
+      if (failed(x))
+        return failure();
+      store(*x, k, n0, j, stripWidth);
+      return success();
+    }
+    // Row k of B in memory: its packed columns, a vector at a time.
+    Value k = row;
+    for (auto [from, to, stripWidth] :
+         {std::tuple{int64_t(0), wideEnd(), wideStrip},
+          std::tuple{wideEnd(), columns, int64_t(width)}}) {
+      if (from >= to)
+        continue;
+      auto strips = scf::ForOp::create(b, loc, c(from), c(to), c(stripWidth));
+      OpBuilder::InsertionGuard stripGuard(b);
+      b.setInsertionPoint(strips.getBody()->getTerminator());
+      Value n0 = strips.getInductionVar();
+      for (int64_t j = 0; j < stripWidth; j += width) {
+        RegionEmitter e(b, loc, width, pointers);
+        Value n = arith::AddIOp::create(b, loc, n0, c(j));
+        FailureOr<Value> x =
+            e.emit(matmul.getRhs(), rhsIndex(b, batch, k, n, width));
+        if (failed(x))
+          return failure();
+        store(*x, k, n0, c(j), c(stripWidth));
+      }
+    }
+    return success();
   }
 
   /// The strips over the columns, each with the row blocks of [begin, end)
-  /// inside.
-  LogicalResult emit(Value begin, Value end) {
+  /// inside; `packed` holds B's panels when packB.
+  LogicalResult emit(Value begin, Value end, Value packed) {
     int64_t strip = width * kStripVectors;
-    if (packB)
-      panel = LLVM::AllocaOp::create(
-          b, loc, LLVM::LLVMPointerType::get(b.getContext()), accumulator,
-          c(s.k * strip), /*alignment=*/64);
+    panels = packed;
     int64_t wideEnd = s.n / strip * strip;
     int64_t vectorEnd = s.n / width * width;
     emitStrips(begin, end, 0, wideEnd, kStripVectors, width);
@@ -241,18 +347,16 @@ private:
     Value block = arith::RemUIOp::create(b, loc, iv, c(rowBlocks));
     Value m0 = arith::MulIOp::create(b, loc, block, c(kRowBlock));
     if (packB && w != 1) {
-      // A new panel at the start of the range and of each batch of B.
-      Value first =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, iv, begin);
+      // This strip's panel of this batch of B.
+      Value base = arith::MulIOp::create(b, loc, n0, c(s.k));
       if (s.rhsBatched)
-        first = arith::OrIOp::create(
-            b, loc, first,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, block,
-                                  c(0)));
-      auto pack = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard packGuard(b);
-      b.setInsertionPoint(pack.thenBlock()->getTerminator());
-      emitPack(batch, n0, vectors * w, w);
+        base = arith::AddIOp::create(
+            b, loc, base,
+            arith::MulIOp::create(b, loc, batch,
+                                  c(s.k * packedColumns(s, width))));
+      panel = LLVM::GEPOp::create(b, loc,
+                                  LLVM::LLVMPointerType::get(b.getContext()),
+                                  accumulator, panels, ValueRange{base});
     }
     // A last block of fewer rows clamps its row indices to the last row
     // (inside the block: the extra rows store the last row's values again,
@@ -262,46 +366,6 @@ private:
       emitTile(batch, m0, lastRows, n0, vectors, w, /*clamp=*/false);
     else
       emitTile(batch, m0, kRowBlock, n0, vectors, w, lastRows != kRowBlock);
-  }
-
-  /// B[batch, k, n0 + j] for every k and j < columns, stored at
-  /// panel[k * columns + j]: a transposed B is read along its rows once, a
-  /// prologue on B computed once per panel instead of once per row block,
-  /// and the k loop reads vectors.
-  void emitPack(Value batch, Value n0, int64_t columns, unsigned w) {
-    OpBuilder::InsertionGuard guard(b);
-    Value j, k;
-    unsigned lanes = s.transposeB ? 1 : w;
-    if (s.transposeB) {
-      auto cols = scf::ForOp::create(b, loc, c(0), c(columns), c(1));
-      b.setInsertionPoint(cols.getBody()->getTerminator());
-      j = cols.getInductionVar();
-      auto ks = scf::ForOp::create(b, loc, c(0), c(s.k), c(1));
-      b.setInsertionPoint(ks.getBody()->getTerminator());
-      k = ks.getInductionVar();
-    } else {
-      auto ks = scf::ForOp::create(b, loc, c(0), c(s.k), c(1));
-      b.setInsertionPoint(ks.getBody()->getTerminator());
-      k = ks.getInductionVar();
-      auto cols = scf::ForOp::create(b, loc, c(0), c(columns), c(w));
-      b.setInsertionPoint(cols.getBody()->getTerminator());
-      j = cols.getInductionVar();
-    }
-    Value n = arith::AddIOp::create(b, loc, n0, j);
-    RegionEmitter e(b, loc, lanes, pointers);
-    FailureOr<Value> x =
-        e.emit(matmul.getRhs(), rhsIndex(b, batch, k, n, lanes));
-    if (failed(x)) {
-      broken = true;
-      return;
-    }
-    Value slot = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, k, c(columns)), j);
-    Value address =
-        LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()),
-                            accumulator, panel, ValueRange{slot});
-    LLVM::StoreOp::create(b, loc, *x, address,
-                          accumulator.getIntOrFloatBitWidth() / 8);
   }
 
   /// The index of A[batch, m, k] in the lhs value's shape.
@@ -456,10 +520,10 @@ private:
   ArrayRef<Value> outputs;
   unsigned width;
   Type accumulator;
-  /// Whether vector strips read B from a packed panel on the stack (with
-  /// transpose_b or a prologue on B).
+  /// Whether vector strips read B from packed panels (packsB).
   bool packB;
-  Value panel;
+  /// The packed panels of every batch, and the current strip's.
+  Value panels, panel;
   bool broken = false;
 };
 
@@ -489,36 +553,54 @@ FailureOr<FusionKernels> emitHostMatmul(fd::FusionOp fusion, ModuleOp module,
 
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
+  unsigned numInputs = fusion.getInputs().size();
+  MatmulShape s = matmulShape(matmul);
+  bool packB = MatmulKernelBuilder::packsB(matmul, s, width);
+  FusionKernels kernels;
+  if (packB) {
+    std::string name = (prefix + "_pack").str();
+    func::FuncOp func = createKernelFunc(b, module, loc, name);
+    Value buffers = func.getArgument(0);
+    DenseMap<Value, Value> pointers =
+        loadInputPointers(b, loc, fusion, buffers);
+    Value scratch = bufferPointer(b, loc, buffers, numInputs);
+    MatmulKernelBuilder builder(b, loc, matmul, pointers, {}, {}, width);
+    if (failed(builder.emitPack(func.getArgument(1), func.getArgument(2),
+                                scratch)))
+      return failure();
+    KernelPlan plan = kernelPlan(name, "", ScheduleKind::Matmul, numInputs,
+                                 std::span<const unsigned>(),
+                                 /*scratch=*/true);
+    plan.launch.iterations = builder.packIterations();
+    plan.launch.grain = builder.packGrain();
+    kernels.kernels.push_back(std::move(plan));
+    kernels.scratchBytes =
+        uint64_t(MatmulKernelBuilder::packedBytes(matmul, s, width));
+  }
+
   std::string name = (prefix + "_matmul").str();
   func::FuncOp func = createKernelFunc(b, module, loc, name);
   Value buffers = func.getArgument(0);
   DenseMap<Value, Value> pointers = loadInputPointers(b, loc, fusion, buffers);
-  unsigned numInputs = fusion.getInputs().size();
   SmallVector<Value> outputs;
   for (unsigned r = 0; r < results.size(); ++r)
     outputs.push_back(bufferPointer(b, loc, buffers, numInputs + r));
+  Value packed =
+      packB ? bufferPointer(b, loc, buffers, numInputs + results.size())
+            : Value();
   MatmulKernelBuilder builder(b, loc, matmul, pointers, results, outputs,
                               width);
-  if (failed(builder.emit(func.getArgument(1), func.getArgument(2))))
+  if (failed(builder.emit(func.getArgument(1), func.getArgument(2), packed)))
     return failure();
 
-  MatmulShape s = matmulShape(matmul);
-  KernelPlan plan;
-  plan.entry = name;
-  plan.schedule = ScheduleKind::Matmul;
+  KernelPlan plan = kernelPlan(name, "", ScheduleKind::Matmul, numInputs,
+                               unsigned(outputs.size()));
+  if (packB)
+    plan.operands.push_back({KernelOperand::Kind::Scratch, 0});
   int64_t rowBlocks = (s.m + kRowBlock - 1) / kRowBlock;
   plan.launch.iterations = s.n == 0 ? 0 : s.batch * rowBlocks;
   plan.launch.grain = std::max<int64_t>(
       1, kGrainMacs / std::max<int64_t>(1, kRowBlock * s.n * s.k));
-  if (MatmulKernelBuilder::packsB(matmul, s, width) && !s.rhsBatched)
-    plan.launch.grain = std::max(
-        plan.launch.grain,
-        std::min(kHostMatmulTarget.packMinChunkBlocks, (rowBlocks + 1) / 2));
-  for (unsigned i = 0; i < numInputs; ++i)
-    plan.operands.push_back({KernelOperand::Kind::FusionInput, i});
-  for (unsigned r = 0; r < outputs.size(); ++r)
-    plan.operands.push_back({KernelOperand::Kind::FusionResult, r});
-  FusionKernels kernels;
   kernels.kernels.push_back(std::move(plan));
   return kernels;
 }

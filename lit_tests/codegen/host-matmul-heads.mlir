@@ -1,8 +1,8 @@
 // Attention's head split and merge as index maps of host matmul kernels
 // (sequence 16, 4 heads of 32): the Q projection stores through the head
 // split (reshape + transpose) with whole vectors, since a head's 32 columns
-// hold whole 8-lane vectors; Q K^T (transpose_b) reads K from a panel packed
-// on the stack; P V stores through the head merge.
+// hold whole 8-lane vectors; Q K^T (transpose_b) reads K from panels that a
+// pack kernel of its own wrote first; P V stores through the head merge.
 
 // RUN: fuse-compile %s --target=host-x86-64-v3 --emit=kernels | FileCheck %s
 
@@ -26,16 +26,19 @@ func.func @heads(%x: tensor<16x128xf32>, %wq: tensor<128x128xf32>, %k: tensor<4x
 // CHECK: llvm.store %{{.*}} : vector<8xf32>, !llvm.ptr
 // CHECK-NOT: vector.extract
 
-// Q K^T: the panel of K on the stack, filled once per range and head, then
-// vector loads from it.
-// CHECK-LABEL: func.func @fuse_k1_matmul
-// CHECK: llvm.alloca %{{.*}} x f32 {alignment = 64 : i64}
-// CHECK: scf.if
+// Q K^T: the pack kernel reads each row of K (a column of K^T) along k and
+// stores it into the panels one lane at a time; the matmul kernel then loads
+// vectors from the panels, never from K.
+// CHECK-LABEL: func.func @fuse_k1_pack
+// CHECK: llvm.load %{{.*}} : !llvm.ptr -> f32
 // CHECK: llvm.store %{{.*}} : f32, !llvm.ptr
+// CHECK-LABEL: func.func @fuse_k1_matmul
+// CHECK-NOT: llvm.alloca
 // CHECK: llvm.load %{{.*}} : !llvm.ptr -> vector<8xf32>
 // CHECK: math.fma %{{.*}} : vector<8xf32>
 
-// P V: the head merge on the store, whole vectors again.
-// CHECK-LABEL: func.func @fuse_k2_matmul
+// P V: the head merge on the store, whole vectors again (its kernels are
+// numbered after the pack kernel).
+// CHECK-LABEL: func.func @fuse_k3_matmul
 // CHECK: math.fma %{{.*}} : vector<8xf32>
 // CHECK: llvm.store %{{.*}} : vector<8xf32>, !llvm.ptr

@@ -56,6 +56,9 @@ protected:
     return HostTensorData::fromDoubles(type, values);
   }
 
+  /// The kernels of the last graph `check` compiled, in bundle order.
+  std::vector<std::string> checkedKernels;
+
   /// Compiles `graph`, runs it on the host and on the reference, compares
   /// every output. `domains` per input (default [-2, 2]).
   void check(const Graph &graph, std::vector<Domain> domains = {},
@@ -63,6 +66,9 @@ protected:
     SCOPED_TRACE("random seed " + std::to_string(seed));
     Expected<Compilation> compiled = compiler.compile(graph, target, options);
     ASSERT_TRUE(compiled.ok()) << compiled.message();
+    checkedKernels.clear();
+    for (const BundleKernel &kernel : compiled->bundle.kernels)
+      checkedKernels.push_back(kernel.name);
     std::vector<HostTensorData> inputs;
     std::vector<HostTensor> views;
     std::vector<TensorBytes> bytes;

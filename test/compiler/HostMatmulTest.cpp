@@ -18,6 +18,19 @@ std::vector<Domain> unitDomains(const Graph &graph) {
 class HostMatmul : public HostCodegen {
 protected:
   void checkUnit(const Graph &graph) { check(graph, unitDomains(graph)); }
+
+  /// Whether the graph just checked packed B in a kernel of its own (a
+  /// `_pack` kernel before the `_matmul` one). B of fewer columns than a
+  /// vector (8 lanes here, 16 with AVX-512) is read in place.
+  void expectPackKernel(bool packed) {
+    bool found = false;
+    for (const std::string &name : checkedKernels)
+      found |= name.ends_with("_pack");
+    if (packed)
+      EXPECT_TRUE(found) << "no pack kernel";
+    else
+      EXPECT_FALSE(found) << "a pack kernel";
+  }
 };
 
 struct MatmulCase {
@@ -70,8 +83,8 @@ TEST_F(HostMatmul, BatchesAndSharedWeights) {
       {{2, 3, 7, 5}, {2, 3, 5, 9}}, // two batch dims
       {{4, 10, 6}, {4, 12, 6}, false, true},
       {{4, 6, 10}, {6, 12}, true, false},
-      {{3, 20, 40}, {3, 50, 40}, false, true}, // a packed panel per batch
-      {{3, 4200}, {37, 4200}, false, true},    // too long to pack: gathers
+      {{3, 20, 40}, {3, 50, 40}, false, true}, // a panel set per batch
+      {{3, 4200}, {37, 4200}, false, true},    // K of 4200, packed
   };
   for (const MatmulCase &c : cases) {
     SCOPED_TRACE((TensorType{ElementType::F32, c.lhs}.toString() + " x " +
@@ -84,18 +97,22 @@ TEST_F(HostMatmul, BatchesAndSharedWeights) {
   }
 }
 
-// From 64 rows of C, B is packed into panels on the stack (for speed), and
-// the kernel's chunks hold up to 32 row blocks: sizes around the tile, the
-// vector width and the panel limit (K 4096 at 16 lanes), primes and powers
-// of two, one and several chunks, the epilogue after packed panels.
+// From 128 rows of C, B is packed into panels by a kernel of its own (into
+// the fusion's scratch) before the matmul kernel reads them: sizes around
+// the tile and the vector width, primes and powers of two, K of one and of
+// more than 4096, N with and without one-vector strips, batches that share B
+// and batches of B (a panel set per batch), the epilogue after packed
+// panels. The thread pool splits the row blocks, so several chunks read the
+// same panels.
 TEST_F(HostMatmul, PackedPanelsOfB) {
   const MatmulCase cases[] = {
-      {{64, 1}, {1, 17}},       {{64, 64}, {64, 64}},
-      {{97, 131}, {131, 67}},   {{128, 256}, {256, 256}},
-      {{70, 20}, {20, 7}},      {{71, 33}, {33, 19}},
-      {{400, 70}, {70, 40}},    {{773, 29}, {29, 48}},
-      {{64, 4096}, {4096, 33}}, {{65, 4097}, {4097, 35}},
-      {{2, 67, 24}, {24, 40}},  {{66, 9}, {2, 9, 50}},
+      {{128, 1}, {1, 17}},         {{128, 64}, {64, 64}},
+      {{197, 131}, {131, 67}},     {{128, 256}, {256, 256}},
+      {{130, 20}, {20, 7}},        {{131, 33}, {33, 19}},
+      {{400, 70}, {70, 40}},       {{773, 29}, {29, 48}},
+      {{128, 4096}, {4096, 33}},   {{129, 4097}, {4097, 35}},
+      {{2, 130, 24}, {24, 40}},    {{130, 9}, {2, 9, 50}},
+      {{3, 129, 16}, {3, 16, 24}},
   };
   for (const MatmulCase &c : cases) {
     SCOPED_TRACE((TensorType{ElementType::F32, c.lhs}.toString() + " x " +
@@ -105,9 +122,10 @@ TEST_F(HostMatmul, PackedPanelsOfB) {
     TensorId w = b.input({ElementType::F32, c.rhs}, "w");
     b.output(b.matmul(x, w), "y");
     checkUnit(*b.finish());
+    expectPackKernel(c.rhs.back() >= 8);
   }
   for (auto [m, k, n] :
-       {std::tuple<int64_t, int64_t, int64_t>{64, 64, 64}, {389, 257, 131}}) {
+       {std::tuple<int64_t, int64_t, int64_t>{128, 64, 64}, {389, 257, 131}}) {
     GraphBuilder b;
     TensorId x = b.input({ElementType::F32, {m, k}}, "x");
     TensorId w = b.input({ElementType::F32, {k, n}}, "w");
@@ -145,8 +163,8 @@ TEST_F(HostMatmul, EpilogueAfterAReshapeThenTransposedStore) {
   checkUnit(*b.finish());
 }
 
-/// A prologue on a batched B (an elementwise op, then a transpose): packed
-/// once per panel and batch.
+/// A prologue on a batched B (an elementwise op, then a transpose): computed
+/// once per element by the pack kernel, a panel set per batch.
 TEST_F(HostMatmul, PrologueOnBatchedRhsIsPacked) {
   GraphBuilder b;
   TensorId x = b.input({ElementType::F32, {3, 20, 16}}, "x");
