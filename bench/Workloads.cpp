@@ -338,18 +338,24 @@ std::vector<Workload> makeWorkloads(bool quick) {
             columnSum(64, 256),
             matmulBiasRelu(32, 64, 64),
             matmulBiasRelu(37, 70, 101, "matmul_bias_relu_2048"),
+            matmulBiasRelu(40, 33, 70, "matmul_bias_relu_4096"),
+            matmulBiasRelu(8, 16, 16, "matmul_bias_relu_128x256x256"),
+            matmulBiasRelu(8, 16, 64, "matmul_bias_relu_128x256x1024"),
+            matmulBiasRelu(32, 48, 96, "matmul_bias_relu_512x768x3072"),
             mlp(16, 64, 256),
             encoderLayer(16, 64, 4, 128)};
-  return {addMulRow(4096, 4096),
-          gelu(std::int64_t(1) << 24),
-          softmax(4096, 4096),
-          layerNorm(4096, 4096),
-          sumAll(std::int64_t(1) << 26),
-          columnSum(4096, 4096),
+  return {addMulRow(4096, 4096), gelu(std::int64_t(1) << 24),
+          softmax(4096, 4096), layerNorm(4096, 4096),
+          sumAll(std::int64_t(1) << 26), columnSum(4096, 4096),
           matmulBiasRelu(1024, 1024, 1024),
           matmulBiasRelu(2048, 2048, 2048, "matmul_bias_relu_2048"),
-          mlp(512, 1024, 4096),
-          encoderLayer(512, 768, 12, 3072)};
+          matmulBiasRelu(4096, 4096, 4096, "matmul_bias_relu_4096"),
+          // The matmuls of transformer layers: hidden 256 and its FFN at
+          // 128 tokens, BERT-base's FFN at 512 tokens.
+          matmulBiasRelu(128, 256, 256, "matmul_bias_relu_128x256x256"),
+          matmulBiasRelu(128, 256, 1024, "matmul_bias_relu_128x256x1024"),
+          matmulBiasRelu(512, 768, 3072, "matmul_bias_relu_512x768x3072"),
+          mlp(512, 1024, 4096), encoderLayer(512, 768, 12, 3072)};
 }
 
 } // namespace fuse::bench

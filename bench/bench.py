@@ -28,6 +28,8 @@ PEER_TIMEOUT_S = 600
 
 # The targets, reported next to what was measured.
 PCT_TARGET = {"bandwidth": 90, "transcendental": 80}
+# Matmul workloads: % of the f32 multiply-add peak measured in the same run.
+PEAK_TARGET = 85
 SPEEDUP_TARGETS = {"torch": 3.0, "numpy": 5.0}
 SPEEDUP_WORKLOADS = {"gelu", "softmax", "layernorm"}
 
@@ -155,6 +157,9 @@ def build_results(records, peers, args):
             "triad_array_mib": machine["triad_array_mib"],
             "triad_plain_stores_gbps": machine["triad_plain_stores_gbps"],
             "triad_end_gbps": done.get("triad_end_gbps"),
+            "fma_peak_gflops": machine.get("fma_peak_gflops"),
+            "fma_peak_median_gflops": machine.get("fma_peak_median_gflops"),
+            "fma_isa": machine.get("fma_isa"),
             "platform": platform.platform(),
         },
         "quick": args.quick,
@@ -177,6 +182,9 @@ def peer_cell(entry, peer):
 
 
 def target_text(entry):
+    if entry["bound"] == "compute" and entry["fuse"] and entry["fuse"].get("pct_peak") is not None:
+        pct = entry["fuse"]["pct_peak"]
+        return f"{pct:.0f}% of FMA peak (target >= {PEAK_TARGET}%: {'met' if pct >= PEAK_TARGET else 'not met'})"
     target = PCT_TARGET.get(entry["bound"])
     if not target or not entry["fuse"]:
         return ""
@@ -198,6 +206,10 @@ def markdown(results):
         + (f"{m['triad_end_gbps']:.1f} GB/s" if m.get("triad_end_gbps") else "not measured")
         + f"); every % below is of the higher. With plain stores (write-allocate traffic not counted, as STREAM "
         f"does): {m['triad_plain_stores_gbps']:.1f} GB/s",
+        (f"- f32 multiply-add peak: **{m['fma_peak_gflops']:.0f} GFLOP/s** ({m.get('fma_isa', '?')} vectors, "
+         f"{m['cores']} threads, independent chains in registers, best pass; median "
+         f"{m.get('fma_peak_median_gflops', 0):.0f}); matmul rows give % of it"
+         if m.get("fma_peak_gflops") else "- f32 multiply-add peak: not measured"),
         f"- median of {results['runs']} runs after warm-up; Fuse times the kernels only (inputs uploaded once); "
         "peers time one call each (outputs in new memory, as they allocate by default)",
         "- GB/s counts each graph input read once and each output written once; ratio = peer time / Fuse time "
@@ -215,7 +227,7 @@ def markdown(results):
         lines.append("- QUICK RUN: small sizes, not the issue's")
     lines.append("")
     peers = [p for p in PEERS if p in results["peers"]]
-    header = ["workload", "Fuse fused", "GB/s (matmul: GFLOP/s)", "% of triad", "Fuse unfused"] + peers
+    header = ["workload", "Fuse fused", "GB/s (matmul: GFLOP/s)", "% of triad (matmul: of FMA peak)", "Fuse unfused"] + peers
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))
     for w in results["workloads"]:
@@ -238,7 +250,7 @@ def markdown(results):
             lines.append(f"- {w['name']}: not supported yet by the host compiler")
             continue
         parts = []
-        if w["bound"] in PCT_TARGET:
+        if w["bound"] in PCT_TARGET or w["fuse"].get("pct_peak") is not None:
             parts.append(target_text(w))
         if w["name"] in SPEEDUP_WORKLOADS:
             for peer, target in SPEEDUP_TARGETS.items():

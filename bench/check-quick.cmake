@@ -32,7 +32,7 @@ foreach(line IN LISTS lines)
   if(record STREQUAL "machine")
     math(EXPR machines "${machines} + 1")
     foreach(key cpu cores target triad_gbps triad_plain_stores_gbps triad_array_mib
-                triad_threads)
+                triad_threads fma_peak_gflops fma_isa)
       require("${line}" ${key} machine)
     endforeach()
   elseif(record STREQUAL "workload")
@@ -85,7 +85,8 @@ if(NOT machines EQUAL 1 OR NOT lazies EQUAL 1 OR NOT dones EQUAL 1)
   message(FATAL_ERROR "expected one machine, one lazy and one done record:\n${out}")
 endif()
 set(expected mul_add_row gelu softmax layernorm sum column_sum matmul_bias_relu
-    matmul_bias_relu_2048 mlp encoder_layer)
+    matmul_bias_relu_2048 matmul_bias_relu_4096 matmul_bias_relu_128x256x256
+    matmul_bias_relu_128x256x1024 matmul_bias_relu_512x768x3072 mlp encoder_layer)
 if(NOT workloads STREQUAL expected)
   message(FATAL_ERROR "workloads '${workloads}', expected '${expected}'")
 endif()

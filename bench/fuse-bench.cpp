@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "bench/BenchSupport.h"
+#include "bench/FmaPeak.h"
 #include "bench/KernelTimer.h"
 #include "bench/LazyOverhead.h"
 #include "bench/Triad.h"
@@ -117,7 +118,7 @@ Expected<Compilation> compileCold(const Workload &workload,
 /// One variant's figures: kernels, compile and run times, bandwidth.
 std::string variantJson(const Bundle &bundle, double compileMs,
                         const KernelTiming &timing, unsigned runs, double bytes,
-                        double flops, double triadGBps) {
+                        double flops, double triadGBps, double peakGflops) {
   double gbps = bytes / (timing.medianMs * 1e-3) / 1e9;
   JsonObject object;
   object.num("kernels", double(bundle.kernels.size()))
@@ -129,8 +130,10 @@ std::string variantJson(const Bundle &bundle, double compileMs,
       .num("runs", double(runs))
       .num("gbps", gbps)
       .num("pct_triad", 100.0 * gbps / triadGBps);
-  if (flops > 0)
-    object.num("gflops", flops / (timing.medianMs * 1e-3) / 1e9);
+  if (flops > 0) {
+    double gflops = flops / (timing.medianMs * 1e-3) / 1e9;
+    object.num("gflops", gflops).num("pct_peak", 100.0 * gflops / peakGflops);
+  }
   // Where the time goes, for bundles of a few kernels.
   if (bundle.kernels.size() > 1 && bundle.kernels.size() <= 16 &&
       timing.launchMedianMs.size() == bundle.launchOrder.size()) {
@@ -294,6 +297,8 @@ int main(int argc, char **argv) {
   std::uint64_t triadBytes = options.triadMiB << 20;
   TriadResult triad = measureTriad(triadBytes, cores, passes, true);
   TriadResult plainTriad = measureTriad(triadBytes, cores, passes, false);
+  progress("f32 multiply-add peak, " + std::to_string(cores) + " threads...");
+  FmaPeakResult peak = measureFmaPeak(cores, passes);
   std::cout << JsonObject()
                    .str("record", "machine")
                    .str("cpu", cpuModel())
@@ -304,6 +309,9 @@ int main(int argc, char **argv) {
                    .num("triad_plain_stores_gbps", plainTriad.bestGBps)
                    .num("triad_array_mib", double(triad.arrayBytes >> 20))
                    .num("triad_threads", double(triad.threads))
+                   .num("fma_peak_gflops", peak.bestGflops)
+                   .num("fma_peak_median_gflops", peak.medianGflops)
+                   .str("fma_isa", peak.isa)
                    .boolean("quick", options.quick)
                    .toString()
             << std::endl;
@@ -375,7 +383,7 @@ int main(int argc, char **argv) {
     }
     record.raw("fused", variantJson(fusedBundle, fusedCompileMs, *fusedTiming,
                                     options.runs, bytes, workload.flops,
-                                    triad.bestGBps));
+                                    triad.bestGBps, peak.bestGflops));
 
     progress(workload.name + ": compiling and timing without fusion...");
     double unfusedCompileMs = 0;
@@ -387,7 +395,8 @@ int main(int argc, char **argv) {
       if (unfusedTiming.ok())
         record.raw("unfused", variantJson(unfused->bundle, unfusedCompileMs,
                                           *unfusedTiming, options.runs, bytes,
-                                          workload.flops, triad.bestGBps));
+                                          workload.flops, triad.bestGBps,
+                                          peak.bestGflops));
       else
         record.str("unfused_error", firstLine(unfusedTiming.message()));
     } else {

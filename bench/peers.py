@@ -103,6 +103,10 @@ def numpy_workloads():
         "column_sum": column_sum,
         "matmul_bias_relu": matmul_bias_relu,
         "matmul_bias_relu_2048": matmul_bias_relu,
+        "matmul_bias_relu_4096": matmul_bias_relu,
+        "matmul_bias_relu_128x256x256": matmul_bias_relu,
+        "matmul_bias_relu_128x256x1024": matmul_bias_relu,
+        "matmul_bias_relu_512x768x3072": matmul_bias_relu,
         "mlp": mlp,
         "encoder_layer": encoder_layer,
     }
@@ -197,6 +201,10 @@ def torch_workloads(primitive):
         "column_sum": column_sum,
         "matmul_bias_relu": matmul_bias_relu,
         "matmul_bias_relu_2048": matmul_bias_relu,
+        "matmul_bias_relu_4096": matmul_bias_relu,
+        "matmul_bias_relu_128x256x256": matmul_bias_relu,
+        "matmul_bias_relu_128x256x1024": matmul_bias_relu,
+        "matmul_bias_relu_512x768x3072": matmul_bias_relu,
         "mlp": mlp,
         "encoder_layer": encoder_layer,
     }
