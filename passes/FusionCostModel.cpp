@@ -154,6 +154,16 @@ static bool broadcastFollows(BroadcastOp broadcast, Operation *reduction,
 }
 
 namespace {
+/// Ops that only move or produce data without arithmetic: a pointwise
+/// kernel recomputes them for free (index arithmetic and loads), whatever
+/// their own size. Not a concat: its pieces are a compare and a select per
+/// lane and defeat contiguous loads, which recomputing under several slices
+/// multiplies (a depthwise convolution's zero padding, fused into its nine
+/// shifted slices, ran 30x slower than padding first).
+bool movesDataOnly(Operation *op) {
+  return isa<SliceOp, ReshapeOp, TransposeOp, BroadcastOp, ConstantOp>(op);
+}
+
 /// Checks one candidate kernel; the members are in block order.
 class KernelChecker {
 public:
@@ -174,7 +184,13 @@ private:
                                    const llvm::SmallPtrSetImpl<Operation *> &);
   FailureOr<ScheduleKind> checkReductions(ArrayRef<Operation *> reductions);
   LogicalResult checkSchedule(ScheduleKind kind);
-  LogicalResult checkPointwise();
+  /// Every op iterates over the kernel's domain, except (when
+  /// `freeDataMovement`) ops of movesDataOnly over kernel inputs and
+  /// constants only, whose results stay inside the kernel: a pointwise
+  /// kernel reads them at the positions it needs.
+  LogicalResult checkPointwise(bool freeDataMovement);
+  /// Whether `op` and every member below it only move data.
+  bool movesInputsOnly(Operation *op) const;
   unsigned countLiveValues(ArrayRef<Value> outputs) const;
 
   ArrayRef<Operation *> ops;
@@ -212,7 +228,8 @@ FailureOr<KernelPlan> KernelChecker::plan() {
   // element's window from memory; the schedule has the rules.
   if (!pools.empty()) {
     plan.kind = ScheduleKind::window_reduction;
-    if (failed(checkSchedule(plan.kind)) || failed(checkPointwise()))
+    if (failed(checkSchedule(plan.kind)) ||
+        failed(checkPointwise(/*freeDataMovement=*/false)))
       return failure();
   } else if (matmuls.size() > 1) {
     why << "a kernel holds at most one matmul";
@@ -227,7 +244,7 @@ FailureOr<KernelPlan> KernelChecker::plan() {
     if (failed(kind) || failed(checkSchedule(*kind)))
       return failure();
     plan.kind = *kind;
-  } else if (failed(checkPointwise()) ||
+  } else if (failed(checkPointwise(/*freeDataMovement=*/true)) ||
              failed(checkSchedule(ScheduleKind::pointwise))) {
     return failure();
   }
@@ -401,13 +418,28 @@ LogicalResult KernelChecker::checkSchedule(ScheduleKind kind) {
   return selectSchedule(view, kind, model.target);
 }
 
-LogicalResult KernelChecker::checkPointwise() {
+bool KernelChecker::movesInputsOnly(Operation *op) const {
+  return movesDataOnly(op) &&
+         llvm::all_of(op->getOperands(), [&](Value operand) {
+           return !isMember(operand) ||
+                  movesInputsOnly(operand.getDefiningOp());
+         });
+}
+
+LogicalResult KernelChecker::checkPointwise(bool freeDataMovement) {
+  auto isFree = [&](Operation *op) {
+    return freeDataMovement && movesInputsOnly(op) &&
+           llvm::none_of(op->getResults(), [&](Value result) {
+             return llvm::is_contained(view.results(), result);
+           });
+  };
   int64_t domain = 0;
   for (Operation *op : ops)
-    domain = std::max(domain, numElements(op->getResult(0).getType()));
+    if (!isFree(op))
+      domain = std::max(domain, numElements(op->getResult(0).getType()));
   for (Operation *op : ops) {
     int64_t size = numElements(op->getResult(0).getType());
-    if (size != domain) {
+    if (size != domain && !isFree(op)) {
       why << op->getName().getStringRef() << " iterates over " << size
           << " elements, the pointwise kernel over " << domain
           << ": it would be recomputed";
@@ -550,8 +582,10 @@ struct GroupPlan {
   unsigned numForPlanKernel = 0;
   unsigned numForPlanKernelWithRows = 0;
   std::optional<Rows> rows; // the rows of its reductions
-  /// Iteration sizes of its ops other than reductions.
+  /// Iteration sizes of its ops other than reductions and movesDataOnly.
   SmallVector<int64_t, 2> sizes;
+  /// Iteration sizes of its movesDataOnly ops.
+  SmallVector<int64_t, 2> dataSizes;
   /// Its broadcasts of a value it defines.
   SmallVector<Operation *> broadcasts;
 };
@@ -631,7 +665,9 @@ void GroupPlans::addGroup(Operation *op) {
                                    !(op->hasTrait<OpTrait::Elementwise>() ||
                                      isa<ReshapeOp, BroadcastOp, ReduceOp>(op));
   group.rows = reductionRows(op);
-  if (!group.rows)
+  if (movesDataOnly(op))
+    group.dataSizes.push_back(numElements(op->getResult(0).getType()));
+  else if (!group.rows)
     group.sizes.push_back(numElements(op->getResult(0).getType()));
 }
 
@@ -693,6 +729,10 @@ GroupPlans::Verdict GroupPlans::tryMerge(unsigned a, unsigned b) {
   for (int64_t size : small.sizes)
     if (!llvm::is_contained(merged.sizes, size))
       merged.sizes.push_back(size);
+  merged.dataSizes = large.dataSizes;
+  for (int64_t size : small.dataSizes)
+    if (!llvm::is_contained(merged.dataSizes, size))
+      merged.dataSizes.push_back(size);
 
   Verdict verdict;
   verdict.trafficBytes = merged.trafficBytes;
@@ -711,9 +751,10 @@ GroupPlans::Verdict GroupPlans::tryMerge(unsigned a, unsigned b) {
   if (legal && merged.rows) {
     verdict.kind = merged.rows->kind;
     int64_t elements = merged.rows->rows * merged.rows->cols;
-    legal = llvm::all_of(merged.sizes, [&](int64_t size) {
-      return size == elements || size == merged.rows->rows;
-    });
+    legal = llvm::all_of(llvm::concat<int64_t>(merged.sizes, merged.dataSizes),
+                         [&](int64_t size) {
+                           return size == elements || size == merged.rows->rows;
+                         });
     // Broadcasts of values the kernel computes follow the rows; those of a
     // group that had reductions already did.
     SmallVector<Operation *> unchecked = newlyInternal;
@@ -727,7 +768,16 @@ GroupPlans::Verdict GroupPlans::tryMerge(unsigned a, unsigned b) {
         });
   } else if (legal) {
     verdict.kind = ScheduleKind::pointwise;
-    legal = merged.sizes.size() == 1;
+    // Data movement of another size than the arithmetic (a slice of a
+    // weight, a padded input) may be free: planKernel decides, knowing
+    // what it reads and what the kernel yields.
+    bool mixed = llvm::any_of(merged.dataSizes, [&](int64_t size) {
+      return merged.sizes.empty() ? size != merged.dataSizes.front()
+                                  : size != merged.sizes.front();
+    });
+    if (mixed && merged.sizes.size() <= 1)
+      return verdict; // planKernel decides
+    legal = merged.sizes.size() + (merged.sizes.empty() ? 1 : 0) == 1 && !mixed;
   }
   unsigned numOutputs = small.outputs.size() + large.outputs.size();
   numOutputs += outputDelta;

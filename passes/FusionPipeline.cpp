@@ -19,7 +19,9 @@ void mlir::fuse::buildFusionPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
   // Until a schedule runs convolutions, they become matmuls first.
-  funcPm.addPass(createFuseLowerConvolutions());
+  FuseLowerConvolutionsOptions convolutions;
+  convolutions.target = options.target;
+  funcPm.addPass(createFuseLowerConvolutions(convolutions));
   FuseDuplicateCheapProducersOptions duplicate;
   duplicate.explain = options.explain;
   funcPm.addPass(createFuseDuplicateCheapProducers(duplicate));

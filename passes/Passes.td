@@ -192,36 +192,45 @@ def FuseOutlineFusions : Pass<"fuse-outline-fusions", "func::FuncOp"> {
 
 def FuseLowerConvolutions
     : Pass<"fuse-lower-convolutions", "func::FuncOp"> {
-  let summary = "Rewrite fuse.conv into slices, concats, reshapes and matmuls";
+  let summary = "Rewrite fuse.conv into an im2col and a matmul, or slices";
   let description = [{
-    A correct, slow stand-in until the implicit-GEMM convolution schedule
-    (issues 18 and 20) replaces it: each `fuse.conv` becomes an explicit
-    im2col. The input is zero-padded (a `fuse.concat` with splat zeros on
-    each padded side), each kernel offset reads one strided `fuse.slice` of
-    it, and the slices are stacked into the column matrix
-    [N, C * K, OH * OW] (channel major, kernel offset minor: the weight's own
-    layout). One `fuse.matmul` with the weight reshaped to [M, C * K] gives
-    the result; with groups, the columns are [N, G, C / G * K, P] and the
-    weight [G, M / G, C / G * K] (broadcast over N when N > 1), one batched
-    matmul for every group, depthwise included. The bias is broadcast and
-    added. The column matrix is materialized: K times the input's bytes.
+    A stand-in until an implicit-GEMM convolution schedule (issues 18 and
+    20) replaces it. Each `fuse.conv` becomes its column matrix
+    (`fuse.im2col`: [N, C, K, P], one row per channel and kernel offset, one
+    column per output position, zero in the padding; a 1x1 convolution with
+    unit strides and no padding reads the input as it is), reshaped, and one
+    `fuse.matmul` with the weight reshaped to [M, C * K]; with groups, the
+    columns are [N, G, C / G * K, P] and the weight [G, M / G, C / G * K]
+    (broadcast over N when N > 1), one batched matmul for every group. The
+    bias is broadcast and added.
+
+    With `target=host`, a depthwise convolution (one input channel per
+    group, as many output channels) becomes instead the sum over the kernel
+    offsets of the zero-padded input's strided slice at that offset times
+    the channel's weight there (a slice of the weight, broadcast): a matmul
+    of one row per group wastes most of its register tile, and the column
+    matrix is K times the input. The padding is a `fuse.concat` with splat
+    zeros per padded dim, which only the host's pointwise kernels run; on
+    the GPU depthwise convolutions stay an im2col and a matmul.
 
     Before:
     ```mlir
     %y = fuse.conv %x, %w strides = [1] dilations = [1] pads = [1, 1] group = 1
         : tensor<1x2x5xf32>, tensor<4x2x3xf32> -> tensor<1x4x5xf32>
     ```
-    After (in outline):
+    After:
     ```mlir
-    %z = fuse.constant dense<0.0> : tensor<1x2x1xf32>
-    %p = fuse.concat %z, %x, %z axis = 2 : ... -> tensor<1x2x7xf32>
-    %s0 = fuse.slice %p offsets = [0, 0, 0] sizes = [1, 2, 5] strides = [1, 1, 1] : ...
-    ... one slice per kernel offset, reshaped to [1, 2, 1, 5] and concatenated on dim 2
-    %c = fuse.reshape %k : tensor<1x2x3x5xf32> -> tensor<1x6x5xf32>
+    %k = fuse.im2col %x window = [3] strides = [1] dilations = [1] pads = [1, 1]
+        : tensor<1x2x5xf32> -> tensor<1x2x3x5xf32>
     %wm = fuse.reshape %w : tensor<4x2x3xf32> -> tensor<4x6xf32>
+    %c = fuse.reshape %k : tensor<1x2x3x5xf32> -> tensor<1x6x5xf32>
     %y = fuse.matmul %wm, %c : tensor<4x6xf32>, tensor<1x6x5xf32> -> tensor<1x4x5xf32>
     ```
   }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "The target whose kernels run the result: host or gpu">,
+  ];
   let statistics = [
     Statistic<"numLowered", "lowered", "Convolutions rewritten into matmuls">,
   ];

@@ -138,7 +138,10 @@ Expected<Compilation> KernelCompiler::Impl::compileModule(
   func.walk([&](fd::ConvOp) { hasConvolutions = true; });
   if (hasConvolutions && !alreadyFused) {
     mlir::PassManager pm(&context);
-    pm.addNestedPass<mlir::func::FuncOp>(fd::createFuseLowerConvolutions());
+    fd::FuseLowerConvolutionsOptions convolutions;
+    convolutions.target = std::string(backend->scheduleTarget());
+    pm.addNestedPass<mlir::func::FuncOp>(
+        fd::createFuseLowerConvolutions(convolutions));
     if (mlir::failed(pm.run(module)))
       return diagnostics.error("lowering the convolutions failed");
     lowered = funcToGraph(func);

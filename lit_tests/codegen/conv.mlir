@@ -1,5 +1,6 @@
 // Convolutions through the compile pipeline: fuse-lower-convolutions turns
-// each into an im2col and a matmul before fusion, and the kernels that come
+// each into an im2col and a matmul before fusion (a depthwise one into a sum
+// of the padded input's shifted slices times the weights), and the kernels that come
 // out are the existing schedules'. On the host, fuse-run --check compares
 // them with the reference runtime's conv (random inputs, the numerics
 // policy's bound for a dot product of C / group * K terms); for sm_80 and
@@ -12,16 +13,20 @@
 // HOST: output out0: tensor<2x8x4x4xf32>
 // HOST: output out1: tensor<2x8x2x2xf32>
 // HOST: output out2: tensor<1x6x8xf16>
+// HOST: output out3: tensor<1x4x8xf16>
 // HOST: check out0: {{.*}}: ok
 // HOST: check out1: {{.*}}: ok
 // HOST: check out2: {{.*}}: ok
-// HOST: check: passed, 3 outputs match the reference
+// HOST: check out3: {{.*}}: ok
+// HOST: check: passed, 4 outputs match the reference
 
 // A 3x3 convolution with bias and relu, a depthwise strided one after it,
-// and a grouped, dilated 1-D one in f16.
+// a grouped, dilated 1-D one in f16, and a depthwise dilated 1-D one in f16
+// with uneven pads.
 func.func @cnn(%x: tensor<2x3x6x6xf32>, %w: tensor<8x3x3x3xf32>, %b: tensor<8xf32>,
-               %dw: tensor<8x1x3x3xf32>, %h: tensor<1x4x9xf16>, %k: tensor<6x2x2xf16>)
-    -> (tensor<2x8x4x4xf32>, tensor<2x8x2x2xf32>, tensor<1x6x8xf16>) {
+               %dw: tensor<8x1x3x3xf32>, %h: tensor<1x4x9xf16>, %k: tensor<6x2x2xf16>,
+               %dk: tensor<4x1x3xf16>, %db: tensor<4xf16>)
+    -> (tensor<2x8x4x4xf32>, tensor<2x8x2x2xf32>, tensor<1x6x8xf16>, tensor<1x4x8xf16>) {
   %c = fuse.conv %x, %w, %b strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] group = 1
       : tensor<2x3x6x6xf32>, tensor<8x3x3x3xf32>, tensor<8xf32> -> tensor<2x8x4x4xf32>
   %z = fuse.constant dense<0.0> : tensor<2x8x4x4xf32>
@@ -30,5 +35,7 @@ func.func @cnn(%x: tensor<2x3x6x6xf32>, %w: tensor<8x3x3x3xf32>, %b: tensor<8xf3
       : tensor<2x8x4x4xf32>, tensor<8x1x3x3xf32> -> tensor<2x8x2x2xf32>
   %s = fuse.conv %h, %k strides = [1] dilations = [2] pads = [1, 0] group = 2
       : tensor<1x4x9xf16>, tensor<6x2x2xf16> -> tensor<1x6x8xf16>
-  return %y, %d, %s : tensor<2x8x4x4xf32>, tensor<2x8x2x2xf32>, tensor<1x6x8xf16>
+  %e = fuse.conv %h, %dk, %db strides = [1] dilations = [2] pads = [2, 1] group = 4
+      : tensor<1x4x9xf16>, tensor<4x1x3xf16>, tensor<4xf16> -> tensor<1x4x8xf16>
+  return %y, %d, %s, %e : tensor<2x8x4x4xf32>, tensor<2x8x2x2xf32>, tensor<1x6x8xf16>, tensor<1x4x8xf16>
 }

@@ -1,5 +1,9 @@
 // RUN: fuse-opt %s -split-input-file -fuse-lower-convolutions | FileCheck %s
 // RUN: fuse-opt %s -split-input-file -fuse-fusion-pipeline | FileCheck %s --check-prefix=PIPELINE
+// RUN: fuse-opt %s -split-input-file -fuse-lower-convolutions=target=gpu | FileCheck %s --check-prefix=GPU
+// RUN: not fuse-opt %s -split-input-file -fuse-lower-convolutions=target=tpu 2>&1 | FileCheck %s --check-prefix=TARGET
+
+// TARGET: fuse-lower-convolutions: unknown target 'tpu'; expected host or gpu
 
 // A padded 1-D convolution: the column matrix (fuse.im2col: channels x
 // kernel offsets x output positions, zero in the padding), one matmul with
@@ -23,20 +27,33 @@ func.func @conv1d_padded(%x: tensor<1x2x5xf32>, %w: tensor<4x2x3xf32>) -> tensor
 
 // -----
 
-// Depthwise with a batch of two and a bias: the kernel offsets in row-major
-// order, strided by 2 and dilated by 1; the weight [G, M / G, C / G * K]
-// broadcast over the batch for one batched matmul over (N, G); the result
-// reshaped to [N, M, OH, OW] and the bias broadcast on dim 1 and added.
+// Depthwise with a batch of two and a bias (one input channel per group):
+// not an im2col and a matmul of one row per group but the sum over the
+// window offsets (row-major) of the input's slice at that offset (strided
+// by 2) times the channel's weight there, broadcast on dim 1; then the bias.
+// The fusion pipeline makes it one pointwise kernel: the weight slices only
+// move data, read where the kernel needs them.
 // CHECK-LABEL: func.func @depthwise_batched_bias
 //  CHECK-SAME: (%[[X:.*]]: tensor<2x3x4x4xf32>, %[[W:.*]]: tensor<3x1x2x2xf32>, %[[B:.*]]: tensor<3xf32>)
-//       CHECK:   %[[K:.*]] = fuse.im2col %[[X]] window = [2, 2] strides = [2, 2] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<2x3x4x4xf32> -> tensor<2x3x4x4xf32>
-//       CHECK:   %[[WR:.*]] = fuse.reshape %[[W]] : tensor<3x1x2x2xf32> -> tensor<3x1x4xf32>
-//       CHECK:   %[[WB:.*]] = fuse.broadcast %[[WR]], dims = [1, 2, 3] : tensor<3x1x4xf32> -> tensor<2x3x1x4xf32>
-//       CHECK:   %[[M:.*]] = fuse.matmul %[[WB]], %[[K]] : tensor<2x3x1x4xf32>, tensor<2x3x4x4xf32> -> tensor<2x3x1x4xf32>
-//       CHECK:   %[[R:.*]] = fuse.reshape %[[M]] : tensor<2x3x1x4xf32> -> tensor<2x3x2x2xf32>
+//   CHECK-NOT:   fuse.im2col
+//       CHECK:   %[[S0:.*]] = fuse.slice %[[X]] offsets = [0, 0, 0, 0] sizes = [2, 3, 2, 2] strides = [1, 1, 2, 2]
+//       CHECK:   %[[W0:.*]] = fuse.slice %[[W]] offsets = [0, 0, 0, 0] sizes = [3, 1, 1, 1] strides = [1, 1, 1, 1]
+//       CHECK:   %[[V0:.*]] = fuse.reshape %[[W0]] : tensor<3x1x1x1xf32> -> tensor<3xf32>
+//       CHECK:   %[[B0:.*]] = fuse.broadcast %[[V0]], dims = [1] : tensor<3xf32> -> tensor<2x3x2x2xf32>
+//       CHECK:   %[[T0:.*]] = fuse.mul %[[S0]], %[[B0]]
+//       CHECK:   fuse.slice %[[X]] offsets = [0, 0, 0, 1]
+//       CHECK:   fuse.slice %[[W]] offsets = [0, 0, 0, 1]
+//       CHECK:   %[[A1:.*]] = fuse.add %[[T0]], %{{.*}}
+//       CHECK:   fuse.slice %[[X]] offsets = [0, 0, 1, 0]
+//       CHECK:   fuse.slice %[[X]] offsets = [0, 0, 1, 1]
+//       CHECK:   %[[SUM:.*]] = fuse.add %{{.*}}, %{{.*}} : tensor<2x3x2x2xf32>
 //       CHECK:   %[[BB:.*]] = fuse.broadcast %[[B]], dims = [1] : tensor<3xf32> -> tensor<2x3x2x2xf32>
-//       CHECK:   %[[Y:.*]] = fuse.add %[[R]], %[[BB]] : tensor<2x3x2x2xf32>
+//       CHECK:   %[[Y:.*]] = fuse.add %[[SUM]], %[[BB]] : tensor<2x3x2x2xf32>
 //       CHECK:   return %[[Y]]
+// PIPELINE-LABEL: func.func @depthwise_batched_bias
+//   PIPELINE-COUNT-1: fuse.fusion pointwise
+//   PIPELINE-NOT: fuse.fusion
+//       PIPELINE: return
 func.func @depthwise_batched_bias(%x: tensor<2x3x4x4xf32>, %w: tensor<3x1x2x2xf32>, %b: tensor<3xf32>) -> tensor<2x3x2x2xf32> {
   %y = fuse.conv %x, %w, %b strides = [2, 2] dilations = [1, 1] pads = [0, 0, 0, 0] group = 3
       : tensor<2x3x4x4xf32>, tensor<3x1x2x2xf32>, tensor<3xf32> -> tensor<2x3x2x2xf32>
@@ -71,4 +88,31 @@ func.func @pointwise_conv(%x: tensor<1x8x4x4xf32>, %w: tensor<16x8x1x1xf32>) -> 
   %y = fuse.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] group = 1
       : tensor<1x8x4x4xf32>, tensor<16x8x1x1xf32> -> tensor<1x16x4x4xf32>
   return %y : tensor<1x16x4x4xf32>
+}
+
+// -----
+
+// A padded depthwise convolution (3x3, pads 1): the input is padded with
+// zeros first (a concat per spatial dim, each a kernel of its own: a
+// concat under the nine slices would be re-selected per lane nine times),
+// then one pointwise kernel sums the nine slices.
+// CHECK-LABEL: func.func @depthwise_padded
+//       CHECK:   %[[H:.*]] = fuse.concat %{{.*}}, %[[X:.*]], %{{.*}} axis = 2 : tensor<1x8x1x10xf32>, tensor<1x8x10x10xf32>, tensor<1x8x1x10xf32> -> tensor<1x8x12x10xf32>
+//       CHECK:   %[[P:.*]] = fuse.concat %{{.*}}, %[[H]], %{{.*}} axis = 3 : tensor<1x8x12x1xf32>, tensor<1x8x12x10xf32>, tensor<1x8x12x1xf32> -> tensor<1x8x12x12xf32>
+//       CHECK:   fuse.slice %[[P]] offsets = [0, 0, 0, 0] sizes = [1, 8, 10, 10] strides = [1, 1, 1, 1]
+//       CHECK:   fuse.slice %[[P]] offsets = [0, 0, 2, 2] sizes = [1, 8, 10, 10] strides = [1, 1, 1, 1]
+// On the GPU (no concat in its pointwise kernels) it stays an im2col and a
+// batched matmul.
+// GPU-LABEL: func.func @depthwise_padded
+//   GPU-NOT:   fuse.concat
+//       GPU:   fuse.im2col
+//       GPU:   fuse.matmul
+// PIPELINE-LABEL: func.func @depthwise_padded
+//   PIPELINE-COUNT-3: fuse.fusion pointwise
+//   PIPELINE-NOT: fuse.fusion
+//       PIPELINE: return
+func.func @depthwise_padded(%x: tensor<1x8x10x10xf32>, %w: tensor<8x1x3x3xf32>) -> tensor<1x8x10x10xf32> {
+  %y = fuse.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] group = 8
+      : tensor<1x8x10x10xf32>, tensor<8x1x3x3xf32> -> tensor<1x8x10x10xf32>
+  return %y : tensor<1x8x10x10xf32>
 }
