@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -182,6 +183,26 @@ Expected<Compilation> KernelCompiler::Impl::compileModule(
   std::set<TensorId> written;
   // The plan's module of each bundle kernel.
   std::vector<std::string> moduleOf;
+  // Kernels that share one module (the host's): each distinct kernel
+  // function once, by its text with the symbol name left out. Identical
+  // layers of a model make identical kernels; LLVM compiles one of each.
+  std::map<std::string, std::string> entryOfText;
+  auto sharedEntry = [&](const KernelPlan &plan) -> std::string {
+    if (!plan.module.empty())
+      return plan.entry;
+    auto func = kernelModule->lookupSymbol<mlir::func::FuncOp>(plan.entry);
+    if (!func)
+      return plan.entry;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    func.setSymName("kernel");
+    func.print(os);
+    func.setSymName(plan.entry);
+    auto [it, inserted] = entryOfText.try_emplace(std::move(text), plan.entry);
+    if (!inserted)
+      func.erase();
+    return it->second;
+  };
 
   auto addFusion = [&](fd::FusionOp fusion,
                        llvm::ArrayRef<TensorId> inputTensors,
@@ -202,7 +223,7 @@ Expected<Compilation> KernelCompiler::Impl::compileModule(
       kernel.name = plan.entry;
       kernel.target = target.name;
       kernel.payloadKind = backend->payloadKind();
-      kernel.entry = plan.entry;
+      kernel.entry = sharedEntry(plan);
       kernel.schedule = plan.schedule;
       kernel.launch = plan.launch;
       kernel.ops = coveredOps;

@@ -360,9 +360,16 @@ std::pair<std::uint64_t, std::uint64_t> kernelTraffic(const Bundle &bundle,
 
 void printPlanText(const Bundle &bundle, llvm::raw_ostream &os) {
   std::uint64_t totalRead = 0, totalWritten = 0;
+  std::set<std::string> entries;
+  for (const BundleKernel &kernel : bundle.kernels)
+    entries.insert(kernel.entry);
   os << "plan: " << bundle.kernels.size() << " kernel"
      << (bundle.kernels.size() == 1 ? "" : "s") << " for "
-     << bundle.graph.ops.size() << " ops, target " << bundle.target << "\n";
+     << bundle.graph.ops.size() << " ops, target " << bundle.target;
+  // Identical kernels are compiled once.
+  if (entries.size() < bundle.kernels.size())
+    os << ", " << entries.size() << " distinct";
+  os << "\n";
   for (std::uint32_t index : bundle.launchOrder) {
     const BundleKernel &kernel = bundle.kernels[index];
     auto [read, written] = kernelTraffic(bundle, kernel);
@@ -370,7 +377,10 @@ void printPlanText(const Bundle &bundle, llvm::raw_ostream &os) {
     totalWritten += written;
     os << "kernel " << index << " " << kernel.name << ": "
        << scheduleKindName(kernel.schedule) << ", " << kernel.ops.size()
-       << " ops, reads " << read << " B, writes " << written << " B\n  ops";
+       << " ops, reads " << read << " B, writes " << written << " B";
+    if (kernel.entry != kernel.name)
+      os << ", the code of " << kernel.entry;
+    os << "\n  ops";
     for (std::uint32_t op : kernel.ops)
       os << " " << mnemonic(bundle.graph.ops[op].kind);
     os << "\n";
@@ -1022,11 +1032,15 @@ int runModel(const RunOptions &options) {
       llvm::outs() << llvm::formatv("  {0,5:F1}%  {1,10}  launch {2} ",
                                     totalMs > 0 ? 100 * ms / totalMs : 0.0,
                                     formatMs(ms), i)
-                   << kernel.entry << " (" << scheduleKindName(kernel.schedule)
-                   << ", " << kernel.ops.size() << " ops)\n";
+                   << kernel.name << " (" << scheduleKindName(kernel.schedule)
+                   << ", " << kernel.ops.size() << " ops"
+                   << (kernel.entry != kernel.name ? ", code of " + kernel.entry
+                                                   : std::string())
+                   << ")\n";
       profileJson +=
           (profileJson.empty() ? "" : ", ") + std::string("{\"launch\": ") +
-          std::to_string(i) + ", \"entry\": " + jsonString(kernel.entry) +
+          std::to_string(i) + ", \"name\": " + jsonString(kernel.name) +
+          ", \"entry\": " + jsonString(kernel.entry) +
           ", \"schedule\": " + jsonString(scheduleKindName(kernel.schedule)) +
           ", \"ms\": " + jsonNumber(ms) + "}";
     }
