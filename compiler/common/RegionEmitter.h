@@ -220,6 +220,10 @@ public:
 protected:
   /// An op that is neither elementwise nor an index map, at `index`, where
   /// the target has a lowering of it; a null Value where it has none.
+  /// Whether the target loads vectors under a lane mask cheaply (the
+  /// host's AVX2/AVX-512 masked moves); the GPU's lanes are threads.
+  virtual bool maskedVectorLoads() const { return false; }
+
   virtual FailureOr<Value> emitTargetOp(Operation *op, Index index) {
     return Value();
   }
@@ -444,8 +448,136 @@ protected:
   /// element): the position p and the window offset k are decoded from the
   /// index ([leading, K, P]), and the operand is read at p * stride - begin
   /// + k * dilation per window dim, clamped to 0 in the padding, where the
-  /// result is zero.
+  /// result is zero. A vector whose lanes stay inside one output row of a
+  /// unit-stride last window dim (always when the rows are whole aligned
+  /// blocks of the index; else checked per vector) reads consecutive input
+  /// positions: one masked vector load (emitIm2colRun) instead of a decode
+  /// and a load per lane (emitIm2colGather).
   FailureOr<Value> emitIm2col(fd::Im2colOp im2col, Index index) {
+    ArrayRef<int64_t> window = im2col.getWindow(),
+                      strides = im2col.getStrides(),
+                      dilations = im2col.getDilations(),
+                      pads = im2col.getPads();
+    ArrayRef<int64_t> in = shapeOf(im2col.getOperand());
+    int64_t n = window.size();
+    int64_t lastOut = ::fuse::poolOutputSize(
+        in.back(), window[n - 1], strides[n - 1], dilations[n - 1], pads[n - 1],
+        pads[2 * n - 1], /*ceilMode=*/false);
+    auto operand = dyn_cast<BlockArgument>(im2col.getOperand());
+    Value operandPointer = operand ? argPointers.lookup(operand) : Value();
+    Type element = elementTypeOf(im2col.getOperand());
+    if (!maskedVectorLoads() || width == 1 || index.kind != Index::Contiguous ||
+        !operandPointer || strides[n - 1] != 1 || lastOut < int64_t(width) ||
+        storageType(element).getIntOrFloatBitWidth() < 32)
+      return emitIm2colGather(im2col, index);
+    if (index.block > 0 && lastOut % index.block == 0)
+      return emitIm2colRun(im2col, index.value, operandPointer);
+    // The result is [leading, K, P], the output positions P innermost.
+    int64_t positions = shapeOf(im2col.getResult()).back();
+    Value column = arith::RemUIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, index.value, i64(positions)),
+        i64(lastOut));
+    Value fits = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ule,
+        arith::AddIOp::create(b, loc, column, i64(width)), i64(lastOut));
+    Type compute = vectorOf(computeType(elementTypeOf(im2col.getResult())));
+    auto branch = scf::IfOp::create(b, loc, TypeRange{compute}, fits,
+                                    /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    scf::YieldOp::create(b, loc,
+                         emitIm2colRun(im2col, index.value, operandPointer));
+    b.setInsertionPointToStart(branch.elseBlock());
+    FailureOr<Value> gathered = emitIm2colGather(im2col, index);
+    if (failed(gathered))
+      return failure();
+    scf::YieldOp::create(b, loc, *gathered);
+    return branch.getResult(0);
+  }
+
+  /// emitIm2col's lanes that stay inside one output row of a unit-stride
+  /// last window dim: consecutive input positions, one masked vector load,
+  /// the index decoded once for the first lane.
+  Value emitIm2colRun(fd::Im2colOp im2col, Value start, Value operandPointer) {
+    ArrayRef<int64_t> window = im2col.getWindow(),
+                      strides = im2col.getStrides(),
+                      dilations = im2col.getDilations(),
+                      pads = im2col.getPads();
+    ArrayRef<int64_t> in = shapeOf(im2col.getOperand());
+    int64_t n = window.size(), first = in.size() - n;
+    SmallVector<int64_t> out(n);
+    int64_t positions = 1, offsets = 1, inInner = 1;
+    for (int64_t d = 0; d < n; ++d) {
+      out[d] = ::fuse::poolOutputSize(in[first + d], window[d], strides[d],
+                                      dilations[d], pads[d], pads[n + d],
+                                      /*ceilMode=*/false);
+      positions *= out[d];
+      offsets *= window[d];
+      inInner *= in[first + d];
+    }
+    Type element = elementTypeOf(im2col.getOperand());
+    auto c64 = [&](int64_t v) { return i64(v); };
+    auto divRem64 = [&](Value x, int64_t inner, int64_t size) {
+      Value q = arith::DivUIOp::create(b, loc, x, c64(inner));
+      return arith::RemUIOp::create(b, loc, q, c64(size)).getResult();
+    };
+    Value p = arith::RemUIOp::create(b, loc, start, c64(positions));
+    Value k = divRem64(start, positions, offsets);
+    Value leading =
+        arith::DivUIOp::create(b, loc, start, c64(positions * offsets));
+    Value at = arith::MulIOp::create(b, loc, leading, c64(inInner));
+    Value inside = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+    Value lastC;
+    int64_t outInner = 1, windowInner = 1, inStride = 1;
+    for (int64_t d = n - 1; d >= 0; --d) {
+      Value o = divRem64(p, outInner, out[d]);
+      Value w = divRem64(k, windowInner, window[d]);
+      Value c = arith::AddIOp::create(
+          b, loc,
+          arith::SubIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, o, c64(strides[d])),
+              c64(pads[d])),
+          arith::MulIOp::create(b, loc, w, c64(dilations[d])));
+      if (d == n - 1)
+        lastC = c;
+      else
+        inside = arith::AndIOp::create(
+            b, loc, inside,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c,
+                                  c64(in[first + d])));
+      at = arith::AddIOp::create(
+          b, loc, at, arith::MulIOp::create(b, loc, c, c64(inStride)));
+      outInner *= out[d];
+      windowInner *= window[d];
+      inStride *= in[first + d];
+    }
+    // Lane j reads column lastC + j: inside its row, and every other
+    // window dim inside; the load touches no other lane's address.
+    auto i64Vector = VectorType::get({width}, b.getI64Type());
+    Value columns = arith::AddIOp::create(
+        b, loc, vector::BroadcastOp::create(b, loc, i64Vector, lastC),
+        laneSteps());
+    Value mask = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, columns,
+                              vector::BroadcastOp::create(
+                                  b, loc, i64Vector, c64(in[in.size() - 1]))),
+        vector::BroadcastOp::create(
+            b, loc, VectorType::get({width}, b.getI1Type()), inside));
+    Type storage = storageType(element);
+    Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage,
+                                        operandPointer, ValueRange{at});
+    Value zeros = arith::ConstantOp::create(
+        b, loc, vectorOf(storage),
+        DenseElementsAttr::get(cast<ShapedType>(vectorOf(storage)),
+                               b.getZeroAttr(storage)));
+    Value loaded = LLVM::MaskedLoadOp::create(
+        b, loc, vectorOf(storage), address, mask, zeros, storageBytes(element));
+    return toCompute(loaded, element);
+  }
+
+  /// emitIm2col lane by lane: each lane's position decoded and loaded.
+  FailureOr<Value> emitIm2colGather(fd::Im2colOp im2col, Index index) {
     ArrayRef<int64_t> window = im2col.getWindow(),
                       strides = im2col.getStrides(),
                       dilations = im2col.getDilations(),

@@ -52,6 +52,8 @@ public:
   static constexpr unsigned kAddressSpace = 0;
 
 private:
+  bool maskedVectorLoads() const override { return true; }
+
   friend TargetRegionEmitter;
 
   /// Each operand is read at its own position of the element, clamped into
