@@ -588,6 +588,7 @@ private:
   std::vector<TensorId> lowerSplit();
   std::vector<TensorId> lowerSlice();
   std::vector<TensorId> lowerGather();
+  std::vector<TensorId> lowerGatherElements();
   // Convolutions and padding (OnnxImporter.cpp, "Convolution and Pad").
   std::vector<TensorId> lowerConv();
   std::vector<TensorId> lowerPad();
@@ -1903,6 +1904,98 @@ std::vector<TensorId> Importer::lowerGather() {
   return {check(b->gather(x, in(1), axis))};
 }
 
+/// GatherElements: out[p] = data[p with p[axis] replaced by indices[p]].
+/// A `gather` along axis 0 of the flattened data, at each output position's
+/// flat offset: the offsets of the other dims are a constant (computed here),
+/// the axis's comes from the index. Constant indices are checked and become
+/// the flat offsets themselves; run-time ones are wrapped (negative from the
+/// end, as ONNX says) by ops, and one outside [-dim, dim) becomes an offset
+/// past the data, which the gather's own checks refuse where they look
+/// (inputs before a run; the reference runtime always), never another
+/// element of the data.
+std::vector<TensorId> Importer::lowerGatherElements() {
+  TensorId x = in(0);
+  Shape shape = shapeOf(x);
+  std::int64_t rank = std::int64_t(shape.size());
+  if (rank == 0)
+    fail("the data (input 0) is a scalar; GatherElements needs rank >= 1");
+  std::int64_t axis = normAxis(attrInt("axis", 0), rank);
+  const TensorType indexType = inType(1);
+  if (indexType.elementType != ElementType::I32 &&
+      indexType.elementType != ElementType::I64)
+    fail("the indices (input 1) are " +
+         std::string(elementTypeName(indexType.elementType)) +
+         ", expected int32 or int64");
+  const Shape &out = indexType.shape;
+  if (std::int64_t(out.size()) != rank)
+    fail("the indices (input 1) " + shapeText(out) + " and the data " +
+         shapeText(shape) + " differ in rank");
+  for (std::int64_t d = 0; d < rank; ++d)
+    if (d != axis && out[std::size_t(d)] > shape[std::size_t(d)])
+      fail("the indices " + shapeText(out) + " are larger than the data " +
+           shapeText(shape) + " in dimension " + std::to_string(d) +
+           " (not the axis)");
+  std::int64_t total = checkedCount(shape, "the data");
+  std::int64_t count = checkedCount(out, "the indices");
+  std::vector<std::int64_t> strides(std::size_t(rank), 1);
+  for (std::int64_t d = rank - 2; d >= 0; --d)
+    strides[std::size_t(d)] =
+        strides[std::size_t(d + 1)] * shape[std::size_t(d + 1)];
+  // The flat offset of each output position, its axis coordinate aside.
+  std::vector<std::int64_t> offsets(std::size_t(count), 0);
+  for (std::int64_t i = 0; i < count; ++i) {
+    std::int64_t rest = i;
+    for (std::int64_t d = rank - 1; d >= 0; --d) {
+      std::int64_t coordinate = rest % out[std::size_t(d)];
+      rest /= out[std::size_t(d)];
+      if (d != axis)
+        offsets[std::size_t(i)] += coordinate * strides[std::size_t(d)];
+    }
+  }
+  TensorId flat = reshape(x, {total});
+  const std::int64_t dim = shape[std::size_t(axis)];
+  const std::int64_t step = strides[std::size_t(axis)];
+  TensorType offsetType{ElementType::I64, out};
+  auto constantTensor = [&](const std::string &suffix,
+                            std::span<const std::int64_t> ints) {
+    Value value;
+    value.type = offsetType;
+    value.constant = HostTensorData::fromInts(offsetType, ints);
+    return materialize(node->name() + "/" + suffix, value);
+  };
+  if (const std::optional<HostTensorData> &constant = inputValue(1).constant) {
+    std::vector<std::int64_t> indices = toInts(*constant);
+    for (std::size_t i = 0; i < indices.size(); ++i) {
+      std::int64_t index = indices[i];
+      if (index < -dim || index >= dim)
+        fail("index " + std::to_string(index) + " (element " +
+             std::to_string(i) + " of the indices) is out of range for " +
+             "dimension " + std::to_string(axis) + " of " + shapeText(shape));
+      offsets[i] += (index < 0 ? index + dim : index) * step;
+    }
+    return {check(b->gather(flat, constantTensor("offsets", offsets), 0))};
+  }
+  TensorId index = in(1);
+  if (indexType.elementType != ElementType::I64)
+    index = check(b->cast(index, ElementType::I64));
+  auto i64 = [&](std::int64_t v) {
+    DenseValue dense{ElementType::I64, out, std::vector<std::uint8_t>(8), true};
+    storeInt(ElementType::I64, dense.bytes.data(), 0, v);
+    return splatBytes(std::move(dense));
+  };
+  TensorId wrapped =
+      check(b->select(compare(ComparePredicate::Lt, index, i64(0)),
+                      binary(OpKind::Add, index, i64(dim)), index));
+  TensorId position =
+      binary(OpKind::Add, binary(OpKind::Mul, wrapped, i64(step)),
+             constantTensor("offsets", offsets));
+  TensorId inRange =
+      binary(OpKind::And, compare(ComparePredicate::Ge, index, i64(-dim)),
+             compare(ComparePredicate::Lt, index, i64(dim)));
+  return {check(
+      b->gather(flat, check(b->select(inRange, position, i64(total))), 0))};
+}
+
 //===----------------------------------------------------------------------===//
 // Convolution and Pad
 //===----------------------------------------------------------------------===//
@@ -2131,6 +2224,7 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"Flatten", &I::lowerFlatten},
       {"Floor", &I::lowerUnary<OpKind::Floor>},
       {"Gather", &I::lowerGather},
+      {"GatherElements", &I::lowerGatherElements},
       {"Gelu", &I::lowerGelu},
       {"Gemm", &I::lowerGemm},
       {"GlobalAveragePool", &I::lowerGlobalPool},

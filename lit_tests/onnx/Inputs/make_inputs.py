@@ -443,3 +443,40 @@ for name, ids in [("ids_sentence_a", [[1, 2, 3, 4, 5, 6], [7, 8, 9, 10, 11, 12]]
     with open(os.path.join(HERE, name + ".pb"), "wb") as f:
         f.write(numpy_helper.from_array(np.array(ids, dtype=np.int64),
                                         "input_ids").SerializeToString())
+
+
+# GatherElements (BERT's export, issue 21): run-time int64 indices along
+# axis 1, run-time int32 indices along the last axis (given as -1), constant
+# indices (negative ones among them) along axis 0, and a constant gathered
+# from a constant as BERT's embeddings do it (token type ids: an Expand of a
+# buffer whose shape is computed, then a GatherElements; folded at import).
+# gather_elements_bad_*: refusals that name the node.
+save("gather_elements", [
+    helper.make_node("GatherElements", ["x", "i"], ["y"], name="axis1",
+                     axis=1),
+    helper.make_node("GatherElements", ["x", "j"], ["z"], name="last",
+                     axis=-1),
+    helper.make_node("GatherElements", ["x", "k"], ["w"], name="constant",
+                     axis=0),
+    helper.make_node("Expand", ["buffer", "buffer_shape"], ["expanded"],
+                     name="expand"),
+    helper.make_node("GatherElements", ["expanded", "positions"], ["types"],
+                     name="folded", axis=1),
+], [f32("x", [3, 5, 6]), value("i", TensorProto.INT64, [3, 2, 6]),
+    value("j", TensorProto.INT32, [3, 5, 2])],
+    [f32("y", [3, 2, 6]), f32("z", [3, 5, 2]), f32("w", [2, 5, 6]),
+     value("types", TensorProto.INT64, [1, 6])],
+    [ints64("k", np.resize([2, -1, 0, 1, -3, 1, 0], (2, 5, 6)).tolist()),
+     ints64("buffer", [[0, 1, 2, 3, 4, 5, 6, 7]]),
+     ints64("buffer_shape", [1, 8]),
+     ints64("positions", [[0, 1, 2, 3, 4, 5]])])
+save("gather_elements_bad_rank", [
+    helper.make_node("GatherElements", ["x", "i"], ["y"], name="bad_rank",
+                     axis=0),
+], [f32("x", [3, 5]), value("i", TensorProto.INT64, [3])],
+    [f32("y", [3])], check=False)
+save("gather_elements_bad_index", [
+    helper.make_node("GatherElements", ["x", "i"], ["y"], name="bad_index",
+                     axis=1),
+], [f32("x", [3, 5])], [f32("y", [3, 1])],
+    [ints64("i", [[0], [5], [1]])], check=False)
