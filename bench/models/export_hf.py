@@ -4,7 +4,8 @@
 Each model is built from its config with random weights (never a download: no
 from_pretrained, no hub), 2 layers, hidden 256, 4 heads, and exported by
 torch.onnx.export's TorchScript exporter at opset 17 with static shapes
-(batch 1, sequence 128). Beside each MODEL.onnx it writes the inputs it was
+(batch 1, sequence 128), or with --dynamic batch and sequence as dynamic
+axes (MODEL_dynamic.onnx). Beside each MODEL.onnx it writes the inputs it was
 exported with (MODEL.input_ids.npy, MODEL.attention_mask.npy where the model
 takes one) and PyTorch eager's output (MODEL.expected.npy).
 
@@ -35,7 +36,7 @@ def configs():
             max_position_embeddings=512, **COMMON)), True),
         "gpt2": (lambda: tf.GPT2Model(tf.GPT2Config(
             n_embd=256, n_layer=2, n_head=4, n_positions=512, use_cache=False,
-            **COMMON)), True),
+            bos_token_id=0, eos_token_id=0, **COMMON)), True),
         "llama": (lambda: tf.LlamaModel(tf.LlamaConfig(
             hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
             num_key_value_heads=4, intermediate_size=688,
@@ -60,7 +61,7 @@ class LastHidden(torch.nn.Module):
                           **kwargs).last_hidden_state
 
 
-def export(name, make, with_mask, out):
+def export(name, make, with_mask, out, dynamic):
     torch.manual_seed(0)
     model = LastHidden(make().eval(), with_mask)
     rng = np.random.default_rng(1)
@@ -68,16 +69,20 @@ def export(name, make, with_mask, out):
     mask = torch.ones(1, SEQ, dtype=torch.int64)
     args = (ids, mask) if with_mask else (ids,)
     names = ["input_ids", "attention_mask"][:len(args)]
-    path = os.path.join(out, name + ".onnx")
+    stem = name + ("_dynamic" if dynamic else "")
+    path = os.path.join(out, stem + ".onnx")
+    axes = {n: {0: "batch", 1: "sequence"} for n in names} if dynamic else None
+    if dynamic:
+        axes["last_hidden_state"] = {0: "batch", 1: "sequence"}
     with torch.no_grad():
         expected = model(*args).numpy()
         torch.onnx.export(model, args, path, opset_version=17,
                           input_names=names, output_names=["last_hidden_state"],
-                          dynamo=False)
-    np.save(os.path.join(out, name + ".input_ids.npy"), ids.numpy())
+                          dynamic_axes=axes, dynamo=False)
+    np.save(os.path.join(out, stem + ".input_ids.npy"), ids.numpy())
     if with_mask:
-        np.save(os.path.join(out, name + ".attention_mask.npy"), mask.numpy())
-    np.save(os.path.join(out, name + ".expected.npy"), expected)
+        np.save(os.path.join(out, stem + ".attention_mask.npy"), mask.numpy())
+    np.save(os.path.join(out, stem + ".expected.npy"), expected)
     print(f"{name}: {path} ({os.path.getsize(path) // 1024} KiB), output {expected.shape}")
 
 
@@ -85,6 +90,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="/tmp/hf")
     ap.add_argument("--only", default="")
+    ap.add_argument("--dynamic", action="store_true",
+                    help="batch and sequence as dynamic axes (MODEL_dynamic.onnx)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     wanted = [n for n in args.only.split(",") if n]
@@ -93,7 +100,7 @@ def main():
         if wanted and name not in wanted:
             continue
         try:
-            export(name, make, with_mask, args.out)
+            export(name, make, with_mask, args.out, args.dynamic)
         except Exception as e:  # report every model, not only the first failure
             print(f"{name}: export failed: {type(e).__name__}: {e}", file=sys.stderr)
             failed += 1

@@ -539,6 +539,8 @@ private:
                                std::vector<TensorId> &results);
   bool evaluateIdentity(std::vector<std::optional<Value>> &constants,
                         std::vector<TensorId> &results);
+  bool evaluateRange(std::vector<std::optional<Value>> &constants,
+                     std::vector<TensorId> &results);
 
   template <OpKind kind> std::vector<TensorId> lowerUnary() {
     return {unary(kind, in(0))};
@@ -589,6 +591,8 @@ private:
   std::vector<TensorId> lowerSlice();
   std::vector<TensorId> lowerGather();
   std::vector<TensorId> lowerGatherElements();
+  std::vector<TensorId> lowerTrilu();
+  std::vector<TensorId> lowerCumSum();
   // Convolutions and padding (OnnxImporter.cpp, "Convolution and Pad").
   std::vector<TensorId> lowerConv();
   std::vector<TensorId> lowerPad();
@@ -1098,6 +1102,65 @@ bool Importer::evaluateConstantOfShape(
     v.type = type;
     constants[0] = std::move(v);
   }
+  return true;
+}
+
+/// Range: start, limit and delta known at import (exporters compute them
+/// from Shape, which bound dims make constants), so the result is a
+/// constant: max(ceil((limit - start) / delta), 0) elements, element i
+/// start + i * delta (integers exactly).
+bool Importer::evaluateRange(std::vector<std::optional<Value>> &constants,
+                             std::vector<TensorId> & /*results*/) {
+  const HostTensorData &start = constIn(0, "start");
+  const HostTensorData &limit = constIn(1, "limit");
+  const HostTensorData &delta = constIn(2, "delta");
+  for (const HostTensorData *operand : {&start, &limit, &delta}) {
+    if (operand->type.numElements() != 1)
+      fail("start, limit and delta must be scalars, not " +
+           shapeText(operand->type.shape));
+    if (operand->type.elementType != start.type.elementType)
+      fail("start, limit and delta must have one element type");
+  }
+  ElementType type = start.type.elementType;
+  Value v;
+  if (isFloat(type)) {
+    double first = start.toDoubles()[0], step = delta.toDoubles()[0];
+    if (step == 0 || !std::isfinite(step) || !std::isfinite(first) ||
+        !std::isfinite(limit.toDoubles()[0]))
+      fail("delta must be finite and non-zero, and start and limit finite");
+    double count =
+        std::max(std::ceil((limit.toDoubles()[0] - first) / step), 0.0);
+    if (count > double(kMaxElements))
+      fail("the range has more than " + std::to_string(kMaxElements) +
+           " elements");
+    std::vector<double> values(static_cast<std::size_t>(count));
+    for (std::size_t i = 0; i < values.size(); ++i)
+      values[i] = first + double(i) * step;
+    TensorType result{type, {std::int64_t(values.size())}};
+    v.constant = HostTensorData::fromDoubles(result, values);
+    v.type = result;
+  } else {
+    std::int64_t first = start.toInts()[0], end = limit.toInts()[0],
+                 step = delta.toInts()[0];
+    if (step == 0)
+      fail("delta must be non-zero");
+    // In 128 bits: limit - start of two int64 values may pass 2^63.
+    __int128 span = __int128(end) - first;
+    __int128 count =
+        span / step + (span % step != 0 && (span > 0) == (step > 0));
+    if (count < 0)
+      count = 0;
+    if (count > kMaxElements)
+      fail("the range has more than " + std::to_string(kMaxElements) +
+           " elements");
+    std::vector<std::int64_t> values(static_cast<std::size_t>(count));
+    for (std::size_t i = 0; i < values.size(); ++i)
+      values[i] = std::int64_t(first + __int128(i) * step);
+    TensorType result{type, {std::int64_t(values.size())}};
+    v.constant = HostTensorData::fromInts(result, values);
+    v.type = result;
+  }
+  constants[0] = std::move(v);
   return true;
 }
 
@@ -1996,6 +2059,87 @@ std::vector<TensorId> Importer::lowerGatherElements() {
       b->gather(flat, check(b->select(inRange, position, i64(total))), 0))};
 }
 
+/// Trilu: the input where the triangle keeps it (upper: column - row >= k;
+/// lower: column - row <= k), zero elsewhere: a select with a constant mask
+/// over the last two dims, broadcast over the others. k must be known at
+/// import.
+std::vector<TensorId> Importer::lowerTrilu() {
+  TensorId x = in(0);
+  Shape shape = shapeOf(x);
+  if (shape.size() < 2)
+    fail("the input has rank " + std::to_string(shape.size()) +
+         "; Trilu needs rank >= 2");
+  std::int64_t k = 0;
+  if (hasInput(1)) {
+    std::vector<std::int64_t> ks = intsIn(1, "k");
+    if (ks.size() != 1)
+      fail("k (input 1) must hold one value");
+    k = ks[0];
+  }
+  bool upper = attrInt("upper", 1) != 0;
+  std::int64_t rows = shape[shape.size() - 2], cols = shape.back();
+  std::vector<std::int64_t> keep(
+      std::size_t(checkedCount({rows, cols}, "the triangle")));
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) {
+      // In 128 bits: k may be any int64.
+      __int128 offset = __int128(j) - i;
+      keep[std::size_t(i * cols + j)] = upper ? offset >= k : offset <= k;
+    }
+  TensorType maskType{ElementType::I1, {rows, cols}};
+  Value mask;
+  mask.type = maskType;
+  mask.constant = HostTensorData::fromInts(maskType, keep);
+  TensorId keepMask = materialize(node->name() + "/mask", mask);
+  return {check(b->select(expandTo(keepMask, shape), x, splatLike(x, 0)))};
+}
+
+/// CumSum: y[.., i, ..] = the sum of x[.., j, ..] over j <= i (j < i when
+/// exclusive; j >= i, j > i when reverse) along the axis, as a reduction:
+/// x broadcast along a new dim i, a constant triangular mask selecting the
+/// j of each i, and a sum over j. n^2 elements per line of n: a constant
+/// known at import is folded; along an axis of more than 4096 elements it
+/// is refused.
+std::vector<TensorId> Importer::lowerCumSum() {
+  TensorId x = in(0);
+  Shape shape = shapeOf(x);
+  std::int64_t rank = std::int64_t(shape.size());
+  if (rank == 0)
+    fail("the input is a scalar; CumSum needs rank >= 1");
+  std::vector<std::int64_t> axes = intsIn(1, "axis");
+  if (axes.size() != 1)
+    fail("axis (input 1) must hold one value");
+  std::int64_t axis = normAxis(axes[0], rank);
+  bool exclusive = attrInt("exclusive", 0) != 0;
+  bool reverse = attrInt("reverse", 0) != 0;
+  std::int64_t n = shape[std::size_t(axis)];
+  constexpr std::int64_t kMaxCumSumAxis = 4096;
+  if (n > kMaxCumSumAxis)
+    fail("the axis has " + std::to_string(n) + " elements; CumSum takes at " +
+         "most " + std::to_string(kMaxCumSumAxis));
+  // [.., i, j, ..]: j is x's axis, i the new one.
+  Shape wide = shape;
+  wide.insert(wide.begin() + axis, n);
+  checkedCount(wide, "CumSum's intermediate");
+  std::vector<std::int64_t> dims;
+  for (std::int64_t d = 0; d < rank; ++d)
+    dims.push_back(d < axis ? d : d + 1);
+  TensorId spread = check(b->broadcast(x, wide, dims));
+  std::vector<std::int64_t> keep(static_cast<std::size_t>(n * n));
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j)
+      keep[std::size_t(i * n + j)] =
+          reverse ? (exclusive ? j > i : j >= i) : (exclusive ? j < i : j <= i);
+  TensorType maskType{ElementType::I1, {n, n}};
+  Value mask;
+  mask.type = maskType;
+  mask.constant = HostTensorData::fromInts(maskType, keep);
+  TensorId keepMask = materialize(node->name() + "/mask", mask);
+  TensorId wideMask = check(b->broadcast(keepMask, wide, {axis, axis + 1}));
+  TensorId kept = check(b->select(wideMask, spread, splatLike(spread, 0)));
+  return {reduce(ReduceKind::Sum, kept, {axis + 1}, false)};
+}
+
 //===----------------------------------------------------------------------===//
 // Convolution and Pad
 //===----------------------------------------------------------------------===//
@@ -2214,6 +2358,7 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"Conv", &I::lowerConv},
       {"Cos", &I::lowerUnary<OpKind::Cos>},
       {"Cosh", &I::lowerUnary<OpKind::Cosh>},
+      {"CumSum", &I::lowerCumSum},
       {"Div", &I::lowerBinary<OpKind::Div>},
       {"Dropout", &I::lowerDropout},
       {"Elu", &I::lowerElu},
@@ -2258,6 +2403,7 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"PRelu", &I::lowerLeakyRelu},
       {"Pad", &I::lowerPad},
       {"Pow", &I::lowerPow},
+      {"Range", nullptr, &I::evaluateRange},
       {"Reciprocal", &I::lowerUnary<OpKind::Reciprocal>},
       {"ReduceL1", &I::lowerReduce},
       {"ReduceL2", &I::lowerReduce},
@@ -2293,6 +2439,7 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"Tanh", &I::lowerUnary<OpKind::Tanh>},
       {"ThresholdedRelu", &I::lowerThresholdedRelu},
       {"Transpose", &I::lowerTranspose},
+      {"Trilu", &I::lowerTrilu},
       {"Unsqueeze", &I::lowerSqueeze},
       {"Where", &I::lowerWhere},
       {"Xor", &I::lowerBinary<OpKind::Xor>},

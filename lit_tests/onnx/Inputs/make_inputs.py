@@ -480,3 +480,56 @@ save("gather_elements_bad_index", [
                      axis=1),
 ], [f32("x", [3, 5])], [f32("y", [3, 1])],
     [ints64("i", [[0], [5], [1]])], check=False)
+
+
+# The shape ops older and dynamic-axes exports use (issue 21): position ids
+# as Range(0, Shape's dim, 1), Unsqueeze, Expand, then a Gather; a float
+# Range; Trilu above and below a diagonal (k an initializer); CumSum of the
+# attention mask times the mask (RoBERTa's position ids) and an exclusive
+# reverse CumSum of floats. range_bad_delta: a zero delta; range_from_input:
+# a limit given as a model input (fuse-run binds it at import).
+save("shape_ops", [
+    helper.make_node("Shape", ["x"], ["shape"], name="shape"),
+    helper.make_node("Gather", ["shape", "one"], ["length"], name="length",
+                     axis=0),
+    helper.make_node("Range", ["zero", "length", "one"], ["positions"],
+                     name="range"),
+    helper.make_node("Unsqueeze", ["positions", "zero_axis"], ["row"],
+                     name="unsqueeze"),
+    helper.make_node("Expand", ["row", "ids_shape"], ["ids"], name="expand"),
+    helper.make_node("Gather", ["table", "ids"], ["pos"], name="embed",
+                     axis=0),
+    helper.make_node("Range", ["f_start", "f_limit", "f_delta"], ["fr"],
+                     name="float_range"),
+    helper.make_node("Trilu", ["x", "k_up"], ["upper"], name="upper",
+                     upper=1),
+    helper.make_node("Trilu", ["x", "k_low"], ["lower"], name="lower",
+                     upper=0),
+    helper.make_node("CumSum", ["mask", "one"], ["running"], name="cumsum"),
+    helper.make_node("Mul", ["running", "mask"], ["mask_positions"],
+                     name="mask_positions"),
+    helper.make_node("CumSum", ["x", "minus_one"], ["tail_sums"],
+                     name="tail_sums", exclusive=1, reverse=1),
+], [f32("x", [2, 6, 8]), value("mask", TensorProto.INT64, [2, 6])],
+    [f32("pos", [2, 6, 4]), f32("fr", [4]), f32("upper", [2, 6, 8]),
+     f32("lower", [2, 6, 8]), value("mask_positions", TensorProto.INT64, [2, 6]),
+     f32("tail_sums", [2, 6, 8])],
+    [weight("table", [10, 4]), ints64("zero", 0), ints64("one", 1),
+     ints64("minus_one", -1), ints64("zero_axis", [0]),
+     ints64("ids_shape", [2, 6]), ints64("k_up", 1), ints64("k_low", -2),
+     numpy_helper.from_array(np.array(0.5, np.float32), "f_start"),
+     numpy_helper.from_array(np.array(3.0, np.float32), "f_limit"),
+     numpy_helper.from_array(np.array(0.75, np.float32), "f_delta")])
+save("range_bad_delta", [
+    helper.make_node("Range", ["start", "limit", "delta"], ["y"],
+                     name="bad_delta"),
+], [], [value("y", TensorProto.INT64, [None])],
+    [ints64("start", 0), ints64("limit", 4), ints64("delta", 0)],
+    check=False)
+save("range_from_input", [
+    helper.make_node("Range", ["start", "n", "delta"], ["positions"],
+                     name="range"),
+    helper.make_node("Gather", ["table", "positions"], ["y"], name="embed",
+                     axis=0),
+], [value("n", TensorProto.INT64, [])], [f32("y", [3, 4])],
+    [weight("table", [10, 4]), ints64("start", 0), ints64("delta", 1)])
