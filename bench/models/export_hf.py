@@ -5,7 +5,8 @@ Each model is built from its config with random weights (never a download: no
 from_pretrained, no hub), 2 layers, hidden 256, 4 heads, and exported by
 torch.onnx.export's TorchScript exporter at opset 17 with static shapes
 (batch 1, sequence 128), or with --dynamic batch and sequence as dynamic
-axes (MODEL_dynamic.onnx). Beside each MODEL.onnx it writes the inputs it was
+axes (MODEL_dynamic.onnx); --dynamo uses the dynamo exporter (torch's
+default) at its own opset instead (MODEL_dynamo.onnx). Beside each MODEL.onnx it writes the inputs it was
 exported with (MODEL.input_ids.npy, MODEL.attention_mask.npy where the model
 takes one) and PyTorch eager's output (MODEL.expected.npy).
 
@@ -61,7 +62,7 @@ class LastHidden(torch.nn.Module):
                           **kwargs).last_hidden_state
 
 
-def export(name, make, with_mask, out, dynamic):
+def export(name, make, with_mask, out, dynamic, dynamo):
     torch.manual_seed(0)
     model = LastHidden(make().eval(), with_mask)
     rng = np.random.default_rng(1)
@@ -69,16 +70,24 @@ def export(name, make, with_mask, out, dynamic):
     mask = torch.ones(1, SEQ, dtype=torch.int64)
     args = (ids, mask) if with_mask else (ids,)
     names = ["input_ids", "attention_mask"][:len(args)]
-    stem = name + ("_dynamic" if dynamic else "")
+    stem = name + ("_dynamic" if dynamic else "") + ("_dynamo" if dynamo else "")
     path = os.path.join(out, stem + ".onnx")
     axes = {n: {0: "batch", 1: "sequence"} for n in names} if dynamic else None
     if dynamic:
         axes["last_hidden_state"] = {0: "batch", 1: "sequence"}
     with torch.no_grad():
         expected = model(*args).numpy()
-        torch.onnx.export(model, args, path, opset_version=17,
-                          input_names=names, output_names=["last_hidden_state"],
-                          dynamic_axes=axes, dynamo=False)
+        if dynamo:
+            # The default exporter of torch 2.9+, at its own opset.
+            torch.onnx.export(model, args, path, input_names=names,
+                              output_names=["last_hidden_state"],
+                              dynamic_axes=axes, dynamo=True,
+                              external_data=False)
+        else:
+            torch.onnx.export(model, args, path, opset_version=17,
+                              input_names=names,
+                              output_names=["last_hidden_state"],
+                              dynamic_axes=axes, dynamo=False)
     np.save(os.path.join(out, stem + ".input_ids.npy"), ids.numpy())
     if with_mask:
         np.save(os.path.join(out, stem + ".attention_mask.npy"), mask.numpy())
@@ -90,6 +99,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="/tmp/hf")
     ap.add_argument("--only", default="")
+    ap.add_argument("--dynamo", action="store_true",
+                    help="the dynamo exporter at its opset (MODEL_dynamo.onnx)")
     ap.add_argument("--dynamic", action="store_true",
                     help="batch and sequence as dynamic axes (MODEL_dynamic.onnx)")
     args = ap.parse_args()
@@ -100,7 +111,7 @@ def main():
         if wanted and name not in wanted:
             continue
         try:
-            export(name, make, with_mask, args.out, args.dynamic)
+            export(name, make, with_mask, args.out, args.dynamic, args.dynamo)
         except Exception as e:  # report every model, not only the first failure
             print(f"{name}: export failed: {type(e).__name__}: {e}", file=sys.stderr)
             failed += 1

@@ -591,6 +591,7 @@ private:
   std::vector<TensorId> lowerSlice();
   std::vector<TensorId> lowerGather();
   std::vector<TensorId> lowerGatherElements();
+  std::vector<TensorId> lowerGatherND();
   std::vector<TensorId> lowerTrilu();
   std::vector<TensorId> lowerCumSum();
   // Convolutions and padding (OnnxImporter.cpp, "Convolution and Pad").
@@ -2059,6 +2060,118 @@ std::vector<TensorId> Importer::lowerGatherElements() {
       b->gather(flat, check(b->select(inRange, position, i64(total))), 0))};
 }
 
+/// GatherND: each index tuple (the indices' last dim, k values) selects a
+/// slice of the data (its dims after batch_dims + k). A `gather` along axis
+/// 0 of the data viewed as [positions, slice]: a tuple's row is its batch's
+/// first row plus the sum of its wrapped values times the row strides.
+/// Constant indices are checked here and become the rows; run-time ones are
+/// wrapped, scaled and summed by ops, and a tuple with a value out of range
+/// becomes a row past the data (refused where the gather's indices are
+/// checked, as GatherElements does).
+std::vector<TensorId> Importer::lowerGatherND() {
+  TensorId x = in(0);
+  Shape shape = shapeOf(x);
+  std::int64_t rank = std::int64_t(shape.size());
+  const TensorType indexType = inType(1);
+  if (indexType.elementType != ElementType::I32 &&
+      indexType.elementType != ElementType::I64)
+    fail("the indices (input 1) are " +
+         std::string(elementTypeName(indexType.elementType)) +
+         ", expected int32 or int64");
+  const Shape &ishape = indexType.shape;
+  std::int64_t q = std::int64_t(ishape.size());
+  std::int64_t batchDims = attrInt("batch_dims", 0);
+  if (q < 1 || rank < 1)
+    fail("the data and the indices need rank >= 1");
+  if (batchDims < 0 || batchDims >= std::min(q, rank))
+    fail("batch_dims " + std::to_string(batchDims) +
+         " must be below the ranks of the data and the indices");
+  std::int64_t k = ishape.back();
+  if (k < 1 || k > rank - batchDims)
+    fail("the index tuples have " + std::to_string(k) + " values; the data " +
+         shapeText(shape) + " with batch_dims " + std::to_string(batchDims) +
+         " takes 1 to " + std::to_string(rank - batchDims));
+  for (std::int64_t d = 0; d < batchDims; ++d)
+    if (ishape[std::size_t(d)] != shape[std::size_t(d)])
+      fail("batch dimension " + std::to_string(d) + " differs: data " +
+           shapeText(shape) + ", indices " + shapeText(ishape));
+  Shape out(ishape.begin(), ishape.end() - 1);
+  out.insert(out.end(), shape.begin() + batchDims + k, shape.end());
+  checkedCount(out, "the result");
+  Shape sliceShape(shape.begin() + batchDims + k, shape.end());
+  std::int64_t slice = checkedCount(sliceShape, "a slice");
+  std::int64_t batches = checkedCount(
+      Shape(shape.begin(), shape.begin() + batchDims), "the batch dims");
+  Shape indexed(shape.begin() + batchDims, shape.begin() + batchDims + k);
+  std::int64_t block = checkedCount(indexed, "the indexed dims");
+  std::vector<std::int64_t> strides(static_cast<std::size_t>(k), 1);
+  for (std::int64_t j = k - 2; j >= 0; --j)
+    strides[std::size_t(j)] =
+        strides[std::size_t(j + 1)] * indexed[std::size_t(j + 1)];
+  Shape tupleShape(ishape.begin(), ishape.end() - 1);
+  std::int64_t tuples = checkedCount(tupleShape, "the index tuples");
+  std::int64_t perBatch = batches ? tuples / batches : 0;
+  // Each tuple's batch's first row.
+  std::vector<std::int64_t> base(static_cast<std::size_t>(tuples));
+  for (std::int64_t t = 0; t < tuples; ++t)
+    base[std::size_t(t)] = perBatch ? t / perBatch * block : 0;
+  std::int64_t total = batches * block;
+  TensorId rows = reshape(x, {total, slice});
+  auto constantOf = [&](const std::string &suffix, Shape valueShape,
+                        std::span<const std::int64_t> ints) {
+    Value value;
+    value.type = TensorType{ElementType::I64, std::move(valueShape)};
+    value.constant = HostTensorData::fromInts(value.type, ints);
+    return materialize(node->name() + "/" + suffix, value);
+  };
+  TensorId row;
+  if (const std::optional<HostTensorData> &constant = inputValue(1).constant) {
+    std::vector<std::int64_t> indices = toInts(*constant);
+    std::vector<std::int64_t> positions = base;
+    for (std::int64_t t = 0; t < tuples; ++t)
+      for (std::int64_t j = 0; j < k; ++j) {
+        std::int64_t index = indices[std::size_t(t * k + j)];
+        std::int64_t dim = indexed[std::size_t(j)];
+        if (index < -dim || index >= dim)
+          fail("index " + std::to_string(index) + " (element " +
+               std::to_string(t * k + j) + " of the indices) is out of " +
+               "range for dimension " + std::to_string(batchDims + j) + " of " +
+               shapeText(shape));
+        positions[std::size_t(t)] +=
+            (index < 0 ? index + dim : index) * strides[std::size_t(j)];
+      }
+    row = constantOf("rows", tupleShape, positions);
+  } else {
+    TensorId index = in(1);
+    if (indexType.elementType != ElementType::I64)
+      index = check(b->cast(index, ElementType::I64));
+    TensorId dims = expandTo(constantOf("dims", {k}, indexed), ishape);
+    TensorId scale = expandTo(constantOf("strides", {k}, strides), ishape);
+    TensorId zero = splatLike(index, 0);
+    TensorId wrapped =
+        check(b->select(compare(ComparePredicate::Lt, index, zero),
+                        binary(OpKind::Add, index, dims), index));
+    TensorId inRange =
+        binary(OpKind::And,
+               compare(ComparePredicate::Ge, index, unary(OpKind::Neg, dims)),
+               compare(ComparePredicate::Lt, index, dims));
+    TensorId outside = reduce(
+        ReduceKind::Max, check(b->select(inRange, zero, splatLike(index, 1))),
+        {q - 1}, false);
+    row = reduce(ReduceKind::Sum, binary(OpKind::Mul, wrapped, scale), {q - 1},
+                 false);
+    if (batches > 1)
+      row = binary(OpKind::Add, row, constantOf("rows", tupleShape, base));
+    DenseValue past{ElementType::I64, tupleShape, std::vector<std::uint8_t>(8),
+                    true};
+    storeInt(ElementType::I64, past.bytes.data(), 0, total);
+    row = check(
+        b->select(compare(ComparePredicate::Gt, outside, splatLike(outside, 0)),
+                  splatBytes(std::move(past)), row));
+  }
+  return {reshape(check(b->gather(rows, row, 0)), out)};
+}
+
 /// Trilu: the input where the triangle keeps it (upper: column - row >= k;
 /// lower: column - row <= k), zero elsewhere: a select with a constant mask
 /// over the last two dims, broadcast over the others. k must be known at
@@ -2370,6 +2483,7 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"Floor", &I::lowerUnary<OpKind::Floor>},
       {"Gather", &I::lowerGather},
       {"GatherElements", &I::lowerGatherElements},
+      {"GatherND", &I::lowerGatherND},
       {"Gelu", &I::lowerGelu},
       {"Gemm", &I::lowerGemm},
       {"GlobalAveragePool", &I::lowerGlobalPool},

@@ -533,3 +533,25 @@ save("range_from_input", [
                      axis=0),
 ], [value("n", TensorProto.INT64, [])], [f32("y", [3, 4])],
     [weight("table", [10, 4]), ints64("start", 0), ints64("delta", 1)])
+
+
+# GatherND (the dynamo exporter reads the attention mask with one, issue 21):
+# constant index pairs over a run-time mask (the export's [1, 1, 1, S, 2]
+# pattern), run-time int64 tuples selecting rows (k below the data's rank),
+# and run-time tuples with batch_dims 1. gathernd_bad_index: a constant
+# index out of range.
+save("gathernd", [
+    helper.make_node("GatherND", ["mask", "pairs"], ["picked"], name="pairs"),
+    helper.make_node("GatherND", ["x", "rows"], ["y"], name="rows"),
+    helper.make_node("GatherND", ["x", "batched"], ["z"], name="batched",
+                     batch_dims=1),
+], [value("mask", TensorProto.INT64, [1, 6]), f32("x", [3, 5, 4]),
+    value("rows", TensorProto.INT64, [2, 2]),
+    value("batched", TensorProto.INT64, [3, 2, 1])],
+    [value("picked", TensorProto.INT64, [1, 1, 1, 6]), f32("y", [2, 4]),
+     f32("z", [3, 2, 4])],
+    [ints64("pairs", [[[[[0, i] for i in range(6)]]]])])
+save("gathernd_bad_index", [
+    helper.make_node("GatherND", ["x", "i"], ["y"], name="bad_index"),
+], [f32("x", [3, 5])], [f32("y", [2])], [ints64("i", [[0, 1], [3, 0]])],
+    check=False)
