@@ -26,6 +26,10 @@ VOCAB = 1000
 COMMON = dict(vocab_size=VOCAB)
 
 
+MAIN = ["bert", "distilbert", "gpt2", "llama", "t5enc"]
+FAMILY = ["roberta", "albert", "electra", "qwen2", "mistral", "gpt_neo"]
+
+
 def configs():
     """name -> (model constructor, takes attention_mask)."""
     return {
@@ -42,6 +46,32 @@ def configs():
             hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
             num_key_value_heads=4, intermediate_size=688,
             max_position_embeddings=512, use_cache=False, **COMMON)), True),
+        # Other members of the families (--family).
+        "roberta": (lambda: tf.RobertaModel(tf.RobertaConfig(
+            hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
+            intermediate_size=1024, max_position_embeddings=514,
+            **COMMON)), True),
+        "albert": (lambda: tf.AlbertModel(tf.AlbertConfig(
+            embedding_size=128, hidden_size=256, num_hidden_layers=2,
+            num_attention_heads=4, intermediate_size=1024,
+            max_position_embeddings=512, **COMMON)), True),
+        "electra": (lambda: tf.ElectraModel(tf.ElectraConfig(
+            embedding_size=128, hidden_size=256, num_hidden_layers=2,
+            num_attention_heads=4, intermediate_size=1024,
+            max_position_embeddings=512, **COMMON)), True),
+        "qwen2": (lambda: tf.Qwen2Model(tf.Qwen2Config(
+            hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
+            num_key_value_heads=2, intermediate_size=688,
+            max_position_embeddings=512, use_cache=False, **COMMON)), True),
+        "mistral": (lambda: tf.MistralModel(tf.MistralConfig(
+            hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
+            num_key_value_heads=1, intermediate_size=688,
+            max_position_embeddings=512, use_cache=False, **COMMON)), True),
+        "gpt_neo": (lambda: tf.GPTNeoModel(tf.GPTNeoConfig(
+            hidden_size=256, num_layers=2, num_heads=4,
+            attention_types=[[["global", "local"], 1]], window_size=32,
+            max_position_embeddings=512, use_cache=False, bos_token_id=0,
+            eos_token_id=0, **COMMON)), True),
         "t5enc": (lambda: tf.T5EncoderModel(tf.T5Config(
             d_model=256, num_layers=2, num_heads=4, d_kv=64, d_ff=1024,
             use_cache=False, **COMMON)), True),
@@ -99,16 +129,19 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="/tmp/hf")
     ap.add_argument("--only", default="")
+    ap.add_argument("--family", action="store_true",
+                    help="other models of the families: " + ", ".join(FAMILY))
     ap.add_argument("--dynamo", action="store_true",
                     help="the dynamo exporter at its opset (MODEL_dynamo.onnx)")
     ap.add_argument("--dynamic", action="store_true",
                     help="batch and sequence as dynamic axes (MODEL_dynamic.onnx)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    wanted = [n for n in args.only.split(",") if n]
+    wanted = [n for n in args.only.split(",") if n] or (
+        FAMILY if args.family else MAIN)
     failed = 0
     for name, (make, with_mask) in configs().items():
-        if wanted and name not in wanted:
+        if name not in wanted:
             continue
         try:
             export(name, make, with_mask, args.out, args.dynamic, args.dynamo)

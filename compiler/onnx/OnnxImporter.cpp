@@ -474,6 +474,15 @@ private:
     return id;
   }
   TensorId splatLike(TensorId x, double v) { return splat(typeOf(x), v); }
+  /// Where `x` is a splat constant, a splat of its element in `shape`: what
+  /// any gather from it gives (a gather reads its data from memory, which a
+  /// constant cloned into the kernel is not).
+  std::optional<TensorId> splatAs(TensorId x, const Shape &shape) {
+    auto it = splats.find(x);
+    if (it == splats.end())
+      return std::nullopt;
+    return splatBytes(DenseValue{elemOf(x), shape, it->second, true});
+  }
   TensorId expandTo(TensorId x, const Shape &shape);
   Shape broadcastShape(const Shape &a, const Shape &c);
   TensorId binary(OpKind kind, TensorId x, TensorId y);
@@ -1965,6 +1974,8 @@ std::vector<TensorId> Importer::lowerGather() {
           sliceAxis(x, axis, indices[0], std::int64_t(indices.size()), step),
           out)};
   }
+  if (std::optional<TensorId> same = splatAs(x, out))
+    return {*same};
   return {check(b->gather(x, in(1), axis))};
 }
 
@@ -2016,7 +2027,8 @@ std::vector<TensorId> Importer::lowerGatherElements() {
         offsets[std::size_t(i)] += coordinate * strides[std::size_t(d)];
     }
   }
-  TensorId flat = reshape(x, {total});
+  std::optional<TensorId> same = splatAs(x, out);
+  TensorId flat = same ? kInvalidTensor : reshape(x, {total});
   const std::int64_t dim = shape[std::size_t(axis)];
   const std::int64_t step = strides[std::size_t(axis)];
   TensorType offsetType{ElementType::I64, out};
@@ -2037,8 +2049,12 @@ std::vector<TensorId> Importer::lowerGatherElements() {
              "dimension " + std::to_string(axis) + " of " + shapeText(shape));
       offsets[i] += (index < 0 ? index + dim : index) * step;
     }
+    if (same)
+      return {*same};
     return {check(b->gather(flat, constantTensor("offsets", offsets), 0))};
   }
+  if (same)
+    return {*same};
   TensorId index = in(1);
   if (indexType.elementType != ElementType::I64)
     index = check(b->cast(index, ElementType::I64));
@@ -2116,7 +2132,8 @@ std::vector<TensorId> Importer::lowerGatherND() {
   for (std::int64_t t = 0; t < tuples; ++t)
     base[std::size_t(t)] = perBatch ? t / perBatch * block : 0;
   std::int64_t total = batches * block;
-  TensorId rows = reshape(x, {total, slice});
+  std::optional<TensorId> same = splatAs(x, out);
+  TensorId rows = same ? kInvalidTensor : reshape(x, {total, slice});
   auto constantOf = [&](const std::string &suffix, Shape valueShape,
                         std::span<const std::int64_t> ints) {
     Value value;
@@ -2140,7 +2157,11 @@ std::vector<TensorId> Importer::lowerGatherND() {
         positions[std::size_t(t)] +=
             (index < 0 ? index + dim : index) * strides[std::size_t(j)];
       }
+    if (same)
+      return {*same};
     row = constantOf("rows", tupleShape, positions);
+  } else if (same) {
+    return {*same};
   } else {
     TensorId index = in(1);
     if (indexType.elementType != ElementType::I64)

@@ -38,6 +38,7 @@ def main():
         "z": take(np.load(path("j")), 2),
         "w": take(MODEL_K, 0),
         "types": np.arange(6, dtype=np.int64)[None],
+        "splat": np.zeros((1, 6), np.int64),
     }
     failed = 0
     for name, want in expected.items():

@@ -449,7 +449,9 @@ for name, ids in [("ids_sentence_a", [[1, 2, 3, 4, 5, 6], [7, 8, 9, 10, 11, 12]]
 # axis 1, run-time int32 indices along the last axis (given as -1), constant
 # indices (negative ones among them) along axis 0, and a constant gathered
 # from a constant as BERT's embeddings do it (token type ids: an Expand of a
-# buffer whose shape is computed, then a GatherElements; folded at import).
+# buffer whose shape is computed, then a GatherElements; folded at import),
+# and run-time indices into a splat constant (RoBERTa's token types: a splat
+# of the indices' shape).
 # gather_elements_bad_*: refusals that name the node.
 save("gather_elements", [
     helper.make_node("GatherElements", ["x", "i"], ["y"], name="axis1",
@@ -462,11 +464,18 @@ save("gather_elements", [
                      name="expand"),
     helper.make_node("GatherElements", ["expanded", "positions"], ["types"],
                      name="folded", axis=1),
+    helper.make_node("Expand", ["zeros", "buffer_shape"], ["zeros_wide"],
+                     name="expand_zeros"),
+    helper.make_node("GatherElements", ["zeros_wide", "p"], ["splat"],
+                     name="splat_data", axis=1),
 ], [f32("x", [3, 5, 6]), value("i", TensorProto.INT64, [3, 2, 6]),
-    value("j", TensorProto.INT32, [3, 5, 2])],
+    value("j", TensorProto.INT32, [3, 5, 2]),
+    value("p", TensorProto.INT64, [1, 6])],
     [f32("y", [3, 2, 6]), f32("z", [3, 5, 2]), f32("w", [2, 5, 6]),
-     value("types", TensorProto.INT64, [1, 6])],
+     value("types", TensorProto.INT64, [1, 6]),
+     value("splat", TensorProto.INT64, [1, 6])],
     [ints64("k", np.resize([2, -1, 0, 1, -3, 1, 0], (2, 5, 6)).tolist()),
+     ints64("zeros", [[0] * 8]),
      ints64("buffer", [[0, 1, 2, 3, 4, 5, 6, 7]]),
      ints64("buffer_shape", [1, 8]),
      ints64("positions", [[0, 1, 2, 3, 4, 5]])])
@@ -555,3 +564,13 @@ save("gathernd_bad_index", [
     helper.make_node("GatherND", ["x", "i"], ["y"], name="bad_index"),
 ], [f32("x", [3, 5])], [f32("y", [2])], [ints64("i", [[0, 1], [3, 0]])],
     check=False)
+
+
+# A Gather whose indices are a splat constant (the same row for every
+# position: RoBERTa's token types) runs with the indices as a constant op.
+save("gather_splat_indices", [
+    helper.make_node("Gather", ["table", "same"], ["y"], name="same_row",
+                     axis=0),
+    helper.make_node("Add", ["y", "x"], ["z"], name="add"),
+], [f32("x", [2, 3, 16])], [f32("z", [2, 3, 16])],
+    [weight("table", [5, 16]), ints64("same", [[2, 2, 2], [2, 2, 2]])])
