@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <numbers>
@@ -211,12 +212,96 @@ void unpackSubByte(ElementType type, const std::vector<std::uint8_t> &packed,
   }
 }
 
-HostTensorData tensorFromProto(const onnx::TensorProto &proto) {
+HostTensorData tensorFromProto(const onnx::TensorProto &proto,
+                               const std::string &modelFolder = {});
+
+/// The bytes of a tensor whose data is in an external file (onnx.proto's
+/// external_data: location, offset, length). The file must be a regular
+/// file inside the model's folder, named by a relative path without `..`,
+/// and still inside it once links are resolved: a model never makes Fuse
+/// read another file of the user's. The bytes read are exactly the
+/// tensor's (its shape and type say how many); a length that differs, or a
+/// file too short, is an error.
+std::string readExternalData(const onnx::TensorProto &proto,
+                             const std::string &what,
+                             const std::string &modelFolder) {
+  if (modelFolder.empty())
+    fail(what + " keeps its data in an external file, which Fuse reads only "
+                "next to a model file it imports by path");
+  std::string location;
+  std::optional<std::uint64_t> offset, length;
+  for (const onnx::StringStringEntryProto &entry : proto.external_data()) {
+    auto number = [&]() {
+      const std::string &text = entry.value();
+      if (text.empty() || text.size() > 19 ||
+          text.find_first_not_of("0123456789") != std::string::npos)
+        fail(what + ": external data " + entry.key() + " '" + text +
+             "' is not a number");
+      return std::uint64_t(std::stoull(text));
+    };
+    if (entry.key() == "location")
+      location = entry.value();
+    else if (entry.key() == "offset")
+      offset = number();
+    else if (entry.key() == "length")
+      length = number();
+    else if (entry.key() != "checksum")
+      fail(what + ": unknown external data key '" + entry.key() + "'");
+  }
+  namespace fs = std::filesystem;
+  fs::path relative(location);
+  if (location.empty() || relative.is_absolute() ||
+      location.find('\0') != std::string::npos ||
+      std::any_of(relative.begin(), relative.end(),
+                  [](const fs::path &part) { return part == ".."; }))
+    fail(what + ": its external data location '" + location +
+         "' is not a path inside the model's folder");
+  std::error_code error;
+  fs::path folder = fs::canonical(fs::path(modelFolder), error);
+  fs::path file = error ? fs::path() : fs::canonical(folder / relative, error);
+  if (error)
+    fail(what + ": cannot read its external data '" + location +
+         "': " + error.message());
+  auto [end, ignored] =
+      std::mismatch(folder.begin(), folder.end(), file.begin(), file.end());
+  if (end != folder.end())
+    fail(what + ": its external data '" + location +
+         "' leads outside the model's folder (to '" + file.string() + "')");
+  // The bytes the tensor takes in raw_data.
+  ElementType type = requireType(proto.data_type(), what);
+  Shape shape(proto.dims().begin(), proto.dims().end());
+  std::int64_t count = checkedCount(shape, what);
+  int bits = subByteBits(type);
+  std::uint64_t bytes =
+      bits ? std::uint64_t((count + 8 / bits - 1) / (8 / bits))
+           : std::uint64_t(count) * std::uint64_t(byteSize(type));
+  if (length && *length != bytes)
+    fail(what + ": its external data is " + std::to_string(*length) +
+         " bytes long, the tensor " + shapeText(shape) + " takes " +
+         std::to_string(bytes));
+  Expected<RegularFile> opened = RegularFile::open(file.string());
+  if (!opened.ok())
+    fail(what + ": " + opened.message());
+  std::string data(bytes, '\0');
+  Status read = opened->readAt(
+      offset.value_or(0),
+      std::span(reinterpret_cast<std::uint8_t *>(data.data()), data.size()));
+  if (!read.ok())
+    fail(what + ": its external data: " + read.message());
+  return data;
+}
+
+HostTensorData tensorFromProto(const onnx::TensorProto &proto,
+                               const std::string &modelFolder) {
   std::string what =
       "tensor" + (proto.name().empty() ? "" : " '" + proto.name() + "'");
-  if (proto.data_location() == onnx::TensorProto::EXTERNAL)
-    fail(what + " keeps its data in an external file, which Fuse does not "
-                "read");
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
+    onnx::TensorProto inline_ = proto;
+    inline_.set_raw_data(readExternalData(proto, what, modelFolder));
+    inline_.clear_external_data();
+    inline_.set_data_location(onnx::TensorProto::DEFAULT);
+    return tensorFromProto(inline_);
+  }
   if (proto.has_segment())
     fail(what + " is segmented, which Fuse does not support");
   ElementType type = requireType(proto.data_type(), what);
@@ -393,8 +478,9 @@ bool allEqual(const HostTensorData &data) {
 
 class Importer {
 public:
-  Importer(const onnx::ModelProto &model, const ImportOptions &options)
-      : model(model), options(options) {}
+  Importer(const onnx::ModelProto &model, const ImportOptions &options,
+           std::string modelFolder)
+      : model(model), options(options), modelFolder(std::move(modelFolder)) {}
 
   ImportedModel run();
 
@@ -423,6 +509,8 @@ public:
 private:
   const onnx::ModelProto &model;
   const ImportOptions &options;
+  /// Where external data may be read from; empty: nowhere.
+  std::string modelFolder;
   std::int64_t opset = 0;
 
   GraphBuilder mainBuilder;
@@ -1019,7 +1107,7 @@ bool Importer::evaluateConstant(std::vector<std::optional<Value>> &constants,
       Value v;
       std::string which = name;
       if (which == "value") {
-        v.constant = tensorFromProto(a->t());
+        v.constant = tensorFromProto(a->t(), modelFolder);
       } else if (which == "value_float" || which == "value_floats") {
         std::vector<double> xs;
         if (which == "value_float")
@@ -1092,7 +1180,7 @@ bool Importer::evaluateConstantOfShape(
   // a 64-bit integer above 2^53): f32 0 by default.
   HostTensorData fill(TensorType{ElementType::F32, {}});
   if (const onnx::AttributeProto *a = attr("value")) {
-    HostTensorData value = tensorFromProto(a->t());
+    HostTensorData value = tensorFromProto(a->t(), modelFolder);
     if (value.type.numElements() != 1)
       fail("'value' must hold one element");
     fill.type.elementType = value.type.elementType;
@@ -2796,7 +2884,7 @@ ImportedModel Importer::run() {
       fail("initializer '" + t.name() + "' is defined twice");
     Value v;
     try {
-      v.constant = tensorFromProto(t);
+      v.constant = tensorFromProto(t, modelFolder);
     } catch (const ImportError &error) {
       fail(std::string("initializer '") + t.name() + "': " + error.what());
     }
@@ -2936,13 +3024,15 @@ Expected<std::string> readFile(const std::string &path) {
 }
 
 /// Imports `model`; when an operand that must be a constant is not, and
-/// `needs` is given, the model inputs it is computed from go there.
+/// `needs` is given, the model inputs it is computed from go there. External
+/// data is read from `modelFolder` only (none when empty).
 Expected<ImportedModel>
 importParsed(const onnx::ModelProto &model, const ImportOptions &options,
              const std::string &sourceName,
-             std::vector<ConstantInputNeed> *needs = nullptr) {
+             std::vector<ConstantInputNeed> *needs = nullptr,
+             const std::string &modelFolder = {}) {
   try {
-    Importer importer(model, options);
+    Importer importer(model, options, modelFolder);
     return importer.run();
   } catch (const NeedsConstantError &error) {
     if (needs)
@@ -2957,6 +3047,12 @@ importParsed(const onnx::ModelProto &model, const ImportOptions &options,
 }
 
 } // namespace
+
+/// The folder of the model file `path` (its external data's only place).
+static std::string modelFolderOf(const std::string &path) {
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  return parent.empty() ? std::string(".") : parent.string();
+}
 
 Expected<ImportedModel> importModel(std::string_view bytes,
                                     const ImportOptions &options,
@@ -2980,7 +3076,16 @@ Expected<ImportedModel> importModelFile(const std::string &path,
   Expected<std::string> bytes = readFile(path);
   if (!bytes.ok())
     return bytes.status();
-  return importModel(*bytes, options, path, needs);
+  onnx::ModelProto model;
+  if (bytes->size() > std::size_t(std::numeric_limits<int>::max()) ||
+      !model.ParseFromArray(bytes->data(), int(bytes->size())))
+    return Status::error("'" + path +
+                         "' is not a valid ONNX model (the protobuf does not "
+                         "parse)");
+  if (!model.has_graph())
+    return Status::error("'" + path +
+                         "' is not a valid ONNX model (it has no graph)");
+  return importParsed(model, options, path, needs, modelFolderOf(path));
 }
 
 Expected<NamedTensor> parseTensorProto(std::string_view bytes) {
@@ -3048,7 +3153,7 @@ inputsNeededAsConstants(const std::string &path, const ImportOptions &options) {
   if (!model.ok())
     return model.status();
   std::vector<ConstantInputNeed> needs;
-  (void)importParsed(*model, options, path, &needs);
+  (void)importParsed(*model, options, path, &needs, modelFolderOf(path));
   return needs;
 }
 
