@@ -2896,6 +2896,34 @@ ImportedModel Importer::run() {
     fail("sparse initializers are not supported");
 
   std::set<std::string> usedDims, usedConstants, inputNames;
+  // Dims bound by the shapes of given inputs (by dim_param, or INPUT:INDEX
+  // for an unnamed one): the size, and the input that gave it.
+  std::map<std::string, std::pair<std::int64_t, std::string>> fromInputs;
+  for (const onnx::ValueInfoProto &input : graph.input()) {
+    auto given = options.inputShapes.find(input.name());
+    if (given == options.inputShapes.end() ||
+        !input.type().tensor_type().has_shape())
+      continue;
+    const onnx::TensorShapeProto &declared = input.type().tensor_type().shape();
+    if (given->second.size() != std::size_t(declared.dim_size()))
+      continue;
+    for (int i = 0; i < declared.dim_size(); ++i) {
+      const onnx::TensorShapeProto_Dimension &dim = declared.dim(i);
+      if (dim.has_dim_value())
+        continue;
+      std::string param = dim.has_dim_param() ? dim.dim_param() : "";
+      std::int64_t size = given->second[std::size_t(i)];
+      auto [bound, added] = fromInputs.emplace(
+          param.empty() ? input.name() + ":" + std::to_string(i) : param,
+          std::make_pair(size, input.name()));
+      if (!added && bound->second.first != size)
+        fail("dimension '" + param + "' is " +
+             std::to_string(bound->second.first) + " in the value given " +
+             "for input '" + bound->second.second + "' and " +
+             std::to_string(size) + " in the one given for input '" +
+             input.name() + "'");
+    }
+  }
   ImportedModel result;
   for (const onnx::ValueInfoProto &input : graph.input()) {
     const std::string &name = input.name();
@@ -2927,11 +2955,16 @@ ImportedModel Importer::run() {
       auto it = param.empty() ? options.dims.end() : options.dims.find(param);
       if (it == options.dims.end())
         it = options.dims.find(key);
+      if (auto bound = fromInputs.find(param.empty() ? key : param);
+          it == options.dims.end() && bound != fromInputs.end()) {
+        shape.push_back(bound->second.first);
+        continue;
+      }
       if (it == options.dims.end())
         fail("input '" + name + "' dimension " + std::to_string(i) +
              (param.empty() ? " (unnamed)" : " ('" + param + "')") +
              " is dynamic; bind it with --dim " +
-             (param.empty() ? key : param) + "=VALUE");
+             (param.empty() ? key : param) + "=VALUE or give the input");
       if (it->second < 0)
         fail("--dim " + it->first + " is negative");
       usedDims.insert(it->first);

@@ -574,3 +574,13 @@ save("gather_splat_indices", [
     helper.make_node("Add", ["y", "x"], ["z"], name="add"),
 ], [f32("x", [2, 3, 16])], [f32("z", [2, 3, 16])],
     [weight("table", [5, 16]), ints64("same", [[2, 2, 2], [2, 2, 2]])])
+
+
+# Dynamic dims bound by the inputs given (issue 21): two inputs that share
+# 'batch' and 'sequence', and an unnamed dim.
+save("dynamic_shared", [
+    helper.make_node("Add", ["x", "y"], ["s"], name="add"),
+    helper.make_node("ReduceSum", ["s", "axes"], ["z"], name="sum",
+                     keepdims=0),
+], [f32("x", ["batch", "sequence", None]), f32("y", ["batch", "sequence", 4])],
+    [f32("z", ["batch", "sequence"])], [ints64("axes", [2])])
