@@ -8,7 +8,8 @@ writes DIR/model/: y = x @ w + b with w and b in weights.bin (w at offset 0,
 b after it), and the refused variants: escape.onnx (location ../outside.bin),
 absolute.onnx (an absolute path), link.onnx (link.bin, a symbolic link to
 DIR/outside.bin), short.onnx (short.bin, shorter than w), length.onnx (a
-length that is not w's); DIR/x.npy.
+length that is not w's), offset.onnx (an offset that is not a number),
+key.onnx (a key onnx.proto does not have); DIR/x.npy.
 """
 import os
 import sys
@@ -67,6 +68,8 @@ def main():
     model(folder, "link", {"location": "link.bin"}, b_at)
     model(folder, "short", {"location": "short.bin"}, b_at)
     model(folder, "length", {"location": "weights.bin", "length": 12}, b_at)
+    model(folder, "offset", {"location": "weights.bin", "offset": "8x"}, b_at)
+    model(folder, "key", {"location": "weights.bin", "stride": 4}, b_at)
     np.save(os.path.join(root, "x.npy"), rng.uniform(-1, 1, (3, 4)).astype(np.float32))
     return 0
 

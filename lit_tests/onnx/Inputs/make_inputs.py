@@ -584,3 +584,59 @@ save("dynamic_shared", [
                      keepdims=0),
 ], [f32("x", ["batch", "sequence", None]), f32("y", ["batch", "sequence", 4])],
     [f32("z", ["batch", "sequence"])], [ints64("axes", [2])])
+
+
+# Refusals of the gather and shape ops of issue 21, each naming the node:
+# errors_NAME.onnx.
+def error_model(name, node, inputs, outputs, initializers=()):
+    save("errors_" + name, [node], inputs, outputs, initializers, check=False)
+
+
+error_model("gather_elements_larger",
+            helper.make_node("GatherElements", ["x", "i"], ["y"], name="n",
+                             axis=1),
+            [f32("x", [3, 5])], [f32("y", [4, 5])],
+            [ints64("i", np.zeros((4, 5), np.int64).tolist())])
+error_model("gather_elements_float_index",
+            helper.make_node("GatherElements", ["x", "i"], ["y"], name="n"),
+            [f32("x", [3, 5]), f32("i", [3, 5])], [f32("y", [3, 5])])
+error_model("gathernd_long_tuples",
+            helper.make_node("GatherND", ["x", "i"], ["y"], name="n"),
+            [f32("x", [3, 5]), value("i", TensorProto.INT64, [2, 3])],
+            [f32("y", [2])])
+error_model("gathernd_batch_dims",
+            helper.make_node("GatherND", ["x", "i"], ["y"], name="n",
+                             batch_dims=2),
+            [f32("x", [3, 5]), value("i", TensorProto.INT64, [3, 1])],
+            [f32("y", [3])])
+error_model("gathernd_batch_mismatch",
+            helper.make_node("GatherND", ["x", "i"], ["y"], name="n",
+                             batch_dims=1),
+            [f32("x", [3, 5]), value("i", TensorProto.INT64, [2, 1])],
+            [f32("y", [2])])
+error_model("range_not_scalar",
+            helper.make_node("Range", ["s", "l", "d"], ["y"], name="n"),
+            [], [value("y", TensorProto.INT64, [None])],
+            [ints64("s", [0, 1]), ints64("l", 4), ints64("d", 1)])
+error_model("range_types",
+            helper.make_node("Range", ["s", "l", "d"], ["y"], name="n"),
+            [], [value("y", TensorProto.INT64, [None])],
+            [ints64("s", 0), numpy_helper.from_array(np.array(4, np.int32), "l"),
+             ints64("d", 1)])
+error_model("range_float_delta",
+            helper.make_node("Range", ["s", "l", "d"], ["y"], name="n"),
+            [], [f32("y", [None])],
+            [numpy_helper.from_array(np.array(v, np.float32), k)
+             for k, v in [("s", 0), ("l", 4), ("d", 0)]])
+error_model("trilu_rank1",
+            helper.make_node("Trilu", ["x"], ["y"], name="n"),
+            [f32("x", [4])], [f32("y", [4])])
+error_model("trilu_two_k",
+            helper.make_node("Trilu", ["x", "k"], ["y"], name="n"),
+            [f32("x", [4, 4])], [f32("y", [4, 4])], [ints64("k", [1, 2])])
+error_model("cumsum_scalar",
+            helper.make_node("CumSum", ["x", "a"], ["y"], name="n"),
+            [f32("x", [])], [f32("y", [])], [ints64("a", 0)])
+error_model("cumsum_long",
+            helper.make_node("CumSum", ["x", "a"], ["y"], name="n"),
+            [f32("x", [5000])], [f32("y", [5000])], [ints64("a", 0)])
