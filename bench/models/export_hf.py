@@ -27,7 +27,8 @@ COMMON = dict(vocab_size=VOCAB)
 
 
 MAIN = ["bert", "distilbert", "gpt2", "llama", "t5enc"]
-FAMILY = ["roberta", "albert", "electra", "qwen2", "mistral", "gpt_neo"]
+FAMILY = ["roberta", "albert", "electra", "deberta_v2", "mpnet", "qwen2",
+          "mistral", "gemma", "phi", "gpt_neo", "bloom", "opt"]
 
 
 def configs():
@@ -72,6 +73,29 @@ def configs():
             attention_types=[[["global", "local"], 1]], window_size=32,
             max_position_embeddings=512, use_cache=False, bos_token_id=0,
             eos_token_id=0, **COMMON)), True),
+        "deberta_v2": (lambda: tf.DebertaV2Model(tf.DebertaV2Config(
+            hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
+            intermediate_size=1024, max_position_embeddings=512,
+            **COMMON)), True),
+        "mpnet": (lambda: tf.MPNetModel(tf.MPNetConfig(
+            hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
+            intermediate_size=1024, max_position_embeddings=514,
+            **COMMON)), True),
+        "phi": (lambda: tf.PhiModel(tf.PhiConfig(
+            hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
+            intermediate_size=1024, max_position_embeddings=512,
+            use_cache=False, **COMMON)), True),
+        "gemma": (lambda: tf.GemmaModel(tf.GemmaConfig(
+            hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
+            num_key_value_heads=1, head_dim=64, intermediate_size=688,
+            max_position_embeddings=512, use_cache=False, **COMMON)), True),
+        "bloom": (lambda: tf.BloomModel(tf.BloomConfig(
+            hidden_size=256, n_layer=2, n_head=4, use_cache=False,
+            **COMMON)), True),
+        "opt": (lambda: tf.OPTModel(tf.OPTConfig(
+            hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
+            ffn_dim=1024, word_embed_proj_dim=256,
+            max_position_embeddings=512, use_cache=False, **COMMON)), True),
         "t5enc": (lambda: tf.T5EncoderModel(tf.T5Config(
             d_model=256, num_layers=2, num_heads=4, d_kv=64, d_ff=1024,
             use_cache=False, **COMMON)), True),

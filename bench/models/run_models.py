@@ -28,7 +28,8 @@ import numpy as np
 import onnxruntime as ort
 
 NAMES = ["bert", "distilbert", "gpt2", "llama", "t5enc"]
-FAMILY = ["roberta", "albert", "electra", "qwen2", "mistral", "gpt_neo"]
+FAMILY = ["roberta", "albert", "electra", "deberta_v2", "mpnet", "qwen2",
+          "mistral", "gemma", "phi", "gpt_neo", "bloom", "opt"]
 
 
 def fuse_run(build, model, inputs, *extra):
