@@ -33,7 +33,9 @@ void mlir::fuse::buildFusionPipeline(OpPassManager &pm,
   form.maxOperands = options.maxOperands;
   form.target = options.target;
   funcPm.addPass(createFuseFormFusions(form));
-  funcPm.addPass(createFuseOutlineFusions());
+  FuseOutlineFusionsOptions outline;
+  outline.target = options.target;
+  funcPm.addPass(createFuseOutlineFusions(outline));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

@@ -25,9 +25,17 @@ using namespace mlir::fuse;
 static constexpr StringLiteral kGroupAttr = "fuse.group";
 
 /// Replaces `ops` (in block order) by one fuse.fusion after the last of them.
-static LogicalResult outlineGroup(ArrayRef<Operation *> ops) {
+static LogicalResult outlineGroup(ArrayRef<Operation *> ops,
+                                  const CostModel &model) {
   std::string why;
-  FailureOr<KernelPlan> plan = planKernel(ops, CostModel(), why);
+  FailureOr<KernelPlan> plan = planKernel(ops, model, why);
+  // An op alone that no schedule of the target runs (a GPU column reduction
+  // over interleaved dims) is outlined as the host would run it: code
+  // generation names what prevents it.
+  if (failed(plan) && ops.size() == 1) {
+    why.clear();
+    plan = planKernel(ops, CostModel(), why);
+  }
   if (failed(plan))
     return ops.front()->emitError()
            << "fusion group is not one kernel: " << why;
@@ -77,7 +85,7 @@ static LogicalResult outlineGroup(ArrayRef<Operation *> ops) {
   return success();
 }
 
-static LogicalResult outlineBlock(Block &block) {
+static LogicalResult outlineBlock(Block &block, const CostModel &model) {
   // Group ids in order of first appearance; an op without one is alone.
   llvm::MapVector<int64_t, SmallVector<Operation *>> groups;
   int64_t alone = -1;
@@ -88,7 +96,7 @@ static LogicalResult outlineBlock(Block &block) {
     groups[id ? id.getInt() : alone--].push_back(&op);
   }
   for (auto &[id, ops] : groups)
-    if (failed(outlineGroup(ops)))
+    if (failed(outlineGroup(ops, model)))
       return failure();
 
   // A constant still used outside a kernel (returned as is) becomes a kernel
@@ -98,7 +106,7 @@ static LogicalResult outlineBlock(Block &block) {
       continue;
     if (op.use_empty())
       op.erase();
-    else if (failed(outlineGroup({&op})))
+    else if (failed(outlineGroup({&op}, model)))
       return failure();
   }
 
@@ -111,9 +119,26 @@ static LogicalResult outlineBlock(Block &block) {
 namespace {
 struct OutlineFusionsPass
     : public fuse::impl::FuseOutlineFusionsBase<OutlineFusionsPass> {
+  using Base::Base;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    if (target != "host" && target != "gpu") {
+      emitError(UnknownLoc::get(context))
+          << "fuse-outline-fusions: unknown target '" << target
+          << "'; expected host or gpu";
+      return failure();
+    }
+    return success();
+  }
+
   void runOnOperation() override {
+    // Limits were fuse-form-fusions' to apply; the schedules are the
+    // target's.
+    CostModel model;
+    if (target == "gpu")
+      model.target = ScheduleTarget::gpu();
     for (Block &block : getOperation().getBody())
-      if (failed(outlineBlock(block)))
+      if (failed(outlineBlock(block, model)))
         return signalPassFailure();
   }
 };

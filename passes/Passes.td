@@ -183,6 +183,11 @@ def FuseOutlineFusions : Pass<"fuse-outline-fusions", "func::FuncOp"> {
     return %r#0, %r#1 : tensor<8xf32>, tensor<8xf32>
     ```
   }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "The target fuse-form-fusions planned the groups for: host or gpu "
+           "(a group is checked against its schedules again)">,
+  ];
   let dependentDialects = ["::mlir::fuse::FuseDialect"];
 }
 

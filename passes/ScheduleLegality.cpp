@@ -235,6 +235,7 @@ ScheduleTarget ScheduleTarget::gpu() {
   ScheduleTarget target;
   target.name = "GPU";
   target.vectorWidth = 4;
+  target.matmulMovesBeforeElementwise = true;
   return target;
 }
 
@@ -465,6 +466,47 @@ static LogicalResult checkGatherData(const KernelView &kernel,
   return success();
 }
 
+/// Without matmulMovesBeforeElementwise, a matmul's epilogue is elementwise
+/// ops and reshapes on its result (which keep its positions), then reshapes
+/// and transposes to the stored values: no elementwise op reads a value that
+/// a transpose (or any other op that moves positions) made from the result.
+static LogicalResult checkMatmulEpilogueOrder(const KernelView &kernel,
+                                              const ScheduleTarget &target) {
+  if (target.matmulMovesBeforeElementwise)
+    return success();
+  // Values computed from the matmul's result -> the op that first moved
+  // them (null: still at the result's positions).
+  DenseMap<Value, Operation *> fromResult;
+  for (Operation *op : kernel.ops()) {
+    if (isa<MatmulOp>(op)) {
+      fromResult[op->getResult(0)] = nullptr;
+      continue;
+    }
+    bool reads = false;
+    Operation *moved = nullptr;
+    for (Value operand : op->getOperands())
+      if (auto it = fromResult.find(operand); it != fromResult.end()) {
+        reads = true;
+        moved = moved ? moved : it->second;
+      }
+    if (!reads)
+      continue;
+    bool keeps = op->hasTrait<OpTrait::Elementwise>() || isa<ReshapeOp>(op);
+    if (moved && op->hasTrait<OpTrait::Elementwise>())
+      return refuse(moved, target, "matmul")
+             << "it moves the matmul's result between positions before the "
+                "last elementwise op ("
+             << op->getName() << ")";
+    if (!keeps && !isa<TransposeOp>(op))
+      return refuse(op, target, "matmul")
+             << "a matmul epilogue is elementwise ops, reshapes and "
+                "transposes";
+    for (Value result : op->getResults())
+      fromResult[result] = moved ? moved : (keeps ? nullptr : op);
+  }
+  return success();
+}
+
 FailureOr<DictionaryAttr> selectSchedule(const KernelView &kernel,
                                          ScheduleKind kind,
                                          const ScheduleTarget &target) {
@@ -517,6 +559,8 @@ FailureOr<DictionaryAttr> selectSchedule(const KernelView &kernel,
       elements = std::max(elements, numElements(result.getType()));
     add("elements", elements);
   } else if (kind == ScheduleKind::matmul) {
+    if (failed(checkMatmulEpilogueOrder(kernel, target)))
+      return failure();
     setKind(kind);
   } else if (kind == ScheduleKind::window_reduction) {
     FailureOr<WindowSchedule> schedule = analyzeWindowReduction(kernel, target);

@@ -49,6 +49,11 @@ struct ScheduleTarget {
   /// whole tensor, a softmax over every element) runs as a row kernel of
   /// one row; without it, such a fusion is refused.
   bool fullReductionAsOneRow = false;
+  /// A matmul epilogue may move the result (a transpose) before an
+  /// elementwise op: the GPU's pull form computes each output at its own
+  /// position. The host's applies the elementwise ops at the result's
+  /// positions and moves only after the last of them.
+  bool matmulMovesBeforeElementwise = false;
 
   static ScheduleTarget host(unsigned vectorWidth);
   static ScheduleTarget gpu();
@@ -184,7 +189,8 @@ FailureOr<ColumnSchedule> analyzeColumnReduction(FusionOp fusion,
 /// the decision as attributes (the kind and its extents). A refusal is an
 /// error at the op at fault. Pointwise and matmul kernels are recorded with
 /// their extents only: a pointwise kernel needs only planKernel's one domain;
-/// the matmul emitters still check their epilogues themselves.
+/// of a matmul's epilogue only the order of moves and elementwise ops is
+/// checked here (matmulMovesBeforeElementwise), the emitters check the rest.
 FailureOr<DictionaryAttr> selectSchedule(const KernelView &kernel,
                                          ScheduleKind kind,
                                          const ScheduleTarget &target);

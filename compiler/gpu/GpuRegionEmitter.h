@@ -165,9 +165,9 @@ private:
     return loop.getResult(0);
   }
 
-  /// exp, log and sigmoid through math.exp and math.log; atan, tan and
+  /// exp, log and sigmoid through math.exp and math.log; atan, pow, tan and
   /// fuse.rem's remf (fmod, exact) become libdevice calls (__nv_atanf,
-  /// __nv_tanf, __nv_fmodf).
+  /// __nv_powf, __nv_tanf, __nv_fmodf).
   Value lowerTargetFloatOp(Operation *op, StringRef name, ArrayRef<Value> x,
                            Type compute) override {
     if (name == "exp")
@@ -183,6 +183,8 @@ private:
     }
     if (name == "atan")
       return math::AtanOp::create(b, loc, x[0]);
+    if (name == "pow")
+      return math::PowFOp::create(b, loc, x[0], x[1]);
     return {};
   }
 

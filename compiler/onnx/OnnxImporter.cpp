@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <numbers>
@@ -211,12 +212,96 @@ void unpackSubByte(ElementType type, const std::vector<std::uint8_t> &packed,
   }
 }
 
-HostTensorData tensorFromProto(const onnx::TensorProto &proto) {
+HostTensorData tensorFromProto(const onnx::TensorProto &proto,
+                               const std::string &modelFolder = {});
+
+/// The bytes of a tensor whose data is in an external file (onnx.proto's
+/// external_data: location, offset, length). The file must be a regular
+/// file inside the model's folder, named by a relative path without `..`,
+/// and still inside it once links are resolved: a model never makes Fuse
+/// read another file of the user's. The bytes read are exactly the
+/// tensor's (its shape and type say how many); a length that differs, or a
+/// file too short, is an error.
+std::string readExternalData(const onnx::TensorProto &proto,
+                             const std::string &what,
+                             const std::string &modelFolder) {
+  if (modelFolder.empty())
+    fail(what + " keeps its data in an external file, which Fuse reads only "
+                "next to a model file it imports by path");
+  std::string location;
+  std::optional<std::uint64_t> offset, length;
+  for (const onnx::StringStringEntryProto &entry : proto.external_data()) {
+    auto number = [&]() {
+      const std::string &text = entry.value();
+      if (text.empty() || text.size() > 19 ||
+          text.find_first_not_of("0123456789") != std::string::npos)
+        fail(what + ": external data " + entry.key() + " '" + text +
+             "' is not a number");
+      return std::uint64_t(std::stoull(text));
+    };
+    if (entry.key() == "location")
+      location = entry.value();
+    else if (entry.key() == "offset")
+      offset = number();
+    else if (entry.key() == "length")
+      length = number();
+    else if (entry.key() != "checksum")
+      fail(what + ": unknown external data key '" + entry.key() + "'");
+  }
+  namespace fs = std::filesystem;
+  fs::path relative(location);
+  if (location.empty() || relative.is_absolute() ||
+      location.find('\0') != std::string::npos ||
+      std::any_of(relative.begin(), relative.end(),
+                  [](const fs::path &part) { return part == ".."; }))
+    fail(what + ": its external data location '" + location +
+         "' is not a path inside the model's folder");
+  std::error_code error;
+  fs::path folder = fs::canonical(fs::path(modelFolder), error);
+  fs::path file = error ? fs::path() : fs::canonical(folder / relative, error);
+  if (error)
+    fail(what + ": cannot read its external data '" + location +
+         "': " + error.message());
+  auto [end, ignored] =
+      std::mismatch(folder.begin(), folder.end(), file.begin(), file.end());
+  if (end != folder.end())
+    fail(what + ": its external data '" + location +
+         "' leads outside the model's folder (to '" + file.string() + "')");
+  // The bytes the tensor takes in raw_data.
+  ElementType type = requireType(proto.data_type(), what);
+  Shape shape(proto.dims().begin(), proto.dims().end());
+  std::int64_t count = checkedCount(shape, what);
+  int bits = subByteBits(type);
+  std::uint64_t bytes =
+      bits ? std::uint64_t((count + 8 / bits - 1) / (8 / bits))
+           : std::uint64_t(count) * std::uint64_t(byteSize(type));
+  if (length && *length != bytes)
+    fail(what + ": its external data is " + std::to_string(*length) +
+         " bytes long, the tensor " + shapeText(shape) + " takes " +
+         std::to_string(bytes));
+  Expected<RegularFile> opened = RegularFile::open(file.string());
+  if (!opened.ok())
+    fail(what + ": " + opened.message());
+  std::string data(bytes, '\0');
+  Status read = opened->readAt(
+      offset.value_or(0),
+      std::span(reinterpret_cast<std::uint8_t *>(data.data()), data.size()));
+  if (!read.ok())
+    fail(what + ": its external data: " + read.message());
+  return data;
+}
+
+HostTensorData tensorFromProto(const onnx::TensorProto &proto,
+                               const std::string &modelFolder) {
   std::string what =
       "tensor" + (proto.name().empty() ? "" : " '" + proto.name() + "'");
-  if (proto.data_location() == onnx::TensorProto::EXTERNAL)
-    fail(what + " keeps its data in an external file, which Fuse does not "
-                "read");
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
+    onnx::TensorProto inline_ = proto;
+    inline_.set_raw_data(readExternalData(proto, what, modelFolder));
+    inline_.clear_external_data();
+    inline_.set_data_location(onnx::TensorProto::DEFAULT);
+    return tensorFromProto(inline_);
+  }
   if (proto.has_segment())
     fail(what + " is segmented, which Fuse does not support");
   ElementType type = requireType(proto.data_type(), what);
@@ -393,8 +478,9 @@ bool allEqual(const HostTensorData &data) {
 
 class Importer {
 public:
-  Importer(const onnx::ModelProto &model, const ImportOptions &options)
-      : model(model), options(options) {}
+  Importer(const onnx::ModelProto &model, const ImportOptions &options,
+           std::string modelFolder)
+      : model(model), options(options), modelFolder(std::move(modelFolder)) {}
 
   ImportedModel run();
 
@@ -423,6 +509,8 @@ public:
 private:
   const onnx::ModelProto &model;
   const ImportOptions &options;
+  /// Where external data may be read from; empty: nowhere.
+  std::string modelFolder;
   std::int64_t opset = 0;
 
   GraphBuilder mainBuilder;
@@ -474,6 +562,15 @@ private:
     return id;
   }
   TensorId splatLike(TensorId x, double v) { return splat(typeOf(x), v); }
+  /// Where `x` is a splat constant, a splat of its element in `shape`: what
+  /// any gather from it gives (a gather reads its data from memory, which a
+  /// constant cloned into the kernel is not).
+  std::optional<TensorId> splatAs(TensorId x, const Shape &shape) {
+    auto it = splats.find(x);
+    if (it == splats.end())
+      return std::nullopt;
+    return splatBytes(DenseValue{elemOf(x), shape, it->second, true});
+  }
   TensorId expandTo(TensorId x, const Shape &shape);
   Shape broadcastShape(const Shape &a, const Shape &c);
   TensorId binary(OpKind kind, TensorId x, TensorId y);
@@ -539,6 +636,8 @@ private:
                                std::vector<TensorId> &results);
   bool evaluateIdentity(std::vector<std::optional<Value>> &constants,
                         std::vector<TensorId> &results);
+  bool evaluateRange(std::vector<std::optional<Value>> &constants,
+                     std::vector<TensorId> &results);
 
   template <OpKind kind> std::vector<TensorId> lowerUnary() {
     return {unary(kind, in(0))};
@@ -588,6 +687,10 @@ private:
   std::vector<TensorId> lowerSplit();
   std::vector<TensorId> lowerSlice();
   std::vector<TensorId> lowerGather();
+  std::vector<TensorId> lowerGatherElements();
+  std::vector<TensorId> lowerGatherND();
+  std::vector<TensorId> lowerTrilu();
+  std::vector<TensorId> lowerCumSum();
   // Convolutions and padding (OnnxImporter.cpp, "Convolution and Pad").
   std::vector<TensorId> lowerConv();
   std::vector<TensorId> lowerPad();
@@ -1004,7 +1107,7 @@ bool Importer::evaluateConstant(std::vector<std::optional<Value>> &constants,
       Value v;
       std::string which = name;
       if (which == "value") {
-        v.constant = tensorFromProto(a->t());
+        v.constant = tensorFromProto(a->t(), modelFolder);
       } else if (which == "value_float" || which == "value_floats") {
         std::vector<double> xs;
         if (which == "value_float")
@@ -1077,7 +1180,7 @@ bool Importer::evaluateConstantOfShape(
   // a 64-bit integer above 2^53): f32 0 by default.
   HostTensorData fill(TensorType{ElementType::F32, {}});
   if (const onnx::AttributeProto *a = attr("value")) {
-    HostTensorData value = tensorFromProto(a->t());
+    HostTensorData value = tensorFromProto(a->t(), modelFolder);
     if (value.type.numElements() != 1)
       fail("'value' must hold one element");
     fill.type.elementType = value.type.elementType;
@@ -1097,6 +1200,65 @@ bool Importer::evaluateConstantOfShape(
     v.type = type;
     constants[0] = std::move(v);
   }
+  return true;
+}
+
+/// Range: start, limit and delta known at import (exporters compute them
+/// from Shape, which bound dims make constants), so the result is a
+/// constant: max(ceil((limit - start) / delta), 0) elements, element i
+/// start + i * delta (integers exactly).
+bool Importer::evaluateRange(std::vector<std::optional<Value>> &constants,
+                             std::vector<TensorId> & /*results*/) {
+  const HostTensorData &start = constIn(0, "start");
+  const HostTensorData &limit = constIn(1, "limit");
+  const HostTensorData &delta = constIn(2, "delta");
+  for (const HostTensorData *operand : {&start, &limit, &delta}) {
+    if (operand->type.numElements() != 1)
+      fail("start, limit and delta must be scalars, not " +
+           shapeText(operand->type.shape));
+    if (operand->type.elementType != start.type.elementType)
+      fail("start, limit and delta must have one element type");
+  }
+  ElementType type = start.type.elementType;
+  Value v;
+  if (isFloat(type)) {
+    double first = start.toDoubles()[0], step = delta.toDoubles()[0];
+    if (step == 0 || !std::isfinite(step) || !std::isfinite(first) ||
+        !std::isfinite(limit.toDoubles()[0]))
+      fail("delta must be finite and non-zero, and start and limit finite");
+    double count =
+        std::max(std::ceil((limit.toDoubles()[0] - first) / step), 0.0);
+    if (count > double(kMaxElements))
+      fail("the range has more than " + std::to_string(kMaxElements) +
+           " elements");
+    std::vector<double> values(static_cast<std::size_t>(count));
+    for (std::size_t i = 0; i < values.size(); ++i)
+      values[i] = first + double(i) * step;
+    TensorType result{type, {std::int64_t(values.size())}};
+    v.constant = HostTensorData::fromDoubles(result, values);
+    v.type = result;
+  } else {
+    std::int64_t first = start.toInts()[0], end = limit.toInts()[0],
+                 step = delta.toInts()[0];
+    if (step == 0)
+      fail("delta must be non-zero");
+    // In 128 bits: limit - start of two int64 values may pass 2^63.
+    __int128 span = __int128(end) - first;
+    __int128 count =
+        span / step + (span % step != 0 && (span > 0) == (step > 0));
+    if (count < 0)
+      count = 0;
+    if (count > kMaxElements)
+      fail("the range has more than " + std::to_string(kMaxElements) +
+           " elements");
+    std::vector<std::int64_t> values(static_cast<std::size_t>(count));
+    for (std::size_t i = 0; i < values.size(); ++i)
+      values[i] = std::int64_t(first + __int128(i) * step);
+    TensorType result{type, {std::int64_t(values.size())}};
+    v.constant = HostTensorData::fromInts(result, values);
+    v.type = result;
+  }
+  constants[0] = std::move(v);
   return true;
 }
 
@@ -1900,7 +2062,304 @@ std::vector<TensorId> Importer::lowerGather() {
           sliceAxis(x, axis, indices[0], std::int64_t(indices.size()), step),
           out)};
   }
+  if (std::optional<TensorId> same = splatAs(x, out))
+    return {*same};
   return {check(b->gather(x, in(1), axis))};
+}
+
+/// GatherElements: out[p] = data[p with p[axis] replaced by indices[p]].
+/// A `gather` along axis 0 of the flattened data, at each output position's
+/// flat offset: the offsets of the other dims are a constant (computed here),
+/// the axis's comes from the index. Constant indices are checked and become
+/// the flat offsets themselves; run-time ones are wrapped (negative from the
+/// end, as ONNX says) by ops, and one outside [-dim, dim) becomes an offset
+/// past the data, which the gather's own checks refuse where they look
+/// (inputs before a run; the reference runtime always), never another
+/// element of the data.
+std::vector<TensorId> Importer::lowerGatherElements() {
+  TensorId x = in(0);
+  Shape shape = shapeOf(x);
+  std::int64_t rank = std::int64_t(shape.size());
+  if (rank == 0)
+    fail("the data (input 0) is a scalar; GatherElements needs rank >= 1");
+  std::int64_t axis = normAxis(attrInt("axis", 0), rank);
+  const TensorType indexType = inType(1);
+  if (indexType.elementType != ElementType::I32 &&
+      indexType.elementType != ElementType::I64)
+    fail("the indices (input 1) are " +
+         std::string(elementTypeName(indexType.elementType)) +
+         ", expected int32 or int64");
+  const Shape &out = indexType.shape;
+  if (std::int64_t(out.size()) != rank)
+    fail("the indices (input 1) " + shapeText(out) + " and the data " +
+         shapeText(shape) + " differ in rank");
+  for (std::int64_t d = 0; d < rank; ++d)
+    if (d != axis && out[std::size_t(d)] > shape[std::size_t(d)])
+      fail("the indices " + shapeText(out) + " are larger than the data " +
+           shapeText(shape) + " in dimension " + std::to_string(d) +
+           " (not the axis)");
+  std::int64_t total = checkedCount(shape, "the data");
+  std::int64_t count = checkedCount(out, "the indices");
+  std::vector<std::int64_t> strides(std::size_t(rank), 1);
+  for (std::int64_t d = rank - 2; d >= 0; --d)
+    strides[std::size_t(d)] =
+        strides[std::size_t(d + 1)] * shape[std::size_t(d + 1)];
+  // The flat offset of each output position, its axis coordinate aside.
+  std::vector<std::int64_t> offsets(std::size_t(count), 0);
+  for (std::int64_t i = 0; i < count; ++i) {
+    std::int64_t rest = i;
+    for (std::int64_t d = rank - 1; d >= 0; --d) {
+      std::int64_t coordinate = rest % out[std::size_t(d)];
+      rest /= out[std::size_t(d)];
+      if (d != axis)
+        offsets[std::size_t(i)] += coordinate * strides[std::size_t(d)];
+    }
+  }
+  std::optional<TensorId> same = splatAs(x, out);
+  TensorId flat = same ? kInvalidTensor : reshape(x, {total});
+  const std::int64_t dim = shape[std::size_t(axis)];
+  const std::int64_t step = strides[std::size_t(axis)];
+  TensorType offsetType{ElementType::I64, out};
+  auto constantTensor = [&](const std::string &suffix,
+                            std::span<const std::int64_t> ints) {
+    Value value;
+    value.type = offsetType;
+    value.constant = HostTensorData::fromInts(offsetType, ints);
+    return materialize(node->name() + "/" + suffix, value);
+  };
+  if (const std::optional<HostTensorData> &constant = inputValue(1).constant) {
+    std::vector<std::int64_t> indices = toInts(*constant);
+    for (std::size_t i = 0; i < indices.size(); ++i) {
+      std::int64_t index = indices[i];
+      if (index < -dim || index >= dim)
+        fail("index " + std::to_string(index) + " (element " +
+             std::to_string(i) + " of the indices) is out of range for " +
+             "dimension " + std::to_string(axis) + " of " + shapeText(shape));
+      offsets[i] += (index < 0 ? index + dim : index) * step;
+    }
+    if (same)
+      return {*same};
+    return {check(b->gather(flat, constantTensor("offsets", offsets), 0))};
+  }
+  if (same)
+    return {*same};
+  TensorId index = in(1);
+  if (indexType.elementType != ElementType::I64)
+    index = check(b->cast(index, ElementType::I64));
+  auto i64 = [&](std::int64_t v) {
+    DenseValue dense{ElementType::I64, out, std::vector<std::uint8_t>(8), true};
+    storeInt(ElementType::I64, dense.bytes.data(), 0, v);
+    return splatBytes(std::move(dense));
+  };
+  TensorId wrapped =
+      check(b->select(compare(ComparePredicate::Lt, index, i64(0)),
+                      binary(OpKind::Add, index, i64(dim)), index));
+  TensorId position =
+      binary(OpKind::Add, binary(OpKind::Mul, wrapped, i64(step)),
+             constantTensor("offsets", offsets));
+  TensorId inRange =
+      binary(OpKind::And, compare(ComparePredicate::Ge, index, i64(-dim)),
+             compare(ComparePredicate::Lt, index, i64(dim)));
+  return {check(
+      b->gather(flat, check(b->select(inRange, position, i64(total))), 0))};
+}
+
+/// GatherND: each index tuple (the indices' last dim, k values) selects a
+/// slice of the data (its dims after batch_dims + k). A `gather` along axis
+/// 0 of the data viewed as [positions, slice]: a tuple's row is its batch's
+/// first row plus the sum of its wrapped values times the row strides.
+/// Constant indices are checked here and become the rows; run-time ones are
+/// wrapped, scaled and summed by ops, and a tuple with a value out of range
+/// becomes a row past the data (refused where the gather's indices are
+/// checked, as GatherElements does).
+std::vector<TensorId> Importer::lowerGatherND() {
+  TensorId x = in(0);
+  Shape shape = shapeOf(x);
+  std::int64_t rank = std::int64_t(shape.size());
+  const TensorType indexType = inType(1);
+  if (indexType.elementType != ElementType::I32 &&
+      indexType.elementType != ElementType::I64)
+    fail("the indices (input 1) are " +
+         std::string(elementTypeName(indexType.elementType)) +
+         ", expected int32 or int64");
+  const Shape &ishape = indexType.shape;
+  std::int64_t q = std::int64_t(ishape.size());
+  std::int64_t batchDims = attrInt("batch_dims", 0);
+  if (q < 1 || rank < 1)
+    fail("the data and the indices need rank >= 1");
+  if (batchDims < 0 || batchDims >= std::min(q, rank))
+    fail("batch_dims " + std::to_string(batchDims) +
+         " must be below the ranks of the data and the indices");
+  std::int64_t k = ishape.back();
+  if (k < 1 || k > rank - batchDims)
+    fail("the index tuples have " + std::to_string(k) + " values; the data " +
+         shapeText(shape) + " with batch_dims " + std::to_string(batchDims) +
+         " takes 1 to " + std::to_string(rank - batchDims));
+  for (std::int64_t d = 0; d < batchDims; ++d)
+    if (ishape[std::size_t(d)] != shape[std::size_t(d)])
+      fail("batch dimension " + std::to_string(d) + " differs: data " +
+           shapeText(shape) + ", indices " + shapeText(ishape));
+  Shape out(ishape.begin(), ishape.end() - 1);
+  out.insert(out.end(), shape.begin() + batchDims + k, shape.end());
+  checkedCount(out, "the result");
+  Shape sliceShape(shape.begin() + batchDims + k, shape.end());
+  std::int64_t slice = checkedCount(sliceShape, "a slice");
+  std::int64_t batches = checkedCount(
+      Shape(shape.begin(), shape.begin() + batchDims), "the batch dims");
+  Shape indexed(shape.begin() + batchDims, shape.begin() + batchDims + k);
+  std::int64_t block = checkedCount(indexed, "the indexed dims");
+  std::vector<std::int64_t> strides(static_cast<std::size_t>(k), 1);
+  for (std::int64_t j = k - 2; j >= 0; --j)
+    strides[std::size_t(j)] =
+        strides[std::size_t(j + 1)] * indexed[std::size_t(j + 1)];
+  Shape tupleShape(ishape.begin(), ishape.end() - 1);
+  std::int64_t tuples = checkedCount(tupleShape, "the index tuples");
+  std::int64_t perBatch = batches ? tuples / batches : 0;
+  // Each tuple's batch's first row.
+  std::vector<std::int64_t> base(static_cast<std::size_t>(tuples));
+  for (std::int64_t t = 0; t < tuples; ++t)
+    base[std::size_t(t)] = perBatch ? t / perBatch * block : 0;
+  std::int64_t total = batches * block;
+  std::optional<TensorId> same = splatAs(x, out);
+  TensorId rows = same ? kInvalidTensor : reshape(x, {total, slice});
+  auto constantOf = [&](const std::string &suffix, Shape valueShape,
+                        std::span<const std::int64_t> ints) {
+    Value value;
+    value.type = TensorType{ElementType::I64, std::move(valueShape)};
+    value.constant = HostTensorData::fromInts(value.type, ints);
+    return materialize(node->name() + "/" + suffix, value);
+  };
+  TensorId row;
+  if (const std::optional<HostTensorData> &constant = inputValue(1).constant) {
+    std::vector<std::int64_t> indices = toInts(*constant);
+    std::vector<std::int64_t> positions = base;
+    for (std::int64_t t = 0; t < tuples; ++t)
+      for (std::int64_t j = 0; j < k; ++j) {
+        std::int64_t index = indices[std::size_t(t * k + j)];
+        std::int64_t dim = indexed[std::size_t(j)];
+        if (index < -dim || index >= dim)
+          fail("index " + std::to_string(index) + " (element " +
+               std::to_string(t * k + j) + " of the indices) is out of " +
+               "range for dimension " + std::to_string(batchDims + j) + " of " +
+               shapeText(shape));
+        positions[std::size_t(t)] +=
+            (index < 0 ? index + dim : index) * strides[std::size_t(j)];
+      }
+    if (same)
+      return {*same};
+    row = constantOf("rows", tupleShape, positions);
+  } else if (same) {
+    return {*same};
+  } else {
+    TensorId index = in(1);
+    if (indexType.elementType != ElementType::I64)
+      index = check(b->cast(index, ElementType::I64));
+    TensorId dims = expandTo(constantOf("dims", {k}, indexed), ishape);
+    TensorId scale = expandTo(constantOf("strides", {k}, strides), ishape);
+    TensorId zero = splatLike(index, 0);
+    TensorId wrapped =
+        check(b->select(compare(ComparePredicate::Lt, index, zero),
+                        binary(OpKind::Add, index, dims), index));
+    TensorId inRange =
+        binary(OpKind::And,
+               compare(ComparePredicate::Ge, index, unary(OpKind::Neg, dims)),
+               compare(ComparePredicate::Lt, index, dims));
+    TensorId outside = reduce(
+        ReduceKind::Max, check(b->select(inRange, zero, splatLike(index, 1))),
+        {q - 1}, false);
+    row = reduce(ReduceKind::Sum, binary(OpKind::Mul, wrapped, scale), {q - 1},
+                 false);
+    if (batches > 1)
+      row = binary(OpKind::Add, row, constantOf("rows", tupleShape, base));
+    DenseValue past{ElementType::I64, tupleShape, std::vector<std::uint8_t>(8),
+                    true};
+    storeInt(ElementType::I64, past.bytes.data(), 0, total);
+    row = check(
+        b->select(compare(ComparePredicate::Gt, outside, splatLike(outside, 0)),
+                  splatBytes(std::move(past)), row));
+  }
+  return {reshape(check(b->gather(rows, row, 0)), out)};
+}
+
+/// Trilu: the input where the triangle keeps it (upper: column - row >= k;
+/// lower: column - row <= k), zero elsewhere: a select with a constant mask
+/// over the last two dims, broadcast over the others. k must be known at
+/// import.
+std::vector<TensorId> Importer::lowerTrilu() {
+  TensorId x = in(0);
+  Shape shape = shapeOf(x);
+  if (shape.size() < 2)
+    fail("the input has rank " + std::to_string(shape.size()) +
+         "; Trilu needs rank >= 2");
+  std::int64_t k = 0;
+  if (hasInput(1)) {
+    std::vector<std::int64_t> ks = intsIn(1, "k");
+    if (ks.size() != 1)
+      fail("k (input 1) must hold one value");
+    k = ks[0];
+  }
+  bool upper = attrInt("upper", 1) != 0;
+  std::int64_t rows = shape[shape.size() - 2], cols = shape.back();
+  std::vector<std::int64_t> keep(
+      std::size_t(checkedCount({rows, cols}, "the triangle")));
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) {
+      // In 128 bits: k may be any int64.
+      __int128 offset = __int128(j) - i;
+      keep[std::size_t(i * cols + j)] = upper ? offset >= k : offset <= k;
+    }
+  TensorType maskType{ElementType::I1, {rows, cols}};
+  Value mask;
+  mask.type = maskType;
+  mask.constant = HostTensorData::fromInts(maskType, keep);
+  TensorId keepMask = materialize(node->name() + "/mask", mask);
+  return {check(b->select(expandTo(keepMask, shape), x, splatLike(x, 0)))};
+}
+
+/// CumSum: y[.., i, ..] = the sum of x[.., j, ..] over j <= i (j < i when
+/// exclusive; j >= i, j > i when reverse) along the axis, as a reduction:
+/// x broadcast along a new dim i, a constant triangular mask selecting the
+/// j of each i, and a sum over j. n^2 elements per line of n: a constant
+/// known at import is folded; along an axis of more than 4096 elements it
+/// is refused.
+std::vector<TensorId> Importer::lowerCumSum() {
+  TensorId x = in(0);
+  Shape shape = shapeOf(x);
+  std::int64_t rank = std::int64_t(shape.size());
+  if (rank == 0)
+    fail("the input is a scalar; CumSum needs rank >= 1");
+  std::vector<std::int64_t> axes = intsIn(1, "axis");
+  if (axes.size() != 1)
+    fail("axis (input 1) must hold one value");
+  std::int64_t axis = normAxis(axes[0], rank);
+  bool exclusive = attrInt("exclusive", 0) != 0;
+  bool reverse = attrInt("reverse", 0) != 0;
+  std::int64_t n = shape[std::size_t(axis)];
+  constexpr std::int64_t kMaxCumSumAxis = 4096;
+  if (n > kMaxCumSumAxis)
+    fail("the axis has " + std::to_string(n) + " elements; CumSum takes at " +
+         "most " + std::to_string(kMaxCumSumAxis));
+  // [.., i, j, ..]: j is x's axis, i the new one.
+  Shape wide = shape;
+  wide.insert(wide.begin() + axis, n);
+  checkedCount(wide, "CumSum's intermediate");
+  std::vector<std::int64_t> dims;
+  for (std::int64_t d = 0; d < rank; ++d)
+    dims.push_back(d < axis ? d : d + 1);
+  TensorId spread = check(b->broadcast(x, wide, dims));
+  std::vector<std::int64_t> keep(static_cast<std::size_t>(n * n));
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j)
+      keep[std::size_t(i * n + j)] =
+          reverse ? (exclusive ? j > i : j >= i) : (exclusive ? j < i : j <= i);
+  TensorType maskType{ElementType::I1, {n, n}};
+  Value mask;
+  mask.type = maskType;
+  mask.constant = HostTensorData::fromInts(maskType, keep);
+  TensorId keepMask = materialize(node->name() + "/mask", mask);
+  TensorId wideMask = check(b->broadcast(keepMask, wide, {axis, axis + 1}));
+  TensorId kept = check(b->select(wideMask, spread, splatLike(spread, 0)));
+  return {reduce(ReduceKind::Sum, kept, {axis + 1}, false)};
 }
 
 //===----------------------------------------------------------------------===//
@@ -2121,6 +2580,7 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"Conv", &I::lowerConv},
       {"Cos", &I::lowerUnary<OpKind::Cos>},
       {"Cosh", &I::lowerUnary<OpKind::Cosh>},
+      {"CumSum", &I::lowerCumSum},
       {"Div", &I::lowerBinary<OpKind::Div>},
       {"Dropout", &I::lowerDropout},
       {"Elu", &I::lowerElu},
@@ -2131,6 +2591,8 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"Flatten", &I::lowerFlatten},
       {"Floor", &I::lowerUnary<OpKind::Floor>},
       {"Gather", &I::lowerGather},
+      {"GatherElements", &I::lowerGatherElements},
+      {"GatherND", &I::lowerGatherND},
       {"Gelu", &I::lowerGelu},
       {"Gemm", &I::lowerGemm},
       {"GlobalAveragePool", &I::lowerGlobalPool},
@@ -2164,6 +2626,7 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"PRelu", &I::lowerLeakyRelu},
       {"Pad", &I::lowerPad},
       {"Pow", &I::lowerPow},
+      {"Range", nullptr, &I::evaluateRange},
       {"Reciprocal", &I::lowerUnary<OpKind::Reciprocal>},
       {"ReduceL1", &I::lowerReduce},
       {"ReduceL2", &I::lowerReduce},
@@ -2199,6 +2662,7 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"Tanh", &I::lowerUnary<OpKind::Tanh>},
       {"ThresholdedRelu", &I::lowerThresholdedRelu},
       {"Transpose", &I::lowerTranspose},
+      {"Trilu", &I::lowerTrilu},
       {"Unsqueeze", &I::lowerSqueeze},
       {"Where", &I::lowerWhere},
       {"Xor", &I::lowerBinary<OpKind::Xor>},
@@ -2420,7 +2884,7 @@ ImportedModel Importer::run() {
       fail("initializer '" + t.name() + "' is defined twice");
     Value v;
     try {
-      v.constant = tensorFromProto(t);
+      v.constant = tensorFromProto(t, modelFolder);
     } catch (const ImportError &error) {
       fail(std::string("initializer '") + t.name() + "': " + error.what());
     }
@@ -2432,6 +2896,34 @@ ImportedModel Importer::run() {
     fail("sparse initializers are not supported");
 
   std::set<std::string> usedDims, usedConstants, inputNames;
+  // Dims bound by the shapes of given inputs (by dim_param, or INPUT:INDEX
+  // for an unnamed one): the size, and the input that gave it.
+  std::map<std::string, std::pair<std::int64_t, std::string>> fromInputs;
+  for (const onnx::ValueInfoProto &input : graph.input()) {
+    auto given = options.inputShapes.find(input.name());
+    if (given == options.inputShapes.end() ||
+        !input.type().tensor_type().has_shape())
+      continue;
+    const onnx::TensorShapeProto &declared = input.type().tensor_type().shape();
+    if (given->second.size() != std::size_t(declared.dim_size()))
+      continue;
+    for (int i = 0; i < declared.dim_size(); ++i) {
+      const onnx::TensorShapeProto_Dimension &dim = declared.dim(i);
+      if (dim.has_dim_value())
+        continue;
+      std::string param = dim.has_dim_param() ? dim.dim_param() : "";
+      std::int64_t size = given->second[std::size_t(i)];
+      auto [bound, added] = fromInputs.emplace(
+          param.empty() ? input.name() + ":" + std::to_string(i) : param,
+          std::make_pair(size, input.name()));
+      if (!added && bound->second.first != size)
+        fail("dimension '" + param + "' is " +
+             std::to_string(bound->second.first) + " in the value given " +
+             "for input '" + bound->second.second + "' and " +
+             std::to_string(size) + " in the one given for input '" +
+             input.name() + "'");
+    }
+  }
   ImportedModel result;
   for (const onnx::ValueInfoProto &input : graph.input()) {
     const std::string &name = input.name();
@@ -2463,11 +2955,16 @@ ImportedModel Importer::run() {
       auto it = param.empty() ? options.dims.end() : options.dims.find(param);
       if (it == options.dims.end())
         it = options.dims.find(key);
+      if (auto bound = fromInputs.find(param.empty() ? key : param);
+          it == options.dims.end() && bound != fromInputs.end()) {
+        shape.push_back(bound->second.first);
+        continue;
+      }
       if (it == options.dims.end())
         fail("input '" + name + "' dimension " + std::to_string(i) +
              (param.empty() ? " (unnamed)" : " ('" + param + "')") +
              " is dynamic; bind it with --dim " +
-             (param.empty() ? key : param) + "=VALUE");
+             (param.empty() ? key : param) + "=VALUE or give the input");
       if (it->second < 0)
         fail("--dim " + it->first + " is negative");
       usedDims.insert(it->first);
@@ -2560,13 +3057,15 @@ Expected<std::string> readFile(const std::string &path) {
 }
 
 /// Imports `model`; when an operand that must be a constant is not, and
-/// `needs` is given, the model inputs it is computed from go there.
+/// `needs` is given, the model inputs it is computed from go there. External
+/// data is read from `modelFolder` only (none when empty).
 Expected<ImportedModel>
 importParsed(const onnx::ModelProto &model, const ImportOptions &options,
              const std::string &sourceName,
-             std::vector<ConstantInputNeed> *needs = nullptr) {
+             std::vector<ConstantInputNeed> *needs = nullptr,
+             const std::string &modelFolder = {}) {
   try {
-    Importer importer(model, options);
+    Importer importer(model, options, modelFolder);
     return importer.run();
   } catch (const NeedsConstantError &error) {
     if (needs)
@@ -2581,6 +3080,12 @@ importParsed(const onnx::ModelProto &model, const ImportOptions &options,
 }
 
 } // namespace
+
+/// The folder of the model file `path` (its external data's only place).
+static std::string modelFolderOf(const std::string &path) {
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  return parent.empty() ? std::string(".") : parent.string();
+}
 
 Expected<ImportedModel> importModel(std::string_view bytes,
                                     const ImportOptions &options,
@@ -2604,7 +3109,16 @@ Expected<ImportedModel> importModelFile(const std::string &path,
   Expected<std::string> bytes = readFile(path);
   if (!bytes.ok())
     return bytes.status();
-  return importModel(*bytes, options, path, needs);
+  onnx::ModelProto model;
+  if (bytes->size() > std::size_t(std::numeric_limits<int>::max()) ||
+      !model.ParseFromArray(bytes->data(), int(bytes->size())))
+    return Status::error("'" + path +
+                         "' is not a valid ONNX model (the protobuf does not "
+                         "parse)");
+  if (!model.has_graph())
+    return Status::error("'" + path +
+                         "' is not a valid ONNX model (it has no graph)");
+  return importParsed(model, options, path, needs, modelFolderOf(path));
 }
 
 Expected<NamedTensor> parseTensorProto(std::string_view bytes) {
@@ -2672,7 +3186,7 @@ inputsNeededAsConstants(const std::string &path, const ImportOptions &options) {
   if (!model.ok())
     return model.status();
   std::vector<ConstantInputNeed> needs;
-  (void)importParsed(*model, options, path, &needs);
+  (void)importParsed(*model, options, path, &needs, modelFolderOf(path));
   return needs;
 }
 

@@ -48,6 +48,10 @@ struct ImportOptions {
   /// indices given as an input): each becomes a constant, not a graph
   /// input. Its type must match the input's declared type.
   std::map<std::string, HostTensorData, std::less<>> constantInputs;
+  /// Shapes of the values the caller will give for model inputs (fuse-run's
+  /// --input files): a dynamic dimension that `dims` does not bind takes the
+  /// size the given value has there (a named one must agree across inputs).
+  std::map<std::string, std::vector<std::int64_t>, std::less<>> inputShapes;
 };
 
 /// ImportedModel::modelInputs entry of an input bound by constantInputs.

@@ -7,10 +7,17 @@
 // broadcast alone a kernel). Non-consecutive reduced dims make the same
 // difference for a column reduction. Both are checked through fuse-opt (the
 // pass); lit_tests/codegen/gpu-target-fusion.mlir compiles @center.
+// @scaled_heads goes the other way: a head split (reshape, transpose) of a
+// matmul's result followed by a scale (DistilBERT's q / sqrt(d)) is one
+// kernel on the GPU, whose matmul epilogue follows the moves; the host's
+// applies elementwise ops at the result's positions, so there the scale is a
+// kernel of its own (fuse-outline-fusions checks the groups for the same
+// target).
 
 // RUN: fuse-opt %s -split-input-file --fuse-fusion-pipeline | FileCheck %s --check-prefix=HOST
 // RUN: fuse-opt %s -split-input-file --fuse-fusion-pipeline=target=gpu | FileCheck %s --check-prefix=GPU
 // RUN: not fuse-opt %s --fuse-form-fusions=target=tpu 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not fuse-opt %s --fuse-outline-fusions=target=tpu 2>&1 | FileCheck %s --check-prefix=BAD-OUTLINE
 
 // HOST-LABEL: func.func @center
 // HOST: fuse.fusion full_reduction(%arg0) : (tensor<64x64xf32>) -> tensor<64x64xf32>
@@ -49,7 +56,20 @@
 // GPU: fuse.fusion pointwise
 // GPU: fuse.transpose
 // GPU-NEXT: fuse.exp
+// HOST-LABEL: func.func @scaled_heads
+// HOST: fuse.fusion matmul
+// HOST: fuse.transpose
+// HOST-NEXT: fuse.yield
+// HOST: fuse.fusion pointwise
+// HOST: fuse.mul
+// GPU-LABEL: func.func @scaled_heads
+// GPU: fuse.fusion matmul
+// GPU: fuse.transpose
+// GPU-NEXT: fuse.mul
+// GPU-NEXT: fuse.yield
+// GPU-NOT: fuse.fusion
 // BAD: fuse-form-fusions: unknown target 'tpu'; expected host or gpu
+// BAD-OUTLINE: fuse-outline-fusions: unknown target 'tpu'; expected host or gpu
 
 func.func @center(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %s = fuse.reduce mean %x dims = [0, 1] : tensor<64x64xf32> -> tensor<f32>
@@ -89,4 +109,15 @@ func.func @transposed_rows(%x: tensor<4x6x8xf32>) -> tensor<6x4xf32> {
   %t = fuse.transpose %r, permutation = [1, 0] : tensor<4x6xf32> -> tensor<6x4xf32>
   %e = fuse.exp %t : tensor<6x4xf32>
   return %e : tensor<6x4xf32>
+}
+
+// -----
+
+func.func @scaled_heads(%x: tensor<128x256xf32>, %w: tensor<256x256xf32>) -> tensor<4x128x64xf32> {
+  %m = fuse.matmul %x, %w : tensor<128x256xf32>, tensor<256x256xf32> -> tensor<128x256xf32>
+  %r = fuse.reshape %m : tensor<128x256xf32> -> tensor<128x4x64xf32>
+  %t = fuse.transpose %r, permutation = [1, 0, 2] : tensor<128x4x64xf32> -> tensor<4x128x64xf32>
+  %c = fuse.constant dense<0.125> : tensor<4x128x64xf32>
+  %s = fuse.mul %t, %c : tensor<4x128x64xf32>
+  return %s : tensor<4x128x64xf32>
 }

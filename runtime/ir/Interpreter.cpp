@@ -1099,6 +1099,11 @@ Status fuse::checkGatherIndexInputs(const Graph &graph,
     bool traced = true;
     while (traced && !inputs.count(source) && definer.count(source)) {
       const Op *def = definer[source];
+      // A constant: nothing bound to check (the importer checked it).
+      if (def->operands.empty()) {
+        traced = false;
+        break;
+      }
       if (def->kind == OpKind::Cast &&
           isInteger(graph.typeOf(def->operands[0]).elementType) &&
           graph.typeOf(def->operands[0]).elementType != ElementType::I1)

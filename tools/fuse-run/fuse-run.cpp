@@ -97,7 +97,8 @@ llvm::cl::list<std::string>
 llvm::cl::list<std::string>
     dimSpecs("dim",
              llvm::cl::desc("The value of a dynamic dimension of an ONNX "
-                            "model (its dim_param name, or INPUT:INDEX)"),
+                            "model (its dim_param name, or INPUT:INDEX); one "
+                            "not given takes its size in the --input values"),
              llvm::cl::value_desc("NAME=VALUE"), llvm::cl::cat(runCategory));
 llvm::cl::opt<unsigned>
     seed("seed", llvm::cl::desc("Seed of the inputs not given (default 0)"),
@@ -558,6 +559,9 @@ int runModel(const RunOptions &options) {
   // ONNX: the imported graph, printed as a function of fuse ops, is the
   // source from here on; the initializers' values are bound as inputs.
   std::vector<std::optional<HostTensorData>> weights;
+  // --input files read before the import (their shapes bind dynamic dims),
+  // by spec.
+  std::map<std::string, npy::Array> preloaded;
   // Model inputs whose --input values were bound as constants at import.
   std::vector<std::string> boundAtImport;
   if (isOnnx) {
@@ -576,6 +580,20 @@ int runModel(const RunOptions &options) {
     if (!llvm::sys::fs::exists(options.model))
       return fail("cannot read '" + options.model +
                   "': no such file or directory");
+    // The given inputs' shapes bind the dynamic dims --dim does not; each
+    // file is read once (kept for the run; one that does not read is
+    // reported there).
+    for (const std::string &spec : options.inputs) {
+      std::size_t equals = spec.find('=');
+      if (equals == std::string::npos || equals == 0)
+        continue;
+      std::string name = spec.substr(0, equals);
+      Expected<npy::Array> array = readInputFile(spec.substr(equals + 1));
+      if (!array.ok())
+        continue;
+      importOptions.inputShapes[name] = array->type.shape;
+      preloaded.insert_or_assign(spec, std::move(*array));
+    }
     progress("importing " + options.model + "...");
     std::vector<onnximport::ConstantInputNeed> needs;
     Expected<onnximport::ImportedModel> imported =
@@ -705,7 +723,10 @@ int runModel(const RunOptions &options) {
                   options.model + "'; its inputs are: " + known);
     }
     std::size_t index = it - inputNames.begin();
-    Expected<npy::Array> array = readInputFile(path);
+    auto kept = preloaded.find(spec);
+    Expected<npy::Array> array =
+        kept != preloaded.end() ? Expected<npy::Array>(std::move(kept->second))
+                                : readInputFile(path);
     if (!array.ok())
       return fail("--input " + name + ": " + array.message());
     const TensorType &expected = graph.typeOf(graph.inputs[index]);

@@ -443,3 +443,200 @@ for name, ids in [("ids_sentence_a", [[1, 2, 3, 4, 5, 6], [7, 8, 9, 10, 11, 12]]
     with open(os.path.join(HERE, name + ".pb"), "wb") as f:
         f.write(numpy_helper.from_array(np.array(ids, dtype=np.int64),
                                         "input_ids").SerializeToString())
+
+
+# GatherElements (BERT's export, issue 21): run-time int64 indices along
+# axis 1, run-time int32 indices along the last axis (given as -1), constant
+# indices (negative ones among them) along axis 0, and a constant gathered
+# from a constant as BERT's embeddings do it (token type ids: an Expand of a
+# buffer whose shape is computed, then a GatherElements; folded at import),
+# and run-time indices into a splat constant (RoBERTa's token types: a splat
+# of the indices' shape).
+# gather_elements_bad_*: refusals that name the node.
+save("gather_elements", [
+    helper.make_node("GatherElements", ["x", "i"], ["y"], name="axis1",
+                     axis=1),
+    helper.make_node("GatherElements", ["x", "j"], ["z"], name="last",
+                     axis=-1),
+    helper.make_node("GatherElements", ["x", "k"], ["w"], name="constant",
+                     axis=0),
+    helper.make_node("Expand", ["buffer", "buffer_shape"], ["expanded"],
+                     name="expand"),
+    helper.make_node("GatherElements", ["expanded", "positions"], ["types"],
+                     name="folded", axis=1),
+    helper.make_node("Expand", ["zeros", "buffer_shape"], ["zeros_wide"],
+                     name="expand_zeros"),
+    helper.make_node("GatherElements", ["zeros_wide", "p"], ["splat"],
+                     name="splat_data", axis=1),
+], [f32("x", [3, 5, 6]), value("i", TensorProto.INT64, [3, 2, 6]),
+    value("j", TensorProto.INT32, [3, 5, 2]),
+    value("p", TensorProto.INT64, [1, 6])],
+    [f32("y", [3, 2, 6]), f32("z", [3, 5, 2]), f32("w", [2, 5, 6]),
+     value("types", TensorProto.INT64, [1, 6]),
+     value("splat", TensorProto.INT64, [1, 6])],
+    [ints64("k", np.resize([2, -1, 0, 1, -3, 1, 0], (2, 5, 6)).tolist()),
+     ints64("zeros", [[0] * 8]),
+     ints64("buffer", [[0, 1, 2, 3, 4, 5, 6, 7]]),
+     ints64("buffer_shape", [1, 8]),
+     ints64("positions", [[0, 1, 2, 3, 4, 5]])])
+save("gather_elements_bad_rank", [
+    helper.make_node("GatherElements", ["x", "i"], ["y"], name="bad_rank",
+                     axis=0),
+], [f32("x", [3, 5]), value("i", TensorProto.INT64, [3])],
+    [f32("y", [3])], check=False)
+save("gather_elements_bad_index", [
+    helper.make_node("GatherElements", ["x", "i"], ["y"], name="bad_index",
+                     axis=1),
+], [f32("x", [3, 5])], [f32("y", [3, 1])],
+    [ints64("i", [[0], [5], [1]])], check=False)
+
+
+# The shape ops older and dynamic-axes exports use (issue 21): position ids
+# as Range(0, Shape's dim, 1), Unsqueeze, Expand, then a Gather; a float
+# Range; Trilu above and below a diagonal (k an initializer); CumSum of the
+# attention mask times the mask (RoBERTa's position ids) and an exclusive
+# reverse CumSum of floats. range_bad_delta: a zero delta; range_from_input:
+# a limit given as a model input (fuse-run binds it at import).
+save("shape_ops", [
+    helper.make_node("Shape", ["x"], ["shape"], name="shape"),
+    helper.make_node("Gather", ["shape", "one"], ["length"], name="length",
+                     axis=0),
+    helper.make_node("Range", ["zero", "length", "one"], ["positions"],
+                     name="range"),
+    helper.make_node("Unsqueeze", ["positions", "zero_axis"], ["row"],
+                     name="unsqueeze"),
+    helper.make_node("Expand", ["row", "ids_shape"], ["ids"], name="expand"),
+    helper.make_node("Gather", ["table", "ids"], ["pos"], name="embed",
+                     axis=0),
+    helper.make_node("Range", ["f_start", "f_limit", "f_delta"], ["fr"],
+                     name="float_range"),
+    helper.make_node("Trilu", ["x", "k_up"], ["upper"], name="upper",
+                     upper=1),
+    helper.make_node("Trilu", ["x", "k_low"], ["lower"], name="lower",
+                     upper=0),
+    helper.make_node("CumSum", ["mask", "one"], ["running"], name="cumsum"),
+    helper.make_node("Mul", ["running", "mask"], ["mask_positions"],
+                     name="mask_positions"),
+    helper.make_node("CumSum", ["x", "minus_one"], ["tail_sums"],
+                     name="tail_sums", exclusive=1, reverse=1),
+], [f32("x", [2, 6, 8]), value("mask", TensorProto.INT64, [2, 6])],
+    [f32("pos", [2, 6, 4]), f32("fr", [4]), f32("upper", [2, 6, 8]),
+     f32("lower", [2, 6, 8]), value("mask_positions", TensorProto.INT64, [2, 6]),
+     f32("tail_sums", [2, 6, 8])],
+    [weight("table", [10, 4]), ints64("zero", 0), ints64("one", 1),
+     ints64("minus_one", -1), ints64("zero_axis", [0]),
+     ints64("ids_shape", [2, 6]), ints64("k_up", 1), ints64("k_low", -2),
+     numpy_helper.from_array(np.array(0.5, np.float32), "f_start"),
+     numpy_helper.from_array(np.array(3.0, np.float32), "f_limit"),
+     numpy_helper.from_array(np.array(0.75, np.float32), "f_delta")])
+save("range_bad_delta", [
+    helper.make_node("Range", ["start", "limit", "delta"], ["y"],
+                     name="bad_delta"),
+], [], [value("y", TensorProto.INT64, [None])],
+    [ints64("start", 0), ints64("limit", 4), ints64("delta", 0)],
+    check=False)
+save("range_from_input", [
+    helper.make_node("Range", ["start", "n", "delta"], ["positions"],
+                     name="range"),
+    helper.make_node("Gather", ["table", "positions"], ["y"], name="embed",
+                     axis=0),
+], [value("n", TensorProto.INT64, [])], [f32("y", [3, 4])],
+    [weight("table", [10, 4]), ints64("start", 0), ints64("delta", 1)])
+
+
+# GatherND (the dynamo exporter reads the attention mask with one, issue 21):
+# constant index pairs over a run-time mask (the export's [1, 1, 1, S, 2]
+# pattern), run-time int64 tuples selecting rows (k below the data's rank),
+# and run-time tuples with batch_dims 1. gathernd_bad_index: a constant
+# index out of range.
+save("gathernd", [
+    helper.make_node("GatherND", ["mask", "pairs"], ["picked"], name="pairs"),
+    helper.make_node("GatherND", ["x", "rows"], ["y"], name="rows"),
+    helper.make_node("GatherND", ["x", "batched"], ["z"], name="batched",
+                     batch_dims=1),
+], [value("mask", TensorProto.INT64, [1, 6]), f32("x", [3, 5, 4]),
+    value("rows", TensorProto.INT64, [2, 2]),
+    value("batched", TensorProto.INT64, [3, 2, 1])],
+    [value("picked", TensorProto.INT64, [1, 1, 1, 6]), f32("y", [2, 4]),
+     f32("z", [3, 2, 4])],
+    [ints64("pairs", [[[[[0, i] for i in range(6)]]]])])
+save("gathernd_bad_index", [
+    helper.make_node("GatherND", ["x", "i"], ["y"], name="bad_index"),
+], [f32("x", [3, 5])], [f32("y", [2])], [ints64("i", [[0, 1], [3, 0]])],
+    check=False)
+
+
+# A Gather whose indices are a splat constant (the same row for every
+# position: RoBERTa's token types) runs with the indices as a constant op.
+save("gather_splat_indices", [
+    helper.make_node("Gather", ["table", "same"], ["y"], name="same_row",
+                     axis=0),
+    helper.make_node("Add", ["y", "x"], ["z"], name="add"),
+], [f32("x", [2, 3, 16])], [f32("z", [2, 3, 16])],
+    [weight("table", [5, 16]), ints64("same", [[2, 2, 2], [2, 2, 2]])])
+
+
+# Dynamic dims bound by the inputs given (issue 21): two inputs that share
+# 'batch' and 'sequence', and an unnamed dim.
+save("dynamic_shared", [
+    helper.make_node("Add", ["x", "y"], ["s"], name="add"),
+    helper.make_node("ReduceSum", ["s", "axes"], ["z"], name="sum",
+                     keepdims=0),
+], [f32("x", ["batch", "sequence", None]), f32("y", ["batch", "sequence", 4])],
+    [f32("z", ["batch", "sequence"])], [ints64("axes", [2])])
+
+
+# Refusals of the gather and shape ops of issue 21, each naming the node:
+# errors_NAME.onnx.
+def error_model(name, node, inputs, outputs, initializers=()):
+    save("errors_" + name, [node], inputs, outputs, initializers, check=False)
+
+
+error_model("gather_elements_larger",
+            helper.make_node("GatherElements", ["x", "i"], ["y"], name="n",
+                             axis=1),
+            [f32("x", [3, 5])], [f32("y", [4, 5])],
+            [ints64("i", np.zeros((4, 5), np.int64).tolist())])
+error_model("gather_elements_float_index",
+            helper.make_node("GatherElements", ["x", "i"], ["y"], name="n"),
+            [f32("x", [3, 5]), f32("i", [3, 5])], [f32("y", [3, 5])])
+error_model("gathernd_long_tuples",
+            helper.make_node("GatherND", ["x", "i"], ["y"], name="n"),
+            [f32("x", [3, 5]), value("i", TensorProto.INT64, [2, 3])],
+            [f32("y", [2])])
+error_model("gathernd_batch_dims",
+            helper.make_node("GatherND", ["x", "i"], ["y"], name="n",
+                             batch_dims=2),
+            [f32("x", [3, 5]), value("i", TensorProto.INT64, [3, 1])],
+            [f32("y", [3])])
+error_model("gathernd_batch_mismatch",
+            helper.make_node("GatherND", ["x", "i"], ["y"], name="n",
+                             batch_dims=1),
+            [f32("x", [3, 5]), value("i", TensorProto.INT64, [2, 1])],
+            [f32("y", [2])])
+error_model("range_not_scalar",
+            helper.make_node("Range", ["s", "l", "d"], ["y"], name="n"),
+            [], [value("y", TensorProto.INT64, [None])],
+            [ints64("s", [0, 1]), ints64("l", 4), ints64("d", 1)])
+error_model("range_types",
+            helper.make_node("Range", ["s", "l", "d"], ["y"], name="n"),
+            [], [value("y", TensorProto.INT64, [None])],
+            [ints64("s", 0), numpy_helper.from_array(np.array(4, np.int32), "l"),
+             ints64("d", 1)])
+error_model("range_float_delta",
+            helper.make_node("Range", ["s", "l", "d"], ["y"], name="n"),
+            [], [f32("y", [None])],
+            [numpy_helper.from_array(np.array(v, np.float32), k)
+             for k, v in [("s", 0), ("l", 4), ("d", 0)]])
+error_model("trilu_rank1",
+            helper.make_node("Trilu", ["x"], ["y"], name="n"),
+            [f32("x", [4])], [f32("y", [4])])
+error_model("trilu_two_k",
+            helper.make_node("Trilu", ["x", "k"], ["y"], name="n"),
+            [f32("x", [4, 4])], [f32("y", [4, 4])], [ints64("k", [1, 2])])
+error_model("cumsum_scalar",
+            helper.make_node("CumSum", ["x", "a"], ["y"], name="n"),
+            [f32("x", [])], [f32("y", [])], [ints64("a", 0)])
+error_model("cumsum_long",
+            helper.make_node("CumSum", ["x", "a"], ["y"], name="n"),
+            [f32("x", [5000])], [f32("y", [5000])], [ints64("a", 0)])

@@ -255,4 +255,25 @@ TEST(GatherInterpreterTest, InputIndicesAreCheckedThroughCastsAndReshapes) {
   EXPECT_TRUE(check({4, 0, 0, 0}).ok());
 }
 
+/// Indices that are a constant op (a splat, as the ONNX importer makes for
+/// indices whose elements are all equal), directly and through a reshape:
+/// nothing bound to check, and the trace stops at the constant (it once read
+/// the constant's missing operand).
+TEST(GatherInterpreterTest, ConstantIndicesAreNotTraced) {
+  GraphBuilder b;
+  TensorId table = b.input({ElementType::F32, {5, 2}}, "table");
+  TensorId same = b.splat({ElementType::I64, {2, 3}}, 2);
+  b.output(b.gather(table, same, 0));
+  b.output(b.gather(table, b.reshape(same, {6}), 0));
+  Expected<Graph> graph = b.finish();
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  HostTensorData tableData = f32({5, 2}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  EXPECT_TRUE(checkGatherIndexInputs(*graph, {{table, tableData.view()}}).ok());
+  Expected<std::vector<HostTensorData>> y =
+      evaluateGraph(*graph, std::vector<HostTensor>{tableData.view()});
+  ASSERT_TRUE(y.ok()) << y.message();
+  EXPECT_EQ((*y)[0].toDoubles(),
+            std::vector<double>({4, 5, 4, 5, 4, 5, 4, 5, 4, 5, 4, 5}));
+}
+
 } // namespace
