@@ -188,14 +188,18 @@ public:
         packB(packsB(matmul, s, width)) {}
 
   /// Whether the vector strips read B from panels the pack kernel wrote:
-  /// always with transpose_b or a prologue on B (the panel is where B's
+  /// from two row blocks on, always with transpose_b or a prologue on B (the
+  /// panel is where B's
   /// rows become vectors), and for speed when enough rows reuse them: B
   /// read in place is a row of B per k, the rows N * 4 bytes apart (4-8 KiB
   /// at N = 1024-2048: every k a new page and the same L1 sets as A's
   /// rows), where a panel is one contiguous stream.
   static bool packsB(fd::MatmulOp matmul, const MatmulShape &s,
                      unsigned width) {
-    if (s.n < int64_t(width) || s.k == 0 ||
+    // One row block reads each element of B once: a copy first would only
+    // add a write and a read (an M = 1 classifier's transposed weight took
+    // as long to pack as the whole matmul).
+    if (s.m <= kRowBlock || s.n < int64_t(width) || s.k == 0 ||
         packedBytes(matmul, s, width) > kHostMatmulTarget.maxPackedBytes)
       return false;
     return s.transposeB || !isa<BlockArgument>(matmul.getRhs()) ||

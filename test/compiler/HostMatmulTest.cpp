@@ -136,6 +136,20 @@ TEST_F(HostMatmul, PackedPanelsOfB) {
   }
 }
 
+/// A transposed B is packed from two row blocks of C on (M > 6): with one,
+/// each element of B is read once, in place (an M = 1 classifier).
+TEST_F(HostMatmul, OneRowBlockReadsTransposedBInPlace) {
+  for (int64_t m : {1, 6, 7}) {
+    SCOPED_TRACE("M = " + std::to_string(m));
+    GraphBuilder b;
+    TensorId x = b.input({ElementType::F32, {m, 70}}, "x");
+    TensorId w = b.input({ElementType::F32, {37, 70}}, "w");
+    b.output(b.matmul(x, w, false, true), "y");
+    checkUnit(*b.finish());
+    expectPackKernel(m > 6);
+  }
+}
+
 TEST_F(HostMatmul, ReluBiasAndResidualEpilogues) {
   for (auto [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1},
                          {7, 13, 5},
