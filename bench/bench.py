@@ -405,9 +405,9 @@ def main():
     text = markdown(results)
     with open(os.path.join(args.output_dir, "results.md"), "w") as f:
         f.write(text)
-    chart(results, os.path.join(args.output_dir, "chart.png"))
+    charted = chart(results, os.path.join(args.output_dir, "chart.png"))
     print(text)
-    log(f"wrote {args.output_dir}/results.md, results.json, chart.png")
+    log(f"wrote {args.output_dir}/results.md, results.json" + (", chart.png" if charted else "; no chart"))
 
 
 if __name__ == "__main__":
