@@ -466,6 +466,9 @@ struct Value {
 /// Nodes whose inputs are all constants are folded when their inputs hold at
 /// most this many elements together.
 constexpr std::int64_t kMaxFoldElements = 1 << 16;
+/// Elements a fold may hold in all its tensors (inputs, intermediates and
+/// results).
+constexpr std::int64_t kMaxFoldEvalElements = 1 << 22;
 
 bool allEqual(const HostTensorData &data) {
   std::int64_t n = data.type.numElements(),
@@ -623,7 +626,10 @@ private:
   bool foldable();
   /// Lowers the current node with `lower` into a scratch graph and evaluates
   /// it: one constant per output.
-  void fold(Lowering lower, std::vector<std::optional<Value>> &constants);
+  /// Evaluates the node's lowering on its constant inputs; false (nothing
+  /// folded) when the evaluation would hold more than kMaxFoldEvalElements
+  /// elements in all: the node is then lowered into the graph.
+  bool fold(Lowering lower, std::vector<std::optional<Value>> &constants);
 
   // --- Op handlers (opTable) -----------------------------------------------
   // One per op or family of ops; a family's handler reads the op type from
@@ -2716,7 +2722,7 @@ bool Importer::foldable() {
   return foldable && elements <= kMaxFoldElements && node->input_size() > 0;
 }
 
-void Importer::fold(Lowering lower,
+bool Importer::fold(Lowering lower,
                     std::vector<std::optional<Value>> &constants) {
   const onnx::NodeProto &n = *node;
   std::map<std::string, Value> local;
@@ -2753,6 +2759,17 @@ void Importer::fold(Lowering lower,
   Expected<Graph> graph = foldBuilder.finish();
   if (!graph.ok())
     fail(graph.message());
+  // Small constant inputs can make large intermediates (a CumSum's
+  // triangular mask, an Expand): the interpreter holds every tensor.
+  double elements = 0;
+  for (const Tensor &tensor : graph->tensors) {
+    double count = 1;
+    for (std::int64_t dim : tensor.type.shape)
+      count *= double(dim);
+    elements += count;
+  }
+  if (elements > double(kMaxFoldEvalElements))
+    return false;
   Expected<std::vector<HostTensorData>> out =
       evaluateGraph(*graph, std::span<const HostTensor>());
   if (!out.ok())
@@ -2763,6 +2780,7 @@ void Importer::fold(Lowering lower,
     v.constant = std::move((*out)[i]);
     constants[i] = std::move(v);
   }
+  return true;
 }
 
 void Importer::importNode(const onnx::NodeProto &n, int index) {
@@ -2812,9 +2830,7 @@ void Importer::importNode(const onnx::NodeProto &n, int index) {
       if (!entry->lower)
         fail("internal error: the op has no lowering");
       // Fold the node when every input is a known constant.
-      if (foldable())
-        fold(entry->lower, constants);
-      else
+      if (!foldable() || !fold(entry->lower, constants))
         results = (this->*entry->lower)();
     }
     // Every attribute must have been understood.

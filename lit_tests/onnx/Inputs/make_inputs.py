@@ -640,3 +640,22 @@ error_model("cumsum_scalar",
 error_model("cumsum_long",
             helper.make_node("CumSum", ["x", "a"], ["y"], name="n"),
             [f32("x", [5000])], [f32("y", [5000])], [ints64("a", 0)])
+
+
+# Folding at import evaluates a node whose inputs are all small constants;
+# it stops where the node's tensors would hold more than 2^22 elements in
+# all, and the node is lowered into the graph instead: an Expand of a scalar
+# to 2^40 elements is then refused as the graph's (the fuzz replay under
+# ASan found the interpreter allocating 1.6 TB for such a fold), a CumSum of
+# 4096 constants (a 4096 x 4096 mask) runs as kernels.
+save("fold_huge_expand", [
+    helper.make_node("Expand", ["one", "shape"], ["y"], name="expand"),
+], [], [f32("y", [1 << 20, 1 << 20])],
+    [numpy_helper.from_array(np.array(1.0, dtype=np.float32), "one"),
+     ints64("shape", [1 << 20, 1 << 20])], check=False)
+save("fold_large_cumsum", [
+    helper.make_node("CumSum", ["c", "axis"], ["s"], name="cumsum"),
+    helper.make_node("Add", ["s", "x"], ["y"], name="add"),
+], [f32("x", [4096])], [f32("y", [4096])],
+    [numpy_helper.from_array(np.linspace(-1, 1, 4096, dtype=np.float32), "c"),
+     numpy_helper.from_array(np.array(0, dtype=np.int64), "axis")])
