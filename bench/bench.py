@@ -22,8 +22,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-PEERS = ["numpy", "torch", "torch.compile", "onnxruntime"]
-PEER_MODULES = {"numpy": ["numpy"], "torch": ["torch"], "torch.compile": ["torch"], "onnxruntime": ["onnxruntime", "onnx"]}
+PEERS = ["numpy", "torch", "torch.compile", "onnxruntime", "openvino"]
+PEER_MODULES = {"numpy": ["numpy"], "torch": ["torch"], "torch.compile": ["torch"], "onnxruntime": ["onnxruntime", "onnx"], "openvino": ["openvino", "onnx"]}
 PEER_TIMEOUT_S = 600
 
 # The targets, reported next to what was measured.
@@ -221,7 +221,9 @@ def markdown(results):
         "- Fuse unfused: the same graph compiled with enableFusion=false (one kernel per op); every Fuse kernel "
         "uses all cores. numpy: elementwise ops on one thread, BLAS on all; PyTorch: torch.set_num_threads(cores), "
         "eager with its fused ops (F.gelu, softmax, F.layer_norm, addmm), torch.compile on the graphs as written; "
-        "onnxruntime: the graphs as ONNX (opset 17, LayerNormalization and Softmax ops), intra-op threads = cores",
+        "onnxruntime: the graphs as ONNX (opset 17, LayerNormalization and Softmax ops), intra-op threads = cores; "
+        "OpenVINO: the same ONNX files, CPU plugin forced to f32 (INFERENCE_PRECISION_HINT; its default on a CPU "
+        "with AVX-512 BF16 is bf16), latency hint, threads = cores, one infer request reused",
     ]
     if results["quick"]:
         lines.append("- QUICK RUN: small sizes, not the issue's")
@@ -260,7 +262,7 @@ def markdown(results):
                     parts.append(f"vs {name}: not measured")
                 else:
                     parts.append(f"{ratio:.2f}x {name} (target >= {target:g}x: {'met' if ratio >= target else 'not met'})")
-        for peer in ("onnxruntime", "torch.compile"):
+        for peer in ("onnxruntime", "openvino", "torch.compile"):
             ratio = w["ratio"].get(peer)
             if ratio is not None:
                 parts.append(f"{ratio:.2f}x {peer} (target > 1x: {'met' if ratio > 1 else 'not met'})")

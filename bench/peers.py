@@ -16,6 +16,7 @@ import math
 import os
 import statistics
 import sys
+import tempfile
 import time
 
 EPS_LAYERNORM = 1e-5
@@ -374,8 +375,41 @@ def run_onnxruntime(spec):
     return info, results
 
 
+def run_openvino(spec):
+    """OpenVINO on the CPU in f32 (INFERENCE_PRECISION_HINT): its default on
+    a CPU with AVX-512 BF16 or AMX is bf16, which is other math. Latency
+    hint, all cores, one infer request reused (its output tensors are
+    allocated once)."""
+    import openvino as ov
+
+    core = ov.Core()
+    info = {"version": ov.get_version(), "precision": "f32"}
+    config = {
+        "INFERENCE_PRECISION_HINT": "f32",
+        "PERFORMANCE_HINT": "LATENCY",
+        "INFERENCE_NUM_THREADS": os.cpu_count(),
+    }
+    results = {}
+    for workload in spec["workloads"]:
+        try:
+            model = onnx_model(workload["name"], workload["input_shapes"], workload["params"])
+            with tempfile.TemporaryDirectory() as folder:
+                path = os.path.join(folder, "model.onnx")
+                with open(path, "wb") as f:
+                    f.write(model.SerializeToString())
+                compiled = core.compile_model(core.read_model(path), "CPU", config)
+            request = compiled.create_infer_request()
+            inputs = random_inputs(workload["input_shapes"])
+            feed = {f"in{i}": a for i, a in enumerate(inputs)}
+            results[workload["name"]] = time_calls(lambda: request.infer(feed), spec["warmup"], spec["runs"])
+        except Exception as error:
+            results[workload["name"]] = {"error": f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"}
+    return info, results
+
+
 PEERS = {
     "numpy": run_numpy,
+    "openvino": run_openvino,
     "torch": lambda spec: run_torch(spec, compiled=False),
     "torch.compile": lambda spec: run_torch(spec, compiled=True),
     "onnxruntime": run_onnxruntime,

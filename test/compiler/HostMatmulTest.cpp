@@ -56,9 +56,13 @@ TEST_F(HostMatmul, ShapesNotMultiplesOfTheTile) {
 }
 
 TEST_F(HostMatmul, TransposeFlags) {
+  // N of 117 and 125 from 130 rows: B packed, its columns in strips of
+  // every width (AVX-512: 64, 32, 16 and single columns; AVX2: 16, 8, 1).
   for (auto [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{7, 13, 5},
                          {65, 127, 33},
-                         {16, 32, 48}}) {
+                         {16, 32, 48},
+                         {130, 20, 117},
+                         {130, 9, 125}}) {
     for (int flags = 1; flags < 4; ++flags) {
       bool ta = flags & 1, tb = flags & 2;
       SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(k) + "x" +
