@@ -188,19 +188,27 @@ timeKernels(device::DeviceRuntime &runtime, const Bundle &bundle,
     return batch;
   };
 
+  // Each phase runs its count, then on until minPhaseMs has passed.
   std::vector<double> times;
-  for (unsigned r = 0; r < warmup + runs; ++r) {
-    // Encoding is outside the timed region: it only records the bindings.
-    Expected<device::CommandBatch> batch = kernelBatch(inputSets[r % sets]);
-    if (!batch.ok())
-      return batch.status();
-    if (r == warmup)
+  unsigned r = 0;
+  for (bool timed : {false, true}) {
+    unsigned count = timed ? std::max(runs, 1u) : warmup;
+    Clock::time_point start = Clock::now();
+    for (unsigned i = 0;
+         i < count || (i < 100 * count && msSince(start) < options.minPhaseMs);
+         ++i, ++r) {
+      // Encoding is outside the timed region: it only records the bindings.
+      Expected<device::CommandBatch> batch = kernelBatch(inputSets[r % sets]);
+      if (!batch.ok())
+        return batch.status();
+      Expected<double> ms = submitAndWait(batch.take(), true);
+      if (!ms.ok())
+        return ms.status();
+      if (timed)
+        times.push_back(*ms);
+    }
+    if (!timed)
       launchMs.clear();
-    Expected<double> ms = submitAndWait(batch.take(), true);
-    if (!ms.ok())
-      return ms.status();
-    if (r >= warmup)
-      times.push_back(*ms);
   }
   runtime.setTimingMode(device::TimingMode::Off);
   KernelTiming timing;

@@ -36,10 +36,16 @@ struct KernelTimerOptions {
   /// Time the launches on the device (TimingMode::Kernel: CUDA events on a
   /// GPU) instead of the host clock from submit to the fence.
   bool deviceTime = false;
+  /// Warm-up and timed runs each continue past `warmup` and `runs` until
+  /// this much time has passed (at most 100 times as many runs): a small
+  /// kernel's first few hundred runs on a shared VM can take twice as long
+  /// as the rest (CPU frequency, helper threads), and 20 runs of 0.1 ms are
+  /// too few for a stable median.
+  double minPhaseMs = 200;
 };
 
-/// `runs` timed submissions after `warmup` untimed ones; inputs in the
-/// bundle's input order.
+/// `runs` timed submissions after `warmup` untimed ones (more for small
+/// kernels: minPhaseMs); inputs in the bundle's input order.
 Expected<KernelTiming>
 timeKernels(device::DeviceRuntime &runtime, const Bundle &bundle,
             const std::vector<device::TensorBytes> &inputs, unsigned warmup,

@@ -40,6 +40,8 @@ def log(message):
 
 def run_fuse_bench(args):
     command = [args.fuse_bench] + (["--quick"] if args.quick else []) + ["--runs", str(args.runs)]
+    if args.only:
+        command += ["--only", args.only]
     log("running " + " ".join(command))
     try:
         done = subprocess.run(command, stdout=subprocess.PIPE, text=True)
@@ -210,7 +212,8 @@ def markdown(results):
          f"{m['cores']} threads, independent chains in registers, best pass; median "
          f"{m.get('fma_peak_median_gflops', 0):.0f}); matmul rows give % of it"
          if m.get("fma_peak_gflops") else "- f32 multiply-add peak: not measured"),
-        f"- median of {results['runs']} runs after warm-up; Fuse times the kernels only (inputs uploaded once); "
+        f"- median of at least {results['runs']} runs, and of at least 0.2 s of runs, after at least 0.2 s of warm-up "
+        "(Fuse and every CPU peer alike); Fuse times the kernels only (inputs uploaded once); "
         "peers time one call each (outputs in new memory, as they allocate by default)",
         "- GB/s counts each graph input read once and each output written once; ratio = peer time / Fuse time "
         "(above 1: Fuse is faster)",
@@ -371,6 +374,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     parser.add_argument("--runs", type=int, default=None, help="timed runs per workload (default 20, quick 2)")
     parser.add_argument("--peers", default=",".join(PEERS), help="comma-separated peers to run")
+    parser.add_argument("--only", help="comma-separated workloads to run (fuse-bench --only); default all")
     parser.add_argument("--output-dir", default=os.path.join(HERE, "results"))
     parser.add_argument("--source", help="what fuse-bench was built from (default: this checkout's commit)")
     args = parser.parse_args()

@@ -35,11 +35,21 @@ def random_inputs(shapes, seed=0):
     return inputs
 
 
+# Warm-up and timed calls each continue past their counts until this much
+# time has passed (at most 100 times the count), as fuse-bench does: 20 calls
+# of 0.1 ms are too few for a stable median on a shared VM.
+MIN_PHASE_S = 0.2
+
+
 def time_calls(call, warmup, runs):
-    for _ in range(warmup):
+    start = time.perf_counter()
+    done = 0
+    while done < warmup or (done < 100 * warmup and time.perf_counter() - start < MIN_PHASE_S):
         call()
+        done += 1
     times = []
-    for _ in range(runs):
+    phase = time.perf_counter()
+    while len(times) < runs or (len(times) < 100 * runs and time.perf_counter() - phase < MIN_PHASE_S):
         start = time.perf_counter()
         call()
         times.append((time.perf_counter() - start) * 1e3)
