@@ -115,6 +115,9 @@ struct FenceObject {
   /// Set when a failure hit the submission after it was enqueued; the stream
   /// then completes it without running it.
   std::optional<Error> abandoned;
+  /// The stream it was submitted on: a thread that waits for the fence may
+  /// run its batch there (DeviceRuntime::runWaitedFence).
+  std::weak_ptr<StreamObject> stream;
 
   TimingMode timingMode = TimingMode::Off;
   std::chrono::steady_clock::time_point submitTime;

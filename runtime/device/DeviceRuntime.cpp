@@ -430,6 +430,7 @@ SubmitResult DeviceRuntime::submit(Stream &stream, CommandBatch batch) {
   auto fence = std::make_shared<detail::FenceObject>(id);
   fence->timingMode = timing.load();
   fence->timing.mode = fence->timingMode;
+  fence->stream = stream.object;
   fence->submitTime = std::chrono::steady_clock::now();
   for (Command &command : batch.commands)
     fence->commands.push_back(std::move(command.object));
@@ -473,6 +474,9 @@ DeviceRuntime::waitFence(const Fence &fence, std::chrono::nanoseconds timeout) {
     return Error{ErrorCode::Indeterminate,
                  "completion could not be proven: " + fault->message};
   detail::FenceObject &object = *fence.object;
+  if (timeout >= kRunWhileWaiting)
+    if (std::shared_ptr<detail::StreamObject> stream = object.stream.lock())
+      runWaitedFence(*stream, fence.object);
   std::unique_lock lock(object.mutex);
   if (!object.terminal.wait_for(lock, timeout,
                                 [&] { return object.receipt.has_value(); }))

@@ -73,6 +73,9 @@ struct HostStream final : detail::StreamObject {
   std::mutex queueMutex;
   std::condition_variable wake;
   std::deque<std::shared_ptr<detail::FenceObject>> queue;
+  /// A batch of this stream runs (on its thread or on a waiting one): the
+  /// next may not start before it ends.
+  bool running = false;
   bool stopping = false;
   std::thread worker;
 };
@@ -230,16 +233,19 @@ DeviceResult<std::shared_ptr<detail::StreamObject>> HostRuntime::newStream() {
   stream->worker = std::thread([this, raw] {
     std::unique_lock lock(raw->queueMutex);
     while (true) {
-      raw->wake.wait(lock,
-                     [&] { return raw->stopping || !raw->queue.empty(); });
+      raw->wake.wait(lock, [&] {
+        return !raw->running && (raw->stopping || !raw->queue.empty());
+      });
       if (raw->queue.empty())
         return;
       std::shared_ptr<detail::FenceObject> fence =
           std::move(raw->queue.front());
       raw->queue.pop_front();
+      raw->running = true;
       lock.unlock();
       runOnHost(*raw, *fence);
       lock.lock();
+      raw->running = false;
     }
   });
   std::lock_guard lock(streams->mutex);
@@ -257,6 +263,27 @@ void HostRuntime::enqueue(detail::StreamObject &stream,
     std::lock_guard lock(host.queueMutex);
     host.queue.push_back(std::move(fence));
   }
+  host.wake.notify_one();
+}
+
+void HostRuntime::runWaitedFence(
+    detail::StreamObject &stream,
+    const std::shared_ptr<detail::FenceObject> &fence) {
+  auto &host = static_cast<HostStream &>(stream);
+  {
+    std::lock_guard lock(host.queueMutex);
+    if (host.running || host.queue.empty() || host.queue.front() != fence)
+      return;
+    host.queue.pop_front();
+    host.running = true;
+  }
+  runOnHost(host, *fence);
+  {
+    std::lock_guard lock(host.queueMutex);
+    host.running = false;
+  }
+  // The stream thread may have been woken for this batch and gone back to
+  // sleep while it ran; the next one is its.
   host.wake.notify_one();
 }
 

@@ -17,8 +17,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <latch>
+#include <mutex>
+#include <thread>
 
 using namespace fuse;
 using namespace fuse::device;
@@ -395,6 +398,76 @@ TEST(HostRuntime, HandlesOutliveTheRuntime) {
   }
   EXPECT_EQ(buffer.size(), 64u);
   EXPECT_TRUE(fence.valid());
+}
+
+// A thread that waits for the result (at least kRunWhileWaiting) runs the
+// batch itself when the stream has not started it: no hand-off to the
+// stream thread and back. A wait with a shorter deadline leaves it to the
+// stream thread.
+TEST(HostRuntime, AWaiterForTheResultRunsTheBatchItself) {
+  HostRuntime runtime(options(2));
+  std::mutex mutex;
+  std::vector<std::thread::id> executors;
+  runtime.setFaultHookForTesting([&](FaultPoint point) {
+    if (point == FaultPoint::Execute) {
+      std::lock_guard lock(mutex);
+      executors.push_back(std::this_thread::get_id());
+    }
+    return std::optional<Error>();
+  });
+  Stream stream = *runtime.createStream();
+  auto onThisThread = [&] {
+    std::lock_guard lock(mutex);
+    return std::count(executors.begin(), executors.end(),
+                      std::this_thread::get_id());
+  };
+  // The stream thread is woken at each submit and may win a race for a
+  // batch now and then; the waiter, already running, wins most.
+  for (int i = 0; i < 200; ++i)
+    ASSERT_TRUE(runtime
+                    .waitFence(submitZero(runtime, stream, 4096),
+                               DeviceRuntime::kRunWhileWaiting)
+                    .ok());
+  EXPECT_GT(onThisThread(), 50);
+  {
+    std::lock_guard lock(mutex);
+    executors.clear();
+  }
+  for (int i = 0; i < 50; ++i)
+    ASSERT_TRUE(runtime.waitFence(submitZero(runtime, stream, 4096), 10s).ok());
+  EXPECT_EQ(onThisThread(), 0);
+  EXPECT_EQ(executors.size(), 50u);
+}
+
+// A waiter never runs a batch while an earlier one of its stream runs.
+TEST(HostRuntime, AWaiterKeepsTheStreamsOrder) {
+  HostRuntime runtime(options(2));
+  std::atomic<int> executed{0};
+  std::latch reached(1), open(1);
+  runtime.setFaultHookForTesting([&](FaultPoint point) {
+    if (point == FaultPoint::Execute && executed++ == 0) {
+      reached.count_down();
+      open.wait();
+    }
+    return std::optional<Error>();
+  });
+  Stream stream = *runtime.createStream();
+  Fence first = submitZero(runtime, stream, 4096);
+  reached.wait();
+  Fence second = submitZero(runtime, stream, 4096);
+  std::thread waiter([&] {
+    EXPECT_TRUE(
+        runtime.waitFence(second, DeviceRuntime::kRunWhileWaiting).ok());
+  });
+  // Time for the waiter to reach its wait (a wrong one would run the second
+  // batch now); none for a right one.
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(executed.load(), 1);
+  EXPECT_TRUE(std::holds_alternative<FencePending>(runtime.queryFence(second)));
+  open.count_down();
+  waiter.join();
+  EXPECT_TRUE(runtime.waitFence(first, 10s).ok());
+  EXPECT_EQ(executed.load(), 2);
 }
 
 } // namespace
