@@ -160,8 +160,20 @@ public:
     }
     Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage, base,
                                         ValueRange{index.value});
+    if (streamingStores && width != 1 && index.kind == Index::Contiguous) {
+      LLVM::StoreOp::create(b, loc, stored, address,
+                            width * storageBytes(element),
+                            /*isVolatile=*/false, /*isNonTemporal=*/true);
+      return;
+    }
     LLVM::StoreOp::create(b, loc, stored, address, alignmentOf(element, index));
   }
+
+  /// Vector stores at contiguous positions bypass the caches (non-temporal)
+  /// and are aligned to their size: set by a host kernel for outputs far
+  /// larger than the caches, whose positions are multiples of the width and
+  /// whose buffers it has checked are aligned (emitPointwise).
+  bool streamingStores = false;
 
   Type pointerType() {
     return LLVM::LLVMPointerType::get(b.getContext(), addressSpace);
