@@ -23,6 +23,8 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -32,6 +34,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/LoopUtils.h"
 
 #include <mutex>
 
@@ -100,6 +103,27 @@ void initializeX86Once() {
     LLVMInitializeX86TargetMC();
     LLVMInitializeX86AsmPrinter();
   });
+}
+
+/// LLVM instructions from which a kernel counts as huge (a chain of hundreds
+/// of ops; the largest kernel of the tests and examples has far fewer).
+constexpr unsigned kHugeKernelInstructions = 2048;
+
+/// The loops of a huge kernel are left as the kernel emitter wrote them: its
+/// main loop is vectorized already, and LLVM's loop vectorizer would only
+/// copy the chain twice more into its scalar tail loop (a vector body and an
+/// epilogue for at most vector-width - 1 elements), which tripled the code
+/// that instruction selection and register allocation then work through.
+void keepLoopsOfHugeKernel(llvm::Function &function) {
+  if (function.getInstructionCount() < kHugeKernelInstructions)
+    return;
+  llvm::DominatorTree dominators(function);
+  llvm::LoopInfo loops(dominators);
+  for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
+    llvm::addStringMetadataToLoop(loop, "llvm.loop.vectorize.width", 1);
+    llvm::addStringMetadataToLoop(loop, "llvm.loop.interleave.count", 1);
+    llvm::addStringMetadataToLoop(loop, "llvm.loop.unroll.disable");
+  }
 }
 
 /// `x86-64-v3` from `host-x86-64-v3`.
@@ -182,6 +206,7 @@ Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
       function.addFnAttr("prefer-vector-width", "512");
       function.addFnAttr("min-legal-vector-width", "512");
     }
+    keepLoopsOfHugeKernel(function);
   }
 
   start = Clock::now();
