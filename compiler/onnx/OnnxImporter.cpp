@@ -1290,6 +1290,9 @@ std::vector<TensorId> Importer::lowerDropout() {
   attrFloat("ratio", 0.5);
   attrInt("is_test", 0);
   attrInt("seed", 0);
+  // The ratio (an input from opset 12) does not matter outside training.
+  if (opset >= 12 && hasInput(1))
+    (void)inputValue(1);
   if (hasInput(2)) {
     std::vector<std::int64_t> mode = constIn(2, "training_mode").toInts();
     if (mode.size() != 1)

@@ -682,3 +682,9 @@ error_model("reshape_empty_to_6",
 error_model("reshape_to_scalar",
             helper.make_node("Reshape", ["x", "shape"], ["y"], name="n"),
             [f32("x", [4])], [f32("y", [])], [ints64("shape", [])])
+# An optional input the lowering has no use for is still read: Dropout's
+# ratio (an input from opset 12) outside training.
+save("dropout_ratio_input",
+     [helper.make_node("Dropout", ["x", "r"], ["y"], name="n")],
+     [f32("x", [4])], [f32("y", [4])],
+     [numpy_helper.from_array(np.array(0.25, np.float32), "r")])
