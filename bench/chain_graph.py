@@ -5,8 +5,10 @@
 
 The chain is N ops long on tensor<64x64xf32>. --ops mixed (the default):
 unary (exp, tanh, neg, abs) and binary ops (add, mul, sub, max with an
-argument), kept bounded so that the numerics stay finite; LLVM's time on the
-one huge kernel then dominates. --ops max: every op is the maximum with the
+argument) in blocks of 8: a tanh, which keeps the numerics finite, then the 7
+others in an order drawn from a fixed seed, so that the kernels a long chain is
+split into are not identical (those would compile once); LLVM's time on the
+kernels then dominates. --ops max: every op is the maximum with the
 second argument, which LLVM folds to one maximum, so that what is timed is
 Fuse's own work (import, fusion, code generation, lowering). With --reduce-every K, every K-th op is a
 row reduction (the maximum of each row, kept as 64x1) that is broadcast back and
@@ -16,6 +18,7 @@ library only.
 """
 
 import argparse
+import random
 import sys
 
 SHAPE = "tensor<64x64xf32>"
@@ -28,6 +31,8 @@ def chain(n, ops="mixed", reduce_every=0):
     current = "%x"
     emitted = 0
     step = 0
+    draw = random.Random(0)
+    order = []
     while emitted < n:
         name = "%%v%d" % emitted
         if reduce_every and (emitted + 1) % reduce_every == 0 and n - emitted >= 3:
@@ -43,7 +48,9 @@ def chain(n, ops="mixed", reduce_every=0):
                          % (name, combine, emitted, emitted, SHAPE))
             emitted += 4
         else:
-            kind = 7 if ops == "max" else step % 8
+            if step % 8 == 0:
+                order = [0] + draw.sample(range(1, 8), 7)
+            kind = 7 if ops == "max" else order[step % 8]
             step += 1
             if kind == 0:
                 op = "fuse.tanh %s" % current

@@ -7,7 +7,9 @@
 Generates each chain with chain_graph.py, compiles it with
 `fuse-compile --timings` (median of --runs runs) and prints, per size, the
 total time, its growth per doubling of the chain since the previous size
-(about 2 is linear, 4 quadratic) and the phases. --ops max (the default)
+(about 2 is linear, 4 quadratic), the phases, the wall time and the CPU
+time of the whole process (all its threads: a module of many huge kernels
+is optimized and emitted in parts, in parallel). --ops max (the default)
 makes chains LLVM folds, so the total is Fuse's own work; --ops mixed keeps
 exp and tanh, and LLVM's optimize and object phases on the one huge kernel
 dominate. Standard library only; nothing is asserted.
@@ -16,6 +18,7 @@ dominate. Standard library only; nothing is asserted.
 import argparse
 import math
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -33,12 +36,16 @@ def compile_once(tool, graph, target, out_dir, timeout):
     """The phases' times in ms and the wall time, or an error string."""
     command = [tool, "--timings", "--target=" + target, graph, "-o", out_dir]
     start = time.monotonic()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
         done = subprocess.run(command, capture_output=True, text=True,
                               timeout=timeout)
     except subprocess.TimeoutExpired:
         return "timeout after %d s" % timeout
     wall = (time.monotonic() - start) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime -
+           before.ru_stime) * 1000
     if done.returncode != 0:
         tail = (done.stderr.strip().splitlines() or ["?"])[-1]
         return "exit %d: %s" % (done.returncode, tail[:120])
@@ -48,6 +55,7 @@ def compile_once(tool, graph, target, out_dir, timeout):
         if len(words) == 3 and words[2] == "ms" and words[0] in PHASES:
             phases[words[0]] = float(words[1])
     phases["wall"] = wall
+    phases["cpu"] = cpu
     return phases
 
 
@@ -72,9 +80,9 @@ def main():
     print("chain: --ops %s --reduce-every %d, target %s, median of %d runs"
           % (args.ops, args.reduce_every, args.target, args.runs))
     # ratio: the growth per doubling of the chain (2: linear, 4: quadratic).
-    print("%7s %10s %6s %9s %9s %9s %9s %9s" % (
+    print("%7s %10s %6s %9s %9s %9s %9s %9s %9s" % (
         "ops", "total ms", "ratio", "fusion", "codegen", "lower", "llvm",
-        "wall ms"))
+        "wall ms", "cpu ms"))
     previous = None
     with tempfile.TemporaryDirectory(prefix="fuse-compile-scaling-") as tmp:
         for size in args.sizes:
@@ -103,9 +111,9 @@ def main():
             if previous:
                 doublings = math.log2(size / previous[0])
                 ratio = "%6.2f" % ((total / previous[1]) ** (1 / doublings))
-            print("%7d %10.1f %s %9.1f %9.1f %9.1f %9.1f %9.1f" % (
+            print("%7d %10.1f %s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f" % (
                 size, total, ratio, median("fusion"), median("codegen"),
-                median("lower"), llvm, median("wall")))
+                median("lower"), llvm, median("wall"), median("cpu")))
             sys.stdout.flush()
             previous = (size, total)
 

@@ -277,9 +277,13 @@ bool GroupPlanner::tryMerge(Operation *producer, Operation *consumer) {
       via = findPathOutside(to, from, /*inOrder=*/true);
   }
   GroupPlans::Verdict verdict;
+  size_t numOps = groups[from].ops.size() + groups[to].ops.size();
   if (via) {
     why = "would create a cycle through " +
           (names ? describe(via) : std::string("another kernel"));
+  } else if (numOps > model.maxOps) {
+    why = "the kernel would hold " + std::to_string(numOps) +
+          " ops, more than max-ops=" + std::to_string(model.maxOps);
   } else {
     // The incremental verdict, and planKernel where it does not decide or
     // an explanation needs planKernel's reason.
@@ -355,6 +359,8 @@ struct FormFusionsPass
       return invalid("max-live-values", maxLiveValues, 2);
     if (maxOperands < 2)
       return invalid("max-operands", maxOperands, 2);
+    if (maxOps < 1)
+      return invalid("max-ops", maxOps, 1);
     if (matmulTile < 1)
       return invalid("matmul-tile", matmulTile, 1);
     if (launchCostBytes < 0)
@@ -373,6 +379,7 @@ struct FormFusionsPass
     CostModel model;
     model.maxLiveValues = maxLiveValues;
     model.maxOperands = maxOperands;
+    model.maxOps = maxOps;
     model.matmulTile = matmulTile;
     model.launchCostBytes = launchCostBytes;
     if (target == "gpu")

@@ -202,6 +202,11 @@ private:
 } // namespace
 
 FailureOr<KernelPlan> KernelChecker::plan() {
+  if (ops.size() > model.maxOps) {
+    why << "the kernel would hold " << ops.size()
+        << " ops, more than max-ops=" << model.maxOps;
+    return failure();
+  }
   KernelPlan plan;
   llvm::SetVector<Value> inputs;
   for (Operation *op : ops)

@@ -27,6 +27,9 @@ struct CostModel {
   unsigned maxOperands = std::numeric_limits<unsigned>::max();
   /// Most values live at once while a kernel evaluates one element.
   unsigned maxLiveValues = std::numeric_limits<unsigned>::max();
+  /// Most ops of one kernel: LLVM's register allocator and instruction
+  /// selection grow faster than linearly with a kernel's length.
+  unsigned maxOps = std::numeric_limits<unsigned>::max();
   /// Output tile edge of the matmul schedule.
   int64_t matmulTile = 64;
   /// A launch, in bytes of traffic.

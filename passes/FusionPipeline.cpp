@@ -31,6 +31,7 @@ void mlir::fuse::buildFusionPipeline(OpPassManager &pm,
   form.matmulTile = options.matmulTile;
   form.maxLiveValues = options.maxLiveValues;
   form.maxOperands = options.maxOperands;
+  form.maxOps = options.maxOps;
   form.target = options.target;
   funcPm.addPass(createFuseFormFusions(form));
   FuseOutlineFusionsOptions outline;

@@ -39,6 +39,9 @@ struct FusionPipelineOptions
       *this, "max-operands",
       llvm::cl::desc("Most inputs plus outputs of one kernel"),
       llvm::cl::init(FuseFormFusionsOptions().maxOperands)};
+  Option<unsigned> maxOps{*this, "max-ops",
+                          llvm::cl::desc("Most ops of one kernel"),
+                          llvm::cl::init(FuseFormFusionsOptions().maxOps)};
   Option<std::string> target{
       *this, "target",
       llvm::cl::desc("Whose schedules decide what one kernel holds: host or "

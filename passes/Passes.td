@@ -91,8 +91,10 @@ def FuseFormFusions : Pass<"fuse-form-fusions", "func::FuncOp"> {
       result is used over more than one element (reduce-then-broadcast) or a
       column reduction over dims that are not consecutive is not one kernel
       (the host runs both);
-    - at most `max-operands` inputs plus outputs and at most
-      `max-live-values` values live at once (a long chain is split).
+    - at most `max-operands` inputs plus outputs, at most
+      `max-live-values` values live at once and at most `max-ops` ops (a
+      long chain is split: LLVM's register allocation and instruction
+      selection take more than linear time in a kernel's length).
 
     A value needed both inside a group and after it becomes an output of
     the group (multi-output kernels): nothing is computed twice. The bytes
@@ -133,6 +135,9 @@ def FuseFormFusions : Pass<"fuse-form-fusions", "func::FuncOp"> {
            "Most values a kernel may keep live at once (register pressure)">,
     Option<"maxOperands", "max-operands", "unsigned", /*default=*/"16",
            "Most inputs plus outputs of one kernel">,
+    Option<"maxOps", "max-ops", "unsigned", /*default=*/"256",
+           "Most ops of one kernel (LLVM's compile time grows faster than "
+           "linearly with a kernel's length: a long chain is split)">,
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
            "The target whose schedules decide what one kernel can hold: host "
            "or gpu (the legality rules of ScheduleLegality.h)">,

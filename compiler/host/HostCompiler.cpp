@@ -68,7 +68,7 @@ public:
       dumps->llvmIR = object->optimizedIR;
     start = Clock::now();
     Expected<std::vector<std::uint8_t>> shared =
-        linkHostSharedObject(object->object);
+        linkHostSharedObject(object->objects);
     if (!shared.ok())
       return shared.status();
     phases.push_back({"link", Clock::now() - start});

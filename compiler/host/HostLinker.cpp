@@ -28,12 +28,21 @@ LLD_HAS_DRIVER(elf)
 namespace fuse {
 
 Expected<std::vector<std::uint8_t>>
-linkHostSharedObject(std::span<const std::uint8_t> object) {
+linkHostSharedObject(std::span<const std::vector<std::uint8_t>> objects) {
+  if (objects.empty())
+    return Status::error("linking the host kernels: no object file");
   Expected<ToolFiles> files = prepareToolFiles(
-      "fuse-link-", "linking", "kernels.o", object, {"kernels.so"});
+      "fuse-link-", "linking", "kernels.o", objects[0], {"kernels.so"});
   if (!files.ok())
     return files.status();
-  const std::string &objectPath = files->input;
+  std::vector<std::string> objectPaths{files->input};
+  for (size_t i = 1; i < objects.size(); ++i) {
+    objectPaths.push_back(
+        files->folder.file("kernels-" + std::to_string(i) + ".o"));
+    if (Status written = writePrivateFile(objectPaths.back(), objects[i]);
+        !written.ok())
+      return written;
+  }
   const std::string &sharedPath = files->outputs[0];
 
   static std::mutex lldMutex;
@@ -42,16 +51,11 @@ linkHostSharedObject(std::span<const std::uint8_t> object) {
   llvm::raw_string_ostream errorStream(errors);
   std::string output;
   llvm::raw_string_ostream outputStream(output);
-  const char *args[] = {"ld.lld",
-                        "-shared",
-                        "--hash-style=gnu",
-                        "-z",
-                        "noexecstack",
-                        "-z",
-                        "now",
-                        "-o",
-                        sharedPath.c_str(),
-                        objectPath.c_str()};
+  std::vector<const char *> args = {
+      "ld.lld", "-shared", "--hash-style=gnu", "-z", "noexecstack", "-z",
+      "now",    "-o",      sharedPath.c_str()};
+  for (const std::string &path : objectPaths)
+    args.push_back(path.c_str());
   // The ELF driver itself, never exiting the process; its context is
   // destroyed after each link so that the next one starts clean.
   bool linked = lld::elf::link(args, outputStream, errorStream,

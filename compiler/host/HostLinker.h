@@ -26,9 +26,10 @@
 
 namespace fuse {
 
-/// The bytes of a shared object linked from one ELF relocatable object.
+/// The bytes of a shared object linked from ELF relocatable objects (at
+/// least one).
 Expected<std::vector<std::uint8_t>>
-linkHostSharedObject(std::span<const std::uint8_t> object);
+linkHostSharedObject(std::span<const std::vector<std::uint8_t>> objects);
 
 } // namespace fuse
 

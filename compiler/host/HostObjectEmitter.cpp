@@ -23,6 +23,10 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -32,8 +36,12 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/LoopUtils.h"
+#include "llvm/Transforms/Utils/SplitModule.h"
 
+#include <algorithm>
 #include <mutex>
+#include <thread>
 
 namespace fuse {
 
@@ -102,6 +110,27 @@ void initializeX86Once() {
   });
 }
 
+/// LLVM instructions from which a kernel counts as huge (a chain of hundreds
+/// of ops; the largest kernel of the tests and examples has far fewer).
+constexpr unsigned kHugeKernelInstructions = 2048;
+
+/// The loops of a huge kernel are left as the kernel emitter wrote them: its
+/// main loop is vectorized already, and LLVM's loop vectorizer would only
+/// copy the chain twice more into its scalar tail loop (a vector body and an
+/// epilogue for at most vector-width - 1 elements), which tripled the code
+/// that instruction selection and register allocation then work through.
+void keepLoopsOfHugeKernel(llvm::Function &function) {
+  if (function.getInstructionCount() < kHugeKernelInstructions)
+    return;
+  llvm::DominatorTree dominators(function);
+  llvm::LoopInfo loops(dominators);
+  for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
+    llvm::addStringMetadataToLoop(loop, "llvm.loop.vectorize.width", 1);
+    llvm::addStringMetadataToLoop(loop, "llvm.loop.interleave.count", 1);
+    llvm::addStringMetadataToLoop(loop, "llvm.loop.unroll.disable");
+  }
+}
+
 /// `x86-64-v3` from `host-x86-64-v3`.
 std::string cpuOf(const Target &target) {
   return target.name.substr(std::string_view("host-").size());
@@ -141,21 +170,17 @@ mlir::LogicalResult lowerHostKernelsToLLVM(mlir::ModuleOp module) {
   return pm.run(module);
 }
 
-Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
-                                    int optimizationLevel, bool keepIR) {
-  if (!target.isHost())
-    return Status::error("target '" + target.name + "' is not a host target");
-  initializeX86Once();
-  HostObject result;
+namespace {
 
-  auto start = Clock::now();
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      mlir::translateModuleToLLVMIR(module, llvmContext, "fuse_host_kernels");
-  if (!llvmModule)
-    return Status::error("translating the host kernels to LLVM IR failed");
-  result.translate = Clock::now() - start;
+/// A module's object code, optimized IR (when asked for) and phase times.
+struct CompiledPart {
+  std::vector<std::uint8_t> object;
+  std::string optimizedIR;
+  std::chrono::nanoseconds optimize{0}, codegen{0};
+};
 
+Expected<std::unique_ptr<llvm::TargetMachine>>
+createMachine(const Target &target, int optimizationLevel) {
   llvm::Triple triple("x86_64-unknown-linux-gnu");
   std::string error;
   const llvm::Target *llvmTarget =
@@ -171,26 +196,24 @@ Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
       std::nullopt, codegenLevel));
   if (!machine)
     return Status::error("LLVM has no target machine for " + target.name);
-  llvmModule->setDataLayout(machine->createDataLayout());
-  llvmModule->setTargetTriple(triple);
-  for (llvm::Function &function : *llvmModule) {
-    if (function.isDeclaration())
-      continue;
-    function.addFnAttr("target-cpu", cpuOf(target));
-    // AVX-512 kernels use 512-bit vectors as written, not split in two.
-    if (target.name == "host-x86-64-v4") {
-      function.addFnAttr("prefer-vector-width", "512");
-      function.addFnAttr("min-legal-vector-width", "512");
-    }
-  }
+  return machine;
+}
 
-  start = Clock::now();
+/// Optimizes `module` at `optimizationLevel` and emits its object code.
+Expected<CompiledPart> compilePart(llvm::Module &module, const Target &target,
+                                   int optimizationLevel, bool keepIR) {
+  Expected<std::unique_ptr<llvm::TargetMachine>> machine =
+      createMachine(target, optimizationLevel);
+  if (!machine.ok())
+    return machine.status();
+  CompiledPart part;
+  auto start = Clock::now();
   if (optimizationLevel > 0) {
     llvm::LoopAnalysisManager lam;
     llvm::FunctionAnalysisManager fam;
     llvm::CGSCCAnalysisManager cgam;
     llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder builder(machine.get());
+    llvm::PassBuilder builder(machine->get());
     builder.registerModuleAnalyses(mam);
     builder.registerCGSCCAnalyses(cgam);
     builder.registerFunctionAnalyses(fam);
@@ -200,12 +223,12 @@ Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
         optimizationLevel >= 3   ? llvm::OptimizationLevel::O3
         : optimizationLevel == 2 ? llvm::OptimizationLevel::O2
                                  : llvm::OptimizationLevel::O1;
-    builder.buildPerModuleDefaultPipeline(level).run(*llvmModule, mam);
+    builder.buildPerModuleDefaultPipeline(level).run(module, mam);
   }
-  result.optimize = Clock::now() - start;
+  part.optimize = Clock::now() - start;
   if (keepIR) {
-    llvm::raw_string_ostream os(result.optimizedIR);
-    llvmModule->print(os, nullptr);
+    llvm::raw_string_ostream os(part.optimizedIR);
+    module.print(os, nullptr);
   }
 
   start = Clock::now();
@@ -213,13 +236,140 @@ Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
   {
     llvm::raw_svector_ostream os(buffer);
     llvm::legacy::PassManager codegen;
-    if (machine->addPassesToEmitFile(codegen, os, nullptr,
-                                     llvm::CodeGenFileType::ObjectFile))
+    if ((*machine)->addPassesToEmitFile(codegen, os, nullptr,
+                                        llvm::CodeGenFileType::ObjectFile))
       return Status::error("LLVM cannot emit object files for " + target.name);
-    codegen.run(*llvmModule);
+    codegen.run(module);
   }
-  result.codegen = Clock::now() - start;
-  result.object.assign(buffer.begin(), buffer.end());
+  part.codegen = Clock::now() - start;
+  part.object.assign(buffer.begin(), buffer.end());
+  return part;
+}
+
+/// Instructions from which a module's kernels are compiled in parallel, on
+/// parts of the module in threads of their own (a long chain cut into many
+/// huge kernels); smaller modules compile as one, as before.
+constexpr unsigned kParallelInstructions = 8 * kHugeKernelInstructions;
+/// Most threads of one compilation.
+constexpr unsigned kMaxParallelParts = 8;
+
+unsigned partsFor(const llvm::Module &module) {
+  unsigned functions = 0;
+  for (const llvm::Function &function : module)
+    functions += !function.isDeclaration();
+  if (module.getInstructionCount() < kParallelInstructions || functions < 2)
+    return 1;
+  // At least two parts, so that a machine of one core takes the same path.
+  return std::clamp(std::thread::hardware_concurrency(), 2u,
+                    std::min(kMaxParallelParts, functions));
+}
+
+/// Splits `module` into `parts` modules balanced by size (llvm::SplitModule)
+/// and compiles each in a thread with an LLVM context of its own: a module
+/// moves between contexts only as bitcode.
+Expected<std::vector<CompiledPart>>
+compileInParts(llvm::Module &module, unsigned parts, const Target &target,
+               int optimizationLevel, bool keepIR) {
+  std::vector<llvm::SmallVector<char, 0>> bitcode;
+  llvm::SplitModule(module, parts, [&](std::unique_ptr<llvm::Module> part) {
+    llvm::raw_svector_ostream os(bitcode.emplace_back());
+    llvm::WriteBitcodeToFile(*part, os);
+  });
+  std::vector<Expected<CompiledPart>> compiled(
+      bitcode.size(), Status::error("the part was not compiled"));
+  {
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < bitcode.size(); ++i)
+      threads.emplace_back([&, i] {
+        llvm::LLVMContext context;
+        llvm::Expected<std::unique_ptr<llvm::Module>> part =
+            llvm::parseBitcodeFile(
+                llvm::MemoryBufferRef(
+                    llvm::StringRef(bitcode[i].data(), bitcode[i].size()),
+                    "fuse_host_kernels"),
+                context);
+        if (!part) {
+          compiled[i] = Status::error("a part of the host kernels does not "
+                                      "read back from bitcode: " +
+                                      llvm::toString(part.takeError()));
+          return;
+        }
+        compiled[i] = compilePart(**part, target, optimizationLevel, keepIR);
+      });
+    for (std::thread &thread : threads)
+      thread.join();
+  }
+  std::vector<CompiledPart> result;
+  for (Expected<CompiledPart> &part : compiled) {
+    if (!part.ok())
+      return part.status();
+    result.push_back(std::move(*part));
+  }
+  return result;
+}
+
+} // namespace
+
+Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
+                                    int optimizationLevel, bool keepIR) {
+  if (!target.isHost())
+    return Status::error("target '" + target.name + "' is not a host target");
+  initializeX86Once();
+  HostObject result;
+
+  auto start = Clock::now();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(module, llvmContext, "fuse_host_kernels");
+  if (!llvmModule)
+    return Status::error("translating the host kernels to LLVM IR failed");
+  result.translate = Clock::now() - start;
+
+  Expected<std::unique_ptr<llvm::TargetMachine>> machine =
+      createMachine(target, optimizationLevel);
+  if (!machine.ok())
+    return machine.status();
+  llvmModule->setDataLayout((*machine)->createDataLayout());
+  llvmModule->setTargetTriple(llvm::Triple("x86_64-unknown-linux-gnu"));
+  for (llvm::Function &function : *llvmModule) {
+    if (function.isDeclaration())
+      continue;
+    function.addFnAttr("target-cpu", cpuOf(target));
+    // AVX-512 kernels use 512-bit vectors as written, not split in two.
+    if (target.name == "host-x86-64-v4") {
+      function.addFnAttr("prefer-vector-width", "512");
+      function.addFnAttr("min-legal-vector-width", "512");
+    }
+    keepLoopsOfHugeKernel(function);
+  }
+
+  unsigned parts = partsFor(*llvmModule);
+  if (parts == 1) {
+    Expected<CompiledPart> part =
+        compilePart(*llvmModule, target, optimizationLevel, keepIR);
+    if (!part.ok())
+      return part.status();
+    result.optimize = part->optimize;
+    result.codegen = part->codegen;
+    result.optimizedIR = std::move(part->optimizedIR);
+    result.objects.push_back(std::move(part->object));
+    return result;
+  }
+
+  // The parts run at once: the phases' times are the longest part's, and
+  // the wall time of splitting them off counts as optimizing.
+  start = Clock::now();
+  Expected<std::vector<CompiledPart>> compiled =
+      compileInParts(*llvmModule, parts, target, optimizationLevel, keepIR);
+  if (!compiled.ok())
+    return compiled.status();
+  std::chrono::nanoseconds wall = Clock::now() - start;
+  for (CompiledPart &part : *compiled) {
+    result.codegen = std::max(result.codegen, part.codegen);
+    result.optimizedIR += part.optimizedIR;
+    result.objects.push_back(std::move(part.object));
+  }
+  result.optimize = wall - result.codegen;
   return result;
 }
 

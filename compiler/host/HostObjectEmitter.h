@@ -36,14 +36,17 @@ void registerHostCodegenDialects(mlir::DialectRegistry &registry);
 mlir::LogicalResult lowerHostKernelsToLLVM(mlir::ModuleOp module);
 
 struct HostObject {
-  std::vector<std::uint8_t> object;
+  /// One object file; several when the module was compiled in parts.
+  std::vector<std::vector<std::uint8_t>> objects;
   /// The optimized LLVM IR, when asked for.
   std::string optimizedIR;
   std::chrono::nanoseconds translate{0}, optimize{0}, codegen{0};
 };
 
 /// Translates a module in the LLVM dialect, optimizes it at
-/// `optimizationLevel` for `target`'s ISA level and emits an ELF object.
+/// `optimizationLevel` for `target`'s ISA level and emits ELF objects: one,
+/// or for a module of many huge kernels one per part of it, compiled in
+/// parallel threads.
 Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
                                     int optimizationLevel, bool keepIR = false);
 

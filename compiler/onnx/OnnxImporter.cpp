@@ -529,6 +529,10 @@ private:
   // The node being lowered.
   const onnx::NodeProto *node = nullptr;
   std::set<std::string> usedAttrs;
+  /// The inputs of the node its lowering or evaluation read: every input
+  /// given must be (an input the op does not have at the model's opset,
+  /// such as ReduceMean's axes before opset 18, is an error, not ignored).
+  std::set<int> usedInputs;
   /// The element (its bytes) of splat constants made by this importer, by
   /// tensor.
   std::map<TensorId, std::vector<std::uint8_t>> splats;
@@ -822,6 +826,7 @@ TensorId Importer::reverseAxis(TensorId x, std::int64_t axis) {
 }
 
 Value &Importer::inputValue(int i) {
+  usedInputs.insert(i);
   if (!hasInput(i))
     fail("input " + std::to_string(i) + " is required");
   auto it = values->find(node->input(i));
@@ -1285,6 +1290,9 @@ std::vector<TensorId> Importer::lowerDropout() {
   attrFloat("ratio", 0.5);
   attrInt("is_test", 0);
   attrInt("seed", 0);
+  // The ratio (an input from opset 12) does not matter outside training.
+  if (opset >= 12 && hasInput(1))
+    (void)inputValue(1);
   if (hasInput(2)) {
     std::vector<std::int64_t> mode = constIn(2, "training_mode").toInts();
     if (mode.size() != 1)
@@ -1801,6 +1809,12 @@ std::vector<TensorId> Importer::lowerReshape() {
     if (!product || *product == 0 || count % *product)
       fail("cannot reshape " + shapeText(shape) + " to " + shapeText(target));
     target[inferred] = count / *product;
+  } else if (std::optional<std::int64_t> product = known.get();
+             !product || *product != count) {
+    // Said here, not by the verifier of the graph's reshape ('result type
+    // tensor<6xf32> has 6 elements, expected 0').
+    fail("cannot reshape " + shapeText(shape) + " to " + shapeText(target) +
+         ": they hold different numbers of elements");
   }
   return {reshape(x, target)};
 }
@@ -2708,6 +2722,8 @@ const std::vector<std::string> &supportedOpList() {
 }
 
 bool Importer::foldable() {
+  // Looking is not reading: the lowering decides which inputs it reads.
+  std::set<int> used = usedInputs;
   bool foldable = !folding;
   std::int64_t elements = 0;
   for (int i = 0; i < node->input_size() && foldable; ++i) {
@@ -2719,6 +2735,7 @@ bool Importer::foldable() {
     else
       elements += v.type.numElements();
   }
+  usedInputs = std::move(used);
   return foldable && elements <= kMaxFoldElements && node->input_size() > 0;
 }
 
@@ -2726,12 +2743,14 @@ bool Importer::fold(Lowering lower,
                     std::vector<std::optional<Value>> &constants) {
   const onnx::NodeProto &n = *node;
   std::map<std::string, Value> local;
+  std::set<int> used = usedInputs;
   for (int i = 0; i < n.input_size(); ++i)
     if (!n.input(i).empty()) {
       Value v = inputValue(i);
       v.id = kInvalidTensor;
       local[n.input(i)] = std::move(v);
     }
+  usedInputs = std::move(used);
   GraphBuilder foldBuilder;
   std::map<TensorId, std::vector<std::uint8_t>> savedSplats;
   std::swap(savedSplats, splats);
@@ -2786,6 +2805,7 @@ bool Importer::fold(Lowering lower,
 void Importer::importNode(const onnx::NodeProto &n, int index) {
   node = &n;
   usedAttrs.clear();
+  usedInputs.clear();
   (void)index;
   try {
     if (!n.domain().empty() && n.domain() != "ai.onnx")
@@ -2837,6 +2857,12 @@ void Importer::importNode(const onnx::NodeProto &n, int index) {
     for (const onnx::AttributeProto &a : n.attribute())
       if (!usedAttrs.count(a.name()))
         fail("attribute '" + a.name() + "' is not supported");
+    // Every input given must have been read.
+    for (int i = 0; i < n.input_size(); ++i)
+      if (!n.input(i).empty() && !usedInputs.count(i))
+        fail("input " + std::to_string(i) + " ('" + n.input(i) +
+             "') is not an input of " + n.op_type() + " at opset " +
+             std::to_string(opset));
     for (int i = 0; i < n.output_size(); ++i) {
       if (n.output(i).empty())
         continue;

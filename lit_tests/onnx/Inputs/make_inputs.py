@@ -659,3 +659,32 @@ save("fold_large_cumsum", [
 ], [f32("x", [4096])], [f32("y", [4096])],
     [numpy_helper.from_array(np.linspace(-1, 1, 4096, dtype=np.float32), "c"),
      numpy_helper.from_array(np.array(0, dtype=np.int64), "axis")])
+
+
+# Found by the structured graph generator (test/fuzz/onnx_graphs.py): an
+# input the op does not have at the model's opset was ignored (ReduceMean's
+# axes before opset 18: the mean over every axis, exit 0), and a Reshape
+# between different element counts was refused by the graph's verifier
+# ('op #0 (reshape): result type ...') instead of the importer.
+error_model("reduce_mean_axes_input_opset17",
+            helper.make_node("ReduceMean", ["x", "axes"], ["y"], name="n",
+                             keepdims=1),
+            [f32("x", [2, 3])], [f32("y", None)], [ints64("axes", [-1])])
+error_model("reduce_mean_axes_input_folded",
+            helper.make_node("ReduceMean", ["c", "axes"], ["y"], name="n",
+                             keepdims=1),
+            [], [f32("y", None)],
+            [numpy_helper.from_array(np.ones((2, 3), np.float32), "c"),
+             ints64("axes", [-1])])
+error_model("reshape_empty_to_6",
+            helper.make_node("Reshape", ["x", "shape"], ["y"], name="n"),
+            [f32("x", [0, 7])], [f32("y", [6])], [ints64("shape", [6])])
+error_model("reshape_to_scalar",
+            helper.make_node("Reshape", ["x", "shape"], ["y"], name="n"),
+            [f32("x", [4])], [f32("y", [])], [ints64("shape", [])])
+# An optional input the lowering has no use for is still read: Dropout's
+# ratio (an input from opset 12) outside training.
+save("dropout_ratio_input",
+     [helper.make_node("Dropout", ["x", "r"], ["y"], name="n")],
+     [f32("x", [4])], [f32("y", [4])],
+     [numpy_helper.from_array(np.array(0.25, np.float32), "r")])
