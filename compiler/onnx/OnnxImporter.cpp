@@ -487,6 +487,34 @@ public:
 
   ImportedModel run();
 
+private:
+  // --- The model's parts, in the order run() imports them -----------------
+  /// Dims bound by the shapes of given inputs (by dim_param, or INPUT:INDEX
+  /// for an unnamed one): the size, and the input that gave it.
+  using GivenDims = std::map<std::string, std::pair<std::int64_t, std::string>>;
+  /// The default domain's opset and the IR version, each in the range the
+  /// ONNX checker accepts.
+  void checkVersions();
+  /// Each initializer as a constant value; answers their names.
+  std::set<std::string> importInitializers(const onnx::GraphProto &graph);
+  GivenDims dimsOfGivenInputs(const onnx::GraphProto &graph);
+  /// An input's shape, its dynamic dims bound by --dim (recorded in
+  /// `usedDims`) or by a given input's shape.
+  Shape inputShape(const std::string &name,
+                   const onnx::TensorShapeProto &declared,
+                   const GivenDims &fromInputs,
+                   std::set<std::string> &usedDims);
+  /// The graph inputs that are not initializers: graph inputs, or constants
+  /// where options.constantInputs binds them.
+  void importInputs(const onnx::GraphProto &graph,
+                    const std::set<std::string> &initializerNames,
+                    ImportedModel &result);
+  /// An output's declared element type, and its shape where fully static,
+  /// must be the computed ones.
+  void checkDeclaredOutput(const onnx::ValueInfoProto &output, TensorId id);
+  void importOutputs(const onnx::GraphProto &graph);
+
+public:
   /// Lowers the current node into *b: one tensor per output. A node whose
   /// inputs are all constants is lowered into a scratch graph and folded.
   using Lowering = std::vector<TensorId> (Importer::*)();
@@ -620,15 +648,14 @@ private:
   std::optional<std::vector<std::int64_t>> attrInts(const std::string &name);
 
   std::string nodeLabel() const;
-  void importNode(const onnx::NodeProto &n, int index);
+  void importNode(const onnx::NodeProto &n);
   /// Whether the current node is folded: its inputs are all constants, and
   /// not too large.
   bool foldable();
   /// Lowers the current node with `lower` into a scratch graph and evaluates
-  /// it: one constant per output.
-  /// Evaluates the node's lowering on its constant inputs; false (nothing
-  /// folded) when the evaluation would hold more than kMaxFoldEvalElements
-  /// elements in all: the node is then lowered into the graph.
+  /// it: one constant per output. False (nothing folded) when the evaluation
+  /// would hold more than kMaxFoldEvalElements elements in all: the node is
+  /// then lowered into the graph.
   bool fold(Lowering lower, std::vector<std::optional<Value>> &constants);
 
   // --- Op handlers (opTable) -----------------------------------------------
@@ -2783,10 +2810,9 @@ bool Importer::fold(Lowering lower,
   return true;
 }
 
-void Importer::importNode(const onnx::NodeProto &n, int index) {
+void Importer::importNode(const onnx::NodeProto &n) {
   node = &n;
   usedAttrs.clear();
-  (void)index;
   try {
     if (!n.domain().empty() && n.domain() != "ai.onnx")
       fail("ops of domain '" + n.domain() + "' are not supported");
@@ -2866,7 +2892,7 @@ void Importer::importNode(const onnx::NodeProto &n, int index) {
   }
 }
 
-ImportedModel Importer::run() {
+void Importer::checkVersions() {
   bool haveOpset = false;
   for (const onnx::OperatorSetIdProto &id : model.opset_import())
     if (id.domain().empty() || id.domain() == "ai.onnx") {
@@ -2886,10 +2912,10 @@ ImportedModel Importer::run() {
     fail("opset " + std::to_string(opset) +
          " of the default ONNX domain is not a valid version (1 to " +
          std::to_string(kMaxOpset) + ")");
-  const onnx::GraphProto &graph = model.graph();
-  if (!model.has_graph())
-    fail("the model has no graph");
+}
 
+std::set<std::string>
+Importer::importInitializers(const onnx::GraphProto &graph) {
   std::set<std::string> initializerNames;
   for (const onnx::TensorProto &t : graph.initializer()) {
     if (t.name().empty())
@@ -2910,11 +2936,11 @@ ImportedModel Importer::run() {
   }
   if (graph.sparse_initializer_size())
     fail("sparse initializers are not supported");
+  return initializerNames;
+}
 
-  std::set<std::string> usedDims, usedConstants, inputNames;
-  // Dims bound by the shapes of given inputs (by dim_param, or INPUT:INDEX
-  // for an unnamed one): the size, and the input that gave it.
-  std::map<std::string, std::pair<std::int64_t, std::string>> fromInputs;
+Importer::GivenDims Importer::dimsOfGivenInputs(const onnx::GraphProto &graph) {
+  GivenDims fromInputs;
   for (const onnx::ValueInfoProto &input : graph.input()) {
     auto given = options.inputShapes.find(input.name());
     if (given == options.inputShapes.end() ||
@@ -2940,7 +2966,53 @@ ImportedModel Importer::run() {
              input.name() + "'");
     }
   }
-  ImportedModel result;
+  return fromInputs;
+}
+
+Shape Importer::inputShape(const std::string &name,
+                           const onnx::TensorShapeProto &declared,
+                           const GivenDims &fromInputs,
+                           std::set<std::string> &usedDims) {
+  Shape shape;
+  for (int i = 0; i < declared.dim_size(); ++i) {
+    const onnx::TensorShapeProto_Dimension &dim = declared.dim(i);
+    if (dim.has_dim_value()) {
+      if (dim.dim_value() < 0)
+        fail("input '" + name + "' dimension " + std::to_string(i) +
+             " is negative");
+      shape.push_back(dim.dim_value());
+      continue;
+    }
+    std::string param = dim.has_dim_param() ? dim.dim_param() : "";
+    std::string key = name + ":" + std::to_string(i);
+    auto it = param.empty() ? options.dims.end() : options.dims.find(param);
+    if (it == options.dims.end())
+      it = options.dims.find(key);
+    if (auto bound = fromInputs.find(param.empty() ? key : param);
+        it == options.dims.end() && bound != fromInputs.end()) {
+      shape.push_back(bound->second.first);
+      continue;
+    }
+    if (it == options.dims.end())
+      fail("input '" + name + "' dimension " + std::to_string(i) +
+           (param.empty() ? " (unnamed)" : " ('" + param + "')") +
+           " is dynamic; bind it with --dim " + (param.empty() ? key : param) +
+           "=VALUE or give the input");
+    if (it->second < 0)
+      fail("--dim " + it->first + " is negative");
+    usedDims.insert(it->first);
+    shape.push_back(it->second);
+  }
+  return shape;
+}
+
+void Importer::importInputs(const onnx::GraphProto &graph,
+                            const std::set<std::string> &initializerNames,
+                            ImportedModel &result) {
+  std::set<std::string> usedDims, usedConstants, inputNames;
+  // Dims bound by the shapes of given inputs (by dim_param, or INPUT:INDEX
+  // for an unnamed one): the size, and the input that gave it.
+  const GivenDims fromInputs = dimsOfGivenInputs(graph);
   for (const onnx::ValueInfoProto &input : graph.input()) {
     const std::string &name = input.name();
     // Two inputs of one name would bind one value to two arguments.
@@ -2956,36 +3028,7 @@ ImportedModel Importer::run() {
     ElementType type = requireType(tensor.elem_type(), "input '" + name + "'");
     if (!tensor.has_shape())
       fail("input '" + name + "' has no shape (its rank is unknown)");
-    Shape shape;
-    for (int i = 0; i < tensor.shape().dim_size(); ++i) {
-      const onnx::TensorShapeProto_Dimension &dim = tensor.shape().dim(i);
-      if (dim.has_dim_value()) {
-        if (dim.dim_value() < 0)
-          fail("input '" + name + "' dimension " + std::to_string(i) +
-               " is negative");
-        shape.push_back(dim.dim_value());
-        continue;
-      }
-      std::string param = dim.has_dim_param() ? dim.dim_param() : "";
-      std::string key = name + ":" + std::to_string(i);
-      auto it = param.empty() ? options.dims.end() : options.dims.find(param);
-      if (it == options.dims.end())
-        it = options.dims.find(key);
-      if (auto bound = fromInputs.find(param.empty() ? key : param);
-          it == options.dims.end() && bound != fromInputs.end()) {
-        shape.push_back(bound->second.first);
-        continue;
-      }
-      if (it == options.dims.end())
-        fail("input '" + name + "' dimension " + std::to_string(i) +
-             (param.empty() ? " (unnamed)" : " ('" + param + "')") +
-             " is dynamic; bind it with --dim " +
-             (param.empty() ? key : param) + "=VALUE or give the input");
-      if (it->second < 0)
-        fail("--dim " + it->first + " is negative");
-      usedDims.insert(it->first);
-      shape.push_back(it->second);
-    }
+    Shape shape = inputShape(name, tensor.shape(), fromInputs, usedDims);
     checkedCount(shape, "input '" + name + "'");
     Value v;
     v.type = TensorType{type, shape};
@@ -3015,10 +3058,40 @@ ImportedModel Importer::run() {
       fail("--dim " + dimName +
            " names no dynamic dimension of the model's "
            "inputs");
+}
 
-  for (int i = 0; i < graph.node_size(); ++i)
-    importNode(graph.node(i), i);
+void Importer::checkDeclaredOutput(const onnx::ValueInfoProto &output,
+                                   TensorId id) {
+  if (output.type().has_tensor_type() &&
+      output.type().tensor_type().elem_type() != 0) {
+    std::optional<ElementType> declared =
+        fromOnnxType(output.type().tensor_type().elem_type());
+    if (declared && *declared != mainBuilder.graph().typeOf(id).elementType)
+      fail("output '" + output.name() + "' is declared " +
+           onnxTypeName(output.type().tensor_type().elem_type()) +
+           " but computes " +
+           std::string(
+               elementTypeName(mainBuilder.graph().typeOf(id).elementType)));
+  }
+  // A fully static declared shape must be the computed one.
+  if (output.type().has_tensor_type() &&
+      output.type().tensor_type().has_shape()) {
+    const onnx::TensorShapeProto &declared =
+        output.type().tensor_type().shape();
+    Shape declaredShape;
+    bool isStatic = true;
+    for (const onnx::TensorShapeProto_Dimension &dim : declared.dim()) {
+      isStatic &= dim.has_dim_value();
+      declaredShape.push_back(dim.dim_value());
+    }
+    const Shape computed = mainBuilder.graph().typeOf(id).shape;
+    if (isStatic && declaredShape != computed)
+      fail("output '" + output.name() + "' is declared with shape " +
+           shapeText(declaredShape) + " but computes " + shapeText(computed));
+  }
+}
 
+void Importer::importOutputs(const onnx::GraphProto &graph) {
   if (graph.output_size() == 0)
     fail("the graph has no outputs");
   for (const onnx::ValueInfoProto &output : graph.output()) {
@@ -3026,35 +3099,22 @@ ImportedModel Importer::run() {
     if (it == mainValues.end())
       fail("output '" + output.name() + "' is computed by no node");
     TensorId id = materialize(output.name(), it->second);
-    if (output.type().has_tensor_type() &&
-        output.type().tensor_type().elem_type() != 0) {
-      std::optional<ElementType> declared =
-          fromOnnxType(output.type().tensor_type().elem_type());
-      if (declared && *declared != mainBuilder.graph().typeOf(id).elementType)
-        fail("output '" + output.name() + "' is declared " +
-             onnxTypeName(output.type().tensor_type().elem_type()) +
-             " but computes " +
-             std::string(
-                 elementTypeName(mainBuilder.graph().typeOf(id).elementType)));
-    }
-    // A fully static declared shape must be the computed one.
-    if (output.type().has_tensor_type() &&
-        output.type().tensor_type().has_shape()) {
-      const onnx::TensorShapeProto &declared =
-          output.type().tensor_type().shape();
-      Shape declaredShape;
-      bool isStatic = true;
-      for (const onnx::TensorShapeProto_Dimension &dim : declared.dim()) {
-        isStatic &= dim.has_dim_value();
-        declaredShape.push_back(dim.dim_value());
-      }
-      const Shape computed = mainBuilder.graph().typeOf(id).shape;
-      if (isStatic && declaredShape != computed)
-        fail("output '" + output.name() + "' is declared with shape " +
-             shapeText(declaredShape) + " but computes " + shapeText(computed));
-    }
+    checkDeclaredOutput(output, id);
     mainBuilder.output(id, output.name());
   }
+}
+
+ImportedModel Importer::run() {
+  checkVersions();
+  const onnx::GraphProto &graph = model.graph();
+  if (!model.has_graph())
+    fail("the model has no graph");
+  std::set<std::string> initializerNames = importInitializers(graph);
+  ImportedModel result;
+  importInputs(graph, initializerNames, result);
+  for (const onnx::NodeProto &node : graph.node())
+    importNode(node);
+  importOutputs(graph);
   Expected<Graph> built = mainBuilder.finish();
   if (!built.ok())
     fail(built.message());
