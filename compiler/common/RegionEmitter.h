@@ -59,6 +59,32 @@ struct Index {
   bool aligned = false;
 };
 
+/// The geometry of an im2col: its operand [leading..., spatial...] is read
+/// through a window over its last `n` dims (from `first` on), making
+/// [leading, K, P]: `offsets` window offsets K by `positions` output
+/// positions P (`out` per spatial dim); `inInner` is the spatial size.
+struct Im2colGeometry {
+  ArrayRef<int64_t> window, strides, dilations, pads, in;
+  int64_t n, first;
+  SmallVector<int64_t> out;
+  int64_t positions = 1, offsets = 1, inInner = 1;
+
+  explicit Im2colGeometry(fd::Im2colOp im2col)
+      : window(im2col.getWindow()), strides(im2col.getStrides()),
+        dilations(im2col.getDilations()), pads(im2col.getPads()),
+        in(shapeOf(im2col.getOperand())), n(window.size()),
+        first(in.size() - n), out(n) {
+    for (int64_t d = 0; d < n; ++d) {
+      out[d] = ::fuse::poolOutputSize(in[first + d], window[d], strides[d],
+                                      dilations[d], pads[d], pads[n + d],
+                                      /*ceilMode=*/false);
+      positions *= out[d];
+      offsets *= window[d];
+      inInner *= in[first + d];
+    }
+  }
+};
+
 /// Emits region values at an index, with one vector width (1: scalars),
 /// reading region arguments through `argPointers` (pointers in address
 /// space `addressSpace`).
@@ -296,30 +322,14 @@ protected:
       return forward(slice.getOperand(), mapIndex(index, sliceMap(slice)));
     if (auto reshape = dyn_cast<fd::ReshapeOp>(op))
       return forward(reshape.getOperand(), index);
-    if (auto constant = dyn_cast<fd::ConstantOp>(op)) {
-      FailureOr<Value> lowered = lowerConstant(constant);
-      if (failed(lowered))
-        return failure();
-      return remember(value, index, *lowered);
-    }
-    if (auto pool = dyn_cast<fd::PoolOp>(op)) {
-      FailureOr<Value> pooled = emitPool(pool, index);
-      if (failed(pooled))
-        return failure();
-      return remember(value, index, *pooled);
-    }
-    if (auto im2col = dyn_cast<fd::Im2colOp>(op)) {
-      FailureOr<Value> column = emitIm2col(im2col, index);
-      if (failed(column))
-        return failure();
-      return remember(value, index, *column);
-    }
-    if (auto gather = dyn_cast<fd::GatherOp>(op)) {
-      FailureOr<Value> gathered = emitGather(gather, index);
-      if (failed(gathered))
-        return failure();
-      return remember(value, index, *gathered);
-    }
+    if (auto constant = dyn_cast<fd::ConstantOp>(op))
+      return rememberEmitted(value, index, lowerConstant(constant));
+    if (auto pool = dyn_cast<fd::PoolOp>(op))
+      return rememberEmitted(value, index, emitPool(pool, index));
+    if (auto im2col = dyn_cast<fd::Im2colOp>(op))
+      return rememberEmitted(value, index, emitIm2col(im2col, index));
+    if (auto gather = dyn_cast<fd::GatherOp>(op))
+      return rememberEmitted(value, index, emitGather(gather, index));
     FailureOr<Value> own = emitTargetOp(op, index);
     if (failed(own))
       return failure();
@@ -454,20 +464,13 @@ protected:
   /// positions: one masked vector load (emitIm2colRun) instead of a decode
   /// and a load per lane (emitIm2colGather).
   FailureOr<Value> emitIm2col(fd::Im2colOp im2col, Index index) {
-    ArrayRef<int64_t> window = im2col.getWindow(),
-                      strides = im2col.getStrides(),
-                      dilations = im2col.getDilations(),
-                      pads = im2col.getPads();
-    ArrayRef<int64_t> in = shapeOf(im2col.getOperand());
-    int64_t n = window.size();
-    int64_t lastOut = ::fuse::poolOutputSize(
-        in.back(), window[n - 1], strides[n - 1], dilations[n - 1], pads[n - 1],
-        pads[2 * n - 1], /*ceilMode=*/false);
+    Im2colGeometry g(im2col);
+    int64_t lastOut = g.out.back();
     auto operand = dyn_cast<BlockArgument>(im2col.getOperand());
     Value operandPointer = operand ? argPointers.lookup(operand) : Value();
     Type element = elementTypeOf(im2col.getOperand());
     if (!maskedVectorLoads() || width == 1 || index.kind != Index::Contiguous ||
-        !operandPointer || strides[n - 1] != 1 || lastOut < int64_t(width) ||
+        !operandPointer || g.strides.back() != 1 || lastOut < int64_t(width) ||
         storageType(element).getIntOrFloatBitWidth() < 32)
       return emitIm2colGather(im2col, index);
     if (index.block > 0 && lastOut % index.block == 0)
@@ -499,22 +502,12 @@ protected:
   /// last window dim: consecutive input positions, one masked vector load,
   /// the index decoded once for the first lane.
   Value emitIm2colRun(fd::Im2colOp im2col, Value start, Value operandPointer) {
-    ArrayRef<int64_t> window = im2col.getWindow(),
-                      strides = im2col.getStrides(),
-                      dilations = im2col.getDilations(),
-                      pads = im2col.getPads();
-    ArrayRef<int64_t> in = shapeOf(im2col.getOperand());
-    int64_t n = window.size(), first = in.size() - n;
-    SmallVector<int64_t> out(n);
-    int64_t positions = 1, offsets = 1, inInner = 1;
-    for (int64_t d = 0; d < n; ++d) {
-      out[d] = ::fuse::poolOutputSize(in[first + d], window[d], strides[d],
-                                      dilations[d], pads[d], pads[n + d],
-                                      /*ceilMode=*/false);
-      positions *= out[d];
-      offsets *= window[d];
-      inInner *= in[first + d];
-    }
+    Im2colGeometry g(im2col);
+    ArrayRef<int64_t> window = g.window, strides = g.strides,
+                      dilations = g.dilations, pads = g.pads, in = g.in;
+    ArrayRef<int64_t> out = g.out;
+    int64_t n = g.n, first = g.first, positions = g.positions,
+            offsets = g.offsets, inInner = g.inInner;
     Type element = elementTypeOf(im2col.getOperand());
     auto c64 = [&](int64_t v) { return i64(v); };
     auto divRem64 = [&](Value x, int64_t inner, int64_t size) {
@@ -578,12 +571,12 @@ protected:
 
   /// emitIm2col lane by lane: each lane's position decoded and loaded.
   FailureOr<Value> emitIm2colGather(fd::Im2colOp im2col, Index index) {
-    ArrayRef<int64_t> window = im2col.getWindow(),
-                      strides = im2col.getStrides(),
-                      dilations = im2col.getDilations(),
-                      pads = im2col.getPads();
-    ArrayRef<int64_t> in = shapeOf(im2col.getOperand());
-    int64_t n = window.size(), first = in.size() - n;
+    Im2colGeometry g(im2col);
+    ArrayRef<int64_t> window = g.window, strides = g.strides,
+                      dilations = g.dilations, pads = g.pads, in = g.in;
+    ArrayRef<int64_t> out = g.out;
+    int64_t n = g.n, first = g.first, positions = g.positions,
+            offsets = g.offsets, inInner = g.inInner;
     // The index arithmetic in i32 where every position fits with room for
     // the padding's negative ones: vector divisions by a constant then
     // become multiplies (there is no 64-bit vector multiply-high).
@@ -600,16 +593,6 @@ protected:
       Value q = arith::DivUIOp::create(b, loc, x, cI(inner));
       return arith::RemUIOp::create(b, loc, q, cI(size)).getResult();
     };
-    SmallVector<int64_t> out(n);
-    int64_t positions = 1, offsets = 1, inInner = 1;
-    for (int64_t d = 0; d < n; ++d) {
-      out[d] = ::fuse::poolOutputSize(in[first + d], window[d], strides[d],
-                                      dilations[d], pads[d], pads[n + d],
-                                      /*ceilMode=*/false);
-      positions *= out[d];
-      offsets *= window[d];
-      inInner *= in[first + d];
-    }
     Value position = positionsOf(index);
     if (narrow)
       position = arith::TruncIOp::create(b, loc, vectorOf(indexType), position);
@@ -732,6 +715,14 @@ protected:
 
   static std::tuple<Value, Value, unsigned> memoKey(Value value, Index index) {
     return std::make_tuple(value, index.value, unsigned(index.kind));
+  }
+
+  /// An op's own lowering, remembered where it succeeded.
+  FailureOr<Value> rememberEmitted(Value value, Index index,
+                                   FailureOr<Value> emitted) {
+    if (failed(emitted))
+      return failure();
+    return remember(value, index, *emitted);
   }
 
   Value remember(Value value, Index index, Value computed) {
