@@ -719,6 +719,17 @@ private:
   std::vector<TensorId> lowerConcat();
   std::vector<TensorId> lowerSplit();
   std::vector<TensorId> lowerSlice();
+  /// The operands of the gather ops, checked alike: the data (input 0) and
+  /// the indices' type (input 1: int32 or int64); for an op with an axis
+  /// (Gather, GatherElements), the data's rank (>= 1) and the axis in it.
+  struct GatherOperands {
+    TensorId data;
+    Shape shape;
+    std::int64_t rank;
+    std::int64_t axis = 0;
+    TensorType indexType;
+  };
+  GatherOperands gatherOperands(bool hasAxis);
   std::vector<TensorId> lowerGather();
   std::vector<TensorId> lowerGatherElements();
   std::vector<TensorId> lowerGatherND();
@@ -2061,19 +2072,32 @@ std::vector<TensorId> Importer::lowerSlice() {
 /// Gather is a `gather` op with the indices as a run-time tensor (a model
 /// input, a computed value or a constant), so that new token ids reuse the
 /// compiled model.
-std::vector<TensorId> Importer::lowerGather() {
-  TensorId x = in(0);
-  Shape shape = shapeOf(x);
-  std::int64_t rank = std::int64_t(shape.size());
-  if (rank == 0)
-    fail("the data (input 0) is a scalar; Gather needs rank >= 1");
-  std::int64_t axis = normAxis(attrInt("axis", 0), rank);
-  const TensorType &indexType = inType(1);
-  if (indexType.elementType != ElementType::I32 &&
-      indexType.elementType != ElementType::I64)
+Importer::GatherOperands Importer::gatherOperands(bool hasAxis) {
+  GatherOperands g;
+  g.data = in(0);
+  g.shape = shapeOf(g.data);
+  g.rank = std::int64_t(g.shape.size());
+  if (hasAxis) {
+    if (g.rank == 0)
+      fail("the data (input 0) is a scalar; " + node->op_type() +
+           " needs rank >= 1");
+    g.axis = normAxis(attrInt("axis", 0), g.rank);
+  }
+  g.indexType = inType(1);
+  if (g.indexType.elementType != ElementType::I32 &&
+      g.indexType.elementType != ElementType::I64)
     fail("the indices (input 1) are " +
-         std::string(elementTypeName(indexType.elementType)) +
+         std::string(elementTypeName(g.indexType.elementType)) +
          ", expected int32 or int64");
+  return g;
+}
+
+std::vector<TensorId> Importer::lowerGather() {
+  const GatherOperands g = gatherOperands(/*hasAxis=*/true);
+  const TensorId x = g.data;
+  const Shape &shape = g.shape;
+  const std::int64_t axis = g.axis;
+  const TensorType &indexType = g.indexType;
   Shape out(shape.begin(), shape.begin() + axis);
   out.insert(out.end(), indexType.shape.begin(), indexType.shape.end());
   out.insert(out.end(), shape.begin() + axis + 1, shape.end());
@@ -2110,18 +2134,11 @@ std::vector<TensorId> Importer::lowerGather() {
 /// (inputs before a run; the reference runtime always), never another
 /// element of the data.
 std::vector<TensorId> Importer::lowerGatherElements() {
-  TensorId x = in(0);
-  Shape shape = shapeOf(x);
-  std::int64_t rank = std::int64_t(shape.size());
-  if (rank == 0)
-    fail("the data (input 0) is a scalar; GatherElements needs rank >= 1");
-  std::int64_t axis = normAxis(attrInt("axis", 0), rank);
-  const TensorType indexType = inType(1);
-  if (indexType.elementType != ElementType::I32 &&
-      indexType.elementType != ElementType::I64)
-    fail("the indices (input 1) are " +
-         std::string(elementTypeName(indexType.elementType)) +
-         ", expected int32 or int64");
+  const GatherOperands g = gatherOperands(/*hasAxis=*/true);
+  const TensorId x = g.data;
+  const Shape &shape = g.shape;
+  const std::int64_t rank = g.rank, axis = g.axis;
+  const TensorType &indexType = g.indexType;
   const Shape &out = indexType.shape;
   if (std::int64_t(out.size()) != rank)
     fail("the indices (input 1) " + shapeText(out) + " and the data " +
@@ -2206,15 +2223,11 @@ std::vector<TensorId> Importer::lowerGatherElements() {
 /// becomes a row past the data (refused where the gather's indices are
 /// checked, as GatherElements does).
 std::vector<TensorId> Importer::lowerGatherND() {
-  TensorId x = in(0);
-  Shape shape = shapeOf(x);
-  std::int64_t rank = std::int64_t(shape.size());
-  const TensorType indexType = inType(1);
-  if (indexType.elementType != ElementType::I32 &&
-      indexType.elementType != ElementType::I64)
-    fail("the indices (input 1) are " +
-         std::string(elementTypeName(indexType.elementType)) +
-         ", expected int32 or int64");
+  const GatherOperands g = gatherOperands(/*hasAxis=*/false);
+  const TensorId x = g.data;
+  const Shape &shape = g.shape;
+  const std::int64_t rank = g.rank;
+  const TensorType &indexType = g.indexType;
   const Shape &ishape = indexType.shape;
   std::int64_t q = std::int64_t(ishape.size());
   std::int64_t batchDims = attrInt("batch_dims", 0);
