@@ -16,6 +16,7 @@
 #include <optional>
 
 using namespace mlir;
+using namespace ::fuse::codegen;
 namespace fd = mlir::fuse;
 
 namespace fuse::ptx {
