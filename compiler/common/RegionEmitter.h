@@ -502,47 +502,42 @@ protected:
   /// last window dim: consecutive input positions, one masked vector load,
   /// the index decoded once for the first lane.
   Value emitIm2colRun(fd::Im2colOp im2col, Value start, Value operandPointer) {
-    Im2colGeometry g(im2col);
-    ArrayRef<int64_t> window = g.window, strides = g.strides,
-                      dilations = g.dilations, pads = g.pads, in = g.in;
-    ArrayRef<int64_t> out = g.out;
-    int64_t n = g.n, first = g.first, positions = g.positions,
-            offsets = g.offsets, inInner = g.inInner;
+    const Im2colGeometry g(im2col);
     Type element = elementTypeOf(im2col.getOperand());
     auto c64 = [&](int64_t v) { return i64(v); };
     auto divRem64 = [&](Value x, int64_t inner, int64_t size) {
       Value q = arith::DivUIOp::create(b, loc, x, c64(inner));
       return arith::RemUIOp::create(b, loc, q, c64(size)).getResult();
     };
-    Value p = arith::RemUIOp::create(b, loc, start, c64(positions));
-    Value k = divRem64(start, positions, offsets);
+    Value p = arith::RemUIOp::create(b, loc, start, c64(g.positions));
+    Value k = divRem64(start, g.positions, g.offsets);
     Value leading =
-        arith::DivUIOp::create(b, loc, start, c64(positions * offsets));
-    Value at = arith::MulIOp::create(b, loc, leading, c64(inInner));
+        arith::DivUIOp::create(b, loc, start, c64(g.positions * g.offsets));
+    Value at = arith::MulIOp::create(b, loc, leading, c64(g.inInner));
     Value inside = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
     Value lastC;
     int64_t outInner = 1, windowInner = 1, inStride = 1;
-    for (int64_t d = n - 1; d >= 0; --d) {
-      Value o = divRem64(p, outInner, out[d]);
-      Value w = divRem64(k, windowInner, window[d]);
+    for (int64_t d = g.n - 1; d >= 0; --d) {
+      Value o = divRem64(p, outInner, g.out[d]);
+      Value w = divRem64(k, windowInner, g.window[d]);
       Value c = arith::AddIOp::create(
           b, loc,
           arith::SubIOp::create(
-              b, loc, arith::MulIOp::create(b, loc, o, c64(strides[d])),
-              c64(pads[d])),
-          arith::MulIOp::create(b, loc, w, c64(dilations[d])));
-      if (d == n - 1)
+              b, loc, arith::MulIOp::create(b, loc, o, c64(g.strides[d])),
+              c64(g.pads[d])),
+          arith::MulIOp::create(b, loc, w, c64(g.dilations[d])));
+      if (d == g.n - 1)
         lastC = c;
       else
         inside = arith::AndIOp::create(
             b, loc, inside,
             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c,
-                                  c64(in[first + d])));
+                                  c64(g.in[g.first + d])));
       at = arith::AddIOp::create(
           b, loc, at, arith::MulIOp::create(b, loc, c, c64(inStride)));
-      outInner *= out[d];
-      windowInner *= window[d];
-      inStride *= in[first + d];
+      outInner *= g.out[d];
+      windowInner *= g.window[d];
+      inStride *= g.in[g.first + d];
     }
     // Lane j reads column lastC + j: inside its row, and every other
     // window dim inside; the load touches no other lane's address.
@@ -552,9 +547,10 @@ protected:
         laneSteps());
     Value mask = arith::AndIOp::create(
         b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, columns,
-                              vector::BroadcastOp::create(
-                                  b, loc, i64Vector, c64(in[in.size() - 1]))),
+        arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ult, columns,
+            vector::BroadcastOp::create(b, loc, i64Vector,
+                                        c64(g.in[g.in.size() - 1]))),
         vector::BroadcastOp::create(
             b, loc, VectorType::get({width}, b.getI1Type()), inside));
     Type storage = storageType(element);
@@ -571,12 +567,7 @@ protected:
 
   /// emitIm2col lane by lane: each lane's position decoded and loaded.
   FailureOr<Value> emitIm2colGather(fd::Im2colOp im2col, Index index) {
-    Im2colGeometry g(im2col);
-    ArrayRef<int64_t> window = g.window, strides = g.strides,
-                      dilations = g.dilations, pads = g.pads, in = g.in;
-    ArrayRef<int64_t> out = g.out;
-    int64_t n = g.n, first = g.first, positions = g.positions,
-            offsets = g.offsets, inInner = g.inInner;
+    const Im2colGeometry g(im2col);
     // The index arithmetic in i32 where every position fits with room for
     // the padding's negative ones: vector divisions by a constant then
     // become multiplies (there is no 64-bit vector multiply-high).
@@ -596,32 +587,32 @@ protected:
     Value position = positionsOf(index);
     if (narrow)
       position = arith::TruncIOp::create(b, loc, vectorOf(indexType), position);
-    Value p = arith::RemUIOp::create(b, loc, position, cI(positions));
-    Value k = divRem(position, positions, offsets);
+    Value p = arith::RemUIOp::create(b, loc, position, cI(g.positions));
+    Value k = divRem(position, g.positions, g.offsets);
     Value leading =
-        arith::DivUIOp::create(b, loc, position, cI(positions * offsets));
-    Value at = arith::MulIOp::create(b, loc, leading, cI(inInner));
+        arith::DivUIOp::create(b, loc, position, cI(g.positions * g.offsets));
+    Value at = arith::MulIOp::create(b, loc, leading, cI(g.inInner));
     Value inside = constant(i1Type, 1);
     int64_t outInner = 1, windowInner = 1, inStride = 1;
-    for (int64_t d = n - 1; d >= 0; --d) {
-      Value o = divRem(p, outInner, out[d]);
-      Value w = divRem(k, windowInner, window[d]);
+    for (int64_t d = g.n - 1; d >= 0; --d) {
+      Value o = divRem(p, outInner, g.out[d]);
+      Value w = divRem(k, windowInner, g.window[d]);
       Value c = arith::AddIOp::create(
           b, loc,
           arith::SubIOp::create(
-              b, loc, arith::MulIOp::create(b, loc, o, cI(strides[d])),
-              cI(pads[d])),
-          arith::MulIOp::create(b, loc, w, cI(dilations[d])));
+              b, loc, arith::MulIOp::create(b, loc, o, cI(g.strides[d])),
+              cI(g.pads[d])),
+          arith::MulIOp::create(b, loc, w, cI(g.dilations[d])));
       // 0 <= c < in as one unsigned compare.
       inside = arith::AndIOp::create(
           b, loc, inside,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c,
-                                cI(in[first + d])));
+                                cI(g.in[g.first + d])));
       at = arith::AddIOp::create(
           b, loc, at, arith::MulIOp::create(b, loc, c, cI(inStride)));
-      outInner *= out[d];
-      windowInner *= window[d];
-      inStride *= in[first + d];
+      outInner *= g.out[d];
+      windowInner *= g.window[d];
+      inStride *= g.in[g.first + d];
     }
     Value safe = arith::SelectOp::create(b, loc, inside, at, cI(0));
     if (narrow)
