@@ -169,15 +169,14 @@ class KernelChecker {
 public:
   KernelChecker(ArrayRef<Operation *> ops, const CostModel &model,
                 llvm::raw_ostream &why)
-      : ops(ops), members(ops.begin(), ops.end()), view(ops), model(model),
-        why(why) {}
+      : ops(ops), view(ops), model(model), why(why) {}
 
   FailureOr<KernelPlan> plan();
 
 private:
   bool isMember(Value value) const {
     Operation *def = value.getDefiningOp();
-    return def && members.contains(def);
+    return def && view.contains(def);
   }
   LogicalResult checkMatmul(MatmulOp matmul);
   LogicalResult checkPrologueReads(MatmulOp matmul,
@@ -189,12 +188,11 @@ private:
   /// constants only, whose results stay inside the kernel: a pointwise
   /// kernel reads them at the positions it needs.
   LogicalResult checkPointwise(bool freeDataMovement);
-  /// Whether `op` and every member below it only move data.
-  bool movesInputsOnly(Operation *op) const;
+  /// Per member, whether it and every member below it only move data.
+  llvm::DenseMap<Operation *, bool> membersMovingInputsOnly() const;
   unsigned countLiveValues(ArrayRef<Value> outputs) const;
 
   ArrayRef<Operation *> ops;
-  llvm::SmallPtrSet<Operation *, 16> members;
   KernelView view;
   const CostModel &model;
   llvm::raw_ostream &why;
@@ -423,17 +421,28 @@ LogicalResult KernelChecker::checkSchedule(ScheduleKind kind) {
   return selectSchedule(view, kind, model.target);
 }
 
-bool KernelChecker::movesInputsOnly(Operation *op) const {
-  return movesDataOnly(op) &&
-         llvm::all_of(op->getOperands(), [&](Value operand) {
-           return !isMember(operand) ||
-                  movesInputsOnly(operand.getDefiningOp());
-         });
+/// One pass in block order: a member's operands that are members are
+/// answered before it.
+llvm::DenseMap<Operation *, bool>
+KernelChecker::membersMovingInputsOnly() const {
+  llvm::DenseMap<Operation *, bool> moves;
+  for (Operation *op : ops) {
+    bool movesInputs =
+        movesDataOnly(op) &&
+        llvm::all_of(op->getOperands(), [&](Value operand) {
+          return !isMember(operand) || moves.lookup(operand.getDefiningOp());
+        });
+    moves[op] = movesInputs;
+  }
+  return moves;
 }
 
 LogicalResult KernelChecker::checkPointwise(bool freeDataMovement) {
+  llvm::DenseMap<Operation *, bool> movesInputs;
+  if (freeDataMovement)
+    movesInputs = membersMovingInputsOnly();
   auto isFree = [&](Operation *op) {
-    return freeDataMovement && movesInputsOnly(op) &&
+    return freeDataMovement && movesInputs.lookup(op) &&
            llvm::none_of(op->getResults(), [&](Value result) {
              return llvm::is_contained(view.results(), result);
            });

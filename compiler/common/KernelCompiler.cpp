@@ -120,6 +120,168 @@ KernelCompiler::compileSource(std::string_view source, const Target &target,
                              std::move(phases), diagnostics);
 }
 
+namespace {
+
+/// No schedule runs a convolution yet (issue 20): fuse-lower-convolutions
+/// rewrites each into a matmul first, and the graph compiled is the
+/// rewritten one, so that every value a kernel reads or writes is one of its
+/// tensors. Answers that graph, or none where `func` has no convolution (or
+/// is fused already).
+Expected<std::optional<Graph>>
+lowerConvolutions(mlir::MLIRContext &context, mlir::ModuleOp module,
+                  mlir::func::FuncOp func, bool alreadyFused,
+                  std::string_view scheduleTarget,
+                  DiagnosticCollector &diagnostics) {
+  bool hasConvolutions = false;
+  func.walk([&](fd::ConvOp) { hasConvolutions = true; });
+  if (!hasConvolutions || alreadyFused)
+    return std::optional<Graph>();
+  mlir::PassManager pm(&context);
+  fd::FuseLowerConvolutionsOptions convolutions;
+  convolutions.target = std::string(scheduleTarget);
+  pm.addNestedPass<mlir::func::FuncOp>(
+      fd::createFuseLowerConvolutions(convolutions));
+  if (mlir::failed(pm.run(module)))
+    return diagnostics.error("lowering the convolutions failed");
+  mlir::FailureOr<Graph> lowered = funcToGraph(func);
+  if (mlir::failed(lowered))
+    return diagnostics.error("the lowered convolutions are not a graph");
+  return std::optional<Graph>(std::move(*lowered));
+}
+
+/// Adds the kernels of each fusion to the bundle: their bindings (the
+/// caller's buffers or arena requests), their launch order and the plan's
+/// module of each.
+class BundleKernels {
+public:
+  BundleKernels(TargetBackend &backend, const Target &target,
+                const Graph &graph, mlir::ModuleOp kernelModule,
+                BufferAssignment &buffers, Bundle &bundle,
+                DiagnosticCollector &diagnostics)
+      : backend(backend), target(target), graph(graph),
+        kernelModule(kernelModule), buffers(buffers), bundle(bundle),
+        diagnostics(diagnostics) {}
+
+  /// An AddFusionFn: emits the kernels of `fusion` and adds them.
+  Status addFusion(fd::FusionOp fusion, llvm::ArrayRef<TensorId> inputTensors,
+                   llvm::ArrayRef<TensorId> resultTensors,
+                   llvm::ArrayRef<KernelBinding> resultBindings,
+                   std::vector<std::uint32_t> coveredOps);
+
+  /// The tensors the kernels added so far write.
+  std::set<TensorId> written;
+  /// The plan's module of each bundle kernel.
+  std::vector<std::string> moduleOf;
+
+private:
+  std::string sharedEntry(const KernelPlan &plan);
+  KernelBinding bind(const KernelOperand &operand,
+                     llvm::ArrayRef<TensorId> inputTensors,
+                     llvm::ArrayRef<TensorId> resultTensors,
+                     llvm::ArrayRef<KernelBinding> resultBindings,
+                     std::uint64_t scratchBytes, std::uint32_t kernelIndex,
+                     std::optional<std::uint32_t> &scratch);
+
+  TargetBackend &backend;
+  const Target &target;
+  const Graph &graph;
+  mlir::ModuleOp kernelModule;
+  BufferAssignment &buffers;
+  Bundle &bundle;
+  DiagnosticCollector &diagnostics;
+  /// Kernels that share one module (the host's): each distinct kernel
+  /// function once, by its text with the symbol name left out. Identical
+  /// layers of a model make identical kernels; LLVM compiles one of each.
+  std::map<std::string, std::string> entryOfText;
+};
+
+std::string BundleKernels::sharedEntry(const KernelPlan &plan) {
+  if (!plan.module.empty())
+    return plan.entry;
+  auto func = kernelModule.lookupSymbol<mlir::func::FuncOp>(plan.entry);
+  if (!func)
+    return plan.entry;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  func.setSymName("kernel");
+  func.print(os);
+  func.setSymName(plan.entry);
+  auto [it, inserted] = entryOfText.try_emplace(std::move(text), plan.entry);
+  if (!inserted)
+    func.erase();
+  return it->second;
+}
+
+/// The binding of one kernel operand; the fusion's scratch is one arena
+/// request, made by its first kernel that uses it.
+KernelBinding BundleKernels::bind(const KernelOperand &operand,
+                                  llvm::ArrayRef<TensorId> inputTensors,
+                                  llvm::ArrayRef<TensorId> resultTensors,
+                                  llvm::ArrayRef<KernelBinding> resultBindings,
+                                  std::uint64_t scratchBytes,
+                                  std::uint32_t kernelIndex,
+                                  std::optional<std::uint32_t> &scratch) {
+  switch (operand.kind) {
+  case KernelOperand::Kind::FusionInput:
+    return buffers.bind(inputTensors[operand.index], kernelIndex);
+  case KernelOperand::Kind::FusionResult:
+    written.insert(resultTensors[operand.index]);
+    if (resultBindings.empty())
+      return buffers.bind(resultTensors[operand.index], kernelIndex);
+    return resultBindings[operand.index];
+  case KernelOperand::Kind::Scratch:
+    if (!scratch) {
+      scratch = std::uint32_t(buffers.requests.size());
+      // A slice names a tensor: the fusion's first result stands for its
+      // partials (the slice is larger than the tensor).
+      TensorId owner = resultTensors.front();
+      buffers.requests.push_back(
+          {owner,
+           std::max<std::uint64_t>(scratchBytes,
+                                   graph.typeOf(owner).byteSize()),
+           kernelIndex, kernelIndex});
+    }
+    buffers.use(*scratch, kernelIndex);
+    return {BindingKind::Intermediate, *scratch};
+  }
+  llvm_unreachable("unknown kernel operand kind");
+}
+
+Status BundleKernels::addFusion(fd::FusionOp fusion,
+                                llvm::ArrayRef<TensorId> inputTensors,
+                                llvm::ArrayRef<TensorId> resultTensors,
+                                llvm::ArrayRef<KernelBinding> resultBindings,
+                                std::vector<std::uint32_t> coveredOps) {
+  std::string prefix = "fuse_k" + std::to_string(bundle.kernels.size());
+  mlir::FailureOr<FusionKernels> kernels =
+      backend.emitKernels(fusion, kernelModule, prefix, target);
+  if (mlir::failed(kernels))
+    return diagnostics.error(std::string(backend.name()) +
+                             " code generation for " + target.name + " failed");
+  std::optional<std::uint32_t> scratch;
+  for (const KernelPlan &plan : kernels->kernels) {
+    std::uint32_t kernelIndex = std::uint32_t(bundle.kernels.size());
+    BundleKernel kernel;
+    kernel.name = plan.entry;
+    kernel.target = target.name;
+    kernel.payloadKind = backend.payloadKind();
+    kernel.entry = sharedEntry(plan);
+    kernel.schedule = plan.schedule;
+    kernel.launch = plan.launch;
+    kernel.ops = coveredOps;
+    for (const KernelOperand &operand : plan.operands)
+      kernel.bindings.push_back(bind(operand, inputTensors, resultTensors,
+                                     resultBindings, kernels->scratchBytes,
+                                     kernelIndex, scratch));
+    bundle.launchOrder.push_back(kernelIndex);
+    bundle.kernels.push_back(std::move(kernel));
+    moduleOf.push_back(plan.module);
+  }
+  return Status::success();
+}
+
+} // namespace
+
 Expected<Compilation> KernelCompiler::Impl::compileModule(
     mlir::ModuleOp module, const Graph &requested, bool alreadyFused,
     const Target &target, const CompileOptions &options, CompileDumps *dumps,
@@ -129,27 +291,14 @@ Expected<Compilation> KernelCompiler::Impl::compileModule(
     return Status::error("the module must hold exactly one function");
   mlir::func::FuncOp func = *funcs.begin();
 
-  // No schedule runs a convolution yet (issue 20): fuse-lower-convolutions
-  // rewrites each into a matmul first, and the graph compiled is the
-  // rewritten one, so that every value a kernel reads or writes is one of
-  // its tensors. The bundle holds that graph and the hash of the one asked
-  // for (Bundle::sourceGraphHash), which the cache keys.
-  mlir::FailureOr<Graph> lowered = mlir::failure();
-  bool hasConvolutions = false;
-  func.walk([&](fd::ConvOp) { hasConvolutions = true; });
-  if (hasConvolutions && !alreadyFused) {
-    mlir::PassManager pm(&context);
-    fd::FuseLowerConvolutionsOptions convolutions;
-    convolutions.target = std::string(backend->scheduleTarget());
-    pm.addNestedPass<mlir::func::FuncOp>(
-        fd::createFuseLowerConvolutions(convolutions));
-    if (mlir::failed(pm.run(module)))
-      return diagnostics.error("lowering the convolutions failed");
-    lowered = funcToGraph(func);
-    if (mlir::failed(lowered))
-      return diagnostics.error("the lowered convolutions are not a graph");
-  }
-  const Graph &graph = mlir::succeeded(lowered) ? *lowered : requested;
+  // The bundle holds the graph with its convolutions lowered and the hash of
+  // the one asked for (Bundle::sourceGraphHash), which the cache keys.
+  Expected<std::optional<Graph>> lowered =
+      lowerConvolutions(context, module, func, alreadyFused,
+                        backend->scheduleTarget(), diagnostics);
+  if (!lowered.ok())
+    return lowered.status();
+  const Graph &graph = *lowered ? **lowered : requested;
 
   if (Status status = tagOpIndices(func, graph); !status.ok())
     return status;
@@ -171,7 +320,7 @@ Expected<Compilation> KernelCompiler::Impl::compileModule(
   BufferAssignment buffers(graph);
   Bundle bundle = newBundle(graph, target);
   // The cache keys the graph asked for; the bundle says which that was.
-  if (mlir::succeeded(lowered))
+  if (*lowered)
     bundle.sourceGraphHash = hashGraph(requested).toHex();
 
   // Code generation: the kernels of every fusion, in order.
@@ -180,94 +329,18 @@ Expected<Compilation> KernelCompiler::Impl::compileModule(
   mlir::OwningOpRef<mlir::ModuleOp> kernelModule =
       mlir::ModuleOp::create(b.getUnknownLoc());
   backend->prepareKernelModule(*kernelModule);
-  std::set<TensorId> written;
-  // The plan's module of each bundle kernel.
-  std::vector<std::string> moduleOf;
-  // Kernels that share one module (the host's): each distinct kernel
-  // function once, by its text with the symbol name left out. Identical
-  // layers of a model make identical kernels; LLVM compiles one of each.
-  std::map<std::string, std::string> entryOfText;
-  auto sharedEntry = [&](const KernelPlan &plan) -> std::string {
-    if (!plan.module.empty())
-      return plan.entry;
-    auto func = kernelModule->lookupSymbol<mlir::func::FuncOp>(plan.entry);
-    if (!func)
-      return plan.entry;
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    func.setSymName("kernel");
-    func.print(os);
-    func.setSymName(plan.entry);
-    auto [it, inserted] = entryOfText.try_emplace(std::move(text), plan.entry);
-    if (!inserted)
-      func.erase();
-    return it->second;
-  };
-
+  BundleKernels kernels(*backend, target, graph, *kernelModule, buffers, bundle,
+                        diagnostics);
   auto addFusion = [&](fd::FusionOp fusion,
                        llvm::ArrayRef<TensorId> inputTensors,
                        llvm::ArrayRef<TensorId> resultTensors,
                        llvm::ArrayRef<KernelBinding> resultBindings,
-                       std::vector<std::uint32_t> coveredOps) -> Status {
-    std::string prefix = "fuse_k" + std::to_string(bundle.kernels.size());
-    mlir::FailureOr<FusionKernels> kernels =
-        backend->emitKernels(fusion, *kernelModule, prefix, target);
-    if (mlir::failed(kernels))
-      return diagnostics.error(std::string(backend->name()) +
-                               " code generation for " + target.name +
-                               " failed");
-    std::optional<std::uint32_t> scratch;
-    for (const KernelPlan &plan : kernels->kernels) {
-      std::uint32_t kernelIndex = std::uint32_t(bundle.kernels.size());
-      BundleKernel kernel;
-      kernel.name = plan.entry;
-      kernel.target = target.name;
-      kernel.payloadKind = backend->payloadKind();
-      kernel.entry = sharedEntry(plan);
-      kernel.schedule = plan.schedule;
-      kernel.launch = plan.launch;
-      kernel.ops = coveredOps;
-      for (const KernelOperand &operand : plan.operands) {
-        switch (operand.kind) {
-        case KernelOperand::Kind::FusionInput:
-          kernel.bindings.push_back(
-              buffers.bind(inputTensors[operand.index], kernelIndex));
-          break;
-        case KernelOperand::Kind::FusionResult:
-          if (resultBindings.empty()) {
-            kernel.bindings.push_back(
-                buffers.bind(resultTensors[operand.index], kernelIndex));
-          } else {
-            kernel.bindings.push_back(resultBindings[operand.index]);
-          }
-          written.insert(resultTensors[operand.index]);
-          break;
-        case KernelOperand::Kind::Scratch:
-          if (!scratch) {
-            scratch = std::uint32_t(buffers.requests.size());
-            // A slice names a tensor: the fusion's first result stands for
-            // its partials (the slice is larger than the tensor).
-            TensorId owner = resultTensors.front();
-            buffers.requests.push_back(
-                {owner,
-                 std::max<std::uint64_t>(kernels->scratchBytes,
-                                         graph.typeOf(owner).byteSize()),
-                 kernelIndex, kernelIndex});
-          }
-          buffers.use(*scratch, kernelIndex);
-          kernel.bindings.push_back({BindingKind::Intermediate, *scratch});
-          break;
-        }
-      }
-      bundle.launchOrder.push_back(kernelIndex);
-      bundle.kernels.push_back(std::move(kernel));
-      moduleOf.push_back(plan.module);
-    }
-    return Status::success();
+                       std::vector<std::uint32_t> coveredOps) {
+    return kernels.addFusion(fusion, inputTensors, resultTensors,
+                             resultBindings, std::move(coveredOps));
   };
-
   if (Status status = generateKernels(func, graph, *kernelModule, buffers,
-                                      written, diagnostics, addFusion);
+                                      kernels.written, diagnostics, addFusion);
       !status.ok())
     return status;
   phases.push_back({"codegen", Clock::now() - start});
@@ -280,8 +353,8 @@ Expected<Compilation> KernelCompiler::Impl::compileModule(
 
   if (!bundle.kernels.empty())
     if (Status status =
-            backend->package(*kernelModule, moduleOf, target, options, bundle,
-                             phases, diagnostics, dumps);
+            backend->package(*kernelModule, kernels.moduleOf, target, options,
+                             bundle, phases, diagnostics, dumps);
         !status.ok())
       return status;
 

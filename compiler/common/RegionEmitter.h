@@ -59,6 +59,32 @@ struct Index {
   bool aligned = false;
 };
 
+/// The geometry of an im2col: its operand [leading..., spatial...] is read
+/// through a window over its last `n` dims (from `first` on), making
+/// [leading, K, P]: `offsets` window offsets K by `positions` output
+/// positions P (`out` per spatial dim); `inInner` is the spatial size.
+struct Im2colGeometry {
+  ArrayRef<int64_t> window, strides, dilations, pads, in;
+  int64_t n, first;
+  SmallVector<int64_t> out;
+  int64_t positions = 1, offsets = 1, inInner = 1;
+
+  explicit Im2colGeometry(fd::Im2colOp im2col)
+      : window(im2col.getWindow()), strides(im2col.getStrides()),
+        dilations(im2col.getDilations()), pads(im2col.getPads()),
+        in(shapeOf(im2col.getOperand())), n(window.size()),
+        first(in.size() - n), out(n) {
+    for (int64_t d = 0; d < n; ++d) {
+      out[d] = ::fuse::poolOutputSize(in[first + d], window[d], strides[d],
+                                      dilations[d], pads[d], pads[n + d],
+                                      /*ceilMode=*/false);
+      positions *= out[d];
+      offsets *= window[d];
+      inInner *= in[first + d];
+    }
+  }
+};
+
 /// Emits region values at an index, with one vector width (1: scalars),
 /// reading region arguments through `argPointers` (pointers in address
 /// space `addressSpace`).
@@ -308,30 +334,14 @@ protected:
       return forward(slice.getOperand(), mapIndex(index, sliceMap(slice)));
     if (auto reshape = dyn_cast<fd::ReshapeOp>(op))
       return forward(reshape.getOperand(), index);
-    if (auto constant = dyn_cast<fd::ConstantOp>(op)) {
-      FailureOr<Value> lowered = lowerConstant(constant);
-      if (failed(lowered))
-        return failure();
-      return remember(value, index, *lowered);
-    }
-    if (auto pool = dyn_cast<fd::PoolOp>(op)) {
-      FailureOr<Value> pooled = emitPool(pool, index);
-      if (failed(pooled))
-        return failure();
-      return remember(value, index, *pooled);
-    }
-    if (auto im2col = dyn_cast<fd::Im2colOp>(op)) {
-      FailureOr<Value> column = emitIm2col(im2col, index);
-      if (failed(column))
-        return failure();
-      return remember(value, index, *column);
-    }
-    if (auto gather = dyn_cast<fd::GatherOp>(op)) {
-      FailureOr<Value> gathered = emitGather(gather, index);
-      if (failed(gathered))
-        return failure();
-      return remember(value, index, *gathered);
-    }
+    if (auto constant = dyn_cast<fd::ConstantOp>(op))
+      return rememberEmitted(value, index, lowerConstant(constant));
+    if (auto pool = dyn_cast<fd::PoolOp>(op))
+      return rememberEmitted(value, index, emitPool(pool, index));
+    if (auto im2col = dyn_cast<fd::Im2colOp>(op))
+      return rememberEmitted(value, index, emitIm2col(im2col, index));
+    if (auto gather = dyn_cast<fd::GatherOp>(op))
+      return rememberEmitted(value, index, emitGather(gather, index));
     FailureOr<Value> own = emitTargetOp(op, index);
     if (failed(own))
       return failure();
@@ -466,20 +476,13 @@ protected:
   /// positions: one masked vector load (emitIm2colRun) instead of a decode
   /// and a load per lane (emitIm2colGather).
   FailureOr<Value> emitIm2col(fd::Im2colOp im2col, Index index) {
-    ArrayRef<int64_t> window = im2col.getWindow(),
-                      strides = im2col.getStrides(),
-                      dilations = im2col.getDilations(),
-                      pads = im2col.getPads();
-    ArrayRef<int64_t> in = shapeOf(im2col.getOperand());
-    int64_t n = window.size();
-    int64_t lastOut = ::fuse::poolOutputSize(
-        in.back(), window[n - 1], strides[n - 1], dilations[n - 1], pads[n - 1],
-        pads[2 * n - 1], /*ceilMode=*/false);
+    Im2colGeometry g(im2col);
+    int64_t lastOut = g.out.back();
     auto operand = dyn_cast<BlockArgument>(im2col.getOperand());
     Value operandPointer = operand ? argPointers.lookup(operand) : Value();
     Type element = elementTypeOf(im2col.getOperand());
     if (!maskedVectorLoads() || width == 1 || index.kind != Index::Contiguous ||
-        !operandPointer || strides[n - 1] != 1 || lastOut < int64_t(width) ||
+        !operandPointer || g.strides.back() != 1 || lastOut < int64_t(width) ||
         storageType(element).getIntOrFloatBitWidth() < 32)
       return emitIm2colGather(im2col, index);
     if (index.block > 0 && lastOut % index.block == 0)
@@ -511,57 +514,42 @@ protected:
   /// last window dim: consecutive input positions, one masked vector load,
   /// the index decoded once for the first lane.
   Value emitIm2colRun(fd::Im2colOp im2col, Value start, Value operandPointer) {
-    ArrayRef<int64_t> window = im2col.getWindow(),
-                      strides = im2col.getStrides(),
-                      dilations = im2col.getDilations(),
-                      pads = im2col.getPads();
-    ArrayRef<int64_t> in = shapeOf(im2col.getOperand());
-    int64_t n = window.size(), first = in.size() - n;
-    SmallVector<int64_t> out(n);
-    int64_t positions = 1, offsets = 1, inInner = 1;
-    for (int64_t d = 0; d < n; ++d) {
-      out[d] = ::fuse::poolOutputSize(in[first + d], window[d], strides[d],
-                                      dilations[d], pads[d], pads[n + d],
-                                      /*ceilMode=*/false);
-      positions *= out[d];
-      offsets *= window[d];
-      inInner *= in[first + d];
-    }
+    const Im2colGeometry g(im2col);
     Type element = elementTypeOf(im2col.getOperand());
     auto c64 = [&](int64_t v) { return i64(v); };
     auto divRem64 = [&](Value x, int64_t inner, int64_t size) {
       Value q = arith::DivUIOp::create(b, loc, x, c64(inner));
       return arith::RemUIOp::create(b, loc, q, c64(size)).getResult();
     };
-    Value p = arith::RemUIOp::create(b, loc, start, c64(positions));
-    Value k = divRem64(start, positions, offsets);
+    Value p = arith::RemUIOp::create(b, loc, start, c64(g.positions));
+    Value k = divRem64(start, g.positions, g.offsets);
     Value leading =
-        arith::DivUIOp::create(b, loc, start, c64(positions * offsets));
-    Value at = arith::MulIOp::create(b, loc, leading, c64(inInner));
+        arith::DivUIOp::create(b, loc, start, c64(g.positions * g.offsets));
+    Value at = arith::MulIOp::create(b, loc, leading, c64(g.inInner));
     Value inside = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
     Value lastC;
     int64_t outInner = 1, windowInner = 1, inStride = 1;
-    for (int64_t d = n - 1; d >= 0; --d) {
-      Value o = divRem64(p, outInner, out[d]);
-      Value w = divRem64(k, windowInner, window[d]);
+    for (int64_t d = g.n - 1; d >= 0; --d) {
+      Value o = divRem64(p, outInner, g.out[d]);
+      Value w = divRem64(k, windowInner, g.window[d]);
       Value c = arith::AddIOp::create(
           b, loc,
           arith::SubIOp::create(
-              b, loc, arith::MulIOp::create(b, loc, o, c64(strides[d])),
-              c64(pads[d])),
-          arith::MulIOp::create(b, loc, w, c64(dilations[d])));
-      if (d == n - 1)
+              b, loc, arith::MulIOp::create(b, loc, o, c64(g.strides[d])),
+              c64(g.pads[d])),
+          arith::MulIOp::create(b, loc, w, c64(g.dilations[d])));
+      if (d == g.n - 1)
         lastC = c;
       else
         inside = arith::AndIOp::create(
             b, loc, inside,
             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c,
-                                  c64(in[first + d])));
+                                  c64(g.in[g.first + d])));
       at = arith::AddIOp::create(
           b, loc, at, arith::MulIOp::create(b, loc, c, c64(inStride)));
-      outInner *= out[d];
-      windowInner *= window[d];
-      inStride *= in[first + d];
+      outInner *= g.out[d];
+      windowInner *= g.window[d];
+      inStride *= g.in[g.first + d];
     }
     // Lane j reads column lastC + j: inside its row, and every other
     // window dim inside; the load touches no other lane's address.
@@ -571,9 +559,10 @@ protected:
         laneSteps());
     Value mask = arith::AndIOp::create(
         b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, columns,
-                              vector::BroadcastOp::create(
-                                  b, loc, i64Vector, c64(in[in.size() - 1]))),
+        arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ult, columns,
+            vector::BroadcastOp::create(b, loc, i64Vector,
+                                        c64(g.in[g.in.size() - 1]))),
         vector::BroadcastOp::create(
             b, loc, VectorType::get({width}, b.getI1Type()), inside));
     Type storage = storageType(element);
@@ -590,12 +579,7 @@ protected:
 
   /// emitIm2col lane by lane: each lane's position decoded and loaded.
   FailureOr<Value> emitIm2colGather(fd::Im2colOp im2col, Index index) {
-    ArrayRef<int64_t> window = im2col.getWindow(),
-                      strides = im2col.getStrides(),
-                      dilations = im2col.getDilations(),
-                      pads = im2col.getPads();
-    ArrayRef<int64_t> in = shapeOf(im2col.getOperand());
-    int64_t n = window.size(), first = in.size() - n;
+    const Im2colGeometry g(im2col);
     // The index arithmetic in i32 where every position fits with room for
     // the padding's negative ones: vector divisions by a constant then
     // become multiplies (there is no 64-bit vector multiply-high).
@@ -612,45 +596,35 @@ protected:
       Value q = arith::DivUIOp::create(b, loc, x, cI(inner));
       return arith::RemUIOp::create(b, loc, q, cI(size)).getResult();
     };
-    SmallVector<int64_t> out(n);
-    int64_t positions = 1, offsets = 1, inInner = 1;
-    for (int64_t d = 0; d < n; ++d) {
-      out[d] = ::fuse::poolOutputSize(in[first + d], window[d], strides[d],
-                                      dilations[d], pads[d], pads[n + d],
-                                      /*ceilMode=*/false);
-      positions *= out[d];
-      offsets *= window[d];
-      inInner *= in[first + d];
-    }
     Value position = positionsOf(index);
     if (narrow)
       position = arith::TruncIOp::create(b, loc, vectorOf(indexType), position);
-    Value p = arith::RemUIOp::create(b, loc, position, cI(positions));
-    Value k = divRem(position, positions, offsets);
+    Value p = arith::RemUIOp::create(b, loc, position, cI(g.positions));
+    Value k = divRem(position, g.positions, g.offsets);
     Value leading =
-        arith::DivUIOp::create(b, loc, position, cI(positions * offsets));
-    Value at = arith::MulIOp::create(b, loc, leading, cI(inInner));
+        arith::DivUIOp::create(b, loc, position, cI(g.positions * g.offsets));
+    Value at = arith::MulIOp::create(b, loc, leading, cI(g.inInner));
     Value inside = constant(i1Type, 1);
     int64_t outInner = 1, windowInner = 1, inStride = 1;
-    for (int64_t d = n - 1; d >= 0; --d) {
-      Value o = divRem(p, outInner, out[d]);
-      Value w = divRem(k, windowInner, window[d]);
+    for (int64_t d = g.n - 1; d >= 0; --d) {
+      Value o = divRem(p, outInner, g.out[d]);
+      Value w = divRem(k, windowInner, g.window[d]);
       Value c = arith::AddIOp::create(
           b, loc,
           arith::SubIOp::create(
-              b, loc, arith::MulIOp::create(b, loc, o, cI(strides[d])),
-              cI(pads[d])),
-          arith::MulIOp::create(b, loc, w, cI(dilations[d])));
+              b, loc, arith::MulIOp::create(b, loc, o, cI(g.strides[d])),
+              cI(g.pads[d])),
+          arith::MulIOp::create(b, loc, w, cI(g.dilations[d])));
       // 0 <= c < in as one unsigned compare.
       inside = arith::AndIOp::create(
           b, loc, inside,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c,
-                                cI(in[first + d])));
+                                cI(g.in[g.first + d])));
       at = arith::AddIOp::create(
           b, loc, at, arith::MulIOp::create(b, loc, c, cI(inStride)));
-      outInner *= out[d];
-      windowInner *= window[d];
-      inStride *= in[first + d];
+      outInner *= g.out[d];
+      windowInner *= g.window[d];
+      inStride *= g.in[g.first + d];
     }
     Value safe = arith::SelectOp::create(b, loc, inside, at, cI(0));
     if (narrow)
@@ -744,6 +718,14 @@ protected:
 
   static std::tuple<Value, Value, unsigned> memoKey(Value value, Index index) {
     return std::make_tuple(value, index.value, unsigned(index.kind));
+  }
+
+  /// An op's own lowering, remembered where it succeeded.
+  FailureOr<Value> rememberEmitted(Value value, Index index,
+                                   FailureOr<Value> emitted) {
+    if (failed(emitted))
+      return failure();
+    return remember(value, index, *emitted);
   }
 
   Value remember(Value value, Index index, Value computed) {

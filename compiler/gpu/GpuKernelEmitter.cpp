@@ -14,6 +14,7 @@
 #include <optional>
 
 using namespace mlir;
+using namespace ::fuse::codegen;
 namespace fd = mlir::fuse;
 
 namespace fuse {

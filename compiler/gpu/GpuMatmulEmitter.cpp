@@ -16,6 +16,7 @@
 #include <optional>
 
 using namespace mlir;
+using namespace ::fuse::codegen;
 namespace fd = mlir::fuse;
 
 namespace fuse::ptx {
@@ -107,6 +108,310 @@ Value forwardPosition(OpBuilder &b, Location loc, Value p,
   return p;
 }
 
+/// The sizes of a matmul and its operands' element strides: per batch, per
+/// row (i) or column (j) of the result, and per step of k.
+struct MatmulGeometry {
+  int64_t m, n, k, batch;
+  int64_t lhsBatch, lhsI, lhsK, rhsBatch, rhsK, rhsJ;
+
+  explicit MatmulGeometry(fd::MatmulOp op) {
+    ArrayRef<int64_t> cShape = shapeOf(op.getResult());
+    ArrayRef<int64_t> lhs = shapeOf(op.getLhs()), rhs = shapeOf(op.getRhs());
+    m = cShape[cShape.size() - 2];
+    n = cShape.back();
+    k = op.getTransposeA() ? lhs[lhs.size() - 2] : lhs.back();
+    batch = numElements(op.getResult().getType()) / std::max<int64_t>(1, m * n);
+    lhsBatch = lhs.size() > 2 ? m * k : 0;
+    lhsI = op.getTransposeA() ? 1 : k;
+    lhsK = op.getTransposeA() ? m : 1;
+    rhsBatch = rhs.size() > 2 ? k * n : 0;
+    rhsK = op.getTransposeB() ? 1 : n;
+    rhsJ = op.getTransposeB() ? k : 1;
+  }
+};
+
+/// Emits the kernel of emitTiledMatmul: the tile loads, the k loop over the
+/// register tile, and the epilogue's stores, each a method.
+class TiledMatmulEmitter {
+public:
+  TiledMatmulEmitter(fd::FusionOp fusion, fd::MatmulOp op,
+                     ArrayRef<SmallVector<TransposeStep>> epilogue,
+                     ModuleOp module, StringRef prefix)
+      : fusion(fusion), op(op), epilogue(epilogue), module(module),
+        yield(cast<fd::YieldOp>(fusion.getBody().front().getTerminator())),
+        g(op), loc(fusion.getLoc()), b(module.getContext()),
+        name((prefix + "_matmul").str()), numResults(yield.getValues().size()),
+        f32(b.getF32Type()), vectorType(VectorType::get({kMicroTile}, f32)) {}
+
+  FailureOr<FusionKernels> emit();
+
+private:
+  Value c(OpBuilder &builder, int64_t v) {
+    return i64Constant(builder, loc, v);
+  }
+  Value asIndex(OpBuilder &builder, Value v) {
+    return arith::IndexCastOp::create(builder, loc, builder.getIndexType(), v);
+  }
+  Value mul(OpBuilder &builder, Value x, int64_t v) {
+    return v == 1
+               ? x
+               : Value(arith::MulIOp::create(builder, loc, x, c(builder, v)));
+  }
+  Value add(OpBuilder &builder, Value x, Value y) {
+    return arith::AddIOp::create(builder, loc, x, y);
+  }
+  Value less(OpBuilder &builder, Value x, int64_t v) {
+    return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ult, x,
+                                 c(builder, v));
+  }
+
+  void createKernelAndTiles();
+  void emitThreadCoordinates();
+  Value loadElement(OpBuilder &builder, Value operand, Value inBounds,
+                    Value position);
+  void loadTiles(OpBuilder &nb, Value k0);
+  scf::ForOp multiplyTiles(OpBuilder &nb, ValueRange acc);
+  scf::ForOp emitKLoop();
+  void storeAt(OpBuilder &builder, unsigned width, Value seed, Index index,
+               bool transposed);
+  void storeRow(int64_t r, Value accRow, Value jFirst);
+  KernelPlan plan();
+
+  fd::FusionOp fusion;
+  fd::MatmulOp op;
+  ArrayRef<SmallVector<TransposeStep>> epilogue;
+  ModuleOp module;
+  fd::YieldOp yield;
+  MatmulGeometry g;
+  Location loc;
+  OpBuilder b;
+  std::string name;
+  unsigned numResults;
+  int64_t threads = (kTileM / kMicroTile) * (kTileN / kMicroTile);
+  Type f32;
+  VectorType vectorType;
+  KernelPointers pointers;
+  Value lhsTile, rhsTile;
+  /// The thread (tid; tx, ty in the 16 x 16 grid of register tiles), the
+  /// block's first output row and column, the batch and its operand bases.
+  Value tid, tx, ty, i0, j0, bz, lhsBase, rhsBase;
+  bool failedBody = false;
+};
+
+void TiledMatmulEmitter::createKernelAndTiles() {
+  pointers = createKernel(b, module, fusion, name, numResults,
+                          /*scratch=*/false, /*scratchReadOnly=*/false,
+                          unsigned(threads));
+  // The lhs tile is stored transposed (k-major) by threads that walk k:
+  // 4 floats of padding per row spread their stores over the banks (2-way
+  // instead of 16-way conflicts) and keep rows 16-byte aligned.
+  auto workgroup = gpu::AddressSpaceAttr::get(module.getContext(),
+                                              gpu::AddressSpace::Workgroup);
+  auto lhsTileType = MemRefType::get({kTileK, kTileM + kTilePadding}, f32,
+                                     MemRefLayoutAttrInterface{}, workgroup);
+  auto rhsTileType = MemRefType::get({kTileK, kTileN}, f32,
+                                     MemRefLayoutAttrInterface{}, workgroup);
+  lhsTile = pointers.func.addWorkgroupAttribution(lhsTileType, loc);
+  rhsTile = pointers.func.addWorkgroupAttribution(rhsTileType, loc);
+}
+
+void TiledMatmulEmitter::emitThreadCoordinates() {
+  tid = threadId(b, loc);
+  tx = arith::RemUIOp::create(b, loc, tid, c(b, kTileN / kMicroTile));
+  ty = arith::DivUIOp::create(b, loc, tid, c(b, kTileN / kMicroTile));
+  i0 = mul(b, asI64(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::y)),
+           kTileM);
+  j0 = mul(b, blockId(b, loc), kTileN);
+  bz = asI64(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
+  lhsBase = mul(b, bz, g.lhsBatch);
+  rhsBase = mul(b, bz, g.rhsBatch);
+}
+
+/// Loads one element of an operand (its prologue applied), zero outside.
+Value TiledMatmulEmitter::loadElement(OpBuilder &builder, Value operand,
+                                      Value inBounds, Value position) {
+  auto ifOp = scf::IfOp::create(builder, loc, TypeRange{f32}, inBounds,
+                                /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(ifOp.thenBlock());
+  RegionEmitter e(builder, loc, 1, pointers.inputs);
+  FailureOr<Value> value = e.emit(operand, {Index::Uniform, position});
+  Value result;
+  if (failed(value)) {
+    failedBody = true;
+    result =
+        arith::ConstantOp::create(builder, loc, builder.getF32FloatAttr(0));
+  } else {
+    result = *value;
+    if (result.getType() != f32)
+      result = arith::ExtFOp::create(builder, loc, f32, result);
+  }
+  scf::YieldOp::create(builder, loc, result);
+  builder.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(builder, loc,
+                       Value(arith::ConstantOp::create(
+                           builder, loc, builder.getF32FloatAttr(0))));
+  return ifOp.getResult(0);
+}
+
+/// The tiles: threads x 4 elements each, consecutive threads along k for the
+/// lhs and along n for the rhs (coalesced when those are the operands'
+/// contiguous dims).
+void TiledMatmulEmitter::loadTiles(OpBuilder &nb, Value k0) {
+  for (int64_t q = 0; q < kTileM * kTileK / threads; ++q) {
+    Value e = add(nb, tid, c(nb, q * threads));
+    Value r = arith::DivUIOp::create(nb, loc, e, c(nb, kTileK));
+    Value kk = arith::RemUIOp::create(nb, loc, e, c(nb, kTileK));
+    Value i = add(nb, i0, r), kg = add(nb, k0, kk);
+    Value inBounds =
+        arith::AndIOp::create(nb, loc, less(nb, i, g.m), less(nb, kg, g.k));
+    Value position =
+        add(nb, lhsBase, add(nb, mul(nb, i, g.lhsI), mul(nb, kg, g.lhsK)));
+    Value value = loadElement(nb, op.getLhs(), inBounds, position);
+    memref::StoreOp::create(nb, loc, value, lhsTile,
+                            ValueRange{asIndex(nb, kk), asIndex(nb, r)});
+  }
+  for (int64_t q = 0; q < kTileN * kTileK / threads; ++q) {
+    Value e = add(nb, tid, c(nb, q * threads));
+    Value kk = arith::DivUIOp::create(nb, loc, e, c(nb, kTileN));
+    Value col = arith::RemUIOp::create(nb, loc, e, c(nb, kTileN));
+    Value j = add(nb, j0, col), kg = add(nb, k0, kk);
+    Value inBounds =
+        arith::AndIOp::create(nb, loc, less(nb, j, g.n), less(nb, kg, g.k));
+    Value position =
+        add(nb, rhsBase, add(nb, mul(nb, kg, g.rhsK), mul(nb, j, g.rhsJ)));
+    Value value = loadElement(nb, op.getRhs(), inBounds, position);
+    memref::StoreOp::create(nb, loc, value, rhsTile,
+                            ValueRange{asIndex(nb, kk), asIndex(nb, col)});
+  }
+}
+
+/// The register tile `acc` plus the product of the two loaded tiles.
+scf::ForOp TiledMatmulEmitter::multiplyTiles(OpBuilder &nb, ValueRange acc) {
+  Value row = asIndex(nb, mul(nb, ty, kMicroTile));
+  Value column = asIndex(nb, mul(nb, tx, kMicroTile));
+  return scf::ForOp::create(
+      nb, loc, c(nb, 0), c(nb, kTileK), c(nb, 1), acc,
+      [&](OpBuilder &ib, Location, Value kk, ValueRange tile) {
+        Value kIndex = asIndex(ib, kk);
+        Value a = vector::LoadOp::create(ib, loc, vectorType, lhsTile,
+                                         ValueRange{kIndex, row}, false,
+                                         llvm::MaybeAlign(16));
+        Value bv = vector::LoadOp::create(ib, loc, vectorType, rhsTile,
+                                          ValueRange{kIndex, column}, false,
+                                          llvm::MaybeAlign(16));
+        SmallVector<Value> next;
+        for (int64_t r = 0; r < kMicroTile; ++r) {
+          Value ar = vector::BroadcastOp::create(
+              ib, loc, vectorType,
+              vector::ExtractOp::create(ib, loc, a, ArrayRef<int64_t>{r}));
+          next.push_back(math::FmaOp::create(ib, loc, ar, bv, tile[r]));
+        }
+        scf::YieldOp::create(ib, loc, next);
+      });
+}
+
+/// K in steps of kTileK: load the tiles, multiply them into the register
+/// tile (rows of 4), between barriers.
+scf::ForOp TiledMatmulEmitter::emitKLoop() {
+  Value zeros = arith::ConstantOp::create(
+      b, loc, vectorType, DenseElementsAttr::get(vectorType, 0.0f));
+  SmallVector<Value> init(kMicroTile, zeros);
+  return scf::ForOp::create(
+      b, loc, c(b, 0), c(b, g.k), c(b, kTileK), init,
+      [&](OpBuilder &nb, Location, Value k0, ValueRange acc) {
+        loadTiles(nb, k0);
+        gpu::BarrierOp::create(nb, loc);
+        scf::ForOp inner = multiplyTiles(nb, acc);
+        // The next step overwrites the tiles.
+        gpu::BarrierOp::create(nb, loc);
+        scf::YieldOp::create(nb, loc, inner.getResults());
+      });
+}
+
+/// Yielded values at the matmul's own positions (`transposed` false), or
+/// the transposed ones (head splits and merges), each at its moved position.
+void TiledMatmulEmitter::storeAt(OpBuilder &builder, unsigned width, Value seed,
+                                 Index index, bool transposed) {
+  RegionEmitter e(builder, loc, width, pointers.inputs);
+  e.seed(op.getResult(), seed);
+  for (auto [value, out, steps] :
+       llvm::zip(yield.getValues(), pointers.outputs, epilogue)) {
+    if (steps.empty() == transposed)
+      continue;
+    Index at = index;
+    if (transposed)
+      at.value = forwardPosition(builder, loc, index.value, steps);
+    if (failed(e.emitStore(value, out, at))) {
+      failedBody = true;
+      return;
+    }
+  }
+}
+
+/// Row `r` of the register tile: 4 outputs at a time where the row allows
+/// and positions are kept, else one by one.
+void TiledMatmulEmitter::storeRow(int64_t r, Value accRow, Value jFirst) {
+  Value i = add(b, i0, add(b, mul(b, ty, kMicroTile), c(b, r)));
+  Value rowPosition = add(b, mul(b, bz, g.m * g.n), mul(b, i, g.n));
+  auto rowIf = scf::IfOp::create(b, loc, less(b, i, g.m), false);
+  OpBuilder rb = OpBuilder::atBlockBegin(rowIf.thenBlock());
+  bool anyTransposed =
+      llvm::any_of(epilogue, [](const auto &steps) { return !steps.empty(); });
+  bool anyInPlace =
+      llvm::any_of(epilogue, [](const auto &steps) { return steps.empty(); });
+  if (anyInPlace && g.n % kMicroTile == 0) {
+    // Then j < n means j + 3 < n, and the 4 outputs are 16-byte aligned.
+    auto colIf = scf::IfOp::create(rb, loc, less(rb, jFirst, g.n), false);
+    OpBuilder cb = OpBuilder::atBlockBegin(colIf.thenBlock());
+    storeAt(cb, kMicroTile, accRow,
+            {Index::Contiguous, add(cb, rowPosition, jFirst), kMicroTile,
+             /*aligned=*/true},
+            /*transposed=*/false);
+  }
+  if (!anyTransposed && g.n % kMicroTile == 0)
+    return;
+  for (int64_t col = 0; col < kMicroTile; ++col) {
+    Value j = add(rb, jFirst, c(rb, col));
+    auto colIf = scf::IfOp::create(rb, loc, less(rb, j, g.n), false);
+    OpBuilder cb = OpBuilder::atBlockBegin(colIf.thenBlock());
+    Value lane =
+        vector::ExtractOp::create(cb, loc, accRow, ArrayRef<int64_t>{col});
+    Index at{Index::Uniform, add(cb, rowPosition, j)};
+    if (anyInPlace && g.n % kMicroTile != 0)
+      storeAt(cb, 1, lane, at, /*transposed=*/false);
+    if (anyTransposed)
+      storeAt(cb, 1, lane, at, /*transposed=*/true);
+  }
+}
+
+/// Grid: (N tiles, M tiles, batch).
+KernelPlan TiledMatmulEmitter::plan() {
+  KernelPlan plan = kernelPlan(name, name + "_module", ScheduleKind::Matmul,
+                               fusion.getInputs().size(), numResults);
+  plan.launch.gridX = uint32_t(ceilDiv(g.n, kTileN));
+  plan.launch.gridY = uint32_t(ceilDiv(g.m, kTileM));
+  plan.launch.gridZ = uint32_t(g.batch);
+  plan.launch.blockX = uint32_t(threads);
+  plan.launch.iterations = g.batch * g.m * g.n;
+  return plan;
+}
+
+FailureOr<FusionKernels> TiledMatmulEmitter::emit() {
+  createKernelAndTiles();
+  emitThreadCoordinates();
+  scf::ForOp kLoop = emitKLoop();
+  if (failedBody)
+    return failure();
+  // Epilogue: each row of the register tile, 4 adjacent outputs.
+  Value jFirst = add(b, j0, mul(b, tx, kMicroTile));
+  for (int64_t r = 0; r < kMicroTile; ++r)
+    storeRow(r, kLoop.getResult(r), jFirst);
+  if (failedBody)
+    return failure();
+  return singleKernel(plan());
+}
+
 /// A shared-memory tiled matmul with its prologue applied on load (the
 /// operands are emitted element by element into the tiles, zero outside
 /// the matrix) and its epilogue applied to the register tile before the
@@ -116,234 +421,7 @@ FailureOr<FusionKernels>
 emitTiledMatmul(fd::FusionOp fusion, fd::MatmulOp op,
                 ArrayRef<SmallVector<TransposeStep>> epilogue, ModuleOp module,
                 StringRef prefix) {
-  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
-  ArrayRef<int64_t> cShape = shapeOf(op.getResult());
-  ArrayRef<int64_t> lhs = shapeOf(op.getLhs()), rhs = shapeOf(op.getRhs());
-  int64_t m = cShape[cShape.size() - 2], n = cShape.back();
-  int64_t k = op.getTransposeA() ? lhs[lhs.size() - 2] : lhs.back();
-  int64_t batch =
-      numElements(op.getResult().getType()) / std::max<int64_t>(1, m * n);
-  int64_t lhsBatch = lhs.size() > 2 ? m * k : 0;
-  int64_t lhsI = op.getTransposeA() ? 1 : k, lhsK = op.getTransposeA() ? m : 1;
-  int64_t rhsBatch = rhs.size() > 2 ? k * n : 0;
-  int64_t rhsK = op.getTransposeB() ? 1 : n, rhsJ = op.getTransposeB() ? k : 1;
-
-  Location loc = fusion.getLoc();
-  OpBuilder b(module.getContext());
-  MLIRContext *context = module.getContext();
-  std::string name = (prefix + "_matmul").str();
-  unsigned numResults = yield.getValues().size();
-  int64_t threads = (kTileM / kMicroTile) * (kTileN / kMicroTile);
-  KernelPointers pointers =
-      createKernel(b, module, fusion, name, numResults, /*scratch=*/false,
-                   /*scratchReadOnly=*/false, unsigned(threads));
-  Type f32 = b.getF32Type();
-  // The lhs tile is stored transposed (k-major) by threads that walk k:
-  // 4 floats of padding per row spread their stores over the banks (2-way
-  // instead of 16-way conflicts) and keep rows 16-byte aligned.
-  auto workgroup =
-      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup);
-  auto lhsTileType = MemRefType::get({kTileK, kTileM + kTilePadding}, f32,
-                                     MemRefLayoutAttrInterface{}, workgroup);
-  auto rhsTileType = MemRefType::get({kTileK, kTileN}, f32,
-                                     MemRefLayoutAttrInterface{}, workgroup);
-  Value lhsTile = pointers.func.addWorkgroupAttribution(lhsTileType, loc);
-  Value rhsTile = pointers.func.addWorkgroupAttribution(rhsTileType, loc);
-
-  auto c = [&](OpBuilder &builder, int64_t v) {
-    return i64Constant(builder, loc, v);
-  };
-  auto asIndex = [&](OpBuilder &builder, Value v) -> Value {
-    return arith::IndexCastOp::create(builder, loc, builder.getIndexType(), v);
-  };
-  auto mul = [&](OpBuilder &builder, Value x, int64_t v) -> Value {
-    return v == 1
-               ? x
-               : Value(arith::MulIOp::create(builder, loc, x, c(builder, v)));
-  };
-  auto add = [&](OpBuilder &builder, Value x, Value y) -> Value {
-    return arith::AddIOp::create(builder, loc, x, y);
-  };
-  auto less = [&](OpBuilder &builder, Value x, int64_t v) -> Value {
-    return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ult, x,
-                                 c(builder, v));
-  };
-  Value tid = threadId(b, loc);
-  Value tx = arith::RemUIOp::create(b, loc, tid, c(b, kTileN / kMicroTile));
-  Value ty = arith::DivUIOp::create(b, loc, tid, c(b, kTileN / kMicroTile));
-  Value i0 =
-      mul(b, asI64(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::y)),
-          kTileM);
-  Value j0 = mul(b, blockId(b, loc), kTileN);
-  Value bz = asI64(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
-  Value lhsBase = mul(b, bz, lhsBatch);
-  Value rhsBase = mul(b, bz, rhsBatch);
-
-  auto vectorType = VectorType::get({kMicroTile}, f32);
-  Value zeros = arith::ConstantOp::create(
-      b, loc, vectorType, DenseElementsAttr::get(vectorType, 0.0f));
-  SmallVector<Value> init(kMicroTile, zeros);
-  bool failedBody = false;
-
-  // Loads one element of an operand (its prologue applied), zero outside.
-  auto loadElement = [&](OpBuilder &builder, Value operand, Value inBounds,
-                         Value position) -> Value {
-    auto ifOp = scf::IfOp::create(builder, loc, TypeRange{f32}, inBounds,
-                                  /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard guard(builder);
-      builder.setInsertionPointToStart(ifOp.thenBlock());
-      RegionEmitter e(builder, loc, 1, pointers.inputs);
-      FailureOr<Value> value = e.emit(operand, {Index::Uniform, position});
-      Value result;
-      if (failed(value)) {
-        failedBody = true;
-        result =
-            arith::ConstantOp::create(builder, loc, builder.getF32FloatAttr(0));
-      } else {
-        result = *value;
-        if (result.getType() != f32)
-          result = arith::ExtFOp::create(builder, loc, f32, result);
-      }
-      scf::YieldOp::create(builder, loc, result);
-      builder.setInsertionPointToStart(ifOp.elseBlock());
-      scf::YieldOp::create(builder, loc,
-                           Value(arith::ConstantOp::create(
-                               builder, loc, builder.getF32FloatAttr(0))));
-    }
-    return ifOp.getResult(0);
-  };
-
-  auto kLoop = scf::ForOp::create(
-      b, loc, c(b, 0), c(b, k), c(b, kTileK), init,
-      [&](OpBuilder &nb, Location, Value k0, ValueRange acc) {
-        // The tiles: threads x 4 elements each, consecutive threads along
-        // k for the lhs and along n for the rhs (coalesced when those are
-        // the operands' contiguous dims).
-        for (int64_t q = 0; q < kTileM * kTileK / threads; ++q) {
-          Value e = add(nb, tid, c(nb, q * threads));
-          Value r = arith::DivUIOp::create(nb, loc, e, c(nb, kTileK));
-          Value kk = arith::RemUIOp::create(nb, loc, e, c(nb, kTileK));
-          Value i = add(nb, i0, r), kg = add(nb, k0, kk);
-          Value inBounds =
-              arith::AndIOp::create(nb, loc, less(nb, i, m), less(nb, kg, k));
-          Value position =
-              add(nb, lhsBase, add(nb, mul(nb, i, lhsI), mul(nb, kg, lhsK)));
-          Value value = loadElement(nb, op.getLhs(), inBounds, position);
-          memref::StoreOp::create(nb, loc, value, lhsTile,
-                                  ValueRange{asIndex(nb, kk), asIndex(nb, r)});
-        }
-        for (int64_t q = 0; q < kTileN * kTileK / threads; ++q) {
-          Value e = add(nb, tid, c(nb, q * threads));
-          Value kk = arith::DivUIOp::create(nb, loc, e, c(nb, kTileN));
-          Value col = arith::RemUIOp::create(nb, loc, e, c(nb, kTileN));
-          Value j = add(nb, j0, col), kg = add(nb, k0, kk);
-          Value inBounds =
-              arith::AndIOp::create(nb, loc, less(nb, j, n), less(nb, kg, k));
-          Value position =
-              add(nb, rhsBase, add(nb, mul(nb, kg, rhsK), mul(nb, j, rhsJ)));
-          Value value = loadElement(nb, op.getRhs(), inBounds, position);
-          memref::StoreOp::create(
-              nb, loc, value, rhsTile,
-              ValueRange{asIndex(nb, kk), asIndex(nb, col)});
-        }
-        gpu::BarrierOp::create(nb, loc);
-        Value row = asIndex(nb, mul(nb, ty, kMicroTile));
-        Value column = asIndex(nb, mul(nb, tx, kMicroTile));
-        auto inner = scf::ForOp::create(
-            nb, loc, c(nb, 0), c(nb, kTileK), c(nb, 1), acc,
-            [&](OpBuilder &ib, Location, Value kk, ValueRange tile) {
-              Value kIndex = asIndex(ib, kk);
-              Value a = vector::LoadOp::create(ib, loc, vectorType, lhsTile,
-                                               ValueRange{kIndex, row}, false,
-                                               llvm::MaybeAlign(16));
-              Value bv = vector::LoadOp::create(ib, loc, vectorType, rhsTile,
-                                                ValueRange{kIndex, column},
-                                                false, llvm::MaybeAlign(16));
-              SmallVector<Value> next;
-              for (int64_t r = 0; r < kMicroTile; ++r) {
-                Value ar = vector::BroadcastOp::create(
-                    ib, loc, vectorType,
-                    vector::ExtractOp::create(ib, loc, a,
-                                              ArrayRef<int64_t>{r}));
-                next.push_back(math::FmaOp::create(ib, loc, ar, bv, tile[r]));
-              }
-              scf::YieldOp::create(ib, loc, next);
-            });
-        // The next step overwrites the tiles.
-        gpu::BarrierOp::create(nb, loc);
-        scf::YieldOp::create(nb, loc, inner.getResults());
-      });
-  if (failedBody)
-    return failure();
-
-  // Epilogue: each row of the register tile, 4 adjacent outputs.
-  Value jFirst = add(b, j0, mul(b, tx, kMicroTile));
-  for (int64_t r = 0; r < kMicroTile; ++r) {
-    Value i = add(b, i0, add(b, mul(b, ty, kMicroTile), c(b, r)));
-    Value accRow = kLoop.getResult(r);
-    Value rowPosition = add(b, mul(b, bz, m * n), mul(b, i, n));
-    auto rowIf = scf::IfOp::create(b, loc, less(b, i, m), false);
-    OpBuilder rb = OpBuilder::atBlockBegin(rowIf.thenBlock());
-    // Yielded values at the matmul's own positions: 4 outputs at a time
-    // when the row allows; transposed ones (head splits and merges): one by
-    // one, each at its moved position.
-    auto storeAt = [&](OpBuilder &builder, unsigned width, Value seed,
-                       Index index, bool transposed) {
-      RegionEmitter e(builder, loc, width, pointers.inputs);
-      e.seed(op.getResult(), seed);
-      for (auto [value, out, steps] :
-           llvm::zip(yield.getValues(), pointers.outputs, epilogue)) {
-        if (steps.empty() == transposed)
-          continue;
-        Index at = index;
-        if (transposed)
-          at.value = forwardPosition(builder, loc, index.value, steps);
-        if (failed(e.emitStore(value, out, at))) {
-          failedBody = true;
-          return;
-        }
-      }
-    };
-    bool anyTransposed = llvm::any_of(
-        epilogue, [](const auto &steps) { return !steps.empty(); });
-    bool anyInPlace =
-        llvm::any_of(epilogue, [](const auto &steps) { return steps.empty(); });
-    if (anyInPlace && n % kMicroTile == 0) {
-      // Then j < n means j + 3 < n, and the 4 outputs are 16-byte aligned.
-      auto colIf = scf::IfOp::create(rb, loc, less(rb, jFirst, n), false);
-      OpBuilder cb = OpBuilder::atBlockBegin(colIf.thenBlock());
-      storeAt(cb, kMicroTile, accRow,
-              {Index::Contiguous, add(cb, rowPosition, jFirst), kMicroTile,
-               /*aligned=*/true},
-              /*transposed=*/false);
-    }
-    if (anyTransposed || n % kMicroTile != 0) {
-      for (int64_t col = 0; col < kMicroTile; ++col) {
-        Value j = add(rb, jFirst, c(rb, col));
-        auto colIf = scf::IfOp::create(rb, loc, less(rb, j, n), false);
-        OpBuilder cb = OpBuilder::atBlockBegin(colIf.thenBlock());
-        Value lane =
-            vector::ExtractOp::create(cb, loc, accRow, ArrayRef<int64_t>{col});
-        Index at{Index::Uniform, add(cb, rowPosition, j)};
-        if (anyInPlace && n % kMicroTile != 0)
-          storeAt(cb, 1, lane, at, /*transposed=*/false);
-        if (anyTransposed)
-          storeAt(cb, 1, lane, at, /*transposed=*/true);
-      }
-    }
-  }
-  if (failedBody)
-    return failure();
-
-  KernelPlan plan = kernelPlan(name, name + "_module", ScheduleKind::Matmul,
-                               fusion.getInputs().size(), numResults);
-  plan.launch.gridX = uint32_t(ceilDiv(n, kTileN));
-  plan.launch.gridY = uint32_t(ceilDiv(m, kTileM));
-  plan.launch.gridZ = uint32_t(batch);
-  plan.launch.blockX = uint32_t(threads);
-  plan.launch.iterations = batch * m * n;
-  return singleKernel(std::move(plan));
+  return TiledMatmulEmitter(fusion, op, epilogue, module, prefix).emit();
 }
 
 } // namespace

@@ -1,5 +1,4 @@
-//===- GpuRegionEmitter.h - Region values at an index, on the GPU -*- C++
-//-*-===//
+//===- GpuRegionEmitter.h - Region values on the GPU ------------*- C++ -*-===//
 //
 // The part of GPU code generation that every schedule shares: the region
 // emitter of RegionEmitter.h over global pointers (address space 1), whose
@@ -8,8 +7,8 @@
 // element), math.exp/log and libdevice's atan, tan and fmod, and abs
 // without math.absi. Plus the kernel scaffolding: a gpu.func per kernel
 // with bare global pointers, grid- and block-stride loops, block
-// reductions. Included only by the GPU code generator's .cpp files
-// (GpuKernelEmitter.cpp, GpuMatmulEmitter.cpp).
+// reductions (in GpuRegionEmitter.cpp). Included only by the GPU code
+// generator's .cpp files (GpuKernelEmitter.cpp, GpuMatmulEmitter.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,7 +38,6 @@
 
 namespace fuse::ptx {
 
-using namespace mlir;
 namespace fd = mlir::fuse;
 
 /// NVPTX's global address space: loads and stores become `ld.global` /
@@ -47,10 +45,9 @@ namespace fd = mlir::fuse;
 inline constexpr unsigned kGlobalAddressSpace = 1;
 inline constexpr unsigned kWarpSize = 32;
 
-using namespace codegen;
-
 /// Emits region values at an index, with one vector width (1: scalars).
-class RegionEmitter : public TargetRegionEmitter<RegionEmitter, fd::MatmulOp> {
+class RegionEmitter
+    : public codegen::TargetRegionEmitter<RegionEmitter, fd::MatmulOp> {
 public:
   using TargetRegionEmitter::TargetRegionEmitter;
   static constexpr const char *kTarget = "GPU";
@@ -60,190 +57,51 @@ private:
   friend TargetRegionEmitter;
 
   /// index * stride on i64 scalars or vectors alike.
-  Value scaled(Value x, int64_t stride) {
-    if (stride == 1)
-      return x;
-    Value c = isa<VectorType>(x.getType())
-                  ? constantVector(b.getI64Type(), stride)
-                  : i64(stride);
-    return arith::MulIOp::create(b, loc, x, c);
-  }
+  mlir::Value scaled(mlir::Value x, int64_t stride);
 
   /// The matmul's value at `index` of its result: a dot product over K
   /// whose operands are emitted (prologue included) at their own positions.
   /// When the lanes lie in one row of the result, the lhs element is one
   /// load broadcast to every lane and the rhs is contiguous (one 128-bit
   /// load when aligned, unless transposed); otherwise both are gathers.
-  FailureOr<Value> emitOwnOp(fd::MatmulOp op, Index index) {
-    Type compute = computeType(elementTypeOf(op.getResult()));
-    if (!isa<FloatType>(compute))
-      return unsupported(op, "integer matmuls are not supported yet");
-    ArrayRef<int64_t> c = shapeOf(op.getResult());
-    ArrayRef<int64_t> lhs = shapeOf(op.getLhs()), rhs = shapeOf(op.getRhs());
-    int64_t m = c[c.size() - 2], n = c.back();
-    int64_t k = op.getTransposeA() ? lhs[lhs.size() - 2] : lhs.back();
-    // Strides of (batch, i, k) in lhs and (batch, k, j) in rhs; a rank-2
-    // operand is shared across the batch.
-    int64_t lhsBatch = lhs.size() > 2 ? m * k : 0;
-    int64_t lhsI = op.getTransposeA() ? 1 : k,
-            lhsK = op.getTransposeA() ? m : 1;
-    int64_t rhsBatch = rhs.size() > 2 ? k * n : 0;
-    int64_t rhsK = op.getTransposeB() ? 1 : n,
-            rhsJ = op.getTransposeB() ? k : 1;
-
-    bool oneRow =
-        width != 1 && index.kind == Index::Contiguous && n % index.block == 0;
-    // Positions in the result: a scalar (one lane, or the first lane of a
-    // row) or one per lane.
-    Value position = index.value;
-    if (width != 1 && !oneRow) {
-      auto laneType = VectorType::get({width}, b.getI64Type());
-      if (index.kind == Index::Uniform)
-        position = vector::BroadcastOp::create(b, loc, laneType, position);
-      if (index.kind == Index::Contiguous)
-        position = arith::AddIOp::create(
-            b, loc, vector::BroadcastOp::create(b, loc, laneType, position),
-            laneSteps());
-    }
-    bool isVector = isa<VectorType>(position.getType());
-    auto c64 = [&](int64_t v) {
-      return isVector ? constantVector(b.getI64Type(), v) : i64(v);
-    };
-    Value batch = arith::DivUIOp::create(b, loc, position, c64(m * n));
-    Value i = arith::RemUIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, position, c64(n)), c64(m));
-    Value j = arith::RemUIOp::create(b, loc, position, c64(n));
-    Value lhsBase =
-        arith::AddIOp::create(b, loc, scaled(batch, lhsBatch), scaled(i, lhsI));
-    Value rhsBase =
-        arith::AddIOp::create(b, loc, scaled(batch, rhsBatch), scaled(j, rhsJ));
-    Index::Kind lhsKind = isVector ? Index::Lanes : Index::Uniform;
-    Index::Kind rhsKind = lhsKind;
-    if (oneRow && rhsJ == 1) {
-      rhsKind = Index::Contiguous;
-    } else if (oneRow) {
-      // Transposed rhs: lanes j..j+W-1 are K apart.
-      auto laneType = VectorType::get({width}, b.getI64Type());
-      rhsBase = arith::AddIOp::create(
-          b, loc, vector::BroadcastOp::create(b, loc, laneType, rhsBase),
-          scaled(laneSteps(), rhsJ));
-      rhsKind = Index::Lanes;
-    }
-    bool rhsAligned = index.aligned && n % width == 0;
-
-    Value init = constant(compute, 0.0);
-    bool failedBody = false;
-    auto loop = scf::ForOp::create(
-        b, loc, i64(0), i64(k), i64(1), ValueRange{init},
-        [&](OpBuilder &nested, Location nestedLoc, Value kk, ValueRange acc) {
-          RegionEmitter inner(nested, nestedLoc, width, argPointers);
-          for (auto [value, known] : seeded)
-            inner.seed(value, known);
-          auto at = [&](Value base, int64_t stride) -> Value {
-            Value offset = inner.scaled(kk, stride);
-            if (isa<VectorType>(base.getType()))
-              offset = vector::BroadcastOp::create(nested, nestedLoc,
-                                                   base.getType(), offset);
-            return arith::AddIOp::create(nested, nestedLoc, base, offset);
-          };
-          FailureOr<Value> a =
-              inner.emit(op.getLhs(), {lhsKind, at(lhsBase, lhsK)});
-          FailureOr<Value> bv =
-              inner.emit(op.getRhs(),
-                         {rhsKind, at(rhsBase, rhsK), index.block, rhsAligned});
-          if (failed(a) || failed(bv)) {
-            failedBody = true;
-            scf::YieldOp::create(nested, nestedLoc, acc);
-            return;
-          }
-          scf::YieldOp::create(
-              nested, nestedLoc,
-              Value(math::FmaOp::create(nested, nestedLoc, *a, *bv, acc[0])));
-        });
-    if (failedBody)
-      return failure();
-    return loop.getResult(0);
-  }
+  mlir::FailureOr<mlir::Value> emitOwnOp(fd::MatmulOp op, codegen::Index index);
 
   /// exp, log and sigmoid through math.exp and math.log; atan, pow, tan and
   /// fuse.rem's remf (fmod, exact) become libdevice calls (__nv_atanf,
   /// __nv_powf, __nv_tanf, __nv_fmodf).
-  Value lowerTargetFloatOp(Operation *op, StringRef name, ArrayRef<Value> x,
-                           Type compute) override {
-    if (name == "exp")
-      return math::ExpOp::create(b, loc, x[0]);
-    if (name == "log")
-      return math::LogOp::create(b, loc, x[0]);
-    if (name == "sigmoid") {
-      auto one = [&] { return constant(compute, 1.0); };
-      Value e =
-          math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x[0]));
-      return arith::DivFOp::create(b, loc, one(),
-                                   arith::AddFOp::create(b, loc, one(), e));
-    }
-    if (name == "atan")
-      return math::AtanOp::create(b, loc, x[0]);
-    if (name == "pow")
-      return math::PowFOp::create(b, loc, x[0], x[1]);
-    return {};
-  }
+  mlir::Value lowerTargetFloatOp(mlir::Operation *op, mlir::StringRef name,
+                                 mlir::ArrayRef<mlir::Value> x,
+                                 mlir::Type compute) override;
 
   /// max(x, -x) wraps the minimum to itself, as math.absi (which has no
   /// NVVM lowering) would.
-  Value lowerTargetIntegerOp(Operation *op, StringRef name, ArrayRef<Value> x,
-                             Type operandElement) override {
-    Type compute = computeType(operandElement);
-    if (name != "abs" || compute.isInteger(1))
-      return {};
-    if (isUnsignedElement(operandElement))
-      return x[0];
-    return arith::MaxSIOp::create(
-        b, loc, x[0],
-        arith::SubIOp::create(b, loc, constant(compute, 0.0), x[0]));
-  }
+  mlir::Value lowerTargetIntegerOp(mlir::Operation *op, mlir::StringRef name,
+                                   mlir::ArrayRef<mlir::Value> x,
+                                   mlir::Type operandElement) override;
 };
 
-inline FailureOr<ReductionInfo> classifyReduction(fd::ReduceOp reduce,
-                                                  StringRef schedule) {
-  Type element = elementTypeOf(reduce.getResult());
-  if (!isa<FloatType>(element))
-    return reduce.emitOpError()
-           << "cannot be generated for the GPU in a " << schedule
-           << " kernel: integer reductions are not supported yet";
-  return reductionInfo(reduce);
-}
+mlir::FailureOr<codegen::ReductionInfo>
+classifyReduction(fd::ReduceOp reduce, mlir::StringRef schedule);
 
-inline Value i64Constant(OpBuilder &b, Location loc, int64_t value) {
-  return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(value));
-}
+mlir::Value i64Constant(mlir::OpBuilder &b, mlir::Location loc, int64_t value);
 
-inline Value asI64(OpBuilder &b, Location loc, Value index) {
-  return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
-}
+mlir::Value asI64(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index);
 
-inline Value threadId(OpBuilder &b, Location loc) {
-  return asI64(b, loc, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
-}
+mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc);
 
-inline Value blockId(OpBuilder &b, Location loc) {
-  return asI64(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
-}
+mlir::Value blockId(mlir::OpBuilder &b, mlir::Location loc);
 
-inline Value blockDim(OpBuilder &b, Location loc) {
-  return asI64(b, loc, gpu::BlockDimOp::create(b, loc, gpu::Dimension::x));
-}
+mlir::Value blockDim(mlir::OpBuilder &b, mlir::Location loc);
 
-inline Value gridDim(OpBuilder &b, Location loc) {
-  return asI64(b, loc, gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
-}
+mlir::Value gridDim(mlir::OpBuilder &b, mlir::Location loc);
 
 /// A kernel's pointers: the fusion's inputs by region argument, then its
 /// outputs and the scratch buffer.
 struct KernelPointers {
-  gpu::GPUFuncOp func;
-  DenseMap<Value, Value> inputs;
-  SmallVector<Value> outputs;
-  Value scratch;
+  mlir::gpu::GPUFuncOp func;
+  mlir::DenseMap<mlir::Value, mlir::Value> inputs;
+  mlir::SmallVector<mlir::Value> outputs;
+  mlir::Value scratch;
 };
 
 /// A `gpu.module` named `<name>_module` holding the kernel `gpu.func @name`
@@ -251,180 +109,71 @@ struct KernelPointers {
 /// a scratch pointer when `scratch` is set: read-only too when
 /// `scratchReadOnly`. Every pointer is noalias: bindings never overlap. The
 /// builder is left at the start of the body.
-inline KernelPointers createKernel(OpBuilder &b, ModuleOp module,
-                                   fd::FusionOp fusion, StringRef name,
-                                   unsigned numOutputs, bool scratch,
-                                   bool scratchReadOnly, unsigned blockSize) {
-  Location loc = fusion.getLoc();
-  MLIRContext *context = b.getContext();
-  b.setInsertionPointToEnd(module.getBody());
-  auto gpuModule = gpu::GPUModuleOp::create(b, loc, (name + "_module").str());
-  b.setInsertionPointToStart(gpuModule.getBody());
-  unsigned numInputs = fusion.getInputs().size();
-  unsigned count = numInputs + numOutputs + (scratch ? 1 : 0);
-  Type ptr = LLVM::LLVMPointerType::get(context, kGlobalAddressSpace);
-  SmallVector<Type> types(count, ptr);
-  auto func =
-      gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(types, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({int32_t(blockSize), 1, 1}));
-  for (unsigned i = 0; i < count; ++i) {
-    func.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
-                    b.getUnitAttr());
-    bool readOnly =
-        i < numInputs || (scratch && scratchReadOnly && i + 1 == count);
-    if (readOnly)
-      func.setArgAttr(i, LLVM::LLVMDialect::getReadonlyAttrName(),
-                      b.getUnitAttr());
-  }
-  Block &entry = func.getBody().front();
-  b.setInsertionPointToStart(&entry);
-  gpu::ReturnOp::create(b, loc);
-  b.setInsertionPointToStart(&entry);
-  KernelPointers pointers;
-  pointers.func = func;
-  for (BlockArgument arg : fusion.getBody().front().getArguments())
-    pointers.inputs[arg] = entry.getArgument(arg.getArgNumber());
-  for (unsigned k = 0; k < numOutputs; ++k)
-    pointers.outputs.push_back(entry.getArgument(numInputs + k));
-  if (scratch)
-    pointers.scratch = entry.getArgument(count - 1);
-  return pointers;
-}
+KernelPointers createKernel(mlir::OpBuilder &b, mlir::ModuleOp module,
+                            fd::FusionOp fusion, mlir::StringRef name,
+                            unsigned numOutputs, bool scratch,
+                            bool scratchReadOnly, unsigned blockSize);
 
 /// Loop-carried values (reduction accumulators) are threaded through.
-using StepBody = function_ref<FailureOr<SmallVector<Value>>(
-    RegionEmitter &, Index, ValueRange carried)>;
+using StepBody =
+    mlir::function_ref<mlir::FailureOr<mlir::SmallVector<mlir::Value>>(
+        RegionEmitter &, codegen::Index, mlir::ValueRange carried)>;
 
 struct StridedLoop {
-  SmallVector<Value> vectorResults, scalarResults;
+  mlir::SmallVector<mlir::Value> vectorResults, scalarResults;
 };
 
 /// Positions [lo, lo + length) shared among `threads` threads, this one
 /// being `thread`: a loop of W-wide steps over the W-aligned part (when
 /// `vectorize`), each thread taking every `threads`-th step, then a scalar
 /// loop over the rest. `aligned`: lo is a multiple of W.
-inline FailureOr<StridedLoop>
-emitStridedLoop(OpBuilder &b, Location loc, Value lo, int64_t length,
-                Value thread, Value threads, bool vectorize, bool aligned,
-                int64_t block, const DenseMap<Value, Value> &pointers,
-                const DenseMap<Value, Value> &seeds, ValueRange vectorInit,
-                ValueRange scalarInit, StepBody body) {
-  int64_t vectorLength =
-      vectorize ? length / kGpuVectorWidth * kGpuVectorWidth : 0;
-  Value vectorEnd =
-      arith::AddIOp::create(b, loc, lo, i64Constant(b, loc, vectorLength));
-  Value end = arith::AddIOp::create(b, loc, lo, i64Constant(b, loc, length));
-  StridedLoop result;
-  bool failedBody = false;
-  auto makeLoop = [&](Value from, Value to, unsigned w, ValueRange init) {
-    Value width = i64Constant(b, loc, w);
-    Value first = arith::AddIOp::create(
-        b, loc, from, arith::MulIOp::create(b, loc, thread, width));
-    Value step = arith::MulIOp::create(b, loc, threads, width);
-    auto loop = scf::ForOp::create(
-        b, loc, first, to, step, init,
-        [&](OpBuilder &nested, Location nestedLoc, Value iv, ValueRange args) {
-          Index index{w == 1 ? Index::Uniform : Index::Contiguous, iv, block,
-                      aligned};
-          yieldStep<RegionEmitter>(nested, nestedLoc, w, pointers, seeds, index,
-                                   args, body, failedBody);
-        });
-    return SmallVector<Value>(loop.getResults());
-  };
-  if (vectorLength > 0)
-    result.vectorResults = makeLoop(lo, vectorEnd, kGpuVectorWidth, vectorInit);
-  else
-    result.vectorResults.assign(vectorInit.begin(), vectorInit.end());
-  if (vectorLength < length)
-    result.scalarResults = makeLoop(vectorEnd, end, 1, scalarInit);
-  else
-    result.scalarResults.assign(scalarInit.begin(), scalarInit.end());
-  if (failedBody)
-    return failure();
-  return result;
-}
+mlir::FailureOr<StridedLoop> emitStridedLoop(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Value lo, int64_t length,
+    mlir::Value thread, mlir::Value threads, bool vectorize, bool aligned,
+    int64_t block, const mlir::DenseMap<mlir::Value, mlir::Value> &pointers,
+    const mlir::DenseMap<mlir::Value, mlir::Value> &seeds,
+    mlir::ValueRange vectorInit, mlir::ValueRange scalarInit, StepBody body);
 
-inline gpu::AllReduceOperation allReduceKind(vector::CombiningKind kind) {
-  switch (kind) {
-  case vector::CombiningKind::ADD:
-    return gpu::AllReduceOperation::ADD;
-  case vector::CombiningKind::MUL:
-    return gpu::AllReduceOperation::MUL;
-  case vector::CombiningKind::MAXIMUMF:
-    return gpu::AllReduceOperation::MAXIMUMF;
-  default:
-    return gpu::AllReduceOperation::MINIMUMF;
-  }
-}
+mlir::gpu::AllReduceOperation allReduceKind(mlir::vector::CombiningKind kind);
 
 /// The thread's vector and scalar accumulators combined, then combined
 /// across the block (warp shuffles, then shared memory between warps).
-inline Value reduceBlock(OpBuilder &b, Location loc, const ReductionInfo &r,
-                         Value vectorAcc, Value scalarAcc) {
-  Value horizontal =
-      vector::ReductionOp::create(b, loc, r.combining, vectorAcc);
-  Value partial = combine(b, loc, r, horizontal, scalarAcc);
-  return gpu::AllReduceOp::create(
-      b, loc, partial,
-      gpu::AllReduceOperationAttr::get(b.getContext(),
-                                       allReduceKind(r.combining)),
-      /*uniform=*/true);
-}
+mlir::Value reduceBlock(mlir::OpBuilder &b, mlir::Location loc,
+                        const codegen::ReductionInfo &r, mlir::Value vectorAcc,
+                        mlir::Value scalarAcc);
 
 /// As reduceBlock, across one warp only (shuffles, no shared memory, no
 /// barrier): `gpu.subgroup_reduce`, which GpuCompiler lowers to shuffles
 /// before NVVM. 32-bit accumulators only.
-inline Value reduceWarp(OpBuilder &b, Location loc, const ReductionInfo &r,
-                        Value vectorAcc, Value scalarAcc) {
-  Value horizontal =
-      vector::ReductionOp::create(b, loc, r.combining, vectorAcc);
-  Value partial = combine(b, loc, r, horizontal, scalarAcc);
-  return gpu::SubgroupReduceOp::create(b, loc, partial,
-                                       allReduceKind(r.combining),
-                                       /*uniform=*/true);
-}
+mlir::Value reduceWarp(mlir::OpBuilder &b, mlir::Location loc,
+                       const codegen::ReductionInfo &r, mlir::Value vectorAcc,
+                       mlir::Value scalarAcc);
 
 /// Runs `body` where `condition` holds.
-inline void onlyIf(OpBuilder &b, Location loc, Value condition,
-                   function_ref<void(OpBuilder &)> body) {
-  auto ifOp = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-  body(b);
-}
+void onlyIf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value condition,
+            mlir::function_ref<void(mlir::OpBuilder &)> body);
 
 /// Runs `body` on thread 0 of the block only.
-inline void onFirstThread(OpBuilder &b, Location loc,
-                          function_ref<void(OpBuilder &)> body) {
-  Value isFirst =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, threadId(b, loc),
-                            i64Constant(b, loc, 0));
-  auto ifOp = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-  body(b);
-}
+void onFirstThread(mlir::OpBuilder &b, mlir::Location loc,
+                   mlir::function_ref<void(mlir::OpBuilder &)> body);
 
-inline Value scratchAddress(OpBuilder &b, Location loc, Value scratch,
-                            Type element, Value slot) {
-  return LLVM::GEPOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), kGlobalAddressSpace),
-      element, scratch, ValueRange{slot});
-}
+mlir::Value scratchAddress(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value scratch, mlir::Type element,
+                           mlir::Value slot);
 
 inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// Pointwise kernels, and matmul kernels in the same form: every output
 /// element (4 per step) pulls its value (a matmul's dot product included)
 /// through the index maps, with a matmul's prologue applied on load.
-FailureOr<FusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
-                                       StringRef prefix, ScheduleKind schedule);
+mlir::FailureOr<FusionKernels> emitPointwise(fd::FusionOp fusion,
+                                             mlir::ModuleOp module,
+                                             mlir::StringRef prefix,
+                                             ScheduleKind schedule);
 
 /// Matmul fusions (GpuMatmulEmitter.cpp).
-FailureOr<FusionKernels> emitMatmul(fd::FusionOp fusion, ModuleOp module,
-                                    StringRef prefix);
+mlir::FailureOr<FusionKernels>
+emitMatmul(fd::FusionOp fusion, mlir::ModuleOp module, mlir::StringRef prefix);
 
 } // namespace fuse::ptx
 

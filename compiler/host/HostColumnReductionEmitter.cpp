@@ -139,6 +139,192 @@ Value argTakes(OpBuilder &b, Location loc, const ColumnItem &item, Value x,
   return better;
 }
 
+/// What the passes over the columns share: the schedule, the reductions,
+/// the pointers, and the positions of the current chunk.
+struct ColumnKernel {
+  const fd::ColumnSchedule &layout;
+  ArrayRef<ColumnItem> items;
+  fd::YieldOp yield;
+  Location loc;
+  const DenseMap<Value, Value> &pointers;
+  SmallVector<Value> domainOutputs, columnOutputs;
+  /// The chunk's outer index as a position of the operand (domainBase) and
+  /// of the column results (columnBase).
+  Value domainBase, columnBase;
+  /// Set when a body fails; the kernel fails once its loops are built.
+  bool broken = false;
+};
+
+/// The passes over one vector of `w` columns (or one column) starting at
+/// `col`: one down the reduced rows per reduction, in order, then one that
+/// stores the results over the whole domain, then the stores of the
+/// per-column results.
+class ColumnPasses {
+public:
+  ColumnPasses(ColumnKernel &kernel, OpBuilder &nb, Value col, unsigned w)
+      : k(kernel), nb(nb), loc(kernel.loc), col(col), w(w) {}
+
+  void emit();
+
+private:
+  Index indexAt(Value position) const {
+    int64_t inner = k.layout.inner;
+    if (w == 1)
+      return {Index::Uniform, position};
+    return {Index::Contiguous, position, inner % w == 0 ? int64_t(w) : inner};
+  }
+  Value rowPosition(OpBuilder &rb, Value r) {
+    return arith::AddIOp::create(
+        rb, loc,
+        arith::AddIOp::create(rb, loc, k.domainBase,
+                              positionOf(rb, loc, r, k.layout.reducedRuns)),
+        col);
+  }
+  /// A loop down the reduced rows carrying `init`, its body `step`.
+  template <class Step> scf::ForOp rowLoop(ValueRange init, Step &&step) {
+    return scf::ForOp::create(
+        nb, loc, i64Constant(nb, loc, 0),
+        i64Constant(nb, loc, k.layout.reduced), i64Constant(nb, loc, 1), init,
+        [&](OpBuilder &rb, Location, Value r, ValueRange acc) {
+          yieldStep<RegionEmitter>(
+              rb, loc, w, k.pointers, seeds, indexAt(rowPosition(rb, r)), acc,
+              [&](RegionEmitter &e, Index at, ValueRange carried) {
+                return step(rb, e, at, carried);
+              },
+              k.broken);
+        });
+  }
+  void emitArgScan(RegionEmitter &constants, const ColumnItem &item);
+  void emitReduction(RegionEmitter &constants, ReductionInfo r);
+
+  ColumnKernel &k;
+  OpBuilder &nb;
+  Location loc;
+  Value col;
+  unsigned w;
+  /// The reductions' results so far, which later passes read.
+  DenseMap<Value, Value> seeds;
+};
+
+/// An argmax/argmin: the best value and its index per column, carried down
+/// the rows.
+void ColumnPasses::emitArgScan(RegionEmitter &constants,
+                               const ColumnItem &item) {
+  Type element = computeType(elementTypeOf(item.operand));
+  Value best;
+  if (isa<FloatType>(element)) {
+    best = constants.constant(
+        element, item.isMax ? -std::numeric_limits<double>::infinity()
+                            : std::numeric_limits<double>::infinity());
+  } else {
+    unsigned bits = element.getIntOrFloatBitWidth();
+    APInt lowest =
+        item.isUnsigned ? APInt::getZero(bits) : APInt::getSignedMinValue(bits);
+    APInt highest = item.isUnsigned ? APInt::getMaxValue(bits)
+                                    : APInt::getSignedMaxValue(bits);
+    TypedAttr worst = IntegerAttr::get(element, item.isMax ? lowest : highest);
+    Type type = constants.vectorOf(element);
+    if (w != 1)
+      worst = DenseElementsAttr::get(cast<ShapedType>(type),
+                                     mlir::Attribute(worst));
+    best = arith::ConstantOp::create(nb, loc, type, worst);
+  }
+  Value index = constants.constant(nb.getI64Type(), 0);
+  auto loop =
+      rowLoop(ValueRange{best, index},
+              [&](OpBuilder &rb, RegionEmitter &e, Index at,
+                  ValueRange acc) -> FailureOr<SmallVector<Value>> {
+                FailureOr<Value> x = e.emit(item.operand, at);
+                if (failed(x))
+                  return failure();
+                Value take = argTakes(rb, loc, item, *x, acc[0], e);
+                Value r = rb.getInsertionBlock()->getArgument(0);
+                if (w != 1)
+                  r = vector::BroadcastOp::create(
+                      rb, loc, VectorType::get({w}, rb.getI64Type()), r);
+                return SmallVector<Value>{
+                    arith::SelectOp::create(rb, loc, take, *x, acc[0]),
+                    arith::SelectOp::create(rb, loc, take, r, acc[1])};
+              });
+  seeds[item.op->getResult(0)] = loop.getResult(1);
+}
+
+void ColumnPasses::emitReduction(RegionEmitter &constants, ReductionInfo r) {
+  Value init = reductionIdentity(constants, r);
+  auto loop = rowLoop(
+      init, [&](OpBuilder &, RegionEmitter &e, Index index, ValueRange acc) {
+        return combineStep(e, r, index, acc);
+      });
+  Value result = loop.getResult(0);
+  result = finishReduction(nb, loc, constants, r, result, k.layout.reduced);
+  seeds[r.op.getResult()] = result;
+}
+
+void ColumnPasses::emit() {
+  for (const ColumnItem &item : k.items) {
+    RegionEmitter constants(nb, loc, w, k.pointers);
+    if (item.reduce)
+      emitReduction(constants, *item.reduce);
+    else
+      emitArgScan(constants, item);
+  }
+  ArrayRef<unsigned> domainResults = k.layout.domainResults;
+  if (!domainResults.empty())
+    rowLoop({}, [&](OpBuilder &, RegionEmitter &e, Index index, ValueRange) {
+      return storeAndCombine(e, index, k.yield.getValues(), domainResults,
+                             k.domainOutputs, {}, {});
+    });
+  Index at = indexAt(arith::AddIOp::create(nb, loc, k.columnBase, col));
+  if (failed(storeSeededResults<RegionEmitter>(
+          nb, loc, w, k.pointers, seeds, at, k.yield.getValues(),
+          k.layout.columnResults, k.columnOutputs)))
+    k.broken = true;
+}
+
+/// The columns of one iteration: [c0, vectorEnd) in vectors of `width`,
+/// then [vectorEnd, cEnd) one by one.
+struct ChunkColumns {
+  Value c0, vectorEnd, cEnd;
+};
+
+/// Iteration `iv` is chunk `iv % chunks` of the columns of outer index
+/// `iv / chunks`: its columns, and the outer index's bases in `kernel`.
+ChunkColumns chunkColumns(OpBuilder &b, Value iv, int64_t chunk, int64_t chunks,
+                          unsigned width, ColumnKernel &kernel) {
+  Location loc = kernel.loc;
+  auto c = [&](int64_t value) { return i64Constant(b, loc, value); };
+  int64_t inner = kernel.layout.inner;
+  Value o = arith::DivUIOp::create(b, loc, iv, c(chunks));
+  ChunkColumns columns;
+  columns.c0 = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, iv, c(chunks)), c(chunk));
+  columns.cEnd = arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, columns.c0, c(chunk)), c(inner));
+  columns.vectorEnd = arith::AddIOp::create(
+      b, loc, columns.c0,
+      arith::MulIOp::create(
+          b, loc,
+          arith::DivUIOp::create(
+              b, loc, arith::SubIOp::create(b, loc, columns.cEnd, columns.c0),
+              c(width)),
+          c(width)));
+  kernel.domainBase = positionOf(b, loc, o, kernel.layout.outerRuns);
+  kernel.columnBase = arith::MulIOp::create(b, loc, o, c(inner));
+  return columns;
+}
+
+FailureOr<SmallVector<ColumnItem>>
+classifyItems(const fd::ColumnSchedule &layout) {
+  SmallVector<ColumnItem> items;
+  for (Operation *op : layout.reductions) {
+    FailureOr<ColumnItem> item = classifyItem(op);
+    if (failed(item))
+      return failure();
+    items.push_back(*item);
+  }
+  return items;
+}
+
 } // namespace
 
 FailureOr<FusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
@@ -150,17 +336,9 @@ FailureOr<FusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
       fd::analyzeColumnReduction(fusion, fd::ScheduleTarget::host(width));
   if (failed(layout))
     return failure();
-  SmallVector<ColumnItem> items;
-  for (Operation *op : layout->reductions) {
-    FailureOr<ColumnItem> item = classifyItem(op);
-    if (failed(item))
-      return failure();
-    items.push_back(*item);
-  }
-  int64_t outer = layout->outer, reduced = layout->reduced,
-          inner = layout->inner;
-  ArrayRef<unsigned> domainResults = layout->domainResults,
-                     columnResults = layout->columnResults;
+  FailureOr<SmallVector<ColumnItem>> items = classifyItems(*layout);
+  if (failed(items))
+    return failure();
 
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
@@ -172,145 +350,39 @@ FailureOr<FusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
   SmallVector<Value> outputs;
   for (unsigned k = 0; k < yield.getValues().size(); ++k)
     outputs.push_back(bufferPointer(b, loc, buffers, numInputs + k));
-  SmallVector<Value> domainOutputs = outputsOf(outputs, domainResults);
-  SmallVector<Value> columnOutputs = outputsOf(outputs, columnResults);
-  auto c = [&](int64_t value) { return i64Constant(b, loc, value); };
+  ColumnKernel kernel{*layout,
+                      *items,
+                      yield,
+                      loc,
+                      pointers,
+                      outputsOf(outputs, layout->domainResults),
+                      outputsOf(outputs, layout->columnResults),
+                      {},
+                      {}};
 
   int64_t chunk = kChunkVectors * width;
-  int64_t chunks = (inner + chunk - 1) / chunk;
-  auto chunkLoop = scf::ForOp::create(b, loc, func.getArgument(1),
-                                      func.getArgument(2), c(1));
+  int64_t chunks = (layout->inner + chunk - 1) / chunk;
+  auto chunkLoop = scf::ForOp::create(
+      b, loc, func.getArgument(1), func.getArgument(2), i64Constant(b, loc, 1));
   b.setInsertionPoint(chunkLoop.getBody()->getTerminator());
-  Value iv = chunkLoop.getInductionVar();
-  Value o = arith::DivUIOp::create(b, loc, iv, c(chunks));
-  Value c0 = arith::MulIOp::create(
-      b, loc, arith::RemUIOp::create(b, loc, iv, c(chunks)), c(chunk));
-  Value cEnd = arith::MinUIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, c0, c(chunk)), c(inner));
-  Value vectorEnd = arith::AddIOp::create(
-      b, loc, c0,
-      arith::MulIOp::create(
-          b, loc,
-          arith::DivUIOp::create(
-              b, loc, arith::SubIOp::create(b, loc, cEnd, c0), c(width)),
-          c(width)));
-  Value domainBase = positionOf(b, loc, o, layout->outerRuns);
-  Value columnBase = arith::MulIOp::create(b, loc, o, c(inner));
-
-  bool broken = false;
-  // An argmax/argmin: the best value and its index per column, carried down
-  // the rows.
-  auto emitArgScan = [&](OpBuilder &nb, RegionEmitter &constants,
-                         const ColumnItem &item, unsigned w,
-                         DenseMap<Value, Value> &seeds, auto &&rowLoop) {
-    Type element = computeType(elementTypeOf(item.operand));
-    Value best;
-    if (isa<FloatType>(element)) {
-      best = constants.constant(
-          element, item.isMax ? -std::numeric_limits<double>::infinity()
-                              : std::numeric_limits<double>::infinity());
-    } else {
-      unsigned bits = element.getIntOrFloatBitWidth();
-      APInt lowest = item.isUnsigned ? APInt::getZero(bits)
-                                     : APInt::getSignedMinValue(bits);
-      APInt highest = item.isUnsigned ? APInt::getMaxValue(bits)
-                                      : APInt::getSignedMaxValue(bits);
-      TypedAttr worst =
-          IntegerAttr::get(element, item.isMax ? lowest : highest);
-      Type type = constants.vectorOf(element);
-      if (w != 1)
-        worst = DenseElementsAttr::get(cast<ShapedType>(type),
-                                       mlir::Attribute(worst));
-      best = arith::ConstantOp::create(nb, loc, type, worst);
-    }
-    Value index = constants.constant(nb.getI64Type(), 0);
-    auto loop =
-        rowLoop(ValueRange{best, index},
-                [&](OpBuilder &rb, RegionEmitter &e, Index at,
-                    ValueRange acc) -> FailureOr<SmallVector<Value>> {
-                  FailureOr<Value> x = e.emit(item.operand, at);
-                  if (failed(x))
-                    return failure();
-                  Value take = argTakes(rb, loc, item, *x, acc[0], e);
-                  Value r = rb.getInsertionBlock()->getArgument(0);
-                  if (w != 1)
-                    r = vector::BroadcastOp::create(
-                        rb, loc, VectorType::get({w}, rb.getI64Type()), r);
-                  return SmallVector<Value>{
-                      arith::SelectOp::create(rb, loc, take, *x, acc[0]),
-                      arith::SelectOp::create(rb, loc, take, r, acc[1])};
-                });
-    seeds[item.op->getResult(0)] = loop.getResult(1);
-  };
-  // The passes over one vector (or one column) of columns starting at `col`.
-  auto columnStep = [&](OpBuilder &nb, Value col, unsigned w) {
-    auto indexAt = [&](Value position) -> Index {
-      if (w == 1)
-        return {Index::Uniform, position};
-      return {Index::Contiguous, position, inner % w == 0 ? int64_t(w) : inner};
-    };
-    auto rowPosition = [&](OpBuilder &rb, Value r) -> Value {
-      return arith::AddIOp::create(
-          rb, loc,
-          arith::AddIOp::create(rb, loc, domainBase,
-                                positionOf(rb, loc, r, layout->reducedRuns)),
-          col);
-    };
-    DenseMap<Value, Value> seeds;
-    auto rowLoop = [&](ValueRange init, auto &&step) {
-      return scf::ForOp::create(
-          nb, loc, i64Constant(nb, loc, 0), i64Constant(nb, loc, reduced),
-          i64Constant(nb, loc, 1), init,
-          [&](OpBuilder &rb, Location, Value r, ValueRange acc) {
-            yieldStep<RegionEmitter>(
-                rb, loc, w, pointers, seeds, indexAt(rowPosition(rb, r)), acc,
-                [&](RegionEmitter &e, Index at, ValueRange carried) {
-                  return step(rb, e, at, carried);
-                },
-                broken);
-          });
-    };
-    for (ColumnItem &item : items) {
-      RegionEmitter constants(nb, loc, w, pointers);
-      if (!item.reduce) {
-        emitArgScan(nb, constants, item, w, seeds, rowLoop);
-        continue;
-      }
-      ReductionInfo &r = *item.reduce;
-      Value init = reductionIdentity(constants, r);
-      auto loop = rowLoop(
-          init, [&](OpBuilder &, RegionEmitter &e, Index index,
-                    ValueRange acc) { return combineStep(e, r, index, acc); });
-      Value result = loop.getResult(0);
-      result = finishReduction(nb, loc, constants, r, result, reduced);
-      seeds[r.op.getResult()] = result;
-    }
-    if (!domainResults.empty())
-      rowLoop({}, [&](OpBuilder &, RegionEmitter &e, Index index, ValueRange) {
-        return storeAndCombine(e, index, yield.getValues(), domainResults,
-                               domainOutputs, {}, {});
-      });
-    Index at = indexAt(arith::AddIOp::create(nb, loc, columnBase, col));
-    if (failed(storeSeededResults<RegionEmitter>(nb, loc, w, pointers, seeds,
-                                                 at, yield.getValues(),
-                                                 columnResults, columnOutputs)))
-      broken = true;
-  };
-  for (auto [from, to, w] : {std::make_tuple(c0, vectorEnd, width),
-                             std::make_tuple(vectorEnd, cEnd, 1u)}) {
-    auto loop = scf::ForOp::create(b, loc, from, to, c(w));
+  ChunkColumns columns = chunkColumns(b, chunkLoop.getInductionVar(), chunk,
+                                      chunks, width, kernel);
+  for (auto [from, to, w] :
+       {std::make_tuple(columns.c0, columns.vectorEnd, width),
+        std::make_tuple(columns.vectorEnd, columns.cEnd, 1u)}) {
+    auto loop = scf::ForOp::create(b, loc, from, to, i64Constant(b, loc, w));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(loop.getBody()->getTerminator());
-    columnStep(b, loop.getInductionVar(), w);
+    ColumnPasses(kernel, b, loop.getInductionVar(), w).emit();
   }
-  if (broken)
+  if (kernel.broken)
     return failure();
 
   KernelPlan plan = kernelPlan(name, "", ScheduleKind::ColumnReduction,
                                numInputs, outputs.size());
-  plan.launch.iterations = outer * chunks;
+  plan.launch.iterations = layout->outer * chunks;
   plan.launch.grain = std::max<int64_t>(
-      1, kGrainElements / std::max<int64_t>(1, reduced * chunk));
+      1, kGrainElements / std::max<int64_t>(1, layout->reduced * chunk));
   return singleKernel(std::move(plan));
 }
 

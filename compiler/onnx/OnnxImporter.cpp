@@ -487,6 +487,34 @@ public:
 
   ImportedModel run();
 
+private:
+  // --- The model's parts, in the order run() imports them -----------------
+  /// Dims bound by the shapes of given inputs (by dim_param, or INPUT:INDEX
+  /// for an unnamed one): the size, and the input that gave it.
+  using GivenDims = std::map<std::string, std::pair<std::int64_t, std::string>>;
+  /// The default domain's opset and the IR version, each in the range the
+  /// ONNX checker accepts.
+  void checkVersions();
+  /// Each initializer as a constant value; answers their names.
+  std::set<std::string> importInitializers(const onnx::GraphProto &graph);
+  GivenDims dimsOfGivenInputs(const onnx::GraphProto &graph);
+  /// An input's shape, its dynamic dims bound by --dim (recorded in
+  /// `usedDims`) or by a given input's shape.
+  Shape inputShape(const std::string &name,
+                   const onnx::TensorShapeProto &declared,
+                   const GivenDims &fromInputs,
+                   std::set<std::string> &usedDims);
+  /// The graph inputs that are not initializers: graph inputs, or constants
+  /// where options.constantInputs binds them.
+  void importInputs(const onnx::GraphProto &graph,
+                    const std::set<std::string> &initializerNames,
+                    ImportedModel &result);
+  /// An output's declared element type, and its shape where fully static,
+  /// must be the computed ones.
+  void checkDeclaredOutput(const onnx::ValueInfoProto &output, TensorId id);
+  void importOutputs(const onnx::GraphProto &graph);
+
+public:
   /// Lowers the current node into *b: one tensor per output. A node whose
   /// inputs are all constants is lowered into a scratch graph and folded.
   using Lowering = std::vector<TensorId> (Importer::*)();
@@ -624,15 +652,14 @@ private:
   std::optional<std::vector<std::int64_t>> attrInts(const std::string &name);
 
   std::string nodeLabel() const;
-  void importNode(const onnx::NodeProto &n, int index);
+  void importNode(const onnx::NodeProto &n);
   /// Whether the current node is folded: its inputs are all constants, and
   /// not too large.
   bool foldable();
   /// Lowers the current node with `lower` into a scratch graph and evaluates
-  /// it: one constant per output.
-  /// Evaluates the node's lowering on its constant inputs; false (nothing
-  /// folded) when the evaluation would hold more than kMaxFoldEvalElements
-  /// elements in all: the node is then lowered into the graph.
+  /// it: one constant per output. False (nothing folded) when the evaluation
+  /// would hold more than kMaxFoldEvalElements elements in all: the node is
+  /// then lowered into the graph.
   bool fold(Lowering lower, std::vector<std::optional<Value>> &constants);
 
   // --- Op handlers (opTable) -----------------------------------------------
@@ -696,6 +723,17 @@ private:
   std::vector<TensorId> lowerConcat();
   std::vector<TensorId> lowerSplit();
   std::vector<TensorId> lowerSlice();
+  /// The operands of the gather ops, checked alike: the data (input 0) and
+  /// the indices' type (input 1: int32 or int64); for an op with an axis
+  /// (Gather, GatherElements), the data's rank (>= 1) and the axis in it.
+  struct GatherOperands {
+    TensorId data;
+    Shape shape;
+    std::int64_t rank;
+    std::int64_t axis = 0;
+    TensorType indexType;
+  };
+  GatherOperands gatherOperands(bool hasAxis);
   std::vector<TensorId> lowerGather();
   std::vector<TensorId> lowerGatherElements();
   std::vector<TensorId> lowerGatherND();
@@ -2048,19 +2086,32 @@ std::vector<TensorId> Importer::lowerSlice() {
 /// Gather is a `gather` op with the indices as a run-time tensor (a model
 /// input, a computed value or a constant), so that new token ids reuse the
 /// compiled model.
-std::vector<TensorId> Importer::lowerGather() {
-  TensorId x = in(0);
-  Shape shape = shapeOf(x);
-  std::int64_t rank = std::int64_t(shape.size());
-  if (rank == 0)
-    fail("the data (input 0) is a scalar; Gather needs rank >= 1");
-  std::int64_t axis = normAxis(attrInt("axis", 0), rank);
-  const TensorType &indexType = inType(1);
-  if (indexType.elementType != ElementType::I32 &&
-      indexType.elementType != ElementType::I64)
+Importer::GatherOperands Importer::gatherOperands(bool hasAxis) {
+  GatherOperands g;
+  g.data = in(0);
+  g.shape = shapeOf(g.data);
+  g.rank = std::int64_t(g.shape.size());
+  if (hasAxis) {
+    if (g.rank == 0)
+      fail("the data (input 0) is a scalar; " + node->op_type() +
+           " needs rank >= 1");
+    g.axis = normAxis(attrInt("axis", 0), g.rank);
+  }
+  g.indexType = inType(1);
+  if (g.indexType.elementType != ElementType::I32 &&
+      g.indexType.elementType != ElementType::I64)
     fail("the indices (input 1) are " +
-         std::string(elementTypeName(indexType.elementType)) +
+         std::string(elementTypeName(g.indexType.elementType)) +
          ", expected int32 or int64");
+  return g;
+}
+
+std::vector<TensorId> Importer::lowerGather() {
+  const GatherOperands g = gatherOperands(/*hasAxis=*/true);
+  const TensorId x = g.data;
+  const Shape &shape = g.shape;
+  const std::int64_t axis = g.axis;
+  const TensorType &indexType = g.indexType;
   Shape out(shape.begin(), shape.begin() + axis);
   out.insert(out.end(), indexType.shape.begin(), indexType.shape.end());
   out.insert(out.end(), shape.begin() + axis + 1, shape.end());
@@ -2097,18 +2148,11 @@ std::vector<TensorId> Importer::lowerGather() {
 /// (inputs before a run; the reference runtime always), never another
 /// element of the data.
 std::vector<TensorId> Importer::lowerGatherElements() {
-  TensorId x = in(0);
-  Shape shape = shapeOf(x);
-  std::int64_t rank = std::int64_t(shape.size());
-  if (rank == 0)
-    fail("the data (input 0) is a scalar; GatherElements needs rank >= 1");
-  std::int64_t axis = normAxis(attrInt("axis", 0), rank);
-  const TensorType indexType = inType(1);
-  if (indexType.elementType != ElementType::I32 &&
-      indexType.elementType != ElementType::I64)
-    fail("the indices (input 1) are " +
-         std::string(elementTypeName(indexType.elementType)) +
-         ", expected int32 or int64");
+  const GatherOperands g = gatherOperands(/*hasAxis=*/true);
+  const TensorId x = g.data;
+  const Shape &shape = g.shape;
+  const std::int64_t rank = g.rank, axis = g.axis;
+  const TensorType &indexType = g.indexType;
   const Shape &out = indexType.shape;
   if (std::int64_t(out.size()) != rank)
     fail("the indices (input 1) " + shapeText(out) + " and the data " +
@@ -2193,15 +2237,11 @@ std::vector<TensorId> Importer::lowerGatherElements() {
 /// becomes a row past the data (refused where the gather's indices are
 /// checked, as GatherElements does).
 std::vector<TensorId> Importer::lowerGatherND() {
-  TensorId x = in(0);
-  Shape shape = shapeOf(x);
-  std::int64_t rank = std::int64_t(shape.size());
-  const TensorType indexType = inType(1);
-  if (indexType.elementType != ElementType::I32 &&
-      indexType.elementType != ElementType::I64)
-    fail("the indices (input 1) are " +
-         std::string(elementTypeName(indexType.elementType)) +
-         ", expected int32 or int64");
+  const GatherOperands g = gatherOperands(/*hasAxis=*/false);
+  const TensorId x = g.data;
+  const Shape &shape = g.shape;
+  const std::int64_t rank = g.rank;
+  const TensorType &indexType = g.indexType;
   const Shape &ishape = indexType.shape;
   std::int64_t q = std::int64_t(ishape.size());
   std::int64_t batchDims = attrInt("batch_dims", 0);
@@ -2802,11 +2842,10 @@ bool Importer::fold(Lowering lower,
   return true;
 }
 
-void Importer::importNode(const onnx::NodeProto &n, int index) {
+void Importer::importNode(const onnx::NodeProto &n) {
   node = &n;
   usedAttrs.clear();
   usedInputs.clear();
-  (void)index;
   try {
     if (!n.domain().empty() && n.domain() != "ai.onnx")
       fail("ops of domain '" + n.domain() + "' are not supported");
@@ -2892,7 +2931,7 @@ void Importer::importNode(const onnx::NodeProto &n, int index) {
   }
 }
 
-ImportedModel Importer::run() {
+void Importer::checkVersions() {
   bool haveOpset = false;
   for (const onnx::OperatorSetIdProto &id : model.opset_import())
     if (id.domain().empty() || id.domain() == "ai.onnx") {
@@ -2912,10 +2951,10 @@ ImportedModel Importer::run() {
     fail("opset " + std::to_string(opset) +
          " of the default ONNX domain is not a valid version (1 to " +
          std::to_string(kMaxOpset) + ")");
-  const onnx::GraphProto &graph = model.graph();
-  if (!model.has_graph())
-    fail("the model has no graph");
+}
 
+std::set<std::string>
+Importer::importInitializers(const onnx::GraphProto &graph) {
   std::set<std::string> initializerNames;
   for (const onnx::TensorProto &t : graph.initializer()) {
     if (t.name().empty())
@@ -2936,11 +2975,11 @@ ImportedModel Importer::run() {
   }
   if (graph.sparse_initializer_size())
     fail("sparse initializers are not supported");
+  return initializerNames;
+}
 
-  std::set<std::string> usedDims, usedConstants, inputNames;
-  // Dims bound by the shapes of given inputs (by dim_param, or INPUT:INDEX
-  // for an unnamed one): the size, and the input that gave it.
-  std::map<std::string, std::pair<std::int64_t, std::string>> fromInputs;
+Importer::GivenDims Importer::dimsOfGivenInputs(const onnx::GraphProto &graph) {
+  GivenDims fromInputs;
   for (const onnx::ValueInfoProto &input : graph.input()) {
     auto given = options.inputShapes.find(input.name());
     if (given == options.inputShapes.end() ||
@@ -2966,7 +3005,53 @@ ImportedModel Importer::run() {
              input.name() + "'");
     }
   }
-  ImportedModel result;
+  return fromInputs;
+}
+
+Shape Importer::inputShape(const std::string &name,
+                           const onnx::TensorShapeProto &declared,
+                           const GivenDims &fromInputs,
+                           std::set<std::string> &usedDims) {
+  Shape shape;
+  for (int i = 0; i < declared.dim_size(); ++i) {
+    const onnx::TensorShapeProto_Dimension &dim = declared.dim(i);
+    if (dim.has_dim_value()) {
+      if (dim.dim_value() < 0)
+        fail("input '" + name + "' dimension " + std::to_string(i) +
+             " is negative");
+      shape.push_back(dim.dim_value());
+      continue;
+    }
+    std::string param = dim.has_dim_param() ? dim.dim_param() : "";
+    std::string key = name + ":" + std::to_string(i);
+    auto it = param.empty() ? options.dims.end() : options.dims.find(param);
+    if (it == options.dims.end())
+      it = options.dims.find(key);
+    if (auto bound = fromInputs.find(param.empty() ? key : param);
+        it == options.dims.end() && bound != fromInputs.end()) {
+      shape.push_back(bound->second.first);
+      continue;
+    }
+    if (it == options.dims.end())
+      fail("input '" + name + "' dimension " + std::to_string(i) +
+           (param.empty() ? " (unnamed)" : " ('" + param + "')") +
+           " is dynamic; bind it with --dim " + (param.empty() ? key : param) +
+           "=VALUE or give the input");
+    if (it->second < 0)
+      fail("--dim " + it->first + " is negative");
+    usedDims.insert(it->first);
+    shape.push_back(it->second);
+  }
+  return shape;
+}
+
+void Importer::importInputs(const onnx::GraphProto &graph,
+                            const std::set<std::string> &initializerNames,
+                            ImportedModel &result) {
+  std::set<std::string> usedDims, usedConstants, inputNames;
+  // Dims bound by the shapes of given inputs (by dim_param, or INPUT:INDEX
+  // for an unnamed one): the size, and the input that gave it.
+  const GivenDims fromInputs = dimsOfGivenInputs(graph);
   for (const onnx::ValueInfoProto &input : graph.input()) {
     const std::string &name = input.name();
     // Two inputs of one name would bind one value to two arguments.
@@ -2982,36 +3067,7 @@ ImportedModel Importer::run() {
     ElementType type = requireType(tensor.elem_type(), "input '" + name + "'");
     if (!tensor.has_shape())
       fail("input '" + name + "' has no shape (its rank is unknown)");
-    Shape shape;
-    for (int i = 0; i < tensor.shape().dim_size(); ++i) {
-      const onnx::TensorShapeProto_Dimension &dim = tensor.shape().dim(i);
-      if (dim.has_dim_value()) {
-        if (dim.dim_value() < 0)
-          fail("input '" + name + "' dimension " + std::to_string(i) +
-               " is negative");
-        shape.push_back(dim.dim_value());
-        continue;
-      }
-      std::string param = dim.has_dim_param() ? dim.dim_param() : "";
-      std::string key = name + ":" + std::to_string(i);
-      auto it = param.empty() ? options.dims.end() : options.dims.find(param);
-      if (it == options.dims.end())
-        it = options.dims.find(key);
-      if (auto bound = fromInputs.find(param.empty() ? key : param);
-          it == options.dims.end() && bound != fromInputs.end()) {
-        shape.push_back(bound->second.first);
-        continue;
-      }
-      if (it == options.dims.end())
-        fail("input '" + name + "' dimension " + std::to_string(i) +
-             (param.empty() ? " (unnamed)" : " ('" + param + "')") +
-             " is dynamic; bind it with --dim " +
-             (param.empty() ? key : param) + "=VALUE or give the input");
-      if (it->second < 0)
-        fail("--dim " + it->first + " is negative");
-      usedDims.insert(it->first);
-      shape.push_back(it->second);
-    }
+    Shape shape = inputShape(name, tensor.shape(), fromInputs, usedDims);
     checkedCount(shape, "input '" + name + "'");
     Value v;
     v.type = TensorType{type, shape};
@@ -3041,10 +3097,40 @@ ImportedModel Importer::run() {
       fail("--dim " + dimName +
            " names no dynamic dimension of the model's "
            "inputs");
+}
 
-  for (int i = 0; i < graph.node_size(); ++i)
-    importNode(graph.node(i), i);
+void Importer::checkDeclaredOutput(const onnx::ValueInfoProto &output,
+                                   TensorId id) {
+  if (output.type().has_tensor_type() &&
+      output.type().tensor_type().elem_type() != 0) {
+    std::optional<ElementType> declared =
+        fromOnnxType(output.type().tensor_type().elem_type());
+    if (declared && *declared != mainBuilder.graph().typeOf(id).elementType)
+      fail("output '" + output.name() + "' is declared " +
+           onnxTypeName(output.type().tensor_type().elem_type()) +
+           " but computes " +
+           std::string(
+               elementTypeName(mainBuilder.graph().typeOf(id).elementType)));
+  }
+  // A fully static declared shape must be the computed one.
+  if (output.type().has_tensor_type() &&
+      output.type().tensor_type().has_shape()) {
+    const onnx::TensorShapeProto &declared =
+        output.type().tensor_type().shape();
+    Shape declaredShape;
+    bool isStatic = true;
+    for (const onnx::TensorShapeProto_Dimension &dim : declared.dim()) {
+      isStatic &= dim.has_dim_value();
+      declaredShape.push_back(dim.dim_value());
+    }
+    const Shape computed = mainBuilder.graph().typeOf(id).shape;
+    if (isStatic && declaredShape != computed)
+      fail("output '" + output.name() + "' is declared with shape " +
+           shapeText(declaredShape) + " but computes " + shapeText(computed));
+  }
+}
 
+void Importer::importOutputs(const onnx::GraphProto &graph) {
   if (graph.output_size() == 0)
     fail("the graph has no outputs");
   for (const onnx::ValueInfoProto &output : graph.output()) {
@@ -3052,35 +3138,22 @@ ImportedModel Importer::run() {
     if (it == mainValues.end())
       fail("output '" + output.name() + "' is computed by no node");
     TensorId id = materialize(output.name(), it->second);
-    if (output.type().has_tensor_type() &&
-        output.type().tensor_type().elem_type() != 0) {
-      std::optional<ElementType> declared =
-          fromOnnxType(output.type().tensor_type().elem_type());
-      if (declared && *declared != mainBuilder.graph().typeOf(id).elementType)
-        fail("output '" + output.name() + "' is declared " +
-             onnxTypeName(output.type().tensor_type().elem_type()) +
-             " but computes " +
-             std::string(
-                 elementTypeName(mainBuilder.graph().typeOf(id).elementType)));
-    }
-    // A fully static declared shape must be the computed one.
-    if (output.type().has_tensor_type() &&
-        output.type().tensor_type().has_shape()) {
-      const onnx::TensorShapeProto &declared =
-          output.type().tensor_type().shape();
-      Shape declaredShape;
-      bool isStatic = true;
-      for (const onnx::TensorShapeProto_Dimension &dim : declared.dim()) {
-        isStatic &= dim.has_dim_value();
-        declaredShape.push_back(dim.dim_value());
-      }
-      const Shape computed = mainBuilder.graph().typeOf(id).shape;
-      if (isStatic && declaredShape != computed)
-        fail("output '" + output.name() + "' is declared with shape " +
-             shapeText(declaredShape) + " but computes " + shapeText(computed));
-    }
+    checkDeclaredOutput(output, id);
     mainBuilder.output(id, output.name());
   }
+}
+
+ImportedModel Importer::run() {
+  checkVersions();
+  const onnx::GraphProto &graph = model.graph();
+  if (!model.has_graph())
+    fail("the model has no graph");
+  std::set<std::string> initializerNames = importInitializers(graph);
+  ImportedModel result;
+  importInputs(graph, initializerNames, result);
+  for (const onnx::NodeProto &node : graph.node())
+    importNode(node);
+  importOutputs(graph);
   Expected<Graph> built = mainBuilder.finish();
   if (!built.ok())
     fail(built.message());

@@ -1,13 +1,13 @@
 //===- DeviceRuntime.h - The interface every device runtime has -*- C++ -*-===//
 //
-// One interface for the CUDA, host and reference runtimes, carrying the seed
-// semantics (shared/seeds/001) in C++ types so that wrong states cannot be
-// written down: memory comes only through a permit that a budget granted; a
-// submission answers a fence or a *definitely not submitted* error, and only
-// the latter lets a caller release the batch's resources; a fence answers
-// pending, terminal (with a receipt) or indeterminate, and only terminal
-// releases anything. Every object carries the identity of the runtime
-// instance that made it, and handing it to another instance is an error.
+// One interface for the CUDA, host and reference runtimes, carrying their
+// semantics in C++ types so that wrong states cannot be written down: memory
+// comes only through a permit that a budget granted; a submission answers a
+// fence or a *definitely not submitted* error, and only the latter lets a
+// caller release the batch's resources; a fence answers pending, terminal (with
+// a receipt) or indeterminate, and only terminal releases anything. Every
+// object carries the identity of the runtime instance that made it, and handing
+// it to another instance is an error.
 //
 // Handles are reference counted: a submitted batch keeps its buffers and
 // executables alive until its fence is terminal, so dropping a handle early
@@ -138,8 +138,7 @@ private:
   std::shared_ptr<detail::ExecutableObject> object;
 };
 
-/// An ordered queue of submissions. Move-only, like the seed's `&mut
-/// Stream`: one owner submits to it.
+/// An ordered queue of submissions. Move-only: one owner submits to it.
 class Stream {
 public:
   Stream() = default;

@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Npy.h"
+#include "PlanPrinter.h"
 #include "tools/HelpCategories.h"
 #include "tools/InputNesting.h"
 
@@ -319,132 +320,6 @@ std::string shapeString(const std::vector<std::int64_t> &shape) {
   return out + "]";
 }
 
-/// The bytes a kernel reads of a bound tensor of `bytes` bytes that no op of
-/// it produces: the sum of the slices' results when the kernel's ops read it
-/// through slices only (an embedding lookup reads rows of its table, not the
-/// table), at most the whole tensor; else the whole tensor.
-std::uint64_t bytesRead(const Graph &graph, const BundleKernel &k,
-                        TensorId tensor, std::uint64_t bytes) {
-  std::uint64_t sliced = 0;
-  bool onlySliced = false;
-  for (std::uint32_t index : k.ops) {
-    const Op &op = graph.ops[index];
-    if (!llvm::is_contained(op.operands, tensor))
-      continue;
-    if (op.kind != OpKind::Slice)
-      return bytes;
-    onlySliced = true;
-    sliced += std::uint64_t(graph.typeOf(op.result()).byteSize());
-  }
-  return onlySliced ? std::min(sliced, bytes) : bytes;
-}
-
-/// Bytes a kernel reads (of bound tensors no op of it produces) and writes
-/// (bound tensors it produces).
-std::pair<std::uint64_t, std::uint64_t> kernelTraffic(const Bundle &bundle,
-                                                      const BundleKernel &k) {
-  std::set<TensorId> produced;
-  for (std::uint32_t op : k.ops)
-    for (TensorId result : bundle.graph.ops[op].results)
-      produced.insert(result);
-  std::uint64_t read = 0, written = 0;
-  std::vector<std::uint64_t> bytes = bindingBytes(bundle, k);
-  for (std::size_t i = 0; i < k.bindings.size(); ++i) {
-    TensorId tensor = boundTensor(bundle, k.bindings[i]);
-    if (produced.count(tensor))
-      written += bytes[i];
-    else
-      read += bytesRead(bundle.graph, k, tensor, bytes[i]);
-  }
-  return {read, written};
-}
-
-void printPlanText(const Bundle &bundle, llvm::raw_ostream &os) {
-  std::uint64_t totalRead = 0, totalWritten = 0;
-  std::set<std::string> entries;
-  for (const BundleKernel &kernel : bundle.kernels)
-    entries.insert(kernel.entry);
-  os << "plan: " << bundle.kernels.size() << " kernel"
-     << (bundle.kernels.size() == 1 ? "" : "s") << " for "
-     << bundle.graph.ops.size() << " ops, target " << bundle.target;
-  // Identical kernels are compiled once.
-  if (entries.size() < bundle.kernels.size())
-    os << ", " << entries.size() << " distinct";
-  os << "\n";
-  for (std::uint32_t index : bundle.launchOrder) {
-    const BundleKernel &kernel = bundle.kernels[index];
-    auto [read, written] = kernelTraffic(bundle, kernel);
-    totalRead += read;
-    totalWritten += written;
-    os << "kernel " << index << " " << kernel.name << ": "
-       << scheduleKindName(kernel.schedule) << ", " << kernel.ops.size()
-       << " ops, reads " << read << " B, writes " << written << " B";
-    if (kernel.entry != kernel.name)
-      os << ", the code of " << kernel.entry;
-    os << "\n  ops";
-    for (std::uint32_t op : kernel.ops)
-      os << " " << mnemonic(bundle.graph.ops[op].kind);
-    os << "\n";
-  }
-  os << "total: reads " << totalRead << " B, writes " << totalWritten
-     << " B, arena " << bundle.memoryPlan.peakBytes << " B\n";
-}
-
-std::string dotEscape(const std::string &text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    out += c;
-  }
-  return out;
-}
-
-void printPlanDot(const Bundle &bundle, const std::string &title,
-                  const std::vector<std::string> &inputNames,
-                  const std::vector<std::string> &outputNames,
-                  llvm::raw_ostream &os) {
-  const Graph &graph = bundle.graph;
-  std::map<TensorId, std::string> producer;
-  for (std::size_t i = 0; i < graph.inputs.size(); ++i)
-    producer[graph.inputs[i]] = "in" + std::to_string(i);
-  for (std::size_t i = 0; i < graph.ops.size(); ++i)
-    for (TensorId result : graph.ops[i].results)
-      producer[result] = "op" + std::to_string(i);
-  os << "digraph \"" << dotEscape(title) << "\" {\n"
-     << "  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n";
-  for (std::size_t i = 0; i < graph.inputs.size(); ++i)
-    os << "  in" << i << " [shape=ellipse, label=\"" << dotEscape(inputNames[i])
-       << "\\n"
-       << graph.typeOf(graph.inputs[i]).toString() << "\"];\n";
-  std::set<std::uint32_t> placed;
-  for (std::uint32_t index : bundle.launchOrder) {
-    const BundleKernel &kernel = bundle.kernels[index];
-    os << "  subgraph cluster_k" << index << " {\n    label=\"kernel " << index
-       << ": " << dotEscape(kernel.name) << " ("
-       << scheduleKindName(kernel.schedule) << ")\";\n    style=rounded;\n";
-    for (std::uint32_t op : kernel.ops) {
-      placed.insert(op);
-      os << "    op" << op << " [label=\"" << mnemonic(graph.ops[op].kind)
-         << "\\n"
-         << graph.typeOf(graph.ops[op].result()).toString() << "\"];\n";
-    }
-    os << "  }\n";
-  }
-  for (std::size_t i = 0; i < graph.ops.size(); ++i)
-    if (!placed.count(std::uint32_t(i)))
-      os << "  op" << i << " [label=\"" << mnemonic(graph.ops[i].kind)
-         << "\"];\n";
-  for (std::size_t i = 0; i < graph.ops.size(); ++i)
-    for (TensorId operand : graph.ops[i].operands)
-      os << "  " << producer[operand] << " -> op" << i << ";\n";
-  for (std::size_t i = 0; i < graph.outputs.size(); ++i)
-    os << "  out" << i << " [shape=ellipse, label=\""
-       << dotEscape(outputNames[i]) << "\"];\n  "
-       << producer[graph.outputs[i].tensor] << " -> out" << i << ";\n";
-  os << "}\n";
-}
-
 /// What decided an output's --check: the element nearest its bound (the
 /// largest abs error / (atol + rtol * |expected|); a NaN or an infinity that
 /// differs first) and which term of the bound is the larger there. A large
@@ -538,129 +413,201 @@ std::optional<std::string> inputPath(const std::vector<std::string> &specs,
   return path;
 }
 
-int runModel(const RunOptions &options) {
-  // The model file.
+/// The options that say nothing of the model's contents.
+Status checkOptions(const RunOptions &options) {
   llvm::StringRef extension = llvm::sys::path::extension(options.model);
   bool isOnnx = extension == ".onnx";
   if (extension != ".mlir" && !isOnnx)
-    return fail("'" + options.model + "': unknown model type '" +
-                extension.str() + "'; expected a .mlir file (or .onnx)");
+    return Status::error("'" + options.model + "': unknown model type '" +
+                         extension.str() +
+                         "'; expected a .mlir file (or .onnx)");
   if (options.runtime != "host" && options.runtime != "reference")
-    return fail("unknown --runtime=" + options.runtime +
-                "; expected host or reference");
+    return Status::error("unknown --runtime=" + options.runtime +
+                         "; expected host or reference");
   if (options.threads > kMaxThreads)
-    return fail("--threads=" + std::to_string(options.threads) + ": at most " +
-                std::to_string(kMaxThreads));
+    return Status::error("--threads=" + std::to_string(options.threads) +
+                         ": at most " + std::to_string(kMaxThreads));
   if (options.threads && options.runtime != "host")
-    return fail("--threads applies to the host runtime only");
+    return Status::error("--threads applies to the host runtime only");
   if (!isOnnx && !options.dims.empty())
-    return fail("--dim applies to .onnx models only");
-  std::string source;
-  // ONNX: the imported graph, printed as a function of fuse ops, is the
-  // source from here on; the initializers' values are bound as inputs.
-  std::vector<std::optional<HostTensorData>> weights;
-  // --input files read before the import (their shapes bind dynamic dims),
-  // by spec.
-  std::map<std::string, npy::Array> preloaded;
-  // Model inputs whose --input values were bound as constants at import.
-  std::vector<std::string> boundAtImport;
-  if (isOnnx) {
-    onnximport::ImportOptions importOptions;
-    for (const std::string &spec : options.dims) {
-      std::size_t equals = spec.find('=');
-      long long value = 0;
-      if (equals == std::string::npos || equals == 0 ||
-          llvm::StringRef(spec)
-              .drop_front(equals + 1)
-              .getAsInteger(10, value) ||
-          value < 0)
-        return fail("--dim '" + spec + "' is not NAME=VALUE (VALUE >= 0)");
-      importOptions.dims[spec.substr(0, equals)] = value;
-    }
-    if (!llvm::sys::fs::exists(options.model))
-      return fail("cannot read '" + options.model +
-                  "': no such file or directory");
-    // The given inputs' shapes bind the dynamic dims --dim does not; each
-    // file is read once (kept for the run; one that does not read is
-    // reported there).
-    for (const std::string &spec : options.inputs) {
-      std::size_t equals = spec.find('=');
-      if (equals == std::string::npos || equals == 0)
-        continue;
-      std::string name = spec.substr(0, equals);
-      Expected<npy::Array> array = readInputFile(spec.substr(equals + 1));
-      if (!array.ok())
-        continue;
-      importOptions.inputShapes[name] = array->type.shape;
-      preloaded.insert_or_assign(spec, std::move(*array));
-    }
-    progress("importing " + options.model + "...");
-    std::vector<onnximport::ConstantInputNeed> needs;
-    Expected<onnximport::ImportedModel> imported =
-        onnximport::importModelFile(options.model, importOptions, &needs);
-    // A shape, axes or indices computed from a model input must be known at
-    // import time: the importer says which inputs, and their --input values
-    // are compiled into the model (a decision said out loud, since every
-    // other value of such an input compiles the model again).
-    while (!imported.ok() && !needs.empty()) {
-      for (const onnximport::ConstantInputNeed &need : needs) {
-        if (importOptions.constantInputs.count(need.input))
-          return fail("internal error: input '" + need.input +
-                      "' is needed as a constant again after its value was "
-                      "bound");
-        std::optional<std::string> path = inputPath(options.inputs, need.input);
-        if (!path)
-          return fail("input '" + need.input +
-                      "' is needed as a constant (it feeds the " + need.use +
-                      "), and fuse-run compiles it into the model: give its "
-                      "value with --input " +
-                      need.input + "=PATH");
-        Expected<npy::Array> array = readInputFile(*path);
-        if (!array.ok())
-          return fail("--input " + need.input + ": " + array.message());
-        progress("input '" + need.input +
-                 "' is needed as a constant (it feeds the " + need.use +
-                 "): its --input value is compiled into the model; every "
-                 "other value compiles it again");
-        HostTensorData value(array->type);
-        value.bytes = std::move(array->bytes);
-        importOptions.constantInputs.emplace(need.input, std::move(value));
-        boundAtImport.push_back(need.input);
-      }
-      needs.clear();
-      imported =
-          onnximport::importModelFile(options.model, importOptions, &needs);
-    }
-    if (!imported.ok())
-      return fail(imported.message());
-    mlir::MLIRContext printContext;
-    loadTranslationDialects(printContext);
-    mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>> printed =
-        graphToModule(printContext, imported->graph);
-    if (mlir::failed(printed))
-      return fail("internal error: the imported graph of '" + options.model +
-                  "' does not translate to fuse ops");
-    llvm::raw_string_ostream os(source);
-    (*printed)->print(os);
-    weights = std::move(imported->weights);
-    std::size_t weightCount = 0;
-    for (const auto &weight : weights)
-      weightCount += weight.has_value();
-    progress("imported " + std::to_string(imported->graph.ops.size()) +
-             " ops, " + std::to_string(weightCount) + " weight input(s)");
-  } else {
-    // A regular file (not /dev/zero, a FIFO or a directory), as large as
-    // an ONNX model may be.
-    Expected<std::string> file =
-        readRegularFile(options.model, std::uint64_t(1) << 31);
-    if (!file.ok())
-      return fail(file.message());
-    source = file.take();
-    if (std::optional<std::string> deep = checkMlirNesting(source))
-      return fail("'" + options.model + "': " + *deep);
-  }
+    return Status::error("--dim applies to .onnx models only");
+  return Status::success();
+}
 
-  // The graph, read here for the cache key, input names and the reference.
+/// The model as the source of a function of fuse ops, and what an ONNX
+/// import adds to it.
+struct ModelSource {
+  std::string text;
+  /// ONNX: the initializers' values, bound as inputs.
+  std::vector<std::optional<HostTensorData>> weights;
+  /// --input files read before the import (their shapes bind dynamic dims),
+  /// by spec.
+  std::map<std::string, npy::Array> preloaded;
+  /// Model inputs whose --input values were bound as constants at import.
+  std::vector<std::string> boundAtImport;
+};
+
+/// The --dim NAME=VALUE specs, into the importer's options.
+Status parseDims(const std::vector<std::string> &specs,
+                 onnximport::ImportOptions &importOptions) {
+  for (const std::string &spec : specs) {
+    std::size_t equals = spec.find('=');
+    long long value = 0;
+    if (equals == std::string::npos || equals == 0 ||
+        llvm::StringRef(spec).drop_front(equals + 1).getAsInteger(10, value) ||
+        value < 0)
+      return Status::error("--dim '" + spec +
+                           "' is not NAME=VALUE (VALUE >= 0)");
+    importOptions.dims[spec.substr(0, equals)] = value;
+  }
+  return Status::success();
+}
+
+/// The given inputs' shapes bind the dynamic dims --dim does not; each file
+/// is read once (kept for the run; one that does not read is reported
+/// there).
+void preloadInputs(const std::vector<std::string> &specs,
+                   onnximport::ImportOptions &importOptions,
+                   std::map<std::string, npy::Array> &preloaded) {
+  for (const std::string &spec : specs) {
+    std::size_t equals = spec.find('=');
+    if (equals == std::string::npos || equals == 0)
+      continue;
+    std::string name = spec.substr(0, equals);
+    Expected<npy::Array> array = readInputFile(spec.substr(equals + 1));
+    if (!array.ok())
+      continue;
+    importOptions.inputShapes[name] = array->type.shape;
+    preloaded.insert_or_assign(spec, std::move(*array));
+  }
+}
+
+/// Binds the --input value of each input the importer needs as a constant.
+Status
+bindConstantInputs(const RunOptions &options,
+                   const std::vector<onnximport::ConstantInputNeed> &needs,
+                   onnximport::ImportOptions &importOptions,
+                   std::vector<std::string> &boundAtImport) {
+  for (const onnximport::ConstantInputNeed &need : needs) {
+    if (importOptions.constantInputs.count(need.input))
+      return Status::error("internal error: input '" + need.input +
+                           "' is needed as a constant again after its value "
+                           "was bound");
+    std::optional<std::string> path = inputPath(options.inputs, need.input);
+    if (!path)
+      return Status::error("input '" + need.input +
+                           "' is needed as a constant (it feeds the " +
+                           need.use +
+                           "), and fuse-run compiles it into the model: give "
+                           "its value with --input " +
+                           need.input + "=PATH");
+    Expected<npy::Array> array = readInputFile(*path);
+    if (!array.ok())
+      return Status::error("--input " + need.input + ": " + array.message());
+    progress("input '" + need.input +
+             "' is needed as a constant (it feeds the " + need.use +
+             "): its --input value is compiled into the model; every "
+             "other value compiles it again");
+    HostTensorData value(array->type);
+    value.bytes = std::move(array->bytes);
+    importOptions.constantInputs.emplace(need.input, std::move(value));
+    boundAtImport.push_back(need.input);
+  }
+  return Status::success();
+}
+
+/// ONNX: the imported graph, printed as a function of fuse ops, is the
+/// source from here on; the initializers' values are bound as inputs.
+Expected<ModelSource> importOnnx(const RunOptions &options) {
+  ModelSource model;
+  onnximport::ImportOptions importOptions;
+  if (Status dims = parseDims(options.dims, importOptions); !dims.ok())
+    return dims;
+  if (!llvm::sys::fs::exists(options.model))
+    return Status::error("cannot read '" + options.model +
+                         "': no such file or directory");
+  preloadInputs(options.inputs, importOptions, model.preloaded);
+  progress("importing " + options.model + "...");
+  std::vector<onnximport::ConstantInputNeed> needs;
+  Expected<onnximport::ImportedModel> imported =
+      onnximport::importModelFile(options.model, importOptions, &needs);
+  // A shape, axes or indices computed from a model input must be known at
+  // import time: the importer says which inputs, and their --input values
+  // are compiled into the model (a decision said out loud, since every
+  // other value of such an input compiles the model again).
+  while (!imported.ok() && !needs.empty()) {
+    if (Status bound = bindConstantInputs(options, needs, importOptions,
+                                          model.boundAtImport);
+        !bound.ok())
+      return bound;
+    needs.clear();
+    imported =
+        onnximport::importModelFile(options.model, importOptions, &needs);
+  }
+  if (!imported.ok())
+    return imported.status();
+  mlir::MLIRContext printContext;
+  loadTranslationDialects(printContext);
+  mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>> printed =
+      graphToModule(printContext, imported->graph);
+  if (mlir::failed(printed))
+    return Status::error("internal error: the imported graph of '" +
+                         options.model + "' does not translate to fuse ops");
+  llvm::raw_string_ostream os(model.text);
+  (*printed)->print(os);
+  model.weights = std::move(imported->weights);
+  std::size_t weightCount = 0;
+  for (const auto &weight : model.weights)
+    weightCount += weight.has_value();
+  progress("imported " + std::to_string(imported->graph.ops.size()) + " ops, " +
+           std::to_string(weightCount) + " weight input(s)");
+  return model;
+}
+
+/// A regular file (not /dev/zero, a FIFO or a directory), as large as an
+/// ONNX model may be.
+Expected<ModelSource> readMlir(const RunOptions &options) {
+  Expected<std::string> file =
+      readRegularFile(options.model, std::uint64_t(1) << 31);
+  if (!file.ok())
+    return file.status();
+  ModelSource model;
+  model.text = file.take();
+  if (std::optional<std::string> deep = checkMlirNesting(model.text))
+    return Status::error("'" + options.model + "': " + *deep);
+  return model;
+}
+
+/// The graph of the model's source, read for the cache key, the input names
+/// and the reference.
+struct ParsedModel {
+  Graph graph;
+  /// It holds fuse.fusion ops: its kernels are the ones written.
+  bool handFused = false;
+  std::vector<std::string> inputNames, outputNames;
+};
+
+/// Each input's name: the graph's, else the source's, else "inN"; each
+/// output's: the graph's, else "outN".
+void nameInputsAndOutputs(mlir::ModuleOp module, const std::string &source,
+                          ParsedModel &model) {
+  const Graph &graph = model.graph;
+  model.inputNames = sourceArgumentNames(module, source);
+  model.inputNames.resize(graph.inputs.size());
+  for (std::size_t i = 0; i < graph.inputs.size(); ++i) {
+    if (!graph.tensors[graph.inputs[i]].name.empty())
+      model.inputNames[i] = graph.tensors[graph.inputs[i]].name;
+    if (model.inputNames[i].empty())
+      model.inputNames[i] = "in" + std::to_string(i);
+  }
+  for (std::size_t i = 0; i < graph.outputs.size(); ++i)
+    model.outputNames.push_back(graph.outputs[i].name.empty()
+                                    ? "out" + std::to_string(i)
+                                    : graph.outputs[i].name);
+}
+
+Expected<ParsedModel> parseModel(const std::string &source,
+                                 const std::string &modelPath) {
   mlir::MLIRContext context;
   loadTranslationDialects(context);
   context.printOpOnDiagnostic(false);
@@ -668,121 +615,134 @@ int runModel(const RunOptions &options) {
   llvm::raw_string_ostream diagnosticStream(diagnosticText);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(source, options.model),
-      llvm::SMLoc());
+      llvm::MemoryBuffer::getMemBufferCopy(source, modelPath), llvm::SMLoc());
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context,
                                            diagnosticStream);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
   if (!module)
-    return fail("'" + options.model + "' does not parse:\n" + diagnosticText);
+    return Status::error("'" + modelPath + "' does not parse:\n" +
+                         diagnosticText);
   mlir::FailureOr<Graph> parsedGraph = moduleToGraph(*module);
   if (mlir::failed(parsedGraph))
-    return fail("'" + options.model + "' is not a graph of fuse ops:\n" +
-                diagnosticText);
-  const Graph graph = std::move(*parsedGraph);
-  bool handFused = false;
+    return Status::error("'" + modelPath + "' is not a graph of fuse ops:\n" +
+                         diagnosticText);
+  ParsedModel model;
+  model.graph = std::move(*parsedGraph);
   module->walk([&](mlir::Operation *op) {
     if (op->getName().getStringRef() == "fuse.fusion")
-      handFused = true;
+      model.handFused = true;
   });
+  nameInputsAndOutputs(*module, source, model);
+  return model;
+}
 
-  std::vector<std::string> inputNames = sourceArgumentNames(*module, source);
-  inputNames.resize(graph.inputs.size());
-  for (std::size_t i = 0; i < graph.inputs.size(); ++i) {
-    if (!graph.tensors[graph.inputs[i]].name.empty())
-      inputNames[i] = graph.tensors[graph.inputs[i]].name;
-    if (inputNames[i].empty())
-      inputNames[i] = "in" + std::to_string(i);
+/// An --input value as the model's input of type `expected` takes it.
+Expected<HostTensorData> inputValue(const std::string &name,
+                                    const std::string &path, npy::Array array,
+                                    const TensorType &expected) {
+  TensorType got = array.type;
+  // bf16 and the f8/f4 types have no .npy dtype: they are read from f32,
+  // each value rounded as a cast rounds it (to nearest even).
+  bool noNpyFloat = isFloat(expected.elementType) &&
+                    byteSize(expected.elementType) < 4 &&
+                    expected.elementType != ElementType::F16;
+  if (noNpyFloat && got.elementType == ElementType::F32 &&
+      got.shape == expected.shape) {
+    HostTensorData f32(got);
+    f32.bytes = std::move(array.bytes);
+    return HostTensorData::fromDoubles(expected, f32.toDoubles());
   }
-  std::vector<std::string> outputNames;
-  for (std::size_t i = 0; i < graph.outputs.size(); ++i)
-    outputNames.push_back(graph.outputs[i].name.empty()
-                              ? "out" + std::to_string(i)
-                              : graph.outputs[i].name);
+  // i4/i2 are read from int8 and ui4/ui2 from uint8 (as fuse-run writes
+  // them), every value inside the narrow type's range.
+  unsigned bits = integerBitWidth(expected.elementType);
+  if (bits == 2 || bits == 4) {
+    bool isUnsigned = isUnsignedInteger(expected.elementType);
+    ElementType wide = isUnsigned ? ElementType::UI8 : ElementType::I8;
+    if (got.elementType == wide && got.shape == expected.shape) {
+      std::int64_t low = isUnsigned ? 0 : -(std::int64_t(1) << (bits - 1));
+      std::int64_t high =
+          (std::int64_t(1) << (isUnsigned ? bits : bits - 1)) - 1;
+      HostTensorData data(expected);
+      data.bytes = std::move(array.bytes);
+      for (std::int64_t i = 0; i < expected.numElements(); ++i) {
+        std::int64_t value = loadInt(wide, data.bytes.data(), i);
+        if (value < low || value > high)
+          return Status::error(
+              "--input " + name + ": '" + path + "' element " +
+              std::to_string(i) + " is " + std::to_string(value) +
+              ", outside " +
+              std::string(elementTypeName(expected.elementType)) + "'s range " +
+              std::to_string(low) + " .. " + std::to_string(high));
+      }
+      return data;
+    }
+  }
+  if (got != expected)
+    return Status::error("--input " + name + ": '" + path + "' holds a " +
+                         got.toString() + ", but the model's input '" + name +
+                         "' is a " + expected.toString());
+  HostTensorData data(expected);
+  data.bytes = std::move(array.bytes);
+  return data;
+}
 
-  // Inputs: given as .npy files, else random from the seed.
+/// Per model input: its --input value, else its weight's, else none (drawn
+/// from the seed).
+Expected<std::vector<std::optional<HostTensorData>>>
+givenInputs(const RunOptions &options, const ParsedModel &model,
+            ModelSource &source) {
+  const Graph &graph = model.graph;
+  const std::vector<std::string> &inputNames = model.inputNames;
   std::vector<std::optional<HostTensorData>> inputData(graph.inputs.size());
-  std::set<std::string> givenInputs;
+  std::set<std::string> givenNames;
   for (const std::string &spec : options.inputs) {
     std::size_t equals = spec.find('=');
     if (equals == std::string::npos || equals == 0)
-      return fail("--input '" + spec + "' is not NAME=PATH.npy (or .pb)");
+      return Status::error("--input '" + spec +
+                           "' is not NAME=PATH.npy (or .pb)");
     std::string name = spec.substr(0, equals), path = spec.substr(equals + 1);
     // The later one silently won.
-    if (!givenInputs.insert(name).second)
-      return fail("--input names '" + name + "' twice; give each input once");
-    if (llvm::is_contained(boundAtImport, name))
+    if (!givenNames.insert(name).second)
+      return Status::error("--input names '" + name +
+                           "' twice; give each input once");
+    if (llvm::is_contained(source.boundAtImport, name))
       continue;
     auto it = std::find(inputNames.begin(), inputNames.end(), name);
     if (it == inputNames.end()) {
       std::string known;
       for (const std::string &n : inputNames)
         known += (known.empty() ? "" : ", ") + n;
-      return fail("--input names '" + name + "', which is not an input of '" +
-                  options.model + "'; its inputs are: " + known);
+      return Status::error("--input names '" + name +
+                           "', which is not an input of '" + options.model +
+                           "'; its inputs are: " + known);
     }
     std::size_t index = it - inputNames.begin();
-    auto kept = preloaded.find(spec);
+    auto kept = source.preloaded.find(spec);
     Expected<npy::Array> array =
-        kept != preloaded.end() ? Expected<npy::Array>(std::move(kept->second))
-                                : readInputFile(path);
+        kept != source.preloaded.end()
+            ? Expected<npy::Array>(std::move(kept->second))
+            : readInputFile(path);
     if (!array.ok())
-      return fail("--input " + name + ": " + array.message());
-    const TensorType &expected = graph.typeOf(graph.inputs[index]);
-    TensorType got = array->type;
-    // bf16 and the f8/f4 types have no .npy dtype: they are read from f32,
-    // each value rounded as a cast rounds it (to nearest even).
-    bool noNpyFloat = isFloat(expected.elementType) &&
-                      byteSize(expected.elementType) < 4 &&
-                      expected.elementType != ElementType::F16;
-    if (noNpyFloat && got.elementType == ElementType::F32 &&
-        got.shape == expected.shape) {
-      HostTensorData f32(got);
-      f32.bytes = std::move(array->bytes);
-      inputData[index] = HostTensorData::fromDoubles(expected, f32.toDoubles());
-      continue;
-    }
-    // i4/i2 are read from int8 and ui4/ui2 from uint8 (as fuse-run writes
-    // them), every value inside the narrow type's range.
-    unsigned bits = integerBitWidth(expected.elementType);
-    if (bits == 2 || bits == 4) {
-      bool isUnsigned = isUnsignedInteger(expected.elementType);
-      ElementType wide = isUnsigned ? ElementType::UI8 : ElementType::I8;
-      if (got.elementType == wide && got.shape == expected.shape) {
-        std::int64_t low = isUnsigned ? 0 : -(std::int64_t(1) << (bits - 1));
-        std::int64_t high =
-            (std::int64_t(1) << (isUnsigned ? bits : bits - 1)) - 1;
-        HostTensorData data(expected);
-        data.bytes = std::move(array->bytes);
-        for (std::int64_t i = 0; i < expected.numElements(); ++i) {
-          std::int64_t value = loadInt(wide, data.bytes.data(), i);
-          if (value < low || value > high)
-            return fail("--input " + name + ": '" + path + "' element " +
-                        std::to_string(i) + " is " + std::to_string(value) +
-                        ", outside " +
-                        std::string(elementTypeName(expected.elementType)) +
-                        "'s range " + std::to_string(low) + " .. " +
-                        std::to_string(high));
-        }
-        inputData[index] = std::move(data);
-        continue;
-      }
-    }
-    if (got != expected)
-      return fail("--input " + name + ": '" + path + "' holds a " +
-                  got.toString() + ", but the model's input '" + name +
-                  "' is a " + expected.toString());
-    HostTensorData data(expected);
-    data.bytes = std::move(array->bytes);
-    inputData[index] = std::move(data);
+      return Status::error("--input " + name + ": " + array.message());
+    Expected<HostTensorData> value =
+        inputValue(name, path, array.take(), graph.typeOf(graph.inputs[index]));
+    if (!value.ok())
+      return value.status();
+    inputData[index] = value.take();
   }
   // Weights not given with --input: their initializer values.
-  for (std::size_t i = 0; i < weights.size() && i < inputData.size(); ++i)
-    if (weights[i] && !inputData[i])
-      inputData[i] = std::move(*weights[i]);
-  // The memory the model's shapes ask for, each tensor and all together,
-  // is checked before any of it is allocated.
+  for (std::size_t i = 0; i < source.weights.size() && i < inputData.size();
+       ++i)
+    if (source.weights[i] && !inputData[i])
+      inputData[i] = std::move(*source.weights[i]);
+  return inputData;
+}
+
+/// The memory the model's shapes ask for, each tensor and all together,
+/// checked before any of it is allocated.
+Status checkModelMemory(const RunOptions &options, const ParsedModel &model) {
+  const Graph &graph = model.graph;
   std::uint64_t totalBytes = 0, largestBytes = 0;
   std::string largest;
   auto checkTensor = [&](TensorId tensor, const std::string &what) {
@@ -800,33 +760,37 @@ int runModel(const RunOptions &options) {
   };
   for (std::size_t i = 0; i < graph.inputs.size(); ++i)
     if (Status room =
-            checkTensor(graph.inputs[i], "input '" + inputNames[i] + "'");
+            checkTensor(graph.inputs[i], "input '" + model.inputNames[i] + "'");
         !room.ok())
-      return fail(room.message());
+      return room;
   for (std::size_t i = 0; i < graph.outputs.size(); ++i)
     if (Status room = checkTensor(graph.outputs[i].tensor,
-                                  "output '" + outputNames[i] + "'");
+                                  "output '" + model.outputNames[i] + "'");
         !room.ok())
-      return fail(room.message());
+      return room;
   if (Status room = checkAllocatable(totalBytes, "the inputs and outputs of '" +
                                                      options.model + "'");
       !room.ok())
-    return fail(room.message());
+    return room;
   // A run holds them about three times (fuse-run's copies and the runtime's
   // buffers: a peak of 1.69 GB measured for 512 MiB of inputs), four times
   // under --check (the reference runtime's). malloc grants each copy (Linux
   // overcommits) and the OOM killer ends the process when their pages are
   // touched, unless the sum is refused here.
   const std::uint64_t copies = options.check ? 4 : 3;
-  if (Status room = checkFitsInMemory(
-          totalBytes > UINT64_MAX / copies ? UINT64_MAX : totalBytes * copies,
-          "running '" + options.model + "' (its inputs and outputs, " +
-              std::to_string(totalBytes) + " bytes, held " +
-              std::to_string(copies) + " times; the largest is " + largest +
-              ")");
-      !room.ok())
-    return fail(room.message());
-  std::mt19937_64 rng(options.seed);
+  return checkFitsInMemory(
+      totalBytes > UINT64_MAX / copies ? UINT64_MAX : totalBytes * copies,
+      "running '" + options.model + "' (its inputs and outputs, " +
+          std::to_string(totalBytes) + " bytes, held " +
+          std::to_string(copies) + " times; the largest is " + largest + ")");
+}
+
+/// Every input's bytes: its given value, else random from the seed.
+std::vector<device::TensorBytes>
+inputBytes(const Graph &graph,
+           const std::vector<std::optional<HostTensorData>> &inputData,
+           unsigned seed) {
+  std::mt19937_64 rng(seed);
   const std::vector<std::optional<std::int64_t>> indexBounds =
       gatherIndexBounds(graph);
   std::vector<device::TensorBytes> inputs;
@@ -842,122 +806,457 @@ int runModel(const RunOptions &options) {
       std::memcpy(bytes.data(), inputData[i]->bytes.data(), bytes.size());
     inputs.push_back(std::move(bytes));
   }
+  return inputs;
+}
 
-  // The bundle: from the cache or the compiler (host), or one reference
-  // kernel.
-  bool onHost = options.runtime == "host";
+/// A bundle and how it was made: the counts and the time are unknown for a
+/// reference bundle.
+struct PlannedBundle {
   Bundle bundle;
-  // Fusions code generation refused and split into one kernel per op;
-  // unknown for a cached bundle.
   std::optional<std::int64_t> compiled, cacheHits;
   std::optional<double> compileMs;
-  if (onHost) {
-    std::optional<device::HostIsaLevel> level = device::bestHostIsaLevel();
-    if (!level || *level == device::HostIsaLevel::X86_64_V2)
-      return fail("this CPU supports neither x86-64-v3 nor x86-64-v4, which "
-                  "host code needs; use --runtime reference");
-    Expected<Target> target = Target::parse(device::hostTargetName(*level));
-    if (!target.ok())
-      return fail(target.message());
-    CompileOptions compileOptions;
-    compileOptions.enableFusion = options.fusion;
-    BundleKey key = BundleKey::make(graph, target->name, compileOptions);
+};
 
-    std::unique_ptr<BundleCache> cache;
-    if (handFused) {
-      // Its kernels are the ones written in the file, which the key (a hash
-      // of the flattened graph) cannot tell from the fused graph's.
-      progress("the model holds fuse.fusion ops: compiled as written, "
-               "without the cache");
-    } else {
-      BundleCacheOptions cacheOptions;
-      cacheOptions.directory = options.cacheDir;
-      if (cacheOptions.directory.empty()) {
-        Expected<std::string> directory = BundleCache::defaultDirectory();
-        if (directory.ok())
-          cacheOptions.directory = *directory;
-      }
-      cacheOptions.onProblem = [](const std::string &message) {
-        warn("bundle cache: " + message);
-      };
-      if (cacheOptions.directory.empty()) {
-        warn("no bundle cache directory (set $FUSE_CACHE_DIR or give "
-             "--cache-dir); compiling without the cache");
-      } else {
-        Expected<std::unique_ptr<BundleCache>> opened =
-            BundleCache::open(cacheOptions);
-        if (opened.ok())
-          cache = opened.take();
-        else
-          warn("bundle cache disabled: " + opened.message());
-      }
-    }
-    std::optional<Bundle> hit;
-    if (cache)
-      hit = cache->lookup(key);
-    if (hit && hit->inputs.size() == graph.inputs.size() &&
-        hit->outputs.size() == graph.outputs.size()) {
-      bundle = std::move(*hit);
-      compiled = 0;
-      cacheHits = 1;
-      progress("cache hit: " + std::to_string(bundle.kernels.size()) +
-               " kernel(s) for " + target->name + ", nothing to compile");
-    } else {
-      progress("compiling " + std::to_string(graph.ops.size()) + " ops for " +
-               target->name + (options.fusion ? "" : " without fusion") +
-               "...");
-      Clock::time_point start = Clock::now();
-      HostCompiler compiler;
-      Expected<Compilation> compilation = compiler.compileSource(
-          source, *target, compileOptions, nullptr, options.model);
-      if (!compilation.ok())
-        return fail(options.model + ": " + compilation.message());
-      compileMs = millisecondsSince(start);
-      bundle = std::move(compilation->bundle);
-      compiled = std::int64_t(bundle.kernels.size());
-      cacheHits = 0;
-      progress("compiled " + std::to_string(bundle.kernels.size()) +
-               " kernel(s) in " + formatMs(*compileMs));
-      // The compiler's remarks (--fuse-explain's decisions).
-      for (const std::string &remark : compilation->remarks)
-        llvm::errs() << "fuse-run: note: " << remark << "\n";
-      if (cache) {
-        Status stored = cache->store(key, bundle);
-        if (!stored.ok())
-          warn("the bundle was not cached: " + stored.message());
-      }
-    }
-  } else {
-    bundle = makeReferenceBundle(graph);
+/// The bundle cache, or none: for a hand-fused model, or where it does not
+/// open (said as a warning).
+std::unique_ptr<BundleCache> openCache(const RunOptions &options,
+                                       bool handFused) {
+  if (handFused) {
+    // Its kernels are the ones written in the file, which the key (a hash
+    // of the flattened graph) cannot tell from the fused graph's.
+    progress("the model holds fuse.fusion ops: compiled as written, "
+             "without the cache");
+    return nullptr;
   }
+  BundleCacheOptions cacheOptions;
+  cacheOptions.directory = options.cacheDir;
+  if (cacheOptions.directory.empty()) {
+    Expected<std::string> directory = BundleCache::defaultDirectory();
+    if (directory.ok())
+      cacheOptions.directory = *directory;
+  }
+  cacheOptions.onProblem = [](const std::string &message) {
+    warn("bundle cache: " + message);
+  };
+  if (cacheOptions.directory.empty()) {
+    warn("no bundle cache directory (set $FUSE_CACHE_DIR or give "
+         "--cache-dir); compiling without the cache");
+    return nullptr;
+  }
+  Expected<std::unique_ptr<BundleCache>> opened =
+      BundleCache::open(cacheOptions);
+  if (opened.ok())
+    return opened.take();
+  warn("bundle cache disabled: " + opened.message());
+  return nullptr;
+}
+
+/// The host bundle, from the cache or the compiler.
+Expected<PlannedBundle> hostBundle(const RunOptions &options,
+                                   const ParsedModel &model,
+                                   const std::string &source) {
+  const Graph &graph = model.graph;
+  std::optional<device::HostIsaLevel> level = device::bestHostIsaLevel();
+  if (!level || *level == device::HostIsaLevel::X86_64_V2)
+    return Status::error("this CPU supports neither x86-64-v3 nor x86-64-v4, "
+                         "which host code needs; use --runtime reference");
+  Expected<Target> target = Target::parse(device::hostTargetName(*level));
+  if (!target.ok())
+    return target.status();
+  CompileOptions compileOptions;
+  compileOptions.enableFusion = options.fusion;
+  BundleKey key = BundleKey::make(graph, target->name, compileOptions);
+  std::unique_ptr<BundleCache> cache = openCache(options, model.handFused);
+  std::optional<Bundle> hit;
+  if (cache)
+    hit = cache->lookup(key);
+  PlannedBundle planned;
+  if (hit && hit->inputs.size() == graph.inputs.size() &&
+      hit->outputs.size() == graph.outputs.size()) {
+    planned.bundle = std::move(*hit);
+    planned.compiled = 0;
+    planned.cacheHits = 1;
+    progress("cache hit: " + std::to_string(planned.bundle.kernels.size()) +
+             " kernel(s) for " + target->name + ", nothing to compile");
+    return planned;
+  }
+  progress("compiling " + std::to_string(graph.ops.size()) + " ops for " +
+           target->name + (options.fusion ? "" : " without fusion") + "...");
+  Clock::time_point start = Clock::now();
+  HostCompiler compiler;
+  Expected<Compilation> compilation = compiler.compileSource(
+      source, *target, compileOptions, nullptr, options.model);
+  if (!compilation.ok())
+    return Status::error(options.model + ": " + compilation.message());
+  planned.compileMs = millisecondsSince(start);
+  planned.bundle = std::move(compilation->bundle);
+  planned.compiled = std::int64_t(planned.bundle.kernels.size());
+  planned.cacheHits = 0;
+  progress("compiled " + std::to_string(planned.bundle.kernels.size()) +
+           " kernel(s) in " + formatMs(*planned.compileMs));
+  // The compiler's remarks (--fuse-explain's decisions).
+  for (const std::string &remark : compilation->remarks)
+    llvm::errs() << "fuse-run: note: " << remark << "\n";
+  if (cache) {
+    Status stored = cache->store(key, planned.bundle);
+    if (!stored.ok())
+      warn("the bundle was not cached: " + stored.message());
+  }
+  return planned;
+}
+
+/// The bundle: from the cache or the compiler (host), or one reference
+/// kernel.
+Expected<PlannedBundle> planBundle(const RunOptions &options,
+                                   const ParsedModel &model,
+                                   const std::string &source) {
+  const Graph &graph = model.graph;
+  PlannedBundle planned;
+  if (options.runtime == "host") {
+    Expected<PlannedBundle> compiled = hostBundle(options, model, source);
+    if (!compiled.ok())
+      return compiled;
+    planned = compiled.take();
+  } else {
+    planned.bundle = makeReferenceBundle(graph);
+  }
+  const Bundle &bundle = planned.bundle;
   if (bundle.inputs.size() != graph.inputs.size() ||
       bundle.outputs.size() != graph.outputs.size())
-    return fail("internal error: the bundle's inputs and outputs do not match "
-                "the model's");
+    return Status::error("internal error: the bundle's inputs and outputs do "
+                         "not match the model's");
   for (std::size_t i = 0; i < graph.inputs.size(); ++i)
     if (bundle.graph.typeOf(bundle.inputs[i]) != graph.typeOf(graph.inputs[i]))
-      return fail("internal error: the bundle's input " + std::to_string(i) +
-                  " has another type than the model's");
+      return Status::error("internal error: the bundle's input " +
+                           std::to_string(i) +
+                           " has another type than the model's");
+  return planned;
+}
 
+/// --print-plan and --dot.
+Status writePlan(const RunOptions &options, const ParsedModel &model,
+                 const Bundle &bundle) {
   if (options.printPlan)
     printPlanText(bundle, llvm::outs());
-  if (!options.dotFile.empty()) {
-    std::error_code ec;
-    llvm::raw_fd_ostream dot(options.dotFile, ec);
-    if (ec)
-      return fail("cannot write '" + options.dotFile + "': " + ec.message());
-    printPlanDot(bundle, llvm::sys::path::filename(options.model).str(),
-                 inputNames, outputNames, dot);
-  }
+  if (options.dotFile.empty())
+    return Status::success();
+  std::error_code ec;
+  llvm::raw_fd_ostream dot(options.dotFile, ec);
+  if (ec)
+    return Status::error("cannot write '" + options.dotFile +
+                         "': " + ec.message());
+  printPlanDot(bundle, llvm::sys::path::filename(options.model).str(),
+               model.inputNames, model.outputNames, dot);
+  return Status::success();
+}
 
-  // Run: once, or a warm-up and `bench` timed runs.
-  std::unique_ptr<device::DeviceRuntime> runtime;
-  if (onHost) {
-    device::HostRuntime::Options hostOptions;
-    hostOptions.threads = options.threads;
-    runtime = std::make_unique<device::HostRuntime>(hostOptions);
-  } else
-    runtime = std::make_unique<device::ReferenceRuntime>();
+std::unique_ptr<device::DeviceRuntime> makeRuntime(const RunOptions &options) {
+  if (options.runtime != "host")
+    return std::make_unique<device::ReferenceRuntime>();
+  device::HostRuntime::Options hostOptions;
+  hostOptions.threads = options.threads;
+  return std::make_unique<device::HostRuntime>(hostOptions);
+}
+
+/// The outputs of a run and its time: of the one run, or the median and the
+/// fastest of the timed runs.
+struct RunResult {
+  std::vector<device::TensorBytes> outputs;
+  double medianMs = 0, minMs = 0;
+};
+
+/// Runs once, or a warm-up and `bench` timed runs, and reads the outputs.
+Expected<RunResult> runPrepared(const RunOptions &options,
+                                device::PreparedBundle &prepared) {
+  std::vector<double> timesMs;
+  unsigned runs = options.bench ? options.bench + 1 : 1;
+  progress("running on the " + options.runtime + " runtime" +
+           (options.bench ? " (1 warm-up + " + std::to_string(options.bench) +
+                                " timed runs)"
+                          : std::string()) +
+           "...");
+  for (unsigned r = 0; r < runs; ++r) {
+    Clock::time_point start = Clock::now();
+    device::DeviceStatus status = prepared.run();
+    double ms = millisecondsSince(start);
+    if (!status)
+      return Status::error("the run failed on the " + options.runtime +
+                           " runtime: " + describeDeviceError(status.error()));
+    if (!options.bench || r > 0)
+      timesMs.push_back(ms);
+  }
+  device::DeviceResult<std::vector<device::TensorBytes>> read =
+      prepared.readOutputs();
+  if (!read)
+    return Status::error("cannot read the outputs back: " +
+                         describeDeviceError(read.error()));
+  RunResult result;
+  result.outputs = std::move(*read);
+  std::sort(timesMs.begin(), timesMs.end());
+  result.medianMs =
+      timesMs.size() % 2
+          ? timesMs[timesMs.size() / 2]
+          : (timesMs[timesMs.size() / 2 - 1] + timesMs[timesMs.size() / 2]) / 2;
+  result.minMs = timesMs.front();
+  if (options.bench)
+    progress("ran " + std::to_string(options.bench) + " times: median " +
+             formatMs(result.medianMs) + ", min " + formatMs(result.minMs));
+  else
+    progress("ran in " + formatMs(result.medianMs));
+  return result;
+}
+
+/// The outputs as tensors of the model's types, each printed with its first
+/// values.
+Expected<std::vector<HostTensorData>>
+outputTensors(const ParsedModel &model,
+              const std::vector<device::TensorBytes> &outputs) {
+  const Graph &graph = model.graph;
+  std::vector<HostTensorData> results;
+  for (std::size_t i = 0; i < graph.outputs.size(); ++i) {
+    HostTensorData data(graph.typeOf(graph.outputs[i].tensor));
+    if (outputs[i].size() != data.bytes.size())
+      return Status::error("internal error: output " + model.outputNames[i] +
+                           " has " + std::to_string(outputs[i].size()) +
+                           " bytes, expected " +
+                           std::to_string(data.bytes.size()));
+    std::memcpy(data.bytes.data(), outputs[i].data(), data.bytes.size());
+    llvm::outs() << "output " << model.outputNames[i] << ": "
+                 << data.type.toString() << " " << preview(data) << "\n";
+    results.push_back(std::move(data));
+  }
+  return results;
+}
+
+/// Where the time goes: each kernel alone, by time. Answers the profile's
+/// JSON entries.
+Expected<std::string> profileKernels(const RunOptions &options,
+                                     const Bundle &bundle,
+                                     device::PreparedBundle &prepared) {
+  progress("profiling " + std::to_string(bundle.launchOrder.size()) +
+           " launch(es), " + std::to_string(options.profile) + " run(s)...");
+  device::DeviceResult<std::vector<std::chrono::nanoseconds>> times =
+      prepared.profileKernels(options.profile);
+  if (!times)
+    return Status::error("profiling failed on the " + options.runtime +
+                         " runtime: " + describeDeviceError(times.error()));
+  std::vector<std::pair<double, std::size_t>> byTime;
+  double totalMs = 0;
+  for (std::size_t i = 0; i < times->size(); ++i) {
+    double ms = std::chrono::duration<double, std::milli>((*times)[i]).count();
+    byTime.emplace_back(ms, i);
+    totalMs += ms;
+  }
+  std::stable_sort(
+      byTime.begin(), byTime.end(),
+      [](const auto &a, const auto &b) { return a.first > b.first; });
+  llvm::outs() << "profile: " << byTime.size()
+               << " launches, each alone, median of " << options.profile
+               << " runs: sum " << formatMs(totalMs) << "\n";
+  std::string profileJson;
+  for (auto [ms, i] : byTime) {
+    const BundleKernel &kernel = bundle.kernels[bundle.launchOrder[i]];
+    llvm::outs() << llvm::formatv("  {0,5:F1}%  {1,10}  launch {2} ",
+                                  totalMs > 0 ? 100 * ms / totalMs : 0.0,
+                                  formatMs(ms), i)
+                 << kernel.name << " (" << scheduleKindName(kernel.schedule)
+                 << ", " << kernel.ops.size() << " ops"
+                 << (kernel.entry != kernel.name ? ", code of " + kernel.entry
+                                                 : std::string())
+                 << ")\n";
+    profileJson +=
+        (profileJson.empty() ? "" : ", ") + std::string("{\"launch\": ") +
+        std::to_string(i) + ", \"name\": " + jsonString(kernel.name) +
+        ", \"entry\": " + jsonString(kernel.entry) +
+        ", \"schedule\": " + jsonString(scheduleKindName(kernel.schedule)) +
+        ", \"ms\": " + jsonNumber(ms) + "}";
+  }
+  return profileJson;
+}
+
+/// --output-dir: each output as a .npy file.
+Status writeOutputs(const std::string &outputDir,
+                    const std::vector<std::string> &outputNames,
+                    const std::vector<HostTensorData> &results) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
+    return Status::error("cannot create '" + outputDir + "': " + ec.message());
+  // Output names are the model's: each becomes a plain file name inside
+  // the folder (escaped, never a path), and a changed name is said.
+  std::vector<std::string> files = npy::outputFileNames(outputNames);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (files[i] != outputNames[i] + ".npy") {
+      std::string shown;
+      llvm::raw_string_ostream os(shown);
+      llvm::printEscapedString(outputNames[i], os);
+      progress("output " + std::to_string(i) + " ('" + shown +
+               "') is written as " + files[i]);
+    }
+    std::string path = outputDir + "/" + files[i];
+    Status written = npy::write(path, {results[i].type, results[i].bytes});
+    if (!written.ok())
+      return written;
+  }
+  return Status::success();
+}
+
+/// What --check found; the errors are unknown without it.
+struct CheckSummary {
+  std::optional<double> maxAbs, maxRel;
+  bool mismatch = false;
+  /// The JSON entries of the outputs, by name.
+  std::string json;
+};
+
+/// Compares output `i` with the reference's bytes, prints its line and adds
+/// it to `summary`; answers whether it passed.
+bool checkOutput(const ParsedModel &model, std::size_t i,
+                 const device::TensorBytes &reference,
+                 const HostTensorData &result, CheckSummary &summary) {
+  const TensorType &type = result.type;
+  HostTensorData want(type);
+  std::memcpy(want.bytes.data(), reference.data(), want.bytes.size());
+  // The absolute part in units of the output's scale (Numerics.h).
+  Tolerance tolerance = toleranceForOutput(
+      model.graph, model.graph.outputs[i].tensor, want.view());
+  Comparison comparison =
+      compare(reference.data(), result.bytes.data(), type.elementType,
+              type.numElements(), tolerance);
+  summary.maxAbs = std::max(*summary.maxAbs, comparison.maxAbsError);
+  summary.maxRel = std::max(*summary.maxRel, comparison.maxRelError);
+  DecidingElement decider = decidingElement(want, result, tolerance);
+  const std::string &name = model.outputNames[i];
+  llvm::outs() << "check " << name << ": max abs error "
+               << llvm::format("%.3g", comparison.maxAbsError)
+               << ", max rel error "
+               << llvm::format("%.3g", comparison.maxRelError) << " (rtol "
+               << llvm::format("%.3g", tolerance.rtol) << ", atol "
+               << llvm::format("%.3g", tolerance.atol)
+               << "): " << (comparison.ok ? "ok" : "MISMATCH")
+               << ", decided by " << decider.decidedBy;
+  if (decider.index >= 0)
+    llvm::outs() << " at element " << decider.index << " (expected "
+                 << llvm::format("%.6g", decider.expected) << ", abs error "
+                 << llvm::format("%.3g", decider.absError) << ", bound "
+                 << llvm::format("%.3g", decider.bound) << ")";
+  llvm::outs() << "\n";
+  std::string worstJson = "null";
+  if (decider.index >= 0)
+    worstJson = "{\"index\": " + std::to_string(decider.index) +
+                ", \"expected\": " + jsonNumber(decider.expected) +
+                ", \"actual\": " + jsonNumber(decider.actual) +
+                ", \"abs_error\": " + jsonNumber(decider.absError) +
+                ", \"rel_error\": " + jsonNumber(decider.relError) +
+                ", \"bound\": " + jsonNumber(decider.bound) + "}";
+  summary.json += (i ? ", " : "") + jsonString(name) +
+                  ": {\"ok\": " + (comparison.ok ? "true" : "false") +
+                  ", \"max_abs_error\": " + jsonNumber(comparison.maxAbsError) +
+                  ", \"max_rel_error\": " + jsonNumber(comparison.maxRelError) +
+                  ", \"rtol\": " + jsonNumber(tolerance.rtol) +
+                  ", \"atol\": " + jsonNumber(tolerance.atol) +
+                  ", \"decided_by\": " + jsonString(decider.decidedBy) +
+                  ", \"nearest\": " + worstJson + "}";
+  if (!comparison.ok)
+    llvm::outs() << "  " << comparison.message << " (" << comparison.mismatches
+                 << " elements)\n";
+  return comparison.ok;
+}
+
+/// --check: every output against the reference runtime's.
+Expected<CheckSummary>
+checkAgainstReference(const ParsedModel &model,
+                      const std::vector<device::TensorBytes> &inputs,
+                      const std::vector<HostTensorData> &results) {
+  progress("checking against the reference runtime...");
+  device::ReferenceRuntime reference;
+  Bundle referenceBundle = makeReferenceBundle(model.graph);
+  device::DeviceResult<std::vector<device::TensorBytes>> expected =
+      device::runBundle(reference, referenceBundle, inputs);
+  if (!expected)
+    return Status::error("the reference run failed: " +
+                         describeDeviceError(expected.error()));
+  CheckSummary summary;
+  summary.maxAbs = 0;
+  summary.maxRel = 0;
+  std::size_t failures = 0;
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (!checkOutput(model, i, (*expected)[i], results[i], summary))
+      ++failures;
+  summary.mismatch = failures != 0;
+  if (summary.mismatch)
+    llvm::outs() << "check: FAILED, " << failures << " of " << results.size()
+                 << " outputs differ from the reference\n";
+  else
+    llvm::outs() << "check: passed, " << results.size()
+                 << " outputs match the reference\n";
+  return summary;
+}
+
+/// --json: the last line of stdout.
+void printJsonSummary(const RunOptions &options, const ParsedModel &model,
+                      const ModelSource &source, const PlannedBundle &planned,
+                      const RunResult &run,
+                      const std::vector<HostTensorData> &results,
+                      const std::string &profileJson,
+                      const CheckSummary &checked) {
+  std::string boundJson;
+  for (const std::string &name : source.boundAtImport)
+    boundJson += (boundJson.empty() ? "" : ", ") + jsonString(name);
+  std::string out =
+      "{\"model\": " + jsonString(options.model) +
+      ", \"runtime\": " + jsonString(options.runtime) +
+      ", \"ops\": " + std::to_string(model.graph.ops.size()) +
+      ", \"kernels\": " + std::to_string(planned.bundle.kernels.size()) +
+      ", \"launches\": " + std::to_string(planned.bundle.launchOrder.size()) +
+      ", \"compiled\": " +
+      (planned.compiled ? std::to_string(*planned.compiled) : "null") +
+      ", \"cache_hits\": " +
+      (planned.cacheHits ? std::to_string(*planned.cacheHits) : "null") +
+      ", \"bound_at_import\": [" + boundJson + "]" +
+      ", \"compile_ms\": " + jsonNumber(planned.compileMs) +
+      ", \"run_ms_median\": " + jsonNumber(run.medianMs) +
+      ", \"run_ms_min\": " + jsonNumber(run.minMs) +
+      ", \"max_abs_error\": " + jsonNumber(checked.maxAbs) +
+      ", \"max_rel_error\": " + jsonNumber(checked.maxRel) +
+      ", \"checks\": " + (options.check ? "{" + checked.json + "}" : "null") +
+      ", \"profile\": " +
+      (options.profile ? "[" + profileJson + "]" : std::string("null")) +
+      ", \"outputs\": {";
+  for (std::size_t i = 0; i < results.size(); ++i)
+    out += (i ? ", " : "") + jsonString(model.outputNames[i]) + ": " +
+           shapeString(results[i].type.shape);
+  out += "}}";
+  llvm::outs() << out << "\n";
+}
+
+int runModel(const RunOptions &options) {
+  if (Status valid = checkOptions(options); !valid.ok())
+    return fail(valid.message());
+  Expected<ModelSource> source =
+      llvm::sys::path::extension(options.model) == ".onnx" ? importOnnx(options)
+                                                           : readMlir(options);
+  if (!source.ok())
+    return fail(source.message());
+  Expected<ParsedModel> model = parseModel(source->text, options.model);
+  if (!model.ok())
+    return fail(model.message());
+  const Graph &graph = model->graph;
+  Expected<std::vector<std::optional<HostTensorData>>> inputData =
+      givenInputs(options, *model, *source);
+  if (!inputData.ok())
+    return fail(inputData.message());
+  if (Status room = checkModelMemory(options, *model); !room.ok())
+    return fail(room.message());
+  std::vector<device::TensorBytes> inputs =
+      inputBytes(graph, *inputData, options.seed);
+
+  Expected<PlannedBundle> planned = planBundle(options, *model, source->text);
+  if (!planned.ok())
+    return fail(planned.message());
+  const Bundle &bundle = planned->bundle;
+  if (Status printed = writePlan(options, *model, bundle); !printed.ok())
+    return fail(printed.message());
+
+  std::unique_ptr<device::DeviceRuntime> runtime = makeRuntime(options);
   device::DeviceResult<device::Executable> executable = runtime->load(bundle);
   if (!executable)
     return fail("cannot load the bundle on the " + options.runtime +
@@ -973,228 +1272,43 @@ int runModel(const RunOptions &options) {
   if (!prepared)
     return fail("cannot upload the inputs to the " + options.runtime +
                 " runtime: " + describeDeviceError(prepared.error()));
-  std::vector<double> timesMs;
-  unsigned runs = options.bench ? options.bench + 1 : 1;
-  progress("running on the " + options.runtime + " runtime" +
-           (options.bench ? " (1 warm-up + " + std::to_string(options.bench) +
-                                " timed runs)"
-                          : std::string()) +
-           "...");
-  for (unsigned r = 0; r < runs; ++r) {
-    Clock::time_point start = Clock::now();
-    device::DeviceStatus status = prepared->run();
-    double ms = millisecondsSince(start);
-    if (!status)
-      return fail("the run failed on the " + options.runtime +
-                  " runtime: " + describeDeviceError(status.error()));
-    if (!options.bench || r > 0)
-      timesMs.push_back(ms);
-  }
-  device::DeviceResult<std::vector<device::TensorBytes>> read =
-      prepared->readOutputs();
-  if (!read)
-    return fail("cannot read the outputs back: " +
-                describeDeviceError(read.error()));
-  std::vector<device::TensorBytes> outputs = std::move(*read);
-  std::sort(timesMs.begin(), timesMs.end());
-  double medianMs =
-      timesMs.size() % 2
-          ? timesMs[timesMs.size() / 2]
-          : (timesMs[timesMs.size() / 2 - 1] + timesMs[timesMs.size() / 2]) / 2;
-  double minMs = timesMs.front();
-  if (options.bench)
-    progress("ran " + std::to_string(options.bench) + " times: median " +
-             formatMs(medianMs) + ", min " + formatMs(minMs));
-  else
-    progress("ran in " + formatMs(medianMs));
-
-  std::vector<HostTensorData> results;
-  for (std::size_t i = 0; i < graph.outputs.size(); ++i) {
-    HostTensorData data(graph.typeOf(graph.outputs[i].tensor));
-    if (outputs[i].size() != data.bytes.size())
-      return fail("internal error: output " + outputNames[i] + " has " +
-                  std::to_string(outputs[i].size()) + " bytes, expected " +
-                  std::to_string(data.bytes.size()));
-    std::memcpy(data.bytes.data(), outputs[i].data(), data.bytes.size());
-    llvm::outs() << "output " << outputNames[i] << ": " << data.type.toString()
-                 << " " << preview(data) << "\n";
-    results.push_back(std::move(data));
-  }
+  Expected<RunResult> run = runPrepared(options, *prepared);
+  if (!run.ok())
+    return fail(run.message());
+  Expected<std::vector<HostTensorData>> results =
+      outputTensors(*model, run->outputs);
+  if (!results.ok())
+    return fail(results.message());
   if (options.bench)
     llvm::outs() << "bench: " << options.bench << " runs, median "
-                 << formatMs(medianMs) << ", min " << formatMs(minMs) << "\n";
+                 << formatMs(run->medianMs) << ", min " << formatMs(run->minMs)
+                 << "\n";
 
-  // Where the time goes: each kernel alone, by time.
   std::string profileJson;
   if (options.profile) {
-    progress("profiling " + std::to_string(bundle.launchOrder.size()) +
-             " launch(es), " + std::to_string(options.profile) + " run(s)...");
-    device::DeviceResult<std::vector<std::chrono::nanoseconds>> times =
-        prepared->profileKernels(options.profile);
-    if (!times)
-      return fail("profiling failed on the " + options.runtime +
-                  " runtime: " + describeDeviceError(times.error()));
-    std::vector<std::pair<double, std::size_t>> byTime;
-    double totalMs = 0;
-    for (std::size_t i = 0; i < times->size(); ++i) {
-      double ms =
-          std::chrono::duration<double, std::milli>((*times)[i]).count();
-      byTime.emplace_back(ms, i);
-      totalMs += ms;
-    }
-    std::stable_sort(
-        byTime.begin(), byTime.end(),
-        [](const auto &a, const auto &b) { return a.first > b.first; });
-    llvm::outs() << "profile: " << byTime.size()
-                 << " launches, each alone, median of " << options.profile
-                 << " runs: sum " << formatMs(totalMs) << "\n";
-    for (auto [ms, i] : byTime) {
-      const BundleKernel &kernel = bundle.kernels[bundle.launchOrder[i]];
-      llvm::outs() << llvm::formatv("  {0,5:F1}%  {1,10}  launch {2} ",
-                                    totalMs > 0 ? 100 * ms / totalMs : 0.0,
-                                    formatMs(ms), i)
-                   << kernel.name << " (" << scheduleKindName(kernel.schedule)
-                   << ", " << kernel.ops.size() << " ops"
-                   << (kernel.entry != kernel.name ? ", code of " + kernel.entry
-                                                   : std::string())
-                   << ")\n";
-      profileJson +=
-          (profileJson.empty() ? "" : ", ") + std::string("{\"launch\": ") +
-          std::to_string(i) + ", \"name\": " + jsonString(kernel.name) +
-          ", \"entry\": " + jsonString(kernel.entry) +
-          ", \"schedule\": " + jsonString(scheduleKindName(kernel.schedule)) +
-          ", \"ms\": " + jsonNumber(ms) + "}";
-    }
+    Expected<std::string> profiled = profileKernels(options, bundle, *prepared);
+    if (!profiled.ok())
+      return fail(profiled.message());
+    profileJson = profiled.take();
   }
-
-  if (!options.outputDir.empty()) {
-    if (std::error_code ec =
-            llvm::sys::fs::create_directories(options.outputDir))
-      return fail("cannot create '" + options.outputDir + "': " + ec.message());
-    // Output names are the model's: each becomes a plain file name inside
-    // the folder (escaped, never a path), and a changed name is said.
-    std::vector<std::string> files = npy::outputFileNames(outputNames);
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      if (files[i] != outputNames[i] + ".npy") {
-        std::string shown;
-        llvm::raw_string_ostream os(shown);
-        llvm::printEscapedString(outputNames[i], os);
-        progress("output " + std::to_string(i) + " ('" + shown +
-                 "') is written as " + files[i]);
-      }
-      std::string path = options.outputDir + "/" + files[i];
-      Status written = npy::write(path, {results[i].type, results[i].bytes});
-      if (!written.ok())
-        return fail(written.message());
-    }
-  }
-
-  // Check against the reference runtime.
-  std::optional<double> maxAbs, maxRel;
-  bool mismatch = false;
-  std::string checksJson;
+  if (!options.outputDir.empty())
+    if (Status written =
+            writeOutputs(options.outputDir, model->outputNames, *results);
+        !written.ok())
+      return fail(written.message());
+  CheckSummary checked;
   if (options.check) {
-    progress("checking against the reference runtime...");
-    device::ReferenceRuntime reference;
-    Bundle referenceBundle = makeReferenceBundle(graph);
-    device::DeviceResult<std::vector<device::TensorBytes>> expected =
-        device::runBundle(reference, referenceBundle, inputs);
-    if (!expected)
-      return fail("the reference run failed: " +
-                  describeDeviceError(expected.error()));
-    maxAbs = 0;
-    maxRel = 0;
-    std::size_t failures = 0;
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      const TensorType &type = results[i].type;
-      HostTensorData want(type);
-      std::memcpy(want.bytes.data(), (*expected)[i].data(), want.bytes.size());
-      // The absolute part in units of the output's scale (Numerics.h).
-      Tolerance tolerance =
-          toleranceForOutput(graph, graph.outputs[i].tensor, want.view());
-      Comparison comparison =
-          compare((*expected)[i].data(), results[i].bytes.data(),
-                  type.elementType, type.numElements(), tolerance);
-      maxAbs = std::max(*maxAbs, comparison.maxAbsError);
-      maxRel = std::max(*maxRel, comparison.maxRelError);
-      DecidingElement decider = decidingElement(want, results[i], tolerance);
-      llvm::outs() << "check " << outputNames[i] << ": max abs error "
-                   << llvm::format("%.3g", comparison.maxAbsError)
-                   << ", max rel error "
-                   << llvm::format("%.3g", comparison.maxRelError) << " (rtol "
-                   << llvm::format("%.3g", tolerance.rtol) << ", atol "
-                   << llvm::format("%.3g", tolerance.atol)
-                   << "): " << (comparison.ok ? "ok" : "MISMATCH")
-                   << ", decided by " << decider.decidedBy;
-      if (decider.index >= 0)
-        llvm::outs() << " at element " << decider.index << " (expected "
-                     << llvm::format("%.6g", decider.expected) << ", abs error "
-                     << llvm::format("%.3g", decider.absError) << ", bound "
-                     << llvm::format("%.3g", decider.bound) << ")";
-      llvm::outs() << "\n";
-      std::string worstJson = "null";
-      if (decider.index >= 0)
-        worstJson = "{\"index\": " + std::to_string(decider.index) +
-                    ", \"expected\": " + jsonNumber(decider.expected) +
-                    ", \"actual\": " + jsonNumber(decider.actual) +
-                    ", \"abs_error\": " + jsonNumber(decider.absError) +
-                    ", \"rel_error\": " + jsonNumber(decider.relError) +
-                    ", \"bound\": " + jsonNumber(decider.bound) + "}";
-      checksJson +=
-          (i ? ", " : "") + jsonString(outputNames[i]) +
-          ": {\"ok\": " + (comparison.ok ? "true" : "false") +
-          ", \"max_abs_error\": " + jsonNumber(comparison.maxAbsError) +
-          ", \"max_rel_error\": " + jsonNumber(comparison.maxRelError) +
-          ", \"rtol\": " + jsonNumber(tolerance.rtol) +
-          ", \"atol\": " + jsonNumber(tolerance.atol) +
-          ", \"decided_by\": " + jsonString(decider.decidedBy) +
-          ", \"nearest\": " + worstJson + "}";
-      if (!comparison.ok) {
-        ++failures;
-        llvm::outs() << "  " << comparison.message << " ("
-                     << comparison.mismatches << " elements)\n";
-      }
-    }
-    mismatch = failures != 0;
-    if (mismatch)
-      llvm::outs() << "check: FAILED, " << failures << " of " << results.size()
-                   << " outputs differ from the reference\n";
-    else
-      llvm::outs() << "check: passed, " << results.size()
-                   << " outputs match the reference\n";
+    Expected<CheckSummary> compared =
+        checkAgainstReference(*model, inputs, *results);
+    if (!compared.ok())
+      return fail(compared.message());
+    checked = compared.take();
   }
-
-  if (options.json) {
-    std::string boundJson;
-    for (const std::string &name : boundAtImport)
-      boundJson += (boundJson.empty() ? "" : ", ") + jsonString(name);
-    std::string out =
-        "{\"model\": " + jsonString(options.model) +
-        ", \"runtime\": " + jsonString(options.runtime) +
-        ", \"ops\": " + std::to_string(graph.ops.size()) +
-        ", \"kernels\": " + std::to_string(bundle.kernels.size()) +
-        ", \"launches\": " + std::to_string(bundle.launchOrder.size()) +
-        ", \"compiled\": " + (compiled ? std::to_string(*compiled) : "null") +
-        ", \"cache_hits\": " +
-        (cacheHits ? std::to_string(*cacheHits) : "null") +
-        ", \"bound_at_import\": [" + boundJson + "]" +
-        ", \"compile_ms\": " + jsonNumber(compileMs) +
-        ", \"run_ms_median\": " + jsonNumber(medianMs) +
-        ", \"run_ms_min\": " + jsonNumber(minMs) +
-        ", \"max_abs_error\": " + jsonNumber(maxAbs) +
-        ", \"max_rel_error\": " + jsonNumber(maxRel) +
-        ", \"checks\": " + (options.check ? "{" + checksJson + "}" : "null") +
-        ", \"profile\": " +
-        (options.profile ? "[" + profileJson + "]" : std::string("null")) +
-        ", \"outputs\": {";
-    for (std::size_t i = 0; i < results.size(); ++i)
-      out += (i ? ", " : "") + jsonString(outputNames[i]) + ": " +
-             shapeString(results[i].type.shape);
-    out += "}}";
-    llvm::outs() << out << "\n";
-  }
+  if (options.json)
+    printJsonSummary(options, *model, *source, *planned, *run, *results,
+                     profileJson, checked);
   llvm::outs().flush();
-  return mismatch ? kExitMismatch : 0;
+  return checked.mismatch ? kExitMismatch : 0;
 }
 
 } // namespace

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/ir/Interpreter.h"
+#include "InterpreterTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -14,10 +14,9 @@
 #include <random>
 
 using namespace fuse;
+using namespace fuse::irtest;
 
 namespace {
-
-using Shape = std::vector<std::int64_t>;
 
 struct ConvCase {
   Shape x, w;
@@ -36,27 +35,7 @@ AttrMap convAttrs(const ConvCase &c) {
 /// Evaluates one conv; inputs in the order x, w, bias.
 Expected<HostTensorData> runConv(const ConvCase &c,
                                  std::vector<HostTensorData> inputs) {
-  Graph graph;
-  std::vector<TensorId> operands;
-  std::vector<HostTensor> views;
-  for (HostTensorData &input : inputs) {
-    operands.push_back(graph.addInput(input.type));
-    views.push_back(input.view());
-  }
-  Expected<TensorId> result = graph.addOp(OpKind::Conv, operands, convAttrs(c));
-  if (!result.ok())
-    return result.status();
-  if (Status status = graph.markOutput(*result); !status.ok())
-    return status;
-  Expected<std::vector<HostTensorData>> outputs = evaluateGraph(graph, views);
-  if (!outputs.ok())
-    return outputs.status();
-  return std::move(outputs->front());
-}
-
-HostTensorData f32(Shape shape, std::vector<double> values) {
-  return HostTensorData::fromDoubles({ElementType::F32, std::move(shape)},
-                                     values);
+  return evaluateOp(OpKind::Conv, std::move(inputs), convAttrs(c));
 }
 
 void expectValues(const Expected<HostTensorData> &actual, const Shape &shape,

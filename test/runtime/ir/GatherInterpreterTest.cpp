@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/ir/Interpreter.h"
+#include "InterpreterTestSupport.h"
 #include "runtime/ir/Verifier.h"
 
 #include <gtest/gtest.h>
@@ -18,10 +18,9 @@
 #include <random>
 
 using namespace fuse;
+using namespace fuse::irtest;
 
 namespace {
-
-using Shape = std::vector<std::int64_t>;
 
 Expected<HostTensorData> run(HostTensorData data, HostTensorData indices,
                              std::int64_t axis) {
@@ -37,16 +36,6 @@ Expected<HostTensorData> run(HostTensorData data, HostTensorData indices,
   if (!outputs.ok())
     return Status::error(outputs.message());
   return std::move(outputs->front());
-}
-
-HostTensorData f32(Shape shape, std::vector<double> values) {
-  return HostTensorData::fromDoubles({ElementType::F32, std::move(shape)},
-                                     values);
-}
-
-HostTensorData ints(ElementType type, Shape shape,
-                    std::vector<std::int64_t> values) {
-  return HostTensorData::fromInts({type, std::move(shape)}, values);
 }
 
 TEST(GatherInterpreterTest, EmbeddingLookupAxis0) {

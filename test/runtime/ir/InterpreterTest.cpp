@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/ir/Interpreter.h"
+#include "InterpreterTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -13,62 +13,25 @@
 #include <limits>
 
 using namespace fuse;
+using namespace fuse::irtest;
 
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-using Shape = std::vector<std::int64_t>;
-
-HostTensorData floats(ElementType type, Shape shape,
-                      std::vector<double> values) {
-  return HostTensorData::fromDoubles({type, std::move(shape)}, values);
-}
-HostTensorData f64(Shape shape, std::vector<double> values) {
-  return floats(ElementType::F64, std::move(shape), std::move(values));
-}
-HostTensorData f32(Shape shape, std::vector<double> values) {
-  return floats(ElementType::F32, std::move(shape), std::move(values));
-}
-HostTensorData ints(ElementType type, Shape shape,
-                    std::vector<std::int64_t> values) {
-  return HostTensorData::fromInts({type, std::move(shape)}, values);
-}
-HostTensorData i32(Shape shape, std::vector<std::int64_t> values) {
-  return ints(ElementType::I32, std::move(shape), std::move(values));
-}
-HostTensorData i8(Shape shape, std::vector<std::int64_t> values) {
-  return ints(ElementType::I8, std::move(shape), std::move(values));
-}
-HostTensorData i1(Shape shape, std::vector<std::int64_t> values) {
-  return ints(ElementType::I1, std::move(shape), std::move(values));
-}
-
-/// Runs one op on `inputs` through a graph and returns its result.
+/// Runs one op on `inputs` through a graph and returns its result (an empty
+/// tensor, and a failure, where it does not evaluate).
 HostTensorData run(OpKind kind, std::vector<HostTensorData> inputs,
                    AttrMap attributes = {},
                    std::optional<TensorType> resultType = {}) {
-  Graph graph;
-  std::vector<TensorId> operands;
-  std::vector<HostTensor> views;
-  for (HostTensorData &input : inputs) {
-    operands.push_back(graph.addInput(input.type));
-    views.push_back(input.view());
-  }
-  Expected<TensorId> result =
-      graph.addOp(kind, operands, std::move(attributes), resultType);
+  Expected<HostTensorData> result = evaluateOp(
+      kind, std::move(inputs), std::move(attributes), std::move(resultType));
   if (!result.ok()) {
     ADD_FAILURE() << result.message();
     return HostTensorData(TensorType{});
   }
-  EXPECT_TRUE(graph.markOutput(*result).ok());
-  Expected<std::vector<HostTensorData>> outputs = evaluateGraph(graph, views);
-  if (!outputs.ok()) {
-    ADD_FAILURE() << outputs.message();
-    return HostTensorData(TensorType{});
-  }
-  return std::move(outputs->front());
+  return result.take();
 }
 
 AttrMap flag(const char *name) { return {{name, Attribute::flag(true)}}; }

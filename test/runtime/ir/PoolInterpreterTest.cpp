@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/ir/Interpreter.h"
+#include "InterpreterTestSupport.h"
 #include "runtime/ir/Verifier.h"
 
 #include <gtest/gtest.h>
@@ -17,10 +17,9 @@
 #include <random>
 
 using namespace fuse;
+using namespace fuse::irtest;
 
 namespace {
-
-using Shape = std::vector<std::int64_t>;
 
 struct Pool {
   std::string kind = "max";
@@ -43,22 +42,7 @@ struct Pool {
 };
 
 Expected<HostTensorData> run(const Pool &pool, HostTensorData input) {
-  Graph graph;
-  TensorId x = graph.addInput(input.type);
-  Expected<TensorId> result = graph.addOp(OpKind::Pool, {x}, pool.attributes());
-  if (!result.ok())
-    return Status::error(result.message());
-  EXPECT_TRUE(graph.markOutput(*result).ok());
-  std::vector<HostTensor> views{input.view()};
-  Expected<std::vector<HostTensorData>> outputs = evaluateGraph(graph, views);
-  if (!outputs.ok())
-    return Status::error(outputs.message());
-  return std::move(outputs->front());
-}
-
-HostTensorData f32(Shape shape, std::vector<double> values) {
-  return HostTensorData::fromDoubles({ElementType::F32, std::move(shape)},
-                                     values);
+  return evaluateOp(OpKind::Pool, {std::move(input)}, pool.attributes());
 }
 
 TEST(PoolInterpreterTest, MaxWithPaddingHandComputed) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes test/onnx/node-extra/: node tests in the layout of ONNX's backend
+"""Writes test/compiler/onnx/node-extra/: node tests in the layout of ONNX's backend
 node tests (model.onnx, test_data_set_0/{input,output}_K.pb) for the opset
 forms that Debian's libonnx-testdata (opsets up to 17) does not cover, or
 covers thinly: opset-18 reductions with axes as an input, Split with
@@ -8,7 +8,7 @@ num_outputs, Gelu (opset 20), and the old attribute forms (Clip 6, Softmax
 cases. Expected outputs come from onnx's reference evaluator, or from NumPy
 where that evaluator does not implement an old opset's semantics.
 
-    pip install onnx numpy && python3 test/onnx/make_extra_tests.py
+    pip install onnx numpy && python3 test/compiler/onnx/make_extra_tests.py
 """
 
 import os

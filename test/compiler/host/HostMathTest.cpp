@@ -6,7 +6,7 @@
 // interpreter, on fresh random inputs plus the edge values that break naive
 // lowerings.
 
-#include "test/compiler/HostCodegenTest.h"
+#include "test/compiler/host/HostCodegenTest.h"
 
 #include <cstring>
 #include <limits>

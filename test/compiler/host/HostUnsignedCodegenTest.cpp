@@ -7,7 +7,7 @@
 // the code under test and of the reference interpreter) and against the
 // reference interpreter.
 
-#include "test/compiler/HostCodegenTest.h"
+#include "test/compiler/host/HostCodegenTest.h"
 
 #include <algorithm>
 #include <cstring>

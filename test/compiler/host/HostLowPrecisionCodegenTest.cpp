@@ -13,7 +13,7 @@
 // infinities and NaNs, with and without `saturate`, from f16, f32 and f64
 // (where rounding to f32 first would round twice).
 
-#include "test/compiler/HostCodegenTest.h"
+#include "test/compiler/host/HostCodegenTest.h"
 
 #include <algorithm>
 #include <bit>

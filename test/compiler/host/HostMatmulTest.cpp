@@ -4,7 +4,7 @@
 // epilogues and prologues, f16/bf16 storage; then timings of 512^3 f32
 // matmuls and a column sum on one core (printed, never asserted).
 
-#include "test/compiler/HostCodegenTest.h"
+#include "test/compiler/host/HostCodegenTest.h"
 
 namespace fuse {
 namespace {

@@ -2,7 +2,7 @@
 // and 4097 columns, reduced dims between kept ones, chained passes (a column
 // variance), f16 storage, ties and NaN.
 
-#include "test/compiler/HostCodegenTest.h"
+#include "test/compiler/host/HostCodegenTest.h"
 
 namespace fuse {
 namespace {

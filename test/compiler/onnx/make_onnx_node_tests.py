@@ -6,7 +6,7 @@ test_data_set_N/{input,output}_K.pb. The conformance runner runs them when
 $FUSE_ONNX_PACKAGE_NODE_TESTS names DIR (default: <build>/onnx-node-tests).
 
     pip install onnx numpy
-    python3 test/onnx/make_onnx_node_tests.py build/onnx-node-tests
+    python3 test/compiler/onnx/make_onnx_node_tests.py build/onnx-node-tests
 
 Tests with non-tensor inputs or outputs (sequences, maps, optionals) keep
 their model only; the runner finds them out of scope or failing to import.

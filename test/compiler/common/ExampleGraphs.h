@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FUSE_TEST_COMPILER_EXAMPLEGRAPHS_H
-#define FUSE_TEST_COMPILER_EXAMPLEGRAPHS_H
+#ifndef FUSE_TEST_COMPILER_COMMON_EXAMPLEGRAPHS_H
+#define FUSE_TEST_COMPILER_COMMON_EXAMPLEGRAPHS_H
 
 #include "runtime/ir/Graph.h"
 
@@ -20,4 +20,4 @@ std::vector<Graph> exampleGraphs(OpKind kind);
 
 } // namespace fuse::test
 
-#endif // FUSE_TEST_COMPILER_EXAMPLEGRAPHS_H
+#endif // FUSE_TEST_COMPILER_COMMON_EXAMPLEGRAPHS_H

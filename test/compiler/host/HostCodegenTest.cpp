@@ -3,7 +3,7 @@
 // random inputs (never zeros), compared with the reference interpreter under
 // the numerics policy.
 
-#include "test/compiler/HostCodegenTest.h"
+#include "test/compiler/host/HostCodegenTest.h"
 
 #include "compiler/common/ArenaPlanner.h"
 

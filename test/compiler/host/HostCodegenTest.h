@@ -3,8 +3,8 @@
 // inputs (never zeros, the seed printed on failure), compared with the
 // reference interpreter under the numerics policy.
 
-#ifndef FUSE_TEST_COMPILER_HOSTCODEGENTEST_H
-#define FUSE_TEST_COMPILER_HOSTCODEGENTEST_H
+#ifndef FUSE_TEST_COMPILER_HOST_HOSTCODEGENTEST_H
+#define FUSE_TEST_COMPILER_HOST_HOSTCODEGENTEST_H
 
 #include "compiler/host/HostCompiler.h"
 #include "runtime/device/HostIsa.h"
@@ -139,4 +139,4 @@ protected:
 
 } // namespace fuse
 
-#endif // FUSE_TEST_COMPILER_HOSTCODEGENTEST_H
+#endif // FUSE_TEST_COMPILER_HOST_HOSTCODEGENTEST_H

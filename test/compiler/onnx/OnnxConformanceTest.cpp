@@ -77,7 +77,7 @@ fs::path nodeTestDir() {
 }
 
 std::set<std::string> readCoreOps() {
-  std::ifstream file(sourceDir() + "/test/onnx/core-ops.txt");
+  std::ifstream file(sourceDir() + "/test/compiler/onnx/core-ops.txt");
   std::set<std::string> ops;
   std::string line;
   while (std::getline(file, line))
@@ -88,7 +88,7 @@ std::set<std::string> readCoreOps() {
 
 /// test name (or SET:test name, for one set only) -> reason.
 std::map<std::string, std::string> readExclusions() {
-  std::ifstream file(sourceDir() + "/test/onnx/exclusions.txt");
+  std::ifstream file(sourceDir() + "/test/compiler/onnx/exclusions.txt");
   std::map<std::string, std::string> out;
   std::string line;
   while (std::getline(file, line)) {
@@ -351,7 +351,7 @@ fs::path packageTestDir() {
 }
 
 fs::path extraTestDir() {
-  return fs::path(sourceDir()) / "test" / "onnx" / "node-extra";
+  return fs::path(sourceDir()) / "test" / "compiler" / "onnx" / "node-extra";
 }
 
 /// `set` names the test set in exclusions.txt ("debian", "extra",
@@ -365,7 +365,7 @@ void runSuite(const Runner &runner, const std::string &set,
     GTEST_FAIL() << "no ONNX node tests at " << root
                  << " (install libonnx-testdata, or build the target "
                     "fuse-onnx-node-tests, which runs "
-                    "test/onnx/make_onnx_node_tests.py, or set "
+                    "test/compiler/onnx/make_onnx_node_tests.py, or set "
                     "FUSE_ONNX_NODE_TESTS / FUSE_ONNX_PACKAGE_NODE_TESTS)";
   std::set<std::string> core = readCoreOps();
   ASSERT_FALSE(core.empty()) << "core-ops.txt is missing";
@@ -490,7 +490,8 @@ TEST(OnnxConformance, ReferenceRuntime) {
   runSuite({"reference", runReference}, "debian", nodeTestDir());
 }
 
-// The opset forms libonnx-testdata lacks (test/onnx/make_extra_tests.py).
+// The opset forms libonnx-testdata lacks
+// (test/compiler/onnx/make_extra_tests.py).
 TEST(OnnxConformance, ReferenceRuntimeExtra) {
   runSuite({"reference", runReference}, "extra", extraTestDir());
 }

@@ -1,0 +1,145 @@
+//===- PlanPrinter.cpp - fuse-run's --print-plan and --dot ----------------===//
+
+#include "PlanPrinter.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <set>
+
+namespace fuse {
+
+namespace {
+
+/// The bytes a kernel reads of a bound tensor of `bytes` bytes that no op of
+/// it produces: the sum of the slices' results when the kernel's ops read it
+/// through slices only (an embedding lookup reads rows of its table, not the
+/// table), at most the whole tensor; else the whole tensor.
+std::uint64_t bytesRead(const Graph &graph, const BundleKernel &k,
+                        TensorId tensor, std::uint64_t bytes) {
+  std::uint64_t sliced = 0;
+  bool onlySliced = false;
+  for (std::uint32_t index : k.ops) {
+    const Op &op = graph.ops[index];
+    if (!llvm::is_contained(op.operands, tensor))
+      continue;
+    if (op.kind != OpKind::Slice)
+      return bytes;
+    onlySliced = true;
+    sliced += std::uint64_t(graph.typeOf(op.result()).byteSize());
+  }
+  return onlySliced ? std::min(sliced, bytes) : bytes;
+}
+
+/// Bytes a kernel reads (of bound tensors no op of it produces) and writes
+/// (bound tensors it produces).
+std::pair<std::uint64_t, std::uint64_t> kernelTraffic(const Bundle &bundle,
+                                                      const BundleKernel &k) {
+  std::set<TensorId> produced;
+  for (std::uint32_t op : k.ops)
+    for (TensorId result : bundle.graph.ops[op].results)
+      produced.insert(result);
+  std::uint64_t read = 0, written = 0;
+  std::vector<std::uint64_t> bytes = bindingBytes(bundle, k);
+  for (std::size_t i = 0; i < k.bindings.size(); ++i) {
+    TensorId tensor = boundTensor(bundle, k.bindings[i]);
+    if (produced.count(tensor))
+      written += bytes[i];
+    else
+      read += bytesRead(bundle.graph, k, tensor, bytes[i]);
+  }
+  return {read, written};
+}
+
+} // namespace
+
+void printPlanText(const Bundle &bundle, llvm::raw_ostream &os) {
+  std::uint64_t totalRead = 0, totalWritten = 0;
+  std::set<std::string> entries;
+  for (const BundleKernel &kernel : bundle.kernels)
+    entries.insert(kernel.entry);
+  os << "plan: " << bundle.kernels.size() << " kernel"
+     << (bundle.kernels.size() == 1 ? "" : "s") << " for "
+     << bundle.graph.ops.size() << " ops, target " << bundle.target;
+  // Identical kernels are compiled once.
+  if (entries.size() < bundle.kernels.size())
+    os << ", " << entries.size() << " distinct";
+  os << "\n";
+  for (std::uint32_t index : bundle.launchOrder) {
+    const BundleKernel &kernel = bundle.kernels[index];
+    auto [read, written] = kernelTraffic(bundle, kernel);
+    totalRead += read;
+    totalWritten += written;
+    os << "kernel " << index << " " << kernel.name << ": "
+       << scheduleKindName(kernel.schedule) << ", " << kernel.ops.size()
+       << " ops, reads " << read << " B, writes " << written << " B";
+    if (kernel.entry != kernel.name)
+      os << ", the code of " << kernel.entry;
+    os << "\n  ops";
+    for (std::uint32_t op : kernel.ops)
+      os << " " << mnemonic(bundle.graph.ops[op].kind);
+    os << "\n";
+  }
+  os << "total: reads " << totalRead << " B, writes " << totalWritten
+     << " B, arena " << bundle.memoryPlan.peakBytes << " B\n";
+}
+
+namespace {
+
+std::string dotEscape(const std::string &text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+} // namespace
+
+void printPlanDot(const Bundle &bundle, const std::string &title,
+                  const std::vector<std::string> &inputNames,
+                  const std::vector<std::string> &outputNames,
+                  llvm::raw_ostream &os) {
+  const Graph &graph = bundle.graph;
+  std::map<TensorId, std::string> producer;
+  for (std::size_t i = 0; i < graph.inputs.size(); ++i)
+    producer[graph.inputs[i]] = "in" + std::to_string(i);
+  for (std::size_t i = 0; i < graph.ops.size(); ++i)
+    for (TensorId result : graph.ops[i].results)
+      producer[result] = "op" + std::to_string(i);
+  os << "digraph \"" << dotEscape(title) << "\" {\n"
+     << "  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n";
+  for (std::size_t i = 0; i < graph.inputs.size(); ++i)
+    os << "  in" << i << " [shape=ellipse, label=\"" << dotEscape(inputNames[i])
+       << "\\n"
+       << graph.typeOf(graph.inputs[i]).toString() << "\"];\n";
+  std::set<std::uint32_t> placed;
+  for (std::uint32_t index : bundle.launchOrder) {
+    const BundleKernel &kernel = bundle.kernels[index];
+    os << "  subgraph cluster_k" << index << " {\n    label=\"kernel " << index
+       << ": " << dotEscape(kernel.name) << " ("
+       << scheduleKindName(kernel.schedule) << ")\";\n    style=rounded;\n";
+    for (std::uint32_t op : kernel.ops) {
+      placed.insert(op);
+      os << "    op" << op << " [label=\"" << mnemonic(graph.ops[op].kind)
+         << "\\n"
+         << graph.typeOf(graph.ops[op].result()).toString() << "\"];\n";
+    }
+    os << "  }\n";
+  }
+  for (std::size_t i = 0; i < graph.ops.size(); ++i)
+    if (!placed.count(std::uint32_t(i)))
+      os << "  op" << i << " [label=\"" << mnemonic(graph.ops[i].kind)
+         << "\"];\n";
+  for (std::size_t i = 0; i < graph.ops.size(); ++i)
+    for (TensorId operand : graph.ops[i].operands)
+      os << "  " << producer[operand] << " -> op" << i << ";\n";
+  for (std::size_t i = 0; i < graph.outputs.size(); ++i)
+    os << "  out" << i << " [shape=ellipse, label=\""
+       << dotEscape(outputNames[i]) << "\"];\n  "
+       << producer[graph.outputs[i].tensor] << " -> out" << i << ";\n";
+  os << "}\n";
+}
+
+} // namespace fuse
