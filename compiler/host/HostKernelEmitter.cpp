@@ -74,6 +74,25 @@ Value outputsAligned(OpBuilder &b, Location loc, ArrayRef<Value> outputs) {
   return all;
 }
 
+/// Emits `emitLoop(streaming)`: with streaming stores when `streams` and
+/// every output's address is aligned (checked in the kernel; a misaligned
+/// output takes the other copy of the loop), with cached stores otherwise.
+/// The loop's vector positions must be multiples of the width.
+LogicalResult
+emitStoreLoop(OpBuilder &b, Location loc, bool streams, ArrayRef<Value> outputs,
+              function_ref<FailureOr<PeeledLoop>(bool streaming)> emitLoop) {
+  if (!streams)
+    return failure(failed(emitLoop(false)));
+  auto branch = scf::IfOp::create(b, loc, outputsAligned(b, loc, outputs),
+                                  /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(branch.thenBlock()->getTerminator());
+  if (failed(emitLoop(true)))
+    return failure();
+  b.setInsertionPoint(branch.elseBlock()->getTerminator());
+  return failure(failed(emitLoop(false)));
+}
+
 /// A pointwise kernel; a window_reduction kernel is one too, whose region
 /// reads windows (RegionEmitterBase::emitPool).
 FailureOr<FusionKernels>
@@ -105,24 +124,11 @@ emitPointwise(fd::FusionOp fusion, ModuleOp module, StringRef prefix,
                                   return storeStep(e, index, yielded, outputs);
                                 });
         };
-        if (!streamsOutputs(yielded)) {
-          if (failed(emitLoop(false)))
-            return failure();
-        } else {
-          // Chunks start at multiples of the grain, so each vector's
-          // position is a multiple of the width; the outputs' addresses are
-          // checked here, and a misaligned one takes the cached stores.
-          auto branch =
-              scf::IfOp::create(b, loc, outputsAligned(b, loc, outputs),
-                                /*withElseRegion=*/true);
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPoint(branch.thenBlock()->getTerminator());
-          if (failed(emitLoop(true)))
-            return failure();
-          b.setInsertionPoint(branch.elseBlock()->getTerminator());
-          if (failed(emitLoop(false)))
-            return failure();
-        }
+        // Chunks start at multiples of the grain, so each vector's
+        // position is a multiple of the width.
+        if (failed(emitStoreLoop(b, loc, streamsOutputs(yielded), outputs,
+                                 emitLoop)))
+          return failure();
 
         KernelPlan plan =
             kernelPlan(name, "", schedule, numInputs, outputs.size());
@@ -390,15 +396,24 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   }
   if (!domainResults.empty()) {
     SmallVector<Value> domainOutputs = outputsOf(outputs, domainResults);
-    FailureOr<PeeledLoop> loop = emitPeeledLoop(
-        b, loc, lo, hi, width, block, pointers, seeds, {}, {},
-        [&](RegionEmitter &e, Index index, ValueRange) {
-          for (auto [value, base] : written)
-            e.stash(value, base);
-          return storeAndCombine(e, index, schedule->yielded, domainResults,
-                                 domainOutputs, {}, {});
-        });
-    if (failed(loop))
+    SmallVector<Value> domainValues;
+    for (unsigned r : domainResults)
+      domainValues.push_back(schedule->yielded[r]);
+    auto emitLoop = [&](bool streaming) {
+      return emitPeeledLoop(b, loc, lo, hi, width, block, pointers, seeds, {},
+                            {}, [&](RegionEmitter &e, Index index, ValueRange) {
+                              e.streamingStores = streaming;
+                              for (auto [value, base] : written)
+                                e.stash(value, base);
+                              return storeAndCombine(
+                                  e, index, schedule->yielded, domainResults,
+                                  domainOutputs, {}, {});
+                            });
+    };
+    // Rows of a multiple of the width start at multiples of it.
+    if (failed(emitStoreLoop(
+            b, loc, rowLength % width == 0 && streamsOutputs(domainValues),
+            domainOutputs, emitLoop)))
       return failure();
   }
   if (failed(storeSeededResults<RegionEmitter>(

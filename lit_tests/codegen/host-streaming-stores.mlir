@@ -2,7 +2,9 @@
 // around the caches (llvm.store ... nontemporal, aligned to the vector) when
 // the output's address is a multiple of 64 bytes, and with plain stores
 // otherwise (the branch on the address); a smaller output always takes plain
-// stores. Numbers: HostCodegen.StreamingStoresForLargeOutputsAlignedOrNot.
+// stores. So does a row kernel's store pass when its rows are a multiple of
+// the vector width (host-streaming-stores-rows.mlir). Numbers:
+// HostCodegen.StreamingStoresForLargeOutputsAlignedOrNot.
 
 // RUN: fuse-compile %s --target=host-x86-64-v4 --emit=llvm-dialect | FileCheck %s --check-prefix=V4
 // RUN: fuse-compile %s --target=host-x86-64-v3 --emit=llvm-dialect | FileCheck %s --check-prefix=V3
@@ -29,3 +31,4 @@ func.func @big(%x: tensor<4096x2048xf32>, %s: tensor<4096x2047xf32>) -> (tensor<
   %1 = fuse.exp %s : tensor<4096x2047xf32>
   return %0, %1 : tensor<4096x2048xf32>, tensor<4096x2047xf32>
 }
+

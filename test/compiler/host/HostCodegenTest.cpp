@@ -423,61 +423,87 @@ TEST(HostApproximations, ErrorAgainstF64IsBounded) {
   }
 }
 
-// An output of 32 MiB or more is written with streaming (non-temporal)
-// stores when its address is 64-byte aligned, and with cached stores when it
-// is not (a binding at an odd offset): both give the same right answer.
-TEST_F(HostCodegen, StreamingStoresForLargeOutputsAlignedOrNot) {
-  const int64_t n = int64_t(1) << 23; // 32 MiB of f32
-  GraphBuilder g;
-  TensorType type{ElementType::F32, {n}};
-  TensorId x = g.input(type, "x");
-  g.output(g.add(g.mul(x, x), g.splat(type, 1.0)), "y");
-  Expected<Graph> graph = g.finish();
-  ASSERT_TRUE(graph.ok()) << graph.message();
-  Expected<Compilation> compiled = compiler.compile(*graph, target, {});
-  ASSERT_TRUE(compiled.ok()) << compiled.message();
-  const Bundle &bundle = compiled->bundle;
-  ASSERT_EQ(bundle.kernels.size(), 1u);
-
-  std::vector<float> input(static_cast<size_t>(n));
-  std::uniform_real_distribution<float> dist(-2, 2);
-  for (float &v : input)
-    v = dist(rng);
-  uint64_t bytes = uint64_t(n) * 4;
+/// Runs the one-kernel bundle of a one-input graph with its output bound at
+/// `offset` bytes into its buffer (4: misaligned for every vector store).
+std::vector<float> runWithOutputAt(const Bundle &bundle,
+                                   const std::vector<float> &input,
+                                   uint64_t offset) {
+  uint64_t bytes = input.size() * 4;
   device::HostRuntime runtime;
   device::Executable executable = *runtime.load(bundle);
   device::Stream stream = *runtime.createStream();
-  for (uint64_t offset : {uint64_t(0), uint64_t(4)}) {
-    SCOPED_TRACE("output at offset " + std::to_string(offset));
-    device::AllocationPermit permit =
-        std::move(*runtime.reserve(2 * bytes + 64));
-    device::Buffer in = *runtime.allocate(permit, bytes);
-    device::Buffer out = *runtime.allocate(permit, bytes + 64);
-    device::CommandBatch batch;
-    batch.add(std::move(*runtime.encodeUpload(
-        std::span(reinterpret_cast<const std::byte *>(input.data()), bytes), in,
-        0)));
-    std::vector<device::BufferBinding> bindings;
-    for (const KernelBinding &binding : bundle.kernels[0].bindings)
-      bindings.push_back(binding.kind == BindingKind::GraphInput
-                             ? device::BufferBinding{in, 0, bytes}
-                             : device::BufferBinding{out, offset, bytes});
-    batch.add(std::move(*runtime.encodeLaunch(
-        executable, 0, bundle.kernels[0].launch, bindings)));
-    device::SubmitResult submitted = runtime.submit(stream, std::move(batch));
-    ASSERT_TRUE(submitted.submitted());
-    ASSERT_TRUE(
-        runtime.waitFence(submitted.fence(), std::chrono::minutes(1)).ok());
-    std::vector<std::byte> result =
-        *runtime.readback(stream, out, offset, bytes);
-    std::vector<float> y(static_cast<size_t>(n));
-    std::memcpy(y.data(), result.data(), bytes);
-    int64_t wrong = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      float expected = input[i] * input[i] + 1.0f;
-      wrong += std::abs(y[i] - expected) > 1e-6f * std::abs(expected);
+  device::AllocationPermit permit = std::move(*runtime.reserve(2 * bytes + 64));
+  device::Buffer in = *runtime.allocate(permit, bytes);
+  device::Buffer out = *runtime.allocate(permit, bytes + 64);
+  device::CommandBatch batch;
+  batch.add(std::move(*runtime.encodeUpload(
+      std::span(reinterpret_cast<const std::byte *>(input.data()), bytes), in,
+      0)));
+  std::vector<device::BufferBinding> bindings;
+  for (const KernelBinding &binding : bundle.kernels[0].bindings)
+    bindings.push_back(binding.kind == BindingKind::GraphInput
+                           ? device::BufferBinding{in, 0, bytes}
+                           : device::BufferBinding{out, offset, bytes});
+  batch.add(std::move(*runtime.encodeLaunch(
+      executable, 0, bundle.kernels[0].launch, bindings)));
+  device::SubmitResult submitted = runtime.submit(stream, std::move(batch));
+  EXPECT_TRUE(submitted.submitted());
+  EXPECT_TRUE(
+      runtime.waitFence(submitted.fence(), std::chrono::minutes(1)).ok());
+  std::vector<std::byte> result = *runtime.readback(stream, out, offset, bytes);
+  std::vector<float> y(input.size());
+  std::memcpy(y.data(), result.data(), bytes);
+  return y;
+}
+
+// An output of 32 MiB or more is written with streaming (non-temporal)
+// stores when its address is 64-byte aligned, and with cached stores when it
+// is not (a binding at an odd offset): both give the same right answer, for
+// a pointwise kernel and for a row kernel's store pass (softmax rows).
+TEST_F(HostCodegen, StreamingStoresForLargeOutputsAlignedOrNot) {
+  const int64_t rows = 4096, columns = 2048; // 32 MiB of f32
+  TensorType type{ElementType::F32, {rows, columns}};
+  std::vector<float> input(static_cast<size_t>(rows * columns));
+  std::uniform_real_distribution<float> dist(-2, 2);
+  for (float &v : input)
+    v = dist(rng);
+  for (bool softmax : {false, true}) {
+    SCOPED_TRACE(softmax ? "softmax rows" : "x * x + 1");
+    GraphBuilder g;
+    TensorId x = g.input(type, "x");
+    if (softmax) {
+      TensorId e = g.exp(g.sub(
+          x, g.broadcast(g.reduce(ReduceKind::Max, x, {1}), type.shape, {0})));
+      g.output(g.div(e, g.broadcast(g.reduce(ReduceKind::Sum, e, {1}),
+                                    type.shape, {0})),
+               "y");
+    } else {
+      g.output(g.add(g.mul(x, x), g.splat(type, 1.0)), "y");
     }
-    EXPECT_EQ(wrong, 0);
+    Expected<Graph> graph = g.finish();
+    ASSERT_TRUE(graph.ok()) << graph.message();
+    Expected<Compilation> compiled = compiler.compile(*graph, target, {});
+    ASSERT_TRUE(compiled.ok()) << compiled.message();
+    ASSERT_EQ(compiled->bundle.kernels.size(), 1u);
+    std::vector<double> expected(input.size());
+    for (int64_t r = 0; r < rows; ++r) {
+      const float *row = &input[r * columns];
+      double max = *std::max_element(row, row + columns), sum = 0;
+      for (int64_t c = 0; c < columns; ++c)
+        sum += std::exp(double(row[c]) - max);
+      for (int64_t c = 0; c < columns; ++c)
+        expected[r * columns + c] = softmax
+                                        ? std::exp(double(row[c]) - max) / sum
+                                        : double(row[c]) * row[c] + 1.0;
+    }
+    for (uint64_t offset : {uint64_t(0), uint64_t(4)}) {
+      SCOPED_TRACE("output at offset " + std::to_string(offset));
+      std::vector<float> y = runWithOutputAt(compiled->bundle, input, offset);
+      int64_t wrong = 0;
+      for (size_t i = 0; i < y.size(); ++i)
+        wrong += std::abs(y[i] - expected[i]) > 1e-5 * std::abs(expected[i]);
+      EXPECT_EQ(wrong, 0);
+    }
   }
 }
 
