@@ -1,6 +1,7 @@
 // Host column reductions and argmax/argmin end to end: rows of 1, 31, 1000
-// and 4097 columns, reduced dims between kept ones, chained passes (a column
-// variance), f16 storage, ties and NaN.
+// and 4097 columns (whole chunks of 4 vectors, which run as one wide vector,
+// then single vectors and single columns), reduced dims between kept ones,
+// chained passes (a column variance), f16 storage, ties and NaN.
 
 #include "test/compiler/host/HostCodegenTest.h"
 
@@ -37,7 +38,7 @@ TEST_F(HostColumnReduction, ColumnReductions) {
   TensorId z = b.input({ElementType::F32, {3, 4, 5, 6}}, "z");
   b.output(b.reduce(ReduceKind::Sum, z, {0, 2}), "interleaved_sum");
   b.output(b.reduce(ReduceKind::Max, z, {0, 2}, true), "interleaved_max");
-  TensorId h = b.input({ElementType::F16, {40, 2, 33}}, "h");
+  TensorId h = b.input({ElementType::F16, {40, 2, 70}}, "h");
   b.output(b.reduce(ReduceKind::Mean, h, {0}), "f16_mean");
   check(*b.finish());
 }
@@ -51,7 +52,7 @@ TEST_F(HostColumnReduction, ArgMaxAndArgMin) {
                    std::to_string(last));
       GraphBuilder b;
       TensorId x = b.input({ElementType::F32, {37, 1000}}, "x");
-      TensorId n = b.input({ElementType::I32, {9, 31}}, "small_integers");
+      TensorId n = b.input({ElementType::I32, {9, 131}}, "small_integers");
       TensorId s = b.input({ElementType::F32, {5, 19}}, "mixed_signs");
       b.output(b.argmax(x, axis, false, last), "argmax");
       b.output(b.argmin(n, axis, true, last), "argmin_ties");
