@@ -1,0 +1,181 @@
+//===- SessionState.h - What a Session and its tensors hold -----*- C++ -*-===//
+//
+// Private to runtime/engine: the state behind the Session and Tensor
+// handles of Engine.h (tensor nodes, per-thread recording streams, loaded
+// bundles), shared by the files of this folder.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_RUNTIME_ENGINE_SESSIONSTATE_H
+#define FUSE_RUNTIME_ENGINE_SESSIONSTATE_H
+
+#include "runtime/engine/Engine.h"
+#include "runtime/engine/Storage.h"
+
+#include "runtime/cache/BundleKey.h"
+#include "runtime/device/DeviceRuntime.h"
+
+#include <atomic>
+#include <chrono>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <variant>
+
+namespace fuse::engine {
+
+using Clock = std::chrono::steady_clock;
+
+struct RecordingStream;
+
+/// One tensor: recorded (pending in a stream's block) or materialized (data,
+/// or the error that prevented it). Shared by the Tensor handles; the
+/// session lives at least as long as its tensors.
+struct TensorNode {
+  TensorType type;
+  std::shared_ptr<SessionState> session;
+  /// The stream whose current block computes it; null once materialized.
+  /// Cleared (release) after `data` or `error` is set.
+  std::atomic<RecordingStream *> pending{nullptr};
+  /// Its id in the pending block's graph (guarded by that stream's mutex).
+  TensorId localId = kInvalidTensor;
+  StoragePtr data;
+  std::optional<std::string> error;
+};
+
+/// The recording of one thread for one session.
+struct RecordingStream {
+  explicit RecordingStream(SessionState &session) : session(session) {}
+
+  SessionState &session;
+  std::mutex mutex;
+  Graph graph;
+  /// Per graph input, in order: the buffer it binds (an alias of the
+  /// materialized tensor's buffer).
+  std::vector<StoragePtr> inputData;
+  std::unordered_map<const Storage *, TensorId> inputIds;
+  /// Every op result of the block; those still referenced at the sync are
+  /// the outputs.
+  std::vector<std::pair<TensorId, std::weak_ptr<TensorNode>>> results;
+  std::optional<device::Stream> deviceStream;
+  /// Read by counters() without the mutex (which a flush may hold while it
+  /// calls the warning callback); written under it.
+  std::atomic<std::uint64_t> opsRecorded{0};
+  std::atomic<bool> hasDeviceStream{false};
+  /// Whether the recording thread will retire it at its exit (guarded by
+  /// the session's streamsMutex).
+  bool registered = false;
+
+  void resetBlock() {
+    graph = Graph();
+    inputData.clear();
+    inputIds.clear();
+    results.clear();
+  }
+};
+
+struct LoadedBundle {
+  Bundle bundle;
+  device::Executable executable;
+};
+
+/// Why findOrLoad failed: the compiler refused (fall back), or anything
+/// else (fail).
+struct LoadFailure {
+  bool compileFailed = false;
+  std::string message;
+};
+
+/// `graph`, named for messages: its hash and its first ops.
+std::string describeGraph(const Graph &graph);
+
+struct SessionState : std::enable_shared_from_this<SessionState> {
+  std::uint64_t id = 0;
+  SessionOptions options;
+  std::string target;
+  device::DeviceKind kind = device::DeviceKind::Host;
+  std::unique_ptr<device::DeviceRuntime> runtime;
+
+  std::mutex streamsMutex;
+  std::map<std::thread::id, std::unique_ptr<RecordingStream>> streams;
+
+  /// Guards loaded, counters (but opsRecorded) and keys; held across a
+  /// lookup and compile so that one key compiles once.
+  mutable std::mutex mutex;
+  std::unordered_map<std::string, std::shared_ptr<const LoadedBundle>> loaded;
+  EngineCounters counters;
+  std::vector<std::string> keys;
+  /// Which device was opened and why (DeviceChoice::Default's choice).
+  std::string deviceNote;
+
+  RecordingStream &currentStream();
+  /// At the exit of the thread that records into `stream`: syncs it and
+  /// lets its device stream go (the small recording state stays, since
+  /// other threads may still name it).
+  void retireStream(RecordingStream &stream) {
+    std::lock_guard<std::mutex> lock(stream.mutex);
+    (void)flushLocked(stream);
+    stream.deviceStream.reset();
+    stream.hasDeviceStream = false;
+    stream.registered = false;
+  }
+
+  void warn(const std::string &message) {
+    if (options.onWarning)
+      options.onWarning(message);
+    else
+      std::cerr << "fuse engine: warning: " << message << "\n";
+  }
+
+  template <typename F> void count(F &&update) {
+    std::lock_guard<std::mutex> lock(mutex);
+    update(counters);
+  }
+
+  std::variant<std::shared_ptr<const LoadedBundle>, LoadFailure>
+  findOrLoad(const Graph &canonical, const BundleKey &key,
+             const std::string &keyHex);
+  std::variant<std::shared_ptr<const LoadedBundle>, LoadFailure>
+  findOrLoadLocked(const Graph &canonical, const BundleKey &key,
+                   const std::string &keyHex, std::string &warning);
+  Status ensureDeviceStream(RecordingStream &stream);
+  /// The bytes of a storage that lives on the device only.
+  Expected<TensorBytes> readBack(const Storage &storage);
+  Expected<std::vector<StoragePtr>> run(RecordingStream &stream,
+                                        const LoadedBundle &loaded,
+                                        const std::vector<StoragePtr> &inputs);
+  Expected<std::vector<StoragePtr>>
+  execute(RecordingStream &stream, const Graph &graph,
+          const std::vector<StoragePtr> &inputs);
+  Expected<std::vector<StoragePtr>>
+  executeUnfused(RecordingStream &stream, const Graph &graph,
+                 const std::vector<StoragePtr> &inputs);
+  /// Syncs `stream`: its mutex must be held.
+  Status flushLocked(RecordingStream &stream);
+  Status flush(RecordingStream &stream) {
+    std::lock_guard<std::mutex> lock(stream.mutex);
+    return flushLocked(stream);
+  }
+};
+
+struct TensorAccess {
+  static const std::shared_ptr<TensorNode> &node(const Tensor &tensor) {
+    return tensor.node;
+  }
+  static Tensor make(std::shared_ptr<TensorNode> node) {
+    return Tensor(std::move(node));
+  }
+  static const std::shared_ptr<SessionState> &state(const Session &session) {
+    return session.state;
+  }
+  static Session makeSession(std::shared_ptr<SessionState> state) {
+    return Session(std::move(state));
+  }
+};
+
+} // namespace fuse::engine
+
+#endif // FUSE_RUNTIME_ENGINE_SESSIONSTATE_H
