@@ -27,7 +27,7 @@ fi
 # module:package pairs; only what is missing is installed.
 missing=()
 for pair in numpy:numpy torch:torch onnxruntime:onnxruntime onnx:onnx \
-            matplotlib:matplotlib threadpoolctl:threadpoolctl; do
+            openvino:openvino matplotlib:matplotlib threadpoolctl:threadpoolctl; do
   module="${pair%%:*}"
   "$python" -c "import $module" 2>/dev/null || missing+=("${pair#*:}")
 done
