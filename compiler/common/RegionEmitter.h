@@ -187,8 +187,10 @@ public:
     Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage, base,
                                         ValueRange{index.value});
     if (streamingStores && width != 1 && index.kind == Index::Contiguous) {
+      // The kernel checked 64-byte alignment: a wider vector (16 x i64) is
+      // stored as 64-byte parts.
       LLVM::StoreOp::create(b, loc, stored, address,
-                            width * storageBytes(element),
+                            std::min(width * storageBytes(element), 64u),
                             /*isVolatile=*/false, /*isNonTemporal=*/true);
       return;
     }
@@ -196,9 +198,10 @@ public:
   }
 
   /// Vector stores at contiguous positions bypass the caches (non-temporal)
-  /// and are aligned to their size: set by a host kernel for outputs far
-  /// larger than the caches, whose positions are multiples of the width and
-  /// whose buffers it has checked are aligned (emitPointwise).
+  /// and are aligned to their size, at most 64 bytes: set by a host kernel
+  /// for outputs far larger than the caches, whose positions are multiples
+  /// of the width and whose buffers it has checked are 64-byte aligned
+  /// (emitStoreLoop).
   bool streamingStores = false;
 
   Type pointerType() {
