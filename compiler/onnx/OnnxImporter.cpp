@@ -1934,6 +1934,12 @@ std::vector<TensorId> Importer::lowerSqueeze() {
 std::vector<TensorId> Importer::lowerExpand() {
   TensorId x = in(0);
   std::vector<std::int64_t> target = intsIn(1, "shape");
+  // Unlike Reshape's, Expand's shape has no -1: every entry is a size.
+  for (std::size_t i = 0; i < target.size(); ++i)
+    if (target[i] < 0)
+      fail("the shape input " + shapeText(target) + " holds " +
+           std::to_string(target[i]) + " at index " + std::to_string(i) +
+           ": Expand's sizes are at least 0 (no -1 as in Reshape)");
   return {expandTo(x, broadcastShape(shapeOf(x), target))};
 }
 

@@ -682,6 +682,11 @@ error_model("reshape_empty_to_6",
 error_model("reshape_to_scalar",
             helper.make_node("Reshape", ["x", "shape"], ["y"], name="n"),
             [f32("x", [4])], [f32("y", [])], [ints64("shape", [])])
+# Expand's shape holds sizes only (Reshape's -1 is not one): a negative
+# entry was the graph verifier's 'negative dimension: tensor<2x-1xf32>'.
+error_model("expand_negative_size",
+            helper.make_node("Expand", ["x", "shape"], ["y"], name="n"),
+            [f32("x", [2, 1])], [f32("y", None)], [ints64("shape", [2, -1])])
 # An optional input the lowering has no use for is still read: Dropout's
 # ratio (an input from opset 12) outside training.
 save("dropout_ratio_input",
