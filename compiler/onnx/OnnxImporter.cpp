@@ -748,6 +748,14 @@ private:
   TensorId padAxis(TensorId x, std::int64_t axis, std::int64_t begin,
                    std::int64_t end, const std::string &mode,
                    const DenseValue &fill);
+  // Resize (OnnxImporter.cpp, "Resize").
+  std::vector<TensorId> lowerResize();
+  TensorId takeAlong(TensorId x, std::int64_t axis,
+                     const std::vector<std::int64_t> &indices,
+                     const std::string &name);
+  TensorId axisWeights(TensorId like, std::int64_t axis,
+                       const std::vector<double> &weights,
+                       const std::string &name);
 
   TensorId softmax(TensorId x, std::int64_t axis, bool log);
   TensorId matmul(TensorId a, TensorId c);
@@ -2619,6 +2627,299 @@ std::vector<TensorId> Importer::lowerPad() {
   return {x};
 }
 
+//===----------------------------------------------------------------------===//
+// Resize
+//===----------------------------------------------------------------------===//
+
+/// How one axis of a Resize reads its input: output position o is
+/// (1 - weight[o]) * x[lower[o]] + weight[o] * x[upper[o]] (nearest: weight
+/// 0), the indices clamped into the axis.
+struct ResizeAxis {
+  std::vector<std::int64_t> lower, upper;
+  std::vector<double> weight;
+};
+
+/// The input coordinate of output position `o` on an axis of `in` elements
+/// resized to `out` by `scale`, as ONNX's reference computes it (in double;
+/// `scale * in` is the unrounded output length some modes divide by).
+double resizeSource(const std::string &transform, std::int64_t o, double scale,
+                    std::int64_t in, std::int64_t out) {
+  const double length = scale * double(in), y = double(o);
+  if (transform == "align_corners")
+    return length == 1 ? 0 : y * double(in - 1) / (length - 1);
+  if (transform == "asymmetric")
+    return y / scale;
+  if (transform == "pytorch_half_pixel")
+    return length == 1 ? -0.5 : (y + 0.5) / scale - 0.5;
+  if (transform == "tf_half_pixel_for_nearest" ||
+      transform == "tf_half_pixel_for_nn")
+    return (y + 0.5) / scale;
+  if (transform == "half_pixel_symmetric") {
+    // The output's centre maps to the input's where out < scale * in.
+    const double center = double(in) / 2;
+    return center * (1 - double(out) / length) + (y + 0.5) / scale - 0.5;
+  }
+  return (y + 0.5) / scale - 0.5; // half_pixel
+}
+
+/// One axis's reads for mode nearest (rounded by `nearestMode`) or linear.
+ResizeAxis resizeAxis(bool linear, const std::string &transform,
+                      const std::string &nearestMode, double scale,
+                      std::int64_t in, std::int64_t out) {
+  ResizeAxis axis;
+  auto clampIndex = [&](double i) {
+    return std::int64_t(std::clamp(i, 0.0, double(in - 1)));
+  };
+  for (std::int64_t o = 0; o < out; ++o) {
+    // Clamped first so that the floor fits an int64; rounding then clamping
+    // gives the same index for any coordinate past either end.
+    const double x = std::clamp(resizeSource(transform, o, scale, in, out),
+                                -1.0, double(in));
+    const double floor = std::floor(x), ratio = x - floor;
+    double nearest = floor;
+    if (ratio > 0 && (nearestMode == "ceil" ||
+                      (nearestMode == "round_prefer_floor" && ratio > 0.5) ||
+                      (nearestMode == "round_prefer_ceil" && ratio >= 0.5)))
+      nearest = floor + 1;
+    if (!linear) {
+      axis.lower.push_back(clampIndex(nearest));
+      axis.weight.push_back(0);
+      continue;
+    }
+    axis.lower.push_back(clampIndex(floor));
+    axis.upper.push_back(clampIndex(floor + 1));
+    axis.weight.push_back(ratio);
+  }
+  if (!linear)
+    axis.upper = axis.lower;
+  return axis;
+}
+
+/// x's elements at `indices` along `axis`: a strided slice where they rise
+/// by a constant step, a broadcast where each element repeats k times in
+/// order (nearest upsampling by an integer factor) or one element repeats,
+/// else a gather with the indices as a constant.
+TensorId Importer::takeAlong(TensorId x, std::int64_t axis,
+                             const std::vector<std::int64_t> &indices,
+                             const std::string &name) {
+  const Shape shape = shapeOf(x);
+  const std::int64_t n = shape[axis], out = std::int64_t(indices.size());
+  Shape result = shape;
+  result[axis] = out;
+  if (std::all_of(indices.begin(), indices.end(),
+                  [&](std::int64_t i) { return i == indices[0]; }))
+    return expandTo(sliceAxis(x, axis, indices[0], 1), result);
+  const std::int64_t step = indices[1] - indices[0];
+  bool progression = step > 0, repeats = out > n && out % n == 0;
+  for (std::int64_t o = 0; o < out; ++o) {
+    progression &= indices[o] == indices[0] + o * step;
+    repeats = repeats && indices[o] == o / (out / n);
+  }
+  if (progression)
+    return sliceAxis(x, axis, indices[0], out, step);
+  if (repeats) {
+    Shape split = shape, expanded = shape;
+    split.insert(split.begin() + axis + 1, 1);
+    expanded.insert(expanded.begin() + axis + 1, out / n);
+    return reshape(expandTo(reshape(x, split), expanded), result);
+  }
+  const TensorType type{n <= INT32_MAX ? ElementType::I32 : ElementType::I64,
+                        {out}};
+  Value value;
+  value.type = type;
+  value.constant = HostTensorData::fromInts(type, indices);
+  return check(b->gather(x, materialize(name, value), axis));
+}
+
+/// `weights` (one per position along `axis`) as a constant of like's element
+/// type, broadcast to like's shape.
+TensorId Importer::axisWeights(TensorId like, std::int64_t axis,
+                               const std::vector<double> &weights,
+                               const std::string &name) {
+  const Shape shape = shapeOf(like);
+  Shape along(shape.size(), 1);
+  along[axis] = shape[axis];
+  const TensorType type{elemOf(like), {shape[axis]}};
+  Value value;
+  value.type = type;
+  value.constant = HostTensorData::fromDoubles(type, weights);
+  return expandTo(reshape(materialize(name, value), along), shape);
+}
+
+/// Resize (opset 11 and later), modes nearest and linear, scales or sizes
+/// known at import: per resized axis (those that shrink first), the input
+/// positions each output reads, computed here as ONNX's reference computes
+/// them, become slices, broadcasts or gathers with constant indices; linear
+/// adds the two reads with constant weights (in f32 for f16 and bf16
+/// inputs). The axes are separable: n-linear is linear along each axis in
+/// turn. Cubic, antialias, exclude_outside and tf_crop_and_resize are
+/// refused.
+std::vector<TensorId> Importer::lowerResize() {
+  if (opset < 11)
+    fail("Resize before opset 11 is not supported (opset 10 has no "
+         "coordinate_transformation_mode; opset 11 and later are)");
+  TensorId x = in(0);
+  const Shape shape = shapeOf(x);
+  const std::int64_t rank = std::int64_t(shape.size());
+  const ElementType type = elemOf(x);
+  const std::string mode = attrString("mode", "nearest");
+  const std::string transform =
+      attrString("coordinate_transformation_mode", "half_pixel");
+  const std::string nearestMode =
+      attrString("nearest_mode", "round_prefer_floor");
+  const std::string policy = attrString("keep_aspect_ratio_policy", "stretch");
+  // Read by modes and transformations that are refused below.
+  attrFloat("cubic_coeff_a", -0.75);
+  attrFloat("extrapolation_value", 0);
+  if (mode != "nearest" && mode != "linear")
+    fail("mode '" + mode + "' is not supported (nearest, linear)");
+  if (transform == "tf_crop_and_resize")
+    fail("coordinate_transformation_mode 'tf_crop_and_resize' (a crop to "
+         "the roi input) is not supported");
+  static const std::set<std::string> transforms = {
+      "half_pixel",          "half_pixel_symmetric",
+      "pytorch_half_pixel",  "align_corners",
+      "asymmetric",          "tf_half_pixel_for_nearest",
+      "tf_half_pixel_for_nn"};
+  if (!transforms.count(transform))
+    fail("coordinate_transformation_mode '" + transform +
+         "' is not supported (half_pixel, half_pixel_symmetric, "
+         "pytorch_half_pixel, align_corners, asymmetric, "
+         "tf_half_pixel_for_nearest, or tf_half_pixel_for_nn as opset 11 "
+         "named it)");
+  if (mode == "nearest" && nearestMode != "round_prefer_floor" &&
+      nearestMode != "round_prefer_ceil" && nearestMode != "floor" &&
+      nearestMode != "ceil")
+    fail("nearest_mode '" + nearestMode +
+         "' is not one of round_prefer_floor, round_prefer_ceil, floor, ceil");
+  if (attrInt("antialias", 0) != 0)
+    fail("antialias 1 is not supported");
+  if (attrInt("exclude_outside", 0) != 0)
+    fail("exclude_outside 1 is not supported");
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+    fail("keep_aspect_ratio_policy '" + policy +
+         "' is not one of stretch, not_larger, not_smaller");
+  const bool linear = mode == "linear";
+  if (linear && !isFloat(type))
+    fail("mode 'linear' on " + std::string(elementTypeName(type)) +
+         " is not supported (float inputs only)");
+
+  std::vector<std::int64_t> axes;
+  if (std::optional<std::vector<std::int64_t>> given = attrInts("axes")) {
+    for (std::int64_t axis : *given) {
+      axis = normAxis(axis, rank);
+      if (std::find(axes.begin(), axes.end(), axis) != axes.end())
+        fail("attribute 'axes' names axis " + std::to_string(axis) + " twice");
+      axes.push_back(axis);
+    }
+  } else {
+    for (std::int64_t axis = 0; axis < rank; ++axis)
+      axes.push_back(axis);
+  }
+  // roi matters only to tf_crop_and_resize.
+  if (hasInput(1))
+    inputValue(1);
+  std::vector<double> scales;
+  std::vector<std::int64_t> sizes;
+  if (hasInput(2))
+    scales = constIn(2, "scales").toDoubles();
+  if (hasInput(3))
+    sizes = intsIn(3, "sizes");
+  if (scales.empty() == sizes.empty())
+    fail("exactly one of scales (input 2) and sizes (input 3) must be given, "
+         "not empty");
+  const std::size_t given = std::max(scales.size(), sizes.size());
+  if (given != axes.size())
+    fail(std::string(scales.empty() ? "sizes" : "scales") + " has " +
+         std::to_string(given) + " entries, expected " +
+         std::to_string(axes.size()) + " (one per " +
+         (attr("axes") ? "axis in axes)" : "input dim)"));
+
+  // Per input dim: its scale and output size.
+  std::vector<double> scale(rank, 1.0);
+  Shape outShape = shape;
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    const std::int64_t axis = axes[i], n = shape[axis];
+    if (!scales.empty()) {
+      const double length = scales[i] * double(n);
+      if (!(scales[i] > 0) || !(length < 0x1p62))
+        fail("scales " + std::to_string(scales[i]) + " for axis " +
+             std::to_string(axis) + " of size " + std::to_string(n) +
+             ": a scale must be positive and give a size below 2^62");
+      scale[axis] = scales[i];
+      outShape[axis] = std::int64_t(length);
+      continue;
+    }
+    if (sizes[i] < 0 || (n == 0 && sizes[i] != 0))
+      fail("sizes " + shapeText(sizes) + " asks " + std::to_string(sizes[i]) +
+           " elements of axis " + std::to_string(axis) + " of size " +
+           std::to_string(n));
+    scale[axis] = n == 0 ? 1.0 : double(sizes[i]) / double(n);
+    outShape[axis] = sizes[i];
+  }
+  if (!sizes.empty() && policy != "stretch") {
+    // One scale for every axis in axes, the size of the smallest (or
+    // largest) ratio; sizes rounded half up from it.
+    double common = scale[axes[0]];
+    for (std::int64_t axis : axes)
+      common = policy == "not_larger" ? std::min(common, scale[axis])
+                                      : std::max(common, scale[axis]);
+    for (std::int64_t axis : axes) {
+      scale[axis] = common;
+      outShape[axis] = std::int64_t(common * double(shape[axis]) + 0.5);
+    }
+  }
+  if (checkedCount(outShape, "the output") == 0)
+    return {splat({type, outShape}, 0)};
+
+  // Shrinking axes first: every later step moves fewer elements.
+  std::vector<std::int64_t> order = axes;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::int64_t a, std::int64_t c) {
+                     return outShape[a] < shape[a] && outShape[c] >= shape[c];
+                   });
+  const ElementType computeType =
+      type == ElementType::F64 ? ElementType::F64 : ElementType::F32;
+  const std::string prefix = node->output(0) + "/resize_axis";
+  for (std::int64_t axis : order) {
+    const std::int64_t n = shape[axis], out = outShape[axis];
+    const ResizeAxis reads =
+        resizeAxis(linear, transform, nearestMode, scale[axis], n, out);
+    const std::string name = prefix + std::to_string(axis);
+    const bool interpolates =
+        std::any_of(reads.weight.begin(), reads.weight.end(),
+                    [](double w) { return w != 0; });
+    bool identity = out == n;
+    for (std::int64_t o = 0; o < out && identity; ++o)
+      identity = reads.lower[o] == o && reads.weight[o] == 0;
+    if (identity)
+      continue;
+    if (!interpolates) {
+      x = takeAlong(x, axis, reads.lower, name + "_index");
+      continue;
+    }
+    std::vector<double> lowerWeight;
+    for (double w : reads.weight)
+      lowerWeight.push_back(1 - w);
+    // Cast after the reads: a gather reads its data from memory, so a cast
+    // before it would be a kernel of its own.
+    TensorId lower = takeAlong(x, axis, reads.lower, name + "_lower");
+    TensorId upper = takeAlong(x, axis, reads.upper, name + "_upper");
+    if (elemOf(lower) != computeType) {
+      lower = check(b->cast(lower, computeType));
+      upper = check(b->cast(upper, computeType));
+    }
+    x = check(
+        b->add(check(b->mul(lower, axisWeights(lower, axis, lowerWeight,
+                                               name + "_lower_weight"))),
+               check(b->mul(upper, axisWeights(upper, axis, reads.weight,
+                                               name + "_upper_weight")))));
+  }
+  if (elemOf(x) != type)
+    x = check(b->cast(x, type));
+  return {x};
+}
+
 std::span<const Importer::OpEntry> Importer::opTable() {
   using I = Importer;
   static constexpr OpEntry table[] = {
@@ -2706,6 +3007,7 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"ReduceSumSquare", &I::lowerReduce},
       {"Relu", &I::lowerRelu},
       {"Reshape", &I::lowerReshape},
+      {"Resize", &I::lowerResize},
       {"Round", &I::lowerUnary<OpKind::Round>},
       {"Selu", &I::lowerElu},
       {"Shape", nullptr, &I::evaluateShapeOrSize},

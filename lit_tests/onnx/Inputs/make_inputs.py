@@ -693,3 +693,94 @@ save("dropout_ratio_input",
      [helper.make_node("Dropout", ["x", "r"], ["y"], name="n")],
      [f32("x", [4])], [f32("y", [4])],
      [numpy_helper.from_array(np.array(0.25, np.float32), "r")])
+
+# Resize (issue 20): scales or sizes as initializers (roi empty), random
+# inputs at run time; the output shapes declared, so the importer's sizes are
+# checked against ONNX's.
+
+
+def floats(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.float32), name)
+
+
+def resize(name, x_shape, y_shape, scales=None, sizes=None, elem=TensorProto.FLOAT,
+           opset=19, check=True, **attrs):
+    inputs = ["x", "", "scales" if scales is not None else ""]
+    initializers = []
+    if scales is not None:
+        initializers.append(floats("scales", scales))
+    if sizes is not None:
+        inputs.append("sizes")
+        initializers.append(ints64("sizes", sizes))
+    save(name, [helper.make_node("Resize", inputs, ["y"], name="resize",
+                                 **attrs)],
+         [value("x", elem, x_shape)], [value("y", elem, y_shape)],
+         initializers, opset=opset, check=check)
+
+
+# Nearest: x2 as torch exports nn.Upsample (asymmetric, floor: a broadcast);
+# sizes 5x7 -> 8x3 with round_prefer_ceil and half_pixel (gathers); a
+# downsample by 2 (strided slices); axes given (opset 18), ceil.
+resize("resize_nearest_x2", [1, 3, 4, 5], [1, 3, 8, 10],
+       scales=[1, 1, 2, 2], mode="nearest",
+       coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+resize("resize_nearest_sizes", [2, 2, 5, 7], [2, 2, 8, 3],
+       sizes=[2, 2, 8, 3], mode="nearest", nearest_mode="round_prefer_ceil")
+resize("resize_nearest_down", [1, 2, 8, 6], [1, 2, 4, 3],
+       scales=[1, 1, 0.5, 0.5], mode="nearest")
+resize("resize_nearest_axes", [1, 2, 3, 4], [1, 2, 7, 9],
+       sizes=[9, 7], axes=[3, 2], mode="nearest", nearest_mode="ceil",
+       coordinate_transformation_mode="align_corners")
+# Linear: x2 bilinear with half_pixel (torch's align_corners=False at opset
+# 17 exports pytorch_half_pixel; both are here), align_corners with sizes,
+# a 1-D (rank 3) downsample by 3/5, f16 (computed in f32), and an opset 11
+# model (roi and scales required inputs, scales empty beside sizes).
+resize("resize_linear_x2", [1, 3, 4, 5], [1, 3, 8, 10],
+       scales=[1, 1, 2, 2], mode="linear")
+resize("resize_linear_pytorch", [2, 3, 6, 4], [2, 3, 9, 1],
+       sizes=[2, 3, 9, 1], mode="linear",
+       coordinate_transformation_mode="pytorch_half_pixel")
+resize("resize_linear_align_corners", [1, 2, 5, 5], [1, 2, 7, 3],
+       sizes=[1, 2, 7, 3], mode="linear",
+       coordinate_transformation_mode="align_corners")
+resize("resize_linear_1d", [1, 4, 20], [1, 4, 12], scales=[1, 1, 0.6],
+       mode="linear", coordinate_transformation_mode="asymmetric")
+resize("resize_linear_f16", [1, 2, 3, 3], [1, 2, 6, 5],
+       sizes=[1, 2, 6, 5], elem=TensorProto.FLOAT16, mode="linear")
+save("resize_opset11_sizes", [
+    helper.make_node("Resize", ["x", "roi", "scales", "sizes"], ["y"],
+                     name="resize", mode="linear",
+                     coordinate_transformation_mode="align_corners")],
+     [f32("x", [1, 1, 3, 4])], [f32("y", [1, 1, 5, 5])],
+     [floats("roi", []), floats("scales", []), ints64("sizes", [1, 1, 5, 5])],
+     opset=11)
+
+# Refused, each naming the node: cubic, antialias, exclude_outside,
+# tf_crop_and_resize, opset 10, linear on integers, an unknown nearest_mode,
+# both scales and sizes, scales computed at run time.
+resize("resize_cubic", [1, 1, 4, 4], [1, 1, 8, 8], scales=[1, 1, 2, 2],
+       mode="cubic")
+resize("resize_antialias", [1, 1, 8, 8], [1, 1, 4, 4], scales=[1, 1, 0.5, 0.5],
+       mode="linear", antialias=1)
+resize("resize_exclude_outside", [1, 1, 4, 4], [1, 1, 8, 8],
+       scales=[1, 1, 2, 2], mode="linear", exclude_outside=1)
+save("resize_crop", [
+    helper.make_node("Resize", ["x", "roi", "scales"], ["y"], name="resize",
+                     mode="linear",
+                     coordinate_transformation_mode="tf_crop_and_resize")],
+     [f32("x", [1, 1, 4, 4])], [f32("y", [1, 1, 8, 8])],
+     [floats("roi", [0, 0, 0.2, 0.2, 1, 1, 0.8, 0.8]),
+      floats("scales", [1, 1, 2, 2])])
+save("resize_opset10", [
+    helper.make_node("Resize", ["x", "scales"], ["y"], name="resize")],
+     [f32("x", [1, 1, 4, 4])], [f32("y", [1, 1, 8, 8])],
+     [floats("scales", [1, 1, 2, 2])], opset=10)
+resize("resize_linear_int", [1, 1, 4, 4], [1, 1, 8, 8], scales=[1, 1, 2, 2],
+       elem=TensorProto.INT32, mode="linear")
+resize("resize_bad_nearest_mode", [1, 1, 4, 4], [1, 1, 8, 8],
+       scales=[1, 1, 2, 2], nearest_mode="round_half_even", check=False)
+resize("resize_scales_and_sizes", [1, 1, 4, 4], [1, 1, 8, 8],
+       scales=[1, 1, 2, 2], sizes=[1, 1, 8, 8], check=False)
+save("resize_runtime_scales", [
+    helper.make_node("Resize", ["x", "", "scales"], ["y"], name="resize")],
+     [f32("x", [1, 1, 4, 4]), f32("scales", [4])], [f32("y", None)], check=False)

@@ -21,8 +21,9 @@
 //
 // A test in scope that fails (a wrong answer, or on the host a graph that
 // does not compile) fails this test, unless exclusions.txt lists it with its
-// reason. So does an exclusion that now passes (remove it), and a pass rate
-// below 95% with exclusions counted as failures.
+// reason. So does an exclusion that now passes (remove it), one whose reason
+// says `refused with "TEXT"` and fails without that text in its error, and a
+// pass rate below 95% with exclusions counted as failures.
 //
 // One narrow reinterpretation: Debian's libonnx-testdata stores the bfloat16
 // tensors of its Cast/CastLike tests as UINT16 TensorProtos holding the bf16
@@ -55,6 +56,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -102,6 +104,18 @@ std::map<std::string, std::string> readExclusions() {
     out[name] = reason;
   }
   return out;
+}
+
+/// The error an exclusion expects, where its reason says `refused with
+/// "TEXT"`: an op or attribute Fuse refuses must keep failing with that
+/// clear error, not with another.
+std::optional<std::string> expectedRefusal(const std::string &reason) {
+  const std::string marker = "refused with \"";
+  std::size_t begin = reason.find(marker);
+  if (begin == std::string::npos)
+    return std::nullopt;
+  begin += marker.size();
+  return reason.substr(begin, reason.find('"', begin) - begin);
 }
 
 /// One unit in the last place of `value` in a 16-bit float type (10 or 7
@@ -414,6 +428,11 @@ void runSuite(const Runner &runner, const std::string &set,
       count(&Counts::excluded);
       if (outcome.passed)
         stale.push_back(name);
+      else if (std::optional<std::string> refusal =
+                   expectedRefusal(excluded->second);
+               refusal && outcome.message.find(*refusal) == std::string::npos)
+        failures.push_back(name + ": excluded as refused with \"" + *refusal +
+                           "\", but: " + outcome.message);
     } else if (outcome.passed) {
       count(&Counts::passed);
     } else {

@@ -253,6 +253,59 @@ def main():
                             ["y", "mean", "rstd"], axis=-1)],
           {"x": h, "s": hs, "b": hb}, ["y", "mean", "rstd"], 17,
           expected=[y, mean, rstd])
+
+    # Resize (issue 20) beyond the backend tests: a rank-3 (1-D) linear
+    # downsample, length-1 outputs (pytorch_half_pixel reads -0.5,
+    # align_corners 0), a scale that keeps a size but moves the samples,
+    # nearest by an integer factor, half_pixel_symmetric, keep_aspect_ratio
+    # not_smaller with linear, opset 11's required roi and scales (empty beside
+    # sizes), f16 linear.
+    def resize(name, x, attrs, scales=None, sizes=None, opset=19):
+        inputs, initializers = ["x", ""], []
+        if opset < 13:  # roi and scales required, empty where unused
+            inputs[1] = "roi"
+            initializers.append(("roi", np.zeros(0, np.float32)))
+            scales = [] if scales is None else scales
+        inputs.append("scales" if scales is not None else "")
+        if scales is not None:
+            initializers.append(("scales", np.array(scales, np.float32)))
+        if sizes is not None:
+            inputs.append("sizes")
+            initializers.append(("sizes", np.array(sizes, np.int64)))
+        write(name, [helper.make_node("Resize", inputs, ["y"], **attrs)],
+              {"x": x}, ["y"], opset, initializers=initializers)
+
+    resize("test_resize_linear_1d_asymmetric", f32(1, 4, 20),
+           {"mode": "linear", "coordinate_transformation_mode": "asymmetric"},
+           scales=[1, 1, 0.6])
+    resize("test_resize_linear_pytorch_half_pixel_to_1", f32(1, 2, 5, 4),
+           {"mode": "linear",
+            "coordinate_transformation_mode": "pytorch_half_pixel"},
+           sizes=[1, 2, 1, 3])
+    resize("test_resize_linear_align_corners_to_1", f32(1, 2, 5, 4),
+           {"mode": "linear", "coordinate_transformation_mode": "align_corners"},
+           sizes=[1, 2, 1, 7])
+    resize("test_resize_nearest_same_size_moved", f32(1, 1, 5, 6),
+           {"mode": "nearest", "nearest_mode": "round_prefer_ceil"},
+           scales=[1, 1, 1.1, 1.9])
+    resize("test_resize_linear_same_size_moved", f32(1, 1, 5, 6),
+           {"mode": "linear"}, scales=[1, 1, 1.1, 1])
+    resize("test_resize_nearest_x3_asymmetric_floor", f32(2, 3, 4),
+           {"mode": "nearest", "coordinate_transformation_mode": "asymmetric",
+            "nearest_mode": "floor"}, scales=[1, 1, 3])
+    resize("test_resize_nearest_half_pixel_symmetric", f32(1, 2, 7, 5),
+           {"mode": "nearest",
+            "coordinate_transformation_mode": "half_pixel_symmetric"},
+           scales=[1, 1, 0.7, 1.7])
+    resize("test_resize_linear_not_smaller_axes", f32(1, 2, 6, 4),
+           {"mode": "linear", "keep_aspect_ratio_policy": "not_smaller",
+            "axes": [2, 3]}, sizes=[5, 5])
+    resize("test_resize_linear_opset11_sizes", f32(1, 1, 3, 4),
+           {"mode": "linear", "coordinate_transformation_mode": "align_corners"},
+           sizes=[1, 1, 5, 7], opset=11)
+    TYPES[np.float16] = TensorProto.FLOAT16
+    resize("test_resize_linear_float16", f32(1, 2, 3, 5).astype(np.float16),
+           {"mode": "linear"}, sizes=[1, 2, 7, 4])
     print(f"wrote {len(os.listdir(OUT))} tests to {OUT}")
 
 
