@@ -1777,8 +1777,10 @@ std::vector<TensorId> Importer::lowerPool() {
       fail("kernel_shape, strides and dilations must be >= 1");
   w.ceilMode = attrInt("ceil_mode", 0) != 0;
   w.countIncludePad = !isMax && attrInt("count_include_pad", 0) != 0;
-  if (isMax && attrInt("storage_order", 0) != 0)
-    fail("storage_order 1 (column-major indices) is not supported");
+  // The layout of the Indices output, which is refused above: Y is the same
+  // either way.
+  if (isMax)
+    attrInt("storage_order", 0);
   const std::string autoPad = attrString("auto_pad", "NOTSET");
   if (autoPad == "VALID") {
     std::fill(w.pads.begin(), w.pads.end(), 0);
@@ -1796,6 +1798,19 @@ std::vector<TensorId> Importer::lowerPool() {
   } else if (autoPad != "NOTSET") {
     fail("auto_pad '" + autoPad +
          "' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER");
+  }
+  // A pad as wide as the dilated window puts a whole window in the padding:
+  // no element to take the max or mean of (onnxruntime refuses pads that
+  // reach the kernel's size).
+  for (std::int64_t d = 0; d < 2 * n; ++d) {
+    const std::int64_t span = (w.window[d % n] - 1) * w.dilations[d % n] + 1;
+    if (w.pads[d] < 0 || w.pads[d] >= span)
+      fail("attribute 'pads' = " + shapeText(w.pads) + " holds " +
+           std::to_string(w.pads[d]) + " for spatial dim " +
+           std::to_string(d % n) + ", expected 0 to " +
+           std::to_string(span - 1) +
+           " (less than the window's extent, so that no window lies wholly "
+           "in the padding)");
   }
   return {check(
       b->pool(isMax ? ReduceKind::Max : ReduceKind::Mean, x, std::move(w)))};

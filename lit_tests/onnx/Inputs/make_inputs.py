@@ -784,3 +784,19 @@ resize("resize_scales_and_sizes", [1, 1, 4, 4], [1, 1, 8, 8],
 save("resize_runtime_scales", [
     helper.make_node("Resize", ["x", "", "scales"], ["y"], name="resize")],
      [f32("x", [1, 1, 4, 4]), f32("scales", [4])], [f32("y", None)], check=False)
+
+# Pooling (issue 20): storage_order shapes only MaxPool's Indices output, so
+# a MaxPool without it runs; a negative pad, and a pad as wide as the dilated
+# window (a window wholly in the padding: no element to reduce), are refused.
+save("maxpool_storage_order", [
+    helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2, 2],
+                     storage_order=1)],
+     [f32("x", [1, 2, 4, 4])], [f32("y", [1, 2, 3, 3])])
+save("pool_negative_pad", [
+    helper.make_node("AveragePool", ["x"], ["y"], name="pool",
+                     kernel_shape=[2, 2], pads=[-1, 0, 0, 0])],
+     [f32("x", [1, 1, 4, 4])], [f32("y", None)], check=False)
+save("pool_pad_past_window", [
+    helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2, 3],
+                     dilations=[1, 2], pads=[1, 4, 2, 0])],
+     [f32("x", [1, 1, 6, 6])], [f32("y", None)], check=False)
