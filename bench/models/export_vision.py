@@ -29,6 +29,7 @@ Beside each model: its input (MODEL.INPUT.npy) and PyTorch eager's output
 with eager's, relative to the output's largest magnitude (pass: <= 1e-3);
 also onnxruntime's where it is installed; then runs it on a second input
 with the same bundle cache, which must compile nothing ("compiled": 0).
+--bench N adds the median of N runs on Fuse and on onnxruntime (2 threads).
 
 Needs torch, torchvision, transformers, onnxscript (bench/models only):
     python bench/models/export_vision.py --out /tmp/vision [--only vit,resnet18]
@@ -190,7 +191,7 @@ def export(name, make, input_name, shape, dynamic, out, dynamo):
           f"output {expected.shape}")
 
 
-def check(stem, input_name, out, build):
+def check(stem, input_name, out, build, bench):
     """fuse-run --check on the model; Fuse's largest difference from eager
     (and onnxruntime), relative to the output's largest magnitude."""
     model = os.path.join(out, stem + ".onnx")
@@ -218,11 +219,28 @@ def check(stem, input_name, out, build):
            "vs_torch": float(np.abs(y - expected).max()) / scale}
     try:
         import onnxruntime as ort
-        session = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
-        ort_y = session.run(None, {input_name: np.load(x)})[0]
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 2
+        session = ort.InferenceSession(model, options,
+                                       providers=["CPUExecutionProvider"])
+        feeds = {input_name: np.load(x)}
+        ort_y = session.run(None, feeds)[0]
         row["vs_ort"] = float(np.abs(y - ort_y).max()) / scale
+        if bench:
+            times = []
+            for _ in range(bench):
+                begin = time.perf_counter()
+                session.run(None, feeds)
+                times.append((time.perf_counter() - begin) * 1e3)
+            row["ort_ms"] = round(float(np.median(times)), 2)
     except ImportError:
         pass
+    if bench:
+        proc = subprocess.run(cmd[:2] + ["--json", f"--bench={bench}", cmd[4],
+                                         cmd[-1]], capture_output=True, text=True)
+        lines = proc.stdout.strip().splitlines()
+        if lines and lines[-1].startswith("{"):
+            row["fuse_ms"] = round(json.loads(lines[-1])["run_ms_median"], 2)
     # Another input of the same shape: the bundle from the cache, no compile.
     second = os.path.join(out, f"{stem}.second.npy")
     np.save(second, -np.load(x))
@@ -241,6 +259,9 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--family", action="store_true",
                     help="other models of the families: " + ", ".join(FAMILY))
+    ap.add_argument("--bench", type=int, default=0, metavar="N",
+                    help="with --check: the median of N runs on Fuse "
+                         "(fuse-run --bench) and onnxruntime (2 threads)")
     ap.add_argument("--check", metavar="BUILD",
                     help="run the exported models with BUILD/bin/fuse-run "
                          "instead of exporting")
@@ -256,7 +277,8 @@ def main():
             stem = name + ("_dynamo" if dynamo else "")
             try:
                 if args.check:
-                    row = check(stem, input_name, args.out, args.check)
+                    row = check(stem, input_name, args.out, args.check,
+                                args.bench)
                     print(json.dumps(row), flush=True)
                     failed += not row.get("matches", False)
                 else:

@@ -2887,12 +2887,18 @@ std::vector<TensorId> Importer::lowerResize() {
   if (checkedCount(outShape, "the output") == 0)
     return {splat({type, outShape}, 0)};
 
-  // Shrinking axes first: every later step moves fewer elements.
+  // Shrinking axes first, outer to inner, then growing ones, inner to
+  // outer: every later step moves fewer elements, and the step on the most
+  // data reads along an outer axis, whole rows with vector loads (a gather
+  // along the innermost axis reads lane by lane).
   std::vector<std::int64_t> order = axes;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::int64_t a, std::int64_t c) {
-                     return outShape[a] < shape[a] && outShape[c] >= shape[c];
-                   });
+  std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t c) {
+    const bool shrinksA = outShape[a] < shape[a],
+               shrinksC = outShape[c] < shape[c];
+    if (shrinksA != shrinksC)
+      return shrinksA;
+    return shrinksA ? a < c : a > c;
+  });
   const ElementType computeType =
       type == ElementType::F64 ? ElementType::F64 : ElementType::F32;
   const std::string prefix = node->output(0) + "/resize_axis";

@@ -800,3 +800,18 @@ save("pool_pad_past_window", [
     helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2, 3],
                      dilations=[1, 2], pads=[1, 4, 2, 0])],
      [f32("x", [1, 1, 6, 6])], [f32("y", None)], check=False)
+
+# Resize's sizes as torch's exporter computes them for F.interpolate(z,
+# size=skip.shape[2:]) (lraspp_mobilenet_v3_large): Shape, Slice, Concat
+# with z's leading dims, folded at import.
+save("resize_sizes_from_shape", [
+    helper.make_node("Shape", ["skip"], ["shape"], name="shape"),
+    helper.make_node("Slice", ["shape", "start", "end"], ["hw"], name="slice"),
+    helper.make_node("Concat", ["lead", "hw"], ["sizes"], name="concat", axis=0),
+    helper.make_node("Resize", ["z", "", "", "sizes"], ["r"], name="resize",
+                     mode="linear", coordinate_transformation_mode="half_pixel",
+                     nearest_mode="floor", cubic_coeff_a=-0.75),
+    helper.make_node("Add", ["r", "skip"], ["y"], name="add")],
+     [f32("z", [1, 3, 5, 6]), f32("skip", [1, 3, 10, 12])],
+     [f32("y", [1, 3, 10, 12])],
+     [ints64("start", [2]), ints64("end", [4]), ints64("lead", [1, 3])])
