@@ -479,6 +479,11 @@ bool allEqual(const HostTensorData &data) {
   return n > 0;
 }
 
+// Resize's attributes, output and reads per axis (see "Resize" below).
+struct ResizeMode;
+struct ResizeTarget;
+struct ResizeAxis;
+
 class Importer {
 public:
   Importer(const onnx::ModelProto &model, const ImportOptions &options,
@@ -750,6 +755,10 @@ private:
                    const DenseValue &fill);
   // Resize (OnnxImporter.cpp, "Resize").
   std::vector<TensorId> lowerResize();
+  ResizeMode resizeMode(ElementType type);
+  ResizeTarget resizeTarget(const Shape &shape, const std::string &policy);
+  TensorId resizeAlong(TensorId x, std::int64_t axis, const ResizeAxis &reads,
+                       ElementType computeType, const std::string &name);
   TensorId takeAlong(TensorId x, std::int64_t axis,
                      const std::vector<std::int64_t> &indices,
                      const std::string &name);
@@ -2761,34 +2770,24 @@ TensorId Importer::axisWeights(TensorId like, std::int64_t axis,
   return expandTo(reshape(materialize(name, value), along), shape);
 }
 
-/// Resize (opset 11 and later), modes nearest and linear, scales or sizes
-/// known at import: per resized axis (those that shrink first), the input
-/// positions each output reads, computed here as ONNX's reference computes
-/// them, become slices, broadcasts or gathers with constant indices; linear
-/// adds the two reads with constant weights (in f32 for f16 and bf16
-/// inputs). The axes are separable: n-linear is linear along each axis in
-/// turn. Cubic, antialias, exclude_outside and tf_crop_and_resize are
-/// refused.
-std::vector<TensorId> Importer::lowerResize() {
-  if (opset < 11)
-    fail("Resize before opset 11 is not supported (opset 10 has no "
-         "coordinate_transformation_mode; opset 11 and later are)");
-  TensorId x = in(0);
-  const Shape shape = shapeOf(x);
-  const std::int64_t rank = std::int64_t(shape.size());
-  const ElementType type = elemOf(x);
+/// Resize's mode and how it maps coordinates, checked.
+struct ResizeMode {
+  bool linear = false;
+  std::string transform, nearestMode, policy;
+};
+
+ResizeMode Importer::resizeMode(ElementType type) {
+  ResizeMode m;
   const std::string mode = attrString("mode", "nearest");
-  const std::string transform =
-      attrString("coordinate_transformation_mode", "half_pixel");
-  const std::string nearestMode =
-      attrString("nearest_mode", "round_prefer_floor");
-  const std::string policy = attrString("keep_aspect_ratio_policy", "stretch");
+  m.transform = attrString("coordinate_transformation_mode", "half_pixel");
+  m.nearestMode = attrString("nearest_mode", "round_prefer_floor");
+  m.policy = attrString("keep_aspect_ratio_policy", "stretch");
   // Read by modes and transformations that are refused below.
   attrFloat("cubic_coeff_a", -0.75);
   attrFloat("extrapolation_value", 0);
   if (mode != "nearest" && mode != "linear")
     fail("mode '" + mode + "' is not supported (nearest, linear)");
-  if (transform == "tf_crop_and_resize")
+  if (m.transform == "tf_crop_and_resize")
     fail("coordinate_transformation_mode 'tf_crop_and_resize' (a crop to "
          "the roi input) is not supported");
   static const std::set<std::string> transforms = {
@@ -2796,40 +2795,58 @@ std::vector<TensorId> Importer::lowerResize() {
       "pytorch_half_pixel",  "align_corners",
       "asymmetric",          "tf_half_pixel_for_nearest",
       "tf_half_pixel_for_nn"};
-  if (!transforms.count(transform))
-    fail("coordinate_transformation_mode '" + transform +
+  if (!transforms.count(m.transform))
+    fail("coordinate_transformation_mode '" + m.transform +
          "' is not supported (half_pixel, half_pixel_symmetric, "
          "pytorch_half_pixel, align_corners, asymmetric, "
          "tf_half_pixel_for_nearest, or tf_half_pixel_for_nn as opset 11 "
          "named it)");
-  if (mode == "nearest" && nearestMode != "round_prefer_floor" &&
-      nearestMode != "round_prefer_ceil" && nearestMode != "floor" &&
-      nearestMode != "ceil")
-    fail("nearest_mode '" + nearestMode +
+  if (mode == "nearest" && m.nearestMode != "round_prefer_floor" &&
+      m.nearestMode != "round_prefer_ceil" && m.nearestMode != "floor" &&
+      m.nearestMode != "ceil")
+    fail("nearest_mode '" + m.nearestMode +
          "' is not one of round_prefer_floor, round_prefer_ceil, floor, ceil");
   if (attrInt("antialias", 0) != 0)
     fail("antialias 1 is not supported");
   if (attrInt("exclude_outside", 0) != 0)
     fail("exclude_outside 1 is not supported");
-  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
-    fail("keep_aspect_ratio_policy '" + policy +
+  if (m.policy != "stretch" && m.policy != "not_larger" &&
+      m.policy != "not_smaller")
+    fail("keep_aspect_ratio_policy '" + m.policy +
          "' is not one of stretch, not_larger, not_smaller");
-  const bool linear = mode == "linear";
-  if (linear && !isFloat(type))
+  m.linear = mode == "linear";
+  if (m.linear && !isFloat(type))
     fail("mode 'linear' on " + std::string(elementTypeName(type)) +
          " is not supported (float inputs only)");
+  return m;
+}
 
+/// The resized axes, and per input dim its scale and output size.
+struct ResizeTarget {
   std::vector<std::int64_t> axes;
+  std::vector<double> scale;
+  Shape outShape;
+};
+
+/// From scales or sizes (known at import) and `axes`, as ONNX's reference
+/// computes them: floor(scale * size) from scales; from sizes, the scale
+/// size / input size (with keep_aspect_ratio_policy not_larger or
+/// not_smaller, the smallest or largest of them for every axis, sizes
+/// rounded half up from it).
+ResizeTarget Importer::resizeTarget(const Shape &shape,
+                                    const std::string &policy) {
+  const std::int64_t rank = std::int64_t(shape.size());
+  ResizeTarget t;
   if (std::optional<std::vector<std::int64_t>> given = attrInts("axes")) {
     for (std::int64_t axis : *given) {
       axis = normAxis(axis, rank);
-      if (std::find(axes.begin(), axes.end(), axis) != axes.end())
+      if (std::find(t.axes.begin(), t.axes.end(), axis) != t.axes.end())
         fail("attribute 'axes' names axis " + std::to_string(axis) + " twice");
-      axes.push_back(axis);
+      t.axes.push_back(axis);
     }
   } else {
     for (std::int64_t axis = 0; axis < rank; ++axis)
-      axes.push_back(axis);
+      t.axes.push_back(axis);
   }
   // roi matters only to tf_crop_and_resize.
   if (hasInput(1))
@@ -2844,46 +2861,95 @@ std::vector<TensorId> Importer::lowerResize() {
     fail("exactly one of scales (input 2) and sizes (input 3) must be given, "
          "not empty");
   const std::size_t given = std::max(scales.size(), sizes.size());
-  if (given != axes.size())
+  if (given != t.axes.size())
     fail(std::string(scales.empty() ? "sizes" : "scales") + " has " +
          std::to_string(given) + " entries, expected " +
-         std::to_string(axes.size()) + " (one per " +
+         std::to_string(t.axes.size()) + " (one per " +
          (attr("axes") ? "axis in axes)" : "input dim)"));
-
-  // Per input dim: its scale and output size.
-  std::vector<double> scale(rank, 1.0);
-  Shape outShape = shape;
-  for (std::size_t i = 0; i < axes.size(); ++i) {
-    const std::int64_t axis = axes[i], n = shape[axis];
+  t.scale.assign(rank, 1.0);
+  t.outShape = shape;
+  for (std::size_t i = 0; i < t.axes.size(); ++i) {
+    const std::int64_t axis = t.axes[i], n = shape[axis];
     if (!scales.empty()) {
       const double length = scales[i] * double(n);
       if (!(scales[i] > 0) || !(length < 0x1p62))
         fail("scales " + std::to_string(scales[i]) + " for axis " +
              std::to_string(axis) + " of size " + std::to_string(n) +
              ": a scale must be positive and give a size below 2^62");
-      scale[axis] = scales[i];
-      outShape[axis] = std::int64_t(length);
+      t.scale[axis] = scales[i];
+      t.outShape[axis] = std::int64_t(length);
       continue;
     }
     if (sizes[i] < 0 || (n == 0 && sizes[i] != 0))
       fail("sizes " + shapeText(sizes) + " asks " + std::to_string(sizes[i]) +
            " elements of axis " + std::to_string(axis) + " of size " +
            std::to_string(n));
-    scale[axis] = n == 0 ? 1.0 : double(sizes[i]) / double(n);
-    outShape[axis] = sizes[i];
+    t.scale[axis] = n == 0 ? 1.0 : double(sizes[i]) / double(n);
+    t.outShape[axis] = sizes[i];
   }
   if (!sizes.empty() && policy != "stretch") {
-    // One scale for every axis in axes, the size of the smallest (or
-    // largest) ratio; sizes rounded half up from it.
-    double common = scale[axes[0]];
-    for (std::int64_t axis : axes)
-      common = policy == "not_larger" ? std::min(common, scale[axis])
-                                      : std::max(common, scale[axis]);
-    for (std::int64_t axis : axes) {
-      scale[axis] = common;
-      outShape[axis] = std::int64_t(common * double(shape[axis]) + 0.5);
+    double common = t.scale[t.axes[0]];
+    for (std::int64_t axis : t.axes)
+      common = policy == "not_larger" ? std::min(common, t.scale[axis])
+                                      : std::max(common, t.scale[axis]);
+    for (std::int64_t axis : t.axes) {
+      t.scale[axis] = common;
+      t.outShape[axis] = std::int64_t(common * double(shape[axis]) + 0.5);
     }
   }
+  return t;
+}
+
+/// One axis of a Resize: x unchanged where every output reads its own
+/// position; the reads (nearest); or the two reads, in computeType, times
+/// their weights, added (linear).
+TensorId Importer::resizeAlong(TensorId x, std::int64_t axis,
+                               const ResizeAxis &reads, ElementType computeType,
+                               const std::string &name) {
+  const std::int64_t out = std::int64_t(reads.lower.size());
+  bool identity = out == shapeOf(x)[axis];
+  for (std::int64_t o = 0; o < out && identity; ++o)
+    identity = reads.lower[o] == o && reads.weight[o] == 0;
+  if (identity)
+    return x;
+  if (std::all_of(reads.weight.begin(), reads.weight.end(),
+                  [](double w) { return w == 0; }))
+    return takeAlong(x, axis, reads.lower, name + "_index");
+  std::vector<double> lowerWeight;
+  for (double w : reads.weight)
+    lowerWeight.push_back(1 - w);
+  // Cast after the reads: a gather reads its data from memory, so a cast
+  // before it would be a kernel of its own.
+  TensorId lower = takeAlong(x, axis, reads.lower, name + "_lower");
+  TensorId upper = takeAlong(x, axis, reads.upper, name + "_upper");
+  if (elemOf(lower) != computeType) {
+    lower = check(b->cast(lower, computeType));
+    upper = check(b->cast(upper, computeType));
+  }
+  return check(
+      b->add(check(b->mul(lower, axisWeights(lower, axis, lowerWeight,
+                                             name + "_lower_weight"))),
+             check(b->mul(upper, axisWeights(upper, axis, reads.weight,
+                                             name + "_upper_weight")))));
+}
+
+/// Resize (opset 11 and later), modes nearest and linear, scales or sizes
+/// known at import: per resized axis, the input positions each output
+/// reads, computed here as ONNX's reference computes them, become slices,
+/// broadcasts or gathers with constant indices; linear adds the two reads
+/// with constant weights (in f32 for f16 and bf16 inputs). The axes are
+/// separable: n-linear is linear along each axis in turn. Cubic, antialias,
+/// exclude_outside and tf_crop_and_resize are refused.
+std::vector<TensorId> Importer::lowerResize() {
+  if (opset < 11)
+    fail("Resize before opset 11 is not supported (opset 10 has no "
+         "coordinate_transformation_mode; opset 11 and later are)");
+  TensorId x = in(0);
+  const Shape shape = shapeOf(x);
+  const ElementType type = elemOf(x);
+  const ResizeMode mode = resizeMode(type);
+  const ResizeTarget target = resizeTarget(shape, mode.policy);
+  const Shape &outShape = target.outShape;
   if (checkedCount(outShape, "the output") == 0)
     return {splat({type, outShape}, 0)};
 
@@ -2891,7 +2957,7 @@ std::vector<TensorId> Importer::lowerResize() {
   // outer: every later step moves fewer elements, and the step on the most
   // data reads along an outer axis, whole rows with vector loads (a gather
   // along the innermost axis reads lane by lane).
-  std::vector<std::int64_t> order = axes;
+  std::vector<std::int64_t> order = target.axes;
   std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t c) {
     const bool shrinksA = outShape[a] < shape[a],
                shrinksC = outShape[c] < shape[c];
@@ -2901,40 +2967,12 @@ std::vector<TensorId> Importer::lowerResize() {
   });
   const ElementType computeType =
       type == ElementType::F64 ? ElementType::F64 : ElementType::F32;
-  const std::string prefix = node->output(0) + "/resize_axis";
   for (std::int64_t axis : order) {
-    const std::int64_t n = shape[axis], out = outShape[axis];
     const ResizeAxis reads =
-        resizeAxis(linear, transform, nearestMode, scale[axis], n, out);
-    const std::string name = prefix + std::to_string(axis);
-    const bool interpolates =
-        std::any_of(reads.weight.begin(), reads.weight.end(),
-                    [](double w) { return w != 0; });
-    bool identity = out == n;
-    for (std::int64_t o = 0; o < out && identity; ++o)
-      identity = reads.lower[o] == o && reads.weight[o] == 0;
-    if (identity)
-      continue;
-    if (!interpolates) {
-      x = takeAlong(x, axis, reads.lower, name + "_index");
-      continue;
-    }
-    std::vector<double> lowerWeight;
-    for (double w : reads.weight)
-      lowerWeight.push_back(1 - w);
-    // Cast after the reads: a gather reads its data from memory, so a cast
-    // before it would be a kernel of its own.
-    TensorId lower = takeAlong(x, axis, reads.lower, name + "_lower");
-    TensorId upper = takeAlong(x, axis, reads.upper, name + "_upper");
-    if (elemOf(lower) != computeType) {
-      lower = check(b->cast(lower, computeType));
-      upper = check(b->cast(upper, computeType));
-    }
-    x = check(
-        b->add(check(b->mul(lower, axisWeights(lower, axis, lowerWeight,
-                                               name + "_lower_weight"))),
-               check(b->mul(upper, axisWeights(upper, axis, reads.weight,
-                                               name + "_upper_weight")))));
+        resizeAxis(mode.linear, mode.transform, mode.nearestMode,
+                   target.scale[axis], shape[axis], outShape[axis]);
+    x = resizeAlong(x, axis, reads, computeType,
+                    node->output(0) + "/resize_axis" + std::to_string(axis));
   }
   if (elemOf(x) != type)
     x = check(b->cast(x, type));
