@@ -757,6 +757,9 @@ private:
   std::vector<TensorId> lowerResize();
   ResizeMode resizeMode(ElementType type);
   ResizeTarget resizeTarget(const Shape &shape, const std::string &policy);
+  TensorId resizeWith(TensorId x, const ResizeMode &mode,
+                      const ResizeTarget &target);
+  std::vector<TensorId> lowerUpsample();
   TensorId resizeAlong(TensorId x, std::int64_t axis, const ResizeAxis &reads,
                        ElementType computeType, const std::string &name);
   TensorId takeAlong(TensorId x, std::int64_t axis,
@@ -2933,26 +2936,18 @@ TensorId Importer::resizeAlong(TensorId x, std::int64_t axis,
                                              name + "_upper_weight")))));
 }
 
-/// Resize (opset 11 and later), modes nearest and linear, scales or sizes
-/// known at import: per resized axis, the input positions each output
-/// reads, computed here as ONNX's reference computes them, become slices,
-/// broadcasts or gathers with constant indices; linear adds the two reads
-/// with constant weights (in f32 for f16 and bf16 inputs). The axes are
-/// separable: n-linear is linear along each axis in turn. Cubic, antialias,
-/// exclude_outside and tf_crop_and_resize are refused.
-std::vector<TensorId> Importer::lowerResize() {
-  if (opset < 11)
-    fail("Resize before opset 11 is not supported (opset 10 has no "
-         "coordinate_transformation_mode; opset 11 and later are)");
-  TensorId x = in(0);
+/// x resized to target.outShape: per resized axis, the input positions
+/// each output reads, computed here as ONNX's reference computes them,
+/// become slices, broadcasts or gathers with constant indices; linear adds
+/// the two reads with constant weights (in f32 for f16 and bf16 inputs).
+/// The axes are separable: n-linear is linear along each axis in turn.
+TensorId Importer::resizeWith(TensorId x, const ResizeMode &mode,
+                              const ResizeTarget &target) {
   const Shape shape = shapeOf(x);
   const ElementType type = elemOf(x);
-  const ResizeMode mode = resizeMode(type);
-  const ResizeTarget target = resizeTarget(shape, mode.policy);
   const Shape &outShape = target.outShape;
   if (checkedCount(outShape, "the output") == 0)
-    return {splat({type, outShape}, 0)};
-
+    return splat({type, outShape}, 0);
   // Shrinking axes first, outer to inner, then growing ones, inner to
   // outer: every later step moves fewer elements, and the step on the most
   // data reads along an outer axis, whole rows with vector loads (a gather
@@ -2976,7 +2971,63 @@ std::vector<TensorId> Importer::lowerResize() {
   }
   if (elemOf(x) != type)
     x = check(b->cast(x, type));
-  return {x};
+  return x;
+}
+
+/// Resize (opset 11 and later), modes nearest and linear, scales or sizes
+/// known at import. Cubic, antialias, exclude_outside and
+/// tf_crop_and_resize are refused.
+std::vector<TensorId> Importer::lowerResize() {
+  if (opset < 11)
+    fail("Resize before opset 11 is not supported (opset 10 has no "
+         "coordinate_transformation_mode; opset 11 and later are)");
+  TensorId x = in(0);
+  const ResizeMode mode = resizeMode(elemOf(x));
+  return {resizeWith(x, mode, resizeTarget(shapeOf(x), mode.policy))};
+}
+
+/// Upsample (opsets 7 to 9; deprecated by Resize at 10): scales of at
+/// least 1 for every dim (an attribute before opset 9, an input known at
+/// import from it), floor(size * scale) outputs, asymmetric coordinates
+/// (output o reads o / scale), nearest rounding down, as onnxruntime does.
+std::vector<TensorId> Importer::lowerUpsample() {
+  if (opset < 7)
+    fail("Upsample before opset 7 (width_scale and height_scale) is not "
+         "supported");
+  TensorId x = in(0);
+  const Shape shape = shapeOf(x);
+  ResizeMode mode;
+  const std::string name = attrString("mode", "nearest");
+  if (name != "nearest" && name != "linear")
+    fail("mode '" + name + "' is not supported (nearest, linear)");
+  mode.linear = name == "linear";
+  mode.transform = "asymmetric";
+  mode.nearestMode = "floor";
+  if (mode.linear && !isFloat(elemOf(x)))
+    fail("mode 'linear' on " + std::string(elementTypeName(elemOf(x))) +
+         " is not supported (float inputs only)");
+  std::vector<double> scales;
+  if (opset >= 9) {
+    scales = constIn(1, "scales").toDoubles();
+  } else if (const onnx::AttributeProto *a = attr("scales")) {
+    scales.assign(a->floats().begin(), a->floats().end());
+  }
+  if (scales.size() != shape.size())
+    fail("scales has " + std::to_string(scales.size()) + " entries, expected " +
+         std::to_string(shape.size()) + " (one per input dim)");
+  ResizeTarget target;
+  target.outShape = shape;
+  for (std::size_t axis = 0; axis < shape.size(); ++axis) {
+    const double length = scales[axis] * double(shape[axis]);
+    if (!(scales[axis] >= 1) || !(length < 0x1p62))
+      fail("scales " + std::to_string(scales[axis]) + " for axis " +
+           std::to_string(axis) +
+           ": Upsample's scales are at least 1 and give a size below 2^62");
+    target.axes.push_back(std::int64_t(axis));
+    target.scale.push_back(scales[axis]);
+    target.outShape[axis] = std::int64_t(length);
+  }
+  return {resizeWith(x, mode, target)};
 }
 
 std::span<const Importer::OpEntry> Importer::opTable() {
@@ -3091,6 +3142,7 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"Transpose", &I::lowerTranspose},
       {"Trilu", &I::lowerTrilu},
       {"Unsqueeze", &I::lowerSqueeze},
+      {"Upsample", &I::lowerUpsample},
       {"Where", &I::lowerWhere},
       {"Xor", &I::lowerBinary<OpKind::Xor>},
   };

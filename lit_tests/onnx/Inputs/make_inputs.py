@@ -815,3 +815,23 @@ save("resize_sizes_from_shape", [
      [f32("z", [1, 3, 5, 6]), f32("skip", [1, 3, 10, 12])],
      [f32("y", [1, 3, 10, 12])],
      [ints64("start", [2]), ints64("end", [4]), ints64("lead", [1, 3])])
+
+# Upsample (opsets 7 to 9) is Resize with asymmetric coordinates and nearest
+# rounding down: one that runs (opset 7, scales as an attribute), and its
+# refusals: opset 6, a scale below 1, an unknown mode.
+save("upsample_opset7", [
+    helper.make_node("Upsample", ["x"], ["y"], name="up", mode="nearest",
+                     scales=[1.0, 1.0, 2.0, 1.5])],
+     [f32("x", [1, 2, 3, 4])], [f32("y", [1, 2, 6, 6])], opset=7)
+save("upsample_opset6", [
+    helper.make_node("Upsample", ["x"], ["y"], name="up", width_scale=2.0,
+                     height_scale=2.0)],
+     [f32("x", [1, 1, 2, 2])], [f32("y", None)], opset=6, check=False)
+save("upsample_below_1", [
+    helper.make_node("Upsample", ["x", "s"], ["y"], name="up")],
+     [f32("x", [1, 1, 4, 4])], [f32("y", None)],
+     [floats("s", [1, 1, 0.5, 1])], opset=9, check=False)
+save("upsample_bilinear", [
+    helper.make_node("Upsample", ["x", "s"], ["y"], name="up", mode="bilinear")],
+     [f32("x", [1, 1, 4, 4])], [f32("y", None)],
+     [floats("s", [1, 1, 2, 2])], opset=9, check=False)

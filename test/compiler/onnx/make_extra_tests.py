@@ -5,8 +5,10 @@ forms that Debian's libonnx-testdata (opsets up to 17) does not cover, or
 covers thinly: opset-18 reductions with axes as an input, Split with
 num_outputs, Gelu (opset 20), and the old attribute forms (Clip 6, Softmax
 11 coerced to 2-D, Squeeze/Unsqueeze 11, Slice 9), plus broadcasting corner
-cases. Expected outputs come from onnx's reference evaluator, or from NumPy
-where that evaluator does not implement an old opset's semantics.
+cases, Resize forms the backend tests lack and Upsample (opsets 7 and 9).
+Expected outputs come from onnx's reference evaluator (for Upsample, its
+Resize with the same semantics), or from NumPy where that evaluator does not
+implement an old opset's semantics.
 
     pip install onnx numpy && python3 test/compiler/onnx/make_extra_tests.py
 """
@@ -306,6 +308,34 @@ def main():
     TYPES[np.float16] = TensorProto.FLOAT16
     resize("test_resize_linear_float16", f32(1, 2, 3, 5).astype(np.float16),
            {"mode": "linear"}, sizes=[1, 2, 7, 4])
+    # Upsample (opsets 7 to 9): Resize with asymmetric coordinates and
+    # nearest rounding down, as onnxruntime runs it (onnx's reference
+    # implements integer nearest scales only): the expected values are
+    # Resize-11's on the same input.
+    def upsample(name, x, mode, scales, opset):
+        if opset < 9:
+            node = helper.make_node("Upsample", ["x"], ["y"], mode=mode,
+                                    scales=scales)
+            initializers = []
+        else:
+            node = helper.make_node("Upsample", ["x", "s"], ["y"], mode=mode)
+            initializers = [("s", np.array(scales, np.float32))]
+        same = helper.make_model(helper.make_graph(
+            [helper.make_node("Resize", ["x", "", "s"], ["y"], mode=mode,
+                              coordinate_transformation_mode="asymmetric",
+                              nearest_mode="floor")], name,
+            [info("x", x)], [helper.make_tensor_value_info("y", 0, None)],
+            [numpy_helper.from_array(np.array(scales, np.float32), "s")]),
+            opset_imports=[helper.make_opsetid("", 11)])
+        write(name, [node], {"x": x}, ["y"], opset, initializers=initializers,
+              expected=ReferenceEvaluator(same).run(None, {"x": x}))
+
+    upsample("test_upsample_opset7_nearest_fraction", f32(1, 2, 3, 4),
+             "nearest", [1, 1, 2.5, 1.5], 7)
+    upsample("test_upsample_opset9_linear", f32(1, 2, 3, 4), "linear",
+             [1, 1, 2, 1.75], 9)
+    upsample("test_upsample_opset9_nearest_3d", f32(2, 3, 5), "nearest",
+             [1, 2, 3], 9)
     print(f"wrote {len(os.listdir(OUT))} tests to {OUT}")
 
 
