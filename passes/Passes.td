@@ -214,14 +214,14 @@ def FuseLowerConvolutions
     (broadcast over N when N > 1), one batched matmul for every group. The
     bias is broadcast and added.
 
-    With `target=host`, a depthwise convolution (one input channel per
-    group, as many output channels) becomes instead the sum over the kernel
-    offsets of the zero-padded input's strided slice at that offset times
-    the channel's weight there (a slice of the weight, broadcast): a matmul
-    of one row per group wastes most of its register tile, and the column
-    matrix is K times the input. The padding is a `fuse.concat` with splat
-    zeros per padded dim, which only the host's pointwise kernels run; on
-    the GPU depthwise convolutions stay an im2col and a matmul.
+    A depthwise convolution (one input channel per group, as many output
+    channels) becomes instead the sum over the kernel offsets k of the
+    im2col's slice at k times the channel's weight there (a slice of the
+    weight, broadcast): a matmul of one row per group wastes most of its
+    register tile. The slices fuse with the im2col into one window_reduction
+    kernel that reads the input at each offset and never stores the column
+    matrix (K times the input). Host and GPU lower alike; `target` is
+    checked so that a pipeline names the one it builds for.
 
     Before:
     ```mlir
@@ -242,7 +242,7 @@ def FuseLowerConvolutions
            "The target whose kernels run the result: host or gpu">,
   ];
   let statistics = [
-    Statistic<"numLowered", "lowered", "Convolutions rewritten into matmuls">,
+    Statistic<"numLowered", "lowered", "Convolutions rewritten">,
   ];
   let dependentDialects = ["::mlir::fuse::FuseDialect"];
 }
