@@ -200,6 +200,36 @@ def FuseOutlineFusions : Pass<"fuse-outline-fusions", "func::FuncOp"> {
 // Lowering of ops no schedule runs yet
 //===----------------------------------------------------------------------===//
 
+def FuseLowerMatvecs : Pass<"fuse-lower-matvecs", "func::FuncOp"> {
+  let summary = "Rewrite few-row matmuls with a transposed B as row reductions";
+  let description = [{
+    A `fuse.matmul` with `transpose_b`, an unbatched B [N, K], at most four
+    rows of C in all (a classifier at batch 1, a decoder step) and f32 or
+    f64 elements becomes the sum over k of A[..., m, k] * B[n, k]: A and B
+    broadcast to [..., M, N, K], multiplied, reduced over the last dim (a
+    row reduction that reads B once, contiguously) into C's shape. The
+    matmul schedules vectorize over C's columns, so each vector of a
+    transposed B would be a gather. Lower precisions keep the matmul, which
+    accumulates in f32 where the products would be rounded.
+
+    Before:
+    ```mlir
+    %c = fuse.matmul %a, %b transpose_b : tensor<1x3xf32>, tensor<5x3xf32> -> tensor<1x5xf32>
+    ```
+    After:
+    ```mlir
+    %sa = fuse.broadcast %a, dims = [0, 2] : tensor<1x3xf32> -> tensor<1x5x3xf32>
+    %sb = fuse.broadcast %b, dims = [1, 2] : tensor<5x3xf32> -> tensor<1x5x3xf32>
+    %p = fuse.mul %sa, %sb : tensor<1x5x3xf32>
+    %c = fuse.reduce sum %p dims = [2] : tensor<1x5x3xf32> -> tensor<1x5xf32>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numLowered", "lowered", "Matmuls rewritten as row reductions">,
+  ];
+  let dependentDialects = ["::mlir::fuse::FuseDialect"];
+}
+
 def FuseLowerConvolutions
     : Pass<"fuse-lower-convolutions", "func::FuncOp"> {
   let summary = "Rewrite fuse.conv into an im2col and a matmul, or slices";
