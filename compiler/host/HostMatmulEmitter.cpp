@@ -50,14 +50,34 @@ constexpr int64_t kGrainMacs = int64_t(1) << 20;
 
 /// When B is packed (the one place these numbers live).
 struct HostMatmulTarget {
-  /// Packing B for speed (not for a transpose or a prologue) needs at least
-  /// this many rows of C: the copy is one read and one write of each
-  /// element of B, which the unit-stride reads of M rows must repay. Measured
-  /// on 2 AVX2 cores (fuse-run --bench, packed against in place): M = 64 is
-  /// even (64x128x512, 64x576x3136), M >= 128 gains where N is a power of
-  /// two (256x256x1024: 1.22 -> 0.98 ms, 1024^3: 1.6x) or small (512x4608x49:
-  /// 2.8 -> 2.3 ms).
-  int64_t packMinRows = 128;
+  /// Whether B (read in place otherwise) is packed for speed alone, not
+  /// for a transpose or a prologue: the copy is one read and one write of
+  /// each element of B, which the unit-stride reads of M rows must repay.
+  /// Read in place, B is one row per k, N elements apart; a panel is one
+  /// stream. Which wins depends on the caches, so the rule is per vector
+  /// ISA, each measured on its machine (fuse-run --bench, packed against in
+  /// place, same sitting):
+  /// - AVX2 (2 cores, 2026-11-30): packing gains from M >= 128 where N is a
+  ///   power of two (256x256x1024: 1.22 -> 0.98 ms, 1024^3: 1.6x) or small
+  ///   (512x4608x49: 2.8 -> 2.3 ms); M = 64 is even (64x576x3136).
+  /// - AVX-512 (2 AMD EPYC cores, 48 KiB L1d and 1 MiB L2 each, 2026-12-02):
+  /// packing gains
+  ///   only from M >= 512 with N a power of two of at least 1024 (1024^3
+  ///   5.1 -> 4.5 ms, 2048^3 53 -> 35 ms, 512x2048x2048 12.5 -> 10.1 ms) and
+  ///   loses elsewhere: 128x768x3072 1.40 -> 2.07 ms, 256x768x768 0.64 ->
+  ///   0.81, 256x512x4096 2.35 -> 2.83, 512x768x3072 5.0 -> 5.5, and the
+  ///   convolutions' 128x1152x784 0.52 -> 0.81 and 256x2304x196 0.70 ->
+  ///   0.85. Narrower than one widest strip, B's rows are one short run per
+  ///   k each: 512x4608x49 is even alone and gains inside resnet18, where
+  ///   the im2col kernel writes B just before (fuse-run --profile, layer 4's
+  ///   three convolutions: 0.88 ms each in place, 0.82 packed).
+  static bool packsForSpeed(int64_t m, int64_t n, unsigned width) {
+    if (width < 16)
+      return m >= 128;
+    if (n < stripVectors(width) * int64_t(width))
+      return m >= 128;
+    return m >= 512 && n >= 1024 && llvm::isPowerOf2_64(uint64_t(n));
+  }
   /// The largest packed copy of B (in the bundle's arena); a larger B is
   /// read in place.
   int64_t maxPackedBytes = int64_t(1) << 30;
@@ -198,10 +218,8 @@ public:
   /// Whether the vector strips read B from panels the pack kernel wrote:
   /// from two row blocks on, always with transpose_b or a prologue on B (the
   /// panel is where B's
-  /// rows become vectors), and for speed when enough rows reuse them: B
-  /// read in place is a row of B per k, the rows N * 4 bytes apart (4-8 KiB
-  /// at N = 1024-2048: every k a new page and the same L1 sets as A's
-  /// rows), where a panel is one contiguous stream.
+  /// rows become vectors), and for speed where the target's rule says
+  /// enough rows reuse them (HostMatmulTarget::packsForSpeed).
   static bool packsB(fd::MatmulOp matmul, const MatmulShape &s,
                      unsigned width) {
     // One row block reads each element of B once: a copy first would only
@@ -211,7 +229,7 @@ public:
         packedBytes(matmul, s, width) > kHostMatmulTarget.maxPackedBytes)
       return false;
     return s.transposeB || !isa<BlockArgument>(matmul.getRhs()) ||
-           s.m >= kHostMatmulTarget.packMinRows;
+           HostMatmulTarget::packsForSpeed(s.m, s.n, width);
   }
 
   /// Columns of C whose B is packed: the vector strips'.
