@@ -17,7 +17,7 @@ and with --family: squeezenet1_1, shufflenet_v2_x0_5, mobilenet_v3_small,
 efficientnet_b0, regnet_x_400mf, googlenet, lraspp_mobilenet_v3_large
 (segmentation: bilinear Resize to the input's size) and upsample_net (Resize
 as nn.Upsample and F.interpolate export it: nearest x2, bilinear to a size
-with align_corners, bilinear x0.5).
+with align_corners, bilinear x0.5, bilinear x1.7 with align_corners).
 BatchNormalization statistics are set from one random batch (calibrate).
 Each is exported twice: torch.onnx.export's TorchScript exporter at opset 17
 (MODEL.onnx) and the dynamo exporter at its own opset (MODEL_dynamo.onnx).
@@ -94,8 +94,9 @@ def models():
     class UpsampleNet(torch.nn.Module):
         """Resize as exporters write it: nn.Upsample(scale_factor=2,
         nearest) (scales, asymmetric, floor), F.interpolate to a size with
-        bilinear and align_corners (sizes), and bilinear x0.5 without
-        (pytorch_half_pixel at opset 17)."""
+        bilinear and align_corners (sizes), bilinear x0.5 without (half
+        pixel), and bilinear x1.7 with align_corners (scales that give no
+        whole length: 18 x 1.7 = 30.6, 22 x 1.7 = 37.4)."""
 
         def __init__(self):
             super().__init__()
@@ -109,8 +110,10 @@ def models():
             y = self.up(torch.relu(self.a(x)))
             y = self.interpolate(self.b(y), size=(37, 45), mode="bilinear",
                                  align_corners=True)
-            return self.interpolate(y, scale_factor=0.5, mode="bilinear",
-                                    align_corners=False)
+            y = self.interpolate(y, scale_factor=0.5, mode="bilinear",
+                                 align_corners=False)
+            return self.interpolate(y, scale_factor=1.7, mode="bilinear",
+                                    align_corners=True)
 
     tv = torchvision.models
     resnet = lambda: tv.resnet18(weights=None)

@@ -2667,13 +2667,19 @@ struct ResizeAxis {
 };
 
 /// The input coordinate of output position `o` on an axis of `in` elements
-/// resized to `out` by `scale`, as ONNX's reference computes it (in double;
-/// `scale * in` is the unrounded output length some modes divide by).
+/// resized to `out` by `scale`, in double, as ONNX's reference computes it
+/// (`scale * in` is the unrounded output length that pytorch_half_pixel and
+/// half_pixel_symmetric look at), except align_corners: it divides by the
+/// output's length `out` - 1, as onnxruntime and PyTorch do
+/// (F.interpolate(scale_factor=1.7, align_corners=True) maps the corners of
+/// 18 onto those of 30), where the reference divides by `scale * in` - 1;
+/// only a scale that gives no whole length tells them apart
+/// (test_resize_downsample_scales_linear_align_corners, excluded).
 double resizeSource(const std::string &transform, std::int64_t o, double scale,
                     std::int64_t in, std::int64_t out) {
   const double length = scale * double(in), y = double(o);
   if (transform == "align_corners")
-    return length == 1 ? 0 : y * double(in - 1) / (length - 1);
+    return out == 1 ? 0 : y * double(in - 1) / double(out - 1);
   if (transform == "asymmetric")
     return y / scale;
   if (transform == "pytorch_half_pixel")
@@ -2963,6 +2969,12 @@ TensorId Importer::resizeWith(TensorId x, const ResizeMode &mode,
   const ElementType computeType =
       type == ElementType::F64 ? ElementType::F64 : ElementType::F32;
   for (std::int64_t axis : order) {
+    // An axis of scale 1 that keeps its size is left alone whatever the
+    // coordinate mode, as ONNX's reference and onnxruntime do
+    // (tf_half_pixel_for_nearest would otherwise shift it by half a pixel).
+    if (std::abs(target.scale[axis] - 1) <= 1e-9 &&
+        outShape[axis] == shape[axis])
+      continue;
     const ResizeAxis reads =
         resizeAxis(mode.linear, mode.transform, mode.nearestMode,
                    target.scale[axis], shape[axis], outShape[axis]);

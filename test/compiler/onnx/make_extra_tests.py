@@ -336,6 +336,36 @@ def main():
              [1, 1, 2, 1.75], 9)
     upsample("test_upsample_opset9_nearest_3d", f32(2, 3, 5), "nearest",
              [1, 2, 3], 9)
+    # align_corners with a scale that gives no whole length (7 x 1.5 = 10.5):
+    # the corners of 7 map onto those of the 10 outputs, as onnxruntime and
+    # PyTorch (F.interpolate(scale_factor=1.5, align_corners=True)) compute
+    # it; expected from onnx's Resize given those sizes (its scales form
+    # divides by 10.5 - 1 instead).
+    x = f32(1, 2, 7, 5)
+    sized = helper.make_model(helper.make_graph(
+        [helper.make_node("Resize", ["x", "", "", "z"], ["y"], mode="linear",
+                          coordinate_transformation_mode="align_corners")],
+        "sized", [info("x", x)], [helper.make_tensor_value_info("y", 0, None)],
+        [numpy_helper.from_array(np.array([1, 2, 10, 7], np.int64), "z")]),
+        opset_imports=[helper.make_opsetid("", 13)])
+    write("test_resize_linear_align_corners_fractional_scale",
+          [helper.make_node("Resize", ["x", "", "s"], ["y"], mode="linear",
+                            coordinate_transformation_mode="align_corners")],
+          {"x": x}, ["y"], 13,
+          initializers=[("s", np.array([1, 1, 1.5, 1.5], np.float32))],
+          expected=ReferenceEvaluator(sized).run(None, {"x": x}))
+    # An axis of scale 1 that keeps its size is left alone whatever the
+    # mode, as onnx's reference and onnxruntime do: tf_half_pixel_for_nearest
+    # with round_prefer_ceil would otherwise read x + 0.5 rounded up.
+    x = f32(1, 2, 3, 4)
+    write("test_resize_nearest_tf_half_pixel_scale_1",
+          [helper.make_node("Resize", ["x", "", "s"], ["y"], mode="nearest",
+                            coordinate_transformation_mode=(
+                                "tf_half_pixel_for_nearest"),
+                            nearest_mode="round_prefer_ceil")],
+          {"x": x}, ["y"], 13,
+          initializers=[("s", np.array([1, 1, 1, 1], np.float32))],
+          expected=[x])
     print(f"wrote {len(os.listdir(OUT))} tests to {OUT}")
 
 
