@@ -167,12 +167,13 @@ public:
   }
 
   /// The value in its storage type, stored at `index` of `base`; Lanes
-  /// scatter one lane at a time.
-  void store(Value computed, Type element, Value base, Index index) {
+  /// scatter one lane at a time, the first `lanes` of them (all: 0).
+  void store(Value computed, Type element, Value base, Index index,
+             unsigned lanes = 0) {
     Value stored = toStorage(computed, element);
     Type storage = storageType(element);
     if (index.kind == Index::Lanes) {
-      for (unsigned lane = 0; lane < width; ++lane) {
+      for (unsigned lane = 0; lane < (lanes ? lanes : width); ++lane) {
         Value position = vector::ExtractOp::create(b, loc, index.value,
                                                    ArrayRef<int64_t>{lane});
         Value laneValue =
@@ -195,6 +196,29 @@ public:
       return;
     }
     LLVM::StoreOp::create(b, loc, stored, address, alignmentOf(element, index));
+  }
+
+  /// The first `lanes` elements of `base` from `position` (scalar i64), in
+  /// compute type, zero in the other lanes, which are never read: one
+  /// masked vector load.
+  Value loadFirstLanes(Value base, Type element, Value position,
+                       unsigned lanes) {
+    Type storage = storageType(element);
+    auto maskType = VectorType::get({width}, b.getI1Type());
+    SmallVector<bool> bits;
+    for (unsigned lane = 0; lane < width; ++lane)
+      bits.push_back(lane < lanes);
+    Value mask = arith::ConstantOp::create(
+        b, loc, maskType, DenseElementsAttr::get(maskType, ArrayRef(bits)));
+    auto vectorType = cast<VectorType>(vectorOf(storage));
+    Value zeros = arith::ConstantOp::create(
+        b, loc, vectorType,
+        DenseElementsAttr::get(vectorType, b.getZeroAttr(storage)));
+    Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage, base,
+                                        ValueRange{position});
+    Value loaded = LLVM::MaskedLoadOp::create(b, loc, vectorType, address, mask,
+                                              zeros, storageBytes(element));
+    return toCompute(loaded, element);
   }
 
   /// Vector stores at contiguous positions bypass the caches (non-temporal)
