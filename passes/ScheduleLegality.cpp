@@ -228,6 +228,7 @@ ScheduleTarget ScheduleTarget::host(unsigned vectorWidth) {
   target.interleavedColumnDims = true;
   target.columnArgReductions = true;
   target.fullReductionAsOneRow = true;
+  target.matmulRhsPrologueOnce = true;
   return target;
 }
 

@@ -228,9 +228,11 @@ public:
            HostMatmulTarget::packsForSpeed(s.m, s.n, width);
   }
 
-  /// Columns of C whose B is packed: the vector strips'.
+  /// Columns of the packed panels: every strip's, the last columns' padded
+  /// to a vector (its lanes past N hold the last column again and reach no
+  /// store).
   static int64_t packedColumns(const MatmulShape &s, unsigned width) {
-    return s.n / width * width;
+    return llvm::divideCeil(s.n, int64_t(width)) * int64_t(width);
   }
 
   /// The batches of B that are packed (one when B is shared).
@@ -315,8 +317,6 @@ public:
   LogicalResult emitPack(Value begin, Value end, Value scratch) {
     int64_t columns = packedColumns(s, width);
     SmallVector<StripTier> tiers = stripTiers(s, width);
-    while (!tiers.empty() && (tiers.back().lanes == 1 || tiers.back().valid))
-      tiers.pop_back();
     auto rows = scf::ForOp::create(b, loc, begin, end, c(1));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(rows.getBody()->getTerminator());
@@ -356,7 +356,10 @@ public:
       b.setInsertionPoint(ks.getBody()->getTerminator());
       Value k = ks.getInductionVar();
       RegionEmitter e(b, loc, 1, pointers);
-      FailureOr<Value> x = e.emit(matmul.getRhs(), rhsIndex(b, batch, k, n, 1));
+      // Rows past N (the last strip's padding) repeat row N - 1.
+      Value read = arith::MinUIOp::create(b, loc, n, c(s.n - 1));
+      FailureOr<Value> x =
+          e.emit(matmul.getRhs(), rhsIndex(b, batch, k, read, 1));
       if (failed(x))
         return failure();
       store(*x, k, n0, j, stripWidth);
@@ -374,8 +377,9 @@ public:
       for (int64_t j = 0; j < stripWidth; j += width) {
         RegionEmitter e(b, loc, width, pointers);
         Value n = arith::AddIOp::create(b, loc, n0, c(j));
+        unsigned valid = j + int64_t(width) == stripWidth ? tier.valid : 0;
         FailureOr<Value> x =
-            e.emit(matmul.getRhs(), rhsIndex(b, batch, k, n, width));
+            e.emit(matmul.getRhs(), rhsIndex(b, batch, k, n, width, valid));
         if (failed(x))
           return failure();
         store(*x, k, n0, c(j), c(stripWidth));
@@ -412,7 +416,7 @@ private:
     Value batch = arith::DivUIOp::create(b, loc, iv, c(rowBlocks));
     Value block = arith::RemUIOp::create(b, loc, iv, c(rowBlocks));
     Value m0 = arith::MulIOp::create(b, loc, block, c(kRowBlock));
-    if (packB && w != 1 && !valid) {
+    if (packB && w != 1) {
       // This strip's panel of this batch of B.
       Value base = arith::MulIOp::create(b, loc, n0, c(s.k));
       if (s.rhsBatched)
@@ -520,7 +524,7 @@ private:
           for (int64_t j = 0; j < vectors; ++j) {
             unsigned lanesIn = j == vectors - 1 ? valid : 0;
             auto rhsArgument = dyn_cast<BlockArgument>(matmul.getRhs());
-            if (lanesIn && !s.transposeB && rhsArgument) {
+            if (lanesIn && !packB && !s.transposeB && rhsArgument) {
               // B's row k from column n0: a masked load of its last columns.
               Index at = rhsIndex(nb, batch, k, colIndex[j], 1);
               bs.push_back(lanes.loadFirstLanes(pointers.lookup(rhsArgument),
@@ -528,7 +532,7 @@ private:
                                                 at.value, lanesIn));
               continue;
             }
-            if (packB && w != 1 && !valid) {
+            if (packB && w != 1) {
               Value slot = arith::AddIOp::create(
                   nb, loc,
                   arith::MulIOp::create(nb, loc, k,
