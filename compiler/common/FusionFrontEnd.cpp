@@ -213,6 +213,13 @@ Status generateKernels(mlir::func::FuncOp func, const Graph &graph,
   return Status::success();
 }
 
+llvm::SmallVector<fd::GatherOp> checkedGathers(fd::FusionOp fusion) {
+  llvm::SmallVector<fd::GatherOp> gathers;
+  fusion.getBody().walk<mlir::WalkOrder::PreOrder>(
+      [&](fd::GatherOp gather) { gathers.push_back(gather); });
+  return gathers;
+}
+
 Status tagOpIndices(mlir::func::FuncOp func, const Graph &graph) {
   std::uint32_t next = 0;
   mlir::Builder b(func.getContext());

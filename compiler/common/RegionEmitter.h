@@ -38,6 +38,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <limits>
 #include <optional>
 #include <tuple>
 
@@ -648,9 +649,9 @@ protected:
   /// wrapped when negative, and the data, a kernel input, is loaded at the
   /// position they select (contiguous when the index is uniform and the
   /// result position contiguous). An index outside [-dim, dim) is never
-  /// read: the load takes position 0 of the axis instead. Kernels do not
-  /// report it (no error channel yet): runBundle checks the indices that
-  /// come from inputs before a run (checkGatherIndexInputs).
+  /// read: the load takes position 0 of the axis instead, and the kernel
+  /// reports the index in its error record (KernelAbi.h), whose slot for
+  /// this gather `argPointers` maps the gather's result to.
   FailureOr<Value> emitGather(fd::GatherOp gather, Index index) {
     auto data = dyn_cast<BlockArgument>(gather.getData());
     if (!data || !argPointers.lookup(data))
@@ -698,6 +699,8 @@ protected:
         b, loc, negative, arith::AddIOp::create(b, loc, key, c64(dim)), key);
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                           wrapped, c64(dim));
+    if (Value slot = argPointers.lookup(gather.getResult()))
+      reportOutOfRange(slot, inRange, key);
     Value safe = arith::SelectOp::create(b, loc, inRange, wrapped, c64(0));
     Value offset = arith::MulIOp::create(b, loc, safe, c64(dataStrides[axis]));
     Index base = mapIndex(index, baseMap);
@@ -717,6 +720,40 @@ protected:
       position = {Index::Lanes, arith::AddIOp::create(b, loc, lanes, offset)};
     }
     return load(argPointers.lookup(data), elementTypeOf(data), position);
+  }
+
+  /// Where some lane of `inRange` is false: stores one of those lanes'
+  /// `key` and a set flag in the error record `slot` (KernelAbi.h), with
+  /// relaxed atomic stores (chunks and threads of one launch may race to
+  /// it). The common path is the test of one mask.
+  void reportOutOfRange(Value slot, Value inRange, Value key) {
+    Type i64Type = b.getI64Type();
+    auto vector = dyn_cast<VectorType>(inRange.getType());
+    Value outside = arith::XOrIOp::create(
+        b, loc, inRange,
+        vector ? constantVector(b.getI1Type(), 1)
+               : Value(arith::ConstantOp::create(b, loc, b.getBoolAttr(true))));
+    Value any = outside;
+    if (vector)
+      any = vector::ReductionOp::create(b, loc, vector::CombiningKind::OR,
+                                        outside);
+    auto report = scf::IfOp::create(b, loc, any, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(report.thenBlock()->getTerminator());
+    Value value = key;
+    if (vector) {
+      Value lowest =
+          constantVector(i64Type, std::numeric_limits<int64_t>::min());
+      value = vector::ReductionOp::create(
+          b, loc, vector::CombiningKind::MAXSI,
+          arith::SelectOp::create(b, loc, outside, key, lowest));
+    }
+    Value valueSlot = LLVM::GEPOp::create(b, loc, pointerType(), i64Type, slot,
+                                          ArrayRef<LLVM::GEPArg>{1});
+    LLVM::StoreOp::create(b, loc, value, valueSlot, 8, false, false, false,
+                          LLVM::AtomicOrdering::monotonic);
+    LLVM::StoreOp::create(b, loc, i64(1), slot, 8, false, false, false,
+                          LLVM::AtomicOrdering::monotonic);
   }
 
   static std::tuple<Value, Value, unsigned> memoKey(Value value, Index index) {

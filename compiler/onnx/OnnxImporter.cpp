@@ -2150,9 +2150,9 @@ std::vector<TensorId> Importer::lowerGather() {
 /// the axis's comes from the index. Constant indices are checked and become
 /// the flat offsets themselves; run-time ones are wrapped (negative from the
 /// end, as ONNX says) by ops, and one outside [-dim, dim) becomes an offset
-/// past the data, which the gather's own checks refuse where they look
-/// (inputs before a run; the reference runtime always), never another
-/// element of the data.
+/// past the data, which the gather's own checks refuse (the compiled
+/// kernels' error record, the reference runtime), never another element of
+/// the data.
 std::vector<TensorId> Importer::lowerGatherElements() {
   const GatherOperands g = gatherOperands(/*hasAxis=*/true);
   const TensorId x = g.data;
@@ -2240,8 +2240,8 @@ std::vector<TensorId> Importer::lowerGatherElements() {
 /// first row plus the sum of its wrapped values times the row strides.
 /// Constant indices are checked here and become the rows; run-time ones are
 /// wrapped, scaled and summed by ops, and a tuple with a value out of range
-/// becomes a row past the data (refused where the gather's indices are
-/// checked, as GatherElements does).
+/// becomes a row past the data (refused by the gather's checks, as
+/// GatherElements does).
 std::vector<TensorId> Importer::lowerGatherND() {
   const GatherOperands g = gatherOperands(/*hasAxis=*/false);
   const TensorId x = g.data;

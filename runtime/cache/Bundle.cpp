@@ -129,6 +129,10 @@ Status verifyBundle(const Bundle &bundle) {
       if (i && kernel.ops[i] <= kernel.ops[i - 1])
         return bundleError(where + " lists its ops out of graph order");
     }
+    for (std::uint32_t op : kernel.checkedOps)
+      if (op >= graph.ops.size() || graph.ops[op].kind != OpKind::Gather)
+        return bundleError(where + " reports the checks of op " +
+                           std::to_string(op) + ", which is not a gather");
     if (kernel.payloadKind == PayloadKind::None &&
         kernel.schedule != ScheduleKind::ReferenceOnly)
       return bundleError(where + " has no payload");

@@ -87,6 +87,10 @@ struct BundleKernel {
   std::vector<KernelBinding> bindings;
   /// Indices into Graph::ops, in graph order: what the kernel computes.
   std::vector<std::uint32_t> ops;
+  /// Indices into Graph::ops of the ops whose run-time checks the kernel
+  /// reports (gathers: an index outside its axis), in the order of its
+  /// error record (KernelAbi.h); empty: the kernel takes no error record.
+  std::vector<std::uint32_t> checkedOps;
   bool operator==(const BundleKernel &) const = default;
 };
 

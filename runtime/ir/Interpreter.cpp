@@ -893,23 +893,12 @@ void evalPool(const Op &op, const OpBuffers &buffers) {
   });
 }
 
-/// A gather's index `k` at element `element` of its indices (`from`: where
-/// they came from, or empty), out of range for the data `data` along `axis`.
-std::string gatherRangeError(std::int64_t k, std::int64_t element,
-                             const std::string &from, std::int64_t axis,
-                             const TensorType &data) {
-  const std::int64_t dim = data.shape[std::size_t(axis)];
-  return "index " + std::to_string(k) + " (element " + std::to_string(element) +
-         " of the indices" + from + ") is out of range for dim " +
-         std::to_string(axis) + " of size " + std::to_string(dim) + " of " +
-         data.toString() + " (valid: " + std::to_string(-dim) + " to " +
-         std::to_string(dim - 1) + ")";
-}
-
 /// The first of a gather's indices outside [-dim, dim) (dim: the data's
-/// size along the axis), as an error naming it and its position; the
-/// indices are read before anything is written.
-Status checkGatherIndices(const Op &op, const OpBuffers &buffers) {
+/// size along the axis), as an error naming the op, the index and its
+/// position; the indices are read before anything is written.
+Status checkGatherIndices(const Graph &graph, std::size_t index,
+                          const OpBuffers &buffers) {
+  const Op &op = graph.ops[index];
   const HostTensor &data = buffers.operands[0], &indices = buffers.operands[1];
   const std::int64_t axis = op.findAttr("axis")->getI64();
   const std::int64_t dim = data.type.shape[std::size_t(axis)];
@@ -917,7 +906,7 @@ Status checkGatherIndices(const Op &op, const OpBuffers &buffers) {
   for (std::int64_t i = 0; i < count; ++i) {
     const std::int64_t k = loadInt(indices.type.elementType, indices.data, i);
     if (k < -dim || k >= dim)
-      return Status::error(gatherRangeError(k, i, "", axis, data.type));
+      return Status::error(gatherIndexError(gatherRange(graph, index), k, i));
   }
   return Status::success();
 }
@@ -1060,8 +1049,9 @@ Status fuse::evaluateOps(const Graph &graph,
     }
     opBuffers.result = it->second;
     if (op.kind == OpKind::Gather)
-      if (Status status = checkGatherIndices(op, opBuffers); !status.ok())
-        return Status::error(opPrefix(graph, index) + status.message());
+      if (Status status = checkGatherIndices(graph, index, opBuffers);
+          !status.ok())
+        return status;
     // A result bound over one of its operands (an in-place write) is
     // computed aside first: only elementwise ops could safely overwrite
     // what they still have to read.
@@ -1142,11 +1132,37 @@ Status fuse::checkGatherIndexInputs(const Graph &graph,
         }
       }
       if (k < -dim || k >= dim)
-        return Status::error(opPrefix(graph, index) +
-                             gatherRangeError(k, i, from, axis, data));
+        return Status::error(
+            gatherIndexError(gatherRange(graph, index), k, i, from));
     }
   }
   return Status::success();
+}
+
+GatherRange fuse::gatherRange(const Graph &graph, std::size_t op) {
+  const Op &gather = graph.ops[op];
+  const TensorType &data = graph.typeOf(gather.operands[0]);
+  GatherRange range;
+  range.op = "op #" + std::to_string(op) + " (" +
+             std::string(mnemonic(gather.kind)) + ")";
+  range.axis = gather.findAttr("axis")->getI64();
+  range.dim = data.shape[std::size_t(range.axis)];
+  range.data = data.toString();
+  return range;
+}
+
+std::string fuse::gatherIndexError(const GatherRange &range, std::int64_t index,
+                                   std::optional<std::int64_t> element,
+                                   const std::string &from) {
+  std::string where;
+  if (element)
+    where = " (element " + std::to_string(*element) + " of the indices" + from +
+            ")";
+  return range.op + ": index " + std::to_string(index) + where +
+         " is out of range for dim " + std::to_string(range.axis) +
+         " of size " + std::to_string(range.dim) + " of " + range.data +
+         " (valid: " + std::to_string(-range.dim) + " to " +
+         std::to_string(range.dim - 1) + ")";
 }
 
 Status fuse::evaluate(const Graph &graph, const TensorBindings &buffers) {

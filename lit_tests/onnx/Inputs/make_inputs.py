@@ -693,3 +693,32 @@ save("dropout_ratio_input",
      [helper.make_node("Dropout", ["x", "r"], ["y"], name="n")],
      [f32("x", [4])], [f32("y", [4])],
      [numpy_helper.from_array(np.array(0.25, np.float32), "r")])
+
+# Gathers whose indices are computed in the graph (issue 21's kernel error
+# channel): idx = ids + 90 into a [100, 8] table (an embedding row per id)
+# and a [100] line (an element per id). The ids files: inside the axes
+# (-190 -> -100 and 9 -> 99 among them), one id past (10 -> 100) and one
+# before (-191 -> -101).
+save("gather_computed_index", [
+    helper.make_node("Add", ["ids", "offset"], ["idx"], name="offset_ids"),
+    helper.make_node("Gather", ["table", "idx"], ["rows"], name="rows",
+                     axis=0),
+    helper.make_node("Gather", ["line", "idx"], ["picks"], name="picks",
+                     axis=0),
+], [value("ids", TensorProto.INT64, [2, 16])],
+    [f32("rows", [2, 16, 8]), f32("picks", [2, 16])],
+    [numpy_helper.from_array(np.array(90, np.int64), "offset"),
+     numpy_helper.from_array(
+         np.arange(800, dtype=np.float32).reshape(100, 8) / 8, "table"),
+     numpy_helper.from_array(np.arange(100, dtype=np.float32) + 0.5,
+                             "line")])
+inside = (np.arange(32, dtype=np.int64) * 7 % 200 - 190).reshape(2, 16)
+inside[1, 3] = 9
+past = np.zeros((2, 16), np.int64)
+past[1, 13] = 10
+before = np.zeros((2, 16), np.int64)
+before[0, 2] = -191
+for name, ids in [("ids_offset_inside", inside), ("ids_offset_past", past),
+                  ("ids_offset_before", before)]:
+    with open(os.path.join(HERE, name + ".pb"), "wb") as f:
+        f.write(numpy_helper.from_array(ids, "ids").SerializeToString())
