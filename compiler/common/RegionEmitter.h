@@ -725,19 +725,19 @@ protected:
   /// Where some lane of `inRange` is false: stores one of those lanes'
   /// `key` and a set flag in the error record `slot` (KernelAbi.h), with
   /// relaxed atomic stores (chunks and threads of one launch may race to
-  /// it). The common path is the test of one mask.
+  /// it). The common path is one test of the mask (an and-reduction of the
+  /// lanes on a vector); the lanes outside are found in the branch.
   void reportOutOfRange(Value slot, Value inRange, Value key) {
     Type i64Type = b.getI64Type();
     auto vector = dyn_cast<VectorType>(inRange.getType());
-    Value outside = arith::XOrIOp::create(
-        b, loc, inRange,
-        vector ? constantVector(b.getI1Type(), 1)
-               : Value(arith::ConstantOp::create(b, loc, b.getBoolAttr(true))));
-    Value any = outside;
+    Value allInside = inRange;
     if (vector)
-      any = vector::ReductionOp::create(b, loc, vector::CombiningKind::OR,
-                                        outside);
-    auto report = scf::IfOp::create(b, loc, any, /*withElseRegion=*/false);
+      allInside = vector::ReductionOp::create(
+          b, loc, vector::CombiningKind::AND, inRange);
+    Value outside = arith::XOrIOp::create(
+        b, loc, allInside,
+        arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+    auto report = scf::IfOp::create(b, loc, outside, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(report.thenBlock()->getTerminator());
     Value value = key;
@@ -746,7 +746,7 @@ protected:
           constantVector(i64Type, std::numeric_limits<int64_t>::min());
       value = vector::ReductionOp::create(
           b, loc, vector::CombiningKind::MAXSI,
-          arith::SelectOp::create(b, loc, outside, key, lowest));
+          arith::SelectOp::create(b, loc, inRange, lowest, key));
     }
     Value valueSlot = LLVM::GEPOp::create(b, loc, pointerType(), i64Type, slot,
                                           ArrayRef<LLVM::GEPArg>{1});

@@ -8,8 +8,8 @@
 // producer stays a kernel of its own). An index outside the axis loads
 // position 0 and is reported in the kernel's error record (KernelAbi.h, at
 // buffers[-1]) under a branch: on a uniform index, its compare; on a vector
-// of indices, an or-reduction of the lanes outside, the reported value one of
-// theirs. Checked against the reference runtime on random inputs (fuse-run
+// of indices, an and-reduction of the lanes inside, the reported value one of
+// the lanes outside. Checked against the reference runtime on random inputs (fuse-run
 // --check; the indices are drawn in [-dim, dim), negative ones included).
 
 // RUN: fuse-compile %s --target=host-x86-64-v4 --emit=kernels | FileCheck %s
@@ -29,9 +29,11 @@
 // CHECK: llvm.store %{{.*}}, %[[FLAG]] atomic monotonic {alignment = 8 : i64} : i64, !llvm.ptr
 // CHECK: llvm.load {{.*}} -> vector<16xf32>
 // CHECK-LABEL: func.func @fuse_k1_pointwise
-// CHECK: %[[LANES:.*]] = arith.xori %{{.*}} : vector<16xi1>
-// CHECK: %[[ANY:.*]] = vector.reduction <or>, %[[LANES]]
-// CHECK: scf.if %[[ANY]] {
+// CHECK: %[[LANES:.*]] = arith.cmpi ult, %{{.*}} : vector<16xi64>
+// CHECK: %[[ALL:.*]] = vector.reduction <and>, %[[LANES]]
+// CHECK: %[[SOME_OUTSIDE:.*]] = arith.xori %[[ALL]]
+// CHECK: scf.if %[[SOME_OUTSIDE]] {
+// CHECK: arith.select %[[LANES]]
 // CHECK: vector.reduction <maxsi>
 // CHECK: math.exp
 // CHECK-LABEL: func.func @fuse_k2_pointwise
