@@ -8,6 +8,8 @@
 
 #include "compiler/onnx/OnnxImporter.h"
 
+#include "compiler/onnx/EinsumEquation.h"
+
 #include "runtime/ir/CheckedInt.h"
 #include "runtime/ir/RegularFile.h"
 
@@ -739,6 +741,17 @@ private:
   std::vector<TensorId> lowerGatherND();
   std::vector<TensorId> lowerTrilu();
   std::vector<TensorId> lowerCumSum();
+  // Einsum: operands with one label per dim (EinsumEquation.h).
+  struct Labeled {
+    TensorId value;
+    std::vector<EinsumLabel> labels;
+  };
+  std::vector<TensorId> lowerEinsum();
+  Labeled einsumDiagonals(Labeled x);
+  Labeled einsumSum(Labeled x, const std::set<EinsumLabel> &keep);
+  Labeled einsumPermute(Labeled x, const std::vector<EinsumLabel> &order);
+  Labeled einsumContract(Labeled a, Labeled c,
+                         const std::set<EinsumLabel> &keep);
   // Convolutions and padding (OnnxImporter.cpp, "Convolution and Pad").
   std::vector<TensorId> lowerConv();
   std::vector<TensorId> lowerPad();
@@ -2382,6 +2395,233 @@ std::vector<TensorId> Importer::lowerTrilu() {
   return {check(b->select(expandTo(keepMask, shape), x, splatLike(x, 0)))};
 }
 
+/// Einsum: the equation parsed (EinsumEquation.h); each operand's diagonals
+/// taken (a label twice in one term: the two dims moved last, merged and
+/// read with a stride of n + 1); labels that no other operand and not the
+/// result has summed; the operands contracted left to right, two at a time
+/// (einsumContract), keeping the labels the result or a later operand
+/// needs; what is left summed and transposed to the result's order.
+std::vector<TensorId> Importer::lowerEinsum() {
+  if (!attr("equation"))
+    fail("the attribute 'equation' is required");
+  std::string equation = attrString("equation", "");
+  if (numInputs() < 1)
+    fail("Einsum needs at least one input");
+  std::vector<std::int64_t> ranks;
+  for (int i = 0; i < numInputs(); ++i) {
+    ranks.push_back(inType(i).rank());
+    if (inType(i).elementType != inType(0).elementType)
+      fail("the inputs differ in element type: input 0 is " +
+           std::string(elementTypeName(inType(0).elementType)) + ", input " +
+           std::to_string(i) + " " +
+           std::string(elementTypeName(inType(i).elementType)));
+  }
+  Expected<EinsumEquation> parsed = parseEinsumEquation(equation, ranks);
+  if (!parsed.ok())
+    fail(parsed.message());
+  std::vector<Labeled> operands;
+  for (int i = 0; i < numInputs(); ++i)
+    operands.push_back(einsumDiagonals({in(i), parsed->operands[i]}));
+  // Every label has one size; 1 broadcasts (an ellipsis dim).
+  std::map<EinsumLabel, std::pair<std::int64_t, int>> sizes;
+  for (int i = 0; i < numInputs(); ++i) {
+    Shape shape = shapeOf(operands[i].value);
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+      auto [it, added] =
+          sizes.try_emplace(operands[i].labels[d], std::pair{shape[d], i});
+      if (added || it->second.first == shape[d] || shape[d] == 1)
+        continue;
+      if (it->second.first != 1)
+        fail("'" + einsumLabelName(operands[i].labels[d]) + "' is " +
+             std::to_string(it->second.first) + " in input " +
+             std::to_string(it->second.second) + " and " +
+             std::to_string(shape[d]) + " in input " + std::to_string(i));
+      it->second = {shape[d], i};
+    }
+  }
+  const std::set<EinsumLabel> result(parsed->result.begin(),
+                                     parsed->result.end());
+  auto needed = [&](std::size_t from, std::size_t except) {
+    std::set<EinsumLabel> keep = result;
+    for (std::size_t j = from; j < operands.size(); ++j)
+      if (j != except)
+        keep.insert(operands[j].labels.begin(), operands[j].labels.end());
+    return keep;
+  };
+  for (std::size_t i = 0; i < operands.size(); ++i)
+    operands[i] = einsumSum(operands[i], needed(0, i));
+  Labeled y = operands[0];
+  for (std::size_t i = 1; i < operands.size(); ++i)
+    y = einsumContract(y, operands[i], needed(i + 1, operands.size()));
+  y = einsumPermute(einsumSum(y, result), parsed->result);
+  // A result dim that is 1 in every operand that has it, broadcast where
+  // another operand made it larger, is already its size; the shape is
+  // the labels' sizes.
+  Shape out;
+  for (EinsumLabel label : parsed->result)
+    out.push_back(sizes.at(label).first);
+  return {expandTo(y.value, out)};
+}
+
+Importer::Labeled Importer::einsumDiagonals(Labeled x) {
+  while (true) {
+    std::size_t p = 0, q = 0;
+    for (std::size_t i = 0; i < x.labels.size() && !q; ++i)
+      for (std::size_t j = i + 1; j < x.labels.size() && !q; ++j)
+        if (x.labels[i] == x.labels[j])
+          p = i, q = j;
+    if (!q)
+      return x;
+    Shape shape = shapeOf(x.value);
+    if (shape[p] != shape[q])
+      fail("'" + einsumLabelName(x.labels[p]) + "' names dims of " +
+           std::to_string(shape[p]) + " and " + std::to_string(shape[q]) +
+           " in one term (a diagonal needs equal sizes)");
+    std::vector<EinsumLabel> order;
+    for (std::size_t i = 0; i < x.labels.size(); ++i)
+      if (i != p && i != q)
+        order.push_back(x.labels[i]);
+    EinsumLabel label = x.labels[p];
+    std::vector<std::int64_t> perm;
+    for (std::size_t i = 0; i < x.labels.size(); ++i)
+      if (i != p && i != q)
+        perm.push_back(std::int64_t(i));
+    perm.push_back(std::int64_t(p));
+    perm.push_back(std::int64_t(q));
+    TensorId moved = x.value;
+    if (!std::is_sorted(perm.begin(), perm.end()))
+      moved = check(b->transpose(x.value, perm));
+    std::int64_t n = shape[p];
+    Shape merged;
+    for (std::int64_t d : perm)
+      if (d != std::int64_t(p) && d != std::int64_t(q))
+        merged.push_back(shape[std::size_t(d)]);
+    merged.push_back(n * n);
+    TensorId flat = reshape(moved, merged);
+    order.push_back(label);
+    x = {sliceAxis(flat, std::int64_t(merged.size()) - 1, 0, n, n + 1), order};
+  }
+}
+
+Importer::Labeled Importer::einsumSum(Labeled x,
+                                      const std::set<EinsumLabel> &keep) {
+  std::vector<std::int64_t> dims;
+  std::vector<EinsumLabel> left;
+  for (std::size_t d = 0; d < x.labels.size(); ++d)
+    if (keep.count(x.labels[d]))
+      left.push_back(x.labels[d]);
+    else
+      dims.push_back(std::int64_t(d));
+  if (dims.empty())
+    return x;
+  return {reduce(ReduceKind::Sum, x.value, dims, false), left};
+}
+
+Importer::Labeled
+Importer::einsumPermute(Labeled x, const std::vector<EinsumLabel> &order) {
+  if (x.labels == order)
+    return x;
+  std::vector<std::int64_t> perm;
+  for (EinsumLabel label : order)
+    perm.push_back(std::find(x.labels.begin(), x.labels.end(), label) -
+                   x.labels.begin());
+  return {check(b->transpose(x.value, perm)), order};
+}
+
+/// Two operands into one whose labels are `keep`'s among theirs: batch
+/// labels (both operands, kept), contracted ones (both, not kept), and each
+/// operand's own (kept). With contracted labels, one matmul of [batch, M, K]
+/// by [batch, K, N] (an operand already laid out [batch, K, M] or
+/// [batch, N, K] is read transposed instead of moved); without, a multiply
+/// of the two broadcast against each other.
+Importer::Labeled Importer::einsumContract(Labeled a, Labeled c,
+                                           const std::set<EinsumLabel> &keep) {
+  std::set<EinsumLabel> inA(a.labels.begin(), a.labels.end()),
+      inC(c.labels.begin(), c.labels.end());
+  std::set<EinsumLabel> keepA = keep, keepC = keep;
+  keepA.insert(inC.begin(), inC.end());
+  keepC.insert(inA.begin(), inA.end());
+  a = einsumSum(a, keepA);
+  c = einsumSum(c, keepC);
+  std::vector<EinsumLabel> batch, contracted, m, n;
+  for (EinsumLabel label : a.labels)
+    (inC.count(label) ? (keep.count(label) ? batch : contracted) : m)
+        .push_back(label);
+  for (EinsumLabel label : c.labels)
+    if (!inA.count(label))
+      n.push_back(label);
+  // Shared labels of size 1 on one side broadcast to the other's size.
+  Shape sa = shapeOf(a.value), sc = shapeOf(c.value);
+  auto sizeIn = [](const Labeled &x, const Shape &shape, EinsumLabel label) {
+    return shape[std::size_t(
+        std::find(x.labels.begin(), x.labels.end(), label) - x.labels.begin())];
+  };
+  std::map<EinsumLabel, std::int64_t> size;
+  for (std::size_t d = 0; d < sa.size(); ++d)
+    size[a.labels[d]] = sa[d];
+  for (std::size_t d = 0; d < sc.size(); ++d)
+    size[c.labels[d]] = std::max(size[c.labels[d]], sc[d]);
+  Shape wantA, wantC;
+  for (EinsumLabel label : a.labels)
+    wantA.push_back(inC.count(label) ? size[label] : sizeIn(a, sa, label));
+  for (EinsumLabel label : c.labels)
+    wantC.push_back(inA.count(label) ? size[label] : sizeIn(c, sc, label));
+  a.value = expandTo(a.value, wantA);
+  c.value = expandTo(c.value, wantC);
+  auto concat =
+      [](std::initializer_list<const std::vector<EinsumLabel> *> parts) {
+        std::vector<EinsumLabel> all;
+        for (const std::vector<EinsumLabel> *part : parts)
+          all.insert(all.end(), part->begin(), part->end());
+        return all;
+      };
+  auto dimsOf = [&](const std::vector<EinsumLabel> &labels) {
+    Shape dims;
+    for (EinsumLabel label : labels)
+      dims.push_back(size[label]);
+    return dims;
+  };
+  auto count = [&](const std::vector<EinsumLabel> &labels) {
+    std::int64_t total = 1;
+    for (EinsumLabel label : labels)
+      total *= size[label];
+    return total;
+  };
+  std::vector<EinsumLabel> out = concat({&batch, &m, &n});
+  if (contracted.empty()) {
+    Shape left = dimsOf(concat({&batch, &m})), right = dimsOf(batch);
+    left.insert(left.end(), n.size(), 1);
+    right.insert(right.end(), m.size(), 1);
+    for (EinsumLabel label : n)
+      right.push_back(size[label]);
+    TensorId x = reshape(einsumPermute(a, concat({&batch, &m})).value, left);
+    TensorId y = reshape(einsumPermute(c, concat({&batch, &n})).value, right);
+    return {binary(OpKind::Mul, x, y), out};
+  }
+  bool transposeA = a.labels != concat({&batch, &m, &contracted}) &&
+                    a.labels == concat({&batch, &contracted, &m});
+  bool transposeC = c.labels != concat({&batch, &contracted, &n}) &&
+                    c.labels == concat({&batch, &n, &contracted});
+  if (!transposeA)
+    a = einsumPermute(a, concat({&batch, &m, &contracted}));
+  if (!transposeC)
+    c = einsumPermute(c, concat({&batch, &contracted, &n}));
+  Shape shapeA, shapeC;
+  if (!batch.empty()) {
+    shapeA.push_back(count(batch));
+    shapeC.push_back(count(batch));
+  }
+  std::int64_t rows = count(m), inner = count(contracted), cols = count(n);
+  shapeA.insert(shapeA.end(),
+                {transposeA ? inner : rows, transposeA ? rows : inner});
+  shapeC.insert(shapeC.end(),
+                {transposeC ? cols : inner, transposeC ? inner : cols});
+  TensorId product =
+      check(b->matmul(reshape(a.value, shapeA), reshape(c.value, shapeC),
+                      transposeA, transposeC));
+  return {reshape(product, dimsOf(out)), out};
+}
+
 /// CumSum: y[.., i, ..] = the sum of x[.., j, ..] over j <= i (j < i when
 /// exclusive; j >= i, j > i when reverse) along the axis, as a reduction:
 /// x broadcast along a new dim i, a constant triangular mask selecting the
@@ -2649,6 +2889,7 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"CumSum", &I::lowerCumSum},
       {"Div", &I::lowerBinary<OpKind::Div>},
       {"Dropout", &I::lowerDropout},
+      {"Einsum", &I::lowerEinsum},
       {"Elu", &I::lowerElu},
       {"Equal", &I::lowerCompare<ComparePredicate::Eq>},
       {"Erf", &I::lowerUnary<OpKind::Erf>},

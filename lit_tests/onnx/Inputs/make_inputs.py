@@ -722,3 +722,51 @@ for name, ids in [("ids_offset_inside", inside), ("ids_offset_past", past),
                   ("ids_offset_before", before)]:
     with open(os.path.join(HERE, name + ".pb"), "wb") as f:
         f.write(numpy_helper.from_array(ids, "ids").SerializeToString())
+
+# Einsum as exporters emit it (issue 21): attention's Q.K^T (read
+# transposed, no transpose op) and P.V, batched matmul, a transpose, a sum,
+# an outer product (rotary frequencies), a transposed left operand, an
+# elementwise product, a broadcast ellipsis batch, three operands, a
+# diagonal and an implicit result; then equations Fuse refuses, each naming
+# the node.
+einsums = [
+    ("qk", "bhqd,bhkd->bhqk", [[2, 3, 5, 4], [2, 3, 6, 4]], [2, 3, 5, 6]),
+    ("pv", "bhqk,bhkd->bhqd", [[2, 3, 5, 6], [2, 3, 6, 4]], [2, 3, 5, 4]),
+    ("bmm", "bij,bjk->bik", [[2, 3, 4], [2, 4, 5]], [2, 3, 5]),
+    ("transpose", "ij->ji", [[3, 4]], [4, 3]),
+    ("rowsum", "ij->i", [[3, 4]], [3]),
+    ("outer", "i,j->ij", [[5], [3]], [5, 3]),
+    ("left_transposed", "ji,jk->ik", [[4, 3], [4, 5]], [3, 5]),
+    ("hadamard", "ij,ij->ij", [[3, 4], [3, 4]], [3, 4]),
+    ("ellipsis", "...ij,...jk->...ik", [[1, 3, 4], [2, 4, 5]], [2, 3, 5]),
+    ("chain", "ij,jk,kl->il", [[2, 3], [3, 4], [4, 5]], [2, 5]),
+    ("diagonal", "ii->i", [[4, 4]], [4]),
+    ("implicit", "ij,jk", [[2, 3], [3, 4]], [2, 4]),
+]
+nodes, inputs, outputs = [], [], []
+for name, equation, shapes, out in einsums:
+    names = [f"{name}_{k}" for k in range(len(shapes))]
+    nodes.append(helper.make_node("Einsum", names, [name], name=name,
+                                  equation=equation))
+    inputs += [f32(n, s) for n, s in zip(names, shapes)]
+    outputs.append(f32(name, out))
+save("einsum_forms", nodes, inputs, outputs, opset=12)
+
+for name, equation, shapes in [
+        ("einsum_terms", "ij,jk->ik", [[2, 3]]),
+        ("einsum_rank", "ijk->i", [[2, 3]]),
+        ("einsum_unknown_label", "ij->ik", [[2, 3]]),
+        ("einsum_character", "i1->i", [[2, 3]]),
+        ("einsum_two_ellipses", "...i...->i", [[2, 3]]),
+        ("einsum_sizes", "ij,jk->ik", [[2, 3], [4, 5]]),
+        ("einsum_unequal_diagonal", "ii->i", [[2, 3]])]:
+    names = [f"x{k}" for k in range(len(shapes))]
+    error_model(name,
+                helper.make_node("Einsum", names, ["y"], name="n",
+                                 equation=equation),
+                [f32(n, s) for n, s in zip(names, shapes)], [f32("y", [2])])
+error_model("einsum_types",
+            helper.make_node("Einsum", ["x", "k"], ["y"], name="n",
+                             equation="i,i->"),
+            [f32("x", [3]), value("k", TensorProto.INT64, [3])],
+            [f32("y", [])])
