@@ -259,11 +259,12 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
     return diagnostics.error(std::string(backend.name()) +
                              " code generation for " + target.name + " failed");
   std::vector<std::uint32_t> checkedOps;
-  for (fd::GatherOp gather : checkedGathers(fusion)) {
-    auto index = gather->getAttrOfType<mlir::IntegerAttr>(kOpIndexAttr);
+  for (mlir::Operation *op : frontend::checkedOps(fusion)) {
+    auto index = op->getAttrOfType<mlir::IntegerAttr>(kOpIndexAttr);
     if (!index)
-      return Status::error("internal error: a gather in a fusion has no " +
-                           std::string(kOpIndexAttr) +
+      return Status::error("internal error: a " +
+                           op->getName().stripDialect().str() +
+                           " in a fusion has no " + std::string(kOpIndexAttr) +
                            ", so its kernel could not name it in an error");
     checkedOps.push_back(std::uint32_t(index.getInt()));
   }

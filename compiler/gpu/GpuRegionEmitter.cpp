@@ -59,10 +59,10 @@ KernelPointers createKernel(OpBuilder &b, ModuleOp module, fd::FusionOp fusion,
   b.setInsertionPointToStart(gpuModule.getBody());
   unsigned numInputs = fusion.getInputs().size();
   unsigned count = numInputs + numOutputs + (scratch ? 1 : 0);
-  SmallVector<fd::GatherOp> gathers = frontend::checkedGathers(fusion);
+  SmallVector<Operation *> checked = frontend::checkedOps(fusion);
   Type ptr = LLVM::LLVMPointerType::get(context, kGlobalAddressSpace);
   // The error record (KernelAbi.h) after the bindings.
-  SmallVector<Type> types(count + (gathers.empty() ? 0 : 1), ptr);
+  SmallVector<Type> types(count + (checked.empty() ? 0 : 1), ptr);
   auto func =
       gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(types, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
@@ -89,12 +89,12 @@ KernelPointers createKernel(OpBuilder &b, ModuleOp module, fd::FusionOp fusion,
     pointers.outputs.push_back(entry.getArgument(numInputs + k));
   if (scratch)
     pointers.scratch = entry.getArgument(count - 1);
-  if (!gathers.empty()) {
+  if (!checked.empty()) {
     func.setArgAttr(count, LLVM::LLVMDialect::getNoAliasAttrName(),
                     b.getUnitAttr());
     Value record = entry.getArgument(count);
-    for (auto [slot, gather] : llvm::enumerate(gathers))
-      pointers.inputs[gather.getResult()] = LLVM::GEPOp::create(
+    for (auto [slot, op] : llvm::enumerate(checked))
+      pointers.inputs[op->getResult(0)] = LLVM::GEPOp::create(
           b, loc, ptr, b.getI64Type(), record,
           ArrayRef<LLVM::GEPArg>{int32_t(slot * kErrorRecordWordsPerCheck)});
   }

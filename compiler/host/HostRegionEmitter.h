@@ -603,21 +603,21 @@ emitPeeledLoop(OpBuilder &b, Location loc, Value lo, Value hi, unsigned width,
 }
 
 /// The pointers of the fusion's inputs (its region's arguments), and of
-/// each checked gather's slot in the error record at `buffers[-1]`
-/// (KernelAbi.h), by the gather's result.
+/// each checked op's slot in the error record at `buffers[-1]`
+/// (KernelAbi.h), by the op's result.
 inline DenseMap<Value, Value> loadInputPointers(OpBuilder &b, Location loc,
                                                 fd::FusionOp fusion,
                                                 Value buffers) {
   DenseMap<Value, Value> pointers;
   for (BlockArgument arg : fusion.getBody().front().getArguments())
     pointers[arg] = bufferPointer(b, loc, buffers, arg.getArgNumber());
-  SmallVector<fd::GatherOp> gathers = frontend::checkedGathers(fusion);
-  if (gathers.empty())
+  SmallVector<Operation *> checked = frontend::checkedOps(fusion);
+  if (checked.empty())
     return pointers;
   Value record = bufferPointer(b, loc, buffers, -1);
   Type ptr = LLVM::LLVMPointerType::get(b.getContext());
-  for (auto [slot, gather] : llvm::enumerate(gathers))
-    pointers[gather.getResult()] = LLVM::GEPOp::create(
+  for (auto [slot, op] : llvm::enumerate(checked))
+    pointers[op->getResult(0)] = LLVM::GEPOp::create(
         b, loc, ptr, b.getI64Type(), record,
         ArrayRef<LLVM::GEPArg>{int32_t(slot * kErrorRecordWordsPerCheck)});
   return pointers;

@@ -739,6 +739,12 @@ private:
   std::vector<TensorId> lowerGather();
   std::vector<TensorId> lowerGatherElements();
   std::vector<TensorId> lowerGatherND();
+  std::vector<TensorId> lowerScatterND();
+  std::vector<TensorId> lowerScatterElements();
+  std::string scatterReduction();
+  TensorId wrappedPositions(TensorId index, const Shape &dims,
+                            const std::vector<std::int64_t> &scale,
+                            std::int64_t axisOfTuple, std::int64_t past);
   std::vector<TensorId> lowerTrilu();
   std::vector<TensorId> lowerCumSum();
   // Einsum: operands with one label per dim (EinsumEquation.h).
@@ -2360,6 +2366,223 @@ std::vector<TensorId> Importer::lowerGatherND() {
   return {reshape(check(b->gather(rows, row, 0)), out)};
 }
 
+/// A scatter's `reduction` attribute: none, add, mul (opset 16), max, min
+/// (opset 18).
+std::string Importer::scatterReduction() {
+  std::string reduction = attrString("reduction", "none");
+  if (reduction != "none" && reduction != "add" && reduction != "mul" &&
+      reduction != "max" && reduction != "min")
+    fail("reduction '" + reduction +
+         "' is not one of none, add, mul, max, min");
+  return reduction;
+}
+
+/// Run-time indices (`index`, i64, of `dims`' shape: each index's dim
+/// size) as positions: each wrapped when negative and multiplied by its
+/// `scale` (per entry of the last dim when `axisOfTuple` is that dim, a
+/// tuple summed over it; -1: every entry its own position). A tuple or an
+/// index outside its dim becomes `past` (a row past the data, which the
+/// scatter's check refuses), never another row.
+TensorId Importer::wrappedPositions(TensorId index, const Shape &dims,
+                                    const std::vector<std::int64_t> &scale,
+                                    std::int64_t axisOfTuple,
+                                    std::int64_t past) {
+  const Shape shape = shapeOf(index);
+  auto constantOf = [&](const std::string &suffix,
+                        const std::vector<std::int64_t> &ints) {
+    Value value;
+    value.type = TensorType{ElementType::I64, shape};
+    value.constant = HostTensorData::fromInts(value.type, ints);
+    return materialize(node->name() + "/" + suffix, value);
+  };
+  std::vector<std::int64_t> dimValues, scaleValues;
+  std::int64_t count = checkedCount(shape, "the indices");
+  for (std::int64_t i = 0; i < count; ++i) {
+    std::int64_t entry =
+        axisOfTuple < 0 ? i : i % shape[std::size_t(axisOfTuple)];
+    dimValues.push_back(dims[std::size_t(entry)]);
+    scaleValues.push_back(scale[std::size_t(entry)]);
+  }
+  TensorId dimsOf = constantOf("dims", dimValues);
+  TensorId zero = splatLike(index, 0);
+  TensorId wrapped =
+      check(b->select(compare(ComparePredicate::Lt, index, zero),
+                      binary(OpKind::Add, index, dimsOf), index));
+  TensorId inRange =
+      binary(OpKind::And,
+             compare(ComparePredicate::Ge, index, unary(OpKind::Neg, dimsOf)),
+             compare(ComparePredicate::Lt, index, dimsOf));
+  TensorId scaled =
+      binary(OpKind::Mul, wrapped, constantOf("strides", scaleValues));
+  TensorId outside = check(b->select(inRange, zero, splatLike(index, 1)));
+  if (axisOfTuple >= 0) {
+    scaled = reduce(ReduceKind::Sum, scaled, {axisOfTuple}, false);
+    outside = reduce(ReduceKind::Max, outside, {axisOfTuple}, false);
+  }
+  Shape positions = shapeOf(scaled);
+  DenseValue pastValue{ElementType::I64, positions,
+                       std::vector<std::uint8_t>(8), true};
+  storeInt(ElementType::I64, pastValue.bytes.data(), 0, past);
+  return check(
+      b->select(compare(ComparePredicate::Gt, outside, splatLike(outside, 0)),
+                splatBytes(std::move(pastValue)), scaled));
+}
+
+/// ScatterND: each index tuple (the indices' last dim, k values) selects a
+/// slice of the data (its dims after the first k): a `scatter` into the
+/// data viewed as [rows, slice], at each tuple's row (the sum of its
+/// wrapped values times the row strides), of the updates viewed as
+/// [tuples..., slice]. Constant tuples are checked here; run-time ones are
+/// wrapped by ops, and one out of range becomes a row past the data, which
+/// the scatter's check refuses (the kernels' error record, the reference
+/// runtime). Duplicate tuples: the last in index order wins (reduction
+/// none; ONNX leaves it undefined).
+std::vector<TensorId> Importer::lowerScatterND() {
+  TensorId data = in(0);
+  const Shape shape = shapeOf(data);
+  const TensorType &indexType = inType(1);
+  const Shape &ishape = indexType.shape;
+  if (indexType.elementType != ElementType::I64 &&
+      indexType.elementType != ElementType::I32)
+    fail("the indices (input 1) are " +
+         std::string(elementTypeName(indexType.elementType)) +
+         ", expected int32 or int64");
+  if (shape.empty() || ishape.empty())
+    fail("the data and the indices need rank >= 1");
+  std::int64_t k = ishape.back();
+  if (k < 1 || k > std::int64_t(shape.size()))
+    fail("the index tuples have " + std::to_string(k) + " values; the data " +
+         shapeText(shape) + " takes 1 to " + std::to_string(shape.size()));
+  Shape tupleShape(ishape.begin(), ishape.end() - 1);
+  Shape expected = tupleShape;
+  expected.insert(expected.end(), shape.begin() + k, shape.end());
+  if (shapeOf(in(2)) != expected)
+    fail("the updates (input 2) are " + shapeText(shapeOf(in(2))) +
+         ", expected " + shapeText(expected) +
+         " (the indices' dims but the last, then the data's after the first " +
+         std::to_string(k) + ")");
+  std::string reduction = scatterReduction();
+  Shape indexed(shape.begin(), shape.begin() + k);
+  std::int64_t rows = checkedCount(indexed, "the indexed dims");
+  std::int64_t slice =
+      checkedCount(Shape(shape.begin() + k, shape.end()), "a slice");
+  std::vector<std::int64_t> strides(std::size_t(k), 1);
+  for (std::int64_t j = k - 2; j >= 0; --j)
+    strides[std::size_t(j)] =
+        strides[std::size_t(j + 1)] * indexed[std::size_t(j + 1)];
+  TensorId row;
+  if (const std::optional<HostTensorData> &constant = inputValue(1).constant) {
+    std::vector<std::int64_t> indices = toInts(*constant);
+    std::int64_t tuples = checkedCount(tupleShape, "the index tuples");
+    std::vector<std::int64_t> positions(std::size_t(tuples), 0);
+    for (std::int64_t t = 0; t < tuples; ++t)
+      for (std::int64_t j = 0; j < k; ++j) {
+        std::int64_t index = indices[std::size_t(t * k + j)];
+        std::int64_t dim = indexed[std::size_t(j)];
+        if (index < -dim || index >= dim)
+          fail("index " + std::to_string(index) + " (element " +
+               std::to_string(t * k + j) + " of the indices) is out of " +
+               "range for dimension " + std::to_string(j) + " of " +
+               shapeText(shape));
+        positions[std::size_t(t)] +=
+            (index < 0 ? index + dim : index) * strides[std::size_t(j)];
+      }
+    Value value;
+    value.type = TensorType{ElementType::I64, tupleShape};
+    value.constant = HostTensorData::fromInts(value.type, positions);
+    row = materialize(node->name() + "/rows", value);
+  } else {
+    TensorId index = in(1);
+    if (indexType.elementType != ElementType::I64)
+      index = check(b->cast(index, ElementType::I64));
+    row = wrappedPositions(index, indexed, strides,
+                           std::int64_t(ishape.size()) - 1, rows);
+  }
+  Shape updatesShape = tupleShape;
+  updatesShape.push_back(slice);
+  TensorId scattered =
+      check(b->scatter(reshape(data, {rows, slice}), row,
+                       reshape(in(2), updatesShape), reduction));
+  return {reshape(scattered, shape)};
+}
+
+/// ScatterElements (and Scatter, its name before opset 11): out[p with
+/// p[axis] replaced by indices[p]] = updates[p]:
+/// a `scatter` into the flattened data at each update's flat offset (the
+/// other dims' offsets a constant, the axis' from the wrapped index).
+/// Constant indices are checked here; a run-time one out of range becomes an
+/// offset past the data, which the scatter's check refuses.
+std::vector<TensorId> Importer::lowerScatterElements() {
+  const GatherOperands g = gatherOperands(/*hasAxis=*/true);
+  const Shape &shape = g.shape;
+  const std::int64_t rank = g.rank, axis = g.axis;
+  const Shape &ishape = g.indexType.shape;
+  if (std::int64_t(ishape.size()) != rank)
+    fail("the indices (input 1) " + shapeText(ishape) + " and the data " +
+         shapeText(shape) + " differ in rank");
+  for (std::int64_t d = 0; d < rank; ++d)
+    if (d != axis && ishape[std::size_t(d)] > shape[std::size_t(d)])
+      fail("the indices " + shapeText(ishape) + " are larger than the data " +
+           shapeText(shape) + " in dimension " + std::to_string(d) +
+           " (not the axis)");
+  if (shapeOf(in(2)) != ishape)
+    fail("the updates (input 2) are " + shapeText(shapeOf(in(2))) +
+         ", expected the indices' shape " + shapeText(ishape));
+  std::string reduction = scatterReduction();
+  std::int64_t total = checkedCount(shape, "the data");
+  std::int64_t count = checkedCount(ishape, "the indices");
+  std::vector<std::int64_t> strides(std::size_t(rank), 1);
+  for (std::int64_t d = rank - 2; d >= 0; --d)
+    strides[std::size_t(d)] =
+        strides[std::size_t(d + 1)] * shape[std::size_t(d + 1)];
+  std::vector<std::int64_t> offsets(std::size_t(count), 0);
+  for (std::int64_t i = 0; i < count; ++i) {
+    std::int64_t rest = i;
+    for (std::int64_t d = rank - 1; d >= 0; --d) {
+      std::int64_t coordinate = rest % ishape[std::size_t(d)];
+      rest /= ishape[std::size_t(d)];
+      if (d != axis)
+        offsets[std::size_t(i)] += coordinate * strides[std::size_t(d)];
+    }
+  }
+  const std::int64_t dim = shape[std::size_t(axis)];
+  const std::int64_t step = strides[std::size_t(axis)];
+  auto constantOf = [&](const std::string &suffix,
+                        std::span<const std::int64_t> ints) {
+    Value value;
+    value.type = TensorType{ElementType::I64, ishape};
+    value.constant = HostTensorData::fromInts(value.type, ints);
+    return materialize(node->name() + "/" + suffix, value);
+  };
+  TensorId position;
+  if (const std::optional<HostTensorData> &constant = inputValue(1).constant) {
+    std::vector<std::int64_t> indices = toInts(*constant);
+    for (std::size_t i = 0; i < indices.size(); ++i) {
+      std::int64_t index = indices[i];
+      if (index < -dim || index >= dim)
+        fail("index " + std::to_string(index) + " (element " +
+             std::to_string(i) + " of the indices) is out of range for " +
+             "dimension " + std::to_string(axis) + " of " + shapeText(shape));
+      offsets[i] += (index < 0 ? index + dim : index) * step;
+    }
+    position = constantOf("offsets", offsets);
+  } else {
+    TensorId index = in(1);
+    if (g.indexType.elementType != ElementType::I64)
+      index = check(b->cast(index, ElementType::I64));
+    position = binary(
+        OpKind::Add,
+        wrappedPositions(index, Shape(std::size_t(count), dim),
+                         std::vector<std::int64_t>(std::size_t(count), step),
+                         -1, total),
+        constantOf("offsets", offsets));
+  }
+  // An index past the axis gives total + its offset: still past the data.
+  TensorId scattered =
+      check(b->scatter(reshape(g.data, {total}), position, in(2), reduction));
+  return {reshape(scattered, shape)};
+}
+
 /// Trilu: the input where the triangle keeps it (upper: column - row >= k;
 /// lower: column - row <= k), zero elsewhere: a select with a constant mask
 /// over the last two dims, broadcast over the others. k must be known at
@@ -2948,6 +3171,9 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"Relu", &I::lowerRelu},
       {"Reshape", &I::lowerReshape},
       {"Round", &I::lowerUnary<OpKind::Round>},
+      {"Scatter", &I::lowerScatterElements},
+      {"ScatterElements", &I::lowerScatterElements},
+      {"ScatterND", &I::lowerScatterND},
       {"Selu", &I::lowerElu},
       {"Shape", nullptr, &I::evaluateShapeOrSize},
       {"Shrink", &I::lowerShrink},

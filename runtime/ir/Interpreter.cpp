@@ -936,6 +936,78 @@ void evalGather(const Op &op, const OpBuffers &buffers) {
     }
 }
 
+/// The first of a scatter's indices outside [-N, N) (N: the data's first
+/// dim), as an error naming the op, the index and its position; checked
+/// before anything is written.
+Status checkScatterIndices(const Graph &graph, std::size_t index,
+                           const OpBuffers &buffers) {
+  const HostTensor &data = buffers.operands[0], &indices = buffers.operands[1];
+  const std::int64_t rows = data.type.shape[0];
+  for (std::int64_t i = 0; i < indices.type.numElements(); ++i) {
+    const std::int64_t k = loadInt(indices.type.elementType, indices.data, i);
+    if (k < -rows || k >= rows)
+      return Status::error(gatherIndexError(gatherRange(graph, index), k, i));
+  }
+  return Status::success();
+}
+
+/// A scatter (Ops.def) whose indices checkScatterIndices accepted: the
+/// data, then each update combined into its row in index order, each step
+/// rounded to the element type (floats in f64, integers exactly).
+void evalScatter(const Op &op, const OpBuffers &buffers) {
+  const HostTensor &data = buffers.operands[0], &indices = buffers.operands[1],
+                   &updates = buffers.operands[2], &out = buffers.result;
+  const Attribute *attr = op.findAttr("reduction");
+  const std::string reduction = attr ? attr->getEnumName() : "none";
+  const ElementType type = data.type.elementType;
+  const std::int64_t rows = data.type.shape[0];
+  const std::int64_t inner = rows ? data.type.numElements() / rows : 0;
+  if (out.data != data.data && data.type.byteSize() > 0)
+    std::memcpy(out.data, data.data, std::size_t(data.type.byteSize()));
+  for (std::int64_t q = 0; q < indices.type.numElements(); ++q) {
+    std::int64_t k = loadInt(indices.type.elementType, indices.data, q);
+    if (k < 0)
+      k += rows;
+    for (std::int64_t j = 0; j < inner; ++j) {
+      const std::int64_t to = k * inner + j, from = q * inner + j;
+      if (reduction == "none") {
+        copyElement(out, to, updates, from);
+      } else if (isFloat(type)) {
+        const double a = loadDouble(type, out.data, to),
+                     b = loadDouble(type, updates.data, from);
+        // max and min propagate NaN, as NumPy's maximum and minimum do.
+        double c = std::numeric_limits<double>::quiet_NaN();
+        if (reduction == "add")
+          c = a + b;
+        else if (reduction == "mul")
+          c = a * b;
+        else if (!std::isnan(a) && !std::isnan(b))
+          c = reduction == "max" ? std::max(a, b) : std::min(a, b);
+        storeDouble(type, out.data, to, c);
+      } else if (isUnsignedInteger(type)) {
+        const std::uint64_t a = loadUnsigned(type, out.data, to),
+                            b = loadUnsigned(type, updates.data, from);
+        const std::uint64_t c = reduction == "add"   ? a + b
+                                : reduction == "mul" ? a * b
+                                : reduction == "max" ? std::max(a, b)
+                                                     : std::min(a, b);
+        storeInt(type, out.data, to, std::int64_t(c));
+      } else {
+        const std::int64_t a = loadInt(type, out.data, to),
+                           b = loadInt(type, updates.data, from);
+        const std::int64_t c =
+            reduction == "add"
+                ? std::int64_t(std::uint64_t(a) + std::uint64_t(b))
+            : reduction == "mul"
+                ? std::int64_t(std::uint64_t(a) * std::uint64_t(b))
+            : reduction == "max" ? std::max(a, b)
+                                 : std::min(a, b);
+        storeInt(type, out.data, to, c);
+      }
+    }
+  }
+}
+
 void evalOp(const Op &op, const OpBuffers &buffers) {
   switch (opInfo(op.kind).form) {
   case OpForm::Unary:
@@ -982,6 +1054,8 @@ void evalOp(const Op &op, const OpBuffers &buffers) {
     return evalConv(op, buffers);
   case OpKind::Gather:
     return evalGather(op, buffers);
+  case OpKind::Scatter:
+    return evalScatter(op, buffers);
   default:
     return;
   }
@@ -1050,6 +1124,10 @@ Status fuse::evaluateOps(const Graph &graph,
     opBuffers.result = it->second;
     if (op.kind == OpKind::Gather)
       if (Status status = checkGatherIndices(graph, index, opBuffers);
+          !status.ok())
+        return status;
+    if (op.kind == OpKind::Scatter)
+      if (Status status = checkScatterIndices(graph, index, opBuffers);
           !status.ok())
         return status;
     // A result bound over one of its operands (an in-place write) is
@@ -1145,7 +1223,9 @@ GatherRange fuse::gatherRange(const Graph &graph, std::size_t op) {
   GatherRange range;
   range.op = "op #" + std::to_string(op) + " (" +
              std::string(mnemonic(gather.kind)) + ")";
-  range.axis = gather.findAttr("axis")->getI64();
+  // A scatter indexes the first dim.
+  const Attribute *axis = gather.findAttr("axis");
+  range.axis = axis ? axis->getI64() : 0;
   range.dim = data.shape[std::size_t(range.axis)];
   range.data = data.toString();
   return range;

@@ -79,7 +79,8 @@ Status evaluateOps(const Graph &graph, std::span<const std::size_t> opIndices,
 /// report it through their error record (KernelAbi.h).
 Status checkGatherIndexInputs(const Graph &graph, const TensorBindings &inputs);
 
-/// What a gather's indices are checked against, for messages: the op
+/// What a gather's (or a scatter's) indices are checked against, for
+/// messages: the op
 /// ("op #3 (gather)"), its axis, the data's size along it and type.
 struct GatherRange {
   std::string op;
@@ -87,7 +88,7 @@ struct GatherRange {
   std::string data;
 };
 
-/// The range of gather op `op` of `graph`.
+/// The range of gather or scatter op `op` of `graph`.
 GatherRange gatherRange(const Graph &graph, std::size_t op);
 
 /// The error of a gather meeting index `index` outside its range: "op #3

@@ -770,3 +770,72 @@ error_model("einsum_types",
                              equation="i,i->"),
             [f32("x", [3]), value("k", TensorProto.INT64, [3])],
             [f32("y", [])])
+
+# ScatterND and ScatterElements with run-time indices (issue 21): a cache
+# written at run-time (batch, position) tuples, a ScatterND add at constant
+# tuples with a duplicate, ScatterElements along axis 1 with run-time int32
+# indices (max) and with negative constant ones (none). Index files: inside
+# (negative ones among them) and one position past the cache. Then the
+# refusals, each naming the node.
+save("scatter_forms", [
+    helper.make_node("ScatterND", ["cache", "where", "rows"], ["written"],
+                     name="write_cache"),
+    helper.make_node("ScatterND", ["x", "tuples", "u"], ["added"],
+                     name="add_tuples", reduction="add"),
+    helper.make_node("ScatterElements", ["y", "cols", "v"], ["maxed"],
+                     name="max_elements", axis=1, reduction="max"),
+    helper.make_node("ScatterElements", ["y", "fixed", "v"], ["placed"],
+                     name="place_elements", axis=1),
+], [f32("cache", [2, 8, 4]), value("where", TensorProto.INT64, [2, 1, 2]),
+    f32("rows", [2, 1, 4]), f32("x", [4, 3]), f32("u", [3, 3]),
+    f32("y", [3, 5]), value("cols", TensorProto.INT32, [3, 2]),
+    f32("v", [3, 2])],
+    [f32("written", [2, 8, 4]), f32("added", [4, 3]), f32("maxed", [3, 5]),
+     f32("placed", [3, 5])],
+    [ints64("tuples", [[1], [3], [1]]),
+     ints64("fixed", [[0, -1], [4, 2], [-5, 3]])], opset=18)
+for name, where in [("where_inside", [[[0, 5]], [[1, -1]]]),
+                    ("where_past", [[[0, 5]], [[1, 8]]])]:
+    with open(os.path.join(HERE, name + ".pb"), "wb") as f:
+        f.write(numpy_helper.from_array(np.array(where, np.int64),
+                                        "where").SerializeToString())
+with open(os.path.join(HERE, "cols_inside.pb"), "wb") as f:
+    f.write(numpy_helper.from_array(
+        np.array([[0, 4], [-1, -1], [2, 2]], np.int32), "cols").SerializeToString())
+
+error_model("scatternd_updates_shape",
+            helper.make_node("ScatterND", ["x", "i", "u"], ["y"], name="n"),
+            [f32("x", [4, 3]), value("i", TensorProto.INT64, [2, 1]),
+             f32("u", [2, 4])], [f32("y", [4, 3])])
+error_model("scatternd_float_indices",
+            helper.make_node("ScatterND", ["x", "i", "u"], ["y"], name="n"),
+            [f32("x", [4, 3]), f32("i", [2, 1]), f32("u", [2, 3])],
+            [f32("y", [4, 3])])
+error_model("scatternd_reduction",
+            helper.make_node("ScatterND", ["x", "i", "u"], ["y"], name="n",
+                             reduction="sub"),
+            [f32("x", [4, 3]), value("i", TensorProto.INT64, [2, 1]),
+             f32("u", [2, 3])], [f32("y", [4, 3])])
+error_model("scatternd_long_tuples",
+            helper.make_node("ScatterND", ["x", "i", "u"], ["y"], name="n"),
+            [f32("x", [4, 3]), value("i", TensorProto.INT64, [2, 3]),
+             f32("u", [2])], [f32("y", [4, 3])])
+error_model("scatternd_constant_index",
+            helper.make_node("ScatterND", ["x", "i", "u"], ["y"], name="n"),
+            [f32("x", [4, 3]), f32("u", [2, 3])], [f32("y", [4, 3])],
+            [ints64("i", [[1], [4]])])
+error_model("scatter_elements_updates_shape",
+            helper.make_node("ScatterElements", ["x", "i", "u"], ["y"],
+                             name="n"),
+            [f32("x", [4, 3]), value("i", TensorProto.INT64, [2, 3]),
+             f32("u", [2, 2])], [f32("y", [4, 3])])
+error_model("scatter_elements_rank",
+            helper.make_node("ScatterElements", ["x", "i", "u"], ["y"],
+                             name="n"),
+            [f32("x", [4, 3]), value("i", TensorProto.INT64, [2]),
+             f32("u", [2])], [f32("y", [4, 3])])
+error_model("scatter_elements_constant_index",
+            helper.make_node("ScatterElements", ["x", "i", "u"], ["y"],
+                             name="n", axis=1),
+            [f32("x", [4, 3]), f32("u", [1, 2])], [f32("y", [4, 3])],
+            [ints64("i", [[0, -4]])])

@@ -73,9 +73,11 @@ TEST(Bundle, VerifySaysWhatIsWrong) {
   expectError(bundle, "alias");
   bundle = test::mulAddBundle(3);
   bundle.kernels[1].checkedOps = {1};
-  expectError(bundle, "reports the checks of op 1, which is not a gather");
+  expectError(bundle,
+              "reports the checks of op 1, which is not a gather or a scatter");
   bundle.kernels[1].checkedOps = {9};
-  expectError(bundle, "reports the checks of op 9, which is not a gather");
+  expectError(bundle,
+              "reports the checks of op 9, which is not a gather or a scatter");
 }
 
 TEST(Bundle, NamesOfKinds) {
