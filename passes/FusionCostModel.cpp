@@ -161,9 +161,13 @@ namespace {
 /// their own size. Not a concat: its pieces are a compare and a select per
 /// lane and defeat contiguous loads, which recomputing under several slices
 /// multiplies (a depthwise convolution's zero padding, fused into its nine
-/// shifted slices, ran 30x slower than padding first).
+/// shifted slices, ran 30x slower than padding first). An im2col is one:
+/// its padding is a lane mask on one vector load (RegionEmitterBase::
+/// emitIm2col), so a depthwise convolution reads its nine window offsets as
+/// slices of an im2col that is never stored (a window_reduction kernel).
 bool movesDataOnly(Operation *op) {
-  return isa<SliceOp, ReshapeOp, TransposeOp, BroadcastOp, ConstantOp>(op);
+  return isa<SliceOp, ReshapeOp, TransposeOp, BroadcastOp, ConstantOp,
+             Im2colOp>(op);
 }
 
 /// Checks one candidate kernel; the members are in block order.
@@ -230,11 +234,13 @@ FailureOr<KernelPlan> KernelChecker::plan() {
       reductions.push_back(op);
   }
   // A window reduction iterates over its pools' output and reads each
-  // element's window from memory; the schedule has the rules.
+  // element's window from memory; the schedule has the rules. An im2col
+  // that the kernel does not yield is read at the positions it needs (a
+  // depthwise convolution's slices of it), like other data movement.
   if (!pools.empty()) {
     plan.kind = ScheduleKind::window_reduction;
     if (failed(checkSchedule(plan.kind)) ||
-        failed(checkPointwise(/*freeDataMovement=*/false)))
+        failed(checkPointwise(/*freeDataMovement=*/true)))
       return failure();
   } else if (matmuls.size() > 1) {
     why << "a kernel holds at most one matmul";

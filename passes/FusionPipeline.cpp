@@ -22,6 +22,7 @@ void mlir::fuse::buildFusionPipeline(OpPassManager &pm,
   FuseLowerConvolutionsOptions convolutions;
   convolutions.target = options.target;
   funcPm.addPass(createFuseLowerConvolutions(convolutions));
+  funcPm.addPass(createFuseLowerMatvecs());
   FuseDuplicateCheapProducersOptions duplicate;
   duplicate.explain = options.explain;
   funcPm.addPass(createFuseDuplicateCheapProducers(duplicate));

@@ -8,9 +8,9 @@
 // A depthwise convolution (one input channel per group) is a matmul of one
 // row per group: mostly wasted register tiles, and a column matrix as large
 // as the window times the input. It lowers instead to a sum over the window
-// of the zero-padded input's strided slices, each scaled by its channel's
-// weight at that offset: elementwise ops and slices, which fuse into one
-// pointwise kernel that reads each input element from cache.
+// offsets of the im2col's slice at each offset, scaled by its channel's
+// weight there: one window_reduction kernel, which reads the input at each
+// offset (the padding a lane mask) and never stores the column matrix.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,9 +37,6 @@ struct ConvLowering {
   OpBuilder &b;
   Location loc;
   Type elementType;
-  /// Depthwise convolutions as sums of slices (their padding is a concat,
-  /// which only host pointwise kernels run).
-  bool depthwiseAsSlices;
 
   RankedTensorType type(ArrayRef<int64_t> shape) {
     return RankedTensorType::get(shape, elementType);
@@ -52,80 +49,36 @@ struct ConvLowering {
     return ReshapeOp::create(b, loc, type(shape), x);
   }
 
-  /// `x` with `before[d]` and `after[d]` zeros around spatial dim d.
-  Value padWithZeros(Value x, ArrayRef<int64_t> before,
-                     ArrayRef<int64_t> after) {
-    for (size_t d = 0; d < before.size(); ++d) {
-      int64_t axis = int64_t(d) + 2;
-      SmallVector<Value> pieces;
-      for (int64_t zeros : {before[d], int64_t(-1), after[d]}) {
-        if (zeros == -1) {
-          pieces.push_back(x);
-          continue;
-        }
-        if (zeros == 0)
-          continue;
-        SmallVector<int64_t> shape(
-            cast<RankedTensorType>(x.getType()).getShape());
-        shape[axis] = zeros;
-        RankedTensorType zerosType = type(shape);
-        pieces.push_back(ConstantOp::create(
-            b, loc, zerosType,
-            DenseElementsAttr::get(zerosType, b.getZeroAttr(elementType))));
-      }
-      if (pieces.size() == 1)
-        continue;
-      SmallVector<int64_t> shape(
-          cast<RankedTensorType>(x.getType()).getShape());
-      shape[axis] += before[d] + after[d];
-      x = ConcatOp::create(b, loc, type(shape), pieces,
-                           b.getI64IntegerAttr(axis));
-    }
-    return x;
-  }
-
   /// A depthwise convolution (group = channels = output channels) as the
-  /// sum over window offsets of weight[c, offset] * padded input slice.
-  Value lowerDepthwise(ConvOp conv) {
+  /// sum over window offsets k of weight[c, k] * the im2col's slice at k:
+  /// one window_reduction kernel that reads the input at each offset and
+  /// never stores the column matrix (the im2col is data movement inside it).
+  Value lowerDepthwise(ConvOp conv, ArrayRef<int64_t> kernel, int64_t positions,
+                       int64_t offsets) {
     auto resultType = cast<RankedTensorType>(conv.getResult().getType());
-    auto weightType = cast<RankedTensorType>(conv.getWeight().getType());
-    const size_t spatial = size_t(resultType.getRank() - 2);
     const int64_t n = resultType.getDimSize(0), c = resultType.getDimSize(1);
-    ArrayRef<int64_t> pads = conv.getPads();
-    Value padded = padWithZeros(conv.getInput(), pads.take_front(spatial),
-                                pads.drop_front(spatial));
-    SmallVector<int64_t> kernel(weightType.getShape().drop_front(2));
-    SmallVector<int64_t> offset(spatial, 0);
+    Value columns = Im2colOp::create(b, loc, type({n, c, offsets, positions}),
+                                     conv.getInput(), kernel, conv.getStrides(),
+                                     conv.getDilations(), conv.getPads());
+    Value weight = reshape(conv.getWeight(), {c, offsets});
     Value sum;
-    while (true) {
-      SmallVector<int64_t> offsets{0, 0}, sizes{n, c}, strides{1, 1};
-      SmallVector<int64_t> wOffsets{0, 0}, wSizes{c, 1}, ones{1, 1};
-      for (size_t d = 0; d < spatial; ++d) {
-        offsets.push_back(offset[d] * conv.getDilations()[d]);
-        sizes.push_back(resultType.getDimSize(int64_t(d) + 2));
-        strides.push_back(conv.getStrides()[d]);
-        wOffsets.push_back(offset[d]);
-        wSizes.push_back(1);
-        ones.push_back(1);
-      }
-      Value window = SliceOp::create(
-          b, loc, resultType, padded, b.getDenseI64ArrayAttr(offsets),
-          b.getDenseI64ArrayAttr(sizes), b.getDenseI64ArrayAttr(strides));
-      Value w = SliceOp::create(b, loc, type(wSizes), conv.getWeight(),
-                                b.getDenseI64ArrayAttr(wOffsets),
-                                b.getDenseI64ArrayAttr(wSizes),
-                                b.getDenseI64ArrayAttr(ones));
-      Value spread = BroadcastOp::create(b, loc, resultType, reshape(w, {c}),
-                                         b.getDenseI64ArrayAttr({1}));
-      Value term = MulOp::create(b, loc, window, spread);
+    for (int64_t k = 0; k < offsets; ++k) {
+      Value window =
+          SliceOp::create(b, loc, type({n, c, 1, positions}), columns,
+                          b.getDenseI64ArrayAttr({0, 0, k, 0}),
+                          b.getDenseI64ArrayAttr({n, c, 1, positions}),
+                          b.getDenseI64ArrayAttr({1, 1, 1, 1}));
+      Value w = SliceOp::create(
+          b, loc, type({c, 1}), weight, b.getDenseI64ArrayAttr({0, k}),
+          b.getDenseI64ArrayAttr({c, 1}), b.getDenseI64ArrayAttr({1, 1}));
+      Value spread =
+          BroadcastOp::create(b, loc, type({n, c, positions}), reshape(w, {c}),
+                              b.getDenseI64ArrayAttr({1}));
+      Value term =
+          MulOp::create(b, loc, reshape(window, {n, c, positions}), spread);
       sum = sum ? Value(AddOp::create(b, loc, sum, term)) : term;
-      // The next offset, the last spatial dim fastest.
-      size_t d = spatial;
-      while (d > 0 && ++offset[d - 1] == kernel[d - 1])
-        offset[--d] = 0;
-      if (d == 0)
-        return sum;
     }
+    return reshape(sum, resultType.getShape());
   }
 
   Value lower(ConvOp conv) {
@@ -144,8 +97,8 @@ struct ConvLowering {
     }
     ArrayRef<int64_t> strides = conv.getStrides(),
                       dilations = conv.getDilations();
-    if (depthwiseAsSlices && g == c && m == c && c > 1)
-      return addBias(conv, lowerDepthwise(conv));
+    if (g == c && m == c && c > 1)
+      return addBias(conv, lowerDepthwise(conv, kernel, positions, offsets));
 
     // The column matrix [N, C, K, P]: one row per channel and window
     // offset, one column per output position. A 1x1 convolution with unit
@@ -206,8 +159,7 @@ struct LowerConvolutionsPass
       OpBuilder builder(conv);
       ConvLowering lowering{
           builder, conv.getLoc(),
-          cast<RankedTensorType>(conv.getType()).getElementType(),
-          /*depthwiseAsSlices=*/target == "host"};
+          cast<RankedTensorType>(conv.getType()).getElementType()};
       conv.getResult().replaceAllUsesWith(lowering.lower(conv));
       conv.erase();
       ++numLowered;

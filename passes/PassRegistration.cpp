@@ -21,6 +21,7 @@ void mlir::fuse::registerFusePasses() {
   PassPipelineRegistration<FusionPipelineOptions>(
       "fuse-fusion-pipeline",
       "Fuse tensor ops into fuse.fusion kernels (canonicalize, cse, "
+      "fuse-lower-convolutions, fuse-lower-matvecs, "
       "fuse-duplicate-cheap-producers, fuse-form-fusions, "
       "fuse-outline-fusions, canonicalize, cse)",
       buildFusionPipeline);

@@ -200,6 +200,36 @@ def FuseOutlineFusions : Pass<"fuse-outline-fusions", "func::FuncOp"> {
 // Lowering of ops no schedule runs yet
 //===----------------------------------------------------------------------===//
 
+def FuseLowerMatvecs : Pass<"fuse-lower-matvecs", "func::FuncOp"> {
+  let summary = "Rewrite few-row matmuls with a transposed B as row reductions";
+  let description = [{
+    A `fuse.matmul` with `transpose_b`, an unbatched B [N, K], at most four
+    rows of C in all (a classifier at batch 1, a decoder step) and f32 or
+    f64 elements becomes the sum over k of A[..., m, k] * B[n, k]: A and B
+    broadcast to [..., M, N, K], multiplied, reduced over the last dim (a
+    row reduction that reads B once, contiguously) into C's shape. The
+    matmul schedules vectorize over C's columns, so each vector of a
+    transposed B would be a gather. Lower precisions keep the matmul, which
+    accumulates in f32 where the products would be rounded.
+
+    Before:
+    ```mlir
+    %c = fuse.matmul %a, %b transpose_b : tensor<1x3xf32>, tensor<5x3xf32> -> tensor<1x5xf32>
+    ```
+    After:
+    ```mlir
+    %sa = fuse.broadcast %a, dims = [0, 2] : tensor<1x3xf32> -> tensor<1x5x3xf32>
+    %sb = fuse.broadcast %b, dims = [1, 2] : tensor<5x3xf32> -> tensor<1x5x3xf32>
+    %p = fuse.mul %sa, %sb : tensor<1x5x3xf32>
+    %c = fuse.reduce sum %p dims = [2] : tensor<1x5x3xf32> -> tensor<1x5xf32>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numLowered", "lowered", "Matmuls rewritten as row reductions">,
+  ];
+  let dependentDialects = ["::mlir::fuse::FuseDialect"];
+}
+
 def FuseLowerConvolutions
     : Pass<"fuse-lower-convolutions", "func::FuncOp"> {
   let summary = "Rewrite fuse.conv into an im2col and a matmul, or slices";
@@ -214,14 +244,14 @@ def FuseLowerConvolutions
     (broadcast over N when N > 1), one batched matmul for every group. The
     bias is broadcast and added.
 
-    With `target=host`, a depthwise convolution (one input channel per
-    group, as many output channels) becomes instead the sum over the kernel
-    offsets of the zero-padded input's strided slice at that offset times
-    the channel's weight there (a slice of the weight, broadcast): a matmul
-    of one row per group wastes most of its register tile, and the column
-    matrix is K times the input. The padding is a `fuse.concat` with splat
-    zeros per padded dim, which only the host's pointwise kernels run; on
-    the GPU depthwise convolutions stay an im2col and a matmul.
+    A depthwise convolution (one input channel per group, as many output
+    channels) becomes instead the sum over the kernel offsets k of the
+    im2col's slice at k times the channel's weight there (a slice of the
+    weight, broadcast): a matmul of one row per group wastes most of its
+    register tile. The slices fuse with the im2col into one window_reduction
+    kernel that reads the input at each offset and never stores the column
+    matrix (K times the input). Host and GPU lower alike; `target` is
+    checked so that a pipeline names the one it builds for.
 
     Before:
     ```mlir
@@ -242,7 +272,7 @@ def FuseLowerConvolutions
            "The target whose kernels run the result: host or gpu">,
   ];
   let statistics = [
-    Statistic<"numLowered", "lowered", "Convolutions rewritten into matmuls">,
+    Statistic<"numLowered", "lowered", "Convolutions rewritten">,
   ];
   let dependentDialects = ["::mlir::fuse::FuseDialect"];
 }

@@ -442,13 +442,23 @@ FailureOr<WindowSchedule> analyzeWindowReduction(const KernelView &kernel,
     if (isa<ReduceOp, ArgMaxOp, ArgMinOp, MatmulOp>(op))
       return refuse(op, target, "window_reduction")
              << "a window reduction joins only pointwise ops";
-  schedule.elements =
-      numElements(schedule.windows.front()->getResultTypes()[0]);
+  // The domain: the results' elements. A pool reduces over its window at
+  // each element of it; an im2col (data movement) may be read at any
+  // positions, such as a depthwise convolution's slices of it.
+  schedule.elements = kernel.results().empty()
+                          ? 0
+                          : numElements(kernel.results().front().getType());
   for (auto [r, value] : llvm::enumerate(kernel.results()))
     if (numElements(value.getType()) != schedule.elements)
       return refuseKernel(kernel, target, "window_reduction")
              << "result " << r << " has " << numElements(value.getType())
-             << " elements, the windows' output " << schedule.elements;
+             << " elements, result 0 " << schedule.elements;
+  for (Operation *window : schedule.windows)
+    if (isa<PoolOp>(window) &&
+        numElements(window->getResultTypes()[0]) != schedule.elements)
+      return refuse(window, target, "window_reduction")
+             << "its output has " << numElements(window->getResultTypes()[0])
+             << " elements, the kernel's results " << schedule.elements;
   return schedule;
 }
 

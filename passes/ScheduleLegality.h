@@ -106,9 +106,10 @@ bool broadcastFollowsColumns(BroadcastOp broadcast,
                              ArrayRef<int64_t> dims);
 
 /// A window reduction (pooling, or a convolution's im2col): one work item
-/// per element of the windows' output, which every result has; each element
+/// per element of the results (a pool's output has as many); each element
 /// reads its window from the window op's operand, a kernel input, at each of
-/// the window's positions (one for an im2col).
+/// the window's positions (one for an im2col, which may be read at other
+/// positions than the results', as a depthwise convolution's slices of it).
 struct WindowSchedule {
   int64_t elements = 0;
   /// The most positions of one pool's window (unrolled in the kernel).

@@ -1,6 +1,7 @@
 // Convolutions through the compile pipeline: fuse-lower-convolutions turns
 // each into an im2col and a matmul before fusion (a depthwise one into a sum
-// of the padded input's shifted slices times the weights), and the kernels that come
+// of the im2col's slices times the weights, one window kernel; see
+// depthwise.mlir), and the kernels that come
 // out are the existing schedules'. On the host, fuse-run --check compares
 // them with the reference runtime's conv (random inputs, the numerics
 // policy's bound for a dot product of C / group * K terms); for sm_80 and

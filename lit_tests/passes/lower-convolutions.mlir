@@ -28,30 +28,33 @@ func.func @conv1d_padded(%x: tensor<1x2x5xf32>, %w: tensor<4x2x3xf32>) -> tensor
 // -----
 
 // Depthwise with a batch of two and a bias (one input channel per group):
-// not an im2col and a matmul of one row per group but the sum over the
-// window offsets (row-major) of the input's slice at that offset (strided
-// by 2) times the channel's weight there, broadcast on dim 1; then the bias.
-// The fusion pipeline makes it one pointwise kernel: the weight slices only
-// move data, read where the kernel needs them.
+// not a matmul of one row per group but the sum over the window offsets k
+// (row-major) of the im2col's slice at k times the channel's weight there
+// (the weight as [C, K], sliced at k, broadcast on dim 1); then the bias.
+// The fusion pipeline makes it one window_reduction kernel: the im2col and
+// the slices only move data, read where the kernel needs them.
 // CHECK-LABEL: func.func @depthwise_batched_bias
 //  CHECK-SAME: (%[[X:.*]]: tensor<2x3x4x4xf32>, %[[W:.*]]: tensor<3x1x2x2xf32>, %[[B:.*]]: tensor<3xf32>)
-//   CHECK-NOT:   fuse.im2col
-//       CHECK:   %[[S0:.*]] = fuse.slice %[[X]] offsets = [0, 0, 0, 0] sizes = [2, 3, 2, 2] strides = [1, 1, 2, 2]
-//       CHECK:   %[[W0:.*]] = fuse.slice %[[W]] offsets = [0, 0, 0, 0] sizes = [3, 1, 1, 1] strides = [1, 1, 1, 1]
-//       CHECK:   %[[V0:.*]] = fuse.reshape %[[W0]] : tensor<3x1x1x1xf32> -> tensor<3xf32>
-//       CHECK:   %[[B0:.*]] = fuse.broadcast %[[V0]], dims = [1] : tensor<3xf32> -> tensor<2x3x2x2xf32>
-//       CHECK:   %[[T0:.*]] = fuse.mul %[[S0]], %[[B0]]
-//       CHECK:   fuse.slice %[[X]] offsets = [0, 0, 0, 1]
-//       CHECK:   fuse.slice %[[W]] offsets = [0, 0, 0, 1]
+//       CHECK:   %[[C:.*]] = fuse.im2col %[[X]] window = [2, 2] strides = [2, 2] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<2x3x4x4xf32> -> tensor<2x3x4x4xf32>
+//       CHECK:   %[[WK:.*]] = fuse.reshape %[[W]] : tensor<3x1x2x2xf32> -> tensor<3x4xf32>
+//       CHECK:   %[[S0:.*]] = fuse.slice %[[C]] offsets = [0, 0, 0, 0] sizes = [2, 3, 1, 4] strides = [1, 1, 1, 1]
+//       CHECK:   %[[W0:.*]] = fuse.slice %[[WK]] offsets = [0, 0] sizes = [3, 1] strides = [1, 1]
+//       CHECK:   %[[V0:.*]] = fuse.reshape %[[W0]] : tensor<3x1xf32> -> tensor<3xf32>
+//       CHECK:   %[[B0:.*]] = fuse.broadcast %[[V0]], dims = [1] : tensor<3xf32> -> tensor<2x3x4xf32>
+//       CHECK:   %[[R0:.*]] = fuse.reshape %[[S0]] : tensor<2x3x1x4xf32> -> tensor<2x3x4xf32>
+//       CHECK:   %[[T0:.*]] = fuse.mul %[[R0]], %[[B0]]
+//       CHECK:   fuse.slice %[[C]] offsets = [0, 0, 1, 0]
+//       CHECK:   fuse.slice %[[WK]] offsets = [0, 1]
 //       CHECK:   %[[A1:.*]] = fuse.add %[[T0]], %{{.*}}
-//       CHECK:   fuse.slice %[[X]] offsets = [0, 0, 1, 0]
-//       CHECK:   fuse.slice %[[X]] offsets = [0, 0, 1, 1]
-//       CHECK:   %[[SUM:.*]] = fuse.add %{{.*}}, %{{.*}} : tensor<2x3x2x2xf32>
+//       CHECK:   fuse.slice %[[C]] offsets = [0, 0, 2, 0]
+//       CHECK:   fuse.slice %[[C]] offsets = [0, 0, 3, 0]
+//       CHECK:   %[[SUM:.*]] = fuse.add %{{.*}}, %{{.*}} : tensor<2x3x4xf32>
+//       CHECK:   %[[OUT:.*]] = fuse.reshape %[[SUM]] : tensor<2x3x4xf32> -> tensor<2x3x2x2xf32>
 //       CHECK:   %[[BB:.*]] = fuse.broadcast %[[B]], dims = [1] : tensor<3xf32> -> tensor<2x3x2x2xf32>
-//       CHECK:   %[[Y:.*]] = fuse.add %[[SUM]], %[[BB]] : tensor<2x3x2x2xf32>
+//       CHECK:   %[[Y:.*]] = fuse.add %[[OUT]], %[[BB]] : tensor<2x3x2x2xf32>
 //       CHECK:   return %[[Y]]
 // PIPELINE-LABEL: func.func @depthwise_batched_bias
-//   PIPELINE-COUNT-1: fuse.fusion pointwise
+//   PIPELINE-COUNT-1: fuse.fusion window_reduction
 //   PIPELINE-NOT: fuse.fusion
 //       PIPELINE: return
 func.func @depthwise_batched_bias(%x: tensor<2x3x4x4xf32>, %w: tensor<3x1x2x2xf32>, %b: tensor<3xf32>) -> tensor<2x3x2x2xf32> {
@@ -92,23 +95,21 @@ func.func @pointwise_conv(%x: tensor<1x8x4x4xf32>, %w: tensor<16x8x1x1xf32>) -> 
 
 // -----
 
-// A padded depthwise convolution (3x3, pads 1): the input is padded with
-// zeros first (a concat per spatial dim, each a kernel of its own: a
-// concat under the nine slices would be re-selected per lane nine times),
-// then one pointwise kernel sums the nine slices.
+// A padded depthwise convolution (3x3, pads 1): the im2col reads the
+// padding as zeros (no concat), and the nine slices of it fuse into one
+// window_reduction kernel, on the host and the GPU alike.
 // CHECK-LABEL: func.func @depthwise_padded
-//       CHECK:   %[[H:.*]] = fuse.concat %{{.*}}, %[[X:.*]], %{{.*}} axis = 2 : tensor<1x8x1x10xf32>, tensor<1x8x10x10xf32>, tensor<1x8x1x10xf32> -> tensor<1x8x12x10xf32>
-//       CHECK:   %[[P:.*]] = fuse.concat %{{.*}}, %[[H]], %{{.*}} axis = 3 : tensor<1x8x12x1xf32>, tensor<1x8x12x10xf32>, tensor<1x8x12x1xf32> -> tensor<1x8x12x12xf32>
-//       CHECK:   fuse.slice %[[P]] offsets = [0, 0, 0, 0] sizes = [1, 8, 10, 10] strides = [1, 1, 1, 1]
-//       CHECK:   fuse.slice %[[P]] offsets = [0, 0, 2, 2] sizes = [1, 8, 10, 10] strides = [1, 1, 1, 1]
-// On the GPU (no concat in its pointwise kernels) it stays an im2col and a
-// batched matmul.
+//   CHECK-NOT:   fuse.concat
+//       CHECK:   %[[C:.*]] = fuse.im2col %{{.*}} window = [3, 3] strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<1x8x10x10xf32> -> tensor<1x8x9x100xf32>
+//       CHECK:   fuse.slice %[[C]] offsets = [0, 0, 0, 0] sizes = [1, 8, 1, 100] strides = [1, 1, 1, 1]
+//       CHECK:   fuse.slice %[[C]] offsets = [0, 0, 8, 0] sizes = [1, 8, 1, 100] strides = [1, 1, 1, 1]
+//   CHECK-NOT:   fuse.matmul
 // GPU-LABEL: func.func @depthwise_padded
 //   GPU-NOT:   fuse.concat
 //       GPU:   fuse.im2col
-//       GPU:   fuse.matmul
+//   GPU-NOT:   fuse.matmul
 // PIPELINE-LABEL: func.func @depthwise_padded
-//   PIPELINE-COUNT-3: fuse.fusion pointwise
+//   PIPELINE-COUNT-1: fuse.fusion window_reduction
 //   PIPELINE-NOT: fuse.fusion
 //       PIPELINE: return
 func.func @depthwise_padded(%x: tensor<1x8x10x10xf32>, %w: tensor<8x1x3x3xf32>) -> tensor<1x8x10x10xf32> {

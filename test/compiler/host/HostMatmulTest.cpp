@@ -101,13 +101,13 @@ TEST_F(HostMatmul, BatchesAndSharedWeights) {
   }
 }
 
-// From 128 rows of C, B is packed into panels by a kernel of its own (into
-// the fusion's scratch) before the matmul kernel reads them: sizes around
-// the tile and the vector width, primes and powers of two, K of one and of
-// more than 4096, N with and without one-vector strips, batches that share B
-// and batches of B (a panel set per batch), the epilogue after packed
-// panels. The thread pool splits the row blocks, so several chunks read the
-// same panels.
+// B with a prologue (here B + 0.5) is packed into panels by a kernel of its
+// own (into the fusion's scratch) from two row blocks of C on, whatever the
+// target's speed rule: sizes around the tile and the vector width, primes
+// and powers of two, K of one and of more than 4096, N with and without
+// one-vector strips, batches that share B and batches of B (a panel set per
+// batch), the epilogue after packed panels. The thread pool splits the row
+// blocks, so several chunks read the same panels.
 TEST_F(HostMatmul, PackedPanelsOfB) {
   const MatmulCase cases[] = {
       {{128, 1}, {1, 17}},         {{128, 64}, {64, 64}},
@@ -124,7 +124,8 @@ TEST_F(HostMatmul, PackedPanelsOfB) {
     GraphBuilder b;
     TensorId x = b.input({ElementType::F32, c.lhs}, "x");
     TensorId w = b.input({ElementType::F32, c.rhs}, "w");
-    b.output(b.matmul(x, w), "y");
+    TensorId shifted = b.add(w, b.splat({ElementType::F32, c.rhs}, 0.5));
+    b.output(b.matmul(x, shifted), "y");
     checkUnit(*b.finish());
     expectPackKernel(c.rhs.back() >= 8);
   }
@@ -134,9 +135,26 @@ TEST_F(HostMatmul, PackedPanelsOfB) {
     TensorId x = b.input({ElementType::F32, {m, k}}, "x");
     TensorId w = b.input({ElementType::F32, {k, n}}, "w");
     TensorId bias = b.input({ElementType::F32, {n}}, "bias");
-    TensorId y = b.add(b.matmul(x, w), b.broadcast(bias, {m, n}, {1}));
+    TensorId shifted = b.add(w, b.splat({ElementType::F32, {k, n}}, 0.5));
+    TensorId y = b.add(b.matmul(x, shifted), b.broadcast(bias, {m, n}, {1}));
     b.output(b.max(y, b.splat({ElementType::F32, {m, n}}, 0.0)), "relu");
     checkUnit(*b.finish());
+  }
+}
+
+/// B as it is (a kernel input, no prologue) is packed for speed by the
+/// target's rule (HostMatmulTarget::packsForSpeed): on every target from 512
+/// rows with N a power of two of at least 1024, and never for 64 rows of a
+/// wide N. The numbers match either way.
+TEST_F(HostMatmul, PackingForSpeedFollowsTheTargetsRule) {
+  for (auto [m, packed] : {std::pair<int64_t, bool>{512, true}, {64, false}}) {
+    SCOPED_TRACE("M = " + std::to_string(m));
+    GraphBuilder b;
+    TensorId x = b.input({ElementType::F32, {m, 24}}, "x");
+    TensorId w = b.input({ElementType::F32, {24, 1024}}, "w");
+    b.output(b.matmul(x, w), "y");
+    checkUnit(*b.finish());
+    expectPackKernel(packed);
   }
 }
 

@@ -1,0 +1,23 @@
+// A classifier at batch 1 (1x1280 by a transposed 1000x1280 weight, plus
+// bias) and a batch of two single rows: fuse-lower-matvecs makes each a row
+// reduction with its epilogue (one row_reduction kernel each), and fuse-run
+// --check compares them with the reference runtime's matmul on random
+// inputs. For sm_80 ptxas assembles the kernels.
+
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: fuse-run %s --check --print-plan --cache-dir %t/cache | FileCheck %s
+// RUN: %if ptxas %{ fuse-compile %s --target=sm_80 -o %t/sm_80 %}
+
+// CHECK: plan: 2 kernels
+// CHECK-COUNT-2: row-reduction
+// CHECK: check out0: {{.*}}: ok
+// CHECK: check out1: {{.*}}: ok
+// CHECK: check: passed, 2 outputs match the reference
+func.func @matvec(%x: tensor<1x1280xf32>, %w: tensor<1000x1280xf32>, %bias: tensor<1000xf32>,
+                  %y: tensor<2x1x96xf32>, %v: tensor<33x96xf32>) -> (tensor<1x1000xf32>, tensor<2x1x33xf32>) {
+  %0 = fuse.matmul %x, %w transpose_b : tensor<1x1280xf32>, tensor<1000x1280xf32> -> tensor<1x1000xf32>
+  %bb = fuse.broadcast %bias, dims = [1] : tensor<1000xf32> -> tensor<1x1000xf32>
+  %1 = fuse.add %0, %bb : tensor<1x1000xf32>
+  %2 = fuse.matmul %y, %v transpose_b : tensor<2x1x96xf32>, tensor<33x96xf32> -> tensor<2x1x33xf32>
+  return %1, %2 : tensor<1x1000xf32>, tensor<2x1x33xf32>
+}
