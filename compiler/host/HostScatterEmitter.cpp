@@ -3,7 +3,8 @@
 // A scatter (Ops.def) views its data as [N, inner] and its updates as
 // [count, inner]. One iteration is one column of inner; a chunk of columns
 // copies its columns of the data row by row (vectors along the row
-// segment), then applies the updates in index order, each index checked
+// segment; a single column, as one run of vectors down it), then applies
+// the updates in index order, each index checked
 // (an index outside the rows is reported in the error record and writes
 // nothing) and its row segment combined with the update's. Each chunk owns
 // its columns, so chunks run in parallel and every column sees its updates
@@ -61,26 +62,34 @@ FailureOr<FusionKernels> emitHostScatter(fd::FusionOp fusion, ModuleOp module,
   auto c = [&](int64_t v) { return i64Constant(b, loc, v); };
   bool failedBody = false;
 
-  // The data, row by row, over this chunk's columns.
-  scf::ForOp::create(
-      b, loc, c(0), c(rows), c(1), ValueRange{},
-      [&](OpBuilder &nested, Location nestedLoc, Value r, ValueRange) {
-        Value base = arith::MulIOp::create(
-            nested, nestedLoc, r, i64Constant(nested, nestedLoc, inner));
-        FailureOr<PeeledLoop> copied = emitPeeledLoop(
-            nested, nestedLoc,
-            arith::AddIOp::create(nested, nestedLoc, base, begin),
-            arith::AddIOp::create(nested, nestedLoc, base, end), width, width,
-            pointers, noSeeds, {}, {},
-            [&](RegionEmitter &e, Index index,
-                ValueRange) -> FailureOr<SmallVector<Value>> {
-              if (failed(e.emitStore(scatter.getData(), out, index)))
-                return failure();
-              return SmallVector<Value>();
-            });
-        failedBody |= failed(copied);
-        scf::YieldOp::create(nested, nestedLoc);
-      });
+  auto copy = [&](OpBuilder &nested, Location nestedLoc, Value from, Value to) {
+    FailureOr<PeeledLoop> copied = emitPeeledLoop(
+        nested, nestedLoc, from, to, width, width, pointers, noSeeds, {}, {},
+        [&](RegionEmitter &e, Index index,
+            ValueRange) -> FailureOr<SmallVector<Value>> {
+          if (failed(e.emitStore(scatter.getData(), out, index)))
+            return failure();
+          return SmallVector<Value>();
+        });
+    failedBody |= failed(copied);
+  };
+  if (inner == 1) {
+    // One column (ScatterElements' flattened data): one chunk, which copies
+    // the whole column as one run of vectors.
+    copy(b, loc, c(0), c(rows));
+  } else {
+    // The data, row by row, over this chunk's columns.
+    scf::ForOp::create(
+        b, loc, c(0), c(rows), c(1), ValueRange{},
+        [&](OpBuilder &nested, Location nestedLoc, Value r, ValueRange) {
+          Value base = arith::MulIOp::create(
+              nested, nestedLoc, r, i64Constant(nested, nestedLoc, inner));
+          copy(nested, nestedLoc,
+               arith::AddIOp::create(nested, nestedLoc, base, begin),
+               arith::AddIOp::create(nested, nestedLoc, base, end));
+          scf::YieldOp::create(nested, nestedLoc);
+        });
+  }
 
   // The updates, in index order.
   scf::ForOp::create(
