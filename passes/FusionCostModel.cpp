@@ -60,8 +60,10 @@ std::string mlir::fuse::formatBytes(int64_t bytes) {
 }
 
 bool mlir::fuse::isFusible(Operation *op) {
+  // A scatter writes rows at run-time positions: a kernel of its own (the
+  // scatter schedule), never fused.
   return isa<FuseDialect>(op->getDialect()) &&
-         !isa<ConstantOp, FusionOp, YieldOp>(op);
+         !isa<ConstantOp, FusionOp, YieldOp, ScatterOp>(op);
 }
 
 bool mlir::fuse::isCheapProducer(Operation *op) {
