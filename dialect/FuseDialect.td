@@ -93,13 +93,22 @@ def Fuse_RoundMode : I64EnumAttr<"RoundMode",
   let cppNamespace = "::mlir::fuse";
 }
 
+def Fuse_ScatterReduction : I64EnumAttr<"ScatterReduction",
+    "how a scatter combines an update with its row", [
+      I64EnumAttrCase<"none", 0>, I64EnumAttrCase<"add", 1>,
+      I64EnumAttrCase<"mul", 2>, I64EnumAttrCase<"max", 3>,
+      I64EnumAttrCase<"min", 4>]> {
+  let cppNamespace = "::mlir::fuse";
+}
+
 def Fuse_ScheduleKind : I64EnumAttr<"ScheduleKind", "kernel schedule kind", [
       I64EnumAttrCase<"pointwise", 0>,
       I64EnumAttrCase<"row_reduction", 1>,
       I64EnumAttrCase<"column_reduction", 2>,
       I64EnumAttrCase<"full_reduction", 3>,
       I64EnumAttrCase<"matmul", 4>,
-      I64EnumAttrCase<"window_reduction", 5>]> {
+      I64EnumAttrCase<"window_reduction", 5>,
+      I64EnumAttrCase<"scatter", 6>]> {
   let cppNamespace = "::mlir::fuse";
 }
 

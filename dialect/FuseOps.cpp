@@ -571,6 +571,32 @@ LogicalResult GatherOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Scatter
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScatterOp::verify() {
+  RankedTensorType data = tensorType(getData()),
+                   indices = tensorType(getIndices()),
+                   updates = tensorType(getUpdates());
+  if (data.getRank() < 1)
+    return emitOpError() << "data must have rank >= 1, but is " << data;
+  if (!indices.getElementType().isSignlessInteger(32) &&
+      !indices.getElementType().isSignlessInteger(64))
+    return emitOpError() << "indices must be i32 or i64, but are "
+                         << indices.getElementType();
+  SmallVector<int64_t> shape(indices.getShape());
+  llvm::append_range(shape, data.getShape().drop_front());
+  if (updates.getShape() != ArrayRef<int64_t>(shape) ||
+      updates.getElementType() != data.getElementType())
+    return emitOpError() << "updates must be "
+                         << RankedTensorType::get(shape, data.getElementType())
+                         << " (the indices' shape, then the data's dims after "
+                            "the first), but are "
+                         << updates;
+  return checkResultType(*this, data.getShape(), data.getElementType());
+}
+
+//===----------------------------------------------------------------------===//
 // Fusion
 //===----------------------------------------------------------------------===//
 

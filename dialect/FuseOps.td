@@ -612,6 +612,41 @@ def Fuse_GatherOp : Fuse_Op<"gather", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Fuse_ScatterOp : Fuse_Op<"scatter", [Pure]> {
+  let summary = "write or combine rows at run-time indices";
+  let description = [{
+    ONNX's ScatterND and ScatterElements, which the importer flattens to it:
+    `data` is [N, inner...]; `indices` (i32 or i64, any shape Q) select rows
+    of it; `updates` are Q ++ `data`'s dims after the first, of its element
+    type. The result is `data` with, for every index position q in
+    row-major order, row k = indices[q] (plus N when negative) combined
+    with updates[q]: replaced (`none`, the default: of duplicate indices
+    the last in that order wins), or the `add`, `mul`, `max` or `min` of the
+    row and the update. An index outside [-N, N) is an error of the run; no
+    row is written for it. A scatter is a kernel of its own (the `scatter`
+    schedule).
+
+    Example (a row of a cache written at a run-time position):
+    ```mlir
+    %c = fuse.scatter %cache[%position] = %row
+        : tensor<128x64xf32>, tensor<1xi64>, tensor<1x64xf32> -> tensor<128x64xf32>
+    %s = fuse.scatter %x[%i] = %u reduction = add
+        : tensor<10xf32>, tensor<4xi32>, tensor<4xf32> -> tensor<10xf32>
+    ```
+  }];
+  let arguments = (ins Fuse_Tensor:$data, Fuse_Tensor:$indices,
+                       Fuse_Tensor:$updates,
+                       DefaultValuedAttr<Fuse_ScatterReduction,
+                           "::mlir::fuse::ScatterReduction::none">:$reduction);
+  let results = (outs Fuse_Tensor:$result);
+  let assemblyFormat = [{
+    $data `[` $indices `]` `=` $updates (`reduction` `=` $reduction^)?
+    attr-dict `:` type($data) `,` type($indices) `,` type($updates) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Fused kernels
 //===----------------------------------------------------------------------===//

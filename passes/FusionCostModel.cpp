@@ -60,8 +60,10 @@ std::string mlir::fuse::formatBytes(int64_t bytes) {
 }
 
 bool mlir::fuse::isFusible(Operation *op) {
+  // A scatter writes rows at run-time positions: a kernel of its own (the
+  // scatter schedule), never fused.
   return isa<FuseDialect>(op->getDialect()) &&
-         !isa<ConstantOp, FusionOp, YieldOp>(op);
+         !isa<ConstantOp, FusionOp, YieldOp, ScatterOp>(op);
 }
 
 bool mlir::fuse::isCheapProducer(Operation *op) {
@@ -185,6 +187,10 @@ private:
   LogicalResult checkMatmul(MatmulOp matmul);
   LogicalResult checkPrologueReads(MatmulOp matmul,
                                    const llvm::SmallPtrSetImpl<Operation *> &);
+  /// An im2col in the matmul's prologue: only on B, reading a kernel input,
+  /// where the target computes B's prologue once per element (its pack).
+  LogicalResult checkIm2colOnB(MatmulOp matmul, Operation *im2col,
+                               const llvm::SmallPtrSetImpl<Operation *> &);
   FailureOr<ScheduleKind> checkReductions(ArrayRef<Operation *> reductions);
   LogicalResult checkSchedule(ScheduleKind kind);
   /// Every op iterates over the kernel's domain, except (when
@@ -231,6 +237,11 @@ FailureOr<KernelPlan> KernelChecker::plan() {
     else if (reductionRows(op))
       reductions.push_back(op);
   }
+  // An im2col on a matmul's B, where the target computes B's prologue once
+  // per element, is that matmul's (an implicit GEMM: checkMatmul).
+  if (matmuls.size() == 1 && model.target.matmulRhsPrologueOnce &&
+      llvm::all_of(pools, [](Operation *op) { return isa<Im2colOp>(op); }))
+    pools.clear();
   // A window reduction iterates over its pools' output and reads each
   // element's window from memory; the schedule has the rules. An im2col
   // that the kernel does not yield is read at the positions it needs (a
@@ -285,6 +296,20 @@ LogicalResult KernelChecker::checkMatmul(MatmulOp matmul) {
   }
 
   int64_t domain = numElements(matmul.getType());
+  // The prologue of A (an im2col may only be B's).
+  llvm::SmallPtrSet<Operation *, 8> lhsCone;
+  if (Operation *lhs = matmul.getLhs().getDefiningOp();
+      lhs && prologue.contains(lhs)) {
+    SmallVector<Operation *> stack{lhs};
+    while (!stack.empty()) {
+      Operation *op = stack.pop_back_val();
+      if (!lhsCone.insert(op).second)
+        continue;
+      for (Value operand : op->getOperands())
+        if (isMember(operand) && prologue.contains(operand.getDefiningOp()))
+          stack.push_back(operand.getDefiningOp());
+    }
+  }
   for (Operation *op : ops) {
     if (op == matmul)
       continue;
@@ -294,7 +319,10 @@ LogicalResult KernelChecker::checkMatmul(MatmulOp matmul) {
         why << "would recompute a reduction for every tile of the matmul";
         return failure();
       }
-      if (!isCheapArithmetic(op)) {
+      if (isa<Im2colOp>(op)) {
+        if (failed(checkIm2colOnB(matmul, op, lhsCone)))
+          return failure();
+      } else if (!isCheapArithmetic(op)) {
         why << "would recompute " << name << " for every tile of the matmul";
         return failure();
       }
@@ -326,6 +354,22 @@ LogicalResult KernelChecker::checkMatmul(MatmulOp matmul) {
     }
   }
   return checkPrologueReads(matmul, prologue);
+}
+
+LogicalResult KernelChecker::checkIm2colOnB(
+    MatmulOp matmul, Operation *im2col,
+    const llvm::SmallPtrSetImpl<Operation *> &lhsCone) {
+  // The matmul kernel computes B's prologue once per element where the
+  // target packs B: from two row blocks of C and a vector of columns on.
+  ArrayRef<int64_t> shape = matmul.getType().getShape();
+  int64_t m = shape[shape.size() - 2], n = shape[shape.size() - 1];
+  if (!model.target.matmulRhsPrologueOnce || lhsCone.contains(im2col) ||
+      isMember(im2col->getOperand(0)) || m <= 6 ||
+      n < int64_t(model.target.vectorWidth)) {
+    why << "would recompute fuse.im2col for every tile of the matmul";
+    return failure();
+  }
+  return success();
 }
 
 LogicalResult KernelChecker::checkPrologueReads(
@@ -363,8 +407,13 @@ LogicalResult KernelChecker::checkPrologueReads(
     int64_t operandBatch =
         operandType.getNumElements() / std::max<int64_t>(1, operandMatrix);
     int64_t otherDim = index == 0 ? n : m;
+    // Where the target computes B's prologue once per element (its pack
+    // kernel), B's reads are not repeated per tile of rows.
+    int64_t tiles = index == 1 && model.target.matmulRhsPrologueOnce
+                        ? 1
+                        : llvm::divideCeil(otherDim, model.matmulTile);
     int64_t rereads =
-        llvm::divideCeil(otherDim, model.matmulTile) *
+        tiles *
         std::max<int64_t>(1, batch / std::max<int64_t>(1, operandBatch));
     int64_t operandBytes = tensorBytes(operandType);
     int64_t fused = rereads * readBytes;

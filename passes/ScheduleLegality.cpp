@@ -228,6 +228,7 @@ ScheduleTarget ScheduleTarget::host(unsigned vectorWidth) {
   target.interleavedColumnDims = true;
   target.columnArgReductions = true;
   target.fullReductionAsOneRow = true;
+  target.matmulRhsPrologueOnce = true;
   return target;
 }
 
@@ -517,10 +518,34 @@ static LogicalResult checkMatmulEpilogueOrder(const KernelView &kernel,
   return success();
 }
 
+/// A scatter is a kernel of its own, the scatter schedule's only op (with
+/// constants); no other schedule holds one.
+static LogicalResult checkScatter(const KernelView &kernel, ScheduleKind kind,
+                                  const ScheduleTarget &target) {
+  int scatters = 0;
+  for (Operation *op : kernel.ops()) {
+    if (isa<ScatterOp>(op)) {
+      ++scatters;
+      if (kind != ScheduleKind::scatter)
+        return refuse(op, target, stringifyScheduleKind(kind))
+               << "a scatter is a kernel of its own (the scatter schedule)";
+    } else if (kind == ScheduleKind::scatter && !isa<ConstantOp>(op)) {
+      return refuse(op, target, "scatter")
+             << "a scatter kernel holds one fuse.scatter and nothing else";
+    }
+  }
+  if (kind == ScheduleKind::scatter &&
+      (scatters != 1 || kernel.results().size() != 1))
+    return refuseKernel(kernel, target, "scatter")
+           << "it must compute one fuse.scatter and return it";
+  return success();
+}
+
 FailureOr<DictionaryAttr> selectSchedule(const KernelView &kernel,
                                          ScheduleKind kind,
                                          const ScheduleTarget &target) {
-  if (failed(checkGatherData(kernel, kind, target)))
+  if (failed(checkGatherData(kernel, kind, target)) ||
+      failed(checkScatter(kernel, kind, target)))
     return failure();
   Builder b(kernel.anchor()->getContext());
   SmallVector<NamedAttribute> entries;
@@ -579,6 +604,8 @@ FailureOr<DictionaryAttr> selectSchedule(const KernelView &kernel,
     setKind(kind);
     add("elements", schedule->elements);
     add("window_positions", schedule->positions);
+  } else if (kind == ScheduleKind::scatter) {
+    setKind(kind);
   }
   add("vector_width", target.vectorWidth);
   return b.getDictionaryAttr(entries);

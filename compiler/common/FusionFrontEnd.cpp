@@ -69,6 +69,8 @@ fd::ScheduleKind singleOpSchedule(mlir::Operation *op) {
     return fd::ScheduleKind::row_reduction;
   if (mlir::isa<fd::MatmulOp>(op))
     return fd::ScheduleKind::matmul;
+  if (mlir::isa<fd::ScatterOp>(op))
+    return fd::ScheduleKind::scatter;
   return fd::ScheduleKind::pointwise;
 }
 
@@ -211,6 +213,15 @@ Status generateKernels(mlir::func::FuncOp func, const Graph &graph,
       return status;
   }
   return Status::success();
+}
+
+llvm::SmallVector<mlir::Operation *> checkedOps(fd::FusionOp fusion) {
+  llvm::SmallVector<mlir::Operation *> ops;
+  fusion.getBody().walk<mlir::WalkOrder::PreOrder>([&](mlir::Operation *op) {
+    if (mlir::isa<fd::GatherOp, fd::ScatterOp>(op))
+      ops.push_back(op);
+  });
+  return ops;
 }
 
 Status tagOpIndices(mlir::func::FuncOp func, const Graph &graph) {

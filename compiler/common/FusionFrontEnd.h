@@ -55,6 +55,12 @@ struct DiagnosticCollector {
   mlir::ScopedDiagnosticHandler handler;
 };
 
+/// The ops of `fusion` whose run-time checks its kernels report in their
+/// error record (KernelAbi.h), in record order: its gathers and scatters, in
+/// body order. Every kernel of the fusion takes the same record, whichever
+/// of them it evaluates.
+llvm::SmallVector<mlir::Operation *> checkedOps(mlir::fuse::FusionOp fusion);
+
 /// Schedule kind of a fusion that holds one op alone.
 mlir::fuse::ScheduleKind singleOpSchedule(mlir::Operation *op);
 

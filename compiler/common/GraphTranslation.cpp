@@ -263,6 +263,9 @@ static FailureOr<mlir::Attribute> toMlirAttr(MLIRContext &context, OpKind kind,
     } else if (kind == OpKind::Cast) {
       if (auto m = mlir::fuse::symbolizeRoundMode(attr.getEnumName()))
         value = static_cast<uint64_t>(*m);
+    } else if (kind == OpKind::Scatter) {
+      if (auto r = mlir::fuse::symbolizeScatterReduction(attr.getEnumName()))
+        value = static_cast<uint64_t>(*r);
     }
     if (!value)
       return failure();
@@ -315,6 +318,10 @@ static FailureOr<GraphAttr> fromMlirAttr(OpKind kind, const AttrSpec &spec,
     if (kind == OpKind::Cast)
       if (auto m = mlir::fuse::symbolizeRoundMode(i.getInt()))
         return GraphAttr::enumName(mlir::fuse::stringifyRoundMode(*m).str());
+    if (kind == OpKind::Scatter)
+      if (auto r = mlir::fuse::symbolizeScatterReduction(i.getInt()))
+        return GraphAttr::enumName(
+            mlir::fuse::stringifyScatterReduction(*r).str());
     break;
   }
   }
@@ -497,6 +504,11 @@ private:
       if (failed(converted))
         return op.emitError()
                << "attribute '" << attrName << "' has no Graph equivalent";
+      // A scatter's default reduction is no attribute in the Graph (the
+      // dialect's default-valued attribute is always present).
+      if (*kind == OpKind::Scatter && attrName == "reduction" &&
+          converted->getEnumName() == "none")
+        continue;
       attributes.emplace(attrName.str(), std::move(*converted));
     }
     std::optional<TensorType> resultType =

@@ -258,6 +258,16 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
   if (mlir::failed(kernels))
     return diagnostics.error(std::string(backend.name()) +
                              " code generation for " + target.name + " failed");
+  std::vector<std::uint32_t> checkedOps;
+  for (mlir::Operation *op : frontend::checkedOps(fusion)) {
+    auto index = op->getAttrOfType<mlir::IntegerAttr>(kOpIndexAttr);
+    if (!index)
+      return Status::error("internal error: a " +
+                           op->getName().stripDialect().str() +
+                           " in a fusion has no " + std::string(kOpIndexAttr) +
+                           ", so its kernel could not name it in an error");
+    checkedOps.push_back(std::uint32_t(index.getInt()));
+  }
   std::optional<std::uint32_t> scratch;
   for (const KernelPlan &plan : kernels->kernels) {
     std::uint32_t kernelIndex = std::uint32_t(bundle.kernels.size());
@@ -269,6 +279,7 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
     kernel.schedule = plan.schedule;
     kernel.launch = plan.launch;
     kernel.ops = coveredOps;
+    kernel.checkedOps = checkedOps;
     for (const KernelOperand &operand : plan.operands)
       kernel.bindings.push_back(bind(operand, inputTensors, resultTensors,
                                      resultBindings, kernels->scratchBytes,

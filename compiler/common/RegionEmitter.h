@@ -38,6 +38,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <limits>
 #include <optional>
 #include <tuple>
 
@@ -167,12 +168,13 @@ public:
   }
 
   /// The value in its storage type, stored at `index` of `base`; Lanes
-  /// scatter one lane at a time.
-  void store(Value computed, Type element, Value base, Index index) {
+  /// scatter one lane at a time, the first `lanes` of them (all: 0).
+  void store(Value computed, Type element, Value base, Index index,
+             unsigned lanes = 0) {
     Value stored = toStorage(computed, element);
     Type storage = storageType(element);
     if (index.kind == Index::Lanes) {
-      for (unsigned lane = 0; lane < width; ++lane) {
+      for (unsigned lane = 0; lane < (lanes ? lanes : width); ++lane) {
         Value position = vector::ExtractOp::create(b, loc, index.value,
                                                    ArrayRef<int64_t>{lane});
         Value laneValue =
@@ -195,6 +197,29 @@ public:
       return;
     }
     LLVM::StoreOp::create(b, loc, stored, address, alignmentOf(element, index));
+  }
+
+  /// The first `lanes` elements of `base` from `position` (scalar i64), in
+  /// compute type, zero in the other lanes, which are never read: one
+  /// masked vector load.
+  Value loadFirstLanes(Value base, Type element, Value position,
+                       unsigned lanes) {
+    Type storage = storageType(element);
+    auto maskType = VectorType::get({width}, b.getI1Type());
+    SmallVector<bool> bits;
+    for (unsigned lane = 0; lane < width; ++lane)
+      bits.push_back(lane < lanes);
+    Value mask = arith::ConstantOp::create(
+        b, loc, maskType, DenseElementsAttr::get(maskType, ArrayRef(bits)));
+    auto vectorType = cast<VectorType>(vectorOf(storage));
+    Value zeros = arith::ConstantOp::create(
+        b, loc, vectorType,
+        DenseElementsAttr::get(vectorType, b.getZeroAttr(storage)));
+    Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage, base,
+                                        ValueRange{position});
+    Value loaded = LLVM::MaskedLoadOp::create(b, loc, vectorType, address, mask,
+                                              zeros, storageBytes(element));
+    return toCompute(loaded, element);
   }
 
   /// Vector stores at contiguous positions bypass the caches (non-temporal)
@@ -256,6 +281,119 @@ public:
         b, loc, VectorType::get({width}, b.getI64Type()), index.value);
     Value lanes = arith::AddIOp::create(b, loc, base, laneSteps());
     return {Index::Lanes, applyMap(*this, lanes, map)};
+  }
+
+  /// Where some lane of `inRange` is false: stores one of those lanes'
+  /// `key` and a set flag in the error record `slot` (KernelAbi.h), with
+  /// relaxed atomic stores (chunks and threads of one launch may race to
+  /// it). The common path is one test of the mask (an and-reduction of the
+  /// lanes on a vector); the lanes outside are found in the branch.
+  void reportOutOfRange(Value slot, Value inRange, Value key) {
+    Type i64Type = b.getI64Type();
+    auto vector = dyn_cast<VectorType>(inRange.getType());
+    Value allInside = inRange;
+    if (vector)
+      allInside = vector::ReductionOp::create(
+          b, loc, vector::CombiningKind::AND, inRange);
+    Value outside = arith::XOrIOp::create(
+        b, loc, allInside,
+        arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+    auto report = scf::IfOp::create(b, loc, outside, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(report.thenBlock()->getTerminator());
+    Value value = key;
+    if (vector) {
+      Value lowest =
+          constantVector(i64Type, std::numeric_limits<int64_t>::min());
+      value = vector::ReductionOp::create(
+          b, loc, vector::CombiningKind::MAXSI,
+          arith::SelectOp::create(b, loc, inRange, lowest, key));
+    }
+    Value valueSlot = LLVM::GEPOp::create(b, loc, pointerType(), i64Type, slot,
+                                          ArrayRef<LLVM::GEPArg>{1});
+    LLVM::StoreOp::create(b, loc, value, valueSlot, 8, false, false, false,
+                          LLVM::AtomicOrdering::monotonic);
+    LLVM::StoreOp::create(b, loc, i64(1), slot, 8, false, false, false,
+                          LLVM::AtomicOrdering::monotonic);
+  }
+
+  /// One step of a scatter's update loop (Ops.def): row `rowIndex` and
+  /// update `updateIndex` (the same lanes of the row, of `updates`) combined
+  /// as the scatter's reduction says and stored into `out` at `rowIndex`.
+  /// Lanes are contiguous or one (the GPU's scalar loop, the host's tail).
+  LogicalResult emitScatterStep(fd::ScatterOp scatter, Value out,
+                                Index rowIndex, Index updateIndex) {
+    Type element = elementTypeOf(scatter.getData());
+    FailureOr<Value> update = emit(scatter.getUpdates(), updateIndex);
+    if (failed(update))
+      return failure();
+    Value combined = *update;
+    fd::ScatterReduction reduction = scatter.getReduction();
+    if (reduction != fd::ScatterReduction::none) {
+      Value row = load(out, element, rowIndex);
+      Type compute = computeType(element);
+      bool isUnsigned = isUnsignedElement(element);
+      using R = fd::ScatterReduction;
+      if (isa<FloatType>(compute)) {
+        combined = reduction == R::add
+                       ? Value(arith::AddFOp::create(b, loc, row, *update))
+                   : reduction == R::mul
+                       ? Value(arith::MulFOp::create(b, loc, row, *update))
+                   : reduction == R::max
+                       ? Value(arith::MaximumFOp::create(b, loc, row, *update))
+                       : Value(arith::MinimumFOp::create(b, loc, row, *update));
+      } else if (compute.isInteger(1)) {
+        // i1 sums and maxima are ors, products and minima ands (as the
+        // reference runtime's stores of a nonzero value).
+        combined = reduction == R::add || reduction == R::max
+                       ? Value(arith::OrIOp::create(b, loc, row, *update))
+                       : Value(arith::AndIOp::create(b, loc, row, *update));
+      } else if (isNarrowInteger(element)) {
+        return scatter.emitOpError()
+               << "cannot be generated for the " << target << ": reduction "
+               << stringifyScatterReduction(reduction) << " of " << element
+               << " is not supported";
+      } else if (reduction == R::add) {
+        combined = arith::AddIOp::create(b, loc, row, *update);
+      } else if (reduction == R::mul) {
+        combined = arith::MulIOp::create(b, loc, row, *update);
+      } else if (reduction == R::max) {
+        combined = isUnsigned
+                       ? Value(arith::MaxUIOp::create(b, loc, row, *update))
+                       : Value(arith::MaxSIOp::create(b, loc, row, *update));
+      } else {
+        combined = isUnsigned
+                       ? Value(arith::MinUIOp::create(b, loc, row, *update))
+                       : Value(arith::MinSIOp::create(b, loc, row, *update));
+      }
+    }
+    store(combined, element, out, rowIndex);
+    return success();
+  }
+
+  /// A scatter's index `q` (a scalar position of its indices) as a row:
+  /// wrapped when negative, and whether it lies in [0, N); an index outside
+  /// is reported in the error record slot `argPointers` maps the scatter's
+  /// result to. Scalar emitters only.
+  FailureOr<std::pair<Value, Value>> emitScatterRow(fd::ScatterOp scatter,
+                                                    Value q) {
+    FailureOr<Value> k = emit(scatter.getIndices(), {Index::Uniform, q});
+    if (failed(k))
+      return failure();
+    Value key = *k;
+    Type i64Type = b.getI64Type();
+    if (key.getType() != i64Type)
+      key = arith::ExtSIOp::create(b, loc, i64Type, key);
+    int64_t rows = shapeOf(scatter.getData())[0];
+    Value negative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, key, i64(0));
+    Value wrapped = arith::SelectOp::create(
+        b, loc, negative, arith::AddIOp::create(b, loc, key, i64(rows)), key);
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          wrapped, i64(rows));
+    if (Value slot = argPointers.lookup(scatter.getResult()))
+      reportOutOfRange(slot, inRange, key);
+    return std::make_pair(wrapped, inRange);
   }
 
 protected:
@@ -823,9 +961,9 @@ protected:
   /// wrapped when negative, and the data, a kernel input, is loaded at the
   /// position they select (contiguous when the index is uniform and the
   /// result position contiguous). An index outside [-dim, dim) is never
-  /// read: the load takes position 0 of the axis instead. Kernels do not
-  /// report it (no error channel yet): runBundle checks the indices that
-  /// come from inputs before a run (checkGatherIndexInputs).
+  /// read: the load takes position 0 of the axis instead, and the kernel
+  /// reports the index in its error record (KernelAbi.h), whose slot for
+  /// this gather `argPointers` maps the gather's result to.
   FailureOr<Value> emitGather(fd::GatherOp gather, Index index) {
     auto data = dyn_cast<BlockArgument>(gather.getData());
     if (!data || !argPointers.lookup(data))
@@ -873,6 +1011,8 @@ protected:
         b, loc, negative, arith::AddIOp::create(b, loc, key, c64(dim)), key);
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                           wrapped, c64(dim));
+    if (Value slot = argPointers.lookup(gather.getResult()))
+      reportOutOfRange(slot, inRange, key);
     Value safe = arith::SelectOp::create(b, loc, inRange, wrapped, c64(0));
     Value offset = arith::MulIOp::create(b, loc, safe, c64(dataStrides[axis]));
     Index base = mapIndex(index, baseMap);

@@ -463,6 +463,8 @@ FailureOr<FusionKernels> emitGpuKernels(fd::FusionOp fusion, ModuleOp module,
       return failure();
     return emitPointwise(fusion, module, namePrefix,
                          ScheduleKind::WindowReduction);
+  case fd::ScheduleKind::scatter:
+    return emitScatter(fusion, module, namePrefix);
   }
   llvm_unreachable("every schedule kind has a GPU code generator");
 }

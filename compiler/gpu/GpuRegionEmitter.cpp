@@ -7,6 +7,8 @@
 
 #include "compiler/gpu/GpuRegionEmitter.h"
 
+#include "compiler/common/FusionFrontEnd.h"
+
 using namespace mlir;
 
 namespace fuse::ptx {
@@ -57,8 +59,10 @@ KernelPointers createKernel(OpBuilder &b, ModuleOp module, fd::FusionOp fusion,
   b.setInsertionPointToStart(gpuModule.getBody());
   unsigned numInputs = fusion.getInputs().size();
   unsigned count = numInputs + numOutputs + (scratch ? 1 : 0);
+  SmallVector<Operation *> checked = frontend::checkedOps(fusion);
   Type ptr = LLVM::LLVMPointerType::get(context, kGlobalAddressSpace);
-  SmallVector<Type> types(count, ptr);
+  // The error record (KernelAbi.h) after the bindings.
+  SmallVector<Type> types(count + (checked.empty() ? 0 : 1), ptr);
   auto func =
       gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(types, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
@@ -85,6 +89,15 @@ KernelPointers createKernel(OpBuilder &b, ModuleOp module, fd::FusionOp fusion,
     pointers.outputs.push_back(entry.getArgument(numInputs + k));
   if (scratch)
     pointers.scratch = entry.getArgument(count - 1);
+  if (!checked.empty()) {
+    func.setArgAttr(count, LLVM::LLVMDialect::getNoAliasAttrName(),
+                    b.getUnitAttr());
+    Value record = entry.getArgument(count);
+    for (auto [slot, op] : llvm::enumerate(checked))
+      pointers.inputs[op->getResult(0)] = LLVM::GEPOp::create(
+          b, loc, ptr, b.getI64Type(), record,
+          ArrayRef<LLVM::GEPArg>{int32_t(slot * kErrorRecordWordsPerCheck)});
+  }
   return pointers;
 }
 

@@ -107,8 +107,11 @@ struct KernelPointers {
 /// A `gpu.module` named `<name>_module` holding the kernel `gpu.func @name`
 /// with `numInputs` read-only pointers, then `numOutputs` written ones, then
 /// a scratch pointer when `scratch` is set: read-only too when
-/// `scratchReadOnly`. Every pointer is noalias: bindings never overlap. The
-/// builder is left at the start of the body.
+/// `scratchReadOnly`, then the error record (KernelAbi.h) when the fusion
+/// has checked ops (gathers, scatters), whose slots `inputs` maps by each
+/// op's result.
+/// Every pointer is noalias: bindings never overlap. The builder is left at
+/// the start of the body.
 KernelPointers createKernel(mlir::OpBuilder &b, mlir::ModuleOp module,
                             fd::FusionOp fusion, mlir::StringRef name,
                             unsigned numOutputs, bool scratch,
@@ -174,6 +177,10 @@ mlir::FailureOr<FusionKernels> emitPointwise(fd::FusionOp fusion,
 /// Matmul fusions (GpuMatmulEmitter.cpp).
 mlir::FailureOr<FusionKernels>
 emitMatmul(fd::FusionOp fusion, mlir::ModuleOp module, mlir::StringRef prefix);
+
+/// Scatter fusions (GpuScatterEmitter.cpp).
+mlir::FailureOr<FusionKernels>
+emitScatter(fd::FusionOp fusion, mlir::ModuleOp module, mlir::StringRef prefix);
 
 } // namespace fuse::ptx
 

@@ -456,6 +456,8 @@ FailureOr<FusionKernels> emitHostKernels(fd::FusionOp fusion, ModuleOp module,
       return failure();
     return emitPointwise(fusion, module, namePrefix, vectorWidth,
                          ScheduleKind::WindowReduction);
+  case fd::ScheduleKind::scatter:
+    return emitHostScatter(fusion, module, namePrefix, vectorWidth);
   }
   llvm_unreachable("every schedule kind has a host code generator");
 }

@@ -38,7 +38,8 @@ mlir::FailureOr<FusionKernels> emitHostKernels(mlir::fuse::FusionOp fusion,
                                                unsigned vectorWidth);
 
 /// The schedules in files of their own (HostMatmulEmitter.cpp,
-/// HostColumnReductionEmitter.cpp), called by emitHostKernels.
+/// HostColumnReductionEmitter.cpp, HostScatterEmitter.cpp), called by
+/// emitHostKernels.
 mlir::FailureOr<FusionKernels> emitHostMatmul(mlir::fuse::FusionOp fusion,
                                               mlir::ModuleOp module,
                                               llvm::StringRef namePrefix,
@@ -46,6 +47,10 @@ mlir::FailureOr<FusionKernels> emitHostMatmul(mlir::fuse::FusionOp fusion,
 mlir::FailureOr<FusionKernels>
 emitHostColumnReduction(mlir::fuse::FusionOp fusion, mlir::ModuleOp module,
                         llvm::StringRef namePrefix, unsigned vectorWidth);
+mlir::FailureOr<FusionKernels> emitHostScatter(mlir::fuse::FusionOp fusion,
+                                               mlir::ModuleOp module,
+                                               llvm::StringRef namePrefix,
+                                               unsigned vectorWidth);
 
 } // namespace fuse
 

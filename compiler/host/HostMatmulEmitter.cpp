@@ -60,21 +60,17 @@ struct HostMatmulTarget {
   /// - AVX2 (2 cores, 2026-11-30): packing gains from M >= 128 where N is a
   ///   power of two (256x256x1024: 1.22 -> 0.98 ms, 1024^3: 1.6x) or small
   ///   (512x4608x49: 2.8 -> 2.3 ms); M = 64 is even (64x576x3136).
-  /// - AVX-512 (2 AMD EPYC cores, 48 KiB L1d and 1 MiB L2 each, 2026-12-02):
-  /// packing gains
-  ///   only from M >= 512 with N a power of two of at least 1024 (1024^3
-  ///   5.1 -> 4.5 ms, 2048^3 53 -> 35 ms, 512x2048x2048 12.5 -> 10.1 ms) and
-  ///   loses elsewhere: 128x768x3072 1.40 -> 2.07 ms, 256x768x768 0.64 ->
-  ///   0.81, 256x512x4096 2.35 -> 2.83, 512x768x3072 5.0 -> 5.5, and the
-  ///   convolutions' 128x1152x784 0.52 -> 0.81 and 256x2304x196 0.70 ->
-  ///   0.85. Narrower than one widest strip, B's rows are one short run per
-  ///   k each: 512x4608x49 is even alone and gains inside resnet18, where
-  ///   the im2col kernel writes B just before (fuse-run --profile, layer 4's
-  ///   three convolutions: 0.88 ms each in place, 0.82 packed).
+  /// - AVX-512 (2 AMD EPYC cores, 48 KiB L1d and 1 MiB L2 each,
+  ///   2026-12-02): packing gains only from M >= 512 with N a power of two of
+  ///   at least 1024 (1024^3 5.1 -> 4.5 ms, 2048^3 53 -> 35 ms,
+  ///   512x2048x2048 12.5 -> 10.1 ms) and loses elsewhere: 128x768x3072 1.40
+  ///   -> 2.07 ms, 256x768x768 0.64 -> 0.81, 256x512x4096 2.35 -> 2.83,
+  ///   512x768x3072 5.0 -> 5.5, and the convolutions' 128x1152x784 0.52 -> 0.81
+  ///   and 256x2304x196 0.70 -> 0.85. 512x4608x49 (resnet18's last
+  ///   convolutions) takes 0.80 ms packed, 0.71 in place (with its last column
+  ///   in a two-vector strip).
   static bool packsForSpeed(int64_t m, int64_t n, unsigned width) {
     if (width < 16)
-      return m >= 128;
-    if (n < stripVectors(width) * int64_t(width))
       return m >= 128;
     return m >= 512 && n >= 1024 && llvm::isPowerOf2_64(uint64_t(n));
   }
@@ -232,9 +228,11 @@ public:
            HostMatmulTarget::packsForSpeed(s.m, s.n, width);
   }
 
-  /// Columns of C whose B is packed: the vector strips'.
+  /// Columns of the packed panels: every strip's, the last columns' padded
+  /// to a vector (its lanes past N hold the last column again and reach no
+  /// store).
   static int64_t packedColumns(const MatmulShape &s, unsigned width) {
-    return s.n / width * width;
+    return llvm::divideCeil(s.n, int64_t(width)) * int64_t(width);
   }
 
   /// The batches of B that are packed (one when B is shared).
@@ -252,17 +250,25 @@ public:
     return bytes > double(INT64_MAX / 2) ? INT64_MAX / 2 : int64_t(bytes);
   }
 
-  /// Columns [from, to) in strips of `vectors` vectors of `lanes` lanes.
+  /// Columns [from, to) in strips of `vectors` vectors of `lanes` lanes;
+  /// with `valid` set, one strip whose last vector has only its first
+  /// `valid` lanes in C (the last columns, fewer than a vector).
   struct StripTier {
     int64_t from, to, vectors;
     unsigned lanes;
+    unsigned valid = 0;
     int64_t columns() const { return vectors * lanes; }
   };
 
   /// The strips over C's columns, widest first: stripVectors vectors, then
-  /// two, then one (the packed columns), then single columns.
-  static SmallVector<StripTier> stripTiers(const MatmulShape &s,
-                                           unsigned width) {
+  /// two, then one (the packed columns), then the last columns as one
+  /// vector of partly valid lanes (B, the epilogue's reads and C's stores
+  /// masked or clamped to them). Single columns instead took 30% more for
+  /// 256x2304x196 (0.70 ms, against 0.53 for 208 columns). With B read in
+  /// place (`unpacked`), a one-vector strip before that vector joins it in
+  /// a two-vector strip: a one-vector tile loads A once per FMA.
+  static SmallVector<StripTier> stripTiers(const MatmulShape &s, unsigned width,
+                                           bool unpacked = false) {
     SmallVector<StripTier> tiers;
     int64_t from = 0;
     for (int64_t vectors = HostMatmulTarget::stripVectors(width); vectors >= 1;
@@ -273,7 +279,19 @@ public:
         tiers.push_back({from, to, vectors, width});
       from = to;
     }
-    if (from < s.n)
+    if (from < s.n && width > 1) {
+      unsigned valid = unsigned(s.n - from);
+      int64_t start = from;
+      if (unpacked && !tiers.empty() && tiers.back().vectors == 1) {
+        start = tiers.back().to - int64_t(width);
+        tiers.back().to = start;
+        if (tiers.back().to == tiers.back().from)
+          tiers.pop_back();
+      }
+      int64_t vectors = (from - start) / int64_t(width) + 1;
+      tiers.push_back(
+          {start, start + vectors * int64_t(width), vectors, width, valid});
+    } else if (from < s.n)
       tiers.push_back({from, s.n, 1, 1});
     return tiers;
   }
@@ -299,8 +317,6 @@ public:
   LogicalResult emitPack(Value begin, Value end, Value scratch) {
     int64_t columns = packedColumns(s, width);
     SmallVector<StripTier> tiers = stripTiers(s, width);
-    while (!tiers.empty() && tiers.back().lanes == 1)
-      tiers.pop_back();
     auto rows = scf::ForOp::create(b, loc, begin, end, c(1));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(rows.getBody()->getTerminator());
@@ -340,7 +356,10 @@ public:
       b.setInsertionPoint(ks.getBody()->getTerminator());
       Value k = ks.getInductionVar();
       RegionEmitter e(b, loc, 1, pointers);
-      FailureOr<Value> x = e.emit(matmul.getRhs(), rhsIndex(b, batch, k, n, 1));
+      // Rows past N (the last strip's padding) repeat row N - 1.
+      Value read = arith::MinUIOp::create(b, loc, n, c(s.n - 1));
+      FailureOr<Value> x =
+          e.emit(matmul.getRhs(), rhsIndex(b, batch, k, read, 1));
       if (failed(x))
         return failure();
       store(*x, k, n0, j, stripWidth);
@@ -358,8 +377,9 @@ public:
       for (int64_t j = 0; j < stripWidth; j += width) {
         RegionEmitter e(b, loc, width, pointers);
         Value n = arith::AddIOp::create(b, loc, n0, c(j));
+        unsigned valid = j + int64_t(width) == stripWidth ? tier.valid : 0;
         FailureOr<Value> x =
-            e.emit(matmul.getRhs(), rhsIndex(b, batch, k, n, width));
+            e.emit(matmul.getRhs(), rhsIndex(b, batch, k, n, width, valid));
         if (failed(x))
           return failure();
         store(*x, k, n0, c(j), c(stripWidth));
@@ -372,8 +392,9 @@ public:
   /// inside; `packed` holds B's panels when packB.
   LogicalResult emit(Value begin, Value end, Value packed) {
     panels = packed;
-    for (const StripTier &tier : stripTiers(s, width))
-      emitStrips(begin, end, tier.from, tier.to, tier.vectors, tier.lanes);
+    for (const StripTier &tier : stripTiers(s, width, !packB))
+      emitStrips(begin, end, tier.from, tier.to, tier.vectors, tier.lanes,
+                 tier.valid);
     return failure(broken);
   }
 
@@ -381,7 +402,7 @@ private:
   Value c(int64_t value) { return i64Constant(b, loc, value); }
 
   void emitStrips(Value begin, Value end, int64_t from, int64_t to,
-                  int64_t vectors, unsigned w) {
+                  int64_t vectors, unsigned w, unsigned valid) {
     if (from >= to)
       return;
     auto strips = scf::ForOp::create(b, loc, c(from), c(to), c(vectors * w));
@@ -412,9 +433,10 @@ private:
     // from the same iteration) instead of a second copy of the tile.
     int64_t lastRows = s.m - (rowBlocks - 1) * kRowBlock;
     if (rowBlocks == 1)
-      emitTile(batch, m0, lastRows, n0, vectors, w, /*clamp=*/false);
+      emitTile(batch, m0, lastRows, n0, vectors, w, /*clamp=*/false, valid);
     else
-      emitTile(batch, m0, kRowBlock, n0, vectors, w, lastRows != kRowBlock);
+      emitTile(batch, m0, kRowBlock, n0, vectors, w, lastRows != kRowBlock,
+               valid);
   }
 
   /// The index of A[batch, m, k] in the lhs value's shape.
@@ -431,8 +453,10 @@ private:
         nb, loc, arith::MulIOp::create(nb, loc, batch, c(s.m * s.k)), inner);
   }
 
-  /// The index of B[batch, k, n .. n+w) in the rhs value's shape.
-  Index rhsIndex(OpBuilder &nb, Value batch, Value k, Value n, unsigned w) {
+  /// The index of B[batch, k, n .. n+w) in the rhs value's shape; with
+  /// `valid`, lanes from `valid` on read lane valid - 1's element.
+  Index rhsIndex(OpBuilder &nb, Value batch, Value k, Value n, unsigned w,
+                 unsigned valid = 0) {
     Value base =
         s.rhsBatched
             ? Value(arith::MulIOp::create(nb, loc, batch, c(s.k * s.n)))
@@ -444,6 +468,8 @@ private:
                                 arith::MulIOp::create(nb, loc, k, c(s.n)), n));
       if (w == 1)
         return {Index::Uniform, position};
+      if (valid)
+        return {Index::Lanes, clampedLanes(nb, position, w, valid, 1)};
       return {Index::Contiguous, position, s.n % w == 0 ? w : s.n};
     }
     // B[k, n + l] sits at (n + l) * K + k: lanes K apart.
@@ -453,15 +479,21 @@ private:
                               arith::MulIOp::create(nb, loc, n, c(s.k)), k));
     if (w == 1)
       return {Index::Uniform, position};
+    return {Index::Lanes, clampedLanes(nb, position, w, valid, s.k)};
+  }
+
+  /// position + min(lane, valid - 1) * step for each of w lanes (all lanes
+  /// valid: valid 0).
+  Value clampedLanes(OpBuilder &nb, Value position, unsigned w, unsigned valid,
+                     int64_t step) {
     auto type = VectorType::get({w}, nb.getI64Type());
     SmallVector<int64_t> steps;
     for (unsigned lane = 0; lane < w; ++lane)
-      steps.push_back(int64_t(lane) * s.k);
-    Value step = arith::ConstantOp::create(
+      steps.push_back(int64_t(valid ? std::min(lane, valid - 1) : lane) * step);
+    Value offsets = arith::ConstantOp::create(
         nb, loc, type, DenseElementsAttr::get(type, ArrayRef(steps)));
-    Value lanes = arith::AddIOp::create(
-        nb, loc, vector::BroadcastOp::create(nb, loc, type, position), step);
-    return {Index::Lanes, lanes};
+    return arith::AddIOp::create(
+        nb, loc, vector::BroadcastOp::create(nb, loc, type, position), offsets);
   }
 
   Value zero(OpBuilder &nb, unsigned w) {
@@ -469,9 +501,10 @@ private:
     return e.constant(accumulator, 0.0);
   }
 
-  /// rows x vectors accumulators over k, then the epilogue and the stores.
+  /// rows x vectors accumulators over k, then the epilogue and the stores;
+  /// with `valid`, the last vector's first `valid` lanes are C's.
   void emitTile(Value batch, Value m0, int64_t rows, Value n0, int64_t vectors,
-                unsigned w, bool clamp) {
+                unsigned w, bool clamp, unsigned valid = 0) {
     SmallVector<Value> rowIndex, colIndex;
     for (int64_t i = 0; i < rows; ++i) {
       Value row = arith::AddIOp::create(b, loc, m0, c(i));
@@ -489,6 +522,16 @@ private:
           RegionEmitter lanes(nb, loc, w, pointers);
           SmallVector<Value> bs;
           for (int64_t j = 0; j < vectors; ++j) {
+            unsigned lanesIn = j == vectors - 1 ? valid : 0;
+            auto rhsArgument = dyn_cast<BlockArgument>(matmul.getRhs());
+            if (lanesIn && !packB && !s.transposeB && rhsArgument) {
+              // B's row k from column n0: a masked load of its last columns.
+              Index at = rhsIndex(nb, batch, k, colIndex[j], 1);
+              bs.push_back(lanes.loadFirstLanes(pointers.lookup(rhsArgument),
+                                                elementTypeOf(rhsArgument),
+                                                at.value, lanesIn));
+              continue;
+            }
             if (packB && w != 1) {
               Value slot = arith::AddIOp::create(
                   nb, loc,
@@ -503,8 +546,9 @@ private:
                   accumulator.getIntOrFloatBitWidth() / 8));
               continue;
             }
-            FailureOr<Value> x = lanes.emit(
-                matmul.getRhs(), rhsIndex(nb, batch, k, colIndex[j], w));
+            FailureOr<Value> x =
+                lanes.emit(matmul.getRhs(),
+                           rhsIndex(nb, batch, k, colIndex[j], w, lanesIn));
             if (succeeded(x))
               bs.push_back(*x);
           }
@@ -540,9 +584,14 @@ private:
           c(s.n));
       for (int64_t j = 0; j < vectors; ++j) {
         Value position = arith::AddIOp::create(b, loc, rowStart, colIndex[j]);
-        Index at = w == 1 ? Index{Index::Uniform, position}
-                          : Index{Index::Contiguous, position,
-                                  s.n % w == 0 ? int64_t(w) : s.n};
+        // The epilogue reads the invalid lanes at the last valid column and
+        // stores only the valid ones.
+        unsigned lanesIn = j == vectors - 1 ? valid : 0;
+        Index at = w == 1    ? Index{Index::Uniform, position}
+                   : lanesIn ? Index{Index::Lanes,
+                                     clampedLanes(b, position, w, lanesIn, 1)}
+                             : Index{Index::Contiguous, position,
+                                     s.n % w == 0 ? int64_t(w) : s.n};
         RegionEmitter e(b, loc, w, pointers);
         e.seed(matmul.getResult(), kLoop.getResult(i * vectors + j));
         for (auto [result, output] : llvm::zip(results, outputs)) {
@@ -554,7 +603,7 @@ private:
           Index stored = at;
           for (const AffineIndexMap &map : result.maps)
             stored = e.mapIndex(stored, map);
-          e.store(*value, result.element, output, stored);
+          e.store(*value, result.element, output, stored, lanesIn);
         }
       }
     }

@@ -18,6 +18,7 @@
 #ifndef FUSE_COMPILER_HOSTREGIONEMITTER_H
 #define FUSE_COMPILER_HOSTREGIONEMITTER_H
 
+#include "compiler/common/FusionFrontEnd.h"
 #include "compiler/common/ReductionLowering.h"
 #include "compiler/common/RegionEmitter.h"
 #include "dialect/FuseOps.h"
@@ -601,12 +602,24 @@ emitPeeledLoop(OpBuilder &b, Location loc, Value lo, Value hi, unsigned width,
   return result;
 }
 
+/// The pointers of the fusion's inputs (its region's arguments), and of
+/// each checked op's slot in the error record at `buffers[-1]`
+/// (KernelAbi.h), by the op's result.
 inline DenseMap<Value, Value> loadInputPointers(OpBuilder &b, Location loc,
                                                 fd::FusionOp fusion,
                                                 Value buffers) {
   DenseMap<Value, Value> pointers;
   for (BlockArgument arg : fusion.getBody().front().getArguments())
     pointers[arg] = bufferPointer(b, loc, buffers, arg.getArgNumber());
+  SmallVector<Operation *> checked = frontend::checkedOps(fusion);
+  if (checked.empty())
+    return pointers;
+  Value record = bufferPointer(b, loc, buffers, -1);
+  Type ptr = LLVM::LLVMPointerType::get(b.getContext());
+  for (auto [slot, op] : llvm::enumerate(checked))
+    pointers[op->getResult(0)] = LLVM::GEPOp::create(
+        b, loc, ptr, b.getI64Type(), record,
+        ArrayRef<LLVM::GEPArg>{int32_t(slot * kErrorRecordWordsPerCheck)});
   return pointers;
 }
 

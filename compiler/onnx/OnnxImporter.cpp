@@ -8,6 +8,8 @@
 
 #include "compiler/onnx/OnnxImporter.h"
 
+#include "compiler/onnx/EinsumEquation.h"
+
 #include "runtime/ir/CheckedInt.h"
 #include "runtime/ir/RegularFile.h"
 
@@ -742,8 +744,25 @@ private:
   std::vector<TensorId> lowerGather();
   std::vector<TensorId> lowerGatherElements();
   std::vector<TensorId> lowerGatherND();
+  std::vector<TensorId> lowerScatterND();
+  std::vector<TensorId> lowerScatterElements();
+  std::string scatterReduction();
+  TensorId wrappedPositions(TensorId index, const Shape &dims,
+                            const std::vector<std::int64_t> &scale,
+                            std::int64_t axisOfTuple, std::int64_t past);
   std::vector<TensorId> lowerTrilu();
   std::vector<TensorId> lowerCumSum();
+  // Einsum: operands with one label per dim (EinsumEquation.h).
+  struct Labeled {
+    TensorId value;
+    std::vector<EinsumLabel> labels;
+  };
+  std::vector<TensorId> lowerEinsum();
+  Labeled einsumDiagonals(Labeled x);
+  Labeled einsumSum(Labeled x, const std::set<EinsumLabel> &keep);
+  Labeled einsumPermute(Labeled x, const std::vector<EinsumLabel> &order);
+  Labeled einsumContract(Labeled a, Labeled c,
+                         const std::set<EinsumLabel> &keep);
   // Convolutions and padding (OnnxImporter.cpp, "Convolution and Pad").
   std::vector<TensorId> lowerConv();
   std::vector<TensorId> lowerPad();
@@ -2185,9 +2204,9 @@ std::vector<TensorId> Importer::lowerGather() {
 /// the axis's comes from the index. Constant indices are checked and become
 /// the flat offsets themselves; run-time ones are wrapped (negative from the
 /// end, as ONNX says) by ops, and one outside [-dim, dim) becomes an offset
-/// past the data, which the gather's own checks refuse where they look
-/// (inputs before a run; the reference runtime always), never another
-/// element of the data.
+/// past the data, which the gather's own checks refuse (the compiled
+/// kernels' error record, the reference runtime), never another element of
+/// the data.
 std::vector<TensorId> Importer::lowerGatherElements() {
   const GatherOperands g = gatherOperands(/*hasAxis=*/true);
   const TensorId x = g.data;
@@ -2275,8 +2294,8 @@ std::vector<TensorId> Importer::lowerGatherElements() {
 /// first row plus the sum of its wrapped values times the row strides.
 /// Constant indices are checked here and become the rows; run-time ones are
 /// wrapped, scaled and summed by ops, and a tuple with a value out of range
-/// becomes a row past the data (refused where the gather's indices are
-/// checked, as GatherElements does).
+/// becomes a row past the data (refused by the gather's checks, as
+/// GatherElements does).
 std::vector<TensorId> Importer::lowerGatherND() {
   const GatherOperands g = gatherOperands(/*hasAxis=*/false);
   const TensorId x = g.data;
@@ -2382,6 +2401,223 @@ std::vector<TensorId> Importer::lowerGatherND() {
   return {reshape(check(b->gather(rows, row, 0)), out)};
 }
 
+/// A scatter's `reduction` attribute: none, add, mul (opset 16), max, min
+/// (opset 18).
+std::string Importer::scatterReduction() {
+  std::string reduction = attrString("reduction", "none");
+  if (reduction != "none" && reduction != "add" && reduction != "mul" &&
+      reduction != "max" && reduction != "min")
+    fail("reduction '" + reduction +
+         "' is not one of none, add, mul, max, min");
+  return reduction;
+}
+
+/// Run-time indices (`index`, i64, of `dims`' shape: each index's dim
+/// size) as positions: each wrapped when negative and multiplied by its
+/// `scale` (per entry of the last dim when `axisOfTuple` is that dim, a
+/// tuple summed over it; -1: every entry its own position). A tuple or an
+/// index outside its dim becomes `past` (a row past the data, which the
+/// scatter's check refuses), never another row.
+TensorId Importer::wrappedPositions(TensorId index, const Shape &dims,
+                                    const std::vector<std::int64_t> &scale,
+                                    std::int64_t axisOfTuple,
+                                    std::int64_t past) {
+  const Shape shape = shapeOf(index);
+  auto constantOf = [&](const std::string &suffix,
+                        const std::vector<std::int64_t> &ints) {
+    Value value;
+    value.type = TensorType{ElementType::I64, shape};
+    value.constant = HostTensorData::fromInts(value.type, ints);
+    return materialize(node->name() + "/" + suffix, value);
+  };
+  std::vector<std::int64_t> dimValues, scaleValues;
+  std::int64_t count = checkedCount(shape, "the indices");
+  for (std::int64_t i = 0; i < count; ++i) {
+    std::int64_t entry =
+        axisOfTuple < 0 ? i : i % shape[std::size_t(axisOfTuple)];
+    dimValues.push_back(dims[std::size_t(entry)]);
+    scaleValues.push_back(scale[std::size_t(entry)]);
+  }
+  TensorId dimsOf = constantOf("dims", dimValues);
+  TensorId zero = splatLike(index, 0);
+  TensorId wrapped =
+      check(b->select(compare(ComparePredicate::Lt, index, zero),
+                      binary(OpKind::Add, index, dimsOf), index));
+  TensorId inRange =
+      binary(OpKind::And,
+             compare(ComparePredicate::Ge, index, unary(OpKind::Neg, dimsOf)),
+             compare(ComparePredicate::Lt, index, dimsOf));
+  TensorId scaled =
+      binary(OpKind::Mul, wrapped, constantOf("strides", scaleValues));
+  TensorId outside = check(b->select(inRange, zero, splatLike(index, 1)));
+  if (axisOfTuple >= 0) {
+    scaled = reduce(ReduceKind::Sum, scaled, {axisOfTuple}, false);
+    outside = reduce(ReduceKind::Max, outside, {axisOfTuple}, false);
+  }
+  Shape positions = shapeOf(scaled);
+  DenseValue pastValue{ElementType::I64, positions,
+                       std::vector<std::uint8_t>(8), true};
+  storeInt(ElementType::I64, pastValue.bytes.data(), 0, past);
+  return check(
+      b->select(compare(ComparePredicate::Gt, outside, splatLike(outside, 0)),
+                splatBytes(std::move(pastValue)), scaled));
+}
+
+/// ScatterND: each index tuple (the indices' last dim, k values) selects a
+/// slice of the data (its dims after the first k): a `scatter` into the
+/// data viewed as [rows, slice], at each tuple's row (the sum of its
+/// wrapped values times the row strides), of the updates viewed as
+/// [tuples..., slice]. Constant tuples are checked here; run-time ones are
+/// wrapped by ops, and one out of range becomes a row past the data, which
+/// the scatter's check refuses (the kernels' error record, the reference
+/// runtime). Duplicate tuples: the last in index order wins (reduction
+/// none; ONNX leaves it undefined).
+std::vector<TensorId> Importer::lowerScatterND() {
+  TensorId data = in(0);
+  const Shape shape = shapeOf(data);
+  const TensorType &indexType = inType(1);
+  const Shape &ishape = indexType.shape;
+  if (indexType.elementType != ElementType::I64 &&
+      indexType.elementType != ElementType::I32)
+    fail("the indices (input 1) are " +
+         std::string(elementTypeName(indexType.elementType)) +
+         ", expected int32 or int64");
+  if (shape.empty() || ishape.empty())
+    fail("the data and the indices need rank >= 1");
+  std::int64_t k = ishape.back();
+  if (k < 1 || k > std::int64_t(shape.size()))
+    fail("the index tuples have " + std::to_string(k) + " values; the data " +
+         shapeText(shape) + " takes 1 to " + std::to_string(shape.size()));
+  Shape tupleShape(ishape.begin(), ishape.end() - 1);
+  Shape expected = tupleShape;
+  expected.insert(expected.end(), shape.begin() + k, shape.end());
+  if (shapeOf(in(2)) != expected)
+    fail("the updates (input 2) are " + shapeText(shapeOf(in(2))) +
+         ", expected " + shapeText(expected) +
+         " (the indices' dims but the last, then the data's after the first " +
+         std::to_string(k) + ")");
+  std::string reduction = scatterReduction();
+  Shape indexed(shape.begin(), shape.begin() + k);
+  std::int64_t rows = checkedCount(indexed, "the indexed dims");
+  std::int64_t slice =
+      checkedCount(Shape(shape.begin() + k, shape.end()), "a slice");
+  std::vector<std::int64_t> strides(std::size_t(k), 1);
+  for (std::int64_t j = k - 2; j >= 0; --j)
+    strides[std::size_t(j)] =
+        strides[std::size_t(j + 1)] * indexed[std::size_t(j + 1)];
+  TensorId row;
+  if (const std::optional<HostTensorData> &constant = inputValue(1).constant) {
+    std::vector<std::int64_t> indices = toInts(*constant);
+    std::int64_t tuples = checkedCount(tupleShape, "the index tuples");
+    std::vector<std::int64_t> positions(std::size_t(tuples), 0);
+    for (std::int64_t t = 0; t < tuples; ++t)
+      for (std::int64_t j = 0; j < k; ++j) {
+        std::int64_t index = indices[std::size_t(t * k + j)];
+        std::int64_t dim = indexed[std::size_t(j)];
+        if (index < -dim || index >= dim)
+          fail("index " + std::to_string(index) + " (element " +
+               std::to_string(t * k + j) + " of the indices) is out of " +
+               "range for dimension " + std::to_string(j) + " of " +
+               shapeText(shape));
+        positions[std::size_t(t)] +=
+            (index < 0 ? index + dim : index) * strides[std::size_t(j)];
+      }
+    Value value;
+    value.type = TensorType{ElementType::I64, tupleShape};
+    value.constant = HostTensorData::fromInts(value.type, positions);
+    row = materialize(node->name() + "/rows", value);
+  } else {
+    TensorId index = in(1);
+    if (indexType.elementType != ElementType::I64)
+      index = check(b->cast(index, ElementType::I64));
+    row = wrappedPositions(index, indexed, strides,
+                           std::int64_t(ishape.size()) - 1, rows);
+  }
+  Shape updatesShape = tupleShape;
+  updatesShape.push_back(slice);
+  TensorId scattered =
+      check(b->scatter(reshape(data, {rows, slice}), row,
+                       reshape(in(2), updatesShape), reduction));
+  return {reshape(scattered, shape)};
+}
+
+/// ScatterElements (and Scatter, its name before opset 11): out[p with
+/// p[axis] replaced by indices[p]] = updates[p]:
+/// a `scatter` into the flattened data at each update's flat offset (the
+/// other dims' offsets a constant, the axis' from the wrapped index).
+/// Constant indices are checked here; a run-time one out of range becomes an
+/// offset past the data, which the scatter's check refuses.
+std::vector<TensorId> Importer::lowerScatterElements() {
+  const GatherOperands g = gatherOperands(/*hasAxis=*/true);
+  const Shape &shape = g.shape;
+  const std::int64_t rank = g.rank, axis = g.axis;
+  const Shape &ishape = g.indexType.shape;
+  if (std::int64_t(ishape.size()) != rank)
+    fail("the indices (input 1) " + shapeText(ishape) + " and the data " +
+         shapeText(shape) + " differ in rank");
+  for (std::int64_t d = 0; d < rank; ++d)
+    if (d != axis && ishape[std::size_t(d)] > shape[std::size_t(d)])
+      fail("the indices " + shapeText(ishape) + " are larger than the data " +
+           shapeText(shape) + " in dimension " + std::to_string(d) +
+           " (not the axis)");
+  if (shapeOf(in(2)) != ishape)
+    fail("the updates (input 2) are " + shapeText(shapeOf(in(2))) +
+         ", expected the indices' shape " + shapeText(ishape));
+  std::string reduction = scatterReduction();
+  std::int64_t total = checkedCount(shape, "the data");
+  std::int64_t count = checkedCount(ishape, "the indices");
+  std::vector<std::int64_t> strides(std::size_t(rank), 1);
+  for (std::int64_t d = rank - 2; d >= 0; --d)
+    strides[std::size_t(d)] =
+        strides[std::size_t(d + 1)] * shape[std::size_t(d + 1)];
+  std::vector<std::int64_t> offsets(std::size_t(count), 0);
+  for (std::int64_t i = 0; i < count; ++i) {
+    std::int64_t rest = i;
+    for (std::int64_t d = rank - 1; d >= 0; --d) {
+      std::int64_t coordinate = rest % ishape[std::size_t(d)];
+      rest /= ishape[std::size_t(d)];
+      if (d != axis)
+        offsets[std::size_t(i)] += coordinate * strides[std::size_t(d)];
+    }
+  }
+  const std::int64_t dim = shape[std::size_t(axis)];
+  const std::int64_t step = strides[std::size_t(axis)];
+  auto constantOf = [&](const std::string &suffix,
+                        std::span<const std::int64_t> ints) {
+    Value value;
+    value.type = TensorType{ElementType::I64, ishape};
+    value.constant = HostTensorData::fromInts(value.type, ints);
+    return materialize(node->name() + "/" + suffix, value);
+  };
+  TensorId position;
+  if (const std::optional<HostTensorData> &constant = inputValue(1).constant) {
+    std::vector<std::int64_t> indices = toInts(*constant);
+    for (std::size_t i = 0; i < indices.size(); ++i) {
+      std::int64_t index = indices[i];
+      if (index < -dim || index >= dim)
+        fail("index " + std::to_string(index) + " (element " +
+             std::to_string(i) + " of the indices) is out of range for " +
+             "dimension " + std::to_string(axis) + " of " + shapeText(shape));
+      offsets[i] += (index < 0 ? index + dim : index) * step;
+    }
+    position = constantOf("offsets", offsets);
+  } else {
+    TensorId index = in(1);
+    if (g.indexType.elementType != ElementType::I64)
+      index = check(b->cast(index, ElementType::I64));
+    position = binary(
+        OpKind::Add,
+        wrappedPositions(index, Shape(std::size_t(count), dim),
+                         std::vector<std::int64_t>(std::size_t(count), step),
+                         -1, total),
+        constantOf("offsets", offsets));
+  }
+  // An index past the axis gives total + its offset: still past the data.
+  TensorId scattered =
+      check(b->scatter(reshape(g.data, {total}), position, in(2), reduction));
+  return {reshape(scattered, shape)};
+}
+
 /// Trilu: the input where the triangle keeps it (upper: column - row >= k;
 /// lower: column - row <= k), zero elsewhere: a select with a constant mask
 /// over the last two dims, broadcast over the others. k must be known at
@@ -2415,6 +2651,233 @@ std::vector<TensorId> Importer::lowerTrilu() {
   mask.constant = HostTensorData::fromInts(maskType, keep);
   TensorId keepMask = materialize(node->name() + "/mask", mask);
   return {check(b->select(expandTo(keepMask, shape), x, splatLike(x, 0)))};
+}
+
+/// Einsum: the equation parsed (EinsumEquation.h); each operand's diagonals
+/// taken (a label twice in one term: the two dims moved last, merged and
+/// read with a stride of n + 1); labels that no other operand and not the
+/// result has summed; the operands contracted left to right, two at a time
+/// (einsumContract), keeping the labels the result or a later operand
+/// needs; what is left summed and transposed to the result's order.
+std::vector<TensorId> Importer::lowerEinsum() {
+  if (!attr("equation"))
+    fail("the attribute 'equation' is required");
+  std::string equation = attrString("equation", "");
+  if (numInputs() < 1)
+    fail("Einsum needs at least one input");
+  std::vector<std::int64_t> ranks;
+  for (int i = 0; i < numInputs(); ++i) {
+    ranks.push_back(inType(i).rank());
+    if (inType(i).elementType != inType(0).elementType)
+      fail("the inputs differ in element type: input 0 is " +
+           std::string(elementTypeName(inType(0).elementType)) + ", input " +
+           std::to_string(i) + " " +
+           std::string(elementTypeName(inType(i).elementType)));
+  }
+  Expected<EinsumEquation> parsed = parseEinsumEquation(equation, ranks);
+  if (!parsed.ok())
+    fail(parsed.message());
+  std::vector<Labeled> operands;
+  for (int i = 0; i < numInputs(); ++i)
+    operands.push_back(einsumDiagonals({in(i), parsed->operands[i]}));
+  // Every label has one size; 1 broadcasts (an ellipsis dim).
+  std::map<EinsumLabel, std::pair<std::int64_t, int>> sizes;
+  for (int i = 0; i < numInputs(); ++i) {
+    Shape shape = shapeOf(operands[i].value);
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+      auto [it, added] =
+          sizes.try_emplace(operands[i].labels[d], std::pair{shape[d], i});
+      if (added || it->second.first == shape[d] || shape[d] == 1)
+        continue;
+      if (it->second.first != 1)
+        fail("'" + einsumLabelName(operands[i].labels[d]) + "' is " +
+             std::to_string(it->second.first) + " in input " +
+             std::to_string(it->second.second) + " and " +
+             std::to_string(shape[d]) + " in input " + std::to_string(i));
+      it->second = {shape[d], i};
+    }
+  }
+  const std::set<EinsumLabel> result(parsed->result.begin(),
+                                     parsed->result.end());
+  auto needed = [&](std::size_t from, std::size_t except) {
+    std::set<EinsumLabel> keep = result;
+    for (std::size_t j = from; j < operands.size(); ++j)
+      if (j != except)
+        keep.insert(operands[j].labels.begin(), operands[j].labels.end());
+    return keep;
+  };
+  for (std::size_t i = 0; i < operands.size(); ++i)
+    operands[i] = einsumSum(operands[i], needed(0, i));
+  Labeled y = operands[0];
+  for (std::size_t i = 1; i < operands.size(); ++i)
+    y = einsumContract(y, operands[i], needed(i + 1, operands.size()));
+  y = einsumPermute(einsumSum(y, result), parsed->result);
+  // A result dim that is 1 in every operand that has it, broadcast where
+  // another operand made it larger, is already its size; the shape is
+  // the labels' sizes.
+  Shape out;
+  for (EinsumLabel label : parsed->result)
+    out.push_back(sizes.at(label).first);
+  return {expandTo(y.value, out)};
+}
+
+Importer::Labeled Importer::einsumDiagonals(Labeled x) {
+  while (true) {
+    std::size_t p = 0, q = 0;
+    for (std::size_t i = 0; i < x.labels.size() && !q; ++i)
+      for (std::size_t j = i + 1; j < x.labels.size() && !q; ++j)
+        if (x.labels[i] == x.labels[j])
+          p = i, q = j;
+    if (!q)
+      return x;
+    Shape shape = shapeOf(x.value);
+    if (shape[p] != shape[q])
+      fail("'" + einsumLabelName(x.labels[p]) + "' names dims of " +
+           std::to_string(shape[p]) + " and " + std::to_string(shape[q]) +
+           " in one term (a diagonal needs equal sizes)");
+    std::vector<EinsumLabel> order;
+    for (std::size_t i = 0; i < x.labels.size(); ++i)
+      if (i != p && i != q)
+        order.push_back(x.labels[i]);
+    EinsumLabel label = x.labels[p];
+    std::vector<std::int64_t> perm;
+    for (std::size_t i = 0; i < x.labels.size(); ++i)
+      if (i != p && i != q)
+        perm.push_back(std::int64_t(i));
+    perm.push_back(std::int64_t(p));
+    perm.push_back(std::int64_t(q));
+    TensorId moved = x.value;
+    if (!std::is_sorted(perm.begin(), perm.end()))
+      moved = check(b->transpose(x.value, perm));
+    std::int64_t n = shape[p];
+    Shape merged;
+    for (std::int64_t d : perm)
+      if (d != std::int64_t(p) && d != std::int64_t(q))
+        merged.push_back(shape[std::size_t(d)]);
+    merged.push_back(n * n);
+    TensorId flat = reshape(moved, merged);
+    order.push_back(label);
+    x = {sliceAxis(flat, std::int64_t(merged.size()) - 1, 0, n, n + 1), order};
+  }
+}
+
+Importer::Labeled Importer::einsumSum(Labeled x,
+                                      const std::set<EinsumLabel> &keep) {
+  std::vector<std::int64_t> dims;
+  std::vector<EinsumLabel> left;
+  for (std::size_t d = 0; d < x.labels.size(); ++d)
+    if (keep.count(x.labels[d]))
+      left.push_back(x.labels[d]);
+    else
+      dims.push_back(std::int64_t(d));
+  if (dims.empty())
+    return x;
+  return {reduce(ReduceKind::Sum, x.value, dims, false), left};
+}
+
+Importer::Labeled
+Importer::einsumPermute(Labeled x, const std::vector<EinsumLabel> &order) {
+  if (x.labels == order)
+    return x;
+  std::vector<std::int64_t> perm;
+  for (EinsumLabel label : order)
+    perm.push_back(std::find(x.labels.begin(), x.labels.end(), label) -
+                   x.labels.begin());
+  return {check(b->transpose(x.value, perm)), order};
+}
+
+/// Two operands into one whose labels are `keep`'s among theirs: batch
+/// labels (both operands, kept), contracted ones (both, not kept), and each
+/// operand's own (kept). With contracted labels, one matmul of [batch, M, K]
+/// by [batch, K, N] (an operand already laid out [batch, K, M] or
+/// [batch, N, K] is read transposed instead of moved); without, a multiply
+/// of the two broadcast against each other.
+Importer::Labeled Importer::einsumContract(Labeled a, Labeled c,
+                                           const std::set<EinsumLabel> &keep) {
+  std::set<EinsumLabel> inA(a.labels.begin(), a.labels.end()),
+      inC(c.labels.begin(), c.labels.end());
+  std::set<EinsumLabel> keepA = keep, keepC = keep;
+  keepA.insert(inC.begin(), inC.end());
+  keepC.insert(inA.begin(), inA.end());
+  a = einsumSum(a, keepA);
+  c = einsumSum(c, keepC);
+  std::vector<EinsumLabel> batch, contracted, m, n;
+  for (EinsumLabel label : a.labels)
+    (inC.count(label) ? (keep.count(label) ? batch : contracted) : m)
+        .push_back(label);
+  for (EinsumLabel label : c.labels)
+    if (!inA.count(label))
+      n.push_back(label);
+  // Shared labels of size 1 on one side broadcast to the other's size.
+  Shape sa = shapeOf(a.value), sc = shapeOf(c.value);
+  auto sizeIn = [](const Labeled &x, const Shape &shape, EinsumLabel label) {
+    return shape[std::size_t(
+        std::find(x.labels.begin(), x.labels.end(), label) - x.labels.begin())];
+  };
+  std::map<EinsumLabel, std::int64_t> size;
+  for (std::size_t d = 0; d < sa.size(); ++d)
+    size[a.labels[d]] = sa[d];
+  for (std::size_t d = 0; d < sc.size(); ++d)
+    size[c.labels[d]] = std::max(size[c.labels[d]], sc[d]);
+  Shape wantA, wantC;
+  for (EinsumLabel label : a.labels)
+    wantA.push_back(inC.count(label) ? size[label] : sizeIn(a, sa, label));
+  for (EinsumLabel label : c.labels)
+    wantC.push_back(inA.count(label) ? size[label] : sizeIn(c, sc, label));
+  a.value = expandTo(a.value, wantA);
+  c.value = expandTo(c.value, wantC);
+  auto concat =
+      [](std::initializer_list<const std::vector<EinsumLabel> *> parts) {
+        std::vector<EinsumLabel> all;
+        for (const std::vector<EinsumLabel> *part : parts)
+          all.insert(all.end(), part->begin(), part->end());
+        return all;
+      };
+  auto dimsOf = [&](const std::vector<EinsumLabel> &labels) {
+    Shape dims;
+    for (EinsumLabel label : labels)
+      dims.push_back(size[label]);
+    return dims;
+  };
+  auto count = [&](const std::vector<EinsumLabel> &labels) {
+    std::int64_t total = 1;
+    for (EinsumLabel label : labels)
+      total *= size[label];
+    return total;
+  };
+  std::vector<EinsumLabel> out = concat({&batch, &m, &n});
+  if (contracted.empty()) {
+    Shape left = dimsOf(concat({&batch, &m})), right = dimsOf(batch);
+    left.insert(left.end(), n.size(), 1);
+    right.insert(right.end(), m.size(), 1);
+    for (EinsumLabel label : n)
+      right.push_back(size[label]);
+    TensorId x = reshape(einsumPermute(a, concat({&batch, &m})).value, left);
+    TensorId y = reshape(einsumPermute(c, concat({&batch, &n})).value, right);
+    return {binary(OpKind::Mul, x, y), out};
+  }
+  bool transposeA = a.labels != concat({&batch, &m, &contracted}) &&
+                    a.labels == concat({&batch, &contracted, &m});
+  bool transposeC = c.labels != concat({&batch, &contracted, &n}) &&
+                    c.labels == concat({&batch, &n, &contracted});
+  if (!transposeA)
+    a = einsumPermute(a, concat({&batch, &m, &contracted}));
+  if (!transposeC)
+    c = einsumPermute(c, concat({&batch, &contracted, &n}));
+  Shape shapeA, shapeC;
+  if (!batch.empty()) {
+    shapeA.push_back(count(batch));
+    shapeC.push_back(count(batch));
+  }
+  std::int64_t rows = count(m), inner = count(contracted), cols = count(n);
+  shapeA.insert(shapeA.end(),
+                {transposeA ? inner : rows, transposeA ? rows : inner});
+  shapeC.insert(shapeC.end(),
+                {transposeC ? cols : inner, transposeC ? inner : cols});
+  TensorId product =
+      check(b->matmul(reshape(a.value, shapeA), reshape(c.value, shapeC),
+                      transposeA, transposeC));
+  return {reshape(product, dimsOf(out)), out};
 }
 
 /// CumSum: y[.., i, ..] = the sum of x[.., j, ..] over j <= i (j < i when
@@ -3072,6 +3535,7 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"CumSum", &I::lowerCumSum},
       {"Div", &I::lowerBinary<OpKind::Div>},
       {"Dropout", &I::lowerDropout},
+      {"Einsum", &I::lowerEinsum},
       {"Elu", &I::lowerElu},
       {"Equal", &I::lowerCompare<ComparePredicate::Eq>},
       {"Erf", &I::lowerUnary<OpKind::Erf>},
@@ -3131,6 +3595,9 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"Reshape", &I::lowerReshape},
       {"Resize", &I::lowerResize},
       {"Round", &I::lowerUnary<OpKind::Round>},
+      {"Scatter", &I::lowerScatterElements},
+      {"ScatterElements", &I::lowerScatterElements},
+      {"ScatterND", &I::lowerScatterND},
       {"Selu", &I::lowerElu},
       {"Shape", nullptr, &I::evaluateShapeOrSize},
       {"Shrink", &I::lowerShrink},

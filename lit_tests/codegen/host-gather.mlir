@@ -5,9 +5,12 @@
 // a gather along a middle axis with i32 indices of f16 data fuses with an
 // exp; a scalar index along the last axis of i8 data; indices cast from i32
 // in the same kernel; the gather of a computed value reads it from memory (its
-// producer stays a kernel of its own). Checked against the reference runtime
-// on random inputs (fuse-run --check; the indices are drawn in [-dim, dim),
-// negative ones included).
+// producer stays a kernel of its own). An index outside the axis loads
+// position 0 and is reported in the kernel's error record (KernelAbi.h, at
+// buffers[-1]) under a branch: on a uniform index, its compare; on a vector
+// of indices, an and-reduction of the lanes inside, the reported value one of
+// the lanes outside. Checked against the reference runtime on random inputs (fuse-run
+// --check; the indices are drawn in [-dim, dim), negative ones included).
 
 // RUN: fuse-compile %s --target=host-x86-64-v4 --emit=kernels | FileCheck %s
 // RUN: rm -rf %t.cache
@@ -15,10 +18,23 @@
 
 // The embedding: one index per row of 32, loaded once for the row's vectors.
 // CHECK-LABEL: func.func @fuse_k0_rows
+// CHECK: %[[SLOT:.*]] = llvm.getelementptr %arg0[-1] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+// CHECK: %[[RECORD:.*]] = llvm.load %[[SLOT]]
+// CHECK: %[[FLAG:.*]] = llvm.getelementptr %[[RECORD]][0] : (!llvm.ptr) -> !llvm.ptr, i64
 // CHECK: llvm.load {{.*}} -> i64
-// CHECK: arith.cmpi ult
+// CHECK: %[[INSIDE:.*]] = arith.cmpi ult
+// CHECK: %[[OUTSIDE:.*]] = arith.xori %[[INSIDE]]
+// CHECK: scf.if %[[OUTSIDE]] {
+// CHECK: llvm.store %{{.*}} atomic monotonic {alignment = 8 : i64} : i64, !llvm.ptr
+// CHECK: llvm.store %{{.*}}, %[[FLAG]] atomic monotonic {alignment = 8 : i64} : i64, !llvm.ptr
 // CHECK: llvm.load {{.*}} -> vector<16xf32>
 // CHECK-LABEL: func.func @fuse_k1_pointwise
+// CHECK: %[[LANES:.*]] = arith.cmpi ult, %{{.*}} : vector<16xi64>
+// CHECK: %[[ALL:.*]] = vector.reduction <and>, %[[LANES]]
+// CHECK: %[[SOME_OUTSIDE:.*]] = arith.xori %[[ALL]]
+// CHECK: scf.if %[[SOME_OUTSIDE]] {
+// CHECK: arith.select %[[LANES]]
+// CHECK: vector.reduction <maxsi>
 // CHECK: math.exp
 // CHECK-LABEL: func.func @fuse_k2_pointwise
 // CHECK-LABEL: func.func @fuse_k3_pointwise

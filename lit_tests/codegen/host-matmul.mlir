@@ -1,10 +1,12 @@
 // A linear layer with bias and relu through the fusion pipeline and the host
 // matmul schedule: one kernel; column strips of two vectors, then of one,
-// then single columns (33: two strips of 16, one column), each with the row
-// blocks of the iteration range inside; six rows per block (65 rows: the
-// last block's row indices are clamped to row 64) and an FMA per row and
-// vector at each k; bias and relu applied to the accumulators before the
-// store.
+// then the last columns in one vector of which only they are C's (33: two
+// strips of 16, then one column: a masked load of B's row at each k, the
+// epilogue's reads clamped to column 32 and only that lane stored), each
+// with the row blocks of the iteration range inside; six rows per block (65
+// rows: the last block's row indices are clamped to row 64) and an FMA per
+// row and vector at each k; bias and relu applied to the accumulators
+// before the store.
 
 // RUN: fuse-compile %s --target=host-x86-64-v3 --emit=kernels | FileCheck %s
 // RUN: fuse-compile %s --target=host-x86-64-v3 --emit=llvm | FileCheck %s --check-prefix=LLVM
@@ -34,8 +36,11 @@ func.func @linear_relu(%x: tensor<65x127xf32>, %w: tensor<127x33xf32>, %b: tenso
 // CHECK: arith.addf %{{.*}} : vector<8xf32>
 // CHECK: arith.maximumf %{{.*}} : vector<8xf32>
 // CHECK: llvm.store %{{.*}} : vector<8xf32>, !llvm.ptr
-// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32)
-// CHECK: math.fma %{{.*}} : f32
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK: llvm.intr.masked.load %{{.*}} : (!llvm.ptr, vector<8xi1>, vector<8xf32>) -> vector<8xf32>
+// CHECK: math.fma %{{.*}} : vector<8xf32>
+// CHECK: llvm.store %{{.*}} : f32, !llvm.ptr
+// CHECK-NOT: llvm.store %{{.*}} : vector<8xf32>, !llvm.ptr
 // CHECK-NOT: scf.if
 
 // LLVM: define void @fuse_k0_matmul(

@@ -49,6 +49,8 @@ std::string_view scheduleKindName(ScheduleKind kind) {
     return "matmul";
   case ScheduleKind::WindowReduction:
     return "window-reduction";
+  case ScheduleKind::Scatter:
+    return "scatter";
   case ScheduleKind::ReferenceOnly:
     return "reference-only";
   }
@@ -129,6 +131,12 @@ Status verifyBundle(const Bundle &bundle) {
       if (i && kernel.ops[i] <= kernel.ops[i - 1])
         return bundleError(where + " lists its ops out of graph order");
     }
+    for (std::uint32_t op : kernel.checkedOps)
+      if (op >= graph.ops.size() || (graph.ops[op].kind != OpKind::Gather &&
+                                     graph.ops[op].kind != OpKind::Scatter))
+        return bundleError(where + " reports the checks of op " +
+                           std::to_string(op) +
+                           ", which is not a gather or a scatter");
     if (kernel.payloadKind == PayloadKind::None &&
         kernel.schedule != ScheduleKind::ReferenceOnly)
       return bundleError(where + " has no payload");

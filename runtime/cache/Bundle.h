@@ -56,6 +56,9 @@ enum class ScheduleKind : std::uint8_t {
   Matmul,
   /// One element per work item, each reducing its window (pooling).
   WindowReduction,
+  /// Rows written or combined at run-time indices, each work item owning
+  /// its columns.
+  Scatter,
   /// Only the reference runtime can run it.
   ReferenceOnly,
 };
@@ -87,6 +90,11 @@ struct BundleKernel {
   std::vector<KernelBinding> bindings;
   /// Indices into Graph::ops, in graph order: what the kernel computes.
   std::vector<std::uint32_t> ops;
+  /// Indices into Graph::ops of the ops whose run-time checks the kernel
+  /// reports (gathers and scatters: an index outside its axis), in the
+  /// order of its
+  /// error record (KernelAbi.h); empty: the kernel takes no error record.
+  std::vector<std::uint32_t> checkedOps;
   bool operator==(const BundleKernel &) const = default;
 };
 

@@ -296,7 +296,8 @@ template <class A> void serialize(A &ar, BundleKernel &kernel) {
      cereal::make_nvp("schedule", kernel.schedule),
      cereal::make_nvp("launch", kernel.launch),
      cereal::make_nvp("bindings", kernel.bindings),
-     cereal::make_nvp("ops", kernel.ops));
+     cereal::make_nvp("ops", kernel.ops),
+     cereal::make_nvp("checkedOps", kernel.checkedOps));
 }
 
 template <class A> void serialize(A &ar, ArenaSlice &slice) {

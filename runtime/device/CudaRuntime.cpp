@@ -41,6 +41,7 @@ namespace cuda {
   X(cuMemFree, "cuMemFree_v2")                                                 \
   X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2")                                 \
   X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2")                                 \
+  X(cuMemcpyDtoH, "cuMemcpyDtoH_v2")                                           \
   X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2")                                 \
   X(cuMemsetD8Async, "cuMemsetD8Async")                                        \
   X(cuModuleLoadDataEx, "cuModuleLoadDataEx")                                  \
@@ -79,6 +80,7 @@ struct Driver {
                                 CUstream) = nullptr;
   CUresult (*cuMemcpyDtoHAsync)(void *, CUdeviceptr, size_t,
                                 CUstream) = nullptr;
+  CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t) = nullptr;
   CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t,
                                 CUstream) = nullptr;
   CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t,
@@ -407,6 +409,16 @@ struct Submission {
   std::optional<Error> failure;
   /// Kernel timing: an event pair around each launch.
   std::vector<std::pair<CUevent, CUevent>> launches;
+  /// The error records of the batch's launches (KernelAbi.h): one block of
+  /// `recordWords` words from `recordPool`, zeroed before the first launch
+  /// and read once the batch is over.
+  std::shared_ptr<Pool> recordPool;
+  CUdeviceptr records = 0;
+  uint64_t recordWords = 0;
+  /// Per launch that takes a record: its kernel's checks (the fence's
+  /// commands hold their executable until it is terminal) and the record's
+  /// first word in the block.
+  std::vector<std::pair<const detail::KernelChecks *, uint64_t>> checked;
 };
 
 using CompleteFn = void (*)(detail::StreamObject &, detail::FenceObject &,
@@ -506,6 +518,12 @@ struct Stream final : detail::StreamObject {
       if (device && !failure)
         failure = std::move(device);
     }
+    if (submission.recordWords) {
+      if (!failure)
+        failure = readRecords(submission);
+      submission.recordPool->free(submission.records,
+                                  submission.recordWords * sizeof(int64_t));
+    }
     detail::FenceObject &fence = *submission.fence;
     if (!failure) {
       std::lock_guard lock(fence.mutex);
@@ -538,6 +556,23 @@ struct Stream final : detail::StreamObject {
       giveEvent(end, true);
     }
     complete(*this, fence, std::move(failure));
+  }
+
+  /// The first failed check of the batch's error records, read once its
+  /// work is over (a synchronous copy on the null stream, which waits for
+  /// none of our non-blocking streams).
+  std::optional<Error> readRecords(const Submission &submission) {
+    std::vector<int64_t> words(submission.recordWords);
+    if (CUresult result = context->driver->cuMemcpyDtoH(
+            words.data(), submission.records, words.size() * sizeof(int64_t)))
+      return context->error(ErrorCode::KernelFailed,
+                            "cuMemcpyDtoH of the kernels' error records",
+                            result);
+    for (auto [checks, first] : submission.checked)
+      if (std::optional<Error> reported = checks->failure(
+              std::span<const int64_t>(words).subspan(first, checks->words())))
+        return reported;
+    return std::nullopt;
   }
 
   std::optional<Error> waitQuiescent(const Submission &submission) {
@@ -899,6 +934,32 @@ void CudaRuntime::enqueue(detail::StreamObject &object,
     return;
   }
   CUstream cu = stream.stream;
+  // One block for the error records of every launch that takes one.
+  for (const std::shared_ptr<const detail::CommandObject> &command :
+       fence->commands)
+    if (const auto *launch = std::get_if<detail::LaunchCommand>(&command->op))
+      submission.recordWords +=
+          launch->executable->checks[launch->kernel].words();
+  if (submission.recordWords) {
+    uint64_t bytes = submission.recordWords * sizeof(int64_t);
+    DeviceResult<CUdeviceptr> block = pool->allocate(bytes);
+    if (!block.ok()) {
+      submission.recordWords = 0;
+      submission.failure = block.error();
+      stream.push(std::move(submission));
+      return;
+    }
+    submission.recordPool = pool;
+    submission.records = *block;
+    if (CUresult result = driver.cuMemsetD8Async(*block, 0, bytes, cu)) {
+      submission.failure =
+          context->error(ErrorCode::KernelFailed, "cuMemsetD8Async", result);
+      stream.push(std::move(submission));
+      return;
+    }
+    submission.issued = true;
+  }
+  uint64_t nextRecord = 0;
   // Only this call touches the commands until the fence is terminal.
   for (const std::shared_ptr<const detail::CommandObject> &command :
        fence->commands) {
@@ -928,9 +989,16 @@ void CudaRuntime::enqueue(detail::StreamObject &object,
       const auto &executable =
           static_cast<const CudaExecutable &>(*launch.executable);
       std::vector<CUdeviceptr> pointers;
-      pointers.reserve(launch.bindings.size());
+      pointers.reserve(launch.bindings.size() + 1);
       for (const detail::BoundBuffer &bound : launch.bindings)
         pointers.push_back(addressOf(*bound.buffer, bound.offset));
+      // The error record after the bindings (KernelAbi.h).
+      const detail::KernelChecks &checks = executable.checks[launch.kernel];
+      if (checks.words()) {
+        pointers.push_back(submission.records + nextRecord * sizeof(int64_t));
+        submission.checked.emplace_back(&checks, nextRecord);
+        nextRecord += checks.words();
+      }
       std::vector<void *> params;
       for (CUdeviceptr &pointer : pointers)
         params.push_back(&pointer);

@@ -13,6 +13,7 @@
 #define FUSE_RUNTIME_DEVICE_DEVICEOBJECTS_H
 
 #include "runtime/device/DeviceRuntime.h"
+#include "runtime/ir/Interpreter.h"
 
 #include <condition_variable>
 
@@ -49,6 +50,20 @@ struct BufferObject {
   const std::shared_ptr<Budget> budget;
 };
 
+/// The checks one kernel reports in its error record (KernelAbi.h), in
+/// record order, with what a message needs of each.
+struct KernelChecks {
+  std::string kernel;
+  std::vector<GatherRange> gathers;
+
+  /// The words of the record.
+  size_t words() const { return gathers.size() * kErrorRecordWordsPerCheck; }
+  /// The error that `record` (words() words, after the launch) reports, if
+  /// any: "kernel fuse_k0_pointwise: op #2 (gather): index 9 is out of range
+  /// for dim 0 of size 4 of tensor<4x8xf32> (valid: -4 to 3)".
+  std::optional<Error> failure(std::span<const int64_t> record) const;
+};
+
 struct ExecutableObject {
   explicit ExecutableObject(uint64_t runtimeId) : runtimeId(runtimeId) {}
   virtual ~ExecutableObject() = default;
@@ -57,6 +72,8 @@ struct ExecutableObject {
   /// Per kernel, per binding: the bytes the kernel may touch, which a
   /// bound range must cover.
   std::vector<std::vector<uint64_t>> bindingBytes;
+  /// Per kernel: what its error record reports (empty: it takes none).
+  std::vector<KernelChecks> checks;
 };
 
 struct CopyCommand {

@@ -237,6 +237,12 @@ DeviceResult<Executable> DeviceRuntime::load(const Bundle &bundle) {
       loadExecutable(bundle);
   if (!object.ok())
     return object.error();
+  for (const BundleKernel &kernel : bundle.kernels) {
+    detail::KernelChecks checks{kernel.name, {}};
+    for (uint32_t op : kernel.checkedOps)
+      checks.gathers.push_back(gatherRange(bundle.graph, op));
+    (*object)->checks.push_back(std::move(checks));
+  }
   return Executable(std::move(*object));
 }
 
@@ -596,6 +602,19 @@ void DeviceRuntime::completeSubmission(detail::StreamObject &stream,
   fence.terminal.notify_all();
 }
 
+std::optional<Error>
+detail::KernelChecks::failure(std::span<const int64_t> record) const {
+  for (size_t c = 0; c < gathers.size(); ++c)
+    if (record[c * kErrorRecordWordsPerCheck])
+      return Error{
+          ErrorCode::KernelFailed,
+          "kernel " + kernel + ": " +
+              gatherIndexError(gathers[c],
+                               record[c * kErrorRecordWordsPerCheck + 1],
+                               std::nullopt)};
+  return std::nullopt;
+}
+
 void DeviceRuntime::runOnHost(detail::StreamObject &stream,
                               detail::FenceObject &fence) {
   std::optional<Error> failure;
@@ -634,19 +653,29 @@ void DeviceRuntime::runOnHost(detail::StreamObject &stream,
       std::memset(zero->destination->hostData() + zero->offset, 0, zero->bytes);
     } else {
       const auto &launch = std::get<detail::LaunchCommand>(command->op);
+      const detail::KernelChecks &checks =
+          launch.executable->checks[launch.kernel];
+      // The error record (KernelAbi.h) sits before the bindings.
+      std::vector<int64_t> record(checks.words());
       std::vector<void *> pointers;
-      pointers.reserve(launch.bindings.size());
+      pointers.reserve(launch.bindings.size() + 1);
+      pointers.push_back(record.data());
       for (const detail::BoundBuffer &bound : launch.bindings)
         pointers.push_back(bound.buffer->hostData() + bound.offset);
       auto start = std::chrono::steady_clock::now();
-      DeviceStatus status = launchOnHost(*launch.executable, launch.kernel,
-                                         launch.config, pointers);
+      DeviceStatus status =
+          launchOnHost(*launch.executable, launch.kernel, launch.config,
+                       std::span<void *const>(pointers).subspan(1));
       if (fence.timingMode == TimingMode::Kernel)
         fence.timing.launches.push_back(
             std::chrono::duration_cast<std::chrono::nanoseconds>(
                 std::chrono::steady_clock::now() - start));
       if (!status.ok()) {
         failure = status.error();
+        break;
+      }
+      if (std::optional<Error> reported = checks.failure(record)) {
+        failure = std::move(reported);
         break;
       }
     }

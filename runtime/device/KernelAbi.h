@@ -19,8 +19,23 @@ extern "C" {
 /// bindings; the call processes iterations [begin, end) of an iteration space
 /// of `LaunchConfig::iterations` items. Chunks of one launch run concurrently
 /// on different threads, so a kernel must write only what its chunk owns.
+/// A kernel that reports checks (BundleKernel::checkedOps) finds its error
+/// record at `buffers[-1]`.
 typedef void (*FuseHostKernel)(void **buffers, int64_t begin, int64_t end);
 }
+
+/// The error record of one launch: the kernel channel for what only the run
+/// can tell (a gather index outside its axis). The runtime owns it, zeroes
+/// it before the launch and reads it once the launch is over; a set flag
+/// fails the submission (its fence's receipt) with a message naming the
+/// kernel, the op and the value. Per entry of BundleKernel::checkedOps, two
+/// int64 words: a flag (nonzero: the check failed) and the value that failed
+/// it (one of them, where several did). Kernels write both with relaxed
+/// atomic stores only on failure, so that the common path costs one compare
+/// per checked value; they never read or write out of bounds because of it.
+/// Host kernels find the record at `buffers[-1]`; GPU kernels take it as one
+/// parameter after their bindings.
+inline constexpr unsigned kErrorRecordWordsPerCheck = 2;
 
 namespace fuse {
 

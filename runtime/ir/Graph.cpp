@@ -370,6 +370,15 @@ TensorId GraphBuilder::gather(TensorId data, TensorId indices,
   return op(OpKind::Gather, {data, indices}, {{"axis", Attribute::i64(axis)}});
 }
 
+TensorId GraphBuilder::scatter(TensorId data, TensorId indices,
+                               TensorId updates, std::string_view reduction) {
+  AttrMap attributes;
+  if (reduction != "none")
+    attributes.emplace("reduction",
+                       Attribute::enumName(std::string(reduction)));
+  return op(OpKind::Scatter, {data, indices, updates}, std::move(attributes));
+}
+
 TensorId GraphBuilder::conv(TensorId x, TensorId w, TensorId bias,
                             std::vector<std::int64_t> strides,
                             std::vector<std::int64_t> dilations,

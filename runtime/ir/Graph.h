@@ -351,6 +351,10 @@ public:
                   bool selectLastIndex = false);
   /// gather(data, indices) {axis}, axis in [0, rank of data).
   TensorId gather(TensorId data, TensorId indices, std::int64_t axis);
+  /// scatter(data, indices, updates) {reduction}: "none" (no attribute),
+  /// "add", "mul", "max" or "min".
+  TensorId scatter(TensorId data, TensorId indices, TensorId updates,
+                   std::string_view reduction = "none");
   TensorId matmul(TensorId a, TensorId b, bool transposeA = false,
                   bool transposeB = false);
   /// conv with `bias` when it is not kInvalidTensor; pads as in Graph.h

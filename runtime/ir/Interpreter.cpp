@@ -893,23 +893,12 @@ void evalPool(const Op &op, const OpBuffers &buffers) {
   });
 }
 
-/// A gather's index `k` at element `element` of its indices (`from`: where
-/// they came from, or empty), out of range for the data `data` along `axis`.
-std::string gatherRangeError(std::int64_t k, std::int64_t element,
-                             const std::string &from, std::int64_t axis,
-                             const TensorType &data) {
-  const std::int64_t dim = data.shape[std::size_t(axis)];
-  return "index " + std::to_string(k) + " (element " + std::to_string(element) +
-         " of the indices" + from + ") is out of range for dim " +
-         std::to_string(axis) + " of size " + std::to_string(dim) + " of " +
-         data.toString() + " (valid: " + std::to_string(-dim) + " to " +
-         std::to_string(dim - 1) + ")";
-}
-
 /// The first of a gather's indices outside [-dim, dim) (dim: the data's
-/// size along the axis), as an error naming it and its position; the
-/// indices are read before anything is written.
-Status checkGatherIndices(const Op &op, const OpBuffers &buffers) {
+/// size along the axis), as an error naming the op, the index and its
+/// position; the indices are read before anything is written.
+Status checkGatherIndices(const Graph &graph, std::size_t index,
+                          const OpBuffers &buffers) {
+  const Op &op = graph.ops[index];
   const HostTensor &data = buffers.operands[0], &indices = buffers.operands[1];
   const std::int64_t axis = op.findAttr("axis")->getI64();
   const std::int64_t dim = data.type.shape[std::size_t(axis)];
@@ -917,7 +906,7 @@ Status checkGatherIndices(const Op &op, const OpBuffers &buffers) {
   for (std::int64_t i = 0; i < count; ++i) {
     const std::int64_t k = loadInt(indices.type.elementType, indices.data, i);
     if (k < -dim || k >= dim)
-      return Status::error(gatherRangeError(k, i, "", axis, data.type));
+      return Status::error(gatherIndexError(gatherRange(graph, index), k, i));
   }
   return Status::success();
 }
@@ -945,6 +934,78 @@ void evalGather(const Op &op, const OpBuffers &buffers) {
         copyElement(out, (o * count + i) * inner + n, data,
                     (o * dim + k) * inner + n);
     }
+}
+
+/// The first of a scatter's indices outside [-N, N) (N: the data's first
+/// dim), as an error naming the op, the index and its position; checked
+/// before anything is written.
+Status checkScatterIndices(const Graph &graph, std::size_t index,
+                           const OpBuffers &buffers) {
+  const HostTensor &data = buffers.operands[0], &indices = buffers.operands[1];
+  const std::int64_t rows = data.type.shape[0];
+  for (std::int64_t i = 0; i < indices.type.numElements(); ++i) {
+    const std::int64_t k = loadInt(indices.type.elementType, indices.data, i);
+    if (k < -rows || k >= rows)
+      return Status::error(gatherIndexError(gatherRange(graph, index), k, i));
+  }
+  return Status::success();
+}
+
+/// A scatter (Ops.def) whose indices checkScatterIndices accepted: the
+/// data, then each update combined into its row in index order, each step
+/// rounded to the element type (floats in f64, integers exactly).
+void evalScatter(const Op &op, const OpBuffers &buffers) {
+  const HostTensor &data = buffers.operands[0], &indices = buffers.operands[1],
+                   &updates = buffers.operands[2], &out = buffers.result;
+  const Attribute *attr = op.findAttr("reduction");
+  const std::string reduction = attr ? attr->getEnumName() : "none";
+  const ElementType type = data.type.elementType;
+  const std::int64_t rows = data.type.shape[0];
+  const std::int64_t inner = rows ? data.type.numElements() / rows : 0;
+  if (out.data != data.data && data.type.byteSize() > 0)
+    std::memcpy(out.data, data.data, std::size_t(data.type.byteSize()));
+  for (std::int64_t q = 0; q < indices.type.numElements(); ++q) {
+    std::int64_t k = loadInt(indices.type.elementType, indices.data, q);
+    if (k < 0)
+      k += rows;
+    for (std::int64_t j = 0; j < inner; ++j) {
+      const std::int64_t to = k * inner + j, from = q * inner + j;
+      if (reduction == "none") {
+        copyElement(out, to, updates, from);
+      } else if (isFloat(type)) {
+        const double a = loadDouble(type, out.data, to),
+                     b = loadDouble(type, updates.data, from);
+        // max and min propagate NaN, as NumPy's maximum and minimum do.
+        double c = std::numeric_limits<double>::quiet_NaN();
+        if (reduction == "add")
+          c = a + b;
+        else if (reduction == "mul")
+          c = a * b;
+        else if (!std::isnan(a) && !std::isnan(b))
+          c = reduction == "max" ? std::max(a, b) : std::min(a, b);
+        storeDouble(type, out.data, to, c);
+      } else if (isUnsignedInteger(type)) {
+        const std::uint64_t a = loadUnsigned(type, out.data, to),
+                            b = loadUnsigned(type, updates.data, from);
+        const std::uint64_t c = reduction == "add"   ? a + b
+                                : reduction == "mul" ? a * b
+                                : reduction == "max" ? std::max(a, b)
+                                                     : std::min(a, b);
+        storeInt(type, out.data, to, std::int64_t(c));
+      } else {
+        const std::int64_t a = loadInt(type, out.data, to),
+                           b = loadInt(type, updates.data, from);
+        const std::int64_t c =
+            reduction == "add"
+                ? std::int64_t(std::uint64_t(a) + std::uint64_t(b))
+            : reduction == "mul"
+                ? std::int64_t(std::uint64_t(a) * std::uint64_t(b))
+            : reduction == "max" ? std::max(a, b)
+                                 : std::min(a, b);
+        storeInt(type, out.data, to, c);
+      }
+    }
+  }
 }
 
 void evalOp(const Op &op, const OpBuffers &buffers) {
@@ -993,6 +1054,8 @@ void evalOp(const Op &op, const OpBuffers &buffers) {
     return evalConv(op, buffers);
   case OpKind::Gather:
     return evalGather(op, buffers);
+  case OpKind::Scatter:
+    return evalScatter(op, buffers);
   default:
     return;
   }
@@ -1060,8 +1123,13 @@ Status fuse::evaluateOps(const Graph &graph,
     }
     opBuffers.result = it->second;
     if (op.kind == OpKind::Gather)
-      if (Status status = checkGatherIndices(op, opBuffers); !status.ok())
-        return Status::error(opPrefix(graph, index) + status.message());
+      if (Status status = checkGatherIndices(graph, index, opBuffers);
+          !status.ok())
+        return status;
+    if (op.kind == OpKind::Scatter)
+      if (Status status = checkScatterIndices(graph, index, opBuffers);
+          !status.ok())
+        return status;
     // A result bound over one of its operands (an in-place write) is
     // computed aside first: only elementwise ops could safely overwrite
     // what they still have to read.
@@ -1142,11 +1210,39 @@ Status fuse::checkGatherIndexInputs(const Graph &graph,
         }
       }
       if (k < -dim || k >= dim)
-        return Status::error(opPrefix(graph, index) +
-                             gatherRangeError(k, i, from, axis, data));
+        return Status::error(
+            gatherIndexError(gatherRange(graph, index), k, i, from));
     }
   }
   return Status::success();
+}
+
+GatherRange fuse::gatherRange(const Graph &graph, std::size_t op) {
+  const Op &gather = graph.ops[op];
+  const TensorType &data = graph.typeOf(gather.operands[0]);
+  GatherRange range;
+  range.op = "op #" + std::to_string(op) + " (" +
+             std::string(mnemonic(gather.kind)) + ")";
+  // A scatter indexes the first dim.
+  const Attribute *axis = gather.findAttr("axis");
+  range.axis = axis ? axis->getI64() : 0;
+  range.dim = data.shape[std::size_t(range.axis)];
+  range.data = data.toString();
+  return range;
+}
+
+std::string fuse::gatherIndexError(const GatherRange &range, std::int64_t index,
+                                   std::optional<std::int64_t> element,
+                                   const std::string &from) {
+  std::string where;
+  if (element)
+    where = " (element " + std::to_string(*element) + " of the indices" + from +
+            ")";
+  return range.op + ": index " + std::to_string(index) + where +
+         " is out of range for dim " + std::to_string(range.axis) +
+         " of size " + std::to_string(range.dim) + " of " + range.data +
+         " (valid: " + std::to_string(-range.dim) + " to " +
+         std::to_string(range.dim - 1) + ")";
 }
 
 Status fuse::evaluate(const Graph &graph, const TensorBindings &buffers) {

@@ -25,7 +25,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace fuse {
@@ -72,11 +74,32 @@ Status evaluateOps(const Graph &graph, std::span<const std::size_t> opIndices,
 /// every index is checked against its gather's axis before anything runs,
 /// with evaluateOps' message naming the op, the index and the tensor it came
 /// from. runBundle calls it for every runtime, so an out-of-range id fails a
-/// run on the host and the GPU as on the reference runtime. (Compiled
-/// kernels never read outside the data: an index computed in the graph that
-/// lies outside the axis reads position 0 there, unreported until kernels
-/// have an error channel.)
+/// run before anything is uploaded. An index computed in the graph is
+/// checked where it is read: by evaluateOps, and by compiled kernels, which
+/// report it through their error record (KernelAbi.h).
 Status checkGatherIndexInputs(const Graph &graph, const TensorBindings &inputs);
+
+/// What a gather's (or a scatter's) indices are checked against, for
+/// messages: the op
+/// ("op #3 (gather)"), its axis, the data's size along it and type.
+struct GatherRange {
+  std::string op;
+  std::int64_t axis = 0, dim = 0;
+  std::string data;
+};
+
+/// The range of gather or scatter op `op` of `graph`.
+GatherRange gatherRange(const Graph &graph, std::size_t op);
+
+/// The error of a gather meeting index `index` outside its range: "op #3
+/// (gather): index 7 (element 2 of the indices) is out of range for dim 0
+/// of size 4 of tensor<4x8xf32> (valid: -4 to 3)". `element` (the index's
+/// position among the indices, with `from`: ", from tensor ..." where a
+/// bound tensor holds it) is left out when unknown. The reference runtime
+/// and the compiled kernels' error records (KernelAbi.h) both say it so.
+std::string gatherIndexError(const GatherRange &range, std::int64_t index,
+                             std::optional<std::int64_t> element,
+                             const std::string &from = "");
 
 /// evaluateOps over every op of the graph.
 Status evaluate(const Graph &graph, const TensorBindings &buffers);

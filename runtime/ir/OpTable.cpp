@@ -58,6 +58,8 @@ constexpr std::string_view kReduceKindNames[] = {"sum", "prod", "max", "min",
                                                  "mean"};
 /// In E8M0RoundMode order.
 constexpr std::string_view kRoundModeNames[] = {"up", "down", "nearest"};
+constexpr std::string_view kScatterReductionNames[] = {"none", "add", "mul",
+                                                       "max", "min"};
 
 /// Ops.def lists each op's attributes one after the other, so each op's
 /// attributes are one contiguous run of kAttrEntries.
@@ -167,5 +169,7 @@ fuse::enumAttrValues(OpKind kind, std::string_view attrName) {
     return kReduceKindNames;
   if (kind == OpKind::Cast && attrName == "round_mode")
     return kRoundModeNames;
+  if (kind == OpKind::Scatter && attrName == "reduction")
+    return kScatterReductionNames;
   return {};
 }

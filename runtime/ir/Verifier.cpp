@@ -382,6 +382,26 @@ Expected<TensorType> inferGather(std::span<const TensorType> operands,
   return result;
 }
 
+/// Shapes as Graph.h documents scatter.
+Expected<TensorType> inferScatter(std::span<const TensorType> operands) {
+  const TensorType &data = operands[0], &indices = operands[1],
+                   &updates = operands[2];
+  if (data.rank() < 1)
+    return fail("the data (operand 0) is a scalar; scatter needs rank >= 1");
+  if (indices.elementType != ElementType::I32 &&
+      indices.elementType != ElementType::I64)
+    return fail("the indices (operand 1) have element type ",
+                elementTypeName(indices.elementType), ", expected i32 or i64");
+  TensorType expected{data.elementType, indices.shape};
+  expected.shape.insert(expected.shape.end(), data.shape.begin() + 1,
+                        data.shape.end());
+  if (updates != expected)
+    return fail("the updates (operand 2) are ", updates.toString(),
+                ", expected ", expected.toString(),
+                " (the indices' shape, then the data's dims after the first)");
+  return data;
+}
+
 Expected<TensorType> inferReduce(const TensorType &operand,
                                  const AttrMap &attributes) {
   const auto &dims = array(attributes, "dims");
@@ -677,6 +697,8 @@ fuse::inferResultType(OpKind kind, std::span<const TensorType> operandTypes,
       return inferConv(operandTypes, attributes);
     case OpKind::Gather:
       return inferGather(operandTypes, attributes);
+    case OpKind::Scatter:
+      return inferScatter(operandTypes);
     default:
       return fail("op '", info.mnemonic, "' has no type inference");
     }

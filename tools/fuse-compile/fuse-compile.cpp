@@ -125,6 +125,11 @@ void printSummary(const Compilation &compilation, llvm::raw_ostream &os) {
     for (const KernelBinding &binding : kernel.bindings)
       os << " " << bindingKindName(binding.kind) << "#" << binding.index << "(%"
          << boundTensor(bundle, binding) << ")";
+    if (!kernel.checkedOps.empty()) {
+      os << "\n  error record";
+      for (std::uint32_t op : kernel.checkedOps)
+        os << " " << op << ":" << mnemonic(bundle.graph.ops[op].kind);
+    }
     os << "\n";
   }
   os << "arena " << bundle.memoryPlan.peakBytes << " bytes\n";

@@ -835,3 +835,149 @@ save("upsample_bilinear", [
     helper.make_node("Upsample", ["x", "s"], ["y"], name="up", mode="bilinear")],
      [f32("x", [1, 1, 4, 4])], [f32("y", None)],
      [floats("s", [1, 1, 2, 2])], opset=9, check=False)
+
+# Gathers whose indices are computed in the graph (issue 21's kernel error
+# channel): idx = ids + 90 into a [100, 8] table (an embedding row per id)
+# and a [100] line (an element per id). The ids files: inside the axes
+# (-190 -> -100 and 9 -> 99 among them), one id past (10 -> 100) and one
+# before (-191 -> -101).
+save("gather_computed_index", [
+    helper.make_node("Add", ["ids", "offset"], ["idx"], name="offset_ids"),
+    helper.make_node("Gather", ["table", "idx"], ["rows"], name="rows",
+                     axis=0),
+    helper.make_node("Gather", ["line", "idx"], ["picks"], name="picks",
+                     axis=0),
+], [value("ids", TensorProto.INT64, [2, 16])],
+    [f32("rows", [2, 16, 8]), f32("picks", [2, 16])],
+    [numpy_helper.from_array(np.array(90, np.int64), "offset"),
+     numpy_helper.from_array(
+         np.arange(800, dtype=np.float32).reshape(100, 8) / 8, "table"),
+     numpy_helper.from_array(np.arange(100, dtype=np.float32) + 0.5,
+                             "line")])
+inside = (np.arange(32, dtype=np.int64) * 7 % 200 - 190).reshape(2, 16)
+inside[1, 3] = 9
+past = np.zeros((2, 16), np.int64)
+past[1, 13] = 10
+before = np.zeros((2, 16), np.int64)
+before[0, 2] = -191
+for name, ids in [("ids_offset_inside", inside), ("ids_offset_past", past),
+                  ("ids_offset_before", before)]:
+    with open(os.path.join(HERE, name + ".pb"), "wb") as f:
+        f.write(numpy_helper.from_array(ids, "ids").SerializeToString())
+
+# Einsum as exporters emit it (issue 21): attention's Q.K^T (read
+# transposed, no transpose op) and P.V, batched matmul, a transpose, a sum,
+# an outer product (rotary frequencies), a transposed left operand, an
+# elementwise product, a broadcast ellipsis batch, three operands, a
+# diagonal and an implicit result; then equations Fuse refuses, each naming
+# the node.
+einsums = [
+    ("qk", "bhqd,bhkd->bhqk", [[2, 3, 5, 4], [2, 3, 6, 4]], [2, 3, 5, 6]),
+    ("pv", "bhqk,bhkd->bhqd", [[2, 3, 5, 6], [2, 3, 6, 4]], [2, 3, 5, 4]),
+    ("bmm", "bij,bjk->bik", [[2, 3, 4], [2, 4, 5]], [2, 3, 5]),
+    ("transpose", "ij->ji", [[3, 4]], [4, 3]),
+    ("rowsum", "ij->i", [[3, 4]], [3]),
+    ("outer", "i,j->ij", [[5], [3]], [5, 3]),
+    ("left_transposed", "ji,jk->ik", [[4, 3], [4, 5]], [3, 5]),
+    ("hadamard", "ij,ij->ij", [[3, 4], [3, 4]], [3, 4]),
+    ("ellipsis", "...ij,...jk->...ik", [[1, 3, 4], [2, 4, 5]], [2, 3, 5]),
+    ("chain", "ij,jk,kl->il", [[2, 3], [3, 4], [4, 5]], [2, 5]),
+    ("diagonal", "ii->i", [[4, 4]], [4]),
+    ("implicit", "ij,jk", [[2, 3], [3, 4]], [2, 4]),
+]
+nodes, inputs, outputs = [], [], []
+for name, equation, shapes, out in einsums:
+    names = [f"{name}_{k}" for k in range(len(shapes))]
+    nodes.append(helper.make_node("Einsum", names, [name], name=name,
+                                  equation=equation))
+    inputs += [f32(n, s) for n, s in zip(names, shapes)]
+    outputs.append(f32(name, out))
+save("einsum_forms", nodes, inputs, outputs, opset=12)
+
+for name, equation, shapes in [
+        ("einsum_terms", "ij,jk->ik", [[2, 3]]),
+        ("einsum_rank", "ijk->i", [[2, 3]]),
+        ("einsum_unknown_label", "ij->ik", [[2, 3]]),
+        ("einsum_character", "i1->i", [[2, 3]]),
+        ("einsum_two_ellipses", "...i...->i", [[2, 3]]),
+        ("einsum_sizes", "ij,jk->ik", [[2, 3], [4, 5]]),
+        ("einsum_unequal_diagonal", "ii->i", [[2, 3]])]:
+    names = [f"x{k}" for k in range(len(shapes))]
+    error_model(name,
+                helper.make_node("Einsum", names, ["y"], name="n",
+                                 equation=equation),
+                [f32(n, s) for n, s in zip(names, shapes)], [f32("y", [2])])
+error_model("einsum_types",
+            helper.make_node("Einsum", ["x", "k"], ["y"], name="n",
+                             equation="i,i->"),
+            [f32("x", [3]), value("k", TensorProto.INT64, [3])],
+            [f32("y", [])])
+
+# ScatterND and ScatterElements with run-time indices (issue 21): a cache
+# written at run-time (batch, position) tuples, a ScatterND add at constant
+# tuples with a duplicate, ScatterElements along axis 1 with run-time int32
+# indices (max) and with negative constant ones (none). Index files: inside
+# (negative ones among them) and one position past the cache. Then the
+# refusals, each naming the node.
+save("scatter_forms", [
+    helper.make_node("ScatterND", ["cache", "where", "rows"], ["written"],
+                     name="write_cache"),
+    helper.make_node("ScatterND", ["x", "tuples", "u"], ["added"],
+                     name="add_tuples", reduction="add"),
+    helper.make_node("ScatterElements", ["y", "cols", "v"], ["maxed"],
+                     name="max_elements", axis=1, reduction="max"),
+    helper.make_node("ScatterElements", ["y", "fixed", "v"], ["placed"],
+                     name="place_elements", axis=1),
+], [f32("cache", [2, 8, 4]), value("where", TensorProto.INT64, [2, 1, 2]),
+    f32("rows", [2, 1, 4]), f32("x", [4, 3]), f32("u", [3, 3]),
+    f32("y", [3, 5]), value("cols", TensorProto.INT32, [3, 2]),
+    f32("v", [3, 2])],
+    [f32("written", [2, 8, 4]), f32("added", [4, 3]), f32("maxed", [3, 5]),
+     f32("placed", [3, 5])],
+    [ints64("tuples", [[1], [3], [1]]),
+     ints64("fixed", [[0, -1], [4, 2], [-5, 3]])], opset=18)
+for name, where in [("where_inside", [[[0, 5]], [[1, -1]]]),
+                    ("where_past", [[[0, 5]], [[1, 8]]])]:
+    with open(os.path.join(HERE, name + ".pb"), "wb") as f:
+        f.write(numpy_helper.from_array(np.array(where, np.int64),
+                                        "where").SerializeToString())
+with open(os.path.join(HERE, "cols_inside.pb"), "wb") as f:
+    f.write(numpy_helper.from_array(
+        np.array([[0, 4], [-1, -1], [2, 2]], np.int32), "cols").SerializeToString())
+
+error_model("scatternd_updates_shape",
+            helper.make_node("ScatterND", ["x", "i", "u"], ["y"], name="n"),
+            [f32("x", [4, 3]), value("i", TensorProto.INT64, [2, 1]),
+             f32("u", [2, 4])], [f32("y", [4, 3])])
+error_model("scatternd_float_indices",
+            helper.make_node("ScatterND", ["x", "i", "u"], ["y"], name="n"),
+            [f32("x", [4, 3]), f32("i", [2, 1]), f32("u", [2, 3])],
+            [f32("y", [4, 3])])
+error_model("scatternd_reduction",
+            helper.make_node("ScatterND", ["x", "i", "u"], ["y"], name="n",
+                             reduction="sub"),
+            [f32("x", [4, 3]), value("i", TensorProto.INT64, [2, 1]),
+             f32("u", [2, 3])], [f32("y", [4, 3])])
+error_model("scatternd_long_tuples",
+            helper.make_node("ScatterND", ["x", "i", "u"], ["y"], name="n"),
+            [f32("x", [4, 3]), value("i", TensorProto.INT64, [2, 3]),
+             f32("u", [2])], [f32("y", [4, 3])])
+error_model("scatternd_constant_index",
+            helper.make_node("ScatterND", ["x", "i", "u"], ["y"], name="n"),
+            [f32("x", [4, 3]), f32("u", [2, 3])], [f32("y", [4, 3])],
+            [ints64("i", [[1], [4]])])
+error_model("scatter_elements_updates_shape",
+            helper.make_node("ScatterElements", ["x", "i", "u"], ["y"],
+                             name="n"),
+            [f32("x", [4, 3]), value("i", TensorProto.INT64, [2, 3]),
+             f32("u", [2, 2])], [f32("y", [4, 3])])
+error_model("scatter_elements_rank",
+            helper.make_node("ScatterElements", ["x", "i", "u"], ["y"],
+                             name="n"),
+            [f32("x", [4, 3]), value("i", TensorProto.INT64, [2]),
+             f32("u", [2])], [f32("y", [4, 3])])
+error_model("scatter_elements_constant_index",
+            helper.make_node("ScatterElements", ["x", "i", "u"], ["y"],
+                             name="n", axis=1),
+            [f32("x", [4, 3]), f32("u", [1, 2])], [f32("y", [4, 3])],
+            [ints64("i", [[0, -4]])])

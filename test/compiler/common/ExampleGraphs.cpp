@@ -217,6 +217,20 @@ std::vector<Graph> exampleGraphs(OpKind kind) {
       b.output(b.gather(x, k, 1), "y");
     });
     break;
+  case OpKind::Scatter:
+    add([&](GraphBuilder &b) {
+      TensorId x = b.input(f32({8, 4}), "x");
+      TensorId i = b.input({ElementType::I64, {3}}, "i");
+      TensorId u = b.input(f32({3, 4}), "u");
+      b.output(b.scatter(x, i, u), "y");
+    });
+    add([&](GraphBuilder &b) {
+      TensorId x = b.input({ElementType::I32, {10}}, "x");
+      TensorId i = b.input({ElementType::I32, {2, 2}}, "i");
+      TensorId u = b.input({ElementType::I32, {2, 2}}, "u");
+      b.output(b.scatter(x, i, u, "max"), "y");
+    });
+    break;
   default:
     break;
   }

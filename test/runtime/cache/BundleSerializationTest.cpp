@@ -55,6 +55,7 @@ Bundle makeFullBundle() {
   kernel.bindings = {{BindingKind::Intermediate, 3},
                      {BindingKind::GraphOutput, 1}};
   kernel.ops = {0, 4};
+  kernel.checkedOps = {4, 0};
   BundleKernel second = kernel;
   second.name = "k1";
   second.payloadKind = PayloadKind::Cubin;
@@ -81,6 +82,7 @@ TEST(CacheBundleSerialization, FullBundleHasNoDefaultField) {
   EXPECT_NE(full.launchOrder, empty.launchOrder);
   EXPECT_NE(full.memoryPlan.peakBytes, empty.memoryPlan.peakBytes);
   EXPECT_NE(full.aliases, empty.aliases);
+  EXPECT_NE(full.kernels[0].checkedOps, BundleKernel().checkedOps);
   const LaunchConfig defaults;
   const LaunchConfig &launch = full.kernels[0].launch;
   EXPECT_NE(launch.gridX, defaults.gridX);

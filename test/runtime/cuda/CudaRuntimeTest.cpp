@@ -24,6 +24,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <unistd.h>
 
@@ -820,6 +821,95 @@ TEST_F(CudaRuntimeTest, CompiledKernelsMatchTheReferenceRuntime) {
     for (size_t i = 0; i < got.size(); ++i)
       ASSERT_NEAR(got[i], want[i], 1e-5f + 1e-5f * std::fabs(want[i])) << i;
   }
+}
+
+/// The ids of compiledComputedGatherBundle: index ids[i] + 90 inside
+/// [-100, 100) (negative ones among them), but for `bad` at `at`.
+std::vector<int64_t> computedGatherIds(std::optional<int64_t> bad = {},
+                                       size_t at = 200) {
+  std::vector<int64_t> ids(256);
+  for (size_t i = 0; i < ids.size(); ++i)
+    ids[i] = int64_t(i * 37 % 200) - 190;
+  if (bad)
+    ids[at] = *bad;
+  return ids;
+}
+
+// The kernel error channel (KernelAbi.h): the compiled kernel checks an
+// index it computes and writes its error record, one parameter after its
+// bindings; the runtime zeroes the record before the batch, reads it once
+// the batch is over and fails the fence, naming the kernel, the op and the
+// index as the reference runtime does. On the fake the kernel does not run:
+// the fake writes the record as the kernel would.
+TEST_F(CudaRuntimeTest, AComputedGatherIndexOutsideItsAxisFailsTheRun) {
+  auto runtime = make();
+  ASSERT_TRUE(runtime);
+  Bundle bundle = test::compiledComputedGatherBundle();
+  std::vector<float> line = randomFloats(5, 100);
+  std::vector<TensorBytes> inputs = {toBytes(line),
+                                     toBytes(computedGatherIds(10))};
+  ReferenceRuntime reference;
+  DeviceResult<std::vector<TensorBytes>> expected =
+      runBundle(reference, bundle, inputs);
+  ASSERT_FALSE(expected.ok());
+  EXPECT_NE(expected.error().message.find(
+                "op #2 (gather): index 100 (element 200 of the indices) is "
+                "out of range for dim 0 of size 100 of tensor<100xf32> "
+                "(valid: -100 to 99)"),
+            std::string::npos)
+      << expected.error().message;
+
+  if (fake)
+    fake->reportFromKernel("fuse_k0_pointwise", 1, 100);
+  int launchesBefore = fake ? fake->launchCount() : 0;
+  DeviceResult<std::vector<TensorBytes>> outputs =
+      runBundle(*runtime, bundle, inputs);
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_EQ(outputs.error().code, ErrorCode::KernelFailed);
+  EXPECT_NE(outputs.error().message.find(
+                "kernel fuse_k0_pointwise: op #2 (gather): index 100 is out "
+                "of range for dim 0 of size 100 of tensor<100xf32> (valid: "
+                "-100 to 99)"),
+            std::string::npos)
+      << outputs.error().message;
+  if (fake) {
+    ASSERT_EQ(fake->launchCount(), launchesBefore + 1);
+    FakeCudaLaunch launch{};
+    ASSERT_TRUE(fake->getLaunch(launchesBefore, &launch));
+    ASSERT_EQ(launch.paramCount, 4);
+    for (int i = 0; i < 3; ++i)
+      EXPECT_NE(launch.params[3], launch.params[i]);
+  }
+  // The record lives only as long as its batch.
+  EXPECT_EQ(runtime->poolStats().allocatedBytes, 0u);
+}
+
+TEST_F(CudaRuntimeTest, AComputedGatherIndexInsideItsAxisRunsAsTheReference) {
+  auto runtime = make();
+  ASSERT_TRUE(runtime);
+  Bundle bundle = test::compiledComputedGatherBundle();
+  std::vector<float> line = randomFloats(6, 100);
+  // The first run fails (index -101): the next one reuses the record's
+  // memory, which the runtime must zero again.
+  if (fake)
+    fake->reportFromKernel("fuse_k0_pointwise", 1, -101);
+  ASSERT_FALSE(runBundle(*runtime, bundle,
+                         std::vector<TensorBytes>{
+                             toBytes(line), toBytes(computedGatherIds(-191))})
+                   .ok());
+  if (fake)
+    fake->reset();
+  std::vector<TensorBytes> inputs = {toBytes(line),
+                                     toBytes(computedGatherIds())};
+  ReferenceRuntime reference;
+  DeviceResult<std::vector<TensorBytes>> expected =
+      runBundle(reference, bundle, inputs);
+  ASSERT_TRUE(expected.ok()) << expected.error().message;
+  DeviceResult<std::vector<TensorBytes>> outputs =
+      runBundle(*runtime, bundle, inputs);
+  ASSERT_TRUE(outputs.ok()) << outputs.error().message;
+  if (!fake)
+    EXPECT_EQ((*outputs)[0], (*expected)[0]);
 }
 
 TEST_F(CudaRuntimeTest, TimingModes) {

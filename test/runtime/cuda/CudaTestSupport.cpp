@@ -37,6 +37,7 @@ const FakeDriver *fakeDriver() {
     get(fake->reset, "fakeCudaReset");
     get(fake->injectFailure, "fakeCudaInjectFailure");
     get(fake->failKernel, "fakeCudaFailKernel");
+    get(fake->reportFromKernel, "fakeCudaReportFromKernel");
     get(fake->holdStreams, "fakeCudaHoldStreams");
     get(fake->queuedOperations, "fakeCudaQueuedOperations");
     get(fake->runQueued, "fakeCudaRunQueued");
@@ -235,6 +236,26 @@ Bundle compiledGeluBundle() {
   builder.output(builder.mul(builder.mul(x, t4), half), "y");
   return compiledBundle(*builder.finish(), "fuse_k0_pointwise", ptx,
                         ScheduleKind::Pointwise, 8, 256);
+}
+
+Bundle compiledComputedGatherBundle() {
+  static const char *ptx =
+#include "CompiledComputedGatherSm80.inc"
+      ;
+  GraphBuilder builder;
+  TensorId line = builder.input(TensorType{ElementType::F32, {100}}, "line");
+  TensorType idsType{ElementType::I64, {256}};
+  TensorId ids = builder.input(idsType, "ids");
+  TensorId index = builder.add(ids, builder.splat(idsType, 90));
+  builder.output(builder.gather(line, index, 0), "picks");
+  Bundle bundle = compiledBundle(*builder.finish(), "fuse_k0_pointwise", ptx,
+                                 ScheduleKind::Pointwise, 1, 256);
+  BundleKernel &kernel = bundle.kernels[0];
+  kernel.bindings = {{BindingKind::GraphInput, 1},
+                     {BindingKind::GraphInput, 0},
+                     {BindingKind::GraphOutput, 0}};
+  kernel.checkedOps = {2};
+  return bundle;
 }
 
 } // namespace fuse::test

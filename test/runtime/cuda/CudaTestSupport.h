@@ -27,6 +27,7 @@ struct FakeDriver {
   decltype(&fakeCudaReset) reset;
   decltype(&fakeCudaInjectFailure) injectFailure;
   decltype(&fakeCudaFailKernel) failKernel;
+  decltype(&fakeCudaReportFromKernel) reportFromKernel;
   decltype(&fakeCudaHoldStreams) holdStreams;
   decltype(&fakeCudaQueuedOperations) queuedOperations;
   decltype(&fakeCudaRunQueued) runQueued;
@@ -68,6 +69,10 @@ std::vector<std::uint8_t> bytesOfText(const std::string &text);
 /// bindings that fuse-compile reported for them.
 Bundle compiledSoftmaxBundle();
 Bundle compiledGeluBundle();
+/// picks = line[ids + 90] over line f32[100], ids i64[256] (ops: the
+/// splat 90, the add, the gather): one pointwise kernel that checks its
+/// computed index and takes an error record (CompiledComputedGatherSm80.inc).
+Bundle compiledComputedGatherBundle();
 
 } // namespace fuse::test
 

@@ -84,6 +84,9 @@ struct State {
   std::map<std::string, Injection> injections;
   std::map<std::string, int> calls;
   std::map<std::string, CUresult> failingKernels;
+  /// Kernels that write their error record (their last parameter) when
+  /// they run: the two words of its first check.
+  std::map<std::string, std::pair<int64_t, int64_t>> reportingKernels;
   std::vector<FakeCudaLaunch> launches;
 };
 
@@ -455,6 +458,15 @@ CUresult cuMemcpyDtoHAsync(void *destination, CUdeviceptr source, size_t bytes,
   return CUDA_SUCCESS;
 }
 
+CUresult cuMemcpyDtoH(void *destination, CUdeviceptr source, size_t bytes) {
+  ENTER("cuMemcpyDtoH");
+  NEEDS_CONTEXT();
+  if (!inside(s, source, bytes) || !destination)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::memcpy(destination, reinterpret_cast<const void *>(source), bytes);
+  return CUDA_SUCCESS;
+}
+
 CUresult cuMemcpyDtoDAsync(CUdeviceptr destination, CUdeviceptr source,
                            size_t bytes, CUstream stream) {
   ENTER("cuMemcpyDtoDAsync");
@@ -655,6 +667,14 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int gridDimX,
     auto failing = s.failingKernels.find(name);
     if (failing != s.failingKernels.end() && !fake->pendingError)
       fake->pendingError = failing->second;
+    auto reporting = s.reportingKernels.find(name);
+    if (reporting != s.reportingKernels.end() && launch.paramCount > 0 &&
+        !fake->pendingError) {
+      int64_t words[2] = {reporting->second.first, reporting->second.second};
+      std::memcpy(reinterpret_cast<void *>(
+                      launch.params[std::min(launch.paramCount, 16) - 1]),
+                  words, sizeof(words));
+    }
   });
   return CUDA_SUCCESS;
 }
@@ -809,6 +829,7 @@ CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
       ENTRY(cuMemFree),
       ENTRY(cuMemcpyHtoDAsync),
       ENTRY(cuMemcpyDtoHAsync),
+      ENTRY(cuMemcpyDtoH),
       ENTRY(cuMemcpyDtoDAsync),
       ENTRY(cuMemsetD8Async),
       ENTRY(cuModuleLoadDataEx),
@@ -851,6 +872,7 @@ void fakeCudaReset() {
   s.injections.clear();
   s.calls.clear();
   s.failingKernels.clear();
+  s.reportingKernels.clear();
   s.launches.clear();
   s.held = false;
   for (FakeStream *stream : s.streams)
@@ -863,6 +885,12 @@ void fakeCudaInjectFailure(const char *entry, int skip, int times, int result) {
   State &s = state();
   std::lock_guard lock(s.mutex);
   s.injections[entry] = Injection{skip, times, CUresult(result)};
+}
+
+void fakeCudaReportFromKernel(const char *name, int64_t flag, int64_t value) {
+  State &s = state();
+  std::lock_guard lock(s.mutex);
+  s.reportingKernels[name] = {flag, value};
 }
 
 void fakeCudaFailKernel(const char *name, int result) {

@@ -48,6 +48,12 @@ void fakeCudaInjectFailure(const char *entry, int skip, int times, int result);
 /// synchronize, reports `result` once.
 void fakeCudaFailKernel(const char *name, int result);
 
+/// Launches of kernel `name` (until reset) write {flag, value} to the
+/// address in their last parameter when they run, as a kernel reports a
+/// failed check in its error record (KernelAbi.h).
+void fakeCudaReportFromKernel(const char *name, std::int64_t flag,
+                              std::int64_t value);
+
 /// hold != 0: work on every stream queues up and events stay pending;
 /// hold == 0: the queued work runs, in each stream's order, and work runs
 /// at once again.

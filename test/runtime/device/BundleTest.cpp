@@ -71,6 +71,13 @@ TEST(Bundle, VerifySaysWhatIsWrong) {
   bundle = test::mulAddBundle(3);
   bundle.aliases.push_back({0, 5});
   expectError(bundle, "alias");
+  bundle = test::mulAddBundle(3);
+  bundle.kernels[1].checkedOps = {1};
+  expectError(bundle,
+              "reports the checks of op 1, which is not a gather or a scatter");
+  bundle.kernels[1].checkedOps = {9};
+  expectError(bundle,
+              "reports the checks of op 9, which is not a gather or a scatter");
 }
 
 TEST(Bundle, NamesOfKinds) {

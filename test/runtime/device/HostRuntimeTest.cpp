@@ -470,4 +470,103 @@ TEST(HostRuntime, AWaiterKeepsTheStreamsOrder) {
   EXPECT_EQ(executed.load(), 2);
 }
 
+/// y0 = data[k0], y1 = data[k1] over data f32[4] and k0, k1 i64[n]: one
+/// kernel of the test library that reports both gathers in its error
+/// record (checkedOps {0, 1}), its chunks one element each.
+Bundle checkedGathersBundle(std::int64_t n) {
+  GraphBuilder builder;
+  TensorId data = builder.input({ElementType::F32, {4}}, "data");
+  TensorId k0 = builder.input({ElementType::I64, {n}}, "k0");
+  TensorId k1 = builder.input({ElementType::I64, {n}}, "k1");
+  builder.output(builder.gather(data, k0, 0), "y0");
+  builder.output(builder.gather(data, k1, 0), "y1");
+  Bundle bundle = makeReferenceBundle(*builder.finish());
+  bundle.target = test::hostTarget();
+  bundle.kernels = {test::hostKernel("fuse_test_checked_gathers",
+                                     {{BindingKind::GraphInput, 0},
+                                      {BindingKind::GraphInput, 1},
+                                      {BindingKind::GraphInput, 2},
+                                      {BindingKind::GraphOutput, 0},
+                                      {BindingKind::GraphOutput, 1}},
+                                     {0, 1}, n, 1)};
+  bundle.kernels[0].checkedOps = {0, 1};
+  return bundle;
+}
+
+template <typename T> std::vector<std::byte> asBytes(std::vector<T> values) {
+  std::vector<std::byte> bytes(values.size() * sizeof(T));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+// The error channel on the host runtime alone (KernelAbi.h), with a kernel
+// written by hand: a record per launch, zeroed, read after the launch; the
+// first check that failed names the kernel, its op and the value; a
+// failed launch fails its fence and stream, not the runtime.
+TEST(HostRuntime, KernelErrorRecordsFailTheirLaunch) {
+  HostRuntime runtime;
+  Bundle bundle = checkedGathersBundle(5);
+  ASSERT_TRUE(verifyBundle(bundle).ok()) << verifyBundle(bundle).message();
+  std::vector<std::byte> data = asBytes<float>({10, 20, 30, 40});
+  // Through the device API: runBundle would refuse these indices (graph
+  // inputs) before the run; here only the kernel checks them.
+  Executable executable = *runtime.load(bundle);
+  auto run =
+      [&](std::vector<int64_t> k0,
+          std::vector<int64_t> k1) -> DeviceResult<std::vector<TensorBytes>> {
+    Stream stream = *runtime.createStream();
+    AllocationPermit permit = *runtime.reserve(16 + 4 * 40 + 2 * 20);
+    std::vector<Buffer> buffers;
+    for (uint64_t bytes : {16, 40, 40, 20, 20})
+      buffers.push_back(*runtime.allocate(permit, bytes));
+    CommandBatch batch;
+    batch.add(*runtime.encodeUpload(data, buffers[0], 0));
+    batch.add(*runtime.encodeUpload(asBytes(k0), buffers[1], 0));
+    batch.add(*runtime.encodeUpload(asBytes(k1), buffers[2], 0));
+    std::vector<BufferBinding> bindings;
+    for (const Buffer &buffer : buffers)
+      bindings.push_back({buffer, 0, buffer.size()});
+    batch.add(*runtime.encodeLaunch(executable, 0, bundle.kernels[0].launch,
+                                    std::move(bindings)));
+    SubmitResult submitted = runtime.submit(stream, std::move(batch));
+    if (!submitted)
+      return submitted.error();
+    DeviceResult<TerminalReceipt> receipt =
+        runtime.waitFence(submitted.fence(), 10s);
+    if (!receipt.ok())
+      return receipt.error();
+    if (const auto *failed = std::get_if<FailedButQuiescent>(&*receipt))
+      return failed->error;
+    return std::vector<TensorBytes>{
+        *runtime.readback(stream, buffers[3], 0, 20),
+        *runtime.readback(stream, buffers[4], 0, 20)};
+  };
+  // Inside (negative ones wrap): the outputs, no error.
+  DeviceResult<std::vector<TensorBytes>> good =
+      run({0, 3, -1, -4, 2}, {1, 1, 1, 1, -2});
+  ASSERT_TRUE(good.ok()) << good.error().message;
+  EXPECT_EQ((*good)[0], asBytes<float>({10, 40, 40, 10, 30}));
+  EXPECT_EQ((*good)[1], asBytes<float>({20, 20, 20, 20, 30}));
+  // The second gather's slot: its op and value.
+  DeviceResult<std::vector<TensorBytes>> second =
+      run({0, 1, 2, 3, 0}, {0, 1, 9, 1, 1});
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.error().code, ErrorCode::KernelFailed);
+  EXPECT_EQ(second.error().message,
+            "kernel fuse_test_checked_gathers: op #1 (gather): index 9 is out "
+            "of range for dim 0 of size 4 of tensor<4xf32> (valid: -4 to 3)");
+  // Both failed: the first slot's is reported.
+  DeviceResult<std::vector<TensorBytes>> both =
+      run({0, -5, 2, 3, 0}, {0, 1, 4, 1, 1});
+  ASSERT_FALSE(both.ok());
+  EXPECT_NE(both.error().message.find("op #0 (gather): index -5 is out"),
+            std::string::npos)
+      << both.error().message;
+  // A fresh record per launch: the same runtime runs good indices again.
+  DeviceResult<std::vector<TensorBytes>> again =
+      run({1, 1, 1, 1, 1}, {2, 2, 2, 2, 2});
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ((*again)[0], asBytes<float>({20, 20, 20, 20, 20}));
+}
+
 } // namespace

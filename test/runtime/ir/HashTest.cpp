@@ -173,6 +173,10 @@ Graph graphWith(OpKind kind) {
     case OpKind::Gather:
       result = b.gather(x, b.input({ElementType::I64, {4}}), 1);
       break;
+    case OpKind::Scatter:
+      result = b.scatter(x, b.input({ElementType::I64, {1}}),
+                         b.input({ElementType::F32, {1, 3}}));
+      break;
     default:
       break;
     }

@@ -1,0 +1,148 @@
+//===- HostScatterEmitter.cpp - Host scatter kernels ----------------------===//
+//
+// A scatter (Ops.def) views its data as [N, inner] and its updates as
+// [count, inner]. One iteration is one column of inner; a chunk of columns
+// copies its columns of the data row by row (vectors along the row
+// segment; a single column, as one run of vectors down it), then applies
+// the updates in index order, each index checked
+// (an index outside the rows is reported in the error record and writes
+// nothing) and its row segment combined with the update's. Each chunk owns
+// its columns, so chunks run in parallel and every column sees its updates
+// in index order: of duplicate indices the last wins (reduction none), and
+// add/mul/max/min apply every update in order, as the reference runtime
+// does.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/host/HostKernelEmitter.h"
+#include "compiler/host/HostRegionEmitter.h"
+
+using namespace mlir;
+using namespace ::fuse::host;
+namespace fd = mlir::fuse;
+
+namespace fuse {
+
+namespace {
+
+/// Columns per scheduling grain: whole vectors, and enough row segments per
+/// chunk to be worth a thread.
+constexpr int64_t kScatterGrainElements = 4096;
+
+} // namespace
+
+FailureOr<FusionKernels> emitHostScatter(fd::FusionOp fusion, ModuleOp module,
+                                         StringRef namePrefix, unsigned width) {
+  auto scatters = fusion.getBody().getOps<fd::ScatterOp>();
+  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
+  if (std::distance(scatters.begin(), scatters.end()) != 1 ||
+      yield.getValues().size() != 1 ||
+      yield.getValues()[0] != (*scatters.begin()).getResult())
+    return fusion.emitOpError()
+           << "a scatter kernel computes one fuse.scatter and yields it";
+  fd::ScatterOp scatter = *scatters.begin();
+  Location loc = scatter.getLoc();
+  OpBuilder b(module.getContext());
+  std::string name = (namePrefix + "_scatter").str();
+  func::FuncOp func = createKernelFunc(b, module, loc, name);
+  Value buffers = func.getArgument(0);
+  DenseMap<Value, Value> pointers = loadInputPointers(b, loc, fusion, buffers);
+  unsigned numInputs = fusion.getInputs().size();
+  Value out = bufferPointer(b, loc, buffers, numInputs);
+  ArrayRef<int64_t> dataShape = shapeOf(scatter.getData());
+  int64_t rows = dataShape[0];
+  int64_t inner = 1;
+  for (int64_t d : dataShape.drop_front())
+    inner *= d;
+  int64_t count = 1;
+  for (int64_t d : shapeOf(scatter.getIndices()))
+    count *= d;
+  Value begin = func.getArgument(1), end = func.getArgument(2);
+  DenseMap<Value, Value> noSeeds;
+  auto c = [&](int64_t v) { return i64Constant(b, loc, v); };
+  bool failedBody = false;
+
+  auto copy = [&](OpBuilder &nested, Location nestedLoc, Value from, Value to) {
+    FailureOr<PeeledLoop> copied = emitPeeledLoop(
+        nested, nestedLoc, from, to, width, width, pointers, noSeeds, {}, {},
+        [&](RegionEmitter &e, Index index,
+            ValueRange) -> FailureOr<SmallVector<Value>> {
+          if (failed(e.emitStore(scatter.getData(), out, index)))
+            return failure();
+          return SmallVector<Value>();
+        });
+    failedBody |= failed(copied);
+  };
+  if (inner == 1) {
+    // One column (ScatterElements' flattened data): one chunk, which copies
+    // the whole column as one run of vectors.
+    copy(b, loc, c(0), c(rows));
+  } else {
+    // The data, row by row, over this chunk's columns.
+    scf::ForOp::create(
+        b, loc, c(0), c(rows), c(1), ValueRange{},
+        [&](OpBuilder &nested, Location nestedLoc, Value r, ValueRange) {
+          Value base = arith::MulIOp::create(
+              nested, nestedLoc, r, i64Constant(nested, nestedLoc, inner));
+          copy(nested, nestedLoc,
+               arith::AddIOp::create(nested, nestedLoc, base, begin),
+               arith::AddIOp::create(nested, nestedLoc, base, end));
+          scf::YieldOp::create(nested, nestedLoc);
+        });
+  }
+
+  // The updates, in index order.
+  scf::ForOp::create(
+      b, loc, c(0), c(count), c(1), ValueRange{},
+      [&](OpBuilder &nested, Location nestedLoc, Value q, ValueRange) {
+        RegionEmitter scalar(nested, nestedLoc, 1, pointers);
+        FailureOr<std::pair<Value, Value>> row =
+            scalar.emitScatterRow(scatter, q);
+        if (failed(row)) {
+          failedBody = true;
+          scf::YieldOp::create(nested, nestedLoc);
+          return;
+        }
+        auto inside = scf::IfOp::create(nested, nestedLoc, row->second,
+                                        /*withElseRegion=*/false);
+        {
+          OpBuilder::InsertionGuard guard(nested);
+          nested.setInsertionPoint(inside.thenBlock()->getTerminator());
+          Value rowBase =
+              arith::MulIOp::create(nested, nestedLoc, row->first,
+                                    i64Constant(nested, nestedLoc, inner));
+          Value updateBase = arith::MulIOp::create(
+              nested, nestedLoc, q, i64Constant(nested, nestedLoc, inner));
+          FailureOr<PeeledLoop> updated = emitPeeledLoop(
+              nested, nestedLoc, begin, end, width, width, pointers, noSeeds,
+              {}, {},
+              [&](RegionEmitter &e, Index index,
+                  ValueRange) -> FailureOr<SmallVector<Value>> {
+                auto at = [&](Value base) {
+                  return Index{index.kind,
+                               arith::AddIOp::create(nested, nestedLoc, base,
+                                                     index.value),
+                               index.block};
+                };
+                if (failed(e.emitScatterStep(scatter, out, at(rowBase),
+                                             at(updateBase))))
+                  return failure();
+                return SmallVector<Value>();
+              });
+          failedBody |= failed(updated);
+        }
+        scf::YieldOp::create(nested, nestedLoc);
+      });
+  if (failedBody)
+    return failure();
+
+  KernelPlan plan =
+      kernelPlan(name, "", ScheduleKind::Scatter, numInputs, /*numResults=*/1);
+  plan.launch.iterations = inner;
+  int64_t grain = std::max<int64_t>(
+      kScatterGrainElements / std::max<int64_t>(rows + count, 1), 1);
+  plan.launch.grain = (grain + width - 1) / width * width;
+  return singleKernel(std::move(plan));
+}
+
+} // namespace fuse
