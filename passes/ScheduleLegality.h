@@ -55,9 +55,10 @@ struct ScheduleTarget {
   /// positions and moves only after the last of them.
   bool matmulMovesBeforeElementwise = false;
   /// A matmul computes the prologue of its B once per element of B (the
-  /// host's pack kernel writes B's panels before the matmul kernel reads
-  /// them), so a convolution's im2col may be B's prologue (an implicit
-  /// GEMM): its column matrix is never stored.
+  /// host packs B's panels, in a pack kernel or per column group inside the
+  /// matmul kernel, before its tiles read them), so a convolution's im2col
+  /// may be B's prologue (an implicit GEMM): its column matrix is never
+  /// stored.
   bool matmulRhsPrologueOnce = false;
 
   static ScheduleTarget host(unsigned vectorWidth);

@@ -27,6 +27,11 @@
 // one stream the L2 prefetcher follows. The pack kernel reads B along its
 // rows in memory (every element once, all cores), so the matmul's chunks
 // share one copy and can be small: the work splits evenly across threads.
+// Where B is computed by a prologue (a convolution's im2col) and has
+// columns enough for 8 groups of the widest strip, the matmul kernel packs
+// instead (packsInKernel): an iteration is a column group, whose panels it
+// packs and then runs every row block over while they are in cache; no
+// pack kernel, no round trip of the copy through memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,6 +52,10 @@ constexpr int64_t kRowBlock = 6;
 constexpr int64_t kPackGrainElements = int64_t(1) << 14;
 /// Multiply-adds per scheduling grain, about.
 constexpr int64_t kGrainMacs = int64_t(1) << 20;
+/// The fewest column groups (of all batches) for which the matmul kernel
+/// packs B itself: 2 threads then take at least 4 groups each, so a last,
+/// narrower group unbalances them by at most a quarter.
+constexpr int64_t kMinColumnGroups = 8;
 
 /// When B is packed (the one place these numbers live).
 struct HostMatmulTarget {
@@ -228,6 +237,32 @@ public:
            HostMatmulTarget::packsForSpeed(s.m, s.n, width);
   }
 
+  /// Column groups per batch of the one-kernel form: each the columns of
+  /// one widest strip (the last group the rest).
+  static int64_t columnGroups(const MatmulShape &s, unsigned width) {
+    return llvm::divideCeil(s.n, groupColumns(width));
+  }
+  static int64_t groupColumns(unsigned width) {
+    return HostMatmulTarget::stripVectors(width) * int64_t(width);
+  }
+
+  /// Whether B's panels are packed inside the matmul kernel (one kernel,
+  /// each iteration a column group of a batch: it packs the group's panels,
+  /// then runs every row block over them while they are in cache) rather
+  /// than by a pack kernel first. For B computed by a prologue (an implicit
+  /// GEMM's im2col), where the pack kernel's copy made a round trip through
+  /// memory and a launch of its own per convolution. It needs B's batches
+  /// to be its own (a shared B would be packed once per batch) and enough
+  /// groups for the threads to share evenly (kMinColumnGroups); narrower
+  /// outputs keep the pack kernel, whose rows split across threads.
+  static bool packsInKernel(fd::MatmulOp matmul, const MatmulShape &s,
+                            unsigned width) {
+    return packsB(matmul, s, width) && !s.transposeB &&
+           !isa<BlockArgument>(matmul.getRhs()) &&
+           (s.rhsBatched || s.batch == 1) &&
+           s.batch * columnGroups(s, width) >= kMinColumnGroups;
+  }
+
   /// Columns of the packed panels: every strip's, the last columns' padded
   /// to a vector (its lanes past N hold the last column again and reach no
   /// store).
@@ -316,7 +351,6 @@ public:
   /// whatever the widths of the strips before it.
   LogicalResult emitPack(Value begin, Value end, Value scratch) {
     int64_t columns = packedColumns(s, width);
-    SmallVector<StripTier> tiers = stripTiers(s, width);
     auto rows = scf::ForOp::create(b, loc, begin, end, c(1));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(rows.getBody()->getTerminator());
@@ -325,52 +359,50 @@ public:
     Value batch = arith::DivUIOp::create(b, loc, it, c(perBatch));
     Value row = arith::RemUIOp::create(b, loc, it, c(perBatch));
     Value batchBase = arith::MulIOp::create(b, loc, batch, c(s.k * columns));
-    // Stores B[batch, k, n0 + j] of a strip of `stripWidth` from n0.
-    auto store = [&](Value x, Value k, Value n0, Value j, Value stripWidth) {
-      Value panel = arith::AddIOp::create(
-          b, loc, batchBase, arith::MulIOp::create(b, loc, n0, c(s.k)));
-      Value within = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, k, stripWidth), j);
-      Value address = LLVM::GEPOp::create(
-          b, loc, LLVM::LLVMPointerType::get(b.getContext()), accumulator,
-          scratch, ValueRange{arith::AddIOp::create(b, loc, panel, within)});
-      LLVM::StoreOp::create(b, loc, x, address,
-                            accumulator.getIntOrFloatBitWidth() / 8);
-    };
-    if (s.transposeB) {
-      // Row n of B^T in memory: B[batch, k, n] for every k, one lane each.
-      // Its strip's width: the tier's whose columns hold n, from the last
-      // tier back. Each tier starts at a multiple of its own width.
-      Value n = row;
-      Value stripWidth = c(tiers.back().columns());
-      for (const StripTier &tier : llvm::drop_begin(llvm::reverse(tiers))) {
-        Value inTier = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                             n, c(tier.to));
-        stripWidth = arith::SelectOp::create(b, loc, inTier, c(tier.columns()),
-                                             stripWidth);
-      }
-      Value j = arith::RemUIOp::create(b, loc, n, stripWidth);
-      Value n0 = arith::SubIOp::create(b, loc, n, j);
-      auto ks = scf::ForOp::create(b, loc, c(0), c(s.k), c(1));
-      OpBuilder::InsertionGuard kGuard(b);
-      b.setInsertionPoint(ks.getBody()->getTerminator());
-      Value k = ks.getInductionVar();
-      RegionEmitter e(b, loc, 1, pointers);
-      // Rows past N (the last strip's padding) repeat row N - 1.
-      Value read = arith::MinUIOp::create(b, loc, n, c(s.n - 1));
-      FailureOr<Value> x =
-          e.emit(matmul.getRhs(), rhsIndex(b, batch, k, read, 1));
-      if (failed(x))
-        return failure();
-      store(*x, k, n0, j, stripWidth);
-      return success();
+    if (s.transposeB)
+      return emitPackTransposedRow(batch, batchBase, row, scratch);
+    return emitPackRow(batch, batchBase, row, scratch);
+  }
+
+  /// Row n of B^T in memory: B[batch, k, n] for every k, one lane each.
+  /// Its strip's width: the tier's whose columns hold n, from the last tier
+  /// back. Each tier starts at a multiple of its own width.
+  LogicalResult emitPackTransposedRow(Value batch, Value batchBase, Value n,
+                                      Value scratch) {
+    SmallVector<StripTier> tiers = stripTiers(s, width);
+    Value stripWidth = c(tiers.back().columns());
+    for (const StripTier &tier : llvm::drop_begin(llvm::reverse(tiers))) {
+      Value inTier = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, n,
+                                           c(tier.to));
+      stripWidth = arith::SelectOp::create(b, loc, inTier, c(tier.columns()),
+                                           stripWidth);
     }
-    // Row k of B in memory: its packed columns, a vector at a time.
-    Value k = row;
-    for (const StripTier &tier : tiers) {
+    Value j = arith::RemUIOp::create(b, loc, n, stripWidth);
+    Value n0 = arith::SubIOp::create(b, loc, n, j);
+    auto ks = scf::ForOp::create(b, loc, c(0), c(s.k), c(1));
+    OpBuilder::InsertionGuard kGuard(b);
+    b.setInsertionPoint(ks.getBody()->getTerminator());
+    Value k = ks.getInductionVar();
+    RegionEmitter e(b, loc, 1, pointers);
+    // Rows past N (the last strip's padding) repeat row N - 1.
+    Value read = arith::MinUIOp::create(b, loc, n, c(s.n - 1));
+    FailureOr<Value> x =
+        e.emit(matmul.getRhs(), rhsIndex(b, batch, k, read, 1));
+    if (failed(x))
+      return failure();
+    storePacked(*x, batchBase, k, n0, j, stripWidth, scratch);
+    return success();
+  }
+
+  /// Row k of B in memory: its packed columns, a vector at a time; with
+  /// `group`, only the strips from its first column to its end.
+  LogicalResult
+  emitPackRow(Value batch, Value batchBase, Value k, Value scratch,
+              std::optional<std::pair<Value, Value>> group = std::nullopt) {
+    for (const StripTier &tier : stripTiers(s, width)) {
       int64_t stripWidth = tier.columns();
-      auto strips =
-          scf::ForOp::create(b, loc, c(tier.from), c(tier.to), c(stripWidth));
+      auto [from, to] = stripBounds(tier, group);
+      auto strips = scf::ForOp::create(b, loc, from, to, c(stripWidth));
       OpBuilder::InsertionGuard stripGuard(b);
       b.setInsertionPoint(strips.getBody()->getTerminator());
       Value n0 = strips.getInductionVar();
@@ -382,10 +414,80 @@ public:
             e.emit(matmul.getRhs(), rhsIndex(b, batch, k, n, width, valid));
         if (failed(x))
           return failure();
-        store(*x, k, n0, c(j), c(stripWidth));
+        storePacked(*x, batchBase, k, n0, c(j), c(stripWidth), scratch);
       }
     }
     return success();
+  }
+
+  /// Stores B[batch, k, n0 + j] of a strip of `stripWidth` columns from n0
+  /// at its panel slot (the batch's panels from `batchBase`).
+  void storePacked(Value x, Value batchBase, Value k, Value n0, Value j,
+                   Value stripWidth, Value scratch) {
+    Value panel = arith::AddIOp::create(
+        b, loc, batchBase, arith::MulIOp::create(b, loc, n0, c(s.k)));
+    Value within = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, k, stripWidth), j);
+    Value address = LLVM::GEPOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext()), accumulator,
+        scratch, ValueRange{arith::AddIOp::create(b, loc, panel, within)});
+    LLVM::StoreOp::create(b, loc, x, address,
+                          accumulator.getIntOrFloatBitWidth() / 8);
+  }
+
+  /// The bounds of a tier's strip loop: the tier's columns, or with `group`
+  /// those of them from the group's first column to its end. A group starts
+  /// at a multiple of the widest strip, and the narrower tiers lie in the
+  /// last group, so every strip of a group starts where its tier's would.
+  std::pair<Value, Value>
+  stripBounds(const StripTier &tier,
+              std::optional<std::pair<Value, Value>> group) {
+    Value from = c(tier.from), to = c(tier.to);
+    if (!group)
+      return {from, to};
+    return {arith::MaxUIOp::create(b, loc, from, group->first),
+            arith::MinUIOp::create(b, loc, to, group->second)};
+  }
+
+  /// The one-kernel form (packsInKernel) over iterations [begin, end), each
+  /// a column group of a batch: the group's panels first, row k of B at a
+  /// time, then its strips over every row block of the batch.
+  LogicalResult emitPackedGroups(Value begin, Value end, Value packed) {
+    panels = packed;
+    int64_t groups = columnGroups(s, width);
+    int64_t rowBlocks = (s.m + kRowBlock - 1) / kRowBlock;
+    auto iterations = scf::ForOp::create(b, loc, begin, end, c(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(iterations.getBody()->getTerminator());
+    Value it = iterations.getInductionVar();
+    Value batch = arith::DivUIOp::create(b, loc, it, c(groups));
+    Value first = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, it, c(groups)),
+        c(groupColumns(width)));
+    Value last = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, first, c(groupColumns(width))),
+        c(s.n));
+    std::pair<Value, Value> group{first, last};
+    {
+      Value batchBase = arith::MulIOp::create(b, loc, batch,
+                                              c(s.k * packedColumns(s, width)));
+      auto ks = scf::ForOp::create(b, loc, c(0), c(s.k), c(1));
+      OpBuilder::InsertionGuard kGuard(b);
+      b.setInsertionPoint(ks.getBody()->getTerminator());
+      if (failed(emitPackRow(batch, batchBase, ks.getInductionVar(), packed,
+                             group)))
+        return failure();
+    }
+    // The batch's row blocks: iterations of the row-block form, whose
+    // strips decode their batch from them.
+    Value blocks = arith::MulIOp::create(b, loc, batch, c(rowBlocks));
+    Value blocksEnd = arith::AddIOp::create(b, loc, blocks, c(rowBlocks));
+    for (const StripTier &tier : stripTiers(s, width)) {
+      auto [from, to] = stripBounds(tier, group);
+      emitStrips(blocks, blocksEnd, from, to, tier.vectors, tier.lanes,
+                 tier.valid);
+    }
+    return failure(broken);
   }
 
   /// The strips over the columns, each with the row blocks of [begin, end)
@@ -393,19 +495,18 @@ public:
   LogicalResult emit(Value begin, Value end, Value packed) {
     panels = packed;
     for (const StripTier &tier : stripTiers(s, width, !packB))
-      emitStrips(begin, end, tier.from, tier.to, tier.vectors, tier.lanes,
-                 tier.valid);
+      if (tier.from < tier.to)
+        emitStrips(begin, end, c(tier.from), c(tier.to), tier.vectors,
+                   tier.lanes, tier.valid);
     return failure(broken);
   }
 
 private:
   Value c(int64_t value) { return i64Constant(b, loc, value); }
 
-  void emitStrips(Value begin, Value end, int64_t from, int64_t to,
-                  int64_t vectors, unsigned w, unsigned valid) {
-    if (from >= to)
-      return;
-    auto strips = scf::ForOp::create(b, loc, c(from), c(to), c(vectors * w));
+  void emitStrips(Value begin, Value end, Value from, Value to, int64_t vectors,
+                  unsigned w, unsigned valid) {
+    auto strips = scf::ForOp::create(b, loc, from, to, c(vectors * w));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(strips.getBody()->getTerminator());
     Value n0 = strips.getInductionVar();
@@ -654,8 +755,12 @@ FailureOr<FusionKernels> emitHostMatmul(fd::FusionOp fusion, ModuleOp module,
   unsigned numInputs = fusion.getInputs().size();
   MatmulShape s = matmulShape(matmul);
   bool packB = MatmulKernelBuilder::packsB(matmul, s, width);
+  bool packInKernel = MatmulKernelBuilder::packsInKernel(matmul, s, width);
   FusionKernels kernels;
-  if (packB) {
+  if (packB)
+    kernels.scratchBytes =
+        uint64_t(MatmulKernelBuilder::packedBytes(matmul, s, width));
+  if (packB && !packInKernel) {
     std::string name = (prefix + "_pack").str();
     func::FuncOp func = createKernelFunc(b, module, loc, name);
     Value buffers = func.getArgument(0);
@@ -672,8 +777,6 @@ FailureOr<FusionKernels> emitHostMatmul(fd::FusionOp fusion, ModuleOp module,
     plan.launch.iterations = builder.packIterations();
     plan.launch.grain = builder.packGrain();
     kernels.kernels.push_back(std::move(plan));
-    kernels.scratchBytes =
-        uint64_t(MatmulKernelBuilder::packedBytes(matmul, s, width));
   }
 
   std::string name = (prefix + "_matmul").str();
@@ -688,7 +791,11 @@ FailureOr<FusionKernels> emitHostMatmul(fd::FusionOp fusion, ModuleOp module,
             : Value();
   MatmulKernelBuilder builder(b, loc, matmul, pointers, results, outputs,
                               width);
-  if (failed(builder.emit(func.getArgument(1), func.getArgument(2), packed)))
+  if (failed(
+          packInKernel
+              ? builder.emitPackedGroups(func.getArgument(1),
+                                         func.getArgument(2), packed)
+              : builder.emit(func.getArgument(1), func.getArgument(2), packed)))
     return failure();
 
   KernelPlan plan = kernelPlan(name, "", ScheduleKind::Matmul, numInputs,
@@ -696,9 +803,17 @@ FailureOr<FusionKernels> emitHostMatmul(fd::FusionOp fusion, ModuleOp module,
   if (packB)
     plan.operands.push_back({KernelOperand::Kind::Scratch, 0});
   int64_t rowBlocks = (s.m + kRowBlock - 1) / kRowBlock;
-  plan.launch.iterations = s.n == 0 ? 0 : s.batch * rowBlocks;
-  plan.launch.grain = std::max<int64_t>(
-      1, kGrainMacs / std::max<int64_t>(1, kRowBlock * s.n * s.k));
+  if (packInKernel) {
+    int64_t groupMacs = s.m * MatmulKernelBuilder::groupColumns(width) * s.k;
+    plan.launch.iterations =
+        s.batch * MatmulKernelBuilder::columnGroups(s, width);
+    plan.launch.grain =
+        std::max<int64_t>(1, kGrainMacs / std::max<int64_t>(1, groupMacs));
+  } else {
+    plan.launch.iterations = s.n == 0 ? 0 : s.batch * rowBlocks;
+    plan.launch.grain = std::max<int64_t>(
+        1, kGrainMacs / std::max<int64_t>(1, kRowBlock * s.n * s.k));
+  }
   kernels.kernels.push_back(std::move(plan));
   return kernels;
 }

@@ -1,45 +1,73 @@
 // Implicit GEMM on the host: a convolution's im2col is its matmul's B
-// prologue, computed once per element by the pack kernel into B's panels
-// (the column matrix is never stored), then the matmul with its epilogue.
-// fuse-run --check compares with the reference runtime's conv on random
-// inputs: 3x3 with padding and rows of 20 (vectors cross rows), stride 2
-// with 33 output positions (the last vector strip holds one column), and a
-// 1-D dilated one; for an im2col on A (transposed) the window kernel stays
-// apart.
+// prologue, computed once per element into B's panels (the column matrix is
+// never stored). With enough output columns for 8 column groups (a group is
+// the widest strip: 64 columns on AVX-512, 16 on AVX2) the matmul kernel
+// packs each group's panels itself and runs every row block over them, one
+// kernel; narrower outputs keep a pack kernel first, whose rows split across
+// the threads. fuse-run --check compares with the reference runtime's conv
+// on random inputs: 3x3 with padding and rows of 24 (576 columns: one
+// kernel on either ISA; vectors cross rows), stride 2 with 30 output
+// positions per image in 2 batches and a 1-D dilated one (36 columns: a
+// pack kernel on either ISA; the last vector strip partly valid); for an
+// im2col on A (transposed) the window kernel stays apart; 2 images of 26 x
+// 26 into 64 channels (one kernel; 676 columns per image: the last group
+// of each image holds narrower strips and a partly valid vector on
+// AVX-512, and each group is enough work for a chunk of its own, so both
+// threads run).
 
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: fuse-run %s --check --print-plan --cache-dir %t/cache | FileCheck %s
+// RUN: fuse-compile %s --target=host-x86-64-v3 -o %t/v3
+// RUN: FileCheck %s --check-prefix=V3 < %t/v3/bundle.txt
+// RUN: fuse-compile %s --target=host-x86-64-v4 -o %t/v4
+// RUN: FileCheck %s --check-prefix=V4 < %t/v4/bundle.txt
 
-// CHECK: plan: 8 kernels
-// CHECK-NEXT: fuse_k0_pack: matmul
-// CHECK-NEXT: ops im2col reshape reshape matmul reshape broadcast add constant max
+// The last matmul (im2col on A, B of 16 columns) is packed for speed on
+// AVX2 only (576 rows; HostMatmulTarget::packsForSpeed): 9 kernels there.
+// CHECK: plan: {{8|9}} kernels
 // CHECK-NEXT: fuse_k0_matmul: matmul
-// CHECK: fuse_k2_pack: matmul
+// CHECK-NEXT: ops im2col reshape reshape matmul reshape broadcast add constant max
+// CHECK-NEXT: fuse_k1_pack: matmul
 // CHECK-NEXT: ops im2col
-// CHECK-NEXT: fuse_k2_matmul: matmul
-// CHECK: fuse_k4_pack: matmul
+// CHECK-NEXT: fuse_k1_matmul: matmul
+// CHECK: fuse_k3_pack: matmul
 // CHECK-NEXT: ops im2col
-// CHECK-NEXT: fuse_k4_matmul: matmul
-// CHECK: fuse_k6_window: window-reduction
+// CHECK-NEXT: fuse_k3_matmul: matmul
+// CHECK: fuse_k5_window: window-reduction
 // CHECK-NEXT: ops im2col reshape
-// CHECK-NEXT: fuse_k7_matmul: matmul
-// CHECK-NEXT: ops matmul
-// CHECK: check: passed, 4 outputs match the reference
-func.func @implicit_gemm(%x: tensor<1x8x20x20xf32>, %w: tensor<16x8x3x3xf32>, %b: tensor<16xf32>,
+// CHECK: ops im2col reshape reshape matmul reshape broadcast add
+// CHECK: check: passed, 5 outputs match the reference
+
+// One iteration per column group: 576 / 16 on AVX2, 576 / 64 on AVX-512.
+// V3: kernel 0 fuse_k0_matmul schedule matmul iterations 36
+// V3-NEXT: ops 0:im2col
+// V3-NEXT: bindings input#0(%0) input#1(%1) input#2(%2) output#0({{%[0-9]+}}) arena#0
+// V3-NEXT: kernel 1 fuse_k1_pack
+// V4: kernel 0 fuse_k0_matmul schedule matmul iterations 9
+// V4-NEXT: ops 0:im2col
+// V4-NEXT: bindings input#0(%0) input#1(%1) input#2(%2) output#0({{%[0-9]+}}) arena#0
+// V4-NEXT: kernel 1 fuse_k1_pack
+
+func.func @implicit_gemm(%x: tensor<1x8x24x24xf32>, %w: tensor<16x8x3x3xf32>, %b: tensor<16xf32>,
                          %s: tensor<2x4x11x13xf32>, %ws: tensor<12x4x3x3xf32>,
                          %h: tensor<1x6x40xf32>, %wh: tensor<10x6x3xf32>,
-                         %v: tensor<72x16xf32>)
-    -> (tensor<1x16x20x20xf32>, tensor<2x12x5x6xf32>, tensor<1x10x36xf32>, tensor<400x16xf32>) {
+                         %v: tensor<72x16xf32>,
+                         %p: tensor<2x16x26x26xf32>, %wp: tensor<64x16x3x3xf32>, %bp: tensor<64xf32>)
+    -> (tensor<1x16x24x24xf32>, tensor<2x12x5x6xf32>, tensor<1x10x36xf32>, tensor<576x16xf32>,
+        tensor<2x64x26x26xf32>) {
   %y = fuse.conv %x, %w, %b strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] group = 1
-      : tensor<1x8x20x20xf32>, tensor<16x8x3x3xf32>, tensor<16xf32> -> tensor<1x16x20x20xf32>
-  %zero = fuse.constant dense<0.0> : tensor<1x16x20x20xf32>
-  %r = fuse.max %y, %zero : tensor<1x16x20x20xf32>
+      : tensor<1x8x24x24xf32>, tensor<16x8x3x3xf32>, tensor<16xf32> -> tensor<1x16x24x24xf32>
+  %zero = fuse.constant dense<0.0> : tensor<1x16x24x24xf32>
+  %r = fuse.max %y, %zero : tensor<1x16x24x24xf32>
   %t = fuse.conv %s, %ws strides = [2, 2] dilations = [1, 1] pads = [0, 0, 0, 0] group = 1
       : tensor<2x4x11x13xf32>, tensor<12x4x3x3xf32> -> tensor<2x12x5x6xf32>
   %d = fuse.conv %h, %wh strides = [1] dilations = [2] pads = [0, 0] group = 1
       : tensor<1x6x40xf32>, tensor<10x6x3xf32> -> tensor<1x10x36xf32>
-  %c = fuse.im2col %x window = [3, 3] strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<1x8x20x20xf32> -> tensor<1x8x9x400xf32>
-  %a = fuse.reshape %c : tensor<1x8x9x400xf32> -> tensor<72x400xf32>
-  %m = fuse.matmul %a, %v transpose_a : tensor<72x400xf32>, tensor<72x16xf32> -> tensor<400x16xf32>
-  return %r, %t, %d, %m : tensor<1x16x20x20xf32>, tensor<2x12x5x6xf32>, tensor<1x10x36xf32>, tensor<400x16xf32>
+  %c = fuse.im2col %x window = [3, 3] strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<1x8x24x24xf32> -> tensor<1x8x9x576xf32>
+  %a = fuse.reshape %c : tensor<1x8x9x576xf32> -> tensor<72x576xf32>
+  %m = fuse.matmul %a, %v transpose_a : tensor<72x576xf32>, tensor<72x16xf32> -> tensor<576x16xf32>
+  %q = fuse.conv %p, %wp, %bp strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] group = 1
+      : tensor<2x16x26x26xf32>, tensor<64x16x3x3xf32>, tensor<64xf32> -> tensor<2x64x26x26xf32>
+  return %r, %t, %d, %m, %q : tensor<1x16x24x24xf32>, tensor<2x12x5x6xf32>, tensor<1x10x36xf32>, tensor<576x16xf32>,
+                              tensor<2x64x26x26xf32>
 }
