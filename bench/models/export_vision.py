@@ -29,7 +29,8 @@ Beside each model: its input (MODEL.INPUT.npy) and PyTorch eager's output
 with eager's, relative to the output's largest magnitude (pass: <= 1e-3);
 also onnxruntime's where it is installed; then runs it on a second input
 with the same bundle cache, which must compile nothing ("compiled": 0).
---bench N adds the median of N runs on Fuse and on onnxruntime (2 threads).
+--bench N adds the median of N runs on Fuse, onnxruntime and OpenVINO in f32
+(2 threads each; OpenVINO where installed).
 
 Needs torch, torchvision, transformers, onnxscript (bench/models only):
     python bench/models/export_vision.py --out /tmp/vision [--only vit,resnet18]
@@ -194,6 +195,26 @@ def export(name, make, input_name, shape, dynamic, out, dynamo):
           f"output {expected.shape}")
 
 
+def openvino_ms(model, feeds, runs):
+    """The median of `runs` OpenVINO inferences in f32 on 2 threads (its
+    default on a CPU with bf16 or AMX is bf16, which is other math), or None
+    where OpenVINO is not installed."""
+    try:
+        import openvino as ov
+    except ImportError:
+        return None
+    compiled = ov.Core().compile_model(model, "CPU", {
+        "INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 2})
+    request = compiled.create_infer_request()
+    request.infer(feeds)
+    times = []
+    for _ in range(runs):
+        begin = time.perf_counter()
+        request.infer(feeds)
+        times.append((time.perf_counter() - begin) * 1e3)
+    return round(float(np.median(times)), 2)
+
+
 def check(stem, input_name, out, build, bench):
     """fuse-run --check on the model; Fuse's largest difference from eager
     (and onnxruntime), relative to the output's largest magnitude."""
@@ -239,6 +260,9 @@ def check(stem, input_name, out, build, bench):
     except ImportError:
         pass
     if bench:
+        ov_ms = openvino_ms(model, {input_name: np.load(x)}, bench)
+        if ov_ms is not None:
+            row["ov_f32_ms"] = ov_ms
         proc = subprocess.run(cmd[:2] + ["--json", f"--bench={bench}", cmd[4],
                                          cmd[-1]], capture_output=True, text=True)
         lines = proc.stdout.strip().splitlines()
@@ -264,7 +288,8 @@ def main():
                     help="other models of the families: " + ", ".join(FAMILY))
     ap.add_argument("--bench", type=int, default=0, metavar="N",
                     help="with --check: the median of N runs on Fuse "
-                         "(fuse-run --bench) and onnxruntime (2 threads)")
+                         "(fuse-run --bench), onnxruntime and OpenVINO in f32 "
+                         "(2 threads each)")
     ap.add_argument("--check", metavar="BUILD",
                     help="run the exported models with BUILD/bin/fuse-run "
                          "instead of exporting")
