@@ -2,6 +2,8 @@
 
 #include "bench/KernelTimer.h"
 
+#include "runtime/device/BundleLaunch.h"
+
 #include <algorithm>
 #include <chrono>
 #include <optional>
@@ -158,33 +160,11 @@ timeKernels(device::DeviceRuntime &runtime, const Bundle &bundle,
         return fail("copy", command.error());
       batch.add(std::move(*command));
     }
-    for (std::uint32_t k : bundle.launchOrder) {
-      const BundleKernel &kernel = bundle.kernels[k];
-      std::vector<device::BufferBinding> bindings;
-      for (const KernelBinding &binding : kernel.bindings) {
-        switch (binding.kind) {
-        case BindingKind::GraphInput:
-          bindings.push_back({inputBuffers[binding.index], 0,
-                              bytesOf(bundle.inputs[binding.index])});
-          break;
-        case BindingKind::GraphOutput:
-          bindings.push_back({outputBuffers[binding.index], 0,
-                              bytesOf(bundle.outputs[binding.index])});
-          break;
-        case BindingKind::Intermediate: {
-          const ArenaSlice &slice =
-              bundle.memoryPlan.intermediates[binding.index];
-          bindings.push_back({arena, slice.offset, slice.bytes});
-          break;
-        }
-        }
-      }
-      auto command =
-          runtime.encodeLaunch(*executable, k, kernel.launch, bindings);
-      if (!command.ok())
-        return fail("launch", command.error());
-      batch.add(std::move(*command));
-    }
+    if (device::DeviceStatus status = device::encodeBundleLaunches(
+            runtime, bundle, *executable, {inputBuffers, outputBuffers, arena},
+            batch);
+        !status.ok())
+      return fail("launch", status.error());
     return batch;
   };
 

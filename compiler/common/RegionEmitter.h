@@ -384,19 +384,28 @@ public:
     Type i64Type = b.getI64Type();
     if (key.getType() != i64Type)
       key = arith::ExtSIOp::create(b, loc, i64Type, key);
-    int64_t rows = shapeOf(scatter.getData())[0];
-    Value negative =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, key, i64(0));
-    Value wrapped = arith::SelectOp::create(
-        b, loc, negative, arith::AddIOp::create(b, loc, key, i64(rows)), key);
-    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                          wrapped, i64(rows));
-    if (Value slot = argPointers.lookup(scatter.getResult()))
-      reportOutOfRange(slot, inRange, key);
-    return std::make_pair(wrapped, inRange);
+    return wrapIndex(key, shapeOf(scatter.getData())[0], scatter.getResult(),
+                     [&](int64_t v) { return i64(v); });
   }
 
 protected:
+  /// A gather's or scatter's `key` (i64: a scalar, or a vector where `c`
+  /// makes vectors) wrapped when negative, and whether it lies in
+  /// [0, dim); a key outside is reported in the error record slot
+  /// `argPointers` maps `result` to. `c` makes the i64 constants.
+  std::pair<Value, Value> wrapIndex(Value key, int64_t dim, Value result,
+                                    function_ref<Value(int64_t)> c) {
+    Value negative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, key, c(0));
+    Value wrapped = arith::SelectOp::create(
+        b, loc, negative, arith::AddIOp::create(b, loc, key, c(dim)), key);
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          wrapped, c(dim));
+    if (Value slot = argPointers.lookup(result))
+      reportOutOfRange(slot, inRange, key);
+    return {wrapped, inRange};
+  }
+
   /// An op that is neither elementwise nor an index map, at `index`, where
   /// the target has a lowering of it; a null Value where it has none.
   /// Whether the target loads vectors under a lane mask cheaply (the
@@ -1004,15 +1013,8 @@ protected:
     auto c64 = [&](int64_t v) {
       return uniform || width == 1 ? i64(v) : constantVector(i64Type, v);
     };
-    int64_t dim = dataShape[axis];
-    Value negative =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, key, c64(0));
-    Value wrapped = arith::SelectOp::create(
-        b, loc, negative, arith::AddIOp::create(b, loc, key, c64(dim)), key);
-    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                          wrapped, c64(dim));
-    if (Value slot = argPointers.lookup(gather.getResult()))
-      reportOutOfRange(slot, inRange, key);
+    auto [wrapped, inRange] =
+        wrapIndex(key, dataShape[axis], gather.getResult(), c64);
     Value safe = arith::SelectOp::create(b, loc, inRange, wrapped, c64(0));
     Value offset = arith::MulIOp::create(b, loc, safe, c64(dataStrides[axis]));
     Index base = mapIndex(index, baseMap);

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/common/ScatterKernel.h"
 #include "compiler/gpu/GpuRegionEmitter.h"
 
 using namespace mlir;
@@ -29,14 +30,12 @@ constexpr int64_t kMaxScatterBlocks = 4096;
 
 FailureOr<FusionKernels> emitScatter(fd::FusionOp fusion, ModuleOp module,
                                      StringRef prefix) {
-  auto scatters = fusion.getBody().getOps<fd::ScatterOp>();
-  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
-  if (std::distance(scatters.begin(), scatters.end()) != 1 ||
-      yield.getValues().size() != 1 ||
-      yield.getValues()[0] != (*scatters.begin()).getResult())
-    return fusion.emitOpError()
-           << "a scatter kernel computes one fuse.scatter and yields it";
-  fd::ScatterOp scatter = *scatters.begin();
+  FailureOr<ScatterKernel> kernel = scatterKernel(fusion);
+  if (failed(kernel))
+    return failure();
+  fd::ScatterOp scatter = kernel->scatter;
+  const int64_t rows = kernel->rows, inner = kernel->inner,
+                count = kernel->count;
   Location loc = scatter.getLoc();
   OpBuilder b(module.getContext());
   std::string name = (prefix + "_scatter").str();
@@ -44,14 +43,6 @@ FailureOr<FusionKernels> emitScatter(fd::FusionOp fusion, ModuleOp module,
       createKernel(b, module, fusion, name, /*numOutputs=*/1,
                    /*scratch=*/false, /*scratchReadOnly=*/false, kGpuBlockSize);
   Value out = pointers.outputs.front();
-  ArrayRef<int64_t> dataShape = shapeOf(scatter.getData());
-  int64_t rows = dataShape[0];
-  int64_t inner = 1;
-  for (int64_t d : dataShape.drop_front())
-    inner *= d;
-  int64_t count = 1;
-  for (int64_t d : shapeOf(scatter.getIndices()))
-    count *= d;
   Value thread = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, blockId(b, loc), blockDim(b, loc)),
       threadId(b, loc));

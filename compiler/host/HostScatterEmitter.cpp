@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/common/ScatterKernel.h"
 #include "compiler/host/HostKernelEmitter.h"
 #include "compiler/host/HostRegionEmitter.h"
 
@@ -33,14 +34,12 @@ constexpr int64_t kScatterGrainElements = 4096;
 
 FailureOr<FusionKernels> emitHostScatter(fd::FusionOp fusion, ModuleOp module,
                                          StringRef namePrefix, unsigned width) {
-  auto scatters = fusion.getBody().getOps<fd::ScatterOp>();
-  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
-  if (std::distance(scatters.begin(), scatters.end()) != 1 ||
-      yield.getValues().size() != 1 ||
-      yield.getValues()[0] != (*scatters.begin()).getResult())
-    return fusion.emitOpError()
-           << "a scatter kernel computes one fuse.scatter and yields it";
-  fd::ScatterOp scatter = *scatters.begin();
+  FailureOr<codegen::ScatterKernel> kernel = codegen::scatterKernel(fusion);
+  if (failed(kernel))
+    return failure();
+  fd::ScatterOp scatter = kernel->scatter;
+  const int64_t rows = kernel->rows, inner = kernel->inner,
+                count = kernel->count;
   Location loc = scatter.getLoc();
   OpBuilder b(module.getContext());
   std::string name = (namePrefix + "_scatter").str();
@@ -49,14 +48,6 @@ FailureOr<FusionKernels> emitHostScatter(fd::FusionOp fusion, ModuleOp module,
   DenseMap<Value, Value> pointers = loadInputPointers(b, loc, fusion, buffers);
   unsigned numInputs = fusion.getInputs().size();
   Value out = bufferPointer(b, loc, buffers, numInputs);
-  ArrayRef<int64_t> dataShape = shapeOf(scatter.getData());
-  int64_t rows = dataShape[0];
-  int64_t inner = 1;
-  for (int64_t d : dataShape.drop_front())
-    inner *= d;
-  int64_t count = 1;
-  for (int64_t d : shapeOf(scatter.getIndices()))
-    count *= d;
   Value begin = func.getArgument(1), end = func.getArgument(2);
   DenseMap<Value, Value> noSeeds;
   auto c = [&](int64_t v) { return i64Constant(b, loc, v); };

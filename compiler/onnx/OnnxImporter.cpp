@@ -741,12 +741,38 @@ private:
     TensorType indexType;
   };
   GatherOperands gatherOperands(bool hasAxis);
+  /// GatherElements' and ScatterElements' indices laid out on the flattened
+  /// data: its element count, the axis' size and stride, and each index
+  /// position's flat offset, its axis coordinate aside.
+  struct ElementOffsets {
+    std::int64_t total;
+    std::int64_t dim;
+    std::int64_t step;
+    std::vector<std::int64_t> offsets;
+  };
+  void checkElementIndices(const GatherOperands &g);
+  ElementOffsets elementOffsets(const GatherOperands &g);
+  void addConstantIndices(const GatherOperands &g, ElementOffsets &at);
+  void addConstantTuples(const Shape &indexed,
+                         const std::vector<std::int64_t> &strides,
+                         std::int64_t firstDim, const Shape &dataShape,
+                         std::vector<std::int64_t> &positions);
+  TensorId intsConstant(const std::string &suffix, Shape shape,
+                        std::span<const std::int64_t> ints,
+                        ElementType elementType = ElementType::I64);
   std::vector<TensorId> lowerGather();
   std::vector<TensorId> lowerGatherElements();
   std::vector<TensorId> lowerGatherND();
   std::vector<TensorId> lowerScatterND();
   std::vector<TensorId> lowerScatterElements();
   std::string scatterReduction();
+  /// Run-time indices (i64) against their dims' sizes (`dims`, of the
+  /// indices' shape): a zero of their shape, each wrapped when negative,
+  /// and whether each lies in [-dim, dim).
+  struct WrappedIndices {
+    TensorId zero, wrapped, inRange;
+  };
+  WrappedIndices wrapIndices(TensorId index, TensorId dims);
   TensorId wrappedPositions(TensorId index, const Shape &dims,
                             const std::vector<std::int64_t> &scale,
                             std::int64_t axisOfTuple, std::int64_t past);
@@ -2166,6 +2192,97 @@ Importer::GatherOperands Importer::gatherOperands(bool hasAxis) {
   return g;
 }
 
+/// A constant of `shape` holding `ints` (as `elementType`), named after the
+/// node and `suffix`.
+TensorId Importer::intsConstant(const std::string &suffix, Shape shape,
+                                std::span<const std::int64_t> ints,
+                                ElementType elementType) {
+  Value value;
+  value.type = TensorType{elementType, std::move(shape)};
+  value.constant = HostTensorData::fromInts(value.type, ints);
+  return materialize(node->name() + "/" + suffix, value);
+}
+
+/// GatherElements' and ScatterElements' indices: the data's rank, and no
+/// larger than the data in a dim other than the axis.
+void Importer::checkElementIndices(const GatherOperands &g) {
+  const Shape &shape = g.shape;
+  const Shape &ishape = g.indexType.shape;
+  if (std::int64_t(ishape.size()) != g.rank)
+    fail("the indices (input 1) " + shapeText(ishape) + " and the data " +
+         shapeText(shape) + " differ in rank");
+  for (std::int64_t d = 0; d < g.rank; ++d)
+    if (d != g.axis && ishape[std::size_t(d)] > shape[std::size_t(d)])
+      fail("the indices " + shapeText(ishape) + " are larger than the data " +
+           shapeText(shape) + " in dimension " + std::to_string(d) +
+           " (not the axis)");
+}
+
+Importer::ElementOffsets Importer::elementOffsets(const GatherOperands &g) {
+  const Shape &shape = g.shape;
+  const Shape &ishape = g.indexType.shape;
+  const std::int64_t rank = g.rank, axis = g.axis;
+  ElementOffsets at;
+  at.total = checkedCount(shape, "the data");
+  std::int64_t count = checkedCount(ishape, "the indices");
+  std::vector<std::int64_t> strides(std::size_t(rank), 1);
+  for (std::int64_t d = rank - 2; d >= 0; --d)
+    strides[std::size_t(d)] =
+        strides[std::size_t(d + 1)] * shape[std::size_t(d + 1)];
+  at.offsets.assign(std::size_t(count), 0);
+  for (std::int64_t i = 0; i < count; ++i) {
+    std::int64_t rest = i;
+    for (std::int64_t d = rank - 1; d >= 0; --d) {
+      std::int64_t coordinate = rest % ishape[std::size_t(d)];
+      rest /= ishape[std::size_t(d)];
+      if (d != axis)
+        at.offsets[std::size_t(i)] += coordinate * strides[std::size_t(d)];
+    }
+  }
+  at.dim = shape[std::size_t(axis)];
+  at.step = strides[std::size_t(axis)];
+  return at;
+}
+
+/// The constant indices (input 1) checked against the axis and added,
+/// wrapped and scaled by its stride, to `at.offsets`: the flat offsets
+/// themselves.
+void Importer::addConstantIndices(const GatherOperands &g, ElementOffsets &at) {
+  std::vector<std::int64_t> indices = toInts(*inputValue(1).constant);
+  const std::int64_t dim = at.dim;
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    std::int64_t index = indices[i];
+    if (index < -dim || index >= dim)
+      fail("index " + std::to_string(index) + " (element " + std::to_string(i) +
+           " of the indices) is out of range for " + "dimension " +
+           std::to_string(g.axis) + " of " + shapeText(g.shape));
+    at.offsets[i] += (index < 0 ? index + dim : index) * at.step;
+  }
+}
+
+/// The constant index tuples (input 1; the values of `indexed`, the data's
+/// dims from `firstDim`) checked and added to `positions`, one per tuple:
+/// the sum of each wrapped value times its stride.
+void Importer::addConstantTuples(const Shape &indexed,
+                                 const std::vector<std::int64_t> &strides,
+                                 std::int64_t firstDim, const Shape &dataShape,
+                                 std::vector<std::int64_t> &positions) {
+  std::vector<std::int64_t> indices = toInts(*inputValue(1).constant);
+  const std::int64_t k = std::int64_t(indexed.size());
+  for (std::int64_t t = 0; t < std::int64_t(positions.size()); ++t)
+    for (std::int64_t j = 0; j < k; ++j) {
+      std::int64_t index = indices[std::size_t(t * k + j)];
+      std::int64_t dim = indexed[std::size_t(j)];
+      if (index < -dim || index >= dim)
+        fail("index " + std::to_string(index) + " (element " +
+             std::to_string(t * k + j) + " of the indices) is out of " +
+             "range for dimension " + std::to_string(firstDim + j) + " of " +
+             shapeText(dataShape));
+      positions[std::size_t(t)] +=
+          (index < 0 ? index + dim : index) * strides[std::size_t(j)];
+    }
+}
+
 std::vector<TensorId> Importer::lowerGather() {
   const GatherOperands g = gatherOperands(/*hasAxis=*/true);
   const TensorId x = g.data;
@@ -2210,60 +2327,19 @@ std::vector<TensorId> Importer::lowerGather() {
 std::vector<TensorId> Importer::lowerGatherElements() {
   const GatherOperands g = gatherOperands(/*hasAxis=*/true);
   const TensorId x = g.data;
-  const Shape &shape = g.shape;
-  const std::int64_t rank = g.rank, axis = g.axis;
   const TensorType &indexType = g.indexType;
   const Shape &out = indexType.shape;
-  if (std::int64_t(out.size()) != rank)
-    fail("the indices (input 1) " + shapeText(out) + " and the data " +
-         shapeText(shape) + " differ in rank");
-  for (std::int64_t d = 0; d < rank; ++d)
-    if (d != axis && out[std::size_t(d)] > shape[std::size_t(d)])
-      fail("the indices " + shapeText(out) + " are larger than the data " +
-           shapeText(shape) + " in dimension " + std::to_string(d) +
-           " (not the axis)");
-  std::int64_t total = checkedCount(shape, "the data");
-  std::int64_t count = checkedCount(out, "the indices");
-  std::vector<std::int64_t> strides(std::size_t(rank), 1);
-  for (std::int64_t d = rank - 2; d >= 0; --d)
-    strides[std::size_t(d)] =
-        strides[std::size_t(d + 1)] * shape[std::size_t(d + 1)];
-  // The flat offset of each output position, its axis coordinate aside.
-  std::vector<std::int64_t> offsets(std::size_t(count), 0);
-  for (std::int64_t i = 0; i < count; ++i) {
-    std::int64_t rest = i;
-    for (std::int64_t d = rank - 1; d >= 0; --d) {
-      std::int64_t coordinate = rest % out[std::size_t(d)];
-      rest /= out[std::size_t(d)];
-      if (d != axis)
-        offsets[std::size_t(i)] += coordinate * strides[std::size_t(d)];
-    }
-  }
+  checkElementIndices(g);
+  ElementOffsets at = elementOffsets(g);
+  const std::int64_t total = at.total, dim = at.dim, step = at.step;
   std::optional<TensorId> same = splatAs(x, out);
   TensorId flat = same ? kInvalidTensor : reshape(x, {total});
-  const std::int64_t dim = shape[std::size_t(axis)];
-  const std::int64_t step = strides[std::size_t(axis)];
-  TensorType offsetType{ElementType::I64, out};
-  auto constantTensor = [&](const std::string &suffix,
-                            std::span<const std::int64_t> ints) {
-    Value value;
-    value.type = offsetType;
-    value.constant = HostTensorData::fromInts(offsetType, ints);
-    return materialize(node->name() + "/" + suffix, value);
-  };
-  if (const std::optional<HostTensorData> &constant = inputValue(1).constant) {
-    std::vector<std::int64_t> indices = toInts(*constant);
-    for (std::size_t i = 0; i < indices.size(); ++i) {
-      std::int64_t index = indices[i];
-      if (index < -dim || index >= dim)
-        fail("index " + std::to_string(index) + " (element " +
-             std::to_string(i) + " of the indices) is out of range for " +
-             "dimension " + std::to_string(axis) + " of " + shapeText(shape));
-      offsets[i] += (index < 0 ? index + dim : index) * step;
-    }
+  if (inputValue(1).constant) {
+    addConstantIndices(g, at);
     if (same)
       return {*same};
-    return {check(b->gather(flat, constantTensor("offsets", offsets), 0))};
+    return {
+        check(b->gather(flat, intsConstant("offsets", out, at.offsets), 0))};
   }
   if (same)
     return {*same};
@@ -2280,7 +2356,7 @@ std::vector<TensorId> Importer::lowerGatherElements() {
                       binary(OpKind::Add, index, i64(dim)), index));
   TensorId position =
       binary(OpKind::Add, binary(OpKind::Mul, wrapped, i64(step)),
-             constantTensor("offsets", offsets));
+             intsConstant("offsets", out, at.offsets));
   TensorId inRange =
       binary(OpKind::And, compare(ComparePredicate::Ge, index, i64(-dim)),
              compare(ComparePredicate::Lt, index, i64(dim)));
@@ -2342,55 +2418,29 @@ std::vector<TensorId> Importer::lowerGatherND() {
   std::int64_t total = batches * block;
   std::optional<TensorId> same = splatAs(x, out);
   TensorId rows = same ? kInvalidTensor : reshape(x, {total, slice});
-  auto constantOf = [&](const std::string &suffix, Shape valueShape,
-                        std::span<const std::int64_t> ints) {
-    Value value;
-    value.type = TensorType{ElementType::I64, std::move(valueShape)};
-    value.constant = HostTensorData::fromInts(value.type, ints);
-    return materialize(node->name() + "/" + suffix, value);
-  };
   TensorId row;
-  if (const std::optional<HostTensorData> &constant = inputValue(1).constant) {
-    std::vector<std::int64_t> indices = toInts(*constant);
+  if (inputValue(1).constant) {
     std::vector<std::int64_t> positions = base;
-    for (std::int64_t t = 0; t < tuples; ++t)
-      for (std::int64_t j = 0; j < k; ++j) {
-        std::int64_t index = indices[std::size_t(t * k + j)];
-        std::int64_t dim = indexed[std::size_t(j)];
-        if (index < -dim || index >= dim)
-          fail("index " + std::to_string(index) + " (element " +
-               std::to_string(t * k + j) + " of the indices) is out of " +
-               "range for dimension " + std::to_string(batchDims + j) + " of " +
-               shapeText(shape));
-        positions[std::size_t(t)] +=
-            (index < 0 ? index + dim : index) * strides[std::size_t(j)];
-      }
+    addConstantTuples(indexed, strides, batchDims, shape, positions);
     if (same)
       return {*same};
-    row = constantOf("rows", tupleShape, positions);
+    row = intsConstant("rows", tupleShape, positions);
   } else if (same) {
     return {*same};
   } else {
     TensorId index = in(1);
     if (indexType.elementType != ElementType::I64)
       index = check(b->cast(index, ElementType::I64));
-    TensorId dims = expandTo(constantOf("dims", {k}, indexed), ishape);
-    TensorId scale = expandTo(constantOf("strides", {k}, strides), ishape);
-    TensorId zero = splatLike(index, 0);
-    TensorId wrapped =
-        check(b->select(compare(ComparePredicate::Lt, index, zero),
-                        binary(OpKind::Add, index, dims), index));
-    TensorId inRange =
-        binary(OpKind::And,
-               compare(ComparePredicate::Ge, index, unary(OpKind::Neg, dims)),
-               compare(ComparePredicate::Lt, index, dims));
+    TensorId dims = expandTo(intsConstant("dims", {k}, indexed), ishape);
+    TensorId scale = expandTo(intsConstant("strides", {k}, strides), ishape);
+    auto [zero, wrapped, inRange] = wrapIndices(index, dims);
     TensorId outside = reduce(
         ReduceKind::Max, check(b->select(inRange, zero, splatLike(index, 1))),
         {q - 1}, false);
     row = reduce(ReduceKind::Sum, binary(OpKind::Mul, wrapped, scale), {q - 1},
                  false);
     if (batches > 1)
-      row = binary(OpKind::Add, row, constantOf("rows", tupleShape, base));
+      row = binary(OpKind::Add, row, intsConstant("rows", tupleShape, base));
     DenseValue past{ElementType::I64, tupleShape, std::vector<std::uint8_t>(8),
                     true};
     storeInt(ElementType::I64, past.bytes.data(), 0, total);
@@ -2412,6 +2462,17 @@ std::string Importer::scatterReduction() {
   return reduction;
 }
 
+Importer::WrappedIndices Importer::wrapIndices(TensorId index, TensorId dims) {
+  TensorId zero = splatLike(index, 0);
+  TensorId wrapped = check(b->select(compare(ComparePredicate::Lt, index, zero),
+                                     binary(OpKind::Add, index, dims), index));
+  TensorId inRange =
+      binary(OpKind::And,
+             compare(ComparePredicate::Ge, index, unary(OpKind::Neg, dims)),
+             compare(ComparePredicate::Lt, index, dims));
+  return {zero, wrapped, inRange};
+}
+
 /// Run-time indices (`index`, i64, of `dims`' shape: each index's dim
 /// size) as positions: each wrapped when negative and multiplied by its
 /// `scale` (per entry of the last dim when `axisOfTuple` is that dim, a
@@ -2423,13 +2484,6 @@ TensorId Importer::wrappedPositions(TensorId index, const Shape &dims,
                                     std::int64_t axisOfTuple,
                                     std::int64_t past) {
   const Shape shape = shapeOf(index);
-  auto constantOf = [&](const std::string &suffix,
-                        const std::vector<std::int64_t> &ints) {
-    Value value;
-    value.type = TensorType{ElementType::I64, shape};
-    value.constant = HostTensorData::fromInts(value.type, ints);
-    return materialize(node->name() + "/" + suffix, value);
-  };
   std::vector<std::int64_t> dimValues, scaleValues;
   std::int64_t count = checkedCount(shape, "the indices");
   for (std::int64_t i = 0; i < count; ++i) {
@@ -2438,17 +2492,10 @@ TensorId Importer::wrappedPositions(TensorId index, const Shape &dims,
     dimValues.push_back(dims[std::size_t(entry)]);
     scaleValues.push_back(scale[std::size_t(entry)]);
   }
-  TensorId dimsOf = constantOf("dims", dimValues);
-  TensorId zero = splatLike(index, 0);
-  TensorId wrapped =
-      check(b->select(compare(ComparePredicate::Lt, index, zero),
-                      binary(OpKind::Add, index, dimsOf), index));
-  TensorId inRange =
-      binary(OpKind::And,
-             compare(ComparePredicate::Ge, index, unary(OpKind::Neg, dimsOf)),
-             compare(ComparePredicate::Lt, index, dimsOf));
+  TensorId dimsOf = intsConstant("dims", shape, dimValues);
+  auto [zero, wrapped, inRange] = wrapIndices(index, dimsOf);
   TensorId scaled =
-      binary(OpKind::Mul, wrapped, constantOf("strides", scaleValues));
+      binary(OpKind::Mul, wrapped, intsConstant("strides", shape, scaleValues));
   TensorId outside = check(b->select(inRange, zero, splatLike(index, 1)));
   if (axisOfTuple >= 0) {
     scaled = reduce(ReduceKind::Sum, scaled, {axisOfTuple}, false);
@@ -2506,26 +2553,11 @@ std::vector<TensorId> Importer::lowerScatterND() {
     strides[std::size_t(j)] =
         strides[std::size_t(j + 1)] * indexed[std::size_t(j + 1)];
   TensorId row;
-  if (const std::optional<HostTensorData> &constant = inputValue(1).constant) {
-    std::vector<std::int64_t> indices = toInts(*constant);
+  if (inputValue(1).constant) {
     std::int64_t tuples = checkedCount(tupleShape, "the index tuples");
     std::vector<std::int64_t> positions(std::size_t(tuples), 0);
-    for (std::int64_t t = 0; t < tuples; ++t)
-      for (std::int64_t j = 0; j < k; ++j) {
-        std::int64_t index = indices[std::size_t(t * k + j)];
-        std::int64_t dim = indexed[std::size_t(j)];
-        if (index < -dim || index >= dim)
-          fail("index " + std::to_string(index) + " (element " +
-               std::to_string(t * k + j) + " of the indices) is out of " +
-               "range for dimension " + std::to_string(j) + " of " +
-               shapeText(shape));
-        positions[std::size_t(t)] +=
-            (index < 0 ? index + dim : index) * strides[std::size_t(j)];
-      }
-    Value value;
-    value.type = TensorType{ElementType::I64, tupleShape};
-    value.constant = HostTensorData::fromInts(value.type, positions);
-    row = materialize(node->name() + "/rows", value);
+    addConstantTuples(indexed, strides, /*firstDim=*/0, shape, positions);
+    row = intsConstant("rows", tupleShape, positions);
   } else {
     TensorId index = in(1);
     if (indexType.elementType != ElementType::I64)
@@ -2549,58 +2581,19 @@ std::vector<TensorId> Importer::lowerScatterND() {
 /// offset past the data, which the scatter's check refuses.
 std::vector<TensorId> Importer::lowerScatterElements() {
   const GatherOperands g = gatherOperands(/*hasAxis=*/true);
-  const Shape &shape = g.shape;
-  const std::int64_t rank = g.rank, axis = g.axis;
   const Shape &ishape = g.indexType.shape;
-  if (std::int64_t(ishape.size()) != rank)
-    fail("the indices (input 1) " + shapeText(ishape) + " and the data " +
-         shapeText(shape) + " differ in rank");
-  for (std::int64_t d = 0; d < rank; ++d)
-    if (d != axis && ishape[std::size_t(d)] > shape[std::size_t(d)])
-      fail("the indices " + shapeText(ishape) + " are larger than the data " +
-           shapeText(shape) + " in dimension " + std::to_string(d) +
-           " (not the axis)");
+  checkElementIndices(g);
   if (shapeOf(in(2)) != ishape)
     fail("the updates (input 2) are " + shapeText(shapeOf(in(2))) +
          ", expected the indices' shape " + shapeText(ishape));
   std::string reduction = scatterReduction();
-  std::int64_t total = checkedCount(shape, "the data");
-  std::int64_t count = checkedCount(ishape, "the indices");
-  std::vector<std::int64_t> strides(std::size_t(rank), 1);
-  for (std::int64_t d = rank - 2; d >= 0; --d)
-    strides[std::size_t(d)] =
-        strides[std::size_t(d + 1)] * shape[std::size_t(d + 1)];
-  std::vector<std::int64_t> offsets(std::size_t(count), 0);
-  for (std::int64_t i = 0; i < count; ++i) {
-    std::int64_t rest = i;
-    for (std::int64_t d = rank - 1; d >= 0; --d) {
-      std::int64_t coordinate = rest % ishape[std::size_t(d)];
-      rest /= ishape[std::size_t(d)];
-      if (d != axis)
-        offsets[std::size_t(i)] += coordinate * strides[std::size_t(d)];
-    }
-  }
-  const std::int64_t dim = shape[std::size_t(axis)];
-  const std::int64_t step = strides[std::size_t(axis)];
-  auto constantOf = [&](const std::string &suffix,
-                        std::span<const std::int64_t> ints) {
-    Value value;
-    value.type = TensorType{ElementType::I64, ishape};
-    value.constant = HostTensorData::fromInts(value.type, ints);
-    return materialize(node->name() + "/" + suffix, value);
-  };
+  ElementOffsets at = elementOffsets(g);
+  const std::int64_t total = at.total, dim = at.dim, step = at.step;
+  const std::int64_t count = std::int64_t(at.offsets.size());
   TensorId position;
-  if (const std::optional<HostTensorData> &constant = inputValue(1).constant) {
-    std::vector<std::int64_t> indices = toInts(*constant);
-    for (std::size_t i = 0; i < indices.size(); ++i) {
-      std::int64_t index = indices[i];
-      if (index < -dim || index >= dim)
-        fail("index " + std::to_string(index) + " (element " +
-             std::to_string(i) + " of the indices) is out of range for " +
-             "dimension " + std::to_string(axis) + " of " + shapeText(shape));
-      offsets[i] += (index < 0 ? index + dim : index) * step;
-    }
-    position = constantOf("offsets", offsets);
+  if (inputValue(1).constant) {
+    addConstantIndices(g, at);
+    position = intsConstant("offsets", ishape, at.offsets);
   } else {
     TensorId index = in(1);
     if (g.indexType.elementType != ElementType::I64)
@@ -2610,12 +2603,12 @@ std::vector<TensorId> Importer::lowerScatterElements() {
         wrappedPositions(index, Shape(std::size_t(count), dim),
                          std::vector<std::int64_t>(std::size_t(count), step),
                          -1, total),
-        constantOf("offsets", offsets));
+        intsConstant("offsets", ishape, at.offsets));
   }
   // An index past the axis gives total + its offset: still past the data.
   TensorId scattered =
       check(b->scatter(reshape(g.data, {total}), position, in(2), reduction));
-  return {reshape(scattered, shape)};
+  return {reshape(scattered, g.shape)};
 }
 
 /// Trilu: the input where the triangle keeps it (upper: column - row >= k;
@@ -2645,11 +2638,7 @@ std::vector<TensorId> Importer::lowerTrilu() {
       __int128 offset = __int128(j) - i;
       keep[std::size_t(i * cols + j)] = upper ? offset >= k : offset <= k;
     }
-  TensorType maskType{ElementType::I1, {rows, cols}};
-  Value mask;
-  mask.type = maskType;
-  mask.constant = HostTensorData::fromInts(maskType, keep);
-  TensorId keepMask = materialize(node->name() + "/mask", mask);
+  TensorId keepMask = intsConstant("mask", {rows, cols}, keep, ElementType::I1);
   return {check(b->select(expandTo(keepMask, shape), x, splatLike(x, 0)))};
 }
 
@@ -2916,11 +2905,7 @@ std::vector<TensorId> Importer::lowerCumSum() {
     for (std::int64_t j = 0; j < n; ++j)
       keep[std::size_t(i * n + j)] =
           reverse ? (exclusive ? j > i : j >= i) : (exclusive ? j < i : j <= i);
-  TensorType maskType{ElementType::I1, {n, n}};
-  Value mask;
-  mask.type = maskType;
-  mask.constant = HostTensorData::fromInts(maskType, keep);
-  TensorId keepMask = materialize(node->name() + "/mask", mask);
+  TensorId keepMask = intsConstant("mask", {n, n}, keep, ElementType::I1);
   TensorId wideMask = check(b->broadcast(keepMask, wide, {axis, axis + 1}));
   TensorId kept = check(b->select(wideMask, spread, splatLike(spread, 0)));
   return {reduce(ReduceKind::Sum, kept, {axis + 1}, false)};

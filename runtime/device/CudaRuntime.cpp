@@ -1087,11 +1087,4 @@ uint64_t CudaRuntime::pooledBytes() const { return pool->freeBlockBytes(); }
 
 void CudaRuntime::releasePooledMemory() { pool->releaseFreeBlocks(); }
 
-DeviceStatus CudaRuntime::launchOnHost(const detail::ExecutableObject &,
-                                       uint32_t, const LaunchConfig &,
-                                       std::span<void *const>) {
-  return Error{ErrorCode::Unsupported,
-               "the CUDA runtime launches kernels on the device only"};
-}
-
 } // namespace fuse::device

@@ -103,9 +103,6 @@ protected:
                           std::span<std::byte> destination) override;
   uint64_t pooledBytes() const override;
   void releasePooledMemory() override;
-  DeviceStatus launchOnHost(const detail::ExecutableObject &executable,
-                            uint32_t kernel, const LaunchConfig &config,
-                            std::span<void *const> buffers) override;
 
 private:
   CudaRuntime(DeviceDescriptor descriptor,

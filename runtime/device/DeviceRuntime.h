@@ -443,14 +443,6 @@ protected:
   std::optional<Error> injectedFault(FaultPoint point) const;
   const std::shared_ptr<detail::Budget> &budgetState() const { return budget; }
 
-  /// For backends whose memory the host can address: executes the fence's
-  /// batch in order on the calling thread, launching kernels through
-  /// `launchOnHost`, and completes the fence.
-  void runOnHost(detail::StreamObject &stream, detail::FenceObject &fence);
-  virtual DeviceStatus launchOnHost(const detail::ExecutableObject &executable,
-                                    uint32_t kernel, const LaunchConfig &config,
-                                    std::span<void *const> buffers) = 0;
-
   /// Makes the fence terminal, releases its batch, updates the stream.
   static void completeSubmission(detail::StreamObject &stream,
                                  detail::FenceObject &fence,

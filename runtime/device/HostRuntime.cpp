@@ -143,7 +143,7 @@ struct HostRuntime::Streams {
 HostRuntime::HostRuntime() : HostRuntime(Options{}) {}
 
 HostRuntime::HostRuntime(const Options &options)
-    : DeviceRuntime(hostDescriptor(options)),
+    : HostAddressableRuntime(hostDescriptor(options)),
       allocator(std::make_shared<HostAllocator>()),
       pool(std::make_unique<ThreadPool>(descriptor().computeUnits - 1)),
       streams(std::make_unique<Streams>()) {}

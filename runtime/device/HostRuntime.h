@@ -16,14 +16,14 @@
 #ifndef FUSE_RUNTIME_DEVICE_HOSTRUNTIME_H
 #define FUSE_RUNTIME_DEVICE_HOSTRUNTIME_H
 
-#include "runtime/device/DeviceRuntime.h"
+#include "runtime/device/HostAddressableRuntime.h"
 
 namespace fuse::device {
 
 class HostAllocator;
 class ThreadPool;
 
-class HostRuntime final : public DeviceRuntime {
+class HostRuntime final : public HostAddressableRuntime {
 public:
   struct Options {
     /// 0: half of the machine's physical memory.

@@ -42,9 +42,9 @@ struct ReferenceExecutable final : detail::ExecutableObject {
 ReferenceRuntime::ReferenceRuntime() : ReferenceRuntime(Options{}) {}
 
 ReferenceRuntime::ReferenceRuntime(const Options &options)
-    : DeviceRuntime(DeviceDescriptor{"reference", DeviceKind::Reference,
-                                     "reference", options.memoryBudgetBytes,
-                                     1}) {}
+    : HostAddressableRuntime(
+          DeviceDescriptor{"reference", DeviceKind::Reference, "reference",
+                           options.memoryBudgetBytes, 1}) {}
 
 ReferenceSnapshot ReferenceRuntime::snapshot() const {
   std::lock_guard lock(counterMutex);

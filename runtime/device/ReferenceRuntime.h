@@ -15,7 +15,7 @@
 #ifndef FUSE_RUNTIME_DEVICE_REFERENCERUNTIME_H
 #define FUSE_RUNTIME_DEVICE_REFERENCERUNTIME_H
 
-#include "runtime/device/DeviceRuntime.h"
+#include "runtime/device/HostAddressableRuntime.h"
 
 namespace fuse::device {
 
@@ -29,7 +29,7 @@ struct ReferenceSnapshot {
   uint64_t opsExecuted = 0;
 };
 
-class ReferenceRuntime final : public DeviceRuntime {
+class ReferenceRuntime final : public HostAddressableRuntime {
 public:
   struct Options {
     uint64_t memoryBudgetBytes = uint64_t(4) << 30;

@@ -3,6 +3,7 @@
 #include "runtime/device/RunBundle.h"
 
 #include "runtime/cache/Bundle.h"
+#include "runtime/device/BundleLaunch.h"
 #include "runtime/ir/Interpreter.h"
 
 #include <algorithm>
@@ -171,31 +172,9 @@ DeviceStatus encodeLaunchOf(DeviceRuntime &runtime, const Bundle &bundle,
                             const Executable &executable,
                             const Buffers &buffers, uint32_t k,
                             CommandBatch &batch) {
-  {
-    const BundleKernel &kernel = bundle.kernels[k];
-    std::vector<BufferBinding> bindings;
-    for (const KernelBinding &binding : kernel.bindings) {
-      switch (binding.kind) {
-      case BindingKind::GraphInput:
-        bindings.push_back({buffers.inputs[binding.index], 0,
-                            tensorBytes(bundle, bundle.inputs[binding.index])});
-        break;
-      case BindingKind::GraphOutput:
-        bindings.push_back(
-            {buffers.outputs[binding.index], 0,
-             tensorBytes(bundle, bundle.outputs[binding.index])});
-        break;
-      case BindingKind::Intermediate: {
-        const ArenaSlice &slice =
-            bundle.memoryPlan.intermediates[binding.index];
-        bindings.push_back({buffers.arena, slice.offset, slice.bytes});
-        break;
-      }
-      }
-    }
-    return add(batch, runtime.encodeLaunch(executable, k, kernel.launch,
-                                           std::move(bindings)));
-  }
+  return add(batch, encodeBundleLaunch(
+                        runtime, bundle, executable,
+                        {buffers.inputs, buffers.outputs, buffers.arena}, k));
 }
 
 DeviceStatus encodeKernels(DeviceRuntime &runtime, const Bundle &bundle,
@@ -204,29 +183,9 @@ DeviceStatus encodeKernels(DeviceRuntime &runtime, const Bundle &bundle,
   if (DeviceStatus status = encodeOutputCopies(runtime, bundle, buffers, batch);
       !status.ok())
     return status;
-  for (uint32_t k : bundle.launchOrder)
-    if (DeviceStatus status =
-            encodeLaunchOf(runtime, bundle, executable, buffers, k, batch);
-        !status.ok())
-      return status;
-  return DeviceStatus();
-}
-
-DeviceStatus submitAndWait(DeviceRuntime &runtime, Stream &stream,
-                           CommandBatch batch,
-                           std::chrono::nanoseconds timeout) {
-  if (batch.empty())
-    return DeviceStatus();
-  SubmitResult submitted = runtime.submit(stream, std::move(batch));
-  if (!submitted)
-    return submitted.error();
-  DeviceResult<TerminalReceipt> receipt =
-      runtime.waitFence(submitted.fence(), timeout);
-  if (!receipt.ok())
-    return receipt.error();
-  if (const auto *failed = std::get_if<FailedButQuiescent>(&*receipt))
-    return failed->error;
-  return DeviceStatus();
+  return encodeBundleLaunches(runtime, bundle, executable,
+                              {buffers.inputs, buffers.outputs, buffers.arena},
+                              batch);
 }
 
 DeviceResult<std::vector<TensorBytes>> readBack(DeviceRuntime &runtime,

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/device/BundleLaunch.h"
 #include "runtime/engine/InPlace.h"
 #include "runtime/engine/SessionState.h"
 
@@ -58,8 +59,6 @@ private:
   /// one the kernels write in place over.
   std::optional<std::uint32_t> copySource(std::size_t o) const;
   Status encodeLaunches();
-  std::vector<device::BufferBinding>
-  bindingsOf(const BundleKernel &kernel) const;
 
   device::DeviceRuntime &runtime;
   const LoadedBundle &loaded;
@@ -200,37 +199,12 @@ Status BundleRun::encodeOutputs() {
   return Status::success();
 }
 
-std::vector<device::BufferBinding>
-BundleRun::bindingsOf(const BundleKernel &kernel) const {
-  std::vector<device::BufferBinding> bindings;
-  for (const KernelBinding &binding : kernel.bindings) {
-    switch (binding.kind) {
-    case BindingKind::GraphInput:
-      bindings.push_back({boundInputs[binding.index], 0,
-                          tensorBytes(bundle.inputs[binding.index])});
-      break;
-    case BindingKind::GraphOutput:
-      bindings.push_back({outputBuffers[binding.index], 0,
-                          tensorBytes(bundle.outputs[binding.index])});
-      break;
-    case BindingKind::Intermediate: {
-      const ArenaSlice &slice = bundle.memoryPlan.intermediates[binding.index];
-      bindings.push_back({arena, slice.offset, slice.bytes});
-      break;
-    }
-    }
-  }
-  return bindings;
-}
-
 Status BundleRun::encodeLaunches() {
-  for (std::uint32_t k : bundle.launchOrder) {
-    const BundleKernel &kernel = bundle.kernels[k];
-    if (Status status = add(runtime.encodeLaunch(
-            loaded.executable, k, kernel.launch, bindingsOf(kernel)));
-        !status.ok())
-      return status;
-  }
+  if (device::DeviceStatus status = device::encodeBundleLaunches(
+          runtime, bundle, loaded.executable,
+          {boundInputs, outputBuffers, arena}, batch);
+      !status.ok())
+    return deviceError(status.error());
   return Status::success();
 }
 
@@ -246,25 +220,6 @@ std::vector<StoragePtr> BundleRun::finish() {
     outputs.push_back(std::move(storage));
   }
   return outputs;
-}
-
-/// Submits `batch` (if it holds anything) and waits for its fence: the
-/// error it failed with, if any.
-std::optional<device::Error> submitAndWait(device::DeviceRuntime &runtime,
-                                           device::Stream &stream,
-                                           device::CommandBatch batch) {
-  if (batch.empty())
-    return std::nullopt;
-  device::SubmitResult submitted = runtime.submit(stream, std::move(batch));
-  if (!submitted)
-    return submitted.error();
-  device::DeviceResult<device::TerminalReceipt> receipt =
-      runtime.waitFence(submitted.fence(), std::chrono::minutes(10));
-  if (!receipt.ok())
-    return receipt.error();
-  if (const auto *failed = std::get_if<device::FailedButQuiescent>(&*receipt))
-    return failed->error;
-  return std::nullopt;
 }
 
 /// After a failed run: a failure never poisons the stream, so reset it, or
@@ -297,8 +252,8 @@ SessionState::run(RecordingStream &stream, const LoadedBundle &loaded,
 
   // One batch, one fence.
   Clock::time_point start = Clock::now();
-  std::optional<device::Error> failure =
-      submitAndWait(*runtime, *stream.deviceStream, bundleRun.takeBatch());
+  device::DeviceStatus ran = device::submitAndWait(
+      *runtime, *stream.deviceStream, bundleRun.takeBatch());
   auto elapsed = Clock::now() - start;
   count([&](EngineCounters &c) {
     c.runTime += elapsed;
@@ -306,9 +261,9 @@ SessionState::run(RecordingStream &stream, const LoadedBundle &loaded,
     c.kernelsLaunched += bundleRun.kernelCount();
     c.inPlaceOutputs += bundleRun.inPlaceCount();
   });
-  if (failure) {
+  if (!ran.ok()) {
     recoverStream(*runtime, stream);
-    return Status::error("running the bundle failed: " + failure->message);
+    return Status::error("running the bundle failed: " + ran.error().message);
   }
   return bundleRun.finish();
 }

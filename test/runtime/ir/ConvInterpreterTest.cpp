@@ -268,14 +268,7 @@ Expected<HostTensorData> runIm2colMatmul(const ConvCase &c,
       b.matmul(b.reshape(w, {c.w[0], c.x[1] * offsets}),
                b.reshape(columns, {c.x[0], c.x[1] * offsets, positions}));
   b.output(b.reshape(product, out));
-  Expected<Graph> graph = b.finish();
-  if (!graph.ok())
-    return graph.status();
-  std::vector<HostTensor> views{inputs[0].view(), inputs[1].view()};
-  Expected<std::vector<HostTensorData>> outputs = evaluateGraph(*graph, views);
-  if (!outputs.ok())
-    return outputs.status();
-  return std::move(outputs->front());
+  return evaluateBuilt(b, std::move(inputs));
 }
 
 TEST(Im2colInterpreterTest, HandComputed) {

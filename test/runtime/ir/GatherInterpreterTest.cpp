@@ -28,14 +28,7 @@ Expected<HostTensorData> run(HostTensorData data, HostTensorData indices,
   TensorId x = b.input(data.type, "data");
   TensorId k = b.input(indices.type, "indices");
   b.output(b.gather(x, k, axis));
-  Expected<Graph> graph = b.finish();
-  if (!graph.ok())
-    return Status::error(graph.message());
-  std::vector<HostTensor> views{data.view(), indices.view()};
-  Expected<std::vector<HostTensorData>> outputs = evaluateGraph(*graph, views);
-  if (!outputs.ok())
-    return Status::error(outputs.message());
-  return std::move(outputs->front());
+  return evaluateBuilt(b, {data, indices});
 }
 
 TEST(GatherInterpreterTest, EmbeddingLookupAxis0) {

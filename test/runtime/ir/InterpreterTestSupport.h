@@ -1,8 +1,9 @@
 //===- InterpreterTestSupport.h - Interpreter test helpers ------*- C++ -*-===//
 //
-// Tensors from literal values, and one op evaluated through a graph: what
-// every interpreter test (InterpreterTest, ConvInterpreterTest,
-// GatherInterpreterTest, PoolInterpreterTest) builds its cases from.
+// Tensors from literal values, one op evaluated through a graph, and a
+// built graph evaluated: what every interpreter test (InterpreterTest,
+// ConvInterpreterTest, GatherInterpreterTest, ScatterInterpreterTest,
+// PoolInterpreterTest) builds its cases from.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,6 +62,22 @@ evaluateOp(OpKind kind, std::vector<HostTensorData> inputs,
   if (Status status = graph.markOutput(*result); !status.ok())
     return status;
   Expected<std::vector<HostTensorData>> outputs = evaluateGraph(graph, views);
+  if (!outputs.ok())
+    return outputs.status();
+  return std::move(outputs->front());
+}
+
+/// Finishes `b` and evaluates its graph on `inputs` (its inputs, in order):
+/// its first output.
+inline Expected<HostTensorData>
+evaluateBuilt(GraphBuilder &b, std::vector<HostTensorData> inputs) {
+  Expected<Graph> graph = b.finish();
+  if (!graph.ok())
+    return graph.status();
+  std::vector<HostTensor> views;
+  for (HostTensorData &input : inputs)
+    views.push_back(input.view());
+  Expected<std::vector<HostTensorData>> outputs = evaluateGraph(*graph, views);
   if (!outputs.ok())
     return outputs.status();
   return std::move(outputs->front());

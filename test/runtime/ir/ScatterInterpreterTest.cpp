@@ -29,14 +29,7 @@ Expected<HostTensorData> run(HostTensorData data, HostTensorData indices,
   TensorId k = b.input(indices.type, "indices");
   TensorId u = b.input(updates.type, "updates");
   b.output(b.scatter(x, k, u, reduction));
-  Expected<Graph> graph = b.finish();
-  if (!graph.ok())
-    return Status::error(graph.message());
-  std::vector<HostTensor> views{data.view(), indices.view(), updates.view()};
-  Expected<std::vector<HostTensorData>> outputs = evaluateGraph(*graph, views);
-  if (!outputs.ok())
-    return Status::error(outputs.message());
-  return std::move(outputs->front());
+  return evaluateBuilt(b, {data, indices, updates});
 }
 
 TEST(ScatterInterpreterTest, RowsReplacedTheLastDuplicateWins) {
