@@ -333,6 +333,19 @@ Value ScalarLowering::lowerCast(fd::CastOp op, Value x) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x,
                                  constant(fromCompute, 0));
   }
+  if (to.isF16() || to.isBF16()) {
+    // They compute in f32, so the cast rounds to their precision here, as
+    // a store would (toStorage): an op of the same kernel that reads the
+    // result (a cast back to f32) sees the rounded value. From f64 through
+    // f32 rounded to odd, which then rounds once.
+    Value single = x;
+    if (isa<IntegerType>(fromCompute))
+      single = readUnsigned ? Value(arith::UIToFPOp::create(b, loc, toType, x))
+                            : Value(arith::SIToFPOp::create(b, loc, toType, x));
+    else if (fromCompute.isF64())
+      single = codec().roundToOddF32(x);
+    return ScalarLowering::toCompute(toStorage(single, to), to);
+  }
   if (fromCompute == toCompute)
     return x;
   unsigned fromBits = fromCompute.getIntOrFloatBitWidth();
