@@ -131,6 +131,26 @@ void keepLoopsOfHugeKernel(llvm::Function &function) {
   }
 }
 
+/// A kernel the emitter wrote without vectors (an arg reduction over
+/// columns, one element per iteration) keeps its loops scalar: after LLVM
+/// fully unrolls a short inner loop, its outer loop holds a chain of
+/// compare-and-select steps, each reading the last one three times, which
+/// LLVM 22's loop vectorizer walks without memoizing
+/// (vputils::isUniformAcrossVFsAndUFs): an ArgMin over one row of 15 to 32
+/// elements compiled for ever (the structured ONNX fuzzer, seed 5877).
+void keepScalarKernelScalar(llvm::Function &function) {
+  for (const llvm::BasicBlock &block : function)
+    for (const llvm::Instruction &instruction : block)
+      if (instruction.getType()->isVectorTy())
+        return;
+  llvm::DominatorTree dominators(function);
+  llvm::LoopInfo loops(dominators);
+  for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
+    llvm::addStringMetadataToLoop(loop, "llvm.loop.vectorize.width", 1);
+    llvm::addStringMetadataToLoop(loop, "llvm.loop.interleave.count", 1);
+  }
+}
+
 /// `x86-64-v3` from `host-x86-64-v3`.
 std::string cpuOf(const Target &target) {
   return target.name.substr(std::string_view("host-").size());
@@ -341,6 +361,7 @@ Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
       function.addFnAttr("min-legal-vector-width", "512");
     }
     keepLoopsOfHugeKernel(function);
+    keepScalarKernelScalar(function);
   }
 
   unsigned parts = partsFor(*llvmModule);
