@@ -29,3 +29,11 @@ if config.ptxas and os.path.exists(config.ptxas):
     config.substitutions.append(("%cuda_toolkit", config.cuda_toolkit))
 else:
     lit_config.note("ptxas not found: tests that REQUIRE ptxas are skipped")
+
+# Tests that run a tool under `ulimit -v` REQUIRE address-space-limit: an
+# AddressSanitizer build cannot start under such a limit (its shadow memory
+# reserves terabytes of address space), so there they are reported as
+# UNSUPPORTED with this feature named (scripts/ci_skips.py allows it); the
+# regular build runs them.
+if not config.fuse_asan:
+    config.available_features.add("address-space-limit")

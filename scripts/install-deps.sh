@@ -12,7 +12,7 @@ requirements="$root/scripts/requirements-test.txt"
 packages=(build-essential cmake ninja-build ccache python3 python3-venv
   clang-format llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools lld
   liblld-22-dev libgtest-dev libgmock-dev libcereal-dev libonnx-dev
-  libprotobuf-dev protobuf-compiler libonnx-testdata)
+  libprotobuf-dev protobuf-compiler libonnx-testdata clang-22 libclang-rt-22-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -23,6 +23,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <string>
 
 namespace fd = mlir::fuse;
 
@@ -104,9 +105,12 @@ KernelCompiler::compileSource(std::string_view source, const Target &target,
   std::lock_guard lock(impl->mutex);
   DiagnosticCollector diagnostics(impl->context);
   auto start = Clock::now();
+  // MLIR's lexer stops at a NUL, not at the end of the StringRef it is
+  // given: parse a copy, which std::string ends with one.
+  std::string text(source);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(
-          llvm::StringRef(source.data(), source.size()), &impl->context,
+          text, &impl->context,
           llvm::StringRef(sourceName.data(), sourceName.size()));
   if (!module)
     return diagnostics.error("the source does not parse");

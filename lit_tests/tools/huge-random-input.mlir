@@ -3,6 +3,7 @@
 // tensor and the bytes asked for, before anything is allocated: not an
 // out-of-memory abort.
 
+// REQUIRES: address-space-limit
 // RUN: rm -rf %t.cache
 // RUN: sh -c 'ulimit -v 4000000; fuse-run %s --cache-dir %t.cache; echo "exit=$?"' 2>&1 | FileCheck %s
 

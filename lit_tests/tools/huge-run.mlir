@@ -6,6 +6,7 @@
 // out of memory" under a limit; without one, Linux overcommits and the OOM
 // killer ended the process).
 
+// REQUIRES: address-space-limit
 // RUN: rm -rf %t.cache
 // RUN: sh -c 'ulimit -v 3000000; fuse-run %s --runtime reference --cache-dir %t.cache; echo "exit=$?"' 2>&1 | FileCheck %s
 

@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data,
@@ -33,9 +34,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data,
   // Diagnostics are the expected outcome: keep them off the terminal.
   mlir::ScopedDiagnosticHandler quiet(
       context, [](mlir::Diagnostic &) { return mlir::success(); });
+  // MLIR's lexer stops at a NUL, not at the end of its StringRef; the
+  // fuzzer's bytes have none after them: parse a std::string, which does.
+  std::string terminated(text);
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(
-          llvm::StringRef(text.data(), text.size()), context);
+      mlir::parseSourceString<mlir::ModuleOp>(terminated, context);
   if (!module)
     return 0;
   (void)fuse::moduleToGraph(*module);

@@ -81,6 +81,13 @@ using namespace fuse;
 
 namespace {
 
+/// memcpy of a tensor's bytes: an empty tensor's vectors hold null pointers,
+/// which memcpy must not be given even for 0 bytes (UBSan's nonnull check).
+void copyBytes(void *to, const void *from, std::size_t bytes) {
+  if (bytes)
+    std::memcpy(to, from, bytes);
+}
+
 llvm::cl::OptionCategory runCategory("fuse-run options");
 
 llvm::cl::opt<std::string> modelFile(llvm::cl::Positional,
@@ -295,7 +302,8 @@ void randomTensor(const TensorType &type, std::mt19937_64 &rng, std::byte *out,
     high = 1;
   } else if (isUnsignedInteger(type.elementType)) {
     low = 0;
-    high = std::min<std::int64_t>(8, (std::int64_t(1) << bits) - 1);
+    // No shift by 64 for ui64 (undefined; on x86 it made every value 0).
+    high = bits >= 4 ? 8 : (std::int64_t(1) << bits) - 1;
   } else if (bits < 8) {
     low = -(std::int64_t(1) << (bits - 1));
     high = (std::int64_t(1) << (bits - 1)) - 1;
@@ -803,7 +811,7 @@ inputBytes(const Graph &graph,
     randomTensor(type, rng, inputData[i] ? nullptr : bytes.data(),
                  indexBounds[i]);
     if (inputData[i])
-      std::memcpy(bytes.data(), inputData[i]->bytes.data(), bytes.size());
+      copyBytes(bytes.data(), inputData[i]->bytes.data(), bytes.size());
     inputs.push_back(std::move(bytes));
   }
   return inputs;
@@ -1020,7 +1028,7 @@ outputTensors(const ParsedModel &model,
                            " has " + std::to_string(outputs[i].size()) +
                            " bytes, expected " +
                            std::to_string(data.bytes.size()));
-    std::memcpy(data.bytes.data(), outputs[i].data(), data.bytes.size());
+    copyBytes(data.bytes.data(), outputs[i].data(), data.bytes.size());
     llvm::outs() << "output " << model.outputNames[i] << ": "
                  << data.type.toString() << " " << preview(data) << "\n";
     results.push_back(std::move(data));
@@ -1114,7 +1122,7 @@ bool checkOutput(const ParsedModel &model, std::size_t i,
                  const HostTensorData &result, CheckSummary &summary) {
   const TensorType &type = result.type;
   HostTensorData want(type);
-  std::memcpy(want.bytes.data(), reference.data(), want.bytes.size());
+  copyBytes(want.bytes.data(), reference.data(), want.bytes.size());
   // The absolute part in units of the output's scale (Numerics.h).
   Tolerance tolerance = toleranceForOutput(
       model.graph, model.graph.outputs[i].tensor, want.view());
