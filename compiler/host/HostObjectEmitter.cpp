@@ -114,40 +114,40 @@ void initializeX86Once() {
 /// of ops; the largest kernel of the tests and examples has far fewer).
 constexpr unsigned kHugeKernelInstructions = 2048;
 
-/// The loops of a huge kernel are left as the kernel emitter wrote them: its
-/// main loop is vectorized already, and LLVM's loop vectorizer would only
-/// copy the chain twice more into its scalar tail loop (a vector body and an
-/// epilogue for at most vector-width - 1 elements), which tripled the code
-/// that instruction selection and register allocation then work through.
-void keepLoopsOfHugeKernel(llvm::Function &function) {
-  if (function.getInstructionCount() < kHugeKernelInstructions)
+/// Whether the kernel emitter wrote `function` without vectors.
+bool isScalar(const llvm::Function &function) {
+  for (const llvm::BasicBlock &block : function)
+    for (const llvm::Instruction &instruction : block)
+      if (instruction.getType()->isVectorTy())
+        return false;
+  return true;
+}
+
+/// Keeps LLVM's loop vectorizer (and interleaving) off the loops of kernels
+/// whose loops are best left as the kernel emitter wrote them:
+/// - A huge kernel, whose unrolling is off as well: its main loop is
+///   vectorized already, and LLVM's loop vectorizer would only copy the
+///   chain twice more into its scalar tail loop (a vector body and an
+///   epilogue for at most vector-width - 1 elements), which tripled the code
+///   that instruction selection and register allocation then work through.
+/// - A kernel written without vectors (an arg reduction over columns, one
+///   element per iteration): after LLVM fully unrolls a short inner loop,
+///   its outer loop holds a chain of compare-and-select steps, each reading
+///   the last one three times, which LLVM 22's loop vectorizer walks without
+///   memoizing (vputils::isUniformAcrossVFsAndUFs): an ArgMin over one row
+///   of 15 to 32 elements compiled for ever (the structured ONNX fuzzer, seed
+///   5877).
+void keepLoopsAsWritten(llvm::Function &function) {
+  bool huge = function.getInstructionCount() >= kHugeKernelInstructions;
+  if (!huge && !isScalar(function))
     return;
   llvm::DominatorTree dominators(function);
   llvm::LoopInfo loops(dominators);
   for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
     llvm::addStringMetadataToLoop(loop, "llvm.loop.vectorize.width", 1);
     llvm::addStringMetadataToLoop(loop, "llvm.loop.interleave.count", 1);
-    llvm::addStringMetadataToLoop(loop, "llvm.loop.unroll.disable");
-  }
-}
-
-/// A kernel the emitter wrote without vectors (an arg reduction over
-/// columns, one element per iteration) keeps its loops scalar: after LLVM
-/// fully unrolls a short inner loop, its outer loop holds a chain of
-/// compare-and-select steps, each reading the last one three times, which
-/// LLVM 22's loop vectorizer walks without memoizing
-/// (vputils::isUniformAcrossVFsAndUFs): an ArgMin over one row of 15 to 32
-/// elements compiled for ever (the structured ONNX fuzzer, seed 5877).
-void keepScalarKernelScalar(llvm::Function &function) {
-  for (const llvm::BasicBlock &block : function)
-    for (const llvm::Instruction &instruction : block)
-      if (instruction.getType()->isVectorTy())
-        return;
-  llvm::DominatorTree dominators(function);
-  llvm::LoopInfo loops(dominators);
-  for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
-    llvm::addStringMetadataToLoop(loop, "llvm.loop.vectorize.width", 1);
-    llvm::addStringMetadataToLoop(loop, "llvm.loop.interleave.count", 1);
+    if (huge)
+      llvm::addStringMetadataToLoop(loop, "llvm.loop.unroll.disable");
   }
 }
 
@@ -360,8 +360,7 @@ Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
       function.addFnAttr("prefer-vector-width", "512");
       function.addFnAttr("min-legal-vector-width", "512");
     }
-    keepLoopsOfHugeKernel(function);
-    keepScalarKernelScalar(function);
+    keepLoopsAsWritten(function);
   }
 
   unsigned parts = partsFor(*llvmModule);
