@@ -108,7 +108,8 @@ def Fuse_ScheduleKind : I64EnumAttr<"ScheduleKind", "kernel schedule kind", [
       I64EnumAttrCase<"full_reduction", 3>,
       I64EnumAttrCase<"matmul", 4>,
       I64EnumAttrCase<"window_reduction", 5>,
-      I64EnumAttrCase<"scatter", 6>]> {
+      I64EnumAttrCase<"scatter", 6>,
+      I64EnumAttrCase<"attention", 7>]> {
   let cppNamespace = "::mlir::fuse";
 }
 

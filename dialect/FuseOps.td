@@ -659,7 +659,7 @@ def Fuse_FusionOp : Fuse_Op<"fusion", [IsolatedFromAbove, SingleBlock,
     and `fuse.yield` returns the kernel's results. It captures nothing from
     above, so it can be compiled alone. `kind` is the schedule that code
     generation uses (pointwise, row_reduction, column_reduction,
-    full_reduction, matmul).
+    full_reduction, matmul, window_reduction, scatter, attention).
 
     Example:
     ```mlir

@@ -50,6 +50,8 @@ public:
   bool disagreed = false;
 
 private:
+  void formAttention(MatmulOp output);
+  void pullSideProducers(Operation *consumer);
   void growEpilogue(Operation *matmul);
   void pullCheapProducers(Operation *consumer);
   bool tryMerge(Operation *producer, Operation *consumer);
@@ -109,6 +111,13 @@ void GroupPlanner::run() {
   }
   kernelsBefore = fusibleOps.size();
 
+  // 0. Attention: two matmuls and the row kernel between them (a softmax of
+  // the scores), before epilogues and prologues split them.
+  if (model.target.attention)
+    for (Operation *op : fusibleOps)
+      if (auto matmul = dyn_cast<MatmulOp>(op))
+        formAttention(matmul);
+
   // 1. Matmul epilogues, so that an elementwise tail stays with its matmul.
   for (Operation *op : fusibleOps)
     if (isa<MatmulOp>(op))
@@ -163,6 +172,94 @@ void GroupPlanner::run() {
     op->setAttr(
         "fuse.group",
         IntegerAttr::get(IntegerType::get(op->getContext(), 64), it->second));
+  }
+}
+
+/// Most ops between the two matmuls of an attention kernel that are looked
+/// at: a softmax with a scale and a mask is about ten.
+constexpr unsigned kMaxAttentionSearch = 64;
+
+void GroupPlanner::formAttention(MatmulOp output) {
+  // The ops the lhs is computed from, up to a matmul, in this block.
+  llvm::DenseSet<Operation *> cone;
+  SmallVector<Operation *> work{output.getLhs().getDefiningOp()};
+  MatmulOp scores;
+  while (!work.empty() && cone.size() < kMaxAttentionSearch) {
+    Operation *op = work.pop_back_val();
+    if (!op || op->getBlock() != &block || !isFusible(op) ||
+        !cone.insert(op).second)
+      continue;
+    if (auto matmul = dyn_cast<MatmulOp>(op)) {
+      if (scores && scores != matmul)
+        return;
+      scores = matmul;
+      continue;
+    }
+    for (Value operand : op->getOperands())
+      work.push_back(operand.getDefiningOp());
+  }
+  if (!scores || !work.empty())
+    return;
+  // The ops on paths from the scores to the lhs; each still alone.
+  SmallVector<Operation *> members{scores, output};
+  llvm::DenseSet<Operation *> reached{scores};
+  for (Operation *op :
+       inBlockOrder(SmallVector<Operation *>(cone.begin(), cone.end()))) {
+    if (op == scores || !llvm::any_of(op->getOperands(), [&](Value v) {
+          return reached.contains(v.getDefiningOp());
+        }))
+      continue;
+    reached.insert(op);
+    members.push_back(op);
+  }
+  for (Operation *op : members)
+    if (groupOf(op).ops.size() != 1)
+      return;
+  std::string why;
+  FailureOr<KernelPlan> plan = planKernel(inBlockOrder(members), model, why);
+  if (failed(plan) || plan->kind != ScheduleKind::attention) {
+    if (names)
+      output->emitRemark() << "no attention kernel for " << describe(output)
+                           << ": " << why;
+    return;
+  }
+  // One group: each member's (a single op) joins the output's.
+  for (Operation *op : members) {
+    if (op == output.getOperation())
+      continue;
+    unsigned from = groupIds.lookup(op), to = groupIds.lookup(output);
+    plans.tryMerge(from, to);
+    plans.commit(from, to, to);
+    Group &target = groups[to];
+    target.ops.append(groups[from].ops);
+    target.lastPosition =
+        std::max(target.lastPosition, groups[from].lastPosition);
+    groupIds[op] = to;
+    groups[from].ops.clear();
+    ++numMerges;
+  }
+  groupOf(output).hasMatmul = true;
+  groupOf(output).trafficBytes = plan->trafficBytes;
+  if (names)
+    output->emitRemark() << "attention kernel: " << describe(scores) << " and "
+                         << describe(output) << " with " << members.size() - 2
+                         << " ops between them";
+  for (Operation *op : SmallVector<Operation *>(groupOf(output).ops))
+    if (op != scores.getOperation() && op != output.getOperation())
+      pullSideProducers(op);
+}
+
+/// Pulls the producers of an attention kernel's row ops that do not depend
+/// on the scores (a mask, and what computes it from the model's inputs)
+/// into it, so that no scores-sized mask is stored.
+void GroupPlanner::pullSideProducers(Operation *consumer) {
+  for (Value operand : consumer->getOperands()) {
+    Operation *producer = operand.getDefiningOp();
+    if (!producer || producer->getBlock() != &block || !isFusible(producer) ||
+        groupOf(producer).hasMatmul || groupOf(producer).ops.size() != 1)
+      continue;
+    if (tryMerge(producer, consumer))
+      pullSideProducers(producer);
   }
 }
 

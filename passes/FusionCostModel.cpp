@@ -185,6 +185,10 @@ private:
     return def && view.contains(def);
   }
   LogicalResult checkMatmul(MatmulOp matmul);
+  /// An attention kernel recomputes the ops that do not depend on its
+  /// matmuls (the prologues of Q, K and V, the mask) wherever it reads
+  /// them: only cheap arithmetic, and none of them a result.
+  LogicalResult checkAttentionPrologues(ArrayRef<MatmulOp> matmuls);
   LogicalResult checkPrologueReads(MatmulOp matmul,
                                    const llvm::SmallPtrSetImpl<Operation *> &);
   /// An im2col in the matmul's prologue: only on B, reading a kernel input,
@@ -251,6 +255,12 @@ FailureOr<KernelPlan> KernelChecker::plan() {
     if (failed(checkSchedule(plan.kind)) ||
         failed(checkPointwise(/*freeDataMovement=*/true)))
       return failure();
+  } else if (matmuls.size() == 2 && model.target.attention &&
+             !reductions.empty()) {
+    plan.kind = ScheduleKind::attention;
+    if (failed(checkAttentionPrologues(matmuls)) ||
+        failed(checkSchedule(plan.kind)))
+      return failure();
   } else if (matmuls.size() > 1) {
     why << "a kernel holds at most one matmul";
     return failure();
@@ -282,6 +292,35 @@ FailureOr<KernelPlan> KernelChecker::plan() {
     return failure();
   }
   return plan;
+}
+
+LogicalResult
+KernelChecker::checkAttentionPrologues(ArrayRef<MatmulOp> matmuls) {
+  llvm::SmallPtrSet<Operation *, 32> fromMatmuls;
+  for (MatmulOp matmul : matmuls)
+    fromMatmuls.insert(matmul);
+  for (Operation *op : ops)
+    if (llvm::any_of(op->getOperands(), [&](Value v) {
+          Operation *def = v.getDefiningOp();
+          return def && fromMatmuls.contains(def);
+        }))
+      fromMatmuls.insert(op);
+  for (Operation *op : ops) {
+    if (fromMatmuls.contains(op))
+      continue;
+    StringRef name = op->getName().getStringRef();
+    if (!isCheapArithmetic(op) &&
+        !isa<ConstantOp, SliceOp, AndOp, OrOp, XorOp, NotOp>(op)) {
+      why << "would recompute " << name << " wherever attention reads it";
+      return failure();
+    }
+    if (llvm::is_contained(view.results(), op->getResult(0))) {
+      why << "would yield " << name
+          << " from an attention prologue, which is recomputed";
+      return failure();
+    }
+  }
+  return success();
 }
 
 LogicalResult KernelChecker::checkMatmul(MatmulOp matmul) {

@@ -26,11 +26,16 @@ SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
   return strides;
 }
 
+/// "a" or "an" before a schedule's name.
+StringRef article(StringRef schedule) {
+  return schedule.starts_with("a") ? "an" : "a";
+}
+
 InFlightDiagnostic refuse(Operation *op, const ScheduleTarget &target,
                           StringRef schedule) {
   InFlightDiagnostic diag = op->emitOpError();
-  diag << "cannot be generated for the " << target.name << " in a " << schedule
-       << " kernel: ";
+  diag << "cannot be generated for the " << target.name << " in "
+       << article(schedule) << " " << schedule << " kernel: ";
   return diag;
 }
 
@@ -38,8 +43,8 @@ InFlightDiagnostic refuseKernel(const KernelView &kernel,
                                 const ScheduleTarget &target,
                                 StringRef schedule) {
   InFlightDiagnostic diag = kernel.anchor()->emitOpError();
-  diag << "cannot be generated for the " << target.name << " as a " << schedule
-       << " kernel: ";
+  diag << "cannot be generated for the " << target.name << " as "
+       << article(schedule) << " " << schedule << " kernel: ";
   return diag;
 }
 
@@ -229,6 +234,7 @@ ScheduleTarget ScheduleTarget::host(unsigned vectorWidth) {
   target.columnArgReductions = true;
   target.fullReductionAsOneRow = true;
   target.matmulRhsPrologueOnce = true;
+  target.attention = true;
   return target;
 }
 
@@ -465,6 +471,138 @@ FailureOr<WindowSchedule> analyzeWindowReduction(const KernelView &kernel,
 
 /// A gather reads its data at run-time positions, from memory: in every
 /// schedule, its data is a kernel input.
+FailureOr<AttentionSchedule> analyzeAttention(const KernelView &kernel,
+                                              const ScheduleTarget &target) {
+  constexpr StringLiteral kName = "attention";
+  if (!target.attention)
+    return refuseKernel(kernel, target, kName)
+           << "the target has no attention schedule";
+  SmallVector<MatmulOp> matmuls;
+  for (Operation *op : kernel.ops())
+    if (auto matmul = dyn_cast<MatmulOp>(op))
+      matmuls.push_back(matmul);
+  if (matmuls.size() != 2)
+    return refuseKernel(kernel, target, kName)
+           << "it holds " << matmuls.size() << " matmuls, not 2";
+  // The members computed from `from` (kernel.ops() is in block order).
+  auto computedFrom = [&](Operation *from) {
+    llvm::SmallPtrSet<Operation *, 32> after{from};
+    for (Operation *op : kernel.ops())
+      if (llvm::any_of(op->getOperands(), [&](Value v) {
+            Operation *def = v.getDefiningOp();
+            return def && after.contains(def);
+          }))
+        after.insert(op);
+    return after;
+  };
+  llvm::SmallPtrSet<Operation *, 32> after = computedFrom(matmuls[0]);
+  if (!after.contains(matmuls[1])) {
+    std::swap(matmuls[0], matmuls[1]);
+    after = computedFrom(matmuls[0]);
+  }
+  AttentionSchedule schedule;
+  MatmulOp scores = schedule.scores = matmuls[0];
+  MatmulOp output = schedule.output = matmuls[1];
+  auto isAfter = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    return def && after.contains(def);
+  };
+  if (!isAfter(output.getLhs()) || isAfter(output.getRhs()))
+    return refuseKernel(kernel, target, kName)
+           << "the second matmul's lhs, and only it, must be computed from "
+              "the first matmul's result";
+  if (scores.getTransposeA() || output.getTransposeA())
+    return refuseKernel(kernel, target, kName) << "a matmul transposes its lhs";
+  for (Value v : {scores.getLhs(), scores.getRhs(), scores.getResult(),
+                  output.getLhs(), output.getRhs(), output.getResult()})
+    if (!cast<RankedTensorType>(v.getType()).getElementType().isF32())
+      return refuseKernel(kernel, target, kName)
+             << "its matmuls are not all f32";
+  ArrayRef<int64_t> s = shapeOf(scores.getResult());
+  size_t rank = s.size();
+  if (rank < 3)
+    return refuseKernel(kernel, target, kName)
+           << "its scores have no batch (heads) dim";
+  ArrayRef<int64_t> batchDims = s.drop_back(2);
+  for (Value v :
+       {scores.getLhs(), scores.getRhs(), output.getRhs(), output.getResult()})
+    if (shapeOf(v).size() != rank || shapeOf(v).drop_back(2) != batchDims)
+      return refuseKernel(kernel, target, kName)
+             << "its matmul operands do not share the scores' batch dims";
+  for (int64_t size : batchDims)
+    schedule.batch *= size;
+  schedule.rows = s[rank - 2];
+  schedule.keys = s[rank - 1];
+  schedule.depth = shapeOf(scores.getLhs()).back();
+  schedule.valueDepth = shapeOf(output.getResult()).back();
+  if (schedule.depth > kMaxAttentionDepth ||
+      schedule.valueDepth > kMaxAttentionDepth ||
+      schedule.keys > kMaxAttentionKeys)
+    return refuseKernel(kernel, target, kName)
+           << "its rows of Q or V (" << schedule.depth << ", "
+           << schedule.valueDepth << ") are over " << kMaxAttentionDepth
+           << " elements or its keys (" << schedule.keys << ") over "
+           << kMaxAttentionKeys;
+  if (kernel.results().size() != 1 ||
+      kernel.results().front() != output.getResult())
+    return refuseKernel(kernel, target, kName)
+           << "its one result must be the second matmul's";
+
+  // The row kernel between the matmuls: what the second reads, computed
+  // from the scores. Every op that reads scores-sized values computed from
+  // them reads each at its own position.
+  int64_t domain = numElements(scores.getType());
+  llvm::SmallPtrSet<Operation *, 32> before;
+  SmallVector<Operation *> work{output.getLhs().getDefiningOp()};
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!op || !after.contains(op) || op == scores || !before.insert(op).second)
+      continue;
+    for (Value operand : op->getOperands())
+      work.push_back(operand.getDefiningOp());
+  }
+  SmallVector<Operation *> middle;
+  for (Operation *op : kernel.ops()) {
+    if (!after.contains(op) || op == scores || op == output)
+      continue;
+    if (!before.contains(op))
+      return refuse(op, target, kName)
+             << "it is computed from the scores but the second matmul does "
+                "not read it";
+    middle.push_back(op);
+    bool ownPosition = isa<ReduceOp, ReshapeOp>(op) ||
+                       (op->hasTrait<OpTrait::Elementwise>() &&
+                        numElements(op->getResult(0).getType()) == domain);
+    for (Value operand : op->getOperands())
+      if (isAfter(operand) && numElements(operand.getType()) == domain &&
+          !ownPosition)
+        return refuse(op, target, kName)
+               << "it reads the scores other than at their own position";
+  }
+  if (middle.empty())
+    return refuseKernel(kernel, target, kName)
+           << "no row kernel (a softmax) lies between its matmuls";
+  FailureOr<RowSchedule> rows =
+      analyzeRowReduction(KernelView(ArrayRef<Operation *>(middle)), target);
+  if (failed(rows))
+    return failure();
+  if (rows->rows != schedule.batch * schedule.rows ||
+      rows->rowLength != schedule.keys || !rows->rowResults.empty())
+    return refuseKernel(kernel, target, kName)
+           << "its reductions do not reduce each row of the scores";
+  schedule.reductions = rows->reductions;
+
+  // Prologues (Q, K, V, the mask) are computed where they are read.
+  for (Operation *op : kernel.ops())
+    if (!after.contains(op) &&
+        isa<ReduceOp, ArgMaxOp, ArgMinOp, PoolOp, Im2colOp, ScatterOp,
+            MatmulOp>(op) &&
+        op != scores.getOperation())
+      return refuse(op, target, kName)
+             << "it would be recomputed wherever the kernel reads it";
+  return schedule;
+}
+
 static LogicalResult checkGatherData(const KernelView &kernel,
                                      ScheduleKind kind,
                                      const ScheduleTarget &target) {
@@ -606,6 +744,14 @@ FailureOr<DictionaryAttr> selectSchedule(const KernelView &kernel,
     add("window_positions", schedule->positions);
   } else if (kind == ScheduleKind::scatter) {
     setKind(kind);
+  } else if (kind == ScheduleKind::attention) {
+    FailureOr<AttentionSchedule> schedule = analyzeAttention(kernel, target);
+    if (failed(schedule))
+      return failure();
+    setKind(kind);
+    add("batch", schedule->batch);
+    add("rows", schedule->rows);
+    add("keys", schedule->keys);
   }
   add("vector_width", target.vectorWidth);
   return b.getDictionaryAttr(entries);
@@ -614,6 +760,11 @@ FailureOr<DictionaryAttr> selectSchedule(const KernelView &kernel,
 FailureOr<DictionaryAttr> selectSchedule(FusionOp fusion,
                                          const ScheduleTarget &target) {
   return selectSchedule(KernelView(fusion), fusion.getKind(), target);
+}
+
+FailureOr<AttentionSchedule> analyzeAttention(FusionOp fusion,
+                                              const ScheduleTarget &target) {
+  return analyzeAttention(KernelView(fusion), target);
 }
 
 FailureOr<WindowSchedule> analyzeWindowReduction(FusionOp fusion,

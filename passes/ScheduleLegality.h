@@ -60,6 +60,9 @@ struct ScheduleTarget {
   /// may be B's prologue (an implicit GEMM): its column matrix is never
   /// stored.
   bool matmulRhsPrologueOnce = false;
+  /// Attention kernels (AttentionSchedule): two matmuls with a row kernel
+  /// between them, the scores never stored.
+  bool attention = false;
 
   static ScheduleTarget host(unsigned vectorWidth);
   static ScheduleTarget gpu();
@@ -191,6 +194,31 @@ FailureOr<ColumnSchedule> analyzeColumnReduction(const KernelView &kernel,
                                                  const ScheduleTarget &target);
 FailureOr<ColumnSchedule> analyzeColumnReduction(FusionOp fusion,
                                                  const ScheduleTarget &target);
+
+/// An attention kernel: `scores` = matmul(Q, K) is [batch..., M, N]; a row
+/// kernel over rows of its N elements (a softmax, with any scale and mask:
+/// what the row_reduction schedule runs, every op that reads the scores
+/// reading them at their own position) computes the lhs of `output` =
+/// matmul(P, V), [batch..., M, Dv], the kernel's one result. Q, K and V
+/// (and the mask) may have prologues of data movement and cheap arithmetic,
+/// computed where they are read. Work items are blocks of query rows, each
+/// keeping its rows of scores on its stack: no buffer holds M x N scores.
+struct AttentionSchedule {
+  MatmulOp scores, output;
+  int64_t batch = 1, rows = 0, keys = 0, depth = 0, valueDepth = 0;
+  /// The row kernel's reductions, in block order.
+  SmallVector<ReduceOp> reductions;
+};
+
+/// Most elements of a Q or V row, and most keys, of an attention kernel
+/// (its stack holds a block of Q rows, of output rows and of score rows).
+inline constexpr int64_t kMaxAttentionDepth = 512;
+inline constexpr int64_t kMaxAttentionKeys = 16384;
+
+FailureOr<AttentionSchedule> analyzeAttention(const KernelView &kernel,
+                                              const ScheduleTarget &target);
+FailureOr<AttentionSchedule> analyzeAttention(FusionOp fusion,
+                                              const ScheduleTarget &target);
 
 /// Checks that `kernel` can run as schedule `kind` on `target` and returns
 /// the decision as attributes (the kind and its extents). A refusal is an

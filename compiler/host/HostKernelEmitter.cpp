@@ -282,48 +282,29 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
 /// order, so a reduction may use an earlier one, as softmax's sum uses its
 /// max), then a last pass that stores the results over the row. The row is
 /// re-read from cache by each pass.
-FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
-                                          StringRef prefix, unsigned width) {
-  FailureOr<ReductionSchedule<fd::RowSchedule>> schedule = classifySchedule(
-      fusion, fd::analyzeRowReduction(fusion, fd::ScheduleTarget::host(width)),
-      "row_reduction", classifyReduction);
-  if (failed(schedule))
-    return failure();
-  SmallVector<ReductionInfo> &reductions = schedule->infos;
-  int64_t rows = schedule->rows, rowLength = schedule->rowLength;
-  ArrayRef<unsigned> domainResults = schedule->domainResults;
+} // namespace
 
-  Location loc = fusion.getLoc();
-  OpBuilder b(module.getContext());
-  std::string name = (prefix + "_rows").str();
-  func::FuncOp func = createKernelFunc(b, module, loc, name);
-  Value buffers = func.getArgument(0);
-  DenseMap<Value, Value> pointers = loadInputPointers(b, loc, fusion, buffers);
-  unsigned numInputs = fusion.getInputs().size();
-  SmallVector<Value> outputs;
-  for (unsigned k = 0; k < schedule->yielded.size(); ++k)
-    outputs.push_back(bufferPointer(b, loc, buffers, numInputs + k));
+SmallVector<Value> host::allocateRowStashes(OpBuilder &b, Location loc,
+                                            ArrayRef<ReductionInfo> reductions,
+                                            ArrayRef<Value> storedValues,
+                                            int64_t rowLength) {
   // A reduction's operand that the store pass uses again (softmax's
   // exponentials) is kept in a row buffer on the stack by its reduction's
   // pass and read back from cache, not computed twice.
   llvm::SmallPtrSet<Value, 8> storeUses;
-  {
-    SmallVector<Value> work;
-    for (unsigned r : domainResults)
-      work.push_back(schedule->yielded[r]);
-    while (!work.empty()) {
-      Value v = work.pop_back_val();
-      if (!storeUses.insert(v).second)
-        continue;
-      Operation *def = v.getDefiningOp();
-      if (!def || isa<fd::ReduceOp>(def))
-        continue;
-      llvm::append_range(work, def->getOperands());
-    }
+  SmallVector<Value> work(storedValues);
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!storeUses.insert(v).second)
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (!def || isa<fd::ReduceOp>(def))
+      continue;
+    llvm::append_range(work, def->getOperands());
   }
   SmallVector<Value> stashBuffers(reductions.size());
   for (auto [k, r] : llvm::enumerate(reductions)) {
-    Value operand = r.op.getOperand();
+    Value operand = fd::ReduceOp(r.op).getOperand();
     Type element = computeType(elementTypeOf(operand));
     // i1 vectors are bit-packed in memory: not stashed, recomputed.
     if (!isa<BlockArgument>(operand) && storeUses.contains(operand) &&
@@ -334,32 +315,35 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
           b, loc, LLVM::LLVMPointerType::get(b.getContext()), element,
           i64Constant(b, loc, rowLength), 64);
   }
-  auto rowLoop = scf::ForOp::create(
-      b, loc, func.getArgument(1), func.getArgument(2), i64Constant(b, loc, 1));
-  b.setInsertionPoint(rowLoop.getBody()->getTerminator());
-  Value row = rowLoop.getInductionVar();
-  Value lo = arith::MulIOp::create(b, loc, row, i64Constant(b, loc, rowLength));
-  Value hi = arith::AddIOp::create(b, loc, lo, i64Constant(b, loc, rowLength));
+  return stashBuffers;
+}
+
+LogicalResult
+host::emitRowPasses(OpBuilder &b, Location loc, unsigned width,
+                    int64_t rowLength, Value lo, Value hi,
+                    const DenseMap<Value, Value> &pointers,
+                    ArrayRef<ReductionInfo> reductions,
+                    ArrayRef<Value> stashBuffers, DenseMap<Value, Value> &seeds,
+                    SmallVectorImpl<std::pair<Value, Value>> &written) {
   // Each row buffer at -lo, so that a position in the row indexes it.
   SmallVector<std::pair<Value, Value>> stashes;
   Value negLo = arith::SubIOp::create(b, loc, i64Constant(b, loc, 0), lo);
   for (auto [k, r] : llvm::enumerate(reductions))
     if (stashBuffers[k])
-      stashes.push_back({r.op.getOperand(),
-                         LLVM::GEPOp::create(
-                             b, loc, LLVM::LLVMPointerType::get(b.getContext()),
-                             computeType(elementTypeOf(r.op.getOperand())),
-                             stashBuffers[k], ValueRange{negLo})});
+      stashes.push_back(
+          {fd::ReduceOp(r.op).getOperand(),
+           LLVM::GEPOp::create(
+               b, loc, LLVM::LLVMPointerType::get(b.getContext()),
+               computeType(elementTypeOf(fd::ReduceOp(r.op).getOperand())),
+               stashBuffers[k], ValueRange{negLo})});
   // Lanes never leave their row; with rows a multiple of the width they
   // also stay inside a width-aligned block.
   int64_t block =
       rowLength % width == 0 ? width : std::max<int64_t>(1, rowLength);
-  DenseMap<Value, Value> seeds;
-  SmallVector<std::pair<Value, Value>> written;
-  for (ReductionInfo &r : reductions) {
+  for (const ReductionInfo &r : reductions) {
     Value stash;
     for (auto [value, base] : stashes)
-      if (value == r.op.getOperand())
+      if (value == fd::ReduceOp(r.op).getOperand())
         stash = base;
     ReductionStarts starts =
         reductionStarts<RegionEmitter>(b, loc, width, pointers, r);
@@ -390,15 +374,58 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
     Value result = combine(b, loc, r, horizontal, loop->scalarResults[0]);
     RegionEmitter scalar(b, loc, 1, pointers);
     result = finishReduction(b, loc, scalar, r, result, rowLength);
-    seeds[r.op.getResult()] = result;
+    seeds[fd::ReduceOp(r.op).getResult()] = result;
     if (stash)
-      written.push_back({r.op.getOperand(), stash});
+      written.push_back({fd::ReduceOp(r.op).getOperand(), stash});
   }
+  return success();
+}
+
+namespace {
+
+FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
+                                          StringRef prefix, unsigned width) {
+  FailureOr<ReductionSchedule<fd::RowSchedule>> schedule = classifySchedule(
+      fusion, fd::analyzeRowReduction(fusion, fd::ScheduleTarget::host(width)),
+      "row_reduction", classifyReduction);
+  if (failed(schedule))
+    return failure();
+  SmallVector<ReductionInfo> &reductions = schedule->infos;
+  int64_t rows = schedule->rows, rowLength = schedule->rowLength;
+  ArrayRef<unsigned> domainResults = schedule->domainResults;
+
+  Location loc = fusion.getLoc();
+  OpBuilder b(module.getContext());
+  std::string name = (prefix + "_rows").str();
+  func::FuncOp func = createKernelFunc(b, module, loc, name);
+  Value buffers = func.getArgument(0);
+  DenseMap<Value, Value> pointers = loadInputPointers(b, loc, fusion, buffers);
+  unsigned numInputs = fusion.getInputs().size();
+  SmallVector<Value> outputs;
+  for (unsigned k = 0; k < schedule->yielded.size(); ++k)
+    outputs.push_back(bufferPointer(b, loc, buffers, numInputs + k));
+  SmallVector<Value> domainValues;
+  for (unsigned r : domainResults)
+    domainValues.push_back(schedule->yielded[r]);
+  SmallVector<Value> stashBuffers =
+      allocateRowStashes(b, loc, reductions, domainValues, rowLength);
+  auto rowLoop = scf::ForOp::create(
+      b, loc, func.getArgument(1), func.getArgument(2), i64Constant(b, loc, 1));
+  b.setInsertionPoint(rowLoop.getBody()->getTerminator());
+  Value row = rowLoop.getInductionVar();
+  Value lo = arith::MulIOp::create(b, loc, row, i64Constant(b, loc, rowLength));
+  Value hi = arith::AddIOp::create(b, loc, lo, i64Constant(b, loc, rowLength));
+  // Lanes never leave their row; with rows a multiple of the width they
+  // also stay inside a width-aligned block.
+  int64_t block =
+      rowLength % width == 0 ? width : std::max<int64_t>(1, rowLength);
+  DenseMap<Value, Value> seeds;
+  SmallVector<std::pair<Value, Value>> written;
+  if (failed(emitRowPasses(b, loc, width, rowLength, lo, hi, pointers,
+                           reductions, stashBuffers, seeds, written)))
+    return failure();
   if (!domainResults.empty()) {
     SmallVector<Value> domainOutputs = outputsOf(outputs, domainResults);
-    SmallVector<Value> domainValues;
-    for (unsigned r : domainResults)
-      domainValues.push_back(schedule->yielded[r]);
     auto emitLoop = [&](bool streaming) {
       return emitPeeledLoop(b, loc, lo, hi, width, block, pointers, seeds, {},
                             {}, [&](RegionEmitter &e, Index index, ValueRange) {
@@ -458,6 +485,8 @@ FailureOr<FusionKernels> emitHostKernels(fd::FusionOp fusion, ModuleOp module,
                          ScheduleKind::WindowReduction);
   case fd::ScheduleKind::scatter:
     return emitHostScatter(fusion, module, namePrefix, vectorWidth);
+  case fd::ScheduleKind::attention:
+    return emitHostAttention(fusion, module, namePrefix, vectorWidth);
   }
   llvm_unreachable("every schedule kind has a host code generator");
 }

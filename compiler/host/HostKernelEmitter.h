@@ -38,7 +38,8 @@ mlir::FailureOr<FusionKernels> emitHostKernels(mlir::fuse::FusionOp fusion,
                                                unsigned vectorWidth);
 
 /// The schedules in files of their own (HostMatmulEmitter.cpp,
-/// HostColumnReductionEmitter.cpp, HostScatterEmitter.cpp), called by
+/// HostColumnReductionEmitter.cpp, HostScatterEmitter.cpp,
+/// HostAttentionEmitter.cpp), called by
 /// emitHostKernels.
 mlir::FailureOr<FusionKernels> emitHostMatmul(mlir::fuse::FusionOp fusion,
                                               mlir::ModuleOp module,
@@ -51,6 +52,10 @@ mlir::FailureOr<FusionKernels> emitHostScatter(mlir::fuse::FusionOp fusion,
                                                mlir::ModuleOp module,
                                                llvm::StringRef namePrefix,
                                                unsigned vectorWidth);
+mlir::FailureOr<FusionKernels> emitHostAttention(mlir::fuse::FusionOp fusion,
+                                                 mlir::ModuleOp module,
+                                                 llvm::StringRef namePrefix,
+                                                 unsigned vectorWidth);
 
 } // namespace fuse
 

@@ -178,6 +178,28 @@ emitPeeledLoop(OpBuilder &b, Location loc, Value lo, Value hi, unsigned width,
 DenseMap<Value, Value> loadInputPointers(OpBuilder &b, Location loc,
                                          fd::FusionOp fusion, Value buffers);
 
+/// A row kernel's buffers on the stack, one per reduction (null where none):
+/// a reduction's operand that the stores of `storedValues` use again
+/// (softmax's exponentials) is kept by its pass and read back from cache,
+/// not computed twice (rows up to 64 KiB).
+SmallVector<Value> allocateRowStashes(OpBuilder &b, Location loc,
+                                      ArrayRef<ReductionInfo> reductions,
+                                      ArrayRef<Value> storedValues,
+                                      int64_t rowLength);
+
+/// The passes of a row kernel over the row [lo, hi) of `rowLength`
+/// elements: each reduction in order, its finished value then seeded in
+/// `seeds`. Every pass stashes the values of `written` (value, its row
+/// buffer at -lo), to which a pass adds its operand where `stashBuffers`
+/// has a buffer for it.
+LogicalResult emitRowPasses(OpBuilder &b, Location loc, unsigned width,
+                            int64_t rowLength, Value lo, Value hi,
+                            const DenseMap<Value, Value> &pointers,
+                            ArrayRef<ReductionInfo> reductions,
+                            ArrayRef<Value> stashBuffers,
+                            DenseMap<Value, Value> &seeds,
+                            SmallVectorImpl<std::pair<Value, Value>> &written);
+
 /// Floats and integers (fuse.reduce takes no i1).
 FailureOr<ReductionInfo> classifyReduction(fd::ReduceOp reduce,
                                            StringRef schedule);

@@ -1,9 +1,9 @@
 // fuse-run --check on the transformer examples, end to end on the host: the
-// MLP block in 2 matmul kernels, the BERT encoder layer in 12 (Q, K, V
-// projections with the head split on the store, K packed, Q K^T with the mask,
-// softmax, P V with the heads merged, output projection + residual,
-// layernorm, FFN up + GELU, FFN down + residual, layernorm); both match the
-// reference runtime.
+// MLP block in 2 matmul kernels, the BERT encoder layer in 9 (Q, K, V
+// projections with the head split on the store, attention in one kernel
+// (Q K^T with the scale and mask, softmax, P V), output projection with the
+// heads merged on its load + residual, layernorm, FFN up + GELU, FFN down +
+// residual, layernorm); both match the reference runtime.
 
 // RUN: rm -rf %t.cache
 // RUN: fuse-run %examples/mlp.mlir --check --print-plan --cache-dir %t.cache | FileCheck %s --check-prefix=MLP
@@ -18,17 +18,16 @@
 // MLP: check out0: {{.*}}: ok
 // MLP: check: passed, 1 outputs match the reference
 
-// ENCODER: plan: 12 kernels for {{[0-9]+}} ops, target host-x86-64-v{{[34]}}
+// ENCODER: plan: 9 kernels for {{[0-9]+}} ops, target host-x86-64-v{{[34]}}
 // ENCODER-NEXT: kernel 0 fuse_k0_matmul: matmul, 5 ops
 // ENCODER-NEXT: ops matmul broadcast add reshape transpose
-// ENCODER: kernel 3 fuse_k3_pack: matmul
-// ENCODER: kernel 4 fuse_k3_matmul: matmul
+// ENCODER: kernel 3 fuse_k3_attention: attention, 13 ops
+// ENCODER-NEXT: ops matmul constant mul broadcast add reduce broadcast sub exp reduce broadcast div matmul
+// ENCODER-NEXT: kernel 4 fuse_k4_matmul: matmul, 6 ops
+// ENCODER-NEXT: ops transpose reshape matmul broadcast add add
 // ENCODER: kernel 5 fuse_k5_rows: row-reduction
-// ENCODER: kernel 6 fuse_k6_matmul: matmul, 3 ops
-// ENCODER-NEXT: ops matmul transpose reshape
 // ENCODER: kernel 8 fuse_k8_rows: row-reduction
-// ENCODER: kernel 11 fuse_k11_rows: row-reduction
-// ENCODER-NOT: kernel 12
+// ENCODER-NOT: kernel 9
 // ENCODER: output out0: tensor<64x128xf32>
 // ENCODER: check out0: {{.*}}: ok
 // ENCODER: check: passed, 1 outputs match the reference

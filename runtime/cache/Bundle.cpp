@@ -51,6 +51,8 @@ std::string_view scheduleKindName(ScheduleKind kind) {
     return "window-reduction";
   case ScheduleKind::Scatter:
     return "scatter";
+  case ScheduleKind::Attention:
+    return "attention";
   case ScheduleKind::ReferenceOnly:
     return "reference-only";
   }

@@ -59,6 +59,10 @@ enum class ScheduleKind : std::uint8_t {
   /// Rows written or combined at run-time indices, each work item owning
   /// its columns.
   Scatter,
+  /// Scores (a matmul), a row softmax or another row kernel over them and a
+  /// second matmul, one block of query rows per work item: the score matrix
+  /// is never stored.
+  Attention,
   /// Only the reference runtime can run it.
   ReferenceOnly,
 };
