@@ -87,7 +87,7 @@ def findings(root, relative):
     for start, lines in chunks(text):
         dim = dim_pattern("\n".join(lines))
         left = re.compile(dim + r"\s*" + OPERATOR + r"(?![->=])")
-        right = re.compile(r"(?<![-+<>=!&|*/%^(\[,?:])\s*" + OPERATOR + r"\s*" + dim)
+        right = re.compile(r"(?<![-+<>=!&|*/%^(\[,?:])\s*" + OPERATOR + r"\s*" + OBJECT + dim)
         for offset, line in enumerate(lines):
             # `->` and `++`/`--` are not arithmetic on a dim; drop them first.
             plain = line.replace("->", "  ").replace("++", "  ").replace("--", "  ")
