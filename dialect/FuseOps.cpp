@@ -192,26 +192,15 @@ LogicalResult BroadcastOp::verify() {
   return success();
 }
 
-/// The element count of a static shape, or nullopt when it does not fit in
-/// an int64 (getNumElements wraps: 16 x (2^60 + 1) would read as 16).
-static std::optional<int64_t> checkedNumElements(RankedTensorType type) {
-  int64_t count = 1;
-  for (int64_t dim : type.getShape()) {
-    if (dim == 0)
-      return 0;
-    if (dim < 0 || llvm::MulOverflow(count, dim, count))
-      return std::nullopt;
-  }
-  return count;
-}
-
 LogicalResult ReshapeOp::verify() {
   if (failed(checkSameElementType(*this)))
     return failure();
+  // Counted with CheckedInt: getNumElements wraps (16 x (2^60 + 1) read as
+  // 16), and a 0 dim empties a tensor whatever the others hold.
   std::optional<int64_t> operandCount =
-      checkedNumElements(tensorType(getOperand()));
+      ::fuse::checkedElementCount(tensorType(getOperand()).getShape()).get();
   std::optional<int64_t> resultCount =
-      checkedNumElements(tensorType(getResult()));
+      ::fuse::checkedElementCount(tensorType(getResult()).getShape()).get();
   if (!operandCount || !resultCount)
     return emitOpError() << "the " << (operandCount ? "result" : "operand")
                          << " has more elements than an int64 counts";
@@ -266,11 +255,11 @@ LogicalResult SliceOp::verify() {
                            << " must not be negative, but are " << offsets[i]
                            << " and " << sizes[i];
     // The last index read, offset + (size - 1) * stride, must be in bounds;
-    // tested with a division so that huge attributes cannot overflow.
+    // counted with CheckedInt so that huge attributes cannot overflow.
     int64_t dimSize = operand.getDimSize(i);
-    if (sizes[i] > 0 &&
-        (offsets[i] >= dimSize ||
-         sizes[i] - 1 > (dimSize - 1 - offsets[i]) / strides[i]))
+    std::optional<int64_t> last =
+        ((::fuse::CheckedInt(sizes[i]) - 1) * strides[i] + offsets[i]).get();
+    if (sizes[i] > 0 && (!last || *last >= dimSize))
       return emitOpError() << "slice of dimension " << i << " (offset "
                            << offsets[i] << ", size " << sizes[i] << ", stride "
                            << strides[i] << ") reads past its size " << dimSize;
@@ -373,6 +362,7 @@ LogicalResult ConcatOp::verify() {
     return emitOpError() << "axis " << axis << " is out of range for rank "
                          << rank;
   SmallVector<int64_t> shape(first.getShape());
+  ::fuse::CheckedInt concatenated = first.getDimSize(axis);
   for (auto [i, value] : llvm::enumerate(operands.drop_front())) {
     RankedTensorType type = tensorType(value);
     if (type.getRank() != rank ||
@@ -388,8 +378,13 @@ LogicalResult ConcatOp::verify() {
                << first.getDimSize(d) << "; only dimension " << axis
                << " (the axis) may differ";
     }
-    shape[axis] += type.getDimSize(axis);
+    concatenated += type.getDimSize(axis);
   }
+  std::optional<int64_t> size = concatenated.get();
+  if (!size)
+    return emitOpError() << "the operands' sizes in dimension " << axis
+                         << " (the axis) add up past 2^63";
+  shape[axis] = *size;
   return checkResultType(*this, shape, first.getElementType());
 }
 
@@ -526,7 +521,7 @@ LogicalResult ConvOp::verify() {
     return emitOpError() << "group " << group << " must be >= 1 and divide the "
                          << channels << " input channels and the " << filters
                          << " output channels";
-  if (weight.getDimSize(1) * group != channels)
+  if ((::fuse::CheckedInt(weight.getDimSize(1)) * group).get() != channels)
     return emitOpError() << "weight dim 1 is " << weight.getDimSize(1)
                          << ", expected " << channels / group
                          << " (input channels per group)";
@@ -538,13 +533,27 @@ LogicalResult ConvOp::verify() {
   SmallVector<int64_t> shape{input.getDimSize(0), filters};
   for (size_t d = 0; d < spatial; ++d) {
     int64_t kernel = weight.getDimSize(2 + d);
-    int64_t padded = input.getDimSize(2 + d) + pads[d] + pads[spatial + d];
-    int64_t span = dilations[d] * (kernel - 1) + 1;
-    if (kernel < 1 || padded < span)
+    std::optional<int64_t> padded =
+        (::fuse::CheckedInt(input.getDimSize(2 + d)) + pads[d] +
+         pads[spatial + d])
+            .get();
+    std::optional<int64_t> span =
+        (::fuse::CheckedInt(dilations[d]) * (::fuse::CheckedInt(kernel) - 1) +
+         1)
+            .get();
+    if (!padded || !span)
+      return emitOpError() << "spatial dim " << d
+                           << ": the padded input or the dilated kernel "
+                              "passes 2^63 (pads "
+                           << ShapeStr{pads} << ", dilations "
+                           << ShapeStr{dilations} << ", kernel " << kernel
+                           << ")";
+    if (kernel < 1 || *padded < *span)
       return emitOpError() << "spatial dim " << d << ": the padded input ("
-                           << padded << ") is smaller than the dilated kernel ("
-                           << span << ")";
-    shape.push_back((padded - span) / strides[d] + 1);
+                           << *padded
+                           << ") is smaller than the dilated kernel (" << *span
+                           << ")";
+    shape.push_back((*padded - *span) / strides[d] + 1);
   }
   return checkResultType(*this, shape, elementType);
 }

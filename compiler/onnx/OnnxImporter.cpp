@@ -57,6 +57,30 @@ std::string shapeText(const Shape &shape) {
   return out + "]";
 }
 
+/// The value of shape arithmetic, or an import error saying that `what`
+/// passes 2^63: a dim or count computed from a model is never used wrapped
+/// or saturated.
+std::int64_t dimValue(CheckedInt value, const std::string &what) {
+  std::optional<std::int64_t> result = value.get();
+  if (!result)
+    fail(what + " passes 2^63");
+  return *result;
+}
+
+/// `shape` as a matrix at `axis` (Flatten, Softmax before opset 13): the dims
+/// before it multiplied, then those from it. A tensor with a 0 dim holds no
+/// elements whatever its other dims, so either product can pass 2^63
+/// ([2^32, 2^32, 0] at axis 2).
+Shape coercedTo2d(const Shape &shape, std::int64_t axis) {
+  CheckedInt outer = 1, inner = 1;
+  for (std::int64_t i = 0; i < std::int64_t(shape.size()); ++i)
+    (i < axis ? outer : inner) *= shape[i];
+  const std::string at =
+      " axis " + std::to_string(axis) + " of " + shapeText(shape);
+  return {dimValue(outer, "the product of the dims before" + at),
+          dimValue(inner, "the product of the dims from" + at)};
+}
+
 std::string onnxTypeName(int type) {
   if (onnx::TensorProto_DataType_IsValid(type))
     return onnx::TensorProto_DataType_Name(
@@ -231,7 +255,7 @@ std::string readExternalData(const onnx::TensorProto &proto,
     fail(what + " keeps its data in an external file, which Fuse reads only "
                 "next to a model file it imports by path");
   std::string location;
-  std::optional<std::uint64_t> offset, length;
+  std::optional<std::int64_t> offset, length;
   for (const onnx::StringStringEntryProto &entry : proto.external_data()) {
     auto number = [&]() {
       const std::string &text = entry.value();
@@ -239,7 +263,9 @@ std::string readExternalData(const onnx::TensorProto &proto,
           text.find_first_not_of("0123456789") != std::string::npos)
         fail(what + ": external data " + entry.key() + " '" + text +
              "' is not a number");
-      return std::uint64_t(std::stoull(text));
+      // 19 digits pass INT64_MAX: a file position (off_t) cannot hold them.
+      return dimValue(CheckedInt::fromUnsigned(std::stoull(text)),
+                      what + ": external data " + entry.key() + " " + text);
     };
     if (entry.key() == "location")
       location = entry.value();
@@ -274,9 +300,10 @@ std::string readExternalData(const onnx::TensorProto &proto,
   Shape shape(proto.dims().begin(), proto.dims().end());
   std::int64_t count = checkedCount(shape, what);
   int bits = subByteBits(type);
-  std::uint64_t bytes =
-      bits ? std::uint64_t((count + 8 / bits - 1) / (8 / bits))
-           : std::uint64_t(count) * std::uint64_t(byteSize(type));
+  const std::int64_t bytes =
+      dimValue(bits ? (CheckedInt(count) + 8 / bits - 1) / (8 / bits)
+                    : CheckedInt(count) * byteSize(type),
+               what + "'s bytes");
   if (length && *length != bytes)
     fail(what + ": its external data is " + std::to_string(*length) +
          " bytes long, the tensor " + shapeText(shape) + " takes " +
@@ -284,9 +311,13 @@ std::string readExternalData(const onnx::TensorProto &proto,
   Expected<RegularFile> opened = RegularFile::open(file.string());
   if (!opened.ok())
     fail(what + ": " + opened.message());
-  std::string data(bytes, '\0');
+  std::string data(std::size_t(bytes), '\0');
+  // The last byte read, too, is a file position.
+  if (!(CheckedInt(offset.value_or(0)) + bytes).ok())
+    fail(what + ": external data offset " + std::to_string(*offset) +
+         " plus its " + std::to_string(bytes) + " bytes passes 2^63");
   Status read = opened->readAt(
-      offset.value_or(0),
+      std::uint64_t(offset.value_or(0)),
       std::span(reinterpret_cast<std::uint8_t *>(data.data()), data.size()));
   if (!read.ok())
     fail(what + ": its external data: " + read.message());
@@ -923,7 +954,7 @@ TensorId Importer::reverseAxis(TensorId x, std::int64_t axis) {
     fail("a reversal of " + std::to_string(n) +
          " elements (a negative step) is not supported beyond 1024");
   std::vector<TensorId> parts;
-  for (std::int64_t i = n - 1; i >= 0; --i)
+  for (std::int64_t i = n; i-- > 0;)
     parts.push_back(sliceAxis(x, axis, i, 1));
   return check(b->concat(parts, axis));
 }
@@ -1668,11 +1699,7 @@ std::vector<TensorId> Importer::lowerSoftmax() {
   if (axis < 0 || axis > rank)
     fail("axis out of range");
   Shape shape = shapeOf(x);
-  // Each a product of a valid tensor's dims: at most its element count.
-  CheckedInt outer = 1, inner = 1;
-  for (std::int64_t i = 0; i < rank; ++i)
-    (i < axis ? outer : inner) *= shape[i];
-  TensorId flat = reshape(x, {outer.saturated(), inner.saturated()});
+  TensorId flat = reshape(x, coercedTo2d(shape, axis));
   return {reshape(softmax(flat, 1, log), shape)};
 }
 
@@ -1946,11 +1973,7 @@ std::vector<TensorId> Importer::lowerFlatten() {
     axis += rank;
   if (axis < 0 || axis > rank)
     fail("axis out of range");
-  // Each a product of a valid tensor's dims: at most its element count.
-  CheckedInt outer = 1, inner = 1;
-  for (std::int64_t i = 0; i < rank; ++i)
-    (i < axis ? outer : inner) *= shape[i];
-  return {reshape(x, {outer.saturated(), inner.saturated()})};
+  return {reshape(x, coercedTo2d(shape, axis))};
 }
 
 std::vector<TensorId> Importer::lowerTranspose() {
@@ -2063,11 +2086,15 @@ std::vector<TensorId> Importer::lowerSplit() {
     sizes = *s;
   } else {
     std::int64_t n = attrInt("num_outputs", outputs);
-    if (n <= 0)
-      fail("num_outputs must be positive");
-    std::int64_t each = (shape[axis] + n - 1) / n;
-    for (std::int64_t i = 0, left = shape[axis]; i < n; ++i) {
-      sizes.push_back(std::min(each, left));
+    // Before the parts are made: num_outputs = INT64_MAX made that many.
+    if (n != outputs)
+      fail("num_outputs is " + std::to_string(n) + ", expected " +
+           std::to_string(outputs) + " (the node's outputs)");
+    std::int64_t each = dimValue((CheckedInt(shape[axis]) + n - 1) / n,
+                                 "the split's part size");
+    CheckedInt left = shape[axis];
+    for (std::int64_t i = 0; i < n; ++i) {
+      sizes.push_back(std::min(each, dimValue(left, "the split's rest")));
       left -= sizes.back();
     }
   }
@@ -2127,39 +2154,54 @@ std::vector<TensorId> Importer::lowerSlice() {
     std::int64_t step = steps[i], start = starts[i], end = ends[i];
     if (step == 0)
       fail("a step is 0");
+    // Counted with CheckedInt for every step, INT64_MIN and INT64_MAX
+    // included: after clamping, the distances are below `dim`, and a
+    // negative step divides without being negated (-INT64_MIN overflows).
+    const std::string what = "slice of axis " + std::to_string(axis) +
+                             " (start " + std::to_string(starts[i]) + ", end " +
+                             std::to_string(ends[i]) + ", step " +
+                             std::to_string(step) + ")";
     if (start < 0)
-      start += dim;
+      start = dimValue(CheckedInt(start) + dim, what);
     if (end < 0)
-      end += dim;
-    // No intermediate overflows for any step, INT64_MIN and INT64_MAX
-    // included: the distances are at most `dim` after clamping, and the
-    // step's magnitude is taken unsigned.
-    std::uint64_t magnitude =
-        step > 0 ? std::uint64_t(step) : std::uint64_t(0) - std::uint64_t(step);
+      end = dimValue(CheckedInt(end) + dim, what);
     std::int64_t size;
-    if (step > 0) {
+    if (dim == 0) {
+      // Nothing to take, whichever way (clamping to [0, dim - 1] has no
+      // range).
+      size = 0;
+    } else if (step > 0) {
       start = std::clamp<std::int64_t>(start, 0, dim);
       end = std::clamp<std::int64_t>(end, 0, dim);
       size = end > start
-                 ? 1 + std::int64_t(std::uint64_t(end - start - 1) / magnitude)
+                 ? dimValue((CheckedInt(end) - start - 1) / step + 1, what)
                  : 0;
       offsets[axis] = start;
     } else {
-      start = std::clamp<std::int64_t>(start, 0, dim - 1);
-      end = std::clamp<std::int64_t>(end, -1, dim - 1);
-      size = start > end
-                 ? 1 + std::int64_t(std::uint64_t(start - end - 1) / magnitude)
-                 : 0;
-      // (size - 1) * magnitude <= start - end - 1 < dim: no overflow.
+      const std::int64_t last = dimValue(CheckedInt(dim) - 1, what);
+      start = std::clamp<std::int64_t>(start, 0, last);
+      end = std::clamp<std::int64_t>(end, -1, last);
+      // (start - end - 1) / step truncates toward 0: minus the count of
+      // whole steps.
+      size =
+          start > end
+              ? dimValue(CheckedInt(1) - (CheckedInt(start) - end - 1) / step,
+                         what)
+              : 0;
       offsets[axis] =
-          size ? start - std::int64_t(std::uint64_t(size - 1) * magnitude) : 0;
+          size ? dimValue(CheckedInt(start) + (CheckedInt(size) - 1) * step,
+                          what)
+               : 0;
       if (size > 1)
         reversed.push_back(axis);
     }
     sizes[axis] = size;
     // A stride matters only where more than one element is taken, and then
     // the step's magnitude is below the dim.
-    strides[axis] = size > 1 ? std::int64_t(magnitude) : 1;
+    strides[axis] =
+        size > 1
+            ? dimValue(step > 0 ? CheckedInt(step) : -CheckedInt(step), what)
+            : 1;
   }
   TensorId y = check(b->slice(x, offsets, sizes, strides));
   for (std::int64_t axis : reversed)
@@ -2227,8 +2269,9 @@ Importer::ElementOffsets Importer::elementOffsets(const GatherOperands &g) {
   std::int64_t count = checkedCount(ishape, "the indices");
   std::vector<std::int64_t> strides(std::size_t(rank), 1);
   for (std::int64_t d = rank - 2; d >= 0; --d)
-    strides[std::size_t(d)] =
-        strides[std::size_t(d + 1)] * shape[std::size_t(d + 1)];
+    strides[std::size_t(d)] = dimValue(
+        CheckedInt(strides[std::size_t(d + 1)]) * shape[std::size_t(d + 1)],
+        "the stride of dim " + std::to_string(d) + " of " + shapeText(shape));
   at.offsets.assign(std::size_t(count), 0);
   for (std::int64_t i = 0; i < count; ++i) {
     std::int64_t rest = i;
@@ -2295,11 +2338,13 @@ std::vector<TensorId> Importer::lowerGather() {
   if (const std::optional<HostTensorData> &constant = inputValue(1).constant) {
     std::vector<std::int64_t> indices = toInts(*constant);
     for (std::int64_t &index : indices) {
-      if (index < -shape[axis] || index >= shape[axis])
+      const std::optional<std::int64_t> wrapped =
+          (index < 0 ? CheckedInt(index) + shape[axis] : CheckedInt(index))
+              .get();
+      if (!wrapped || *wrapped < 0 || *wrapped >= shape[axis])
         fail("index " + std::to_string(index) + " is out of range for " +
              "dimension " + std::to_string(axis) + " of " + shapeText(shape));
-      if (index < 0)
-        index += shape[axis];
+      index = *wrapped;
     }
     std::int64_t step = indices.size() > 1 ? indices[1] - indices[0] : 1;
     bool progression = !indices.empty() && step > 0;
@@ -2743,10 +2788,14 @@ Importer::Labeled Importer::einsumDiagonals(Labeled x) {
     for (std::int64_t d : perm)
       if (d != std::int64_t(p) && d != std::int64_t(q))
         merged.push_back(shape[std::size_t(d)]);
-    merged.push_back(n * n);
+    const std::string diagonal =
+        "the diagonal of a label of size " + std::to_string(n);
+    merged.push_back(dimValue(CheckedInt(n) * n, diagonal));
     TensorId flat = reshape(moved, merged);
     order.push_back(label);
-    x = {sliceAxis(flat, std::int64_t(merged.size()) - 1, 0, n, n + 1), order};
+    x = {sliceAxis(flat, std::int64_t(merged.size()) - 1, 0, n,
+                   dimValue(CheckedInt(n) + 1, diagonal)),
+         order};
   }
 }
 
@@ -2829,10 +2878,11 @@ Importer::Labeled Importer::einsumContract(Labeled a, Labeled c,
     return dims;
   };
   auto count = [&](const std::vector<EinsumLabel> &labels) {
-    std::int64_t total = 1;
+    CheckedInt total = 1;
     for (EinsumLabel label : labels)
       total *= size[label];
-    return total;
+    return dimValue(total, "the product of the sizes of " +
+                               std::to_string(labels.size()) + " labels");
   };
   std::vector<EinsumLabel> out = concat({&batch, &m, &n});
   if (contracted.empty()) {
@@ -2900,11 +2950,12 @@ std::vector<TensorId> Importer::lowerCumSum() {
   for (std::int64_t d = 0; d < rank; ++d)
     dims.push_back(d < axis ? d : d + 1);
   TensorId spread = check(b->broadcast(x, wide, dims));
-  std::vector<std::int64_t> keep(static_cast<std::size_t>(n * n));
+  std::vector<std::int64_t> keep;
+  keep.reserve(std::size_t(dimValue(CheckedInt(n) * n, "CumSum's mask")));
   for (std::int64_t i = 0; i < n; ++i)
     for (std::int64_t j = 0; j < n; ++j)
-      keep[std::size_t(i * n + j)] =
-          reverse ? (exclusive ? j > i : j >= i) : (exclusive ? j < i : j <= i);
+      keep.push_back(reverse ? (exclusive ? j > i : j >= i)
+                             : (exclusive ? j < i : j <= i));
   TensorId keepMask = intsConstant("mask", {n, n}, keep, ElementType::I1);
   TensorId wideMask = check(b->broadcast(keepMask, wide, {axis, axis + 1}));
   TensorId kept = check(b->select(wideMask, spread, splatLike(spread, 0)));
@@ -3008,15 +3059,25 @@ TensorId Importer::padAxis(TensorId x, std::int64_t axis, std::int64_t begin,
                            std::int64_t end, const std::string &mode,
                            const DenseValue &fill) {
   std::int64_t n = shapeOf(x)[axis];
+  // The padded size first, checked: pads of INT64_MAX wrapped it, and a
+  // pad of INT64_MIN has no negation.
+  const std::string pads = "pads " + std::to_string(begin) + ", " +
+                           std::to_string(end) + " of axis " +
+                           std::to_string(axis) + " (of size " +
+                           std::to_string(n) + ")";
+  if (!(CheckedInt(n) + begin + end).get())
+    fail(pads + " give a size past 2^63");
   if (begin < 0 || end < 0) {
-    const std::int64_t cropBegin = std::max<std::int64_t>(0, -begin),
-                       cropEnd = std::max<std::int64_t>(0, -end);
-    if (cropBegin + cropEnd > n)
-      fail("negative pads " + std::to_string(begin) + ", " +
-           std::to_string(end) + " crop more than the " + std::to_string(n) +
-           " elements of axis " + std::to_string(axis));
-    x = sliceAxis(x, axis, cropBegin, n - cropBegin - cropEnd);
-    n -= cropBegin + cropEnd;
+    const std::optional<std::int64_t> cropped =
+        (-(CheckedInt(std::min<std::int64_t>(begin, 0)) +
+           std::min<std::int64_t>(end, 0)))
+            .get();
+    if (!cropped || *cropped > n)
+      fail("negative " + pads + " crop more than its elements");
+    // Each at most `cropped`: the negations fit.
+    const std::int64_t cropBegin = begin < 0 ? -begin : 0;
+    n = dimValue(CheckedInt(n) - *cropped, pads);
+    x = sliceAxis(x, axis, cropBegin, n);
     begin = std::max<std::int64_t>(0, begin);
     end = std::max<std::int64_t>(0, end);
   }
@@ -3033,20 +3094,26 @@ TensorId Importer::padAxis(TensorId x, std::int64_t axis, std::int64_t begin,
     fail("mode 'wrap' pads axis " + std::to_string(axis) + " of size " +
          std::to_string(n) + " by " + std::to_string(std::max(begin, end)) +
          ", expected at most its size");
+  // Where each side's elements start: inside the axis, by the checks above.
+  auto from = [&](CheckedInt offset) { return dimValue(offset, pads); };
   auto side = [&](std::int64_t count, bool atBegin) {
     Shape shape = shapeOf(x);
     shape[axis] = count;
     if (mode == "constant")
       return splatBytes(DenseValue{fill.elementType, shape, fill.bytes, true});
     if (mode == "edge") {
-      TensorId border = sliceAxis(x, axis, atBegin ? 0 : n - 1, 1);
+      TensorId border =
+          sliceAxis(x, axis, atBegin ? 0 : from(CheckedInt(n) - 1), 1);
       std::vector<std::int64_t> dims(shape.size());
       std::iota(dims.begin(), dims.end(), 0);
       return check(b->broadcast(border, shape, dims));
     }
     if (mode == "wrap")
-      return sliceAxis(x, axis, atBegin ? n - count : 0, count);
-    return reverseAxis(sliceAxis(x, axis, atBegin ? 1 : n - 1 - count, count),
+      return sliceAxis(x, axis, atBegin ? from(CheckedInt(n) - count) : 0,
+                       count);
+    return reverseAxis(sliceAxis(x, axis,
+                                 atBegin ? 1 : from(CheckedInt(n) - 1 - count),
+                                 count),
                        axis);
   };
   std::vector<TensorId> parts;

@@ -120,3 +120,31 @@ func.func @im2col_window_too_large(%x: tensor<1x2x4xf32>) -> tensor<1x2x6x1xf32>
   %0 = fuse.im2col %x window = [6] strides = [1] dilations = [1] pads = [0, 1] : tensor<1x2x4xf32> -> tensor<1x2x6x1xf32>
   return %0 : tensor<1x2x6x1xf32>
 }
+
+// -----
+
+// A dilated kernel or a padded input past 2^63 (issue 19): they wrapped, a
+// signed overflow in the verifier.
+func.func @conv_dilation_passes_2_to_63(%x: tensor<1x2x8xf32>, %w: tensor<4x2x3xf32>) -> tensor<1x4x6xf32> {
+  // expected-error @+1 {{spatial dim 0: the padded input or the dilated kernel passes 2^63 (pads [0, 0], dilations [4611686018427387904], kernel 3)}}
+  %0 = fuse.conv %x, %w strides = [1] dilations = [4611686018427387904] pads = [0, 0] group = 1 : tensor<1x2x8xf32>, tensor<4x2x3xf32> -> tensor<1x4x6xf32>
+  return %0 : tensor<1x4x6xf32>
+}
+
+// -----
+
+func.func @conv_pads_pass_2_to_63(%x: tensor<1x2x8xf32>, %w: tensor<4x2x3xf32>) -> tensor<1x4x6xf32> {
+  // expected-error @+1 {{spatial dim 0: the padded input or the dilated kernel passes 2^63 (pads [9223372036854775807, 1], dilations [1], kernel 3)}}
+  %0 = fuse.conv %x, %w strides = [1] dilations = [1] pads = [9223372036854775807, 1] group = 1 : tensor<1x2x8xf32>, tensor<4x2x3xf32> -> tensor<1x4x6xf32>
+  return %0 : tensor<1x4x6xf32>
+}
+
+// -----
+
+// Weight channels times group past 2^63: the wrapped product equalled the
+// input's channels.
+func.func @conv_group_channels_pass_2_to_63(%x: tensor<1x4x8xf32>, %w: tensor<4x4611686018427387905x1xf32>) -> tensor<1x4x8xf32> {
+  // expected-error @+1 {{weight dim 1 is 4611686018427387905, expected 1 (input channels per group)}}
+  %0 = fuse.conv %x, %w strides = [1] dilations = [1] pads = [0, 0] group = 4 : tensor<1x4x8xf32>, tensor<4x4611686018427387905x1xf32> -> tensor<1x4x8xf32>
+  return %0 : tensor<1x4x8xf32>
+}

@@ -454,6 +454,17 @@ func.func @concat_result_type(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tenso
 
 // -----
 
+// Empty operands whose sizes along the axis add up past 2^63: the sum
+// wrapped to INT64_MIN (a signed overflow), and the error named the expected
+// type 'tensor<0x?xf32>' (issue 19).
+func.func @concat_axis_passes_2_to_63(%a: tensor<0x4611686018427387904xf32>) -> tensor<0x1xf32> {
+  // expected-error @+1 {{the operands' sizes in dimension 1 (the axis) add up past 2^63}}
+  %0 = fuse.concat %a, %a axis = 1 : tensor<0x4611686018427387904xf32>, tensor<0x4611686018427387904xf32> -> tensor<0x1xf32>
+  return %0 : tensor<0x1xf32>
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//

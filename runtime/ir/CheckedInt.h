@@ -22,10 +22,17 @@
 
 namespace fuse {
 
-class CheckedInt {
+class [[nodiscard]] CheckedInt {
 public:
   constexpr CheckedInt() = default;
   constexpr CheckedInt(std::int64_t value) : number(value) {}
+  /// An unsigned count (a size_t, a uint64 read from a file): overflowed
+  /// past INT64_MAX rather than read back negative.
+  static constexpr CheckedInt fromUnsigned(std::uint64_t value) {
+    return value > std::uint64_t(std::numeric_limits<std::int64_t>::max())
+               ? overflowed()
+               : CheckedInt(std::int64_t(value));
+  }
 
   static constexpr CheckedInt overflowed() {
     CheckedInt result;
@@ -35,7 +42,7 @@ public:
 
   constexpr bool ok() const { return valid; }
   /// The value, or nullopt once any step overflowed.
-  constexpr std::optional<std::int64_t> get() const {
+  [[nodiscard]] constexpr std::optional<std::int64_t> get() const {
     return valid ? std::optional<std::int64_t>(number) : std::nullopt;
   }
   /// The value, or INT64_MAX once any step overflowed: a count that cannot
@@ -64,6 +71,10 @@ public:
         __builtin_mul_overflow(a.number, b.number, &product))
       return overflowed();
     return product;
+  }
+  /// -INT64_MIN overflows.
+  friend constexpr CheckedInt operator-(CheckedInt a) {
+    return CheckedInt(0) - a;
   }
   /// Truncating, as C++; by 0, or INT64_MIN by -1, overflows.
   friend constexpr CheckedInt operator/(CheckedInt a, CheckedInt b) {

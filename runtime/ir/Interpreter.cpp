@@ -2,6 +2,7 @@
 
 #include "runtime/ir/Interpreter.h"
 
+#include "runtime/ir/CheckedInt.h"
 #include "runtime/ir/Verifier.h"
 #include "runtime/ir/WindowShape.h"
 
@@ -54,19 +55,25 @@ namespace {
 
 using Shape = std::vector<std::int64_t>;
 
-/// Row-major strides of a shape.
+/// The product of some of a validated tensor's dims (CheckedInt's count): 0
+/// when one is 0, whatever the others; else at most the tensor's element
+/// count, which fits (validation bounds its bytes below 2^48). A raw product
+/// overflowed on an empty [0, 2^40, 2^40].
+std::int64_t dimsProduct(std::span<const std::int64_t> dims) {
+  return checkedElementCount(dims).saturated();
+}
+
+/// Row-major strides of a shape (those of an empty tensor index nothing).
 Shape stridesOf(const Shape &shape) {
   Shape strides(shape.size(), 1);
   for (std::size_t i = shape.size(); i-- > 1;)
-    strides[i - 1] = strides[i] * shape[i];
+    strides[i - 1] = dimsProduct(std::span(shape).subspan(i));
   return strides;
 }
 
 /// Calls fn(multiIndex, linearIndex) for every element in row-major order.
 template <typename Fn> void forEachIndex(const Shape &shape, Fn fn) {
-  std::int64_t count = 1;
-  for (std::int64_t dim : shape)
-    count *= dim;
+  const std::int64_t count = dimsProduct(shape);
   Shape index(shape.size(), 0);
   for (std::int64_t linear = 0; linear < count; ++linear) {
     fn(index, linear);
@@ -532,11 +539,12 @@ void evalReduce(const Op &op, const OpBuffers &buffers) {
   const ElementType type = x.type.elementType;
   const ReduceKind kind = *parseReduceKind(op.findAttr("kind")->getEnumName());
   std::vector<bool> reduced(x.type.shape.size(), false);
-  std::int64_t reducedCount = 1;
+  Shape reducedDims;
   for (std::int64_t d : op.findAttr("dims")->getI64Array()) {
     reduced[d] = true;
-    reducedCount *= x.type.shape[d];
+    reducedDims.push_back(x.type.shape[d]);
   }
+  const std::int64_t reducedCount = dimsProduct(reducedDims);
   const std::size_t count = std::size_t(out.type.numElements());
   std::vector<bool> seen(count, false);
   if (isFloat(type)) {
@@ -650,11 +658,9 @@ void evalArgReduce(const Op &op, const OpBuffers &buffers) {
   const std::size_t axis = std::size_t(op.findAttr("axis")->getI64());
   const bool isMax = op.kind == OpKind::ArgMax;
   const bool selectLast = op.getFlag("select_last_index");
-  std::int64_t outer = 1, inner = 1;
-  for (std::size_t d = 0; d < axis; ++d)
-    outer *= x.type.shape[d];
-  for (std::size_t d = axis + 1; d < x.type.shape.size(); ++d)
-    inner *= x.type.shape[d];
+  const std::span<const std::int64_t> xs(x.type.shape);
+  const std::int64_t outer = dimsProduct(xs.first(axis)),
+                     inner = dimsProduct(xs.subspan(axis + 1));
   const std::int64_t length = x.type.shape[axis];
   const bool isUnsigned = isUnsignedInteger(type);
   std::vector<double> floats(static_cast<std::size_t>(length));
@@ -687,9 +693,7 @@ void evalMatmul(const Op &op, const OpBuffers &buffers) {
   const Shape &as = a.type.shape, &bs = b.type.shape, &os = out.type.shape;
   const std::int64_t m = os[os.size() - 2], n = os[os.size() - 1];
   const std::int64_t k = as[as.size() - (ta ? 2 : 1)];
-  std::int64_t batches = 1;
-  for (std::size_t d = 0; d + 2 < os.size(); ++d)
-    batches *= os[d];
+  const std::int64_t batches = dimsProduct(std::span(os).first(os.size() - 2));
   const bool sharedA = as.size() == 2, sharedB = bs.size() == 2;
   for (std::int64_t batch = 0; batch < batches; ++batch) {
     const std::int64_t aBase = sharedA ? 0 : batch * m * k;
@@ -918,11 +922,9 @@ void evalGather(const Op &op, const OpBuffers &buffers) {
   const HostTensor &out = buffers.result;
   const std::size_t axis = std::size_t(op.findAttr("axis")->getI64());
   const std::int64_t dim = data.type.shape[axis];
-  std::int64_t inner = 1, outer = 1;
-  for (std::size_t d = axis + 1; d < data.type.shape.size(); ++d)
-    inner *= data.type.shape[d];
-  for (std::size_t d = 0; d < axis; ++d)
-    outer *= data.type.shape[d];
+  const std::span<const std::int64_t> ds(data.type.shape);
+  const std::int64_t inner = dimsProduct(ds.subspan(axis + 1)),
+                     outer = dimsProduct(ds.first(axis));
   const std::int64_t count = indices.type.numElements();
   for (std::int64_t o = 0; o < outer; ++o)
     for (std::int64_t i = 0; i < count; ++i) {
@@ -1009,6 +1011,11 @@ void evalScatter(const Op &op, const OpBuffers &buffers) {
 }
 
 void evalOp(const Op &op, const OpBuffers &buffers) {
+  // An op's one effect is its result (index checks run before, aside): an
+  // empty one has nothing to write. A matmul of [2^62, 0, 4] by [4, 5]
+  // counted 2^62 empty batches, for ever.
+  if (buffers.result.type.numElements() == 0)
+    return;
   switch (opInfo(op.kind).form) {
   case OpForm::Unary:
     return evalUnary(op, buffers);

@@ -329,7 +329,11 @@ Expected<TensorType> inferSlice(const TensorType &operand,
     if (offsets[i] < 0 || offsets[i] > dim)
       return fail("offset ", offsets[i], " of dim ", i, " is out of range [0, ",
                   dim, "]");
-    if (sizes[i] > 0 && (dim - 1 - offsets[i]) / strides[i] < sizes[i] - 1)
+    // The last element read, counted with CheckedInt: a truncating division
+    // let offset = dim, size 1 and a stride of 2 through ((-1) / 2 is 0).
+    const std::optional<std::int64_t> last =
+        ((CheckedInt(sizes[i]) - 1) * strides[i] + offsets[i]).get();
+    if (sizes[i] > 0 && (!last || *last >= dim))
       return fail("dim ", i, " of size ", dim, " is too small for offset ",
                   offsets[i], ", size ", sizes[i], ", stride ", strides[i],
                   " (the last element read, offset + (size - 1) * stride, "
@@ -346,6 +350,7 @@ Expected<TensorType> inferConcat(std::span<const TensorType> operands,
   if (Status status = checkAxis(axis, first.rank()); !status.ok())
     return status;
   TensorType result = first;
+  CheckedInt concatenated = first.shape[axis];
   for (std::size_t i = 1; i < operands.size(); ++i) {
     const TensorType &other = operands[i];
     bool compatible =
@@ -357,8 +362,14 @@ Expected<TensorType> inferConcat(std::span<const TensorType> operands,
                   ", expected the rank, element type and every dim but "
                   "axis ",
                   axis, " of operand 0, ", first.toString());
-    result.shape[axis] += other.shape[axis];
+    concatenated += other.shape[axis];
   }
+  std::optional<std::int64_t> size = concatenated.get();
+  if (!size)
+    return fail("the operands' dims along axis ", axis,
+                " add up past 2^63 (operand 0 is ", first.toString(), ", ",
+                operands.size(), " operands)");
+  result.shape[axis] = *size;
   return result;
 }
 

@@ -3,6 +3,7 @@
 #include "Npy.h"
 
 #include "runtime/ir/Allocation.h"
+#include "runtime/ir/CheckedInt.h"
 #include "runtime/ir/Interpreter.h"
 #include "runtime/ir/RegularFile.h"
 
@@ -10,7 +11,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <limits>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -267,13 +267,11 @@ Expected<TensorType> parseHeaderText(const std::string &header) {
     return Status::error("dtype '" + descr +
                          "' is not supported; expected little-endian f2, f4, "
                          "f8, i1, i2, i4, i8, u1, u2, u4, u8 or b1");
-  // A header can claim any shape: bound the byte count before computing it.
-  std::int64_t count = 1;
-  for (std::int64_t dim : shape) {
-    if (dim > 0 && count > std::numeric_limits<std::int64_t>::max() / 8 / dim)
-      return Status::error("the shape in the header is too large");
-    count *= dim;
-  }
+  // A header can claim any shape: its byte count (8 bytes an element at
+  // most) must fit an int64, counted with CheckedInt; a 0 dim empties the
+  // array whatever the others hold.
+  if (!(checkedElementCount(shape) * 8).ok())
+    return Status::error("the shape in the header is too large");
   return TensorType{*type, shape};
 }
 

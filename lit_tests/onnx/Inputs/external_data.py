@@ -9,7 +9,9 @@ b after it), and the refused variants: escape.onnx (location ../outside.bin),
 absolute.onnx (an absolute path), link.onnx (link.bin, a symbolic link to
 DIR/outside.bin), short.onnx (short.bin, shorter than w), length.onnx (a
 length that is not w's), offset.onnx (an offset that is not a number),
-key.onnx (a key onnx.proto does not have); DIR/x.npy.
+huge_offset.onnx (an offset past 2^63), far_offset.onnx (an offset that
+passes 2^63 with w's bytes), key.onnx (a key onnx.proto does not have);
+DIR/x.npy.
 """
 import os
 import sys
@@ -69,6 +71,10 @@ def main():
     model(folder, "short", {"location": "short.bin"}, b_at)
     model(folder, "length", {"location": "weights.bin", "length": 12}, b_at)
     model(folder, "offset", {"location": "weights.bin", "offset": "8x"}, b_at)
+    model(folder, "huge_offset", {"location": "weights.bin",
+                                  "offset": "9999999999999999999"}, b_at)
+    model(folder, "far_offset", {"location": "weights.bin",
+                                 "offset": str(2**63 - 8)}, b_at)
     model(folder, "key", {"location": "weights.bin", "stride": 4}, b_at)
     np.save(os.path.join(root, "x.npy"), rng.uniform(-1, 1, (3, 4)).astype(np.float32))
     return 0

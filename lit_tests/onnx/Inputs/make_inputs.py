@@ -254,6 +254,30 @@ save("reshape_known_overflow", [
     helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape"),
 ], [f32("x", [16])], [f32("y", None)],
     [ints("shape", [-1, 2**62 + 1, 4])], check=False)
+# More shape arithmetic past 2^63 (issue 19, CheckedInt through the importer
+# and the Graph; onnx/shape-overflow.test): empty inputs whose concatenated
+# axis passes 2^63 (it wrapped to INT64_MIN), num_outputs of INT64_MAX (the
+# importer made that many parts), a pad that passes 2^63 (wrapped), a crop of
+# INT64_MIN (negated), a Flatten of an empty [2^32, 2^32, 0] at axis 2 (the
+# outer product saturated to INT64_MAX).
+save("concat_dims_overflow", [
+    helper.make_node("Concat", ["a", "b"], ["y"], name="concat", axis=1),
+], [f32("a", [0, 2**62]), f32("b", [0, 2**62])], [f32("y", None)], check=False)
+save("split_num_outputs_overflow", [
+    helper.make_node("Split", ["x"], ["a", "b"], name="split", axis=0,
+                     num_outputs=INT64_MAX),
+], [f32("x", [4])], [f32("a", None), f32("b", None)], opset=18, check=False)
+save("pad_size_overflow", [
+    helper.make_node("Pad", ["x", "pads"], ["y"], name="pad"),
+], [f32("x", [0, 4])], [f32("y", None)], [ints("pads", [0, INT64_MAX, 0, 2])],
+    check=False)
+save("pad_crop_overflow", [
+    helper.make_node("Pad", ["x", "pads"], ["y"], name="pad"),
+], [f32("x", [4])], [f32("y", None)], [ints("pads", [-INT64_MAX - 1, 0])],
+    check=False)
+save("flatten_outer_overflow", [
+    helper.make_node("Flatten", ["x"], ["y"], name="flatten", axis=2),
+], [f32("x", [2**32, 2**32, 0])], [f32("y", None)], check=False)
 # A graph that lists one output twice (valid ONNX): both copies hold the
 # value (onnx/output-listed-twice.test).
 save("output_listed_twice", [

@@ -734,7 +734,10 @@ TEST(OnnxImporter, InvalidModels) {
 // a wrapped value: SAME padding for a stride of INT64_MAX and a dilation of
 // 2^62 ran with a wrapped padding; the end of a split of sizes [1, INT64_MAX,
 // ...] wrapped; a Reshape to [-1, 2^62 + 1, 4] inferred the -1 from a
-// product wrapped to 4.
+// product wrapped to 4; empty inputs concatenated past 2^63 wrapped to
+// INT64_MIN; num_outputs = INT64_MAX made that many parts (no end); a pad of
+// INT64_MAX wrapped the size and one of INT64_MIN was negated; Flatten's
+// outer product of an empty [2^32, 2^32, 0] saturated to INT64_MAX.
 TEST(OnnxImporter, ShapeArithmeticOverflow) {
   const std::pair<const char *, const char *> cases[] = {
       {"conv_same_padding_overflow.onnx",
@@ -746,6 +749,21 @@ TEST(OnnxImporter, ShapeArithmeticOverflow) {
       {"reshape_known_overflow.onnx",
        "node 'reshape' (Reshape, opset 17): cannot reshape [16] to [-1, "
        "4611686018427387905, 4]"},
+      {"concat_dims_overflow.onnx",
+       "node 'concat' (Concat, opset 17): op #0 (concat): the operands' dims "
+       "along axis 1 add up past 2^63"},
+      {"split_num_outputs_overflow.onnx",
+       "node 'split' (Split, opset 18): num_outputs is 9223372036854775807, "
+       "expected 2 (the node's outputs)"},
+      {"pad_size_overflow.onnx",
+       "node 'pad' (Pad, opset 17): pads 9223372036854775807, 2 of axis 1 (of "
+       "size 4) give a size past 2^63"},
+      {"pad_crop_overflow.onnx",
+       "node 'pad' (Pad, opset 17): negative pads -9223372036854775808, 0 of "
+       "axis 0 (of size 4) crop more than its elements"},
+      {"flatten_outer_overflow.onnx",
+       "node 'flatten' (Flatten, opset 17): the product of the dims before "
+       "axis 2 of [4294967296, 4294967296, 0] passes 2^63"},
   };
   for (const auto &[file, message] : cases) {
     Expected<ImportedModel> model = importModelFile(inputsDir() + file);

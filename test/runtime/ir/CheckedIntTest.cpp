@@ -2,6 +2,7 @@
 
 #include "runtime/ir/CheckedInt.h"
 #include "runtime/ir/Graph.h"
+#include "runtime/ir/WindowShape.h"
 
 #include <gtest/gtest.h>
 
@@ -81,6 +82,50 @@ TEST(CheckedIntTest, TensorTypeCountsNeverWrap) {
   TensorType small{ElementType::F32, {2, 3}};
   EXPECT_EQ(small.numElements(), 6);
   EXPECT_EQ(small.byteSize(), 24);
+}
+
+// Negation and unsigned counts: -INT64_MIN and a uint64 past INT64_MAX do not
+// fit, every other value does.
+TEST(CheckedIntTest, NegationAndUnsigned) {
+  EXPECT_EQ((-CheckedInt(kMax)).get(), kMin + 1);
+  EXPECT_EQ((-CheckedInt(-5)).get(), 5);
+  EXPECT_FALSE((-CheckedInt(kMin)).ok());
+  EXPECT_FALSE((-CheckedInt::overflowed()).ok());
+  EXPECT_EQ(CheckedInt::fromUnsigned(std::uint64_t(kMax)).get(), kMax);
+  EXPECT_FALSE(CheckedInt::fromUnsigned(std::uint64_t(kMax) + 1).ok());
+  EXPECT_FALSE(CheckedInt::fromUnsigned(~std::uint64_t(0)).ok());
+  EXPECT_EQ(CheckedInt::fromUnsigned(0).get(), 0);
+}
+
+// Negative values are values: only the range of int64 is checked.
+TEST(CheckedIntTest, NegativeOperands) {
+  EXPECT_EQ((CheckedInt(-3) * -4).get(), 12);
+  EXPECT_EQ((CheckedInt(-3) + -4).get(), -7);
+  EXPECT_EQ((CheckedInt(7) / -2).get(), -3);
+  EXPECT_EQ((CheckedInt(kMin) / 1).get(), kMin);
+  EXPECT_FALSE((CheckedInt(kMin) + -1).ok());
+  EXPECT_FALSE((CheckedInt(kMax) - -1).ok());
+  EXPECT_FALSE((CheckedInt(kMin / 2 - 1) * 2).ok());
+  EXPECT_EQ((CheckedInt(kMin / 2) * 2).get(), kMin);
+}
+
+// A pool's output size counts with CheckedInt: sizes past the old 2^61
+// limit are sizes, and a step past 2^63 is "does not fit" (-1), never a
+// wrapped size.
+TEST(CheckedIntTest, PoolOutputSize) {
+  EXPECT_EQ(poolOutputSize(8, 3, 1, 1, 0, 0, false), 6);
+  EXPECT_EQ(poolOutputSize(8, 3, 2, 1, 1, 1, false), 4);
+  EXPECT_EQ(poolOutputSize(8, 3, 2, 1, 0, 0, true), 4);
+  // ceil_mode drops a last window that would start in the end padding.
+  EXPECT_EQ(poolOutputSize(5, 1, 2, 1, 0, 1, true), 3);
+  EXPECT_EQ(poolOutputSize(2, 3, 1, 1, 0, 0, false), -1);
+  EXPECT_EQ(poolOutputSize(std::int64_t(1) << 62, 1, 1, 1, 0, 0, false),
+            std::int64_t(1) << 62);
+  EXPECT_EQ(poolOutputSize(kMax, 1, kMax, 1, 0, 0, true), 1);
+  EXPECT_EQ(poolOutputSize(4, 1, 1, 1, kMax, kMax, false), -1);
+  EXPECT_EQ(poolOutputSize(4, 3, 1, std::int64_t(1) << 62, 0, 0, false), -1);
+  EXPECT_EQ(poolOutputSize(kMax - 1, 2, 1, 1, 0, 1, false), kMax - 1);
+  EXPECT_EQ(poolOutputSize(kMax, 1, 1, 1, 0, 1, false), -1);
 }
 
 } // namespace

@@ -655,6 +655,39 @@ TEST(InterpreterTest, InPlaceResultOverOperand) {
   expectInts(buffer, {1, 3, 2, 4});
 }
 
+// Empty tensors whose other dims multiply past 2^63 (issue 19): a matmul of
+// [2^62, 0, 4] by [4, 5] counted 2^62 empty batches (for ever), and the
+// strides and counts of [0, 2^40, 2^40] and [3, 2^40, 2^40, 0] overflowed.
+// Each op gives its empty or zero result at once.
+TEST(InterpreterTest, EmptyTensorsWithHugeDims) {
+  constexpr std::int64_t k40 = std::int64_t(1) << 40;
+  GraphBuilder b;
+  TensorId a = b.input({ElementType::F32, {std::int64_t(1) << 62, 0, 4}});
+  TensorId w = b.input({ElementType::F32, {4, 5}});
+  TensorId wide = b.input({ElementType::F32, {0, k40, k40}});
+  TensorId deep = b.input({ElementType::F32, {3, k40, k40, 0}});
+  b.output(b.matmul(a, w));
+  b.output(b.reduce(ReduceKind::Sum, deep, {1, 2, 3}));
+  b.output(b.transpose(wide, {2, 1, 0}));
+  b.output(b.concat({wide, wide}, 1));
+  Graph graph = b.finish().take();
+  HostTensorData empty(TensorType{ElementType::F32, {0}});
+  HostTensorData weights = f32({4, 5}, std::vector<double>(20, 1.0));
+  auto view = [&](TensorId id) {
+    HostTensor tensor = empty.view();
+    tensor.type = graph.typeOf(id);
+    return tensor;
+  };
+  const std::vector<HostTensor> inputs = {view(a), weights.view(), view(wide),
+                                          view(deep)};
+  Expected<std::vector<HostTensorData>> outputs = evaluateGraph(graph, inputs);
+  ASSERT_TRUE(outputs.ok()) << outputs.message();
+  ASSERT_EQ(outputs->size(), 4u);
+  expectDoubles((*outputs)[1], {0, 0, 0});
+  EXPECT_EQ((*outputs)[3].type.shape,
+            (std::vector<std::int64_t>{0, 2 * k40, k40}));
+}
+
 TEST(InterpreterTest, EvaluateOpsErrors) {
   GraphBuilder b;
   TensorId x = b.input({ElementType::F32, {2}});

@@ -382,6 +382,35 @@ std::vector<Case> cases() {
                       sliceAttrs({0, 4}, {1, 0}, {1, 1}), f32({1, 0}));
        },
        "op #0 (slice): offset 4 of dim 1 is out of range [0, 3]"},
+      // offset = dim with size 1 reads one past the end; a stride of 2
+      // hid it from a truncating division ((dim - 1 - offset) / 2 is 0).
+      {"SliceOffsetAtEndStrided",
+       [] {
+         return oneOp({kF32x23}, OpKind::Slice,
+                      sliceAttrs({0, 3}, {1, 1}, {1, 2}), f32({1, 1}));
+       },
+       "op #0 (slice): dim 1 of size 3 is too small for offset 3, size 1, "
+       "stride 2 (the last element read, offset + (size - 1) * stride, must "
+       "be < 3)"},
+      // The last element read passes 2^63: too far, not wrapped in range.
+      {"SliceLastPasses2To63",
+       [] {
+         return oneOp({kF32x23}, OpKind::Slice,
+                      sliceAttrs({0, 1}, {1, 3}, {1, INT64_MAX}), f32({1, 3}));
+       },
+       "op #0 (slice): dim 1 of size 3 is too small for offset 1, size 3, "
+       "stride 9223372036854775807 (the last element read, offset + (size - "
+       "1) * stride, must be < 3)"},
+      // Empty operands whose concatenated axis passes 2^63 (it wrapped to
+      // INT64_MIN).
+      {"ConcatAxisPasses2To63",
+       [] {
+         return oneOp(
+             {f32({0, INT64_MAX / 2 + 1}), f32({0, INT64_MAX / 2 + 1})},
+             OpKind::Concat, {{"axis", Attribute::i64(1)}}, f32({0, 1}));
+       },
+       "op #0 (concat): the operands' dims along axis 1 add up past 2^63 "
+       "(operand 0 is tensor<0x4611686018427387904xf32>, 2 operands)"},
       {"SliceOutOfBounds",
        [] {
          return oneOp({kF32x23}, OpKind::Slice,
