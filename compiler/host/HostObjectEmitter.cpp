@@ -15,14 +15,17 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
@@ -36,6 +39,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/LoopUtils.h"
 #include "llvm/Transforms/Utils/SplitModule.h"
 
@@ -49,11 +53,82 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// The kernel lowering pipeline after the polynomial approximations.
+/// The kernel lowering pipeline after the polynomial approximations: each
+/// kernel function on its own (in parallel, where the context has threads),
+/// then what works on the whole module.
 constexpr const char *kLoweringPipeline =
-    "canonicalize, cse, convert-scf-to-cf, convert-vector-to-llvm, "
-    "convert-math-to-llvm, convert-arith-to-llvm, convert-func-to-llvm, "
+    "func.func(canonicalize, cse, convert-scf-to-cf, convert-vector-to-llvm, "
+    "convert-math-to-llvm, convert-arith-to-llvm), convert-func-to-llvm, "
     "convert-cf-to-llvm, reconcile-unrealized-casts";
+
+/// MLIR has no pass for these: tanh, exp, log, erf, sin, cos... become
+/// polynomials in f32 vector arithmetic (math.erf has no LLVM lowering at
+/// all, and the others would be one libm call per lane). tan as sin / cos
+/// first (MLIR has no approximation of tan itself), whose approximations
+/// then apply to the new ops. One kernel function at a time, so that the
+/// pass manager runs the kernels in parallel.
+class ApproximateMath
+    : public mlir::PassWrapper<ApproximateMath,
+                               mlir::OperationPass<mlir::func::FuncOp>> {
+public:
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ApproximateMath)
+
+  llvm::StringRef getArgument() const override {
+    return "fuse-host-approximate-math";
+  }
+  mlir::LogicalResult initialize(mlir::MLIRContext *context) override {
+    mlir::RewritePatternSet set(context);
+    mlir::math::populateExpansionPatterns(set, {"tan"});
+    mlir::populateMathPolynomialApproximationPatterns(set);
+    patterns = std::move(set);
+    return mlir::success();
+  }
+  void runOnOperation() override {
+    if (mlir::failed(mlir::applyPatternsGreedily(getOperation(), patterns))) {
+      getOperation().emitError("polynomial approximation did not converge");
+      signalPassFailure();
+    }
+  }
+
+private:
+  mlir::FrozenRewritePatternSet patterns;
+};
+
+/// Operations from which a kernel module is lowered with threads (a long
+/// chain cut into many kernels); a smaller one is lowered on the calling
+/// thread alone, as the context was made.
+constexpr unsigned kParallelLoweringOps = 4096;
+
+/// Turns the context's multithreading on for the lowering of a module of
+/// several large kernels, and off again after it (KernelCompiler's context
+/// has it off: compilations run one at a time, mostly of small modules).
+class ThreadsForLowering {
+public:
+  explicit ThreadsForLowering(mlir::ModuleOp module)
+      : context(*module.getContext()) {
+    if (context.isMultithreadingEnabled())
+      return;
+    unsigned functions = 0, ops = 0;
+    for (mlir::Operation &op : module.getBody()->getOperations())
+      if (auto func = mlir::dyn_cast<mlir::func::FuncOp>(op);
+          func && !func.isDeclaration()) {
+        ++functions;
+        func.walk([&](mlir::Operation *) { ++ops; });
+      }
+    if (functions < 2 || ops < kParallelLoweringOps)
+      return;
+    context.enableMultithreading();
+    enabled = true;
+  }
+  ~ThreadsForLowering() {
+    if (enabled)
+      context.disableMultithreading();
+  }
+
+private:
+  mlir::MLIRContext &context;
+  bool enabled = false;
+};
 
 /// The f64 math ops the host has no polynomial for (tanh, erf, sin, ...; see
 /// HostRegionEmitter.h's lowerTargetFloatOp) become calls of libm, lane by lane
@@ -114,6 +189,13 @@ void initializeX86Once() {
 /// of ops; the largest kernel of the tests and examples has far fewer).
 constexpr unsigned kHugeKernelInstructions = 2048;
 
+/// Whether `function` is a huge kernel: one the kernel emitter made from a
+/// huge fusion, or one of kHugeKernelInstructions or more.
+bool isHuge(const llvm::Function &function) {
+  return function.hasFnAttribute(kHugeKernelAttribute) ||
+         function.getInstructionCount() >= kHugeKernelInstructions;
+}
+
 /// Whether the kernel emitter wrote `function` without vectors.
 bool isScalar(const llvm::Function &function) {
   for (const llvm::BasicBlock &block : function)
@@ -138,7 +220,7 @@ bool isScalar(const llvm::Function &function) {
 ///   of 15 to 32 elements compiled for ever (the structured ONNX fuzzer, seed
 ///   5877).
 void keepLoopsAsWritten(llvm::Function &function) {
-  bool huge = function.getInstructionCount() >= kHugeKernelInstructions;
+  bool huge = isHuge(function);
   if (!huge && !isScalar(function))
     return;
   llvm::DominatorTree dominators(function);
@@ -169,16 +251,12 @@ void registerHostCodegenDialects(mlir::DialectRegistry &registry) {
 
 mlir::LogicalResult lowerHostKernelsToLLVM(mlir::ModuleOp module) {
   registerPassesOnce();
-  // MLIR has no pass for these: tanh, exp, log, erf, sin, cos... become
-  // polynomials in f32 vector arithmetic (math.erf has no LLVM lowering at
-  // all, and the others would be one libm call per lane).
-  // tan as sin / cos first (MLIR has no approximation of tan itself), whose
-  // approximations then apply to the new ops.
-  mlir::RewritePatternSet patterns(module.getContext());
-  mlir::math::populateExpansionPatterns(patterns, {"tan"});
-  mlir::populateMathPolynomialApproximationPatterns(patterns);
-  if (mlir::failed(mlir::applyPatternsGreedily(module, std::move(patterns))))
-    return module.emitError("polynomial approximation did not converge");
+  ThreadsForLowering threads(module);
+  mlir::PassManager approximate(module.getContext());
+  approximate.addNestedPass<mlir::func::FuncOp>(
+      std::make_unique<ApproximateMath>());
+  if (mlir::failed(approximate.run(module)))
+    return mlir::failure();
   if (mlir::failed(lowerF64MathToLibm(module)))
     return module.emitError("an f64 math op did not become a libm call");
   mlir::PassManager pm(module.getContext());
@@ -200,7 +278,8 @@ struct CompiledPart {
 };
 
 Expected<std::unique_ptr<llvm::TargetMachine>>
-createMachine(const Target &target, int optimizationLevel) {
+createMachine(const Target &target, int optimizationLevel,
+              bool quickCodegen = false) {
   llvm::Triple triple("x86_64-unknown-linux-gnu");
   std::string error;
   const llvm::Target *llvmTarget =
@@ -211,6 +290,8 @@ createMachine(const Target &target, int optimizationLevel) {
       optimizationLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
       : optimizationLevel == 0 ? llvm::CodeGenOptLevel::None
                                : llvm::CodeGenOptLevel::Default;
+  if (quickCodegen)
+    codegenLevel = llvm::CodeGenOptLevel::None;
   std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
       triple, cpuOf(target), "", llvm::TargetOptions(), llvm::Reloc::PIC_,
       std::nullopt, codegenLevel));
@@ -219,13 +300,20 @@ createMachine(const Target &target, int optimizationLevel) {
   return machine;
 }
 
-/// Optimizes `module` at `optimizationLevel` and emits its object code.
+/// Optimizes `module` at `optimizationLevel` and emits its object code (with
+/// LLVM's quick code generator where `quickCodegen`).
 Expected<CompiledPart> compilePart(llvm::Module &module, const Target &target,
-                                   int optimizationLevel, bool keepIR) {
+                                   int optimizationLevel, bool keepIR,
+                                   bool quickCodegen = false) {
   Expected<std::unique_ptr<llvm::TargetMachine>> machine =
       createMachine(target, optimizationLevel);
   if (!machine.ok())
     return machine.status();
+  // The optimization pipeline is the same either way.
+  Expected<std::unique_ptr<llvm::TargetMachine>> codegenMachine =
+      createMachine(target, optimizationLevel, quickCodegen);
+  if (!codegenMachine.ok())
+    return codegenMachine.status();
   CompiledPart part;
   auto start = Clock::now();
   if (optimizationLevel > 0) {
@@ -256,8 +344,9 @@ Expected<CompiledPart> compilePart(llvm::Module &module, const Target &target,
   {
     llvm::raw_svector_ostream os(buffer);
     llvm::legacy::PassManager codegen;
-    if ((*machine)->addPassesToEmitFile(codegen, os, nullptr,
-                                        llvm::CodeGenFileType::ObjectFile))
+    if ((*codegenMachine)
+            ->addPassesToEmitFile(codegen, os, nullptr,
+                                  llvm::CodeGenFileType::ObjectFile))
       return Status::error("LLVM cannot emit object files for " + target.name);
     codegen.run(module);
   }
@@ -284,28 +373,87 @@ unsigned partsFor(const llvm::Module &module) {
                     std::min(kMaxParallelParts, functions));
 }
 
-/// Splits `module` into `parts` modules balanced by size (llvm::SplitModule)
-/// and compiles each in a thread with an LLVM context of its own: a module
-/// moves between contexts only as bitcode.
+/// One part of the host kernels to compile in a thread of its own, as
+/// bitcode: a module moves between LLVM contexts only so.
+struct PartToCompile {
+  llvm::SmallVector<char, 0> bitcode;
+  bool quickCodegen = false;
+};
+
+/// `module` in `parts` parts balanced by size (llvm::SplitModule), added to
+/// `toCompile`.
+void splitIntoParts(llvm::Module &module, unsigned parts, bool quickCodegen,
+                    std::vector<PartToCompile> &toCompile) {
+  auto add = [&](const llvm::Module &part) {
+    PartToCompile &added = toCompile.emplace_back();
+    added.quickCodegen = quickCodegen;
+    llvm::raw_svector_ostream os(added.bitcode);
+    llvm::WriteBitcodeToFile(part, os);
+  };
+  if (parts == 1)
+    return add(module);
+  llvm::SplitModule(module, parts,
+                    [&](std::unique_ptr<llvm::Module> part) { add(*part); });
+}
+
+/// Gives every local symbol of `module` external linkage and hidden
+/// visibility, as llvm::SplitModule does: modules cut from it then share one
+/// definition of each across their object files (all linked into one shared
+/// object).
+void externalizeLocals(llvm::Module &module) {
+  auto externalize = [](llvm::GlobalValue &value) {
+    if (!value.hasLocalLinkage())
+      return;
+    if (!value.hasName())
+      value.setName("fuse_local");
+    value.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    value.setVisibility(llvm::GlobalValue::HiddenVisibility);
+  };
+  for (llvm::GlobalValue &value : module.global_values())
+    externalize(value);
+}
+
+/// Moves the kernels of huge fusions (kHugeKernelAttribute) of `module` to
+/// a module of their own, returned (none where there is no such kernel):
+/// they compile with quick code generation, the rest as before (a kernel
+/// huge by its instruction count alone, such as a matmul micro-kernel,
+/// stays). Each other symbol keeps its one definition in `module`.
+std::unique_ptr<llvm::Module> takeHugeKernels(llvm::Module &module) {
+  llvm::SmallPtrSet<const llvm::GlobalValue *, 16> huge;
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration() &&
+        function.hasFnAttribute(kHugeKernelAttribute))
+      huge.insert(&function);
+  if (huge.empty())
+    return nullptr;
+  externalizeLocals(module);
+  llvm::ValueToValueMapTy map;
+  std::unique_ptr<llvm::Module> hugeKernels =
+      llvm::CloneModule(module, map, [&](const llvm::GlobalValue *value) {
+        return huge.contains(value);
+      });
+  for (const llvm::GlobalValue *value : huge)
+    llvm::cast<llvm::Function>(const_cast<llvm::GlobalValue *>(value))
+        ->deleteBody();
+  return hugeKernels;
+}
+
+/// Compiles each part in a thread with an LLVM context of its own.
 Expected<std::vector<CompiledPart>>
-compileInParts(llvm::Module &module, unsigned parts, const Target &target,
-               int optimizationLevel, bool keepIR) {
-  std::vector<llvm::SmallVector<char, 0>> bitcode;
-  llvm::SplitModule(module, parts, [&](std::unique_ptr<llvm::Module> part) {
-    llvm::raw_svector_ostream os(bitcode.emplace_back());
-    llvm::WriteBitcodeToFile(*part, os);
-  });
+compileParts(const std::vector<PartToCompile> &parts, const Target &target,
+             int optimizationLevel, bool keepIR) {
   std::vector<Expected<CompiledPart>> compiled(
-      bitcode.size(), Status::error("the part was not compiled"));
+      parts.size(), Status::error("the part was not compiled"));
   {
     std::vector<std::thread> threads;
-    for (size_t i = 0; i < bitcode.size(); ++i)
+    for (size_t i = 0; i < parts.size(); ++i)
       threads.emplace_back([&, i] {
         llvm::LLVMContext context;
+        const llvm::SmallVector<char, 0> &bitcode = parts[i].bitcode;
         llvm::Expected<std::unique_ptr<llvm::Module>> part =
             llvm::parseBitcodeFile(
                 llvm::MemoryBufferRef(
-                    llvm::StringRef(bitcode[i].data(), bitcode[i].size()),
+                    llvm::StringRef(bitcode.data(), bitcode.size()),
                     "fuse_host_kernels"),
                 context);
         if (!part) {
@@ -314,7 +462,8 @@ compileInParts(llvm::Module &module, unsigned parts, const Target &target,
                                       llvm::toString(part.takeError()));
           return;
         }
-        compiled[i] = compilePart(**part, target, optimizationLevel, keepIR);
+        compiled[i] = compilePart(**part, target, optimizationLevel, keepIR,
+                                  parts[i].quickCodegen);
       });
     for (std::thread &thread : threads)
       thread.join();
@@ -326,6 +475,12 @@ compileInParts(llvm::Module &module, unsigned parts, const Target &target,
     result.push_back(std::move(*part));
   }
   return result;
+}
+
+bool hasDefinitions(const llvm::Module &module) {
+  return llvm::any_of(module, [](const llvm::Function &function) {
+    return !function.isDeclaration();
+  });
 }
 
 } // namespace
@@ -363,8 +518,9 @@ Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
     keepLoopsAsWritten(function);
   }
 
+  std::unique_ptr<llvm::Module> hugeKernels = takeHugeKernels(*llvmModule);
   unsigned parts = partsFor(*llvmModule);
-  if (parts == 1) {
+  if (!hugeKernels && parts == 1) {
     Expected<CompiledPart> part =
         compilePart(*llvmModule, target, optimizationLevel, keepIR);
     if (!part.ok())
@@ -379,8 +535,14 @@ Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
   // The parts run at once: the phases' times are the longest part's, and
   // the wall time of splitting them off counts as optimizing.
   start = Clock::now();
+  std::vector<PartToCompile> toCompile;
+  if (hasDefinitions(*llvmModule))
+    splitIntoParts(*llvmModule, parts, /*quickCodegen=*/false, toCompile);
+  if (hugeKernels)
+    splitIntoParts(*hugeKernels, partsFor(*hugeKernels),
+                   /*quickCodegen=*/optimizationLevel > 0, toCompile);
   Expected<std::vector<CompiledPart>> compiled =
-      compileInParts(*llvmModule, parts, target, optimizationLevel, keepIR);
+      compileParts(toCompile, target, optimizationLevel, keepIR);
   if (!compiled.ok())
     return compiled.status();
   std::chrono::nanoseconds wall = Clock::now() - start;

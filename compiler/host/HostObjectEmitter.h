@@ -28,6 +28,13 @@ class ModuleOp;
 
 namespace fuse {
 
+/// The LLVM function attribute of a kernel that HostKernelEmitter made from a
+/// huge fusion (a long chain of ops): its loops stay as written (no
+/// unrolling, no loop vectorizer) and its object code comes from LLVM's
+/// quick code generator (CodeGenOptLevel::None), which takes a third of the
+/// time on such a kernel.
+inline constexpr const char kHugeKernelAttribute[] = "fuse-huge-kernel";
+
 /// The dialects and LLVM translations that host code generation uses.
 void registerHostCodegenDialects(mlir::DialectRegistry &registry);
 
