@@ -300,18 +300,30 @@ createMachine(const Target &target, int optimizationLevel,
   return machine;
 }
 
-/// Optimizes `module` at `optimizationLevel` and emits its object code (with
-/// LLVM's quick code generator where `quickCodegen`).
+/// The optimization pipeline of huge kernels (kHugeKernelAttribute): the
+/// kernel emitter's straight-line vector code needs little more than common
+/// subexpressions, one round of peepholes and loop-invariant code motion;
+/// LLVM's -O2/-O3 pipelines took 3x the time on a chain's kernels (InstCombine
+/// to a fixed point, unrolling analyses, SLP), for object code of the same
+/// size (within 1%) and speed (bench/chain_graph.py 2000: 8 kernels, 3.4 ms
+/// a run either way).
+constexpr const char *kHugeKernelPipeline =
+    "function(early-cse<memssa>,instcombine<max-iterations=1>,simplifycfg,"
+    "loop-mssa(licm),gvn)";
+
+/// Optimizes `module` at `optimizationLevel` and emits its object code. A
+/// module of huge kernels (`huge`) gets kHugeKernelPipeline and LLVM's quick
+/// code generator.
 Expected<CompiledPart> compilePart(llvm::Module &module, const Target &target,
                                    int optimizationLevel, bool keepIR,
-                                   bool quickCodegen = false) {
+                                   bool huge = false) {
   Expected<std::unique_ptr<llvm::TargetMachine>> machine =
       createMachine(target, optimizationLevel);
   if (!machine.ok())
     return machine.status();
-  // The optimization pipeline is the same either way.
+  // Optimizing is not code generation: the first machine's level.
   Expected<std::unique_ptr<llvm::TargetMachine>> codegenMachine =
-      createMachine(target, optimizationLevel, quickCodegen);
+      createMachine(target, optimizationLevel, /*quickCodegen=*/huge);
   if (!codegenMachine.ok())
     return codegenMachine.status();
   CompiledPart part;
@@ -331,7 +343,17 @@ Expected<CompiledPart> compilePart(llvm::Module &module, const Target &target,
         optimizationLevel >= 3   ? llvm::OptimizationLevel::O3
         : optimizationLevel == 2 ? llvm::OptimizationLevel::O2
                                  : llvm::OptimizationLevel::O1;
-    builder.buildPerModuleDefaultPipeline(level).run(module, mam);
+    if (huge) {
+      llvm::ModulePassManager pipeline;
+      if (llvm::Error error =
+              builder.parsePassPipeline(pipeline, kHugeKernelPipeline))
+        return Status::error("internal error: the huge kernel pipeline does "
+                             "not parse: " +
+                             llvm::toString(std::move(error)));
+      pipeline.run(module, mam);
+    } else {
+      builder.buildPerModuleDefaultPipeline(level).run(module, mam);
+    }
   }
   part.optimize = Clock::now() - start;
   if (keepIR) {
@@ -362,11 +384,14 @@ constexpr unsigned kParallelInstructions = 8 * kHugeKernelInstructions;
 /// Most threads of one compilation.
 constexpr unsigned kMaxParallelParts = 8;
 
-unsigned partsFor(const llvm::Module &module) {
+/// The parts `module` is compiled in; a module of huge kernels (`huge`) in
+/// parallel from two kernels on (each takes a tenth of a second or more).
+unsigned partsFor(const llvm::Module &module, bool huge = false) {
   unsigned functions = 0;
   for (const llvm::Function &function : module)
     functions += !function.isDeclaration();
-  if (module.getInstructionCount() < kParallelInstructions || functions < 2)
+  if (functions < 2 ||
+      (!huge && module.getInstructionCount() < kParallelInstructions))
     return 1;
   // At least two parts, so that a machine of one core takes the same path.
   return std::clamp(std::thread::hardware_concurrency(), 2u,
@@ -377,16 +402,17 @@ unsigned partsFor(const llvm::Module &module) {
 /// bitcode: a module moves between LLVM contexts only so.
 struct PartToCompile {
   llvm::SmallVector<char, 0> bitcode;
-  bool quickCodegen = false;
+  /// Huge kernels only (compilePart's `huge`).
+  bool huge = false;
 };
 
 /// `module` in `parts` parts balanced by size (llvm::SplitModule), added to
 /// `toCompile`.
-void splitIntoParts(llvm::Module &module, unsigned parts, bool quickCodegen,
+void splitIntoParts(llvm::Module &module, unsigned parts, bool huge,
                     std::vector<PartToCompile> &toCompile) {
   auto add = [&](const llvm::Module &part) {
     PartToCompile &added = toCompile.emplace_back();
-    added.quickCodegen = quickCodegen;
+    added.huge = huge;
     llvm::raw_svector_ostream os(added.bitcode);
     llvm::WriteBitcodeToFile(part, os);
   };
@@ -463,7 +489,7 @@ compileParts(const std::vector<PartToCompile> &parts, const Target &target,
           return;
         }
         compiled[i] = compilePart(**part, target, optimizationLevel, keepIR,
-                                  parts[i].quickCodegen);
+                                  parts[i].huge);
       });
     for (std::thread &thread : threads)
       thread.join();
@@ -537,10 +563,10 @@ Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
   start = Clock::now();
   std::vector<PartToCompile> toCompile;
   if (hasDefinitions(*llvmModule))
-    splitIntoParts(*llvmModule, parts, /*quickCodegen=*/false, toCompile);
+    splitIntoParts(*llvmModule, parts, /*huge=*/false, toCompile);
   if (hugeKernels)
-    splitIntoParts(*hugeKernels, partsFor(*hugeKernels),
-                   /*quickCodegen=*/optimizationLevel > 0, toCompile);
+    splitIntoParts(*hugeKernels, partsFor(*hugeKernels, /*huge=*/true),
+                   /*huge=*/true, toCompile);
   Expected<std::vector<CompiledPart>> compiled =
       compileParts(toCompile, target, optimizationLevel, keepIR);
   if (!compiled.ok())
