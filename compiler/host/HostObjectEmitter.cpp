@@ -15,6 +15,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -252,7 +253,11 @@ void registerHostCodegenDialects(mlir::DialectRegistry &registry) {
 mlir::LogicalResult lowerHostKernelsToLLVM(mlir::ModuleOp module) {
   registerPassesOnce();
   ThreadsForLowering threads(module);
+  // The module is verified once, when lowered, not after each of the
+  // pipeline's passes (that was a third of the lowering's time on a
+  // 20,000-op chain: 3.6-4.6 s, now 2.6-3.0 s under a load average of 3).
   mlir::PassManager approximate(module.getContext());
+  approximate.enableVerifier(false);
   approximate.addNestedPass<mlir::func::FuncOp>(
       std::make_unique<ApproximateMath>());
   if (mlir::failed(approximate.run(module)))
@@ -265,7 +270,10 @@ mlir::LogicalResult lowerHostKernelsToLLVM(mlir::ModuleOp module) {
   (void)mlir::applyPassManagerCLOptions(pm);
   if (mlir::failed(mlir::parsePassPipeline(kLoweringPipeline, pm)))
     return module.emitError("the host lowering pipeline does not parse");
-  return pm.run(module);
+  pm.enableVerifier(false);
+  if (mlir::failed(pm.run(module)))
+    return mlir::failure();
+  return mlir::verify(module);
 }
 
 namespace {
