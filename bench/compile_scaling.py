@@ -108,8 +108,7 @@ def targets_text(rows):
     if ratios:
         worst = max(ratios, key=lambda r: r["wall_ratio"])
         text.append("largest growth of the wall time per doubling measured: "
-                    "%.2fx, into %d ops (small chains: fixed costs, and "
-                    "parallel parts from two huge kernels on)" % (
+                    "%.2fx, into %d ops (for information)" % (
                         worst["wall_ratio"], worst["ops"]))
     return text
 
