@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/host/HostKernelEmitter.h"
+#include "compiler/host/HostObjectEmitter.h"
 #include "compiler/host/HostRegionEmitter.h"
 #include "passes/ScheduleLegality.h"
 
@@ -31,6 +32,27 @@ constexpr int64_t kReductionChunk = 16384;
 /// Elements per scheduling grain of a pointwise kernel (a multiple of every
 /// vector width, so each chunk's vector body and tail split as compiled).
 constexpr int64_t kPointwiseGrain = 4096;
+/// Region ops from which a pointwise fusion counts as huge (a chain fused up
+/// to FormFusions' max-ops, 256 by default; the kernels of the tests and
+/// examples have far fewer).
+constexpr unsigned kHugeFusionOps = 128;
+
+bool isHugeFusion(fd::FusionOp fusion) {
+  unsigned ops = 0;
+  fusion.getBody().walk([&](Operation *) { ++ops; });
+  return ops >= kHugeFusionOps;
+}
+
+/// Whether a pointwise kernel of a huge fusion over `domain` elements leaves
+/// out its scalar tail loop: its chunks start and end at multiples of the
+/// grain (the runtime's ThreadPool::chunkBoundaries), so where the domain is
+/// whole grains, every chunk is whole vectors and the tail never runs. Only
+/// for a huge fusion, where the tail doubles the code that the MLIR lowering
+/// and LLVM then work through (a small kernel keeps its code as it was).
+bool leavesOutTail(bool huge, int64_t domain) {
+  return huge && domain > 0 && domain % kPointwiseGrain == 0;
+}
+
 /// Independent vector accumulators per reduction pass of a row kernel (and
 /// per reduction of a full reduction's partials): enough to hide the latency
 /// of the combining add or max.
@@ -114,15 +136,24 @@ emitPointwise(fd::FusionOp fusion, ModuleOp module, StringRef prefix,
         SmallVector<Value> outputs;
         for (unsigned r = 0; r < yielded.size(); ++r)
           outputs.push_back(bufferPointer(b, loc, buffers, numInputs + r));
+        // HostObjectEmitter compiles a huge kernel with a cheaper LLVM
+        // pipeline.
+        bool huge = isHugeFusion(fusion);
+        if (huge)
+          func->setAttr(
+              "passthrough",
+              b.getArrayAttr({b.getStringAttr(kHugeKernelAttribute)}));
         DenseMap<Value, Value> noSeeds;
+        bool tail = !leavesOutTail(huge, domain);
         auto emitLoop = [&](bool streaming) {
-          return emitPeeledLoop(b, loc, func.getArgument(1),
-                                func.getArgument(2), width, width, pointers,
-                                noSeeds, {}, {},
-                                [&](RegionEmitter &e, Index index, ValueRange) {
-                                  e.streamingStores = streaming;
-                                  return storeStep(e, index, yielded, outputs);
-                                });
+          return emitPeeledLoop(
+              b, loc, func.getArgument(1), func.getArgument(2), width, width,
+              pointers, noSeeds, {}, {},
+              [&](RegionEmitter &e, Index index, ValueRange) {
+                e.streamingStores = streaming;
+                return storeStep(e, index, yielded, outputs);
+              },
+              /*unroll=*/1, tail);
         };
         // Chunks start at multiples of the grain, so each vector's
         // position is a multiple of the width.

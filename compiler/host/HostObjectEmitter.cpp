@@ -15,14 +15,18 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
@@ -36,6 +40,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/LoopUtils.h"
 #include "llvm/Transforms/Utils/SplitModule.h"
 
@@ -49,11 +54,82 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// The kernel lowering pipeline after the polynomial approximations.
+/// The kernel lowering pipeline after the polynomial approximations: each
+/// kernel function on its own (in parallel, where the context has threads),
+/// then what works on the whole module.
 constexpr const char *kLoweringPipeline =
-    "canonicalize, cse, convert-scf-to-cf, convert-vector-to-llvm, "
-    "convert-math-to-llvm, convert-arith-to-llvm, convert-func-to-llvm, "
+    "func.func(canonicalize, cse, convert-scf-to-cf, convert-vector-to-llvm, "
+    "convert-math-to-llvm, convert-arith-to-llvm), convert-func-to-llvm, "
     "convert-cf-to-llvm, reconcile-unrealized-casts";
+
+/// MLIR has no pass for these: tanh, exp, log, erf, sin, cos... become
+/// polynomials in f32 vector arithmetic (math.erf has no LLVM lowering at
+/// all, and the others would be one libm call per lane). tan as sin / cos
+/// first (MLIR has no approximation of tan itself), whose approximations
+/// then apply to the new ops. One kernel function at a time, so that the
+/// pass manager runs the kernels in parallel.
+class ApproximateMath
+    : public mlir::PassWrapper<ApproximateMath,
+                               mlir::OperationPass<mlir::func::FuncOp>> {
+public:
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ApproximateMath)
+
+  llvm::StringRef getArgument() const override {
+    return "fuse-host-approximate-math";
+  }
+  mlir::LogicalResult initialize(mlir::MLIRContext *context) override {
+    mlir::RewritePatternSet set(context);
+    mlir::math::populateExpansionPatterns(set, {"tan"});
+    mlir::populateMathPolynomialApproximationPatterns(set);
+    patterns = std::move(set);
+    return mlir::success();
+  }
+  void runOnOperation() override {
+    if (mlir::failed(mlir::applyPatternsGreedily(getOperation(), patterns))) {
+      getOperation().emitError("polynomial approximation did not converge");
+      signalPassFailure();
+    }
+  }
+
+private:
+  mlir::FrozenRewritePatternSet patterns;
+};
+
+/// Operations from which a kernel module is lowered with threads (a long
+/// chain cut into many kernels); a smaller one is lowered on the calling
+/// thread alone, as the context was made.
+constexpr unsigned kParallelLoweringOps = 4096;
+
+/// Turns the context's multithreading on for the lowering of a module of
+/// several large kernels, and off again after it (KernelCompiler's context
+/// has it off: compilations run one at a time, mostly of small modules).
+class ThreadsForLowering {
+public:
+  explicit ThreadsForLowering(mlir::ModuleOp module)
+      : context(*module.getContext()) {
+    if (context.isMultithreadingEnabled())
+      return;
+    unsigned functions = 0, ops = 0;
+    for (mlir::Operation &op : module.getBody()->getOperations())
+      if (auto func = mlir::dyn_cast<mlir::func::FuncOp>(op);
+          func && !func.isDeclaration()) {
+        ++functions;
+        func.walk([&](mlir::Operation *) { ++ops; });
+      }
+    if (functions < 2 || ops < kParallelLoweringOps)
+      return;
+    context.enableMultithreading();
+    enabled = true;
+  }
+  ~ThreadsForLowering() {
+    if (enabled)
+      context.disableMultithreading();
+  }
+
+private:
+  mlir::MLIRContext &context;
+  bool enabled = false;
+};
 
 /// The f64 math ops the host has no polynomial for (tanh, erf, sin, ...; see
 /// HostRegionEmitter.h's lowerTargetFloatOp) become calls of libm, lane by lane
@@ -114,6 +190,13 @@ void initializeX86Once() {
 /// of ops; the largest kernel of the tests and examples has far fewer).
 constexpr unsigned kHugeKernelInstructions = 2048;
 
+/// Whether `function` is a huge kernel: one the kernel emitter made from a
+/// huge fusion, or one of kHugeKernelInstructions or more.
+bool isHuge(const llvm::Function &function) {
+  return function.hasFnAttribute(kHugeKernelAttribute) ||
+         function.getInstructionCount() >= kHugeKernelInstructions;
+}
+
 /// Whether the kernel emitter wrote `function` without vectors.
 bool isScalar(const llvm::Function &function) {
   for (const llvm::BasicBlock &block : function)
@@ -138,7 +221,7 @@ bool isScalar(const llvm::Function &function) {
 ///   of 15 to 32 elements compiled for ever (the structured ONNX fuzzer, seed
 ///   5877).
 void keepLoopsAsWritten(llvm::Function &function) {
-  bool huge = function.getInstructionCount() >= kHugeKernelInstructions;
+  bool huge = isHuge(function);
   if (!huge && !isScalar(function))
     return;
   llvm::DominatorTree dominators(function);
@@ -169,16 +252,16 @@ void registerHostCodegenDialects(mlir::DialectRegistry &registry) {
 
 mlir::LogicalResult lowerHostKernelsToLLVM(mlir::ModuleOp module) {
   registerPassesOnce();
-  // MLIR has no pass for these: tanh, exp, log, erf, sin, cos... become
-  // polynomials in f32 vector arithmetic (math.erf has no LLVM lowering at
-  // all, and the others would be one libm call per lane).
-  // tan as sin / cos first (MLIR has no approximation of tan itself), whose
-  // approximations then apply to the new ops.
-  mlir::RewritePatternSet patterns(module.getContext());
-  mlir::math::populateExpansionPatterns(patterns, {"tan"});
-  mlir::populateMathPolynomialApproximationPatterns(patterns);
-  if (mlir::failed(mlir::applyPatternsGreedily(module, std::move(patterns))))
-    return module.emitError("polynomial approximation did not converge");
+  ThreadsForLowering threads(module);
+  // The module is verified once, when lowered, not after each of the
+  // pipeline's passes (that was a third of the lowering's time on a
+  // 20,000-op chain: 3.6-4.6 s, now 2.6-3.0 s under a load average of 3).
+  mlir::PassManager approximate(module.getContext());
+  approximate.enableVerifier(false);
+  approximate.addNestedPass<mlir::func::FuncOp>(
+      std::make_unique<ApproximateMath>());
+  if (mlir::failed(approximate.run(module)))
+    return mlir::failure();
   if (mlir::failed(lowerF64MathToLibm(module)))
     return module.emitError("an f64 math op did not become a libm call");
   mlir::PassManager pm(module.getContext());
@@ -187,7 +270,10 @@ mlir::LogicalResult lowerHostKernelsToLLVM(mlir::ModuleOp module) {
   (void)mlir::applyPassManagerCLOptions(pm);
   if (mlir::failed(mlir::parsePassPipeline(kLoweringPipeline, pm)))
     return module.emitError("the host lowering pipeline does not parse");
-  return pm.run(module);
+  pm.enableVerifier(false);
+  if (mlir::failed(pm.run(module)))
+    return mlir::failure();
+  return mlir::verify(module);
 }
 
 namespace {
@@ -200,7 +286,8 @@ struct CompiledPart {
 };
 
 Expected<std::unique_ptr<llvm::TargetMachine>>
-createMachine(const Target &target, int optimizationLevel) {
+createMachine(const Target &target, int optimizationLevel,
+              bool quickCodegen = false) {
   llvm::Triple triple("x86_64-unknown-linux-gnu");
   std::string error;
   const llvm::Target *llvmTarget =
@@ -211,6 +298,8 @@ createMachine(const Target &target, int optimizationLevel) {
       optimizationLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
       : optimizationLevel == 0 ? llvm::CodeGenOptLevel::None
                                : llvm::CodeGenOptLevel::Default;
+  if (quickCodegen)
+    codegenLevel = llvm::CodeGenOptLevel::None;
   std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
       triple, cpuOf(target), "", llvm::TargetOptions(), llvm::Reloc::PIC_,
       std::nullopt, codegenLevel));
@@ -219,13 +308,32 @@ createMachine(const Target &target, int optimizationLevel) {
   return machine;
 }
 
-/// Optimizes `module` at `optimizationLevel` and emits its object code.
+/// The optimization pipeline of huge kernels (kHugeKernelAttribute): the
+/// kernel emitter's straight-line vector code needs little more than common
+/// subexpressions, one round of peepholes and loop-invariant code motion;
+/// LLVM's -O2/-O3 pipelines took 3x the time on a chain's kernels (InstCombine
+/// to a fixed point, unrolling analyses, SLP), for object code of the same
+/// size (within 1%) and speed (bench/chain_graph.py 2000: 8 kernels, 3.4 ms
+/// a run either way).
+constexpr const char *kHugeKernelPipeline =
+    "function(early-cse<memssa>,instcombine<max-iterations=1>,simplifycfg,"
+    "loop-mssa(licm),gvn)";
+
+/// Optimizes `module` at `optimizationLevel` and emits its object code. A
+/// module of huge kernels (`huge`) gets kHugeKernelPipeline and LLVM's quick
+/// code generator.
 Expected<CompiledPart> compilePart(llvm::Module &module, const Target &target,
-                                   int optimizationLevel, bool keepIR) {
+                                   int optimizationLevel, bool keepIR,
+                                   bool huge = false) {
   Expected<std::unique_ptr<llvm::TargetMachine>> machine =
       createMachine(target, optimizationLevel);
   if (!machine.ok())
     return machine.status();
+  // Optimizing is not code generation: the first machine's level.
+  Expected<std::unique_ptr<llvm::TargetMachine>> codegenMachine =
+      createMachine(target, optimizationLevel, /*quickCodegen=*/huge);
+  if (!codegenMachine.ok())
+    return codegenMachine.status();
   CompiledPart part;
   auto start = Clock::now();
   if (optimizationLevel > 0) {
@@ -243,7 +351,17 @@ Expected<CompiledPart> compilePart(llvm::Module &module, const Target &target,
         optimizationLevel >= 3   ? llvm::OptimizationLevel::O3
         : optimizationLevel == 2 ? llvm::OptimizationLevel::O2
                                  : llvm::OptimizationLevel::O1;
-    builder.buildPerModuleDefaultPipeline(level).run(module, mam);
+    if (huge) {
+      llvm::ModulePassManager pipeline;
+      if (llvm::Error error =
+              builder.parsePassPipeline(pipeline, kHugeKernelPipeline))
+        return Status::error("internal error: the huge kernel pipeline does "
+                             "not parse: " +
+                             llvm::toString(std::move(error)));
+      pipeline.run(module, mam);
+    } else {
+      builder.buildPerModuleDefaultPipeline(level).run(module, mam);
+    }
   }
   part.optimize = Clock::now() - start;
   if (keepIR) {
@@ -256,8 +374,9 @@ Expected<CompiledPart> compilePart(llvm::Module &module, const Target &target,
   {
     llvm::raw_svector_ostream os(buffer);
     llvm::legacy::PassManager codegen;
-    if ((*machine)->addPassesToEmitFile(codegen, os, nullptr,
-                                        llvm::CodeGenFileType::ObjectFile))
+    if ((*codegenMachine)
+            ->addPassesToEmitFile(codegen, os, nullptr,
+                                  llvm::CodeGenFileType::ObjectFile))
       return Status::error("LLVM cannot emit object files for " + target.name);
     codegen.run(module);
   }
@@ -273,39 +392,102 @@ constexpr unsigned kParallelInstructions = 8 * kHugeKernelInstructions;
 /// Most threads of one compilation.
 constexpr unsigned kMaxParallelParts = 8;
 
-unsigned partsFor(const llvm::Module &module) {
+/// The parts `module` is compiled in; a module of huge kernels (`huge`) in
+/// parallel from two kernels on (each takes a tenth of a second or more).
+unsigned partsFor(const llvm::Module &module, bool huge = false) {
   unsigned functions = 0;
   for (const llvm::Function &function : module)
     functions += !function.isDeclaration();
-  if (module.getInstructionCount() < kParallelInstructions || functions < 2)
+  if (functions < 2 ||
+      (!huge && module.getInstructionCount() < kParallelInstructions))
     return 1;
   // At least two parts, so that a machine of one core takes the same path.
   return std::clamp(std::thread::hardware_concurrency(), 2u,
                     std::min(kMaxParallelParts, functions));
 }
 
-/// Splits `module` into `parts` modules balanced by size (llvm::SplitModule)
-/// and compiles each in a thread with an LLVM context of its own: a module
-/// moves between contexts only as bitcode.
+/// One part of the host kernels to compile in a thread of its own, as
+/// bitcode: a module moves between LLVM contexts only so.
+struct PartToCompile {
+  llvm::SmallVector<char, 0> bitcode;
+  /// Huge kernels only (compilePart's `huge`).
+  bool huge = false;
+};
+
+/// `module` in `parts` parts balanced by size (llvm::SplitModule), added to
+/// `toCompile`.
+void splitIntoParts(llvm::Module &module, unsigned parts, bool huge,
+                    std::vector<PartToCompile> &toCompile) {
+  auto add = [&](const llvm::Module &part) {
+    PartToCompile &added = toCompile.emplace_back();
+    added.huge = huge;
+    llvm::raw_svector_ostream os(added.bitcode);
+    llvm::WriteBitcodeToFile(part, os);
+  };
+  if (parts == 1)
+    return add(module);
+  llvm::SplitModule(module, parts,
+                    [&](std::unique_ptr<llvm::Module> part) { add(*part); });
+}
+
+/// Gives every local symbol of `module` external linkage and hidden
+/// visibility, as llvm::SplitModule does: modules cut from it then share one
+/// definition of each across their object files (all linked into one shared
+/// object).
+void externalizeLocals(llvm::Module &module) {
+  auto externalize = [](llvm::GlobalValue &value) {
+    if (!value.hasLocalLinkage())
+      return;
+    if (!value.hasName())
+      value.setName("fuse_local");
+    value.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    value.setVisibility(llvm::GlobalValue::HiddenVisibility);
+  };
+  for (llvm::GlobalValue &value : module.global_values())
+    externalize(value);
+}
+
+/// Moves the kernels of huge fusions (kHugeKernelAttribute) of `module` to
+/// a module of their own, returned (none where there is no such kernel):
+/// they compile with quick code generation, the rest as before (a kernel
+/// huge by its instruction count alone, such as a matmul micro-kernel,
+/// stays). Each other symbol keeps its one definition in `module`.
+std::unique_ptr<llvm::Module> takeHugeKernels(llvm::Module &module) {
+  llvm::SmallPtrSet<const llvm::GlobalValue *, 16> huge;
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration() &&
+        function.hasFnAttribute(kHugeKernelAttribute))
+      huge.insert(&function);
+  if (huge.empty())
+    return nullptr;
+  externalizeLocals(module);
+  llvm::ValueToValueMapTy map;
+  std::unique_ptr<llvm::Module> hugeKernels =
+      llvm::CloneModule(module, map, [&](const llvm::GlobalValue *value) {
+        return huge.contains(value);
+      });
+  for (const llvm::GlobalValue *value : huge)
+    llvm::cast<llvm::Function>(const_cast<llvm::GlobalValue *>(value))
+        ->deleteBody();
+  return hugeKernels;
+}
+
+/// Compiles each part in a thread with an LLVM context of its own.
 Expected<std::vector<CompiledPart>>
-compileInParts(llvm::Module &module, unsigned parts, const Target &target,
-               int optimizationLevel, bool keepIR) {
-  std::vector<llvm::SmallVector<char, 0>> bitcode;
-  llvm::SplitModule(module, parts, [&](std::unique_ptr<llvm::Module> part) {
-    llvm::raw_svector_ostream os(bitcode.emplace_back());
-    llvm::WriteBitcodeToFile(*part, os);
-  });
+compileParts(const std::vector<PartToCompile> &parts, const Target &target,
+             int optimizationLevel, bool keepIR) {
   std::vector<Expected<CompiledPart>> compiled(
-      bitcode.size(), Status::error("the part was not compiled"));
+      parts.size(), Status::error("the part was not compiled"));
   {
     std::vector<std::thread> threads;
-    for (size_t i = 0; i < bitcode.size(); ++i)
+    for (size_t i = 0; i < parts.size(); ++i)
       threads.emplace_back([&, i] {
         llvm::LLVMContext context;
+        const llvm::SmallVector<char, 0> &bitcode = parts[i].bitcode;
         llvm::Expected<std::unique_ptr<llvm::Module>> part =
             llvm::parseBitcodeFile(
                 llvm::MemoryBufferRef(
-                    llvm::StringRef(bitcode[i].data(), bitcode[i].size()),
+                    llvm::StringRef(bitcode.data(), bitcode.size()),
                     "fuse_host_kernels"),
                 context);
         if (!part) {
@@ -314,7 +496,8 @@ compileInParts(llvm::Module &module, unsigned parts, const Target &target,
                                       llvm::toString(part.takeError()));
           return;
         }
-        compiled[i] = compilePart(**part, target, optimizationLevel, keepIR);
+        compiled[i] = compilePart(**part, target, optimizationLevel, keepIR,
+                                  parts[i].huge);
       });
     for (std::thread &thread : threads)
       thread.join();
@@ -326,6 +509,12 @@ compileInParts(llvm::Module &module, unsigned parts, const Target &target,
     result.push_back(std::move(*part));
   }
   return result;
+}
+
+bool hasDefinitions(const llvm::Module &module) {
+  return llvm::any_of(module, [](const llvm::Function &function) {
+    return !function.isDeclaration();
+  });
 }
 
 } // namespace
@@ -363,8 +552,9 @@ Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
     keepLoopsAsWritten(function);
   }
 
+  std::unique_ptr<llvm::Module> hugeKernels = takeHugeKernels(*llvmModule);
   unsigned parts = partsFor(*llvmModule);
-  if (parts == 1) {
+  if (!hugeKernels && parts == 1) {
     Expected<CompiledPart> part =
         compilePart(*llvmModule, target, optimizationLevel, keepIR);
     if (!part.ok())
@@ -379,8 +569,14 @@ Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
   // The parts run at once: the phases' times are the longest part's, and
   // the wall time of splitting them off counts as optimizing.
   start = Clock::now();
+  std::vector<PartToCompile> toCompile;
+  if (hasDefinitions(*llvmModule))
+    splitIntoParts(*llvmModule, parts, /*huge=*/false, toCompile);
+  if (hugeKernels)
+    splitIntoParts(*hugeKernels, partsFor(*hugeKernels, /*huge=*/true),
+                   /*huge=*/true, toCompile);
   Expected<std::vector<CompiledPart>> compiled =
-      compileInParts(*llvmModule, parts, target, optimizationLevel, keepIR);
+      compileParts(toCompile, target, optimizationLevel, keepIR);
   if (!compiled.ok())
     return compiled.status();
   std::chrono::nanoseconds wall = Clock::now() - start;

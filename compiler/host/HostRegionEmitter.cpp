@@ -394,11 +394,13 @@ Value i64Constant(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(value));
 }
 
-FailureOr<PeeledLoop>
-emitPeeledLoop(OpBuilder &b, Location loc, Value lo, Value hi, unsigned width,
-               int64_t block, const DenseMap<Value, Value> &pointers,
-               const DenseMap<Value, Value> &seeds, ValueRange vectorInit,
-               ValueRange scalarInit, StepBody body, unsigned unroll) {
+FailureOr<PeeledLoop> emitPeeledLoop(OpBuilder &b, Location loc, Value lo,
+                                     Value hi, unsigned width, int64_t block,
+                                     const DenseMap<Value, Value> &pointers,
+                                     const DenseMap<Value, Value> &seeds,
+                                     ValueRange vectorInit,
+                                     ValueRange scalarInit, StepBody body,
+                                     unsigned unroll, bool scalarTail) {
   Value count = arith::SubIOp::create(b, loc, hi, lo);
   auto roundDown = [&](unsigned step) {
     Value steps = arith::MulIOp::create(
@@ -465,7 +467,10 @@ emitPeeledLoop(OpBuilder &b, Location loc, Value lo, Value hi, unsigned width,
     llvm::copy(first, result.vectorResults.begin());
   else
     result.vectorResults = first;
-  result.scalarResults = makeLoop(vectorEnd, hi, 1, scalarInit);
+  if (scalarTail)
+    result.scalarResults = makeLoop(vectorEnd, hi, 1, scalarInit);
+  else
+    result.scalarResults.assign(scalarInit.begin(), scalarInit.end());
   if (failedBody)
     return failure();
   return result;

@@ -159,6 +159,8 @@ Value i64Constant(OpBuilder &b, Location loc, int64_t value);
 /// serialize on the latency of one add), then a W-step loop finishes with
 /// the first copy; vectorResults then holds unroll copies of vectorInit's
 /// values, copy k at [k * n, (k + 1) * n), for the caller to combine.
+/// Without `scalarTail` there is no scalar loop (scalarResults is then
+/// scalarInit): for a caller whose [lo, hi) is always whole vectors.
 using StepBody = function_ref<FailureOr<SmallVector<Value>>(
     RegionEmitter &, Index, ValueRange carried)>;
 
@@ -170,7 +172,8 @@ FailureOr<PeeledLoop>
 emitPeeledLoop(OpBuilder &b, Location loc, Value lo, Value hi, unsigned width,
                int64_t block, const DenseMap<Value, Value> &pointers,
                const DenseMap<Value, Value> &seeds, ValueRange vectorInit,
-               ValueRange scalarInit, StepBody body, unsigned unroll = 1);
+               ValueRange scalarInit, StepBody body, unsigned unroll = 1,
+               bool scalarTail = true);
 
 /// The pointers of the fusion's inputs (its region's arguments), and of
 /// each checked op's slot in the error record at `buffers[-1]`
