@@ -1,6 +1,8 @@
 //===- DuplicateCheapProducers.cpp - One copy per consumer ----------------===//
 //
-// Clones a broadcast, cast, reshape or transpose next to each of its
+// Clones a broadcast, cast, reshape or transpose, or the logic of a boolean
+// mask (and, or, xor, not, compare with an i1 result: the attention masks
+// exporters build once and every layer reads), next to each of its
 // consumers when the cost model says the copies move fewer bytes than one
 // materialized result, so that fusion can put each copy into its consumer's
 // kernel instead of writing the value to memory.
@@ -36,11 +38,27 @@ struct DuplicateCheapProducersPass
     SmallVector<Operation *> candidates;
     for (Block &block : func.getBody())
       for (Operation &op : block)
-        if (isCheapProducer(&op))
+        if (isCheapProducer(&op) || isMaskLogic(&op))
           candidates.push_back(&op);
     // Consumers first: copies of a broadcast give its cast more consumers.
     for (Operation *op : llvm::reverse(candidates))
       duplicate(op, names ? &*names : nullptr);
+  }
+
+  static bool isMaskLogic(Operation *op) {
+    return isa<AndOp, OrOp, XorOp, NotOp, CompareOp>(op) &&
+           getElementTypeOrSelf(op->getResult(0).getType()).isInteger(1);
+  }
+
+  /// The bytes a kernel reads for `value`: a broadcast, reshape or
+  /// transpose (fused as an index map) reads its operand.
+  static int64_t bytesRead(Value value) {
+    Operation *def = value.getDefiningOp();
+    while (def && isa<BroadcastOp, ReshapeOp, TransposeOp>(def)) {
+      value = def->getOperand(0);
+      def = value.getDefiningOp();
+    }
+    return tensorBytes(value.getType());
   }
 
   void duplicate(Operation *op, AsmState *names) {
@@ -66,7 +84,10 @@ struct DuplicateCheapProducersPass
     // reads the operand once, writes the result once and is read per
     // consumer.
     int64_t consumers = users.size();
-    int64_t operandBytes = tensorBytes(op->getOperand(0).getType());
+    int64_t operandBytes = 0;
+    for (Value operand : op->getOperands())
+      operandBytes +=
+          isMaskLogic(op) ? bytesRead(operand) : tensorBytes(operand.getType());
     int64_t resultBytes = tensorBytes(result.getType());
     int64_t duplicated = consumers * operandBytes;
     int64_t materialized = operandBytes + resultBytes + consumers * resultBytes;
