@@ -135,9 +135,10 @@ struct AttentionBuilder {
     }
     int64_t block = length % width == 0 ? width : length;
     Value base = at(to, arith::SubIOp::create(b, loc, c(0), first));
+    DenseMap<Value, Value> noSeeds;
     FailureOr<PeeledLoop> loop =
         emitPeeledLoop(b, loc, first, add(first, c(length)), width, block,
-                       pointers, {}, {}, {},
+                       pointers, noSeeds, {}, {},
                        [&](RegionEmitter &e, Index index,
                            ValueRange) -> FailureOr<SmallVector<Value>> {
                          FailureOr<Value> x = e.emit(value, index);
