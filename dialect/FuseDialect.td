@@ -109,7 +109,8 @@ def Fuse_ScheduleKind : I64EnumAttr<"ScheduleKind", "kernel schedule kind", [
       I64EnumAttrCase<"matmul", 4>,
       I64EnumAttrCase<"window_reduction", 5>,
       I64EnumAttrCase<"scatter", 6>,
-      I64EnumAttrCase<"attention", 7>]> {
+      I64EnumAttrCase<"attention", 7>,
+      I64EnumAttrCase<"horizontal", 8>]> {
   let cppNamespace = "::mlir::fuse";
 }
 

@@ -659,7 +659,13 @@ def Fuse_FusionOp : Fuse_Op<"fusion", [IsolatedFromAbove, SingleBlock,
     and `fuse.yield` returns the kernel's results. It captures nothing from
     above, so it can be compiled alone. `kind` is the schedule that code
     generation uses (pointwise, row_reduction, column_reduction,
-    full_reduction, matmul, window_reduction, scatter, attention).
+    full_reduction, matmul, window_reduction, scatter, attention,
+    horizontal).
+
+    A `horizontal` fusion holds only `fuse.fusion` ops (its members, which
+    read its block arguments and none of each other's results) and the
+    yield: one launch runs every member, their iteration spaces laid end to
+    end (the projections of attention that share their input).
 
     Example:
     ```mlir

@@ -40,4 +40,9 @@ void mlir::fuse::buildFusionPipeline(OpPassManager &pm,
   funcPm.addPass(createFuseOutlineFusions(outline));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Last: the kernels it groups are final.
+  FuseHorizontalFusionOptions horizontal;
+  horizontal.explain = options.explain;
+  horizontal.target = options.target;
+  pm.addNestedPass<func::FuncOp>(createFuseHorizontalFusion(horizontal));
 }

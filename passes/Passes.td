@@ -196,6 +196,50 @@ def FuseOutlineFusions : Pass<"fuse-outline-fusions", "func::FuncOp"> {
   let dependentDialects = ["::mlir::fuse::FuseDialect"];
 }
 
+def FuseHorizontalFusion : Pass<"fuse-horizontal-fusion", "func::FuncOp"> {
+  let summary = "Run independent matmul kernels that share their input as "
+                "one launch";
+  let description = [{
+    Groups `fuse.fusion matmul` kernels whose matmuls read one lhs value (the
+    query, key and value projections of attention) into one
+    `fuse.fusion horizontal`: one launch whose work items are those of its
+    members laid end to end, so that the shared input is read while it is
+    in cache and the threads share out the members' tiles together. A
+    member joins only when it reads nothing computed after the group's first
+    kernel, so it depends on no other member; it moves up to the first.
+    Kernels with run-time checks (gathers, scatters) stay alone. Does
+    nothing for a target without horizontal launches (the GPU).
+
+    Before:
+    ```mlir
+    %q = fuse.fusion matmul (%x, %wq) : ... { ... }
+    %k = fuse.fusion matmul (%x, %wk) : ... { ... }
+    ```
+    After:
+    ```mlir
+    %h:2 = fuse.fusion horizontal (%x, %wq, %wk) : ... {
+    ^bb0(%a: ..., %b: ..., %c: ...):
+      %q = fuse.fusion matmul (%a, %b) : ... { ... }
+      %k = fuse.fusion matmul (%a, %c) : ... { ... }
+      fuse.yield %q, %k : ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Report each horizontal fusion as a remark">,
+    Option<"maxMembers", "max-members", "unsigned", /*default=*/"8",
+           "The most kernels one horizontal fusion holds">,
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "host or gpu (the GPU has no horizontal launches)">,
+  ];
+  let statistics = [
+    Statistic<"numHorizontal", "horizontal-fusions",
+              "Number of horizontal fusions formed">,
+  ];
+  let dependentDialects = ["::mlir::fuse::FuseDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Lowering of ops no schedule runs yet
 //===----------------------------------------------------------------------===//

@@ -235,6 +235,7 @@ ScheduleTarget ScheduleTarget::host(unsigned vectorWidth) {
   target.fullReductionAsOneRow = true;
   target.matmulRhsPrologueOnce = true;
   target.attention = true;
+  target.horizontal = true;
   return target;
 }
 
@@ -757,8 +758,41 @@ FailureOr<DictionaryAttr> selectSchedule(const KernelView &kernel,
   return b.getDictionaryAttr(entries);
 }
 
+/// A horizontal fusion's body: member fusions of schedules the target has,
+/// none reading another's results, and the yield.
+static FailureOr<DictionaryAttr>
+selectHorizontalSchedule(FusionOp fusion, const ScheduleTarget &target) {
+  if (!target.horizontal)
+    return fusion.emitOpError()
+           << "the " << target.name << " target has no horizontal schedule";
+  Block &body = fusion.getBody().front();
+  int64_t members = 0;
+  for (Operation &op : body.without_terminator()) {
+    auto member = dyn_cast<FusionOp>(op);
+    if (!member || member.getKind() == ScheduleKind::horizontal)
+      return op.emitOpError()
+             << "is in a horizontal fusion, which holds only fuse.fusion "
+                "members that are not horizontal themselves";
+    for (Value input : member.getInputs())
+      if (!isa<BlockArgument>(input))
+        return member.emitOpError()
+               << "reads another member of its horizontal fusion; members "
+                  "must be independent";
+    if (failed(selectSchedule(member, target)))
+      return failure();
+    ++members;
+  }
+  Builder b(fusion.getContext());
+  return b.getDictionaryAttr(
+      {b.getNamedAttr("kind", b.getStringAttr(stringifyScheduleKind(
+                                  ScheduleKind::horizontal))),
+       b.getNamedAttr("members", b.getI64IntegerAttr(members))});
+}
+
 FailureOr<DictionaryAttr> selectSchedule(FusionOp fusion,
                                          const ScheduleTarget &target) {
+  if (fusion.getKind() == ScheduleKind::horizontal)
+    return selectHorizontalSchedule(fusion, target);
   return selectSchedule(KernelView(fusion), fusion.getKind(), target);
 }
 

@@ -63,6 +63,8 @@ struct ScheduleTarget {
   /// Attention kernels (AttentionSchedule): two matmuls with a row kernel
   /// between them, the scores never stored.
   bool attention = false;
+  /// Horizontal fusions: several independent kernels in one launch.
+  bool horizontal = false;
 
   static ScheduleTarget host(unsigned vectorWidth);
   static ScheduleTarget gpu();

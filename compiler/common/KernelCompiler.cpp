@@ -178,6 +178,11 @@ public:
   std::vector<std::string> moduleOf;
 
 private:
+  /// The first function of the module with the text of function `name`
+  /// (the symbol left out): `name` itself, or one that replaces it (then
+  /// `name` is erased).
+  std::string sharedFunction(const std::string &name);
+  /// The function to launch for `plan`, its callees shared first.
   std::string sharedEntry(const KernelPlan &plan);
   KernelBinding bind(const KernelOperand &operand,
                      llvm::ArrayRef<TensorId> inputTensors,
@@ -199,12 +204,10 @@ private:
   std::map<std::string, std::string> entryOfText;
 };
 
-std::string BundleKernels::sharedEntry(const KernelPlan &plan) {
-  if (!plan.module.empty())
-    return plan.entry;
-  auto func = kernelModule.lookupSymbol<mlir::func::FuncOp>(plan.entry);
+std::string BundleKernels::sharedFunction(const std::string &name) {
+  auto func = kernelModule.lookupSymbol<mlir::func::FuncOp>(name);
   if (!func)
-    return plan.entry;
+    return name;
   std::string text;
   llvm::raw_string_ostream os(text);
   func.setSymName("kernel");
@@ -212,11 +215,28 @@ std::string BundleKernels::sharedEntry(const KernelPlan &plan) {
   // whole module first, which made code generation quadratic in the number
   // of kernels (a 20,000-op chain of 79 kernels spent most of it here).
   func.print(os, mlir::OpPrintingFlags().useLocalScope());
-  func.setSymName(plan.entry);
-  auto [it, inserted] = entryOfText.try_emplace(std::move(text), plan.entry);
+  func.setSymName(name);
+  auto [it, inserted] = entryOfText.try_emplace(std::move(text), name);
   if (!inserted)
     func.erase();
   return it->second;
+}
+
+std::string BundleKernels::sharedEntry(const KernelPlan &plan) {
+  if (!plan.module.empty())
+    return plan.entry;
+  // The functions a kernel calls first, so that its text names the shared
+  // ones: identical horizontal launches then share their code too.
+  auto func = kernelModule.lookupSymbol<mlir::func::FuncOp>(plan.entry);
+  for (const std::string &callee : plan.callees) {
+    std::string shared = sharedFunction(callee);
+    if (func && shared != callee)
+      func.walk([&](mlir::func::CallOp call) {
+        if (call.getCallee() == callee)
+          call.setCallee(shared);
+      });
+  }
+  return sharedFunction(plan.entry);
 }
 
 /// The binding of one kernel operand; the fusion's scratch is one arena

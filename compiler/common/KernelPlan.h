@@ -40,6 +40,9 @@ struct KernelPlan {
   LaunchConfig launch;
   /// In the order the kernel takes its buffers.
   std::vector<KernelOperand> operands;
+  /// Host: the kernel functions in the module that this one calls (a
+  /// horizontal launch's members), deduplicated before it.
+  std::vector<std::string> callees;
 };
 
 /// Bytes per slot of a reduction's scratch partials (f32 and f64

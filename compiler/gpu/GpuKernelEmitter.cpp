@@ -465,6 +465,9 @@ FailureOr<FusionKernels> emitGpuKernels(fd::FusionOp fusion, ModuleOp module,
                          ScheduleKind::WindowReduction);
   case fd::ScheduleKind::scatter:
     return emitScatter(fusion, module, namePrefix);
+  case fd::ScheduleKind::horizontal:
+    // fuse-horizontal-fusion groups kernels for the host only.
+    return fusion.emitOpError() << "has no GPU horizontal code generator";
   case fd::ScheduleKind::attention:
     // The GPU's ScheduleTarget has no attention schedule: this refuses it
     // with the reason, at the fusion.

@@ -518,6 +518,8 @@ FailureOr<FusionKernels> emitHostKernels(fd::FusionOp fusion, ModuleOp module,
     return emitHostScatter(fusion, module, namePrefix, vectorWidth);
   case fd::ScheduleKind::attention:
     return emitHostAttention(fusion, module, namePrefix, vectorWidth);
+  case fd::ScheduleKind::horizontal:
+    return emitHostHorizontal(fusion, module, namePrefix, vectorWidth);
   }
   llvm_unreachable("every schedule kind has a host code generator");
 }

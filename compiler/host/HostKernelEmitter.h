@@ -39,7 +39,7 @@ mlir::FailureOr<FusionKernels> emitHostKernels(mlir::fuse::FusionOp fusion,
 
 /// The schedules in files of their own (HostMatmulEmitter.cpp,
 /// HostColumnReductionEmitter.cpp, HostScatterEmitter.cpp,
-/// HostAttentionEmitter.cpp), called by
+/// HostAttentionEmitter.cpp, HostHorizontalEmitter.cpp), called by
 /// emitHostKernels.
 mlir::FailureOr<FusionKernels> emitHostMatmul(mlir::fuse::FusionOp fusion,
                                               mlir::ModuleOp module,
@@ -52,6 +52,12 @@ mlir::FailureOr<FusionKernels> emitHostScatter(mlir::fuse::FusionOp fusion,
                                                mlir::ModuleOp module,
                                                llvm::StringRef namePrefix,
                                                unsigned vectorWidth);
+/// A horizontal fusion: its members' kernels, called from one launch
+/// function per kernel position (HostHorizontalEmitter.cpp).
+mlir::FailureOr<FusionKernels> emitHostHorizontal(mlir::fuse::FusionOp fusion,
+                                                  mlir::ModuleOp module,
+                                                  llvm::StringRef namePrefix,
+                                                  unsigned vectorWidth);
 mlir::FailureOr<FusionKernels> emitHostAttention(mlir::fuse::FusionOp fusion,
                                                  mlir::ModuleOp module,
                                                  llvm::StringRef namePrefix,

@@ -2,32 +2,34 @@
 // RUN: fuse-opt %s -fuse-fusion-pipeline | FileCheck %s --check-prefix=COUNT
 
 // A BERT-style encoder layer (post-norm): sequence 8, hidden 32, 4 heads of 8,
-// FFN 64. It comes out in exactly 9 kernels:
-//   1-3  Q, K and V projections, each matmul + bias + head split (reshape,
-//        transpose) as its epilogue's index map;
-//   4    attention: Q K^T (K's transpose read through transpose_b), scaled,
+// FFN 64. It comes out in exactly 7 kernels (launches):
+//   1    the Q, K and V projections, each matmul + bias + head split
+//        (reshape, transpose) as its epilogue's index map, as one horizontal
+//        fusion: they read one input, so one launch runs the three;
+//   2    attention: Q K^T (K's transpose read through transpose_b), scaled,
 //        plus the broadcast mask, the softmax over the keys and P V, one
 //        block of query rows per work item, the scores never stored;
-//   5    output projection + bias + residual, the heads merged (transpose,
+//   3    output projection + bias + residual, the heads merged (transpose,
 //        reshape) as index maps on its load;
-//   6    layernorm (a row reduction cannot join a matmul epilogue);
-//   7    FFN up-projection + bias + GELU (tanh form);
-//   8    FFN down-projection + bias + residual;
-//   9    layernorm.
+//   4    layernorm (a row reduction cannot join a matmul epilogue);
+//   5    FFN up-projection + bias + GELU (tanh form);
+//   6    FFN down-projection + bias + residual;
+//   7    layernorm.
 // Every kernel boundary is a matmul operand or a reduction next to a matmul;
-// no kernel writes a value that only its own ops read. (Fusing the three
-// projections horizontally would give 7; fuse-form-fusions does not.)
+// no kernel writes a value that only its own ops read.
 
 // COUNT-LABEL: func.func @bert_encoder_layer
-// COUNT-COUNT-9: fuse.fusion
+// COUNT-COUNT-10: fuse.fusion
 // COUNT-NOT: fuse.fusion
 
 // CHECK-LABEL: func.func @bert_encoder_layer
 // CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<8x32xf32>, %[[MASK:[a-z0-9]+]]: tensor<8x8xf32>
-// CHECK: %[[Q:.*]] = fuse.fusion matmul(%[[X]], {{.*}}) : {{.*}} -> tensor<4x8x8xf32>
-// CHECK: %[[K:.*]] = fuse.fusion matmul(%[[X]], {{.*}}) : {{.*}} -> tensor<4x8x8xf32>
-// CHECK: %[[V:.*]] = fuse.fusion matmul(%[[X]], {{.*}}) : {{.*}} -> tensor<4x8x8xf32>
-// CHECK: %[[A:.*]] = fuse.fusion attention(%[[Q]], %[[K]], %[[MASK]], %[[V]]) : {{.*}} -> tensor<4x8x8xf32>
+// CHECK: %[[QKV:.*]]:3 = fuse.fusion horizontal(%[[X]], {{.*}}) : {{.*}} -> (tensor<4x8x8xf32>, tensor<4x8x8xf32>, tensor<4x8x8xf32>)
+// CHECK-NEXT: ^bb0(%[[HX:[a-z0-9]+]]: tensor<8x32xf32>
+// CHECK-NEXT: fuse.fusion matmul(%[[HX]], {{.*}}) : {{.*}} -> tensor<4x8x8xf32>
+// CHECK: fuse.fusion matmul(%[[HX]], {{.*}}) : {{.*}} -> tensor<4x8x8xf32>
+// CHECK: fuse.fusion matmul(%[[HX]], {{.*}}) : {{.*}} -> tensor<4x8x8xf32>
+// CHECK: %[[A:.*]] = fuse.fusion attention(%[[QKV]]#0, %[[QKV]]#1, %[[MASK]], %[[QKV]]#2) : {{.*}} -> tensor<4x8x8xf32>
 // CHECK: fuse.matmul {{.*}} transpose_b
 // CHECK: fuse.reduce max
 // CHECK: fuse.reduce sum

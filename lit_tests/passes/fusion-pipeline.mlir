@@ -302,14 +302,18 @@ func.func @multi_output_yields_value_needed_after(%x: tensor<8x16xf32>) -> (tens
 
 // The bias broadcast feeds two kernels (two matmul epilogues): each gets its
 // own copy and reads the 32-element bias; no broadcast is materialized.
+// The two matmuls read one lhs, so fuse-horizontal-fusion runs them as one
+// launch: a horizontal fusion of the two kernels.
 // COUNT-LABEL: func.func @cheap_broadcast_duplicated_into_each_consumer
-// COUNT-COUNT-2: fuse.fusion
+// COUNT-COUNT-3: fuse.fusion
 // COUNT-NOT: fuse.fusion
 // CHECK-LABEL: func.func @cheap_broadcast_duplicated_into_each_consumer
 // CHECK-SAME: (%[[X:.*]]: tensor<8x32xf32>, %[[W1:.*]]: tensor<32x32xf32>, %[[W2:.*]]: tensor<32x32xf32>, %[[B:.*]]: tensor<32xf32>)
-// CHECK: fuse.fusion matmul(%[[B]], %[[X]], %[[W1]])
+// CHECK: fuse.fusion horizontal(%[[B]], %[[X]], %[[W1]], %[[W2]])
+// CHECK-NEXT: ^bb0(%[[HB:.*]]: tensor<32xf32>, %[[HX:.*]]: tensor<8x32xf32>, %[[HW1:.*]]: tensor<32x32xf32>, %[[HW2:.*]]: tensor<32x32xf32>)
+// CHECK: fuse.fusion matmul(%[[HB]], %[[HX]], %[[HW1]])
 // CHECK: fuse.broadcast
-// CHECK: fuse.fusion matmul(%[[X]], %[[W2]], %[[B]])
+// CHECK: fuse.fusion matmul(%[[HX]], %[[HW2]], %[[HB]])
 // CHECK: fuse.broadcast
 func.func @cheap_broadcast_duplicated_into_each_consumer(%x: tensor<8x32xf32>, %w1: tensor<32x32xf32>, %w2: tensor<32x32xf32>, %b: tensor<32xf32>) -> (tensor<8x32xf32>, tensor<8x32xf32>) {
   %bb = fuse.broadcast %b, dims = [1] : tensor<32xf32> -> tensor<8x32xf32>

@@ -53,6 +53,8 @@ std::string_view scheduleKindName(ScheduleKind kind) {
     return "scatter";
   case ScheduleKind::Attention:
     return "attention";
+  case ScheduleKind::Horizontal:
+    return "horizontal";
   case ScheduleKind::ReferenceOnly:
     return "reference-only";
   }

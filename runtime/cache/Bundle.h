@@ -63,6 +63,9 @@ enum class ScheduleKind : std::uint8_t {
   /// second matmul, one block of query rows per work item: the score matrix
   /// is never stored.
   Attention,
+  /// Several kernels in one launch (a fuse.fusion of kind horizontal): their
+  /// iteration spaces laid end to end.
+  Horizontal,
   /// Only the reference runtime can run it.
   ReferenceOnly,
 };

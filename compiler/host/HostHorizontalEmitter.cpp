@@ -1,0 +1,185 @@
+//===- HostHorizontalEmitter.cpp - Several kernels in one launch ---------===//
+//
+// A `fuse.fusion horizontal` (fuse-horizontal-fusion) holds independent
+// member fusions. Each member's kernels are emitted as they would be alone;
+// launch j runs the j-th kernel of every member that has one, their
+// iteration spaces laid end to end: the launch's function takes the
+// horizontal fusion's buffers (its inputs, its results, one scratch that
+// holds every member's scratch at its own offset), and for each member whose
+// iterations meet [begin, end) it builds that member's buffer list and calls
+// the member's kernel on its part of the range. The runtime's parallel loop
+// thus shares out every member's work at once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/host/HostKernelEmitter.h"
+#include "compiler/host/HostRegionEmitter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace ::fuse::host;
+namespace fd = mlir::fuse;
+
+namespace fuse {
+
+namespace {
+
+/// Alignment of each member's part of the shared scratch.
+constexpr std::uint64_t kScratchAlignment = 64;
+
+struct Member {
+  fd::FusionOp fusion;
+  FusionKernels kernels;
+  /// Where its scratch starts in the horizontal fusion's.
+  std::uint64_t scratchOffset = 0;
+  /// The horizontal fusion's result that each of its results is.
+  SmallVector<unsigned> resultIndex;
+};
+
+/// The horizontal fusion's buffer index of `operand` of a kernel of `member`
+/// (inputs, then results, then the scratch), and whether it is the scratch.
+unsigned outerBuffer(const Member &member, const KernelOperand &operand,
+                     unsigned numInputs, unsigned numResults) {
+  switch (operand.kind) {
+  case KernelOperand::Kind::FusionInput:
+    return cast<BlockArgument>(
+               fd::FusionOp(member.fusion).getInputs()[operand.index])
+        .getArgNumber();
+  case KernelOperand::Kind::FusionResult:
+    return numInputs + member.resultIndex[operand.index];
+  case KernelOperand::Kind::Scratch:
+    return numInputs + numResults;
+  }
+  llvm_unreachable("unknown kernel operand kind");
+}
+
+/// In the launch function: when [begin, end) meets the member's iterations
+/// [offset, offset + plan's iterations), calls the member's kernel `plan`
+/// on that part with its own buffer list, built in `list`.
+void emitMemberCall(OpBuilder &b, Location loc, Value buffers, Value begin,
+                    Value end, Value list, const Member &member,
+                    const KernelPlan &plan, int64_t offset, unsigned numInputs,
+                    unsigned numResults) {
+  Value lo = arith::MaxSIOp::create(b, loc, begin, i64Constant(b, loc, offset));
+  Value hi = arith::MinSIOp::create(
+      b, loc, end, i64Constant(b, loc, offset + plan.launch.iterations));
+  Value meets =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lo, hi);
+  auto ifOp = scf::IfOp::create(b, loc, meets, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  Type ptr = LLVM::LLVMPointerType::get(b.getContext());
+  for (auto [slot, operand] : llvm::enumerate(plan.operands)) {
+    Value pointer = bufferPointer(
+        b, loc, buffers,
+        int32_t(outerBuffer(member, operand, numInputs, numResults)));
+    if (operand.kind == KernelOperand::Kind::Scratch &&
+        member.scratchOffset != 0)
+      pointer = LLVM::GEPOp::create(
+          b, loc, ptr, b.getI8Type(), pointer,
+          ArrayRef<LLVM::GEPArg>{int32_t(member.scratchOffset)});
+    Value at = LLVM::GEPOp::create(b, loc, ptr, ptr, list,
+                                   ArrayRef<LLVM::GEPArg>{int32_t(slot)});
+    LLVM::StoreOp::create(b, loc, pointer, at, 8);
+  }
+  Value first = arith::SubIOp::create(b, loc, lo, i64Constant(b, loc, offset));
+  Value last = arith::SubIOp::create(b, loc, hi, i64Constant(b, loc, offset));
+  func::CallOp::create(b, loc, plan.entry, TypeRange(),
+                       ValueRange{list, first, last});
+}
+
+/// The members of `fusion`, each with its kernels emitted.
+FailureOr<SmallVector<Member>> emitMembers(fd::FusionOp fusion, ModuleOp module,
+                                           StringRef prefix, unsigned width) {
+  auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
+  SmallVector<Member> members;
+  std::uint64_t scratch = 0;
+  for (fd::FusionOp op : fusion.getBody().getOps<fd::FusionOp>()) {
+    std::string name = (prefix + "_h" + Twine(members.size())).str();
+    FailureOr<FusionKernels> kernels = emitHostKernels(op, module, name, width);
+    if (failed(kernels))
+      return failure();
+    Member member{op, std::move(*kernels), scratch, {}};
+    scratch += llvm::alignTo(member.kernels.scratchBytes, kScratchAlignment);
+    for (OpResult result : op->getResults()) {
+      auto uses = llvm::make_filter_range(result.getUses(), [&](OpOperand &u) {
+        return u.getOwner() == yield.getOperation();
+      });
+      if (uses.empty())
+        return op.emitOpError() << "result " << result.getResultNumber()
+                                << " is not a result of its horizontal fusion";
+      member.resultIndex.push_back((*uses.begin()).getOperandNumber());
+    }
+    members.push_back(std::move(member));
+  }
+  return members;
+}
+
+} // namespace
+
+FailureOr<FusionKernels> emitHostHorizontal(fd::FusionOp fusion,
+                                            ModuleOp module,
+                                            StringRef namePrefix,
+                                            unsigned width) {
+  FailureOr<SmallVector<Member>> members =
+      emitMembers(fusion, module, namePrefix, width);
+  if (failed(members))
+    return failure();
+  unsigned numInputs = fusion.getInputs().size();
+  unsigned numResults = fusion.getNumResults();
+  FusionKernels kernels;
+  std::size_t launches = 0;
+  for (const Member &member : *members) {
+    launches = std::max(launches, member.kernels.kernels.size());
+    kernels.scratchBytes = std::max(
+        kernels.scratchBytes,
+        member.scratchOffset +
+            llvm::alignTo(member.kernels.scratchBytes, kScratchAlignment));
+  }
+  SmallVector<unsigned> results(numResults);
+  std::iota(results.begin(), results.end(), 0u);
+  Location loc = fusion.getLoc();
+  OpBuilder b(module.getContext());
+  for (std::size_t j = 0; j < launches; ++j) {
+    std::string name =
+        (namePrefix + "_horizontal" + (launches > 1 ? "_" + Twine(j) : Twine()))
+            .str();
+    func::FuncOp func = createKernelFunc(b, module, loc, name);
+    Value buffers = func.getArgument(0);
+    std::size_t longest = 0;
+    for (const Member &member : *members)
+      if (j < member.kernels.kernels.size())
+        longest = std::max(longest, member.kernels.kernels[j].operands.size());
+    Type ptr = LLVM::LLVMPointerType::get(b.getContext());
+    Value list = LLVM::AllocaOp::create(
+        b, loc, ptr, ptr, i64Constant(b, loc, int64_t(longest)), 8);
+    KernelPlan plan =
+        kernelPlan(name, "", ScheduleKind::Horizontal, numInputs, results,
+                   /*scratch=*/kernels.scratchBytes != 0);
+    int64_t offset = 0, grain = std::numeric_limits<int64_t>::max();
+    for (const Member &member : *members) {
+      if (j >= member.kernels.kernels.size())
+        continue;
+      const KernelPlan &part = member.kernels.kernels[j];
+      emitMemberCall(b, loc, buffers, func.getArgument(1), func.getArgument(2),
+                     list, member, part, offset, numInputs, numResults);
+      offset += part.launch.iterations;
+      if (part.launch.iterations > 0)
+        grain = std::min(grain, std::max<int64_t>(part.launch.grain, 1));
+      plan.callees.push_back(part.entry);
+    }
+    plan.launch.iterations = offset;
+    plan.launch.grain =
+        grain == std::numeric_limits<int64_t>::max() ? 1 : grain;
+    kernels.kernels.push_back(std::move(plan));
+  }
+  return kernels;
+}
+
+} // namespace fuse

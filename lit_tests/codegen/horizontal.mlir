@@ -1,0 +1,41 @@
+// Horizontal fusions on the host (fuse-horizontal-fusion), run against the
+// reference runtime: matmul kernels that read one lhs run as one launch,
+// their work items laid end to end.
+//   Three matmuls of one 40 x 32 input: two with a transposed B
+//   (each packs B into its own part of one scratch first: two pack kernels,
+//   then two matmul kernels) and one that reads B as it is (one kernel).
+//   The pack kernels and the plain matmul form the first launch, the two
+//   packed matmuls the second. The third member's scratch lies at an offset
+//   in the shared scratch.
+// (The Q, K and V projections of a transformer layer, with biases and head
+// splits, are checked the same way in tools/run-models.mlir and
+// onnx/examples.test.)
+
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: fuse-run %s --check --print-plan --cache-dir %t/cache | FileCheck %s --check-prefix=MIXED
+// RUN: fuse-compile %s --emit=kernels | FileCheck %s --check-prefix=IR
+
+// MIXED: plan: 2 kernels for 3 ops
+// MIXED-NEXT: kernel 0 fuse_k0_horizontal_0: horizontal, 3 ops
+// MIXED-NEXT: ops matmul matmul matmul
+// MIXED-NEXT: kernel 1 fuse_k0_horizontal_1: horizontal, 3 ops
+// MIXED: check: passed, 3 outputs match the reference
+
+// The launch functions call the members' kernels, each on its own range
+// with its own buffer list.
+// IR-LABEL: func.func @fuse_k0_horizontal_0(
+// IR-DAG: call @fuse_k0_h0_pack(
+// IR-DAG: call @fuse_k0_h1_matmul(
+// IR-DAG: call @fuse_k0_h2_pack(
+// IR-LABEL: func.func @fuse_k0_horizontal_1(
+// IR-DAG: call @fuse_k0_h0_matmul(
+// IR-DAG: call @fuse_k0_h2_matmul(
+
+func.func @mixed(%x: tensor<40x32xf32>, %wa: tensor<48x32xf32>,
+                 %wb: tensor<32x40xf32>, %wc: tensor<56x32xf32>)
+    -> (tensor<40x48xf32>, tensor<40x40xf32>, tensor<40x56xf32>) {
+  %a = fuse.matmul %x, %wa transpose_b : tensor<40x32xf32>, tensor<48x32xf32> -> tensor<40x48xf32>
+  %b = fuse.matmul %x, %wb : tensor<40x32xf32>, tensor<32x40xf32> -> tensor<40x40xf32>
+  %c = fuse.matmul %x, %wc transpose_b : tensor<40x32xf32>, tensor<56x32xf32> -> tensor<40x56xf32>
+  return %a, %b, %c : tensor<40x48xf32>, tensor<40x40xf32>, tensor<40x56xf32>
+}
