@@ -466,11 +466,7 @@ FailureOr<FusionKernels> emitGpuKernels(fd::FusionOp fusion, ModuleOp module,
   case fd::ScheduleKind::scatter:
     return emitScatter(fusion, module, namePrefix);
   case fd::ScheduleKind::attention:
-    // The GPU's ScheduleTarget has no attention schedule: this refuses it
-    // with the reason, at the fusion.
-    if (failed(fd::analyzeAttention(fusion, fd::ScheduleTarget::gpu())))
-      return failure();
-    return fusion.emitOpError() << "has no GPU attention code generator";
+    return emitAttention(fusion, module, namePrefix);
   }
   llvm_unreachable("every schedule kind has a GPU code generator");
 }
