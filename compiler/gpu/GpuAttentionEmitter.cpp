@@ -174,18 +174,18 @@ void AttentionKernel::emitRows() {
           finishReduction(b, loc, scalar, reduction, result, N);
     }
     // P over the scores: each lane reads the scores it writes.
-    FailureOr<StridedLoop> pass = emitStridedLoop(
-        b, loc, lo, N, lane, lanes, vectorize, vectorize, kGpuVectorWidth,
-        pointers.inputs, seeds, {}, {},
-        [&](RegionEmitter &e, Index index,
-            ValueRange) -> FailureOr<SmallVector<Value>> {
-          e.stash(scoresValue, scoresAt);
-          FailureOr<Value> p = e.emit(probs, index);
-          if (failed(p))
-            return failure();
-          e.storeStash(*p, scoresAt, index);
-          return SmallVector<Value>();
-        });
+    FailureOr<StridedLoop> pass =
+        emitStridedLoop(b, loc, lo, N, lane, lanes, vectorize, vectorize,
+                        kGpuVectorWidth, pointers.inputs, seeds, {}, {},
+                        [&](RegionEmitter &e, Index index,
+                            ValueRange) -> FailureOr<SmallVector<Value>> {
+                          e.stash(scoresValue, scoresAt);
+                          FailureOr<Value> p = e.emit(probs, index);
+                          if (failed(p))
+                            return failure();
+                          e.storeStash(*p, scoresAt, index);
+                          return SmallVector<Value>();
+                        });
     check(failure(failed(pass)));
   });
 }
@@ -200,69 +200,69 @@ void AttentionKernel::emitOutput() {
   auto laneType = VectorType::get({width}, b.getI64Type());
   Value outputs = pointers.outputs[0];
   Value end = mul(count, c(Dv));
-  loop(mul(thread, c(width)), end, c(kAttentionBlockSize * width),
-       [&](Value e) {
-         Value r = arith::DivUIOp::create(b, loc, e, c(Dv));
-         Value dv = arith::RemUIOp::create(b, loc, e, c(Dv));
-         Value pRow = mul(r, c(N));
-         // V[batch, j, dv] at j = 0; a key further is Dv on (N transposed),
-         // a lane further 1 on (N transposed).
-         Value vFirst = transposed ? add(mul(batch, c(Dv * N)), mul(dv, c(N)))
-                                   : add(mul(batch, c(N * Dv)), dv);
-         int64_t keyStride = transposed ? 1 : Dv;
-         Type accType =
-             width == 1 ? f32() : Type(VectorType::get({width}, f32()));
-         Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
-         if (width != 1)
-           zero = vector::BroadcastOp::create(b, loc, accType, zero);
-         auto sum = scf::ForOp::create(
-             b, loc, c(0), c(N), c(1), ValueRange{zero},
-             [&](OpBuilder &nb, Location nl, Value j, ValueRange acc) {
-               Value p = LLVM::LoadOp::create(
-                   nb, nl, f32(),
-                   LLVM::GEPOp::create(
-                       nb, nl, sharedPtr(), f32(), scores,
-                       ValueRange{arith::AddIOp::create(nb, nl, pRow, j)}),
-                   4);
-               Value at = arith::AddIOp::create(
-                   nb, nl, vFirst,
-                   arith::MulIOp::create(nb, nl, j,
-                                         i64Constant(nb, nl, keyStride)));
-               Index index{Index::Uniform, at};
-               if (width != 1 && !transposed)
-                 index = {Index::Contiguous, at, width, /*aligned=*/true};
-               if (width != 1 && transposed) {
-                 SmallVector<int64_t> steps;
-                 for (unsigned l = 0; l < width; ++l)
-                   steps.push_back(int64_t(l) * N);
-                 Value offsets = arith::ConstantOp::create(
-                     nb, nl, DenseElementsAttr::get(laneType,
-                                                    ArrayRef<int64_t>(steps)));
-                 index = {Index::Lanes,
-                          arith::AddIOp::create(
-                              nb, nl,
-                              vector::BroadcastOp::create(nb, nl, laneType, at),
-                              offsets)};
-               }
-               RegionEmitter inner(nb, nl, width, pointers.inputs);
-               FailureOr<Value> v = inner.emit(output.getRhs(), index);
-               if (failed(v)) {
-                 failedBody = true;
-                 scf::YieldOp::create(nb, nl, acc);
-                 return;
-               }
-               if (width != 1)
-                 p = vector::BroadcastOp::create(nb, nl, accType, p);
-               scf::YieldOp::create(
-                   nb, nl, Value(math::FmaOp::create(nb, nl, p, *v, acc[0])));
-             });
-         Value stored = add(mul(add(firstRow, r), c(Dv)), dv);
-         Value address = LLVM::GEPOp::create(
-             b, loc,
-             LLVM::LLVMPointerType::get(b.getContext(), kGlobalAddressSpace),
-             f32(), outputs, ValueRange{stored});
-         LLVM::StoreOp::create(b, loc, sum.getResult(0), address, 4 * width);
-       });
+  loop(
+      mul(thread, c(width)), end, c(kAttentionBlockSize * width), [&](Value e) {
+        Value r = arith::DivUIOp::create(b, loc, e, c(Dv));
+        Value dv = arith::RemUIOp::create(b, loc, e, c(Dv));
+        Value pRow = mul(r, c(N));
+        // V[batch, j, dv] at j = 0; a key further is Dv on (N transposed),
+        // a lane further 1 on (N transposed).
+        Value vFirst = transposed ? add(mul(batch, c(Dv * N)), mul(dv, c(N)))
+                                  : add(mul(batch, c(N * Dv)), dv);
+        int64_t keyStride = transposed ? 1 : Dv;
+        Type accType =
+            width == 1 ? f32() : Type(VectorType::get({width}, f32()));
+        Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+        if (width != 1)
+          zero = vector::BroadcastOp::create(b, loc, accType, zero);
+        auto sum = scf::ForOp::create(
+            b, loc, c(0), c(N), c(1), ValueRange{zero},
+            [&](OpBuilder &nb, Location nl, Value j, ValueRange acc) {
+              Value p = LLVM::LoadOp::create(
+                  nb, nl, f32(),
+                  LLVM::GEPOp::create(
+                      nb, nl, sharedPtr(), f32(), scores,
+                      ValueRange{arith::AddIOp::create(nb, nl, pRow, j)}),
+                  4);
+              Value at = arith::AddIOp::create(
+                  nb, nl, vFirst,
+                  arith::MulIOp::create(nb, nl, j,
+                                        i64Constant(nb, nl, keyStride)));
+              Index index{Index::Uniform, at};
+              if (width != 1 && !transposed)
+                index = {Index::Contiguous, at, width, /*aligned=*/true};
+              if (width != 1 && transposed) {
+                SmallVector<int64_t> steps;
+                for (unsigned l = 0; l < width; ++l)
+                  steps.push_back(int64_t(l) * N);
+                Value offsets = arith::ConstantOp::create(
+                    nb, nl,
+                    DenseElementsAttr::get(laneType, ArrayRef<int64_t>(steps)));
+                index = {Index::Lanes,
+                         arith::AddIOp::create(
+                             nb, nl,
+                             vector::BroadcastOp::create(nb, nl, laneType, at),
+                             offsets)};
+              }
+              RegionEmitter inner(nb, nl, width, pointers.inputs);
+              FailureOr<Value> v = inner.emit(output.getRhs(), index);
+              if (failed(v)) {
+                failedBody = true;
+                scf::YieldOp::create(nb, nl, acc);
+                return;
+              }
+              if (width != 1)
+                p = vector::BroadcastOp::create(nb, nl, accType, p);
+              scf::YieldOp::create(
+                  nb, nl, Value(math::FmaOp::create(nb, nl, p, *v, acc[0])));
+            });
+        Value stored = add(mul(add(firstRow, r), c(Dv)), dv);
+        Value address = LLVM::GEPOp::create(
+            b, loc,
+            LLVM::LLVMPointerType::get(b.getContext(), kGlobalAddressSpace),
+            f32(), outputs, ValueRange{stored});
+        LLVM::StoreOp::create(b, loc, sum.getResult(0), address, 4 * width);
+      });
 }
 
 } // namespace
@@ -274,26 +274,19 @@ FailureOr<FusionKernels> emitAttention(fd::FusionOp fusion, ModuleOp module,
   if (failed(schedule))
     return failure();
   const int64_t M = schedule->rows, N = schedule->keys;
-  int64_t rowsPerBlock = std::clamp<int64_t>(
-      kAttentionSharedBytes / (4 * N), 1, kMaxAttentionRows);
+  int64_t rowsPerBlock = std::clamp<int64_t>(kAttentionSharedBytes / (4 * N), 1,
+                                             kMaxAttentionRows);
   rowsPerBlock = std::min(rowsPerBlock, M);
   const int64_t blocks = ceilDiv(M, rowsPerBlock);
 
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
   std::string name = (prefix + "_attention").str();
-  KernelPointers pointers =
-      createKernel(b, module, fusion, name, /*numOutputs=*/1,
-                   /*scratch=*/false, /*scratchReadOnly=*/false,
-                   kAttentionBlockSize);
-  AttentionKernel k{b,
-                    loc,
-                    pointers,
-                    *schedule,
-                    M,
-                    N,
-                    schedule->depth,
-                    schedule->valueDepth,
+  KernelPointers pointers = createKernel(
+      b, module, fusion, name, /*numOutputs=*/1,
+      /*scratch=*/false, /*scratchReadOnly=*/false, kAttentionBlockSize);
+  AttentionKernel k{b,           loc, pointers,        *schedule,
+                    M,           N,   schedule->depth, schedule->valueDepth,
                     rowsPerBlock};
   k.allocateScores(name);
   Value block = blockId(b, loc);
