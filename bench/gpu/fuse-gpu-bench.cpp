@@ -32,6 +32,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -75,11 +76,40 @@ std::vector<fs::path> bundlesIn(const fs::path &dir) {
   return paths;
 }
 
+/// Deterministic inputs by element type: f32 from randomF32; booleans (a
+/// mask) mostly true; other integers small (0 to 3, valid indices of any
+/// axis of 4 or more); f64 the f32 values widened; other types zero.
 std::vector<device::TensorBytes> inputsFor(const Bundle &bundle) {
   std::vector<device::TensorBytes> inputs;
-  for (std::size_t i = 0; i < bundle.inputs.size(); ++i)
-    inputs.push_back(
-        randomF32(bundle.graph.typeOf(bundle.inputs[i]).numElements(), 1 + i));
+  for (std::size_t i = 0; i < bundle.inputs.size(); ++i) {
+    const TensorType &type = bundle.graph.typeOf(bundle.inputs[i]);
+    std::int64_t count = type.numElements();
+    ElementType element = type.elementType;
+    if (element == ElementType::F32) {
+      inputs.push_back(randomF32(count, 1 + i));
+      continue;
+    }
+    std::int64_t width = byteSize(element);
+    device::TensorBytes bytes(std::size_t(count * width), std::byte{0});
+    if (element == ElementType::F64) {
+      device::TensorBytes f32 = randomF32(count, 1 + i);
+      for (std::int64_t k = 0; k < count; ++k) {
+        float value;
+        std::memcpy(&value, f32.data() + 4 * k, 4);
+        double widened = value;
+        std::memcpy(bytes.data() + 8 * k, &widened, 8);
+      }
+    } else if (isInteger(element)) {
+      for (std::int64_t k = 0; k < count; ++k) {
+        std::uint64_t value = element == ElementType::I1
+                                  ? std::uint64_t((k * 7 + i) % 5 != 0)
+                                  : std::uint64_t((k * 7 + i) % 4);
+        // Little-endian: the low bytes of the value, the element's width.
+        std::memcpy(bytes.data() + width * k, &value, std::size_t(width));
+      }
+    }
+    inputs.push_back(std::move(bytes));
+  }
   return inputs;
 }
 

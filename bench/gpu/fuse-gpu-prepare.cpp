@@ -1,6 +1,6 @@
 //===- fuse-gpu-prepare.cpp - The benchmark graphs as GPU bundles ---------===//
 //
-//   fuse-gpu-prepare OUT_DIR [--target sm_90]
+//   fuse-gpu-prepare OUT_DIR [--target sm_90] [--check-mlir FILE.mlir]...
 //
 // Runs on a machine with the compiler (LLVM/MLIR, and ptxas for cubins):
 // compiles every workload of bench/Workloads.h with the GpuCompiler, at the
@@ -9,7 +9,11 @@
 // check on the GPU machine), and writes OUT_DIR/workloads.jsonl: one record
 // per workload (shapes, bytes, params for the PyTorch peers; "unsupported"
 // with the compiler's reason where the GPU code generator cannot compile
-// it). fuse-gpu-bench runs the bundles with the runtime alone.
+// it). Each --check-mlir file (a function of fuse ops: lit tests' graphs,
+// such as the attention spellings) is compiled into
+// OUT_DIR/check/STEM.fusebundle too, to be checked against the reference
+// beside the workloads; it must compile. fuse-gpu-bench runs the bundles with
+// the runtime alone.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,7 +27,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <string>
+#include <vector>
 
 using namespace fuse;
 using namespace fuse::bench;
@@ -46,19 +52,24 @@ Status writeBundle(const std::filesystem::path &path, const Bundle &bundle,
 
 int main(int argc, char **argv) {
   std::string outDir, targetName = "sm_90";
+  std::vector<std::string> checkFiles;
+  const char *usage = "usage: fuse-gpu-prepare OUT_DIR [--target sm_90] "
+                      "[--check-mlir FILE.mlir]...\n";
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--target" && i + 1 < argc)
       targetName = argv[++i];
+    else if (arg == "--check-mlir" && i + 1 < argc)
+      checkFiles.push_back(argv[++i]);
     else if (outDir.empty() && !arg.empty() && arg[0] != '-')
       outDir = arg;
     else {
-      std::cerr << "usage: fuse-gpu-prepare OUT_DIR [--target sm_90]\n";
+      std::cerr << usage;
       return 2;
     }
   }
   if (outDir.empty()) {
-    std::cerr << "usage: fuse-gpu-prepare OUT_DIR [--target sm_90]\n";
+    std::cerr << usage;
     return 2;
   }
   Expected<Target> target = Target::parse(targetName);
@@ -116,6 +127,32 @@ int main(int argc, char **argv) {
         record.num("kernels", double(compiled->bundle.kernels.size()));
     }
     index << record.str("status", status).toString() << "\n";
+  }
+  for (const std::string &file : checkFiles) {
+    std::filesystem::path path(file);
+    std::cerr << "fuse-gpu-prepare: " << file << " for " << target->name
+              << "...\n";
+    std::ifstream in(path);
+    std::string text((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) {
+      std::cerr << "fuse-gpu-prepare: error: cannot read '" << file << "'\n";
+      ++failures;
+      continue;
+    }
+    GpuCompiler compiler;
+    Expected<Compilation> compiled = compiler.compileSource(
+        text, *target, options, nullptr, path.filename().string());
+    Status written =
+        compiled.ok() ? writeBundle(root / "check" /
+                                        (path.stem().string() + ".fusebundle"),
+                                    compiled->bundle, *target, options)
+                      : compiled.status();
+    if (!written.ok()) {
+      std::cerr << "fuse-gpu-prepare: error: " << file << ": "
+                << written.message() << "\n";
+      ++failures;
+    }
   }
   std::cerr << "fuse-gpu-prepare: wrote " << root.string() << "\n";
   return failures ? 1 : 0;
