@@ -31,6 +31,8 @@
 // RUN: fuse-compile %s --target=sm_90 --emit=kernels | FileCheck %s --check-prefix=SHARED
 // RUN: %ptxas -arch=sm_80 -v %t/b80/fuse_k1_attention.ptx -o %t/f80.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: %ptxas -arch=sm_90 -v %t/b90/fuse_k1_attention.ptx -o %t/f90.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// fuse-form-fusions says why g is no attention kernel on the GPU.
+// RUN: fuse-opt %s --fuse-form-fusions="target=gpu explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=WHY
 // The host runs the same three attentions as one kernel each (g's 9000
 // keys are within its limit) and matches the reference.
 // RUN: fuse-run %s --check --cache-dir %t/cache | FileCheck %s --check-prefix=HOST
@@ -105,6 +107,10 @@
 // SHARED-NOT: {{(llvm.load|llvm.store|math.fma).*vector<4xf32>}}
 // SHARED: gpu.module @fuse_k1_attention_module
 // SHARED-NEXT: llvm.mlir.global internal @fuse_k1_attention_scores() {{.*}} : !llvm.array<8192 x f32>
+
+// WHY: remark: attention kernel: %0 (fuse.matmul) and %10 (fuse.matmul)
+// WHY: remark: attention kernel: %11 (fuse.matmul) and %19 (fuse.matmul)
+// WHY: remark: no attention kernel for %28 (fuse.matmul): 'fuse.matmul' op cannot be generated for the GPU as an attention kernel: its rows of Q or V (8, 8) are over 512 elements or its keys (9000) over 8192
 
 // PTXAS: Used {{[0-9]+}} registers, used 1 barriers, 32768 bytes smem
 
