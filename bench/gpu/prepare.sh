@@ -3,7 +3,9 @@
 # and ptxas for cubins): builds the runtime-only binaries (FuseCudaTests and
 # fuse-gpu-bench, static apart from glibc; the driver is loaded at run time),
 # compiles the benchmark graphs to sm_90 bundles (fuse-gpu-prepare), with the
-# lit tests' attention graphs as bundles that are only checked, and puts
+# lit tests' attention graphs and the exported Hugging Face models of
+# $FUSE_GPU_CHECK_MODELS (default /tmp/hf, where it exists) as bundles that
+# are only checked, and puts
 # everything the GPU machine needs into one folder:
 #   bash bench/gpu/prepare.sh [PACKAGE_DIR]     (default build-gpu-check/package)
 # Then, on the GPU machine: bash PACKAGE_DIR/run.sh RESULTS_DIR [--quick]
@@ -44,6 +46,15 @@ for graph in lit_tests/codegen/attention.mlir \
   lit_tests/codegen/gpu-attention.mlir; do
   check_graphs+=(--check-mlir "$graph")
 done
+# And the exported Hugging Face models (bench/models/export_hf.py --out DIR,
+# default /tmp/hf) with their inputs, where that folder exists; one the GPU
+# cannot compile yet is said and left out.
+models="${FUSE_GPU_CHECK_MODELS:-/tmp/hf}"
+if [ -d "$models" ]; then
+  for model in "$models"/*.onnx; do
+    [ -f "$model" ] && check_graphs+=(--check-onnx "$model")
+  done
+fi
 "$build/bin/fuse-gpu-prepare" "$package/bundles" "${check_graphs[@]}"
 cp "$gpu_build/bin/FuseCudaTests" "$gpu_build/bin/fuse-gpu-bench" "$package/bin/"
 # The fake driver, for the dry run here; the GPU machine uses its own.
