@@ -236,6 +236,8 @@ ScheduleTarget ScheduleTarget::host(unsigned vectorWidth) {
   target.matmulRhsPrologueOnce = true;
   target.attention = true;
   target.horizontal = true;
+  target.attentionMaxDepth = kMaxAttentionDepth;
+  target.attentionMaxKeys = kMaxAttentionKeys;
   return target;
 }
 
@@ -244,6 +246,9 @@ ScheduleTarget ScheduleTarget::gpu() {
   target.name = "GPU";
   target.vectorWidth = 4;
   target.matmulMovesBeforeElementwise = true;
+  target.attention = true;
+  target.attentionMaxDepth = kMaxAttentionDepth;
+  target.attentionMaxKeys = kMaxGpuAttentionKeys;
   return target;
 }
 
@@ -536,14 +541,14 @@ FailureOr<AttentionSchedule> analyzeAttention(const KernelView &kernel,
   schedule.keys = s[rank - 1];
   schedule.depth = shapeOf(scores.getLhs()).back();
   schedule.valueDepth = shapeOf(output.getResult()).back();
-  if (schedule.depth > kMaxAttentionDepth ||
-      schedule.valueDepth > kMaxAttentionDepth ||
-      schedule.keys > kMaxAttentionKeys)
+  if (schedule.depth > target.attentionMaxDepth ||
+      schedule.valueDepth > target.attentionMaxDepth ||
+      schedule.keys > target.attentionMaxKeys)
     return refuseKernel(kernel, target, kName)
            << "its rows of Q or V (" << schedule.depth << ", "
-           << schedule.valueDepth << ") are over " << kMaxAttentionDepth
+           << schedule.valueDepth << ") are over " << target.attentionMaxDepth
            << " elements or its keys (" << schedule.keys << ") over "
-           << kMaxAttentionKeys;
+           << target.attentionMaxKeys;
   if (kernel.results().size() != 1 ||
       kernel.results().front() != output.getResult())
     return refuseKernel(kernel, target, kName)

@@ -65,6 +65,10 @@ struct ScheduleTarget {
   bool attention = false;
   /// Horizontal fusions: several independent kernels in one launch.
   bool horizontal = false;
+  /// The largest attention kernel the target's code generator holds: most
+  /// elements of a Q or V row and most keys (the host's stack, the GPU's
+  /// shared memory: a larger attention stays three kernels).
+  int64_t attentionMaxDepth = 0, attentionMaxKeys = 0;
 
   static ScheduleTarget host(unsigned vectorWidth);
   static ScheduleTarget gpu();
@@ -212,10 +216,15 @@ struct AttentionSchedule {
   SmallVector<ReduceOp> reductions;
 };
 
-/// Most elements of a Q or V row, and most keys, of an attention kernel
+/// Most elements of a Q or V row, and most keys, of a host attention kernel
 /// (its stack holds a block of Q rows, of output rows and of score rows).
 inline constexpr int64_t kMaxAttentionDepth = 512;
 inline constexpr int64_t kMaxAttentionKeys = 16384;
+/// Most keys of a GPU attention kernel: a block's rows of scores live in
+/// static shared memory (at most 48 KiB), 32 KiB of them for one row of
+/// 8192 keys. Its Q and V rows are read from global memory: no limit of
+/// shared memory on the depth beyond the host's.
+inline constexpr int64_t kMaxGpuAttentionKeys = 8192;
 
 FailureOr<AttentionSchedule> analyzeAttention(const KernelView &kernel,
                                               const ScheduleTarget &target);

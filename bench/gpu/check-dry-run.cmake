@@ -1,10 +1,13 @@
 # The GPU check's programs against the fake driver: fuse-gpu-prepare writes
 # the bundles, fuse-gpu-bench --dry-run loads, runs and times every one of
-# them and runs the reference beside the small ones. Checks the records, not
-# the figures (the fake driver runs no kernel).
+# them and runs the reference beside the small ones (and beside a lit test's
+# graph given with --check-mlir: attention.mlir; and an ONNX model given with
+# --check-onnx, on its inputs: examples/onnx/encoder.onnx). Checks the
+# records, not the figures (the fake driver runs no kernel).
 cmake_minimum_required(VERSION 3.20)
 file(REMOVE_RECURSE ${WORK})
-execute_process(COMMAND ${PREPARE} ${WORK}
+execute_process(COMMAND ${PREPARE} ${WORK} --check-mlir ${ATTENTION}
+  --check-onnx ${ENCODER_ONNX}
   OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "fuse-gpu-prepare exited ${rc}\n${out}\n${err}")
@@ -46,7 +49,12 @@ foreach(line IN LISTS lines)
     math(EXPR timed "${timed} + 1")
   endif()
 endforeach()
-if(NOT checked EQUAL 14 OR NOT timed EQUAL 14)
-  message(FATAL_ERROR "expected 14 checks and 14 timings, got ${checked} and ${timed}:\n${out}")
+# The 14 workloads, and attention.mlir and encoder.onnx checked only.
+if(NOT checked EQUAL 16 OR NOT timed EQUAL 14)
+  message(FATAL_ERROR "expected 16 checks and 14 timings, got ${checked} and ${timed}:\n${out}")
+endif()
+# The model's inputs were written beside its bundle (its weights among them).
+if(NOT EXISTS ${WORK}/check/encoder.in0.bin OR NOT EXISTS ${WORK}/check/encoder.in16.bin)
+  message(FATAL_ERROR "no inputs of encoder.onnx beside its bundle")
 endif()
 file(REMOVE_RECURSE ${WORK})

@@ -6,9 +6,10 @@
 // Runtime only (no LLVM/MLIR): runs what fuse-gpu-prepare wrote.
 //   1. the device and a device-to-device copy (a batch of copies, host clock
 //      from submit to fence): the bandwidth every percentage is against;
-//   2. each BUNDLE_DIR/check/*.fusebundle (small sizes) on the CUDA runtime
-//      and on the reference runtime with the same inputs, compared under the
-//      numerics policy;
+//   2. each BUNDLE_DIR/check/*.fusebundle (small sizes, lit tests' graphs,
+//      exported models) on the CUDA runtime and on the reference runtime
+//      with the same inputs (STEM.inK.bin where fuse-gpu-prepare wrote them,
+//      else deterministic random ones), compared under the numerics policy;
 //   3. each BUNDLE_DIR/time/*.fusebundle (the sizes): inputs
 //      uploaded once into several copies used in turn (so L2 does not hold
 //      them), the kernels timed on the device with CUDA events (the runtime's
@@ -32,6 +33,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -75,11 +77,71 @@ std::vector<fs::path> bundlesIn(const fs::path &dir) {
   return paths;
 }
 
+/// Deterministic inputs by element type: f32 from randomF32; booleans (a
+/// mask) mostly true; other integers small (0 to 3, valid indices of any
+/// axis of 4 or more); f64 the f32 values widened; other types zero.
 std::vector<device::TensorBytes> inputsFor(const Bundle &bundle) {
   std::vector<device::TensorBytes> inputs;
-  for (std::size_t i = 0; i < bundle.inputs.size(); ++i)
-    inputs.push_back(
-        randomF32(bundle.graph.typeOf(bundle.inputs[i]).numElements(), 1 + i));
+  for (std::size_t i = 0; i < bundle.inputs.size(); ++i) {
+    const TensorType &type = bundle.graph.typeOf(bundle.inputs[i]);
+    std::int64_t count = type.numElements();
+    ElementType element = type.elementType;
+    if (element == ElementType::F32) {
+      inputs.push_back(randomF32(count, 1 + i));
+      continue;
+    }
+    std::int64_t width = byteSize(element);
+    device::TensorBytes bytes(std::size_t(count * width), std::byte{0});
+    if (element == ElementType::F64) {
+      device::TensorBytes f32 = randomF32(count, 1 + i);
+      for (std::int64_t k = 0; k < count; ++k) {
+        float value;
+        std::memcpy(&value, f32.data() + 4 * k, 4);
+        double widened = value;
+        std::memcpy(bytes.data() + 8 * k, &widened, 8);
+      }
+    } else if (isInteger(element)) {
+      for (std::int64_t k = 0; k < count; ++k) {
+        std::uint64_t value = element == ElementType::I1
+                                  ? std::uint64_t((k * 7 + i) % 5 != 0)
+                                  : std::uint64_t((k * 7 + i) % 4);
+        // Little-endian: the low bytes of the value, the element's width.
+        std::memcpy(bytes.data() + width * k, &value, std::size_t(width));
+      }
+    }
+    inputs.push_back(std::move(bytes));
+  }
+  return inputs;
+}
+
+/// The inputs fuse-gpu-prepare wrote beside a check bundle (STEM.inK.bin,
+/// one per input: an exported model's token ids, mask and weights); none
+/// when there is no STEM.in0.bin (random inputs then).
+Expected<std::vector<device::TensorBytes>>
+givenInputs(const fs::path &bundlePath, const Bundle &bundle) {
+  std::vector<device::TensorBytes> inputs;
+  auto fileOf = [&](std::size_t k) {
+    return bundlePath.parent_path() /
+           (bundlePath.stem().string() + ".in" + std::to_string(k) + ".bin");
+  };
+  if (!fs::exists(fileOf(0)))
+    return inputs;
+  for (std::size_t k = 0; k < bundle.inputs.size(); ++k) {
+    std::ifstream in(fileOf(k), std::ios::binary);
+    std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
+                            std::istreambuf_iterator<char>());
+    std::int64_t expected = bundle.graph.typeOf(bundle.inputs[k]).byteSize();
+    if (!in.good() && !in.eof())
+      return Status::error("cannot read '" + fileOf(k).string() + "'");
+    if (std::int64_t(bytes.size()) != expected)
+      return Status::error("'" + fileOf(k).string() + "' has " +
+                           std::to_string(bytes.size()) + " bytes, input " +
+                           std::to_string(k) + " takes " +
+                           std::to_string(expected));
+    device::TensorBytes tensor(bytes.size());
+    std::memcpy(tensor.data(), bytes.data(), bytes.size());
+    inputs.push_back(std::move(tensor));
+  }
   return inputs;
 }
 
@@ -236,7 +298,18 @@ int main(int argc, char **argv) {
                 << std::endl;
       continue;
     }
-    std::vector<device::TensorBytes> inputs = inputsFor(*bundle);
+    Expected<std::vector<device::TensorBytes>> given =
+        givenInputs(path, *bundle);
+    if (!given.ok()) {
+      ++failures;
+      std::cout << record.str("status", "error")
+                       .str("reason", firstLine(given.message()))
+                       .toString()
+                << std::endl;
+      continue;
+    }
+    std::vector<device::TensorBytes> inputs =
+        given->empty() ? inputsFor(*bundle) : given.take();
     auto actual = device::runBundle(cuda, *bundle, inputs);
     auto expected = device::runBundle(
         reference, makeReferenceBundle(bundle->graph), inputs);

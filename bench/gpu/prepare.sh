@@ -2,7 +2,10 @@
 # The GPU check, first half, on a CPU machine with the compiler (LLVM/MLIR,
 # and ptxas for cubins): builds the runtime-only binaries (FuseCudaTests and
 # fuse-gpu-bench, static apart from glibc; the driver is loaded at run time),
-# compiles the benchmark graphs to sm_90 bundles (fuse-gpu-prepare), and puts
+# compiles the benchmark graphs to sm_90 bundles (fuse-gpu-prepare), with the
+# lit tests' attention graphs and the exported Hugging Face models of
+# $FUSE_GPU_CHECK_MODELS (default /tmp/hf, where it exists) as bundles that
+# are only checked, and puts
 # everything the GPU machine needs into one folder:
 #   bash bench/gpu/prepare.sh [PACKAGE_DIR]     (default build-gpu-check/package)
 # Then, on the GPU machine: bash PACKAGE_DIR/run.sh RESULTS_DIR [--quick]
@@ -35,7 +38,24 @@ done
 
 rm -rf "$package"
 mkdir -p "$package/bin"
-"$build/bin/fuse-gpu-prepare" "$package/bundles"
+# Beside the workloads, graphs checked against the reference only: the
+# attention spellings of the lit tests (one GPU attention kernel each).
+check_graphs=()
+for graph in lit_tests/codegen/attention.mlir \
+  lit_tests/codegen/attention-shared-mask.mlir \
+  lit_tests/codegen/gpu-attention.mlir; do
+  check_graphs+=(--check-mlir "$graph")
+done
+# And the exported Hugging Face models (bench/models/export_hf.py --out DIR,
+# default /tmp/hf) with their inputs, where that folder exists; one the GPU
+# cannot compile yet is said and left out.
+models="${FUSE_GPU_CHECK_MODELS:-/tmp/hf}"
+if [ -d "$models" ]; then
+  for model in "$models"/*.onnx; do
+    [ -f "$model" ] && check_graphs+=(--check-onnx "$model")
+  done
+fi
+"$build/bin/fuse-gpu-prepare" "$package/bundles" "${check_graphs[@]}"
 cp "$gpu_build/bin/FuseCudaTests" "$gpu_build/bin/fuse-gpu-bench" "$package/bin/"
 # The fake driver, for the dry run here; the GPU machine uses its own.
 cp -r "$gpu_build/test/runtime/cuda/fake-driver" "$package/fake-driver"

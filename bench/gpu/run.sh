@@ -3,7 +3,10 @@
 # compiler, no network), from the folder bench/gpu/prepare.sh made:
 #   bash run.sh RESULTS_DIR [--quick] [--dry-run]
 # 1. the CUDA runtime's test suite (FuseCudaTests);
-# 2. every small bundle run and checked against the reference runtime;
+# 2. every small bundle run and checked against the reference runtime (the
+#    workloads at small sizes, and the lit tests' attention graphs:
+#    attention.mlir, attention-shared-mask.mlir, gpu-attention.mlir; the
+#    exported Hugging Face models prepare.sh found, on their own inputs);
 # 3. every bundle at the issue's size timed with CUDA events (inputs rotated
 #    so L2 does not flatter them), GB/s against a device-to-device copy;
 # 4. PyTorch eager and torch.compile on the same workloads (CUDA events);

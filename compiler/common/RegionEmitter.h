@@ -103,13 +103,14 @@ public:
   }
 
   /// Values already computed at every index and kept in compute type at
-  /// `base` (indexed by the same index as the value).
+  /// `base` (indexed by the same index as the value), a pointer in any
+  /// address space (the GPU's shared memory).
   void stash(Value regionValue, Value base) { stashed[regionValue] = base; }
 
   /// Stores `computed` (in compute type) where stash() would read it.
   void storeStash(Value computed, Value base, Index index) {
     Type element = getElementTypeOrSelf(computed.getType());
-    Value address = LLVM::GEPOp::create(b, loc, pointerType(), element, base,
+    Value address = LLVM::GEPOp::create(b, loc, base.getType(), element, base,
                                         ValueRange{index.value});
     LLVM::StoreOp::create(b, loc, computed, address,
                           element.getIntOrFloatBitWidth() / 8);
@@ -459,7 +460,7 @@ protected:
         base && (index.kind == Index::Contiguous ||
                  (index.kind == Index::Uniform && width == 1))) {
       Type element = computeType(elementTypeOf(value));
-      Value address = LLVM::GEPOp::create(b, loc, pointerType(), element, base,
+      Value address = LLVM::GEPOp::create(b, loc, base.getType(), element, base,
                                           ValueRange{index.value});
       Value loaded = LLVM::LoadOp::create(b, loc, vectorOf(element), address,
                                           element.getIntOrFloatBitWidth() / 8);

@@ -469,11 +469,7 @@ FailureOr<FusionKernels> emitGpuKernels(fd::FusionOp fusion, ModuleOp module,
     // fuse-horizontal-fusion groups kernels for the host only.
     return fusion.emitOpError() << "has no GPU horizontal code generator";
   case fd::ScheduleKind::attention:
-    // The GPU's ScheduleTarget has no attention schedule: this refuses it
-    // with the reason, at the fusion.
-    if (failed(fd::analyzeAttention(fusion, fd::ScheduleTarget::gpu())))
-      return failure();
-    return fusion.emitOpError() << "has no GPU attention code generator";
+    return emitAttention(fusion, module, namePrefix);
   }
   llvm_unreachable("every schedule kind has a GPU code generator");
 }

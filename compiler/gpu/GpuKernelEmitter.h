@@ -22,7 +22,10 @@
 //   4 x 4 register tile per thread) with the prologue applied on load and
 //   the epilogue before the store (at moved positions after a head split or
 //   merge); f64, several matmuls or a broadcast result take the pointwise
-//   form, each output pulling its dot product through the index maps.
+//   form, each output pulling its dot product through the index maps;
+// - attention (GpuAttentionEmitter.cpp): one block per batch element and
+//   block of query rows, its rows of scores in shared memory (a warp per
+//   row runs the softmax's passes), then P V.
 // Broadcasts, transposes, slices and reshapes are index maps on the loads,
 // never materialized.
 //

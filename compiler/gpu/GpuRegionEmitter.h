@@ -8,7 +8,8 @@
 // without math.absi. Plus the kernel scaffolding: a gpu.func per kernel
 // with bare global pointers, grid- and block-stride loops, block
 // reductions (in GpuRegionEmitter.cpp). Included only by the GPU code
-// generator's .cpp files (GpuKernelEmitter.cpp, GpuMatmulEmitter.cpp).
+// generator's .cpp files (GpuKernelEmitter.cpp, GpuMatmulEmitter.cpp,
+// GpuAttentionEmitter.cpp, GpuScatterEmitter.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -177,6 +178,11 @@ mlir::FailureOr<FusionKernels> emitPointwise(fd::FusionOp fusion,
 /// Matmul fusions (GpuMatmulEmitter.cpp).
 mlir::FailureOr<FusionKernels>
 emitMatmul(fd::FusionOp fusion, mlir::ModuleOp module, mlir::StringRef prefix);
+
+/// Attention fusions (GpuAttentionEmitter.cpp).
+mlir::FailureOr<FusionKernels> emitAttention(fd::FusionOp fusion,
+                                             mlir::ModuleOp module,
+                                             mlir::StringRef prefix);
 
 /// Scatter fusions (GpuScatterEmitter.cpp).
 mlir::FailureOr<FusionKernels>

@@ -1,6 +1,7 @@
 // Every example graph goes through fusion and GPU code generation for sm_90
-// and sm_80: the encoder layer's 11 kernels (8 matmuls with prologues and
-// epilogues, head splits and merges included, and 3 row kernels), the MLP's
+// and sm_80: the encoder layer's 9 kernels (6 matmuls with prologues and
+// epilogues, head splits and merges included, the attention kernel with
+// the scores in shared memory, and 2 row kernels), the MLP's
 // 2, softmax, layernorm, GELU and the sum of squares. fuse-compile runs
 // ptxas -v on every kernel (--timings prints its report): none spills.
 
@@ -23,8 +24,10 @@
 // NOSPILL: 0 bytes spill stores, 0 bytes spill loads
 // NOSPILL-NOT: {{[1-9][0-9]* bytes spill}}
 
-// ENCODER: kernels 11
-// ENCODER-COUNT-8: schedule matmul
+// ENCODER: kernels 9
+// ENCODER-COUNT-3: schedule matmul
+// ENCODER: kernel 3 fuse_k3_attention schedule attention
+// ENCODER-COUNT-3: schedule matmul
 // ENCODER-NOT: schedule pointwise
 
 // MLP: kernels 2

@@ -6,8 +6,9 @@
 // RUN: fuse-opt %S/../../examples/softmax.mlir --fuse-fusion-pipeline --fuse-select-schedules=target=gpu | FileCheck %s --check-prefix=SOFTMAX
 // RUN: fuse-opt %S/../../examples/sum_squares.mlir --fuse-fusion-pipeline --fuse-select-schedules | FileCheck %s --check-prefix=SUM
 
-// The host runs attention as one kernel; the GPU has no attention schedule
-// and keeps Q K^T with the mask, the softmax and P V apart.
+// The host and the GPU run attention as one kernel (the GPU's scores in
+// shared memory: its limits are the target's), then the output projection
+// with the residual, layernorm, the MLP and layernorm.
 // HOST-COUNT-3: fuse.fusion matmul{{.*}}fuse.schedule = {kind = "matmul"
 // HOST: fuse.fusion attention{{.*}}fuse.schedule = {batch = 4 : i64, keys = 64 : i64, kind = "attention", rows = 64 : i64
 // HOST-COUNT-1: fuse.fusion matmul{{.*}}fuse.schedule = {kind = "matmul"
@@ -16,9 +17,9 @@
 // HOST: fuse.fusion row_reduction{{.*}}fuse.schedule = {kind = "row_reduction", row_length = 128 : i64, rows = 64 : i64
 // HOST-NOT: fuse.fusion
 
-// ENCODER-COUNT-4: fuse.fusion matmul{{.*}}fuse.schedule = {kind = "matmul"
-// ENCODER: fuse.fusion row_reduction{{.*}}fuse.schedule = {kind = "row_reduction", row_length = 64 : i64, rows = 256 : i64
-// ENCODER-COUNT-2: fuse.fusion matmul{{.*}}fuse.schedule = {kind = "matmul"
+// ENCODER-COUNT-3: fuse.fusion matmul{{.*}}fuse.schedule = {kind = "matmul"
+// ENCODER: fuse.fusion attention{{.*}}fuse.schedule = {batch = 4 : i64, keys = 64 : i64, kind = "attention", rows = 64 : i64, vector_width = 4 : i64}
+// ENCODER-COUNT-1: fuse.fusion matmul{{.*}}fuse.schedule = {kind = "matmul"
 // ENCODER: fuse.fusion row_reduction{{.*}}fuse.schedule = {kind = "row_reduction", row_length = 128 : i64, rows = 64 : i64
 // ENCODER-COUNT-2: fuse.fusion matmul{{.*}}fuse.schedule = {kind = "matmul"
 // ENCODER: fuse.fusion row_reduction{{.*}}fuse.schedule = {kind = "row_reduction", row_length = 128 : i64, rows = 64 : i64

@@ -785,13 +785,18 @@ TEST_F(CudaRuntimeTest, CompiledKernelsMatchTheReferenceRuntime) {
   auto runtime = make();
   ASSERT_TRUE(runtime);
   for (const Bundle &bundle :
-       {test::compiledSoftmaxBundle(), test::compiledGeluBundle()}) {
+       {test::compiledSoftmaxBundle(), test::compiledGeluBundle(),
+        test::compiledAttentionBundle()}) {
     const BundleKernel &kernel = bundle.kernels[0];
     SCOPED_TRACE(kernel.entry);
-    std::vector<float> x = randomFloats(21, 32 * 256);
-    for (size_t i = 0; i < x.size(); i += 3)
-      x[i] = -x[i];
-    std::vector<TensorBytes> inputs = {toBytes(x)};
+    std::vector<TensorBytes> inputs;
+    for (std::size_t i = 0; i < bundle.inputs.size(); ++i) {
+      std::vector<float> x = randomFloats(
+          21 + i, bundle.graph.typeOf(bundle.inputs[i]).numElements());
+      for (size_t j = 0; j < x.size(); j += 3)
+        x[j] = -x[j];
+      inputs.push_back(toBytes(x));
+    }
     ReferenceRuntime reference;
     DeviceResult<std::vector<TensorBytes>> expected =
         runBundle(reference, bundle, inputs);

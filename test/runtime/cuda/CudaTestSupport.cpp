@@ -258,4 +258,30 @@ Bundle compiledComputedGatherBundle() {
   return bundle;
 }
 
+Bundle compiledAttentionBundle() {
+  static const char *ptx =
+#include "CompiledAttentionSm80.inc"
+      ;
+  GraphBuilder builder;
+  TensorId q = builder.input(TensorType{ElementType::F32, {2, 24, 16}}, "q");
+  TensorId k = builder.input(TensorType{ElementType::F32, {2, 20, 16}}, "k");
+  TensorId v = builder.input(TensorType{ElementType::F32, {2, 20, 16}}, "v");
+  TensorId s = builder.matmul(q, k, /*transposeA=*/false, /*transposeB=*/true);
+  TensorType scores{ElementType::F32, {2, 24, 20}};
+  TensorId t = builder.mul(s, builder.splat(scores, 0.25));
+  TensorId m = builder.reduce(ReduceKind::Max, t, {2}, true);
+  TensorId e =
+      builder.exp(builder.sub(t, builder.broadcast(m, {2, 24, 20}, {0, 1, 2})));
+  TensorId l = builder.reduce(ReduceKind::Sum, e, {2}, true);
+  TensorId p = builder.div(e, builder.broadcast(l, {2, 24, 20}, {0, 1, 2}));
+  builder.output(builder.matmul(p, v), "o");
+  Bundle bundle = compiledBundle(*builder.finish(), "fuse_k0_attention", ptx,
+                                 ScheduleKind::Attention, 4, 256);
+  bundle.kernels[0].bindings = {{BindingKind::GraphInput, 0},
+                                {BindingKind::GraphInput, 1},
+                                {BindingKind::GraphInput, 2},
+                                {BindingKind::GraphOutput, 0}};
+  return bundle;
+}
+
 } // namespace fuse::test

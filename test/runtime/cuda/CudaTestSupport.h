@@ -73,6 +73,11 @@ Bundle compiledGeluBundle();
 /// splat 90, the add, the gather): one pointwise kernel that checks its
 /// computed index and takes an error record (CompiledComputedGatherSm80.inc).
 Bundle compiledComputedGatherBundle();
+/// Attention over q f32[2, 24, 16], k f32[2, 20, 16] (transpose_b) and
+/// v f32[2, 20, 16]: scores scaled by 0.25, a softmax over the 20 keys, P V
+/// (ops 0-10): one GPU attention kernel, 4 blocks of 256 threads
+/// (CompiledAttentionSm80.inc).
+Bundle compiledAttentionBundle();
 
 } // namespace fuse::test
 
