@@ -76,6 +76,16 @@ static bool isCheapArithmetic(Operation *op) {
                                     MaxOp, MinOp, SelectOp, CompareOp>(op);
 }
 
+/// A concat of at most this many operands is computed where a kernel reads
+/// it: each operand is evaluated at every position of the concat (a select
+/// picks one), so a few cheap ones cost less than storing them.
+static constexpr unsigned kMaxRecomputedConcatOperands = 4;
+
+static bool isSmallConcat(Operation *op) {
+  return isa<ConcatOp>(op) &&
+         op->getNumOperands() <= kMaxRecomputedConcatOperands;
+}
+
 static bool isConstant(Value value) {
   Operation *def = value.getDefiningOp();
   return def && def->hasTrait<OpTrait::ConstantLike>();
@@ -202,6 +212,7 @@ private:
   /// constants only, whose results stay inside the kernel: a pointwise
   /// kernel reads them at the positions it needs.
   LogicalResult checkPointwise(bool freeDataMovement);
+  bool feedsConcatOnly(Operation *op) const;
   /// Per member, whether it and every member below it only move data.
   llvm::DenseMap<Operation *, bool> membersMovingInputsOnly() const;
   unsigned countLiveValues(ArrayRef<Value> outputs) const;
@@ -309,7 +320,8 @@ KernelChecker::checkAttentionPrologues(ArrayRef<MatmulOp> matmuls) {
     if (fromMatmuls.contains(op))
       continue;
     StringRef name = op->getName().getStringRef();
-    if (!isCheapArithmetic(op) &&
+    // A small concat: rotate_half in rotary embeddings of Q and K.
+    if (!isCheapArithmetic(op) && !isSmallConcat(op) &&
         !isa<ConstantOp, SliceOp, AndOp, OrOp, XorOp, NotOp>(op)) {
       why << "would recompute " << name << " wherever attention reads it";
       return failure();
@@ -531,6 +543,21 @@ KernelChecker::membersMovingInputsOnly() const {
   return moves;
 }
 
+/// Whether `op` is a cheap elementwise op whose result the kernel reads only
+/// as an operand of small concats (rotate_half's negated half in rotary
+/// embeddings): a part of the concat's result, not a value recomputed for
+/// every element of a larger domain, as its smaller size would suggest.
+bool KernelChecker::feedsConcatOnly(Operation *op) const {
+  if (op->getNumResults() != 1 || !isCheapArithmetic(op) ||
+      op->getResult(0).use_empty())
+    return false;
+  return llvm::all_of(op->getResult(0).getUsers(), [&](Operation *user) {
+    auto concat = dyn_cast<ConcatOp>(user);
+    return concat && view.contains(user) && isSmallConcat(concat) &&
+           !llvm::is_contained(view.results(), op->getResult(0));
+  });
+}
+
 LogicalResult KernelChecker::checkPointwise(bool freeDataMovement) {
   llvm::DenseMap<Operation *, bool> movesInputs;
   if (freeDataMovement)
@@ -547,7 +574,7 @@ LogicalResult KernelChecker::checkPointwise(bool freeDataMovement) {
       domain = std::max(domain, numElements(op->getResult(0).getType()));
   for (Operation *op : ops) {
     int64_t size = numElements(op->getResult(0).getType());
-    if (size != domain && !isFree(op)) {
+    if (size != domain && !isFree(op) && !feedsConcatOnly(op)) {
       why << op->getName().getStringRef() << " iterates over " << size
           << " elements, the pointwise kernel over " << domain
           << ": it would be recomputed";
@@ -768,7 +795,10 @@ void GroupPlans::addGroup(Operation *op) {
       group.outputs.insert(value);
     group.trafficBytes += impl->cost(value, use);
   }
-  group.numForPlanKernel = isa<MatmulOp, PoolOp, Im2colOp, GatherOp>(op);
+  // A concat's operands may be smaller than its kernel's domain
+  // (KernelChecker::feedsConcatOnly), which the sizes below do not see.
+  group.numForPlanKernel =
+      isa<MatmulOp, PoolOp, Im2colOp, GatherOp, ConcatOp>(op);
   group.numForPlanKernelWithRows = isa<ArgMaxOp, ArgMinOp>(op) ||
                                    !(op->hasTrait<OpTrait::Elementwise>() ||
                                      isa<ReshapeOp, BroadcastOp, ReduceOp>(op));
