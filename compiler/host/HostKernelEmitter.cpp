@@ -16,6 +16,7 @@
 #include "llvm/Support/ErrorHandling.h"
 
 using namespace mlir;
+using namespace ::fuse::codegen;
 using namespace ::fuse::host;
 namespace fd = mlir::fuse;
 
