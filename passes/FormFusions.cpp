@@ -238,7 +238,6 @@ void GroupPlanner::formAttention(MatmulOp output) {
     groups[from].ops.clear();
     ++numMerges;
   }
-  groupOf(output).hasMatmul = true;
   groupOf(output).trafficBytes = plan->trafficBytes;
   if (names)
     output->emitRemark() << "attention kernel: " << describe(scores) << " and "

@@ -307,15 +307,8 @@ FailureOr<KernelPlan> KernelChecker::plan() {
 
 LogicalResult
 KernelChecker::checkAttentionPrologues(ArrayRef<MatmulOp> matmuls) {
-  llvm::SmallPtrSet<Operation *, 32> fromMatmuls;
-  for (MatmulOp matmul : matmuls)
-    fromMatmuls.insert(matmul);
-  for (Operation *op : ops)
-    if (llvm::any_of(op->getOperands(), [&](Value v) {
-          Operation *def = v.getDefiningOp();
-          return def && fromMatmuls.contains(def);
-        }))
-      fromMatmuls.insert(op);
+  SmallVector<Operation *> matmulOps(matmuls.begin(), matmuls.end());
+  llvm::SmallPtrSet<Operation *, 32> fromMatmuls = view.computedFrom(matmulOps);
   for (Operation *op : ops) {
     if (fromMatmuls.contains(op))
       continue;

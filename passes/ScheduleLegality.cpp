@@ -185,6 +185,18 @@ KernelView::KernelView(ArrayRef<Operation *> ops)
   anchorOp = ops.empty() ? nullptr : ops.back();
 }
 
+llvm::SmallPtrSet<Operation *, 32>
+KernelView::computedFrom(ArrayRef<Operation *> from) const {
+  llvm::SmallPtrSet<Operation *, 32> after(from.begin(), from.end());
+  for (Operation *op : members)
+    if (llvm::any_of(op->getOperands(), [&](Value v) {
+          Operation *def = v.getDefiningOp();
+          return def && after.contains(def);
+        }))
+      after.insert(op);
+  return after;
+}
+
 bool KernelView::isComputed(Value value) const {
   Operation *def = value.getDefiningOp();
   return def && contains(def) && !def->hasTrait<OpTrait::ConstantLike>();
@@ -490,21 +502,11 @@ FailureOr<AttentionSchedule> analyzeAttention(const KernelView &kernel,
   if (matmuls.size() != 2)
     return refuseKernel(kernel, target, kName)
            << "it holds " << matmuls.size() << " matmuls, not 2";
-  // The members computed from `from` (kernel.ops() is in block order).
-  auto computedFrom = [&](Operation *from) {
-    llvm::SmallPtrSet<Operation *, 32> after{from};
-    for (Operation *op : kernel.ops())
-      if (llvm::any_of(op->getOperands(), [&](Value v) {
-            Operation *def = v.getDefiningOp();
-            return def && after.contains(def);
-          }))
-        after.insert(op);
-    return after;
-  };
-  llvm::SmallPtrSet<Operation *, 32> after = computedFrom(matmuls[0]);
+  llvm::SmallPtrSet<Operation *, 32> after =
+      kernel.computedFrom({matmuls[0].getOperation()});
   if (!after.contains(matmuls[1])) {
     std::swap(matmuls[0], matmuls[1]);
-    after = computedFrom(matmuls[0]);
+    after = kernel.computedFrom({matmuls[0].getOperation()});
   }
   AttentionSchedule schedule;
   MatmulOp scores = schedule.scores = matmuls[0];

@@ -99,6 +99,10 @@ public:
   ArrayRef<Value> results() const { return stored; }
   /// Where a refusal of the kernel as a whole is reported.
   Operation *anchor() const { return anchorOp; }
+  /// The members computed from any of `from` (those included): the forward
+  /// closure of `from` over the members, in one pass in block order.
+  llvm::SmallPtrSet<Operation *, 32>
+  computedFrom(ArrayRef<Operation *> from) const;
 
 private:
   SmallVector<Operation *> members;

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Open-ended fuzzing with libFuzzer, by hand (CI only replays the committed
-# corpus, deterministically: test/fuzz/CMakeLists.txt):
+# corpus, deterministically: fuzz/CMakeLists.txt):
 #   scripts/fuzz.sh TARGET [SECONDS]      TARGET: npy, bundle or onnx
 # Builds the runtime and the ONNX importer with clang, libFuzzer, ASan and
 # UBSan into build-fuzz/, then fuzzes TARGET from its seed corpus for SECONDS
 # (default 300) on every core. New inputs that grow coverage go to
 # build-fuzz/corpus-TARGET; a crash is written as build-fuzz/crash-* with
-# libFuzzer's report. Copy a crash into test/fuzz/corpus/TARGET/ when it is
+# libFuzzer's report. Copy a crash into fuzz/corpus/TARGET/ when it is
 # fixed: the replay then keeps it fixed. (The .mlir target needs the MLIR
 # build; it is replayed by CTest only.)
 set -euo pipefail
@@ -14,8 +14,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 target="${1:?usage: scripts/fuzz.sh npy|bundle|onnx [seconds]}"
 seconds="${2:-300}"
 case "$target" in
-  npy|bundle) seeds=("$root/test/fuzz/corpus/$target") ;;
-  onnx) seeds=("$root/test/fuzz/corpus/onnx" "$root/lit_tests/onnx/Inputs" "$root/examples/onnx") ;;
+  npy|bundle) seeds=("$root/fuzz/corpus/$target") ;;
+  onnx) seeds=("$root/fuzz/corpus/onnx" "$root/lit_tests/onnx/Inputs" "$root/examples/onnx") ;;
   *) echo "fuzz.sh: unknown target '$target' (npy, bundle or onnx)" >&2; exit 2 ;;
 esac
 command -v clang++ > /dev/null || { echo "fuzz.sh: clang++ is needed (apt install clang)" >&2; exit 2; }

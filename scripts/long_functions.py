@@ -57,6 +57,18 @@ def blank_comments_and_literals(text):
     return "".join(out)
 
 
+def blank_preprocessor_lines(text):
+    """`text` with preprocessor lines (and their continuations) turned to spaces: an #endif just above a
+    function is no part of its header."""
+    lines = text.split("\n")
+    continued = False
+    for i, line in enumerate(lines):
+        if continued or line.lstrip().startswith("#"):
+            continued = line.rstrip().endswith("\\")
+            lines[i] = " " * len(line)
+    return "\n".join(lines)
+
+
 def function_name(header):
     """The qualified name before the parameter list of a function header, or None."""
     header = re.sub(r"\s+", " ", header).strip()
@@ -70,7 +82,7 @@ def function_name(header):
 
 
 def long_functions(path, limit):
-    text = blank_comments_and_literals(path.read_text(errors="replace"))
+    text = blank_preprocessor_lines(blank_comments_and_literals(path.read_text(errors="replace")))
     stack = []  # one entry per open brace: "scope", "function" or "block"
     header_start = 0
     found = []

@@ -58,7 +58,7 @@ fi
 "$build/bin/fuse-gpu-prepare" "$package/bundles" "${check_graphs[@]}"
 cp "$gpu_build/bin/FuseCudaTests" "$gpu_build/bin/fuse-gpu-bench" "$package/bin/"
 # The fake driver, for the dry run here; the GPU machine uses its own.
-cp -r "$gpu_build/test/runtime/cuda/fake-driver" "$package/fake-driver"
+cp -r "$gpu_build/test/runtime/device/fake-driver" "$package/fake-driver"
 cp bench/peers.py bench/gpu/report.py bench/gpu/run.sh "$package/"
 echo "bench/gpu/prepare.sh: $package is ready; on the GPU machine:"
 echo "  bash $(basename "$package")/run.sh RESULTS_DIR [--quick]"

@@ -21,13 +21,14 @@ namespace codegen {
 /// operand position = offset + sum over result dims d of
 /// coord_d(position) * multipliers[d].
 struct AffineIndexMap {
-  SmallVector<int64_t> resultShape;
-  SmallVector<int64_t> multipliers;
+  mlir::SmallVector<int64_t> resultShape;
+  mlir::SmallVector<int64_t> multipliers;
   int64_t offset = 0;
 };
 
-inline SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> strides(shape.size(), 1);
+inline mlir::SmallVector<int64_t>
+rowMajorStrides(mlir::ArrayRef<int64_t> shape) {
+  mlir::SmallVector<int64_t> strides(shape.size(), 1);
   for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
     strides[d] = strides[d + 1] * shape[d + 1];
   return strides;
@@ -38,8 +39,8 @@ inline AffineIndexMap broadcastMap(fd::BroadcastOp op) {
   map.resultShape.assign(shapeOf(op.getResult()).begin(),
                          shapeOf(op.getResult()).end());
   map.multipliers.assign(map.resultShape.size(), 0);
-  ArrayRef<int64_t> operandShape = shapeOf(op.getOperand());
-  SmallVector<int64_t> strides = rowMajorStrides(operandShape);
+  mlir::ArrayRef<int64_t> operandShape = shapeOf(op.getOperand());
+  mlir::SmallVector<int64_t> strides = rowMajorStrides(operandShape);
   for (auto [i, d] : llvm::enumerate(op.getDims()))
     if (operandShape[i] != 1)
       map.multipliers[d] = strides[i];
@@ -50,7 +51,8 @@ inline AffineIndexMap transposeMap(fd::TransposeOp op) {
   AffineIndexMap map;
   map.resultShape.assign(shapeOf(op.getResult()).begin(),
                          shapeOf(op.getResult()).end());
-  SmallVector<int64_t> strides = rowMajorStrides(shapeOf(op.getOperand()));
+  mlir::SmallVector<int64_t> strides =
+      rowMajorStrides(shapeOf(op.getOperand()));
   for (int64_t source : op.getPermutation())
     map.multipliers.push_back(strides[source]);
   return map;
@@ -60,7 +62,8 @@ inline AffineIndexMap sliceMap(fd::SliceOp op) {
   AffineIndexMap map;
   map.resultShape.assign(shapeOf(op.getResult()).begin(),
                          shapeOf(op.getResult()).end());
-  SmallVector<int64_t> strides = rowMajorStrides(shapeOf(op.getOperand()));
+  mlir::SmallVector<int64_t> strides =
+      rowMajorStrides(shapeOf(op.getOperand()));
   for (size_t d = 0; d < strides.size(); ++d) {
     map.multipliers.push_back(op.getStrides()[d] * strides[d]);
     map.offset += op.getOffsets()[d] * strides[d];
@@ -70,18 +73,19 @@ inline AffineIndexMap sliceMap(fd::SliceOp op) {
 
 /// offset + sum_d ((x / inner_d) % shape_d) * multipliers[d], on i64
 /// scalars or vectors (of the lowering's width) alike.
-inline Value applyMap(ScalarLowering &s, Value x, const AffineIndexMap &map) {
-  OpBuilder &b = s.builder();
-  Location loc = s.location();
-  Type i64Type = b.getI64Type();
-  bool isVector = isa<VectorType>(x.getType());
+inline mlir::Value applyMap(ScalarLowering &s, mlir::Value x,
+                            const AffineIndexMap &map) {
+  mlir::OpBuilder &b = s.builder();
+  mlir::Location loc = s.location();
+  mlir::Type i64Type = b.getI64Type();
+  bool isVector = mlir::isa<mlir::VectorType>(x.getType());
   auto c = [&](int64_t v) {
     return isVector ? s.constantVector(i64Type, v) : s.i64(v);
   };
-  Value result;
+  mlir::Value result;
   int64_t inner = 1;
   int64_t rank = int64_t(map.resultShape.size());
-  SmallVector<int64_t> inners(rank, 1);
+  mlir::SmallVector<int64_t> inners(rank, 1);
   for (int64_t d = rank - 1; d >= 0; --d) {
     inners[d] = inner;
     inner *= map.resultShape[d];
@@ -89,20 +93,22 @@ inline Value applyMap(ScalarLowering &s, Value x, const AffineIndexMap &map) {
   for (int64_t d = 0; d < rank; ++d) {
     if (map.multipliers[d] == 0 || map.resultShape[d] == 1)
       continue;
-    Value coord = x;
+    mlir::Value coord = x;
     if (inners[d] != 1)
-      coord = arith::DivUIOp::create(b, loc, coord, c(inners[d]));
+      coord = mlir::arith::DivUIOp::create(b, loc, coord, c(inners[d]));
     if (inners[d] * map.resultShape[d] != inner)
-      coord = arith::RemUIOp::create(b, loc, coord, c(map.resultShape[d]));
+      coord =
+          mlir::arith::RemUIOp::create(b, loc, coord, c(map.resultShape[d]));
     if (map.multipliers[d] != 1)
-      coord = arith::MulIOp::create(b, loc, coord, c(map.multipliers[d]));
+      coord = mlir::arith::MulIOp::create(b, loc, coord, c(map.multipliers[d]));
     result =
-        result ? Value(arith::AddIOp::create(b, loc, result, coord)) : coord;
+        result ? mlir::Value(mlir::arith::AddIOp::create(b, loc, result, coord))
+               : coord;
   }
   if (!result)
     return c(map.offset);
   if (map.offset != 0)
-    result = arith::AddIOp::create(b, loc, result, c(map.offset));
+    result = mlir::arith::AddIOp::create(b, loc, result, c(map.offset));
   return result;
 }
 

@@ -5,6 +5,8 @@
 namespace fuse {
 namespace codegen {
 
+using namespace mlir;
+
 LogicalResult ScalarLowering::unsupported(Operation *op, const Twine &why) {
   auto fusion = op->getParentOfType<fd::FusionOp>();
   std::string kind =

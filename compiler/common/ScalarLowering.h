@@ -41,22 +41,21 @@
 namespace fuse {
 namespace codegen {
 
-using namespace mlir;
 namespace fd = mlir::fuse;
 
 using lowp::isLowPrecisionFloat;
 using lowp::isNarrowInteger;
 
-inline int64_t numElements(Type type) {
-  return cast<RankedTensorType>(type).getNumElements();
+inline int64_t numElements(mlir::Type type) {
+  return mlir::cast<mlir::RankedTensorType>(type).getNumElements();
 }
 
-inline ArrayRef<int64_t> shapeOf(Value value) {
-  return cast<RankedTensorType>(value.getType()).getShape();
+inline mlir::ArrayRef<int64_t> shapeOf(mlir::Value value) {
+  return mlir::cast<mlir::RankedTensorType>(value.getType()).getShape();
 }
 
-inline Type elementTypeOf(Value value) {
-  return cast<RankedTensorType>(value.getType()).getElementType();
+inline mlir::Type elementTypeOf(mlir::Value value) {
+  return mlir::cast<mlir::RankedTensorType>(value.getType()).getElementType();
 }
 
 /// f16, bf16 and the f8 and f4 types are storage types: arithmetic runs in
@@ -64,37 +63,37 @@ inline Type elementTypeOf(Value value) {
 /// compute in iN, and every lowering where signedness matters asks
 /// isUnsignedElement of the fuse type. The narrow integers compute in i8,
 /// wrapped to their width after every op (LowPrecisionCodec.h).
-inline Type computeType(Type element) {
+inline mlir::Type computeType(mlir::Type element) {
   if (element.isF16() || element.isBF16() || isLowPrecisionFloat(element))
-    return Float32Type::get(element.getContext());
+    return mlir::Float32Type::get(element.getContext());
   if (isNarrowInteger(element))
-    return IntegerType::get(element.getContext(), 8);
+    return mlir::IntegerType::get(element.getContext(), 8);
   if (element.isUnsignedInteger())
-    return IntegerType::get(element.getContext(),
-                            element.getIntOrFloatBitWidth());
+    return mlir::IntegerType::get(element.getContext(),
+                                  element.getIntOrFloatBitWidth());
   return element;
 }
 
 /// The ui types: every op reads their bits unsigned.
-inline bool isUnsignedElement(Type element) {
+inline bool isUnsignedElement(mlir::Type element) {
   return element.isUnsignedInteger();
 }
 
 /// How an element sits in memory: i1, the narrow integers and the f8 and f4
 /// types as a byte, bf16 as its bits, ui as signless iN.
-inline Type storageType(Type element) {
+inline mlir::Type storageType(mlir::Type element) {
   if (element.isInteger(1) || isNarrowInteger(element) ||
       isLowPrecisionFloat(element))
-    return IntegerType::get(element.getContext(), 8);
+    return mlir::IntegerType::get(element.getContext(), 8);
   if (element.isBF16())
-    return IntegerType::get(element.getContext(), 16);
+    return mlir::IntegerType::get(element.getContext(), 16);
   if (element.isUnsignedInteger())
-    return IntegerType::get(element.getContext(),
-                            element.getIntOrFloatBitWidth());
+    return mlir::IntegerType::get(element.getContext(),
+                                  element.getIntOrFloatBitWidth());
   return element;
 }
 
-inline unsigned storageBytes(Type element) {
+inline unsigned storageBytes(mlir::Type element) {
   return std::max(1u, storageType(element).getIntOrFloatBitWidth() / 8);
 }
 
@@ -104,119 +103,132 @@ inline unsigned storageBytes(Type element) {
 /// lowerTargetFloatOp and lowerTargetIntegerOp.
 class ScalarLowering {
 public:
-  ScalarLowering(OpBuilder &b, Location loc, unsigned width, StringRef target)
+  ScalarLowering(mlir::OpBuilder &b, mlir::Location loc, unsigned width,
+                 mlir::StringRef target)
       : b(b), loc(loc), width(width), target(target) {}
   virtual ~ScalarLowering() = default;
 
-  OpBuilder &builder() { return b; }
-  Location location() const { return loc; }
+  mlir::OpBuilder &builder() { return b; }
+  mlir::Location location() const { return loc; }
 
   /// "cannot be generated for the <target> in a <schedule> kernel: <why>".
-  LogicalResult unsupported(Operation *op, const Twine &why);
+  mlir::LogicalResult unsupported(mlir::Operation *op, const mlir::Twine &why);
 
-  Type vectorOf(Type element) const {
-    return width == 1 ? element : VectorType::get({width}, element);
+  mlir::Type vectorOf(mlir::Type element) const {
+    return width == 1 ? element : mlir::VectorType::get({width}, element);
   }
 
-  Value constant(Type element, double value);
+  mlir::Value constant(mlir::Type element, double value);
 
-  Value integerConstant(Type element, const APInt &value);
+  mlir::Value integerConstant(mlir::Type element, const mlir::APInt &value);
 
   /// A scalar i64, whatever the width (positions, loop bounds).
-  Value i64(int64_t value) {
-    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(value));
+  mlir::Value i64(int64_t value) {
+    return mlir::arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(value));
   }
 
   /// A vector of `width` lanes, whatever the width.
-  Value constantVector(Type element, int64_t value);
+  mlir::Value constantVector(mlir::Type element, int64_t value);
 
   /// [0, 1, ..., W-1] as i64 lanes.
-  Value laneSteps();
+  mlir::Value laneSteps();
 
   lowp::LowPrecisionCodec codec() { return {b, loc, width}; }
 
   /// A value loaded in `element`'s storage type, in its compute type.
-  Value toCompute(Value stored, Type element);
+  mlir::Value toCompute(mlir::Value stored, mlir::Type element);
 
   /// A value in `element`'s compute type, in its storage type.
-  Value toStorage(Value computed, Type element);
+  mlir::Value toStorage(mlir::Value computed, mlir::Type element);
 
   /// A splat fuse.constant in its compute type; dense data is refused.
-  FailureOr<Value> lowerConstant(fd::ConstantOp op);
+  mlir::FailureOr<mlir::Value> lowerConstant(fd::ConstantOp op);
 
   /// An elementwise op on its operands (in their compute types): cast,
   /// compare and select, then the target's own lowering of the op where it
   /// has one, then the shared one. A narrow integer result is wrapped to
   /// its width.
-  FailureOr<Value> lowerElementwise(Operation *op, ArrayRef<Value> x);
+  mlir::FailureOr<mlir::Value> lowerElementwise(mlir::Operation *op,
+                                                mlir::ArrayRef<mlir::Value> x);
 
   /// The target's lowering of a float op (`compute` the operands' type);
   /// null where the shared one applies.
-  virtual Value lowerTargetFloatOp(Operation *op, StringRef name,
-                                   ArrayRef<Value> x, Type compute) {
+  virtual mlir::Value lowerTargetFloatOp(mlir::Operation *op,
+                                         mlir::StringRef name,
+                                         mlir::ArrayRef<mlir::Value> x,
+                                         mlir::Type compute) {
     return {};
   }
 
   /// The target's lowering of an integer op (`operandElement` the fuse type
   /// of its operands); null where the shared one applies.
-  virtual Value lowerTargetIntegerOp(Operation *op, StringRef name,
-                                     ArrayRef<Value> x, Type operandElement) {
+  virtual mlir::Value lowerTargetIntegerOp(mlir::Operation *op,
+                                           mlir::StringRef name,
+                                           mlir::ArrayRef<mlir::Value> x,
+                                           mlir::Type operandElement) {
     return {};
   }
 
   /// A splat constant of `element` in its compute type.
-  Value splatConstant(DenseElementsAttr dense, Type element);
+  mlir::Value splatConstant(mlir::DenseElementsAttr dense, mlir::Type element);
 
   /// The float ops that every target lowers alike; null for the others
   /// (exp, log, sigmoid and the rest of the transcendentals are the
   /// target's).
-  Value lowerFloatOp(Operation *op, ArrayRef<Value> x, Type compute);
+  mlir::Value lowerFloatOp(mlir::Operation *op, mlir::ArrayRef<mlir::Value> x,
+                           mlir::Type compute);
 
   /// The integer ops that every target lowers alike, `operandElement` the
   /// fuse type of the operands; null for the others (abs, pow).
-  Value lowerIntegerOp(Operation *op, ArrayRef<Value> x, Type operandElement);
+  mlir::Value lowerIntegerOp(mlir::Operation *op, mlir::ArrayRef<mlir::Value> x,
+                             mlir::Type operandElement);
 
   /// Null for a float predicate that has no ordered form.
-  Value lowerCompare(fd::CompareOp op, Value lhs, Value rhs, Type compute,
-                     bool isUnsigned);
+  mlir::Value lowerCompare(fd::CompareOp op, mlir::Value lhs, mlir::Value rhs,
+                           mlir::Type compute, bool isUnsigned);
 
   /// fuse.cast on `x` (in the operand's compute type); null where there is
   /// no lowering.
-  Value lowerCast(fd::CastOp op, Value x);
+  mlir::Value lowerCast(fd::CastOp op, mlir::Value x);
 
   /// fmod (arith.remf: the target lowers it exactly, see the emitters), or
   /// without `fmod` the floor-mod of the reference: a nonzero remainder
   /// takes the divisor's sign, a zero one is a zero of the divisor's sign.
-  Value lowerFloatRem(Value lhs, Value rhs, Type compute, bool fmod);
+  mlir::Value lowerFloatRem(mlir::Value lhs, mlir::Value rhs,
+                            mlir::Type compute, bool fmod);
 
   /// Truncating; a division by 0 is 0 and a signed one by -1 the wrapped
   /// negation (divsi would overflow for the minimum), as the reference
   /// runtime computes them.
-  Value lowerIntDiv(Value lhs, Value rhs, Type compute, bool isUnsigned);
+  mlir::Value lowerIntDiv(mlir::Value lhs, mlir::Value rhs, mlir::Type compute,
+                          bool isUnsigned);
 
   /// A remainder by 0 (and a signed one by -1, which overflows for the
   /// minimum) is 0; without `fmod` a signed result takes the divisor's sign.
-  Value lowerIntRem(Value lhs, Value rhs, Type compute, bool isUnsigned,
-                    bool fmod);
+  mlir::Value lowerIntRem(mlir::Value lhs, mlir::Value rhs, mlir::Type compute,
+                          bool isUnsigned, bool fmod);
 
   /// Exact, wrapping: squaring over the exponent's bits. A negative
   /// exponent gives 0 unless the base is 1 (1) or -1 (-1 or 1 by parity); a
   /// ui exponent is never negative.
-  Value lowerIntPow(Value base, Value exponent, Type compute, bool isUnsigned);
+  mlir::Value lowerIntPow(mlir::Value base, mlir::Value exponent,
+                          mlir::Type compute, bool isUnsigned);
 
   /// Truncates toward zero, saturating at the integer's limits (0 and
   /// 2^n - 1 for a ui type, `isUnsigned`); NaN gives 0. fptosi and fptoui
   /// alone would give poison out of range.
-  Value lowerSaturatingCast(Value x, Type from, Type to, bool isUnsigned);
+  mlir::Value lowerSaturatingCast(mlir::Value x, mlir::Type from, mlir::Type to,
+                                  bool isUnsigned);
 
 private:
-  FailureOr<Value> lowerElementwiseOp(Operation *op, ArrayRef<Value> x);
+  mlir::FailureOr<mlir::Value>
+  lowerElementwiseOp(mlir::Operation *op, mlir::ArrayRef<mlir::Value> x);
 
 protected:
-  OpBuilder &b;
-  Location loc;
+  mlir::OpBuilder &b;
+  mlir::Location loc;
   unsigned width;
-  StringRef target;
+  mlir::StringRef target;
 };
 
 } // namespace codegen

@@ -23,6 +23,7 @@
 #include "passes/ScheduleLegality.h"
 
 using namespace mlir;
+using namespace ::fuse::codegen;
 using namespace ::fuse::host;
 namespace fd = mlir::fuse;
 

@@ -16,6 +16,7 @@
 #include "llvm/Support/ErrorHandling.h"
 
 using namespace mlir;
+using namespace ::fuse::codegen;
 using namespace ::fuse::host;
 namespace fd = mlir::fuse;
 
@@ -172,6 +173,30 @@ emitPointwise(fd::FusionOp fusion, ModuleOp module, StringRef prefix,
 FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
                                           StringRef prefix, unsigned width);
 
+/// One kernel of a full reduction's pair (partials, finish): its function,
+/// the fusion's input pointers, the pointers of its `results` outputs and,
+/// after them, the scratch of partials.
+struct ReductionKernel {
+  func::FuncOp func;
+  DenseMap<Value, Value> pointers;
+  SmallVector<Value> outputs;
+  Value scratch;
+};
+
+ReductionKernel openReductionKernel(OpBuilder &b, ModuleOp module, Location loc,
+                                    StringRef name, fd::FusionOp fusion,
+                                    size_t results) {
+  unsigned numInputs = fusion.getInputs().size();
+  ReductionKernel kernel;
+  kernel.func = createKernelFunc(b, module, loc, name);
+  Value buffers = kernel.func.getArgument(0);
+  kernel.pointers = loadInputPointers(b, loc, fusion, buffers);
+  for (unsigned k = 0; k < results; ++k)
+    kernel.outputs.push_back(bufferPointer(b, loc, buffers, numInputs + k));
+  kernel.scratch = bufferPointer(b, loc, buffers, numInputs + results);
+  return kernel;
+}
+
 FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
                                            StringRef prefix, unsigned width) {
   FailureOr<fd::FullSchedule> analyzed =
@@ -197,15 +222,8 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
   // Partials: iteration p reduces elements [p*C, min((p+1)*C, n)).
   {
     std::string name = (prefix + "_partials").str();
-    func::FuncOp func = createKernelFunc(b, module, loc, name);
-    Value buffers = func.getArgument(0);
-    DenseMap<Value, Value> pointers =
-        loadInputPointers(b, loc, fusion, buffers);
-    SmallVector<Value> outputs;
-    for (unsigned k = 0; k < domainResults.size(); ++k)
-      outputs.push_back(bufferPointer(b, loc, buffers, numInputs + k));
-    Value scratch =
-        bufferPointer(b, loc, buffers, numInputs + domainResults.size());
+    auto [func, pointers, outputs, scratch] =
+        openReductionKernel(b, module, loc, name, fusion, domainResults.size());
     Value one = i64Constant(b, loc, 1);
     auto chunkLoop = scf::ForOp::create(b, loc, func.getArgument(1),
                                         func.getArgument(2), one);
@@ -265,15 +283,8 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
   // reductions, on one element.
   {
     std::string name = (prefix + "_finish").str();
-    func::FuncOp func = createKernelFunc(b, module, loc, name);
-    Value buffers = func.getArgument(0);
-    DenseMap<Value, Value> pointers =
-        loadInputPointers(b, loc, fusion, buffers);
-    SmallVector<Value> outputs;
-    for (unsigned k = 0; k < scalarResults.size(); ++k)
-      outputs.push_back(bufferPointer(b, loc, buffers, numInputs + k));
-    Value scratch =
-        bufferPointer(b, loc, buffers, numInputs + scalarResults.size());
+    auto [func, pointers, outputs, scratch] =
+        openReductionKernel(b, module, loc, name, fusion, scalarResults.size());
     RegionEmitter e(b, loc, 1, pointers);
     for (auto [i, r] : llvm::enumerate(reductions)) {
       Value init = reductionIdentity(e, r);

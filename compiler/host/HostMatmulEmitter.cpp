@@ -39,6 +39,7 @@
 #include "compiler/host/HostRegionEmitter.h"
 
 using namespace mlir;
+using namespace ::fuse::codegen;
 using namespace ::fuse::host;
 namespace fd = mlir::fuse;
 

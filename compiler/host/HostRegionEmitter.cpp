@@ -5,6 +5,9 @@
 namespace fuse {
 namespace host {
 
+using namespace mlir;
+using namespace codegen;
+
 FailureOr<Value> RegionEmitter::emitOwnOp(fd::ConcatOp op, Index index) {
   ArrayRef<int64_t> shape = shapeOf(op.getResult());
   int64_t axis = op.getAxis();
@@ -126,6 +129,15 @@ Value RegionEmitter::lowerTargetIntegerOp(Operation *op, StringRef name,
   if (name == "pow")
     return lowerIntPow(x[0], x[1], compute, isUnsigned);
   return {};
+}
+
+Value RegionEmitter::i64Splat(int64_t value) {
+  mlir::TypedAttr attr = b.getI64IntegerAttr(value);
+  mlir::Type type = vectorOf(b.getI64Type());
+  if (width != 1)
+    attr = mlir::DenseElementsAttr::get(mlir::cast<mlir::ShapedType>(type),
+                                        mlir::Attribute(attr));
+  return mlir::arith::ConstantOp::create(b, loc, type, attr);
 }
 
 Value RegionEmitter::powerOfTwoF64(Value e) {

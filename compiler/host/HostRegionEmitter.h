@@ -40,13 +40,11 @@
 namespace fuse {
 namespace host {
 
-using namespace mlir;
 namespace fd = mlir::fuse;
 
-using namespace codegen;
-
 /// Emits region values at an index, with one vector width (1: scalars).
-class RegionEmitter : public TargetRegionEmitter<RegionEmitter, fd::ConcatOp> {
+class RegionEmitter
+    : public codegen::TargetRegionEmitter<RegionEmitter, fd::ConcatOp> {
 public:
   using TargetRegionEmitter::TargetRegionEmitter;
   static constexpr const char *kTarget = "host";
@@ -62,7 +60,7 @@ private:
   /// range holds the element is selected. The lanes of an aligned block that
   /// stays in one run of the dims after the axis share their operand;
   /// otherwise they are gathered lane by lane.
-  FailureOr<Value> emitOwnOp(fd::ConcatOp op, Index index);
+  mlir::FailureOr<mlir::Value> emitOwnOp(fd::ConcatOp op, codegen::Index index);
 
   /// fuse.rem's arith.remf (the shared lowerFloatRem) becomes a call of
   /// libm's fmod or fmodf per lane. fmod is exact in IEEE arithmetic, and
@@ -75,43 +73,39 @@ private:
   /// error from HostRuntime, not a crash. The other float ops that are the
   /// host's: polynomials and identities (on f32; f64 functions without a
   /// polynomial of ours call libm).
-  Value lowerTargetFloatOp(Operation *op, StringRef name, ArrayRef<Value> x,
-                           Type compute) override;
+  mlir::Value lowerTargetFloatOp(mlir::Operation *op, mlir::StringRef name,
+                                 mlir::ArrayRef<mlir::Value> x,
+                                 mlir::Type compute) override;
 
   /// math.absi; integer pow by squaring.
-  Value lowerTargetIntegerOp(Operation *op, StringRef name, ArrayRef<Value> x,
-                             Type operandElement) override;
+  mlir::Value lowerTargetIntegerOp(mlir::Operation *op, mlir::StringRef name,
+                                   mlir::ArrayRef<mlir::Value> x,
+                                   mlir::Type operandElement) override;
 
   /// (e^x -+ e^-x) / 2; sinh near 0 by its series (no cancellation).
-  Value emitSinhCosh(Value x, Type compute, bool isSinh);
+  mlir::Value emitSinhCosh(mlir::Value x, mlir::Type compute, bool isSinh);
 
   /// Through log1p, accurate near 0 (asinh, atanh) and near 1 (acosh);
   /// log(a) + log(2) where a^2 would overflow.
-  Value emitInverseHyperbolic(StringRef name, Value x, Type compute);
+  mlir::Value emitInverseHyperbolic(mlir::StringRef name, mlir::Value x,
+                                    mlir::Type compute);
 
   /// exp(y log|x|), with the sign of an odd integer power of a negative x,
   /// NaN for a negative x to a non-integer power, x^0 = 1^y = 1 and 0^y
   /// exact, as C's pow.
-  Value emitPowF(Value x, Value y, Type compute);
+  mlir::Value emitPowF(mlir::Value x, mlir::Value y, mlir::Type compute);
 
   /// math.exp, or emitExpF64 on f64 (MLIR's approximations are f32 only).
-  Value emitExp(Value x);
+  mlir::Value emitExp(mlir::Value x);
 
   /// math.log, or emitLogF64 on f64.
-  Value emitLog(Value x);
+  mlir::Value emitLog(mlir::Value x);
 
   /// An i64 constant of this emitter's width.
-  Value i64Splat(int64_t value) {
-    TypedAttr attr = b.getI64IntegerAttr(value);
-    Type type = vectorOf(b.getI64Type());
-    if (width != 1)
-      attr =
-          DenseElementsAttr::get(cast<ShapedType>(type), mlir::Attribute(attr));
-    return arith::ConstantOp::create(b, loc, type, attr);
-  }
+  mlir::Value i64Splat(int64_t value);
 
   /// 2^e for e in [-1022, 1023], from its bits.
-  Value powerOfTwoF64(Value e);
+  mlir::Value powerOfTwoF64(mlir::Value e);
 
   /// exp on f64 in plain vector arithmetic, so that the kernel calls no
   /// libm: x = n ln2 + r with n = round(x / ln2) and ln2 in two parts (the
@@ -123,7 +117,7 @@ private:
   /// them. x is clamped to [-746, 710] first (beyond which the result is 0
   /// or inf anyway) and NaN passes through. Within 2 ulp of the exact
   /// result where it is normal (HostMathTest measures it).
-  Value emitExpF64(Value x);
+  mlir::Value emitExpF64(mlir::Value x);
 
   /// log on f64 in plain vector arithmetic: x = 2^k m with m in
   /// [sqrt(1/2), sqrt(2)) from the bits (subnormals scaled by 2^54 first);
@@ -131,24 +125,25 @@ private:
   /// series 2s (1 + s^2/3 + ... + s^20/21) (the next term is below 1e-18);
   /// k ln2 with ln2 in two parts. log(0) = -inf, log of a negative number
   /// NaN, log(inf) = inf, NaN passes through.
-  Value emitLogF64(Value x);
+  mlir::Value emitLogF64(mlir::Value x);
 
   /// atan as Cephes' atanf: |x| reduced below tan(pi/8) through
   /// atan(x) = pi/4 + atan((x - 1) / (x + 1)) and pi/2 + atan(-1/x), then
   /// an odd polynomial of degree 9 (peak relative error 1.9e-7 in f32).
   /// MLIR's math.atan approximation measured 3.9e-6 (33 ulp), outside the
   /// transcendental tolerance of 8 ulp. atan(+-inf) = +-pi/2; NaN passes.
-  Value emitAtan(Value x, Type compute);
+  mlir::Value emitAtan(mlir::Value x, mlir::Type compute);
 };
 
 /// `void name(!llvm.ptr buffers, i64 begin, i64 end)` with an entry block;
 /// the builder is left at its start.
-func::FuncOp createKernelFunc(OpBuilder &b, ModuleOp module, Location loc,
-                              StringRef name);
+mlir::func::FuncOp createKernelFunc(mlir::OpBuilder &b, mlir::ModuleOp module,
+                                    mlir::Location loc, mlir::StringRef name);
 
-Value bufferPointer(OpBuilder &b, Location loc, Value buffers, int32_t i);
+mlir::Value bufferPointer(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value buffers, int32_t i);
 
-Value i64Constant(OpBuilder &b, Location loc, int64_t value);
+mlir::Value i64Constant(mlir::OpBuilder &b, mlir::Location loc, int64_t value);
 
 /// [lo, hi) split into a W-step vector loop and a scalar tail; `body` runs at
 /// each step with an emitter of the step's width and the step's index.
@@ -161,51 +156,56 @@ Value i64Constant(OpBuilder &b, Location loc, int64_t value);
 /// values, copy k at [k * n, (k + 1) * n), for the caller to combine.
 /// Without `scalarTail` there is no scalar loop (scalarResults is then
 /// scalarInit): for a caller whose [lo, hi) is always whole vectors.
-using StepBody = function_ref<FailureOr<SmallVector<Value>>(
-    RegionEmitter &, Index, ValueRange carried)>;
+using StepBody =
+    mlir::function_ref<mlir::FailureOr<mlir::SmallVector<mlir::Value>>(
+        RegionEmitter &, codegen::Index, mlir::ValueRange carried)>;
 
 struct PeeledLoop {
-  SmallVector<Value> vectorResults, scalarResults;
+  mlir::SmallVector<mlir::Value> vectorResults, scalarResults;
 };
 
-FailureOr<PeeledLoop>
-emitPeeledLoop(OpBuilder &b, Location loc, Value lo, Value hi, unsigned width,
-               int64_t block, const DenseMap<Value, Value> &pointers,
-               const DenseMap<Value, Value> &seeds, ValueRange vectorInit,
-               ValueRange scalarInit, StepBody body, unsigned unroll = 1,
-               bool scalarTail = true);
+mlir::FailureOr<PeeledLoop>
+emitPeeledLoop(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lo,
+               mlir::Value hi, unsigned width, int64_t block,
+               const mlir::DenseMap<mlir::Value, mlir::Value> &pointers,
+               const mlir::DenseMap<mlir::Value, mlir::Value> &seeds,
+               mlir::ValueRange vectorInit, mlir::ValueRange scalarInit,
+               StepBody body, unsigned unroll = 1, bool scalarTail = true);
 
 /// The pointers of the fusion's inputs (its region's arguments), and of
 /// each checked op's slot in the error record at `buffers[-1]`
 /// (KernelAbi.h), by the op's result.
-DenseMap<Value, Value> loadInputPointers(OpBuilder &b, Location loc,
-                                         fd::FusionOp fusion, Value buffers);
+mlir::DenseMap<mlir::Value, mlir::Value> loadInputPointers(mlir::OpBuilder &b,
+                                                           mlir::Location loc,
+                                                           fd::FusionOp fusion,
+                                                           mlir::Value buffers);
 
 /// A row kernel's buffers on the stack, one per reduction (null where none):
 /// a reduction's operand that the stores of `storedValues` use again
 /// (softmax's exponentials) is kept by its pass and read back from cache,
 /// not computed twice (rows up to 64 KiB).
-SmallVector<Value> allocateRowStashes(OpBuilder &b, Location loc,
-                                      ArrayRef<ReductionInfo> reductions,
-                                      ArrayRef<Value> storedValues,
-                                      int64_t rowLength);
+mlir::SmallVector<mlir::Value>
+allocateRowStashes(mlir::OpBuilder &b, mlir::Location loc,
+                   mlir::ArrayRef<codegen::ReductionInfo> reductions,
+                   mlir::ArrayRef<mlir::Value> storedValues, int64_t rowLength);
 
 /// The passes of a row kernel over the row [lo, hi) of `rowLength`
 /// elements: each reduction in order, its finished value then seeded in
 /// `seeds`. Every pass stashes the values of `written` (value, its row
 /// buffer at -lo), to which a pass adds its operand where `stashBuffers`
 /// has a buffer for it.
-LogicalResult emitRowPasses(OpBuilder &b, Location loc, unsigned width,
-                            int64_t rowLength, Value lo, Value hi,
-                            const DenseMap<Value, Value> &pointers,
-                            ArrayRef<ReductionInfo> reductions,
-                            ArrayRef<Value> stashBuffers,
-                            DenseMap<Value, Value> &seeds,
-                            SmallVectorImpl<std::pair<Value, Value>> &written);
+mlir::LogicalResult emitRowPasses(
+    mlir::OpBuilder &b, mlir::Location loc, unsigned width, int64_t rowLength,
+    mlir::Value lo, mlir::Value hi,
+    const mlir::DenseMap<mlir::Value, mlir::Value> &pointers,
+    mlir::ArrayRef<codegen::ReductionInfo> reductions,
+    mlir::ArrayRef<mlir::Value> stashBuffers,
+    mlir::DenseMap<mlir::Value, mlir::Value> &seeds,
+    mlir::SmallVectorImpl<std::pair<mlir::Value, mlir::Value>> &written);
 
 /// Floats and integers (fuse.reduce takes no i1).
-FailureOr<ReductionInfo> classifyReduction(fd::ReduceOp reduce,
-                                           StringRef schedule);
+mlir::FailureOr<codegen::ReductionInfo>
+classifyReduction(fd::ReduceOp reduce, mlir::StringRef schedule);
 
 } // namespace host
 } // namespace fuse

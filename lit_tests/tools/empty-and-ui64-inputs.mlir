@@ -2,7 +2,7 @@
 // vectors hold null pointers, which fuse-run passed to memcpy) and on ui64
 // (the bound of its random values shifted a 64-bit 1 by 64: undefined, and
 // on x86-64 every random ui64 was 0). The sanitizer build
-// (test/runtime/sanitizers.sh) aborted on both; here the sums must not all
+// (scripts/sanitizers.sh) aborted on both; here the sums must not all
 // be 0.
 
 // RUN: rm -rf %t.cache

@@ -800,15 +800,10 @@ CudaRuntime::loadExecutable(const Bundle &bundle) {
   for (const BundleKernel &kernel : bundle.kernels) {
     bool ptx = kernel.payloadKind == PayloadKind::PtxText;
     if (!ptx && kernel.payloadKind != PayloadKind::Cubin)
-      return Error{ErrorCode::Unsupported,
-                   "kernel " + kernel.name + " is " +
-                       std::string(payloadKindName(kernel.payloadKind)) +
-                       "; the CUDA runtime runs PTX or cubin"};
+      return unsupportedPayload(kernel, "CUDA", "PTX or cubin");
     std::optional<int> target = smVersion(kernel.target);
     if (!target)
-      return Error{ErrorCode::Incompatible, "kernel " + kernel.name +
-                                                " targets '" + kernel.target +
-                                                "', not a GPU (sm_XY)"};
+      return foreignTarget(kernel, "a GPU (sm_XY)");
     // PTX compiles for any newer device; a cubin runs on its own major
     // version only.
     if (*target > device || (!ptx && *target / 10 != device / 10))

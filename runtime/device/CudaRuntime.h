@@ -3,9 +3,9 @@
 // Runs bundles compiled for NVIDIA GPUs through the CUDA driver API, which it
 // loads at run time: dlopen of libcuda.so.1 (or a path from the options or
 // the FUSE_CUDA_DRIVER environment variable, which is how tests load the fake
-// driver of test/runtime/cuda) and cuGetProcAddress, falling back to dlsym.
-// Only cuda.h is needed to build it; it never links libcuda, so programs
-// that use the other runtimes start on machines without a driver, and
+// driver, test/runtime/device/FakeCudaDriver.cpp) and cuGetProcAddress, falling
+// back to dlsym. Only cuda.h is needed to build it; it never links libcuda, so
+// programs that use the other runtimes start on machines without a driver, and
 // `create` answers "no CUDA driver" there.
 //
 // - Memory: a pooled allocator sub-allocates buffers from large cuMemAlloc

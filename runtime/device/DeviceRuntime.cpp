@@ -564,6 +564,22 @@ DeviceRuntime::submissionTiming(const Fence &fence) const {
 // Completion, shared by every backend
 //===----------------------------------------------------------------------===//
 
+Error DeviceRuntime::unsupportedPayload(const BundleKernel &kernel,
+                                        std::string_view runtime,
+                                        std::string_view runs) {
+  return Error{ErrorCode::Unsupported,
+               "kernel " + kernel.name + " is " +
+                   std::string(payloadKindName(kernel.payloadKind)) + "; the " +
+                   std::string(runtime) + " runtime runs " + std::string(runs)};
+}
+
+Error DeviceRuntime::foreignTarget(const BundleKernel &kernel,
+                                   std::string_view expected) {
+  return Error{ErrorCode::Incompatible, "kernel " + kernel.name + " targets '" +
+                                            kernel.target + "', not " +
+                                            std::string(expected)};
+}
+
 void DeviceRuntime::completeSubmission(detail::StreamObject &stream,
                                        detail::FenceObject &fence,
                                        std::optional<Error> failure) {

@@ -34,11 +34,13 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
 namespace fuse {
 struct Bundle;
+struct BundleKernel;
 } // namespace fuse
 
 namespace fuse::device {
@@ -447,6 +449,15 @@ protected:
   static void completeSubmission(detail::StreamObject &stream,
                                  detail::FenceObject &fence,
                                  std::optional<Error> failure);
+
+  /// loadExecutable's refusals of a kernel: its payload is not one this
+  /// runtime runs (`runs`: "PTX or cubin"), or its target is not
+  /// `expected` ("a GPU (sm_XY)").
+  static Error unsupportedPayload(const BundleKernel &kernel,
+                                  std::string_view runtime,
+                                  std::string_view runs);
+  static Error foreignTarget(const BundleKernel &kernel,
+                             std::string_view expected);
 
 private:
   Error wrongRuntime(const char *what, uint64_t owner) const;

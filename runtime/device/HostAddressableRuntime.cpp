@@ -10,6 +10,16 @@
 
 namespace fuse::device {
 
+DeviceStatus
+HostAddressableRuntime::copyToHost(detail::BufferObject &buffer,
+                                   uint64_t offset,
+                                   std::span<std::byte> destination) {
+  if (!destination.empty())
+    std::memcpy(destination.data(), buffer.hostData() + offset,
+                destination.size());
+  return DeviceStatus();
+}
+
 void HostAddressableRuntime::runOnHost(detail::StreamObject &stream,
                                        detail::FenceObject &fence) {
   std::optional<Error> failure;

@@ -29,6 +29,9 @@ protected:
   virtual DeviceStatus launchOnHost(const detail::ExecutableObject &executable,
                                     uint32_t kernel, const LaunchConfig &config,
                                     std::span<void *const> buffers) = 0;
+  /// A memcpy from the buffer's host address.
+  DeviceStatus copyToHost(detail::BufferObject &buffer, uint64_t offset,
+                          std::span<std::byte> destination) override;
 };
 
 } // namespace fuse::device

@@ -187,15 +187,10 @@ HostRuntime::loadExecutable(const Bundle &bundle) {
   std::vector<const std::vector<uint8_t> *> payloads;
   for (const BundleKernel &kernel : bundle.kernels) {
     if (kernel.payloadKind != PayloadKind::HostSharedObject)
-      return Error{ErrorCode::Unsupported,
-                   "kernel " + kernel.name + " is " +
-                       std::string(payloadKindName(kernel.payloadKind)) +
-                       "; the host runtime runs host shared objects"};
+      return unsupportedPayload(kernel, "host", "host shared objects");
     std::optional<HostIsaLevel> level = parseHostTarget(kernel.target);
     if (!level)
-      return Error{ErrorCode::Incompatible, "kernel " + kernel.name +
-                                                " targets '" + kernel.target +
-                                                "', not a host ISA level"};
+      return foreignTarget(kernel, "a host ISA level");
     if (!hostSupports(*level))
       return Error{ErrorCode::Incompatible,
                    "kernel " + kernel.name + " needs " + kernel.target +
@@ -285,15 +280,6 @@ void HostRuntime::runWaitedFence(
   // The stream thread may have been woken for this batch and gone back to
   // sleep while it ran; the next one is its.
   host.wake.notify_one();
-}
-
-DeviceStatus HostRuntime::copyToHost(detail::BufferObject &buffer,
-                                     uint64_t offset,
-                                     std::span<std::byte> destination) {
-  if (!destination.empty())
-    std::memcpy(destination.data(), buffer.hostData() + offset,
-                destination.size());
-  return DeviceStatus();
 }
 
 uint64_t HostRuntime::pooledBytes() const { return allocator->pooledBytes(); }

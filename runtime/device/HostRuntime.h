@@ -53,8 +53,6 @@ protected:
   void
   runWaitedFence(detail::StreamObject &stream,
                  const std::shared_ptr<detail::FenceObject> &fence) override;
-  DeviceStatus copyToHost(detail::BufferObject &buffer, uint64_t offset,
-                          std::span<std::byte> destination) override;
   uint64_t pooledBytes() const override;
   void releasePooledMemory() override;
   DeviceStatus launchOnHost(const detail::ExecutableObject &executable,

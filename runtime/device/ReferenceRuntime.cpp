@@ -102,15 +102,6 @@ void ReferenceRuntime::enqueue(detail::StreamObject &stream,
   runOnHost(stream, *fence);
 }
 
-DeviceStatus ReferenceRuntime::copyToHost(detail::BufferObject &buffer,
-                                          uint64_t offset,
-                                          std::span<std::byte> destination) {
-  if (!destination.empty())
-    std::memcpy(destination.data(), buffer.hostData() + offset,
-                destination.size());
-  return DeviceStatus();
-}
-
 uint64_t ReferenceRuntime::pooledBytes() const { return 0; }
 
 void ReferenceRuntime::releasePooledMemory() {}

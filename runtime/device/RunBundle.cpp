@@ -145,8 +145,39 @@ DeviceStatus encodeUpload(DeviceRuntime &runtime, const Buffers &buffers,
   return add(batch, runtime.encodeUpload(bytes, buffers.inputs[input], 0));
 }
 
-/// The copies of outputs that are inputs unchanged (no kernel writes them),
-/// then every launch in the bundle's order.
+/// The one way a run starts: `inputs` checked against the bundle, its
+/// buffers allocated and every input's upload encoded in `batch`.
+DeviceResult<std::shared_ptr<Buffers>>
+stageInputs(DeviceRuntime &runtime, const Bundle &bundle,
+            std::span<const TensorBytes> inputs, CommandBatch &batch) {
+  if (DeviceStatus status = checkInputs(bundle, inputs); !status.ok())
+    return status.error();
+  DeviceResult<std::shared_ptr<Buffers>> buffers =
+      allocateBuffers(runtime, bundle);
+  if (!buffers.ok())
+    return buffers.error();
+  for (uint32_t i = 0; i < inputs.size(); ++i)
+    if (DeviceStatus status =
+            encodeUpload(runtime, **buffers, i, inputs[i], batch);
+        !status.ok())
+      return status.error();
+  return buffers;
+}
+
+/// The uploads of the inputs a run writes over in place (PreparedBundle's
+/// aliased inputs), encoded again before each run.
+DeviceStatus encodeAliasedUploads(
+    DeviceRuntime &runtime, const Buffers &buffers,
+    std::span<const std::pair<uint32_t, TensorBytes>> aliasedInputs,
+    CommandBatch &batch) {
+  for (const auto &[input, bytes] : aliasedInputs)
+    if (DeviceStatus status =
+            encodeUpload(runtime, buffers, input, bytes, batch);
+        !status.ok())
+      return status;
+  return DeviceStatus();
+}
+
 /// Copies of inputs that are also outputs (not aliased) into the outputs.
 DeviceStatus encodeOutputCopies(DeviceRuntime &runtime, const Bundle &bundle,
                                 const Buffers &buffers, CommandBatch &batch) {
@@ -177,6 +208,8 @@ DeviceStatus encodeLaunchOf(DeviceRuntime &runtime, const Bundle &bundle,
                         {buffers.inputs, buffers.outputs, buffers.arena}, k));
 }
 
+/// The copies of outputs that are inputs unchanged (no kernel writes them),
+/// then every launch in the bundle's order.
 DeviceStatus encodeKernels(DeviceRuntime &runtime, const Bundle &bundle,
                            const Executable &executable, const Buffers &buffers,
                            CommandBatch &batch) {
@@ -213,18 +246,11 @@ runBundle(DeviceRuntime &runtime, const Bundle &bundle,
           const Executable &executable, Stream &stream,
           std::span<const TensorBytes> inputs,
           std::chrono::nanoseconds timeout) {
-  if (DeviceStatus status = checkInputs(bundle, inputs); !status.ok())
-    return status.error();
+  CommandBatch batch;
   DeviceResult<std::shared_ptr<Buffers>> buffers =
-      allocateBuffers(runtime, bundle);
+      stageInputs(runtime, bundle, inputs, batch);
   if (!buffers.ok())
     return buffers.error();
-  CommandBatch batch;
-  for (uint32_t i = 0; i < inputs.size(); ++i)
-    if (DeviceStatus status =
-            encodeUpload(runtime, **buffers, i, inputs[i], batch);
-        !status.ok())
-      return status.error();
   if (DeviceStatus status =
           encodeKernels(runtime, bundle, executable, **buffers, batch);
       !status.ok())
@@ -241,18 +267,11 @@ PreparedBundle::prepare(DeviceRuntime &runtime, const Bundle &bundle,
                         const Executable &executable, Stream &stream,
                         std::span<const TensorBytes> inputs,
                         std::chrono::nanoseconds timeout) {
-  if (DeviceStatus status = checkInputs(bundle, inputs); !status.ok())
-    return status.error();
+  CommandBatch batch;
   DeviceResult<std::shared_ptr<Buffers>> buffers =
-      allocateBuffers(runtime, bundle);
+      stageInputs(runtime, bundle, inputs, batch);
   if (!buffers.ok())
     return buffers.error();
-  CommandBatch batch;
-  for (uint32_t i = 0; i < inputs.size(); ++i)
-    if (DeviceStatus status =
-            encodeUpload(runtime, **buffers, i, inputs[i], batch);
-        !status.ok())
-      return status.error();
   if (DeviceStatus status =
           submitAndWait(runtime, stream, std::move(batch), timeout);
       !status.ok())
@@ -270,11 +289,10 @@ PreparedBundle::prepare(DeviceRuntime &runtime, const Bundle &bundle,
 
 DeviceStatus PreparedBundle::run(std::chrono::nanoseconds timeout) {
   CommandBatch batch;
-  for (const auto &[input, bytes] : aliasedInputs)
-    if (DeviceStatus status =
-            encodeUpload(*runtime, *buffers, input, bytes, batch);
-        !status.ok())
-      return status;
+  if (DeviceStatus status =
+          encodeAliasedUploads(*runtime, *buffers, aliasedInputs, batch);
+      !status.ok())
+    return status;
   if (DeviceStatus status =
           encodeKernels(*runtime, *bundle, *executable, *buffers, batch);
       !status.ok())
@@ -290,11 +308,10 @@ PreparedBundle::profileKernels(unsigned runs,
   std::vector<std::vector<std::chrono::nanoseconds>> times(order.size());
   for (unsigned r = 0; r < runs; ++r) {
     CommandBatch first;
-    for (const auto &[input, bytes] : aliasedInputs)
-      if (DeviceStatus status =
-              encodeUpload(*runtime, *buffers, input, bytes, first);
-          !status.ok())
-        return status.error();
+    if (DeviceStatus status =
+            encodeAliasedUploads(*runtime, *buffers, aliasedInputs, first);
+        !status.ok())
+      return status.error();
     if (DeviceStatus status =
             encodeOutputCopies(*runtime, *bundle, *buffers, first);
         !status.ok())

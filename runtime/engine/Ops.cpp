@@ -134,11 +134,9 @@ Tensor transpose(const Tensor &x, std::vector<std::int64_t> permutation) {
 Tensor slice(const Tensor &x, std::vector<std::int64_t> offsets,
              std::vector<std::int64_t> sizes,
              std::vector<std::int64_t> strides) {
-  AttrMap attributes;
-  attributes.emplace("offsets", Attribute::i64Array(std::move(offsets)));
-  attributes.emplace("sizes", Attribute::i64Array(std::move(sizes)));
-  attributes.emplace("strides", Attribute::i64Array(std::move(strides)));
-  return recordOp(OpKind::Slice, std::span(&x, 1), std::move(attributes));
+  return recordOp(OpKind::Slice, std::span(&x, 1),
+                  sliceAttributes(std::move(offsets), std::move(sizes),
+                                  std::move(strides)));
 }
 
 Tensor concat(std::span<const Tensor> xs, std::int64_t axis) {

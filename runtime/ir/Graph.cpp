@@ -282,14 +282,22 @@ TensorId GraphBuilder::transpose(TensorId x,
   return op(OpKind::Transpose, {x}, std::move(attributes));
 }
 
-TensorId GraphBuilder::slice(TensorId x, std::vector<std::int64_t> offsets,
-                             std::vector<std::int64_t> sizes,
-                             std::vector<std::int64_t> strides) {
+AttrMap fuse::sliceAttributes(std::vector<std::int64_t> offsets,
+                              std::vector<std::int64_t> sizes,
+                              std::vector<std::int64_t> strides) {
   AttrMap attributes;
   attributes.emplace("offsets", Attribute::i64Array(std::move(offsets)));
   attributes.emplace("sizes", Attribute::i64Array(std::move(sizes)));
   attributes.emplace("strides", Attribute::i64Array(std::move(strides)));
-  return op(OpKind::Slice, {x}, std::move(attributes));
+  return attributes;
+}
+
+TensorId GraphBuilder::slice(TensorId x, std::vector<std::int64_t> offsets,
+                             std::vector<std::int64_t> sizes,
+                             std::vector<std::int64_t> strides) {
+  return op(OpKind::Slice, {x},
+            sliceAttributes(std::move(offsets), std::move(sizes),
+                            std::move(strides)));
 }
 
 TensorId GraphBuilder::concat(std::vector<TensorId> xs, std::int64_t axis) {

@@ -284,6 +284,12 @@ public:
   bool operator==(const Graph &) const = default;
 };
 
+/// A slice's attributes (Ops.def), as GraphBuilder::slice and the engine's
+/// slice record them.
+AttrMap sliceAttributes(std::vector<std::int64_t> offsets,
+                        std::vector<std::int64_t> sizes,
+                        std::vector<std::int64_t> strides);
+
 /// Convenience wrappers over Graph::addOp for front ends and tests. Errors
 /// are sticky: after the first one, every call returns kInvalidTensor and
 /// status() keeps the first message, so a whole recording can be checked

@@ -534,6 +534,27 @@ void forEachReduced(const Shape &shape, const std::vector<bool> &reduced,
   });
 }
 
+/// One element `v` into the accumulator `a` of a reduction of `kind`
+/// (`first`: `a` holds no element yet). Max and min take `v` where
+/// `takes(a, v, isMax)`.
+template <class T, class Takes>
+void accumulate(ReduceKind kind, T &a, T v, bool first, Takes takes) {
+  switch (kind) {
+  case ReduceKind::Sum:
+  case ReduceKind::Mean:
+    a += v;
+    break;
+  case ReduceKind::Prod:
+    a *= v;
+    break;
+  case ReduceKind::Max:
+  case ReduceKind::Min:
+    if (first || takes(a, v, kind == ReduceKind::Max))
+      a = v;
+    break;
+  }
+}
+
 void evalReduce(const Op &op, const OpBuffers &buffers) {
   const HostTensor &x = buffers.operands[0], &out = buffers.result;
   const ElementType type = x.type.elementType;
@@ -552,24 +573,12 @@ void evalReduce(const Op &op, const OpBuffers &buffers) {
     std::vector<double> acc(count, init);
     forEachReduced(
         x.type.shape, reduced, [&](std::int64_t from, std::int64_t to) {
-          const double v = loadDouble(type, x.data, from);
-          double &a = acc[to];
-          switch (kind) {
-          case ReduceKind::Sum:
-          case ReduceKind::Mean:
-            a += v;
-            break;
-          case ReduceKind::Prod:
-            a *= v;
-            break;
-          case ReduceKind::Max:
-          case ReduceKind::Min:
-            if (!seen[to] || std::isnan(v))
-              a = v;
-            else if (!std::isnan(a))
-              a = kind == ReduceKind::Max ? std::max(a, v) : std::min(a, v);
-            break;
-          }
+          // A NaN is taken, and then kept.
+          accumulate(kind, acc[to], loadDouble(type, x.data, from), !seen[to],
+                     [](double a, double v, bool isMax) {
+                       return std::isnan(v) ||
+                              (!std::isnan(a) && (isMax ? a < v : v < a));
+                     });
           seen[to] = true;
         });
     for (std::size_t i = 0; i < count; ++i)
@@ -588,23 +597,11 @@ void evalReduce(const Op &op, const OpBuffers &buffers) {
   std::vector<std::uint64_t> acc(count, kind == ReduceKind::Prod ? 1 : 0);
   forEachReduced(
       x.type.shape, reduced, [&](std::int64_t from, std::int64_t to) {
-        const std::uint64_t v = std::uint64_t(loadInt(type, x.data, from));
-        std::uint64_t &a = acc[to];
-        switch (kind) {
-        case ReduceKind::Sum:
-        case ReduceKind::Mean:
-          a += v;
-          break;
-        case ReduceKind::Prod:
-          a *= v;
-          break;
-        case ReduceKind::Max:
-          a = !seen[to] || less(a, v) ? v : a;
-          break;
-        case ReduceKind::Min:
-          a = !seen[to] || less(v, a) ? v : a;
-          break;
-        }
+        accumulate(kind, acc[to], std::uint64_t(loadInt(type, x.data, from)),
+                   !seen[to],
+                   [&](std::uint64_t a, std::uint64_t v, bool isMax) {
+                     return isMax ? less(a, v) : less(v, a);
+                   });
         seen[to] = true;
       });
   for (std::size_t i = 0; i < count; ++i) {

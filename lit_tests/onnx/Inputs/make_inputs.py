@@ -685,7 +685,7 @@ save("fold_large_cumsum", [
      numpy_helper.from_array(np.array(0, dtype=np.int64), "axis")])
 
 
-# Found by the structured graph generator (test/fuzz/onnx_graphs.py): an
+# Found by the structured graph generator (fuzz/onnx_graphs.py): an
 # input the op does not have at the model's opset was ignored (ReduceMean's
 # axes before opset 18: the mean over every axis, exit 0), and a Reshape
 # between different element counts was refused by the graph's verifier

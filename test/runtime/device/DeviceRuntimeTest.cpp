@@ -4,7 +4,7 @@
 // DeviceRuntime interface only: the seed semantics (permits, budgets,
 // ordering, fences, identity, fault points) must not depend on the backend.
 // Where cuda.h was found, they also run on the CUDA runtime over the fake
-// driver of test/runtime/cuda, except those that launch the host kernels of
+// driver (FakeCudaDriver.cpp), except those that launch the host kernels of
 // TestSupport (FuseCudaTests launches PTX kernels).
 //
 //===----------------------------------------------------------------------===//

@@ -1,16 +1,16 @@
 //===- EngineCudaTest.cpp - The engine on the CUDA runtime (fake driver) --===//
 //
-// A Session on DeviceChoice::Cuda, over the fake driver of
-// test/runtime/cuda (host memory, kernels recorded rather than run): the
-// engine uploads, launches a PTX bundle from its compiler and reads back
-// through CudaRuntime, one submission per block. Values are not checked,
-// since the fake runs no kernel; the launch log is.
+// A Session on DeviceChoice::Cuda, over the fake driver
+// test/runtime/device/FakeCudaDriver.cpp (host memory, kernels recorded rather
+// than run): the engine uploads, launches a PTX bundle from its compiler and
+// reads back through CudaRuntime, one submission per block. Values are not
+// checked, since the fake runs no kernel; the launch log is.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/engine/Engine.h"
 
-#include "test/runtime/cuda/CudaTestSupport.h"
+#include "test/runtime/device/CudaTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -21,7 +21,7 @@
 namespace fuse::engine {
 namespace {
 
-/// Answers the PTX add bundle of test/runtime/cuda for `a + b` over f32[n].
+/// Answers the PTX add bundle of CudaTestSupport.h for `a + b` over f32[n].
 class PtxAddCompiler final : public Compiler {
 public:
   int calls = 0;

@@ -6,7 +6,7 @@
 # crash reproducer), the structured ONNX graph fuzzer's fixed seeds, the
 # conformance runner and the lit suites named below. Any report fails the
 # run. CI calls it; so can anyone:
-#   test/runtime/sanitizers.sh [--build|--test] [build-dir]
+#   scripts/sanitizers.sh [--build|--test] [build-dir]
 # --build only configures and builds, --test only runs the tests of a build
 # made before (.ci/run times the two apart); neither: both.
 #
@@ -17,7 +17,7 @@
 # instrumented code. -O1 with line tables (not -O0 -g) keeps the build and
 # the tests fast; the reports still name file and line.
 set -euo pipefail
-source_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+source_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 steps=both
 case "${1:-}" in
   --build) steps=build; shift ;;
