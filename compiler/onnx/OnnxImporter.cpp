@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -3345,6 +3346,28 @@ ResizeMode Importer::resizeMode(ElementType type) {
   return m;
 }
 
+/// A number as a message shows it: 1.7, 3e+38, nan, inf.
+std::string numberText(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", value);
+  return text;
+}
+
+/// The output length of an axis of `n` elements scaled by `scale` (finite,
+/// above 0), computed in double as ONNX's reference does: floor(scale * n),
+/// or rounded half up. Refused, naming the axis, past 2^62 (no int64 holds
+/// the double; a non-empty output is refused past 2^31 elements anyway).
+std::int64_t resizedLength(double scale, std::int64_t n, bool roundHalfUp,
+                           std::int64_t axis) {
+  const double length =
+      std::floor(scale * static_cast<double>(n) + (roundHalfUp ? 0.5 : 0));
+  if (!(length >= 0 && length < 0x1p62))
+    fail("scale " + numberText(scale) + " for axis " + std::to_string(axis) +
+         " of size " + std::to_string(n) + " gives an output length of " +
+         numberText(length) + " (at most 2^62)");
+  return static_cast<std::int64_t>(length);
+}
+
 /// The resized axes, and per input dim its scale and output size.
 struct ResizeTarget {
   std::vector<std::int64_t> axes;
@@ -3395,13 +3418,12 @@ ResizeTarget Importer::resizeTarget(const Shape &shape,
   for (std::size_t i = 0; i < t.axes.size(); ++i) {
     const std::int64_t axis = t.axes[i], n = shape[axis];
     if (!scales.empty()) {
-      const double length = scales[i] * double(n);
-      if (!(scales[i] > 0) || !(length < 0x1p62))
-        fail("scales " + std::to_string(scales[i]) + " for axis " +
+      if (!(scales[i] > 0) || !std::isfinite(scales[i]))
+        fail("scales " + numberText(scales[i]) + " for axis " +
              std::to_string(axis) + " of size " + std::to_string(n) +
-             ": a scale must be positive and give a size below 2^62");
+             ": a scale is a finite number above 0");
       t.scale[axis] = scales[i];
-      t.outShape[axis] = std::int64_t(length);
+      t.outShape[axis] = resizedLength(scales[i], n, false, axis);
       continue;
     }
     if (sizes[i] < 0 || (n == 0 && sizes[i] != 0))
@@ -3418,7 +3440,7 @@ ResizeTarget Importer::resizeTarget(const Shape &shape,
                                       : std::max(common, t.scale[axis]);
     for (std::int64_t axis : t.axes) {
       t.scale[axis] = common;
-      t.outShape[axis] = std::int64_t(common * double(shape[axis]) + 0.5);
+      t.outShape[axis] = resizedLength(common, shape[axis], true, axis);
     }
   }
   return t;
@@ -3469,6 +3491,16 @@ TensorId Importer::resizeWith(TensorId x, const ResizeMode &mode,
   const Shape &outShape = target.outShape;
   if (checkedCount(outShape, "the output") == 0)
     return splat({type, outShape}, 0);
+  // Each position of a resized axis gets its reads computed here, and a
+  // gather's indices become a constant: bounded as import folding is.
+  for (std::int64_t axis : target.axes)
+    if (outShape[axis] > kMaxFoldEvalElements &&
+        !(outShape[axis] == shape[axis] &&
+          std::abs(target.scale[axis] - 1) <= 1e-9))
+      fail("the output's axis " + std::to_string(axis) + " has " +
+           std::to_string(outShape[axis]) +
+           " positions; Resize computes each position's reads at import, "
+           "for at most 2^22 positions per axis");
   // Shrinking axes first, outer to inner, then growing ones, inner to
   // outer: every later step moves fewer elements, and the step on the most
   // data reads along an outer axis, whole rows with vector loads (a gather
@@ -3545,14 +3577,14 @@ std::vector<TensorId> Importer::lowerUpsample() {
   ResizeTarget target;
   target.outShape = shape;
   for (std::size_t axis = 0; axis < shape.size(); ++axis) {
-    const double length = scales[axis] * double(shape[axis]);
-    if (!(scales[axis] >= 1) || !(length < 0x1p62))
-      fail("scales " + std::to_string(scales[axis]) + " for axis " +
+    if (!(scales[axis] >= 1) || !std::isfinite(scales[axis]))
+      fail("scales " + numberText(scales[axis]) + " for axis " +
            std::to_string(axis) +
-           ": Upsample's scales are at least 1 and give a size below 2^62");
+           ": Upsample's scales are finite numbers of at least 1");
     target.axes.push_back(std::int64_t(axis));
     target.scale.push_back(scales[axis]);
-    target.outShape[axis] = std::int64_t(length);
+    target.outShape[axis] =
+        resizedLength(scales[axis], shape[axis], false, std::int64_t(axis));
   }
   return {resizeWith(x, mode, target)};
 }

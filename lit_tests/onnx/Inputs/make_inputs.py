@@ -809,6 +809,31 @@ save("resize_runtime_scales", [
     helper.make_node("Resize", ["x", "", "scales"], ["y"], name="resize")],
      [f32("x", [1, 1, 4, 4]), f32("scales", [4])], [f32("y", None)], check=False)
 
+# Resize's output lengths from hostile scales and sizes (issue 19,
+# resize-overflow.test): each computed in double and checked, an error naming
+# the node and the axis, exit 2.
+nan, inf = float("nan"), float("inf")
+resize("resize_scales_nan", [1, 4], [1, 4], scales=[1, nan], check=False)
+resize("resize_scales_inf", [1, 4], [1, 4], scales=[1, inf], check=False)
+resize("resize_scales_zero", [1, 4], [1, 4], scales=[0, 1], check=False)
+resize("resize_scales_huge", [1, 4], [1, 4], scales=[1, 3e38], check=False)
+resize("resize_scales_tiny", [2, 4], [2, 0], scales=[1, 1e-30], check=False)
+resize("resize_sizes_int64_max", [2, 4], [2, 4], sizes=[2, 2**63 - 1],
+       check=False)
+resize("resize_policy_overflow", [2**20, 1], [2**20, 1], sizes=[1, 2**62],
+       keep_aspect_ratio_policy="not_smaller", check=False)
+resize("resize_axis_too_long", [1, 4], [1, 4], scales=[1, 2**28], check=False)
+resize("resize_sizes_axis_too_long", [2, 4], [2, 4], sizes=[1, 2**30],
+       check=False)
+save("upsample_scales_inf", [
+    helper.make_node("Upsample", ["x", "s"], ["y"], name="up")],
+     [f32("x", [1, 4])], [f32("y", None)], [floats("s", [1, inf])], opset=9,
+     check=False)
+save("upsample_scales_huge", [
+    helper.make_node("Upsample", ["x", "s"], ["y"], name="up")],
+     [f32("x", [1, 4])], [f32("y", None)], [floats("s", [1, 1e30])], opset=9,
+     check=False)
+
 # Pooling (issue 20): storage_order shapes only MaxPool's Indices output, so
 # a MaxPool without it runs; a negative pad, and a pad as wide as the dilated
 # window (a window wholly in the padding: no element to reduce), are refused.
