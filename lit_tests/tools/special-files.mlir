@@ -24,6 +24,11 @@
 // RUN: sh -c 'timeout 60 fuse-run %t/fifo.onnx; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=FIFOONNX
 // RUN: sh -c 'timeout 60 fuse-run %t/zero.mlir; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=ZEROMLIR
 // RUN: sh -c 'timeout 60 fuse-run %t/zero.onnx; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=ZEROONNX
+// fuse-opt reads its input as fuse-run does (mlir-opt's driver read
+// /dev/zero to the end, and waited on a FIFO):
+// RUN: sh -c 'timeout 60 fuse-opt %t/dir.mlir; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=OPTDIR
+// RUN: sh -c 'timeout 60 fuse-opt %t/fifo.mlir; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=OPTFIFO
+// RUN: sh -c 'timeout 60 fuse-opt %t/zero.mlir; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=OPTZERO
 // RUN: mkdir -p %t/out-fifo %t/out-dir/out0.npy %t/out-link
 // RUN: mkfifo %t/out-fifo/out0.npy && ln -s %t/victim %t/out-link/out0.npy
 // RUN: sh -c 'timeout 60 fuse-run %s --runtime reference --output-dir %t/out-fifo; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=OUTFIFO
@@ -56,6 +61,13 @@
 // ZEROMLIR: {{^}}exit=2{{$}}
 // ZEROONNX: fuse-run: error: cannot read '{{.*}}/zero.onnx': it is a character device, not a regular file
 // ZEROONNX: {{^}}exit=2{{$}}
+
+// OPTDIR: fuse-opt: error: cannot read '{{.*}}/dir.mlir': it is a directory, not a regular file
+// OPTDIR: {{^}}exit=1{{$}}
+// OPTFIFO: fuse-opt: error: cannot read '{{.*}}/fifo.mlir': it is a FIFO, not a regular file
+// OPTFIFO: {{^}}exit=1{{$}}
+// OPTZERO: fuse-opt: error: cannot read '{{.*}}/zero.mlir': it is a character device, not a regular file
+// OPTZERO: {{^}}exit=1{{$}}
 
 // OUTFIFO: fuse-run: error: cannot write '{{.*}}/out-fifo/out0.npy': it is a FIFO
 // OUTFIFO: {{^}}exit=2{{$}}
