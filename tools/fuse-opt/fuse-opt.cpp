@@ -10,7 +10,9 @@
 // error naming the path, never a hang or an out-of-memory abort), at most
 // 2^31 bytes, nested no deeper than MLIR's parser can take (InputNesting.h:
 // 100,000 nested brackets overflowed its stack). Standard input ("-") is
-// read as mlir-opt reads it, then checked the same way.
+// read as mlir-opt reads it, then checked the same way. A named output (-o)
+// is opened as OutputStream.h says: a FIFO without a reader or a full disk is
+// an error, not a hang or an abort.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +21,7 @@
 #include "runtime/ir/RegularFile.h"
 #include "tools/HelpCategories.h"
 #include "tools/InputNesting.h"
+#include "tools/OutputStream.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -28,7 +31,6 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
@@ -96,14 +98,17 @@ int main(int argc, char **argv) {
   std::unique_ptr<llvm::MemoryBuffer> input = readInput(inputName);
   if (!input)
     return 1;
+  if (outputName == "-")
+    return mlir::asMainReturnCode(
+        mlir::MlirOptMain(llvm::outs(), std::move(input), registry, config));
   std::string error;
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      mlir::openOutputFile(outputName, &error);
+  std::unique_ptr<llvm::raw_fd_ostream> output =
+      fuse::openUserOutput(outputName, error);
   if (!output)
     return fail(error);
-  if (mlir::failed(
-          mlir::MlirOptMain(output->os(), std::move(input), registry, config)))
-    return 1;
-  output->keep();
-  return 0;
+  const bool ok = mlir::succeeded(
+      mlir::MlirOptMain(*output, std::move(input), registry, config));
+  if (!fuse::finishUserOutput(*output, outputName, error))
+    return fail(error);
+  return ok ? 0 : 1;
 }
