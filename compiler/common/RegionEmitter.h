@@ -30,6 +30,7 @@
 #include "compiler/common/AffineIndexMap.h"
 #include "compiler/common/KernelPlan.h"
 #include "compiler/common/ScalarLowering.h"
+#include "runtime/ir/CheckedInt.h"
 #include "runtime/ir/WindowShape.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -612,9 +613,10 @@ protected:
     Type element = elementTypeOf(pool.getResult());
     Type compute = computeType(element);
     Type i1Type = b.getI1Type();
-    Type indexType = windowIndexType(pool.getOperand(), pool.getResult());
+    Type indexType = windowIndexType(pool.getOperand(), pool.getResult(),
+                                     window, strides, dilations, pads);
     bool isMax = pool.getKind() == fd::ReduceKind::max;
-    auto c64 = [&](int64_t v) { return constant(indexType, double(v)); };
+    auto c64 = [&](int64_t v) { return indexConstant(indexType, v); };
     auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
       return arith::CmpIOp::create(b, loc, p, x, y).getResult();
     };
@@ -890,8 +892,9 @@ protected:
   FailureOr<Value> emitIm2colGather(fd::Im2colOp im2col, Index index,
                                     std::optional<int64_t> offset) {
     const Im2colGeometry g(im2col);
-    Type indexType = windowIndexType(im2col.getOperand(), im2col.getResult());
-    auto cI = [&](int64_t v) { return constant(indexType, double(v)); };
+    Type indexType = windowIndexType(im2col.getOperand(), im2col.getResult(),
+                                     g.window, g.strides, g.dilations, g.pads);
+    auto cI = [&](int64_t v) { return indexConstant(indexType, v); };
     // [leading, window dims..., output dims...]: the result's [L, K, P]
     // (with `offset`, [leading, output dims...] and constant window dims).
     SmallVector<int64_t> sizes{numElementsOf(im2col.getResult()) /
@@ -929,14 +932,36 @@ protected:
   }
 
   /// The index type of a window kernel's arithmetic: i32 where every
-  /// position of its operand and result fits with room for the padding's
-  /// negative ones (vector divisions by a constant then become multiplies;
-  /// there is no 64-bit vector multiply-high), else i64.
-  Type windowIndexType(Value operand, Value result) {
+  /// position of its operand and result fits, and so does every coordinate
+  /// the window computes (a pad, a stride times an output coordinate, a
+  /// dilation times a window offset: a pool dilated by 2^62 over 3 elements
+  /// wrapped in i32 and read its padding as elements, issue 19); vector
+  /// divisions by a constant then become multiplies (there is no 64-bit
+  /// vector multiply-high). Else i64.
+  Type windowIndexType(Value operand, Value result, ArrayRef<int64_t> window,
+                       ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                       ArrayRef<int64_t> pads) {
     constexpr int64_t kNarrowLimit = int64_t(1) << 30;
     bool narrow = numElementsOf(result) < kNarrowLimit &&
                   numElementsOf(operand) < kNarrowLimit;
+    ArrayRef<int64_t> out = shapeOf(result);
+    const size_t n = window.size();
+    for (size_t d = 0; d < n && narrow; ++d) {
+      const int64_t outDim = out[out.size() - n + d];
+      narrow =
+          (CheckedInt(strides[d]) * outDim).saturated() < kNarrowLimit &&
+          (CheckedInt(dilations[d]) * window[d]).saturated() < kNarrowLimit &&
+          pads[d] < kNarrowLimit && pads[n + d] < kNarrowLimit;
+    }
     return narrow ? b.getI32Type() : b.getI64Type();
+  }
+
+  /// An integer constant of a window kernel's index type, exact (constant()
+  /// goes through a double, which rounds past 2^53).
+  Value indexConstant(Type indexType, int64_t value) {
+    return integerConstant(
+        indexType, APInt(indexType.getIntOrFloatBitWidth(), uint64_t(value),
+                         /*isSigned=*/true, /*implicitTrunc=*/true));
   }
 
   static int64_t numElementsOf(Value value) {

@@ -474,11 +474,27 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto,
   return data;
 }
 
+/// A number as a message shows it: 1.7, 3e+38, nan, inf.
+std::string numberText(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", value);
+  return text;
+}
+
+/// The values of a constant read as integers (a shape, axes, indices); a
+/// float constant is truncated, and one that no int64 holds (NaN, infinite,
+/// past 2^63) is refused: the conversion would be undefined behaviour.
 std::vector<std::int64_t> toInts(const HostTensorData &data) {
   if (isFloat(data.type.elementType)) {
     std::vector<std::int64_t> out;
-    for (double value : data.toDoubles())
-      out.push_back(std::int64_t(value));
+    for (double value : data.toDoubles()) {
+      std::optional<std::int64_t> whole = CheckedInt::fromDouble(value).get();
+      if (!whole)
+        fail("a " + std::string(elementTypeName(data.type.elementType)) +
+             " constant read as integers holds " + numberText(value) +
+             ", which no int64 holds");
+      out.push_back(*whole);
+    }
     return out;
   }
   return data.toInts();
@@ -1372,9 +1388,11 @@ bool Importer::evaluateRange(std::vector<std::optional<Value>> &constants,
     if (step == 0 || !std::isfinite(step) || !std::isfinite(first) ||
         !std::isfinite(limit.toDoubles()[0]))
       fail("delta must be finite and non-zero, and start and limit finite");
-    double count =
-        std::max(std::ceil((limit.toDoubles()[0] - first) / step), 0.0);
-    if (count > double(kMaxElements))
+    // Past 2^63 (limit - start may be infinite) saturates, and is refused.
+    const double steps = std::ceil((limit.toDoubles()[0] - first) / step);
+    const std::int64_t count =
+        steps > 0 ? CheckedInt::fromDouble(steps).saturated() : 0;
+    if (count > kMaxElements)
       fail("the range has more than " + std::to_string(kMaxElements) +
            " elements");
     std::vector<double> values(static_cast<std::size_t>(count));
@@ -3217,7 +3235,8 @@ ResizeAxis resizeAxis(bool linear, const std::string &transform,
                       std::int64_t in, std::int64_t out) {
   ResizeAxis axis;
   auto clampIndex = [&](double i) {
-    return std::int64_t(std::clamp(i, 0.0, double(in - 1)));
+    return CheckedInt::fromDouble(std::clamp(i, 0.0, double(in - 1)))
+        .saturated();
   };
   for (std::int64_t o = 0; o < out; ++o) {
     // Clamped first so that the floor fits an int64; rounding then clamping
@@ -3346,13 +3365,6 @@ ResizeMode Importer::resizeMode(ElementType type) {
   return m;
 }
 
-/// A number as a message shows it: 1.7, 3e+38, nan, inf.
-std::string numberText(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.9g", value);
-  return text;
-}
-
 /// The output length of an axis of `n` elements scaled by `scale` (finite,
 /// above 0), computed in double as ONNX's reference does: floor(scale * n),
 /// or rounded half up. Refused, naming the axis, past 2^62 (no int64 holds
@@ -3361,11 +3373,12 @@ std::int64_t resizedLength(double scale, std::int64_t n, bool roundHalfUp,
                            std::int64_t axis) {
   const double length =
       std::floor(scale * static_cast<double>(n) + (roundHalfUp ? 0.5 : 0));
-  if (!(length >= 0 && length < 0x1p62))
+  std::optional<std::int64_t> whole = CheckedInt::fromDouble(length).get();
+  if (!whole || *whole < 0 || *whole > (std::int64_t(1) << 62))
     fail("scale " + numberText(scale) + " for axis " + std::to_string(axis) +
          " of size " + std::to_string(n) + " gives an output length of " +
          numberText(length) + " (at most 2^62)");
-  return static_cast<std::int64_t>(length);
+  return *whole;
 }
 
 /// The resized axes, and per input dim its scale and output size.

@@ -834,6 +834,36 @@ save("upsample_scales_huge", [
      [f32("x", [1, 4])], [f32("y", None)], [floats("s", [1, 1e30])], opset=9,
      check=False)
 
+# A float constant where integers are read (Reshape's shape): NaN or 1e30
+# converted to int64 was undefined behaviour (INT64_MIN on x86, reported as
+# "a negative entry"); shape-overflow.test.
+for name, bad in (("reshape_float_nan", nan), ("reshape_float_huge", 1e30)):
+    save(name, [helper.make_node("Reshape", ["x", "s"], ["y"], name="reshape")],
+         [f32("x", [2, 3])], [f32("y", None)], [floats("s", [bad, 2])],
+         check=False)
+
+# Pools whose window coordinates pass 2^31 though the tensors are small
+# (issue 19, window-index-width.test): dilated by 2^62 over 3 rows, every
+# window of a row lies in the padding (max: -inf, as the reference computes);
+# the host computed the coordinates in i32, where they wrapped, and read
+# elements.
+save("maxpool_huge_dilation", [
+    helper.make_node("MaxPool", ["x"], ["y"], name="pool", auto_pad="SAME_LOWER",
+                     kernel_shape=[2, 3], dilations=[2**62, 2], strides=[1, 3])],
+     [f32("x", [1, 4, 3, 1])], [f32("y", None)], check=False)
+save("avgpool_huge_dilation", [
+    helper.make_node("AveragePool", ["x"], ["y"], name="pool",
+                     auto_pad="SAME_UPPER", kernel_shape=[2, 2],
+                     dilations=[2**40 + 1, 1], count_include_pad=0)],
+     [f32("x", [1, 2, 5, 4])], [f32("y", None)], check=False)
+save("conv_huge_dilation", [
+    helper.make_node("Conv", ["x", "w"], ["y"], name="conv", auto_pad="SAME_UPPER",
+                     dilations=[2**40 + 1, 1])],
+     [f32("x", [1, 2, 5, 4])], [f32("y", None)],
+     [numpy_helper.from_array(
+         np.arange(24, dtype=np.float32).reshape(3, 2, 2, 2) / 10, "w")],
+     check=False)
+
 # Pooling (issue 20): storage_order shapes only MaxPool's Indices output, so
 # a MaxPool without it runs; a negative pad, and a pad as wide as the dilated
 # window (a window wholly in the padding: no element to reduce), are refused.
