@@ -325,6 +325,25 @@ std::string readExternalData(const onnx::TensorProto &proto,
   return data;
 }
 
+/// The typed field that holds a tensor's values where raw_data does not
+/// (onnx.proto), and how many it holds.
+std::pair<std::int64_t, const char *>
+typedValues(const onnx::TensorProto &proto) {
+  switch (proto.data_type()) {
+  case onnx::TensorProto::FLOAT:
+    return {proto.float_data_size(), "float_data"};
+  case onnx::TensorProto::DOUBLE:
+    return {proto.double_data_size(), "double_data"};
+  case onnx::TensorProto::INT64:
+    return {proto.int64_data_size(), "int64_data"};
+  case onnx::TensorProto::UINT32:
+  case onnx::TensorProto::UINT64:
+    return {proto.uint64_data_size(), "uint64_data"};
+  default:
+    return {proto.int32_data_size(), "int32_data"};
+  }
+}
+
 HostTensorData tensorFromProto(const onnx::TensorProto &proto,
                                const std::string &modelFolder) {
   std::string what =
@@ -341,7 +360,6 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto,
   ElementType type = requireType(proto.data_type(), what);
   Shape shape(proto.dims().begin(), proto.dims().end());
   std::int64_t count = checkedCount(shape, what);
-  HostTensorData data(TensorType{type, shape});
   std::int64_t elementBytes = byteSize(type);
   auto expectCount = [&](std::int64_t got, const char *field) {
     if (got != count)
@@ -381,9 +399,13 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto,
         packed.push_back(std::uint8_t(value));
       }
     }
+    HostTensorData data(TensorType{type, shape});
     unpackSubByte(type, packed, data);
     return data;
   }
+  // What the proto holds is checked against its shape before the tensor is
+  // allocated: dims of 2^31 - 1 with 16 bytes of raw_data zero-filled 16 GiB
+  // first (issue 19).
   if (proto.has_raw_data()) {
     const std::string &raw = proto.raw_data();
     if (std::int64_t(raw.size()) != count * elementBytes)
@@ -391,6 +413,13 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto,
            onnxTypeName(proto.data_type()) + " has " +
            std::to_string(raw.size()) + " bytes of raw_data, expected " +
            std::to_string(count * elementBytes));
+  } else {
+    auto [held, field] = typedValues(proto);
+    expectCount(held, field);
+  }
+  HostTensorData data(TensorType{type, shape});
+  if (proto.has_raw_data()) {
+    const std::string &raw = proto.raw_data();
     if (!raw.empty())
       std::memcpy(data.bytes.data(), raw.data(), raw.size());
     if (type == ElementType::I1)
@@ -400,24 +429,20 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto,
   }
   switch (proto.data_type()) {
   case onnx::TensorProto::FLOAT:
-    expectCount(proto.float_data_size(), "float_data");
     for (std::int64_t i = 0; i < count; ++i)
       storeDouble(type, data.bytes.data(), i, proto.float_data(int(i)));
     break;
   case onnx::TensorProto::DOUBLE:
-    expectCount(proto.double_data_size(), "double_data");
     for (std::int64_t i = 0; i < count; ++i)
       storeDouble(type, data.bytes.data(), i, proto.double_data(int(i)));
     break;
   case onnx::TensorProto::INT64:
-    expectCount(proto.int64_data_size(), "int64_data");
     for (std::int64_t i = 0; i < count; ++i)
       storeInt(type, data.bytes.data(), i, proto.int64_data(int(i)));
     break;
   case onnx::TensorProto::UINT32:
   case onnx::TensorProto::UINT64:
     // onnx.proto: UINT32 and UINT64 values live in uint64_data, one each.
-    expectCount(proto.uint64_data_size(), "uint64_data");
     for (std::int64_t i = 0; i < count; ++i) {
       std::uint64_t value = proto.uint64_data(int(i));
       if (type == ElementType::UI32 && value > 0xffffffffu)
@@ -432,7 +457,6 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto,
   case kFloat8E5M2FNUZ:
   case kFloat8E8M0:
     // The bit patterns, one per int32.
-    expectCount(proto.int32_data_size(), "int32_data");
     for (std::int64_t i = 0; i < count; ++i) {
       const std::int32_t bits = proto.int32_data(int(i));
       if (bits < 0 || bits > 0xFF)
@@ -445,7 +469,6 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto,
   case onnx::TensorProto::FLOAT16:
   case onnx::TensorProto::BFLOAT16:
     // The bit patterns, one per int32.
-    expectCount(proto.int32_data_size(), "int32_data");
     for (std::int64_t i = 0; i < count; ++i) {
       std::uint16_t bits = std::uint16_t(proto.int32_data(int(i)));
       std::memcpy(data.bytes.data() + 2 * i, &bits, 2);
@@ -454,7 +477,6 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto,
   default:
     // INT32, and (onnx.proto) the narrower INT8, INT16, UINT8, UINT16 and
     // BOOL: one value per int32, not packed; the value must fit the type.
-    expectCount(proto.int32_data_size(), "int32_data");
     for (std::int64_t i = 0; i < count; ++i) {
       std::int64_t value = proto.int32_data(int(i));
       unsigned bits = integerBitWidth(type);

@@ -864,6 +864,20 @@ save("conv_huge_dilation", [
          np.arange(24, dtype=np.float32).reshape(3, 2, 2, 2) / 10, "w")],
      check=False)
 
+# An initializer whose dims ask 2^31 - 1 elements and whose data holds 2
+# (raw_data, and float_data): refused before the tensor is allocated; the
+# importer zero-filled 16 GiB first (issue 19, shape-overflow.test).
+big = ints64("sizes", [1, 8])
+big.dims[:] = [2**31 - 1]
+save("initializer_dims_past_data", [
+    helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], name="resize")],
+     [f32("x", [1, 4])], [f32("y", None)], [big], check=False)
+big = helper.make_tensor("w", TensorProto.FLOAT, [2], [1.0, 2.0])
+big.dims[:] = [2**31 - 1]
+save("initializer_dims_past_float_data", [
+    helper.make_node("Add", ["x", "w"], ["y"], name="add")],
+     [f32("x", [2])], [f32("y", None)], [big], check=False)
+
 # Pooling (issue 20): storage_order shapes only MaxPool's Indices output, so
 # a MaxPool without it runs; a negative pad, and a pad as wide as the dilated
 # window (a window wholly in the padding: no element to reduce), are refused.
