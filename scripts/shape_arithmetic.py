@@ -12,7 +12,7 @@ then a line is listed when it
     left operand is a raw int64 there (a quotient or remainder of a dim, never negative, stays in
     range);
   - uses one as the right operand of such an operator whose line names no CheckedInt (nor a variable
-    the file declares as one);
+    the same function declares as one);
   - multiplies or adds through another overflow check (`__builtin_*_overflow`, `llvm::MulOverflow`,
     `checkedMul`, `SafeInt`): one checked type, not one helper per file;
   - uses MLIR's `getNumElements()`, which wraps (16 x (2^60 + 1) read as 16): `checkedElementCount`;
@@ -44,7 +44,9 @@ FILES = [
     "tools/fuse-run/Npy.cpp",
 ]
 DIM_READ = (r"(?:\bshape\s*\[[^\]\[]*\]|\bgetDimSize\s*\([^()]*\)|getShape\(\)\s*\[[^\]\[]*\]"
-            r"|\bshapeOf\s*\([^()]*\)\s*\[[^\]\[]*\])")
+            r"|\bshapeOf\s*\([^()]*\)\s*\[[^\]\[]*\]"
+            # A window's geometry, from a model's attributes as they are: as hostile as a dim.
+            r"|\b(?:window|kernel|kernelShape|dilations|pads)\s*\[[^\]\[]*\])")
 # What a dim read may be reached through: `x.`, `operands[0].`, `type->`.
 OBJECT = r"(?:[\w\]\[]+(?:\(\))?(?:\.|->))*"
 # No / and no %: a quotient or remainder of a dim (never negative) stays in range; a zero divisor
@@ -125,9 +127,11 @@ def float_to_int(line, floating):
 
 def findings(root, relative):
     text = blank_comments_and_literals((root / relative).read_text())
-    names = checked_names(text)
-    checked = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")
     for start, lines in chunks(text):
+        # Names declared CheckedInt in this body only: file-wide, one `CheckedInt span` let every
+        # line naming a `span` (or `out`, `value`) anywhere in the file through.
+        names = checked_names("\n".join(lines)) - {"const", "constexpr", "auto"}
+        checked = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")
         dim = dim_pattern("\n".join(lines))
         floating_per_line = list(float_patterns(lines))
         left = re.compile(dim + r"\s*" + OPERATOR + r"(?![->=])")

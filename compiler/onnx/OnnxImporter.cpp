@@ -27,6 +27,7 @@
 #include <set>
 #include <span>
 #include <stdexcept>
+#include <tuple>
 
 namespace fuse::onnximport {
 namespace {
@@ -414,8 +415,7 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto,
            std::to_string(raw.size()) + " bytes of raw_data, expected " +
            std::to_string(count * elementBytes));
   } else {
-    auto [held, field] = typedValues(proto);
-    expectCount(held, field);
+    std::apply(expectCount, typedValues(proto));
   }
   HostTensorData data(TensorType{type, shape});
   if (proto.has_raw_data()) {
@@ -1915,9 +1915,9 @@ std::vector<TensorId> Importer::lowerPool() {
     for (std::int64_t d = 0; d < n; ++d) {
       const std::int64_t total =
           samePadding(shape[2 + d], w.strides[d], w.window[d], w.dilations[d]);
-      const std::int64_t small = total / 2;
-      w.pads[d] = autoPad == "SAME_UPPER" ? small : total - small;
-      w.pads[n + d] = total - w.pads[d];
+      const std::int64_t small = total / 2, large = total - small;
+      w.pads[d] = autoPad == "SAME_UPPER" ? small : large;
+      w.pads[n + d] = autoPad == "SAME_UPPER" ? large : small;
     }
     w.ceilMode = false;
   } else if (autoPad != "NOTSET") {
@@ -1928,7 +1928,9 @@ std::vector<TensorId> Importer::lowerPool() {
   // no element to take the max or mean of (onnxruntime refuses pads that
   // reach the kernel's size).
   for (std::int64_t d = 0; d < 2 * n; ++d) {
-    const std::int64_t span = (w.window[d % n] - 1) * w.dilations[d % n] + 1;
+    const std::int64_t span =
+        dimValue((CheckedInt(w.window[d % n]) - 1) * w.dilations[d % n] + 1,
+                 "the dilated window of spatial dim " + std::to_string(d % n));
     if (w.pads[d] < 0 || w.pads[d] >= span)
       fail("attribute 'pads' = " + shapeText(w.pads) + " holds " +
            std::to_string(w.pads[d]) + " for spatial dim " +

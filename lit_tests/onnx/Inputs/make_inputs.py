@@ -878,6 +878,14 @@ save("initializer_dims_past_float_data", [
     helper.make_node("Add", ["x", "w"], ["y"], name="add")],
      [f32("x", [2])], [f32("y", None)], [big], check=False)
 
+# A pool's dilated window from its attributes alone passes 2^63 (2^31 taps
+# dilated by 2^62): the importer's pad check multiplied them raw (signed
+# overflow; it reported an extent of -2^62) (issue 19, shape-overflow.test).
+save("pool_window_overflow", [
+    helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2**31],
+                     dilations=[2**62], pads=[1, 1])],
+     [f32("x", [1, 1, 4])], [f32("y", None)], check=False)
+
 # Pooling (issue 20): storage_order shapes only MaxPool's Indices output, so
 # a MaxPool without it runs; a negative pad, and a pad as wide as the dilated
 # window (a window wholly in the padding: no element to reduce), are refused.
