@@ -561,7 +561,7 @@ def round_race(rd, processes=8):
     finished = killed = 0
     rounds = max(1, rd.count // processes)
     for _ in range(rounds):
-        if rd.r.random() < 0.3:
+        if rd.r.random() < 0.6:  # cold: the racers compile and store
             shutil.rmtree(cache, ignore_errors=True)
         running = []
         for p in range(processes):
@@ -577,7 +577,7 @@ def round_race(rd, processes=8):
                                                   "--cache-dir", cache],
                                                  stdout=subprocess.PIPE,
                                                  stderr=subprocess.PIPE), None, None))
-        deadline = time.time() + rd.r.uniform(0.05, 1.5)
+        deadline = time.time() + rd.r.uniform(0.01, 0.4)
         victims = set(rd.r.sample(range(len(running)), k=rd.r.randint(0, len(running) // 2)))
         while time.time() < deadline:
             time.sleep(0.01)
