@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Random ONNX graphs of the supported ops, for fuzzing the importer and the tool path.
 
-    onnx_graphs.py --build BUILD --seeds A:B [--check] [--timeout S] [--keep DIR]
+    onnx_graphs.py --build BUILD --seeds A:B [--check] [--extended] [--timeout S] [--keep DIR]
     onnx_graphs.py --write DIR --seeds A:B
 
 Each seed makes one model (random.Random(seed): the same model on every
@@ -13,7 +13,10 @@ steps, wrong attribute types), shapes from onnx.shape_inference where it can
 tell. About one model in four is then made hostile at the graph level: two
 nodes defining one value, a node reading a name nothing defines, an output
 listed twice, an initializer whose data does not match its shape, an input
-that shares an initializer's name, an odd opset or IR version.
+that shares an initializer's name, an odd opset or IR version. --extended also
+draws Resize and Upsample (NaN, infinite, zero, negative and huge scales and
+sizes), Conv and pooling (hostile windows, strides, pads, dilations, groups):
+other models for the same seeds, so CI's fixed seeds run without it.
 
 --build runs `fuse-run MODEL` (import, compile and run on the host) on each;
 with --check, models whose inputs hold at most 2^16 elements run with --check
@@ -47,6 +50,11 @@ BINARY = ["Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Mod", "PRelu"]
 COMPARE = ["Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"]
 REDUCE = ["ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
           "ReduceSumSquare", "ReduceLogSumExp", "ReduceLogSum"]
+# --extended only (so that the seeds CI replays make the same models).
+EXTENDED = ["resize", "resize", "upsample", "conv", "conv", "pool"]
+RESIZE_SCALES = [1.0, 2.0, 0.5, 1.7, 0.0, -1.0, float("nan"), float("inf"), 1e-30, 3e38,
+                 2.0**31, 2.0**40]
+RESIZE_SIZES = [0, 1, 2, 3, 5, 8, -1, 2**24 + 1, 2**31, 2**40, 2**62, 2**63 - 1]
 SMALL_DIMS = [0, 1, 1, 2, 2, 3, 3, 4, 5, 7, 8, 16]
 HUGE_DIMS = [2**15, 2**16 + 1, 2**31 - 1, 2**31, 2**32 + 3, 2**40, 2**62,
              2**63 - 1]
@@ -90,8 +98,9 @@ def infer_shapes(model):
 class Builder:
     """One random model: values with their (possibly unknown) shapes."""
 
-    def __init__(self, seed):
+    def __init__(self, seed, extended=False):
         self.r = random.Random(seed)
+        self.extended = extended
         self.seed = seed
         self.nodes = []
         self.inputs = []
@@ -177,7 +186,11 @@ class Builder:
                          "unsqueeze", "cast", "flatten", "where", "clip",
                          "split", "pad", "cumsum", "argmax", "layernorm",
                          "trilu", "range", "constantofshape"])
+        if self.extended and r.random() < 0.4:
+            kind = r.choice(EXTENDED)
         x = self.pick()
+        if kind in EXTENDED:
+            return self.add_extended(kind, x, self.rank_of(x))
         rank = self.rank_of(x)
         if kind == "unary":
             return self.node(r.choice(UNARY), [x[0]])
@@ -312,6 +325,70 @@ class Builder:
         return self.node("ConstantOfShape", [self.constant(np.array(shape, np.int64))],
                          value=numpy_helper.from_array(np.array([1.5], np.float32)))
 
+    def add_extended(self, kind, x, rank):
+        """The --extended ops: Resize and Upsample with hostile scales and
+        sizes, Conv and pooling with hostile windows, strides and pads."""
+        r = self.r
+        if kind == "resize":
+            attrs = {"mode": r.choice(["nearest", "linear", "cubic"]),
+                     "coordinate_transformation_mode": r.choice(
+                         ["half_pixel", "asymmetric", "align_corners",
+                          "pytorch_half_pixel", "half_pixel_symmetric",
+                          "tf_half_pixel_for_nearest"]),
+                     "nearest_mode": r.choice(["floor", "ceil", "round_prefer_floor",
+                                               "round_prefer_ceil"])}
+            if r.random() < 0.3:
+                attrs["keep_aspect_ratio_policy"] = r.choice(
+                    ["stretch", "not_larger", "not_smaller"])
+            n = rank
+            if r.random() < 0.3 and rank:
+                axes = sorted({self.axis(rank) for _ in range(r.randint(1, rank))})
+                attrs["axes"] = axes
+                n = len(axes)
+            inputs = [x[0], ""]
+            if r.random() < 0.5:
+                scales = [r.choice(RESIZE_SCALES) for _ in range(n)]
+                inputs.append(self.constant(np.array(scales, np.float32)))
+            else:
+                sizes = [r.choice(RESIZE_SIZES) for _ in range(n)]
+                inputs += ["", self.constant(np.array(sizes, np.int64))]
+            return self.node("Resize", inputs, **attrs)
+        if kind == "upsample":
+            scales = [r.choice(RESIZE_SCALES) for _ in range(rank)]
+            return self.node("Upsample", [x[0], self.constant(np.array(scales, np.float32))],
+                             mode=r.choice(["nearest", "linear"]))
+        spatial = max(0, rank - 2)
+        window = [r.choice([1, 2, 3, 0, -1, 2**31, 2**63 - 1]) for _ in range(spatial)]
+        attrs = {"strides": [r.choice([1, 2, 3, 0, -1, 2**62]) for _ in range(spatial)],
+                 "pads": [r.choice([0, 1, 2, -1, 2**40, 2**63 - 1])
+                          for _ in range(2 * spatial)],
+                 "dilations": [r.choice([1, 1, 2, 0, 2**62]) for _ in range(spatial)]}
+        if r.random() < 0.3:
+            attrs["auto_pad"] = r.choice(["SAME_UPPER", "SAME_LOWER", "VALID", "NOTSET"])
+            attrs.pop("pads")
+        for key in list(attrs):
+            if r.random() < 0.3:
+                attrs.pop(key)
+        if kind == "conv":
+            channels = x[2][1] if x[2] is not None and rank >= 2 else 1
+            group = r.choice([1, 1, 2, 0, -1])
+            if not isinstance(channels, int) or channels > 64:
+                channels = 1
+            cin = max(1, channels // max(1, group)) if group > 0 else 1
+            shape = [r.choice([1, 2, 4])] + [cin] + [abs(w) if 0 < abs(w) < 8 else 1
+                                                      for w in window]
+            weight = self.constant(np.ones(shape, np.float32), as_initializer=True)
+            if r.random() < 0.2:
+                attrs["kernel_shape"] = window
+            return self.node("Conv", [x[0], weight], group=group, **attrs)
+        attrs["kernel_shape"] = window
+        if r.random() < 0.3:
+            attrs["ceil_mode"] = r.choice([0, 1])
+        op = r.choice(["MaxPool", "AveragePool", "LpPool"])
+        if op == "AveragePool" and r.random() < 0.5:
+            attrs["count_include_pad"] = r.choice([0, 1])
+        return self.node(op, [x[0]], **attrs)
+
     def infer(self, model):
         """Shapes of the values made so far, where shape inference can tell."""
         inferred = infer_shapes(model)
@@ -367,8 +444,8 @@ def hostile(b, outputs):
         b.nodes[-1].input[0] = ""
 
 
-def make_model(seed):
-    b = Builder(seed)
+def make_model(seed, extended=False):
+    b = Builder(seed, extended)
     base = b.shape()
     for _ in range(b.r.randint(1, 3)):
         b.add_input(shape=list(base) if b.r.random() < 0.6 else None)
@@ -455,6 +532,9 @@ def main():
                         help="run small models with --check")
     parser.add_argument("--timeout", type=int, default=120,
                         help="seconds one fuse-run may take")
+    parser.add_argument("--extended", action="store_true",
+                        help="also draw Resize, Upsample, Conv and pooling "
+                             "(other models for the same seeds)")
     parser.add_argument("--keep", metavar="DIR",
                         help="copy the models of findings there")
     args = parser.parse_args()
@@ -464,7 +544,7 @@ def main():
     if args.write:
         os.makedirs(args.write, exist_ok=True)
         for seed in args.seeds:
-            model = make_model(seed)
+            model = make_model(seed, args.extended)
             with open(os.path.join(args.write, "%d.onnx" % seed), "wb") as f:
                 f.write(model.SerializeToString())
         return 0
@@ -477,7 +557,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="fuse-onnx-graphs-") as tmp:
         cache = os.path.join(tmp, "cache")
         for seed in args.seeds:
-            model = make_model(seed)
+            model = make_model(seed, args.extended)
             path = os.path.join(tmp, "%d.onnx" % seed)
             with open(path, "wb") as f:
                 f.write(model.SerializeToString())

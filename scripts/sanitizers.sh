@@ -40,10 +40,10 @@ done
 # The lit suites that run here: the tools' front doors on hostile input
 # (tools: special files, huge shapes, output names, bad options, the cache),
 # the ONNX importer through fuse-run (onnx), malformed dialect input (dialect),
-# the passes' refusals and limits (passes) and code generation (codegen).
-# models/ (three large models, each run to --check) runs only in the regular
-# build: it adds no hostile input and is the slowest suite.
-lit_suites="tools;onnx;dialect;passes;codegen"
+# the passes' refusals and limits (passes), code generation (codegen) and the
+# fusion pipeline over the three model graphs (models: fuse-opt only, about a
+# second; tools/ runs the same models end to end with --check).
+lit_suites="tools;onnx;dialect;passes;codegen;models"
 
 if [ "$steps" != test ]; then
   mkdir -p "${build_dir}"

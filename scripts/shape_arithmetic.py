@@ -12,10 +12,15 @@ then a line is listed when it
     left operand is a raw int64 there (a quotient or remainder of a dim, never negative, stays in
     range);
   - uses one as the right operand of such an operator whose line names no CheckedInt (nor a variable
-    the file declares as one);
+    the same function declares as one);
   - multiplies or adds through another overflow check (`__builtin_*_overflow`, `llvm::MulOverflow`,
     `checkedMul`, `SafeInt`): one checked type, not one helper per file;
-  - uses MLIR's `getNumElements()`, which wraps (16 x (2^60 + 1) read as 16): `checkedElementCount`.
+  - uses MLIR's `getNumElements()`, which wraps (16 x (2^60 + 1) read as 16): `checkedElementCount`;
+  - converts a floating-point value to an integer with a cast (`std::int64_t(x)`,
+    `static_cast<int64_t>(x)`, `int(x)`) where x is floating (it names `double` or `float`, a local
+    the function declares `double`, a float literal or `std::floor`/`ceil`/`round`/`clamp`...): NaN,
+    an infinity or a value past 2^63 makes that undefined behaviour (Resize's lengths are computed in
+    double; `CheckedInt::fromDouble` is the checked conversion).
 Index arithmetic on loop counters and ranks is not a dim read and is not listed.
 
   scripts/shape_arithmetic.py            # exits 1 when it lists anything
@@ -39,7 +44,9 @@ FILES = [
     "tools/fuse-run/Npy.cpp",
 ]
 DIM_READ = (r"(?:\bshape\s*\[[^\]\[]*\]|\bgetDimSize\s*\([^()]*\)|getShape\(\)\s*\[[^\]\[]*\]"
-            r"|\bshapeOf\s*\([^()]*\)\s*\[[^\]\[]*\])")
+            r"|\bshapeOf\s*\([^()]*\)\s*\[[^\]\[]*\]"
+            # A window's geometry, from a model's attributes as they are: as hostile as a dim.
+            r"|\b(?:window|kernel|kernelShape|dilations|pads)\s*\[[^\]\[]*\])")
 # What a dim read may be reached through: `x.`, `operands[0].`, `type->`.
 OBJECT = r"(?:[\w\]\[]+(?:\(\))?(?:\.|->))*"
 # No / and no %: a quotient or remainder of a dim (never negative) stays in range; a zero divisor
@@ -48,6 +55,12 @@ OPERATOR = r"(?:[-+*]=?)"
 OTHER_CHECKS = re.compile(
     r"__builtin_\w+_overflow|llvm::(?:Add|Sub|Mul)Overflow|\bMulOverflow\b|\bcheckedMul\b|\bSafeInt\b")
 WRAPPING_COUNT = re.compile(r"\bgetNumElements\s*\(")
+INT_CAST = re.compile(r"(?:\bstatic_cast\s*<\s*(?:std::)?(?:u?int(?:8|16|32|64)_t|size_t)\s*>"
+                      r"|(?<![\w:])(?:std::)?(?:u?int(?:8|16|32|64)_t|size_t)|(?<![\w:])(?:long|int))"
+                      r"\s*\(")
+FLOAT_HINT = (r"\bdouble\b|\bfloat\b|\bstd::(?:floor|ceil|round|trunc|nearbyint|clamp|fmod|pow|sqrt)\s*\("
+              r"|(?<![\w.])\d+\.\d*(?:[eE][-+]?\d+)?(?![\w.])|(?<![\w.])\.\d+|\b0x1p\d+")
+DOUBLE_LOCALS = re.compile(r"\b(?:double|float)\s+(\w+)\s*(?:=[^,;]*)?((?:\s*,\s*\w+\s*(?:=[^,;]*)?)*)")
 DECLARED = re.compile(r"\bCheckedInt\s+(\w+)(?:\s*=[^,;]*)?((?:\s*,\s*\w+(?:\s*=[^,;]*)?)*)")
 
 
@@ -80,12 +93,47 @@ def dim_pattern(body):
     return r"(?:" + DIM_READ + r"|\b(?:" + "|".join(sorted(names)) + r")\b(?!\s*[\[(]))"
 
 
+def argument(line, start):
+    """The text inside the parenthesis that opens at `start` - 1, to its match on this line."""
+    depth = 1
+    for i in range(start, len(line)):
+        depth += {"(": 1, ")": -1}.get(line[i], 0)
+        if depth == 0:
+            return line[start:i]
+    return line[start:]
+
+
+def float_patterns(lines):
+    """Per line: floating-point hints, plus the locals declared double or float in a block still
+    open there (the two branches of an if may declare one name with two types)."""
+    scopes = [set()]
+    for line in lines:
+        for match in DOUBLE_LOCALS.finditer(line):
+            scopes[-1].add(match.group(1))
+            scopes[-1].update(re.findall(r",\s*(\w+)", match.group(2)))
+        names = set().union(*scopes)
+        yield re.compile(FLOAT_HINT + (r"|\b(?:" + "|".join(sorted(names)) + r")\b"
+                                       if names else ""))
+        for c in line:
+            if c == "{":
+                scopes.append(set())
+            elif c == "}" and len(scopes) > 1:
+                scopes.pop()
+
+
+def float_to_int(line, floating):
+    return any(floating.search(argument(line, m.end())) for m in INT_CAST.finditer(line))
+
+
 def findings(root, relative):
     text = blank_comments_and_literals((root / relative).read_text())
-    names = checked_names(text)
-    checked = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")
     for start, lines in chunks(text):
+        # Names declared CheckedInt in this body only: file-wide, one `CheckedInt span` let every
+        # line naming a `span` (or `out`, `value`) anywhere in the file through.
+        names = checked_names("\n".join(lines)) - {"const", "constexpr", "auto"}
+        checked = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")
         dim = dim_pattern("\n".join(lines))
+        floating_per_line = list(float_patterns(lines))
         left = re.compile(dim + r"\s*" + OPERATOR + r"(?![->=])")
         right = re.compile(r"(?<![-+<>=!&|*/%^(\[,?:])\s*" + OPERATOR + r"\s*" + OBJECT + dim)
         for offset, line in enumerate(lines):
@@ -98,6 +146,8 @@ def findings(root, relative):
                 why = "getNumElements() wraps; use checkedElementCount"
             elif checked.search(plain):
                 pass
+            elif float_to_int(plain, floating_per_line[offset]):
+                why = "a floating-point value cast to an integer; use CheckedInt::fromDouble"
             elif left.search(plain):
                 why = "a dim is a raw int64 operand"
             elif right.search(plain):

@@ -2,6 +2,8 @@
 
 #include "compiler/common/RegionEmitter.h"
 
+#include "runtime/ir/CheckedInt.h"
+
 namespace fuse {
 namespace codegen {
 
@@ -440,9 +442,10 @@ FailureOr<Value> RegionEmitterBase::emitPool(fd::PoolOp pool, Index index) {
   Type element = elementTypeOf(pool.getResult());
   Type compute = computeType(element);
   Type i1Type = b.getI1Type();
-  Type indexType = windowIndexType(pool.getOperand(), pool.getResult());
+  Type indexType = windowIndexType(pool.getOperand(), pool.getResult(), window,
+                                   strides, dilations, pads);
   bool isMax = pool.getKind() == fd::ReduceKind::max;
-  auto c64 = [&](int64_t v) { return constant(indexType, double(v)); };
+  auto c64 = [&](int64_t v) { return indexConstant(indexType, v); };
   auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
     return arith::CmpIOp::create(b, loc, p, x, y).getResult();
   };
@@ -697,8 +700,9 @@ FailureOr<Value>
 RegionEmitterBase::emitIm2colGather(fd::Im2colOp im2col, Index index,
                                     std::optional<int64_t> offset) {
   const Im2colGeometry g(im2col);
-  Type indexType = windowIndexType(im2col.getOperand(), im2col.getResult());
-  auto cI = [&](int64_t v) { return constant(indexType, double(v)); };
+  Type indexType = windowIndexType(im2col.getOperand(), im2col.getResult(),
+                                   g.window, g.strides, g.dilations, g.pads);
+  auto cI = [&](int64_t v) { return indexConstant(indexType, v); };
   // [leading, window dims..., output dims...]: the result's [L, K, P]
   // (with `offset`, [leading, output dims...] and constant window dims).
   SmallVector<int64_t> sizes{numElementsOf(im2col.getResult()) /
@@ -735,11 +739,30 @@ RegionEmitterBase::emitIm2colGather(fd::Im2colOp im2col, Index index,
                     elementTypeOf(im2col.getResult()));
 }
 
-Type RegionEmitterBase::windowIndexType(Value operand, Value result) {
+Type RegionEmitterBase::windowIndexType(Value operand, Value result,
+                                        ArrayRef<int64_t> window,
+                                        ArrayRef<int64_t> strides,
+                                        ArrayRef<int64_t> dilations,
+                                        ArrayRef<int64_t> pads) {
   constexpr int64_t kNarrowLimit = int64_t(1) << 30;
   bool narrow = numElementsOf(result) < kNarrowLimit &&
                 numElementsOf(operand) < kNarrowLimit;
+  ArrayRef<int64_t> out = shapeOf(result);
+  const size_t n = window.size();
+  for (size_t d = 0; d < n && narrow; ++d) {
+    const int64_t outDim = out[out.size() - n + d];
+    narrow =
+        (CheckedInt(strides[d]) * outDim).saturated() < kNarrowLimit &&
+        (CheckedInt(dilations[d]) * window[d]).saturated() < kNarrowLimit &&
+        pads[d] < kNarrowLimit && pads[n + d] < kNarrowLimit;
+  }
   return narrow ? b.getI32Type() : b.getI64Type();
+}
+
+Value RegionEmitterBase::indexConstant(Type indexType, int64_t value) {
+  return integerConstant(
+      indexType, APInt(indexType.getIntOrFloatBitWidth(), uint64_t(value),
+                       /*isSigned=*/true, /*implicitTrunc=*/true));
 }
 
 FailureOr<Value> RegionEmitterBase::windowLoad(Value operand, Value at,

@@ -267,10 +267,21 @@ protected:
                                                 std::optional<int64_t> offset);
 
   /// The index type of a window kernel's arithmetic: i32 where every
-  /// position of its operand and result fits with room for the padding's
-  /// negative ones (vector divisions by a constant then become multiplies;
-  /// there is no 64-bit vector multiply-high), else i64.
-  mlir::Type windowIndexType(mlir::Value operand, mlir::Value result);
+  /// position of its operand and result fits, and so does every coordinate
+  /// the window computes (a pad, a stride times an output coordinate, a
+  /// dilation times a window offset: a pool dilated by 2^62 over 3 elements
+  /// wrapped in i32 and read its padding as elements, issue 19); vector
+  /// divisions by a constant then become multiplies (there is no 64-bit
+  /// vector multiply-high). Else i64.
+  mlir::Type windowIndexType(mlir::Value operand, mlir::Value result,
+                             llvm::ArrayRef<int64_t> window,
+                             llvm::ArrayRef<int64_t> strides,
+                             llvm::ArrayRef<int64_t> dilations,
+                             llvm::ArrayRef<int64_t> pads);
+
+  /// An integer constant of a window kernel's index type, exact (constant()
+  /// goes through a double, which rounds past 2^53).
+  mlir::Value indexConstant(mlir::Type indexType, int64_t value);
 
   static int64_t numElementsOf(mlir::Value value) {
     return mlir::cast<mlir::RankedTensorType>(value.getType()).getNumElements();

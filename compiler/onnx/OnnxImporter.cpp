@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -26,6 +27,7 @@
 #include <set>
 #include <span>
 #include <stdexcept>
+#include <tuple>
 
 namespace fuse::onnximport {
 namespace {
@@ -324,6 +326,25 @@ std::string readExternalData(const onnx::TensorProto &proto,
   return data;
 }
 
+/// The typed field that holds a tensor's values where raw_data does not
+/// (onnx.proto), and how many it holds.
+std::pair<std::int64_t, const char *>
+typedValues(const onnx::TensorProto &proto) {
+  switch (proto.data_type()) {
+  case onnx::TensorProto::FLOAT:
+    return {proto.float_data_size(), "float_data"};
+  case onnx::TensorProto::DOUBLE:
+    return {proto.double_data_size(), "double_data"};
+  case onnx::TensorProto::INT64:
+    return {proto.int64_data_size(), "int64_data"};
+  case onnx::TensorProto::UINT32:
+  case onnx::TensorProto::UINT64:
+    return {proto.uint64_data_size(), "uint64_data"};
+  default:
+    return {proto.int32_data_size(), "int32_data"};
+  }
+}
+
 HostTensorData tensorFromProto(const onnx::TensorProto &proto,
                                const std::string &modelFolder) {
   std::string what =
@@ -340,7 +361,6 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto,
   ElementType type = requireType(proto.data_type(), what);
   Shape shape(proto.dims().begin(), proto.dims().end());
   std::int64_t count = checkedCount(shape, what);
-  HostTensorData data(TensorType{type, shape});
   std::int64_t elementBytes = byteSize(type);
   auto expectCount = [&](std::int64_t got, const char *field) {
     if (got != count)
@@ -380,9 +400,13 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto,
         packed.push_back(std::uint8_t(value));
       }
     }
+    HostTensorData data(TensorType{type, shape});
     unpackSubByte(type, packed, data);
     return data;
   }
+  // What the proto holds is checked against its shape before the tensor is
+  // allocated: dims of 2^31 - 1 with 16 bytes of raw_data zero-filled 16 GiB
+  // first (issue 19).
   if (proto.has_raw_data()) {
     const std::string &raw = proto.raw_data();
     if (std::int64_t(raw.size()) != count * elementBytes)
@@ -390,6 +414,12 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto,
            onnxTypeName(proto.data_type()) + " has " +
            std::to_string(raw.size()) + " bytes of raw_data, expected " +
            std::to_string(count * elementBytes));
+  } else {
+    std::apply(expectCount, typedValues(proto));
+  }
+  HostTensorData data(TensorType{type, shape});
+  if (proto.has_raw_data()) {
+    const std::string &raw = proto.raw_data();
     if (!raw.empty())
       std::memcpy(data.bytes.data(), raw.data(), raw.size());
     if (type == ElementType::I1)
@@ -399,24 +429,20 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto,
   }
   switch (proto.data_type()) {
   case onnx::TensorProto::FLOAT:
-    expectCount(proto.float_data_size(), "float_data");
     for (std::int64_t i = 0; i < count; ++i)
       storeDouble(type, data.bytes.data(), i, proto.float_data(int(i)));
     break;
   case onnx::TensorProto::DOUBLE:
-    expectCount(proto.double_data_size(), "double_data");
     for (std::int64_t i = 0; i < count; ++i)
       storeDouble(type, data.bytes.data(), i, proto.double_data(int(i)));
     break;
   case onnx::TensorProto::INT64:
-    expectCount(proto.int64_data_size(), "int64_data");
     for (std::int64_t i = 0; i < count; ++i)
       storeInt(type, data.bytes.data(), i, proto.int64_data(int(i)));
     break;
   case onnx::TensorProto::UINT32:
   case onnx::TensorProto::UINT64:
     // onnx.proto: UINT32 and UINT64 values live in uint64_data, one each.
-    expectCount(proto.uint64_data_size(), "uint64_data");
     for (std::int64_t i = 0; i < count; ++i) {
       std::uint64_t value = proto.uint64_data(int(i));
       if (type == ElementType::UI32 && value > 0xffffffffu)
@@ -431,7 +457,6 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto,
   case kFloat8E5M2FNUZ:
   case kFloat8E8M0:
     // The bit patterns, one per int32.
-    expectCount(proto.int32_data_size(), "int32_data");
     for (std::int64_t i = 0; i < count; ++i) {
       const std::int32_t bits = proto.int32_data(int(i));
       if (bits < 0 || bits > 0xFF)
@@ -444,7 +469,6 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto,
   case onnx::TensorProto::FLOAT16:
   case onnx::TensorProto::BFLOAT16:
     // The bit patterns, one per int32.
-    expectCount(proto.int32_data_size(), "int32_data");
     for (std::int64_t i = 0; i < count; ++i) {
       std::uint16_t bits = std::uint16_t(proto.int32_data(int(i)));
       std::memcpy(data.bytes.data() + 2 * i, &bits, 2);
@@ -453,7 +477,6 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto,
   default:
     // INT32, and (onnx.proto) the narrower INT8, INT16, UINT8, UINT16 and
     // BOOL: one value per int32, not packed; the value must fit the type.
-    expectCount(proto.int32_data_size(), "int32_data");
     for (std::int64_t i = 0; i < count; ++i) {
       std::int64_t value = proto.int32_data(int(i));
       unsigned bits = integerBitWidth(type);
@@ -473,11 +496,27 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto,
   return data;
 }
 
+/// A number as a message shows it: 1.7, 3e+38, nan, inf.
+std::string numberText(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", value);
+  return text;
+}
+
+/// The values of a constant read as integers (a shape, axes, indices); a
+/// float constant is truncated, and one that no int64 holds (NaN, infinite,
+/// past 2^63) is refused: the conversion would be undefined behaviour.
 std::vector<std::int64_t> toInts(const HostTensorData &data) {
   if (isFloat(data.type.elementType)) {
     std::vector<std::int64_t> out;
-    for (double value : data.toDoubles())
-      out.push_back(std::int64_t(value));
+    for (double value : data.toDoubles()) {
+      std::optional<std::int64_t> whole = CheckedInt::fromDouble(value).get();
+      if (!whole)
+        fail("a " + std::string(elementTypeName(data.type.elementType)) +
+             " constant read as integers holds " + numberText(value) +
+             ", which no int64 holds");
+      out.push_back(*whole);
+    }
     return out;
   }
   return data.toInts();
@@ -1371,9 +1410,11 @@ bool Importer::evaluateRange(std::vector<std::optional<Value>> &constants,
     if (step == 0 || !std::isfinite(step) || !std::isfinite(first) ||
         !std::isfinite(limit.toDoubles()[0]))
       fail("delta must be finite and non-zero, and start and limit finite");
-    double count =
-        std::max(std::ceil((limit.toDoubles()[0] - first) / step), 0.0);
-    if (count > double(kMaxElements))
+    // Past 2^63 (limit - start may be infinite) saturates, and is refused.
+    const double steps = std::ceil((limit.toDoubles()[0] - first) / step);
+    const std::int64_t count =
+        steps > 0 ? CheckedInt::fromDouble(steps).saturated() : 0;
+    if (count > kMaxElements)
       fail("the range has more than " + std::to_string(kMaxElements) +
            " elements");
     std::vector<double> values(static_cast<std::size_t>(count));
@@ -1874,9 +1915,9 @@ std::vector<TensorId> Importer::lowerPool() {
     for (std::int64_t d = 0; d < n; ++d) {
       const std::int64_t total =
           samePadding(shape[2 + d], w.strides[d], w.window[d], w.dilations[d]);
-      const std::int64_t small = total / 2;
-      w.pads[d] = autoPad == "SAME_UPPER" ? small : total - small;
-      w.pads[n + d] = total - w.pads[d];
+      const std::int64_t small = total / 2, large = total - small;
+      w.pads[d] = autoPad == "SAME_UPPER" ? small : large;
+      w.pads[n + d] = autoPad == "SAME_UPPER" ? large : small;
     }
     w.ceilMode = false;
   } else if (autoPad != "NOTSET") {
@@ -1887,7 +1928,9 @@ std::vector<TensorId> Importer::lowerPool() {
   // no element to take the max or mean of (onnxruntime refuses pads that
   // reach the kernel's size).
   for (std::int64_t d = 0; d < 2 * n; ++d) {
-    const std::int64_t span = (w.window[d % n] - 1) * w.dilations[d % n] + 1;
+    const std::int64_t span =
+        dimValue((CheckedInt(w.window[d % n]) - 1) * w.dilations[d % n] + 1,
+                 "the dilated window of spatial dim " + std::to_string(d % n));
     if (w.pads[d] < 0 || w.pads[d] >= span)
       fail("attribute 'pads' = " + shapeText(w.pads) + " holds " +
            std::to_string(w.pads[d]) + " for spatial dim " +
@@ -3216,7 +3259,8 @@ ResizeAxis resizeAxis(bool linear, const std::string &transform,
                       std::int64_t in, std::int64_t out) {
   ResizeAxis axis;
   auto clampIndex = [&](double i) {
-    return std::int64_t(std::clamp(i, 0.0, double(in - 1)));
+    return CheckedInt::fromDouble(std::clamp(i, 0.0, double(in - 1)))
+        .saturated();
   };
   for (std::int64_t o = 0; o < out; ++o) {
     // Clamped first so that the floor fits an int64; rounding then clamping
@@ -3345,6 +3389,22 @@ ResizeMode Importer::resizeMode(ElementType type) {
   return m;
 }
 
+/// The output length of an axis of `n` elements scaled by `scale` (finite,
+/// above 0), computed in double as ONNX's reference does: floor(scale * n),
+/// or rounded half up. Refused, naming the axis, past 2^62 (no int64 holds
+/// the double; a non-empty output is refused past 2^31 elements anyway).
+std::int64_t resizedLength(double scale, std::int64_t n, bool roundHalfUp,
+                           std::int64_t axis) {
+  const double length =
+      std::floor(scale * static_cast<double>(n) + (roundHalfUp ? 0.5 : 0));
+  std::optional<std::int64_t> whole = CheckedInt::fromDouble(length).get();
+  if (!whole || *whole < 0 || *whole > (std::int64_t(1) << 62))
+    fail("scale " + numberText(scale) + " for axis " + std::to_string(axis) +
+         " of size " + std::to_string(n) + " gives an output length of " +
+         numberText(length) + " (at most 2^62)");
+  return *whole;
+}
+
 /// The resized axes, and per input dim its scale and output size.
 struct ResizeTarget {
   std::vector<std::int64_t> axes;
@@ -3395,13 +3455,12 @@ ResizeTarget Importer::resizeTarget(const Shape &shape,
   for (std::size_t i = 0; i < t.axes.size(); ++i) {
     const std::int64_t axis = t.axes[i], n = shape[axis];
     if (!scales.empty()) {
-      const double length = scales[i] * double(n);
-      if (!(scales[i] > 0) || !(length < 0x1p62))
-        fail("scales " + std::to_string(scales[i]) + " for axis " +
+      if (!(scales[i] > 0) || !std::isfinite(scales[i]))
+        fail("scales " + numberText(scales[i]) + " for axis " +
              std::to_string(axis) + " of size " + std::to_string(n) +
-             ": a scale must be positive and give a size below 2^62");
+             ": a scale is a finite number above 0");
       t.scale[axis] = scales[i];
-      t.outShape[axis] = std::int64_t(length);
+      t.outShape[axis] = resizedLength(scales[i], n, false, axis);
       continue;
     }
     if (sizes[i] < 0 || (n == 0 && sizes[i] != 0))
@@ -3418,7 +3477,7 @@ ResizeTarget Importer::resizeTarget(const Shape &shape,
                                       : std::max(common, t.scale[axis]);
     for (std::int64_t axis : t.axes) {
       t.scale[axis] = common;
-      t.outShape[axis] = std::int64_t(common * double(shape[axis]) + 0.5);
+      t.outShape[axis] = resizedLength(common, shape[axis], true, axis);
     }
   }
   return t;
@@ -3469,6 +3528,16 @@ TensorId Importer::resizeWith(TensorId x, const ResizeMode &mode,
   const Shape &outShape = target.outShape;
   if (checkedCount(outShape, "the output") == 0)
     return splat({type, outShape}, 0);
+  // Each position of a resized axis gets its reads computed here, and a
+  // gather's indices become a constant: bounded as import folding is.
+  for (std::int64_t axis : target.axes)
+    if (outShape[axis] > kMaxFoldEvalElements &&
+        !(outShape[axis] == shape[axis] &&
+          std::abs(target.scale[axis] - 1) <= 1e-9))
+      fail("the output's axis " + std::to_string(axis) + " has " +
+           std::to_string(outShape[axis]) +
+           " positions; Resize computes each position's reads at import, "
+           "for at most 2^22 positions per axis");
   // Shrinking axes first, outer to inner, then growing ones, inner to
   // outer: every later step moves fewer elements, and the step on the most
   // data reads along an outer axis, whole rows with vector loads (a gather
@@ -3545,14 +3614,14 @@ std::vector<TensorId> Importer::lowerUpsample() {
   ResizeTarget target;
   target.outShape = shape;
   for (std::size_t axis = 0; axis < shape.size(); ++axis) {
-    const double length = scales[axis] * double(shape[axis]);
-    if (!(scales[axis] >= 1) || !(length < 0x1p62))
-      fail("scales " + std::to_string(scales[axis]) + " for axis " +
+    if (!(scales[axis] >= 1) || !std::isfinite(scales[axis]))
+      fail("scales " + numberText(scales[axis]) + " for axis " +
            std::to_string(axis) +
-           ": Upsample's scales are at least 1 and give a size below 2^62");
+           ": Upsample's scales are finite numbers of at least 1");
     target.axes.push_back(std::int64_t(axis));
     target.scale.push_back(scales[axis]);
-    target.outShape[axis] = std::int64_t(length);
+    target.outShape[axis] =
+        resizedLength(scales[axis], shape[axis], false, std::int64_t(axis));
   }
   return {resizeWith(x, mode, target)};
 }

@@ -24,6 +24,22 @@
 // RUN: sh -c 'timeout 60 fuse-run %t/fifo.onnx; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=FIFOONNX
 // RUN: sh -c 'timeout 60 fuse-run %t/zero.mlir; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=ZEROMLIR
 // RUN: sh -c 'timeout 60 fuse-run %t/zero.onnx; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=ZEROONNX
+// fuse-opt reads its input as fuse-run does (mlir-opt's driver read
+// /dev/zero to the end, and waited on a FIFO):
+// RUN: sh -c 'timeout 60 fuse-opt %t/dir.mlir; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=OPTDIR
+// RUN: sh -c 'timeout 60 fuse-opt %t/fifo.mlir; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=OPTFIFO
+// RUN: sh -c 'timeout 60 fuse-opt %t/zero.mlir; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=OPTZERO
+// One output file the user names (fuse-run --dot, fuse-opt -o) follows a
+// link and may be a device, but a FIFO that no process reads is refused, not
+// waited on, and a failed write (/dev/full) is an error, where LLVM's stream
+// aborted with "LLVM ERROR: IO failure on output stream":
+// RUN: mkfifo %t/plan.dot
+// RUN: sh -c 'timeout 60 fuse-run %s --runtime reference --dot %t/plan.dot; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=DOTFIFO
+// RUN: sh -c 'timeout 60 fuse-run %s --runtime reference --dot /dev/full; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=DOTFULL
+// RUN: sh -c 'timeout 60 fuse-run %s --runtime reference --dot %t/dir; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=DOTDIR
+// RUN: sh -c 'timeout 60 fuse-opt %s -o %t/plan.dot; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=OPTOUTFIFO
+// RUN: sh -c 'timeout 60 fuse-opt %s -o /dev/full; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=OPTOUTFULL
+// RUN: fuse-run %s --runtime reference --dot /dev/null | FileCheck %s --check-prefix=DOTNULL
 // RUN: mkdir -p %t/out-fifo %t/out-dir/out0.npy %t/out-link
 // RUN: mkfifo %t/out-fifo/out0.npy && ln -s %t/victim %t/out-link/out0.npy
 // RUN: sh -c 'timeout 60 fuse-run %s --runtime reference --output-dir %t/out-fifo; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=OUTFIFO
@@ -56,6 +72,27 @@
 // ZEROMLIR: {{^}}exit=2{{$}}
 // ZEROONNX: fuse-run: error: cannot read '{{.*}}/zero.onnx': it is a character device, not a regular file
 // ZEROONNX: {{^}}exit=2{{$}}
+
+// OPTDIR: fuse-opt: error: cannot read '{{.*}}/dir.mlir': it is a directory, not a regular file
+// OPTDIR: {{^}}exit=1{{$}}
+// OPTFIFO: fuse-opt: error: cannot read '{{.*}}/fifo.mlir': it is a FIFO, not a regular file
+// OPTFIFO: {{^}}exit=1{{$}}
+// OPTZERO: fuse-opt: error: cannot read '{{.*}}/zero.mlir': it is a character device, not a regular file
+// OPTZERO: {{^}}exit=1{{$}}
+
+// DOTFIFO: fuse-run: error: cannot write '{{.*}}/plan.dot': it is a FIFO that no process reads
+// DOTFIFO: {{^}}exit=2{{$}}
+// DOTFULL: fuse-run: error: cannot write '/dev/full': No space left on device
+// DOTFULL-NOT: LLVM ERROR
+// DOTFULL: {{^}}exit=2{{$}}
+// DOTDIR: fuse-run: error: cannot write '{{.*}}/dir': it is a directory
+// DOTDIR: {{^}}exit=2{{$}}
+// OPTOUTFIFO: fuse-opt: error: cannot write '{{.*}}/plan.dot': it is a FIFO that no process reads
+// OPTOUTFIFO: {{^}}exit=1{{$}}
+// OPTOUTFULL: fuse-opt: error: cannot write '/dev/full': No space left on device
+// OPTOUTFULL-NOT: LLVM ERROR
+// OPTOUTFULL: {{^}}exit=1{{$}}
+// DOTNULL: output out0: tensor<8xf32>
 
 // OUTFIFO: fuse-run: error: cannot write '{{.*}}/out-fifo/out0.npy': it is a FIFO
 // OUTFIFO: {{^}}exit=2{{$}}

@@ -34,6 +34,17 @@ public:
                : CheckedInt(std::int64_t(value));
   }
 
+  /// A length or index computed in floating point (Resize's floor(scale *
+  /// size), a float constant read as integers), truncated toward zero:
+  /// overflowed when it is NaN, infinite or outside int64, where a plain
+  /// conversion is undefined behaviour.
+  static constexpr CheckedInt fromDouble(double value) {
+    // -2^63 is exact in double; 2^63 is the first value past INT64_MAX.
+    return value >= -0x1p63 && value < 0x1p63
+               ? CheckedInt(static_cast<std::int64_t>(value))
+               : overflowed();
+  }
+
   static constexpr CheckedInt overflowed() {
     CheckedInt result;
     result.valid = false;

@@ -32,6 +32,7 @@
 #include "PlanPrinter.h"
 #include "tools/HelpCategories.h"
 #include "tools/InputNesting.h"
+#include "tools/OutputStream.h"
 
 #include "compiler/common/GraphTranslation.h"
 #include "compiler/host/HostCompiler.h"
@@ -948,13 +949,15 @@ Status writePlan(const RunOptions &options, const ParsedModel &model,
     printPlanText(bundle, llvm::outs());
   if (options.dotFile.empty())
     return Status::success();
-  std::error_code ec;
-  llvm::raw_fd_ostream dot(options.dotFile, ec);
-  if (ec)
-    return Status::error("cannot write '" + options.dotFile +
-                         "': " + ec.message());
+  std::string error;
+  std::unique_ptr<llvm::raw_fd_ostream> dot =
+      openUserOutput(options.dotFile, error);
+  if (!dot)
+    return Status::error(error);
   printPlanDot(bundle, llvm::sys::path::filename(options.model).str(),
-               model.inputNames, model.outputNames, dot);
+               model.inputNames, model.outputNames, *dot);
+  if (!finishUserOutput(*dot, options.dotFile, error))
+    return Status::error(error);
   return Status::success();
 }
 

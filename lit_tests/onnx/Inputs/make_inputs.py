@@ -809,6 +809,83 @@ save("resize_runtime_scales", [
     helper.make_node("Resize", ["x", "", "scales"], ["y"], name="resize")],
      [f32("x", [1, 1, 4, 4]), f32("scales", [4])], [f32("y", None)], check=False)
 
+# Resize's output lengths from hostile scales and sizes (issue 19,
+# resize-overflow.test): each computed in double and checked, an error naming
+# the node and the axis, exit 2.
+nan, inf = float("nan"), float("inf")
+resize("resize_scales_nan", [1, 4], [1, 4], scales=[1, nan], check=False)
+resize("resize_scales_inf", [1, 4], [1, 4], scales=[1, inf], check=False)
+resize("resize_scales_zero", [1, 4], [1, 4], scales=[0, 1], check=False)
+resize("resize_scales_huge", [1, 4], [1, 4], scales=[1, 3e38], check=False)
+resize("resize_scales_tiny", [2, 4], [2, 0], scales=[1, 1e-30], check=False)
+resize("resize_sizes_int64_max", [2, 4], [2, 4], sizes=[2, 2**63 - 1],
+       check=False)
+resize("resize_policy_overflow", [2**20, 1], [2**20, 1], sizes=[1, 2**62],
+       keep_aspect_ratio_policy="not_smaller", check=False)
+resize("resize_axis_too_long", [1, 4], [1, 4], scales=[1, 2**28], check=False)
+resize("resize_sizes_axis_too_long", [2, 4], [2, 4], sizes=[1, 2**30],
+       check=False)
+save("upsample_scales_inf", [
+    helper.make_node("Upsample", ["x", "s"], ["y"], name="up")],
+     [f32("x", [1, 4])], [f32("y", None)], [floats("s", [1, inf])], opset=9,
+     check=False)
+save("upsample_scales_huge", [
+    helper.make_node("Upsample", ["x", "s"], ["y"], name="up")],
+     [f32("x", [1, 4])], [f32("y", None)], [floats("s", [1, 1e30])], opset=9,
+     check=False)
+
+# A float constant where integers are read (Reshape's shape): NaN or 1e30
+# converted to int64 was undefined behaviour (INT64_MIN on x86, reported as
+# "a negative entry"); shape-overflow.test.
+for name, bad in (("reshape_float_nan", nan), ("reshape_float_huge", 1e30)):
+    save(name, [helper.make_node("Reshape", ["x", "s"], ["y"], name="reshape")],
+         [f32("x", [2, 3])], [f32("y", None)], [floats("s", [bad, 2])],
+         check=False)
+
+# Pools whose window coordinates pass 2^31 though the tensors are small
+# (issue 19, window-index-width.test): dilated by 2^62 over 3 rows, every
+# window of a row lies in the padding (max: -inf, as the reference computes);
+# the host computed the coordinates in i32, where they wrapped, and read
+# elements.
+save("maxpool_huge_dilation", [
+    helper.make_node("MaxPool", ["x"], ["y"], name="pool", auto_pad="SAME_LOWER",
+                     kernel_shape=[2, 3], dilations=[2**62, 2], strides=[1, 3])],
+     [f32("x", [1, 4, 3, 1])], [f32("y", None)], check=False)
+save("avgpool_huge_dilation", [
+    helper.make_node("AveragePool", ["x"], ["y"], name="pool",
+                     auto_pad="SAME_UPPER", kernel_shape=[2, 2],
+                     dilations=[2**40 + 1, 1], count_include_pad=0)],
+     [f32("x", [1, 2, 5, 4])], [f32("y", None)], check=False)
+save("conv_huge_dilation", [
+    helper.make_node("Conv", ["x", "w"], ["y"], name="conv", auto_pad="SAME_UPPER",
+                     dilations=[2**40 + 1, 1])],
+     [f32("x", [1, 2, 5, 4])], [f32("y", None)],
+     [numpy_helper.from_array(
+         np.arange(24, dtype=np.float32).reshape(3, 2, 2, 2) / 10, "w")],
+     check=False)
+
+# An initializer whose dims ask 2^31 - 1 elements and whose data holds 2
+# (raw_data, and float_data): refused before the tensor is allocated; the
+# importer zero-filled 16 GiB first (issue 19, shape-overflow.test).
+big = ints64("sizes", [1, 8])
+big.dims[:] = [2**31 - 1]
+save("initializer_dims_past_data", [
+    helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], name="resize")],
+     [f32("x", [1, 4])], [f32("y", None)], [big], check=False)
+big = helper.make_tensor("w", TensorProto.FLOAT, [2], [1.0, 2.0])
+big.dims[:] = [2**31 - 1]
+save("initializer_dims_past_float_data", [
+    helper.make_node("Add", ["x", "w"], ["y"], name="add")],
+     [f32("x", [2])], [f32("y", None)], [big], check=False)
+
+# A pool's dilated window from its attributes alone passes 2^63 (2^31 taps
+# dilated by 2^62): the importer's pad check multiplied them raw (signed
+# overflow; it reported an extent of -2^62) (issue 19, shape-overflow.test).
+save("pool_window_overflow", [
+    helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2**31],
+                     dilations=[2**62], pads=[1, 1])],
+     [f32("x", [1, 1, 4])], [f32("y", None)], check=False)
+
 # Pooling (issue 20): storage_order shapes only MaxPool's Indices output, so
 # a MaxPool without it runs; a negative pad, and a pad as wide as the dilated
 # window (a window wholly in the padding: no element to reduce), are refused.

@@ -25,6 +25,23 @@ TEST(CheckedIntTest, ArithmeticInRange) {
             std::int64_t(1) << 62);
 }
 
+// A double becomes an int64 only where one holds it; a plain conversion of
+// NaN, an infinity or 2^63 is undefined behaviour (x86 gives INT64_MIN).
+TEST(CheckedIntTest, FromDouble) {
+  EXPECT_EQ(CheckedInt::fromDouble(6.9).get(), 6);
+  EXPECT_EQ(CheckedInt::fromDouble(-6.9).get(), -6);
+  EXPECT_EQ(CheckedInt::fromDouble(-0x1p63).get(), kMin);
+  EXPECT_EQ(CheckedInt::fromDouble(0x1p62).get(), std::int64_t(1) << 62);
+  EXPECT_FALSE(CheckedInt::fromDouble(0x1p63).ok());
+  EXPECT_FALSE(CheckedInt::fromDouble(-0x1p64).ok());
+  EXPECT_FALSE(
+      CheckedInt::fromDouble(std::numeric_limits<double>::quiet_NaN()).ok());
+  EXPECT_FALSE(
+      CheckedInt::fromDouble(std::numeric_limits<double>::infinity()).ok());
+  EXPECT_FALSE(
+      CheckedInt::fromDouble(-std::numeric_limits<double>::infinity()).ok());
+}
+
 // Each operation that a raw int64 would wrap (or trap on) overflows instead.
 TEST(CheckedIntTest, OverflowIsCaught) {
   EXPECT_FALSE((CheckedInt(kMax) + 1).ok());
