@@ -1,9 +1,10 @@
 // A BERT-style encoder layer (post-norm): sequence 64, hidden 128, 4 heads
-// of 32, FFN 512. The fusion pipeline makes it 11 kernels: the Q, K and V
-// projections (bias and head split in the epilogue), scaled Q K^T plus the
-// mask, softmax (a row reduction), P V with the heads merged on the store,
-// the output projection + bias + residual, layernorm, the FFN up-projection
-// + bias + GELU, the down-projection + bias + residual, layernorm.
+// of 32, FFN 512. The fusion pipeline makes it 7 kernels: the Q, K and V
+// projections (bias and head split in the epilogue) as one horizontal
+// launch, attention (scaled Q K^T plus the mask, the softmax and P V, the
+// scores never stored), the output projection + bias + residual with the
+// heads merged on its load, layernorm, the FFN up-projection + bias + GELU,
+// the down-projection + bias + residual, layernorm.
 func.func @encoder_layer(%x: tensor<64x128xf32>, %mask: tensor<64x64xf32>,
     %wq: tensor<128x128xf32>, %bq: tensor<128xf32>,
     %wk: tensor<128x128xf32>, %bk: tensor<128xf32>,

@@ -45,6 +45,8 @@ import time
 
 import numpy as np
 
+from peers import openvino_ms
+
 NAMES = ["resnet18", "resnet18_b4", "resnet18_dyn", "mobilenet_v2", "vit",
          "whisper_enc"]
 FAMILY = ["squeezenet", "shufflenet", "mobilenet_v3", "efficientnet",
@@ -193,26 +195,6 @@ def export(name, make, input_name, shape, dynamic, out, dynamo):
     np.save(os.path.join(out, stem + ".expected.npy"), expected)
     print(f"{stem}: {path} ({os.path.getsize(path) // 1024} KiB), "
           f"output {expected.shape}")
-
-
-def openvino_ms(model, feeds, runs):
-    """The median of `runs` OpenVINO inferences in f32 on 2 threads (its
-    default on a CPU with bf16 or AMX is bf16, which is other math), or None
-    where OpenVINO is not installed."""
-    try:
-        import openvino as ov
-    except ImportError:
-        return None
-    compiled = ov.Core().compile_model(model, "CPU", {
-        "INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 2})
-    request = compiled.create_infer_request()
-    request.infer(feeds)
-    times = []
-    for _ in range(runs):
-        begin = time.perf_counter()
-        request.infer(feeds)
-        times.append((time.perf_counter() - begin) * 1e3)
-    return round(float(np.median(times)), 2)
 
 
 def check(stem, input_name, out, build, bench):

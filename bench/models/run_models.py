@@ -5,14 +5,16 @@ For each MODEL.onnx that export_hf.py wrote: fuse-run --check (host against
 the reference runtime), the compile time with an empty cache, the run time
 (fuse-run --bench N: median), the slowest kernels (--profile), the largest
 difference from PyTorch eager and from onnxruntime relative to the output's
-largest magnitude, and onnxruntime's median over N runs with 2 intra-op
-threads, measured in the same sitting: --rounds rounds of Fuse then
-onnxruntime, the lowest median of each side kept (on a shared machine, the
-least disturbed round). Prints a Markdown table.
+largest magnitude, and the medians over N runs of onnxruntime and OpenVINO
+(forced to f32: its default on a CPU with bf16 is bf16, other math), each
+with 2 threads, measured in the same sitting: --rounds rounds of Fuse, then
+onnxruntime, then OpenVINO, the lowest median of each side kept (on a shared
+machine, the least disturbed round). Prints a Markdown table.
 
     python bench/models/run_models.py --models /tmp/hf --build build [--runs 50]
 
-Needs numpy and onnxruntime (not in the tests' venv).
+Needs numpy, onnxruntime and openvino (not in the tests' venv; without
+openvino its column is empty).
 """
 import argparse
 import json
@@ -26,6 +28,8 @@ import time
 
 import numpy as np
 import onnxruntime as ort
+
+from peers import openvino_ms
 
 NAMES = ["bert", "distilbert", "gpt2", "llama", "t5enc"]
 FAMILY = ["roberta", "albert", "electra", "deberta_v2", "mpnet", "qwen2",
@@ -88,7 +92,8 @@ def main():
                                        f"--cache-dir={cache}", f"--output-dir={out_dir}")
             if check is None:
                 print(f"{name}: fuse-run failed:\n{text}", file=sys.stderr)
-                rows.append((name, "fails", None, None, None, None, None, None))
+                rows.append((name, "fails", None, None, None, None, None, None,
+                             None))
                 continue
             shutil.rmtree(cache)
             _, first, _ = fuse_run(args.build, model, inputs, f"--cache-dir={cache}")
@@ -96,13 +101,16 @@ def main():
             # the lowest median of each (the least disturbed round of a
             # shared machine).
             feeds = {k: np.load(v) for k, v in inputs.items()}
-            fuse_medians, ort_medians = [], []
+            fuse_medians, ort_medians, ov_medians = [], [], []
             for _ in range(args.rounds):
                 _, bench, _ = fuse_run(args.build, model, inputs,
                                        f"--cache-dir={cache}", f"--bench={args.runs}")
                 fuse_medians.append(bench["run_ms_median"])
                 ort_ms, ort_out = ort_median(model, feeds, args.runs)
                 ort_medians.append(ort_ms)
+                ov_ms = openvino_ms(model, feeds, args.runs)
+                if ov_ms is not None:
+                    ov_medians.append(ov_ms)
             _, profile, _ = fuse_run(args.build, model, inputs, f"--cache-dir={cache}",
                                      "--profile=5")
             fuse_out = np.load(os.path.join(out_dir, "last_hidden_state.npy"))
@@ -112,6 +120,7 @@ def main():
                 if profile else []
             rows.append((name, "passes" if rc == 0 else "FAILS", first["kernels"],
                          first["compile_ms"], min(fuse_medians), min(ort_medians),
+                         min(ov_medians) if ov_medians else None,
                          (float(np.abs(fuse_out - expected).max()) / scale,
                           float(np.abs(fuse_out - ort_out).max()) / scale), top))
     finally:
@@ -119,16 +128,30 @@ def main():
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
           f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"{args.rounds} rounds of {args.runs} runs (the lowest median of each side), "
-          f"onnxruntime {ort.__version__} (2 intra-op threads)\n")
+          f"onnxruntime {ort.__version__} (2 intra-op threads), "
+          f"OpenVINO in f32 (2 threads)\n")
     print("| model | --check | kernels | compile ms | Fuse run ms | onnxruntime ms | "
-          "Fuse / ort time | max diff vs torch, vs ort (of max |y|) |")
-    print("|---|---|---|---|---|---|---|---|")
-    for name, status, kernels, compile_ms, run_ms, ort_ms, diff, _ in rows:
+          "OpenVINO f32 ms | ort / Fuse time | OpenVINO / Fuse time | "
+          "max diff vs torch, vs ort (of max |y|) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    ratios = {"ort": [], "ov": []}
+    for name, status, kernels, compile_ms, run_ms, ort_ms, ov_ms, diff, _ in rows:
         if kernels is None:
-            print(f"| {name} | {status} | | | | | | |")
+            print(f"| {name} | {status} | | | | | | | | |")
             continue
+        ratios["ort"].append(ort_ms / run_ms)
+        ov_cells = ("", "")
+        if ov_ms is not None:
+            ratios["ov"].append(ov_ms / run_ms)
+            ov_cells = (f"{ov_ms:.2f}", f"{ov_ms / run_ms:.2f}")
         print(f"| {name} | {status} | {kernels} | {compile_ms:.0f} | {run_ms:.2f} | "
-              f"{ort_ms:.2f} | {run_ms / ort_ms:.2f} | {diff[0]:.1e}, {diff[1]:.1e} |")
+              f"{ort_ms:.2f} | {ov_cells[0]} | {ort_ms / run_ms:.2f} | {ov_cells[1]} | "
+              f"{diff[0]:.1e}, {diff[1]:.1e} |")
+    for peer, values in ratios.items():
+        if values:
+            print(f"\n{peer}: geometric mean of peer / Fuse time "
+                  f"{float(np.exp(np.mean(np.log(values)))):.2f} over {len(values)} "
+                  f"models (above 1: Fuse is faster)")
     print()
     for name, *_, top in rows:
         if top:
