@@ -12,6 +12,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -640,6 +641,58 @@ LogicalResult FusionOp::verifyRegions() {
       return emitOpError() << "yielded value " << i << " has type " << yielded
                            << ", but result " << i << " has type " << result;
   }
+  return success();
+}
+
+/// A fusion that yields one value more than once (copies of a head-split
+/// transpose, made for each consumer, that all joined one matmul epilogue),
+/// or reads one input more than once, does it once: the duplicate results
+/// are the first's, the duplicate block arguments the first's. Each result
+/// is a stored tensor, so a duplicate costs a write.
+LogicalResult FusionOp::canonicalize(FusionOp op, PatternRewriter &rewriter) {
+  Block &body = op.getBody().front();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  llvm::DenseMap<Value, unsigned> firstResult, firstInput;
+  SmallVector<unsigned> resultOf;
+  SmallVector<Value> yielded, inputs;
+  for (Value value : yield.getValues()) {
+    auto [it, inserted] = firstResult.try_emplace(value, yielded.size());
+    if (inserted)
+      yielded.push_back(value);
+    resultOf.push_back(it->second);
+  }
+  for (Value input : op.getInputs())
+    if (firstInput.try_emplace(input, inputs.size()).second)
+      inputs.push_back(input);
+  if (yielded.size() == op.getNumResults() &&
+      inputs.size() == op.getInputs().size())
+    return failure();
+  SmallVector<Type> types;
+  for (Value value : yielded)
+    types.push_back(value.getType());
+  auto fused =
+      FusionOp::create(rewriter, op.getLoc(), types, op.getKind(), inputs);
+  fused->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+  rewriter.inlineRegionBefore(op.getBody(), fused.getBody(),
+                              fused.getBody().end());
+  // The argument of a repeated input reads the first's; then it goes.
+  SmallVector<unsigned> repeated;
+  for (auto [i, input] : llvm::enumerate(op.getInputs())) {
+    unsigned first =
+        unsigned(llvm::find(op.getInputs(), input) - op.getInputs().begin());
+    if (first == i)
+      continue;
+    rewriter.replaceAllUsesWith(body.getArgument(i), body.getArgument(first));
+    repeated.push_back(unsigned(i));
+  }
+  for (unsigned i : llvm::reverse(repeated))
+    body.eraseArgument(i);
+  rewriter.setInsertionPoint(yield);
+  rewriter.replaceOpWithNewOp<YieldOp>(yield, yielded);
+  SmallVector<Value> results;
+  for (unsigned r : resultOf)
+    results.push_back(fused.getResult(r));
+  rewriter.replaceOp(op, results);
   return success();
 }
 

@@ -685,6 +685,7 @@ def Fuse_FusionOp : Fuse_Op<"fusion", [IsolatedFromAbove, SingleBlock,
     functional-type($inputs, $results) $body
   }];
   let hasRegionVerifier = 1;
+  let hasCanonicalizeMethod = 1;
 }
 
 def Fuse_YieldOp : Fuse_Op<"yield", [Pure, Terminator, ReturnLike,

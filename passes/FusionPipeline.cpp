@@ -40,6 +40,9 @@ void mlir::fuse::buildFusionPipeline(OpPassManager &pm,
   funcPm.addPass(createFuseOutlineFusions(outline));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Again, now that CSE has made copies of one value one value: a fusion
+  // yields it once (FusionOp::canonicalize).
+  pm.addPass(createCanonicalizerPass());
   // Last: the kernels it groups are final.
   FuseHorizontalFusionOptions horizontal;
   horizontal.explain = options.explain;

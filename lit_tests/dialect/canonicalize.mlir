@@ -880,3 +880,26 @@ func.func @fold_unsigned_unary(%x: tensor<4xui8>) -> (tensor<4xui8>,
   %2 = fuse.pow %three, %a : tensor<ui8>
   return %0, %1, %2 : tensor<4xui8>, tensor<ui8>, tensor<ui8>
 }
+
+// -----
+
+// A fusion that yields one value twice and reads one input twice does each
+// once: the repeated result is the first's, the repeated argument the
+// first's (each result is a stored tensor).
+// CHECK-LABEL: func.func @fusion_repeats
+// CHECK: %[[F:.*]]:2 = fuse.fusion pointwise(%arg0, %arg1) : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+// CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<4xf32>, %[[B:.*]]: tensor<4xf32>):
+// CHECK-NEXT: %[[S:.*]] = fuse.add %[[A]], %[[A]]
+// CHECK-NEXT: %[[T:.*]] = fuse.mul %[[S]], %[[B]]
+// CHECK-NEXT: fuse.yield %[[S]], %[[T]]
+// CHECK: return %[[F]]#0, %[[F]]#1, %[[F]]#0
+func.func @fusion_repeats(%x: tensor<4xf32>, %y: tensor<4xf32>)
+    -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %r:3 = fuse.fusion pointwise(%x, %y, %x) : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<4xf32>):
+    %s = fuse.add %a, %c : tensor<4xf32>
+    %t = fuse.mul %s, %b : tensor<4xf32>
+    fuse.yield %s, %t, %s : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  }
+  return %r#0, %r#1, %r#2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
