@@ -641,6 +641,23 @@ LogicalResult FusionOp::verifyRegions() {
       return emitOpError() << "yielded value " << i << " has type " << yielded
                            << ", but result " << i << " has type " << result;
   }
+  if (getKind() != ScheduleKind::horizontal)
+    return success();
+  // Independent member kernels and nothing else.
+  for (Operation &op : body.without_terminator()) {
+    auto member = dyn_cast<FusionOp>(op);
+    if (!member || member.getKind() == ScheduleKind::horizontal)
+      return emitOpError() << "of kind horizontal holds only fuse.fusion "
+                              "members that are not horizontal, not '"
+                           << op.getName() << "'";
+    for (Value input : member.getInputs())
+      if (!isa<BlockArgument>(input))
+        return emitOpError() << "of kind horizontal has a member that reads "
+                                "another member's result; members must be "
+                                "independent";
+  }
+  if (body.without_terminator().empty())
+    return emitOpError() << "of kind horizontal has no members";
   return success();
 }
 

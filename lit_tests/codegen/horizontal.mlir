@@ -14,6 +14,14 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: fuse-run %s --check --print-plan --cache-dir %t/cache | FileCheck %s --check-prefix=MIXED
 // RUN: fuse-compile %s --emit=kernels | FileCheck %s --check-prefix=IR
+// The fused module runs as written (GraphTranslation reads the nested
+// fusions); the GPU compiler refuses a horizontal fusion by name.
+// RUN: fuse-opt %s -fuse-fusion-pipeline -o %t/fused.mlir
+// RUN: fuse-run %t/fused.mlir --check | FileCheck %s --check-prefix=FUSED
+// RUN: not fuse-compile %t/fused.mlir --target=sm_80 --emit=ptx 2>&1 | FileCheck %s --check-prefix=GPU
+
+// FUSED: check: passed, 3 outputs match the reference
+// GPU: 'fuse.fusion' op has no GPU horizontal code generator
 
 // MIXED: plan: 2 kernels for 3 ops
 // MIXED-NEXT: kernel 0 fuse_k0_horizontal_0: horizontal, 3 ops

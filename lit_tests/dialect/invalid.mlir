@@ -740,3 +740,47 @@ func.func @yield_outside_fusion(%x: tensor<4xf32>) {
   // expected-error @+1 {{expects parent op 'fuse.fusion'}}
   fuse.yield %x : tensor<4xf32>
 }
+
+// -----
+
+func.func @horizontal_holds_an_op(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{of kind horizontal holds only fuse.fusion members that are not horizontal, not 'fuse.neg'}}
+  %r = fuse.fusion horizontal(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %n = fuse.neg %a : tensor<4xf32>
+    fuse.yield %n : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @horizontal_members_depend(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{of kind horizontal has a member that reads another member's result; members must be independent}}
+  %r = fuse.fusion horizontal(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %m = fuse.fusion pointwise(%a) : (tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%b: tensor<4xf32>):
+      %n = fuse.neg %b : tensor<4xf32>
+      fuse.yield %n : tensor<4xf32>
+    }
+    %k = fuse.fusion pointwise(%m) : (tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%c: tensor<4xf32>):
+      %e = fuse.exp %c : tensor<4xf32>
+      fuse.yield %e : tensor<4xf32>
+    }
+    fuse.yield %k : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @horizontal_without_members(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{of kind horizontal has no members}}
+  %r = fuse.fusion horizontal(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    fuse.yield %a : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
