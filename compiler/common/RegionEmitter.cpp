@@ -347,6 +347,8 @@ RegionEmitterBase::start(Value value, Index index, SmallVector<Pending> &stack,
     return rememberEmitted(value, index, emitIm2col(im2col, index));
   if (auto gather = dyn_cast<fd::GatherOp>(op))
     return rememberEmitted(value, index, emitGather(gather, index));
+  if (auto concat = dyn_cast<fd::ConcatOp>(op))
+    return rememberEmitted(value, index, emitConcat(concat, index));
   FailureOr<Value> own = emitTargetOp(op, index);
   if (failed(own))
     return failure();
@@ -780,6 +782,61 @@ FailureOr<Value> RegionEmitterBase::windowLoad(Value operand, Value at,
     return failure();
   return arith::SelectOp::create(b, loc, inside, *x, constant(compute, 0.0))
       .getResult();
+}
+
+FailureOr<Value> RegionEmitterBase::emitConcat(fd::ConcatOp op, Index index) {
+  ArrayRef<int64_t> shape = shapeOf(op.getResult());
+  int64_t axis = op.getAxis();
+  int64_t inner = 1;
+  for (int64_t d = axis + 1; d < int64_t(shape.size()); ++d)
+    inner *= shape[d];
+  bool sharedAxis =
+      width == 1 || index.kind == Index::Uniform ||
+      (index.kind == Index::Contiguous && inner % index.block == 0);
+  Value position = sharedAxis ? index.value : lanePositions(index);
+  bool lanes = isa<VectorType>(position.getType());
+  Type i64Type = b.getI64Type();
+  auto c = [&](int64_t v) {
+    return lanes ? constantVector(i64Type, v) : i64(v);
+  };
+  Value innerIndex = arith::RemUIOp::create(b, loc, position, c(inner));
+  Value row = arith::DivUIOp::create(b, loc, position, c(inner));
+  Value coordinate = arith::RemUIOp::create(b, loc, row, c(shape[axis]));
+  Value outer = arith::DivUIOp::create(b, loc, row, c(shape[axis]));
+  Value result;
+  int64_t offset = 0;
+  for (Value operand : op.getOperands()) {
+    int64_t size = shapeOf(operand)[axis];
+    if (size == 0)
+      continue;
+    Value local = arith::MaxSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, coordinate, c(offset)), c(0));
+    local = arith::MinSIOp::create(b, loc, local, c(size - 1));
+    Value operandPosition = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(
+            b, loc,
+            arith::AddIOp::create(
+                b, loc, arith::MulIOp::create(b, loc, outer, c(size)), local),
+            c(inner)),
+        innerIndex);
+    Index at{index.kind, operandPosition, index.block};
+    if (lanes)
+      at = {Index::Lanes, operandPosition};
+    FailureOr<Value> value = emit(operand, at);
+    if (failed(value))
+      return failure();
+    if (!result)
+      result = *value;
+    else
+      result = arith::SelectOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, coordinate,
+                                c(offset)),
+          *value, result);
+    offset += size;
+  }
+  return result;
 }
 
 FailureOr<Value> RegionEmitterBase::emitGather(fd::GatherOp gather,

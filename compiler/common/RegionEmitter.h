@@ -16,8 +16,8 @@
 // memoized per index, so a value read twice at one index is emitted once.
 //
 // The targets derive from RegionEmitterBase (HostRegionEmitter.h,
-// GpuRegionEmitter.h) for their own ops (the host's concat, the GPU's
-// matmul) and element lowerings (ScalarLowering's hooks).
+// GpuRegionEmitter.h) for their own ops (the GPU's matmul) and element
+// lowerings (ScalarLowering's hooks).
 //
 // Internal to compiler/: it includes MLIR and must never be included by a
 // header that tools or the runtime see.
@@ -41,6 +41,7 @@
 #include <limits>
 #include <optional>
 #include <tuple>
+#include <type_traits>
 
 namespace fuse {
 namespace codegen {
@@ -307,6 +308,13 @@ protected:
   /// this gather `argPointers` maps the gather's result to.
   mlir::FailureOr<mlir::Value> emitGather(fd::GatherOp gather, Index index);
 
+  /// A concat at `index`: each operand is read at its own position of the
+  /// element, clamped into its range along the axis (so every read is in
+  /// bounds), and the one whose range holds the element is selected. The
+  /// lanes of an aligned block that stays in one run of the dims after the
+  /// axis share their operand; otherwise they are gathered lane by lane.
+  mlir::FailureOr<mlir::Value> emitConcat(fd::ConcatOp concat, Index index);
+
   static std::tuple<mlir::Value, mlir::Value, unsigned>
   memoKey(mlir::Value value, Index index) {
     return std::make_tuple(value, index.value, unsigned(index.kind));
@@ -337,10 +345,10 @@ protected:
 /// A target's region emitter (`Derived`: HostRegionEmitter.h's,
 /// GpuRegionEmitter.h's): RegionEmitterBase with the target's name
 /// (`Derived::kTarget`) and address space (`Derived::kAddressSpace`), made
-/// as every schedule makes one, and the one op only that target lowers
-/// (`OwnOp`: the host's concat, the GPU's matmul) emitted by
+/// as every schedule makes one, and the one op only that target lowers, if
+/// any (`OwnOp`: the GPU's matmul; void: none) emitted by
 /// `Derived::emitOwnOp`.
-template <class Derived, class OwnOp>
+template <class Derived, class OwnOp = void>
 class TargetRegionEmitter : public RegionEmitterBase {
 public:
   TargetRegionEmitter(
@@ -352,8 +360,9 @@ public:
 private:
   mlir::FailureOr<mlir::Value> emitTargetOp(mlir::Operation *op,
                                             Index index) override {
-    if (auto own = mlir::dyn_cast<OwnOp>(op))
-      return static_cast<Derived *>(this)->emitOwnOp(own, index);
+    if constexpr (!std::is_void_v<OwnOp>)
+      if (auto own = mlir::dyn_cast<OwnOp>(op))
+        return static_cast<Derived *>(this)->emitOwnOp(own, index);
     return mlir::Value();
   }
 };

@@ -4,7 +4,7 @@
 // The pieces every host schedule shares (HostKernelEmitter.cpp for pointwise
 // and reductions, HostMatmulEmitter.cpp, HostColumnReductionEmitter.cpp):
 // the region emitter of RegionEmitter.h over generic pointers, with what
-// only the host has: concat at an index, and the float ops it lowers
+// only the host has: the float ops it lowers
 // itself (f64 exp and log, atan, sinh and cosh, the inverse hyperbolics and
 // pow as polynomials or identities) so that a kernel calls no libm but fmod
 // and the f64 functions without a polynomial of ours (tanh, erf, sin, ...);
@@ -43,8 +43,7 @@ namespace host {
 namespace fd = mlir::fuse;
 
 /// Emits region values at an index, with one vector width (1: scalars).
-class RegionEmitter
-    : public codegen::TargetRegionEmitter<RegionEmitter, fd::ConcatOp> {
+class RegionEmitter : public codegen::TargetRegionEmitter<RegionEmitter> {
 public:
   using TargetRegionEmitter::TargetRegionEmitter;
   static constexpr const char *kTarget = "host";
@@ -54,13 +53,6 @@ private:
   bool maskedVectorLoads() const override { return true; }
 
   friend TargetRegionEmitter;
-
-  /// Each operand is read at its own position of the element, clamped into
-  /// its range along the axis (so every read is in bounds), and the one whose
-  /// range holds the element is selected. The lanes of an aligned block that
-  /// stays in one run of the dims after the axis share their operand;
-  /// otherwise they are gathered lane by lane.
-  mlir::FailureOr<mlir::Value> emitOwnOp(fd::ConcatOp op, codegen::Index index);
 
   /// fuse.rem's arith.remf (the shared lowerFloatRem) becomes a call of
   /// libm's fmod or fmodf per lane. fmod is exact in IEEE arithmetic, and

@@ -3,13 +3,23 @@
 // kernel, checked against the reference runtime. The concat (2 operands)
 // and the cheap arithmetic around it are recomputed where attention reads
 // Q and K (FusionCostModel's small concats), so no rotated Q or K is stored.
+// The GPU's attention kernel takes the same prologue (the shared region
+// emitter's concat); ptxas accepts it for sm_90 and sm_80 without spills.
 
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: fuse-run %s --check --print-plan --cache-dir %t/cache | FileCheck %s
+// RUN: %if ptxas %{ fuse-compile %s --target=sm_90 -o %t/sm_90 && fuse-compile %s --target=sm_80 -o %t/sm_80 %}
+// RUN: %if ptxas %{ FileCheck %s --check-prefix=GPU < %t/sm_90/bundle.txt %}
+// RUN: %if ptxas %{ %ptxas -arch=sm_90 -v %t/sm_90/fuse_k3_attention.ptx -o %t/a90.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+// RUN: %if ptxas %{ %ptxas -arch=sm_80 -v %t/sm_80/fuse_k3_attention.ptx -o %t/a80.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 
 // CHECK: kernel {{[0-9]+}} fuse_k{{[0-9]+}}_attention: attention
 // CHECK-NEXT: ops {{.*}}concat {{.*}}concat {{.*}}matmul {{.*}}exp {{.*}}matmul
 // CHECK: check: passed, 1 outputs match the reference
+
+// GPU: kernel 3 fuse_k3_attention schedule attention
+// GPU-NEXT: ops {{.*}}concat {{.*}}concat {{.*}}matmul {{.*}}exp {{.*}}matmul
+// PTXAS: 0 bytes spill stores, 0 bytes spill loads
 
 func.func @rot(%x: tensor<8x32xf32>, %wq: tensor<32x32xf32>, %wk: tensor<32x32xf32>, %wv: tensor<32x32xf32>, %cos: tensor<8x8xf32>, %sin: tensor<8x8xf32>) -> tensor<4x8x8xf32> {
   %q0 = fuse.matmul %x, %wq : tensor<8x32xf32>, tensor<32x32xf32> -> tensor<8x32xf32>
