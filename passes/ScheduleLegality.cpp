@@ -521,11 +521,15 @@ FailureOr<AttentionSchedule> analyzeAttention(const KernelView &kernel,
               "the first matmul's result";
   if (scores.getTransposeA() || output.getTransposeA())
     return refuseKernel(kernel, target, kName) << "a matmul transposes its lhs";
+  // f16 and bf16 are storage types: the kernel computes in f32 (scores,
+  // P and the output rows), as every kernel does for them.
   for (Value v : {scores.getLhs(), scores.getRhs(), scores.getResult(),
-                  output.getLhs(), output.getRhs(), output.getResult()})
-    if (!cast<RankedTensorType>(v.getType()).getElementType().isF32())
+                  output.getLhs(), output.getRhs(), output.getResult()}) {
+    Type element = cast<RankedTensorType>(v.getType()).getElementType();
+    if (!element.isF32() && !element.isF16() && !element.isBF16())
       return refuseKernel(kernel, target, kName)
-             << "its matmuls are not all f32";
+             << "its matmuls are not all f32, f16 or bf16";
+  }
   ArrayRef<int64_t> s = shapeOf(scores.getResult());
   size_t rank = s.size();
   if (rank < 3)

@@ -6,7 +6,8 @@ from_pretrained, no hub), 2 layers, hidden 256, 4 heads, and exported by
 torch.onnx.export's TorchScript exporter at opset 17 with static shapes
 (batch 1, sequence 128), or with --dynamic batch and sequence as dynamic
 axes (MODEL_dynamic.onnx); --dynamo uses the dynamo exporter (torch's
-default) at its own opset instead (MODEL_dynamo.onnx). Beside each MODEL.onnx it writes the inputs it was
+default) at its own opset instead (MODEL_dynamo.onnx); --half exports the
+model in f16 (MODEL_f16.onnx: weights, activations and output). Beside each MODEL.onnx it writes the inputs it was
 exported with (MODEL.input_ids.npy, MODEL.attention_mask.npy where the model
 takes one) and PyTorch eager's output (MODEL.expected.npy).
 
@@ -116,21 +117,24 @@ class LastHidden(torch.nn.Module):
                           **kwargs).last_hidden_state
 
 
-def export(name, make, with_mask, out, dynamic, dynamo):
+def export(name, make, with_mask, out, dynamic, dynamo, half=False):
     torch.manual_seed(0)
     model = LastHidden(make().eval(), with_mask)
+    if half:
+        model = model.half()
     rng = np.random.default_rng(1)
     ids = torch.from_numpy(rng.integers(0, VOCAB, size=(1, SEQ), dtype=np.int64))
     mask = torch.ones(1, SEQ, dtype=torch.int64)
     args = (ids, mask) if with_mask else (ids,)
     names = ["input_ids", "attention_mask"][:len(args)]
-    stem = name + ("_dynamic" if dynamic else "") + ("_dynamo" if dynamo else "")
+    stem = (name + ("_dynamic" if dynamic else "") +
+            ("_dynamo" if dynamo else "") + ("_f16" if half else ""))
     path = os.path.join(out, stem + ".onnx")
     axes = {n: {0: "batch", 1: "sequence"} for n in names} if dynamic else None
     if dynamic:
         axes["last_hidden_state"] = {0: "batch", 1: "sequence"}
     with torch.no_grad():
-        expected = model(*args).numpy()
+        expected = model(*args).float().numpy()
         if dynamo:
             # The default exporter of torch 2.9+, at its own opset.
             torch.onnx.export(model, args, path, input_names=names,
@@ -159,6 +163,8 @@ def main():
                     help="the dynamo exporter at its opset (MODEL_dynamo.onnx)")
     ap.add_argument("--dynamic", action="store_true",
                     help="batch and sequence as dynamic axes (MODEL_dynamic.onnx)")
+    ap.add_argument("--half", action="store_true",
+                    help="the model in f16 (MODEL_f16.onnx)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     wanted = [n for n in args.only.split(",") if n] or (
@@ -168,7 +174,8 @@ def main():
         if name not in wanted:
             continue
         try:
-            export(name, make, with_mask, args.out, args.dynamic, args.dynamo)
+            export(name, make, with_mask, args.out, args.dynamic, args.dynamo,
+                   args.half)
         except Exception as e:  # report every model, not only the first failure
             print(f"{name}: export failed: {type(e).__name__}: {e}", file=sys.stderr)
             failed += 1

@@ -11,8 +11,10 @@ LogicalResult ScalarLowering::unsupported(Operation *op, const Twine &why) {
   auto fusion = op->getParentOfType<fd::FusionOp>();
   std::string kind =
       fusion ? stringifyScheduleKind(fusion.getKind()).str() : "unknown";
+  bool vowel = !kind.empty() && StringRef("aeiou").contains(kind.front());
   return op->emitOpError() << "cannot be generated for the " << target
-                           << " in a " << kind << " kernel: " << why;
+                           << (vowel ? " in an " : " in a ") << kind
+                           << " kernel: " << why;
 }
 
 Value ScalarLowering::constant(Type element, double value) {

@@ -257,11 +257,13 @@ void AttentionKernel::emitOutput() {
                   nb, nl, Value(math::FmaOp::create(nb, nl, p, *v, acc[0])));
             });
         Value stored = add(mul(add(firstRow, r), c(Dv)), dv);
-        Value address = LLVM::GEPOp::create(
-            b, loc,
-            LLVM::LLVMPointerType::get(b.getContext(), kGlobalAddressSpace),
-            f32(), outputs, ValueRange{stored});
-        LLVM::StoreOp::create(b, loc, sum.getResult(0), address, 4 * width);
+        // In the output's storage type (f16 and bf16 rounded once here).
+        RegionEmitter store(b, loc, width, pointers.inputs);
+        store.store(sum.getResult(0), elementTypeOf(output.getResult()),
+                    outputs,
+                    width == 1 ? Index{Index::Uniform, stored}
+                               : Index{Index::Contiguous, stored,
+                                       int64_t(width), /*aligned=*/true});
       });
 }
 

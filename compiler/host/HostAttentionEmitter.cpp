@@ -265,13 +265,17 @@ struct AttentionBlock {
           k.store(acc[part], outRows, k.add(outRow, k.c(span.first)));
       });
     });
-    // 5. The block's output rows.
+    // 5. The block's output rows, in the output's storage type.
+    Type element = elementTypeOf(output.getResult());
     k.forEach(count, [&](Value r) {
       Value outRow = k.mul(r, k.c(Dv));
       Value stored = k.mul(k.add(firstRow, r), k.c(Dv));
-      for (auto [offset, lanes] : outParts)
-        k.store(k.load(outRows, k.add(outRow, k.c(offset)), lanes), out,
-                k.add(stored, k.c(offset)));
+      for (auto [offset, lanes] : outParts) {
+        RegionEmitter e(b, loc, lanes, k.pointers);
+        e.store(
+            k.load(outRows, k.add(outRow, k.c(offset)), lanes), element, out,
+            {Index::Contiguous, k.add(stored, k.c(offset)), int64_t(lanes)});
+      }
     });
   }
 };
