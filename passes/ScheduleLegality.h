@@ -221,9 +221,11 @@ struct AttentionSchedule {
 };
 
 /// Most elements of a Q or V row, and most keys, of a host attention kernel
-/// (its stack holds a block of Q rows, of output rows and of score rows).
+/// (its stack holds a block of Q rows and of output rows, and of score rows
+/// where they fit: longer ones live in the kernel's scratch, a few rows per
+/// part of the work, HostAttentionEmitter.cpp).
 inline constexpr int64_t kMaxAttentionDepth = 512;
-inline constexpr int64_t kMaxAttentionKeys = 16384;
+inline constexpr int64_t kMaxAttentionKeys = int64_t(1) << 20;
 /// Most keys of a GPU attention kernel: a block's rows of scores live in
 /// static shared memory (at most 48 KiB), 32 KiB of them for one row of
 /// 8192 keys. Its Q and V rows are read from global memory: no limit of

@@ -4,8 +4,9 @@
 // Q K over [batch, M, N], a row kernel over each row of N scores (a
 // softmax with its scale and mask), and out = P V. One iteration is a block
 // of up to `rowsPerBlock` query rows of one batch element; its stack holds
-// the block's Q rows, its rows of scores and of P, and its output rows, so
-// no buffer of M x N scores exists:
+// the block's Q rows, its rows of scores and of P (in the scratch, one row
+// per part of the work, where a row of them is too long for the stack), and
+// its output rows, so no buffer of M x N scores exists:
 //   1. the Q rows, computed by their prologue where the kernel reads them;
 //   2. per tile of 4 vectors of keys, their K rows (computed likewise)
 //      transposed into the tile, and each Q row times the tile in four
@@ -39,6 +40,14 @@ namespace {
 /// stack; the block has fewer rows for longer rows.
 constexpr int64_t kAttentionStackBytes = 256 * 1024;
 constexpr int64_t kMaxRowsPerBlock = 32;
+/// Rows of more keys than a one-row block's scores and P fit in the stack
+/// (past 16384 keys with 64 elements per Q row) keep them in the kernel's
+/// scratch instead: the blocks are dealt out to at most kMaxScratchParts
+/// parts (fewer where their rows would pass kScratchBudgetBytes), each with
+/// its own row of scores and of P, so the scratch grows with the keys
+/// (parts x 2 rows), never with the queries times the keys.
+constexpr int64_t kMaxScratchParts = 64;
+constexpr int64_t kScratchBudgetBytes = int64_t(64) << 20;
 
 /// A kernel being built: its builder, pointers and scratch.
 struct AttentionBuilder {
@@ -315,11 +324,23 @@ FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
   unsigned numInputs = fusion.getInputs().size();
   Value out = bufferPointer(b, loc, buffers, numInputs);
   AttentionBuilder k{b, loc, width, pointers};
+  // The rows of scores and P on the stack where they fit, else in the
+  // scratch (kMaxScratchParts).
+  const bool onStack =
+      4 * (rowsPerBlock * perRow + shared) <= kAttentionStackBytes;
+  const int64_t totalBlocks = schedule->batch * blocks,
+                parts = std::clamp<int64_t>(
+                    std::min(kScratchBudgetBytes / (8 * paddedKeys),
+                             kMaxScratchParts),
+                    1, std::max<int64_t>(totalBlocks, 1));
   Value qRows = k.alloca(rowsPerBlock * D), keyRow = k.alloca(D),
-        keyTile = k.alloca(D * tile), valueTile = k.alloca(tile * Dv),
-        scoreRows = k.alloca(rowsPerBlock * paddedKeys),
-        probRows = k.alloca(rowsPerBlock * paddedKeys),
-        outRows = k.alloca(rowsPerBlock * Dv);
+        keyTile = k.alloca(D * tile), valueTile = k.alloca(tile * Dv);
+  Value scoreRows, probRows;
+  if (onStack) {
+    scoreRows = k.alloca(rowsPerBlock * paddedKeys);
+    probRows = k.alloca(rowsPerBlock * paddedKeys);
+  }
+  Value outRows = k.alloca(rowsPerBlock * Dv);
   Value probs = output.getLhs();
   SmallVector<Value> stashBuffers =
       allocateRowStashes(b, loc, reductions, {probs}, N);
@@ -327,10 +348,31 @@ FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
   // are computed and never read).
   k.forEach(k.c(D * tile), [&](Value e) { k.store(k.zero(1), keyTile, e); });
 
-  auto loop = scf::ForOp::create(b, loc, func.getArgument(1),
-                                 func.getArgument(2), k.c(1));
-  b.setInsertionPoint(loop.getBody()->getTerminator());
-  Value iteration = loop.getInductionVar();
+  Value iteration;
+  if (onStack) {
+    auto loop = scf::ForOp::create(b, loc, func.getArgument(1),
+                                   func.getArgument(2), k.c(1));
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    iteration = loop.getInductionVar();
+  } else {
+    // An iteration is a part: the blocks [part * total / parts, (part + 1)
+    // * total / parts), with its rows of scores and P in the scratch.
+    auto partLoop = scf::ForOp::create(b, loc, func.getArgument(1),
+                                       func.getArgument(2), k.c(1));
+    b.setInsertionPoint(partLoop.getBody()->getTerminator());
+    Value part = partLoop.getInductionVar();
+    Value scratch = bufferPointer(b, loc, buffers, numInputs + 1);
+    scoreRows = k.at(scratch, k.mul(part, k.c(2 * paddedKeys)));
+    probRows = k.at(scoreRows, k.c(paddedKeys));
+    auto firstBlock = [&](Value p) {
+      return arith::DivSIOp::create(b, loc, k.mul(p, k.c(totalBlocks)),
+                                    k.c(parts));
+    };
+    auto loop = scf::ForOp::create(b, loc, firstBlock(part),
+                                   firstBlock(k.add(part, k.c(1))), k.c(1));
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    iteration = loop.getInductionVar();
+  }
   Value batch = arith::DivSIOp::create(b, loc, iteration, k.c(blocks));
   Value first = k.mul(arith::RemSIOp::create(b, loc, iteration, k.c(blocks)),
                       k.c(rowsPerBlock));
@@ -380,11 +422,16 @@ FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
   if (blk.failedBody)
     return failure();
 
+  const unsigned result = 0;
   KernelPlan plan = kernelPlan(name, "", ScheduleKind::Attention, numInputs,
-                               /*numResults=*/1);
-  plan.launch.iterations = schedule->batch * blocks;
+                               std::span<const unsigned>(&result, 1),
+                               /*scratch=*/!onStack);
+  plan.launch.iterations = onStack ? totalBlocks : parts;
   plan.launch.grain = 1;
-  return singleKernel(std::move(plan));
+  FusionKernels kernels = singleKernel(std::move(plan));
+  if (!onStack)
+    kernels.scratchBytes = uint64_t(parts) * 2 * paddedKeys * 4;
+  return kernels;
 }
 
 } // namespace fuse
