@@ -161,6 +161,71 @@ struct AttentionBuilder {
   }
 };
 
+/// A row kernel that is a softmax: max = the row's max of X, E = exp(X -
+/// max) and sum = the row's sum of E, P = E / sum or E times the sum's
+/// reciprocal (the two spellings exporters use). Such rows are folded over
+/// tiles of keys (an online softmax): a tile's E is relative to its own
+/// max, and the running sum and output rows are rescaled by exp(old max -
+/// new max) as the max grows.
+struct OnlineSoftmax {
+  fd::ReduceOp max, sum;
+  fd::ExpOp exp;
+};
+
+/// `v` through broadcasts and reshapes; `reciprocal` also through one
+/// fuse.reciprocal, said in `*seen`.
+Value throughBroadcasts(Value v, bool *seen = nullptr) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<fd::BroadcastOp, fd::ReshapeOp>(def) ||
+        (seen && !*seen && isa<fd::ReciprocalOp>(def))) {
+      if (isa<fd::ReciprocalOp>(def))
+        *seen = true;
+      v = def->getOperand(0);
+      continue;
+    }
+    break;
+  }
+  return v;
+}
+
+std::optional<OnlineSoftmax> matchSoftmax(ArrayRef<ReductionInfo> reductions,
+                                          Value probs) {
+  if (reductions.size() != 2)
+    return std::nullopt;
+  auto max = cast<fd::ReduceOp>(reductions[0].op),
+       sum = cast<fd::ReduceOp>(reductions[1].op);
+  if (max.getKind() != fd::ReduceKind::max ||
+      sum.getKind() != fd::ReduceKind::sum)
+    return std::nullopt;
+  Value e = sum.getOperand();
+  auto exp = e.getDefiningOp<fd::ExpOp>();
+  auto sub = exp ? exp->getOperand(0).getDefiningOp<fd::SubOp>() : nullptr;
+  if (!sub || sub->getOperand(0) != max.getOperand() ||
+      throughBroadcasts(sub->getOperand(1)) != max.getResult())
+    return std::nullopt;
+  Operation *p = probs.getDefiningOp();
+  if (isa_and_nonnull<fd::DivOp>(p) && p->getOperand(0) == e &&
+      throughBroadcasts(p->getOperand(1)) == sum.getResult())
+    return OnlineSoftmax{max, sum, exp};
+  if (isa_and_nonnull<fd::MulOp>(p))
+    for (int side = 0; side < 2; ++side) {
+      bool reciprocal = false;
+      if (p->getOperand(side) == e &&
+          throughBroadcasts(p->getOperand(1 - side), &reciprocal) ==
+              sum.getResult() &&
+          reciprocal)
+        return OnlineSoftmax{max, sum, exp};
+    }
+  return std::nullopt;
+}
+
+/// An online block's per-row scalars on the stack: the running max and
+/// sum, and the current tile's rescaling of the old output rows and weight
+/// of its own.
+struct OnlineRows {
+  Value runMax, runSum, keep, weight;
+};
+
 /// One iteration's block of query rows: the sizes, the stack buffers and
 /// where the block is.
 struct AttentionBlock {
@@ -180,56 +245,98 @@ struct AttentionBlock {
                     arith::SubIOp::create(k.b, k.loc, k.c(N), j0))};
   }
 
-  /// The block's rows of scores.
-  void emitScores(fd::MatmulOp scores) {
+  /// Tile `t`'s K rows transposed into the key tile, then each Q row times
+  /// the tile in four vector accumulators: row r's scores of the tile at
+  /// scoreRows + r * stride, + the tile's first key where `atKey`.
+  void emitScoreTile(fd::MatmulOp scores, Value t, int64_t stride, bool atKey) {
     OpBuilder &b = k.b;
     Location loc = k.loc;
     unsigned width = k.width;
-    // 2. Scores, a tile of keys at a time: its K rows transposed into the
-    // tile, then each Q row times the tile.
-    k.forEach(k.c(tiles), [&](Value t) {
-      auto [j0, valid] = keysIn(t);
-      k.forEach(valid, [&](Value jj) {
-        Value j = k.add(j0, jj);
-        Value keyStart = scores.getTransposeB()
-                             ? k.mul(k.add(k.mul(batch, k.c(N)), j), k.c(D))
-                             : k.add(k.mul(batch, k.c(D * N)), j);
-        check(k.stage(scores.getRhs(), keyStart, D,
-                      scores.getTransposeB() ? 1 : N, keyRow));
-        k.forEach(k.c(D), [&](Value d) {
-          k.store(k.load(keyRow, d, 1), keyTile,
-                  k.add(k.mul(d, k.c(tile)), jj));
-        });
+    auto [j0, valid] = keysIn(t);
+    k.forEach(valid, [&](Value jj) {
+      Value j = k.add(j0, jj);
+      Value keyStart = scores.getTransposeB()
+                           ? k.mul(k.add(k.mul(batch, k.c(N)), j), k.c(D))
+                           : k.add(k.mul(batch, k.c(D * N)), j);
+      check(k.stage(scores.getRhs(), keyStart, D,
+                    scores.getTransposeB() ? 1 : N, keyRow));
+      k.forEach(k.c(D), [&](Value d) {
+        k.store(k.load(keyRow, d, 1), keyTile, k.add(k.mul(d, k.c(tile)), jj));
       });
-      k.forEach(count, [&](Value r) {
-        SmallVector<Value> init(4, k.zero(width));
-        Value qRow = k.mul(r, k.c(D));
-        SmallVector<Value> acc =
-            k.forCarried(k.c(D), init, [&](Value d, ValueRange carried) {
-              Value q = vector::BroadcastOp::create(
-                  b, loc, VectorType::get({width}, k.f32()),
-                  k.load(qRows, k.add(qRow, d), 1));
-              SmallVector<Value> next;
-              for (int64_t v = 0; v < 4; ++v)
-                next.push_back(math::FmaOp::create(
-                    b, loc, q,
-                    k.load(keyTile, k.add(k.mul(d, k.c(tile)), k.c(v * width)),
-                           width),
-                    carried[v]));
-              return next;
-            });
-        Value scoreRow = k.add(k.mul(r, k.c(paddedKeys)), j0);
-        for (int64_t v = 0; v < 4; ++v)
-          k.store(acc[v], scoreRows, k.add(scoreRow, k.c(v * width)));
-      });
+    });
+    k.forEach(count, [&](Value r) {
+      SmallVector<Value> init(4, k.zero(width));
+      Value qRow = k.mul(r, k.c(D));
+      SmallVector<Value> acc =
+          k.forCarried(k.c(D), init, [&](Value d, ValueRange carried) {
+            Value q = vector::BroadcastOp::create(
+                b, loc, VectorType::get({width}, k.f32()),
+                k.load(qRows, k.add(qRow, d), 1));
+            SmallVector<Value> next;
+            for (int64_t v = 0; v < 4; ++v)
+              next.push_back(math::FmaOp::create(
+                  b, loc, q,
+                  k.load(keyTile, k.add(k.mul(d, k.c(tile)), k.c(v * width)),
+                         width),
+                  carried[v]));
+            return next;
+          });
+      Value scoreRow =
+          atKey ? k.add(k.mul(r, k.c(stride)), j0) : k.mul(r, k.c(stride));
+      for (int64_t v = 0; v < 4; ++v)
+        k.store(acc[v], scoreRows, k.add(scoreRow, k.c(v * width)));
+    });
+  }
+
+  /// The block's rows of scores, a tile of keys at a time.
+  void emitScores(fd::MatmulOp scores) {
+    k.forEach(k.c(tiles),
+              [&](Value t) { emitScoreTile(scores, t, paddedKeys, true); });
+  }
+
+  /// Tile `t`'s V rows into the value tile: its first key and its number
+  /// of keys.
+  std::pair<Value, Value> stageValueTile(fd::MatmulOp output, Value t) {
+    auto [j0, valid] = keysIn(t);
+    k.forEach(valid, [&](Value jj) {
+      Value j = k.add(j0, jj);
+      Value valueStart = output.getTransposeB()
+                             ? k.add(k.mul(batch, k.c(Dv * N)), j)
+                             : k.mul(k.add(k.mul(batch, k.c(N)), j), k.c(Dv));
+      check(k.stage(output.getRhs(), valueStart, Dv,
+                    output.getTransposeB() ? N : 1,
+                    k.at(valueTile, k.mul(jj, k.c(Dv)))));
+    });
+    return {j0, valid};
+  }
+
+  /// Row r's rows of P of a tile (at probRows + r * stride + `keyOffset`)
+  /// times the value tile, accumulated into `init`.
+  SmallVector<Value> multiplyValues(Value r, int64_t stride, Value keyOffset,
+                                    Value valid, ValueRange init) {
+    OpBuilder &b = k.b;
+    Location loc = k.loc;
+    SmallVector<std::pair<int64_t, unsigned>> outParts = k.rowParts(Dv);
+    Value probRow = k.add(k.mul(r, k.c(stride)), keyOffset);
+    return k.forCarried(valid, init, [&](Value jj, ValueRange carried) {
+      Value p = k.load(probRows, k.add(probRow, jj), 1);
+      Value splat = vector::BroadcastOp::create(
+          b, loc, VectorType::get({k.width}, k.f32()), p);
+      Value valueRow = k.mul(jj, k.c(Dv));
+      SmallVector<Value> next;
+      for (auto [part, span] : llvm::enumerate(outParts)) {
+        auto [offset, lanes] = span;
+        next.push_back(math::FmaOp::create(
+            b, loc, lanes == 1 ? p : splat,
+            k.load(valueTile, k.add(valueRow, k.c(offset)), lanes),
+            carried[part]));
+      }
+      return next;
     });
   }
 
   /// The block's output rows from its rows of P, stored in `out`.
   void emitOutputRows(fd::MatmulOp output, Value out) {
-    OpBuilder &b = k.b;
-    Location loc = k.loc;
-    unsigned width = k.width;
     // 4. Output rows: over each tile of keys, P times the tile's V rows,
     // accumulated in registers per row.
     SmallVector<std::pair<int64_t, unsigned>> outParts = k.rowParts(Dv);
@@ -238,56 +345,176 @@ struct AttentionBlock {
         k.store(k.zero(lanes), outRows, k.add(k.mul(r, k.c(Dv)), k.c(offset)));
     });
     k.forEach(k.c(tiles), [&](Value t) {
-      auto [j0, valid] = keysIn(t);
-      k.forEach(valid, [&](Value jj) {
-        Value j = k.add(j0, jj);
-        Value valueStart = output.getTransposeB()
-                               ? k.add(k.mul(batch, k.c(Dv * N)), j)
-                               : k.mul(k.add(k.mul(batch, k.c(N)), j), k.c(Dv));
-        check(k.stage(output.getRhs(), valueStart, Dv,
-                      output.getTransposeB() ? N : 1,
-                      k.at(valueTile, k.mul(jj, k.c(Dv)))));
-      });
+      auto [j0, valid] = stageValueTile(output, t);
       k.forEach(count, [&](Value r) {
         Value outRow = k.mul(r, k.c(Dv));
         SmallVector<Value> init;
         for (auto [offset, lanes] : outParts)
           init.push_back(k.load(outRows, k.add(outRow, k.c(offset)), lanes));
-        Value probRow = k.add(k.mul(r, k.c(paddedKeys)), j0);
-        SmallVector<Value> acc =
-            k.forCarried(valid, init, [&](Value jj, ValueRange carried) {
-              Value p = k.load(probRows, k.add(probRow, jj), 1);
-              Value splat = vector::BroadcastOp::create(
-                  b, loc, VectorType::get({width}, k.f32()), p);
-              Value valueRow = k.mul(jj, k.c(Dv));
-              SmallVector<Value> next;
-              for (auto [part, span] : llvm::enumerate(outParts)) {
-                auto [offset, lanes] = span;
-                next.push_back(math::FmaOp::create(
-                    b, loc, lanes == 1 ? p : splat,
-                    k.load(valueTile, k.add(valueRow, k.c(offset)), lanes),
-                    carried[part]));
-              }
-              return next;
-            });
+        SmallVector<Value> acc = multiplyValues(r, paddedKeys, j0, valid, init);
         for (auto [part, span] : llvm::enumerate(outParts))
           k.store(acc[part], outRows, k.add(outRow, k.c(span.first)));
       });
     });
-    // 5. The block's output rows, in the output's storage type.
+    // 5. The block's output rows.
+    storeOutputRows(output, out, Value());
+  }
+
+  /// The block's output rows, divided by the row's `sums` where given, in
+  /// the output's storage type.
+  void storeOutputRows(fd::MatmulOp output, Value out, Value sums) {
+    OpBuilder &b = k.b;
+    Location loc = k.loc;
     Type element = elementTypeOf(output.getResult());
     k.forEach(count, [&](Value r) {
       Value outRow = k.mul(r, k.c(Dv));
       Value stored = k.mul(k.add(firstRow, r), k.c(Dv));
-      for (auto [offset, lanes] : outParts) {
+      for (auto [offset, lanes] : k.rowParts(Dv)) {
+        Value row = k.load(outRows, k.add(outRow, k.c(offset)), lanes);
+        if (sums) {
+          Value sum = k.load(sums, r, 1);
+          if (lanes != 1)
+            sum = vector::BroadcastOp::create(b, loc, row.getType(), sum);
+          row = arith::DivFOp::create(b, loc, row, sum);
+        }
         RegionEmitter e(b, loc, lanes, k.pointers);
         e.store(
-            k.load(outRows, k.add(outRow, k.c(offset)), lanes), element, out,
+            row, element, out,
             {Index::Contiguous, k.add(stored, k.c(offset)), int64_t(lanes)});
       }
     });
   }
+
+  void emitOnline(fd::MatmulOp scores, fd::MatmulOp output, Value out,
+                  OnlineSoftmax softmax, ArrayRef<ReductionInfo> reductions,
+                  ArrayRef<Value> stashBuffers, const OnlineRows &rows);
 };
+
+/// The block's attention with an online softmax: per tile of keys, the
+/// scores of the tile, per row the row kernel's passes over them (the
+/// tile's max and its sum of E relative to it), E at the tile's keys (P
+/// with the sum taken as 1), the running max and sum updated and the output
+/// rows rescaled by exp(old max - new max) before the tile's E times V is
+/// added at weight exp(tile max - new max); at the end each output row is
+/// divided by its sum. A tile whose max is -inf (every key masked so far)
+/// adds nothing: its E is NaN there (-inf - -inf), and it is selected
+/// away, not multiplied by 0; a row masked entirely gives 0 / 0 = NaN, as
+/// the softmax's definition does.
+void AttentionBlock::emitOnline(fd::MatmulOp scores, fd::MatmulOp output,
+                                Value out, OnlineSoftmax softmax,
+                                ArrayRef<ReductionInfo> reductions,
+                                ArrayRef<Value> stashBuffers,
+                                const OnlineRows &rows) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  unsigned width = k.width;
+  Type f32 = k.f32();
+  auto constant = [&](double v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(float(v)));
+  };
+  auto isMinusInf = [&](Value x) {
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x,
+                                 constant(-INFINITY));
+  };
+  SmallVector<std::pair<int64_t, unsigned>> outParts = k.rowParts(Dv);
+  k.forEach(count, [&](Value r) {
+    for (auto [offset, lanes] : outParts)
+      k.store(k.zero(lanes), outRows, k.add(k.mul(r, k.c(Dv)), k.c(offset)));
+    k.store(constant(-INFINITY), rows.runMax, r);
+    k.store(constant(0), rows.runSum, r);
+  });
+  Value probs = output.getLhs();
+  k.forEach(k.c(tiles), [&](Value t) {
+    emitScoreTile(scores, t, tile, /*atKey=*/false);
+    auto [j0, valid] = keysIn(t);
+    k.forEach(count, [&](Value r) {
+      Value lo = k.add(k.mul(k.add(firstRow, r), k.c(N)), j0);
+      Value hi = k.add(lo, valid);
+      Value minusLo = arith::SubIOp::create(b, loc, k.mul(r, k.c(tile)), lo);
+      SmallVector<std::pair<Value, Value>> written{
+          {scores.getResult(), k.at(scoreRows, minusLo)}};
+      DenseMap<Value, Value> seeds;
+      check(emitRowPasses(b, loc, width, N, lo, hi, k.pointers, reductions,
+                          stashBuffers, seeds, written));
+      Value tileMax = seeds.lookup(softmax.max.getResult());
+      Value tileSum = seeds.lookup(softmax.sum.getResult());
+      if (!tileMax || !tileSum || tileMax.getType() != f32) {
+        failedBody = true;
+        return;
+      }
+      // E at the tile's keys: P with the sum seeded as 1.
+      seeds[softmax.sum.getResult()] = constant(1);
+      Value probBase = k.at(probRows, minusLo);
+      int64_t block = N % width == 0 ? width : N;
+      FailureOr<PeeledLoop> pass = emitPeeledLoop(
+          b, loc, lo, hi, width, block, k.pointers, seeds, {}, {},
+          [&](RegionEmitter &e, Index index,
+              ValueRange) -> FailureOr<SmallVector<Value>> {
+            for (auto [value, base] : written)
+              e.stash(value, base);
+            FailureOr<Value> p = e.emit(probs, index);
+            if (failed(p))
+              return failure();
+            e.storeStash(*p, probBase, index);
+            return SmallVector<Value>();
+          });
+      check(failure(failed(pass)));
+      // The running max and sum, and the tile's rescaling and weight.
+      RegionEmitter scalar(b, loc, 1, k.pointers);
+      Value oldMax = k.load(rows.runMax, r, 1);
+      Value newMax = arith::MaximumFOp::create(b, loc, oldMax, tileMax);
+      auto exp = [&](Value x) -> Value {
+        FailureOr<Value> e = scalar.lowerElementwise(softmax.exp, {x});
+        if (failed(e)) {
+          failedBody = true;
+          return x;
+        }
+        return *e;
+      };
+      Value keep = arith::SelectOp::create(
+          b, loc, isMinusInf(oldMax), constant(0),
+          exp(arith::SubFOp::create(b, loc, oldMax, newMax)));
+      Value weight = arith::SelectOp::create(
+          b, loc, isMinusInf(tileMax), constant(0),
+          exp(arith::SubFOp::create(b, loc, tileMax, newMax)));
+      Value added = arith::SelectOp::create(
+          b, loc, isMinusInf(tileMax), constant(0),
+          arith::MulFOp::create(b, loc, tileSum, weight));
+      k.store(
+          math::FmaOp::create(b, loc, k.load(rows.runSum, r, 1), keep, added),
+          rows.runSum, r);
+      k.store(newMax, rows.runMax, r);
+      k.store(keep, rows.keep, r);
+      k.store(weight, rows.weight, r);
+    });
+    stageValueTile(output, t);
+    k.forEach(count, [&](Value r) {
+      Value outRow = k.mul(r, k.c(Dv));
+      SmallVector<Value> zeros;
+      for (auto [offset, lanes] : outParts)
+        zeros.push_back(k.zero(lanes));
+      SmallVector<Value> acc = multiplyValues(r, tile, k.c(0), valid, zeros);
+      Value keep = k.load(rows.keep, r, 1), weight = k.load(rows.weight, r, 1);
+      Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                          weight, constant(0));
+      for (auto [part, span] : llvm::enumerate(outParts)) {
+        auto [offset, lanes] = span;
+        auto splat = [&](Value x) -> Value {
+          return lanes == 1 ? x
+                            : vector::BroadcastOp::create(
+                                  b, loc, VectorType::get({lanes}, f32), x);
+        };
+        Value old = k.load(outRows, k.add(outRow, k.c(offset)), lanes);
+        Value tilePart = arith::SelectOp::create(
+            b, loc, empty, k.zero(lanes),
+            arith::MulFOp::create(b, loc, acc[part], splat(weight)));
+        k.store(math::FmaOp::create(b, loc, old, splat(keep), tilePart),
+                outRows, k.add(outRow, k.c(offset)));
+      }
+    });
+  });
+  storeOutputRows(output, out, rows.runSum);
+}
 
 } // namespace
 
@@ -313,6 +540,22 @@ FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
   int64_t rowsPerBlock = std::clamp<int64_t>(
       (kAttentionStackBytes / 4 - shared) / perRow, 1, kMaxRowsPerBlock);
   rowsPerBlock = std::min(rowsPerBlock, M);
+  // The rows of scores and P on the stack where they fit; else an online
+  // softmax over tiles of keys where the row kernel is a softmax (a tile of
+  // scores and of E per row, and 4 scalars), else the rows in the scratch
+  // (kMaxScratchParts).
+  const bool onStack =
+      4 * (rowsPerBlock * perRow + shared) <= kAttentionStackBytes;
+  Value probs = output.getLhs();
+  std::optional<OnlineSoftmax> online;
+  if (!onStack)
+    online = matchSoftmax(reductions, probs);
+  if (online)
+    rowsPerBlock =
+        std::min(M, std::clamp<int64_t>((kAttentionStackBytes / 4 - shared) /
+                                            (2 * tile + D + Dv + 4),
+                                        1, kMaxRowsPerBlock));
+  const bool inScratch = !onStack && !online;
   const int64_t blocks = (M + rowsPerBlock - 1) / rowsPerBlock;
 
   Location loc = fusion.getLoc();
@@ -324,10 +567,6 @@ FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
   unsigned numInputs = fusion.getInputs().size();
   Value out = bufferPointer(b, loc, buffers, numInputs);
   AttentionBuilder k{b, loc, width, pointers};
-  // The rows of scores and P on the stack where they fit, else in the
-  // scratch (kMaxScratchParts).
-  const bool onStack =
-      4 * (rowsPerBlock * perRow + shared) <= kAttentionStackBytes;
   const int64_t totalBlocks = schedule->batch * blocks,
                 parts = std::clamp<int64_t>(
                     std::min(kScratchBudgetBytes / (8 * paddedKeys),
@@ -336,20 +575,24 @@ FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
   Value qRows = k.alloca(rowsPerBlock * D), keyRow = k.alloca(D),
         keyTile = k.alloca(D * tile), valueTile = k.alloca(tile * Dv);
   Value scoreRows, probRows;
-  if (onStack) {
-    scoreRows = k.alloca(rowsPerBlock * paddedKeys);
-    probRows = k.alloca(rowsPerBlock * paddedKeys);
+  if (!inScratch) {
+    int64_t rowLength = online ? tile : paddedKeys;
+    scoreRows = k.alloca(rowsPerBlock * rowLength);
+    probRows = k.alloca(rowsPerBlock * rowLength);
   }
   Value outRows = k.alloca(rowsPerBlock * Dv);
-  Value probs = output.getLhs();
+  OnlineRows onlineRows;
+  if (online)
+    onlineRows = {k.alloca(rowsPerBlock), k.alloca(rowsPerBlock),
+                  k.alloca(rowsPerBlock), k.alloca(rowsPerBlock)};
   SmallVector<Value> stashBuffers =
-      allocateRowStashes(b, loc, reductions, {probs}, N);
+      allocateRowStashes(b, loc, reductions, {probs}, online ? tile : N);
   // A last tile's columns past the keys hold finite values (their scores
   // are computed and never read).
   k.forEach(k.c(D * tile), [&](Value e) { k.store(k.zero(1), keyTile, e); });
 
   Value iteration;
-  if (onStack) {
+  if (!inScratch) {
     auto loop = scf::ForOp::create(b, loc, func.getArgument(1),
                                    func.getArgument(2), k.c(1));
     b.setInsertionPoint(loop.getBody()->getTerminator());
@@ -390,6 +633,17 @@ FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
     check(k.stage(scores.getLhs(), k.mul(k.add(firstRow, r), k.c(D)), D, 1,
                   k.at(qRows, k.mul(r, k.c(D)))));
   });
+  if (online) {
+    blk.emitOnline(scores, output, out, *online, reductions, stashBuffers,
+                   onlineRows);
+    if (blk.failedBody)
+      return failure();
+    KernelPlan plan = kernelPlan(name, "", ScheduleKind::Attention, numInputs,
+                                 /*numResults=*/1);
+    plan.launch.iterations = totalBlocks;
+    plan.launch.grain = 1;
+    return singleKernel(std::move(plan));
+  }
   blk.emitScores(scores);
   // 3. Per row: the row kernel's passes over its scores, then P.
   k.forEach(count, [&](Value r) {
@@ -425,11 +679,11 @@ FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
   const unsigned result = 0;
   KernelPlan plan = kernelPlan(name, "", ScheduleKind::Attention, numInputs,
                                std::span<const unsigned>(&result, 1),
-                               /*scratch=*/!onStack);
-  plan.launch.iterations = onStack ? totalBlocks : parts;
+                               /*scratch=*/inScratch);
+  plan.launch.iterations = inScratch ? parts : totalBlocks;
   plan.launch.grain = 1;
   FusionKernels kernels = singleKernel(std::move(plan));
-  if (!onStack)
+  if (inScratch)
     kernels.scratchBytes = uint64_t(parts) * 2 * paddedKeys * 4;
   return kernels;
 }
