@@ -2412,6 +2412,13 @@ std::vector<TensorId> Importer::lowerGather() {
 /// past the data, which the gather's own checks refuse (the compiled
 /// kernels' error record, the reference runtime), never another element of
 /// the data.
+/// Most positions along a GatherElements axis for which run-time indices are
+/// checked by a gather of the axis' positions (a constant of that many
+/// i64), so that an error names the index and the axis; past it they are
+/// wrapped by ops and an index out of range reads past the flattened data,
+/// which the gather reports as a flat offset.
+constexpr std::int64_t kCheckedAxisPositions = std::int64_t(1) << 16;
+
 std::vector<TensorId> Importer::lowerGatherElements() {
   const GatherOperands g = gatherOperands(/*hasAxis=*/true);
   const TensorId x = g.data;
@@ -2439,12 +2446,26 @@ std::vector<TensorId> Importer::lowerGatherElements() {
     storeInt(ElementType::I64, dense.bytes.data(), 0, v);
     return splatBytes(std::move(dense));
   };
+  TensorId offsets = intsConstant("offsets", out, at.offsets);
+  if (dim <= kCheckedAxisPositions) {
+    // Each index read through a gather of the axis' positions 0 .. dim - 1:
+    // that gather's check reports an index outside [-dim, dim) as the model
+    // gave it, with the axis' size (not a flat offset into the data), and
+    // yields the index wrapped.
+    std::vector<std::int64_t> positions(static_cast<std::size_t>(dim));
+    std::iota(positions.begin(), positions.end(), std::int64_t(0));
+    TensorId wrapped = check(
+        b->gather(intsConstant("axis positions", {dim}, positions), index, 0));
+    return {check(b->gather(
+        flat,
+        binary(OpKind::Add, binary(OpKind::Mul, wrapped, i64(step)), offsets),
+        0))};
+  }
   TensorId wrapped =
       check(b->select(compare(ComparePredicate::Lt, index, i64(0)),
                       binary(OpKind::Add, index, i64(dim)), index));
   TensorId position =
-      binary(OpKind::Add, binary(OpKind::Mul, wrapped, i64(step)),
-             intsConstant("offsets", out, at.offsets));
+      binary(OpKind::Add, binary(OpKind::Mul, wrapped, i64(step)), offsets);
   TensorId inRange =
       binary(OpKind::And, compare(ComparePredicate::Ge, index, i64(-dim)),
              compare(ComparePredicate::Lt, index, i64(dim)));
