@@ -385,6 +385,38 @@ struct AttentionBlock {
     });
   }
 
+  /// Row r's passes of the row kernel over its keys [lo, hi), its scores
+  /// at scoreRows + minusLo, then P at those keys into probRows + minusLo;
+  /// `beforeP` may change the reductions' results (`seeds`) in between.
+  void emitRowAndP(fd::MatmulOp scores, Value probs, Value lo, Value hi,
+                   Value minusLo, ArrayRef<ReductionInfo> reductions,
+                   ArrayRef<Value> stashBuffers, DenseMap<Value, Value> &seeds,
+                   function_ref<void(DenseMap<Value, Value> &)> beforeP) {
+    OpBuilder &b = k.b;
+    Location loc = k.loc;
+    unsigned width = k.width;
+    SmallVector<std::pair<Value, Value>> written{
+        {scores.getResult(), k.at(scoreRows, minusLo)}};
+    check(emitRowPasses(b, loc, width, N, lo, hi, k.pointers, reductions,
+                        stashBuffers, seeds, written));
+    beforeP(seeds);
+    Value probBase = k.at(probRows, minusLo);
+    int64_t block = N % width == 0 ? width : N;
+    FailureOr<PeeledLoop> pass =
+        emitPeeledLoop(b, loc, lo, hi, width, block, k.pointers, seeds, {}, {},
+                       [&](RegionEmitter &e, Index index,
+                           ValueRange) -> FailureOr<SmallVector<Value>> {
+                         for (auto [value, base] : written)
+                           e.stash(value, base);
+                         FailureOr<Value> p = e.emit(probs, index);
+                         if (failed(p))
+                           return failure();
+                         e.storeStash(*p, probBase, index);
+                         return SmallVector<Value>();
+                       });
+    check(failure(failed(pass)));
+  }
+
   void emitOnline(fd::MatmulOp scores, fd::MatmulOp output, Value out,
                   OnlineSoftmax softmax, ArrayRef<ReductionInfo> reductions,
                   ArrayRef<Value> stashBuffers, const OnlineRows &rows);
@@ -407,7 +439,6 @@ void AttentionBlock::emitOnline(fd::MatmulOp scores, fd::MatmulOp output,
                                 const OnlineRows &rows) {
   OpBuilder &b = k.b;
   Location loc = k.loc;
-  unsigned width = k.width;
   Type f32 = k.f32();
   auto constant = [&](double v) -> Value {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(float(v)));
@@ -431,34 +462,19 @@ void AttentionBlock::emitOnline(fd::MatmulOp scores, fd::MatmulOp output,
       Value lo = k.add(k.mul(k.add(firstRow, r), k.c(N)), j0);
       Value hi = k.add(lo, valid);
       Value minusLo = arith::SubIOp::create(b, loc, k.mul(r, k.c(tile)), lo);
-      SmallVector<std::pair<Value, Value>> written{
-          {scores.getResult(), k.at(scoreRows, minusLo)}};
       DenseMap<Value, Value> seeds;
-      check(emitRowPasses(b, loc, width, N, lo, hi, k.pointers, reductions,
-                          stashBuffers, seeds, written));
-      Value tileMax = seeds.lookup(softmax.max.getResult());
-      Value tileSum = seeds.lookup(softmax.sum.getResult());
+      Value tileMax, tileSum;
+      emitRowAndP(scores, probs, lo, hi, minusLo, reductions, stashBuffers,
+                  seeds, [&](DenseMap<Value, Value> &seeds) {
+                    tileMax = seeds.lookup(softmax.max.getResult());
+                    tileSum = seeds.lookup(softmax.sum.getResult());
+                    // E at the tile's keys: P with the sum seeded as 1.
+                    seeds[softmax.sum.getResult()] = constant(1);
+                  });
       if (!tileMax || !tileSum || tileMax.getType() != f32) {
         failedBody = true;
         return;
       }
-      // E at the tile's keys: P with the sum seeded as 1.
-      seeds[softmax.sum.getResult()] = constant(1);
-      Value probBase = k.at(probRows, minusLo);
-      int64_t block = N % width == 0 ? width : N;
-      FailureOr<PeeledLoop> pass = emitPeeledLoop(
-          b, loc, lo, hi, width, block, k.pointers, seeds, {}, {},
-          [&](RegionEmitter &e, Index index,
-              ValueRange) -> FailureOr<SmallVector<Value>> {
-            for (auto [value, base] : written)
-              e.stash(value, base);
-            FailureOr<Value> p = e.emit(probs, index);
-            if (failed(p))
-              return failure();
-            e.storeStash(*p, probBase, index);
-            return SmallVector<Value>();
-          });
-      check(failure(failed(pass)));
       // The running max and sum, and the tile's rescaling and weight.
       RegionEmitter scalar(b, loc, 1, k.pointers);
       Value oldMax = k.load(rows.runMax, r, 1);
@@ -636,43 +652,20 @@ FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
   if (online) {
     blk.emitOnline(scores, output, out, *online, reductions, stashBuffers,
                    onlineRows);
-    if (blk.failedBody)
-      return failure();
-    KernelPlan plan = kernelPlan(name, "", ScheduleKind::Attention, numInputs,
-                                 /*numResults=*/1);
-    plan.launch.iterations = totalBlocks;
-    plan.launch.grain = 1;
-    return singleKernel(std::move(plan));
+  } else {
+    blk.emitScores(scores);
+    // 3. Per row: the row kernel's passes over its scores, then P.
+    k.forEach(count, [&](Value r) {
+      Value lo = k.mul(k.add(firstRow, r), k.c(N));
+      Value hi = k.add(lo, k.c(N));
+      Value minusLo =
+          arith::SubIOp::create(b, loc, k.mul(r, k.c(paddedKeys)), lo);
+      DenseMap<Value, Value> seeds;
+      blk.emitRowAndP(scores, probs, lo, hi, minusLo, reductions, stashBuffers,
+                      seeds, [](DenseMap<Value, Value> &) {});
+    });
+    blk.emitOutputRows(output, out);
   }
-  blk.emitScores(scores);
-  // 3. Per row: the row kernel's passes over its scores, then P.
-  k.forEach(count, [&](Value r) {
-    Value lo = k.mul(k.add(firstRow, r), k.c(N));
-    Value hi = k.add(lo, k.c(N));
-    Value minusLo =
-        arith::SubIOp::create(b, loc, k.mul(r, k.c(paddedKeys)), lo);
-    SmallVector<std::pair<Value, Value>> written{
-        {scores.getResult(), k.at(scoreRows, minusLo)}};
-    DenseMap<Value, Value> seeds;
-    check(emitRowPasses(b, loc, width, N, lo, hi, pointers, reductions,
-                        stashBuffers, seeds, written));
-    Value probBase = k.at(probRows, minusLo);
-    int64_t block = N % width == 0 ? width : N;
-    FailureOr<PeeledLoop> pass =
-        emitPeeledLoop(b, loc, lo, hi, width, block, pointers, seeds, {}, {},
-                       [&](RegionEmitter &e, Index index,
-                           ValueRange) -> FailureOr<SmallVector<Value>> {
-                         for (auto [value, base] : written)
-                           e.stash(value, base);
-                         FailureOr<Value> p = e.emit(probs, index);
-                         if (failed(p))
-                           return failure();
-                         e.storeStash(*p, probBase, index);
-                         return SmallVector<Value>();
-                       });
-    check(failure(failed(pass)));
-  });
-  blk.emitOutputRows(output, out);
   if (blk.failedBody)
     return failure();
 

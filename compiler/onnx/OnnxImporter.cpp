@@ -832,6 +832,7 @@ private:
                         ElementType elementType = ElementType::I64);
   std::vector<TensorId> lowerGather();
   std::vector<TensorId> lowerGatherElements();
+  std::vector<TensorId> lowerTile();
   std::vector<TensorId> lowerGatherND();
   std::vector<TensorId> lowerScatterND();
   std::vector<TensorId> lowerScatterElements();
@@ -2087,6 +2088,42 @@ std::vector<TensorId> Importer::lowerExpand() {
            std::to_string(target[i]) + " at index " + std::to_string(i) +
            ": Expand's sizes are at least 0 (no -1 as in Reshape)");
   return {expandTo(x, broadcastShape(shapeOf(x), target))};
+}
+
+/// Tile (opset 6+): the input repeated `repeats[d]` times along each dim d
+/// (known at import): broadcast to [r0, d0, r1, d1, ...] with the input's
+/// dims at the odd positions, then reshaped to [r0 d0, r1 d1, ...], so that
+/// element i of a dim reads i mod d. An index map: a grouped-query
+/// attention whose K and V heads are repeated by Tile reads them in place.
+std::vector<TensorId> Importer::lowerTile() {
+  if (opset < 6)
+    fail("opset " + std::to_string(opset) +
+         " (tiles and axis as inputs) is not supported; opset 6 and later "
+         "take repeats");
+  TensorId x = in(0);
+  const Shape shape = shapeOf(x);
+  std::vector<std::int64_t> repeats = intsIn(1, "repeats");
+  if (repeats.size() != shape.size())
+    fail("repeats has " + std::to_string(repeats.size()) +
+         " values; the input " + shapeText(shape) + " has rank " +
+         std::to_string(shape.size()));
+  Shape spread, tiled, dims;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (repeats[d] < 0)
+      fail("repeats " + shapeText(repeats) + " holds " +
+           std::to_string(repeats[d]) + " at index " + std::to_string(d) +
+           ": a repeat count is at least 0");
+    spread.push_back(repeats[d]);
+    spread.push_back(shape[d]);
+    dims.push_back(std::int64_t(2 * d + 1));
+  }
+  checkedCount(spread, "the tiled result");
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    tiled.push_back(
+        dimValue(CheckedInt(repeats[d]) * shape[d], "a tiled dimension"));
+  if (tiled == shape)
+    return {x};
+  return {reshape(check(b->broadcast(x, spread, dims)), tiled)};
 }
 
 std::vector<TensorId> Importer::lowerConcat() {
@@ -3760,6 +3797,7 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"Tan", &I::lowerUnary<OpKind::Tan>},
       {"Tanh", &I::lowerUnary<OpKind::Tanh>},
       {"ThresholdedRelu", &I::lowerThresholdedRelu},
+      {"Tile", &I::lowerTile},
       {"Transpose", &I::lowerTranspose},
       {"Trilu", &I::lowerTrilu},
       {"Unsqueeze", &I::lowerSqueeze},

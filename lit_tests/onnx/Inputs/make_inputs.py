@@ -711,6 +711,17 @@ error_model("reshape_to_scalar",
 error_model("expand_negative_size",
             helper.make_node("Expand", ["x", "shape"], ["y"], name="n"),
             [f32("x", [2, 1])], [f32("y", None)], [ints64("shape", [2, -1])])
+# Tile's repeats: one per dim of the input, none negative, known at import.
+error_model("tile_repeats",
+            helper.make_node("Tile", ["x", "r"], ["y"], name="n"),
+            [f32("x", [2, 3])], [f32("y", None)], [ints64("r", [2])])
+error_model("tile_negative",
+            helper.make_node("Tile", ["x", "r"], ["y"], name="n"),
+            [f32("x", [2, 3])], [f32("y", None)], [ints64("r", [2, -1])])
+error_model("tile_runtime_repeats",
+            helper.make_node("Tile", ["x", "r"], ["y"], name="n"),
+            [f32("x", [2, 3]), tensor("r", TensorProto.INT64, [2])],
+            [f32("y", None)])
 # An optional input the lowering has no use for is still read: Dropout's
 # ratio (an input from opset 12) outside training.
 save("dropout_ratio_input",
