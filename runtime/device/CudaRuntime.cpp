@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <dlfcn.h>
 #include <map>
 #include <thread>
@@ -424,7 +423,7 @@ struct Submission {
 using CompleteFn = void (*)(detail::StreamObject &, detail::FenceObject &,
                             std::optional<Error>);
 
-struct Stream final : detail::StreamObject {
+struct Stream final : detail::StreamObject, detail::StreamQueue<Submission> {
   Stream(uint64_t runtimeId, std::shared_ptr<Context> context, CUstream stream,
          CompleteFn complete)
       : StreamObject(runtimeId), context(std::move(context)), stream(stream),
@@ -444,25 +443,6 @@ struct Stream final : detail::StreamObject {
 
   void start() {
     worker = std::thread([this] { run(); });
-  }
-
-  /// Finishes the queued work, then ends the thread.
-  void stop() {
-    {
-      std::lock_guard lock(queueMutex);
-      stopping = true;
-    }
-    wake.notify_all();
-    if (worker.joinable())
-      worker.join();
-  }
-
-  void push(Submission submission) {
-    {
-      std::lock_guard lock(queueMutex);
-      queue.push_back(std::move(submission));
-    }
-    wake.notify_one();
   }
 
   /// An event from the stream's pool, or a new one.
@@ -624,12 +604,6 @@ struct Stream final : detail::StreamObject {
   /// The completion event of the submission being made: set by
   /// prepareSubmission, taken by enqueue (one owner submits).
   std::optional<CUevent> prepared;
-
-  std::mutex queueMutex;
-  std::condition_variable wake;
-  std::deque<Submission> queue;
-  bool stopping = false;
-  std::thread worker;
 
   std::mutex eventMutex;
   std::vector<CUevent> freeEvents;
