@@ -723,6 +723,10 @@ private:
   }
 
   const onnx::AttributeProto *attr(const std::string &name);
+  const onnx::AttributeProto *attrOf(const std::string &name,
+                                     onnx::AttributeProto::AttributeType type,
+                                     bool (onnx::AttributeProto::*has)() const,
+                                     const char *what);
   std::int64_t attrInt(const std::string &name, std::int64_t def);
   double attrFloat(const std::string &name, double def);
   std::string attrString(const std::string &name, const std::string &def);
@@ -1033,32 +1037,38 @@ const onnx::AttributeProto *Importer::attr(const std::string &name) {
   return nullptr;
 }
 
-std::int64_t Importer::attrInt(const std::string &name, std::int64_t def) {
+/// The attribute `name`, or null when the node has none; fails unless it is
+/// of `type` or `has` its value of that type (`what`: the type in words).
+const onnx::AttributeProto *
+Importer::attrOf(const std::string &name,
+                 onnx::AttributeProto::AttributeType type,
+                 bool (onnx::AttributeProto::*has)() const, const char *what) {
   const onnx::AttributeProto *a = attr(name);
-  if (!a)
-    return def;
-  if (a->type() != onnx::AttributeProto::INT && !a->has_i())
-    fail("attribute '" + name + "' is not an integer");
-  return a->i();
+  if (a && a->type() != type && !(a->*has)())
+    fail("attribute '" + name + "' is not " + what);
+  return a;
+}
+
+std::int64_t Importer::attrInt(const std::string &name, std::int64_t def) {
+  const onnx::AttributeProto *a =
+      attrOf(name, onnx::AttributeProto::INT, &onnx::AttributeProto::has_i,
+             "an integer");
+  return a ? a->i() : def;
 }
 
 double Importer::attrFloat(const std::string &name, double def) {
-  const onnx::AttributeProto *a = attr(name);
-  if (!a)
-    return def;
-  if (a->type() != onnx::AttributeProto::FLOAT && !a->has_f())
-    fail("attribute '" + name + "' is not a float");
-  return a->f();
+  const onnx::AttributeProto *a =
+      attrOf(name, onnx::AttributeProto::FLOAT, &onnx::AttributeProto::has_f,
+             "a float");
+  return a ? a->f() : def;
 }
 
 std::string Importer::attrString(const std::string &name,
                                  const std::string &def) {
-  const onnx::AttributeProto *a = attr(name);
-  if (!a)
-    return def;
-  if (a->type() != onnx::AttributeProto::STRING && !a->has_s())
-    fail("attribute '" + name + "' is not a string");
-  return a->s();
+  const onnx::AttributeProto *a =
+      attrOf(name, onnx::AttributeProto::STRING, &onnx::AttributeProto::has_s,
+             "a string");
+  return a ? a->s() : def;
 }
 
 std::optional<std::vector<std::int64_t>>
@@ -4190,6 +4200,14 @@ Expected<std::string> readFile(const std::string &path) {
   return readRegularFile(path, std::uint64_t(std::numeric_limits<int>::max()));
 }
 
+/// Parses `bytes` into `message`; false where protobuf cannot, as for more
+/// bytes than its int sizes reach.
+bool parseProto(google::protobuf::MessageLite &message,
+                std::string_view bytes) {
+  return bytes.size() <= std::size_t(std::numeric_limits<int>::max()) &&
+         message.ParseFromArray(bytes.data(), int(bytes.size()));
+}
+
 /// Imports `model`; when an operand that must be a constant is not, and
 /// `needs` is given, the model inputs it is computed from go there. External
 /// data is read from `modelFolder` only (none when empty).
@@ -4213,6 +4231,23 @@ importParsed(const onnx::ModelProto &model, const ImportOptions &options,
   }
 }
 
+/// importParsed of the model in `bytes`, named `sourceName` in errors.
+Expected<ImportedModel> importBytes(std::string_view bytes,
+                                    const ImportOptions &options,
+                                    const std::string &sourceName,
+                                    std::vector<ConstantInputNeed> *needs,
+                                    const std::string &modelFolder = {}) {
+  onnx::ModelProto model;
+  if (!parseProto(model, bytes))
+    return Status::error("'" + sourceName +
+                         "' is not a valid ONNX model (the protobuf does not "
+                         "parse)");
+  if (!model.has_graph())
+    return Status::error("'" + sourceName +
+                         "' is not a valid ONNX model (it has no graph)");
+  return importParsed(model, options, sourceName, needs, modelFolder);
+}
+
 } // namespace
 
 /// The folder of the model file `path` (its external data's only place).
@@ -4225,16 +4260,7 @@ Expected<ImportedModel> importModel(std::string_view bytes,
                                     const ImportOptions &options,
                                     const std::string &sourceName,
                                     std::vector<ConstantInputNeed> *needs) {
-  onnx::ModelProto model;
-  if (bytes.size() > std::size_t(std::numeric_limits<int>::max()) ||
-      !model.ParseFromArray(bytes.data(), int(bytes.size())))
-    return Status::error("'" + sourceName +
-                         "' is not a valid ONNX model (the protobuf does not "
-                         "parse)");
-  if (!model.has_graph())
-    return Status::error("'" + sourceName +
-                         "' is not a valid ONNX model (it has no graph)");
-  return importParsed(model, options, sourceName, needs);
+  return importBytes(bytes, options, sourceName, needs);
 }
 
 Expected<ImportedModel> importModelFile(const std::string &path,
@@ -4243,22 +4269,12 @@ Expected<ImportedModel> importModelFile(const std::string &path,
   Expected<std::string> bytes = readFile(path);
   if (!bytes.ok())
     return bytes.status();
-  onnx::ModelProto model;
-  if (bytes->size() > std::size_t(std::numeric_limits<int>::max()) ||
-      !model.ParseFromArray(bytes->data(), int(bytes->size())))
-    return Status::error("'" + path +
-                         "' is not a valid ONNX model (the protobuf does not "
-                         "parse)");
-  if (!model.has_graph())
-    return Status::error("'" + path +
-                         "' is not a valid ONNX model (it has no graph)");
-  return importParsed(model, options, path, needs, modelFolderOf(path));
+  return importBytes(*bytes, options, path, needs, modelFolderOf(path));
 }
 
 Expected<NamedTensor> parseTensorProto(std::string_view bytes) {
   onnx::TensorProto proto;
-  if (bytes.size() > std::size_t(std::numeric_limits<int>::max()) ||
-      !proto.ParseFromArray(bytes.data(), int(bytes.size())))
+  if (!parseProto(proto, bytes))
     return Status::error("not a valid ONNX TensorProto");
   try {
     HostTensorData data = tensorFromProto(proto);
@@ -4292,8 +4308,7 @@ Expected<onnx::ModelProto> parseModelFile(const std::string &path) {
   if (!bytes.ok())
     return bytes.status();
   onnx::ModelProto model;
-  if (bytes->size() > std::size_t(std::numeric_limits<int>::max()) ||
-      !model.ParseFromArray(bytes->data(), int(bytes->size())))
+  if (!parseProto(model, *bytes))
     return Status::error("'" + path + "' is not a valid ONNX model");
   return model;
 }
