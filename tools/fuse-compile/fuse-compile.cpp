@@ -154,6 +154,19 @@ void printPhaseTimings(const Compilation &compilation) {
   llvm::errs() << llvm::format("%-10s %8.2f ms\n", "total", total);
 }
 
+/// The module --emit names, if the compile made it (before a failure, it
+/// helps to see why): fused or kernels, or `lowered` (the target's name for
+/// the lowered module: nvvm, llvm-dialect).
+void printEmitted(llvm::StringRef emitKind, const CompileDumps &dumps,
+                  llvm::StringRef lowered) {
+  if (emitKind == "fused")
+    llvm::outs() << dumps.fused;
+  else if (emitKind == "kernels")
+    llvm::outs() << dumps.kernels;
+  else if (emitKind == lowered)
+    llvm::outs() << dumps.lowered;
+}
+
 bool writeBytes(const std::string &path, llvm::StringRef bytes) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
@@ -180,14 +193,8 @@ int compileForGpu(const Target &target, const std::string &input,
     compilation =
         compiler.compileSource(source.str(), target, options, &dumps, input);
   }
-  // What was made before a failure helps to see why.
-  if (emitKind == "fused")
-    llvm::outs() << dumps.fused;
-  else if (emitKind == "kernels")
-    llvm::outs() << dumps.kernels;
-  else if (emitKind == "nvvm")
-    llvm::outs() << dumps.lowered;
-  else if (emitKind == "ptx")
+  printEmitted(emitKind, dumps, "nvvm");
+  if (emitKind == "ptx")
     for (const KernelArtifacts &kernel : dumps.artifacts)
       llvm::outs() << "// kernel " << kernel.entry << "\n" << kernel.ptx;
   if (!compilation.ok())
@@ -280,14 +287,8 @@ int main(int argc, char **argv) {
   CompileDumps dumps;
   Expected<Compilation> compilation =
       compiler.compileSource(*file, *target, options, &dumps, input);
-  // What was made before a failure helps to see why.
-  if (emitKind == "fused")
-    llvm::outs() << dumps.fused;
-  else if (emitKind == "kernels")
-    llvm::outs() << dumps.kernels;
-  else if (emitKind == "llvm-dialect")
-    llvm::outs() << dumps.lowered;
-  else if (emitKind == "llvm")
+  printEmitted(emitKind, dumps, "llvm-dialect");
+  if (emitKind == "llvm")
     llvm::outs() << dumps.llvmIR;
   if (!compilation.ok())
     return fail(input + ": " + compilation.message());
