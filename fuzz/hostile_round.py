@@ -515,13 +515,19 @@ def corrupt(path, r):
     return text
 
 
-def round_cache(rd):
+def cache_models(rd, prefix):
+    """CACHE_MODELS written to PREFIXk.mlir, each with its reference outputs."""
     models = []
     for i, text in enumerate(CACHE_MODELS):
-        path = rd.path("c%d.mlir" % i)
+        path = rd.path("%s%d.mlir" % (prefix, i))
         with open(path, "w") as f:
             f.write(text)
         models.append((path, reference_outputs(rd, path)))
+    return models
+
+
+def round_cache(rd):
+    models = cache_models(rd, "c")
     cache = rd.path("cache")
     for i in range(rd.count):
         model, want = rd.r.choice(models)
@@ -551,12 +557,7 @@ def round_cache(rd):
 
 
 def round_race(rd, processes=8):
-    models = []
-    for i, text in enumerate(CACHE_MODELS):
-        path = rd.path("r%d.mlir" % i)
-        with open(path, "w") as f:
-            f.write(text)
-        models.append((path, reference_outputs(rd, path)))
+    models = cache_models(rd, "r")
     cache = rd.path("cache")
     finished = killed = 0
     rounds = max(1, rd.count // processes)
