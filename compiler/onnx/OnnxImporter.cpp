@@ -28,6 +28,7 @@
 #include <span>
 #include <stdexcept>
 #include <tuple>
+#include <type_traits>
 
 namespace fuse::onnximport {
 namespace {
@@ -1300,31 +1301,29 @@ bool Importer::evaluateConstant(std::vector<std::optional<Value>> &constants,
     if ((a = attr(name))) {
       Value v;
       std::string which = name;
-      if (which == "value") {
+      // value_float(s), value_int(s): a scalar, or a vector of the list.
+      const bool isList = which.back() == 's';
+      auto fromValues = [&](ElementType type, auto scalar, const auto &list) {
+        std::vector<decltype(scalar)> xs;
+        Shape shape;
+        if (isList) {
+          xs.assign(list.begin(), list.end());
+          shape.push_back(std::int64_t(xs.size()));
+        } else {
+          xs.push_back(scalar);
+        }
+        if constexpr (std::is_same_v<decltype(scalar), double>)
+          return HostTensorData::fromDoubles(TensorType{type, shape}, xs);
+        else
+          return HostTensorData::fromInts(TensorType{type, shape}, xs);
+      };
+      if (which == "value")
         v.constant = tensorFromProto(a->t(), modelFolder);
-      } else if (which == "value_float" || which == "value_floats") {
-        std::vector<double> xs;
-        if (which == "value_float")
-          xs.push_back(a->f());
-        else
-          xs.assign(a->floats().begin(), a->floats().end());
-        Shape shape;
-        if (which == "value_floats")
-          shape.push_back(std::int64_t(xs.size()));
-        v.constant = HostTensorData::fromDoubles(
-            TensorType{ElementType::F32, shape}, xs);
-      } else {
-        std::vector<std::int64_t> xs;
-        if (which == "value_int")
-          xs.push_back(a->i());
-        else
-          xs.assign(a->ints().begin(), a->ints().end());
-        Shape shape;
-        if (which == "value_ints")
-          shape.push_back(std::int64_t(xs.size()));
+      else if (which.starts_with("value_float"))
+        v.constant = fromValues(ElementType::F32, double(a->f()), a->floats());
+      else
         v.constant =
-            HostTensorData::fromInts(TensorType{ElementType::I64, shape}, xs);
-      }
+            fromValues(ElementType::I64, std::int64_t(a->i()), a->ints());
       v.type = v.constant->type;
       constants[0] = std::move(v);
       break;
