@@ -346,88 +346,51 @@ typedValues(const onnx::TensorProto &proto) {
   }
 }
 
-HostTensorData tensorFromProto(const onnx::TensorProto &proto,
-                               const std::string &modelFolder) {
-  std::string what =
-      "tensor" + (proto.name().empty() ? "" : " '" + proto.name() + "'");
-  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
-    onnx::TensorProto inline_ = proto;
-    inline_.set_raw_data(readExternalData(proto, what, modelFolder));
-    inline_.clear_external_data();
-    inline_.set_data_location(onnx::TensorProto::DEFAULT);
-    return tensorFromProto(inline_);
-  }
-  if (proto.has_segment())
-    fail(what + " is segmented, which Fuse does not support");
-  ElementType type = requireType(proto.data_type(), what);
-  Shape shape(proto.dims().begin(), proto.dims().end());
-  std::int64_t count = checkedCount(shape, what);
-  std::int64_t elementBytes = byteSize(type);
-  auto expectCount = [&](std::int64_t got, const char *field) {
-    if (got != count)
-      fail(what + " of shape " + shapeText(shape) + " holds " +
-           std::to_string(got) + " values in " + field + ", expected " +
-           std::to_string(count));
-  };
-  // INT4, UINT4 and FLOAT4E2M1 come packed two to a byte, INT2 and UINT2
-  // four (onnx.proto: the first element in the least significant bits), in
-  // raw_data and, a byte per entry, in int32_data.
+/// A tensor of INT4, UINT4 and FLOAT4E2M1, packed two to a byte, or INT2
+/// and UINT2, four (onnx.proto: the first element in the least significant
+/// bits), in raw_data and, a byte per entry, in int32_data.
+HostTensorData packedTensorFromProto(const onnx::TensorProto &proto,
+                                     ElementType type, const Shape &shape,
+                                     std::int64_t count,
+                                     const std::string &what) {
   const int packedBits = subByteBits(type);
-  if (packedBits) {
-    const std::int64_t perByte = 8 / packedBits;
-    const std::int64_t packedBytes = (count + perByte - 1) / perByte;
-    std::vector<std::uint8_t> packed;
-    if (proto.has_raw_data()) {
-      const std::string &raw = proto.raw_data();
-      if (std::int64_t(raw.size()) != packedBytes)
-        fail(what + " of shape " + shapeText(shape) + " and type " +
-             onnxTypeName(proto.data_type()) + " has " +
-             std::to_string(raw.size()) + " bytes of raw_data, expected " +
-             std::to_string(packedBytes) + " (" + std::to_string(perByte) +
-             " elements packed in a byte)");
-      packed.assign(raw.begin(), raw.end());
-    } else {
-      if (proto.int32_data_size() != packedBytes)
-        fail(what + " of shape " + shapeText(shape) + " and type " +
-             onnxTypeName(proto.data_type()) + " holds " +
-             std::to_string(proto.int32_data_size()) +
-             " values in int32_data, expected " + std::to_string(packedBytes) +
-             " (" + std::to_string(perByte) + " elements packed in each)");
-      for (std::int32_t value : proto.int32_data()) {
-        if (value < 0 || value > 0xFF)
-          fail(what + " holds " + std::to_string(value) +
-               " in int32_data, which is not a byte of packed " +
-               onnxTypeName(proto.data_type()) + " elements");
-        packed.push_back(std::uint8_t(value));
-      }
-    }
-    HostTensorData data(TensorType{type, shape});
-    unpackSubByte(type, packed, data);
-    return data;
-  }
-  // What the proto holds is checked against its shape before the tensor is
-  // allocated: dims of 2^31 - 1 with 16 bytes of raw_data zero-filled 16 GiB
-  // first (issue 19).
+  const std::int64_t perByte = 8 / packedBits;
+  const std::int64_t packedBytes = (count + perByte - 1) / perByte;
+  std::vector<std::uint8_t> packed;
   if (proto.has_raw_data()) {
     const std::string &raw = proto.raw_data();
-    if (std::int64_t(raw.size()) != count * elementBytes)
+    if (std::int64_t(raw.size()) != packedBytes)
       fail(what + " of shape " + shapeText(shape) + " and type " +
            onnxTypeName(proto.data_type()) + " has " +
            std::to_string(raw.size()) + " bytes of raw_data, expected " +
-           std::to_string(count * elementBytes));
+           std::to_string(packedBytes) + " (" + std::to_string(perByte) +
+           " elements packed in a byte)");
+    packed.assign(raw.begin(), raw.end());
   } else {
-    std::apply(expectCount, typedValues(proto));
+    if (proto.int32_data_size() != packedBytes)
+      fail(what + " of shape " + shapeText(shape) + " and type " +
+           onnxTypeName(proto.data_type()) + " holds " +
+           std::to_string(proto.int32_data_size()) +
+           " values in int32_data, expected " + std::to_string(packedBytes) +
+           " (" + std::to_string(perByte) + " elements packed in each)");
+    for (std::int32_t value : proto.int32_data()) {
+      if (value < 0 || value > 0xFF)
+        fail(what + " holds " + std::to_string(value) +
+             " in int32_data, which is not a byte of packed " +
+             onnxTypeName(proto.data_type()) + " elements");
+      packed.push_back(std::uint8_t(value));
+    }
   }
   HostTensorData data(TensorType{type, shape});
-  if (proto.has_raw_data()) {
-    const std::string &raw = proto.raw_data();
-    if (!raw.empty())
-      std::memcpy(data.bytes.data(), raw.data(), raw.size());
-    if (type == ElementType::I1)
-      for (auto &byte : data.bytes)
-        byte = byte != 0;
-    return data;
-  }
+  unpackSubByte(type, packed, data);
+  return data;
+}
+
+/// The values of the proto's typed field (float_data, int64_data, ...) into
+/// `data`, each checked to fit the element type.
+void storeTypedValues(const onnx::TensorProto &proto, std::int64_t count,
+                      const std::string &what, HostTensorData &data) {
+  const ElementType type = data.type.elementType;
   switch (proto.data_type()) {
   case onnx::TensorProto::FLOAT:
     for (std::int64_t i = 0; i < count; ++i)
@@ -494,6 +457,57 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto,
     }
     break;
   }
+}
+
+HostTensorData tensorFromProto(const onnx::TensorProto &proto,
+                               const std::string &modelFolder) {
+  std::string what =
+      "tensor" + (proto.name().empty() ? "" : " '" + proto.name() + "'");
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
+    onnx::TensorProto inline_ = proto;
+    inline_.set_raw_data(readExternalData(proto, what, modelFolder));
+    inline_.clear_external_data();
+    inline_.set_data_location(onnx::TensorProto::DEFAULT);
+    return tensorFromProto(inline_);
+  }
+  if (proto.has_segment())
+    fail(what + " is segmented, which Fuse does not support");
+  ElementType type = requireType(proto.data_type(), what);
+  Shape shape(proto.dims().begin(), proto.dims().end());
+  std::int64_t count = checkedCount(shape, what);
+  std::int64_t elementBytes = byteSize(type);
+  auto expectCount = [&](std::int64_t got, const char *field) {
+    if (got != count)
+      fail(what + " of shape " + shapeText(shape) + " holds " +
+           std::to_string(got) + " values in " + field + ", expected " +
+           std::to_string(count));
+  };
+  if (subByteBits(type))
+    return packedTensorFromProto(proto, type, shape, count, what);
+  // What the proto holds is checked against its shape before the tensor is
+  // allocated: dims of 2^31 - 1 with 16 bytes of raw_data zero-filled 16 GiB
+  // first (issue 19).
+  if (proto.has_raw_data()) {
+    const std::string &raw = proto.raw_data();
+    if (std::int64_t(raw.size()) != count * elementBytes)
+      fail(what + " of shape " + shapeText(shape) + " and type " +
+           onnxTypeName(proto.data_type()) + " has " +
+           std::to_string(raw.size()) + " bytes of raw_data, expected " +
+           std::to_string(count * elementBytes));
+  } else {
+    std::apply(expectCount, typedValues(proto));
+  }
+  HostTensorData data(TensorType{type, shape});
+  if (proto.has_raw_data()) {
+    const std::string &raw = proto.raw_data();
+    if (!raw.empty())
+      std::memcpy(data.bytes.data(), raw.data(), raw.size());
+    if (type == ElementType::I1)
+      for (auto &byte : data.bytes)
+        byte = byte != 0;
+    return data;
+  }
+  storeTypedValues(proto, count, what, data);
   return data;
 }
 
