@@ -2,35 +2,7 @@
 
 #include "bench/BenchSupport.h"
 
-#include <cmath>
-#include <cstdio>
-
 namespace fuse::bench {
-
-std::string jsonString(const std::string &text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if ((unsigned char)c < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", unsigned(c));
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string jsonNumber(std::optional<double> value) {
-  if (!value || !std::isfinite(*value))
-    return "null";
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", *value);
-  return buffer;
-}
 
 device::TensorBytes randomF32(std::int64_t count, std::uint64_t seed) {
   device::TensorBytes bytes(std::size_t(count) * sizeof(float));

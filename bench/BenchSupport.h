@@ -10,6 +10,7 @@
 #define FUSE_BENCH_BENCHSUPPORT_H
 
 #include "runtime/device/RunBundle.h"
+#include "tools/JsonText.h"
 
 #include <cstdint>
 #include <optional>
@@ -18,9 +19,6 @@
 
 namespace fuse::bench {
 
-std::string jsonString(const std::string &text);
-/// `null` for nothing, NaN and infinities.
-std::string jsonNumber(std::optional<double> value);
 std::string shapeJson(const std::vector<std::int64_t> &shape);
 
 /// One JSON object built field by field, in order.

@@ -23,6 +23,10 @@ import sys
 
 SHAPE = "tensor<64x64xf32>"
 ROWS = "tensor<64x1xf32>"
+# The elementwise steps by kind, applied to the chain so far (%s): kind 0
+# (tanh) opens each block of 8, kind 7 (max) is the whole of --ops max.
+STEPS = ["fuse.tanh %s", "fuse.add %s, %%y", "fuse.mul %s, %%y", "fuse.neg %s",
+         "fuse.exp %s", "fuse.sub %s, %%x", "fuse.abs %s", "fuse.max %s, %%y"]
 
 
 def chain(n, ops="mixed", reduce_every=0):
@@ -52,23 +56,7 @@ def chain(n, ops="mixed", reduce_every=0):
                 order = [0] + draw.sample(range(1, 8), 7)
             kind = 7 if ops == "max" else order[step % 8]
             step += 1
-            if kind == 0:
-                op = "fuse.tanh %s" % current
-            elif kind == 1:
-                op = "fuse.add %s, %%y" % current
-            elif kind == 2:
-                op = "fuse.mul %s, %%y" % current
-            elif kind == 3:
-                op = "fuse.neg %s" % current
-            elif kind == 4:
-                op = "fuse.exp %s" % current
-            elif kind == 5:
-                op = "fuse.sub %s, %%x" % current
-            elif kind == 6:
-                op = "fuse.abs %s" % current
-            else:
-                op = "fuse.max %s, %%y" % current
-            lines.append("  %s = %s : %s" % (name, op, SHAPE))
+            lines.append("  %s = %s : %s" % (name, STEPS[kind] % current, SHAPE))
             emitted += 1
         current = name
     lines.append("  return %s : %s" % (current, SHAPE))

@@ -3,32 +3,15 @@
 # unsupported workload says why), and a done record with no failures.
 # Never looks at a timing's value.
 cmake_minimum_required(VERSION 3.20)
-execute_process(COMMAND ${FUSE_BENCH} --quick
-  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "fuse-bench --quick exited ${rc}\n${out}\n${err}")
-endif()
-
-function(require json key context)
-  string(JSON value ERROR_VARIABLE error GET "${json}" ${key})
-  if(error)
-    message(FATAL_ERROR "${context}: no '${key}' in ${json}")
-  endif()
-endfunction()
-
-string(REPLACE "\n" ";" lines "${out}")
+include(${CMAKE_CURRENT_LIST_DIR}/JsonRecords.cmake)
+run_checked("fuse-bench --quick" ${FUSE_BENCH} --quick)
+json_records("${out}" lines)
 set(machines 0)
 set(workloads "")
 set(dones 0)
 set(lazies 0)
 foreach(line IN LISTS lines)
-  if(line STREQUAL "")
-    continue()
-  endif()
-  string(JSON record ERROR_VARIABLE error GET "${line}" record)
-  if(error)
-    message(FATAL_ERROR "not a JSON record: ${line}")
-  endif()
+  string(JSON record GET "${line}" record)
   if(record STREQUAL "machine")
     math(EXPR machines "${machines} + 1")
     foreach(key cpu cores target triad_gbps triad_plain_stores_gbps triad_array_mib

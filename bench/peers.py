@@ -56,6 +56,23 @@ def time_calls(call, warmup, runs):
     return statistics.median(times), min(times)
 
 
+def workload_table(mul_add_row, gelu, softmax, layernorm, total, column_sum, matmul_bias_relu, mlp, encoder_layer):
+    """A peer's functions by the names of bench/Workloads.cpp's workloads
+    (every size of matmul_bias_relu runs the one function)."""
+    table = {
+        "mul_add_row": mul_add_row,
+        "gelu": gelu,
+        "softmax": softmax,
+        "layernorm": layernorm,
+        "sum": total,
+        "column_sum": column_sum,
+    }
+    for size in ("", "_2048", "_4096", "_128x256x256", "_128x256x1024", "_512x768x3072"):
+        table["matmul_bias_relu" + size] = matmul_bias_relu
+    table.update(mlp=mlp, encoder_layer=encoder_layer)
+    return table
+
+
 # ---------------------------------------------------------------- numpy
 
 
@@ -105,22 +122,7 @@ def numpy_workloads():
         f = gelu(y @ w1 + b1) @ w2 + b2 + y
         return layernorm(f, g2, be2, EPS_ENCODER)
 
-    return {
-        "mul_add_row": mul_add_row,
-        "gelu": gelu,
-        "softmax": softmax,
-        "layernorm": layernorm,
-        "sum": total,
-        "column_sum": column_sum,
-        "matmul_bias_relu": matmul_bias_relu,
-        "matmul_bias_relu_2048": matmul_bias_relu,
-        "matmul_bias_relu_4096": matmul_bias_relu,
-        "matmul_bias_relu_128x256x256": matmul_bias_relu,
-        "matmul_bias_relu_128x256x1024": matmul_bias_relu,
-        "matmul_bias_relu_512x768x3072": matmul_bias_relu,
-        "mlp": mlp,
-        "encoder_layer": encoder_layer,
-    }
+    return workload_table(mul_add_row, gelu, softmax, layernorm, total, column_sum, matmul_bias_relu, mlp, encoder_layer)
 
 
 def run_numpy(spec):
@@ -203,22 +205,7 @@ def torch_workloads(primitive):
         f = torch.addmm(b2, gelu(torch.addmm(b1, y, w1)), w2) + y
         return layernorm(f, g2, be2, EPS_ENCODER)
 
-    return {
-        "mul_add_row": mul_add_row,
-        "gelu": gelu,
-        "softmax": softmax,
-        "layernorm": layernorm,
-        "sum": total,
-        "column_sum": column_sum,
-        "matmul_bias_relu": matmul_bias_relu,
-        "matmul_bias_relu_2048": matmul_bias_relu,
-        "matmul_bias_relu_4096": matmul_bias_relu,
-        "matmul_bias_relu_128x256x256": matmul_bias_relu,
-        "matmul_bias_relu_128x256x1024": matmul_bias_relu,
-        "matmul_bias_relu_512x768x3072": matmul_bias_relu,
-        "mlp": mlp,
-        "encoder_layer": encoder_layer,
-    }
+    return workload_table(mul_add_row, gelu, softmax, layernorm, total, column_sum, matmul_bias_relu, mlp, encoder_layer)
 
 
 def time_calls_cuda(call, input_sets, warmup, runs):

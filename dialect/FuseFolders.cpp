@@ -276,28 +276,34 @@ OpFoldResult RemOp::fold(FoldAdaptor adaptor) {
       });
 }
 
-OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
-  bool isUnsigned = isUnsignedElement(getType());
+/// The larger (`max`) or smaller of two constants: NaN if either is, and
+/// integers read as the element type says (signed or unsigned).
+static OpFoldResult foldMinMax(Attribute lhs, Attribute rhs, Type type,
+                               bool max) {
+  bool isUnsigned = isUnsignedElement(type);
   return foldBinary(
-      adaptor.getLhs(), adaptor.getRhs(), getType(),
-      [](double a, double b) {
-        return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
+      lhs, rhs, type,
+      [max](double a, double b) {
+        if (std::isnan(a) || std::isnan(b))
+          return double(NAN);
+        return max ? std::max(a, b) : std::min(a, b);
       },
-      [isUnsigned](const APInt &a, const APInt &b) -> std::optional<APInt> {
-        return (isUnsigned ? a.uge(b) : a.sge(b)) ? a : b;
+      [isUnsigned, max](const APInt &a,
+                        const APInt &b) -> std::optional<APInt> {
+        bool aFirst = max ? (isUnsigned ? a.uge(b) : a.sge(b))
+                          : (isUnsigned ? a.ule(b) : a.sle(b));
+        return aFirst ? a : b;
       });
 }
 
+OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
+  return foldMinMax(adaptor.getLhs(), adaptor.getRhs(), getType(),
+                    /*max=*/true);
+}
+
 OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
-  bool isUnsigned = isUnsignedElement(getType());
-  return foldBinary(
-      adaptor.getLhs(), adaptor.getRhs(), getType(),
-      [](double a, double b) {
-        return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
-      },
-      [isUnsigned](const APInt &a, const APInt &b) -> std::optional<APInt> {
-        return (isUnsigned ? a.ule(b) : a.sle(b)) ? a : b;
-      });
+  return foldMinMax(adaptor.getLhs(), adaptor.getRhs(), getType(),
+                    /*max=*/false);
 }
 
 OpFoldResult AndOp::fold(FoldAdaptor adaptor) {
@@ -327,34 +333,50 @@ OpFoldResult XorOp::fold(FoldAdaptor adaptor) {
       });
 }
 
+/// Whether `predicate` holds between two values that compare as `less`,
+/// `equal` or `greater` (none of them: unordered, a NaN); the unsigned
+/// predicates as their signed ones (the caller compared unsigned).
+static bool holds(ComparePredicate predicate, bool less, bool equal,
+                  bool greater) {
+  switch (predicate) {
+  case ComparePredicate::eq:
+    return equal;
+  case ComparePredicate::ne:
+    return !equal;
+  case ComparePredicate::lt:
+  case ComparePredicate::ult:
+    return less;
+  case ComparePredicate::le:
+  case ComparePredicate::ule:
+    return less || equal;
+  case ComparePredicate::gt:
+  case ComparePredicate::ugt:
+    return greater;
+  case ComparePredicate::ge:
+  case ComparePredicate::uge:
+    return greater || equal;
+  }
+  return false;
+}
+
 /// Splat operands give a splat i1. Floats compare ordered (false with a NaN)
 /// except `ne`; integers as the predicate says, except that i1 and the ui
 /// types read unsigned under every predicate.
 OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
   ComparePredicate predicate = getPredicate();
+  bool unsignedPredicate = predicate == ComparePredicate::ult ||
+                           predicate == ComparePredicate::ule ||
+                           predicate == ComparePredicate::ugt ||
+                           predicate == ComparePredicate::uge;
   auto result = [&](bool value) -> OpFoldResult {
     return DenseElementsAttr::get(cast<ShapedType>(getType()), value);
   };
   std::optional<double> fl = floatSplat(adaptor.getLhs()),
                         fr = floatSplat(adaptor.getRhs());
   if (fl && fr) {
-    double a = *fl, b = *fr;
-    switch (predicate) {
-    case ComparePredicate::eq:
-      return result(a == b);
-    case ComparePredicate::ne:
-      return result(a != b);
-    case ComparePredicate::lt:
-      return result(a < b);
-    case ComparePredicate::le:
-      return result(a <= b);
-    case ComparePredicate::gt:
-      return result(a > b);
-    case ComparePredicate::ge:
-      return result(a >= b);
-    default:
+    if (unsignedPredicate)
       return {};
-    }
+    return result(holds(predicate, *fl<*fr, *fl == *fr, *fl> * fr));
   }
   std::optional<APInt> il = intSplat(adaptor.getLhs()),
                        ir = intSplat(adaptor.getRhs());
@@ -362,30 +384,10 @@ OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
     return {};
   const APInt &a = *il, &b = *ir;
   Type element = getElementTypeOrSelf(getLhs().getType());
-  bool readUnsigned = element.isUnsignedInteger() || element.isInteger(1);
-  switch (predicate) {
-  case ComparePredicate::eq:
-    return result(a == b);
-  case ComparePredicate::ne:
-    return result(a != b);
-  case ComparePredicate::lt:
-    return result(readUnsigned ? a.ult(b) : a.slt(b));
-  case ComparePredicate::le:
-    return result(readUnsigned ? a.ule(b) : a.sle(b));
-  case ComparePredicate::gt:
-    return result(readUnsigned ? a.ugt(b) : a.sgt(b));
-  case ComparePredicate::ge:
-    return result(readUnsigned ? a.uge(b) : a.sge(b));
-  case ComparePredicate::ult:
-    return result(a.ult(b));
-  case ComparePredicate::ule:
-    return result(a.ule(b));
-  case ComparePredicate::ugt:
-    return result(a.ugt(b));
-  case ComparePredicate::uge:
-    return result(a.uge(b));
-  }
-  return {};
+  bool readUnsigned =
+      unsignedPredicate || element.isUnsignedInteger() || element.isInteger(1);
+  return result(holds(predicate, readUnsigned ? a.ult(b) : a.slt(b), a == b,
+                      readUnsigned ? a.ugt(b) : a.sgt(b)));
 }
 
 OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {

@@ -330,18 +330,28 @@ def npy_bytes(r):
                                                                  version.hex())
 
 
+def exp_model(rd, name, shape):
+    """A model of one exp on a tensor of `shape` (e.g. "2x3"), written to NAME."""
+    path = rd.path(name)
+    with open(path, "w") as f:
+        f.write("func.func @f(%%x: tensor<%sxf32>) -> tensor<%sxf32> {\n"
+                "  %%y = fuse.exp %%x : tensor<%sxf32>\n  return %%y : tensor<%sxf32>\n}\n"
+                % ((shape,) * 4))
+    return path
+
+
+# An ONNX model the npy and special rounds give fuse-run besides theirs.
+ONNX_MODEL = os.path.join(ROOT, "lit_tests", "onnx", "Inputs", "relu_add.onnx")
+
+
 def round_npy(rd):
-    model = rd.path("npy.mlir")
-    with open(model, "w") as f:
-        f.write("func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {\n"
-                "  %y = fuse.exp %x : tensor<2x3xf32>\n  return %y : tensor<2x3xf32>\n}\n")
-    onnx_model = os.path.join(ROOT, "lit_tests", "onnx", "Inputs", "relu_add.onnx")
+    model = exp_model(rd, "npy.mlir", "2x3")
     for i in range(rd.count):
         blob, what = npy_bytes(rd.r)
         path = rd.path("x.npy")
         with open(path, "wb") as f:
             f.write(blob)
-        target = model if rd.r.random() < 0.7 else onnx_model
+        target = model if rd.r.random() < 0.7 else ONNX_MODEL
         out = rd.path("out")
         result = rd.run("fuse-run", [target, "--input", "x=" + path, "--check",
                                      "--output-dir", out, "--cache-dir", rd.cache], timeout=60)
@@ -390,11 +400,7 @@ def special_paths(rd):
 
 
 def round_special(rd):
-    model = rd.path("m.mlir")
-    with open(model, "w") as f:
-        f.write("func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
-                "  %y = fuse.exp %x : tensor<4xf32>\n  return %y : tensor<4xf32>\n}\n")
-    onnx_model = os.path.join(ROOT, "lit_tests", "onnx", "Inputs", "relu_add.onnx")
+    model = exp_model(rd, "m.mlir", "4")
     cache = rd.path("cache")
     rd.run("fuse-run", [model, "--cache-dir", cache])
     key = [n for n in os.listdir(cache) if n.endswith(".fbundle")][0][:-8]
@@ -403,7 +409,7 @@ def round_special(rd):
         commands = [
             ("fuse-run", [p, "--cache-dir", rd.cache]),
             ("fuse-run", [model, "--input", "x=" + p, "--cache-dir", rd.cache]),
-            ("fuse-run", [onnx_model, "--input", "x=" + p, "--cache-dir", rd.cache]),
+            ("fuse-run", [ONNX_MODEL, "--input", "x=" + p, "--cache-dir", rd.cache]),
             ("fuse-run", [model, "--output-dir", p, "--cache-dir", rd.cache]),
             ("fuse-run", [model, "--output-dir", out, "--cache-dir", p]),
             ("fuse-run", [model, "--dot", p, "--cache-dir", rd.cache]),
@@ -515,13 +521,19 @@ def corrupt(path, r):
     return text
 
 
-def round_cache(rd):
+def cache_models(rd, prefix):
+    """CACHE_MODELS written to PREFIXk.mlir, each with its reference outputs."""
     models = []
     for i, text in enumerate(CACHE_MODELS):
-        path = rd.path("c%d.mlir" % i)
+        path = rd.path("%s%d.mlir" % (prefix, i))
         with open(path, "w") as f:
             f.write(text)
         models.append((path, reference_outputs(rd, path)))
+    return models
+
+
+def round_cache(rd):
+    models = cache_models(rd, "c")
     cache = rd.path("cache")
     for i in range(rd.count):
         model, want = rd.r.choice(models)
@@ -551,12 +563,7 @@ def round_cache(rd):
 
 
 def round_race(rd, processes=8):
-    models = []
-    for i, text in enumerate(CACHE_MODELS):
-        path = rd.path("r%d.mlir" % i)
-        with open(path, "w") as f:
-            f.write(text)
-        models.append((path, reference_outputs(rd, path)))
+    models = cache_models(rd, "r")
     cache = rd.path("cache")
     finished = killed = 0
     rounds = max(1, rd.count // processes)

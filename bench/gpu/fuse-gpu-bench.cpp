@@ -203,6 +203,118 @@ Expected<double> copyGBps(device::DeviceRuntime &runtime, std::uint64_t bytes,
   return 2.0 * double(bytes) * count / seconds[seconds.size() / 2] / 1e9;
 }
 
+/// Prints `record` with status "error" and the first line of `message`.
+void printError(JsonObject &record, const std::string &message) {
+  std::cout << record.str("status", "error")
+                   .str("reason", firstLine(message))
+                   .toString()
+            << std::endl;
+}
+
+/// Runs each bundle of DIR/check on the GPU and on the reference runtime
+/// and prints how their outputs compare; answers how many failed.
+int checkBundles(device::CudaRuntime &cuda, const Options &options) {
+  int failures = 0;
+  device::ReferenceRuntime reference;
+  for (const fs::path &path : bundlesIn(fs::path(options.dir) / "check")) {
+    JsonObject record;
+    record.str("record", "check").str("name", path.stem().string());
+    Expected<Bundle> bundle = readBundle(path);
+    if (!bundle.ok()) {
+      ++failures;
+      printError(record, bundle.message());
+      continue;
+    }
+    Expected<std::vector<device::TensorBytes>> given =
+        givenInputs(path, *bundle);
+    if (!given.ok()) {
+      ++failures;
+      printError(record, given.message());
+      continue;
+    }
+    std::vector<device::TensorBytes> inputs =
+        given->empty() ? inputsFor(*bundle) : given.take();
+    auto actual = device::runBundle(cuda, *bundle, inputs);
+    auto expected = device::runBundle(
+        reference, makeReferenceBundle(bundle->graph), inputs);
+    std::string status = "ok";
+    if (!actual.ok()) {
+      status = "error: " + describe(actual.error());
+    } else if (!expected.ok()) {
+      status = "error: the reference: " + describe(expected.error());
+    } else if (options.dryRun) {
+      status = "ran (dry run: the fake driver computes nothing to compare)";
+    } else {
+      for (std::size_t o = 0; o < bundle->outputs.size(); ++o) {
+        const TensorType &type = bundle->graph.typeOf(bundle->outputs[o]);
+        Comparison comparison = compare(
+            (*expected)[o].data(), (*actual)[o].data(), type.elementType,
+            type.numElements(),
+            toleranceForOutput(bundle->graph, bundle->outputs[o],
+                               HostTensor{type, const_cast<std::byte *>(
+                                                    (*expected)[o].data())}));
+        record.num("max_abs_error", comparison.maxAbsError);
+        if (!comparison.ok) {
+          status = "mismatch: " + comparison.message;
+          break;
+        }
+      }
+    }
+    if (status.rfind("ok", 0) != 0 && status.rfind("ran", 0) != 0)
+      ++failures;
+    std::cout << record.str("status", status).toString() << std::endl;
+  }
+  return failures;
+}
+
+/// Times each bundle of DIR/time and prints its rate against `copy` (the
+/// device's copy bandwidth, GB/s); answers how many failed.
+int timeBundles(device::CudaRuntime &cuda, const Options &options,
+                double copy) {
+  int failures = 0;
+  for (const fs::path &path : bundlesIn(fs::path(options.dir) / "time")) {
+    JsonObject record;
+    record.str("record", "time").str("name", path.stem().string());
+    Expected<Bundle> bundle = readBundle(path);
+    if (!bundle.ok()) {
+      ++failures;
+      printError(record, bundle.message());
+      continue;
+    }
+    double bytes = 0, inputBytes = 0;
+    for (TensorId input : bundle->inputs)
+      inputBytes += double(bundle->graph.typeOf(input).byteSize());
+    bytes = inputBytes;
+    for (TensorId output : bundle->outputs)
+      bytes += double(bundle->graph.typeOf(output).byteSize());
+    KernelTimerOptions timerOptions;
+    timerOptions.deviceTime = true;
+    // At least 512 MiB of inputs in turn: far more than any L2.
+    timerOptions.inputSets = unsigned(std::clamp(
+        std::ceil(double(512 << 20) / std::max(inputBytes, 1.0)), 1.0, 16.0));
+    Expected<KernelTiming> timing =
+        timeKernels(cuda, *bundle, inputsFor(*bundle), options.warmup,
+                    options.runs, timerOptions);
+    record.num("kernels", double(bundle->kernels.size()))
+        .num("bytes", bytes)
+        .num("input_sets", double(timerOptions.inputSets));
+    if (!timing.ok()) {
+      ++failures;
+      printError(record, timing.message());
+      continue;
+    }
+    double gbps =
+        timing->medianMs > 0 ? bytes / (timing->medianMs * 1e-3) / 1e9 : 0.0;
+    record.num("run_ms_median", timing->medianMs)
+        .num("run_ms_min", timing->minMs)
+        .num("runs", double(options.runs))
+        .num("gbps", gbps)
+        .num("pct_copy", copy > 0 ? 100.0 * gbps / copy : 0.0);
+    std::cout << record.str("status", "ok").toString() << std::endl;
+  }
+  return failures;
+}
+
 int usage() {
   std::cerr << "usage: fuse-gpu-bench BUNDLE_DIR [--runs N] [--warmup N] "
                "[--copy-mib N] [--dry-run]\n";
@@ -285,108 +397,8 @@ int main(int argc, char **argv) {
     std::cout << record.toString() << std::endl;
   }
 
-  device::ReferenceRuntime reference;
-  for (const fs::path &path : bundlesIn(fs::path(options.dir) / "check")) {
-    JsonObject record;
-    record.str("record", "check").str("name", path.stem().string());
-    Expected<Bundle> bundle = readBundle(path);
-    if (!bundle.ok()) {
-      ++failures;
-      std::cout << record.str("status", "error")
-                       .str("reason", firstLine(bundle.message()))
-                       .toString()
-                << std::endl;
-      continue;
-    }
-    Expected<std::vector<device::TensorBytes>> given =
-        givenInputs(path, *bundle);
-    if (!given.ok()) {
-      ++failures;
-      std::cout << record.str("status", "error")
-                       .str("reason", firstLine(given.message()))
-                       .toString()
-                << std::endl;
-      continue;
-    }
-    std::vector<device::TensorBytes> inputs =
-        given->empty() ? inputsFor(*bundle) : given.take();
-    auto actual = device::runBundle(cuda, *bundle, inputs);
-    auto expected = device::runBundle(
-        reference, makeReferenceBundle(bundle->graph), inputs);
-    std::string status = "ok";
-    if (!actual.ok()) {
-      status = "error: " + describe(actual.error());
-    } else if (!expected.ok()) {
-      status = "error: the reference: " + describe(expected.error());
-    } else if (options.dryRun) {
-      status = "ran (dry run: the fake driver computes nothing to compare)";
-    } else {
-      for (std::size_t o = 0; o < bundle->outputs.size(); ++o) {
-        const TensorType &type = bundle->graph.typeOf(bundle->outputs[o]);
-        Comparison comparison = compare(
-            (*expected)[o].data(), (*actual)[o].data(), type.elementType,
-            type.numElements(),
-            toleranceForOutput(bundle->graph, bundle->outputs[o],
-                               HostTensor{type, const_cast<std::byte *>(
-                                                    (*expected)[o].data())}));
-        record.num("max_abs_error", comparison.maxAbsError);
-        if (!comparison.ok) {
-          status = "mismatch: " + comparison.message;
-          break;
-        }
-      }
-    }
-    if (status.rfind("ok", 0) != 0 && status.rfind("ran", 0) != 0)
-      ++failures;
-    std::cout << record.str("status", status).toString() << std::endl;
-  }
-
-  for (const fs::path &path : bundlesIn(fs::path(options.dir) / "time")) {
-    JsonObject record;
-    record.str("record", "time").str("name", path.stem().string());
-    Expected<Bundle> bundle = readBundle(path);
-    if (!bundle.ok()) {
-      ++failures;
-      std::cout << record.str("status", "error")
-                       .str("reason", firstLine(bundle.message()))
-                       .toString()
-                << std::endl;
-      continue;
-    }
-    double bytes = 0, inputBytes = 0;
-    for (TensorId input : bundle->inputs)
-      inputBytes += double(bundle->graph.typeOf(input).byteSize());
-    bytes = inputBytes;
-    for (TensorId output : bundle->outputs)
-      bytes += double(bundle->graph.typeOf(output).byteSize());
-    KernelTimerOptions timerOptions;
-    timerOptions.deviceTime = true;
-    // At least 512 MiB of inputs in turn: far more than any L2.
-    timerOptions.inputSets = unsigned(std::clamp(
-        std::ceil(double(512 << 20) / std::max(inputBytes, 1.0)), 1.0, 16.0));
-    Expected<KernelTiming> timing =
-        timeKernels(cuda, *bundle, inputsFor(*bundle), options.warmup,
-                    options.runs, timerOptions);
-    record.num("kernels", double(bundle->kernels.size()))
-        .num("bytes", bytes)
-        .num("input_sets", double(timerOptions.inputSets));
-    if (!timing.ok()) {
-      ++failures;
-      std::cout << record.str("status", "error")
-                       .str("reason", firstLine(timing.message()))
-                       .toString()
-                << std::endl;
-      continue;
-    }
-    double gbps =
-        timing->medianMs > 0 ? bytes / (timing->medianMs * 1e-3) / 1e9 : 0.0;
-    record.num("run_ms_median", timing->medianMs)
-        .num("run_ms_min", timing->minMs)
-        .num("runs", double(options.runs))
-        .num("gbps", gbps)
-        .num("pct_copy", copy > 0 ? 100.0 * gbps / copy : 0.0);
-    std::cout << record.str("status", "ok").toString() << std::endl;
-  }
+  failures += checkBundles(cuda, options);
+  failures += timeBundles(cuda, options, copy);
   std::cout << JsonObject()
                    .str("record", "done")
                    .num("failures", double(failures))

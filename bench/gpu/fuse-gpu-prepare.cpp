@@ -46,18 +46,6 @@ using namespace fuse::bench;
 
 namespace {
 
-Status writeBundle(const std::filesystem::path &path, const Bundle &bundle,
-                   const Target &target, const CompileOptions &options) {
-  BundleKey key = BundleKey::make(bundle.graph, target.name, options);
-  std::vector<std::uint8_t> bytes = encodeBundleFile(key, bundle);
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char *>(bytes.data()),
-            std::streamsize(bytes.size()));
-  if (!out)
-    return Status::error("cannot write '" + path.string() + "'");
-  return Status::success();
-}
-
 Status writeBytes(const std::filesystem::path &path,
                   const std::vector<std::uint8_t> &bytes) {
   std::ofstream out(path, std::ios::binary);
@@ -66,6 +54,12 @@ Status writeBytes(const std::filesystem::path &path,
   if (!out)
     return Status::error("cannot write '" + path.string() + "'");
   return Status::success();
+}
+
+Status writeBundle(const std::filesystem::path &path, const Bundle &bundle,
+                   const Target &target, const CompileOptions &options) {
+  BundleKey key = BundleKey::make(bundle.graph, target.name, options);
+  return writeBytes(path, encodeBundleFile(key, bundle));
 }
 
 /// An exported model into check/STEM.fusebundle and its inputs into

@@ -25,6 +25,8 @@ import transformers as tf
 SEQ = 128
 VOCAB = 1000
 COMMON = dict(vocab_size=VOCAB)
+# 2 layers, hidden 256, 4 heads, in the names most configs use.
+LAYERS = dict(COMMON, hidden_size=256, num_hidden_layers=2, num_attention_heads=4)
 
 
 MAIN = ["bert", "distilbert", "gpt2", "llama", "t5enc"]
@@ -36,8 +38,7 @@ def configs():
     """name -> (model constructor, takes attention_mask)."""
     return {
         "bert": (lambda: tf.BertModel(tf.BertConfig(
-            hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
-            intermediate_size=1024, max_position_embeddings=512, **COMMON)), True),
+            intermediate_size=1024, max_position_embeddings=512, **LAYERS)), True),
         "distilbert": (lambda: tf.DistilBertModel(tf.DistilBertConfig(
             dim=256, n_layers=2, n_heads=4, hidden_dim=1024,
             max_position_embeddings=512, **COMMON)), True),
@@ -45,58 +46,44 @@ def configs():
             n_embd=256, n_layer=2, n_head=4, n_positions=512, use_cache=False,
             bos_token_id=0, eos_token_id=0, **COMMON)), True),
         "llama": (lambda: tf.LlamaModel(tf.LlamaConfig(
-            hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
             num_key_value_heads=4, intermediate_size=688,
-            max_position_embeddings=512, use_cache=False, **COMMON)), True),
+            max_position_embeddings=512, use_cache=False, **LAYERS)), True),
         # Other members of the families (--family).
         "roberta": (lambda: tf.RobertaModel(tf.RobertaConfig(
-            hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
-            intermediate_size=1024, max_position_embeddings=514,
-            **COMMON)), True),
+            intermediate_size=1024, max_position_embeddings=514, **LAYERS)), True),
         "albert": (lambda: tf.AlbertModel(tf.AlbertConfig(
-            embedding_size=128, hidden_size=256, num_hidden_layers=2,
-            num_attention_heads=4, intermediate_size=1024,
-            max_position_embeddings=512, **COMMON)), True),
+            embedding_size=128, intermediate_size=1024,
+            max_position_embeddings=512, **LAYERS)), True),
         "electra": (lambda: tf.ElectraModel(tf.ElectraConfig(
-            embedding_size=128, hidden_size=256, num_hidden_layers=2,
-            num_attention_heads=4, intermediate_size=1024,
-            max_position_embeddings=512, **COMMON)), True),
+            embedding_size=128, intermediate_size=1024,
+            max_position_embeddings=512, **LAYERS)), True),
         "qwen2": (lambda: tf.Qwen2Model(tf.Qwen2Config(
-            hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
             num_key_value_heads=2, intermediate_size=688,
-            max_position_embeddings=512, use_cache=False, **COMMON)), True),
+            max_position_embeddings=512, use_cache=False, **LAYERS)), True),
         "mistral": (lambda: tf.MistralModel(tf.MistralConfig(
-            hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
             num_key_value_heads=1, intermediate_size=688,
-            max_position_embeddings=512, use_cache=False, **COMMON)), True),
+            max_position_embeddings=512, use_cache=False, **LAYERS)), True),
         "gpt_neo": (lambda: tf.GPTNeoModel(tf.GPTNeoConfig(
             hidden_size=256, num_layers=2, num_heads=4,
             attention_types=[[["global", "local"], 1]], window_size=32,
             max_position_embeddings=512, use_cache=False, bos_token_id=0,
             eos_token_id=0, **COMMON)), True),
         "deberta_v2": (lambda: tf.DebertaV2Model(tf.DebertaV2Config(
-            hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
-            intermediate_size=1024, max_position_embeddings=512,
-            **COMMON)), True),
+            intermediate_size=1024, max_position_embeddings=512, **LAYERS)), True),
         "mpnet": (lambda: tf.MPNetModel(tf.MPNetConfig(
-            hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
-            intermediate_size=1024, max_position_embeddings=514,
-            **COMMON)), True),
+            intermediate_size=1024, max_position_embeddings=514, **LAYERS)), True),
         "phi": (lambda: tf.PhiModel(tf.PhiConfig(
-            hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
             intermediate_size=1024, max_position_embeddings=512,
-            use_cache=False, **COMMON)), True),
+            use_cache=False, **LAYERS)), True),
         "gemma": (lambda: tf.GemmaModel(tf.GemmaConfig(
-            hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
             num_key_value_heads=1, head_dim=64, intermediate_size=688,
-            max_position_embeddings=512, use_cache=False, **COMMON)), True),
+            max_position_embeddings=512, use_cache=False, **LAYERS)), True),
         "bloom": (lambda: tf.BloomModel(tf.BloomConfig(
             hidden_size=256, n_layer=2, n_head=4, use_cache=False,
             **COMMON)), True),
         "opt": (lambda: tf.OPTModel(tf.OPTConfig(
-            hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
             ffn_dim=1024, word_embed_proj_dim=256,
-            max_position_embeddings=512, use_cache=False, **COMMON)), True),
+            max_position_embeddings=512, use_cache=False, **LAYERS)), True),
         "t5enc": (lambda: tf.T5EncoderModel(tf.T5Config(
             d_model=256, num_layers=2, num_heads=4, d_kv=64, d_ff=1024,
             use_cache=False, **COMMON)), True),

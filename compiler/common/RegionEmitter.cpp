@@ -24,6 +24,17 @@ Im2colGeometry::Im2colGeometry(fd::Im2colOp im2col)
   }
 }
 
+Value Im2colGeometry::windowCoordinate(
+    OpBuilder &b, Location loc, int64_t d, Value o, Value w,
+    llvm::function_ref<Value(int64_t)> constant) const {
+  return arith::AddIOp::create(
+      b, loc,
+      arith::SubIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, o, constant(strides[d])),
+          constant(pads[d])),
+      arith::MulIOp::create(b, loc, w, constant(dilations[d])));
+}
+
 void RegionEmitterBase::storeStash(Value computed, Value base, Index index) {
   Type element = getElementTypeOrSelf(computed.getType());
   Value address = LLVM::GEPOp::create(b, loc, base.getType(), element, base,
@@ -615,12 +626,7 @@ Value RegionEmitterBase::emitIm2colRun(fd::Im2colOp im2col, Value start,
   for (int64_t d = g.n - 1; d >= 0; --d) {
     Value o = divRem64(p, outInner, g.out[d]);
     Value w = divRem64(k, windowInner, g.window[d]);
-    Value c = arith::AddIOp::create(
-        b, loc,
-        arith::SubIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, o, c64(g.strides[d])),
-            c64(g.pads[d])),
-        arith::MulIOp::create(b, loc, w, c64(g.dilations[d])));
+    Value c = g.windowCoordinate(b, loc, d, o, w, c64);
     if (d == g.n - 1)
       lastC = c;
     else
@@ -722,12 +728,7 @@ RegionEmitterBase::emitIm2colGather(fd::Im2colOp im2col, Index index,
     Value w =
         offset ? cI(*offset / windowInner % g.window[d]) : coordinates[1 + d];
     windowInner *= g.window[d];
-    Value c = arith::AddIOp::create(
-        b, loc,
-        arith::SubIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, o, cI(g.strides[d])),
-            cI(g.pads[d])),
-        arith::MulIOp::create(b, loc, w, cI(g.dilations[d])));
+    Value c = g.windowCoordinate(b, loc, d, o, w, cI);
     // 0 <= c < in as one unsigned compare.
     inside = arith::AndIOp::create(
         b, loc, inside,

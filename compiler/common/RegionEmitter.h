@@ -72,6 +72,14 @@ struct Im2colGeometry {
   int64_t positions = 1, offsets = 1, inInner = 1;
 
   explicit Im2colGeometry(fd::Im2colOp im2col);
+
+  /// The coordinate along spatial dim `d` that window offset `w` of output
+  /// position `o` reads: o * stride - pad + w * dilation (outside [0, in)
+  /// in the padding). `constant` makes the integers, of o's and w's type.
+  mlir::Value
+  windowCoordinate(mlir::OpBuilder &b, mlir::Location loc, int64_t d,
+                   mlir::Value o, mlir::Value w,
+                   llvm::function_ref<mlir::Value(int64_t)> constant) const;
 };
 
 /// Emits region values at an index, with one vector width (1: scalars),

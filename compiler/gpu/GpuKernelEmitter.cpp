@@ -34,6 +34,21 @@ constexpr int64_t kMaxRowBlocks = 65535;
 /// Rows per block of a row kernel whose rows a warp covers: one per warp.
 constexpr int64_t kRowsPerBlock = 8;
 
+struct GridStride {
+  Value thread, threads;
+};
+
+/// A grid-stride loop's start and step: this thread's index in the grid and
+/// the grid's thread count.
+GridStride gridStride(OpBuilder &b, Location loc) {
+  Value thread = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, blockId(b, loc), blockDim(b, loc)),
+      threadId(b, loc));
+  Value threads =
+      arith::MulIOp::create(b, loc, gridDim(b, loc), blockDim(b, loc));
+  return {thread, threads};
+}
+
 } // namespace
 
 FailureOr<FusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
@@ -53,12 +68,7 @@ FailureOr<FusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
         KernelPointers pointers =
             createKernel(b, module, fusion, name, numResults, /*scratch=*/false,
                          /*scratchReadOnly=*/false, kGpuBlockSize);
-        Value thread = arith::AddIOp::create(
-            b, loc,
-            arith::MulIOp::create(b, loc, blockId(b, loc), blockDim(b, loc)),
-            threadId(b, loc));
-        Value threads =
-            arith::MulIOp::create(b, loc, gridDim(b, loc), blockDim(b, loc));
+        auto [thread, threads] = gridStride(b, loc);
         DenseMap<Value, Value> noSeeds;
         FailureOr<StridedLoop> loop = emitStridedLoop(
             b, loc, i64Constant(b, loc, 0), domain, thread, threads,
@@ -109,12 +119,7 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
     KernelPointers pointers = createKernel(
         b, module, fusion, name, domainResults.size(), /*scratch=*/true,
         /*scratchReadOnly=*/false, kGpuBlockSize);
-    Value thread = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(b, loc, blockId(b, loc), blockDim(b, loc)),
-        threadId(b, loc));
-    Value threads =
-        arith::MulIOp::create(b, loc, gridDim(b, loc), blockDim(b, loc));
+    auto [thread, threads] = gridStride(b, loc);
     ReductionStarts starts = reductionStarts<RegionEmitter>(
         b, loc, kGpuVectorWidth, pointers.inputs, reductions);
     DenseMap<Value, Value> noSeeds;
@@ -247,11 +252,7 @@ emitColumnReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
   auto c = [&](OpBuilder &builder, int64_t value) {
     return i64Constant(builder, loc, value);
   };
-  Value thread = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, blockId(b, loc), blockDim(b, loc)),
-      threadId(b, loc));
-  Value threads =
-      arith::MulIOp::create(b, loc, gridDim(b, loc), blockDim(b, loc));
+  auto [thread, threads] = gridStride(b, loc);
   auto groupLoop = scf::ForOp::create(b, loc, thread, c(b, groups), threads);
   b.setInsertionPoint(groupLoop.getBody()->getTerminator());
   Value group = groupLoop.getInductionVar();

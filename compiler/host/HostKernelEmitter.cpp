@@ -197,6 +197,24 @@ ReductionKernel openReductionKernel(OpBuilder &b, ModuleOp module, Location loc,
   return kernel;
 }
 
+/// A reduction's independent vector accumulators combined pairwise, then
+/// across lanes, then with the scalar tail's accumulator.
+Value combineAccumulators(OpBuilder &b, Location loc, const ReductionInfo &r,
+                          ValueRange accumulators, Value scalar) {
+  SmallVector<Value> copies(accumulators);
+  while (copies.size() > 1) {
+    SmallVector<Value> halved;
+    for (size_t k = 0; k + 1 < copies.size(); k += 2)
+      halved.push_back(combine(b, loc, r, copies[k], copies[k + 1]));
+    if (copies.size() % 2)
+      halved.push_back(copies.back());
+    copies = std::move(halved);
+  }
+  Value horizontal =
+      vector::ReductionOp::create(b, loc, r.combining, copies[0]);
+  return combine(b, loc, r, horizontal, scalar);
+}
+
 FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
                                            StringRef prefix, unsigned width) {
   FailureOr<fd::FullSchedule> analyzed =
@@ -249,22 +267,12 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
     if (failed(loop))
       return failure();
     for (auto [i, r] : llvm::enumerate(reductions)) {
-      // The independent accumulators (copy k of reduction i at k * n + i)
-      // combined pairwise, then across lanes.
+      // Copy k of reduction i's accumulator is at k * n + i.
       SmallVector<Value> copies;
       for (unsigned k = 0; k < kRowUnroll; ++k)
         copies.push_back(loop->vectorResults[k * reductions.size() + i]);
-      while (copies.size() > 1) {
-        SmallVector<Value> halved;
-        for (size_t k = 0; k + 1 < copies.size(); k += 2)
-          halved.push_back(combine(b, loc, r, copies[k], copies[k + 1]));
-        if (copies.size() % 2)
-          halved.push_back(copies.back());
-        copies = std::move(halved);
-      }
-      Value horizontal =
-          vector::ReductionOp::create(b, loc, r.combining, copies[0]);
-      Value partial = combine(b, loc, r, horizontal, loop->scalarResults[i]);
+      Value partial =
+          combineAccumulators(b, loc, r, copies, loop->scalarResults[i]);
       Value slot = arith::AddIOp::create(
           b, loc, p, i64Constant(b, loc, int64_t(i) * partials));
       Value address = LLVM::GEPOp::create(
@@ -400,20 +408,9 @@ host::emitRowPasses(OpBuilder &b, Location loc, unsigned width,
         kRowUnroll);
     if (failed(loop))
       return failure();
-    // The independent accumulators combined pairwise, then across lanes
-    // once per row.
-    SmallVector<Value> partial(loop->vectorResults);
-    while (partial.size() > 1) {
-      SmallVector<Value> halved;
-      for (size_t k = 0; k + 1 < partial.size(); k += 2)
-        halved.push_back(combine(b, loc, r, partial[k], partial[k + 1]));
-      if (partial.size() % 2)
-        halved.push_back(partial.back());
-      partial = std::move(halved);
-    }
-    Value horizontal =
-        vector::ReductionOp::create(b, loc, r.combining, partial[0]);
-    Value result = combine(b, loc, r, horizontal, loop->scalarResults[0]);
+    // Across lanes once per row.
+    Value result = combineAccumulators(b, loc, r, loop->vectorResults,
+                                       loop->scalarResults[0]);
     RegionEmitter scalar(b, loc, 1, pointers);
     result = finishReduction(b, loc, scalar, r, result, rowLength);
     seeds[fd::ReduceOp(r.op).getResult()] = result;

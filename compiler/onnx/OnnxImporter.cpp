@@ -28,6 +28,7 @@
 #include <span>
 #include <stdexcept>
 #include <tuple>
+#include <type_traits>
 
 namespace fuse::onnximport {
 namespace {
@@ -345,88 +346,51 @@ typedValues(const onnx::TensorProto &proto) {
   }
 }
 
-HostTensorData tensorFromProto(const onnx::TensorProto &proto,
-                               const std::string &modelFolder) {
-  std::string what =
-      "tensor" + (proto.name().empty() ? "" : " '" + proto.name() + "'");
-  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
-    onnx::TensorProto inline_ = proto;
-    inline_.set_raw_data(readExternalData(proto, what, modelFolder));
-    inline_.clear_external_data();
-    inline_.set_data_location(onnx::TensorProto::DEFAULT);
-    return tensorFromProto(inline_);
-  }
-  if (proto.has_segment())
-    fail(what + " is segmented, which Fuse does not support");
-  ElementType type = requireType(proto.data_type(), what);
-  Shape shape(proto.dims().begin(), proto.dims().end());
-  std::int64_t count = checkedCount(shape, what);
-  std::int64_t elementBytes = byteSize(type);
-  auto expectCount = [&](std::int64_t got, const char *field) {
-    if (got != count)
-      fail(what + " of shape " + shapeText(shape) + " holds " +
-           std::to_string(got) + " values in " + field + ", expected " +
-           std::to_string(count));
-  };
-  // INT4, UINT4 and FLOAT4E2M1 come packed two to a byte, INT2 and UINT2
-  // four (onnx.proto: the first element in the least significant bits), in
-  // raw_data and, a byte per entry, in int32_data.
+/// A tensor of INT4, UINT4 and FLOAT4E2M1, packed two to a byte, or INT2
+/// and UINT2, four (onnx.proto: the first element in the least significant
+/// bits), in raw_data and, a byte per entry, in int32_data.
+HostTensorData packedTensorFromProto(const onnx::TensorProto &proto,
+                                     ElementType type, const Shape &shape,
+                                     std::int64_t count,
+                                     const std::string &what) {
   const int packedBits = subByteBits(type);
-  if (packedBits) {
-    const std::int64_t perByte = 8 / packedBits;
-    const std::int64_t packedBytes = (count + perByte - 1) / perByte;
-    std::vector<std::uint8_t> packed;
-    if (proto.has_raw_data()) {
-      const std::string &raw = proto.raw_data();
-      if (std::int64_t(raw.size()) != packedBytes)
-        fail(what + " of shape " + shapeText(shape) + " and type " +
-             onnxTypeName(proto.data_type()) + " has " +
-             std::to_string(raw.size()) + " bytes of raw_data, expected " +
-             std::to_string(packedBytes) + " (" + std::to_string(perByte) +
-             " elements packed in a byte)");
-      packed.assign(raw.begin(), raw.end());
-    } else {
-      if (proto.int32_data_size() != packedBytes)
-        fail(what + " of shape " + shapeText(shape) + " and type " +
-             onnxTypeName(proto.data_type()) + " holds " +
-             std::to_string(proto.int32_data_size()) +
-             " values in int32_data, expected " + std::to_string(packedBytes) +
-             " (" + std::to_string(perByte) + " elements packed in each)");
-      for (std::int32_t value : proto.int32_data()) {
-        if (value < 0 || value > 0xFF)
-          fail(what + " holds " + std::to_string(value) +
-               " in int32_data, which is not a byte of packed " +
-               onnxTypeName(proto.data_type()) + " elements");
-        packed.push_back(std::uint8_t(value));
-      }
-    }
-    HostTensorData data(TensorType{type, shape});
-    unpackSubByte(type, packed, data);
-    return data;
-  }
-  // What the proto holds is checked against its shape before the tensor is
-  // allocated: dims of 2^31 - 1 with 16 bytes of raw_data zero-filled 16 GiB
-  // first (issue 19).
+  const std::int64_t perByte = 8 / packedBits;
+  const std::int64_t packedBytes = (count + perByte - 1) / perByte;
+  std::vector<std::uint8_t> packed;
   if (proto.has_raw_data()) {
     const std::string &raw = proto.raw_data();
-    if (std::int64_t(raw.size()) != count * elementBytes)
+    if (std::int64_t(raw.size()) != packedBytes)
       fail(what + " of shape " + shapeText(shape) + " and type " +
            onnxTypeName(proto.data_type()) + " has " +
            std::to_string(raw.size()) + " bytes of raw_data, expected " +
-           std::to_string(count * elementBytes));
+           std::to_string(packedBytes) + " (" + std::to_string(perByte) +
+           " elements packed in a byte)");
+    packed.assign(raw.begin(), raw.end());
   } else {
-    std::apply(expectCount, typedValues(proto));
+    if (proto.int32_data_size() != packedBytes)
+      fail(what + " of shape " + shapeText(shape) + " and type " +
+           onnxTypeName(proto.data_type()) + " holds " +
+           std::to_string(proto.int32_data_size()) +
+           " values in int32_data, expected " + std::to_string(packedBytes) +
+           " (" + std::to_string(perByte) + " elements packed in each)");
+    for (std::int32_t value : proto.int32_data()) {
+      if (value < 0 || value > 0xFF)
+        fail(what + " holds " + std::to_string(value) +
+             " in int32_data, which is not a byte of packed " +
+             onnxTypeName(proto.data_type()) + " elements");
+      packed.push_back(std::uint8_t(value));
+    }
   }
   HostTensorData data(TensorType{type, shape});
-  if (proto.has_raw_data()) {
-    const std::string &raw = proto.raw_data();
-    if (!raw.empty())
-      std::memcpy(data.bytes.data(), raw.data(), raw.size());
-    if (type == ElementType::I1)
-      for (auto &byte : data.bytes)
-        byte = byte != 0;
-    return data;
-  }
+  unpackSubByte(type, packed, data);
+  return data;
+}
+
+/// The values of the proto's typed field (float_data, int64_data, ...) into
+/// `data`, each checked to fit the element type.
+void storeTypedValues(const onnx::TensorProto &proto, std::int64_t count,
+                      const std::string &what, HostTensorData &data) {
+  const ElementType type = data.type.elementType;
   switch (proto.data_type()) {
   case onnx::TensorProto::FLOAT:
     for (std::int64_t i = 0; i < count; ++i)
@@ -493,6 +457,57 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto,
     }
     break;
   }
+}
+
+HostTensorData tensorFromProto(const onnx::TensorProto &proto,
+                               const std::string &modelFolder) {
+  std::string what =
+      "tensor" + (proto.name().empty() ? "" : " '" + proto.name() + "'");
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
+    onnx::TensorProto inline_ = proto;
+    inline_.set_raw_data(readExternalData(proto, what, modelFolder));
+    inline_.clear_external_data();
+    inline_.set_data_location(onnx::TensorProto::DEFAULT);
+    return tensorFromProto(inline_);
+  }
+  if (proto.has_segment())
+    fail(what + " is segmented, which Fuse does not support");
+  ElementType type = requireType(proto.data_type(), what);
+  Shape shape(proto.dims().begin(), proto.dims().end());
+  std::int64_t count = checkedCount(shape, what);
+  std::int64_t elementBytes = byteSize(type);
+  auto expectCount = [&](std::int64_t got, const char *field) {
+    if (got != count)
+      fail(what + " of shape " + shapeText(shape) + " holds " +
+           std::to_string(got) + " values in " + field + ", expected " +
+           std::to_string(count));
+  };
+  if (subByteBits(type))
+    return packedTensorFromProto(proto, type, shape, count, what);
+  // What the proto holds is checked against its shape before the tensor is
+  // allocated: dims of 2^31 - 1 with 16 bytes of raw_data zero-filled 16 GiB
+  // first (issue 19).
+  if (proto.has_raw_data()) {
+    const std::string &raw = proto.raw_data();
+    if (std::int64_t(raw.size()) != count * elementBytes)
+      fail(what + " of shape " + shapeText(shape) + " and type " +
+           onnxTypeName(proto.data_type()) + " has " +
+           std::to_string(raw.size()) + " bytes of raw_data, expected " +
+           std::to_string(count * elementBytes));
+  } else {
+    std::apply(expectCount, typedValues(proto));
+  }
+  HostTensorData data(TensorType{type, shape});
+  if (proto.has_raw_data()) {
+    const std::string &raw = proto.raw_data();
+    if (!raw.empty())
+      std::memcpy(data.bytes.data(), raw.data(), raw.size());
+    if (type == ElementType::I1)
+      for (auto &byte : data.bytes)
+        byte = byte != 0;
+    return data;
+  }
+  storeTypedValues(proto, count, what, data);
   return data;
 }
 
@@ -723,6 +738,10 @@ private:
   }
 
   const onnx::AttributeProto *attr(const std::string &name);
+  const onnx::AttributeProto *attrOf(const std::string &name,
+                                     onnx::AttributeProto::AttributeType type,
+                                     bool (onnx::AttributeProto::*has)() const,
+                                     const char *what);
   std::int64_t attrInt(const std::string &name, std::int64_t def);
   double attrFloat(const std::string &name, double def);
   std::string attrString(const std::string &name, const std::string &def);
@@ -1034,32 +1053,38 @@ const onnx::AttributeProto *Importer::attr(const std::string &name) {
   return nullptr;
 }
 
-std::int64_t Importer::attrInt(const std::string &name, std::int64_t def) {
+/// The attribute `name`, or null when the node has none; fails unless it is
+/// of `type` or `has` its value of that type (`what`: the type in words).
+const onnx::AttributeProto *
+Importer::attrOf(const std::string &name,
+                 onnx::AttributeProto::AttributeType type,
+                 bool (onnx::AttributeProto::*has)() const, const char *what) {
   const onnx::AttributeProto *a = attr(name);
-  if (!a)
-    return def;
-  if (a->type() != onnx::AttributeProto::INT && !a->has_i())
-    fail("attribute '" + name + "' is not an integer");
-  return a->i();
+  if (a && a->type() != type && !(a->*has)())
+    fail("attribute '" + name + "' is not " + what);
+  return a;
+}
+
+std::int64_t Importer::attrInt(const std::string &name, std::int64_t def) {
+  const onnx::AttributeProto *a =
+      attrOf(name, onnx::AttributeProto::INT, &onnx::AttributeProto::has_i,
+             "an integer");
+  return a ? a->i() : def;
 }
 
 double Importer::attrFloat(const std::string &name, double def) {
-  const onnx::AttributeProto *a = attr(name);
-  if (!a)
-    return def;
-  if (a->type() != onnx::AttributeProto::FLOAT && !a->has_f())
-    fail("attribute '" + name + "' is not a float");
-  return a->f();
+  const onnx::AttributeProto *a =
+      attrOf(name, onnx::AttributeProto::FLOAT, &onnx::AttributeProto::has_f,
+             "a float");
+  return a ? a->f() : def;
 }
 
 std::string Importer::attrString(const std::string &name,
                                  const std::string &def) {
-  const onnx::AttributeProto *a = attr(name);
-  if (!a)
-    return def;
-  if (a->type() != onnx::AttributeProto::STRING && !a->has_s())
-    fail("attribute '" + name + "' is not a string");
-  return a->s();
+  const onnx::AttributeProto *a =
+      attrOf(name, onnx::AttributeProto::STRING, &onnx::AttributeProto::has_s,
+             "a string");
+  return a ? a->s() : def;
 }
 
 std::optional<std::vector<std::int64_t>>
@@ -1291,31 +1316,29 @@ bool Importer::evaluateConstant(std::vector<std::optional<Value>> &constants,
     if ((a = attr(name))) {
       Value v;
       std::string which = name;
-      if (which == "value") {
+      // value_float(s), value_int(s): a scalar, or a vector of the list.
+      const bool isList = which.back() == 's';
+      auto fromValues = [&](ElementType type, auto scalar, const auto &list) {
+        std::vector<decltype(scalar)> xs;
+        Shape shape;
+        if (isList) {
+          xs.assign(list.begin(), list.end());
+          shape.push_back(std::int64_t(xs.size()));
+        } else {
+          xs.push_back(scalar);
+        }
+        if constexpr (std::is_same_v<decltype(scalar), double>)
+          return HostTensorData::fromDoubles(TensorType{type, shape}, xs);
+        else
+          return HostTensorData::fromInts(TensorType{type, shape}, xs);
+      };
+      if (which == "value")
         v.constant = tensorFromProto(a->t(), modelFolder);
-      } else if (which == "value_float" || which == "value_floats") {
-        std::vector<double> xs;
-        if (which == "value_float")
-          xs.push_back(a->f());
-        else
-          xs.assign(a->floats().begin(), a->floats().end());
-        Shape shape;
-        if (which == "value_floats")
-          shape.push_back(std::int64_t(xs.size()));
-        v.constant = HostTensorData::fromDoubles(
-            TensorType{ElementType::F32, shape}, xs);
-      } else {
-        std::vector<std::int64_t> xs;
-        if (which == "value_int")
-          xs.push_back(a->i());
-        else
-          xs.assign(a->ints().begin(), a->ints().end());
-        Shape shape;
-        if (which == "value_ints")
-          shape.push_back(std::int64_t(xs.size()));
+      else if (which.starts_with("value_float"))
+        v.constant = fromValues(ElementType::F32, double(a->f()), a->floats());
+      else
         v.constant =
-            HostTensorData::fromInts(TensorType{ElementType::I64, shape}, xs);
-      }
+            fromValues(ElementType::I64, std::int64_t(a->i()), a->ints());
       v.type = v.constant->type;
       constants[0] = std::move(v);
       break;
@@ -4249,6 +4272,14 @@ Expected<std::string> readFile(const std::string &path) {
   return readRegularFile(path, std::uint64_t(std::numeric_limits<int>::max()));
 }
 
+/// Parses `bytes` into `message`; false where protobuf cannot, as for more
+/// bytes than its int sizes reach.
+bool parseProto(google::protobuf::MessageLite &message,
+                std::string_view bytes) {
+  return bytes.size() <= std::size_t(std::numeric_limits<int>::max()) &&
+         message.ParseFromArray(bytes.data(), int(bytes.size()));
+}
+
 /// Imports `model`; when an operand that must be a constant is not, and
 /// `needs` is given, the model inputs it is computed from go there. External
 /// data is read from `modelFolder` only (none when empty).
@@ -4272,6 +4303,23 @@ importParsed(const onnx::ModelProto &model, const ImportOptions &options,
   }
 }
 
+/// importParsed of the model in `bytes`, named `sourceName` in errors.
+Expected<ImportedModel> importBytes(std::string_view bytes,
+                                    const ImportOptions &options,
+                                    const std::string &sourceName,
+                                    std::vector<ConstantInputNeed> *needs,
+                                    const std::string &modelFolder = {}) {
+  onnx::ModelProto model;
+  if (!parseProto(model, bytes))
+    return Status::error("'" + sourceName +
+                         "' is not a valid ONNX model (the protobuf does not "
+                         "parse)");
+  if (!model.has_graph())
+    return Status::error("'" + sourceName +
+                         "' is not a valid ONNX model (it has no graph)");
+  return importParsed(model, options, sourceName, needs, modelFolder);
+}
+
 } // namespace
 
 /// The folder of the model file `path` (its external data's only place).
@@ -4284,16 +4332,7 @@ Expected<ImportedModel> importModel(std::string_view bytes,
                                     const ImportOptions &options,
                                     const std::string &sourceName,
                                     std::vector<ConstantInputNeed> *needs) {
-  onnx::ModelProto model;
-  if (bytes.size() > std::size_t(std::numeric_limits<int>::max()) ||
-      !model.ParseFromArray(bytes.data(), int(bytes.size())))
-    return Status::error("'" + sourceName +
-                         "' is not a valid ONNX model (the protobuf does not "
-                         "parse)");
-  if (!model.has_graph())
-    return Status::error("'" + sourceName +
-                         "' is not a valid ONNX model (it has no graph)");
-  return importParsed(model, options, sourceName, needs);
+  return importBytes(bytes, options, sourceName, needs);
 }
 
 Expected<ImportedModel> importModelFile(const std::string &path,
@@ -4302,22 +4341,12 @@ Expected<ImportedModel> importModelFile(const std::string &path,
   Expected<std::string> bytes = readFile(path);
   if (!bytes.ok())
     return bytes.status();
-  onnx::ModelProto model;
-  if (bytes->size() > std::size_t(std::numeric_limits<int>::max()) ||
-      !model.ParseFromArray(bytes->data(), int(bytes->size())))
-    return Status::error("'" + path +
-                         "' is not a valid ONNX model (the protobuf does not "
-                         "parse)");
-  if (!model.has_graph())
-    return Status::error("'" + path +
-                         "' is not a valid ONNX model (it has no graph)");
-  return importParsed(model, options, path, needs, modelFolderOf(path));
+  return importBytes(*bytes, options, path, needs, modelFolderOf(path));
 }
 
 Expected<NamedTensor> parseTensorProto(std::string_view bytes) {
   onnx::TensorProto proto;
-  if (bytes.size() > std::size_t(std::numeric_limits<int>::max()) ||
-      !proto.ParseFromArray(bytes.data(), int(bytes.size())))
+  if (!parseProto(proto, bytes))
     return Status::error("not a valid ONNX TensorProto");
   try {
     HostTensorData data = tensorFromProto(proto);
@@ -4351,8 +4380,7 @@ Expected<onnx::ModelProto> parseModelFile(const std::string &path) {
   if (!bytes.ok())
     return bytes.status();
   onnx::ModelProto model;
-  if (bytes->size() > std::size_t(std::numeric_limits<int>::max()) ||
-      !model.ParseFromArray(bytes->data(), int(bytes->size())))
+  if (!parseProto(model, *bytes))
     return Status::error("'" + path + "' is not a valid ONNX model");
   return model;
 }

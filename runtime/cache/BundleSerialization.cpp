@@ -184,20 +184,21 @@ void load_minimal(const A &, BindingKind &kind, const std::string &name) {
 // Structures, field by field
 //===----------------------------------------------------------------------===//
 
+/// A field under its own name: FUSE_FIELD(launch, gridX) is
+/// make_nvp("gridX", launch.gridX).
+#define FUSE_FIELD(object, field) cereal::make_nvp(#field, object.field)
+
 template <class A> void serialize(A &ar, TensorType &type) {
-  ar(cereal::make_nvp("elementType", type.elementType),
-     cereal::make_nvp("shape", type.shape));
+  ar(FUSE_FIELD(type, elementType), FUSE_FIELD(type, shape));
 }
 
 template <class A> void serialize(A &ar, DenseValue &value) {
-  ar(cereal::make_nvp("elementType", value.elementType),
-     cereal::make_nvp("shape", value.shape),
-     cereal::make_nvp("bytes", value.bytes),
-     cereal::make_nvp("splat", value.splat));
+  ar(FUSE_FIELD(value, elementType), FUSE_FIELD(value, shape),
+     FUSE_FIELD(value, bytes), FUSE_FIELD(value, splat));
 }
 
 template <class A> void serialize(A &ar, EnumValue &value) {
-  ar(cereal::make_nvp("name", value.name));
+  ar(FUSE_FIELD(value, name));
 }
 
 /// Attribute has no empty state, so attributes travel as their storage.
@@ -229,9 +230,7 @@ template <class A> void save(A &ar, const Op &op) {
   AttrStorageMap attributes;
   for (const auto &[name, attribute] : op.attributes)
     attributes.emplace(name, attribute.value());
-  ar(cereal::make_nvp("kind", op.kind),
-     cereal::make_nvp("operands", op.operands),
-     cereal::make_nvp("results", op.results),
+  ar(FUSE_FIELD(op, kind), FUSE_FIELD(op, operands), FUSE_FIELD(op, results),
      cereal::make_nvp("attributes", attributes));
 }
 
@@ -244,43 +243,33 @@ template <class A> void load(A &ar, Op &op) {
 }
 
 template <class A> void serialize(A &ar, Tensor &tensor) {
-  ar(cereal::make_nvp("type", tensor.type),
-     cereal::make_nvp("name", tensor.name));
+  ar(FUSE_FIELD(tensor, type), FUSE_FIELD(tensor, name));
 }
 
 template <class A> void serialize(A &ar, GraphOutput &output) {
-  ar(cereal::make_nvp("tensor", output.tensor),
-     cereal::make_nvp("name", output.name));
+  ar(FUSE_FIELD(output, tensor), FUSE_FIELD(output, name));
 }
 
 template <class A> void serialize(A &ar, Graph &graph) {
-  ar(cereal::make_nvp("tensors", graph.tensors),
-     cereal::make_nvp("inputs", graph.inputs),
-     cereal::make_nvp("ops", graph.ops),
-     cereal::make_nvp("outputs", graph.outputs));
+  ar(FUSE_FIELD(graph, tensors), FUSE_FIELD(graph, inputs),
+     FUSE_FIELD(graph, ops), FUSE_FIELD(graph, outputs));
 }
 
 template <class A> void serialize(A &ar, LaunchConfig &launch) {
-  ar(cereal::make_nvp("gridX", launch.gridX),
-     cereal::make_nvp("gridY", launch.gridY),
-     cereal::make_nvp("gridZ", launch.gridZ),
-     cereal::make_nvp("blockX", launch.blockX),
-     cereal::make_nvp("blockY", launch.blockY),
-     cereal::make_nvp("blockZ", launch.blockZ),
-     cereal::make_nvp("sharedMemoryBytes", launch.sharedMemoryBytes),
-     cereal::make_nvp("iterations", launch.iterations),
-     cereal::make_nvp("grain", launch.grain));
+  ar(FUSE_FIELD(launch, gridX), FUSE_FIELD(launch, gridY),
+     FUSE_FIELD(launch, gridZ), FUSE_FIELD(launch, blockX),
+     FUSE_FIELD(launch, blockY), FUSE_FIELD(launch, blockZ),
+     FUSE_FIELD(launch, sharedMemoryBytes), FUSE_FIELD(launch, iterations),
+     FUSE_FIELD(launch, grain));
 }
 
 template <class A> void serialize(A &ar, KernelBinding &binding) {
-  ar(cereal::make_nvp("kind", binding.kind),
-     cereal::make_nvp("index", binding.index));
+  ar(FUSE_FIELD(binding, kind), FUSE_FIELD(binding, index));
 }
 
 template <class A> void serialize(A &ar, BundleKernel &kernel) {
-  ar(cereal::make_nvp("name", kernel.name),
-     cereal::make_nvp("target", kernel.target),
-     cereal::make_nvp("payloadKind", kernel.payloadKind));
+  ar(FUSE_FIELD(kernel, name), FUSE_FIELD(kernel, target),
+     FUSE_FIELD(kernel, payloadKind));
   if constexpr (std::is_same_v<A, cereal::JSONOutputArchive>) {
     // People read the JSON: a payload shows as its size and digest, and
     // PTX, which is text, as itself.
@@ -292,41 +281,30 @@ template <class A> void serialize(A &ar, BundleKernel &kernel) {
   }
   // The binary form stores the payloads once each, with the bundle (the
   // kernels of a host bundle share one shared object).
-  ar(cereal::make_nvp("entry", kernel.entry),
-     cereal::make_nvp("schedule", kernel.schedule),
-     cereal::make_nvp("launch", kernel.launch),
-     cereal::make_nvp("bindings", kernel.bindings),
-     cereal::make_nvp("ops", kernel.ops),
-     cereal::make_nvp("checkedOps", kernel.checkedOps));
+  ar(FUSE_FIELD(kernel, entry), FUSE_FIELD(kernel, schedule),
+     FUSE_FIELD(kernel, launch), FUSE_FIELD(kernel, bindings),
+     FUSE_FIELD(kernel, ops), FUSE_FIELD(kernel, checkedOps));
 }
 
 template <class A> void serialize(A &ar, ArenaSlice &slice) {
-  ar(cereal::make_nvp("tensor", slice.tensor),
-     cereal::make_nvp("offset", slice.offset),
-     cereal::make_nvp("bytes", slice.bytes));
+  ar(FUSE_FIELD(slice, tensor), FUSE_FIELD(slice, offset),
+     FUSE_FIELD(slice, bytes));
 }
 
 template <class A> void serialize(A &ar, MemoryPlan &plan) {
-  ar(cereal::make_nvp("intermediates", plan.intermediates),
-     cereal::make_nvp("peakBytes", plan.peakBytes));
+  ar(FUSE_FIELD(plan, intermediates), FUSE_FIELD(plan, peakBytes));
 }
 
 template <class A> void serialize(A &ar, OutputAlias &alias) {
-  ar(cereal::make_nvp("output", alias.output),
-     cereal::make_nvp("input", alias.input));
+  ar(FUSE_FIELD(alias, output), FUSE_FIELD(alias, input));
 }
 
 template <class A> void serialize(A &ar, Bundle &bundle) {
-  ar(cereal::make_nvp("graph", bundle.graph),
-     cereal::make_nvp("sourceGraphHash", bundle.sourceGraphHash),
-     cereal::make_nvp("target", bundle.target),
-     cereal::make_nvp("versionId", bundle.versionId),
-     cereal::make_nvp("kernels", bundle.kernels),
-     cereal::make_nvp("launchOrder", bundle.launchOrder),
-     cereal::make_nvp("memoryPlan", bundle.memoryPlan),
-     cereal::make_nvp("aliases", bundle.aliases),
-     cereal::make_nvp("inputs", bundle.inputs),
-     cereal::make_nvp("outputs", bundle.outputs));
+  ar(FUSE_FIELD(bundle, graph), FUSE_FIELD(bundle, sourceGraphHash),
+     FUSE_FIELD(bundle, target), FUSE_FIELD(bundle, versionId),
+     FUSE_FIELD(bundle, kernels), FUSE_FIELD(bundle, launchOrder),
+     FUSE_FIELD(bundle, memoryPlan), FUSE_FIELD(bundle, aliases),
+     FUSE_FIELD(bundle, inputs), FUSE_FIELD(bundle, outputs));
   // Binary: each distinct payload once, then the payload of every kernel
   // by its index in that list.
   using Payload = std::vector<std::uint8_t>;
@@ -358,6 +336,8 @@ template <class A> void serialize(A &ar, Bundle &bundle) {
     }
   }
 }
+
+#undef FUSE_FIELD
 
 //===----------------------------------------------------------------------===//
 // Entry points

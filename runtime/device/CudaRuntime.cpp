@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <dlfcn.h>
 #include <map>
 #include <thread>
@@ -424,7 +423,7 @@ struct Submission {
 using CompleteFn = void (*)(detail::StreamObject &, detail::FenceObject &,
                             std::optional<Error>);
 
-struct Stream final : detail::StreamObject {
+struct Stream final : detail::StreamObject, detail::StreamQueue<Submission> {
   Stream(uint64_t runtimeId, std::shared_ptr<Context> context, CUstream stream,
          CompleteFn complete)
       : StreamObject(runtimeId), context(std::move(context)), stream(stream),
@@ -444,25 +443,6 @@ struct Stream final : detail::StreamObject {
 
   void start() {
     worker = std::thread([this] { run(); });
-  }
-
-  /// Finishes the queued work, then ends the thread.
-  void stop() {
-    {
-      std::lock_guard lock(queueMutex);
-      stopping = true;
-    }
-    wake.notify_all();
-    if (worker.joinable())
-      worker.join();
-  }
-
-  void push(Submission submission) {
-    {
-      std::lock_guard lock(queueMutex);
-      queue.push_back(std::move(submission));
-    }
-    wake.notify_one();
   }
 
   /// An event from the stream's pool, or a new one.
@@ -625,12 +605,6 @@ struct Stream final : detail::StreamObject {
   /// prepareSubmission, taken by enqueue (one owner submits).
   std::optional<CUevent> prepared;
 
-  std::mutex queueMutex;
-  std::condition_variable wake;
-  std::deque<Submission> queue;
-  bool stopping = false;
-  std::thread worker;
-
   std::mutex eventMutex;
   std::vector<CUevent> freeEvents;
   std::vector<CUevent> freeTimedEvents;
@@ -682,6 +656,66 @@ std::optional<int> smVersion(const std::string &target) {
     value = value * 10 + (target[i] - '0');
   }
   return value;
+}
+
+/// Launches `launch` on `stream` for `submission`: its bindings, then its
+/// error record (the next `nextRecord` words of the submission's block),
+/// as the parameters; with `timed`, between an event pair (a timing event
+/// that fails to record costs the timing, not the work).
+CUresult launchKernel(cuda::Stream &stream, cuda::Submission &submission,
+                      const detail::LaunchCommand &launch, bool timed,
+                      uint64_t &nextRecord) {
+  const cuda::Driver &driver = *stream.context->driver;
+  CUstream cu = stream.stream;
+  const auto &executable =
+      static_cast<const CudaExecutable &>(*launch.executable);
+  std::vector<CUdeviceptr> pointers;
+  pointers.reserve(launch.bindings.size() + 1);
+  for (const detail::BoundBuffer &bound : launch.bindings)
+    pointers.push_back(addressOf(*bound.buffer, bound.offset));
+  // The error record after the bindings (KernelAbi.h).
+  const detail::KernelChecks &checks = executable.checks[launch.kernel];
+  if (checks.words()) {
+    pointers.push_back(submission.records + nextRecord * sizeof(int64_t));
+    submission.checked.emplace_back(&checks, nextRecord);
+    nextRecord += checks.words();
+  }
+  std::vector<void *> params;
+  for (CUdeviceptr &pointer : pointers)
+    params.push_back(&pointer);
+  std::optional<std::pair<CUevent, CUevent>> timing;
+  if (timed) {
+    DeviceResult<CUevent> start = stream.takeEvent(true);
+    DeviceResult<CUevent> end = stream.takeEvent(true);
+    if (start.ok() && end.ok())
+      timing.emplace(*start, *end);
+    else if (start.ok())
+      stream.giveEvent(*start, true);
+    else if (end.ok())
+      stream.giveEvent(*end, true);
+  }
+  if (timing && driver.cuEventRecord(timing->first, cu) != CUDA_SUCCESS) {
+    stream.giveEvent(timing->first, true);
+    stream.giveEvent(timing->second, true);
+    timing.reset();
+  }
+  const LaunchConfig &config = launch.config;
+  CUresult result = driver.cuLaunchKernel(
+      executable.functions[launch.kernel], config.gridX, config.gridY,
+      config.gridZ, config.blockX, config.blockY, config.blockZ,
+      config.sharedMemoryBytes, cu, params.empty() ? nullptr : params.data(),
+      nullptr);
+  if (timing) {
+    submission.issued = true;
+    if (result == CUDA_SUCCESS &&
+        driver.cuEventRecord(timing->second, cu) == CUDA_SUCCESS) {
+      submission.launches.push_back(*timing);
+    } else {
+      stream.giveEvent(timing->first, true);
+      stream.giveEvent(timing->second, true);
+    }
+  }
+  return result;
 }
 
 } // namespace
@@ -981,57 +1015,12 @@ void CudaRuntime::enqueue(detail::StreamObject &object,
             addressOf(*zero->destination, zero->offset), 0, zero->bytes, cu);
     } else {
       const auto &launch = std::get<detail::LaunchCommand>(command->op);
-      const auto &executable =
-          static_cast<const CudaExecutable &>(*launch.executable);
-      std::vector<CUdeviceptr> pointers;
-      pointers.reserve(launch.bindings.size() + 1);
-      for (const detail::BoundBuffer &bound : launch.bindings)
-        pointers.push_back(addressOf(*bound.buffer, bound.offset));
-      // The error record after the bindings (KernelAbi.h).
-      const detail::KernelChecks &checks = executable.checks[launch.kernel];
-      if (checks.words()) {
-        pointers.push_back(submission.records + nextRecord * sizeof(int64_t));
-        submission.checked.emplace_back(&checks, nextRecord);
-        nextRecord += checks.words();
-      }
-      std::vector<void *> params;
-      for (CUdeviceptr &pointer : pointers)
-        params.push_back(&pointer);
-      std::optional<std::pair<CUevent, CUevent>> timing;
-      if (fence->timingMode == TimingMode::Kernel) {
-        DeviceResult<CUevent> start = stream.takeEvent(true);
-        DeviceResult<CUevent> end = stream.takeEvent(true);
-        if (start.ok() && end.ok())
-          timing.emplace(*start, *end);
-        else if (start.ok())
-          stream.giveEvent(*start, true);
-        else if (end.ok())
-          stream.giveEvent(*end, true);
-      }
-      // A timing event that fails to record costs the timing, not the work.
-      if (timing && driver.cuEventRecord(timing->first, cu) != CUDA_SUCCESS) {
-        stream.giveEvent(timing->first, true);
-        stream.giveEvent(timing->second, true);
-        timing.reset();
-      }
-      const LaunchConfig &config = launch.config;
-      call = "cuLaunchKernel";
-      result = driver.cuLaunchKernel(
-          executable.functions[launch.kernel], config.gridX, config.gridY,
-          config.gridZ, config.blockX, config.blockY, config.blockZ,
-          config.sharedMemoryBytes, cu,
-          params.empty() ? nullptr : params.data(), nullptr);
-      if (timing) {
-        submission.issued = true;
-        if (result == CUDA_SUCCESS &&
-            driver.cuEventRecord(timing->second, cu) == CUDA_SUCCESS) {
-          submission.launches.push_back(*timing);
-        } else {
-          stream.giveEvent(timing->first, true);
-          stream.giveEvent(timing->second, true);
-        }
-      }
+      result =
+          launchKernel(stream, submission, launch,
+                       fence->timingMode == TimingMode::Kernel, nextRecord);
       if (result != CUDA_SUCCESS) {
+        const auto &executable =
+            static_cast<const CudaExecutable &>(*launch.executable);
         submission.failure = context->error(ErrorCode::KernelFailed,
                                             "cuLaunchKernel of kernel " +
                                                 executable.names[launch.kernel],

@@ -16,6 +16,8 @@
 #include "runtime/ir/Interpreter.h"
 
 #include <condition_variable>
+#include <deque>
+#include <thread>
 
 namespace fuse::device::detail {
 
@@ -118,6 +120,37 @@ struct StreamObject {
   uint64_t pending = 0;
   bool recording = false;
   std::optional<Error> failure;
+};
+
+/// The batches submitted to a stream and the thread that finishes them in
+/// order: the host and CUDA runtimes give each stream one. The stream's
+/// destructor calls stop() before its own state goes, since the thread uses
+/// it.
+template <class Item> struct StreamQueue {
+  void push(Item item) {
+    {
+      std::lock_guard lock(queueMutex);
+      queue.push_back(std::move(item));
+    }
+    wake.notify_one();
+  }
+
+  /// Finishes the queued work, then ends the thread.
+  void stop() {
+    {
+      std::lock_guard lock(queueMutex);
+      stopping = true;
+    }
+    wake.notify_all();
+    if (worker.joinable())
+      worker.join();
+  }
+
+  std::mutex queueMutex;
+  std::condition_variable wake;
+  std::deque<Item> queue;
+  bool stopping = false;
+  std::thread worker;
 };
 
 struct FenceObject {

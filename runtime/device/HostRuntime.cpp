@@ -10,7 +10,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <deque>
 #include <dlfcn.h>
 #include <sys/mman.h>
 #include <thread>
@@ -55,29 +54,15 @@ struct HostExecutable final : detail::ExecutableObject {
   std::vector<FuseHostKernel> entries;
 };
 
-struct HostStream final : detail::StreamObject {
+struct HostStream final
+    : detail::StreamObject,
+      detail::StreamQueue<std::shared_ptr<detail::FenceObject>> {
   using StreamObject::StreamObject;
   ~HostStream() override { stop(); }
 
-  /// Finishes the queued work, then ends the thread.
-  void stop() {
-    {
-      std::lock_guard lock(queueMutex);
-      stopping = true;
-    }
-    wake.notify_all();
-    if (worker.joinable())
-      worker.join();
-  }
-
-  std::mutex queueMutex;
-  std::condition_variable wake;
-  std::deque<std::shared_ptr<detail::FenceObject>> queue;
   /// A batch of this stream runs (on its thread or on a waiting one): the
   /// next may not start before it ends.
   bool running = false;
-  bool stopping = false;
-  std::thread worker;
 };
 
 /// A private file for the bytes of a shared object, so that dlopen can map
@@ -253,12 +238,7 @@ DeviceResult<std::shared_ptr<detail::StreamObject>> HostRuntime::newStream() {
 
 void HostRuntime::enqueue(detail::StreamObject &stream,
                           std::shared_ptr<detail::FenceObject> fence) {
-  auto &host = static_cast<HostStream &>(stream);
-  {
-    std::lock_guard lock(host.queueMutex);
-    host.queue.push_back(std::move(fence));
-  }
-  host.wake.notify_one();
+  static_cast<HostStream &>(stream).push(std::move(fence));
 }
 
 void HostRuntime::runWaitedFence(

@@ -191,15 +191,9 @@ bool fuse::isFloat(ElementType type) {
   case ElementType::BF16:
   case ElementType::F32:
   case ElementType::F64:
-  case ElementType::F8E4M3FN:
-  case ElementType::F8E4M3FNUZ:
-  case ElementType::F8E5M2:
-  case ElementType::F8E5M2FNUZ:
-  case ElementType::F8E8M0FNU:
-  case ElementType::F4E2M1FN:
     return true;
   default:
-    return false;
+    return isLowPrecisionFloat(type);
   }
 }
 
@@ -235,20 +229,8 @@ unsigned fuse::integerBitWidth(ElementType type) {
   case ElementType::I4:
   case ElementType::UI4:
     return 4;
-  case ElementType::I8:
-  case ElementType::UI8:
-    return 8;
-  case ElementType::I16:
-  case ElementType::UI16:
-    return 16;
-  case ElementType::I32:
-  case ElementType::UI32:
-    return 32;
-  case ElementType::I64:
-  case ElementType::UI64:
-    return 64;
   default:
-    return 0;
+    return isInteger(type) ? unsigned(info(type).bytes) * 8 : 0;
   }
 }
 
@@ -298,24 +280,44 @@ template <typename T> void storeRaw(void *data, std::int64_t index, T value) {
   std::memcpy(static_cast<char *>(data) + index * sizeof(T), &value, sizeof(T));
 }
 
-void storeFloatBits(ElementType type, void *data, std::int64_t index,
-                    std::uint64_t bits) {
-  if (isLowPrecisionFloat(type)) {
+/// Element `index` of an array of `bytes`-byte elements, as unsigned bits.
+std::uint64_t loadBits(std::int64_t bytes, const void *data,
+                       std::int64_t index) {
+  switch (bytes) {
+  case 1:
+    return loadRaw<std::uint8_t>(data, index);
+  case 2:
+    return loadRaw<std::uint16_t>(data, index);
+  case 4:
+    return loadRaw<std::uint32_t>(data, index);
+  default:
+    return loadRaw<std::uint64_t>(data, index);
+  }
+}
+
+/// The low `bytes` bytes of `bits` into element `index` of an array of
+/// `bytes`-byte elements.
+void storeBits(std::int64_t bytes, void *data, std::int64_t index,
+               std::uint64_t bits) {
+  switch (bytes) {
+  case 1:
     storeRaw(data, index, std::uint8_t(bits));
     return;
-  }
-  switch (type) {
-  case ElementType::F16:
-  case ElementType::BF16:
+  case 2:
     storeRaw(data, index, std::uint16_t(bits));
     return;
-  case ElementType::F32:
+  case 4:
     storeRaw(data, index, std::uint32_t(bits));
     return;
   default:
     storeRaw(data, index, bits);
     return;
   }
+}
+
+void storeFloatBits(ElementType type, void *data, std::int64_t index,
+                    std::uint64_t bits) {
+  storeBits(info(type).bytes, data, index, bits);
 }
 
 /// Truncation toward zero with saturation; NaN gives 0.
@@ -422,19 +424,10 @@ std::int64_t fuse::loadInt(ElementType type, const void *data,
 
 std::uint64_t fuse::loadUnsigned(ElementType type, const void *data,
                                  std::int64_t index) {
+  // Whole-byte integers: their bytes as they are.
+  if (integerBitWidth(type) >= 8)
+    return loadBits(info(type).bytes, data, index);
   switch (type) {
-  case ElementType::I8:
-  case ElementType::UI8:
-    return loadRaw<std::uint8_t>(data, index);
-  case ElementType::I16:
-  case ElementType::UI16:
-    return loadRaw<std::uint16_t>(data, index);
-  case ElementType::I32:
-  case ElementType::UI32:
-    return loadRaw<std::uint32_t>(data, index);
-  case ElementType::I64:
-  case ElementType::UI64:
-    return loadRaw<std::uint64_t>(data, index);
   case ElementType::I4:
   case ElementType::I2:
   case ElementType::UI4:
@@ -486,25 +479,14 @@ void fuse::storeDouble(ElementType type, void *data, std::int64_t index,
 
 void fuse::storeInt(ElementType type, void *data, std::int64_t index,
                     std::int64_t value, const CastOptions &options) {
+  // Whole-byte integers: the low bytes of the value.
+  if (integerBitWidth(type) >= 8) {
+    storeBits(info(type).bytes, data, index, std::uint64_t(value));
+    return;
+  }
   switch (type) {
   case ElementType::I1:
     storeRaw(data, index, std::uint8_t(value != 0));
-    return;
-  case ElementType::I8:
-  case ElementType::UI8:
-    storeRaw(data, index, std::uint8_t(value));
-    return;
-  case ElementType::I16:
-  case ElementType::UI16:
-    storeRaw(data, index, std::uint16_t(value));
-    return;
-  case ElementType::I32:
-  case ElementType::UI32:
-    storeRaw(data, index, std::uint32_t(value));
-    return;
-  case ElementType::I64:
-  case ElementType::UI64:
-    storeRaw(data, index, value);
     return;
   case ElementType::I4:
   case ElementType::I2:

@@ -298,27 +298,10 @@ std::int64_t evalIntBinary(const Op &op, ElementType type, std::int64_t a,
   }
 }
 
-bool evalCompare(ComparePredicate predicate, double a, double b) {
-  switch (predicate) {
-  case ComparePredicate::Eq:
-    return a == b;
-  case ComparePredicate::Ne:
-    return a != b;
-  case ComparePredicate::Lt:
-    return a < b;
-  case ComparePredicate::Le:
-    return a <= b;
-  case ComparePredicate::Gt:
-    return a > b;
-  case ComparePredicate::Ge:
-    return a >= b;
-  default:
-    return false;
-  }
-}
-
-template <typename T>
-bool evalIntCompare(ComparePredicate predicate, T a, T b) {
+/// The unsigned predicates compare as their signed ones: the caller passes
+/// the operands as unsigned values (a valid graph has no unsigned predicate
+/// on floats).
+template <typename T> bool evalCompare(ComparePredicate predicate, T a, T b) {
   switch (predicate) {
   case ComparePredicate::Eq:
     return a == b;
@@ -403,11 +386,11 @@ void evalCompareOp(const Op &op, const OpBuffers &buffers) {
       value = evalCompare(predicate, loadDouble(type, a.data, i),
                           loadDouble(type, b.data, i));
     else if (unsignedPredicate)
-      value = evalIntCompare(predicate, loadUnsigned(type, a.data, i),
-                             loadUnsigned(type, b.data, i));
+      value = evalCompare(predicate, loadUnsigned(type, a.data, i),
+                          loadUnsigned(type, b.data, i));
     else
-      value = evalIntCompare(predicate, loadInt(type, a.data, i),
-                             loadInt(type, b.data, i));
+      value = evalCompare(predicate, loadInt(type, a.data, i),
+                          loadInt(type, b.data, i));
     storeInt(ElementType::I1, out.data, i, value);
   }
 }
@@ -457,29 +440,37 @@ void evalConstant(const Op &op, const OpBuffers &buffers) {
     copyElement(out, i, source, 0);
 }
 
+/// Each element of `out` from the element of `x` at the sum of its index
+/// times `strides` (one per dim of `out`; 0 where `x` is broadcast).
+void copyStrided(const HostTensor &x, const HostTensor &out,
+                 const Shape &strides) {
+  forEachIndex(out.type.shape, [&](const Shape &index, std::int64_t linear) {
+    std::int64_t from = 0;
+    for (std::size_t d = 0; d < strides.size(); ++d)
+      from += index[d] * strides[d];
+    copyElement(out, linear, x, from);
+  });
+}
+
 void evalBroadcast(const Op &op, const OpBuffers &buffers) {
   const HostTensor &x = buffers.operands[0], &out = buffers.result;
   const auto &dims = op.findAttr("dims")->getI64Array();
   const Shape xStrides = stridesOf(x.type.shape);
-  forEachIndex(out.type.shape, [&](const Shape &index, std::int64_t linear) {
-    std::int64_t from = 0;
-    for (std::size_t i = 0; i < dims.size(); ++i)
-      if (x.type.shape[i] != 1)
-        from += index[dims[i]] * xStrides[i];
-    copyElement(out, linear, x, from);
-  });
+  Shape strides(out.type.shape.size(), 0);
+  for (std::size_t i = 0; i < dims.size(); ++i)
+    if (x.type.shape[i] != 1)
+      strides[dims[i]] += xStrides[i];
+  copyStrided(x, out, strides);
 }
 
 void evalTranspose(const Op &op, const OpBuffers &buffers) {
   const HostTensor &x = buffers.operands[0], &out = buffers.result;
   const auto &permutation = op.findAttr("permutation")->getI64Array();
   const Shape xStrides = stridesOf(x.type.shape);
-  forEachIndex(out.type.shape, [&](const Shape &index, std::int64_t linear) {
-    std::int64_t from = 0;
-    for (std::size_t i = 0; i < permutation.size(); ++i)
-      from += index[i] * xStrides[permutation[i]];
-    copyElement(out, linear, x, from);
-  });
+  Shape strides;
+  for (std::int64_t axis : permutation)
+    strides.push_back(xStrides[axis]);
+  copyStrided(x, out, strides);
 }
 
 void evalSlice(const Op &op, const OpBuffers &buffers) {

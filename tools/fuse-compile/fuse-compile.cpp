@@ -154,6 +154,36 @@ void printPhaseTimings(const Compilation &compilation) {
   llvm::errs() << llvm::format("%-10s %8.2f ms\n", "total", total);
 }
 
+/// The module --emit names, if the compile made it (before a failure, it
+/// helps to see why): fused or kernels, or `lowered` (the target's name for
+/// the lowered module: nvvm, llvm-dialect).
+void printEmitted(llvm::StringRef emitKind, const CompileDumps &dumps,
+                  llvm::StringRef lowered) {
+  if (emitKind == "fused")
+    llvm::outs() << dumps.fused;
+  else if (emitKind == "kernels")
+    llvm::outs() << dumps.kernels;
+  else if (emitKind == lowered)
+    llvm::outs() << dumps.lowered;
+}
+
+/// Into `outDir` (created): the target's kernel files (`writeKernels`
+/// answers why it could not, or nothing), then the summary, bundle.txt.
+int writeOutputs(
+    const std::string &outDir, const Compilation &compilation,
+    llvm::function_ref<std::optional<std::string>()> writeKernels) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
+    return fail("cannot create '" + outDir + "': " + ec.message());
+  if (std::optional<std::string> error = writeKernels())
+    return fail(*error);
+  std::error_code ec;
+  llvm::raw_fd_ostream summary(outDir + "/bundle.txt", ec);
+  if (ec)
+    return fail("cannot write bundle.txt: " + ec.message());
+  printSummary(compilation, summary);
+  return 0;
+}
+
 bool writeBytes(const std::string &path, llvm::StringRef bytes) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
@@ -180,43 +210,74 @@ int compileForGpu(const Target &target, const std::string &input,
     compilation =
         compiler.compileSource(source.str(), target, options, &dumps, input);
   }
-  // What was made before a failure helps to see why.
-  if (emitKind == "fused")
-    llvm::outs() << dumps.fused;
-  else if (emitKind == "kernels")
-    llvm::outs() << dumps.kernels;
-  else if (emitKind == "nvvm")
-    llvm::outs() << dumps.lowered;
-  else if (emitKind == "ptx")
+  printEmitted(emitKind, dumps, "nvvm");
+  if (emitKind == "ptx")
     for (const KernelArtifacts &kernel : dumps.artifacts)
       llvm::outs() << "// kernel " << kernel.entry << "\n" << kernel.ptx;
   if (!compilation.ok())
     return fail(input + ": " + compilation.message());
   printRemarks(*compilation);
-  if (!outDir.empty()) {
-    if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
-      return fail("cannot create '" + outDir + "': " + ec.message());
+  auto writeKernels = [&]() -> std::optional<std::string> {
     for (const KernelArtifacts &kernel : dumps.artifacts) {
       std::string base = outDir + "/" + kernel.entry;
       if (!writeBytes(base + ".ptx", kernel.ptx))
-        return fail("cannot write " + base + ".ptx");
+        return "cannot write " + base + ".ptx";
       llvm::StringRef cubin(reinterpret_cast<const char *>(kernel.cubin.data()),
                             kernel.cubin.size());
       if (!cubin.empty() && !writeBytes(base + ".cubin", cubin))
-        return fail("cannot write " + base + ".cubin");
+        return "cannot write " + base + ".cubin";
     }
-    std::error_code ec;
-    llvm::raw_fd_ostream summary(outDir + "/bundle.txt", ec);
-    if (ec)
-      return fail("cannot write bundle.txt: " + ec.message());
-    printSummary(*compilation, summary);
-  }
+    return std::nullopt;
+  };
+  if (!outDir.empty())
+    if (int status = writeOutputs(outDir, *compilation, writeKernels))
+      return status;
   if (printTimings) {
     printPhaseTimings(*compilation);
     for (const KernelArtifacts &kernel : dumps.artifacts)
       if (!kernel.ptxasLog.empty())
         llvm::errs() << kernel.ptxasLog;
   }
+  return 0;
+}
+
+/// Host targets: the kernels' shared object, the summary.
+int compileForHost(const Target &target, const std::string &input,
+                   llvm::StringRef source, const CompileOptions &options,
+                   const std::string &outDir, const std::string &emitKind,
+                   bool printTimings) {
+  if (!emitKind.empty() && emitKind != "fused" && emitKind != "kernels" &&
+      emitKind != "llvm-dialect" && emitKind != "llvm")
+    return fail("unknown --emit=" + emitKind +
+                "; expected fused, kernels, llvm-dialect or llvm");
+  HostCompiler compiler;
+  CompileDumps dumps;
+  Expected<Compilation> compilation =
+      compiler.compileSource(source.str(), target, options, &dumps, input);
+  printEmitted(emitKind, dumps, "llvm-dialect");
+  if (emitKind == "llvm")
+    llvm::outs() << dumps.llvmIR;
+  if (!compilation.ok())
+    return fail(input + ": " + compilation.message());
+  printRemarks(*compilation);
+  // The kernels' one shared object.
+  auto writeKernels = [&]() -> std::optional<std::string> {
+    const Bundle &bundle = compilation->bundle;
+    if (bundle.kernels.empty())
+      return std::nullopt;
+    std::error_code ec;
+    llvm::raw_fd_ostream so(outDir + "/kernels.so", ec);
+    if (ec)
+      return "cannot write kernels.so: " + ec.message();
+    const auto &payload = bundle.kernels.front().payload;
+    so.write(reinterpret_cast<const char *>(payload.data()), payload.size());
+    return std::nullopt;
+  };
+  if (!outDir.empty())
+    if (int status = writeOutputs(outDir, *compilation, writeKernels))
+      return status;
+  if (printTimings)
+    printPhaseTimings(*compilation);
   return 0;
 }
 
@@ -261,57 +322,12 @@ int main(int argc, char **argv) {
     return fail(file.message());
   if (std::optional<std::string> deep = checkMlirNesting(*file))
     return fail("'" + input + "': " + *deep);
-  if (target->isCuda()) {
-    CompileOptions options;
-    options.optimizationLevel = level;
-    options.enableFusion = fusion;
-    return compileForGpu(*target, input, *file, options, outDir, emitKind,
-                         printTimings, times);
-  }
-  if (!emitKind.empty() && emitKind != "fused" && emitKind != "kernels" &&
-      emitKind != "llvm-dialect" && emitKind != "llvm")
-    return fail("unknown --emit=" + emitKind +
-                "; expected fused, kernels, llvm-dialect or llvm");
-
   CompileOptions options;
   options.optimizationLevel = level;
   options.enableFusion = fusion;
-  HostCompiler compiler;
-  CompileDumps dumps;
-  Expected<Compilation> compilation =
-      compiler.compileSource(*file, *target, options, &dumps, input);
-  // What was made before a failure helps to see why.
-  if (emitKind == "fused")
-    llvm::outs() << dumps.fused;
-  else if (emitKind == "kernels")
-    llvm::outs() << dumps.kernels;
-  else if (emitKind == "llvm-dialect")
-    llvm::outs() << dumps.lowered;
-  else if (emitKind == "llvm")
-    llvm::outs() << dumps.llvmIR;
-  if (!compilation.ok())
-    return fail(input + ": " + compilation.message());
-  printRemarks(*compilation);
-
-  if (!outDir.empty()) {
-    if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
-      return fail("cannot create '" + outDir + "': " + ec.message());
-    const Bundle &bundle = compilation->bundle;
-    if (!bundle.kernels.empty()) {
-      std::error_code ec;
-      llvm::raw_fd_ostream so(outDir + "/kernels.so", ec);
-      if (ec)
-        return fail("cannot write kernels.so: " + ec.message());
-      const auto &payload = bundle.kernels.front().payload;
-      so.write(reinterpret_cast<const char *>(payload.data()), payload.size());
-    }
-    std::error_code ec;
-    llvm::raw_fd_ostream summary(outDir + "/bundle.txt", ec);
-    if (ec)
-      return fail("cannot write bundle.txt: " + ec.message());
-    printSummary(*compilation, summary);
-  }
-  if (printTimings)
-    printPhaseTimings(*compilation);
-  return 0;
+  if (target->isCuda())
+    return compileForGpu(*target, input, *file, options, outDir, emitKind,
+                         printTimings, times);
+  return compileForHost(*target, input, *file, options, outDir, emitKind,
+                        printTimings);
 }

@@ -32,6 +32,7 @@
 #include "PlanPrinter.h"
 #include "tools/HelpCategories.h"
 #include "tools/InputNesting.h"
+#include "tools/JsonText.h"
 #include "tools/OutputStream.h"
 
 #include "compiler/common/GraphTranslation.h"
@@ -190,27 +191,6 @@ double millisecondsSince(Clock::time_point start) {
 }
 
 std::string formatMs(double ms) { return llvm::formatv("{0:F2} ms", ms).str(); }
-
-std::string jsonString(llvm::StringRef text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if ((unsigned char)c < 0x20) {
-      out += llvm::formatv("\\u{0:x-4}", unsigned(c)).str();
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string jsonNumber(std::optional<double> value) {
-  if (!value || !std::isfinite(*value))
-    return "null";
-  return llvm::formatv("{0}", llvm::format("%.6g", *value)).str();
-}
 
 /// The name of each function argument as written in the source (`%x` ->
 /// "x"), read at the argument's location; empty where it cannot be found.
