@@ -44,7 +44,7 @@ import time
 import numpy as np
 import onnx
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CRASH_TEXT = ["LLVM ERROR", "Assertion", "terminate called", "AddressSanitizer",
               "UndefinedBehaviorSanitizer", "runtime error:", "Stack dump",
               "PLEASE submit a bug report", "LeakSanitizer"]
