@@ -22,8 +22,12 @@ namespace fd = mlir::fuse;
 
 namespace fuse {
 
+bool hostHasAvx512(const Target &target) {
+  return target.name == "host-x86-64-v4";
+}
+
 unsigned hostVectorWidth(const Target &target) {
-  return target.name == "host-x86-64-v4" ? 16 : 8;
+  return hostHasAvx512(target) ? 16 : 8;
 }
 
 namespace {
@@ -320,10 +324,100 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
   return kernels;
 }
 
-/// One row per iteration: a vectorized pass over the row per reduction (in
-/// order, so a reduction may use an earlier one, as softmax's sum uses its
-/// max), then a last pass that stores the results over the row. The row is
-/// re-read from cache by each pass.
+/// Whether a row kernel's reduction `r` is a float max or min on AVX-512
+/// (16 lanes; hostVectorWidth), whose steps rangeStep emits.
+bool reducesByRange(const ReductionInfo &r, unsigned width) {
+  return width == 16 && r.accumulator.isF32() &&
+         (r.combining == vector::CombiningKind::MAXIMUMF ||
+          r.combining == vector::CombiningKind::MINIMUMF);
+}
+
+/// vrangeps: the IEEE maximum (or minimum) of two numbers, +0 above -0; of a
+/// NaN and a number, the number.
+Value range(OpBuilder &b, Location loc, const ReductionInfo &r, Value a,
+            Value x) {
+  int32_t select = r.combining == vector::CombiningKind::MAXIMUMF ? 5 : 4;
+  auto i32 = [&](int32_t v) {
+    return LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                    b.getI32IntegerAttr(v));
+  };
+  Value all =
+      LLVM::ConstantOp::create(b, loc, b.getI16Type(), b.getI16IntegerAttr(-1));
+  // i32(4): _MM_FROUND_CUR_DIRECTION (a max rounds nothing).
+  return LLVM::CallIntrinsicOp::create(
+             b, loc, a.getType(),
+             b.getStringAttr("llvm.x86.avx512.mask.range.ps.512"),
+             ValueRange{a, x, i32(select), a, all, i32(4)})
+      .getResult(0);
+}
+
+/// A step of a float max or min on AVX-512: the accumulator (`carried`'s
+/// first value) and the operand by vrangeps, and a mask (its second) that
+/// an ordered compare leaves set in the lanes that saw no NaN: two
+/// instructions, where arith.maximumf's NaN propagation is six
+/// (reduceRanges makes the row's result NaN where a lane saw one).
+FailureOr<SmallVector<Value>> rangeStep(RegionEmitter &e,
+                                        const ReductionInfo &r, Index index,
+                                        ValueRange carried, Value stash) {
+  FailureOr<Value> x = e.emit(fd::ReduceOp(r.op).getOperand(), index);
+  if (failed(x))
+    return failure();
+  if (stash)
+    e.storeStash(*x, stash, index);
+  OpBuilder &b = e.builder();
+  Location loc = e.location();
+  Value ordered =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ORD, *x, *x);
+  return SmallVector<Value>{range(b, loc, r, carried[0], *x),
+                            arith::AndIOp::create(b, loc, carried[1], ordered)};
+}
+
+/// The unrolled copies of rangeStep's (accumulator, mask) pairs as one
+/// value: combined, then across lanes by halving rotations; NaN where a
+/// mask lost a lane.
+Value reduceRanges(OpBuilder &b, Location loc, const ReductionInfo &r,
+                   ValueRange copies) {
+  Value acc = copies[0], mask = copies[1];
+  for (size_t k = 2; k < copies.size(); k += 2) {
+    acc = range(b, loc, r, acc, copies[k]);
+    mask = arith::AndIOp::create(b, loc, mask, copies[k + 1]);
+  }
+  int64_t lanes = cast<VectorType>(acc.getType()).getNumElements();
+  for (int64_t half = lanes / 2; half >= 1; half /= 2) {
+    SmallVector<int64_t> rotation;
+    for (int64_t lane = 0; lane < lanes; ++lane)
+      rotation.push_back((lane + half) % lanes);
+    acc = range(b, loc, r, acc,
+                vector::ShuffleOp::create(b, loc, acc, acc, rotation));
+  }
+  Value all =
+      vector::ReductionOp::create(b, loc, vector::CombiningKind::AND, mask);
+  Value nan = arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(std::numeric_limits<float>::quiet_NaN()));
+  return arith::SelectOp::create(
+      b, loc, all, vector::ExtractOp::create(b, loc, acc, int64_t(0)), nan);
+}
+
+/// The unrolled copies of a reduction's accumulator combined pairwise, then
+/// across lanes once per row (a float sum in any order: a tree).
+Value reduceCopies(OpBuilder &b, Location loc, const ReductionInfo &r,
+                   ValueRange copies) {
+  SmallVector<Value> partial(copies);
+  while (partial.size() > 1) {
+    SmallVector<Value> halved;
+    for (size_t k = 0; k + 1 < partial.size(); k += 2)
+      halved.push_back(combine(b, loc, r, partial[k], partial[k + 1]));
+    if (partial.size() % 2)
+      halved.push_back(partial.back());
+    partial = std::move(halved);
+  }
+  bool floatSum = r.combining == vector::CombiningKind::ADD &&
+                  isa<FloatType>(r.accumulator);
+  return vector::ReductionOp::create(b, loc, r.combining, partial[0],
+                                     floatSum ? arith::FastMathFlags::reassoc
+                                              : arith::FastMathFlags::none);
+}
+
 } // namespace
 
 SmallVector<Value> host::allocateRowStashes(OpBuilder &b, Location loc,
@@ -387,32 +481,29 @@ host::emitRowPasses(OpBuilder &b, Location loc, unsigned width,
     for (auto [value, base] : stashes)
       if (value == fd::ReduceOp(r.op).getOperand())
         stash = base;
+    bool ranged = reducesByRange(r, width);
     ReductionStarts starts =
         reductionStarts<RegionEmitter>(b, loc, width, pointers, r);
+    if (ranged)
+      starts.vector.push_back(arith::ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(VectorType::get({width}, b.getI1Type()),
+                                 true)));
     FailureOr<PeeledLoop> loop = emitPeeledLoop(
         b, loc, lo, hi, width, block, pointers, seeds, starts.vector,
         starts.scalar,
         [&](RegionEmitter &e, Index index, ValueRange carried) {
           for (auto [value, base] : written)
             e.stash(value, base);
+          if (carried.size() == 2)
+            return rangeStep(e, r, index, carried, stash);
           return combineStep(e, r, index, carried, stash);
         },
         kRowUnroll);
     if (failed(loop))
       return failure();
-    // The independent accumulators combined pairwise, then across lanes
-    // once per row.
-    SmallVector<Value> partial(loop->vectorResults);
-    while (partial.size() > 1) {
-      SmallVector<Value> halved;
-      for (size_t k = 0; k + 1 < partial.size(); k += 2)
-        halved.push_back(combine(b, loc, r, partial[k], partial[k + 1]));
-      if (partial.size() % 2)
-        halved.push_back(partial.back());
-      partial = std::move(halved);
-    }
-    Value horizontal =
-        vector::ReductionOp::create(b, loc, r.combining, partial[0]);
+    Value horizontal = ranged ? reduceRanges(b, loc, r, loop->vectorResults)
+                              : reduceCopies(b, loc, r, loop->vectorResults);
     Value result = combine(b, loc, r, horizontal, loop->scalarResults[0]);
     RegionEmitter scalar(b, loc, 1, pointers);
     result = finishReduction(b, loc, scalar, r, result, rowLength);
@@ -425,6 +516,10 @@ host::emitRowPasses(OpBuilder &b, Location loc, unsigned width,
 
 namespace {
 
+/// One row per iteration: a vectorized pass over the row per reduction (in
+/// order, so a reduction may use an earlier one, as softmax's sum uses its
+/// max), then a last pass that stores the results over the row. The row is
+/// re-read from cache by each pass.
 FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
                                           StringRef prefix, unsigned width) {
   FailureOr<ReductionSchedule<fd::RowSchedule>> schedule = classifySchedule(
