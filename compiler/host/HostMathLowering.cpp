@@ -25,7 +25,8 @@ constexpr float kExpCoefficients[] = {0x1.fffff6p-1f, 0x1.fffdc4p-2f,
 /// x = n ln2 + r, n = round(x / ln2) by adding and subtracting 1.5 * 2^23
 /// (two vector instructions where a round is two and slower), ln2 in two
 /// parts through FMAs; e^x = 2^n p(r). x is clamped first, so that n fits
-/// the scale; the clamps keep NaN (a compare with NaN is false, and the
+/// the scale (from above only where kExpOfNonPositive does not say that x
+/// is at most 0); the clamps keep NaN (a compare with NaN is false, and the
 /// select then takes x).
 ///
 /// On AVX-512 the scale is vscalefps: one instruction, overflow to inf and
@@ -60,7 +61,8 @@ struct ExpF32 : OpRewritePattern<math::ExpOp> {
     };
     Value x = select(arith::CmpFPredicate::OGT,
                      f(avx512 ? -104.0f : -87.3365448f), op.getOperand());
-    x = select(arith::CmpFPredicate::OLT, f(88.75f), x);
+    if (!op->hasAttr(kExpOfNonPositive))
+      x = select(arith::CmpFPredicate::OLT, f(88.75f), x);
     float magic = avx512 ? 0x1.8p23f : 0x1.8p23f + 126.0f;
     Value t = math::FmaOp::create(b, loc, x, f(0x1.715476p+0f), f(magic));
     Value n = arith::SubFOp::create(b, loc, t, f(magic));

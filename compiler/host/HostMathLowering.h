@@ -19,6 +19,11 @@
 
 namespace fuse {
 
+/// A unit attribute on a math.exp whose argument is at most 0 or NaN
+/// (softmax's x - max(x), which the host region emitter recognizes): its
+/// lowering leaves out the clamp from above.
+inline constexpr char kExpOfNonPositive[] = "fuse.exp_of_nonpositive";
+
 /// Adds the patterns, at `benefit` (above the MLIR approximations' 1, so
 /// that they win where both apply); `avx512` for a target that has it.
 void populateHostMathPatterns(mlir::RewritePatternSet &patterns, bool avx512,
