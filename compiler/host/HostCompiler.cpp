@@ -50,7 +50,7 @@ public:
                  frontend::DiagnosticCollector &diagnostics,
                  CompileDumps *dumps) override {
     auto start = Clock::now();
-    if (mlir::failed(lowerHostKernelsToLLVM(kernelModule)))
+    if (mlir::failed(lowerHostKernelsToLLVM(kernelModule, target)))
       return diagnostics.error("lowering the host kernels to LLVM failed");
     phases.push_back({"lower", Clock::now() - start});
     if (dumps) {

@@ -26,8 +26,12 @@
 
 namespace fuse {
 
+/// Whether a host target has AVX-512 (x86-64-v4: F, VL, DQ, BW).
+bool hostHasAvx512(const Target &target);
+
 /// Vector lanes of f32 arithmetic for a host target: 8 for x86-64-v3 (AVX2),
-/// 16 for x86-64-v4 (AVX-512).
+/// 16 for x86-64-v4 (AVX-512). The kernel emitters take it as given: a row
+/// kernel of 16 lanes may use AVX-512 instructions.
 unsigned hostVectorWidth(const Target &target);
 
 /// Appends the kernels of `fusion` to `module`, their names starting with

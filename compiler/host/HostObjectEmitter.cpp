@@ -1,6 +1,8 @@
 //===- HostObjectEmitter.cpp - Host kernels -> object code ----------------===//
 
 #include "compiler/host/HostObjectEmitter.h"
+#include "compiler/host/HostKernelEmitter.h"
+#include "compiler/host/HostMathLowering.h"
 
 #include "dialect/FuseOps.h"
 
@@ -66,13 +68,16 @@ constexpr const char *kLoweringPipeline =
 /// polynomials in f32 vector arithmetic (math.erf has no LLVM lowering at
 /// all, and the others would be one libm call per lane). tan as sin / cos
 /// first (MLIR has no approximation of tan itself), whose approximations
-/// then apply to the new ops. One kernel function at a time, so that the
-/// pass manager runs the kernels in parallel.
+/// then apply to the new ops. The host's own lowerings (HostMathLowering.h:
+/// exp) take precedence over MLIR's. One kernel function at a time, so that
+/// the pass manager runs the kernels in parallel.
 class ApproximateMath
     : public mlir::PassWrapper<ApproximateMath,
                                mlir::OperationPass<mlir::func::FuncOp>> {
 public:
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ApproximateMath)
+
+  explicit ApproximateMath(bool avx512) : avx512(avx512) {}
 
   llvm::StringRef getArgument() const override {
     return "fuse-host-approximate-math";
@@ -80,6 +85,7 @@ public:
   mlir::LogicalResult initialize(mlir::MLIRContext *context) override {
     mlir::RewritePatternSet set(context);
     mlir::math::populateExpansionPatterns(set, {"tan"});
+    populateHostMathPatterns(set, avx512, /*benefit=*/2);
     mlir::populateMathPolynomialApproximationPatterns(set);
     patterns = std::move(set);
     return mlir::success();
@@ -92,6 +98,7 @@ public:
   }
 
 private:
+  bool avx512;
   mlir::FrozenRewritePatternSet patterns;
 };
 
@@ -250,7 +257,8 @@ void registerHostCodegenDialects(mlir::DialectRegistry &registry) {
   mlir::registerLLVMDialectTranslation(registry);
 }
 
-mlir::LogicalResult lowerHostKernelsToLLVM(mlir::ModuleOp module) {
+mlir::LogicalResult lowerHostKernelsToLLVM(mlir::ModuleOp module,
+                                           const Target &target) {
   registerPassesOnce();
   ThreadsForLowering threads(module);
   // The module is verified once, when lowered, not after each of the
@@ -259,7 +267,7 @@ mlir::LogicalResult lowerHostKernelsToLLVM(mlir::ModuleOp module) {
   mlir::PassManager approximate(module.getContext());
   approximate.enableVerifier(false);
   approximate.addNestedPass<mlir::func::FuncOp>(
-      std::make_unique<ApproximateMath>());
+      std::make_unique<ApproximateMath>(hostHasAvx512(target)));
   if (mlir::failed(approximate.run(module)))
     return mlir::failure();
   if (mlir::failed(lowerF64MathToLibm(module)))

@@ -39,9 +39,10 @@ inline constexpr const char kHugeKernelAttribute[] = "fuse-huge-kernel";
 /// The dialects and LLVM translations that host code generation uses.
 void registerHostCodegenDialects(mlir::DialectRegistry &registry);
 
-/// Polynomial approximations, then the conversions to the LLVM dialect, in
-/// place. Fails with diagnostics on the module's context.
-mlir::LogicalResult lowerHostKernelsToLLVM(mlir::ModuleOp module);
+/// Polynomial approximations (for `target`'s ISA), then the conversions to the
+/// LLVM dialect, in place. Fails with diagnostics on the module's context.
+mlir::LogicalResult lowerHostKernelsToLLVM(mlir::ModuleOp module,
+                                           const Target &target);
 
 struct HostObject {
   /// One object file; several when the module was compiled in parts.

@@ -1,12 +1,41 @@
 //===- HostRegionEmitter.cpp - Region values of a fusion at an index ------===//
 
 #include "compiler/host/HostRegionEmitter.h"
+#include "compiler/host/HostMathLowering.h"
 
 namespace fuse {
 namespace host {
 
 using namespace mlir;
 using namespace codegen;
+
+namespace {
+
+/// Whether `x` is a - broadcast(max of a over some dims), softmax's shift:
+/// each element less the max of a set of elements that holds it, so at most
+/// 0, or NaN. The broadcast must put each max back over the elements it was
+/// taken of: with keep_dims its dims are the identity, without them the
+/// dims the reduction kept.
+bool isShiftedByOwnMax(Value x) {
+  auto sub = x.getDefiningOp<fd::SubOp>();
+  if (!sub)
+    return false;
+  auto broadcast = sub.getRhs().getDefiningOp<fd::BroadcastOp>();
+  if (!broadcast)
+    return false;
+  auto reduce = broadcast.getOperand().getDefiningOp<fd::ReduceOp>();
+  if (!reduce || reduce.getKind() != fd::ReduceKind::max ||
+      reduce.getOperand() != sub.getLhs())
+    return false;
+  int64_t rank = shapeOf(sub.getLhs()).size();
+  SmallVector<int64_t> expected;
+  for (int64_t d = 0; d < rank; ++d)
+    if (reduce.getKeepDims() || !llvm::is_contained(reduce.getDims(), d))
+      expected.push_back(d);
+  return llvm::equal(broadcast.getDims(), expected);
+}
+
+} // namespace
 
 Value RegionEmitter::lowerTargetFloatOp(Operation *op, StringRef name,
                                         ArrayRef<Value> x, Type compute) {
@@ -21,8 +50,13 @@ Value RegionEmitter::lowerTargetFloatOp(Operation *op, StringRef name,
     state.addTypes(x[0].getType());
     return b.create(state)->getResult(0);
   }
-  if (name == "exp")
-    return emitExp(x[0]);
+  if (name == "exp") {
+    Value e = emitExp(x[0]);
+    if (auto exp = e.getDefiningOp<math::ExpOp>();
+        exp && isShiftedByOwnMax(op->getOperand(0)))
+      exp->setAttr(kExpOfNonPositive, b.getUnitAttr());
+    return e;
+  }
   if (name == "log")
     return emitLog(x[0]);
   if (name == "asin")

@@ -1,0 +1,178 @@
+//===- HostMathLowering.cpp - The host's own lowering of math ops ---------===//
+
+#include "compiler/host/HostMathLowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace fuse {
+
+namespace {
+
+using namespace mlir;
+
+/// e^r on [-ln2/2, ln2/2] as 1 + r (c1 + r (c2 + ... + r c5)): the minimax
+/// polynomial of relative error with p(0) = 1 (Lawson's algorithm), rounded
+/// to f32; 9.2e-8 before the rounding. With the reduction below, exp is
+/// within 2.0 ulp of the exact result over every f32 in [-104, 89] (all of
+/// them tried against libm's f64 exp), and exactly 1 at 0.
+constexpr float kExpCoefficients[] = {0x1.fffff6p-1f, 0x1.fffdc4p-2f,
+                                      0x1.555a6ep-3f, 0x1.573ad0p-5f,
+                                      0x1.0fa7d8p-7f};
+
+/// x = n ln2 + r, n = round(x / ln2) by adding and subtracting 1.5 * 2^23
+/// (two vector instructions where a round is two and slower), ln2 in two
+/// parts through FMAs; e^x = 2^n p(r). x is clamped first, so that n fits
+/// the scale (from above only where kExpOfNonPositive does not say that x
+/// is at most 0); the clamps keep NaN (a compare with NaN is false, and the
+/// select then takes x).
+///
+/// On AVX-512 the scale is vscalefps: one instruction, overflow to inf and
+/// gradual underflow to 0 as IEEE rounds p 2^n. Where the vector is not 16
+/// lanes (a scalar tail), the same p 2^n is built from two powers of two
+/// that are normal numbers, so that only the last product rounds: the same
+/// bits as vscalefps. Without AVX-512 (AVX2) the scale is 2^(n-1) read from
+/// the bits of the rounded sum (its low bits hold n + 126 when the constant
+/// added is 1.5 * 2^23 + 126) and the polynomial's coefficients are doubled
+/// (exact): two instructions, and results below 2^-125 (x < -87) flush to 0.
+struct ExpF32 : OpRewritePattern<math::ExpOp> {
+  ExpF32(MLIRContext *context, bool avx512, PatternBenefit benefit)
+      : OpRewritePattern(context, benefit), avx512(avx512) {}
+
+  LogicalResult matchAndRewrite(math::ExpOp op,
+                                PatternRewriter &b) const override {
+    Type type = op.getType();
+    auto vector = dyn_cast<VectorType>(type);
+    if (!getElementTypeOrSelf(type).isF32() ||
+        (vector && vector.getRank() != 1))
+      return failure();
+    Location loc = op.getLoc();
+    auto f = [&](float value) -> Value {
+      TypedAttr attr = b.getF32FloatAttr(value);
+      if (vector)
+        attr = DenseElementsAttr::get(vector, Attribute(attr));
+      return arith::ConstantOp::create(b, loc, type, attr);
+    };
+    auto select = [&](arith::CmpFPredicate predicate, Value bound, Value x) {
+      Value outside = arith::CmpFOp::create(b, loc, predicate, bound, x);
+      return Value(arith::SelectOp::create(b, loc, outside, bound, x));
+    };
+    Value x = select(arith::CmpFPredicate::OGT,
+                     f(avx512 ? -104.0f : -87.3365448f), op.getOperand());
+    if (!op->hasAttr(kExpOfNonPositive))
+      x = select(arith::CmpFPredicate::OLT, f(88.75f), x);
+    float magic = avx512 ? 0x1.8p23f : 0x1.8p23f + 126.0f;
+    Value t = math::FmaOp::create(b, loc, x, f(0x1.715476p+0f), f(magic));
+    Value n = arith::SubFOp::create(b, loc, t, f(magic));
+    Value r = math::FmaOp::create(b, loc, n, f(-0x1.62e43p-1f), x);
+    r = math::FmaOp::create(b, loc, n, f(0x1.05c61p-29f), r);
+    float factor = avx512 ? 1.0f : 2.0f;
+    Value p = f(factor * kExpCoefficients[4]);
+    for (int k = 3; k >= 0; --k)
+      p = math::FmaOp::create(b, loc, p, r, f(factor * kExpCoefficients[k]));
+    p = math::FmaOp::create(b, loc, p, r, f(factor));
+    Value result;
+    if (!avx512)
+      result = arith::MulFOp::create(b, loc, p, bitsShifted(b, loc, type, t));
+    else if (vector && vector.getNumElements() % 16 == 0)
+      result = scalef(b, loc, vector, p, n);
+    else
+      result = exactScale(b, loc, type, p, t, f(magic));
+    b.replaceOp(op, result);
+    return success();
+  }
+
+  /// The bits of `t` shifted left by 23, as f32.
+  static Value bitsShifted(PatternRewriter &b, Location loc, Type type,
+                           Value t) {
+    Type i32 = integerType(b, type);
+    Value bits = arith::BitcastOp::create(b, loc, i32, t);
+    Value shifted =
+        arith::ShLIOp::create(b, loc, bits, i32Constant(b, loc, i32, 23));
+    return arith::BitcastOp::create(b, loc, type, shifted);
+  }
+
+  /// p * 2^n by vscalefps, 16 lanes at a time.
+  static Value scalef(PatternRewriter &b, Location loc, VectorType type,
+                      Value p, Value n) {
+    auto lanes16 = VectorType::get({16}, type.getElementType());
+    Value all = LLVM::ConstantOp::create(b, loc, b.getI16Type(),
+                                         b.getI16IntegerAttr(-1));
+    // _MM_FROUND_CUR_DIRECTION: the product rounds as MXCSR says.
+    Value rounding = LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                              b.getI32IntegerAttr(4));
+    auto one = [&](Value p16, Value n16) {
+      return LLVM::CallIntrinsicOp::create(
+                 b, loc, lanes16,
+                 b.getStringAttr("llvm.x86.avx512.mask.scalef.ps.512"),
+                 ValueRange{p16, n16, p16, all, rounding})
+          .getResult(0);
+    };
+    int64_t count = type.getNumElements();
+    if (count == 16)
+      return one(p, n);
+    Value result = p;
+    for (int64_t offset = 0; offset < count; offset += 16) {
+      auto slice = [&](Value v) {
+        return vector::ExtractStridedSliceOp::create(b, loc, v, {offset}, {16},
+                                                     {1});
+      };
+      result = vector::InsertStridedSliceOp::create(
+          b, loc, one(slice(p), slice(n)), result, {offset}, {1});
+    }
+    return result;
+  }
+
+  /// p * 2^n as (p * 2^a) * 2^(n - a), a = max(n - 1, -125): both powers
+  /// normal numbers, the first product exact (p is in [0.7, 1.42]), the
+  /// second the only rounding, as vscalefps rounds. n is the difference of
+  /// the bits of t = magic + n and of magic (one binade): unlike a
+  /// conversion, defined for a NaN t too (whose p is NaN).
+  static Value exactScale(PatternRewriter &b, Location loc, Type type, Value p,
+                          Value t, Value magic) {
+    Type i32 = integerType(b, type);
+    Value ni =
+        arith::SubIOp::create(b, loc, arith::BitcastOp::create(b, loc, i32, t),
+                              arith::BitcastOp::create(b, loc, i32, magic));
+    Value a = arith::MaxSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, ni, i32Constant(b, loc, i32, 1)),
+        i32Constant(b, loc, i32, -125));
+    Value rest = arith::SubIOp::create(b, loc, ni, a);
+    auto power = [&](Value e) {
+      Value biased =
+          arith::AddIOp::create(b, loc, e, i32Constant(b, loc, i32, 127));
+      return arith::BitcastOp::create(
+          b, loc, type,
+          arith::ShLIOp::create(b, loc, biased, i32Constant(b, loc, i32, 23)));
+    };
+    return arith::MulFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, p, power(a)), power(rest));
+  }
+
+  static Type integerType(PatternRewriter &b, Type type) {
+    if (auto vector = dyn_cast<VectorType>(type))
+      return vector.clone(b.getI32Type());
+    return b.getI32Type();
+  }
+
+  static Value i32Constant(PatternRewriter &b, Location loc, Type type,
+                           int32_t value) {
+    TypedAttr attr = b.getI32IntegerAttr(value);
+    if (auto vector = dyn_cast<VectorType>(type))
+      attr = DenseElementsAttr::get(vector, Attribute(attr));
+    return arith::ConstantOp::create(b, loc, type, attr);
+  }
+
+  bool avx512;
+};
+
+} // namespace
+
+void populateHostMathPatterns(RewritePatternSet &patterns, bool avx512,
+                              PatternBenefit benefit) {
+  patterns.add<ExpF32>(patterns.getContext(), avx512, benefit);
+}
+
+} // namespace fuse
