@@ -1515,7 +1515,9 @@ std::vector<TensorId> Importer::lowerMod() {
   bool fmod = attrInt("fmod", 0) != 0;
   TensorId x = in(0), y = in(1);
   Shape shape = broadcastShape(shapeOf(x), shapeOf(y));
-  return {check(b->rem(expandTo(x, shape), expandTo(y, shape), fmod))};
+  TensorId ye = expandTo(y, shape);
+  TensorId xe = expandTo(x, shape);
+  return {check(b->rem(xe, ye, fmod))};
 }
 
 /// Max, Min, Sum and Mean: an elementwise fold over the inputs.
@@ -1684,8 +1686,12 @@ std::vector<TensorId> Importer::lowerWhere() {
   TensorId c = in(0), x = in(1), y = in(2);
   Shape shape =
       broadcastShape(broadcastShape(shapeOf(c), shapeOf(x)), shapeOf(y));
-  return {check(
-      b->select(expandTo(c, shape), expandTo(x, shape), expandTo(y, shape)))};
+  // One statement each: as arguments of one call, the broadcasts' order
+  // (and so the graph's op order and its hash) would be the compiler's.
+  TensorId ye = expandTo(y, shape);
+  TensorId xe = expandTo(x, shape);
+  TensorId ce = expandTo(c, shape);
+  return {check(b->select(ce, xe, ye))};
 }
 
 /// Cast and CastLike.
