@@ -490,11 +490,12 @@ void AttentionBlock::emitOnline(fd::MatmulOp scores, fd::MatmulOp output,
       Value keep = arith::SelectOp::create(
           b, loc, isMinusInf(oldMax), constant(0),
           exp(arith::SubFOp::create(b, loc, oldMax, newMax)));
+      Value tileEmpty = isMinusInf(tileMax);
       Value weight = arith::SelectOp::create(
-          b, loc, isMinusInf(tileMax), constant(0),
+          b, loc, tileEmpty, constant(0),
           exp(arith::SubFOp::create(b, loc, tileMax, newMax)));
       Value added = arith::SelectOp::create(
-          b, loc, isMinusInf(tileMax), constant(0),
+          b, loc, tileEmpty, constant(0),
           arith::MulFOp::create(b, loc, tileSum, weight));
       k.store(
           math::FmaOp::create(b, loc, k.load(rows.runSum, r, 1), keep, added),
