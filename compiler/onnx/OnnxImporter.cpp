@@ -4407,6 +4407,31 @@ Expected<std::vector<std::string>> modelInputNames(const std::string &path) {
   return names;
 }
 
+Expected<std::vector<DeclaredInput>>
+modelInputDeclarations(const std::string &path) {
+  Expected<onnx::ModelProto> model = parseModelFile(path);
+  if (!model.ok())
+    return model.status();
+  std::set<std::string> initializers;
+  for (const onnx::TensorProto &t : model->graph().initializer())
+    initializers.insert(t.name());
+  std::vector<DeclaredInput> inputs;
+  for (const onnx::ValueInfoProto &input : model->graph().input()) {
+    if (initializers.count(input.name()))
+      continue;
+    DeclaredInput declared;
+    declared.name = input.name();
+    const onnx::TypeProto_Tensor &tensor = input.type().tensor_type();
+    declared.hasShape = tensor.has_shape();
+    for (const onnx::TensorShapeProto_Dimension &dim : tensor.shape().dim()) {
+      declared.shape.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+      declared.dimNames.push_back(dim.has_dim_param() ? dim.dim_param() : "");
+    }
+    inputs.push_back(std::move(declared));
+  }
+  return inputs;
+}
+
 Expected<std::vector<ConstantInputNeed>>
 inputsNeededAsConstants(const std::string &path, const ImportOptions &options) {
   Expected<onnx::ModelProto> model = parseModelFile(path);

@@ -105,6 +105,20 @@ Expected<std::vector<std::string>> modelOpTypes(const std::string &path);
 /// The names of a model's inputs that have no initializer, in order.
 Expected<std::vector<std::string>> modelInputNames(const std::string &path);
 
+/// A model input (one without an initializer) as the model declares it.
+struct DeclaredInput {
+  std::string name;
+  /// One per dim: its size, or -1 where it is dynamic (a dim_param or no
+  /// value); empty when the model declares no shape.
+  std::vector<std::int64_t> shape;
+  /// One per dim: the dim_param, or empty.
+  std::vector<std::string> dimNames;
+  bool hasShape = false;
+};
+/// The model's inputs that have no initializer, in order, as declared.
+Expected<std::vector<DeclaredInput>>
+modelInputDeclarations(const std::string &path);
+
 /// A model input the importer needs as a constant: an operand that must be
 /// known at import time (a Reshape's shape, a Gather's indices, a Slice's
 /// starts) is computed from it.

@@ -296,6 +296,15 @@ Tensor gelu(const Tensor &x);
 /// x [..., in] times weight [out, in] transposed, plus bias [out] if given.
 Tensor linear(const Tensor &x, const Tensor &weight, const Tensor &bias = {});
 
+/// Records every op of `graph` (ops, constants and all, in its order) over
+/// `inputs`, one per graph input and of its type, and answers its outputs
+/// in order: a model imported once, run like any other recorded ops (its
+/// block keyed, cached and compiled as one). Each intermediate handle is
+/// dropped after its last use. A wrong count or type of inputs fails every
+/// output with a message naming the input.
+std::vector<Tensor> call(Session &session, const Graph &graph,
+                         std::span<const Tensor> inputs);
+
 } // namespace fuse::engine
 
 #endif // FUSE_RUNTIME_ENGINE_ENGINE_H

@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Generate.h"
 #include "Npy.h"
 #include "PlanPrinter.h"
 #include "tools/HelpCategories.h"
@@ -155,6 +156,11 @@ llvm::cl::opt<std::string>
 llvm::cl::opt<bool>
     json("json", llvm::cl::desc("End stdout with one JSON summary line"),
          llvm::cl::cat(runCategory));
+llvm::cl::opt<unsigned> generate(
+    "generate",
+    llvm::cl::desc("Greedy generation of N tokens with a decoder exported "
+                   "with its key/value cache, from --input input_ids=PROMPT"),
+    llvm::cl::value_desc("N"), llvm::cl::init(0), llvm::cl::cat(runCategory));
 
 /// The options, read before compiling: lld, linking in process, resets every
 /// llvm::cl option.
@@ -1302,6 +1308,35 @@ int runModel(const RunOptions &options) {
   return checked.mismatch ? kExitMismatch : 0;
 }
 
+/// --generate N: the options that apply to it, checked, then the loop.
+int generateTokensWith(const RunOptions &options, unsigned tokens) {
+  if (tokens == 0)
+    return fail("--generate needs at least 1 token");
+  if (options.runtime != "host" && options.runtime != "reference")
+    return fail("unknown --runtime=" + options.runtime +
+                "; expected host or reference");
+  struct {
+    bool given;
+    const char *name;
+  } const unsupported[] = {
+      {options.check, "--check"},          {options.bench != 0, "--bench"},
+      {options.profile != 0, "--profile"}, {options.printPlan, "--print-plan"},
+      {!options.dotFile.empty(), "--dot"}, {!options.fusion, "--no-fusion"},
+      {!options.dims.empty(), "--dim"},    {options.threads != 0, "--threads"}};
+  for (const auto &option : unsupported)
+    if (option.given)
+      return fail(std::string(option.name) + " does not apply to --generate");
+  GenerateOptions generateOptions;
+  generateOptions.model = options.model;
+  generateOptions.runtime = options.runtime;
+  generateOptions.outputDir = options.outputDir;
+  generateOptions.cacheDir = options.cacheDir;
+  generateOptions.inputs = options.inputs;
+  generateOptions.tokens = tokens;
+  generateOptions.json = options.json;
+  return generateTokens(generateOptions);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -1333,5 +1368,7 @@ int main(int argc, char **argv) {
   options.fusion = !noFusion;
   options.cacheDir = cacheDir;
   options.json = json;
+  if (generate.getNumOccurrences())
+    return generateTokensWith(options, generate);
   return runModel(options);
 }

@@ -494,6 +494,75 @@ TEST(EngineTest, RecordingErrorsAreValues) {
   EXPECT_EQ(readOrFail(a * a), std::vector<double>(6, 2.25));
 }
 
+//===----------------------------------------------------------------------===//
+// call: a whole Graph recorded as one
+//===----------------------------------------------------------------------===//
+
+/// y = exp(x) * c + x, z = reduce sum of y over the last dim: two outputs,
+/// a constant, and an intermediate used twice.
+Graph callableGraph() {
+  GraphBuilder builder;
+  TensorId x = builder.input(f32({kRows, kCols}), "x");
+  TensorId c =
+      builder.constant(DenseValue::makeSplat(f32({kRows, kCols}), 0.75));
+  TensorId y = builder.add(builder.mul(builder.exp(x), c), x);
+  builder.output(y, "y");
+  builder.output(builder.op(OpKind::Reduce, {y},
+                            {{"kind", Attribute::enumName("sum")},
+                             {"dims", Attribute::i64Array({1})}}),
+                 "z");
+  Expected<Graph> graph = builder.finish();
+  EXPECT_TRUE(graph.ok()) << graph.message();
+  return graph.ok() ? graph.take() : Graph();
+}
+
+TEST(EngineTest, ACalledGraphIsOneBlockThatEqualsTheInterpreter) {
+  FakeCompiler compiler;
+  Session session = openReference(&compiler);
+  std::mt19937 rng = seededRng();
+  Graph graph = callableGraph();
+  for (int round = 0; round < 2; ++round) {
+    std::vector<double> xs = randomValues(kRows * kCols, rng);
+    Tensor x = session.upload(f32({kRows, kCols}), xs);
+    std::vector<Tensor> outputs = call(session, graph, std::span(&x, 1));
+    ASSERT_EQ(outputs.size(), 2u);
+    std::vector<double> y = readOrFail(outputs[0]), z = readOrFail(outputs[1]);
+    HostTensorData xData = HostTensorData::fromDoubles(f32({kRows, kCols}), xs);
+    std::vector<HostTensor> inputs = {xData.view()};
+    Expected<std::vector<HostTensorData>> expected =
+        evaluateGraph(graph, inputs);
+    ASSERT_TRUE(expected.ok()) << expected.message();
+    EXPECT_EQ(y, (*expected)[0].toDoubles());
+    EXPECT_EQ(z, (*expected)[1].toDoubles());
+  }
+  // Both rounds are one block each, of one key: compiled once, and the
+  // block's outputs are the graph's two (no intermediate kept alive).
+  EngineCounters counters = session.counters();
+  EXPECT_EQ(counters.blocks, 2u);
+  EXPECT_EQ(counters.compilations, 1u);
+  ASSERT_EQ(compiler.graphs.size(), 1u);
+  EXPECT_EQ(compiler.graphs[0].outputs.size(), 2u);
+}
+
+TEST(EngineTest, ACallWithWrongInputsFailsEveryOutput) {
+  FakeCompiler compiler;
+  Session session = openReference(&compiler);
+  Graph graph = callableGraph();
+  Tensor wrong = session.upload(f32({kCols, kRows}),
+                                std::vector<double>(kRows * kCols, 1.0));
+  std::vector<Tensor> outputs = call(session, graph, std::span(&wrong, 1));
+  ASSERT_EQ(outputs.size(), 2u);
+  for (const Tensor &output : outputs)
+    EXPECT_EQ(output.status().message(),
+              "call: input 0 ('x') is a tensor<7x5xf32>, the graph takes a "
+              "tensor<5x7xf32>");
+  std::vector<Tensor> none = call(session, graph, {});
+  ASSERT_EQ(none.size(), 2u);
+  EXPECT_EQ(none[0].status().message(),
+            "call: the graph takes 1 inputs, given 0");
+  EXPECT_EQ(compiler.calls, 0);
+}
+
 TEST(EngineTest, AnInPlaceOutputNeverOverwritesItsInputTensor) {
   FakeCompiler compiler;
   compiler.writeInPlace = true;
