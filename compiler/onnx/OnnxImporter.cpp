@@ -4407,15 +4407,15 @@ Expected<std::vector<std::string>> modelInputNames(const std::string &path) {
   return names;
 }
 
-Expected<std::vector<DeclaredInput>>
-modelInputDeclarations(const std::string &path) {
+Expected<ModelDeclarations> modelDeclarations(const std::string &path) {
   Expected<onnx::ModelProto> model = parseModelFile(path);
   if (!model.ok())
     return model.status();
-  std::set<std::string> initializers;
+  ModelDeclarations declarations;
+  std::set<std::string, std::less<>> &initializers = declarations.initializers;
   for (const onnx::TensorProto &t : model->graph().initializer())
     initializers.insert(t.name());
-  std::vector<DeclaredInput> inputs;
+  std::vector<DeclaredInput> &inputs = declarations.inputs;
   for (const onnx::ValueInfoProto &input : model->graph().input()) {
     if (initializers.count(input.name()))
       continue;
@@ -4429,7 +4429,7 @@ modelInputDeclarations(const std::string &path) {
     }
     inputs.push_back(std::move(declared));
   }
-  return inputs;
+  return declarations;
 }
 
 Expected<std::vector<ConstantInputNeed>>

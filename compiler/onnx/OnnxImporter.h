@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -115,9 +116,16 @@ struct DeclaredInput {
   std::vector<std::string> dimNames;
   bool hasShape = false;
 };
-/// The model's inputs that have no initializer, in order, as declared.
-Expected<std::vector<DeclaredInput>>
-modelInputDeclarations(const std::string &path);
+/// What a model declares of its interface.
+struct ModelDeclarations {
+  /// The inputs that have no initializer, in order.
+  std::vector<DeclaredInput> inputs;
+  /// The initializers' names: the weight inputs of an import whose values
+  /// do not depend on the dims bound (other weight inputs are values folded
+  /// at import, which may).
+  std::set<std::string, std::less<>> initializers;
+};
+Expected<ModelDeclarations> modelDeclarations(const std::string &path);
 
 /// A model input the importer needs as a constant: an operand that must be
 /// known at import time (a Reshape's shape, a Gather's indices, a Slice's

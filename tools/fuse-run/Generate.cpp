@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 
 namespace fuse {
 namespace {
@@ -69,6 +70,9 @@ struct CacheInput {
 struct DecoderInputs {
   bool hasMask = false, hasPositions = false;
   std::vector<CacheInput> cache;
+  /// Weight inputs of these names are uploaded once; the others are values
+  /// the import folded at the step's shapes, uploaded at each step.
+  std::set<std::string, std::less<>> initializers;
 };
 
 /// "past_key_values.0.key" and "past.0.key" give "present.0.key".
@@ -192,7 +196,7 @@ private:
   const GenerateOptions &options;
   DecoderInputs inputs;
   engine::Session session;
-  /// By graph input name: uploaded at the first step that binds them.
+  /// Initializers by name: uploaded at the first step that binds them.
   std::map<std::string, engine::Tensor> weights;
   /// By CacheInput::input: the last step's present.* tensors.
   std::map<std::string, engine::Tensor> cache;
@@ -252,6 +256,8 @@ Generator::modelInput(const Graph &graph, TensorId input,
 engine::Tensor Generator::weight(const Graph &graph, TensorId input,
                                  const HostTensorData &value) {
   std::string key = graph.tensors[input].name;
+  if (!inputs.initializers.count(key))
+    return session.upload(value);
   auto kept = weights.find(key);
   if (kept != weights.end() && kept->second.type() == value.type)
     return kept->second;
@@ -432,13 +438,14 @@ int generateTokens(const GenerateOptions &options) {
   Expected<npy::Array> prompt = readPrompt(options);
   if (!prompt.ok())
     return fail(prompt.message());
-  Expected<std::vector<onnximport::DeclaredInput>> declared =
-      onnximport::modelInputDeclarations(options.model);
+  Expected<onnximport::ModelDeclarations> declared =
+      onnximport::modelDeclarations(options.model);
   if (!declared.ok())
     return fail(declared.message());
-  Expected<DecoderInputs> inputs = decoderInputs(*declared);
+  Expected<DecoderInputs> inputs = decoderInputs(declared->inputs);
   if (!inputs.ok())
     return fail(options.model + ": " + inputs.message());
+  inputs->initializers = std::move(declared->initializers);
   std::unique_ptr<Compiler> compiler;
   std::unique_ptr<BundleCache> cache;
   Expected<engine::Session> session = openSession(options, compiler, cache);
