@@ -1558,21 +1558,23 @@ std::vector<TensorId> Importer::lowerElu() {
   if (op == "Celu") {
     // max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
     TensorId e = unary(OpKind::Exp, check(b->div(x, splatLike(x, alpha))));
-    TensorId t =
-        check(b->mul(check(b->sub(e, splatLike(x, 1))), splatLike(x, alpha)));
-    return {check(b->add(check(b->max(x, splatLike(x, 0))),
-                         check(b->min(t, splatLike(x, 0)))))};
+    TensorId scale = splatLike(x, alpha);
+    TensorId t = check(b->mul(check(b->sub(e, splatLike(x, 1))), scale));
+    TensorId negative = check(b->min(t, splatLike(x, 0)));
+    TensorId positive = check(b->max(x, splatLike(x, 0)));
+    return {check(b->add(positive, negative))};
   }
-  TensorId e =
-      check(b->mul(check(b->sub(unary(OpKind::Exp, x), splatLike(x, 1))),
-                   splatLike(x, alpha)));
+  TensorId scale = splatLike(x, alpha);
+  TensorId one = splatLike(x, 1);
+  TensorId e = check(b->mul(check(b->sub(unary(OpKind::Exp, x), one)), scale));
   if (op == "Elu") {
     TensorId neg = check(b->compare(ComparePredicate::Lt, x, splatLike(x, 0)));
     return {check(b->select(neg, e, x))};
   }
   double gamma = attrFloat("gamma", 1.05070102214813232421875);
   TensorId le = check(b->compare(ComparePredicate::Le, x, splatLike(x, 0)));
-  return {check(b->mul(check(b->select(le, e, x)), splatLike(x, gamma)))};
+  TensorId gammaScale = splatLike(x, gamma);
+  return {check(b->mul(check(b->select(le, e, x)), gammaScale))};
 }
 
 /// HardSigmoid and HardSwish.
@@ -1581,9 +1583,10 @@ std::vector<TensorId> Importer::lowerHardSigmoid() {
   TensorId x = in(0);
   double alpha = op == "HardSwish" ? 1.0 / 6 : attrFloat("alpha", 0.2);
   double beta = op == "HardSwish" ? 0.5 : attrFloat("beta", 0.5);
-  TensorId t =
-      check(b->add(check(b->mul(x, splatLike(x, alpha))), splatLike(x, beta)));
-  t = check(b->max(check(b->min(t, splatLike(x, 1))), splatLike(x, 0)));
+  TensorId shift = splatLike(x, beta);
+  TensorId t = check(b->add(check(b->mul(x, splatLike(x, alpha))), shift));
+  TensorId low = splatLike(x, 0);
+  t = check(b->max(check(b->min(t, splatLike(x, 1))), low));
   return {op == "HardSwish" ? check(b->mul(x, t)) : t};
 }
 
@@ -1591,8 +1594,8 @@ std::vector<TensorId> Importer::lowerHardSigmoid() {
 std::vector<TensorId> Importer::lowerSoftplus() {
   const std::string &op = node->op_type();
   TensorId x = in(0);
-  TensorId sp =
-      unary(OpKind::Log, check(b->add(unary(OpKind::Exp, x), splatLike(x, 1))));
+  TensorId one = splatLike(x, 1);
+  TensorId sp = unary(OpKind::Log, check(b->add(unary(OpKind::Exp, x), one)));
   if (op == "Softplus")
     return {sp};
   return {check(b->mul(x, unary(OpKind::Tanh, sp)))};
@@ -1600,8 +1603,8 @@ std::vector<TensorId> Importer::lowerSoftplus() {
 
 std::vector<TensorId> Importer::lowerSoftsign() {
   TensorId x = in(0);
-  return {
-      check(b->div(x, check(b->add(unary(OpKind::Abs, x), splatLike(x, 1)))))};
+  TensorId one = splatLike(x, 1);
+  return {check(b->div(x, check(b->add(unary(OpKind::Abs, x), one))))};
 }
 
 std::vector<TensorId> Importer::lowerThresholdedRelu() {
@@ -1734,7 +1737,10 @@ std::vector<TensorId> Importer::lowerCast() {
   return {check(b->cast(x, to, /*isUnsigned=*/false, options))};
 }
 
-std::vector<TensorId> Importer::lowerMatMul() { return {matmul(in(0), in(1))}; }
+std::vector<TensorId> Importer::lowerMatMul() {
+  TensorId c = in(1);
+  return {matmul(in(0), c)};
+}
 
 std::vector<TensorId> Importer::lowerGemm() {
   TensorId a = in(0), c = in(1);
@@ -1840,12 +1846,12 @@ std::vector<TensorId> Importer::lowerBatchNormalization() {
     TensorId factor = check(b->mul(
         scale, unary(OpKind::Rsqrt,
                      check(b->add(batchVar, splatLike(batchVar, eps))))));
-    TensorId y =
-        check(b->add(check(b->mul(d, channel(factor))), channel(bias)));
+    TensorId shift = channel(bias);
+    TensorId y = check(b->add(check(b->mul(d, channel(factor))), shift));
     auto update = [&](TensorId running, TensorId batch) {
-      return check(
-          b->add(check(b->mul(running, splatLike(running, momentum))),
-                 check(b->mul(batch, splatLike(batch, 1 - momentum)))));
+      TensorId fromBatch = check(b->mul(batch, splatLike(batch, 1 - momentum)));
+      TensorId kept = check(b->mul(running, splatLike(running, momentum)));
+      return check(b->add(kept, fromBatch));
     };
     return {y, update(mean, batchMean), update(var, batchVar)};
   }
@@ -1877,7 +1883,8 @@ std::vector<TensorId> Importer::lowerInstanceNormalization() {
     // As ONNX's function: (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9).
     TensorId ex2 = reduce(ReduceKind::Mean, check(b->mul(x, x)), axes, true);
     TensorId var = check(b->sub(ex2, check(b->mul(mean, mean))));
-    TensorId sd = check(b->add(unary(OpKind::Sqrt, var), splatLike(var, 1e-9)));
+    TensorId tiny = splatLike(var, 1e-9);
+    TensorId sd = check(b->add(unary(OpKind::Sqrt, var), tiny));
     return {check(b->div(d, expandTo(sd, shape)))};
   }
   double eps = attrFloat("epsilon", 1e-5);
@@ -2527,14 +2534,14 @@ std::vector<TensorId> Importer::lowerGatherElements() {
         binary(OpKind::Add, binary(OpKind::Mul, wrapped, i64(step)), offsets),
         0))};
   }
-  TensorId wrapped =
-      check(b->select(compare(ComparePredicate::Lt, index, i64(0)),
-                      binary(OpKind::Add, index, i64(dim)), index));
+  TensorId lifted = binary(OpKind::Add, index, i64(dim));
+  TensorId wrapped = check(
+      b->select(compare(ComparePredicate::Lt, index, i64(0)), lifted, index));
   TensorId position =
       binary(OpKind::Add, binary(OpKind::Mul, wrapped, i64(step)), offsets);
-  TensorId inRange =
-      binary(OpKind::And, compare(ComparePredicate::Ge, index, i64(-dim)),
-             compare(ComparePredicate::Lt, index, i64(dim)));
+  TensorId belowEnd = compare(ComparePredicate::Lt, index, i64(dim));
+  TensorId inRange = binary(
+      OpKind::And, compare(ComparePredicate::Ge, index, i64(-dim)), belowEnd);
   return {check(
       b->gather(flat, check(b->select(inRange, position, i64(total))), 0))};
 }
@@ -2619,9 +2626,10 @@ std::vector<TensorId> Importer::lowerGatherND() {
     DenseValue past{ElementType::I64, tupleShape, std::vector<std::uint8_t>(8),
                     true};
     storeInt(ElementType::I64, past.bytes.data(), 0, total);
+    TensorId pastRow = splatBytes(std::move(past));
     row = check(
         b->select(compare(ComparePredicate::Gt, outside, splatLike(outside, 0)),
-                  splatBytes(std::move(past)), row));
+                  pastRow, row));
   }
   return {reshape(check(b->gather(rows, row, 0)), out)};
 }
@@ -2639,12 +2647,13 @@ std::string Importer::scatterReduction() {
 
 Importer::WrappedIndices Importer::wrapIndices(TensorId index, TensorId dims) {
   TensorId zero = splatLike(index, 0);
-  TensorId wrapped = check(b->select(compare(ComparePredicate::Lt, index, zero),
-                                     binary(OpKind::Add, index, dims), index));
-  TensorId inRange =
-      binary(OpKind::And,
-             compare(ComparePredicate::Ge, index, unary(OpKind::Neg, dims)),
-             compare(ComparePredicate::Lt, index, dims));
+  TensorId lifted = binary(OpKind::Add, index, dims);
+  TensorId wrapped = check(
+      b->select(compare(ComparePredicate::Lt, index, zero), lifted, index));
+  TensorId belowEnd = compare(ComparePredicate::Lt, index, dims);
+  TensorId inRange = binary(
+      OpKind::And,
+      compare(ComparePredicate::Ge, index, unary(OpKind::Neg, dims)), belowEnd);
   return {zero, wrapped, inRange};
 }
 
@@ -2680,9 +2689,10 @@ TensorId Importer::wrappedPositions(TensorId index, const Shape &dims,
   DenseValue pastValue{ElementType::I64, positions,
                        std::vector<std::uint8_t>(8), true};
   storeInt(ElementType::I64, pastValue.bytes.data(), 0, past);
+  TensorId pastRow = splatBytes(std::move(pastValue));
   return check(
       b->select(compare(ComparePredicate::Gt, outside, splatLike(outside, 0)),
-                splatBytes(std::move(pastValue)), scaled));
+                pastRow, scaled));
 }
 
 /// ScatterND: each index tuple (the indices' last dim, k values) selects a
@@ -2742,9 +2752,9 @@ std::vector<TensorId> Importer::lowerScatterND() {
   }
   Shape updatesShape = tupleShape;
   updatesShape.push_back(slice);
+  TensorId updates = reshape(in(2), updatesShape);
   TensorId scattered =
-      check(b->scatter(reshape(data, {rows, slice}), row,
-                       reshape(in(2), updatesShape), reduction));
+      check(b->scatter(reshape(data, {rows, slice}), row, updates, reduction));
   return {reshape(scattered, shape)};
 }
 
@@ -2773,16 +2783,18 @@ std::vector<TensorId> Importer::lowerScatterElements() {
     TensorId index = in(1);
     if (g.indexType.elementType != ElementType::I64)
       index = check(b->cast(index, ElementType::I64));
+    TensorId offsets = intsConstant("offsets", ishape, at.offsets);
     position = binary(
         OpKind::Add,
         wrappedPositions(index, Shape(std::size_t(count), dim),
                          std::vector<std::int64_t>(std::size_t(count), step),
                          -1, total),
-        intsConstant("offsets", ishape, at.offsets));
+        offsets);
   }
   // An index past the axis gives total + its offset: still past the data.
+  TensorId updates = in(2);
   TensorId scattered =
-      check(b->scatter(reshape(g.data, {total}), position, in(2), reduction));
+      check(b->scatter(reshape(g.data, {total}), position, updates, reduction));
   return {reshape(scattered, g.shape)};
 }
 
@@ -2814,7 +2826,8 @@ std::vector<TensorId> Importer::lowerTrilu() {
       keep[std::size_t(i * cols + j)] = upper ? offset >= k : offset <= k;
     }
   TensorId keepMask = intsConstant("mask", {rows, cols}, keep, ElementType::I1);
-  return {check(b->select(expandTo(keepMask, shape), x, splatLike(x, 0)))};
+  TensorId zero = splatLike(x, 0);
+  return {check(b->select(expandTo(keepMask, shape), x, zero))};
 }
 
 /// Einsum: the equation parsed (EinsumEquation.h); each operand's diagonals
@@ -3043,9 +3056,9 @@ Importer::Labeled Importer::einsumContract(Labeled a, Labeled c,
                 {transposeA ? inner : rows, transposeA ? rows : inner});
   shapeC.insert(shapeC.end(),
                 {transposeC ? cols : inner, transposeC ? inner : cols});
+  TensorId right = reshape(c.value, shapeC);
   TensorId product =
-      check(b->matmul(reshape(a.value, shapeA), reshape(c.value, shapeC),
-                      transposeA, transposeC));
+      check(b->matmul(reshape(a.value, shapeA), right, transposeA, transposeC));
   return {reshape(product, dimsOf(out)), out};
 }
 
@@ -3596,11 +3609,11 @@ TensorId Importer::resizeAlong(TensorId x, std::int64_t axis,
     lower = check(b->cast(lower, computeType));
     upper = check(b->cast(upper, computeType));
   }
-  return check(
-      b->add(check(b->mul(lower, axisWeights(lower, axis, lowerWeight,
-                                             name + "_lower_weight"))),
-             check(b->mul(upper, axisWeights(upper, axis, reads.weight,
-                                             name + "_upper_weight")))));
+  TensorId upperPart = check(b->mul(
+      upper, axisWeights(upper, axis, reads.weight, name + "_upper_weight")));
+  TensorId lowerPart = check(b->mul(
+      lower, axisWeights(lower, axis, lowerWeight, name + "_lower_weight")));
+  return check(b->add(lowerPart, upperPart));
 }
 
 /// x resized to target.outShape: per resized axis, the input positions
