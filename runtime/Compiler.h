@@ -60,6 +60,20 @@ public:
                                         const CompileOptions &options) = 0;
 };
 
+/// Any graph as one reference bundle (makeReferenceBundle): what a session
+/// on the reference runtime compiles with, where the graph itself is the
+/// program (tools, examples and tests that check against the reference).
+class ReferenceCompiler final : public Compiler {
+public:
+  Expected<Compilation> compile(const Graph &graph, const Target &target,
+                                const CompileOptions &) override {
+    Compilation compilation;
+    compilation.bundle = makeReferenceBundle(graph);
+    compilation.bundle.target = target.name;
+    return compilation;
+  }
+};
+
 } // namespace fuse
 
 #endif // FUSE_RUNTIME_COMPILER_H

@@ -34,29 +34,13 @@
 using namespace fuse::engine;
 using fuse::BundleCache;
 using fuse::BundleCacheOptions;
-using fuse::Compilation;
-using fuse::CompileOptions;
-using fuse::Compiler;
 using fuse::ElementType;
 using fuse::Expected;
-using fuse::Graph;
 using fuse::HostCompiler;
-using fuse::Target;
+using fuse::ReferenceCompiler;
 using fuse::TensorType;
 
 namespace {
-
-/// The reference side of the check: any graph as one reference bundle.
-class ReferenceCompiler final : public Compiler {
-public:
-  Expected<Compilation> compile(const Graph &graph, const Target &target,
-                                const CompileOptions &) override {
-    Compilation compilation;
-    compilation.bundle = makeReferenceBundle(graph);
-    compilation.bundle.target = target.name;
-    return compilation;
-  }
-};
 
 using Program = std::function<Tensor(Session &, std::mt19937 &)>;
 

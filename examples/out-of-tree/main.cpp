@@ -1,9 +1,9 @@
 //===- main.cpp - An out-of-tree program on the installed runtime ---------===//
 //
 // Links only the installed FuseRuntime: records softmax and layernorm
-// through the lazy tensor API on the reference runtime (with a compiler that
-// makes reference bundles, written here, since the runtime has none), and
-// checks softmax's rows sum to one.
+// through the lazy tensor API on the reference runtime (with the runtime's
+// ReferenceCompiler, which makes reference bundles), and checks softmax's
+// rows sum to one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,24 +13,8 @@
 #include <cstdio>
 #include <vector>
 
-namespace {
-
-class ReferenceCompiler final : public fuse::Compiler {
-public:
-  fuse::Expected<fuse::Compilation>
-  compile(const fuse::Graph &graph, const fuse::Target &target,
-          const fuse::CompileOptions &) override {
-    fuse::Compilation compilation;
-    compilation.bundle = fuse::makeReferenceBundle(graph);
-    compilation.bundle.target = target.name;
-    return compilation;
-  }
-};
-
-} // namespace
-
 int main() {
-  ReferenceCompiler compiler;
+  fuse::ReferenceCompiler compiler;
   fuse::engine::SessionOptions options;
   options.device = fuse::engine::DeviceChoice::Reference;
   options.compiler = &compiler;

@@ -45,18 +45,6 @@ double milliseconds(std::chrono::nanoseconds duration) {
   return std::chrono::duration<double, std::milli>(duration).count();
 }
 
-/// Any graph as one reference bundle: --runtime reference.
-class ReferenceBundleCompiler final : public Compiler {
-public:
-  Expected<Compilation> compile(const Graph &graph, const Target &target,
-                                const CompileOptions &) override {
-    Compilation compilation;
-    compilation.bundle = makeReferenceBundle(graph);
-    compilation.bundle.target = target.name;
-    return compilation;
-  }
-};
-
 /// A past_key_values input and the output that is the next step's value.
 struct CacheInput {
   std::string input, output;
@@ -353,7 +341,7 @@ Expected<engine::Session> openSession(const GenerateOptions &options,
     llvm::errs() << "fuse-run: warning: " << message << "\n";
   };
   if (options.runtime == "reference") {
-    compiler = std::make_unique<ReferenceBundleCompiler>();
+    compiler = std::make_unique<ReferenceCompiler>();
     sessionOptions.device = engine::DeviceChoice::Reference;
   } else {
     compiler = std::make_unique<HostCompiler>();
