@@ -4354,6 +4354,40 @@ Expected<ImportedModel> importModel(std::string_view bytes,
   return importBytes(bytes, options, sourceName, needs);
 }
 
+struct ParsedModel::State {
+  onnx::ModelProto model;
+  std::string path, folder;
+};
+
+ParsedModel::ParsedModel(std::unique_ptr<State> state)
+    : state(std::move(state)) {}
+ParsedModel::~ParsedModel() = default;
+ParsedModel::ParsedModel(ParsedModel &&) noexcept = default;
+ParsedModel &ParsedModel::operator=(ParsedModel &&) noexcept = default;
+
+Expected<ParsedModel> ParsedModel::readFile(const std::string &path) {
+  Expected<std::string> bytes = fuse::onnximport::readFile(path);
+  if (!bytes.ok())
+    return bytes.status();
+  auto state = std::make_unique<State>();
+  if (!parseProto(state->model, *bytes))
+    return Status::error("'" + path +
+                         "' is not a valid ONNX model (the protobuf does not "
+                         "parse)");
+  if (!state->model.has_graph())
+    return Status::error("'" + path +
+                         "' is not a valid ONNX model (it has no graph)");
+  state->path = path;
+  state->folder = modelFolderOf(path);
+  return ParsedModel(std::move(state));
+}
+
+Expected<ImportedModel>
+ParsedModel::import(const ImportOptions &options,
+                    std::vector<ConstantInputNeed> *needs) const {
+  return importParsed(state->model, options, state->path, needs, state->folder);
+}
+
 Expected<ImportedModel> importModelFile(const std::string &path,
                                         const ImportOptions &options,
                                         std::vector<ConstantInputNeed> *needs) {

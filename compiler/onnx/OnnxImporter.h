@@ -34,6 +34,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -85,6 +86,26 @@ Expected<ImportedModel>
 importModel(std::string_view bytes, const ImportOptions &options = {},
             const std::string &sourceName = "<bytes>",
             std::vector<ConstantInputNeed> *needs = nullptr);
+
+/// A model file read and parsed once, to be imported many times (at other
+/// shapes: a decoder's generation loop imports it at every step).
+class ParsedModel {
+public:
+  ~ParsedModel();
+  ParsedModel(ParsedModel &&) noexcept;
+  ParsedModel &operator=(ParsedModel &&) noexcept;
+  /// Reads and parses `path`; errors name it.
+  static Expected<ParsedModel> readFile(const std::string &path);
+  /// importModelFile of the file, without reading or parsing it again.
+  Expected<ImportedModel>
+  import(const ImportOptions &options = {},
+         std::vector<ConstantInputNeed> *needs = nullptr) const;
+
+private:
+  struct State;
+  explicit ParsedModel(std::unique_ptr<State> state);
+  std::unique_ptr<State> state;
+};
 
 struct NamedTensor {
   std::string name;
