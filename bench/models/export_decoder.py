@@ -49,7 +49,27 @@ def configs():
             num_attention_heads=HEADS, num_key_value_heads=HEADS,
             intermediate_size=688, max_position_embeddings=512,
             vocab_size=VOCAB, bos_token_id=0, eos_token_id=0)),
+        # Other decoders (--family): grouped-query attention, partial
+        # rotary, a sliding window.
+        "qwen2": lambda: tf.Qwen2ForCausalLM(tf.Qwen2Config(
+            hidden_size=HIDDEN, num_hidden_layers=LAYERS,
+            num_attention_heads=HEADS, num_key_value_heads=2,
+            intermediate_size=688, max_position_embeddings=512,
+            vocab_size=VOCAB, bos_token_id=0, eos_token_id=0)),
+        "mistral": lambda: tf.MistralForCausalLM(tf.MistralConfig(
+            hidden_size=HIDDEN, num_hidden_layers=LAYERS,
+            num_attention_heads=HEADS, num_key_value_heads=1,
+            intermediate_size=688, max_position_embeddings=512,
+            vocab_size=VOCAB, bos_token_id=0, eos_token_id=0)),
+        "phi": lambda: tf.PhiForCausalLM(tf.PhiConfig(
+            hidden_size=HIDDEN, num_hidden_layers=LAYERS,
+            num_attention_heads=HEADS, intermediate_size=1024,
+            max_position_embeddings=512, vocab_size=VOCAB, bos_token_id=0,
+            eos_token_id=0)),
     }
+
+
+MAIN = ["gpt2", "llama"]
 
 
 class WithCache(torch.nn.Module):
@@ -90,7 +110,8 @@ def export(name, make, out, tokens):
         rng.integers(1, VOCAB, size=(1, PROMPT), dtype=np.int64))
     # Traced at past 3, sequence 2: neither is 1, so no axis is specialized.
     ids = prompt[:, :2]
-    past = [torch.randn(1, HEADS, 3, head_dim) for _ in range(2 * LAYERS)]
+    kv_heads = getattr(model.config, "num_key_value_heads", None) or HEADS
+    past = [torch.randn(1, kv_heads, 3, head_dim) for _ in range(2 * LAYERS)]
     mask = torch.ones(1, 5, dtype=torch.int64)
     names = ["input_ids", "attention_mask"]
     outputs = ["logits"]
@@ -125,9 +146,12 @@ def main():
     ap.add_argument("--out", default="/tmp/hf")
     ap.add_argument("--only", default="")
     ap.add_argument("--tokens", type=int, default=32)
+    ap.add_argument("--family", action="store_true",
+                    help="the other decoders: qwen2, mistral, phi")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    wanted = [n for n in args.only.split(",") if n] or list(configs())
+    wanted = [n for n in args.only.split(",") if n] or (
+        [n for n in configs() if n not in MAIN] if args.family else MAIN)
     failed = 0
     for name, make in configs().items():
         if name not in wanted:
