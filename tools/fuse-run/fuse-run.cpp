@@ -783,14 +783,21 @@ inputBytes(const Graph &graph,
   const std::vector<std::optional<std::int64_t>> indexBounds =
       gatherIndexBounds(graph);
   std::vector<device::TensorBytes> inputs;
+  // Each input draws from the generator whether given or not, so that a
+  // given input does not change the random values of the others; given
+  // inputs after the last random one need not (an ONNX model's weights:
+  // millions of draws, most of a warm start's time).
+  std::size_t drawn = 0;
+  for (std::size_t i = 0; i < graph.inputs.size(); ++i)
+    if (!inputData[i])
+      drawn = i + 1;
   for (std::size_t i = 0; i < graph.inputs.size(); ++i) {
     const TensorType &type = graph.typeOf(graph.inputs[i]);
     device::TensorBytes bytes(inputData[i] ? inputData[i]->bytes.size()
                                            : std::size_t(type.byteSize()));
-    // Each input draws from the generator whether given or not, so that a
-    // given input does not change the random values of the others.
-    randomTensor(type, rng, inputData[i] ? nullptr : bytes.data(),
-                 indexBounds[i]);
+    if (i < drawn)
+      randomTensor(type, rng, inputData[i] ? nullptr : bytes.data(),
+                   indexBounds[i]);
     if (inputData[i])
       copyBytes(bytes.data(), inputData[i]->bytes.data(), bytes.size());
     inputs.push_back(std::move(bytes));
