@@ -673,13 +673,13 @@ Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
   // off counts as optimizing).
   start = Clock::now();
   std::vector<PartToCompile> toCompile;
-  if (hugeKernels)
-    splitIntoParts(*hugeKernels, partsFor(*hugeKernels, /*huge=*/true),
-                   /*huge=*/true, toCompile);
   if (!groups.empty())
     splitByKernel(*llvmModule, groups, toCompile);
   else if (hasDefinitions(*llvmModule))
     splitIntoParts(*llvmModule, parts, /*huge=*/false, toCompile);
+  if (hugeKernels)
+    splitIntoParts(*hugeKernels, partsFor(*hugeKernels, /*huge=*/true),
+                   /*huge=*/true, toCompile);
   // One thread per huge part (as before); per-kernel parts on all cores.
   unsigned threadCount = groups.empty()
                              ? 0
