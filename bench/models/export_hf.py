@@ -7,7 +7,8 @@ torch.onnx.export's TorchScript exporter at opset 17 with static shapes
 (batch 1, sequence 128), or with --dynamic batch and sequence as dynamic
 axes (MODEL_dynamic.onnx); --dynamo uses the dynamo exporter (torch's
 default) at its own opset instead (MODEL_dynamo.onnx); --half exports the
-model in f16 (MODEL_f16.onnx: weights, activations and output). Beside each MODEL.onnx it writes the inputs it was
+model in f16 (MODEL_f16.onnx: weights, activations and output), --layers N
+N layers instead of 2 (MODEL_LN.onnx). Beside each MODEL.onnx it writes the inputs it was
 exported with (MODEL.input_ids.npy, MODEL.attention_mask.npy where the model
 takes one) and PyTorch eager's output (MODEL.expected.npy).
 
@@ -34,16 +35,17 @@ FAMILY = ["roberta", "albert", "electra", "deberta_v2", "mpnet", "qwen2",
           "mistral", "gemma", "phi", "gpt_neo", "bloom", "opt"]
 
 
-def configs():
-    """name -> (model constructor, takes attention_mask)."""
+def configs(depth=2):
+    """name -> (model constructor, takes attention_mask), `depth` layers."""
+    LAYERS = dict(globals()["LAYERS"], num_hidden_layers=depth)
     return {
         "bert": (lambda: tf.BertModel(tf.BertConfig(
             intermediate_size=1024, max_position_embeddings=512, **LAYERS)), True),
         "distilbert": (lambda: tf.DistilBertModel(tf.DistilBertConfig(
-            dim=256, n_layers=2, n_heads=4, hidden_dim=1024,
+            dim=256, n_layers=depth, n_heads=4, hidden_dim=1024,
             max_position_embeddings=512, **COMMON)), True),
         "gpt2": (lambda: tf.GPT2Model(tf.GPT2Config(
-            n_embd=256, n_layer=2, n_head=4, n_positions=512, use_cache=False,
+            n_embd=256, n_layer=depth, n_head=4, n_positions=512, use_cache=False,
             bos_token_id=0, eos_token_id=0, **COMMON)), True),
         "llama": (lambda: tf.LlamaModel(tf.LlamaConfig(
             num_key_value_heads=4, intermediate_size=688,
@@ -64,8 +66,8 @@ def configs():
             num_key_value_heads=1, intermediate_size=688,
             max_position_embeddings=512, use_cache=False, **LAYERS)), True),
         "gpt_neo": (lambda: tf.GPTNeoModel(tf.GPTNeoConfig(
-            hidden_size=256, num_layers=2, num_heads=4,
-            attention_types=[[["global", "local"], 1]], window_size=32,
+            hidden_size=256, num_layers=depth, num_heads=4,
+            attention_types=[[["global", "local"], max(1, depth // 2)]], window_size=32,
             max_position_embeddings=512, use_cache=False, bos_token_id=0,
             eos_token_id=0, **COMMON)), True),
         "deberta_v2": (lambda: tf.DebertaV2Model(tf.DebertaV2Config(
@@ -79,13 +81,13 @@ def configs():
             num_key_value_heads=1, head_dim=64, intermediate_size=688,
             max_position_embeddings=512, use_cache=False, **LAYERS)), True),
         "bloom": (lambda: tf.BloomModel(tf.BloomConfig(
-            hidden_size=256, n_layer=2, n_head=4, use_cache=False,
+            hidden_size=256, n_layer=depth, n_head=4, use_cache=False,
             **COMMON)), True),
         "opt": (lambda: tf.OPTModel(tf.OPTConfig(
             ffn_dim=1024, word_embed_proj_dim=256,
             max_position_embeddings=512, use_cache=False, **LAYERS)), True),
         "t5enc": (lambda: tf.T5EncoderModel(tf.T5Config(
-            d_model=256, num_layers=2, num_heads=4, d_kv=64, d_ff=1024,
+            d_model=256, num_layers=depth, num_heads=4, d_kv=64, d_ff=1024,
             use_cache=False, **COMMON)), True),
     }
 
@@ -104,7 +106,7 @@ class LastHidden(torch.nn.Module):
                           **kwargs).last_hidden_state
 
 
-def export(name, make, with_mask, out, dynamic, dynamo, half=False):
+def export(name, make, with_mask, out, dynamic, dynamo, half=False, depth=2):
     torch.manual_seed(0)
     model = LastHidden(make().eval(), with_mask)
     if half:
@@ -115,7 +117,8 @@ def export(name, make, with_mask, out, dynamic, dynamo, half=False):
     args = (ids, mask) if with_mask else (ids,)
     names = ["input_ids", "attention_mask"][:len(args)]
     stem = (name + ("_dynamic" if dynamic else "") +
-            ("_dynamo" if dynamo else "") + ("_f16" if half else ""))
+            ("_dynamo" if dynamo else "") + ("_f16" if half else "") +
+            (f"_L{depth}" if depth != 2 else ""))
     path = os.path.join(out, stem + ".onnx")
     axes = {n: {0: "batch", 1: "sequence"} for n in names} if dynamic else None
     if dynamic:
@@ -152,17 +155,19 @@ def main():
                     help="batch and sequence as dynamic axes (MODEL_dynamic.onnx)")
     ap.add_argument("--half", action="store_true",
                     help="the model in f16 (MODEL_f16.onnx)")
+    ap.add_argument("--layers", type=int, default=2,
+                    help="layers of each model (MODEL_L<N>.onnx unless 2)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     wanted = [n for n in args.only.split(",") if n] or (
         FAMILY if args.family else MAIN)
     failed = 0
-    for name, (make, with_mask) in configs().items():
+    for name, (make, with_mask) in configs(args.layers).items():
         if name not in wanted:
             continue
         try:
             export(name, make, with_mask, args.out, args.dynamic, args.dynamo,
-                   args.half)
+                   args.half, args.layers)
         except Exception as e:  # report every model, not only the first failure
             print(f"{name}: export failed: {type(e).__name__}: {e}", file=sys.stderr)
             failed += 1

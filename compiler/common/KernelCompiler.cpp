@@ -202,7 +202,60 @@ private:
   /// function once, by its text with the symbol name left out. Identical
   /// layers of a model make identical kernels; LLVM compiles one of each.
   std::map<std::string, std::string> entryOfText;
+
+  /// The kernels emitted for a fusion, for the next one of the same text.
+  struct Emitted {
+    std::string prefix;
+    FusionKernels kernels;
+    /// The shared entry of each kernel.
+    std::vector<std::string> entries;
+  };
+  /// Fusions emitted so far by their text (fusionText): an identical fusion
+  /// (the same layer again) reuses their kernels without emitting them again
+  /// only to find the same functions.
+  std::map<std::string, Emitted> emittedOfText;
+  /// The kernels of `fusion` from an identical fusion emitted before,
+  /// renamed to `prefix`; none where there is none.
+  std::optional<FusionKernels> emittedBefore(const std::string &text,
+                                             const std::string &prefix,
+                                             std::vector<std::string> &entries);
 };
+
+/// The text of `fusion` with its ops' indices in the graph left out (they
+/// differ between identical layers and only name ops in errors): fusions of
+/// the same text make the same kernels.
+std::string fusionText(fd::FusionOp fusion) {
+  std::vector<std::pair<mlir::Operation *, mlir::Attribute>> indices;
+  fusion.walk([&](mlir::Operation *op) {
+    if (mlir::Attribute index = op->removeAttr(kOpIndexAttr))
+      indices.emplace_back(op, index);
+  });
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  fusion.print(os, mlir::OpPrintingFlags().useLocalScope());
+  for (auto &[op, index] : indices)
+    op->setAttr(kOpIndexAttr, index);
+  return text;
+}
+
+std::optional<FusionKernels>
+BundleKernels::emittedBefore(const std::string &text, const std::string &prefix,
+                             std::vector<std::string> &entries) {
+  auto it = emittedOfText.find(text);
+  if (it == emittedOfText.end())
+    return std::nullopt;
+  FusionKernels kernels = it->second.kernels;
+  for (KernelPlan &plan : kernels.kernels) {
+    // Kernels of their own modules (a GPU's) are not shared.
+    if (!plan.module.empty() ||
+        !llvm::StringRef(plan.entry).starts_with(it->second.prefix))
+      return std::nullopt;
+    plan.entry = prefix + plan.entry.substr(it->second.prefix.size());
+    plan.callees.clear();
+  }
+  entries = it->second.entries;
+  return kernels;
+}
 
 std::string BundleKernels::sharedFunction(const std::string &name) {
   auto func = kernelModule.lookupSymbol<mlir::func::FuncOp>(name);
@@ -280,11 +333,18 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
                                 llvm::ArrayRef<KernelBinding> resultBindings,
                                 std::vector<std::uint32_t> coveredOps) {
   std::string prefix = "fuse_k" + std::to_string(bundle.kernels.size());
-  mlir::FailureOr<FusionKernels> kernels =
-      backend.emitKernels(fusion, kernelModule, prefix, target);
+  std::string text = fusionText(fusion);
+  std::vector<std::string> entries;
+  mlir::FailureOr<FusionKernels> kernels = mlir::failure();
+  if (std::optional<FusionKernels> before =
+          emittedBefore(text, prefix, entries))
+    kernels = std::move(*before);
+  else
+    kernels = backend.emitKernels(fusion, kernelModule, prefix, target);
   if (mlir::failed(kernels))
     return diagnostics.error(std::string(backend.name()) +
                              " code generation for " + target.name + " failed");
+  bool emitted = entries.empty();
   std::vector<std::uint32_t> checkedOps;
   for (mlir::Operation *op : frontend::checkedOps(fusion)) {
     auto index = op->getAttrOfType<mlir::IntegerAttr>(kOpIndexAttr);
@@ -296,13 +356,16 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
     checkedOps.push_back(std::uint32_t(index.getInt()));
   }
   std::optional<std::uint32_t> scratch;
-  for (const KernelPlan &plan : kernels->kernels) {
+  for (size_t k = 0; k < kernels->kernels.size(); ++k) {
+    const KernelPlan &plan = kernels->kernels[k];
     std::uint32_t kernelIndex = std::uint32_t(bundle.kernels.size());
     BundleKernel kernel;
     kernel.name = plan.entry;
     kernel.target = target.name;
     kernel.payloadKind = backend.payloadKind();
-    kernel.entry = sharedEntry(plan);
+    if (emitted)
+      entries.push_back(sharedEntry(plan));
+    kernel.entry = entries[k];
     kernel.schedule = plan.schedule;
     kernel.launch = plan.launch;
     kernel.ops = coveredOps;
@@ -315,6 +378,9 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
     bundle.kernels.push_back(std::move(kernel));
     moduleOf.push_back(plan.module);
   }
+  if (emitted)
+    emittedOfText.try_emplace(std::move(text),
+                              Emitted{prefix, *kernels, std::move(entries)});
   return Status::success();
 }
 

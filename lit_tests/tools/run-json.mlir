@@ -13,15 +13,15 @@
 // RUN: fuse-run %examples/layernorm.mlir --json --cache-dir %t.file 2>&1 | FileCheck %s --check-prefix=BADCACHE
 
 // FIRST: check: passed
-// FIRST-NEXT: {"model": "{{.*}}layernorm.mlir", "runtime": "host", "ops": 14, "kernels": 1, "launches": 1, "compiled": 1, "cache_hits": 0, "bound_at_import": [], "compile_ms": {{[0-9.e+-]+}}, "run_ms_median": {{[0-9.e+-]+}}, "run_ms_min": {{[0-9.e+-]+}}, "max_abs_error": {{[0-9.e+-]+}}, "max_rel_error": {{[0-9.e+-]+}}, "checks": {"out0": {"ok": true, "max_abs_error": {{[0-9.e+-]+}}, "max_rel_error": {{[0-9.e+-]+}}, "rtol": {{[0-9.e+-]+}}, "atol": {{[0-9.e+-]+}}, "decided_by": "{{atol|rtol|exact}}", "nearest": {{.*}}}}, "profile": null, "outputs": {"out0": [32, 256]}}
+// FIRST-NEXT: {"model": "{{.*}}layernorm.mlir", "runtime": "host", "ops": 14, "kernels": 1, "launches": 1, "compiled": 1, "cache_hits": 0, "bound_at_import": [], "compile_ms": {{[0-9.e+-]+}}, "startup_ms": {"import": {{[0-9.e+-]+}}, "bundle": {{[0-9.e+-]+}}, "load": {{[0-9.e+-]+}}, "first_run": {{[0-9.e+-]+}}, "total": {{[0-9.e+-]+}}}, "compile_phases": {"import": {{[0-9.e+-]+}}, "fusion": {{[0-9.e+-]+}}, {{.*}}, "link": {{[0-9.e+-]+}}}, "run_ms_median": {{[0-9.e+-]+}}, "run_ms_min": {{[0-9.e+-]+}}, "max_abs_error": {{[0-9.e+-]+}}, "max_rel_error": {{[0-9.e+-]+}}, "checks": {"out0": {"ok": true, "max_abs_error": {{[0-9.e+-]+}}, "max_rel_error": {{[0-9.e+-]+}}, "rtol": {{[0-9.e+-]+}}, "atol": {{[0-9.e+-]+}}, "decided_by": "{{atol|rtol|exact}}", "nearest": {{.*}}}}, "profile": null, "outputs": {"out0": [32, 256]}}
 // FIRST-NOT: {{.}}
 
 // SECOND: bench: 3 runs, median {{.*}} ms, min {{.*}} ms
-// SECOND-NEXT: {"model": "{{.*}}", "runtime": "host", "ops": 14, "kernels": 1, "launches": 1, "compiled": 0, "cache_hits": 1, "bound_at_import": [], "compile_ms": null, "run_ms_median": {{[0-9.e+-]+}}, "run_ms_min": {{[0-9.e+-]+}}, "max_abs_error": null, "max_rel_error": null, "checks": null, "profile": null, "outputs": {"out0": [32, 256]}}
+// SECOND-NEXT: {"model": "{{.*}}", "runtime": "host", "ops": 14, "kernels": 1, "launches": 1, "compiled": 0, "cache_hits": 1, "bound_at_import": [], "compile_ms": null, "startup_ms": {"import": {{[0-9.e+-]+}}, "bundle": {{[0-9.e+-]+}}, "load": {{[0-9.e+-]+}}, "first_run": {{[0-9.e+-]+}}, "total": {{[0-9.e+-]+}}}, "compile_phases": {}, "run_ms_median": {{[0-9.e+-]+}}, "run_ms_min": {{[0-9.e+-]+}}, "max_abs_error": null, "max_rel_error": null, "checks": null, "profile": null, "outputs": {"out0": [32, 256]}}
 
 // NOFUSION: {"model": "{{.*}}", "runtime": "host", "ops": 14, "kernels": {{[2-9]|1[0-9]}}, "launches": {{[2-9]|1[0-9]}}, "compiled": {{[2-9]|1[0-9]}}, "cache_hits": 0,
 
-// REFERENCE: {"model": "{{.*}}", "runtime": "reference", "ops": 14, "kernels": 1, "launches": 1, "compiled": null, "cache_hits": null, "bound_at_import": [], "compile_ms": null,
+// REFERENCE: {"model": "{{.*}}", "runtime": "reference", "ops": 14, "kernels": 1, "launches": 1, "compiled": null, "cache_hits": null, "bound_at_import": [], "compile_ms": null, "startup_ms": {"import": {{[0-9.e+-]+}}, "bundle": {{[0-9.e+-]+}}, "load": {{[0-9.e+-]+}}, "first_run": {{[0-9.e+-]+}}, "total": {{[0-9.e+-]+}}}, "compile_phases": {},
 
 // PROGRESS: fuse-run: cache hit: 1 kernel(s) for host-x86-64-v{{[34]}}, nothing to compile
 // PROGRESS: fuse-run: running on the host runtime...

@@ -789,14 +789,21 @@ inputBytes(const Graph &graph,
   const std::vector<std::optional<std::int64_t>> indexBounds =
       gatherIndexBounds(graph);
   std::vector<device::TensorBytes> inputs;
+  // Each input draws from the generator whether given or not, so that a
+  // given input does not change the random values of the others; given
+  // inputs after the last random one need not (an ONNX model's weights:
+  // millions of draws, most of a warm start's time).
+  std::size_t drawn = 0;
+  for (std::size_t i = 0; i < graph.inputs.size(); ++i)
+    if (!inputData[i])
+      drawn = i + 1;
   for (std::size_t i = 0; i < graph.inputs.size(); ++i) {
     const TensorType &type = graph.typeOf(graph.inputs[i]);
     device::TensorBytes bytes(inputData[i] ? inputData[i]->bytes.size()
                                            : std::size_t(type.byteSize()));
-    // Each input draws from the generator whether given or not, so that a
-    // given input does not change the random values of the others.
-    randomTensor(type, rng, inputData[i] ? nullptr : bytes.data(),
-                 indexBounds[i]);
+    if (i < drawn)
+      randomTensor(type, rng, inputData[i] ? nullptr : bytes.data(),
+                   indexBounds[i]);
     if (inputData[i])
       copyBytes(bytes.data(), inputData[i]->bytes.data(), bytes.size());
     inputs.push_back(std::move(bytes));
@@ -810,6 +817,8 @@ struct PlannedBundle {
   Bundle bundle;
   std::optional<std::int64_t> compiled, cacheHits;
   std::optional<double> compileMs;
+  /// The compiler's phases (--json "compile_phases").
+  std::vector<PhaseTiming> phases;
 };
 
 /// The bundle cache, or none: for a hand-fused model, or where it does not
@@ -884,6 +893,7 @@ Expected<PlannedBundle> hostBundle(const RunOptions &options,
   if (!compilation.ok())
     return Status::error(options.model + ": " + compilation.message());
   planned.compileMs = millisecondsSince(start);
+  planned.phases = compilation->phases;
   planned.bundle = std::move(compilation->bundle);
   planned.compiled = std::int64_t(planned.bundle.kernels.size());
   planned.cacheHits = 0;
@@ -960,12 +970,15 @@ std::unique_ptr<device::DeviceRuntime> makeRuntime(const RunOptions &options) {
 struct RunResult {
   std::vector<device::TensorBytes> outputs;
   double medianMs = 0, minMs = 0;
+  /// When the first run returned.
+  Clock::time_point firstDone;
 };
 
 /// Runs once, or a warm-up and `bench` timed runs, and reads the outputs.
 Expected<RunResult> runPrepared(const RunOptions &options,
                                 device::PreparedBundle &prepared) {
   std::vector<double> timesMs;
+  RunResult result;
   unsigned runs = options.bench ? options.bench + 1 : 1;
   progress("running on the " + options.runtime + " runtime" +
            (options.bench ? " (1 warm-up + " + std::to_string(options.bench) +
@@ -976,6 +989,8 @@ Expected<RunResult> runPrepared(const RunOptions &options,
     Clock::time_point start = Clock::now();
     device::DeviceStatus status = prepared.run();
     double ms = millisecondsSince(start);
+    if (r == 0)
+      result.firstDone = Clock::now();
     if (!status)
       return Status::error("the run failed on the " + options.runtime +
                            " runtime: " + describeDeviceError(status.error()));
@@ -987,7 +1002,6 @@ Expected<RunResult> runPrepared(const RunOptions &options,
   if (!read)
     return Status::error("cannot read the outputs back: " +
                          describeDeviceError(read.error()));
-  RunResult result;
   result.outputs = std::move(*read);
   std::sort(timesMs.begin(), timesMs.end());
   result.medianMs =
@@ -1188,13 +1202,43 @@ checkAgainstReference(const ParsedModel &model,
   return summary;
 }
 
+/// Where the time from reading the model to its first result went (--json
+/// "startup_ms"; in this process, after its start-up).
+struct StartupTimes {
+  Clock::time_point begin, imported, planned, loaded;
+};
+
+/// The stages of `startup` up to `run`'s first result, and the compiler's
+/// phases, as JSON fields.
+std::string startupJson(const StartupTimes &startup, const RunResult &run,
+                        const PlannedBundle &planned) {
+  auto ms = [](Clock::time_point from, Clock::time_point to) {
+    return jsonNumber(
+        std::chrono::duration<double, std::milli>(to - from).count());
+  };
+  std::string phases;
+  for (const PhaseTiming &phase : planned.phases)
+    phases +=
+        (phases.empty() ? "" : ", ") + jsonString(phase.phase) + ": " +
+        jsonNumber(
+            std::chrono::duration<double, std::milli>(phase.duration).count());
+  return ", \"startup_ms\": {\"import\": " +
+         ms(startup.begin, startup.imported) +
+         ", \"bundle\": " + ms(startup.imported, startup.planned) +
+         ", \"load\": " + ms(startup.planned, startup.loaded) +
+         ", \"first_run\": " + ms(startup.loaded, run.firstDone) +
+         ", \"total\": " + ms(startup.begin, run.firstDone) +
+         "}, \"compile_phases\": {" + phases + "}";
+}
+
 /// --json: the last line of stdout.
 void printJsonSummary(const RunOptions &options, const ParsedModel &model,
                       const ModelSource &source, const PlannedBundle &planned,
                       const RunResult &run,
                       const std::vector<HostTensorData> &results,
                       const std::string &profileJson,
-                      const CheckSummary &checked) {
+                      const CheckSummary &checked,
+                      const StartupTimes &startup) {
   std::string boundJson;
   for (const std::string &name : source.boundAtImport)
     boundJson += (boundJson.empty() ? "" : ", ") + jsonString(name);
@@ -1210,6 +1254,7 @@ void printJsonSummary(const RunOptions &options, const ParsedModel &model,
       (planned.cacheHits ? std::to_string(*planned.cacheHits) : "null") +
       ", \"bound_at_import\": [" + boundJson + "]" +
       ", \"compile_ms\": " + jsonNumber(planned.compileMs) +
+      startupJson(startup, run, planned) +
       ", \"run_ms_median\": " + jsonNumber(run.medianMs) +
       ", \"run_ms_min\": " + jsonNumber(run.minMs) +
       ", \"max_abs_error\": " + jsonNumber(checked.maxAbs) +
@@ -1228,6 +1273,8 @@ void printJsonSummary(const RunOptions &options, const ParsedModel &model,
 int runModel(const RunOptions &options) {
   if (Status valid = checkOptions(options); !valid.ok())
     return fail(valid.message());
+  StartupTimes startup;
+  startup.begin = Clock::now();
   Expected<ModelSource> source =
       llvm::sys::path::extension(options.model) == ".onnx" ? importOnnx(options)
                                                            : readMlir(options);
@@ -1246,9 +1293,11 @@ int runModel(const RunOptions &options) {
   std::vector<device::TensorBytes> inputs =
       inputBytes(graph, *inputData, options.seed);
 
+  startup.imported = Clock::now();
   Expected<PlannedBundle> planned = planBundle(options, *model, source->text);
   if (!planned.ok())
     return fail(planned.message());
+  startup.planned = Clock::now();
   const Bundle &bundle = planned->bundle;
   if (Status printed = writePlan(options, *model, bundle); !printed.ok())
     return fail(printed.message());
@@ -1269,6 +1318,7 @@ int runModel(const RunOptions &options) {
   if (!prepared)
     return fail("cannot upload the inputs to the " + options.runtime +
                 " runtime: " + describeDeviceError(prepared.error()));
+  startup.loaded = Clock::now();
   Expected<RunResult> run = runPrepared(options, *prepared);
   if (!run.ok())
     return fail(run.message());
@@ -1303,7 +1353,7 @@ int runModel(const RunOptions &options) {
   }
   if (options.json)
     printJsonSummary(options, *model, *source, *planned, *run, *results,
-                     profileJson, checked);
+                     profileJson, checked, startup);
   llvm::outs().flush();
   return checked.mismatch ? kExitMismatch : 0;
 }
