@@ -282,8 +282,11 @@ protected:
   /// vector load at the index's position plus the offset's shift (across
   /// output rows, and channels where a map is shorter than a vector);
   /// another one masked gather at each lane's input position.
+  /// `offset` is a scalar i64; `index` is over [leading, P], the result
+  /// without its K.
   mlir::Value emitIm2colAtOffset(fd::Im2colOp im2col, Index index,
-                                 int64_t offset, mlir::Value operandPointer);
+                                 mlir::Value offset,
+                                 mlir::Value operandPointer);
 
   /// emitIm2col lane by lane: each lane's position decoded and loaded.
   mlir::FailureOr<mlir::Value> emitIm2colGather(fd::Im2colOp im2col,
