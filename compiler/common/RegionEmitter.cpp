@@ -548,9 +548,29 @@ FailureOr<Value> RegionEmitterBase::emitIm2col(fd::Im2colOp im2col, Index index,
   Value operandPointer = operand ? argPointers.lookup(operand) : Value();
   Type element = elementTypeOf(im2col.getOperand());
   int64_t stride = g.strides.back();
-  if (!maskedVectorLoads() || width == 1 || index.kind != Index::Contiguous ||
-      !operandPointer || stride > 2 || lastOut < int64_t(width) ||
-      storageType(element).getIntOrFloatBitWidth() < 32)
+  bool vectorLoads = maskedVectorLoads() && width > 1 &&
+                     index.kind == Index::Contiguous && operandPointer &&
+                     storageType(element).getIntOrFloatBitWidth() >= 32;
+  // Rows narrower than a vector (a decode and a load per lane measured
+  // 3-10x slower; rows of a vector or more keep their runs, which measured
+  // as fast or faster).
+  if (vectorLoads && lastOut < int64_t(width)) {
+    if (offset)
+      return emitIm2colAtOffset(im2col, index, i64(*offset), operandPointer);
+    // A vector inside one row of the [leading, K, P] result (a pack
+    // kernel's or a window kernel's by rows) is the slice at that row's k.
+    if (index.block > 0 && g.positions % index.block == 0) {
+      Value row = arith::DivUIOp::create(b, loc, index.value, i64(g.positions));
+      Value k = arith::RemUIOp::create(b, loc, row, i64(g.offsets));
+      Value leading = arith::DivUIOp::create(b, loc, row, i64(g.offsets));
+      Value p = arith::RemUIOp::create(b, loc, index.value, i64(g.positions));
+      Value q = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, leading, i64(g.positions)), p);
+      return emitIm2colAtOffset(im2col, {Index::Contiguous, q, index.block}, k,
+                                operandPointer);
+    }
+  }
+  if (!vectorLoads || stride > 2 || lastOut < int64_t(width))
     return emitIm2colGather(im2col, index, offset);
   Value zero = i64(0), lanes = i64(width);
   if (index.block > 0 && lastOut % index.block == 0)
@@ -602,6 +622,91 @@ FailureOr<Value> RegionEmitterBase::emitIm2col(fd::Im2colOp im2col, Index index,
   }
   scf::YieldOp::create(b, loc, result);
   return branch.getResult(0);
+}
+
+bool RegionEmitterBase::isShifted(const Im2colGeometry &g) {
+  for (int64_t d = 0; d < g.n; ++d)
+    if (g.strides[d] != 1 || g.out[d] != g.in[g.first + d])
+      return false;
+  return true;
+}
+
+Value RegionEmitterBase::emitIm2colAtOffset(fd::Im2colOp im2col, Index index,
+                                            Value offset,
+                                            Value operandPointer) {
+  const Im2colGeometry g(im2col);
+  Type indexType = windowIndexType(im2col.getOperand(), im2col.getResult(),
+                                   g.window, g.strides, g.dilations, g.pads);
+  auto cI = [&](int64_t v) { return indexConstant(indexType, v); };
+  // [leading, output dims...]: each lane's output coordinates, whose
+  // strided and shifted copies say which lanes lie inside the input.
+  SmallVector<int64_t> sizes{numElementsOf(im2col.getResult()) /
+                             (g.positions * g.offsets)};
+  sizes.append(g.out.begin(), g.out.end());
+  SmallVector<Value> coordinates = laneCoordinates(index, sizes, indexType);
+  const bool shifted = isShifted(g);
+  Value inside, base;
+  if (!shifted)
+    base = arith::MulIOp::create(b, loc, coordinates[0], cI(g.inInner));
+  // The offset's shift along each dim (scalar i64; constants fold).
+  Value delta = i64(0);
+  int64_t inStride = 1, windowInner = 1;
+  for (int64_t d = g.n - 1; d >= 0; --d) {
+    Value w = arith::RemUIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, offset, i64(windowInner)),
+        i64(g.window[d]));
+    windowInner *= g.window[d];
+    Value shift = arith::SubIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, w, i64(g.dilations[d])),
+        i64(g.pads[d]));
+    delta = arith::AddIOp::create(
+        b, loc, delta, arith::MulIOp::create(b, loc, shift, i64(inStride)));
+    if (indexType != b.getI64Type())
+      shift = arith::TruncIOp::create(b, loc, indexType, shift);
+    Value o = coordinates[1 + d];
+    if (g.strides[d] != 1)
+      o = arith::MulIOp::create(b, loc, o, cI(g.strides[d]));
+    Value c = arith::AddIOp::create(
+        b, loc, o,
+        vector::BroadcastOp::create(b, loc, vectorOf(indexType), shift));
+    // 0 <= c < in as one unsigned compare.
+    Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c,
+                                     cI(g.in[g.first + d]));
+    inside = inside ? Value(arith::AndIOp::create(b, loc, inside, in)) : in;
+    if (!shifted)
+      base = arith::AddIOp::create(
+          b, loc, base, arith::MulIOp::create(b, loc, o, cI(inStride)));
+    inStride *= g.in[g.first + d];
+  }
+  Type element = elementTypeOf(im2col.getOperand());
+  Type storage = storageType(element);
+  auto type = cast<VectorType>(vectorOf(storage));
+  Value zeros = arith::ConstantOp::create(
+      b, loc, type, DenseElementsAttr::get(type, b.getZeroAttr(storage)));
+  if (shifted) {
+    // The input and output positions share their strides, so lane j
+    // reads the index's position j plus delta.
+    Value at = arith::AddIOp::create(b, loc, index.value, delta);
+    Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage,
+                                        operandPointer, ValueRange{at});
+    Value loaded = LLVM::MaskedLoadOp::create(b, loc, type, address, inside,
+                                              zeros, storageBytes(element));
+    return toCompute(loaded, element);
+  }
+  // Lane j reads its own base plus delta (the base is the same ops at
+  // every offset, which CSE merges).
+  if (indexType != b.getI64Type())
+    delta = arith::TruncIOp::create(b, loc, indexType, delta);
+  Value at = arith::AddIOp::create(
+      b, loc, base,
+      vector::BroadcastOp::create(b, loc, vectorOf(indexType), delta));
+  Value addresses =
+      LLVM::GEPOp::create(b, loc, LLVM::getVectorType(pointerType(), width),
+                          storage, operandPointer, ValueRange{at});
+  Value loaded = LLVM::masked_gather::create(
+      b, loc, type, addresses, inside, ValueRange{zeros},
+      b.getI32IntegerAttr(int32_t(storageBytes(element))));
+  return toCompute(loaded, element);
 }
 
 Value RegionEmitterBase::emitIm2colRun(fd::Im2colOp im2col, Value start,

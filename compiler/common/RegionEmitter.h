@@ -270,6 +270,24 @@ protected:
                             std::optional<int64_t> offset, mlir::Value shift,
                             mlir::Value from, mlir::Value to);
 
+  /// Whether an im2col's input position is its output position plus a
+  /// constant at each window offset: unit strides, and the output's
+  /// spatial shape the input's (a "same" padding).
+  static bool isShifted(const Im2colGeometry &g);
+
+  /// emitIm2col at one window `offset`, for rows narrower than a vector:
+  /// each lane's output coordinates are decoded (the same ops at every
+  /// offset, which CSE merges), and the lanes whose input coordinates
+  /// leave the input are masked off. An isShifted im2col reads one masked
+  /// vector load at the index's position plus the offset's shift (across
+  /// output rows, and channels where a map is shorter than a vector);
+  /// another one masked gather at each lane's input position.
+  /// `offset` is a scalar i64; `index` is over [leading, P], the result
+  /// without its K.
+  mlir::Value emitIm2colAtOffset(fd::Im2colOp im2col, Index index,
+                                 mlir::Value offset,
+                                 mlir::Value operandPointer);
+
   /// emitIm2col lane by lane: each lane's position decoded and loaded.
   mlir::FailureOr<mlir::Value> emitIm2colGather(fd::Im2colOp im2col,
                                                 Index index,

@@ -6,7 +6,8 @@
 // On the host, fuse-run --check compares every output with the reference
 // runtime's conv (random inputs): batch 2; rows of 21 (vectors cross rows:
 // a masked load per row piece or a gather, per vector), 32 (whole vectors
-// per row) and 7 (shorter than a vector: gathers); stride 2 with uneven
+// per row) and 7 (shorter than a vector: a masked
+// load per window offset, depthwise-narrow.mlir); stride 2 with uneven
 // pads; stride 2 with rows of 21 (a masked load of twice the lanes, their
 // even elements, per row piece); dilation 2; a 1-D one. Last, a regular
 // convolution with stride 2 and rows of 21, whose im2col is a kernel of its
