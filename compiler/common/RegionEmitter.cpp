@@ -624,6 +624,22 @@ FailureOr<Value> RegionEmitterBase::emitIm2col(fd::Im2colOp im2col, Index index,
   return branch.getResult(0);
 }
 
+RegionEmitterBase::Im2colLanes
+RegionEmitterBase::im2colLanes(fd::Im2colOp im2col, Index index,
+                               bool withWindow) {
+  Im2colLanes lanes{Im2colGeometry(im2col), {}, {}};
+  const Im2colGeometry &g = lanes.g;
+  lanes.indexType = windowIndexType(im2col.getOperand(), im2col.getResult(),
+                                    g.window, g.strides, g.dilations, g.pads);
+  SmallVector<int64_t> sizes{numElementsOf(im2col.getResult()) /
+                             (g.positions * g.offsets)};
+  if (withWindow)
+    sizes.append(g.window.begin(), g.window.end());
+  sizes.append(g.out.begin(), g.out.end());
+  lanes.coordinates = laneCoordinates(index, sizes, lanes.indexType);
+  return lanes;
+}
+
 bool RegionEmitterBase::isShifted(const Im2colGeometry &g) {
   for (int64_t d = 0; d < g.n; ++d)
     if (g.strides[d] != 1 || g.out[d] != g.in[g.first + d])
@@ -634,16 +650,13 @@ bool RegionEmitterBase::isShifted(const Im2colGeometry &g) {
 Value RegionEmitterBase::emitIm2colAtOffset(fd::Im2colOp im2col, Index index,
                                             Value offset,
                                             Value operandPointer) {
-  const Im2colGeometry g(im2col);
-  Type indexType = windowIndexType(im2col.getOperand(), im2col.getResult(),
-                                   g.window, g.strides, g.dilations, g.pads);
-  auto cI = [&](int64_t v) { return indexConstant(indexType, v); };
   // [leading, output dims...]: each lane's output coordinates, whose
   // strided and shifted copies say which lanes lie inside the input.
-  SmallVector<int64_t> sizes{numElementsOf(im2col.getResult()) /
-                             (g.positions * g.offsets)};
-  sizes.append(g.out.begin(), g.out.end());
-  SmallVector<Value> coordinates = laneCoordinates(index, sizes, indexType);
+  Im2colLanes lanes = im2colLanes(im2col, index, /*withWindow=*/false);
+  const Im2colGeometry &g = lanes.g;
+  Type indexType = lanes.indexType;
+  const SmallVector<Value> &coordinates = lanes.coordinates;
+  auto cI = [&](int64_t v) { return indexConstant(indexType, v); };
   const bool shifted = isShifted(g);
   Value inside, base;
   if (!shifted)
@@ -812,18 +825,13 @@ Value RegionEmitterBase::emitIm2colRun(fd::Im2colOp im2col, Value start,
 FailureOr<Value>
 RegionEmitterBase::emitIm2colGather(fd::Im2colOp im2col, Index index,
                                     std::optional<int64_t> offset) {
-  const Im2colGeometry g(im2col);
-  Type indexType = windowIndexType(im2col.getOperand(), im2col.getResult(),
-                                   g.window, g.strides, g.dilations, g.pads);
-  auto cI = [&](int64_t v) { return indexConstant(indexType, v); };
   // [leading, window dims..., output dims...]: the result's [L, K, P]
   // (with `offset`, [leading, output dims...] and constant window dims).
-  SmallVector<int64_t> sizes{numElementsOf(im2col.getResult()) /
-                             (g.positions * g.offsets)};
-  if (!offset)
-    sizes.append(g.window.begin(), g.window.end());
-  sizes.append(g.out.begin(), g.out.end());
-  SmallVector<Value> coordinates = laneCoordinates(index, sizes, indexType);
+  Im2colLanes lanes = im2colLanes(im2col, index, /*withWindow=*/!offset);
+  const Im2colGeometry &g = lanes.g;
+  Type indexType = lanes.indexType;
+  const SmallVector<Value> &coordinates = lanes.coordinates;
+  auto cI = [&](int64_t v) { return indexConstant(indexType, v); };
   const int64_t outFirst = offset ? 1 : 1 + g.n;
   Value at = arith::MulIOp::create(b, loc, coordinates[0], cI(g.inInner));
   Value inside = constant(b.getI1Type(), 1);

@@ -233,6 +233,16 @@ protected:
                                                  mlir::ArrayRef<int64_t> sizes,
                                                  mlir::Type indexType);
 
+  /// An im2col at `index`: its geometry, the index type of its window
+  /// arithmetic, and each lane's coordinates over [leading, window dims
+  /// (with `withWindow`: the result's [L, K, P])..., output dims...].
+  struct Im2colLanes {
+    Im2colGeometry g;
+    mlir::Type indexType;
+    mlir::SmallVector<mlir::Value> coordinates;
+  };
+  Im2colLanes im2colLanes(fd::Im2colOp im2col, Index index, bool withWindow);
+
   /// A window reduction at `index` (the window_reduction schedule's one
   /// definition, ScheduleLegality.h): the output coordinates of the window
   /// dims are decoded from the position, and each of the window's positions
