@@ -40,8 +40,18 @@ struct PhaseTiming {
   std::chrono::nanoseconds duration{0};
 };
 
+/// Kernels whose machine code a compilation made, and kernels whose code it
+/// took from those its compiler made before (by content, across bundles:
+/// the host compiler's kernels compiled one per part). Zero where a
+/// compiler keeps no such memory.
+struct KernelReuse {
+  std::uint32_t compiled = 0;
+  std::uint32_t reused = 0;
+};
+
 struct Compilation {
   Bundle bundle;
+  KernelReuse kernels;
   /// In the order the phases ran.
   std::vector<PhaseTiming> phases;
   /// Fusion remarks, when CompileOptions::explain is set.

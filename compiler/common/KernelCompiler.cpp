@@ -455,10 +455,11 @@ Expected<Compilation> KernelCompiler::Impl::compileModule(
 
   bundle.memoryPlan = planArena(buffers.requests);
 
+  KernelReuse reuse;
   if (!bundle.kernels.empty())
     if (Status status =
             backend->package(*kernelModule, kernels.moduleOf, target, options,
-                             bundle, phases, diagnostics, dumps);
+                             bundle, phases, reuse, diagnostics, dumps);
         !status.ok())
       return status;
 
@@ -466,6 +467,7 @@ Expected<Compilation> KernelCompiler::Impl::compileModule(
     return Status::error("internal error: " + status.message());
   Compilation compilation;
   compilation.bundle = std::move(bundle);
+  compilation.kernels = reuse;
   compilation.phases = std::move(phases);
   compilation.remarks = std::move(diagnostics.remarks);
   return compilation;

@@ -49,13 +49,13 @@ public:
   /// Lowers `kernelModule` (not empty) to the target's payload and stores
   /// it in the bundle's kernels; `moduleOf[k]` is the plan's `module` of
   /// bundle kernel k. Appends the phases it timed and, when `dumps` is set,
-  /// the forms it made.
-  virtual Status package(mlir::ModuleOp kernelModule,
-                         const std::vector<std::string> &moduleOf,
-                         const Target &target, const CompileOptions &options,
-                         Bundle &bundle, std::vector<PhaseTiming> &phases,
-                         frontend::DiagnosticCollector &diagnostics,
-                         CompileDumps *dumps) = 0;
+  /// the forms it made; counts in `reuse` the kernels it compiled and those
+  /// it took from earlier compilations.
+  virtual Status
+  package(mlir::ModuleOp kernelModule, const std::vector<std::string> &moduleOf,
+          const Target &target, const CompileOptions &options, Bundle &bundle,
+          std::vector<PhaseTiming> &phases, KernelReuse &reuse,
+          frontend::DiagnosticCollector &diagnostics, CompileDumps *dumps) = 0;
 };
 
 } // namespace fuse

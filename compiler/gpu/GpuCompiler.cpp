@@ -153,7 +153,7 @@ public:
   Status package(mlir::ModuleOp kernelModule,
                  const std::vector<std::string> &moduleOf, const Target &target,
                  const CompileOptions &options, Bundle &bundle,
-                 std::vector<PhaseTiming> &phases,
+                 std::vector<PhaseTiming> &phases, KernelReuse &reuse,
                  frontend::DiagnosticCollector &diagnostics,
                  CompileDumps *dumps) override;
 
@@ -167,6 +167,7 @@ Status GpuBackend::package(mlir::ModuleOp kernelModule,
                            const std::vector<std::string> &moduleOf,
                            const Target &target, const CompileOptions &options,
                            Bundle &bundle, std::vector<PhaseTiming> &phases,
+                           KernelReuse &,
                            frontend::DiagnosticCollector &diagnostics,
                            CompileDumps *dumps) {
   mlir::MLIRContext &context = *kernelModule.getContext();

@@ -7,6 +7,7 @@
 #include "compiler/host/HostKernelEmitter.h"
 #include "compiler/host/HostLinker.h"
 #include "compiler/host/HostObjectEmitter.h"
+#include "compiler/host/KernelObjectCache.h"
 
 #include "mlir/IR/MLIRContext.h"
 
@@ -47,7 +48,7 @@ public:
   Status package(mlir::ModuleOp kernelModule, const std::vector<std::string> &,
                  const Target &target, const CompileOptions &options,
                  Bundle &bundle, std::vector<PhaseTiming> &phases,
-                 frontend::DiagnosticCollector &diagnostics,
+                 KernelReuse &reuse, frontend::DiagnosticCollector &diagnostics,
                  CompileDumps *dumps) override {
     auto start = Clock::now();
     if (mlir::failed(lowerHostKernelsToLLVM(kernelModule, target)))
@@ -57,8 +58,9 @@ public:
       llvm::raw_string_ostream os(dumps->lowered);
       kernelModule.print(os);
     }
-    Expected<HostObject> object = emitHostObject(
-        kernelModule, target, options.optimizationLevel, dumps != nullptr);
+    Expected<HostObject> object =
+        emitHostObject(kernelModule, target, options.optimizationLevel,
+                       dumps != nullptr, &kernelObjects);
     if (!object.ok())
       return diagnostics.error(object.message());
     phases.push_back({"translate", object->translate});
@@ -72,10 +74,20 @@ public:
     if (!shared.ok())
       return shared.status();
     phases.push_back({"link", Clock::now() - start});
-    for (BundleKernel &kernel : bundle.kernels)
+    for (BundleKernel &kernel : bundle.kernels) {
       kernel.payload = *shared;
+      if (auto it = object->renamed.find(kernel.entry);
+          it != object->renamed.end())
+        kernel.entry = it->second;
+    }
+    reuse.compiled = object->kernelsCompiled;
+    reuse.reused = object->kernelsReused;
     return Status::success();
   }
+
+private:
+  /// The kernels this compiler compiled before, for every later bundle.
+  KernelObjectCache kernelObjects;
 };
 
 } // namespace

@@ -3,8 +3,10 @@
 #include "compiler/host/HostObjectEmitter.h"
 #include "compiler/host/HostKernelEmitter.h"
 #include "compiler/host/HostMathLowering.h"
+#include "compiler/host/KernelObjectCache.h"
 
 #include "dialect/FuseOps.h"
+#include "runtime/ir/Sha256.h"
 
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/Passes.h"
@@ -29,6 +31,7 @@
 #include "mlir/Transforms/Passes.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
@@ -38,6 +41,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
@@ -51,6 +55,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace fuse {
@@ -423,6 +428,14 @@ struct PartToCompile {
   llvm::SmallVector<char, 0> bitcode;
   /// Huge kernels only (compilePart's `huge`).
   bool huge = false;
+  /// Where its object goes in the KernelObjectCache (empty: nowhere), and
+  /// the names of its functions.
+  std::string cacheKey;
+  std::vector<std::string> symbols;
+  /// Its place in HostObject::objects, kept for it so that the objects link
+  /// in the order of the kernels, whichever came from the cache; none:
+  /// appended.
+  std::optional<size_t> slot;
 };
 
 /// `module` in `parts` parts balanced by size (llvm::SplitModule), added to
@@ -541,11 +554,13 @@ constexpr unsigned kMaxKernelThreads = 16;
 /// function with the defined functions it calls (a horizontal launch and
 /// its parts), largest first by instruction count. Empty where the module
 /// holds anything but functions (a global variable would have to be
-/// shared between parts) or too few instructions to pay.
-std::vector<std::vector<llvm::Function *>> kernelGroups(llvm::Module &module) {
+/// shared between parts) or, unless `cached` (the groups' objects go to a
+/// KernelObjectCache), too few instructions or kernels to pay.
+std::vector<std::vector<llvm::Function *>> kernelGroups(llvm::Module &module,
+                                                        bool cached) {
   if (!module.global_empty() || !module.alias_empty() ||
       !module.ifunc_empty() ||
-      module.getInstructionCount() < kPerKernelInstructions)
+      (!cached && module.getInstructionCount() < kPerKernelInstructions))
     return {};
   llvm::DenseMap<llvm::Function *, llvm::Function *> leader;
   std::function<llvm::Function *(llvm::Function *)> find =
@@ -572,7 +587,7 @@ std::vector<std::vector<llvm::Function *>> kernelGroups(llvm::Module &module) {
   for (llvm::Function &function : module)
     if (!function.isDeclaration())
       byLeader[find(&function)].push_back(&function);
-  if (byLeader.size() < 2)
+  if (byLeader.empty() || (!cached && byLeader.size() < 2))
     return {};
   std::vector<std::pair<unsigned, std::vector<llvm::Function *>>> sized;
   for (auto &[first, members] : byLeader) {
@@ -590,11 +605,68 @@ std::vector<std::vector<llvm::Function *>> kernelGroups(llvm::Module &module) {
   return groups;
 }
 
+/// Drops the declarations of `part` that nothing in it uses: the other
+/// kernels of the module it was cut from.
+void dropUnusedDeclarations(llvm::Module &part) {
+  for (llvm::Function &function : llvm::make_early_inc_range(part))
+    if (function.isDeclaration() && function.use_empty())
+      function.eraseFromParent();
+}
+
+/// The KernelObjectCache key of `part`, whose defined functions are
+/// `functions`: the SHA-256 of its bitcode with those named by their place,
+/// of the target and of the optimization level. Leaves them so named.
+std::string contentKey(llvm::Module &part,
+                       llvm::ArrayRef<llvm::Function *> functions,
+                       const Target &target, int optimizationLevel) {
+  for (size_t i = 0; i < functions.size(); ++i)
+    functions[i]->setName("fuse_kernel_" + std::to_string(i));
+  llvm::SmallVector<char, 0> bitcode;
+  llvm::raw_svector_ostream os(bitcode);
+  llvm::WriteBitcodeToFile(part, os);
+  Sha256 hasher;
+  hasher.update(target.name + '\n' + std::to_string(optimizationLevel) + '\n');
+  hasher.update(std::span(
+      reinterpret_cast<const std::uint8_t *>(bitcode.data()), bitcode.size()));
+  std::string key;
+  for (std::uint8_t byte : hasher.finish())
+    key += llvm::formatv("{0:x-2}", byte).str();
+  return key;
+}
+
+/// The names of a cached kernel's functions: each old name without its
+/// bundle's kernel number (`fuse_k12_matmul` -> `matmul`), then the key, so
+/// that the object links into any bundle and a profile still says what ran.
+std::vector<std::string> contentNames(llvm::ArrayRef<std::string> names,
+                                      const std::string &key) {
+  std::vector<std::string> symbols;
+  for (size_t i = 0; i < names.size(); ++i) {
+    llvm::StringRef rest(names[i]);
+    if (rest.consume_front("fuse_k")) {
+      rest = rest.drop_while(llvm::isDigit);
+      rest.consume_front("_");
+    }
+    std::string symbol =
+        "fuse_" + rest.str() + (rest.empty() ? "" : "_") + key.substr(0, 16);
+    if (i > 0)
+      symbol += "_" + std::to_string(i);
+    symbols.push_back(std::move(symbol));
+  }
+  return symbols;
+}
+
 /// Each group of `module` (kernelGroups) as a part of its own: a copy of
-/// the module with that group's definitions and the rest declared.
+/// the module with that group's definitions and the rest declared. With a
+/// `cache`, each part's functions are named after its content
+/// (`object.renamed`), and a part whose object the cache holds (or that an
+/// earlier group of the module already is) is not compiled again: the
+/// cached object joins `object.objects`.
 void splitByKernel(llvm::Module &module,
                    const std::vector<std::vector<llvm::Function *>> &groups,
+                   const Target &target, int optimizationLevel,
+                   KernelObjectCache *cache, HostObject &object,
                    std::vector<PartToCompile> &toCompile) {
+  std::map<std::string, std::vector<std::string>> symbolsOfKey;
   for (const std::vector<llvm::Function *> &group : groups) {
     llvm::SmallPtrSet<const llvm::GlobalValue *, 4> members(group.begin(),
                                                             group.end());
@@ -603,9 +675,42 @@ void splitByKernel(llvm::Module &module,
         llvm::CloneModule(module, map, [&](const llvm::GlobalValue *value) {
           return members.contains(value);
         });
-    PartToCompile &added = toCompile.emplace_back();
+    PartToCompile added;
+    if (cache) {
+      std::vector<std::string> names;
+      std::vector<llvm::Function *> functions;
+      for (llvm::Function *function : group) {
+        names.push_back(function->getName().str());
+        functions.push_back(llvm::cast<llvm::Function>(map[function]));
+      }
+      dropUnusedDeclarations(*part);
+      std::string key = contentKey(*part, functions, target, optimizationLevel);
+      auto known = symbolsOfKey.find(key);
+      KernelObjectCache::Object cached;
+      if (known == symbolsOfKey.end() && (cached = cache->lookup(key))) {
+        ++object.kernelsReused;
+        object.objects.push_back(cached->object);
+        known = symbolsOfKey.emplace(key, cached->symbols).first;
+      }
+      if (known != symbolsOfKey.end()) {
+        for (size_t i = 0; i < names.size(); ++i)
+          object.renamed[names[i]] = known->second[i];
+        continue;
+      }
+      ++object.kernelsCompiled;
+      added.symbols = contentNames(names, key);
+      for (size_t i = 0; i < names.size(); ++i) {
+        functions[i]->setName(added.symbols[i]);
+        object.renamed[names[i]] = added.symbols[i];
+      }
+      symbolsOfKey.emplace(key, added.symbols);
+      added.cacheKey = std::move(key);
+      added.slot = object.objects.size();
+      object.objects.emplace_back();
+    }
     llvm::raw_svector_ostream os(added.bitcode);
     llvm::WriteBitcodeToFile(*part, os);
+    toCompile.push_back(std::move(added));
   }
 }
 
@@ -618,7 +723,8 @@ bool hasDefinitions(const llvm::Module &module) {
 } // namespace
 
 Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
-                                    int optimizationLevel, bool keepIR) {
+                                    int optimizationLevel, bool keepIR,
+                                    KernelObjectCache *cache) {
   if (!target.isHost())
     return Status::error("target '" + target.name + "' is not a host target");
   initializeX86Once();
@@ -655,7 +761,7 @@ Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
   // their own attribute groups).
   std::vector<std::vector<llvm::Function *>> groups;
   if (!keepIR)
-    groups = kernelGroups(*llvmModule);
+    groups = kernelGroups(*llvmModule, cache != nullptr);
   unsigned parts = groups.empty() ? partsFor(*llvmModule) : 0;
   if (!hugeKernels && parts == 1) {
     Expected<CompiledPart> part =
@@ -674,7 +780,8 @@ Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
   start = Clock::now();
   std::vector<PartToCompile> toCompile;
   if (!groups.empty())
-    splitByKernel(*llvmModule, groups, toCompile);
+    splitByKernel(*llvmModule, groups, target, optimizationLevel, cache, result,
+                  toCompile);
   else if (hasDefinitions(*llvmModule))
     splitIntoParts(*llvmModule, parts, /*huge=*/false, toCompile);
   if (hugeKernels)
@@ -691,11 +798,18 @@ Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
     return compiled.status();
   std::chrono::nanoseconds wall = Clock::now() - start;
   std::chrono::nanoseconds optimizing{0}, emitting{0};
-  for (CompiledPart &part : *compiled) {
+  for (size_t i = 0; i < compiled->size(); ++i) {
+    CompiledPart &part = (*compiled)[i];
+    if (!toCompile[i].cacheKey.empty())
+      cache->store(toCompile[i].cacheKey,
+                   {part.object, std::move(toCompile[i].symbols)});
     optimizing += part.optimize;
     emitting += part.codegen;
     result.optimizedIR += part.optimizedIR;
-    result.objects.push_back(std::move(part.object));
+    if (toCompile[i].slot)
+      result.objects[*toCompile[i].slot] = std::move(part.object);
+    else
+      result.objects.push_back(std::move(part.object));
   }
   // The wall time, split between the phases as the parts' time was.
   double total = double((optimizing + emitting).count());

@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -44,9 +45,18 @@ void registerHostCodegenDialects(mlir::DialectRegistry &registry);
 mlir::LogicalResult lowerHostKernelsToLLVM(mlir::ModuleOp module,
                                            const Target &target);
 
+class KernelObjectCache;
+
 struct HostObject {
   /// One object file; several when the module was compiled in parts.
   std::vector<std::vector<std::uint8_t>> objects;
+  /// The functions renamed for a KernelObjectCache: each kernel compiled in a
+  /// part of its own is named after its content, old name -> new name.
+  std::map<std::string, std::string> renamed;
+  /// Kernels (each with its callees) compiled in parts of their own, and
+  /// those of them whose object code came from the KernelObjectCache.
+  std::uint32_t kernelsCompiled = 0;
+  std::uint32_t kernelsReused = 0;
   /// The optimized LLVM IR, when asked for.
   std::string optimizedIR;
   std::chrono::nanoseconds translate{0}, optimize{0}, codegen{0};
@@ -55,9 +65,13 @@ struct HostObject {
 /// Translates a module in the LLVM dialect, optimizes it at
 /// `optimizationLevel` for `target`'s ISA level and emits ELF objects: one,
 /// or for a module of many huge kernels one per part of it, compiled in
-/// parallel threads.
+/// parallel threads. A module large enough to compile one kernel per part
+/// takes each kernel's object from `cache` where it holds one, and stores
+/// the others there; those kernels are renamed after their content
+/// (HostObject::renamed).
 Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
-                                    int optimizationLevel, bool keepIR = false);
+                                    int optimizationLevel, bool keepIR = false,
+                                    KernelObjectCache *cache = nullptr);
 
 } // namespace fuse
 

@@ -12,7 +12,7 @@
 // CHECK: profile: 2 launches, each alone, median of 3 runs: sum {{[0-9.]+}} ms
 // CHECK-DAG: {{[0-9.]+}}%{{ +}}{{[0-9.]+}} ms  launch {{[01]}} fuse_k{{[01]}}_rows (row-reduction, 3 ops)
 // CHECK-DAG: {{[0-9.]+}}%{{ +}}{{[0-9.]+}} ms  launch {{[01]}} fuse_k{{[01]}}_matmul (matmul, 2 ops)
-// CHECK: "profile": [{"launch": {{[01]}}, "name": "fuse_k{{[01]}}_{{[a-z]+}}", "entry": "fuse_k{{[01]}}_{{[a-z]+}}", "schedule": "{{[a-z-]+}}", "ms": {{[0-9.e+-]+}}}, {"launch"
+// CHECK: "profile": [{"launch": {{[01]}}, "name": "fuse_k{{[01]}}_{{[a-z]+}}", "entry": "fuse_{{[a-z]+}}_{{[0-9a-f]+}}", "schedule": "{{[a-z-]+}}", "ms": {{[0-9.e+-]+}}}, {"launch"
 // REF: profile: {{[0-9]+}} launches, each alone, median of 2 runs
 // OFF: "profile": null
 

@@ -125,6 +125,11 @@ struct EngineCounters {
   /// Successful compilations (fused blocks and single ops of a fallback).
   std::uint64_t compilations = 0;
   std::uint64_t compileFailures = 0;
+  /// Over the compilations: kernels compiled to machine code, and kernels
+  /// whose code came from the compiler's earlier compilations
+  /// (Compilation::kernels).
+  std::uint64_t kernelsCompiled = 0;
+  std::uint64_t kernelsReused = 0;
   /// Blocks that ran unfused because their compilation failed.
   std::uint64_t fallbacks = 0;
   /// Blocks whose tensors failed (a failed run, or an op that cannot be

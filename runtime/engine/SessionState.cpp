@@ -107,6 +107,8 @@ SessionState::findOrLoadLocked(const Graph &canonical, const BundleKey &key,
       return LoadFailure{true, compiled.message()};
     }
     ++counters.compilations;
+    counters.kernelsCompiled += compiled->kernels.compiled;
+    counters.kernelsReused += compiled->kernels.reused;
     bundle = std::move(compiled->bundle);
     if (options.cache)
       if (Status stored = options.cache->store(key, *bundle); !stored.ok())

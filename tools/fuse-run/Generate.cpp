@@ -151,6 +151,9 @@ Expected<npy::Array> readPrompt(const GenerateOptions &options) {
 struct StepReport {
   std::int64_t position = 0, tokens = 0;
   std::uint64_t compiled = 0, cacheHits = 0, kernels = 0;
+  /// Kernels compiled to machine code by the step's compilations, and
+  /// kernels whose code an earlier step had compiled.
+  std::uint64_t kernelsCompiled = 0, kernelsReused = 0;
   /// The step's wall time, and its parts: the import at the step's shapes,
   /// compiling, the kernels' submission (the engine's counters).
   double ms = 0, importMs = 0, compileMs = 0, runMs = 0;
@@ -330,6 +333,8 @@ Generator::step(const std::vector<std::int64_t> &ids, std::int64_t batch,
   report.cacheHits = (after.memoryHits + after.diskHits + after.sessionHits) -
                      (before.memoryHits + before.diskHits + before.sessionHits);
   report.kernels = after.kernelsLaunched - before.kernelsLaunched;
+  report.kernelsCompiled = after.kernelsCompiled - before.kernelsCompiled;
+  report.kernelsReused = after.kernelsReused - before.kernelsReused;
   report.compileMs = milliseconds(after.compileTime - before.compileTime);
   report.runMs = milliseconds(after.runTime - before.runTime);
   report.ms = milliseconds(Clock::now() - start);
@@ -379,11 +384,14 @@ std::string stepLine(std::size_t index, const StepReport &step) {
   std::string what =
       index == 0 ? "the prompt, " + std::to_string(step.tokens) + " token(s)"
                  : "position " + std::to_string(step.position);
-  std::string compiled =
-      step.compiled ? llvm::formatv("compiled {0} block(s) in {1:F1} ms",
-                                    step.compiled, step.compileMs)
-                          .str()
-                    : "compiled nothing";
+  std::string compiled = "compiled nothing";
+  if (step.compiled) {
+    compiled = llvm::formatv("compiled {0} block(s) in {1:F1} ms",
+                             step.compiled, step.compileMs);
+    if (step.kernelsCompiled || step.kernelsReused)
+      compiled += llvm::formatv(" ({0} kernel(s) to machine code, {1} reused)",
+                                step.kernelsCompiled, step.kernelsReused);
+  }
   return llvm::formatv("step {0} ({1}): {2}, {3} kernel launch(es) ran in "
                        "{4:F2} ms; {5:F2} ms in all (import {6:F2} ms)",
                        index, what, compiled, step.kernels, step.runMs, step.ms,
@@ -403,16 +411,19 @@ void printJson(const GenerateOptions &options,
   std::size_t compiledSteps = 0;
   for (const StepReport &step : steps) {
     compiledSteps += step.compiled != 0;
-    stepsJson += std::string(stepsJson.empty() ? "" : ", ") +
-                 "{\"position\": " + std::to_string(step.position) +
-                 ", \"tokens\": " + std::to_string(step.tokens) +
-                 ", \"compiled\": " + std::to_string(step.compiled) +
-                 ", \"cache_hits\": " + std::to_string(step.cacheHits) +
-                 ", \"kernels\": " + std::to_string(step.kernels) +
-                 ", \"ms\": " + jsonNumber(step.ms) +
-                 ", \"import_ms\": " + jsonNumber(step.importMs) +
-                 ", \"compile_ms\": " + jsonNumber(step.compileMs) +
-                 ", \"run_ms\": " + jsonNumber(step.runMs) + "}";
+    stepsJson +=
+        std::string(stepsJson.empty() ? "" : ", ") +
+        "{\"position\": " + std::to_string(step.position) +
+        ", \"tokens\": " + std::to_string(step.tokens) +
+        ", \"compiled\": " + std::to_string(step.compiled) +
+        ", \"cache_hits\": " + std::to_string(step.cacheHits) +
+        ", \"kernels_compiled\": " + std::to_string(step.kernelsCompiled) +
+        ", \"kernels_reused\": " + std::to_string(step.kernelsReused) +
+        ", \"kernels\": " + std::to_string(step.kernels) +
+        ", \"ms\": " + jsonNumber(step.ms) +
+        ", \"import_ms\": " + jsonNumber(step.importMs) +
+        ", \"compile_ms\": " + jsonNumber(step.compileMs) +
+        ", \"run_ms\": " + jsonNumber(step.runMs) + "}";
   }
   llvm::outs() << "{\"model\": " << jsonString(options.model)
                << ", \"runtime\": " << jsonString(options.runtime)

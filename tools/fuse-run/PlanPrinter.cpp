@@ -52,6 +52,13 @@ std::pair<std::uint64_t, std::uint64_t> kernelTraffic(const Bundle &bundle,
 
 } // namespace
 
+std::string sharedCodeOf(const Bundle &bundle, const BundleKernel &kernel) {
+  for (const BundleKernel &first : bundle.kernels)
+    if (first.entry == kernel.entry)
+      return &first == &kernel ? std::string() : first.name;
+  return {};
+}
+
 void printPlanText(const Bundle &bundle, llvm::raw_ostream &os) {
   std::uint64_t totalRead = 0, totalWritten = 0;
   std::set<std::string> entries;
@@ -72,8 +79,8 @@ void printPlanText(const Bundle &bundle, llvm::raw_ostream &os) {
     os << "kernel " << index << " " << kernel.name << ": "
        << scheduleKindName(kernel.schedule) << ", " << kernel.ops.size()
        << " ops, reads " << read << " B, writes " << written << " B";
-    if (kernel.entry != kernel.name)
-      os << ", the code of " << kernel.entry;
+    if (std::string first = sharedCodeOf(bundle, kernel); !first.empty())
+      os << ", the code of " << first;
     os << "\n  ops";
     for (std::uint32_t op : kernel.ops)
       os << " " << mnemonic(bundle.graph.ops[op].kind);

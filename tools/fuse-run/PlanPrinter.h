@@ -18,6 +18,10 @@
 
 namespace fuse {
 
+/// The name of the bundle's first kernel whose code `kernel` runs (the same
+/// entry), where that is another kernel; empty where it is `kernel` itself.
+std::string sharedCodeOf(const Bundle &bundle, const BundleKernel &kernel);
+
 /// --print-plan: one line a kernel (schedule, op count, bytes read and
 /// written), its ops, and the totals with the arena's size.
 void printPlanText(const Bundle &bundle, llvm::raw_ostream &os);

@@ -1072,8 +1072,9 @@ Expected<std::string> profileKernels(const RunOptions &options,
                                   formatMs(ms), i)
                  << kernel.name << " (" << scheduleKindName(kernel.schedule)
                  << ", " << kernel.ops.size() << " ops"
-                 << (kernel.entry != kernel.name ? ", code of " + kernel.entry
-                                                 : std::string())
+                 << (sharedCodeOf(bundle, kernel).empty()
+                         ? std::string()
+                         : ", code of " + sharedCodeOf(bundle, kernel))
                  << ")\n";
     profileJson +=
         (profileJson.empty() ? "" : ", ") + std::string("{\"launch\": ") +

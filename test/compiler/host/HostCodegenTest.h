@@ -56,8 +56,12 @@ protected:
     return HostTensorData::fromDoubles(type, values);
   }
 
-  /// The kernels of the last graph `check` compiled, in bundle order.
+  /// The kernels of the last graph `check` compiled, in bundle order: their
+  /// names and the symbols they launch.
   std::vector<std::string> checkedKernels;
+  std::vector<std::string> checkedEntries;
+  /// What the last compilation of `check` compiled and reused.
+  KernelReuse checkedReuse;
 
   /// Compiles `graph`, runs it on the host and on the reference, compares
   /// every output. `domains` per input (default [-2, 2]).
@@ -67,8 +71,12 @@ protected:
     Expected<Compilation> compiled = compiler.compile(graph, target, options);
     ASSERT_TRUE(compiled.ok()) << compiled.message();
     checkedKernels.clear();
-    for (const BundleKernel &kernel : compiled->bundle.kernels)
+    checkedEntries.clear();
+    for (const BundleKernel &kernel : compiled->bundle.kernels) {
       checkedKernels.push_back(kernel.name);
+      checkedEntries.push_back(kernel.entry);
+    }
+    checkedReuse = compiled->kernels;
     std::vector<HostTensorData> inputs;
     std::vector<HostTensor> views;
     std::vector<TensorBytes> bytes;

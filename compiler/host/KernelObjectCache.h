@@ -1,0 +1,64 @@
+//===- KernelObjectCache.h - Machine code of kernels, by content -*- C++
+//-*-===//
+//
+// The host compiler's memory of kernels it compiled before: each distinct
+// kernel (a kernel function with the functions it calls) is keyed by the
+// SHA-256 of its LLVM IR, with its symbols given names that do not depend on
+// the bundle, plus the target and the optimization level. A later
+// compilation by the same compiler (the next step of a decoder, whose past
+// grew by one; a model at another size; a sibling model) takes the object
+// code of every kernel it has seen and compiles only the others. The symbols
+// of a cached kernel are named after its key, so that its object links into
+// any bundle.
+//
+// Bounded in bytes, oldest stored first out. Thread-safe. Plain C++.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_COMPILER_HOST_KERNELOBJECTCACHE_H
+#define FUSE_COMPILER_HOST_KERNELOBJECTCACHE_H
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace fuse {
+
+class KernelObjectCache {
+public:
+  /// A kernel's object code and the names of its functions in it, in the
+  /// order of the kernel's functions in the module it was compiled from.
+  struct Entry {
+    std::vector<std::uint8_t> object;
+    std::vector<std::string> symbols;
+  };
+  using Object = std::shared_ptr<const Entry>;
+
+  explicit KernelObjectCache(std::uint64_t maxBytes = std::uint64_t(256) << 20)
+      : maxBytes(maxBytes) {}
+
+  /// The object code stored under `key`, or null.
+  Object lookup(const std::string &key) const;
+  /// Keeps `entry` under `key` (a key already held keeps its entry), then
+  /// forgets the oldest entries until the cache is within its bound.
+  void store(const std::string &key, Entry entry);
+
+  std::uint64_t bytes() const;
+  std::size_t size() const;
+
+private:
+  std::uint64_t maxBytes;
+  mutable std::mutex mutex;
+  std::map<std::string, Object> objects;
+  /// Keys in the order they were stored.
+  std::deque<std::string> order;
+  std::uint64_t held = 0;
+};
+
+} // namespace fuse
+
+#endif // FUSE_COMPILER_HOST_KERNELOBJECTCACHE_H
