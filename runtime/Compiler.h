@@ -58,9 +58,17 @@ struct Compilation {
   std::vector<std::string> remarks;
 };
 
+class BundleCache;
+
 class Compiler {
 public:
   virtual ~Compiler() = default;
+
+  /// Keeps the machine code of single kernels in `cache`'s directory as well
+  /// as in memory, so that another process compiles only kernels no process
+  /// compiled before (null: in memory only). Compilers that keep no kernels
+  /// ignore it.
+  virtual void keepKernelsIn(BundleCache *cache) {}
 
   /// Compiles a canonical, valid graph for `target`; the bundle's versionId
   /// is fuse::versionId(). Fails with a message that names the op and the

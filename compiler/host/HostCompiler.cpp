@@ -21,6 +21,9 @@ using Clock = std::chrono::steady_clock;
 
 class HostBackend final : public TargetBackend {
 public:
+  explicit HostBackend(KernelObjectCache &kernelObjects)
+      : kernelObjects(kernelObjects) {}
+
   std::string_view name() const override { return "host"; }
   std::string_view scheduleTarget() const override { return "host"; }
   bool compiles(const Target &target) const override { return target.isHost(); }
@@ -87,12 +90,24 @@ public:
 
 private:
   /// The kernels this compiler compiled before, for every later bundle.
-  KernelObjectCache kernelObjects;
+  KernelObjectCache &kernelObjects;
 };
 
 } // namespace
 
 HostCompiler::HostCompiler()
-    : KernelCompiler(std::make_unique<HostBackend>()) {}
+    : HostCompiler(std::make_unique<KernelObjectCache>()) {}
+
+HostCompiler::HostCompiler(std::unique_ptr<KernelObjectCache> kernels)
+    : KernelCompiler(std::make_unique<HostBackend>(*kernels)),
+      kernelObjects(std::move(kernels)) {}
+
+HostCompiler::~HostCompiler() = default;
+
+void HostCompiler::keepKernelsIn(BundleCache *cache) {
+  kernelObjects->setStore(cache);
+}
+
+KernelObjectCache &HostCompiler::kernels() { return *kernelObjects; }
 
 } // namespace fuse

@@ -17,9 +17,22 @@
 
 namespace fuse {
 
+class KernelObjectCache;
+
 class HostCompiler final : public KernelCompiler {
 public:
   HostCompiler();
+  ~HostCompiler() override;
+
+  void keepKernelsIn(BundleCache *cache) override;
+
+  /// The machine code of the kernels compiled so far (by content).
+  KernelObjectCache &kernels();
+
+private:
+  explicit HostCompiler(std::unique_ptr<KernelObjectCache> kernels);
+
+  std::unique_ptr<KernelObjectCache> kernelObjects;
 };
 
 } // namespace fuse

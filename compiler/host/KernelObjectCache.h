@@ -11,7 +11,8 @@
 // of a cached kernel are named after its key, so that its object links into
 // any bundle.
 //
-// Bounded in bytes, oldest stored first out. Thread-safe. Plain C++.
+// Bounded in bytes, oldest stored first out; with a store (a BundleCache),
+// kept on disk too, for other processes. Thread-safe. Plain C++.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,10 +24,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace fuse {
+
+class BundleCache;
 
 class KernelObjectCache {
 public:
@@ -41,8 +45,13 @@ public:
   explicit KernelObjectCache(std::uint64_t maxBytes = std::uint64_t(256) << 20)
       : maxBytes(maxBytes) {}
 
-  /// The object code stored under `key`, or null.
-  Object lookup(const std::string &key) const;
+  /// Also reads and writes the kernels in `store`'s directory (null: in
+  /// memory only).
+  void setStore(BundleCache *store);
+
+  /// The object code stored under `key` (in memory, or else in the store),
+  /// or null.
+  Object lookup(const std::string &key);
   /// Keeps `entry` under `key` (a key already held keeps its entry), then
   /// forgets the oldest entries until the cache is within its bound.
   void store(const std::string &key, Entry entry);
@@ -51,7 +60,10 @@ public:
   std::size_t size() const;
 
 private:
+  void remember(const std::string &key, Object entry);
+
   std::uint64_t maxBytes;
+  BundleCache *disk = nullptr;
   mutable std::mutex mutex;
   std::map<std::string, Object> objects;
   /// Keys in the order they were stored.

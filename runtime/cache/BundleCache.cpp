@@ -4,6 +4,7 @@
 
 #include "runtime/Version.h"
 #include "runtime/cache/BundleFile.h"
+#include "runtime/ir/Sha256.h"
 #include "runtime/ir/TemporaryOwner.h"
 
 #include <algorithm>
@@ -22,10 +23,16 @@
 namespace fuse {
 
 static constexpr std::string_view kEntrySuffix = ".fbundle";
+static constexpr std::string_view kKernelSuffix = ".fkernel";
+/// The first bytes of a kernel file (storeKernel).
+static constexpr std::string_view kKernelMagic = "FUSEKRN1";
 static constexpr std::string_view kTempPrefix = ".tmp-";
 static constexpr std::string_view kMarkerName = ".fuse-cache";
 
 static std::string errnoText() { return std::strerror(errno); }
+
+static const std::string kRecompileGraph = "the graph will be recompiled";
+static const std::string kRecompileKernel = "the kernel will be recompiled";
 
 static std::string modeText(mode_t mode) {
   char text[8];
@@ -86,6 +93,12 @@ static bool isEntryName(std::string_view name) {
          BundleKey::isKeyHex(name.substr(0, 64));
 }
 
+static bool isKernelName(std::string_view name) {
+  return name.size() == 64 + kKernelSuffix.size() &&
+         name.ends_with(kKernelSuffix) &&
+         BundleKey::isKeyHex(name.substr(0, 64));
+}
+
 /// Removes the temporary files that no writer will rename (isStaleTemporary:
 /// a killed store leaves them, and the size bound does not count them).
 static void reclaimStaleTemporaries(const std::string &directory) {
@@ -130,7 +143,7 @@ static Status adoptDirectory(const std::string &directory) {
     std::string_view name = item->d_name;
     // The marker too: another process may have just adopted the folder.
     if (name == "." || name == ".." || name == kMarkerName ||
-        isEntryName(name) || isTemporaryName(name))
+        isEntryName(name) || isKernelName(name) || isTemporaryName(name))
       continue;
     foreign = name;
     break;
@@ -278,38 +291,39 @@ static bool writeAll(int fd, std::span<const std::uint8_t> bytes) {
   return true;
 }
 
-Expected<std::pair<BundleKey, Bundle>>
-BundleCache::loadFromDisk(const std::string &keyHex, const BundleKey *expected,
-                          std::uint64_t &fileBytes, bool &absent) {
+Status BundleCache::discard(const std::string &path, const struct stat *judged,
+                            const std::string &what,
+                            const std::string &consequence) {
+  // Remove only the file that was judged: another process may have renamed
+  // a fresh entry into place meanwhile.
+  struct stat now;
+  bool same =
+      !judged || (lstat(path.c_str(), &now) == 0 &&
+                  now.st_ino == judged->st_ino && now.st_dev == judged->st_dev);
+  std::string outcome = "removed it; " + consequence;
+  if (same && ::unlink(path.c_str()) != 0 && errno != ENOENT)
+    outcome = "could not remove it: " + errnoText();
+  ++counters.corruptRemoved;
+  std::string message = path + ": " + what + "; " + outcome;
+  report(message);
+  return Status::error(message);
+}
+
+Expected<std::vector<std::uint8_t>>
+BundleCache::readFile(const std::string &path, const std::string &consequence,
+                      bool &absent, struct stat &info) {
   absent = false;
-  std::string path = pathFor(keyHex);
   // O_NONBLOCK: a FIFO in the entry's place must not block the open (it is
   // refused as not a regular file below).
   FileDescriptor file(
       ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
   if (file.fd < 0 && errno == ENOENT) {
     absent = true;
-    return Status::error("no entry for key " + keyHex + " in " +
-                         options.directory);
+    return Status::error("no entry " + path);
   }
-
-  struct stat info {};
   auto problem = [&](const std::string &what) -> Status {
-    // Remove only the file that was judged: another process may have
-    // renamed a fresh entry into place meanwhile.
-    struct stat now;
-    bool same =
-        file.fd < 0 || (lstat(path.c_str(), &now) == 0 &&
-                        now.st_ino == info.st_ino && now.st_dev == info.st_dev);
-    std::string outcome = "removed it; the graph will be recompiled";
-    if (same && ::unlink(path.c_str()) != 0 && errno != ENOENT)
-      outcome = "could not remove it: " + errnoText();
-    ++counters.corruptRemoved;
-    std::string message = path + ": " + what + "; " + outcome;
-    report(message);
-    return Status::error(message);
+    return discard(path, file.fd < 0 ? nullptr : &info, what, consequence);
   };
-
   if (file.fd < 0)
     return problem(errno == ELOOP ? "the entry is a symbolic link"
                                   : "cannot open the entry: " + errnoText());
@@ -327,7 +341,27 @@ BundleCache::loadFromDisk(const std::string &keyHex, const BundleKey *expected,
   std::vector<std::uint8_t> bytes(std::size_t(info.st_size));
   if (!readAll(file.fd, bytes))
     return problem("cannot read the entry: " + errnoText());
+  // The modification time is the disk LRU's clock.
+  ::futimens(file.fd, nullptr);
+  return bytes;
+}
+
+Expected<std::pair<BundleKey, Bundle>>
+BundleCache::loadFromDisk(const std::string &keyHex, const BundleKey *expected,
+                          std::uint64_t &fileBytes, bool &absent) {
+  std::string path = pathFor(keyHex);
+  struct stat info {};
+  Expected<std::vector<std::uint8_t>> read =
+      readFile(path, kRecompileGraph, absent, info);
+  if (!read.ok())
+    return absent ? Status::error("no entry for key " + keyHex + " in " +
+                                  options.directory)
+                  : read.status();
+  const std::vector<std::uint8_t> &bytes = *read;
   fileBytes = bytes.size();
+  auto problem = [&](const std::string &what) {
+    return discard(path, &info, what, kRecompileGraph);
+  };
 
   Expected<BundleFileContents> contents = decodeBundleFile(bytes);
   if (!contents.ok())
@@ -347,9 +381,6 @@ BundleCache::loadFromDisk(const std::string &keyHex, const BundleKey *expected,
   if (Status matches = checkBundleMatchesKey(contents->bundle, stored);
       !matches.ok())
     return problem(matches.message());
-
-  // The modification time is the disk LRU's clock.
-  ::futimens(file.fd, nullptr);
   return std::make_pair(std::move(contents->key), std::move(contents->bundle));
 }
 
@@ -385,18 +416,9 @@ BundleCache::load(const std::string &keyHex) {
   return loadFromDisk(keyHex, nullptr, bytes, absent);
 }
 
-Status BundleCache::store(const BundleKey &key, const Bundle &bundle) {
-  if (Status matches = checkBundleMatchesKey(bundle, key); !matches.ok())
-    return Status::error("refusing to cache a bundle under a key that does "
-                         "not name it: " +
-                         matches.message());
-  std::vector<std::uint8_t> bytes = encodeBundleFile(key, bundle);
-  if (bytes.size() > options.maxDiskBytes)
-    return Status::error("the bundle takes " + std::to_string(bytes.size()) +
-                         " bytes, more than the cache's bound of " +
-                         std::to_string(options.maxDiskBytes));
-
-  std::string keyHex = key.toHex();
+Status BundleCache::writeFile(const std::string &keyHex,
+                              const std::string &path,
+                              std::span<const std::uint8_t> bytes) {
   static std::atomic<std::uint64_t> sequence{0};
   std::string temp =
       options.directory + "/" + std::string(kTempPrefix) + keyHex + "-" +
@@ -416,7 +438,6 @@ Status BundleCache::store(const BundleKey &key, const Bundle &bundle) {
       return error;
     }
   }
-  std::string path = pathFor(keyHex);
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     Status error = Status::error("cannot rename " + temp + " to " + path +
                                  ": " + errnoText());
@@ -428,12 +449,135 @@ Status BundleCache::store(const BundleKey &key, const Bundle &bundle) {
                                 O_RDONLY | O_DIRECTORY | O_CLOEXEC));
       dir.fd >= 0)
     ::fsync(dir.fd);
+  return Status::success();
+}
+
+Status BundleCache::store(const BundleKey &key, const Bundle &bundle) {
+  if (Status matches = checkBundleMatchesKey(bundle, key); !matches.ok())
+    return Status::error("refusing to cache a bundle under a key that does "
+                         "not name it: " +
+                         matches.message());
+  std::vector<std::uint8_t> bytes = encodeBundleFile(key, bundle);
+  if (bytes.size() > options.maxDiskBytes)
+    return Status::error("the bundle takes " + std::to_string(bytes.size()) +
+                         " bytes, more than the cache's bound of " +
+                         std::to_string(options.maxDiskBytes));
+
+  std::string keyHex = key.toHex();
+  if (Status written = writeFile(keyHex, pathFor(keyHex), bytes); !written.ok())
+    return written;
 
   std::lock_guard<std::mutex> lock(mutex);
   ++counters.stores;
   rememberInMemory(keyHex, std::make_shared<const Bundle>(bundle),
                    bytes.size());
-  evictOnDisk(keyHex);
+  evictOnDisk(keyHex + std::string(kEntrySuffix));
+  return Status::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+// A kernel file: kKernelMagic, the version id (u32 length, bytes), the key
+// (64 hex digits), the payload's length (u64) and SHA-256, the payload.
+// Integers are little-endian.
+
+static void appendInteger(std::vector<std::uint8_t> &bytes, std::uint64_t value,
+                          int size) {
+  for (int i = 0; i < size; ++i)
+    bytes.push_back(std::uint8_t(value >> (8 * i)));
+}
+
+static std::uint64_t readInteger(const std::uint8_t *bytes, int size) {
+  std::uint64_t value = 0;
+  for (int i = 0; i < size; ++i)
+    value |= std::uint64_t(bytes[i]) << (8 * i);
+  return value;
+}
+
+std::string BundleCache::kernelPathFor(const std::string &keyHex) const {
+  return options.directory + "/" + keyHex + std::string(kKernelSuffix);
+}
+
+std::optional<std::vector<std::uint8_t>>
+BundleCache::loadKernel(const std::string &keyHex) {
+  if (!BundleKey::isKeyHex(keyHex))
+    return std::nullopt;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::string path = kernelPathFor(keyHex);
+  struct stat info {};
+  bool absent = false;
+  Expected<std::vector<std::uint8_t>> read =
+      readFile(path, kRecompileKernel, absent, info);
+  if (!read.ok())
+    return std::nullopt;
+  const std::vector<std::uint8_t> &bytes = *read;
+  auto problem = [&](const std::string &what) {
+    discard(path, &info, what, kRecompileKernel);
+    return std::nullopt;
+  };
+  std::string version = versionId();
+  std::size_t header = kKernelMagic.size() + 4;
+  if (bytes.size() < header ||
+      !std::equal(kKernelMagic.begin(), kKernelMagic.end(), bytes.begin()))
+    return problem("not a kernel file (no " + std::string(kKernelMagic) +
+                   " header)");
+  std::uint64_t versionBytes = readInteger(bytes.data() + 8, 4);
+  if (versionBytes > 256 || bytes.size() < header + versionBytes + 64 + 8 + 32)
+    return problem("the kernel file is truncated");
+  std::string stored(bytes.begin() + std::ptrdiff_t(header),
+                     bytes.begin() + std::ptrdiff_t(header + versionBytes));
+  if (stored != version)
+    return problem("the kernel was made by another version of Fuse "
+                   "(version id " +
+                   stored + "; this build is " + version + ")");
+  std::size_t at = header + versionBytes;
+  if (std::string(bytes.begin() + std::ptrdiff_t(at),
+                  bytes.begin() + std::ptrdiff_t(at + 64)) != keyHex)
+    return problem("the kernel file holds another key");
+  at += 64;
+  std::uint64_t payloadBytes = readInteger(bytes.data() + at, 8);
+  at += 8 + 32;
+  if (payloadBytes != bytes.size() - at)
+    return problem("the kernel file is truncated or has bytes after its end");
+  std::span<const std::uint8_t> payload(bytes.data() + at, payloadBytes);
+  Sha256 hasher;
+  hasher.update(payload);
+  Sha256::Digest digest = hasher.finish();
+  if (!std::equal(digest.begin(), digest.end(),
+                  bytes.begin() + ptrdiff_t(at - 32)))
+    return problem("the kernel's checksum does not match its bytes");
+  ++counters.kernelHits;
+  return std::vector<std::uint8_t>(payload.begin(), payload.end());
+}
+
+Status BundleCache::storeKernel(const std::string &keyHex,
+                                std::span<const std::uint8_t> payload) {
+  if (!BundleKey::isKeyHex(keyHex))
+    return Status::error("'" + keyHex +
+                         "' is not a kernel key (64 lowercase hex digits)");
+  std::string version = versionId();
+  std::vector<std::uint8_t> bytes(kKernelMagic.begin(), kKernelMagic.end());
+  appendInteger(bytes, version.size(), 4);
+  bytes.insert(bytes.end(), version.begin(), version.end());
+  bytes.insert(bytes.end(), keyHex.begin(), keyHex.end());
+  appendInteger(bytes, payload.size(), 8);
+  Sha256 hasher;
+  hasher.update(payload);
+  Sha256::Digest digest = hasher.finish();
+  bytes.insert(bytes.end(), digest.begin(), digest.end());
+  bytes.insert(bytes.end(), payload.begin(), payload.end());
+  if (bytes.size() > options.maxDiskBytes)
+    return Status::error("the kernel takes " + std::to_string(bytes.size()) +
+                         " bytes, more than the cache's bound of " +
+                         std::to_string(options.maxDiskBytes));
+  if (Status written = writeFile(keyHex, kernelPathFor(keyHex), bytes);
+      !written.ok())
+    return written;
+  std::lock_guard<std::mutex> lock(mutex);
+  ++counters.kernelStores;
+  evictOnDisk(keyHex + std::string(kKernelSuffix));
   return Status::success();
 }
 
@@ -445,9 +589,12 @@ struct DiskEntry {
 };
 } // namespace
 
-/// The directory's entry files (`keep` == false) or temporary files.
+/// What scan() lists.
+enum class Files { Bundles, Kernels, Stored, Temporaries };
+
+/// The directory's bundle entries, kernel files, both, or temporary files.
 static Expected<std::vector<DiskEntry>> scan(const std::string &directory,
-                                             bool temporaries) {
+                                             Files files) {
   DIR *dir = ::opendir(directory.c_str());
   if (!dir)
     return Status::error("cannot read the cache directory " + directory + ": " +
@@ -455,7 +602,12 @@ static Expected<std::vector<DiskEntry>> scan(const std::string &directory,
   std::vector<DiskEntry> entries;
   while (const struct dirent *item = ::readdir(dir)) {
     std::string_view name = item->d_name;
-    if (temporaries ? !isTemporaryName(name) : !isEntryName(name))
+    bool wanted = files == Files::Temporaries ? isTemporaryName(name)
+                  : files == Files::Bundles   ? isEntryName(name)
+                  : files == Files::Kernels
+                      ? isKernelName(name)
+                      : isEntryName(name) || isKernelName(name);
+    if (!wanted)
       continue;
     struct stat info;
     if (::fstatat(::dirfd(dir), item->d_name, &info, AT_SYMLINK_NOFOLLOW) != 0)
@@ -475,7 +627,8 @@ static bool olderThan(const DiskEntry &a, const DiskEntry &b) {
 
 void BundleCache::evictOnDisk(const std::string &keep) {
   reclaimStaleTemporaries(options.directory);
-  Expected<std::vector<DiskEntry>> entries = scan(options.directory, false);
+  Expected<std::vector<DiskEntry>> entries =
+      scan(options.directory, Files::Stored);
   if (!entries.ok())
     return;
   std::uint64_t total = 0;
@@ -486,7 +639,7 @@ void BundleCache::evictOnDisk(const std::string &keep) {
     if (total <= options.maxDiskBytes)
       break;
     std::string keyHex = entry.name.substr(0, 64);
-    if (keyHex == keep)
+    if (entry.name == keep)
       continue;
     if (::unlink((options.directory + "/" + entry.name).c_str()) == 0) {
       ++counters.evictions;
@@ -497,7 +650,8 @@ void BundleCache::evictOnDisk(const std::string &keep) {
 }
 
 Expected<std::vector<BundleCacheEntry>> BundleCache::list() {
-  Expected<std::vector<DiskEntry>> entries = scan(options.directory, false);
+  Expected<std::vector<DiskEntry>> entries =
+      scan(options.directory, Files::Bundles);
   if (!entries.ok())
     return entries.status();
   std::sort(
@@ -550,9 +704,8 @@ Status BundleCache::clear() {
   recency.clear();
   byKey.clear();
   memoryBytes = 0;
-  for (bool temporaries : {false, true}) {
-    Expected<std::vector<DiskEntry>> entries =
-        scan(options.directory, temporaries);
+  for (Files files : {Files::Stored, Files::Temporaries}) {
+    Expected<std::vector<DiskEntry>> entries = scan(options.directory, files);
     if (!entries.ok())
       return entries.status();
     for (const DiskEntry &entry : *entries) {

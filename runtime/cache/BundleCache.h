@@ -45,9 +45,12 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+struct stat;
 
 namespace fuse {
 
@@ -69,6 +72,9 @@ struct BundleCacheStats {
   /// Entries dropped to stay within a size bound, in memory or on disk.
   std::uint64_t evictions = 0;
   std::uint64_t corruptRemoved = 0;
+  /// Kernel files read (verified) and written (loadKernel, storeKernel).
+  std::uint64_t kernelHits = 0;
+  std::uint64_t kernelStores = 0;
 };
 
 struct BundleCacheEntry {
@@ -115,6 +121,17 @@ public:
   /// Removes every entry and leftover temporary file; clears memory.
   Status clear();
 
+  /// The machine code of single kernels, by content, for a compiler that
+  /// compiles only the kernels it has not seen (HostCompiler): a file per
+  /// key beside the bundles (`KEY.fkernel`), with the version id, the key
+  /// and a checksum of the payload, written and checked with the same care
+  /// as bundles, and counted in the same disk bound. A damaged or foreign
+  /// file is reported, removed and a miss.
+  std::optional<std::vector<std::uint8_t>>
+  loadKernel(const std::string &keyHex);
+  Status storeKernel(const std::string &keyHex,
+                     std::span<const std::uint8_t> payload);
+
   BundleCacheStats stats() const;
   const std::string &directory() const { return options.directory; }
   std::string pathFor(const std::string &keyHex) const;
@@ -139,7 +156,24 @@ private:
                         std::shared_ptr<const Bundle> bundle,
                         std::uint64_t bytes);
   void forgetInMemory(const std::string &keyHex);
+  /// Drops the oldest files (bundles and kernels) until the disk bound
+  /// holds, never the file named `keep`.
   void evictOnDisk(const std::string &keep);
+  /// Reads a cache file: opened without following a link or blocking on a
+  /// FIFO, a regular file of this user's that others cannot write, within
+  /// the disk bound. Any other file is discarded (`consequence`: what
+  /// happens instead). `absent`: there is none; `info`: the file judged.
+  Expected<std::vector<std::uint8_t>> readFile(const std::string &path,
+                                               const std::string &consequence,
+                                               bool &absent, struct stat &info);
+  /// Reports the file at `path` with `what` is wrong with it and removes it,
+  /// if it is still the file judged (`judged`; null: whatever is there).
+  Status discard(const std::string &path, const struct stat *judged,
+                 const std::string &what, const std::string &consequence);
+  /// Writes `bytes` to a private temporary file, then renames it to `path`.
+  Status writeFile(const std::string &keyHex, const std::string &path,
+                   std::span<const std::uint8_t> bytes);
+  std::string kernelPathFor(const std::string &keyHex) const;
 
   BundleCacheOptions options;
   mutable std::mutex mutex;

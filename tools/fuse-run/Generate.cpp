@@ -375,6 +375,7 @@ Expected<engine::Session> openSession(const GenerateOptions &options,
                      << opened.message() << "\n";
     }
   }
+  compiler->keepKernelsIn(cache.get());
   sessionOptions.compiler = compiler.get();
   sessionOptions.cache = cache.get();
   return engine::Session::open(std::move(sessionOptions));

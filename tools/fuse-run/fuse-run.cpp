@@ -816,6 +816,9 @@ inputBytes(const Graph &graph,
 struct PlannedBundle {
   Bundle bundle;
   std::optional<std::int64_t> compiled, cacheHits;
+  /// Kernels compiled to machine code and kernels whose code an earlier
+  /// compilation (this process's or, through the cache, another's) made.
+  std::optional<std::int64_t> kernelsCompiled, kernelsReused;
   std::optional<double> compileMs;
   /// The compiler's phases (--json "compile_phases").
   std::vector<PhaseTiming> phases;
@@ -888,6 +891,7 @@ Expected<PlannedBundle> hostBundle(const RunOptions &options,
            target->name + (options.fusion ? "" : " without fusion") + "...");
   Clock::time_point start = Clock::now();
   HostCompiler compiler;
+  compiler.keepKernelsIn(cache.get());
   Expected<Compilation> compilation = compiler.compileSource(
       source, *target, compileOptions, nullptr, options.model);
   if (!compilation.ok())
@@ -897,8 +901,16 @@ Expected<PlannedBundle> hostBundle(const RunOptions &options,
   planned.bundle = std::move(compilation->bundle);
   planned.compiled = std::int64_t(planned.bundle.kernels.size());
   planned.cacheHits = 0;
+  planned.kernelsCompiled = compilation->kernels.compiled;
+  planned.kernelsReused = compilation->kernels.reused;
   progress("compiled " + std::to_string(planned.bundle.kernels.size()) +
-           " kernel(s) in " + formatMs(*planned.compileMs));
+           " kernel(s) in " + formatMs(*planned.compileMs) +
+           (compilation->kernels.reused
+                ? " (" + std::to_string(compilation->kernels.reused) +
+                      " distinct kernel(s) taken from the cache, " +
+                      std::to_string(compilation->kernels.compiled) +
+                      " compiled to machine code)"
+                : std::string()));
   // The compiler's remarks (--fuse-explain's decisions).
   for (const std::string &remark : compilation->remarks)
     llvm::errs() << "fuse-run: note: " << remark << "\n";
@@ -1253,6 +1265,12 @@ void printJsonSummary(const RunOptions &options, const ParsedModel &model,
       (planned.compiled ? std::to_string(*planned.compiled) : "null") +
       ", \"cache_hits\": " +
       (planned.cacheHits ? std::to_string(*planned.cacheHits) : "null") +
+      ", \"kernels_compiled\": " +
+      (planned.kernelsCompiled ? std::to_string(*planned.kernelsCompiled)
+                               : "null") +
+      ", \"kernels_reused\": " +
+      (planned.kernelsReused ? std::to_string(*planned.kernelsReused)
+                             : "null") +
       ", \"bound_at_import\": [" + boundJson + "]" +
       ", \"compile_ms\": " + jsonNumber(planned.compileMs) +
       startupJson(startup, run, planned) +
