@@ -883,6 +883,8 @@ Expected<PlannedBundle> hostBundle(const RunOptions &options,
     planned.bundle = std::move(*hit);
     planned.compiled = 0;
     planned.cacheHits = 1;
+    planned.kernelsCompiled = 0;
+    planned.kernelsReused = 0;
     progress("cache hit: " + std::to_string(planned.bundle.kernels.size()) +
              " kernel(s) for " + target->name + ", nothing to compile");
     return planned;
