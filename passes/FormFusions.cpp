@@ -53,6 +53,16 @@ private:
   void formAttention(MatmulOp output);
   void pullSideProducers(Operation *consumer);
   void growEpilogue(Operation *matmul);
+  /// Consumers first, in reverse block order, each pulling in its
+  /// producers' groups (those without a matmul), until nothing merges;
+  /// only the consumers `sweeps` holds, where it is given.
+  void pullProducers(const llvm::DenseSet<Operation *> *sweeps);
+  /// The ops of depthwise convolutions' window kernels and their
+  /// epilogues: from each im2col read only by slices (fuse-lower-
+  /// convolutions' sum over window offsets), its users' users, up to an op
+  /// that a window kernel cannot hold (a reduction, a matmul, another
+  /// window op) or a concat, gather or scatter.
+  llvm::DenseSet<Operation *> depthwiseCones();
   void pullCheapProducers(Operation *consumer);
   bool tryMerge(Operation *producer, Operation *consumer);
   Operation *findPathOutside(unsigned from, unsigned to, bool inOrder);
@@ -123,22 +133,20 @@ void GroupPlanner::run() {
     if (isa<MatmulOp>(op))
       growEpilogue(op);
 
+  // 1b. Depthwise convolutions' window kernels and their epilogues, before
+  // a reduction of their output (a squeeze-and-excitation block's mean)
+  // pulls the sum over window offsets into a row kernel as its prologue:
+  // the im2col cannot join a row kernel and would be stored, 25 times the
+  // input for a 5x5 window, with the sum a kernel of its own.
+  llvm::DenseSet<Operation *> cones = depthwiseCones();
+  if (!cones.empty())
+    pullProducers(&cones);
+
   // 2. Everything else, consumers first: a consumer's group pulls in its
   // producers' groups, so that broadcasts join the kernel that reads them.
   // Sweeps repeat until nothing merges: a per-row value joins the kernel
   // of its broadcast only once its reduction is in its own group.
-  for (unsigned before = ~0u; before != numMerges;) {
-    before = numMerges;
-    for (Operation *op : llvm::reverse(fusibleOps)) {
-      if (groupOf(op).hasMatmul)
-        continue;
-      for (Value operand : op->getOperands()) {
-        Operation *producer = operand.getDefiningOp();
-        if (producer && isFusible(producer) && !groupOf(producer).hasMatmul)
-          tryMerge(producer, op);
-      }
-    }
-  }
+  pullProducers(nullptr);
 
   // 3. Matmul prologues: whole producer groups, now that they are formed.
   for (Operation *op : fusibleOps) {
@@ -173,6 +181,42 @@ void GroupPlanner::run() {
         "fuse.group",
         IntegerAttr::get(IntegerType::get(op->getContext(), 64), it->second));
   }
+}
+
+void GroupPlanner::pullProducers(const llvm::DenseSet<Operation *> *sweeps) {
+  for (unsigned before = ~0u; before != numMerges;) {
+    before = numMerges;
+    for (Operation *op : llvm::reverse(fusibleOps)) {
+      if (groupOf(op).hasMatmul || (sweeps && !sweeps->contains(op)))
+        continue;
+      for (Value operand : op->getOperands()) {
+        Operation *producer = operand.getDefiningOp();
+        if (producer && isFusible(producer) && !groupOf(producer).hasMatmul)
+          tryMerge(producer, op);
+      }
+    }
+  }
+}
+
+llvm::DenseSet<Operation *> GroupPlanner::depthwiseCones() {
+  llvm::DenseSet<Operation *> cones;
+  SmallVector<Operation *> work;
+  for (Operation *op : fusibleOps)
+    if (isa<Im2colOp>(op) && !op->use_empty() &&
+        llvm::all_of(op->getUsers(),
+                     [](Operation *user) { return isa<SliceOp>(user); }))
+      work.push_back(op);
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!cones.insert(op).second)
+      continue;
+    for (Operation *user : op->getUsers())
+      if (user->getBlock() == &block && isFusible(user) &&
+          !isa<ReduceOp, ArgMaxOp, ArgMinOp, MatmulOp, PoolOp, Im2colOp,
+               ConcatOp, GatherOp, ScatterOp>(user))
+        work.push_back(user);
+  }
+  return cones;
 }
 
 /// Most ops between the two matmuls of an attention kernel that are looked

@@ -64,11 +64,17 @@ def FuseFormFusions : Pass<"fuse-form-fusions", "func::FuncOp"> {
     group (`fuse.group`, an index); `fuse-outline-fusions` turns the groups
     into `fuse.fusion` ops of the schedule kind the cost model gives them.
     Groups grow by merging a producer's group into a consumer's group, in
-    three rounds (the second repeated until nothing merges):
+    four rounds (the second and third repeated until nothing merges):
 
     1. matmul epilogues: each matmul takes the elementwise, broadcast and
        index-remapping (reshape, transpose) ops that consume its result,
        together with their cheap side inputs (a broadcast bias);
+    1b. depthwise convolutions (an im2col read only by slices, the sum over
+       window offsets of fuse-lower-convolutions) and their epilogues, as
+       round 2 over the ops reachable from the im2col up to a reduction, a
+       matmul or a window op: their `window_reduction` kernels form before a
+       reduction of their output (a squeeze-and-excitation block's mean)
+       could take the sum as its prologue and leave the im2col stored;
     2. every other op, consumers first: elementwise chains with broadcasts
        (`pointwise`); producers into reductions and reduce -> broadcast ->
        elementwise over the same rows (`row_reduction`,
