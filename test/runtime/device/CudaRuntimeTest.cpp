@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaTestSupport.h"
+#include "RuntimeCalls.h"
 
 #include "runtime/device/CudaRuntime.h"
 #include "runtime/device/HostRuntime.h"
@@ -52,7 +53,7 @@ std::vector<float> randomFloats(uint64_t seed, size_t count) {
   return values;
 }
 
-class CudaRuntimeTest : public ::testing::Test {
+class CudaRuntimeTest : public ::testing::Test, protected test::RuntimeCalls {
 protected:
   void SetUp() override {
     fake = test::fakeDriver();
@@ -91,19 +92,6 @@ protected:
     return runtime.ok() ? std::move(*runtime) : nullptr;
   }
 
-  Buffer allocate(DeviceRuntime &runtime, uint64_t bytes) {
-    DeviceResult<AllocationPermit> permit = runtime.reserve(bytes);
-    EXPECT_TRUE(permit.ok());
-    DeviceResult<Buffer> buffer = runtime.allocate(*permit, bytes);
-    EXPECT_TRUE(buffer.ok()) << buffer.error().message;
-    return buffer.ok() ? *buffer : Buffer();
-  }
-
-  Command command(DeviceResult<Command> encoded) {
-    EXPECT_TRUE(encoded.ok()) << encoded.error().message;
-    return std::move(*encoded);
-  }
-
   Fence submit(DeviceRuntime &runtime, Stream &stream, CommandBatch batch) {
     SubmitResult submitted = runtime.submit(stream, std::move(batch));
     EXPECT_TRUE(submitted.submitted()) << submitted.error().message;
@@ -122,14 +110,6 @@ protected:
         wait(runtime, submit(runtime, stream, std::move(batch)));
     EXPECT_TRUE(std::holds_alternative<Succeeded>(receipt))
         << std::get<FailedButQuiescent>(receipt).error.message;
-  }
-
-  std::vector<std::byte> read(DeviceRuntime &runtime, Stream &stream,
-                              const Buffer &buffer) {
-    DeviceResult<std::vector<std::byte>> bytes =
-        runtime.readback(stream, buffer, 0, buffer.size());
-    EXPECT_TRUE(bytes.ok()) << bytes.error().message;
-    return bytes.ok() ? *bytes : std::vector<std::byte>{};
   }
 
   static std::string failureOf(const TerminalReceipt &receipt) {

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RuntimeCalls.h"
 #include "TestSupport.h"
 
 #ifdef FUSE_DEVICE_SUITE_CUDA
@@ -78,7 +79,8 @@ std::vector<RuntimeKind> runtimeKinds() {
 #endif
 }
 
-class DeviceRuntimeTest : public ::testing::TestWithParam<RuntimeKind> {
+class DeviceRuntimeTest : public ::testing::TestWithParam<RuntimeKind>,
+                          protected test::RuntimeCalls {
 protected:
 #ifdef FUSE_DEVICE_SUITE_CUDA
   void SetUp() override {
@@ -94,19 +96,6 @@ protected:
     return GetParam().make(budget);
   }
 
-  Buffer allocate(DeviceRuntime &runtime, uint64_t bytes) {
-    DeviceResult<AllocationPermit> permit = runtime.reserve(bytes);
-    EXPECT_TRUE(permit.ok());
-    DeviceResult<Buffer> buffer = runtime.allocate(*permit, bytes);
-    EXPECT_TRUE(buffer.ok());
-    return *buffer;
-  }
-
-  Command command(DeviceResult<Command> encoded) {
-    EXPECT_TRUE(encoded.ok()) << encoded.error().message;
-    return std::move(*encoded);
-  }
-
   /// Submits and waits; expects success.
   void run(DeviceRuntime &runtime, Stream &stream, CommandBatch batch) {
     SubmitResult submitted = runtime.submit(stream, std::move(batch));
@@ -115,14 +104,6 @@ protected:
         runtime.waitFence(submitted.fence(), 10s);
     ASSERT_TRUE(receipt.ok());
     EXPECT_TRUE(std::holds_alternative<Succeeded>(*receipt));
-  }
-
-  std::vector<std::byte> read(DeviceRuntime &runtime, Stream &stream,
-                              const Buffer &buffer) {
-    DeviceResult<std::vector<std::byte>> bytes =
-        runtime.readback(stream, buffer, 0, buffer.size());
-    EXPECT_TRUE(bytes.ok());
-    return bytes.ok() ? *bytes : std::vector<std::byte>{};
   }
 
   /// A hook that injects `error` at `point` while `armed` is set.
