@@ -289,15 +289,17 @@ void TiledMatmulEmitter::loadTile(OpBuilder &nb, Value k0,
     Value kk = t.alongOther ? quotient : remainder;
     Value x = t.alongOther ? remainder : quotient;
     Value other = add(nb, t.origin, x), kg = add(nb, k0, kk);
-    Value inBounds = arith::AndIOp::create(nb, loc, less(nb, other, t.bound),
-                                           less(nb, kg, g.k));
+    // One op-creating argument a call (argument order is the compiler's).
+    Value kInBounds = less(nb, kg, g.k);
+    Value inBounds =
+        arith::AndIOp::create(nb, loc, less(nb, other, t.bound), kInBounds);
     auto [first, firstStride] = t.alongOther ? std::pair(kg, t.strideK)
                                              : std::pair(other, t.strideOther);
     auto [second, secondStride] = t.alongOther ? std::pair(other, t.strideOther)
                                                : std::pair(kg, t.strideK);
-    Value position = add(
-        nb, t.base,
-        add(nb, mul(nb, first, firstStride), mul(nb, second, secondStride)));
+    Value secondTerm = mul(nb, second, secondStride);
+    Value position =
+        add(nb, t.base, add(nb, mul(nb, first, firstStride), secondTerm));
     Value value = loadElement(nb, t.operand, inBounds, position);
     memref::StoreOp::create(nb, loc, value, t.tile,
                             ValueRange{asIndex(nb, kk), asIndex(nb, x)});
