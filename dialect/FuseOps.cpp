@@ -85,7 +85,9 @@ static LogicalResult checkDimList(Operation *op, StringRef name,
 
 // The parser and the ODS type constraints reject a missing or non-tensor
 // operand before inference runs on IR text; these errors can only come from
-// C++ builders, so invalid.mlir has no case for them.
+// C++ builders, so invalid.mlir has no case for them. The inferReturnTypes of
+// IsInfOp, IsNaNOp and CompareOp (Fuse_BoolResultOfOperandShape in
+// FuseOps.td).
 static LogicalResult inferPredicateType(std::optional<Location> location,
                                         ValueRange operands,
                                         SmallVectorImpl<Type> &inferred) {
@@ -102,30 +104,6 @@ static LogicalResult inferPredicateType(std::optional<Location> location,
 //===----------------------------------------------------------------------===//
 // Elementwise
 //===----------------------------------------------------------------------===//
-
-LogicalResult IsInfOp::inferReturnTypes(MLIRContext *,
-                                        std::optional<Location> location,
-                                        ValueRange operands, DictionaryAttr,
-                                        OpaqueProperties, RegionRange,
-                                        SmallVectorImpl<Type> &inferred) {
-  return inferPredicateType(location, operands, inferred);
-}
-
-LogicalResult IsNaNOp::inferReturnTypes(MLIRContext *,
-                                        std::optional<Location> location,
-                                        ValueRange operands, DictionaryAttr,
-                                        OpaqueProperties, RegionRange,
-                                        SmallVectorImpl<Type> &inferred) {
-  return inferPredicateType(location, operands, inferred);
-}
-
-LogicalResult CompareOp::inferReturnTypes(MLIRContext *,
-                                          std::optional<Location> location,
-                                          ValueRange operands, DictionaryAttr,
-                                          OpaqueProperties, RegionRange,
-                                          SmallVectorImpl<Type> &inferred) {
-  return inferPredicateType(location, operands, inferred);
-}
 
 LogicalResult CompareOp::verify() {
   ComparePredicate predicate = getPredicate();

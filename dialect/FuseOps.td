@@ -77,6 +77,18 @@ def Fuse_SignOp : Fuse_UnaryOp<"sign", Fuse_NumericTensor, "the sign",
 def Fuse_NotOp : Fuse_UnaryOp<"not", Fuse_IntegerTensor, "the complement",
     " Logical not on i1, bitwise not on wider integers.">;
 
+// inferReturnTypes of an op whose result is i1 of its first operand's shape
+// (inferPredicateType in FuseOps.cpp).
+defvar Fuse_BoolResultOfOperandShape = [{
+  ::llvm::LogicalResult $cppClass::inferReturnTypes(
+      ::mlir::MLIRContext *, ::std::optional<::mlir::Location> location,
+      ::mlir::ValueRange operands, ::mlir::DictionaryAttr,
+      ::mlir::OpaqueProperties, ::mlir::RegionRange,
+      ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+    return inferPredicateType(location, operands, inferred);
+  }
+}];
+
 class Fuse_FloatPredicateOp<string mnemonic, string what>
     : Fuse_Op<mnemonic, [Pure, Elementwise,
                          DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
@@ -92,6 +104,7 @@ class Fuse_FloatPredicateOp<string mnemonic, string what>
   let arguments = (ins Fuse_FloatTensor:$operand);
   let results = (outs Fuse_BoolTensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($operand)";
+  let extraClassDefinition = Fuse_BoolResultOfOperandShape;
 }
 
 def Fuse_IsInfOp : Fuse_FloatPredicateOp<"isinf", "an infinity of either sign">;
@@ -185,6 +198,7 @@ def Fuse_CompareOp : Fuse_Op<"compare", [Pure, Elementwise, SameTypeOperands,
   let assemblyFormat = "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs)";
   let hasVerifier = 1;
   let hasFolder = 1;
+  let extraClassDefinition = Fuse_BoolResultOfOperandShape;
 }
 
 def Fuse_SelectOp : Fuse_Op<"select", [Pure, Elementwise,

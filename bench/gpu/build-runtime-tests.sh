@@ -6,8 +6,8 @@
 # never links libcuda: at run time the runtime loads the system's
 # libcuda.so.1, because FUSE_CUDA_DRIVER is unset (CTest sets it to the fake
 # driver instead). The tests that steer the fake driver skip; the rest run on
-# the device, and the kernels' results are compared with the reference
-# runtime.
+# the device, the shared DeviceRuntimeTest suite among them, and the kernels'
+# results are compared with the reference runtime.
 #
 # The one command (build, check the binary's dependencies, run it):
 #   bench/gpu/build-runtime-tests.sh --run [build-dir]

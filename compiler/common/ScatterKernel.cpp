@@ -11,7 +11,7 @@ namespace fd = mlir::fuse;
 
 namespace fuse::codegen {
 
-FailureOr<ScatterKernel> scatterKernel(fd::FusionOp fusion) {
+FailureOr<ScatterKernel> scatterKernel(fd::FusionOp fusion, StringRef prefix) {
   auto scatters = fusion.getBody().getOps<fd::ScatterOp>();
   auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
   if (std::distance(scatters.begin(), scatters.end()) != 1 ||
@@ -29,6 +29,7 @@ FailureOr<ScatterKernel> scatterKernel(fd::FusionOp fusion) {
   for (int64_t d :
        cast<RankedTensorType>(kernel.scatter.getIndices().getType()).getShape())
     kernel.count *= d;
+  kernel.name = (prefix + "_scatter").str();
   return kernel;
 }
 

@@ -15,20 +15,23 @@
 #include "dialect/FuseOps.h"
 
 #include <cstdint>
+#include <string>
 
 namespace fuse::codegen {
 
 /// A scatter kernel's one scatter and its sizes: the data's rows (its first
 /// dim), the elements of a row (`inner`) and the updates' rows (`count`, the
-/// indices' elements).
+/// indices' elements); the kernel's name (`<prefix>_scatter`).
 struct ScatterKernel {
   mlir::fuse::ScatterOp scatter;
   int64_t rows = 0, inner = 1, count = 1;
+  std::string name;
 };
 
-/// The scatter of `fusion`, or an error on it unless it computes exactly one
-/// fuse.scatter and yields it.
-mlir::FailureOr<ScatterKernel> scatterKernel(mlir::fuse::FusionOp fusion);
+/// The scatter of `fusion` and the kernel named from `prefix`, or an error on
+/// the fusion unless it computes exactly one fuse.scatter and yields it.
+mlir::FailureOr<ScatterKernel> scatterKernel(mlir::fuse::FusionOp fusion,
+                                             llvm::StringRef prefix);
 
 } // namespace fuse::codegen
 

@@ -169,7 +169,17 @@ private:
   void emitThreadCoordinates();
   Value loadElement(OpBuilder &builder, Value operand, Value inBounds,
                     Value position);
+  /// One operand's tile: the operand, its shared tile, its batch's base,
+  /// the block's first row (lhs) or column (rhs) and the tile's size along
+  /// it, the result's rows or columns, the strides along that dim and along
+  /// k, and whether consecutive threads go along that dim (else along k).
+  struct TileOperand {
+    Value operand, tile, base, origin;
+    int64_t size, bound, strideOther, strideK;
+    bool alongOther;
+  };
   void loadTiles(OpBuilder &nb, Value k0);
+  void loadTile(OpBuilder &nb, Value k0, const TileOperand &t);
   scf::ForOp multiplyTiles(OpBuilder &nb, ValueRange acc);
   scf::ForOp emitKLoop();
   void storeAt(OpBuilder &builder, unsigned width, Value seed, Index index,
@@ -258,31 +268,41 @@ Value TiledMatmulEmitter::loadElement(OpBuilder &builder, Value operand,
 /// lhs and along n for the rhs (coalesced when those are the operands'
 /// contiguous dims).
 void TiledMatmulEmitter::loadTiles(OpBuilder &nb, Value k0) {
-  for (int64_t q = 0; q < kTileM * kTileK / threads; ++q) {
+  loadTile(nb, k0,
+           {op.getLhs(), lhsTile, lhsBase, i0, kTileM, g.m, g.lhsI, g.lhsK,
+            /*alongOther=*/false});
+  loadTile(nb, k0,
+           {op.getRhs(), rhsTile, rhsBase, j0, kTileN, g.n, g.rhsJ, g.rhsK,
+            /*alongOther=*/true});
+}
+
+/// Element e of the tile's threads x 4 is at (k, other) = (e % kTileK,
+/// e / kTileK), or (e / size, e % size) along the other dim; the position's
+/// term of the divided coordinate comes first.
+void TiledMatmulEmitter::loadTile(OpBuilder &nb, Value k0,
+                                  const TileOperand &t) {
+  const int64_t divisor = t.alongOther ? t.size : kTileK;
+  for (int64_t q = 0; q < t.size * kTileK / threads; ++q) {
     Value e = add(nb, tid, c(nb, q * threads));
-    Value r = arith::DivUIOp::create(nb, loc, e, c(nb, kTileK));
-    Value kk = arith::RemUIOp::create(nb, loc, e, c(nb, kTileK));
-    Value i = add(nb, i0, r), kg = add(nb, k0, kk);
+    Value quotient = arith::DivUIOp::create(nb, loc, e, c(nb, divisor));
+    Value remainder = arith::RemUIOp::create(nb, loc, e, c(nb, divisor));
+    Value kk = t.alongOther ? quotient : remainder;
+    Value x = t.alongOther ? remainder : quotient;
+    Value other = add(nb, t.origin, x), kg = add(nb, k0, kk);
+    // One op-creating argument a call (argument order is the compiler's).
+    Value kInBounds = less(nb, kg, g.k);
     Value inBounds =
-        arith::AndIOp::create(nb, loc, less(nb, i, g.m), less(nb, kg, g.k));
+        arith::AndIOp::create(nb, loc, less(nb, other, t.bound), kInBounds);
+    auto [first, firstStride] = t.alongOther ? std::pair(kg, t.strideK)
+                                             : std::pair(other, t.strideOther);
+    auto [second, secondStride] = t.alongOther ? std::pair(other, t.strideOther)
+                                               : std::pair(kg, t.strideK);
+    Value secondTerm = mul(nb, second, secondStride);
     Value position =
-        add(nb, lhsBase, add(nb, mul(nb, i, g.lhsI), mul(nb, kg, g.lhsK)));
-    Value value = loadElement(nb, op.getLhs(), inBounds, position);
-    memref::StoreOp::create(nb, loc, value, lhsTile,
-                            ValueRange{asIndex(nb, kk), asIndex(nb, r)});
-  }
-  for (int64_t q = 0; q < kTileN * kTileK / threads; ++q) {
-    Value e = add(nb, tid, c(nb, q * threads));
-    Value kk = arith::DivUIOp::create(nb, loc, e, c(nb, kTileN));
-    Value col = arith::RemUIOp::create(nb, loc, e, c(nb, kTileN));
-    Value j = add(nb, j0, col), kg = add(nb, k0, kk);
-    Value inBounds =
-        arith::AndIOp::create(nb, loc, less(nb, j, g.n), less(nb, kg, g.k));
-    Value position =
-        add(nb, rhsBase, add(nb, mul(nb, kg, g.rhsK), mul(nb, j, g.rhsJ)));
-    Value value = loadElement(nb, op.getRhs(), inBounds, position);
-    memref::StoreOp::create(nb, loc, value, rhsTile,
-                            ValueRange{asIndex(nb, kk), asIndex(nb, col)});
+        add(nb, t.base, add(nb, mul(nb, first, firstStride), secondTerm));
+    Value value = loadElement(nb, t.operand, inBounds, position);
+    memref::StoreOp::create(nb, loc, value, t.tile,
+                            ValueRange{asIndex(nb, kk), asIndex(nb, x)});
   }
 }
 

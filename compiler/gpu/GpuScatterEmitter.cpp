@@ -30,15 +30,12 @@ constexpr int64_t kMaxScatterBlocks = 4096;
 
 FailureOr<FusionKernels> emitScatter(fd::FusionOp fusion, ModuleOp module,
                                      StringRef prefix) {
-  FailureOr<ScatterKernel> kernel = scatterKernel(fusion);
+  FailureOr<ScatterKernel> kernel = scatterKernel(fusion, prefix);
   if (failed(kernel))
     return failure();
-  fd::ScatterOp scatter = kernel->scatter;
-  const int64_t rows = kernel->rows, inner = kernel->inner,
-                count = kernel->count;
+  auto &[scatter, rows, inner, count, name] = *kernel;
   Location loc = scatter.getLoc();
   OpBuilder b(module.getContext());
-  std::string name = (prefix + "_scatter").str();
   KernelPointers pointers =
       createKernel(b, module, fusion, name, /*numOutputs=*/1,
                    /*scratch=*/false, /*scratchReadOnly=*/false, kGpuBlockSize);

@@ -30,7 +30,6 @@
 using namespace mlir;
 using namespace ::fuse::codegen;
 using namespace ::fuse::host;
-namespace fd = mlir::fuse;
 
 namespace fuse {
 
@@ -578,11 +577,10 @@ FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
   std::string name = (namePrefix + "_attention").str();
-  func::FuncOp func = createKernelFunc(b, module, loc, name);
-  Value buffers = func.getArgument(0);
-  DenseMap<Value, Value> pointers = loadInputPointers(b, loc, fusion, buffers);
+  HostKernel kernel = openKernel(b, module, loc, name, fusion, 1);
+  const DenseMap<Value, Value> &pointers = kernel.pointers;
   unsigned numInputs = fusion.getInputs().size();
-  Value out = bufferPointer(b, loc, buffers, numInputs);
+  Value out = kernel.outputs.front();
   AttentionBuilder k{b, loc, width, pointers};
   const int64_t totalBlocks = schedule->batch * blocks,
                 parts = std::clamp<int64_t>(
@@ -610,18 +608,18 @@ FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
 
   Value iteration;
   if (!inScratch) {
-    auto loop = scf::ForOp::create(b, loc, func.getArgument(1),
-                                   func.getArgument(2), k.c(1));
+    auto loop =
+        scf::ForOp::create(b, loc, kernel.begin(), kernel.end(), k.c(1));
     b.setInsertionPoint(loop.getBody()->getTerminator());
     iteration = loop.getInductionVar();
   } else {
     // An iteration is a part: the blocks [part * total / parts, (part + 1)
     // * total / parts), with its rows of scores and P in the scratch.
-    auto partLoop = scf::ForOp::create(b, loc, func.getArgument(1),
-                                       func.getArgument(2), k.c(1));
+    auto partLoop =
+        scf::ForOp::create(b, loc, kernel.begin(), kernel.end(), k.c(1));
     b.setInsertionPoint(partLoop.getBody()->getTerminator());
     Value part = partLoop.getInductionVar();
-    Value scratch = bufferPointer(b, loc, buffers, numInputs + 1);
+    Value scratch = bufferPointer(b, loc, kernel.buffers, numInputs + 1);
     scoreRows = k.at(scratch, k.mul(part, k.c(2 * paddedKeys)));
     probRows = k.at(scoreRows, k.c(paddedKeys));
     auto firstBlock = [&](Value p) {

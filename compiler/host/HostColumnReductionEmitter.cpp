@@ -25,7 +25,6 @@
 using namespace mlir;
 using namespace ::fuse::codegen;
 using namespace ::fuse::host;
-namespace fd = mlir::fuse;
 
 namespace fuse {
 
@@ -351,18 +350,14 @@ FailureOr<FusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
   std::string name = (prefix + "_columns").str();
-  func::FuncOp func = createKernelFunc(b, module, loc, name);
-  Value buffers = func.getArgument(0);
-  DenseMap<Value, Value> pointers = loadInputPointers(b, loc, fusion, buffers);
-  unsigned numInputs = fusion.getInputs().size();
-  SmallVector<Value> outputs;
-  for (unsigned k = 0; k < yield.getValues().size(); ++k)
-    outputs.push_back(bufferPointer(b, loc, buffers, numInputs + k));
+  HostKernel opened =
+      openKernel(b, module, loc, name, fusion, yield.getValues().size());
+  SmallVector<Value> &outputs = opened.outputs;
   ColumnKernel kernel{*layout,
                       *items,
                       yield,
                       loc,
-                      pointers,
+                      opened.pointers,
                       outputsOf(outputs, layout->domainResults),
                       outputsOf(outputs, layout->columnResults),
                       {},
@@ -370,8 +365,8 @@ FailureOr<FusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
 
   int64_t chunk = kChunkVectors * width;
   int64_t chunks = (layout->inner + chunk - 1) / chunk;
-  auto chunkLoop = scf::ForOp::create(
-      b, loc, func.getArgument(1), func.getArgument(2), i64Constant(b, loc, 1));
+  auto chunkLoop = scf::ForOp::create(b, loc, opened.begin(), opened.end(),
+                                      i64Constant(b, loc, 1));
   b.setInsertionPoint(chunkLoop.getBody()->getTerminator());
   ChunkColumns columns = chunkColumns(b, chunkLoop.getInductionVar(), chunk,
                                       chunks, width, kernel);
@@ -393,7 +388,7 @@ FailureOr<FusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
     return failure();
 
   KernelPlan plan = kernelPlan(name, "", ScheduleKind::ColumnReduction,
-                               numInputs, outputs.size());
+                               fusion.getInputs().size(), outputs.size());
   plan.launch.iterations = layout->outer * chunks;
   plan.launch.grain = std::max<int64_t>(
       1, kGrainElements / std::max<int64_t>(1, layout->reduced * chunk));

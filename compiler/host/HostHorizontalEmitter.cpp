@@ -24,7 +24,6 @@
 
 using namespace mlir;
 using namespace ::fuse::host;
-namespace fd = mlir::fuse;
 
 namespace fuse {
 

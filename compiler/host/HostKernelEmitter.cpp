@@ -18,7 +18,6 @@
 using namespace mlir;
 using namespace ::fuse::codegen;
 using namespace ::fuse::host;
-namespace fd = mlir::fuse;
 
 namespace fuse {
 
@@ -269,19 +268,15 @@ emitPointwise(fd::FusionOp fusion, ModuleOp module, StringRef prefix,
                                           ? "_window"
                                           : "_pointwise"))
                                .str();
-        func::FuncOp func = createKernelFunc(b, module, loc, name);
-        Value buffers = func.getArgument(0);
-        DenseMap<Value, Value> pointers =
-            loadInputPointers(b, loc, fusion, buffers);
-        unsigned numInputs = fusion.getInputs().size();
-        SmallVector<Value> outputs;
-        for (unsigned r = 0; r < yielded.size(); ++r)
-          outputs.push_back(bufferPointer(b, loc, buffers, numInputs + r));
+        HostKernel kernel =
+            openKernel(b, module, loc, name, fusion, yielded.size());
+        const DenseMap<Value, Value> &pointers = kernel.pointers;
+        ArrayRef<Value> outputs = kernel.outputs;
         // HostObjectEmitter compiles a huge kernel with a cheaper LLVM
         // pipeline.
         bool huge = isHugeFusion(fusion);
         if (huge)
-          func->setAttr(
+          kernel.func->setAttr(
               "passthrough",
               b.getArrayAttr({b.getStringAttr(kHugeKernelAttribute)}));
         DenseMap<Value, Value> noSeeds;
@@ -296,12 +291,10 @@ emitPointwise(fd::FusionOp fusion, ModuleOp module, StringRef prefix,
             return storeStep(e, index, yielded, outputs);
           };
           if (byRows)
-            return emitRowsLoop(b, loc, func.getArgument(1),
-                                func.getArgument(2), rowLength, width, pointers,
-                                step);
-          return emitPeeledLoop(b, loc, func.getArgument(1),
-                                func.getArgument(2), width, width, pointers,
-                                noSeeds, {}, {}, step,
+            return emitRowsLoop(b, loc, kernel.begin(), kernel.end(), rowLength,
+                                width, pointers, step);
+          return emitPeeledLoop(b, loc, kernel.begin(), kernel.end(), width,
+                                width, pointers, noSeeds, {}, {}, step,
                                 /*unroll=*/1, tail);
         };
         // Chunks start at multiples of the grain, so each vector's
@@ -310,8 +303,8 @@ emitPointwise(fd::FusionOp fusion, ModuleOp module, StringRef prefix,
                                  outputs, emitLoop)))
           return failure();
 
-        KernelPlan plan =
-            kernelPlan(name, "", schedule, numInputs, outputs.size());
+        KernelPlan plan = kernelPlan(name, "", schedule,
+                                     fusion.getInputs().size(), outputs.size());
         plan.launch.iterations = byRows ? domain / rowLength : domain;
         plan.launch.grain =
             byRows ? std::max<int64_t>(1, kPointwiseGrain / rowLength)
@@ -336,15 +329,11 @@ struct ReductionKernel {
 ReductionKernel openReductionKernel(OpBuilder &b, ModuleOp module, Location loc,
                                     StringRef name, fd::FusionOp fusion,
                                     size_t results) {
-  unsigned numInputs = fusion.getInputs().size();
-  ReductionKernel kernel;
-  kernel.func = createKernelFunc(b, module, loc, name);
-  Value buffers = kernel.func.getArgument(0);
-  kernel.pointers = loadInputPointers(b, loc, fusion, buffers);
-  for (unsigned k = 0; k < results; ++k)
-    kernel.outputs.push_back(bufferPointer(b, loc, buffers, numInputs + k));
-  kernel.scratch = bufferPointer(b, loc, buffers, numInputs + results);
-  return kernel;
+  HostKernel opened = openKernel(b, module, loc, name, fusion, results);
+  Value scratch = bufferPointer(b, loc, opened.buffers,
+                                fusion.getInputs().size() + results);
+  return {opened.func, std::move(opened.pointers), std::move(opened.outputs),
+          scratch};
 }
 
 /// The unrolled copies of a reduction's accumulator combined pairwise, then
@@ -684,20 +673,17 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
   std::string name = (prefix + "_rows").str();
-  func::FuncOp func = createKernelFunc(b, module, loc, name);
-  Value buffers = func.getArgument(0);
-  DenseMap<Value, Value> pointers = loadInputPointers(b, loc, fusion, buffers);
-  unsigned numInputs = fusion.getInputs().size();
-  SmallVector<Value> outputs;
-  for (unsigned k = 0; k < schedule->yielded.size(); ++k)
-    outputs.push_back(bufferPointer(b, loc, buffers, numInputs + k));
+  HostKernel kernel =
+      openKernel(b, module, loc, name, fusion, schedule->yielded.size());
+  const DenseMap<Value, Value> &pointers = kernel.pointers;
+  ArrayRef<Value> outputs = kernel.outputs;
   SmallVector<Value> domainValues;
   for (unsigned r : domainResults)
     domainValues.push_back(schedule->yielded[r]);
   SmallVector<Value> stashBuffers =
       allocateRowStashes(b, loc, reductions, domainValues, rowLength);
-  auto rowLoop = scf::ForOp::create(
-      b, loc, func.getArgument(1), func.getArgument(2), i64Constant(b, loc, 1));
+  auto rowLoop = scf::ForOp::create(b, loc, kernel.begin(), kernel.end(),
+                                    i64Constant(b, loc, 1));
   b.setInsertionPoint(rowLoop.getBody()->getTerminator());
   Value row = rowLoop.getInductionVar();
   Value lo = arith::MulIOp::create(b, loc, row, i64Constant(b, loc, rowLength));
@@ -741,8 +727,8 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
           schedule->rowResults, outputsOf(outputs, schedule->rowResults))))
     return failure();
 
-  KernelPlan plan = kernelPlan(name, "", ScheduleKind::RowReduction, numInputs,
-                               outputs.size());
+  KernelPlan plan = kernelPlan(name, "", ScheduleKind::RowReduction,
+                               fusion.getInputs().size(), outputs.size());
   plan.launch.iterations = rows;
   plan.launch.grain =
       std::max<int64_t>(1, kRowGrainElements / std::max<int64_t>(1, rowLength));

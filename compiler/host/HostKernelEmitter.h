@@ -34,38 +34,23 @@ bool hostHasAvx512(const Target &target);
 /// kernel of 16 lanes may use AVX-512 instructions.
 unsigned hostVectorWidth(const Target &target);
 
-/// Appends the kernels of `fusion` to `module`, their names starting with
-/// `namePrefix`. Fails with an error at the offending op.
-mlir::FailureOr<FusionKernels> emitHostKernels(mlir::fuse::FusionOp fusion,
-                                               mlir::ModuleOp module,
-                                               llvm::StringRef namePrefix,
-                                               unsigned vectorWidth);
+/// An emitter of host kernels: appends the kernels of `fusion` to `module`,
+/// their names starting with `namePrefix`, or fails with an error at the
+/// offending op.
+using HostKernelsEmitter = mlir::FailureOr<FusionKernels>(
+    mlir::fuse::FusionOp fusion, mlir::ModuleOp module,
+    llvm::StringRef namePrefix, unsigned vectorWidth);
+
+/// Any fusion, by its schedule.
+HostKernelsEmitter emitHostKernels;
 
 /// The schedules in files of their own (HostMatmulEmitter.cpp,
 /// HostColumnReductionEmitter.cpp, HostScatterEmitter.cpp,
-/// HostAttentionEmitter.cpp, HostHorizontalEmitter.cpp), called by
-/// emitHostKernels.
-mlir::FailureOr<FusionKernels> emitHostMatmul(mlir::fuse::FusionOp fusion,
-                                              mlir::ModuleOp module,
-                                              llvm::StringRef namePrefix,
-                                              unsigned vectorWidth);
-mlir::FailureOr<FusionKernels>
-emitHostColumnReduction(mlir::fuse::FusionOp fusion, mlir::ModuleOp module,
-                        llvm::StringRef namePrefix, unsigned vectorWidth);
-mlir::FailureOr<FusionKernels> emitHostScatter(mlir::fuse::FusionOp fusion,
-                                               mlir::ModuleOp module,
-                                               llvm::StringRef namePrefix,
-                                               unsigned vectorWidth);
-/// A horizontal fusion: its members' kernels, called from one launch
-/// function per kernel position (HostHorizontalEmitter.cpp).
-mlir::FailureOr<FusionKernels> emitHostHorizontal(mlir::fuse::FusionOp fusion,
-                                                  mlir::ModuleOp module,
-                                                  llvm::StringRef namePrefix,
-                                                  unsigned vectorWidth);
-mlir::FailureOr<FusionKernels> emitHostAttention(mlir::fuse::FusionOp fusion,
-                                                 mlir::ModuleOp module,
-                                                 llvm::StringRef namePrefix,
-                                                 unsigned vectorWidth);
+/// HostAttentionEmitter.cpp; HostHorizontalEmitter.cpp: a horizontal
+/// fusion's members' kernels, called from one launch function per kernel
+/// position), called by emitHostKernels.
+HostKernelsEmitter emitHostMatmul, emitHostColumnReduction, emitHostScatter,
+    emitHostHorizontal, emitHostAttention;
 
 } // namespace fuse
 

@@ -41,7 +41,6 @@
 using namespace mlir;
 using namespace ::fuse::codegen;
 using namespace ::fuse::host;
-namespace fd = mlir::fuse;
 
 namespace fuse {
 
@@ -763,14 +762,11 @@ FailureOr<FusionKernels> emitHostMatmul(fd::FusionOp fusion, ModuleOp module,
         uint64_t(MatmulKernelBuilder::packedBytes(matmul, s, width));
   if (packB && !packInKernel) {
     std::string name = (prefix + "_pack").str();
-    func::FuncOp func = createKernelFunc(b, module, loc, name);
-    Value buffers = func.getArgument(0);
-    DenseMap<Value, Value> pointers =
-        loadInputPointers(b, loc, fusion, buffers);
-    Value scratch = bufferPointer(b, loc, buffers, numInputs);
-    MatmulKernelBuilder builder(b, loc, matmul, pointers, {}, {}, width);
-    if (failed(builder.emitPack(func.getArgument(1), func.getArgument(2),
-                                scratch)))
+    // The pack kernel's one buffer after the inputs is the scratch.
+    HostKernel pack = openKernel(b, module, loc, name, fusion, 1);
+    MatmulKernelBuilder builder(b, loc, matmul, pack.pointers, {}, {}, width);
+    if (failed(
+            builder.emitPack(pack.begin(), pack.end(), pack.outputs.front())))
       return failure();
     KernelPlan plan = kernelPlan(name, "", ScheduleKind::Matmul, numInputs,
                                  std::span<const unsigned>(),
@@ -781,26 +777,19 @@ FailureOr<FusionKernels> emitHostMatmul(fd::FusionOp fusion, ModuleOp module,
   }
 
   std::string name = (prefix + "_matmul").str();
-  func::FuncOp func = createKernelFunc(b, module, loc, name);
-  Value buffers = func.getArgument(0);
-  DenseMap<Value, Value> pointers = loadInputPointers(b, loc, fusion, buffers);
-  SmallVector<Value> outputs;
-  for (unsigned r = 0; r < results.size(); ++r)
-    outputs.push_back(bufferPointer(b, loc, buffers, numInputs + r));
+  HostKernel kernel = openKernel(b, module, loc, name, fusion, results.size());
   Value packed =
-      packB ? bufferPointer(b, loc, buffers, numInputs + results.size())
+      packB ? bufferPointer(b, loc, kernel.buffers, numInputs + results.size())
             : Value();
-  MatmulKernelBuilder builder(b, loc, matmul, pointers, results, outputs,
-                              width);
-  if (failed(
-          packInKernel
-              ? builder.emitPackedGroups(func.getArgument(1),
-                                         func.getArgument(2), packed)
-              : builder.emit(func.getArgument(1), func.getArgument(2), packed)))
+  MatmulKernelBuilder builder(b, loc, matmul, kernel.pointers, results,
+                              kernel.outputs, width);
+  if (failed(packInKernel ? builder.emitPackedGroups(kernel.begin(),
+                                                     kernel.end(), packed)
+                          : builder.emit(kernel.begin(), kernel.end(), packed)))
     return failure();
 
   KernelPlan plan = kernelPlan(name, "", ScheduleKind::Matmul, numInputs,
-                               unsigned(outputs.size()));
+                               unsigned(kernel.outputs.size()));
   if (packB)
     plan.operands.push_back({KernelOperand::Kind::Scratch, 0});
   int64_t rowBlocks = (s.m + kRowBlock - 1) / kRowBlock;

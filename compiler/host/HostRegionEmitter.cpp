@@ -374,6 +374,20 @@ func::FuncOp createKernelFunc(OpBuilder &b, ModuleOp module, Location loc,
   return func;
 }
 
+HostKernel openKernel(OpBuilder &b, ModuleOp module, Location loc,
+                      StringRef name, fd::FusionOp fusion,
+                      unsigned numOutputs) {
+  HostKernel kernel;
+  kernel.func = createKernelFunc(b, module, loc, name);
+  kernel.buffers = kernel.func.getArgument(0);
+  kernel.pointers = loadInputPointers(b, loc, fusion, kernel.buffers);
+  unsigned numInputs = fusion.getInputs().size();
+  for (unsigned k = 0; k < numOutputs; ++k)
+    kernel.outputs.push_back(
+        bufferPointer(b, loc, kernel.buffers, numInputs + k));
+  return kernel;
+}
+
 Value bufferPointer(OpBuilder &b, Location loc, Value buffers, int32_t i) {
   Type ptr = LLVM::LLVMPointerType::get(b.getContext());
   Value slot =

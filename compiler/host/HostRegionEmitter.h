@@ -172,6 +172,24 @@ mlir::DenseMap<mlir::Value, mlir::Value> loadInputPointers(mlir::OpBuilder &b,
                                                            fd::FusionOp fusion,
                                                            mlir::Value buffers);
 
+/// A kernel function of `fusion` being built: createKernelFunc's function,
+/// the pointers of loadInputPointers and of its first outputs (the buffers
+/// after the inputs), loaded in that order; the builder is left after them.
+struct HostKernel {
+  mlir::func::FuncOp func;
+  mlir::Value buffers;
+  mlir::DenseMap<mlir::Value, mlir::Value> pointers;
+  mlir::SmallVector<mlir::Value> outputs;
+
+  /// The range of iterations a call runs.
+  mlir::Value begin() { return func.getArgument(1); }
+  mlir::Value end() { return func.getArgument(2); }
+};
+
+HostKernel openKernel(mlir::OpBuilder &b, mlir::ModuleOp module,
+                      mlir::Location loc, mlir::StringRef name,
+                      fd::FusionOp fusion, unsigned numOutputs);
+
 /// A row kernel's buffers on the stack, one per reduction (null where none):
 /// a reduction's operand that the stores of `storedValues` use again
 /// (softmax's exponentials) is kept by its pass and read back from cache,

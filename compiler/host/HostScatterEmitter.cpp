@@ -21,7 +21,6 @@
 using namespace mlir;
 using namespace ::fuse::codegen;
 using namespace ::fuse::host;
-namespace fd = mlir::fuse;
 
 namespace fuse {
 
@@ -35,21 +34,17 @@ constexpr int64_t kScatterGrainElements = 4096;
 
 FailureOr<FusionKernels> emitHostScatter(fd::FusionOp fusion, ModuleOp module,
                                          StringRef namePrefix, unsigned width) {
-  FailureOr<codegen::ScatterKernel> kernel = codegen::scatterKernel(fusion);
+  FailureOr<codegen::ScatterKernel> kernel =
+      codegen::scatterKernel(fusion, namePrefix);
   if (failed(kernel))
     return failure();
-  fd::ScatterOp scatter = kernel->scatter;
-  const int64_t rows = kernel->rows, inner = kernel->inner,
-                count = kernel->count;
+  auto &[scatter, rows, inner, count, name] = *kernel;
   Location loc = scatter.getLoc();
   OpBuilder b(module.getContext());
-  std::string name = (namePrefix + "_scatter").str();
-  func::FuncOp func = createKernelFunc(b, module, loc, name);
-  Value buffers = func.getArgument(0);
-  DenseMap<Value, Value> pointers = loadInputPointers(b, loc, fusion, buffers);
-  unsigned numInputs = fusion.getInputs().size();
-  Value out = bufferPointer(b, loc, buffers, numInputs);
-  Value begin = func.getArgument(1), end = func.getArgument(2);
+  HostKernel opened = openKernel(b, module, loc, name, fusion, 1);
+  const DenseMap<Value, Value> &pointers = opened.pointers;
+  Value out = opened.outputs.front();
+  Value begin = opened.begin(), end = opened.end();
   DenseMap<Value, Value> noSeeds;
   auto c = [&](int64_t v) { return i64Constant(b, loc, v); };
   bool failedBody = false;
@@ -128,8 +123,8 @@ FailureOr<FusionKernels> emitHostScatter(fd::FusionOp fusion, ModuleOp module,
   if (failedBody)
     return failure();
 
-  KernelPlan plan =
-      kernelPlan(name, "", ScheduleKind::Scatter, numInputs, /*numResults=*/1);
+  KernelPlan plan = kernelPlan(name, "", ScheduleKind::Scatter,
+                               fusion.getInputs().size(), /*numResults=*/1);
   plan.launch.iterations = inner;
   int64_t grain = std::max<int64_t>(
       kScatterGrainElements / std::max<int64_t>(rows + count, 1), 1);

@@ -35,6 +35,18 @@ std::string_view payloadKindName(PayloadKind kind) {
   return "unknown";
 }
 
+std::string_view bindingKindName(BindingKind kind) {
+  switch (kind) {
+  case BindingKind::GraphInput:
+    return "input";
+  case BindingKind::GraphOutput:
+    return "output";
+  case BindingKind::Intermediate:
+    return "intermediate";
+  }
+  return "unknown";
+}
+
 std::string_view scheduleKindName(ScheduleKind kind) {
   switch (kind) {
   case ScheduleKind::Pointwise:

@@ -75,6 +75,9 @@ std::string_view scheduleKindName(ScheduleKind kind);
 
 enum class BindingKind : std::uint8_t { GraphInput, GraphOutput, Intermediate };
 
+/// "input", "output" or "intermediate" (the names bundle files use).
+std::string_view bindingKindName(BindingKind kind);
+
 /// One kernel argument: a graph input or output by position, or an
 /// intermediate by its index in MemoryPlan::intermediates.
 struct KernelBinding {

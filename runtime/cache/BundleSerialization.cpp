@@ -104,18 +104,6 @@ namespace fuse {
 // Enums, by name
 //===----------------------------------------------------------------------===//
 
-static std::string_view bindingKindName(BindingKind kind) {
-  switch (kind) {
-  case BindingKind::GraphInput:
-    return "input";
-  case BindingKind::GraphOutput:
-    return "output";
-  case BindingKind::Intermediate:
-    return "intermediate";
-  }
-  return "unknown";
-}
-
 /// The enumerator of E whose name is `name`, trying every value of its
 /// underlying range up to `last`.
 template <class E, class NameFn>

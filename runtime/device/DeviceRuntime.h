@@ -439,8 +439,10 @@ protected:
   /// Copies from backend memory; the stream is synchronized.
   virtual DeviceStatus copyToHost(detail::BufferObject &buffer, uint64_t offset,
                                   std::span<std::byte> destination) = 0;
-  virtual uint64_t pooledBytes() const = 0;
-  virtual void releasePooledMemory() = 0;
+  /// Memory the backend's pool holds beyond the live buffers, and its
+  /// release. Default: a backend without a pool (0; nothing).
+  virtual uint64_t pooledBytes() const { return 0; }
+  virtual void releasePooledMemory() {}
 
   std::optional<Error> injectedFault(FaultPoint point) const;
   const std::shared_ptr<detail::Budget> &budgetState() const { return budget; }

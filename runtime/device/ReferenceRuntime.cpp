@@ -102,10 +102,6 @@ void ReferenceRuntime::enqueue(detail::StreamObject &stream,
   runOnHost(stream, *fence);
 }
 
-uint64_t ReferenceRuntime::pooledBytes() const { return 0; }
-
-void ReferenceRuntime::releasePooledMemory() {}
-
 DeviceStatus
 ReferenceRuntime::launchOnHost(const detail::ExecutableObject &object,
                                uint32_t kernel, const LaunchConfig &,

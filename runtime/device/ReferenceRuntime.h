@@ -48,8 +48,6 @@ protected:
   DeviceResult<std::shared_ptr<detail::StreamObject>> newStream() override;
   void enqueue(detail::StreamObject &stream,
                std::shared_ptr<detail::FenceObject> fence) override;
-  uint64_t pooledBytes() const override;
-  void releasePooledMemory() override;
   DeviceStatus launchOnHost(const detail::ExecutableObject &executable,
                             uint32_t kernel, const LaunchConfig &config,
                             std::span<void *const> buffers) override;

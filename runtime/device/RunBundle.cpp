@@ -239,6 +239,31 @@ DeviceResult<std::vector<TensorBytes>> readBack(DeviceRuntime &runtime,
   return outputs;
 }
 
+/// The inputs staged into fresh buffers and, given an executable, the
+/// bundle's kernels after them (encodeKernels), as one batch submitted and
+/// waited for.
+DeviceResult<std::shared_ptr<Buffers>>
+stageAndSubmit(DeviceRuntime &runtime, const Bundle &bundle,
+               const Executable *executable, Stream &stream,
+               std::span<const TensorBytes> inputs,
+               std::chrono::nanoseconds timeout) {
+  CommandBatch batch;
+  DeviceResult<std::shared_ptr<Buffers>> buffers =
+      stageInputs(runtime, bundle, inputs, batch);
+  if (!buffers.ok())
+    return buffers.error();
+  if (executable)
+    if (DeviceStatus status =
+            encodeKernels(runtime, bundle, *executable, **buffers, batch);
+        !status.ok())
+      return status.error();
+  if (DeviceStatus status =
+          submitAndWait(runtime, stream, std::move(batch), timeout);
+      !status.ok())
+    return status.error();
+  return buffers;
+}
+
 } // namespace
 
 DeviceResult<std::vector<TensorBytes>>
@@ -246,19 +271,10 @@ runBundle(DeviceRuntime &runtime, const Bundle &bundle,
           const Executable &executable, Stream &stream,
           std::span<const TensorBytes> inputs,
           std::chrono::nanoseconds timeout) {
-  CommandBatch batch;
   DeviceResult<std::shared_ptr<Buffers>> buffers =
-      stageInputs(runtime, bundle, inputs, batch);
+      stageAndSubmit(runtime, bundle, &executable, stream, inputs, timeout);
   if (!buffers.ok())
     return buffers.error();
-  if (DeviceStatus status =
-          encodeKernels(runtime, bundle, executable, **buffers, batch);
-      !status.ok())
-    return status.error();
-  if (DeviceStatus status =
-          submitAndWait(runtime, stream, std::move(batch), timeout);
-      !status.ok())
-    return status.error();
   return readBack(runtime, stream, bundle, **buffers);
 }
 
@@ -267,15 +283,11 @@ PreparedBundle::prepare(DeviceRuntime &runtime, const Bundle &bundle,
                         const Executable &executable, Stream &stream,
                         std::span<const TensorBytes> inputs,
                         std::chrono::nanoseconds timeout) {
-  CommandBatch batch;
+  // The inputs only: run() encodes the kernels each time.
   DeviceResult<std::shared_ptr<Buffers>> buffers =
-      stageInputs(runtime, bundle, inputs, batch);
+      stageAndSubmit(runtime, bundle, nullptr, stream, inputs, timeout);
   if (!buffers.ok())
     return buffers.error();
-  if (DeviceStatus status =
-          submitAndWait(runtime, stream, std::move(batch), timeout);
-      !status.ok())
-    return status.error();
   PreparedBundle prepared;
   prepared.runtime = &runtime;
   prepared.bundle = &bundle;

@@ -38,27 +38,20 @@ Tensor tanh(const Tensor &x) { return unary(OpKind::Tanh, x); }
 Tensor sigmoid(const Tensor &x) { return unary(OpKind::Sigmoid, x); }
 Tensor erf(const Tensor &x) { return unary(OpKind::Erf, x); }
 
-Tensor add(const Tensor &a, const Tensor &b) {
-  return binary(OpKind::Add, a, b);
-}
-Tensor sub(const Tensor &a, const Tensor &b) {
-  return binary(OpKind::Sub, a, b);
-}
-Tensor mul(const Tensor &a, const Tensor &b) {
-  return binary(OpKind::Mul, a, b);
-}
-Tensor div(const Tensor &a, const Tensor &b) {
-  return binary(OpKind::Div, a, b);
-}
-Tensor max(const Tensor &a, const Tensor &b) {
-  return binary(OpKind::Max, a, b);
-}
-Tensor min(const Tensor &a, const Tensor &b) {
-  return binary(OpKind::Min, a, b);
-}
-Tensor pow(const Tensor &a, const Tensor &b) {
-  return binary(OpKind::Pow, a, b);
-}
+// The binary ops of the API, one line each.
+#define FUSE_API_BINARY(name, Kind)                                            \
+  Tensor name(const Tensor &a, const Tensor &b) {                              \
+    return binary(OpKind::Kind, a, b);                                         \
+  }
+FUSE_API_BINARY(add, Add)
+FUSE_API_BINARY(sub, Sub)
+FUSE_API_BINARY(mul, Mul)
+FUSE_API_BINARY(div, Div)
+FUSE_API_BINARY(max, Max)
+FUSE_API_BINARY(min, Min)
+FUSE_API_BINARY(pow, Pow)
+#undef FUSE_API_BINARY
+
 Tensor operator+(const Tensor &a, const Tensor &b) { return add(a, b); }
 Tensor operator-(const Tensor &a, const Tensor &b) { return sub(a, b); }
 Tensor operator*(const Tensor &a, const Tensor &b) { return mul(a, b); }

@@ -87,16 +87,10 @@ void printRemarks(const Compilation &compilation) {
     llvm::errs() << "fuse-compile: note: " << remark << "\n";
 }
 
-const char *bindingKindName(BindingKind kind) {
-  switch (kind) {
-  case BindingKind::GraphInput:
-    return "input";
-  case BindingKind::GraphOutput:
-    return "output";
-  case BindingKind::Intermediate:
-    return "arena";
-  }
-  return "?";
+/// A binding's kind as the summary words it: an intermediate lives in the
+/// arena.
+std::string_view summaryBindingName(BindingKind kind) {
+  return kind == BindingKind::Intermediate ? "arena" : bindingKindName(kind);
 }
 
 void printSummary(const Compilation &compilation, llvm::raw_ostream &os) {
@@ -123,8 +117,8 @@ void printSummary(const Compilation &compilation, llvm::raw_ostream &os) {
       os << " " << op << ":" << mnemonic(bundle.graph.ops[op].kind);
     os << "\n  bindings";
     for (const KernelBinding &binding : kernel.bindings)
-      os << " " << bindingKindName(binding.kind) << "#" << binding.index << "(%"
-         << boundTensor(bundle, binding) << ")";
+      os << " " << summaryBindingName(binding.kind) << "#" << binding.index
+         << "(%" << boundTensor(bundle, binding) << ")";
     if (!kernel.checkedOps.empty()) {
       os << "\n  error record";
       for (std::uint32_t op : kernel.checkedOps)

@@ -128,64 +128,27 @@ static BundleKernel ptxKernel(const std::string &entry, const std::string &op,
   return kernel;
 }
 
-static Bundle bundleFor(const Graph &graph) {
-  Bundle bundle;
-  bundle.graph = graph;
-  bundle.target = "sm_50";
-  bundle.versionId = versionId();
-  bundle.inputs = graph.inputs;
-  for (const GraphOutput &output : graph.outputs)
-    bundle.outputs.push_back(output.tensor);
-  return bundle;
+/// The PTX kernels over f32[n].
+static TestKernelMaker ptxKernels(std::int64_t n) {
+  return [n](std::string entry, std::vector<KernelBinding> bindings,
+             std::vector<std::uint32_t> ops) {
+    std::string op = entry == "fuse_test_add_f32" ? "add" : "mul";
+    return ptxKernel(entry, op, std::move(bindings), std::move(ops), n);
+  };
 }
 
 Bundle cudaAddBundle(std::int64_t n) {
-  GraphBuilder builder;
-  TensorType type{ElementType::F32, {n}};
-  TensorId a = builder.input(type, "a");
-  TensorId b = builder.input(type, "b");
-  builder.output(builder.add(a, b), "out");
-  Bundle bundle = bundleFor(*builder.finish());
-  bundle.kernels.push_back(ptxKernel("fuse_test_add_f32", "add",
-                                     {{BindingKind::GraphInput, 0},
-                                      {BindingKind::GraphInput, 1},
-                                      {BindingKind::GraphOutput, 0}},
-                                     {0}, n));
-  bundle.launchOrder = {0};
-  return bundle;
+  return addBundleOf("sm_50", n, ptxKernels(n));
 }
 
 Bundle cudaMulAddBundle(std::int64_t n) {
-  GraphBuilder builder;
-  TensorType type{ElementType::F32, {n}};
-  TensorId a = builder.input(type, "a");
-  TensorId b = builder.input(type, "b");
-  TensorId c = builder.input(type, "c");
-  TensorId product = builder.mul(a, b);
-  builder.output(builder.add(product, c), "out");
-  Bundle bundle = bundleFor(*builder.finish());
-  std::uint64_t bytes = std::uint64_t(n) * 4;
-  bundle.memoryPlan.intermediates.push_back({product, 256, bytes});
-  bundle.memoryPlan.peakBytes = 256 + bytes;
-  bundle.kernels.push_back(ptxKernel("fuse_test_mul_f32", "mul",
-                                     {{BindingKind::GraphInput, 0},
-                                      {BindingKind::GraphInput, 1},
-                                      {BindingKind::Intermediate, 0}},
-                                     {0}, n));
-  bundle.kernels.push_back(ptxKernel("fuse_test_add_f32", "add",
-                                     {{BindingKind::Intermediate, 0},
-                                      {BindingKind::GraphInput, 2},
-                                      {BindingKind::GraphOutput, 0}},
-                                     {1}, n));
-  bundle.launchOrder = {0, 1};
-  return bundle;
+  return mulAddBundleOf("sm_50", n, 256, ptxKernels(n));
 }
 
 static Bundle compiledBundle(const Graph &graph, const std::string &entry,
                              const char *ptx, ScheduleKind schedule,
                              std::uint32_t grid, std::uint32_t block) {
-  Bundle bundle = bundleFor(graph);
-  bundle.target = "sm_80";
+  Bundle bundle = bundleOf(graph, "sm_80");
   BundleKernel kernel;
   kernel.name = entry;
   kernel.target = "sm_80";

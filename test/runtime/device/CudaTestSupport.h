@@ -13,6 +13,7 @@
 #define FUSE_TEST_RUNTIME_CUDA_CUDATESTSUPPORT_H
 
 #include "FakeCudaDriver.h"
+#include "TestSupport.h"
 
 #include "runtime/cache/Bundle.h"
 

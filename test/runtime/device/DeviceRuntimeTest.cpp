@@ -3,18 +3,24 @@
 // Every test here runs on the host and on the reference runtime through the
 // DeviceRuntime interface only: the seed semantics (permits, budgets,
 // ordering, fences, identity, fault points) must not depend on the backend.
-// Where cuda.h was found, they also run on the CUDA runtime over the fake
-// driver (FakeCudaDriver.cpp), except those that launch the host kernels of
-// TestSupport (FuseCudaTests launches PTX kernels).
+// Where cuda.h was found, FuseCudaTests builds this file again
+// (FUSE_DEVICE_SUITE_CUDA) to run them on the CUDA runtime, over the fake
+// driver under CTest (FakeCudaDriver.cpp) or on a device
+// (bench/gpu/build-runtime-tests.sh). Each runtime launches TestSupport's
+// bundles of its own kernels (host kernels, or PTX on CUDA); where they do
+// not compute (the fake driver records launches), the tests of results skip.
 //
 //===----------------------------------------------------------------------===//
 
+#include "RuntimeCalls.h"
 #include "TestSupport.h"
 
+#ifdef FUSE_DEVICE_SUITE_CUDA
+#include "CudaTestSupport.h"
+#include "runtime/device/CudaRuntime.h"
+#else
 #include "runtime/device/HostRuntime.h"
 #include "runtime/device/ReferenceRuntime.h"
-#ifdef FUSE_FAKE_CUDA_DRIVER_PATH
-#include "runtime/device/CudaRuntime.h"
 #endif
 
 #include <gtest/gtest.h>
@@ -32,13 +38,33 @@ namespace {
 struct RuntimeKind {
   std::string name;
   std::function<std::unique_ptr<DeviceRuntime>(uint64_t budget)> make;
-  /// Whether it runs the host kernels of TestSupport's bundles.
-  bool hostKernels = true;
+  /// TestSupport's bundles (out = a + b; out = a * b + c) of kernels it runs.
+  std::function<Bundle(int64_t n)> addBundle = test::addBundle,
+                                   mulAddBundle = test::mulAddBundle;
+  /// Whether its kernels compute (the fake CUDA driver only records them).
+  std::function<bool()> computes = [] { return true; };
 };
 
 void PrintTo(const RuntimeKind &kind, std::ostream *os) { *os << kind.name; }
 
 std::vector<RuntimeKind> runtimeKinds() {
+#ifdef FUSE_DEVICE_SUITE_CUDA
+  // The driver FUSE_CUDA_DRIVER names (the fake, under CTest), else the
+  // system's.
+  return {{"Cuda",
+           [](uint64_t budget) -> std::unique_ptr<DeviceRuntime> {
+             CudaRuntime::Options options;
+             options.memoryBudgetBytes = budget;
+             options.poolBlockBytes = 1 << 20;
+             DeviceResult<std::unique_ptr<CudaRuntime>> runtime =
+                 CudaRuntime::create(options);
+             if (!runtime.ok())
+               throw std::runtime_error(runtime.error().message);
+             return std::move(*runtime);
+           },
+           test::cudaAddBundle, test::cudaMulAddBundle,
+           [] { return test::fakeDriver() == nullptr; }}};
+#else
   return {
       {"Host",
        [](uint64_t budget) {
@@ -49,41 +75,25 @@ std::vector<RuntimeKind> runtimeKinds() {
          return std::make_unique<ReferenceRuntime>(
              ReferenceRuntime::Options{budget});
        }},
-#ifdef FUSE_FAKE_CUDA_DRIVER_PATH
-      {"CudaFakeDriver",
-       [](uint64_t budget) -> std::unique_ptr<DeviceRuntime> {
-         CudaRuntime::Options options;
-         options.driverPath = FUSE_FAKE_CUDA_DRIVER_PATH;
-         options.memoryBudgetBytes = budget;
-         options.poolBlockBytes = 1 << 20;
-         DeviceResult<std::unique_ptr<CudaRuntime>> runtime =
-             CudaRuntime::create(options);
-         if (!runtime.ok())
-           throw std::runtime_error(runtime.error().message);
-         return std::move(*runtime);
-       },
-       false},
-#endif
   };
+#endif
 }
 
-class DeviceRuntimeTest : public ::testing::TestWithParam<RuntimeKind> {
+class DeviceRuntimeTest : public ::testing::TestWithParam<RuntimeKind>,
+                          protected test::RuntimeCalls {
 protected:
+#ifdef FUSE_DEVICE_SUITE_CUDA
+  void SetUp() override {
+    // Without a driver (a machine without a GPU, run outside CTest) there is
+    // nothing to test.
+    DeviceResult<std::unique_ptr<CudaRuntime>> probe = CudaRuntime::create();
+    if (!probe.ok())
+      GTEST_SKIP() << probe.error().message;
+  }
+#endif
+
   std::unique_ptr<DeviceRuntime> make(uint64_t budget = 1 << 20) {
     return GetParam().make(budget);
-  }
-
-  Buffer allocate(DeviceRuntime &runtime, uint64_t bytes) {
-    DeviceResult<AllocationPermit> permit = runtime.reserve(bytes);
-    EXPECT_TRUE(permit.ok());
-    DeviceResult<Buffer> buffer = runtime.allocate(*permit, bytes);
-    EXPECT_TRUE(buffer.ok());
-    return *buffer;
-  }
-
-  Command command(DeviceResult<Command> encoded) {
-    EXPECT_TRUE(encoded.ok()) << encoded.error().message;
-    return std::move(*encoded);
   }
 
   /// Submits and waits; expects success.
@@ -94,14 +104,6 @@ protected:
         runtime.waitFence(submitted.fence(), 10s);
     ASSERT_TRUE(receipt.ok());
     EXPECT_TRUE(std::holds_alternative<Succeeded>(*receipt));
-  }
-
-  std::vector<std::byte> read(DeviceRuntime &runtime, Stream &stream,
-                              const Buffer &buffer) {
-    DeviceResult<std::vector<std::byte>> bytes =
-        runtime.readback(stream, buffer, 0, buffer.size());
-    EXPECT_TRUE(bytes.ok());
-    return bytes.ok() ? *bytes : std::vector<std::byte>{};
   }
 
   /// A hook that injects `error` at `point` while `armed` is set.
@@ -115,16 +117,7 @@ protected:
   }
 };
 
-/// The tests that launch the host kernels of TestSupport's bundles: run on
-/// the runtimes that can (instantiated for those only, instead of skipped).
-class HostKernelRuntimeTest : public DeviceRuntimeTest {};
-
-std::vector<std::byte> bytesOf(std::initializer_list<int> values) {
-  std::vector<std::byte> bytes;
-  for (int value : values)
-    bytes.push_back(std::byte(value));
-  return bytes;
-}
+using test::bytesOf;
 
 // Memory without a permit cannot be written down: only a runtime makes
 // permits, and a permit cannot be copied to fund two allocations twice.
@@ -296,7 +289,7 @@ TEST_P(DeviceRuntimeTest, AFailedStreamDoesNotPoisonAnother) {
   EXPECT_EQ(read(*runtime, failing, a), bytesOf({0, 0, 0, 0}));
 }
 
-TEST_P(HostKernelRuntimeTest, ObjectsOfAnotherInstanceAreRejected) {
+TEST_P(DeviceRuntimeTest, ObjectsOfAnotherInstanceAreRejected) {
   auto runtime = make();
   auto other = make();
   Buffer mine = allocate(*runtime, 8);
@@ -313,7 +306,8 @@ TEST_P(HostKernelRuntimeTest, ObjectsOfAnotherInstanceAreRejected) {
             ErrorCode::WrongRuntime);
   EXPECT_EQ(runtime->readback(myStream, theirs, 0, 8).error().code,
             ErrorCode::WrongRuntime);
-  DeviceResult<Executable> theirExecutable = other->load(test::addBundle(2));
+  DeviceResult<Executable> theirExecutable =
+      other->load(GetParam().addBundle(2));
   ASSERT_TRUE(theirExecutable.ok()) << theirExecutable.error().message;
   EXPECT_EQ(
       runtime
@@ -459,9 +453,9 @@ TEST_P(DeviceRuntimeTest, IndeterminateWaitReleasesNothingAndLeaksNothing) {
   EXPECT_EQ(runtime->memoryUsage().liveBuffers, 0u);
 }
 
-TEST_P(HostKernelRuntimeTest, TimingModes) {
+TEST_P(DeviceRuntimeTest, TimingModes) {
   auto runtime = make();
-  Bundle bundle = test::addBundle(64);
+  Bundle bundle = GetParam().addBundle(64);
   std::vector<float> a = test::randomFloats(1, 64),
                      b = test::randomFloats(2, 64);
   Executable executable = *runtime->load(bundle);
@@ -472,9 +466,10 @@ TEST_P(HostKernelRuntimeTest, TimingModes) {
     CommandBatch batch;
     batch.add(command(runtime->encodeUpload(test::toBytes(a), x, 0)));
     batch.add(command(runtime->encodeUpload(test::toBytes(b), y, 0)));
-    batch.add(command(
-        runtime->encodeLaunch(executable, 0, bundle.kernels[0].launch,
-                              {bindWhole(x), bindWhole(y), bindWhole(out)})));
+    for (int i = 0; i < 2; ++i)
+      batch.add(command(
+          runtime->encodeLaunch(executable, 0, bundle.kernels[0].launch,
+                                {bindWhole(x), bindWhole(y), bindWhole(out)})));
     SubmitResult submitted = runtime->submit(stream, std::move(batch));
     EXPECT_TRUE(submitted.submitted());
     EXPECT_TRUE(runtime->waitFence(submitted.fence(), 10s).ok());
@@ -491,11 +486,13 @@ TEST_P(HostKernelRuntimeTest, TimingModes) {
   DeviceResult<SubmissionTiming> kernel =
       runtime->submissionTiming(submitOnce());
   ASSERT_TRUE(kernel.ok());
-  ASSERT_EQ(kernel->launches.size(), 1u);
+  ASSERT_EQ(kernel->launches.size(), 2u);
   EXPECT_GE(kernel->submitToComplete, kernel->launches[0]);
 }
 
-TEST_P(HostKernelRuntimeTest, RunBundleMatchesTheGraph) {
+TEST_P(DeviceRuntimeTest, RunBundleMatchesTheGraph) {
+  if (!GetParam().computes())
+    GTEST_SKIP() << "its kernels do not compute";
   auto runtime = make();
   const int64_t n = 1003;
   std::vector<float> a = test::randomFloats(11, n),
@@ -504,7 +501,7 @@ TEST_P(HostKernelRuntimeTest, RunBundleMatchesTheGraph) {
   std::vector<TensorBytes> inputs = {test::toBytes(a), test::toBytes(b),
                                      test::toBytes(c)};
   DeviceResult<std::vector<TensorBytes>> outputs =
-      runBundle(*runtime, test::mulAddBundle(n), inputs);
+      runBundle(*runtime, GetParam().mulAddBundle(n), inputs);
   ASSERT_TRUE(outputs.ok()) << outputs.error().message;
   std::vector<float> out = test::fromBytes<float>((*outputs)[0]);
   ASSERT_EQ(out.size(), size_t(n));
@@ -517,13 +514,15 @@ TEST_P(HostKernelRuntimeTest, RunBundleMatchesTheGraph) {
 // A graph that returns one value twice (`return %y, %y`): both outputs hold
 // it, whichever position the kernel writes (here the second; the first once
 // read back as zeros, and --check blamed the right answer).
-TEST_P(HostKernelRuntimeTest, RunBundleReturnsAValueTwice) {
+TEST_P(DeviceRuntimeTest, RunBundleReturnsAValueTwice) {
+  if (!GetParam().computes())
+    GTEST_SKIP() << "its kernels do not compute";
   auto runtime = make();
   const int64_t n = 257;
   std::vector<float> a = test::randomFloats(21, n),
                      b = test::randomFloats(22, n),
                      c = test::randomFloats(23, n);
-  Bundle bundle = test::mulAddBundle(n);
+  Bundle bundle = GetParam().mulAddBundle(n);
   bundle.outputs.push_back(bundle.outputs[0]);
   bundle.graph.outputs.push_back({bundle.outputs[0], "out_again"});
   for (KernelBinding &binding : bundle.kernels[1].bindings)
@@ -544,15 +543,15 @@ TEST_P(HostKernelRuntimeTest, RunBundleReturnsAValueTwice) {
   EXPECT_EQ(runtime->memoryUsage().inUseBytes, 0u);
 }
 
-TEST_P(HostKernelRuntimeTest, RunBundleChecksItsInputs) {
+TEST_P(DeviceRuntimeTest, RunBundleChecksItsInputs) {
   auto runtime = make();
   std::vector<TensorBytes> inputs = {TensorBytes(16)};
   DeviceResult<std::vector<TensorBytes>> outputs =
-      runBundle(*runtime, test::addBundle(4), inputs);
+      runBundle(*runtime, GetParam().addBundle(4), inputs);
   ASSERT_FALSE(outputs.ok());
   EXPECT_NE(outputs.error().message.find("takes 2 inputs"), std::string::npos);
   inputs.push_back(TensorBytes(12));
-  outputs = runBundle(*runtime, test::addBundle(4), inputs);
+  outputs = runBundle(*runtime, GetParam().addBundle(4), inputs);
   ASSERT_FALSE(outputs.ok());
   EXPECT_NE(outputs.error().message.find("tensor<4xf32>"), std::string::npos)
       << outputs.error().message;
@@ -560,18 +559,6 @@ TEST_P(HostKernelRuntimeTest, RunBundleChecksItsInputs) {
 
 INSTANTIATE_TEST_SUITE_P(Runtimes, DeviceRuntimeTest,
                          ::testing::ValuesIn(runtimeKinds()),
-                         [](const auto &info) { return info.param.name; });
-
-std::vector<RuntimeKind> hostKernelRuntimeKinds() {
-  std::vector<RuntimeKind> kinds;
-  for (RuntimeKind &kind : runtimeKinds())
-    if (kind.hostKernels)
-      kinds.push_back(std::move(kind));
-  return kinds;
-}
-
-INSTANTIATE_TEST_SUITE_P(Runtimes, HostKernelRuntimeTest,
-                         ::testing::ValuesIn(hostKernelRuntimeKinds()),
                          [](const auto &info) { return info.param.name; });
 
 } // namespace

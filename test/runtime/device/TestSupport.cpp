@@ -39,10 +39,10 @@ BundleKernel hostKernel(std::string entry, std::vector<KernelBinding> bindings,
   return kernel;
 }
 
-static Bundle bundleFor(const Graph &graph) {
+Bundle bundleOf(const Graph &graph, std::string target) {
   Bundle bundle;
   bundle.graph = graph;
-  bundle.target = hostTarget();
+  bundle.target = std::move(target);
   bundle.versionId = versionId();
   bundle.inputs = graph.inputs;
   for (const GraphOutput &output : graph.outputs)
@@ -50,23 +50,25 @@ static Bundle bundleFor(const Graph &graph) {
   return bundle;
 }
 
-Bundle addBundle(std::int64_t n) {
+Bundle addBundleOf(std::string target, std::int64_t n,
+                   const TestKernelMaker &kernel) {
   GraphBuilder builder;
   TensorType type{ElementType::F32, {n}};
   TensorId a = builder.input(type, "a");
   TensorId b = builder.input(type, "b");
   builder.output(builder.add(a, b), "out");
-  Bundle bundle = bundleFor(*builder.finish());
-  bundle.kernels.push_back(hostKernel("fuse_test_add_f32",
-                                      {{BindingKind::GraphInput, 0},
-                                       {BindingKind::GraphInput, 1},
-                                       {BindingKind::GraphOutput, 0}},
-                                      {0}, n, 8));
+  Bundle bundle = bundleOf(*builder.finish(), std::move(target));
+  bundle.kernels.push_back(kernel("fuse_test_add_f32",
+                                  {{BindingKind::GraphInput, 0},
+                                   {BindingKind::GraphInput, 1},
+                                   {BindingKind::GraphOutput, 0}},
+                                  {0}));
   bundle.launchOrder = {0};
   return bundle;
 }
 
-Bundle mulAddBundle(std::int64_t n) {
+Bundle mulAddBundleOf(std::string target, std::int64_t n, std::uint64_t offset,
+                      const TestKernelMaker &kernel) {
   GraphBuilder builder;
   TensorType type{ElementType::F32, {n}};
   TensorId a = builder.input(type, "a");
@@ -74,23 +76,46 @@ Bundle mulAddBundle(std::int64_t n) {
   TensorId c = builder.input(type, "c");
   TensorId product = builder.mul(a, b);
   builder.output(builder.add(product, c), "out");
-  Bundle bundle = bundleFor(*builder.finish());
+  Bundle bundle = bundleOf(*builder.finish(), std::move(target));
   std::uint64_t bytes = std::uint64_t(n) * 4;
-  // Put the intermediate past the arena's start, so a wrong offset shows.
-  bundle.memoryPlan.intermediates.push_back({product, 64, bytes});
-  bundle.memoryPlan.peakBytes = 64 + bytes;
-  bundle.kernels.push_back(hostKernel("fuse_test_mul_f32",
-                                      {{BindingKind::GraphInput, 0},
-                                       {BindingKind::GraphInput, 1},
-                                       {BindingKind::Intermediate, 0}},
-                                      {0}, n, 8));
-  bundle.kernels.push_back(hostKernel("fuse_test_add_f32",
-                                      {{BindingKind::Intermediate, 0},
-                                       {BindingKind::GraphInput, 2},
-                                       {BindingKind::GraphOutput, 0}},
-                                      {1}, n, 8));
+  bundle.memoryPlan.intermediates.push_back({product, offset, bytes});
+  bundle.memoryPlan.peakBytes = offset + bytes;
+  bundle.kernels.push_back(kernel("fuse_test_mul_f32",
+                                  {{BindingKind::GraphInput, 0},
+                                   {BindingKind::GraphInput, 1},
+                                   {BindingKind::Intermediate, 0}},
+                                  {0}));
+  bundle.kernels.push_back(kernel("fuse_test_add_f32",
+                                  {{BindingKind::Intermediate, 0},
+                                   {BindingKind::GraphInput, 2},
+                                   {BindingKind::GraphOutput, 0}},
+                                  {1}));
   bundle.launchOrder = {0, 1};
   return bundle;
+}
+
+/// The host kernels over f32[n], 8 elements a grain.
+static TestKernelMaker hostKernels(std::int64_t n) {
+  return [n](std::string entry, std::vector<KernelBinding> bindings,
+             std::vector<std::uint32_t> ops) {
+    return hostKernel(std::move(entry), std::move(bindings), std::move(ops), n,
+                      8);
+  };
+}
+
+Bundle addBundle(std::int64_t n) {
+  return addBundleOf(hostTarget(), n, hostKernels(n));
+}
+
+Bundle mulAddBundle(std::int64_t n) {
+  return mulAddBundleOf(hostTarget(), n, 64, hostKernels(n));
+}
+
+std::vector<std::byte> bytesOf(std::initializer_list<int> values) {
+  std::vector<std::byte> bytes;
+  for (int value : values)
+    bytes.push_back(std::byte(value));
+  return bytes;
 }
 
 std::vector<float> randomFloats(std::uint64_t seed, std::size_t count) {
