@@ -333,11 +333,14 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
                                 llvm::ArrayRef<KernelBinding> resultBindings,
                                 std::vector<std::uint32_t> coveredOps) {
   std::string prefix = "fuse_k" + std::to_string(bundle.kernels.size());
-  std::string text = fusionText(fusion);
+  // Only kernels that share one module (a host shared object) are reused;
+  // a GPU's fusions skip printing their text.
+  bool shared = backend.payloadKind() == PayloadKind::HostSharedObject;
+  std::string text = shared ? fusionText(fusion) : std::string();
   std::vector<std::string> entries;
   mlir::FailureOr<FusionKernels> kernels = mlir::failure();
   if (std::optional<FusionKernels> before =
-          emittedBefore(text, prefix, entries))
+          shared ? emittedBefore(text, prefix, entries) : std::nullopt)
     kernels = std::move(*before);
   else
     kernels = backend.emitKernels(fusion, kernelModule, prefix, target);
@@ -378,7 +381,7 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
     bundle.kernels.push_back(std::move(kernel));
     moduleOf.push_back(plan.module);
   }
-  if (emitted)
+  if (emitted && shared)
     emittedOfText.try_emplace(std::move(text),
                               Emitted{prefix, *kernels, std::move(entries)});
   return Status::success();
