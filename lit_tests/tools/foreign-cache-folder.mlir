@@ -19,6 +19,7 @@
 // ADOPTED: output out0: tensor<8xf32>
 
 // MARKED: {{^}}.fuse-cache{{$}}
+// MARKED-NEXT: {{^[0-9a-f]+}}.fkernel{{$}}
 // MARKED-NEXT: {{^[0-9a-f]+}}.fbundle{{$}}
 
 func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {

@@ -492,7 +492,8 @@ TEST_P(DeviceRuntimeTest, TimingModes) {
 
 TEST_P(DeviceRuntimeTest, RunBundleMatchesTheGraph) {
   if (!GetParam().computes())
-    GTEST_SKIP() << "its kernels do not compute";
+    GTEST_SKIP() << "the fake CUDA driver records launches but does not "
+                    "compute them: this check needs a GPU";
   auto runtime = make();
   const int64_t n = 1003;
   std::vector<float> a = test::randomFloats(11, n),
@@ -516,7 +517,8 @@ TEST_P(DeviceRuntimeTest, RunBundleMatchesTheGraph) {
 // read back as zeros, and --check blamed the right answer).
 TEST_P(DeviceRuntimeTest, RunBundleReturnsAValueTwice) {
   if (!GetParam().computes())
-    GTEST_SKIP() << "its kernels do not compute";
+    GTEST_SKIP() << "the fake CUDA driver records launches but does not "
+                    "compute them: this check needs a GPU";
   auto runtime = make();
   const int64_t n = 257;
   std::vector<float> a = test::randomFloats(21, n),
