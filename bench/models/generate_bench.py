@@ -78,15 +78,17 @@ def main():
     ap.add_argument("--tokens", type=int, default=32)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
-    print("| model | Fuse cold ms/token | steps compiled | Fuse warm ms/token "
-          "| onnxruntime ms/token | ort / Fuse warm | tokens equal PyTorch |")
-    print("|---|---|---|---|---|---|---|")
+    print("| model | Fuse cold ms/token | steps compiled | cold: kernels "
+          "compiled / taken | Fuse warm ms/token | onnxruntime ms/token "
+          "| ort / Fuse warm | tokens equal PyTorch |")
+    print("|---|---|---|---|---|---|---|---|")
     for model in args.models:
         stem = model[:-len(".onnx")]
         prompt_path = stem + ".prompt.npy"
         prompt = np.load(prompt_path)
         expected = np.load(stem + ".generated.npy")[:, :args.tokens]
         cold, warm, peer, equal, compiled = [], [], [], True, 0
+        kernels = (0, 0)
         for _ in range(args.rounds):
             with tempfile.TemporaryDirectory() as cache:
                 first = fuse_generate(args.build, model, prompt_path,
@@ -96,6 +98,8 @@ def main():
             cold.append(first["ms_per_token"])
             warm.append(second["ms_per_token"])
             compiled = first["steps_that_compiled"]
+            kernels = (sum(s["kernels_compiled"] for s in first["steps"]),
+                       sum(s["kernels_reused"] for s in first["steps"]))
             for run in (first, second):
                 equal &= np.array_equal(np.array(run["generated"]), expected)
             tokens, ms = ort_generate(model, prompt, args.tokens)
@@ -103,7 +107,8 @@ def main():
             equal &= np.array_equal(tokens, expected)
         c, w, p = (statistics.median(x) for x in (cold, warm, peer))
         print(f"| {os.path.basename(model)} | {c:.2f} | {compiled} of "
-              f"{args.tokens} | {w:.2f} | {p:.3f} | {p / w:.3f} | "
+              f"{args.tokens} | {kernels[0]} / {kernels[1]} | {w:.2f} | "
+              f"{p:.3f} | {p / w:.3f} | "
               f"{'yes' if equal else 'NO'} |")
     return 0
 
