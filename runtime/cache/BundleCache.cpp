@@ -650,8 +650,16 @@ void BundleCache::evictOnDisk(const std::string &keep) {
 }
 
 Expected<std::vector<BundleCacheEntry>> BundleCache::list() {
+  return listFiles(/*kernels=*/false);
+}
+
+Expected<std::vector<BundleCacheEntry>> BundleCache::listKernels() {
+  return listFiles(/*kernels=*/true);
+}
+
+Expected<std::vector<BundleCacheEntry>> BundleCache::listFiles(bool kernels) {
   Expected<std::vector<DiskEntry>> entries =
-      scan(options.directory, Files::Bundles);
+      scan(options.directory, kernels ? Files::Kernels : Files::Bundles);
   if (!entries.ok())
     return entries.status();
   std::sort(

@@ -113,6 +113,8 @@ public:
   Status remove(const std::string &keyHex);
   /// The entries on disk, most recently used first.
   Expected<std::vector<BundleCacheEntry>> list();
+  /// The kernel files on disk (storeKernel), most recently used first.
+  Expected<std::vector<BundleCacheEntry>> listKernels();
   /// The verified bundle and key of an entry named by its hex key, or why
   /// there is none (a damaged entry is reported and removed).
   Expected<std::pair<BundleKey, Bundle>> load(const std::string &keyHex);
@@ -174,6 +176,7 @@ private:
   Status writeFile(const std::string &keyHex, const std::string &path,
                    std::span<const std::uint8_t> bytes);
   std::string kernelPathFor(const std::string &keyHex) const;
+  Expected<std::vector<BundleCacheEntry>> listFiles(bool kernels);
 
   BundleCacheOptions options;
   mutable std::mutex mutex;

@@ -95,6 +95,15 @@ int main(int argc, char **argv) {
       std::printf("directory: %s\n", cache.directory().c_str());
     std::printf("entries: %zu\nbytes: %llu\n", entries->size(),
                 (unsigned long long)total);
+    // The machine code of single kernels kept beside the bundles.
+    Expected<std::vector<BundleCacheEntry>> kernels = cache.listKernels();
+    if (!kernels.ok())
+      return fail(kernels.message());
+    std::uint64_t kernelBytes = 0;
+    for (const BundleCacheEntry &kernel : *kernels)
+      kernelBytes += kernel.bytes;
+    std::printf("kernels: %zu\nkernel bytes: %llu\n", kernels->size(),
+                (unsigned long long)kernelBytes);
     return 0;
   }
 

@@ -72,6 +72,14 @@ TEST_F(FuseCacheTool, StatsCountsEntries) {
   EXPECT_EQ(run.exitCode, 0) << run.output;
   EXPECT_NE(run.output.find("directory: " + directory), std::string::npos);
   EXPECT_NE(run.output.find("entries: 2"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("kernels: 0\n"), std::string::npos) << run.output;
+  // Kernel files are counted apart from the bundles.
+  ASSERT_TRUE(
+      cache->storeKernel(std::string(64, 'c'), std::vector<std::uint8_t>(5, 1))
+          .ok());
+  run = tool("stats");
+  EXPECT_NE(run.output.find("entries: 2\n"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("kernels: 1\n"), std::string::npos) << run.output;
 }
 
 TEST_F(FuseCacheTool, ShowPrintsTheBundleAsJson) {
