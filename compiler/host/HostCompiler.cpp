@@ -108,6 +108,4 @@ void HostCompiler::keepKernelsIn(BundleCache *cache) {
   kernelObjects->setStore(cache);
 }
 
-KernelObjectCache &HostCompiler::kernels() { return *kernelObjects; }
-
 } // namespace fuse

@@ -26,9 +26,6 @@ public:
 
   void keepKernelsIn(BundleCache *cache) override;
 
-  /// The machine code of the kernels compiled so far (by content).
-  KernelObjectCache &kernels();
-
 private:
   explicit HostCompiler(std::unique_ptr<KernelObjectCache> kernels);
 

@@ -19,6 +19,8 @@
 #ifndef FUSE_COMPILER_HOST_KERNELOBJECTCACHE_H
 #define FUSE_COMPILER_HOST_KERNELOBJECTCACHE_H
 
+#include "runtime/cache/BundleFile.h"
+
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -36,10 +38,7 @@ class KernelObjectCache {
 public:
   /// A kernel's object code and the names of its functions in it, in the
   /// order of the kernel's functions in the module it was compiled from.
-  struct Entry {
-    std::vector<std::uint8_t> object;
-    std::vector<std::string> symbols;
-  };
+  using Entry = KernelFile;
   using Object = std::shared_ptr<const Entry>;
 
   explicit KernelObjectCache(std::uint64_t maxBytes = std::uint64_t(256) << 20)

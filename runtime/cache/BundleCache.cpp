@@ -4,7 +4,6 @@
 
 #include "runtime/Version.h"
 #include "runtime/cache/BundleFile.h"
-#include "runtime/ir/Sha256.h"
 #include "runtime/ir/TemporaryOwner.h"
 
 #include <algorithm>
@@ -24,8 +23,6 @@ namespace fuse {
 
 static constexpr std::string_view kEntrySuffix = ".fbundle";
 static constexpr std::string_view kKernelSuffix = ".fkernel";
-/// The first bytes of a kernel file (storeKernel).
-static constexpr std::string_view kKernelMagic = "FUSEKRN1";
 static constexpr std::string_view kTempPrefix = ".tmp-";
 static constexpr std::string_view kMarkerName = ".fuse-cache";
 
@@ -479,29 +476,11 @@ Status BundleCache::store(const BundleKey &key, const Bundle &bundle) {
 // Kernels
 //===----------------------------------------------------------------------===//
 
-// A kernel file: kKernelMagic, the version id (u32 length, bytes), the key
-// (64 hex digits), the payload's length (u64) and SHA-256, the payload.
-// Integers are little-endian.
-
-static void appendInteger(std::vector<std::uint8_t> &bytes, std::uint64_t value,
-                          int size) {
-  for (int i = 0; i < size; ++i)
-    bytes.push_back(std::uint8_t(value >> (8 * i)));
-}
-
-static std::uint64_t readInteger(const std::uint8_t *bytes, int size) {
-  std::uint64_t value = 0;
-  for (int i = 0; i < size; ++i)
-    value |= std::uint64_t(bytes[i]) << (8 * i);
-  return value;
-}
-
 std::string BundleCache::kernelPathFor(const std::string &keyHex) const {
   return options.directory + "/" + keyHex + std::string(kKernelSuffix);
 }
 
-std::optional<std::vector<std::uint8_t>>
-BundleCache::loadKernel(const std::string &keyHex) {
+std::optional<KernelFile> BundleCache::loadKernel(const std::string &keyHex) {
   if (!BundleKey::isKeyHex(keyHex))
     return std::nullopt;
   std::lock_guard<std::mutex> lock(mutex);
@@ -512,62 +491,22 @@ BundleCache::loadKernel(const std::string &keyHex) {
       readFile(path, kRecompileKernel, absent, info);
   if (!read.ok())
     return std::nullopt;
-  const std::vector<std::uint8_t> &bytes = *read;
-  auto problem = [&](const std::string &what) {
-    discard(path, &info, what, kRecompileKernel);
+  Expected<KernelFile> kernel = decodeKernelFile(*read, keyHex, versionId());
+  if (!kernel.ok()) {
+    discard(path, &info, kernel.message(), kRecompileKernel);
     return std::nullopt;
-  };
-  std::string version = versionId();
-  std::size_t header = kKernelMagic.size() + 4;
-  if (bytes.size() < header ||
-      !std::equal(kKernelMagic.begin(), kKernelMagic.end(), bytes.begin()))
-    return problem("not a kernel file (no " + std::string(kKernelMagic) +
-                   " header)");
-  std::uint64_t versionBytes = readInteger(bytes.data() + 8, 4);
-  if (versionBytes > 256 || bytes.size() < header + versionBytes + 64 + 8 + 32)
-    return problem("the kernel file is truncated");
-  std::string stored(bytes.begin() + std::ptrdiff_t(header),
-                     bytes.begin() + std::ptrdiff_t(header + versionBytes));
-  if (stored != version)
-    return problem("the kernel was made by another version of Fuse "
-                   "(version id " +
-                   stored + "; this build is " + version + ")");
-  std::size_t at = header + versionBytes;
-  if (std::string(bytes.begin() + std::ptrdiff_t(at),
-                  bytes.begin() + std::ptrdiff_t(at + 64)) != keyHex)
-    return problem("the kernel file holds another key");
-  at += 64;
-  std::uint64_t payloadBytes = readInteger(bytes.data() + at, 8);
-  at += 8 + 32;
-  if (payloadBytes != bytes.size() - at)
-    return problem("the kernel file is truncated or has bytes after its end");
-  std::span<const std::uint8_t> payload(bytes.data() + at, payloadBytes);
-  Sha256 hasher;
-  hasher.update(payload);
-  Sha256::Digest digest = hasher.finish();
-  if (!std::equal(digest.begin(), digest.end(),
-                  bytes.begin() + ptrdiff_t(at - 32)))
-    return problem("the kernel's checksum does not match its bytes");
+  }
   ++counters.kernelHits;
-  return std::vector<std::uint8_t>(payload.begin(), payload.end());
+  return kernel.take();
 }
 
 Status BundleCache::storeKernel(const std::string &keyHex,
-                                std::span<const std::uint8_t> payload) {
+                                const KernelFile &kernel) {
   if (!BundleKey::isKeyHex(keyHex))
     return Status::error("'" + keyHex +
                          "' is not a kernel key (64 lowercase hex digits)");
-  std::string version = versionId();
-  std::vector<std::uint8_t> bytes(kKernelMagic.begin(), kKernelMagic.end());
-  appendInteger(bytes, version.size(), 4);
-  bytes.insert(bytes.end(), version.begin(), version.end());
-  bytes.insert(bytes.end(), keyHex.begin(), keyHex.end());
-  appendInteger(bytes, payload.size(), 8);
-  Sha256 hasher;
-  hasher.update(payload);
-  Sha256::Digest digest = hasher.finish();
-  bytes.insert(bytes.end(), digest.begin(), digest.end());
-  bytes.insert(bytes.end(), payload.begin(), payload.end());
+  std::vector<std::uint8_t> bytes =
+      encodeKernelFile(keyHex, versionId(), kernel);
   if (bytes.size() > options.maxDiskBytes)
     return Status::error("the kernel takes " + std::to_string(bytes.size()) +
                          " bytes, more than the cache's bound of " +

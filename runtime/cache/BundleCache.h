@@ -36,6 +36,7 @@
 #define FUSE_RUNTIME_CACHE_BUNDLECACHE_H
 
 #include "runtime/cache/Bundle.h"
+#include "runtime/cache/BundleFile.h"
 #include "runtime/cache/BundleKey.h"
 #include "runtime/ir/Status.h"
 
@@ -127,12 +128,10 @@ public:
   /// compiles only the kernels it has not seen (HostCompiler): a file per
   /// key beside the bundles (`KEY.fkernel`), with the version id, the key
   /// and a checksum of the payload, written and checked with the same care
-  /// as bundles, and counted in the same disk bound. A damaged or foreign
-  /// file is reported, removed and a miss.
-  std::optional<std::vector<std::uint8_t>>
-  loadKernel(const std::string &keyHex);
-  Status storeKernel(const std::string &keyHex,
-                     std::span<const std::uint8_t> payload);
+  /// as bundles, and counted in the same disk bound (BundleFile.h has its
+  /// format). A damaged or foreign file is reported, removed and a miss.
+  std::optional<KernelFile> loadKernel(const std::string &keyHex);
+  Status storeKernel(const std::string &keyHex, const KernelFile &kernel);
 
   BundleCacheStats stats() const;
   const std::string &directory() const { return options.directory; }

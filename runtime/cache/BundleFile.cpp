@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 namespace fuse {
 
@@ -155,6 +156,102 @@ Status checkBundleMatchesKey(const Bundle &bundle, const BundleKey &key) {
   if (*named != key.graphHash)
     return Status::error("the bundle's graph is not the graph its key names");
   return verifyBundle(bundle);
+}
+
+std::vector<std::uint8_t> encodeKernelFile(const std::string &keyHex,
+                                           const std::string &versionId,
+                                           const KernelFile &kernel) {
+  std::vector<std::uint8_t> payload(4);
+  storeLE(payload.data(), kernel.symbols.size(), 4);
+  for (const std::string &symbol : kernel.symbols) {
+    std::size_t at = payload.size();
+    payload.resize(at + 4);
+    storeLE(payload.data() + at, symbol.size(), 4);
+    payload.insert(payload.end(), symbol.begin(), symbol.end());
+  }
+  payload.insert(payload.end(), kernel.object.begin(), kernel.object.end());
+
+  std::vector<std::uint8_t> file(std::begin(kKernelMagic),
+                                 std::end(kKernelMagic));
+  file.resize(file.size() + 4);
+  storeLE(file.data() + 8, versionId.size(), 4);
+  file.insert(file.end(), versionId.begin(), versionId.end());
+  file.insert(file.end(), keyHex.begin(), keyHex.end());
+  std::size_t at = file.size();
+  file.resize(at + 8);
+  storeLE(file.data() + at, payload.size(), 8);
+  Sha256::Digest digest = sha256(payload);
+  file.insert(file.end(), digest.begin(), digest.end());
+  file.insert(file.end(), payload.begin(), payload.end());
+  return file;
+}
+
+/// The symbols and object of a kernel file's payload (its checksum
+/// matched), or none where they do not parse.
+static std::optional<KernelFile>
+decodeKernelPayload(std::span<const std::uint8_t> payload) {
+  std::size_t at = 0;
+  auto readU32 = [&](std::uint64_t &value) {
+    if (payload.size() - at < 4)
+      return false;
+    value = loadLE(payload.data() + at, 4);
+    at += 4;
+    return true;
+  };
+  KernelFile kernel;
+  std::uint64_t count = 0;
+  if (!readU32(count) || count == 0 || count > 4096)
+    return std::nullopt;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    std::uint64_t size = 0;
+    if (!readU32(size) || size == 0 || payload.size() - at < size)
+      return std::nullopt;
+    kernel.symbols.emplace_back(payload.begin() + std::ptrdiff_t(at),
+                                payload.begin() + std::ptrdiff_t(at + size));
+    at += size;
+  }
+  if (at == payload.size())
+    return std::nullopt;
+  kernel.object.assign(payload.begin() + std::ptrdiff_t(at), payload.end());
+  return kernel;
+}
+
+Expected<KernelFile> decodeKernelFile(std::span<const std::uint8_t> bytes,
+                                      const std::string &keyHex,
+                                      const std::string &versionId) {
+  std::size_t header = sizeof(kKernelMagic) + 4;
+  if (bytes.size() < header ||
+      !std::equal(std::begin(kKernelMagic), std::end(kKernelMagic),
+                  bytes.begin()))
+    return Status::error("not a kernel file (no FUSEKRN1 header)");
+  std::uint64_t versionBytes = loadLE(bytes.data() + 8, 4);
+  if (versionBytes > 256 || bytes.size() < header + versionBytes + 64 + 8 + 32)
+    return Status::error("the kernel file is truncated");
+  std::string stored(bytes.begin() + std::ptrdiff_t(header),
+                     bytes.begin() + std::ptrdiff_t(header + versionBytes));
+  if (stored != versionId)
+    return Status::error("the kernel was made by another version of Fuse "
+                         "(version id " +
+                         stored + "; this build is " + versionId + ")");
+  std::size_t at = header + versionBytes;
+  if (std::string(bytes.begin() + std::ptrdiff_t(at),
+                  bytes.begin() + std::ptrdiff_t(at + 64)) != keyHex)
+    return Status::error("the kernel file holds another key");
+  at += 64;
+  std::uint64_t payloadBytes = loadLE(bytes.data() + at, 8);
+  at += 8 + 32;
+  if (payloadBytes != bytes.size() - at)
+    return Status::error(
+        "the kernel file is truncated or has bytes after its end");
+  std::span<const std::uint8_t> payload = bytes.subspan(at);
+  Sha256::Digest digest = sha256(payload);
+  if (!std::equal(digest.begin(), digest.end(),
+                  bytes.begin() + std::ptrdiff_t(at - 32)))
+    return Status::error("the kernel's checksum does not match its bytes");
+  std::optional<KernelFile> kernel = decodeKernelPayload(payload);
+  if (!kernel)
+    return Status::error("the kernel file's symbols do not parse");
+  return std::move(*kernel);
 }
 
 } // namespace fuse

@@ -35,6 +35,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace fuse {
@@ -64,6 +65,33 @@ decodeBundleFile(std::span<const std::uint8_t> bytes);
 /// key.target, from a valid graph whose hash is key.graphHash, and
 /// structurally sound (verifyBundle).
 Status checkBundleMatchesKey(const Bundle &bundle, const BundleKey &key);
+
+/// The machine code of one kernel that a compiler keeps beside the bundles
+/// (BundleCache::storeKernel): its object code and the names of its
+/// functions in it.
+struct KernelFile {
+  std::vector<std::uint8_t> object;
+  std::vector<std::string> symbols;
+  bool operator==(const KernelFile &) const = default;
+};
+
+inline constexpr char kKernelMagic[8] = {'F', 'U', 'S', 'E',
+                                         'K', 'R', 'N', '1'};
+
+/// A kernel file: kKernelMagic, the version id (u32 length, bytes), the key
+/// (64 hex digits), the payload's length (u64) and SHA-256, the payload (the
+/// symbol count (u32), each symbol (u32 length, bytes), then the object).
+/// Integers are little-endian.
+std::vector<std::uint8_t> encodeKernelFile(const std::string &keyHex,
+                                           const std::string &versionId,
+                                           const KernelFile &kernel);
+
+/// The kernel in `bytes`, or what is wrong with them: not a kernel file,
+/// truncated, made by another version than `versionId`, stored under
+/// another key than `keyHex`, or damaged (checksum).
+Expected<KernelFile> decodeKernelFile(std::span<const std::uint8_t> bytes,
+                                      const std::string &keyHex,
+                                      const std::string &versionId);
 
 } // namespace fuse
 

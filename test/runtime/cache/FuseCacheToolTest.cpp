@@ -75,7 +75,9 @@ TEST_F(FuseCacheTool, StatsCountsEntries) {
   EXPECT_NE(run.output.find("kernels: 0\n"), std::string::npos) << run.output;
   // Kernel files are counted apart from the bundles.
   ASSERT_TRUE(
-      cache->storeKernel(std::string(64, 'c'), std::vector<std::uint8_t>(5, 1))
+      cache
+          ->storeKernel(std::string(64, 'c'),
+                        KernelFile{std::vector<std::uint8_t>(5, 1), {"f"}})
           .ok());
   run = tool("stats");
   EXPECT_NE(run.output.find("entries: 2\n"), std::string::npos) << run.output;

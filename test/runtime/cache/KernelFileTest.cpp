@@ -36,11 +36,14 @@ std::unique_ptr<BundleCache> openAt(const std::string &directory,
   return opened.ok() ? opened.take() : nullptr;
 }
 
-std::vector<std::uint8_t> payload(std::size_t size, std::uint8_t seed) {
-  std::vector<std::uint8_t> bytes(size);
+/// A kernel of `size` object bytes and two symbols.
+KernelFile payload(std::size_t size, std::uint8_t seed) {
+  KernelFile kernel;
+  kernel.object.resize(size);
   for (std::size_t i = 0; i < size; ++i)
-    bytes[i] = std::uint8_t(seed + 31 * i);
-  return bytes;
+    kernel.object[i] = std::uint8_t(seed + 31 * i);
+  kernel.symbols = {"fuse_matmul_" + std::to_string(seed), "fuse_part"};
+  return kernel;
 }
 
 std::string kernelPath(const TempDir &dir, const std::string &key) {
@@ -58,7 +61,7 @@ TEST(KernelFiles, StoreThenLoadInAnotherCache) {
   EXPECT_TRUE(cache->list()->empty());
 
   auto second = openAt(dir.path(), problems);
-  std::optional<std::vector<std::uint8_t>> loaded = second->loadKernel(kKey);
+  std::optional<KernelFile> loaded = second->loadKernel(kKey);
   ASSERT_TRUE(loaded.has_value());
   EXPECT_EQ(*loaded, payload(1000, 7));
   EXPECT_EQ(second->stats().kernelHits, 1u);
