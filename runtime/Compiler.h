@@ -31,6 +31,14 @@ struct CompileOptions {
   bool enableFusion = true;
   /// Record why each fusion decision was made (`--fuse-explain`).
   bool explain = false;
+  /// Tiered kernels: a kernel its compiler has not compiled before gets a
+  /// quick LLVM pipeline (about a quarter of the time, slower code); one it
+  /// compiled quickly before is compiled again at optimizationLevel. For
+  /// loops that compile a new graph at each step (a decoder's generation):
+  /// the kernels that depend on the step's shapes are used once each, the
+  /// others from the second step on at full speed. Compilers without a
+  /// kernel cache ignore it.
+  bool tieredKernels = false;
   bool operator==(const CompileOptions &) const = default;
 };
 
@@ -47,6 +55,8 @@ struct PhaseTiming {
 struct KernelReuse {
   std::uint32_t compiled = 0;
   std::uint32_t reused = 0;
+  /// Of `compiled`, those given the quick pipeline (tieredKernels).
+  std::uint32_t quick = 0;
 };
 
 struct Compilation {

@@ -63,7 +63,7 @@ public:
     }
     Expected<HostObject> object =
         emitHostObject(kernelModule, target, options.optimizationLevel,
-                       dumps != nullptr, &kernelObjects);
+                       dumps != nullptr, &kernelObjects, options.tieredKernels);
     if (!object.ok())
       return diagnostics.error(object.message());
     phases.push_back({"translate", object->translate});
@@ -85,6 +85,7 @@ public:
     }
     reuse.compiled = object->kernelsCompiled;
     reuse.reused = object->kernelsReused;
+    reuse.quick = object->kernelsQuick;
     return Status::success();
   }
 

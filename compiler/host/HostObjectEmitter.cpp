@@ -656,6 +656,17 @@ std::string contentKey(llvm::Module &part,
   return key;
 }
 
+/// The KernelObjectCache key of the quickly compiled object of the kernel
+/// whose key at the full level is `key`.
+std::string quickKeyOf(const std::string &key) {
+  Sha256 hasher;
+  hasher.update("quick\n" + key);
+  std::string quick;
+  for (std::uint8_t byte : hasher.finish())
+    quick += llvm::formatv("{0:x-2}", byte).str();
+  return quick;
+}
+
 /// The names of a cached kernel's functions: each old name without its
 /// bundle's kernel number (`fuse_k12_matmul` -> `matmul`), then the key, so
 /// that the object links into any bundle and a profile still says what ran.
@@ -686,7 +697,7 @@ std::vector<std::string> contentNames(llvm::ArrayRef<std::string> names,
 void splitByKernel(llvm::Module &module,
                    const std::vector<std::vector<llvm::Function *>> &groups,
                    const Target &target, int optimizationLevel,
-                   KernelObjectCache *cache, HostObject &object,
+                   KernelObjectCache *cache, bool tiered, HostObject &object,
                    std::vector<PartToCompile> &toCompile) {
   std::map<std::string, std::vector<std::string>> symbolsOfKey;
   for (const std::vector<llvm::Function *> &group : groups) {
@@ -713,6 +724,17 @@ void splitByKernel(llvm::Module &module,
         ++object.kernelsReused;
         object.objects.push_back(cached->object);
         known = symbolsOfKey.emplace(key, cached->symbols).first;
+      }
+      // Tiered: a kernel first seen compiles quickly, under a key of its
+      // own; seen quickly compiled before, at the full level (`key`).
+      if (tiered && known == symbolsOfKey.end()) {
+        std::string quickKey = quickKeyOf(key);
+        known = symbolsOfKey.find(quickKey);
+        if (known == symbolsOfKey.end() && !cache->lookup(quickKey)) {
+          added.huge = true;
+          ++object.kernelsQuick;
+          key = std::move(quickKey);
+        }
       }
       if (known != symbolsOfKey.end()) {
         for (size_t i = 0; i < names.size(); ++i)
@@ -746,7 +768,7 @@ bool hasDefinitions(const llvm::Module &module) {
 
 Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
                                     int optimizationLevel, bool keepIR,
-                                    KernelObjectCache *cache) {
+                                    KernelObjectCache *cache, bool tiered) {
   if (!target.isHost())
     return Status::error("target '" + target.name + "' is not a host target");
   initializeX86Once();
@@ -802,8 +824,8 @@ Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
   start = Clock::now();
   std::vector<PartToCompile> toCompile;
   if (!groups.empty())
-    splitByKernel(*llvmModule, groups, target, optimizationLevel, cache, result,
-                  toCompile);
+    splitByKernel(*llvmModule, groups, target, optimizationLevel, cache,
+                  tiered && optimizationLevel > 0, result, toCompile);
   else if (hasDefinitions(*llvmModule))
     splitIntoParts(*llvmModule, parts, /*huge=*/false, toCompile);
   if (hugeKernels)

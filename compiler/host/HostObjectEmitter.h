@@ -57,6 +57,8 @@ struct HostObject {
   /// those of them whose object code came from the KernelObjectCache.
   std::uint32_t kernelsCompiled = 0;
   std::uint32_t kernelsReused = 0;
+  /// Of kernelsCompiled, those compiled with the quick pipeline (`tiered`).
+  std::uint32_t kernelsQuick = 0;
   /// The optimized LLVM IR, when asked for.
   std::string optimizedIR;
   std::chrono::nanoseconds translate{0}, optimize{0}, codegen{0};
@@ -68,10 +70,14 @@ struct HostObject {
 /// parallel threads. A module large enough to compile one kernel per part
 /// takes each kernel's object from `cache` where it holds one, and stores
 /// the others there; those kernels are renamed after their content
-/// (HostObject::renamed).
+/// (HostObject::renamed). With `tiered` (CompileOptions::tieredKernels), a
+/// kernel that `cache` holds neither at `optimizationLevel` nor quickly
+/// compiled is compiled with the quick pipeline of huge kernels and kept as
+/// such; one it holds quickly compiled is compiled at `optimizationLevel`.
 Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
                                     int optimizationLevel, bool keepIR = false,
-                                    KernelObjectCache *cache = nullptr);
+                                    KernelObjectCache *cache = nullptr,
+                                    bool tiered = false);
 
 } // namespace fuse
 

@@ -42,6 +42,7 @@ std::vector<std::uint8_t> BundleKey::encode() const {
   putU64(out, std::uint64_t(std::int64_t(options.optimizationLevel)));
   out.push_back(options.enableFusion ? 1 : 0);
   out.push_back(options.explain ? 1 : 0);
+  out.push_back(options.tieredKernels ? 1 : 0);
   return out;
 }
 
@@ -100,7 +101,8 @@ Expected<BundleKey> BundleKey::decode(std::span<const std::uint8_t> bytes) {
   if (!reader.u64(key.graphHash.high) || !reader.u64(key.graphHash.low) ||
       !reader.string(key.target) || !reader.string(key.versionId) ||
       !reader.u64(level) || !reader.flag(key.options.enableFusion) ||
-      !reader.flag(key.options.explain) || !reader.atEnd() ||
+      !reader.flag(key.options.explain) ||
+      !reader.flag(key.options.tieredKernels) || !reader.atEnd() ||
       std::int64_t(level) < std::numeric_limits<int>::min() ||
       std::int64_t(level) > std::numeric_limits<int>::max())
     return Status::error("the key record is malformed");
@@ -134,7 +136,8 @@ std::string BundleKey::describe() const {
   return "graph " + graphHash.toHex() + " target " + target + " version " +
          versionId + " options O" + std::to_string(options.optimizationLevel) +
          " fusion=" + (options.enableFusion ? "on" : "off") +
-         " explain=" + (options.explain ? "on" : "off");
+         " explain=" + (options.explain ? "on" : "off") +
+         " tiered=" + (options.tieredKernels ? "on" : "off");
 }
 
 } // namespace fuse

@@ -130,6 +130,9 @@ struct EngineCounters {
   /// (Compilation::kernels).
   std::uint64_t kernelsCompiled = 0;
   std::uint64_t kernelsReused = 0;
+  /// Of kernelsCompiled, those given the quick pipeline
+  /// (CompileOptions::tieredKernels).
+  std::uint64_t kernelsQuick = 0;
   /// Blocks that ran unfused because their compilation failed.
   std::uint64_t fallbacks = 0;
   /// Blocks whose tensors failed (a failed run, or an op that cannot be

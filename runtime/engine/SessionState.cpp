@@ -109,6 +109,7 @@ SessionState::findOrLoadLocked(const Graph &canonical, const BundleKey &key,
     ++counters.compilations;
     counters.kernelsCompiled += compiled->kernels.compiled;
     counters.kernelsReused += compiled->kernels.reused;
+    counters.kernelsQuick += compiled->kernels.quick;
     bundle = std::move(compiled->bundle);
     if (options.cache)
       if (Status stored = options.cache->store(key, *bundle); !stored.ok())

@@ -92,6 +92,45 @@ TEST_F(HostCodegen, KernelsAreNotReusedAcrossTargetsOrLevels) {
   EXPECT_EQ(again->kernels.compiled, compiled);
 }
 
+TEST_F(HostCodegen, TieredKernelsCompileQuicklyFirstThenAtTheFullLevel) {
+  CompileOptions tiered;
+  tiered.tieredKernels = true;
+  // A fresh compiler: every kernel is new, so each compiles quickly.
+  check(layer(100), {}, tiered);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_GE(checkedReuse.compiled, 2u);
+  EXPECT_EQ(checkedReuse.quick, checkedReuse.compiled);
+  EXPECT_EQ(checkedReuse.reused, 0u);
+
+  // Another row length: the matmul, compiled quickly before, now compiles
+  // at the full level; the new softmax quickly.
+  check(layer(37), {}, tiered);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_GE(checkedReuse.quick, 1u);
+  EXPECT_LT(checkedReuse.quick, checkedReuse.compiled);
+  EXPECT_EQ(checkedReuse.reused, 0u);
+
+  // The first graph again: the matmul's full-level code is taken; its
+  // softmax, compiled quickly before, compiles at the full level.
+  check(layer(100), {}, tiered);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_GE(checkedReuse.reused, 1u);
+  EXPECT_GE(checkedReuse.compiled, 1u);
+  EXPECT_EQ(checkedReuse.quick, 0u);
+
+  // And once more: every kernel is taken at the full level.
+  check(layer(100), {}, tiered);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(checkedReuse.compiled, 0u);
+  EXPECT_GE(checkedReuse.reused, 2u);
+
+  // Without tiers, the same compiler takes the full-level kernels too.
+  check(layer(100));
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(checkedReuse.compiled, 0u);
+  EXPECT_EQ(checkedReuse.quick, 0u);
+}
+
 TEST(KernelObjectCache, KeepsTheNewestWithinItsBound) {
   KernelObjectCache cache(/*maxBytes=*/100);
   cache.store("a", {std::vector<std::uint8_t>(40, 1), {"fa"}});

@@ -71,6 +71,17 @@ TEST(CacheBundleKey, ExplainFlagChangesTheKey) {
             makeKey(makeGraph(), kHostTarget, options).toHex());
 }
 
+TEST(CacheBundleKey, TieredKernelsChangeTheKey) {
+  CompileOptions options;
+  options.tieredKernels = true;
+  BundleKey key = makeKey(makeGraph(), kHostTarget, options);
+  EXPECT_NE(makeKey(makeGraph()).toHex(), key.toHex());
+  Expected<BundleKey> decoded = BundleKey::decode(key.encode());
+  ASSERT_TRUE(decoded.ok()) << decoded.message();
+  EXPECT_TRUE(decoded->options.tieredKernels);
+  EXPECT_EQ(decoded->toHex(), key.toHex());
+}
+
 TEST(CacheBundleKey, OtherTensorIdsAndNamesGiveTheSameKey) {
   // makeGraph() recorded with other ids: the result tensors first, the
   // inputs last, and other names.
