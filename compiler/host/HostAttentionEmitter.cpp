@@ -9,13 +9,17 @@
 // its output rows, so no buffer of M x N scores exists:
 //   1. the Q rows, computed by their prologue where the kernel reads them;
 //   2. per tile of 4 vectors of keys, their K rows (computed likewise)
-//      transposed into the tile, and each Q row times the tile in four
-//      vector accumulators: the block's scores;
+//      transposed into the tile (K given transposed is copied a vector at
+//      a time; K rows of whole vectors are transposed a square of vectors
+//      at a time with shuffles), and the Q rows times the tile in register
+//      tiles of up to 4 rows x 4 vectors of keys (kMaxTileRows): each
+//      vector of the tile loaded serves every row of the register tile;
 //   3. per query row, the row kernel's passes (ScheduleLegality ran them as
 //      a row_reduction's: emitRowPasses) with the scores read from the
-//      stack, then P at every key;
-//   4. per tile of keys, their V rows, and each row's P times them,
-//      accumulated in registers into the output rows, stored at the end.
+//      stack, then P at every key (written over the scores on the stack);
+//   4. per tile of keys, their V rows, and the rows' P times them in
+//      register tiles of rows x the output row's vectors, accumulated into
+//      the output rows, stored at the end.
 // Each step reads its operands through the region emitter, so prologues
 // (a scale on Q or K, heads split by transposes, K/V repeated for grouped
 // heads, a mask computed from the model's inputs) are index maps and
@@ -39,6 +43,12 @@ namespace {
 /// stack; the block has fewer rows for longer rows.
 constexpr int64_t kAttentionStackBytes = 256 * 1024;
 constexpr int64_t kMaxRowsPerBlock = 32;
+/// Most query rows of a register tile: the scores of a tile of keys and
+/// the output rows of P V are rows x (a tile's or a row's vectors)
+/// accumulators, so each vector of K or V loaded serves every row. The
+/// accumulators take at most 3/4 of the vector registers (AVX-512 has 32,
+/// AVX2 and SSE 16), the rest holding the loaded vectors and a broadcast.
+constexpr int64_t kMaxTileRows = 4;
 /// Rows of more keys than a one-row block's scores and P fit in the stack
 /// (past 16384 keys with 64 elements per Q row) keep them in the kernel's
 /// scratch instead: the blocks are dealt out to at most kMaxScratchParts
@@ -74,12 +84,46 @@ struct AttentionBuilder {
     return LLVM::AllocaOp::create(b, loc, ptr(), f32(), c(elements), 64);
   }
 
+  /// `elements` zeros at `buffer`.
+  void zeroFill(Value buffer, int64_t elements) {
+    forEach(c(elements), [&](Value e) { store(zero(1), buffer, e); });
+  }
+
   /// `body(r)` for r in [0, count).
   void forEach(Value count, function_ref<void(Value)> body) {
-    auto loop = scf::ForOp::create(b, loc, c(0), count, c(1));
+    forRange(c(0), count, body);
+  }
+
+  /// `body(r)` for r in [lo, hi).
+  void forRange(Value lo, Value hi, function_ref<void(Value)> body) {
+    auto loop = scf::ForOp::create(b, loc, lo, hi, c(1));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(loop.getBody()->getTerminator());
     body(loop.getInductionVar());
+  }
+
+  /// `rows`, `width` vectors of `width` lanes, transposed: log2(width)
+  /// rounds of two-vector shuffles, each swapping the elements whose row
+  /// and lane differ in one bit.
+  SmallVector<Value> transpose(SmallVector<Value> rows) {
+    for (unsigned bit = 1; bit < width; bit <<= 1) {
+      SmallVector<Value> next(rows);
+      SmallVector<int64_t> low, high;
+      for (unsigned l = 0; l < width; ++l) {
+        low.push_back(l & bit ? width + (l ^ bit) : l);
+        high.push_back(l & bit ? width + l : l ^ bit);
+      }
+      for (unsigned i = 0; i < width; ++i) {
+        if (i & bit)
+          continue;
+        next[i] =
+            vector::ShuffleOp::create(b, loc, rows[i], rows[i | bit], low);
+        next[i | bit] =
+            vector::ShuffleOp::create(b, loc, rows[i], rows[i | bit], high);
+      }
+      rows = std::move(next);
+    }
+    return rows;
   }
 
   /// scf.for over [0, count) carrying `init`: `body(i, carried)` returns the
@@ -125,9 +169,11 @@ struct AttentionBuilder {
   }
 
   /// The `length` elements of `value` from flat position `first` with
-  /// stride `stride` (1: contiguous), into `to` (f32 in compute type).
+  /// stride `stride` (1: contiguous), into `to` (f32 in compute type). A
+  /// contiguous run lies inside one aligned block of `block` elements
+  /// (0: the run's own, from a multiple of its length).
   LogicalResult stage(Value value, Value first, int64_t length, int64_t stride,
-                      Value to) {
+                      Value to, int64_t block = 0) {
     if (stride != 1) {
       bool failedBody = false;
       forEach(c(length), [&](Value k) {
@@ -142,7 +188,8 @@ struct AttentionBuilder {
       });
       return failure(failedBody);
     }
-    int64_t block = length % width == 0 ? width : length;
+    if (block == 0)
+      block = length % width == 0 ? width : length;
     Value base = at(to, arith::SubIOp::create(b, loc, c(0), first));
     DenseMap<Value, Value> noSeeds;
     FailureOr<PeeledLoop> loop =
@@ -244,46 +291,139 @@ struct AttentionBlock {
                     arith::SubIOp::create(k.b, k.loc, k.c(N), j0))};
   }
 
-  /// Tile `t`'s K rows transposed into the key tile, then each Q row times
-  /// the tile in four vector accumulators: row r's scores of the tile at
-  /// scoreRows + r * stride, + the tile's first key where `atKey`.
-  void emitScoreTile(fd::MatmulOp scores, Value t, int64_t stride, bool atKey) {
+  /// 1. The block's Q rows.
+  void stageQueryRows(fd::MatmulOp scores) {
+    k.forEach(count, [&](Value r) {
+      check(k.stage(scores.getLhs(), k.mul(k.add(firstRow, r), k.c(D)), D, 1,
+                    k.at(qRows, k.mul(r, k.c(D)))));
+    });
+  }
+
+  /// Rows of a register tile of `vectors` accumulators per row.
+  int64_t tileRows(int64_t vectors) {
+    int64_t registers = k.width >= 16 ? 32 : 16;
+    return std::clamp<int64_t>(registers * 3 / 4 / vectors, 1, kMaxTileRows);
+  }
+
+  /// `body(r0, rows)` over the block's rows in register tiles of `rows`
+  /// rows, then the rows past the last whole tile one at a time.
+  void forRowTiles(int64_t rows, function_ref<void(Value, int64_t)> body) {
+    Value tilesOfRows = arith::DivSIOp::create(k.b, k.loc, count, k.c(rows));
+    k.forEach(tilesOfRows, [&](Value g) { body(k.mul(g, k.c(rows)), rows); });
+    if (rows > 1)
+      k.forRange(k.mul(tilesOfRows, k.c(rows)), count,
+                 [&](Value r) { body(r, 1); });
+  }
+
+  /// Tile `t`'s K rows transposed into the key tile. K given transposed
+  /// ([D, N]): each element of depth's run of the tile's keys, copied a
+  /// vector at a time (inside its row of N; the last tile's run is shorter,
+  /// both lengths are known). Else, where K's rows are whole vectors, they are
+  /// staged into the value tile (free until step 4) and transposed a square of
+  /// vectors at a time; else one element at a time.
+  void stageKeyTile(fd::MatmulOp scores, Value t) {
     OpBuilder &b = k.b;
     Location loc = k.loc;
     unsigned width = k.width;
     auto [j0, valid] = keysIn(t);
+    if (!scores.getTransposeB()) {
+      auto copyRuns = [&](int64_t length) {
+        k.forEach(k.c(D), [&](Value d) {
+          check(
+              k.stage(scores.getRhs(),
+                      k.add(k.mul(k.add(k.mul(batch, k.c(D)), d), k.c(N)), j0),
+                      length, 1, k.at(keyTile, k.mul(d, k.c(tile))), N));
+        });
+      };
+      const int64_t last = N - (tiles - 1) * tile;
+      if (last == tile) {
+        copyRuns(tile);
+        return;
+      }
+      auto isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, t,
+                                          k.c(tiles - 1));
+      auto branch = scf::IfOp::create(b, loc, isLast, /*withElse=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&branch.getThenRegion().front());
+      copyRuns(last);
+      b.setInsertionPointToStart(&branch.getElseRegion().front());
+      copyRuns(tile);
+      return;
+    }
+    if (D % width != 0) {
+      k.forEach(valid, [&](Value jj) {
+        check(k.stage(scores.getRhs(),
+                      k.mul(k.add(k.mul(batch, k.c(N)), k.add(j0, jj)), k.c(D)),
+                      D, 1, keyRow));
+        k.forEach(k.c(D), [&](Value d) {
+          k.store(k.load(keyRow, d, 1), keyTile,
+                  k.add(k.mul(d, k.c(tile)), jj));
+        });
+      });
+      return;
+    }
     k.forEach(valid, [&](Value jj) {
       Value j = k.add(j0, jj);
-      Value keyStart = scores.getTransposeB()
-                           ? k.mul(k.add(k.mul(batch, k.c(N)), j), k.c(D))
-                           : k.add(k.mul(batch, k.c(D * N)), j);
-      check(k.stage(scores.getRhs(), keyStart, D,
-                    scores.getTransposeB() ? 1 : N, keyRow));
-      k.forEach(k.c(D), [&](Value d) {
-        k.store(k.load(keyRow, d, 1), keyTile, k.add(k.mul(d, k.c(tile)), jj));
+      check(k.stage(scores.getRhs(),
+                    k.mul(k.add(k.mul(batch, k.c(N)), j), k.c(D)), D, 1,
+                    k.at(valueTile, k.mul(jj, k.c(D)))));
+    });
+    k.forEach(k.c(tile / width), [&](Value kb) {
+      k.forEach(k.c(D / width), [&](Value db) {
+        Value key = k.mul(kb, k.c(width)), depth = k.mul(db, k.c(width));
+        SmallVector<Value> rows;
+        for (unsigned i = 0; i < width; ++i)
+          rows.push_back(k.load(valueTile,
+                                k.add(k.mul(k.add(key, k.c(i)), k.c(D)), depth),
+                                width));
+        SmallVector<Value> columns = k.transpose(rows);
+        for (unsigned i = 0; i < width; ++i)
+          k.store(columns[i], keyTile,
+                  k.add(k.mul(k.add(depth, k.c(i)), k.c(tile)), key));
       });
     });
-    k.forEach(count, [&](Value r) {
-      SmallVector<Value> init(4, k.zero(width));
-      Value qRow = k.mul(r, k.c(D));
+  }
+
+  /// Tile `t`'s K rows transposed into the key tile, then the Q rows times
+  /// the tile in register tiles of tileRows rows x the tile's vectors of
+  /// keys (the tile's vectors loaded once per element of depth for all the
+  /// rows): row r's scores of the tile at scoreRows + r * stride, + the
+  /// tile's first key where `atKey`.
+  void emitScoreTile(fd::MatmulOp scores, Value t, int64_t stride, bool atKey) {
+    OpBuilder &b = k.b;
+    Location loc = k.loc;
+    unsigned width = k.width;
+    const int64_t vectors = tile / width;
+    Value j0 = keysIn(t).first;
+    stageKeyTile(scores, t);
+    forRowTiles(tileRows(vectors), [&](Value r0, int64_t rows) {
+      SmallVector<Value> init(rows * vectors, k.zero(width));
       SmallVector<Value> acc =
           k.forCarried(k.c(D), init, [&](Value d, ValueRange carried) {
-            Value q = vector::BroadcastOp::create(
-                b, loc, VectorType::get({width}, k.f32()),
-                k.load(qRows, k.add(qRow, d), 1));
+            SmallVector<Value> keys;
+            for (int64_t v = 0; v < vectors; ++v)
+              keys.push_back(k.load(
+                  keyTile, k.add(k.mul(d, k.c(tile)), k.c(v * width)), width));
             SmallVector<Value> next;
-            for (int64_t v = 0; v < 4; ++v)
-              next.push_back(math::FmaOp::create(
-                  b, loc, q,
-                  k.load(keyTile, k.add(k.mul(d, k.c(tile)), k.c(v * width)),
-                         width),
-                  carried[v]));
+            for (int64_t i = 0; i < rows; ++i) {
+              Value qRow = k.mul(k.add(r0, k.c(i)), k.c(D));
+              Value q = vector::BroadcastOp::create(
+                  b, loc, VectorType::get({width}, k.f32()),
+                  k.load(qRows, k.add(qRow, d), 1));
+              for (int64_t v = 0; v < vectors; ++v)
+                next.push_back(math::FmaOp::create(b, loc, q, keys[v],
+                                                   carried[i * vectors + v]));
+            }
             return next;
           });
-      Value scoreRow =
-          atKey ? k.add(k.mul(r, k.c(stride)), j0) : k.mul(r, k.c(stride));
-      for (int64_t v = 0; v < 4; ++v)
-        k.store(acc[v], scoreRows, k.add(scoreRow, k.c(v * width)));
+      for (int64_t i = 0; i < rows; ++i) {
+        Value r = k.add(r0, k.c(i));
+        Value scoreRow =
+            atKey ? k.add(k.mul(r, k.c(stride)), j0) : k.mul(r, k.c(stride));
+        for (int64_t v = 0; v < vectors; ++v)
+          k.store(acc[i * vectors + v], scoreRows,
+                  k.add(scoreRow, k.c(v * width)));
+      }
     });
   }
 
@@ -309,26 +449,33 @@ struct AttentionBlock {
     return {j0, valid};
   }
 
-  /// Row r's rows of P of a tile (at probRows + r * stride + `keyOffset`)
-  /// times the value tile, accumulated into `init`.
-  SmallVector<Value> multiplyValues(Value r, int64_t stride, Value keyOffset,
-                                    Value valid, ValueRange init) {
+  /// Rows [r0, r0 + rows)'s P of a tile (row r's at probRows + r * stride
+  /// + `keyOffset`) times the value tile, accumulated into `init` (row i's
+  /// parts of the output row at i * parts): each V row is loaded once for
+  /// all the rows.
+  SmallVector<Value> multiplyValues(Value r0, int64_t rows, int64_t stride,
+                                    Value keyOffset, Value valid,
+                                    ValueRange init) {
     OpBuilder &b = k.b;
     Location loc = k.loc;
     SmallVector<std::pair<int64_t, unsigned>> outParts = k.rowParts(Dv);
-    Value probRow = k.add(k.mul(r, k.c(stride)), keyOffset);
+    const int64_t parts = outParts.size();
     return k.forCarried(valid, init, [&](Value jj, ValueRange carried) {
-      Value p = k.load(probRows, k.add(probRow, jj), 1);
-      Value splat = vector::BroadcastOp::create(
-          b, loc, VectorType::get({k.width}, k.f32()), p);
       Value valueRow = k.mul(jj, k.c(Dv));
+      SmallVector<Value> values;
+      for (auto [offset, lanes] : outParts)
+        values.push_back(
+            k.load(valueTile, k.add(valueRow, k.c(offset)), lanes));
       SmallVector<Value> next;
-      for (auto [part, span] : llvm::enumerate(outParts)) {
-        auto [offset, lanes] = span;
-        next.push_back(math::FmaOp::create(
-            b, loc, lanes == 1 ? p : splat,
-            k.load(valueTile, k.add(valueRow, k.c(offset)), lanes),
-            carried[part]));
+      for (int64_t i = 0; i < rows; ++i) {
+        Value probRow = k.add(k.mul(k.add(r0, k.c(i)), k.c(stride)), keyOffset);
+        Value p = k.load(probRows, k.add(probRow, jj), 1);
+        Value splat = vector::BroadcastOp::create(
+            b, loc, VectorType::get({k.width}, k.f32()), p);
+        for (auto [part, span] : llvm::enumerate(outParts))
+          next.push_back(
+              math::FmaOp::create(b, loc, span.second == 1 ? p : splat,
+                                  values[part], carried[i * parts + part]));
       }
       return next;
     });
@@ -337,7 +484,7 @@ struct AttentionBlock {
   /// The block's output rows from its rows of P, stored in `out`.
   void emitOutputRows(fd::MatmulOp output, Value out) {
     // 4. Output rows: over each tile of keys, P times the tile's V rows,
-    // accumulated in registers per row.
+    // accumulated in registers per register tile of rows.
     SmallVector<std::pair<int64_t, unsigned>> outParts = k.rowParts(Dv);
     k.forEach(count, [&](Value r) {
       for (auto [offset, lanes] : outParts)
@@ -345,14 +492,20 @@ struct AttentionBlock {
     });
     k.forEach(k.c(tiles), [&](Value t) {
       auto [j0, valid] = stageValueTile(output, t);
-      k.forEach(count, [&](Value r) {
-        Value outRow = k.mul(r, k.c(Dv));
+      forRowTiles(tileRows(outParts.size()), [&](Value r0, int64_t rows) {
         SmallVector<Value> init;
-        for (auto [offset, lanes] : outParts)
-          init.push_back(k.load(outRows, k.add(outRow, k.c(offset)), lanes));
-        SmallVector<Value> acc = multiplyValues(r, paddedKeys, j0, valid, init);
-        for (auto [part, span] : llvm::enumerate(outParts))
-          k.store(acc[part], outRows, k.add(outRow, k.c(span.first)));
+        for (int64_t i = 0; i < rows; ++i)
+          for (auto [offset, lanes] : outParts)
+            init.push_back(k.load(
+                outRows, k.add(k.mul(k.add(r0, k.c(i)), k.c(Dv)), k.c(offset)),
+                lanes));
+        SmallVector<Value> acc =
+            multiplyValues(r0, rows, paddedKeys, j0, valid, init);
+        int64_t part = 0;
+        for (int64_t i = 0; i < rows; ++i)
+          for (auto [offset, lanes] : outParts)
+            k.store(acc[part++], outRows,
+                    k.add(k.mul(k.add(r0, k.c(i)), k.c(Dv)), k.c(offset)));
       });
     });
     // 5. The block's output rows.
@@ -504,28 +657,35 @@ void AttentionBlock::emitOnline(fd::MatmulOp scores, fd::MatmulOp output,
       k.store(weight, rows.weight, r);
     });
     stageValueTile(output, t);
-    k.forEach(count, [&](Value r) {
-      Value outRow = k.mul(r, k.c(Dv));
+    forRowTiles(tileRows(outParts.size()), [&](Value r0, int64_t rowCount) {
       SmallVector<Value> zeros;
-      for (auto [offset, lanes] : outParts)
-        zeros.push_back(k.zero(lanes));
-      SmallVector<Value> acc = multiplyValues(r, tile, k.c(0), valid, zeros);
-      Value keep = k.load(rows.keep, r, 1), weight = k.load(rows.weight, r, 1);
-      Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                          weight, constant(0));
-      for (auto [part, span] : llvm::enumerate(outParts)) {
-        auto [offset, lanes] = span;
-        auto splat = [&](Value x) -> Value {
-          return lanes == 1 ? x
-                            : vector::BroadcastOp::create(
-                                  b, loc, VectorType::get({lanes}, f32), x);
-        };
-        Value old = k.load(outRows, k.add(outRow, k.c(offset)), lanes);
-        Value tilePart = arith::SelectOp::create(
-            b, loc, empty, k.zero(lanes),
-            arith::MulFOp::create(b, loc, acc[part], splat(weight)));
-        k.store(math::FmaOp::create(b, loc, old, splat(keep), tilePart),
-                outRows, k.add(outRow, k.c(offset)));
+      for (int64_t i = 0; i < rowCount; ++i)
+        for (auto [offset, lanes] : outParts)
+          zeros.push_back(k.zero(lanes));
+      SmallVector<Value> acc =
+          multiplyValues(r0, rowCount, tile, k.c(0), valid, zeros);
+      for (int64_t i = 0; i < rowCount; ++i) {
+        Value r = k.add(r0, k.c(i));
+        Value outRow = k.mul(r, k.c(Dv));
+        Value keep = k.load(rows.keep, r, 1),
+              weight = k.load(rows.weight, r, 1);
+        Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                            weight, constant(0));
+        for (auto [part, span] : llvm::enumerate(outParts)) {
+          auto [offset, lanes] = span;
+          auto splat = [&](Value x) -> Value {
+            return lanes == 1 ? x
+                              : vector::BroadcastOp::create(
+                                    b, loc, VectorType::get({lanes}, f32), x);
+          };
+          Value old = k.load(outRows, k.add(outRow, k.c(offset)), lanes);
+          Value tilePart = arith::SelectOp::create(
+              b, loc, empty, k.zero(lanes),
+              arith::MulFOp::create(b, loc, acc[i * outParts.size() + part],
+                                    splat(weight)));
+          k.store(math::FmaOp::create(b, loc, old, splat(keep), tilePart),
+                  outRows, k.add(outRow, k.c(offset)));
+        }
       }
     });
   });
@@ -549,13 +709,18 @@ FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
   const int64_t M = schedule->rows, N = schedule->keys, D = schedule->depth,
                 Dv = schedule->valueDepth;
   // Keys in tiles of four vectors: the scores of a tile are four vector
-  // accumulators per query row, the K tile transposed on the stack.
+  // accumulators per query row of a register tile, the K tile transposed
+  // on the stack.
   const int64_t tile = 4 * width, tiles = (N + tile - 1) / tile,
                 paddedKeys = tiles * tile;
-  int64_t perRow = 2 * paddedKeys + D + Dv, shared = D * tile + tile * Dv + D;
-  int64_t rowsPerBlock = std::clamp<int64_t>(
-      (kAttentionStackBytes / 4 - shared) / perRow, 1, kMaxRowsPerBlock);
-  rowsPerBlock = std::min(rowsPerBlock, M);
+  int64_t perRow = 2 * paddedKeys + D + Dv,
+          shared = D * tile + tile * std::max(D, Dv) + D;
+  auto rowsIn = [&](int64_t elementsPerRow) {
+    return std::min(M, std::clamp<int64_t>((kAttentionStackBytes / 4 - shared) /
+                                               elementsPerRow,
+                                           1, kMaxRowsPerBlock));
+  };
+  int64_t rowsPerBlock = rowsIn(perRow);
   // The rows of scores and P on the stack where they fit; else an online
   // softmax over tiles of keys where the row kernel is a softmax (a tile of
   // scores and of E per row, and 4 scalars), else the rows in the scratch
@@ -566,11 +731,13 @@ FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
   std::optional<OnlineSoftmax> online;
   if (!onStack)
     online = matchSoftmax(reductions, probs);
+  // On the stack, P is written over the scores it is computed from (each
+  // at its own position), so a row takes one row of keys and the block
+  // has more rows (fewer stagings of the K and V tiles per row).
+  if (onStack)
+    rowsPerBlock = rowsIn(paddedKeys + D + Dv);
   if (online)
-    rowsPerBlock =
-        std::min(M, std::clamp<int64_t>((kAttentionStackBytes / 4 - shared) /
-                                            (2 * tile + D + Dv + 4),
-                                        1, kMaxRowsPerBlock));
+    rowsPerBlock = rowsIn(2 * tile + D + Dv + 4);
   const bool inScratch = !onStack && !online;
   const int64_t blocks = (M + rowsPerBlock - 1) / rowsPerBlock;
 
@@ -588,12 +755,13 @@ FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
                              kMaxScratchParts),
                     1, std::max<int64_t>(totalBlocks, 1));
   Value qRows = k.alloca(rowsPerBlock * D), keyRow = k.alloca(D),
-        keyTile = k.alloca(D * tile), valueTile = k.alloca(tile * Dv);
+        keyTile = k.alloca(D * tile),
+        valueTile = k.alloca(tile * std::max(D, Dv));
   Value scoreRows, probRows;
   if (!inScratch) {
     int64_t rowLength = online ? tile : paddedKeys;
     scoreRows = k.alloca(rowsPerBlock * rowLength);
-    probRows = k.alloca(rowsPerBlock * rowLength);
+    probRows = online ? k.alloca(rowsPerBlock * rowLength) : scoreRows;
   }
   Value outRows = k.alloca(rowsPerBlock * Dv);
   OnlineRows onlineRows;
@@ -603,8 +771,11 @@ FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
   SmallVector<Value> stashBuffers =
       allocateRowStashes(b, loc, reductions, {probs}, online ? tile : N);
   // A last tile's columns past the keys hold finite values (their scores
-  // are computed and never read).
-  k.forEach(k.c(D * tile), [&](Value e) { k.store(k.zero(1), keyTile, e); });
+  // are computed and never read), and so do the value tile's rows past the
+  // keys where the key tile's transposes read them.
+  k.zeroFill(keyTile, D * tile);
+  if (scores.getTransposeB() && D % width == 0 && N % tile != 0)
+    k.zeroFill(valueTile, tile * std::max(D, Dv));
 
   Value iteration;
   if (!inScratch) {
@@ -641,13 +812,7 @@ FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
   AttentionBlock blk{k,         M,          N,       D,      Dv,      tile,
                      tiles,     paddedKeys, qRows,   keyRow, keyTile, valueTile,
                      scoreRows, probRows,   outRows, batch,  count,   firstRow};
-  auto check = [&](LogicalResult result) { blk.check(result); };
-
-  // 1. Q rows.
-  k.forEach(count, [&](Value r) {
-    check(k.stage(scores.getLhs(), k.mul(k.add(firstRow, r), k.c(D)), D, 1,
-                  k.at(qRows, k.mul(r, k.c(D)))));
-  });
+  blk.stageQueryRows(scores);
   if (online) {
     blk.emitOnline(scores, output, out, *online, reductions, stashBuffers,
                    onlineRows);

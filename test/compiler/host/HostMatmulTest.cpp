@@ -221,7 +221,10 @@ TEST_F(HostMatmul, ElementwisePrologueAndTransposedOperand) {
 
 /// Attention's head split and merge: Q, K and V projections with the heads
 /// split in the epilogue, Q K^T scaled, softmax, P V with the heads merged.
-Graph attention(int64_t seq, int64_t heads, int64_t headDim, ElementType type) {
+/// With `keysTransposed` K^T is a transpose of the split K, not the matmul's
+/// transpose_b.
+Graph attention(int64_t seq, int64_t heads, int64_t headDim, ElementType type,
+                bool keysTransposed = false) {
   int64_t hidden = heads * headDim;
   GraphBuilder b;
   TensorId x = b.input({type, {seq, hidden}}, "x");
@@ -233,7 +236,8 @@ Graph attention(int64_t seq, int64_t heads, int64_t headDim, ElementType type) {
   };
   TensorId q = project("wq"), k = project("wk"), v = project("wv");
   std::vector<int64_t> scoreShape = {heads, seq, seq};
-  TensorId s = b.mul(b.matmul(q, k, false, true),
+  TensorId s = b.mul(keysTransposed ? b.matmul(q, b.transpose(k, {0, 2, 1}))
+                                    : b.matmul(q, k, false, true),
                      b.splat({type, scoreShape}, 1.0 / std::sqrt(headDim)));
   TensorId mx = b.reduce(ReduceKind::Max, s, {2}, true);
   TensorId e = b.exp(b.sub(s, b.broadcast(mx, scoreShape, {0, 1, 2})));
@@ -261,6 +265,19 @@ TEST_F(HostMatmul, AttentionHeadSplitAndMerge) {
   check(attention(8, 4, 8, ElementType::F32), attentionDomains(32));
   check(attention(13, 3, 5, ElementType::F32), attentionDomains(15));
   check(attention(64, 4, 32, ElementType::F32), attentionDomains(128));
+}
+
+/// The attention kernel's register tiles: 70 keys (a last tile of keys
+/// shorter than the others, at 8 and 16 lanes), blocks of query rows that
+/// are not whole register tiles, K rows of whole vectors (transposed a
+/// square at a time) or K given transposed (copied), at both widths.
+TEST_F(HostMatmul, AttentionRegisterTiles) {
+  for (Target each : {hostTarget(), Target{"host-x86-64-v3"}}) {
+    target = each;
+    for (bool keysTransposed : {false, true})
+      check(attention(70, 2, 32, ElementType::F32, keysTransposed),
+            attentionDomains(64));
+  }
 }
 
 TEST_F(HostMatmul, F16AndBf16StorageWithF32Accumulation) {
