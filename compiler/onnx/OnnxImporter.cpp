@@ -22,6 +22,9 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <numbers>
 #include <numeric>
 #include <set>
@@ -537,13 +540,26 @@ std::vector<std::int64_t> toInts(const HostTensorData &data) {
   return data.toInts();
 }
 
+std::shared_ptr<const HostTensorData> shared(HostTensorData data) {
+  return std::make_shared<const HostTensorData>(std::move(data));
+}
+
+/// The initializers' values of a model imported more than once (a
+/// ParsedModel), read from the model the first time only.
+struct InitializerCache {
+  std::mutex mutex;
+  std::map<std::string, std::shared_ptr<const HostTensorData>, std::less<>>
+      values;
+};
+
 /// One ONNX value during import.
 struct Value {
   TensorType type;
   /// The tensor in the current builder, once materialized.
   TensorId id = kInvalidTensor;
-  /// The value, when known at import time.
-  std::optional<HostTensorData> constant;
+  /// The value, when known at import time; shared, never changed (an
+  /// initializer's data is read from the model once per ParsedModel).
+  std::shared_ptr<const HostTensorData> constant;
   /// When it is not: the model inputs it is computed from (those bound as
   /// constants excepted), which would make it one if their values were
   /// bound.
@@ -574,8 +590,9 @@ struct ResizeAxis;
 class Importer {
 public:
   Importer(const onnx::ModelProto &model, const ImportOptions &options,
-           std::string modelFolder)
-      : model(model), options(options), modelFolder(std::move(modelFolder)) {}
+           std::string modelFolder, InitializerCache *initializers = nullptr)
+      : model(model), options(options), modelFolder(std::move(modelFolder)),
+        initializerCache(initializers) {}
 
   ImportedModel run();
 
@@ -589,6 +606,9 @@ private:
   void checkVersions();
   /// Each initializer as a constant value; answers their names.
   std::set<std::string> importInitializers(const onnx::GraphProto &graph);
+  /// The value of initializer `proto`, from initializerCache where given.
+  std::shared_ptr<const HostTensorData>
+  initializer(const onnx::TensorProto &proto);
   GivenDims dimsOfGivenInputs(const onnx::GraphProto &graph);
   /// An input's shape, its dynamic dims bound by --dim (recorded in
   /// `usedDims`) or by a given input's shape.
@@ -634,6 +654,8 @@ private:
   const ImportOptions &options;
   /// Where external data may be read from; empty: nowhere.
   std::string modelFolder;
+  /// Where initializers are read once across imports (null: none).
+  InitializerCache *initializerCache = nullptr;
   std::int64_t opset = 0;
 
   GraphBuilder mainBuilder;
@@ -1333,12 +1355,13 @@ bool Importer::evaluateConstant(std::vector<std::optional<Value>> &constants,
           return HostTensorData::fromInts(TensorType{type, shape}, xs);
       };
       if (which == "value")
-        v.constant = tensorFromProto(a->t(), modelFolder);
+        v.constant = shared(tensorFromProto(a->t(), modelFolder));
       else if (which.starts_with("value_float"))
-        v.constant = fromValues(ElementType::F32, double(a->f()), a->floats());
-      else
         v.constant =
-            fromValues(ElementType::I64, std::int64_t(a->i()), a->ints());
+            shared(fromValues(ElementType::F32, double(a->f()), a->floats()));
+      else
+        v.constant = shared(
+            fromValues(ElementType::I64, std::int64_t(a->i()), a->ints()));
       v.type = v.constant->type;
       constants[0] = std::move(v);
       break;
@@ -1373,7 +1396,7 @@ bool Importer::evaluateShapeOrSize(std::vector<std::optional<Value>> &constants,
   }
   Value v;
   v.constant =
-      HostTensorData::fromInts(TensorType{ElementType::I64, shape}, xs);
+      shared(HostTensorData::fromInts(TensorType{ElementType::I64, shape}, xs));
   v.type = v.constant->type;
   constants[0] = std::move(v);
   return true;
@@ -1400,11 +1423,12 @@ bool Importer::evaluateConstantOfShape(
     results.push_back(
         splatBytes(DenseValue{type.elementType, type.shape, fill.bytes, true}));
   } else {
-    Value v;
-    v.constant = HostTensorData(type);
+    HostTensorData filled(type);
     for (std::int64_t i = 0; i < type.numElements(); ++i)
-      std::memcpy(v.constant->bytes.data() + i * fill.bytes.size(),
+      std::memcpy(filled.bytes.data() + i * fill.bytes.size(),
                   fill.bytes.data(), fill.bytes.size());
+    Value v;
+    v.constant = shared(std::move(filled));
     v.type = type;
     constants[0] = std::move(v);
   }
@@ -1445,7 +1469,7 @@ bool Importer::evaluateRange(std::vector<std::optional<Value>> &constants,
     for (std::size_t i = 0; i < values.size(); ++i)
       values[i] = first + double(i) * step;
     TensorType result{type, {std::int64_t(values.size())}};
-    v.constant = HostTensorData::fromDoubles(result, values);
+    v.constant = shared(HostTensorData::fromDoubles(result, values));
     v.type = result;
   } else {
     std::int64_t first = start.toInts()[0], end = limit.toInts()[0],
@@ -1465,7 +1489,7 @@ bool Importer::evaluateRange(std::vector<std::optional<Value>> &constants,
     for (std::size_t i = 0; i < values.size(); ++i)
       values[i] = std::int64_t(first + __int128(i) * step);
     TensorType result{type, {std::int64_t(values.size())}};
-    v.constant = HostTensorData::fromInts(result, values);
+    v.constant = shared(HostTensorData::fromInts(result, values));
     v.type = result;
   }
   constants[0] = std::move(v);
@@ -2357,7 +2381,7 @@ TensorId Importer::intsConstant(const std::string &suffix, Shape shape,
                                 ElementType elementType) {
   Value value;
   value.type = TensorType{elementType, std::move(shape)};
-  value.constant = HostTensorData::fromInts(value.type, ints);
+  value.constant = shared(HostTensorData::fromInts(value.type, ints));
   return materialize(node->name() + "/" + suffix, value);
 }
 
@@ -2451,7 +2475,8 @@ std::vector<TensorId> Importer::lowerGather() {
   Shape out(shape.begin(), shape.begin() + axis);
   out.insert(out.end(), indexType.shape.begin(), indexType.shape.end());
   out.insert(out.end(), shape.begin() + axis + 1, shape.end());
-  if (const std::optional<HostTensorData> &constant = inputValue(1).constant) {
+  if (const std::shared_ptr<const HostTensorData> &constant =
+          inputValue(1).constant) {
     std::vector<std::int64_t> indices = toInts(*constant);
     for (std::int64_t &index : indices) {
       const std::optional<std::int64_t> wrapped =
@@ -3419,7 +3444,7 @@ TensorId Importer::takeAlong(TensorId x, std::int64_t axis,
                         {out}};
   Value value;
   value.type = type;
-  value.constant = HostTensorData::fromInts(type, indices);
+  value.constant = shared(HostTensorData::fromInts(type, indices));
   return check(b->gather(x, materialize(name, value), axis));
 }
 
@@ -3434,7 +3459,7 @@ TensorId Importer::axisWeights(TensorId like, std::int64_t axis,
   const TensorType type{elemOf(like), {shape[axis]}};
   Value value;
   value.type = type;
-  value.constant = HostTensorData::fromDoubles(type, weights);
+  value.constant = shared(HostTensorData::fromDoubles(type, weights));
   return expandTo(reshape(materialize(name, value), along), shape);
 }
 
@@ -3956,7 +3981,7 @@ bool Importer::fold(Lowering lower,
   for (std::size_t i = 0; i < out->size() && i < constants.size(); ++i) {
     Value v;
     v.type = (*out)[i].type;
-    v.constant = std::move((*out)[i]);
+    v.constant = shared(std::move((*out)[i]));
     constants[i] = std::move(v);
   }
   return true;
@@ -4073,6 +4098,18 @@ void Importer::checkVersions() {
          std::to_string(kMaxOpset) + ")");
 }
 
+std::shared_ptr<const HostTensorData>
+Importer::initializer(const onnx::TensorProto &proto) {
+  if (!initializerCache)
+    return shared(tensorFromProto(proto, modelFolder));
+  std::lock_guard<std::mutex> lock(initializerCache->mutex);
+  std::shared_ptr<const HostTensorData> &value =
+      initializerCache->values[proto.name()];
+  if (!value)
+    value = shared(tensorFromProto(proto, modelFolder));
+  return value;
+}
+
 std::set<std::string>
 Importer::importInitializers(const onnx::GraphProto &graph) {
   std::set<std::string> initializerNames;
@@ -4085,7 +4122,7 @@ Importer::importInitializers(const onnx::GraphProto &graph) {
       fail("initializer '" + t.name() + "' is defined twice");
     Value v;
     try {
-      v.constant = tensorFromProto(t, modelFolder);
+      v.constant = initializer(t);
     } catch (const ImportError &error) {
       fail(std::string("initializer '") + t.name() + "': " + error.what());
     }
@@ -4198,7 +4235,7 @@ void Importer::importInputs(const onnx::GraphProto &graph,
              bound->second.type.toString() + ", but the input is a " +
              v.type.toString());
       usedConstants.insert(name);
-      v.constant = bound->second;
+      v.constant = shared(HostTensorData(bound->second));
       result.modelInputs.push_back(kBoundAtImport);
       mainValues[name] = std::move(v);
       continue;
@@ -4306,9 +4343,10 @@ Expected<ImportedModel>
 importParsed(const onnx::ModelProto &model, const ImportOptions &options,
              const std::string &sourceName,
              std::vector<ConstantInputNeed> *needs = nullptr,
-             const std::string &modelFolder = {}) {
+             const std::string &modelFolder = {},
+             InitializerCache *initializers = nullptr) {
   try {
-    Importer importer(model, options, modelFolder);
+    Importer importer(model, options, modelFolder, initializers);
     return importer.run();
   } catch (const NeedsConstantError &error) {
     if (needs)
@@ -4357,6 +4395,8 @@ Expected<ImportedModel> importModel(std::string_view bytes,
 struct ParsedModel::State {
   onnx::ModelProto model;
   std::string path, folder;
+  /// Read by the first import, shared by the others.
+  InitializerCache initializers;
 };
 
 ParsedModel::ParsedModel(std::unique_ptr<State> state)
@@ -4385,7 +4425,8 @@ Expected<ParsedModel> ParsedModel::readFile(const std::string &path) {
 Expected<ImportedModel>
 ParsedModel::import(const ImportOptions &options,
                     std::vector<ConstantInputNeed> *needs) const {
-  return importParsed(state->model, options, state->path, needs, state->folder);
+  return importParsed(state->model, options, state->path, needs, state->folder,
+                      &state->initializers);
 }
 
 Expected<ImportedModel> importModelFile(const std::string &path,
