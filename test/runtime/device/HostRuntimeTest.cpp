@@ -422,13 +422,24 @@ TEST(HostRuntime, AWaiterForTheResultRunsTheBatchItself) {
                       std::this_thread::get_id());
   };
   // The stream thread is woken at each submit and may win a race for a
-  // batch now and then; the waiter, already running, wins most.
-  for (int i = 0; i < 200; ++i)
-    ASSERT_TRUE(runtime
-                    .waitFence(submitZero(runtime, stream, 4096),
-                               DeviceRuntime::kRunWhileWaiting)
-                    .ok());
-  EXPECT_GT(onThisThread(), 50);
+  // batch now and then; the waiter, already running, wins most. On a
+  // machine loaded by other processes the stream thread once won all 200
+  // (ctest under a load average of 7), so up to five rounds of 200 are
+  // tried: where waitFence never runs a batch itself, every round gives 0.
+  std::int64_t mostOnThisThread = 0;
+  for (int round = 0; round < 5 && mostOnThisThread <= 50; ++round) {
+    {
+      std::lock_guard lock(mutex);
+      executors.clear();
+    }
+    for (int i = 0; i < 200; ++i)
+      ASSERT_TRUE(runtime
+                      .waitFence(submitZero(runtime, stream, 4096),
+                                 DeviceRuntime::kRunWhileWaiting)
+                      .ok());
+    mostOnThisThread = std::max<std::int64_t>(mostOnThisThread, onThisThread());
+  }
+  EXPECT_GT(mostOnThisThread, 50);
   {
     std::lock_guard lock(mutex);
     executors.clear();
