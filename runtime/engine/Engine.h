@@ -210,6 +210,10 @@ public:
   Status flush();
   /// Syncs every thread's stream of this session.
   Status flushAll();
+  /// The options of the compilations of blocks flushed from now on (work
+  /// recorded before and not yet flushed included: flush() first to keep
+  /// the old options for it). They are part of the bundle key.
+  void setCompileOptions(const CompileOptions &options);
 
   EngineCounters counters() const;
   /// The target blocks are compiled for.

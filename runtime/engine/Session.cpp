@@ -142,6 +142,11 @@ Status Session::flushAll() {
   return first;
 }
 
+void Session::setCompileOptions(const CompileOptions &options) {
+  std::lock_guard<std::mutex> lock(state->mutex);
+  state->options.compileOptions = options;
+}
+
 EngineCounters Session::counters() const {
   EngineCounters result;
   {

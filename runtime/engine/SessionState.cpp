@@ -156,7 +156,7 @@ Expected<std::vector<StoragePtr>>
 SessionState::execute(RecordingStream &stream, const Graph &graph,
                       const std::vector<StoragePtr> &inputs) {
   Graph canonical = canonicalize(graph);
-  BundleKey key = BundleKey::make(canonical, target, options.compileOptions);
+  BundleKey key = BundleKey::make(canonical, target, compileOptions());
   std::string keyHex = key.toHex();
   count([&](EngineCounters &c) { ++c.blocks; });
   {
@@ -205,7 +205,7 @@ SessionState::executeUnfused(RecordingStream &stream, const Graph &graph,
     if (Status marked = single.markOutput(result); !marked.ok())
       return marked;
     Graph canonical = canonicalize(single);
-    BundleKey key = BundleKey::make(canonical, target, options.compileOptions);
+    BundleKey key = BundleKey::make(canonical, target, compileOptions());
     auto found = findOrLoad(canonical, key, key.toHex());
     if (auto *failure = std::get_if<LoadFailure>(&found))
       return Status::error(

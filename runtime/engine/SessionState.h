@@ -111,6 +111,12 @@ struct SessionState : std::enable_shared_from_this<SessionState> {
   /// Which device was opened and why (DeviceChoice::Default's choice).
   std::string deviceNote;
 
+  /// options.compileOptions, which Session::setCompileOptions may change.
+  CompileOptions compileOptions() const {
+    std::lock_guard<std::mutex> lock(mutex);
+    return options.compileOptions;
+  }
+
   RecordingStream &currentStream();
   /// At the exit of the thread that records into `stream`: syncs it and
   /// lets its device stream go (the small recording state stays, since

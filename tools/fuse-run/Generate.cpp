@@ -176,6 +176,16 @@ public:
   Expected<std::vector<std::int64_t>>
   step(const std::vector<std::int64_t> &ids, std::int64_t batch,
        std::int64_t tokens, std::int64_t past, StepReport &report);
+  /// After the prompt, every step is a new graph: its kernels that depend
+  /// on the past length run once each, so they are compiled quickly
+  /// (CompileOptions::tieredKernels); the others at the full level from
+  /// their second step on. The prompt's kernels, which run over all its
+  /// tokens, are compiled at the full level.
+  void tierKernels() {
+    CompileOptions options;
+    options.tieredKernels = true;
+    session.setCompileOptions(options);
+  }
 
 private:
   Expected<onnximport::ImportedModel>
@@ -351,10 +361,6 @@ Expected<engine::Session> openSession(const GenerateOptions &options,
   engine::SessionOptions sessionOptions;
   // The model is one block, whatever its size.
   sessionOptions.maxBlockOps = std::numeric_limits<std::size_t>::max();
-  // Each step is a new graph: its kernels that depend on the past length
-  // run once, so they are compiled quickly; the others at full speed from
-  // their second step on.
-  sessionOptions.compileOptions.tieredKernels = true;
   sessionOptions.onWarning = [](const std::string &message) {
     llvm::errs() << "fuse-run: warning: " << message << "\n";
   };
@@ -501,6 +507,8 @@ int generateTokens(const GenerateOptions &options) {
     ids = next.take();
     past += tokens;
     tokens = 1;
+    if (i == 0)
+      generator.tierKernels();
   }
   std::vector<double> later;
   for (std::size_t i = 1; i < steps.size(); ++i)

@@ -43,9 +43,10 @@ public:
   bool writeInPlace = false;
 
   Expected<Compilation> compile(const Graph &graph, const Target &target,
-                                const CompileOptions &) override {
+                                const CompileOptions &options) override {
     std::lock_guard<std::mutex> lock(mutex);
     ++calls;
+    optionsSeen.push_back(options);
     if (graph.ops.size() > failAboveOps)
       return Status::error("fake: too many ops to fuse");
     for (const Op &op : graph.ops)
@@ -68,6 +69,7 @@ public:
   std::mutex mutex;
   int calls = 0;
   std::vector<Graph> graphs;
+  std::vector<CompileOptions> optionsSeen;
 };
 
 class TempDir {
@@ -346,6 +348,30 @@ TEST(EngineTest, TheSameProgramTwiceGivesTheSameKeys) {
   Session other = openReference(&otherCompiler);
   runProgram(other, randomValues(kRows * kCols, rng));
   EXPECT_EQ(other.keysForTesting().front(), keys[0]);
+}
+
+TEST(EngineTest, SetCompileOptionsAppliesToLaterBlocksAndTheirKeys) {
+  std::mt19937 rng = seededRng();
+  std::vector<double> values = randomValues(kRows * kCols, rng);
+  FakeCompiler compiler;
+  Session session = openReference(&compiler);
+  std::vector<double> first = runProgram(session, values);
+  ASSERT_EQ(compiler.calls, 1);
+  EXPECT_FALSE(compiler.optionsSeen.back().tieredKernels);
+  // The same program again: a session hit under the same options.
+  EXPECT_EQ(runProgram(session, values), first);
+  EXPECT_EQ(compiler.calls, 1);
+
+  CompileOptions tiered;
+  tiered.tieredKernels = true;
+  session.setCompileOptions(tiered);
+  // Another key: compiled again, with the new options.
+  EXPECT_EQ(runProgram(session, values), first);
+  ASSERT_EQ(compiler.calls, 2);
+  EXPECT_TRUE(compiler.optionsSeen.back().tieredKernels);
+  std::vector<std::string> keys = session.keysForTesting();
+  ASSERT_GE(keys.size(), 2u);
+  EXPECT_NE(keys[keys.size() - 1], keys[keys.size() - 2]);
 }
 
 TEST(EngineTest, ASecondSessionOverTheSameCacheCompilesNothing) {
