@@ -653,14 +653,57 @@ Value RegionEmitterBase::emitIm2colAtOffset(fd::Im2colOp im2col, Index index,
   // [leading, output dims...]: each lane's output coordinates, whose
   // strided and shifted copies say which lanes lie inside the input.
   Im2colLanes lanes = im2colLanes(im2col, index, /*withWindow=*/false);
-  const Im2colGeometry &g = lanes.g;
-  Type indexType = lanes.indexType;
-  const SmallVector<Value> &coordinates = lanes.coordinates;
+  ArrayRef<Value> coordinates = lanes.coordinates;
+  return loadIm2colAtOffset(im2col, lanes.g, lanes.indexType, coordinates[0],
+                            coordinates.drop_front(), index.value, offset,
+                            operandPointer, Value());
+}
+
+bool RegionEmitterBase::readsIm2colSlices(fd::Im2colOp im2col) {
+  auto operand = dyn_cast<BlockArgument>(im2col.getOperand());
+  return maskedVectorLoads() && width > 1 && operand &&
+         argPointers.lookup(operand) &&
+         storageType(elementTypeOf(im2col.getOperand()))
+                 .getIntOrFloatBitWidth() >= 32;
+}
+
+Value RegionEmitterBase::emitIm2colSlice(fd::Im2colOp im2col, Value leading,
+                                         Value offset, Value position,
+                                         unsigned valid) {
+  Im2colGeometry g(im2col);
+  Type indexType = windowIndexType(im2col.getOperand(), im2col.getResult(),
+                                   g.window, g.strides, g.dilations, g.pads);
+  SmallVector<Value> out = laneCoordinates(
+      {Index::Contiguous, position, int64_t(width)}, g.out, indexType);
+  Value lead = leading;
+  if (indexType != b.getI64Type())
+    lead = arith::TruncIOp::create(b, loc, indexType, lead);
+  lead = vector::BroadcastOp::create(b, loc, vectorOf(indexType), lead);
+  Value flat = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, leading, i64(g.positions)),
+      position);
+  Value lanes;
+  if (valid)
+    lanes = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ult, laneSteps(),
+        vector::BroadcastOp::create(
+            b, loc, VectorType::get({width}, b.getI64Type()), i64(valid)));
+  auto operand = cast<BlockArgument>(im2col.getOperand());
+  return loadIm2colAtOffset(im2col, g, indexType, lead, out, flat, offset,
+                            argPointers.lookup(operand), lanes);
+}
+
+Value RegionEmitterBase::loadIm2colAtOffset(fd::Im2colOp im2col,
+                                            const Im2colGeometry &g,
+                                            Type indexType, Value leading,
+                                            ArrayRef<Value> out, Value position,
+                                            Value offset, Value operandPointer,
+                                            Value lanes) {
   auto cI = [&](int64_t v) { return indexConstant(indexType, v); };
   const bool shifted = isShifted(g);
-  Value inside, base;
+  Value inside = lanes, base;
   if (!shifted)
-    base = arith::MulIOp::create(b, loc, coordinates[0], cI(g.inInner));
+    base = arith::MulIOp::create(b, loc, leading, cI(g.inInner));
   // The offset's shift along each dim (scalar i64; constants fold).
   Value delta = i64(0);
   int64_t inStride = 1, windowInner = 1;
@@ -676,7 +719,7 @@ Value RegionEmitterBase::emitIm2colAtOffset(fd::Im2colOp im2col, Index index,
         b, loc, delta, arith::MulIOp::create(b, loc, shift, i64(inStride)));
     if (indexType != b.getI64Type())
       shift = arith::TruncIOp::create(b, loc, indexType, shift);
-    Value o = coordinates[1 + d];
+    Value o = out[d];
     if (g.strides[d] != 1)
       o = arith::MulIOp::create(b, loc, o, cI(g.strides[d]));
     Value c = arith::AddIOp::create(
@@ -699,7 +742,7 @@ Value RegionEmitterBase::emitIm2colAtOffset(fd::Im2colOp im2col, Index index,
   if (shifted) {
     // The input and output positions share their strides, so lane j
     // reads the index's position j plus delta.
-    Value at = arith::AddIOp::create(b, loc, index.value, delta);
+    Value at = arith::AddIOp::create(b, loc, position, delta);
     Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage,
                                         operandPointer, ValueRange{at});
     Value loaded = LLVM::MaskedLoadOp::create(b, loc, type, address, inside,

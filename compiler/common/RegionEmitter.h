@@ -166,6 +166,23 @@ public:
   mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
   emitScatterRow(fd::ScatterOp scatter, mlir::Value q);
 
+  /// Whether emitIm2colSlice can read `im2col`: its operand a region
+  /// argument of 32 bits or more, on a target with masked vector loads.
+  bool readsIm2colSlices(fd::Im2colOp im2col);
+
+  /// The vector of an im2col [leading..., K, P] at leading coordinate
+  /// `leading` (its leading dims flattened), window offset `offset` and
+  /// positions `position` .. + width of P (scalar i64s), in compute type;
+  /// with `valid`, the lanes from `valid` on are zero and read nothing (the
+  /// positions past P). What a packer of an implicit GEMM's B reads: the
+  /// lanes' output coordinates depend on `position` alone, so in a loop
+  /// over k inside one over positions they are computed once, and each k
+  /// is one masked load at the shifted position ("same" padding, unit
+  /// strides) or one masked gather. Needs readsIm2colSlices.
+  mlir::Value emitIm2colSlice(fd::Im2colOp im2col, mlir::Value leading,
+                              mlir::Value offset, mlir::Value position,
+                              unsigned valid);
+
 protected:
   /// A gather's or scatter's `key` (i64: a scalar, or a vector where `c`
   /// makes vectors) wrapped when negative, and whether it lies in
@@ -297,6 +314,17 @@ protected:
   mlir::Value emitIm2colAtOffset(fd::Im2colOp im2col, Index index,
                                  mlir::Value offset,
                                  mlir::Value operandPointer);
+
+  /// emitIm2colAtOffset's load, given the lanes' leading coordinate
+  /// `leading` and output coordinates `out` (vectors of `indexType`), lane
+  /// 0's position over [leading, P] (`position`, scalar i64; the lanes
+  /// consecutive), and lanes to read besides those inside the input
+  /// (`lanes`, an i1 vector; null: all).
+  mlir::Value loadIm2colAtOffset(fd::Im2colOp im2col, const Im2colGeometry &g,
+                                 mlir::Type indexType, mlir::Value leading,
+                                 mlir::ArrayRef<mlir::Value> out,
+                                 mlir::Value position, mlir::Value offset,
+                                 mlir::Value operandPointer, mlir::Value lanes);
 
   /// emitIm2col lane by lane: each lane's position decoded and loaded.
   mlir::FailureOr<mlir::Value> emitIm2colGather(fd::Im2colOp im2col,

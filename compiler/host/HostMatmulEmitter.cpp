@@ -27,11 +27,14 @@
 // one stream the L2 prefetcher follows. The pack kernel reads B along its
 // rows in memory (every element once, all cores), so the matmul's chunks
 // share one copy and can be small: the work splits evenly across threads.
-// Where B is computed by a prologue (a convolution's im2col) and has
-// columns enough for 8 groups of the widest strip, the matmul kernel packs
-// instead (packsInKernel): an iteration is a column group, whose panels it
-// packs and then runs every row block over while they are in cache; no
-// pack kernel, no round trip of the copy through memory.
+// Where B is computed by a prologue and has columns enough for 8 groups of
+// the widest strip, or is a convolution's im2col, the matmul kernel packs
+// instead (packsInKernel): an iteration is a column group (with fewer than
+// 8 groups, a part of its row blocks, each part packing a copy of the
+// group's panels), whose panels it packs and then runs its row blocks over
+// while they are in cache; no pack kernel, no round trip of the copy
+// through memory. An im2col's panels are packed a vector of columns at a
+// time, k inside: its lanes' positions are decoded once per vector.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,10 +55,17 @@ constexpr int64_t kRowBlock = 6;
 constexpr int64_t kPackGrainElements = int64_t(1) << 14;
 /// Multiply-adds per scheduling grain, about.
 constexpr int64_t kGrainMacs = int64_t(1) << 20;
-/// The fewest column groups (of all batches) for which the matmul kernel
-/// packs B itself: 2 threads then take at least 4 groups each, so a last,
-/// narrower group unbalances them by at most a quarter.
+/// The fewest iterations of the one-kernel form (packsInKernel) that the
+/// column groups (of all batches) alone make: 2 threads then take at least
+/// 4 groups each, so a last, narrower group unbalances them by at most a
+/// quarter. Fewer groups (a 14x14 map has 4 of 64 columns, a 7x7 one 1)
+/// split their row blocks into parts, up to kMaxRowParts, each packing the
+/// group's panels into a copy of its own.
 constexpr int64_t kMinColumnGroups = 8;
+/// The most row parts per column group: each packs the group's panels again
+/// (a copy per part, no part waits for another), so the parts trade packing
+/// for threads that share the work.
+constexpr int64_t kMaxRowParts = 2;
 
 /// When B is packed (the one place these numbers live).
 struct HostMatmulTarget {
@@ -247,20 +257,34 @@ public:
   }
 
   /// Whether B's panels are packed inside the matmul kernel (one kernel,
-  /// each iteration a column group of a batch: it packs the group's panels,
-  /// then runs every row block over them while they are in cache) rather
-  /// than by a pack kernel first. For B computed by a prologue (an implicit
-  /// GEMM's im2col), where the pack kernel's copy made a round trip through
-  /// memory and a launch of its own per convolution. It needs B's batches
-  /// to be its own (a shared B would be packed once per batch) and enough
-  /// groups for the threads to share evenly (kMinColumnGroups); narrower
-  /// outputs keep the pack kernel, whose rows split across threads.
+  /// each iteration a column group of a batch, or a part of its row blocks:
+  /// it packs the group's panels, then runs its row blocks over them while
+  /// they are in cache) rather than by a pack kernel first. For B computed
+  /// by a prologue (an implicit GEMM's im2col), where the pack kernel's copy
+  /// made a round trip through memory and a launch of its own per
+  /// convolution. It needs B's batches to be its own (a shared B would be
+  /// packed once per batch), and enough column groups for the threads to
+  /// share evenly (kMinColumnGroups) or B an im2col, whose groups split
+  /// their rows into parts (rowParts): its panels, read at one window
+  /// offset per k (emitPackIm2colColumns), cost less than the pack kernel's
+  /// round trip and launch even packed once per part. Another prologue on
+  /// fewer columns keeps the pack kernel, whose rows split across threads.
   static bool packsInKernel(fd::MatmulOp matmul, const MatmulShape &s,
                             unsigned width) {
     return packsB(matmul, s, width) && !s.transposeB &&
            !isa<BlockArgument>(matmul.getRhs()) &&
            (s.rhsBatched || s.batch == 1) &&
-           s.batch * columnGroups(s, width) >= kMinColumnGroups;
+           (s.batch * columnGroups(s, width) >= kMinColumnGroups ||
+            im2colOfB(matmul, s));
+  }
+
+  /// Row parts per column group of the one-kernel form: enough for
+  /// kMinColumnGroups iterations, at most kMaxRowParts and the row blocks.
+  static int64_t rowParts(const MatmulShape &s, unsigned width) {
+    int64_t groups = std::max<int64_t>(1, s.batch * columnGroups(s, width));
+    int64_t rowBlocks = (s.m + kRowBlock - 1) / kRowBlock;
+    return std::clamp<int64_t>(llvm::divideCeil(kMinColumnGroups, groups), 1,
+                               std::min(kMaxRowParts, rowBlocks));
   }
 
   /// Columns of the packed panels: every strip's, the last columns' padded
@@ -450,16 +474,25 @@ public:
   }
 
   /// The one-kernel form (packsInKernel) over iterations [begin, end), each
-  /// a column group of a batch: the group's panels first, row k of B at a
-  /// time, then its strips over every row block of the batch.
+  /// a row part (rowParts) of a column group of a batch: the group's panels
+  /// first, into the part's copy, row k of B at a time, then its strips over
+  /// the part's row blocks of the batch. Iteration (part * batches + batch)
+  /// * groups + group.
   LogicalResult emitPackedGroups(Value begin, Value end, Value packed) {
-    panels = packed;
     int64_t groups = columnGroups(s, width);
     int64_t rowBlocks = (s.m + kRowBlock - 1) / kRowBlock;
+    int64_t partBlocks = llvm::divideCeil(rowBlocks, rowParts(s, width));
     auto iterations = scf::ForOp::create(b, loc, begin, end, c(1));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(iterations.getBody()->getTerminator());
     Value it = iterations.getInductionVar();
+    Value part = arith::DivUIOp::create(b, loc, it, c(s.batch * groups));
+    it = arith::RemUIOp::create(b, loc, it, c(s.batch * groups));
+    panels = LLVM::GEPOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext()), accumulator, packed,
+        ValueRange{arith::MulIOp::create(
+            b, loc, part,
+            c(packedBatches(s) * s.k * packedColumns(s, width)))});
     Value batch = arith::DivUIOp::create(b, loc, it, c(groups));
     Value first = arith::MulIOp::create(
         b, loc, arith::RemUIOp::create(b, loc, it, c(groups)),
@@ -468,26 +501,83 @@ public:
         b, loc, arith::AddIOp::create(b, loc, first, c(groupColumns(width))),
         c(s.n));
     std::pair<Value, Value> group{first, last};
-    {
-      Value batchBase = arith::MulIOp::create(b, loc, batch,
-                                              c(s.k * packedColumns(s, width)));
+    Value batchBase =
+        arith::MulIOp::create(b, loc, batch, c(s.k * packedColumns(s, width)));
+    RegionEmitter probe(b, loc, width, pointers);
+    if (fd::Im2colOp im2col = im2colOfB(matmul, s);
+        im2col && probe.readsIm2colSlices(im2col)) {
+      emitPackIm2colColumns(im2col, batch, batchBase, group);
+    } else {
       auto ks = scf::ForOp::create(b, loc, c(0), c(s.k), c(1));
       OpBuilder::InsertionGuard kGuard(b);
       b.setInsertionPoint(ks.getBody()->getTerminator());
-      if (failed(emitPackRow(batch, batchBase, ks.getInductionVar(), packed,
+      if (failed(emitPackRow(batch, batchBase, ks.getInductionVar(), panels,
                              group)))
         return failure();
     }
-    // The batch's row blocks: iterations of the row-block form, whose
-    // strips decode their batch from them.
-    Value blocks = arith::MulIOp::create(b, loc, batch, c(rowBlocks));
-    Value blocksEnd = arith::AddIOp::create(b, loc, blocks, c(rowBlocks));
+    // The part's row blocks of the batch: iterations of the row-block form,
+    // whose strips decode their batch from them.
+    Value batchBlocks = arith::MulIOp::create(b, loc, batch, c(rowBlocks));
+    Value partFirst = arith::MulIOp::create(b, loc, part, c(partBlocks));
+    Value blocks = arith::AddIOp::create(b, loc, batchBlocks, partFirst);
+    Value blocksEnd = arith::AddIOp::create(
+        b, loc, batchBlocks,
+        arith::MinUIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, partFirst, c(partBlocks)),
+            c(rowBlocks)));
     for (const StripTier &tier : stripTiers(s, width)) {
       auto [from, to] = stripBounds(tier, group);
       emitStrips(blocks, blocksEnd, from, to, tier.vectors, tier.lanes,
                  tier.valid);
     }
     return failure(broken);
+  }
+
+  /// B's im2col, where B is one through reshapes alone (row r of B, over
+  /// its batches, is the im2col's row r, whose positions are B's columns);
+  /// else null.
+  static fd::Im2colOp im2colOfB(fd::MatmulOp matmul, const MatmulShape &s) {
+    Value value = matmul.getRhs();
+    while (auto reshape = value.getDefiningOp<fd::ReshapeOp>())
+      value = reshape.getOperand();
+    auto im2col = value.getDefiningOp<fd::Im2colOp>();
+    if (!im2col || s.transposeB || shapeOf(im2col.getResult()).back() != s.n)
+      return {};
+    return im2col;
+  }
+
+  /// The group's panels of B, B its `im2col`, a vector of columns at a time
+  /// with the k loop inside: the lanes' output coordinates are decoded once
+  /// per vector, and each k is a load at its window offset (emitIm2colSlice)
+  /// and a store. (Row k at a time, each vector decoded its position from
+  /// scratch: resnet18's 64 x 576 x 3136 convolution packed in 1.1 ms.)
+  void emitPackIm2colColumns(fd::Im2colOp im2col, Value batch, Value batchBase,
+                             std::pair<Value, Value> group) {
+    int64_t offsets = Im2colGeometry(im2col).offsets;
+    Value rowBase =
+        s.rhsBatched ? arith::MulIOp::create(b, loc, batch, c(s.k)) : c(0);
+    for (const StripTier &tier : stripTiers(s, width)) {
+      int64_t stripWidth = tier.columns();
+      auto [from, to] = stripBounds(tier, group);
+      auto strips = scf::ForOp::create(b, loc, from, to, c(stripWidth));
+      OpBuilder::InsertionGuard stripGuard(b);
+      b.setInsertionPoint(strips.getBody()->getTerminator());
+      Value n0 = strips.getInductionVar();
+      for (int64_t j = 0; j < stripWidth; j += width) {
+        Value n = arith::AddIOp::create(b, loc, n0, c(j));
+        unsigned valid = j + int64_t(width) == stripWidth ? tier.valid : 0;
+        auto ks = scf::ForOp::create(b, loc, c(0), c(s.k), c(1));
+        OpBuilder::InsertionGuard kGuard(b);
+        b.setInsertionPoint(ks.getBody()->getTerminator());
+        Value k = ks.getInductionVar();
+        Value row = arith::AddIOp::create(b, loc, rowBase, k);
+        RegionEmitter e(b, loc, width, pointers);
+        Value x = e.emitIm2colSlice(
+            im2col, arith::DivUIOp::create(b, loc, row, c(offsets)),
+            arith::RemUIOp::create(b, loc, row, c(offsets)), n, valid);
+        storePacked(x, batchBase, k, n0, c(j), c(stripWidth), panels);
+      }
+    }
   }
 
   /// The strips over the columns, each with the row blocks of [begin, end)
@@ -757,9 +847,12 @@ FailureOr<FusionKernels> emitHostMatmul(fd::FusionOp fusion, ModuleOp module,
   bool packB = MatmulKernelBuilder::packsB(matmul, s, width);
   bool packInKernel = MatmulKernelBuilder::packsInKernel(matmul, s, width);
   FusionKernels kernels;
+  // The one-kernel form packs a copy per row part.
+  int64_t copies =
+      packInKernel ? MatmulKernelBuilder::rowParts(s, width) : int64_t(1);
   if (packB)
     kernels.scratchBytes =
-        uint64_t(MatmulKernelBuilder::packedBytes(matmul, s, width));
+        uint64_t(copies * MatmulKernelBuilder::packedBytes(matmul, s, width));
   if (packB && !packInKernel) {
     std::string name = (prefix + "_pack").str();
     // The pack kernel's one buffer after the inputs is the scratch.
@@ -794,9 +887,10 @@ FailureOr<FusionKernels> emitHostMatmul(fd::FusionOp fusion, ModuleOp module,
     plan.operands.push_back({KernelOperand::Kind::Scratch, 0});
   int64_t rowBlocks = (s.m + kRowBlock - 1) / kRowBlock;
   if (packInKernel) {
-    int64_t groupMacs = s.m * MatmulKernelBuilder::groupColumns(width) * s.k;
+    int64_t groupMacs = llvm::divideCeil(s.m, copies) *
+                        MatmulKernelBuilder::groupColumns(width) * s.k;
     plan.launch.iterations =
-        s.batch * MatmulKernelBuilder::columnGroups(s, width);
+        copies * s.batch * MatmulKernelBuilder::columnGroups(s, width);
     plan.launch.grain =
         std::max<int64_t>(1, kGrainMacs / std::max<int64_t>(1, groupMacs));
   } else {

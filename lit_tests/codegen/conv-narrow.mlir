@@ -1,7 +1,8 @@
 // Regular convolutions on maps whose rows are narrower than a vector (the
 // 14x14 and 7x7 stages of resnet18): the matmul's B is the im2col, packed
-// by a pack kernel, whose vectors each lie in one row of B (one channel and
-// window offset k). Each is read as the slice of the im2col at that k: with
+// by the matmul kernel a vector of columns at a time, k inside: each vector
+// lies in one row of B (one channel and window offset k) and is read as the
+// slice of the im2col at that k: with
 // unit strides and a "same" padding one masked vector load at the output
 // position plus k's shift, across output rows; otherwise one masked gather.
 // fuse-run --check compares every output with the reference runtime's conv
