@@ -22,6 +22,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include "llvm/ADT/SmallVector.h"
+
 namespace mlir::fuse {
 #define GEN_PASS_DEF_FUSELOWERCONVOLUTIONS
 #include "passes/Passes.h.inc"
@@ -61,7 +63,12 @@ struct ConvLowering {
                                      conv.getInput(), kernel, conv.getStrides(),
                                      conv.getDilations(), conv.getPads());
     Value weight = reshape(conv.getWeight(), {c, offsets});
-    Value sum;
+    // Each run of the last window dim (a window row) summed in order,
+    // then the rows pairwise: a tree of adds, not a chain of `offsets`
+    // (whose latency bounded the host's window kernel); a host window
+    // kernel fuses each row's multiplies and adds (contractsProducts).
+    const int64_t run = kernel.back();
+    SmallVector<Value> terms;
     for (int64_t k = 0; k < offsets; ++k) {
       Value window =
           SliceOp::create(b, loc, type({n, c, 1, positions}), columns,
@@ -76,9 +83,20 @@ struct ConvLowering {
                               b.getDenseI64ArrayAttr({1}));
       Value term =
           MulOp::create(b, loc, reshape(window, {n, c, positions}), spread);
-      sum = sum ? Value(AddOp::create(b, loc, sum, term)) : term;
+      if (k % run == 0)
+        terms.push_back(term);
+      else
+        terms.back() = AddOp::create(b, loc, terms.back(), term);
     }
-    return reshape(sum, resultType.getShape());
+    while (terms.size() > 1) {
+      SmallVector<Value> sums;
+      for (size_t i = 0; i + 1 < terms.size(); i += 2)
+        sums.push_back(AddOp::create(b, loc, terms[i], terms[i + 1]));
+      if (terms.size() % 2 != 0)
+        sums.push_back(terms.back());
+      terms = std::move(sums);
+    }
+    return reshape(terms.front(), resultType.getShape());
   }
 
   Value lower(ConvOp conv) {

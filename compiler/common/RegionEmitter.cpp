@@ -4,6 +4,8 @@
 
 #include "runtime/ir/CheckedInt.h"
 
+#include "mlir/IR/Matchers.h"
+
 namespace fuse {
 namespace codegen {
 
@@ -396,10 +398,96 @@ Value RegionEmitterBase::positionsOf(Index index) {
   return index.value;
 }
 
+std::optional<RegionEmitterBase::RowOffset>
+RegionEmitterBase::rowOffsetOf(Value position) {
+  APInt value;
+  int64_t offset = 0;
+  if (auto add = position.getDefiningOp<arith::AddIOp>()) {
+    if (!matchPattern(add.getRhs(), m_ConstantInt(&value)))
+      return std::nullopt;
+    offset = value.getSExtValue();
+    position = add.getLhs();
+  }
+  auto mul = position.getDefiningOp<arith::MulIOp>();
+  if (!mul || !matchPattern(mul.getRhs(), m_ConstantInt(&value)))
+    return std::nullopt;
+  int64_t length = value.getSExtValue();
+  if (length <= 0 || offset < 0 || offset >= length)
+    return std::nullopt;
+  return RowOffset{mul.getLhs(), length, offset};
+}
+
+Value RegionEmitterBase::divideIndex(Value x, int64_t d) {
+  if (d == 1)
+    return x;
+  if (std::optional<RowOffset> r = rowOffsetOf(x)) {
+    // (row * L + c) / d: row * (L / d) + c / d, or row / (d / L) (c < L).
+    if (r->length % d == 0)
+      return arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, r->row, i64(r->length / d)),
+          i64(r->offset / d));
+    if (d % r->length == 0)
+      return divideIndex(r->row, d / r->length);
+  }
+  return arith::DivUIOp::create(b, loc, x, i64(d));
+}
+
+Value RegionEmitterBase::remainderIndex(Value x, int64_t d) {
+  if (std::optional<RowOffset> r = rowOffsetOf(x)) {
+    // (row * L + c) % d: c % d, or (row % (d / L)) * L + c (c < L).
+    if (r->length % d == 0)
+      return i64(r->offset % d);
+    if (d % r->length == 0)
+      return arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, remainderIndex(r->row, d / r->length),
+                                i64(r->length)),
+          i64(r->offset));
+  }
+  return arith::RemUIOp::create(b, loc, x, i64(d));
+}
+
+SmallVector<Value>
+RegionEmitterBase::rowLaneCoordinates(const RowOffset &r, size_t k,
+                                      ArrayRef<int64_t> sizes, Type indexType) {
+  const size_t n = sizes.size();
+  SmallVector<Value> coordinates(n);
+  auto vectorType = VectorType::get({width}, indexType);
+  int64_t inner = 1;
+  for (size_t d = k; d-- > 0;) {
+    Value q = divideIndex(r.row, inner);
+    Value c = d == 0 ? q : remainderIndex(q, sizes[d]);
+    if (indexType != b.getI64Type())
+      c = arith::TruncIOp::create(b, loc, indexType, c);
+    coordinates[d] = vector::BroadcastOp::create(b, loc, vectorType, c);
+    inner *= sizes[d];
+  }
+  inner = 1;
+  for (size_t d = n; d-- > k;) {
+    SmallVector<APInt> lanes;
+    for (unsigned j = 0; j < width; ++j)
+      lanes.push_back(APInt(indexType.getIntOrFloatBitWidth(),
+                            uint64_t((r.offset + j) / inner % sizes[d])));
+    coordinates[d] = arith::ConstantOp::create(
+        b, loc, vectorType, DenseElementsAttr::get(vectorType, lanes));
+    inner *= sizes[d];
+  }
+  return coordinates;
+}
+
 SmallVector<Value> RegionEmitterBase::laneCoordinates(Index index,
                                                       ArrayRef<int64_t> sizes,
                                                       Type indexType) {
   const size_t n = sizes.size();
+  if (width != 1 && index.kind == Index::Contiguous)
+    if (std::optional<RowOffset> r = rowOffsetOf(index.value)) {
+      int64_t rowInner = 1;
+      size_t k = n;
+      while (k > 1 && rowInner < r->length)
+        rowInner *= sizes[--k];
+      if (rowInner == r->length && r->offset + int64_t(width) <= r->length)
+        return rowLaneCoordinates(*r, k, sizes, indexType);
+    }
   SmallVector<Value> coordinates(n);
   auto cI = [&](int64_t v) { return constant(indexType, double(v)); };
   bool incremental = width != 1 && index.kind == Index::Contiguous &&
@@ -773,13 +861,11 @@ Value RegionEmitterBase::emitIm2colRun(fd::Im2colOp im2col, Value start,
   Type element = elementTypeOf(im2col.getOperand());
   auto c64 = [&](int64_t v) { return i64(v); };
   auto divRem64 = [&](Value x, int64_t inner, int64_t size) {
-    Value q = arith::DivUIOp::create(b, loc, x, c64(inner));
-    return arith::RemUIOp::create(b, loc, q, c64(size)).getResult();
+    return remainderIndex(divideIndex(x, inner), size);
   };
-  Value p = arith::RemUIOp::create(b, loc, start, c64(g.positions));
+  Value p = remainderIndex(start, g.positions);
   Value k = offset ? c64(*offset) : divRem64(start, g.positions, g.offsets);
-  Value leading = arith::DivUIOp::create(
-      b, loc, start, c64(g.positions * (offset ? 1 : g.offsets)));
+  Value leading = divideIndex(start, g.positions * (offset ? 1 : g.offsets));
   Value at = arith::MulIOp::create(b, loc, leading, c64(g.inInner));
   Value inside = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
   Value lastC;

@@ -238,14 +238,40 @@ protected:
   /// Every lane's position in vectorOf(i64) (a scalar at width 1).
   mlir::Value positionsOf(Index index);
 
+  /// A position that is the start of a row of `length` positions plus a
+  /// constant `offset` inside it: `row * length + offset`, as a window
+  /// kernel by rows indexes its unrolled vectors (emitRowsLoop). Decoding
+  /// one by a divisor or a multiple of the length splits into the row's
+  /// decode (the same at every vector of the row, which CSE merges) and
+  /// the offset's (constants).
+  struct RowOffset {
+    mlir::Value row;
+    int64_t length, offset;
+  };
+  static std::optional<RowOffset> rowOffsetOf(mlir::Value position);
+
+  /// `x` / `d` and `x` % `d` (scalar i64, d > 0), split through
+  /// rowOffsetOf where `x` is a row's position.
+  mlir::Value divideIndex(mlir::Value x, int64_t d);
+  mlir::Value remainderIndex(mlir::Value x, int64_t d);
+
+  /// laneCoordinates of a row's position whose row is the dims from `k` on:
+  /// the dims before it decoded from the row (scalars, broadcast), the
+  /// others each lane's constant.
+  mlir::SmallVector<mlir::Value>
+  rowLaneCoordinates(const RowOffset &r, size_t k,
+                     mlir::ArrayRef<int64_t> sizes, mlir::Type indexType);
+
   /// The coordinates of every lane of `index` in a row-major shape `sizes`
   /// (outermost first; the outermost is not wrapped), as vectors of
   /// `indexType`. A contiguous index whose innermost dim holds at least a
   /// vector is decoded once, for its first lane, with scalar divisions; the
   /// other lanes add 0..W-1 to the innermost coordinate and carry (at most
   /// one per dim) outwards: a compare and two selects per dim instead of a
-  /// vector division (which x86 does lane by lane for i64). Else each lane
-  /// is decoded.
+  /// vector division (which x86 does lane by lane for i64). A row's
+  /// position (rowOffsetOf) whose row is the innermost dims and whose
+  /// lanes stay in it decodes the row once and the lanes as constants.
+  /// Else each lane is decoded.
   mlir::SmallVector<mlir::Value> laneCoordinates(Index index,
                                                  mlir::ArrayRef<int64_t> sizes,
                                                  mlir::Type indexType);

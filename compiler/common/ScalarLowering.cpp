@@ -192,12 +192,15 @@ Value ScalarLowering::lowerFloatOp(Operation *op, ArrayRef<Value> x,
     return arith::CmpFOp::create(
         b, loc, arith::CmpFPredicate::OEQ, math::AbsFOp::create(b, loc, x[0]),
         constant(compute, std::numeric_limits<double>::infinity()));
+  arith::FastMathFlags contract = contractsProducts
+                                      ? arith::FastMathFlags::contract
+                                      : arith::FastMathFlags::none;
   if (name == "add")
-    return arith::AddFOp::create(b, loc, x[0], x[1]);
+    return arith::AddFOp::create(b, loc, x[0], x[1], contract);
   if (name == "sub")
     return arith::SubFOp::create(b, loc, x[0], x[1]);
   if (name == "mul")
-    return arith::MulFOp::create(b, loc, x[0], x[1]);
+    return arith::MulFOp::create(b, loc, x[0], x[1], contract);
   if (name == "div")
     return arith::DivFOp::create(b, loc, x[0], x[1]);
   if (name == "max")

@@ -111,6 +111,11 @@ public:
   mlir::OpBuilder &builder() { return b; }
   mlir::Location location() const { return loc; }
 
+  /// Float adds and multiplies may fuse into one FMA (fastmath contract),
+  /// rounded once instead of twice: set by a host window kernel, whose
+  /// depthwise convolution is a sum of products (half its vector ops).
+  bool contractsProducts = false;
+
   /// "cannot be generated for the <target> in a <schedule> kernel: <why>".
   mlir::LogicalResult unsupported(mlir::Operation *op, const mlir::Twine &why);
 

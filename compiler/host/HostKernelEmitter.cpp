@@ -61,6 +61,11 @@ bool leavesOutTail(bool huge, int64_t domain) {
 /// per reduction of a full reduction's partials): enough to hide the latency
 /// of the combining add or max.
 constexpr unsigned kRowUnroll = 4;
+
+/// A window kernel's rows of at most this many vectors run by rows, each
+/// row's vectors unrolled (emitRowsLoop): mobilenet_v2's depthwise
+/// convolutions' rows of 7 to 112 positions and 14x14 planes of 196.
+constexpr int64_t kUnrolledRowVectors = 16;
 /// Elements per scheduling grain of a row kernel (whole rows, at least one).
 constexpr int64_t kRowGrainElements = 32768;
 /// Most bytes of a row buffer on the stack (one per reduction whose operand
@@ -207,18 +212,21 @@ int64_t windowRowLength(const fd::WindowSchedule &schedule, unsigned width) {
     lastLength = last;
   }
   if (!pools && rowLength % width == 0 && lastLength >= int64_t(width) &&
-      lastLength % width != 0)
+      (lastLength % width != 0 ||
+       lastLength <= kUnrolledRowVectors * int64_t(width)))
     return lastLength;
   return rowLength;
 }
 
 /// Whether a window kernel over `domain` elements runs row by row: its rows
-/// (windowRowLength) are at least a vector but not whole vectors, so that
-/// a flat loop's vectors would cross rows, and what is uniform along a row
-/// (a channel's weight, bias and scale) would be gathered lane by lane.
+/// (windowRowLength) are at least a vector, and either not whole vectors, so
+/// that a flat loop's vectors would cross rows, and what is uniform along a
+/// row (a channel's weight, bias and scale) would be gathered lane by lane,
+/// or few enough vectors to unroll (emitRowsLoop).
 bool runsByRows(int64_t rowLength, int64_t domain, unsigned width) {
-  return rowLength >= int64_t(width) && rowLength % width != 0 &&
-         domain % rowLength == 0;
+  return rowLength >= int64_t(width) && domain % rowLength == 0 &&
+         (rowLength % width != 0 ||
+          rowLength <= kUnrolledRowVectors * int64_t(width));
 }
 
 /// A window kernel's loop by rows of `rowLength` (runsByRows): the row's
@@ -235,9 +243,29 @@ FailureOr<PeeledLoop> emitRowsLoop(OpBuilder &b, Location loc, Value begin,
   b.setInsertionPoint(rowLoop.getBody()->getTerminator());
   Value lo = arith::MulIOp::create(b, loc, rowLoop.getInductionVar(),
                                    i64Constant(b, loc, rowLength));
+  DenseMap<Value, Value> noSeeds;
+  // A row of few vectors is unrolled: each vector at the row's start plus
+  // a constant (RegionEmitterBase::rowOffsetOf), so that its coordinates
+  // in the row, and the window's masks there, are constants, and what
+  // depends on the row alone is computed once per row.
+  if (rowLength <= kUnrolledRowVectors * int64_t(width)) {
+    SmallVector<int64_t> starts;
+    for (int64_t at = 0; at + int64_t(width) <= rowLength; at += width)
+      starts.push_back(at);
+    if (rowLength % width != 0)
+      starts.push_back(rowLength - int64_t(width));
+    for (int64_t at : starts) {
+      Value position =
+          arith::AddIOp::create(b, loc, lo, i64Constant(b, loc, at));
+      if (failed(runStep<RegionEmitter>(
+              b, loc, width, pointers, noSeeds,
+              {Index::Contiguous, position, rowLength}, {}, body)))
+        return failure();
+    }
+    return PeeledLoop{};
+  }
   Value vectorsEnd = arith::AddIOp::create(
       b, loc, lo, i64Constant(b, loc, rowLength / width * width));
-  DenseMap<Value, Value> noSeeds;
   FailureOr<PeeledLoop> loop =
       emitPeeledLoop(b, loc, lo, vectorsEnd, width, rowLength, pointers,
                      noSeeds, {}, {}, body, /*unroll=*/1, /*scalarTail=*/false);
@@ -286,6 +314,7 @@ emitPointwise(fd::FusionOp fusion, ModuleOp module, StringRef prefix,
         auto emitLoop = [&](bool streaming) {
           auto step = [&](RegionEmitter &e, Index index, ValueRange) {
             e.streamingStores = streaming;
+            e.contractsProducts = schedule == ScheduleKind::WindowReduction;
             if (streaming)
               prefetchAhead(e, index, prefetched, kPointwisePrefetch);
             return storeStep(e, index, yielded, outputs);

@@ -30,7 +30,8 @@ func.func @conv1d_padded(%x: tensor<1x2x5xf32>, %w: tensor<4x2x3xf32>) -> tensor
 // Depthwise with a batch of two and a bias (one input channel per group):
 // not a matmul of one row per group but the sum over the window offsets k
 // (row-major) of the im2col's slice at k times the channel's weight there
-// (the weight as [C, K], sliced at k, broadcast on dim 1); then the bias.
+// (the weight as [C, K], sliced at k, broadcast on dim 1): each window row
+// in order, then the rows pairwise (a tree of adds); then the bias.
 // The fusion pipeline makes it one window_reduction kernel: the im2col and
 // the slices only move data, read where the kernel needs them.
 // CHECK-LABEL: func.func @depthwise_batched_bias
@@ -48,7 +49,8 @@ func.func @conv1d_padded(%x: tensor<1x2x5xf32>, %w: tensor<4x2x3xf32>) -> tensor
 //       CHECK:   %[[A1:.*]] = fuse.add %[[T0]], %{{.*}}
 //       CHECK:   fuse.slice %[[C]] offsets = [0, 0, 2, 0]
 //       CHECK:   fuse.slice %[[C]] offsets = [0, 0, 3, 0]
-//       CHECK:   %[[SUM:.*]] = fuse.add %{{.*}}, %{{.*}} : tensor<2x3x4xf32>
+//       CHECK:   %[[A2:.*]] = fuse.add %{{.*}}, %{{.*}}
+//       CHECK:   %[[SUM:.*]] = fuse.add %[[A1]], %[[A2]] : tensor<2x3x4xf32>
 //       CHECK:   %[[OUT:.*]] = fuse.reshape %[[SUM]] : tensor<2x3x4xf32> -> tensor<2x3x2x2xf32>
 //       CHECK:   %[[BB:.*]] = fuse.broadcast %[[B]], dims = [1] : tensor<3xf32> -> tensor<2x3x2x2xf32>
 //       CHECK:   %[[Y:.*]] = fuse.add %[[OUT]], %[[BB]] : tensor<2x3x2x2xf32>
