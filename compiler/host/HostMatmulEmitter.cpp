@@ -423,6 +423,32 @@ public:
   LogicalResult
   emitPackRow(Value batch, Value batchBase, Value k, Value scratch,
               std::optional<std::pair<Value, Value>> group = std::nullopt) {
+    return forEachPackedVector(group, [&](const PackedVector &v) {
+      RegionEmitter e(b, loc, width, pointers);
+      FailureOr<Value> x =
+          e.emit(matmul.getRhs(), rhsIndex(b, batch, k, v.n, width, v.valid));
+      if (failed(x))
+        return failure();
+      storePacked(*x, batchBase, k, v.n0, c(v.j), c(v.stripWidth), scratch);
+      return success();
+    });
+  }
+
+  /// A vector of B's columns in its strip: the strip's first column `n0`,
+  /// the vector's `j` columns into the strip (of `stripWidth`), its first
+  /// column `n`, and its `valid` lanes (0: all; rhsIndex's `valid`).
+  struct PackedVector {
+    Value n0, n;
+    int64_t j, stripWidth;
+    unsigned valid;
+  };
+
+  /// `body` for each vector of the packed strips' columns (with `group`,
+  /// only the strips from its first column to its end), in a loop over the
+  /// strips of each tier; the first failure stops it.
+  LogicalResult
+  forEachPackedVector(std::optional<std::pair<Value, Value>> group,
+                      function_ref<LogicalResult(const PackedVector &)> body) {
     for (const StripTier &tier : stripTiers(s, width)) {
       int64_t stripWidth = tier.columns();
       auto [from, to] = stripBounds(tier, group);
@@ -431,14 +457,10 @@ public:
       b.setInsertionPoint(strips.getBody()->getTerminator());
       Value n0 = strips.getInductionVar();
       for (int64_t j = 0; j < stripWidth; j += width) {
-        RegionEmitter e(b, loc, width, pointers);
         Value n = arith::AddIOp::create(b, loc, n0, c(j));
         unsigned valid = j + int64_t(width) == stripWidth ? tier.valid : 0;
-        FailureOr<Value> x =
-            e.emit(matmul.getRhs(), rhsIndex(b, batch, k, n, width, valid));
-        if (failed(x))
+        if (failed(body({n0, n, j, stripWidth, valid})))
           return failure();
-        storePacked(*x, batchBase, k, n0, c(j), c(stripWidth), scratch);
       }
     }
     return success();
@@ -556,28 +578,19 @@ public:
     int64_t offsets = Im2colGeometry(im2col).offsets;
     Value rowBase =
         s.rhsBatched ? arith::MulIOp::create(b, loc, batch, c(s.k)) : c(0);
-    for (const StripTier &tier : stripTiers(s, width)) {
-      int64_t stripWidth = tier.columns();
-      auto [from, to] = stripBounds(tier, group);
-      auto strips = scf::ForOp::create(b, loc, from, to, c(stripWidth));
-      OpBuilder::InsertionGuard stripGuard(b);
-      b.setInsertionPoint(strips.getBody()->getTerminator());
-      Value n0 = strips.getInductionVar();
-      for (int64_t j = 0; j < stripWidth; j += width) {
-        Value n = arith::AddIOp::create(b, loc, n0, c(j));
-        unsigned valid = j + int64_t(width) == stripWidth ? tier.valid : 0;
-        auto ks = scf::ForOp::create(b, loc, c(0), c(s.k), c(1));
-        OpBuilder::InsertionGuard kGuard(b);
-        b.setInsertionPoint(ks.getBody()->getTerminator());
-        Value k = ks.getInductionVar();
-        Value row = arith::AddIOp::create(b, loc, rowBase, k);
-        RegionEmitter e(b, loc, width, pointers);
-        Value x = e.emitIm2colSlice(
-            im2col, arith::DivUIOp::create(b, loc, row, c(offsets)),
-            arith::RemUIOp::create(b, loc, row, c(offsets)), n, valid);
-        storePacked(x, batchBase, k, n0, c(j), c(stripWidth), panels);
-      }
-    }
+    (void)forEachPackedVector(group, [&](const PackedVector &v) {
+      auto ks = scf::ForOp::create(b, loc, c(0), c(s.k), c(1));
+      OpBuilder::InsertionGuard kGuard(b);
+      b.setInsertionPoint(ks.getBody()->getTerminator());
+      Value k = ks.getInductionVar();
+      Value row = arith::AddIOp::create(b, loc, rowBase, k);
+      RegionEmitter e(b, loc, width, pointers);
+      Value x = e.emitIm2colSlice(
+          im2col, arith::DivUIOp::create(b, loc, row, c(offsets)),
+          arith::RemUIOp::create(b, loc, row, c(offsets)), v.n, v.valid);
+      storePacked(x, batchBase, k, v.n0, c(v.j), c(v.stripWidth), panels);
+      return success();
+    });
   }
 
   /// The strips over the columns, each with the row blocks of [begin, end)
