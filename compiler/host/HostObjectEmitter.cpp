@@ -203,7 +203,7 @@ constexpr unsigned kDeadStoreCandidatesPerBlock = 50;
 /// Sets LLVM's options that make our kernels compile faster, each only where
 /// the process has not set it (a tool's command line).
 void limitLlvmSearches() {
-  llvm::DenseMap<llvm::StringRef, llvm::cl::Option *> options =
+  llvm::DenseMap<llvm::StringRef, llvm::cl::Option *> &options =
       llvm::cl::getRegisteredOptions();
   auto found = options.find("dse-memoryssa-defs-per-block-limit");
   if (found == options.end() || found->second->getNumOccurrences() > 0)

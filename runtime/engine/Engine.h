@@ -214,6 +214,7 @@ public:
   /// recorded before and not yet flushed included: flush() first to keep
   /// the old options for it). They are part of the bundle key.
   void setCompileOptions(const CompileOptions &options);
+  CompileOptions compileOptions() const;
 
   EngineCounters counters() const;
   /// The target blocks are compiled for.

@@ -147,6 +147,10 @@ void Session::setCompileOptions(const CompileOptions &options) {
   state->options.compileOptions = options;
 }
 
+CompileOptions Session::compileOptions() const {
+  return state->compileOptions();
+}
+
 EngineCounters Session::counters() const {
   EngineCounters result;
   {

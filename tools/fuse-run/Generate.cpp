@@ -182,7 +182,7 @@ public:
   /// their second step on. The prompt's kernels, which run over all its
   /// tokens, are compiled at the full level.
   void tierKernels() {
-    CompileOptions options;
+    CompileOptions options = session.compileOptions();
     options.tieredKernels = true;
     session.setCompileOptions(options);
   }

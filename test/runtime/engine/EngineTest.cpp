@@ -362,9 +362,11 @@ TEST(EngineTest, SetCompileOptionsAppliesToLaterBlocksAndTheirKeys) {
   EXPECT_EQ(runProgram(session, values), first);
   EXPECT_EQ(compiler.calls, 1);
 
-  CompileOptions tiered;
+  CompileOptions tiered = session.compileOptions();
+  EXPECT_FALSE(tiered.tieredKernels);
   tiered.tieredKernels = true;
   session.setCompileOptions(tiered);
+  EXPECT_TRUE(session.compileOptions().tieredKernels);
   // Another key: compiled again, with the new options.
   EXPECT_EQ(runProgram(session, values), first);
   ASSERT_EQ(compiler.calls, 2);
