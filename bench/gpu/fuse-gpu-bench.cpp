@@ -120,21 +120,32 @@ std::vector<device::TensorBytes> inputsFor(const Bundle &bundle) {
 Expected<std::vector<device::TensorBytes>>
 givenInputs(const fs::path &bundlePath, const Bundle &bundle) {
   std::vector<device::TensorBytes> inputs;
-  auto fileOf = [&](std::size_t k) {
+  auto fileOf = [&](std::size_t k, const char *extension) {
     return bundlePath.parent_path() /
-           (bundlePath.stem().string() + ".in" + std::to_string(k) + ".bin");
+           (bundlePath.stem().string() + ".in" + std::to_string(k) + extension);
   };
-  if (!fs::exists(fileOf(0)))
+  if (!fs::exists(fileOf(0, ".bin")) && !fs::exists(fileOf(0, ".bf16")))
     return inputs;
   for (std::size_t k = 0; k < bundle.inputs.size(); ++k) {
-    std::ifstream in(fileOf(k), std::ios::binary);
+    // An f32 input that travelled as bf16 (its high halves) is widened.
+    bool halved = fs::exists(fileOf(k, ".bf16"));
+    fs::path file = fileOf(k, halved ? ".bf16" : ".bin");
+    std::ifstream in(file, std::ios::binary);
     std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
                             std::istreambuf_iterator<char>());
-    std::int64_t expected = bundle.graph.typeOf(bundle.inputs[k]).byteSize();
     if (!in.good() && !in.eof())
-      return Status::error("cannot read '" + fileOf(k).string() + "'");
+      return Status::error("cannot read '" + file.string() + "'");
+    if (halved) {
+      std::vector<char> wide(2 * bytes.size());
+      for (std::size_t i = 0; i + 1 < bytes.size(); i += 2) {
+        wide[2 * i + 2] = bytes[i];
+        wide[2 * i + 3] = bytes[i + 1];
+      }
+      bytes = std::move(wide);
+    }
+    std::int64_t expected = bundle.graph.typeOf(bundle.inputs[k]).byteSize();
     if (std::int64_t(bytes.size()) != expected)
-      return Status::error("'" + fileOf(k).string() + "' has " +
+      return Status::error("'" + file.string() + "' has " +
                            std::to_string(bytes.size()) + " bytes, input " +
                            std::to_string(k) + " takes " +
                            std::to_string(expected));

@@ -17,9 +17,10 @@
 // exported Hugging Face model as bench/models/export_hf.py writes it: its
 // inputs in MODEL.NAME.npy beside it; an f32 input without one takes random
 // values) likewise, with its inputs (the npy files' values, the weights) as
-// OUT_DIR/check/STEM.inK.bin, one file per bundle input: fuse-gpu-bench runs it
-// on those, not on random values. fuse-gpu-bench runs the bundles with the
-// runtime alone.
+// OUT_DIR/check/STEM.inK.bin, one file per bundle input (STEM.inK.bf16 for an
+// f32 input over 64 KiB: its values rounded to bf16, to fit the transfer):
+// fuse-gpu-bench runs it on those, not on random values. fuse-gpu-bench runs
+// the bundles with the runtime alone.
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,6 +64,26 @@ Status writeBundle(const std::filesystem::path &path, const Bundle &bundle,
 }
 
 /// An exported model into check/STEM.fusebundle and its inputs into
+/// f32 inputs above this size (the weights) travel to the GPU machine as
+/// bf16 (the device tool carries at most 64 MiB, and resnet18's weights
+/// alone are 45 MiB): both runtimes there run on the same
+/// bf16-representable values.
+constexpr std::size_t kHalvedAbove = 64 << 10;
+
+/// The high 16 bits of each f32 (bf16, rounded to nearest even), which
+/// fuse-gpu-bench widens back to f32.
+std::vector<std::uint8_t> highHalves(const std::vector<std::uint8_t> &bytes) {
+  std::vector<std::uint8_t> halves(bytes.size() / 2);
+  for (std::size_t i = 0; i < bytes.size() / 4; ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, bytes.data() + 4 * i, 4);
+    bits += 0x7fff + ((bits >> 16) & 1);
+    std::uint16_t high = std::uint16_t(bits >> 16);
+    std::memcpy(halves.data() + 2 * i, &high, 2);
+  }
+  return halves;
+}
+
 /// check/STEM.inK.bin: the model's inputs from STEM.NAME.npy beside it
 /// (their shapes bind its dynamic dims), the weights from the model.
 /// A model the importer or the GPU compiler refuses sets `unsupported`.
@@ -128,9 +149,13 @@ Status prepareOnnx(const std::filesystem::path &model,
                            "' has " + std::to_string(bytes->size()) +
                            " bytes, the graph expects " +
                            std::to_string(input.type.byteSize()));
-    if (Status written = writeBytes(
-            checkDir / (stem + ".in" + std::to_string(k) + ".bin"), *bytes);
-        !written.ok())
+    std::string file = stem + ".in" + std::to_string(k);
+    Status written =
+        input.type.elementType == ElementType::F32 &&
+                bytes->size() > kHalvedAbove
+            ? writeBytes(checkDir / (file + ".bf16"), highHalves(*bytes))
+            : writeBytes(checkDir / (file + ".bin"), *bytes);
+    if (!written.ok())
       return written;
   }
   std::size_t attention = 0;

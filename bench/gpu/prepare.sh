@@ -3,10 +3,9 @@
 # and ptxas for cubins): builds the runtime-only binaries (FuseCudaTests and
 # fuse-gpu-bench, static apart from glibc; the driver is loaded at run time),
 # compiles the benchmark graphs to sm_90 bundles (fuse-gpu-prepare), with the
-# lit tests' attention graphs and the exported Hugging Face models of
-# $FUSE_GPU_CHECK_MODELS (default /tmp/hf, where it exists) as bundles that
-# are only checked, and puts
-# everything the GPU machine needs into one folder:
+# lit tests' attention, convolution, pooling and resize graphs and the
+# exported models of $FUSE_GPU_CHECK_MODELS (below) as bundles that are only
+# checked, and puts everything the GPU machine needs into one folder:
 #   bash bench/gpu/prepare.sh [PACKAGE_DIR]     (default build-gpu-check/package)
 # Then, on the GPU machine: bash PACKAGE_DIR/run.sh RESULTS_DIR [--quick]
 set -euo pipefail
@@ -43,22 +42,40 @@ mkdir -p "$package/bin"
 check_graphs=()
 for graph in lit_tests/codegen/attention.mlir \
   lit_tests/codegen/attention-shared-mask.mlir \
-  lit_tests/codegen/gpu-attention.mlir; do
+  lit_tests/codegen/gpu-attention.mlir \
+  lit_tests/codegen/conv.mlir lit_tests/codegen/conv-narrow.mlir \
+  lit_tests/codegen/gpu-conv.mlir lit_tests/codegen/implicit-gemm.mlir \
+  lit_tests/codegen/depthwise.mlir lit_tests/codegen/depthwise-rows.mlir \
+  lit_tests/codegen/depthwise-narrow.mlir lit_tests/codegen/depthwise-se.mlir \
+  lit_tests/codegen/gpu-pool.mlir lit_tests/codegen/gpu-resize.mlir; do
   check_graphs+=(--check-mlir "$graph")
 done
-# And the exported Hugging Face models (bench/models/export_hf.py --out DIR,
-# default /tmp/hf) with their inputs, where that folder exists; one the GPU
+# And exported models with their inputs: FUSE_GPU_CHECK_MODELS, a list of
+# .onnx files and folders of them, by default the Hugging Face models of
+# bench/models/export_hf.py (/tmp/hf) and the four vision models of
+# bench/models/export_vision.py (/tmp/vision), where they exist; one the GPU
 # cannot compile yet is said and left out.
-models="${FUSE_GPU_CHECK_MODELS:-/tmp/hf}"
-if [ -d "$models" ]; then
-  for model in "$models"/*.onnx; do
-    [ -f "$model" ] && check_graphs+=(--check-onnx "$model")
-  done
-fi
+default_models="/tmp/hf"
+for model in resnet18 mobilenet_v2 vit whisper_enc; do
+  default_models+=" /tmp/vision/$model.onnx"
+done
+for entry in ${FUSE_GPU_CHECK_MODELS:-$default_models}; do
+  if [ -d "$entry" ]; then
+    for model in "$entry"/*.onnx; do
+      [ -f "$model" ] && check_graphs+=(--check-onnx "$model")
+    done
+  elif [ -f "$entry" ]; then
+    check_graphs+=(--check-onnx "$entry")
+  fi
+done
 "$build/bin/fuse-gpu-prepare" "$package/bundles" "${check_graphs[@]}"
 cp "$gpu_build/bin/FuseCudaTests" "$gpu_build/bin/fuse-gpu-bench" "$package/bin/"
 # The fake driver, for the dry run here; the GPU machine uses its own.
 cp -r "$gpu_build/test/runtime/device/fake-driver" "$package/fake-driver"
 cp bench/peers.py bench/gpu/report.py bench/gpu/run.sh "$package/"
-echo "bench/gpu/prepare.sh: $package is ready; on the GPU machine:"
+# One archive of it, for a transfer with a size limit (the weights are
+# random: xz takes a third off their bf16 bytes).
+tar -C "$(dirname "$package")" -cf - "$(basename "$package")" | xz -6 -T2 >"$package.tar.xz"
+echo "bench/gpu/prepare.sh: $package is ready ($(du -sh "$package" | cut -f1);" \
+  "$(du -sh "$package.tar.xz" | cut -f1) as $package.tar.xz); on the GPU machine:"
 echo "  bash $(basename "$package")/run.sh RESULTS_DIR [--quick]"
