@@ -1,7 +1,7 @@
 //===- fuse-gpu-prepare.cpp - The benchmark graphs as GPU bundles ---------===//
 //
 //   fuse-gpu-prepare OUT_DIR [--target sm_90] [--check-mlir FILE.mlir]...
-//                    [--check-onnx MODEL.onnx]...
+//                    [--check-onnx MODEL.onnx]... [--halve-above BYTES]
 //
 // Runs on a machine with the compiler (LLVM/MLIR, and ptxas for cubins):
 // compiles every workload of bench/Workloads.h with the GpuCompiler, at the
@@ -18,9 +18,9 @@
 // inputs in MODEL.NAME.npy beside it; an f32 input without one takes random
 // values) likewise, with its inputs (the npy files' values, the weights) as
 // OUT_DIR/check/STEM.inK.bin, one file per bundle input (STEM.inK.bf16 for an
-// f32 input over 64 KiB: its values rounded to bf16, to fit the transfer):
-// fuse-gpu-bench runs it on those, not on random values. fuse-gpu-bench runs
-// the bundles with the runtime alone.
+// f32 input over 64 KiB, or BYTES: its values rounded to bf16, to fit the
+// transfer): fuse-gpu-bench runs it on those, not on random values.
+// fuse-gpu-bench runs the bundles with the runtime alone.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,11 +64,11 @@ Status writeBundle(const std::filesystem::path &path, const Bundle &bundle,
 }
 
 /// An exported model into check/STEM.fusebundle and its inputs into
-/// f32 inputs above this size (the weights) travel to the GPU machine as
-/// bf16 (the device tool carries at most 64 MiB, and resnet18's weights
-/// alone are 45 MiB): both runtimes there run on the same
-/// bf16-representable values.
-constexpr std::size_t kHalvedAbove = 64 << 10;
+/// f32 inputs above this many bytes (the weights; `--halve-above`) travel to
+/// the GPU machine as bf16 (the device tool carries at most 64 MiB, and
+/// resnet18's weights alone are 45 MiB): both runtimes there run on the
+/// same bf16-representable values.
+std::size_t halvedAbove = 64 << 10;
 
 /// The high 16 bits of each f32 (bf16, rounded to nearest even), which
 /// fuse-gpu-bench widens back to f32.
@@ -152,7 +152,7 @@ Status prepareOnnx(const std::filesystem::path &model,
     std::string file = stem + ".in" + std::to_string(k);
     Status written =
         input.type.elementType == ElementType::F32 &&
-                bytes->size() > kHalvedAbove
+                bytes->size() > halvedAbove
             ? writeBytes(checkDir / (file + ".bf16"), highHalves(*bytes))
             : writeBytes(checkDir / (file + ".bin"), *bytes);
     if (!written.ok())
@@ -174,7 +174,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> checkFiles, checkModels;
   const char *usage = "usage: fuse-gpu-prepare OUT_DIR [--target sm_90] "
                       "[--check-mlir FILE.mlir]... "
-                      "[--check-onnx MODEL.onnx]...\n";
+                      "[--check-onnx MODEL.onnx]... [--halve-above BYTES]\n";
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--target" && i + 1 < argc)
@@ -183,6 +183,8 @@ int main(int argc, char **argv) {
       checkFiles.push_back(argv[++i]);
     else if (arg == "--check-onnx" && i + 1 < argc)
       checkModels.push_back(argv[++i]);
+    else if (arg == "--halve-above" && i + 1 < argc)
+      halvedAbove = std::stoull(argv[++i]);
     else if (outDir.empty() && !arg.empty() && arg[0] != '-')
       outDir = arg;
     else {
