@@ -321,6 +321,17 @@ int timeBundles(device::CudaRuntime &cuda, const Options &options,
         .num("runs", double(options.runs))
         .num("gbps", gbps)
         .num("pct_copy", copy > 0 ? 100.0 * gbps / copy : 0.0);
+    // Where the time goes: each launch's median, with its kernel's name.
+    std::string launches = "[";
+    for (std::size_t k = 0; k < timing->launchMedianMs.size(); ++k) {
+      std::string name = timing->launchMedianMs.size() == bundle->kernels.size()
+                             ? bundle->kernels[k].name
+                             : "launch " + std::to_string(k);
+      JsonObject launch;
+      launch.str("kernel", name).num("ms", timing->launchMedianMs[k]);
+      launches += (k ? ", " : "") + launch.toString();
+    }
+    record.raw("launches", launches + "]");
     std::cout << record.str("status", "ok").toString() << std::endl;
   }
   return failures;

@@ -73,6 +73,15 @@ def main():
         if status.get("status") != "ok":
             lines.append(f"| {status.get('title', name)} | not supported on the GPU yet: "
                          f"{status.get('reason', '')[:120]} | | | | | | |")
+    # Where the time goes in the workloads of several kernels: each launch's
+    # median (CUDA events around each launch, so their sum exceeds the run).
+    several = [r for r in records if r["record"] == "time" and r["status"] == "ok"
+               and len(r.get("launches", [])) > 1]
+    if several:
+        lines += ["", "Where the time goes (each launch's median, ms):", ""]
+        for r in several:
+            launches = ", ".join(f"{x['kernel']} {x['ms']:.4g}" for x in r["launches"])
+            lines.append(f"- {workloads.get(r['name'], {}).get('title', r['name'])}: {launches}")
     text = "\n".join(lines) + "\n"
     with open(os.path.join(results, "table.md"), "w") as f:
         f.write(text)
