@@ -1,7 +1,7 @@
 //===- fuse-gpu-bench.cpp - The benchmark bundles on the CUDA runtime -----===//
 //
 //   fuse-gpu-bench BUNDLE_DIR [--runs N] [--warmup N] [--copy-mib N]
-//                  [--dry-run]
+//                  [--dry-run] [--check-only]
 //
 // Runtime only (no LLVM/MLIR): runs what fuse-gpu-prepare wrote.
 //   1. the device and a device-to-device copy (a batch of copies, host clock
@@ -15,7 +15,8 @@
 //      them), the kernels timed on the device with CUDA events (the runtime's
 //      Kernel timing mode), median of `--runs`.
 // `--dry-run` is for the fake driver, which runs no kernel: every step runs,
-// but outputs are not compared and no figure means anything.
+// but outputs are not compared and no figure means anything. `--check-only`
+// runs step 2 alone (under compute-sanitizer: bench/gpu/sanitize.sh).
 //
 // Output: JSON lines on stdout (records "device", "copy", "check", "time",
 // "done"); exit 1 when a check fails or a step errs.
@@ -53,6 +54,8 @@ struct Options {
   unsigned warmup = 5;
   std::uint64_t copyMiB = 1024;
   bool dryRun = false;
+  /// Only step 2 (the checks): for a run under compute-sanitizer.
+  bool checkOnly = false;
 };
 
 Expected<Bundle> readBundle(const fs::path &path) {
@@ -339,7 +342,7 @@ int timeBundles(device::CudaRuntime &cuda, const Options &options,
 
 int usage() {
   std::cerr << "usage: fuse-gpu-bench BUNDLE_DIR [--runs N] [--warmup N] "
-               "[--copy-mib N] [--dry-run]\n";
+               "[--copy-mib N] [--dry-run] [--check-only]\n";
   return 2;
 }
 
@@ -370,6 +373,8 @@ int main(int argc, char **argv) {
         return usage();
     } else if (arg == "--dry-run") {
       options.dryRun = true;
+    } else if (arg == "--check-only") {
+      options.checkOnly = true;
     } else if (options.dir.empty() && !arg.empty() && arg[0] != '-') {
       options.dir = arg;
     } else {
@@ -404,7 +409,7 @@ int main(int argc, char **argv) {
 
   int failures = 0;
   double copy = 0;
-  {
+  if (!options.checkOnly) {
     Expected<double> gbps = copyGBps(cuda, options.copyMiB << 20, 10, 5);
     JsonObject record;
     record.str("record", "copy")
@@ -420,7 +425,8 @@ int main(int argc, char **argv) {
   }
 
   failures += checkBundles(cuda, options);
-  failures += timeBundles(cuda, options, copy);
+  if (!options.checkOnly)
+    failures += timeBundles(cuda, options, copy);
   std::cout << JsonObject()
                    .str("record", "done")
                    .num("failures", double(failures))
