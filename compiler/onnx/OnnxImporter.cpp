@@ -500,16 +500,18 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto,
   } else {
     std::apply(expectCount, typedValues(proto));
   }
-  HostTensorData data(TensorType{type, shape});
   if (proto.has_raw_data()) {
     const std::string &raw = proto.raw_data();
-    if (!raw.empty())
-      std::memcpy(data.bytes.data(), raw.data(), raw.size());
+    HostTensorData data(
+        TensorType{type, shape},
+        std::span(reinterpret_cast<const std::uint8_t *>(raw.data()),
+                  raw.size()));
     if (type == ElementType::I1)
       for (auto &byte : data.bytes)
         byte = byte != 0;
     return data;
   }
+  HostTensorData data(TensorType{type, shape});
   storeTypedValues(proto, count, what, data);
   return data;
 }

@@ -7,6 +7,7 @@
 #include "runtime/ir/WindowShape.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -18,6 +19,13 @@ using namespace fuse;
 
 HostTensorData::HostTensorData(TensorType type)
     : type(std::move(type)), bytes(std::size_t(this->type.byteSize()), 0) {}
+
+HostTensorData::HostTensorData(TensorType type,
+                               std::span<const std::uint8_t> bytes)
+    : type(std::move(type)), bytes(bytes.begin(), bytes.end()) {
+  assert(std::int64_t(this->bytes.size()) == this->type.byteSize() &&
+         "the bytes of another type");
+}
 
 HostTensorData HostTensorData::fromDoubles(TensorType type,
                                            std::span<const double> values) {

@@ -45,6 +45,9 @@ struct HostTensorData {
 
   /// Zero-filled.
   explicit HostTensorData(TensorType type);
+  /// A copy of `bytes`, which must be `type.byteSize()` long (one pass over
+  /// the new buffer: no zero fill first).
+  HostTensorData(TensorType type, std::span<const std::uint8_t> bytes);
   /// Converted as DenseValue::fromDoubles / fromInts convert.
   static HostTensorData fromDoubles(TensorType type,
                                     std::span<const double> values);
