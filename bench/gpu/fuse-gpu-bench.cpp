@@ -1,7 +1,7 @@
 //===- fuse-gpu-bench.cpp - The benchmark bundles on the CUDA runtime -----===//
 //
 //   fuse-gpu-bench BUNDLE_DIR [--runs N] [--warmup N] [--copy-mib N]
-//                  [--dry-run] [--check-only]
+//                  [--dry-run] [--check-only] [--time-models]
 //
 // Runtime only (no LLVM/MLIR): runs what fuse-gpu-prepare wrote.
 //   1. the device and a device-to-device copy (a batch of copies, host clock
@@ -16,7 +16,9 @@
 //      Kernel timing mode), median of `--runs`.
 // `--dry-run` is for the fake driver, which runs no kernel: every step runs,
 // but outputs are not compared and no figure means anything. `--check-only`
-// runs step 2 alone (under compute-sanitizer: bench/gpu/sanitize.sh).
+// runs step 2 alone (under compute-sanitizer: bench/gpu/sanitize.sh);
+// `--time-models` times each exported model's check bundle on its own
+// inputs too (its check record gets run_ms_median and its launches).
 //
 // Output: JSON lines on stdout (records "device", "copy", "check", "time",
 // "done"); exit 1 when a check fails or a step errs.
@@ -56,6 +58,8 @@ struct Options {
   bool dryRun = false;
   /// Only step 2 (the checks): for a run under compute-sanitizer.
   bool checkOnly = false;
+  /// Time the exported models' check bundles too, on their own inputs.
+  bool timeModels = false;
 };
 
 Expected<Bundle> readBundle(const fs::path &path) {
@@ -225,6 +229,40 @@ void printError(JsonObject &record, const std::string &message) {
             << std::endl;
 }
 
+/// Each launch's median, with its kernel's name where the launches are
+/// the kernels, as a JSON array.
+std::string launchesJson(const Bundle &bundle, const KernelTiming &timing) {
+  std::string launches = "[";
+  for (std::size_t k = 0; k < timing.launchMedianMs.size(); ++k) {
+    std::string name = timing.launchMedianMs.size() == bundle.kernels.size()
+                           ? bundle.kernels[k].name
+                           : "launch " + std::to_string(k);
+    JsonObject launch;
+    launch.str("kernel", name).num("ms", timing.launchMedianMs[k]);
+    launches += (k ? ", " : "") + launch.toString();
+  }
+  return launches + "]";
+}
+
+/// An exported model's bundle, on its own inputs, timed on the device
+/// (`--time-models`): its medians and launches join its check record.
+void timeModel(device::CudaRuntime &cuda, const Bundle &bundle,
+               const std::vector<device::TensorBytes> &inputs,
+               const Options &options, JsonObject &record) {
+  KernelTimerOptions timerOptions;
+  timerOptions.deviceTime = true;
+  Expected<KernelTiming> timing = timeKernels(
+      cuda, bundle, inputs, options.warmup, options.runs, timerOptions);
+  if (!timing.ok()) {
+    record.str("time_error", firstLine(timing.message()));
+    return;
+  }
+  record.num("kernels", double(bundle.kernels.size()))
+      .num("run_ms_median", timing->medianMs)
+      .num("run_ms_min", timing->minMs)
+      .raw("launches", launchesJson(bundle, *timing));
+}
+
 /// Runs each bundle of DIR/check on the GPU and on the reference runtime
 /// and prints how their outputs compare; answers how many failed.
 int checkBundles(device::CudaRuntime &cuda, const Options &options) {
@@ -246,8 +284,9 @@ int checkBundles(device::CudaRuntime &cuda, const Options &options) {
       printError(record, given.message());
       continue;
     }
+    bool model = !given->empty();
     std::vector<device::TensorBytes> inputs =
-        given->empty() ? inputsFor(*bundle) : given.take();
+        model ? given.take() : inputsFor(*bundle);
     auto actual = device::runBundle(cuda, *bundle, inputs);
     auto expected = device::runBundle(
         reference, makeReferenceBundle(bundle->graph), inputs);
@@ -276,6 +315,8 @@ int checkBundles(device::CudaRuntime &cuda, const Options &options) {
     }
     if (status.rfind("ok", 0) != 0 && status.rfind("ran", 0) != 0)
       ++failures;
+    else if (model && options.timeModels)
+      timeModel(cuda, *bundle, inputs, options, record);
     std::cout << record.str("status", status).toString() << std::endl;
   }
   return failures;
@@ -325,16 +366,7 @@ int timeBundles(device::CudaRuntime &cuda, const Options &options,
         .num("gbps", gbps)
         .num("pct_copy", copy > 0 ? 100.0 * gbps / copy : 0.0);
     // Where the time goes: each launch's median, with its kernel's name.
-    std::string launches = "[";
-    for (std::size_t k = 0; k < timing->launchMedianMs.size(); ++k) {
-      std::string name = timing->launchMedianMs.size() == bundle->kernels.size()
-                             ? bundle->kernels[k].name
-                             : "launch " + std::to_string(k);
-      JsonObject launch;
-      launch.str("kernel", name).num("ms", timing->launchMedianMs[k]);
-      launches += (k ? ", " : "") + launch.toString();
-    }
-    record.raw("launches", launches + "]");
+    record.raw("launches", launchesJson(*bundle, *timing));
     std::cout << record.str("status", "ok").toString() << std::endl;
   }
   return failures;
@@ -342,7 +374,7 @@ int timeBundles(device::CudaRuntime &cuda, const Options &options,
 
 int usage() {
   std::cerr << "usage: fuse-gpu-bench BUNDLE_DIR [--runs N] [--warmup N] "
-               "[--copy-mib N] [--dry-run] [--check-only]\n";
+               "[--copy-mib N] [--dry-run] [--check-only] [--time-models]\n";
   return 2;
 }
 
@@ -375,6 +407,8 @@ int main(int argc, char **argv) {
       options.dryRun = true;
     } else if (arg == "--check-only") {
       options.checkOnly = true;
+    } else if (arg == "--time-models") {
+      options.timeModels = true;
     } else if (options.dir.empty() && !arg.empty() && arg[0] != '-') {
       options.dir = arg;
     } else {

@@ -72,7 +72,10 @@ done
 cp "$gpu_build/bin/FuseCudaTests" "$gpu_build/bin/fuse-gpu-bench" "$package/bin/"
 # The fake driver, for the dry run here; the GPU machine uses its own.
 cp -r "$gpu_build/test/runtime/device/fake-driver" "$package/fake-driver"
-cp bench/peers.py bench/gpu/report.py bench/gpu/run.sh bench/gpu/sanitize.sh "$package/"
+cp bench/peers.py bench/gpu/report.py bench/gpu/run.sh bench/gpu/sanitize.sh \
+  bench/gpu/torch_models.py "$package/"
+mkdir -p "$package/models"
+cp bench/models/export_vision.py bench/models/peers.py "$package/models/"
 # One archive of it, for a transfer with a size limit (the weights are
 # random: xz takes a third off their bf16 bytes).
 tar -C "$(dirname "$package")" -cf - "$(basename "$package")" | xz -6 -T2 >"$package.tar.xz"

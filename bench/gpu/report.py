@@ -73,6 +73,24 @@ def main():
         if status.get("status") != "ok":
             lines.append(f"| {status.get('title', name)} | not supported on the GPU yet: "
                          f"{status.get('reason', '')[:120]} | | | | | | |")
+    # The exported models (fuse-gpu-bench --time-models, torch_models.py).
+    timed_models = [r for r in records if r["record"] == "check" and "run_ms_median" in r]
+    if timed_models:
+        torch_models = load_peer(os.path.join(results, "torch-models.json")).get("results", {})
+        lines += ["", "Exported models on their own inputs (f32; PyTorch eager with TF32 off):", "",
+                  "| model | kernels | check | Fuse ms | PyTorch eager | slowest launches |",
+                  "|---|---|---|---|---|---|"]
+        for r in timed_models:
+            peer = torch_models.get(r["name"], {})
+            if "run_ms_median" in peer:
+                ratio = peer["run_ms_median"] / r["run_ms_median"] if r["run_ms_median"] else 0
+                eager = f"{peer['run_ms_median']:.4g} ms ({ratio:.2f}x)"
+            else:
+                eager = peer.get("error", "not run")[:60]
+            slowest = sorted(r.get("launches", []), key=lambda x: -x["ms"])[:3]
+            top = ", ".join(f"{x['kernel']} {x['ms']:.3g}" for x in slowest)
+            lines.append(f"| {r['name']} | {r.get('kernels', '?')} | {r['status'][:20]} | "
+                         f"{r['run_ms_median']:.4g} | {eager} | {top} |")
     # Where the time goes in the workloads of several kernels: each launch's
     # median (CUDA events around each launch, so their sum exceeds the run).
     several = [r for r in records if r["record"] == "time" and r["status"] == "ok"

@@ -9,7 +9,8 @@
 #    exported Hugging Face models prepare.sh found, on their own inputs);
 # 3. every bundle at the issue's size timed with CUDA events (inputs rotated
 #    so L2 does not flatter them), GB/s against a device-to-device copy;
-# 4. PyTorch eager and torch.compile on the same workloads (CUDA events);
+# 4. PyTorch eager and torch.compile on the same workloads (CUDA events),
+#    and PyTorch eager on the exported vision models (torch_models.py);
 # 5. the table (RESULTS_DIR/table.md), printed last.
 # At most 7 files in RESULTS_DIR. About 5 minutes (the reference runtime checks
 # the exported models on the CPU: whisper_enc alone takes half a minute);
@@ -47,15 +48,18 @@ if [ "$dry" = 1 ]; then
 fi
 status=0
 
+# One log (the tests' output, then fuse-gpu-bench's messages): the device
+# tool brings back at most 8 files, and sanitize.sh writes one more.
+log="$results/run.log"
 echo "== 1/5 CUDA runtime tests"
-timeout 120 "$here/bin/FuseCudaTests" --gtest_brief=1 >"$results/cuda-tests.txt" 2>&1 || status=1
-tail -n 3 "$results/cuda-tests.txt"
+timeout 120 "$here/bin/FuseCudaTests" --gtest_brief=1 >"$log" 2>&1 || status=1
+tail -n 3 "$log"
 
 echo "== 2/5 and 3/5 Fuse bundles: checked against the reference, timed"
 cp "$here/bundles/workloads.jsonl" "$results/workloads.jsonl"
 timeout 330 "$here/bin/fuse-gpu-bench" "$here/bundles" --runs "$runs" \
-  --warmup "$warmup" --copy-mib "$copy_mib" "${bench_flags[@]}" \
-  >"$results/fuse-gpu.jsonl" 2>"$results/fuse-gpu.log" || status=1
+  --warmup "$warmup" --copy-mib "$copy_mib" --time-models "${bench_flags[@]}" \
+  >"$results/fuse-gpu.jsonl" 2>>"$log" || status=1
 grep -c '"status": "ok"' "$results/fuse-gpu.jsonl" | sed 's/$/ bundles ok/'
 
 echo "== 4/5 PyTorch eager and torch.compile"
@@ -76,6 +80,15 @@ for peer in "${peers[@]}"; do
     echo "$peer: failed or unavailable (see $results/$peer.json)"
 done
 rm -f "$spec"
+# The exported vision models that were checked, in PyTorch eager.
+models=()
+for input in "$here"/bundles/check/*.in0.*; do
+  [ -e "$input" ] && models+=("$(basename "${input%%.in0.*}")")
+done
+if [ "${#models[@]}" -gt 0 ] && [ "$dry" = 0 ]; then
+  timeout 120 python3 "$here/torch_models.py" "$here/models" "$peer_runs" "${models[@]}" \
+    >"$results/torch-models.json" 2>&1 || echo "torch models: failed (see $results/torch-models.json)"
+fi
 
 echo "== 5/5 table"
 python3 "$here/report.py" "$results" || status=1
