@@ -12,11 +12,11 @@
 // pass. A tile keeps rows x strip accumulators in vector registers; each k
 // broadcasts one element of A per row and loads one vector of B per strip
 // vector: rows x vectors FMAs per k. Strips are as many vectors wide as the
-// registers allow (HostMatmulTarget::stripVectors), then two vectors, then
-// one, then single columns: every shape is exact, no lane is masked or
-// wasted. Positions are computed in the operands' and results' own
-// shapes, so a transposed A or a transpose in the prologue is a gather, and
-// head splits and merges in the epilogue are index maps on the store.
+// registers allow (HostMatmulTarget::stripVectors), then the rest is one
+// strip of its vectors, the last one's lanes past N masked or clamped.
+// Positions are computed in the operands' and results' own shapes, so a
+// transposed A or a transpose in the prologue is a gather, and head splits and
+// merges in the epilogue are index maps on the store.
 //
 // B is packed into panels (K x strip, contiguous) by a kernel of its own
 // that runs first (`_pack`, into the fusion's scratch): with transpose_b or
@@ -33,8 +33,10 @@
 // 8 groups, a part of its row blocks, each part packing a copy of the
 // group's panels), whose panels it packs and then runs its row blocks over
 // while they are in cache; no pack kernel, no round trip of the copy
-// through memory. An im2col's panels are packed a vector of columns at a
-// time, k inside: its lanes' positions are decoded once per vector.
+// through memory. With a long K and a small A, a block of k at a time
+// (kBlockRows): the block's panels stay in L1, partial sums in scratch. An
+// im2col's panels are packed a vector of columns at a time, k inside: its
+// lanes' positions are decoded once per vector.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,6 +64,16 @@ constexpr int64_t kGrainMacs = int64_t(1) << 20;
 /// split their row blocks into parts, up to kMaxRowParts, each packing the
 /// group's panels into a copy of its own.
 constexpr int64_t kMinColumnGroups = 8;
+/// Bytes of a column group's panels per block of k in the one-kernel form
+/// (kBlockRows): the block's panels stay in L1 while the row blocks pass
+/// (48 KiB on the AVX-512 cores measured), and A's rows stream. resnet18's
+/// 64 x 576 x 3136 convolutions, one core, in the model: 2.4 -> 2.1 ms.
+constexpr int64_t kBlockPanelBytes = int64_t(32) << 10;
+/// The largest A (one batch's M x K) whose rows are blocked by k: each row
+/// block reads a short run of each of its rows per block of k, which the
+/// prefetchers follow only from the caches (resnet18's 512 x 4608 x 49
+/// convolutions took 2.0 ms on one core with one block, 4.0 with blocks).
+constexpr int64_t kBlockMaxLhsBytes = int64_t(256) << 10;
 /// The most row parts per column group: each packs the group's panels again
 /// (a copy per part, no part waits for another), so the parts trade packing
 /// for threads that share the work.
@@ -299,6 +311,45 @@ public:
     return s.rhsBatched ? s.batch : 1;
   }
 
+  /// Rows of B per k block of the one-kernel form, or 0 for one block:
+  /// with K longer than half again as many, the group's panels are packed
+  /// and run over a block of k at a time (kBlockPanelBytes), the tiles'
+  /// partial sums kept in scratch between blocks. Blocks of an im2col hold
+  /// whole channels (a multiple of its window offsets), and the blocks are
+  /// about even.
+  static int64_t kBlockRows(fd::MatmulOp matmul, const MatmulShape &s,
+                            unsigned width) {
+    int64_t target = std::max<int64_t>(
+        1, kBlockPanelBytes /
+               (groupColumns(width) * int64_t(elementBytes(matmul))));
+    if (!packsInKernel(matmul, s, width) || s.k <= target + target / 2 ||
+        s.m * s.k * elementBytes(matmul) > kBlockMaxLhsBytes)
+      return 0;
+    int64_t rows = llvm::divideCeil(s.k, llvm::divideCeil(s.k, target));
+    if (fd::Im2colOp im2col = im2colOfB(matmul, s)) {
+      int64_t offsets = Im2colGeometry(im2col).offsets;
+      if (s.k % offsets == 0)
+        rows = llvm::divideCeil(rows, offsets) * offsets;
+    }
+    return rows < s.k ? rows : 0;
+  }
+
+  static int64_t elementBytes(fd::MatmulOp matmul) {
+    return computeType(elementTypeOf(matmul.getResult()))
+               .getIntOrFloatBitWidth() /
+           8;
+  }
+
+  /// The scratch of the k blocks' partial sums (after the panels' copies):
+  /// per column group of each batch, M rows of the group's columns.
+  static int64_t partialBytes(fd::MatmulOp matmul, const MatmulShape &s,
+                              unsigned width) {
+    if (!kBlockRows(matmul, s, width))
+      return 0;
+    return s.batch * columnGroups(s, width) * s.m * groupColumns(width) *
+           elementBytes(matmul);
+  }
+
   /// The scratch the packed panels take.
   static int64_t packedBytes(fd::MatmulOp matmul, const MatmulShape &s,
                              unsigned width) {
@@ -319,39 +370,31 @@ public:
     int64_t columns() const { return vectors * lanes; }
   };
 
-  /// The strips over C's columns, widest first: stripVectors vectors, then
-  /// two, then one (the packed columns), then the last columns as one
-  /// vector of partly valid lanes (B, the epilogue's reads and C's stores
-  /// masked or clamped to them). Single columns instead took 30% more for
-  /// 256x2304x196 (0.70 ms, against 0.53 for 208 columns). With B read in
-  /// place (`unpacked`), a one-vector strip before that vector joins it in
-  /// a two-vector strip: a one-vector tile loads A once per FMA.
-  static SmallVector<StripTier> stripTiers(const MatmulShape &s, unsigned width,
-                                           bool unpacked = false) {
+  /// The strips over C's columns: stripVectors vectors wide, then the rest
+  /// as one strip of its vectors, the last one of partly valid lanes when
+  /// N is not a multiple of the width (B, the epilogue's reads and C's
+  /// stores masked or clamped to them). A strip of fewer vectors loads A
+  /// once per fewer FMAs, so the rest is one tile: resnet18's 512 x 4608 x
+  /// 49 convolutions, in strips of 2, 1 and 1 (partly valid) vectors, took
+  /// 3.1 ms on one core in the model, in one of 4 vectors 2.0 ms. Single
+  /// columns instead of a partly valid vector took 30% more for 256x2304x196
+  /// (0.70 ms, against 0.53 for 208 columns).
+  static SmallVector<StripTier> stripTiers(const MatmulShape &s,
+                                           unsigned width) {
     SmallVector<StripTier> tiers;
-    int64_t from = 0;
-    for (int64_t vectors = HostMatmulTarget::stripVectors(width); vectors >= 1;
-         vectors = vectors > 2 ? 2 : vectors - 1) {
-      int64_t columns = vectors * int64_t(width);
-      int64_t to = from + (s.n - from) / columns * columns;
-      if (to > from)
-        tiers.push_back({from, to, vectors, width});
-      from = to;
+    int64_t columns = HostMatmulTarget::stripVectors(width) * int64_t(width);
+    int64_t to = s.n / columns * columns;
+    if (to > 0)
+      tiers.push_back({0, to, HostMatmulTarget::stripVectors(width), width});
+    if (to == s.n)
+      return tiers;
+    if (width == 1) {
+      tiers.push_back({to, s.n, 1, 1});
+      return tiers;
     }
-    if (from < s.n && width > 1) {
-      unsigned valid = unsigned(s.n - from);
-      int64_t start = from;
-      if (unpacked && !tiers.empty() && tiers.back().vectors == 1) {
-        start = tiers.back().to - int64_t(width);
-        tiers.back().to = start;
-        if (tiers.back().to == tiers.back().from)
-          tiers.pop_back();
-      }
-      int64_t vectors = (from - start) / int64_t(width) + 1;
-      tiers.push_back(
-          {start, start + vectors * int64_t(width), vectors, width, valid});
-    } else if (from < s.n)
-      tiers.push_back({from, s.n, 1, 1});
+    int64_t vectors = llvm::divideCeil(s.n - to, int64_t(width));
+    unsigned valid = unsigned((s.n - to) % int64_t(width));
+    tiers.push_back({to, to + vectors * int64_t(width), vectors, width, valid});
     return tiers;
   }
 
@@ -389,19 +432,23 @@ public:
   }
 
   /// Row n of B^T in memory: B[batch, k, n] for every k, one lane each.
-  /// Its strip's width: the tier's whose columns hold n, from the last tier
-  /// back. Each tier starts at a multiple of its own width.
+  /// Its strip's width and first column: the tier's whose columns hold n,
+  /// from the last tier back.
   LogicalResult emitPackTransposedRow(Value batch, Value batchBase, Value n,
                                       Value scratch) {
     SmallVector<StripTier> tiers = stripTiers(s, width);
     Value stripWidth = c(tiers.back().columns());
+    Value tierFrom = c(tiers.back().from);
     for (const StripTier &tier : llvm::drop_begin(llvm::reverse(tiers))) {
       Value inTier = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, n,
                                            c(tier.to));
       stripWidth = arith::SelectOp::create(b, loc, inTier, c(tier.columns()),
                                            stripWidth);
+      tierFrom =
+          arith::SelectOp::create(b, loc, inTier, c(tier.from), tierFrom);
     }
-    Value j = arith::RemUIOp::create(b, loc, n, stripWidth);
+    Value j = arith::RemUIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, n, tierFrom), stripWidth);
     Value n0 = arith::SubIOp::create(b, loc, n, j);
     auto ks = scf::ForOp::create(b, loc, c(0), c(s.k), c(1));
     OpBuilder::InsertionGuard kGuard(b);
@@ -525,17 +572,41 @@ public:
     std::pair<Value, Value> group{first, last};
     Value batchBase =
         arith::MulIOp::create(b, loc, batch, c(s.k * packedColumns(s, width)));
-    RegionEmitter probe(b, loc, width, pointers);
-    if (fd::Im2colOp im2col = im2colOfB(matmul, s);
-        im2col && probe.readsIm2colSlices(im2col)) {
-      emitPackIm2colColumns(im2col, batch, batchBase, group);
-    } else {
-      auto ks = scf::ForOp::create(b, loc, c(0), c(s.k), c(1));
-      OpBuilder::InsertionGuard kGuard(b);
-      b.setInsertionPoint(ks.getBody()->getTerminator());
-      if (failed(emitPackRow(batch, batchBase, ks.getInductionVar(), panels,
-                             group)))
+    int64_t kRows = kBlockRows(matmul, s, width);
+    if (kRows) {
+      // Block by block of k: the block's panels, then the strips over them,
+      // the tiles' partial sums in the group's rows of the partial scratch.
+      auto kBlocks = scf::ForOp::create(b, loc, c(0), c(s.k), c(kRows));
+      b.setInsertionPoint(kBlocks.getBody()->getTerminator());
+      Value kBegin = kBlocks.getInductionVar();
+      Value kEnd = arith::MinUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, kBegin, c(kRows)), c(s.k));
+      Value partialBase = arith::MulIOp::create(
+          b, loc,
+          arith::AddIOp::create(b, loc,
+                                arith::MulIOp::create(b, loc, batch, c(groups)),
+                                arith::RemUIOp::create(b, loc, it, c(groups))),
+          c(s.m * groupColumns(width)));
+      Value partials = LLVM::GEPOp::create(
+          b, loc, LLVM::LLVMPointerType::get(b.getContext()), accumulator,
+          packed,
+          ValueRange{
+              arith::AddIOp::create(b, loc,
+                                    c(rowParts(s, width) * packedBatches(s) *
+                                      s.k * packedColumns(s, width)),
+                                    partialBase)});
+      kBlock = KBlock{
+          kBegin,
+          kEnd,
+          partials,
+          first,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kBegin, c(0)),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kEnd,
+                                c(s.k))};
+      if (failed(emitPackGroup(batch, batchBase, group, kBegin, kEnd)))
         return failure();
+    } else if (failed(emitPackGroup(batch, batchBase, group, c(0), c(s.k)))) {
+      return failure();
     }
     // The part's row blocks of the batch: iterations of the row-block form,
     // whose strips decode their batch from them.
@@ -552,7 +623,24 @@ public:
       emitStrips(blocks, blocksEnd, from, to, tier.vectors, tier.lanes,
                  tier.valid);
     }
+    kBlock.reset();
     return failure(broken);
+  }
+
+  /// Rows [kBegin, kEnd) of the group's panels of B.
+  LogicalResult emitPackGroup(Value batch, Value batchBase,
+                              std::pair<Value, Value> group, Value kBegin,
+                              Value kEnd) {
+    RegionEmitter probe(b, loc, width, pointers);
+    if (fd::Im2colOp im2col = im2colOfB(matmul, s);
+        im2col && probe.readsIm2colSlices(im2col)) {
+      emitPackIm2colColumns(im2col, batch, batchBase, group, kBegin, kEnd);
+      return success();
+    }
+    auto ks = scf::ForOp::create(b, loc, kBegin, kEnd, c(1));
+    OpBuilder::InsertionGuard kGuard(b);
+    b.setInsertionPoint(ks.getBody()->getTerminator());
+    return emitPackRow(batch, batchBase, ks.getInductionVar(), panels, group);
   }
 
   /// B's im2col, where B is one through reshapes alone (row r of B, over
@@ -574,20 +662,52 @@ public:
   /// and a store. (Row k at a time, each vector decoded its position from
   /// scratch: resnet18's 64 x 576 x 3136 convolution packed in 1.1 ms.)
   void emitPackIm2colColumns(fd::Im2colOp im2col, Value batch, Value batchBase,
-                             std::pair<Value, Value> group) {
+                             std::pair<Value, Value> group, Value kBegin,
+                             Value kEnd) {
     int64_t offsets = Im2colGeometry(im2col).offsets;
+    // Rows k = channel * offsets + offset: with whole channels per batch,
+    // the offsets outside and the channels inside, so a vector's mask and
+    // shift (which depend on the offset alone) are computed once per offset
+    // and each channel is one load and one store. (k inside alone, each k
+    // decoded its channel and offset: resnet18's 64 x 576 x 3136
+    // convolution spent a quarter of its time packing.)
+    bool byOffset = s.k % offsets == 0;
+    int64_t channels = s.k / offsets;
     Value rowBase =
         s.rhsBatched ? arith::MulIOp::create(b, loc, batch, c(s.k)) : c(0);
+    Value leadBase = s.rhsBatched && byOffset
+                         ? arith::MulIOp::create(b, loc, batch, c(channels))
+                         : c(0);
     (void)forEachPackedVector(group, [&](const PackedVector &v) {
-      auto ks = scf::ForOp::create(b, loc, c(0), c(s.k), c(1));
-      OpBuilder::InsertionGuard kGuard(b);
-      b.setInsertionPoint(ks.getBody()->getTerminator());
-      Value k = ks.getInductionVar();
-      Value row = arith::AddIOp::create(b, loc, rowBase, k);
+      if (!byOffset) {
+        auto ks = scf::ForOp::create(b, loc, kBegin, kEnd, c(1));
+        OpBuilder::InsertionGuard kGuard(b);
+        b.setInsertionPoint(ks.getBody()->getTerminator());
+        Value k = ks.getInductionVar();
+        Value row = arith::AddIOp::create(b, loc, rowBase, k);
+        RegionEmitter e(b, loc, width, pointers);
+        Value x = e.emitIm2colSlice(
+            im2col, arith::DivUIOp::create(b, loc, row, c(offsets)),
+            arith::RemUIOp::create(b, loc, row, c(offsets)), v.n, v.valid);
+        storePacked(x, batchBase, k, v.n0, c(v.j), c(v.stripWidth), panels);
+        return success();
+      }
+      auto offsetLoop = scf::ForOp::create(b, loc, c(0), c(offsets), c(1));
+      OpBuilder::InsertionGuard offsetGuard(b);
+      b.setInsertionPoint(offsetLoop.getBody()->getTerminator());
+      Value offset = offsetLoop.getInductionVar();
+      // A block of k holds whole channels (kBlockRows).
+      auto channelLoop = scf::ForOp::create(
+          b, loc, arith::DivUIOp::create(b, loc, kBegin, c(offsets)),
+          arith::DivUIOp::create(b, loc, kEnd, c(offsets)), c(1));
+      b.setInsertionPoint(channelLoop.getBody()->getTerminator());
+      Value channel = channelLoop.getInductionVar();
+      Value k = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, channel, c(offsets)), offset);
       RegionEmitter e(b, loc, width, pointers);
       Value x = e.emitIm2colSlice(
-          im2col, arith::DivUIOp::create(b, loc, row, c(offsets)),
-          arith::RemUIOp::create(b, loc, row, c(offsets)), v.n, v.valid);
+          im2col, arith::AddIOp::create(b, loc, leadBase, channel), offset, v.n,
+          v.valid);
       storePacked(x, batchBase, k, v.n0, c(v.j), c(v.stripWidth), panels);
       return success();
     });
@@ -597,7 +717,7 @@ public:
   /// inside; `packed` holds B's panels when packB.
   LogicalResult emit(Value begin, Value end, Value packed) {
     panels = packed;
-    for (const StripTier &tier : stripTiers(s, width, !packB))
+    for (const StripTier &tier : stripTiers(s, width))
       if (tier.from < tier.to)
         emitStrips(begin, end, c(tier.from), c(tier.to), tier.vectors,
                    tier.lanes, tier.valid);
@@ -719,8 +839,14 @@ private:
     for (int64_t j = 0; j < vectors; ++j)
       colIndex.push_back(arith::AddIOp::create(b, loc, n0, c(j * w)));
     SmallVector<Value> init(rows * vectors, zero(b, w));
+    Value kBegin = c(0), kEnd = c(s.k);
+    if (kBlock) {
+      kBegin = kBlock->begin;
+      kEnd = kBlock->end;
+      init = loadPartials(rowIndex, colIndex, w, init);
+    }
     auto kLoop = scf::ForOp::create(
-        b, loc, c(0), c(s.k), c(1), init,
+        b, loc, kBegin, kEnd, c(1), init,
         [&](OpBuilder &nb, Location, Value k, ValueRange acc) {
           RegionEmitter scalars(nb, loc, 1, pointers);
           RegionEmitter lanes(nb, loc, w, pointers);
@@ -779,6 +905,64 @@ private:
         });
     if (broken)
       return;
+    SmallVector<Value> accs(kLoop.getResults());
+    if (!kBlock) {
+      emitTileEpilogue(batch, rowIndex, colIndex, w, valid, accs);
+      return;
+    }
+    // The last block of k runs the epilogue; the others keep the sums.
+    auto last = scf::IfOp::create(b, loc, kBlock->isLast,
+                                  /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(last.thenBlock());
+    emitTileEpilogue(batch, rowIndex, colIndex, w, valid, accs);
+    b.setInsertionPointToStart(last.elseBlock());
+    for (auto [i, row] : llvm::enumerate(rowIndex))
+      for (auto [j, column] : llvm::enumerate(colIndex))
+        LLVM::StoreOp::create(b, loc, accs[i * colIndex.size() + j],
+                              partialAddress(row, column),
+                              accumulator.getIntOrFloatBitWidth() / 8);
+  }
+
+  /// The partial sum of C[row, column .. + w) of the current block of k.
+  Value partialAddress(Value row, Value column) {
+    Value at = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, row, c(groupColumns(width))),
+        arith::SubIOp::create(b, loc, column, kBlock->first));
+    return LLVM::GEPOp::create(b, loc,
+                               LLVM::LLVMPointerType::get(b.getContext()),
+                               accumulator, kBlock->partials, ValueRange{at});
+  }
+
+  /// A tile's accumulators before the current block of k: `zeros` in the
+  /// first block, the partial sums after it.
+  SmallVector<Value> loadPartials(ArrayRef<Value> rowIndex,
+                                  ArrayRef<Value> colIndex, unsigned w,
+                                  ArrayRef<Value> zeros) {
+    Type type = w == 1 ? accumulator : VectorType::get({w}, accumulator);
+    SmallVector<Type> types(zeros.size(), type);
+    auto first = scf::IfOp::create(b, loc, types, kBlock->isFirst,
+                                   /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(first.thenBlock());
+    scf::YieldOp::create(b, loc, zeros);
+    b.setInsertionPointToStart(first.elseBlock());
+    SmallVector<Value> sums;
+    for (Value row : rowIndex)
+      for (Value column : colIndex)
+        sums.push_back(
+            LLVM::LoadOp::create(b, loc, type, partialAddress(row, column),
+                                 accumulator.getIntOrFloatBitWidth() / 8));
+    scf::YieldOp::create(b, loc, sums);
+    return SmallVector<Value>(first.getResults());
+  }
+
+  /// The epilogue on a tile's sums `accs` (rows x vectors) and the stores
+  /// of the yielded values.
+  void emitTileEpilogue(Value batch, ArrayRef<Value> rowIndex,
+                        ArrayRef<Value> colIndex, unsigned w, unsigned valid,
+                        ArrayRef<Value> accs) {
+    int64_t rows = rowIndex.size(), vectors = colIndex.size();
     for (int64_t i = 0; i < rows; ++i) {
       Value rowStart = arith::MulIOp::create(
           b, loc,
@@ -797,7 +981,7 @@ private:
                              : Index{Index::Contiguous, position,
                                      s.n % w == 0 ? int64_t(w) : s.n};
         RegionEmitter e(b, loc, w, pointers);
-        e.seed(matmul.getResult(), kLoop.getResult(i * vectors + j));
+        e.seed(matmul.getResult(), accs[i * vectors + j]);
         for (auto [result, output] : llvm::zip(results, outputs)) {
           FailureOr<Value> value = e.emit(result.value, at);
           if (failed(value)) {
@@ -826,6 +1010,13 @@ private:
   bool packB;
   /// The packed panels of every batch, and the current strip's.
   Value panels, panel;
+  /// The current block of k of the one-kernel form (kBlockRows): its rows
+  /// [begin, end), the group's partial sums (M rows of the group's columns
+  /// from `first`), and whether it is the first and the last block (i1).
+  struct KBlock {
+    Value begin, end, partials, first, isFirst, isLast;
+  };
+  std::optional<KBlock> kBlock;
   bool broken = false;
 };
 
@@ -865,7 +1056,8 @@ FailureOr<FusionKernels> emitHostMatmul(fd::FusionOp fusion, ModuleOp module,
       packInKernel ? MatmulKernelBuilder::rowParts(s, width) : int64_t(1);
   if (packB)
     kernels.scratchBytes =
-        uint64_t(copies * MatmulKernelBuilder::packedBytes(matmul, s, width));
+        uint64_t(copies * MatmulKernelBuilder::packedBytes(matmul, s, width) +
+                 MatmulKernelBuilder::partialBytes(matmul, s, width));
   if (packB && !packInKernel) {
     std::string name = (prefix + "_pack").str();
     // The pack kernel's one buffer after the inputs is the scratch.
