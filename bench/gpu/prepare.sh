@@ -47,7 +47,9 @@ for graph in lit_tests/codegen/attention.mlir \
   lit_tests/codegen/gpu-conv.mlir lit_tests/codegen/implicit-gemm.mlir \
   lit_tests/codegen/depthwise.mlir lit_tests/codegen/depthwise-rows.mlir \
   lit_tests/codegen/depthwise-narrow.mlir lit_tests/codegen/depthwise-se.mlir \
-  lit_tests/codegen/gpu-pool.mlir lit_tests/codegen/gpu-resize.mlir; do
+  lit_tests/codegen/gpu-pool.mlir lit_tests/codegen/gpu-resize.mlir \
+  lit_tests/codegen/gpu-column-reduction.mlir \
+  lit_tests/codegen/gpu-column-split.mlir; do
   check_graphs+=(--check-mlir "$graph")
 done
 # And exported models with their inputs: FUSE_GPU_CHECK_MODELS, a list of

@@ -213,12 +213,72 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
   return kernels;
 }
 
-/// One thread per group of 4 adjacent columns (single columns when the
-/// kept inner size is not a multiple of 4), in a grid-stride loop over the
-/// groups: a pass down the reduced rows per reduction, in order, with one
-/// accumulator per column (adjacent threads read adjacent 16-byte pieces of
-/// a row: coalesced, no shuffles), then a pass that stores the results over
-/// the whole domain, then the per-column results.
+/// A block per tile of `kColumnTileGroups` groups of 4 adjacent columns (32
+/// single columns when the kept inner size is not a multiple of 4: a tile's
+/// row is 128 contiguous bytes either way), in a block-stride loop over the
+/// tiles; the block's threads are the tile's groups times `slices` slices
+/// of the reduced rows (thread t: group t % groups, slice t / groups), so
+/// that a 4096 x 4096 column sum runs on 128 blocks of 1024 threads rather
+/// than on 1024 threads in all. Per reduction, in order: each thread
+/// combines its slice's rows (rows slice, slice + slices, ...) into one
+/// accumulator per column, stores it in shared memory, and after a barrier
+/// every thread combines the slices' partials in slice order (the same
+/// value in every thread, whatever the timing); a barrier again before the
+/// next reduction's partials. Then the results over the domain, each slice
+/// its rows, and the per-column results from slice 0. A group past the last
+/// (the last tile's) reads the last group and stores nothing.
+constexpr int64_t kColumnTileBytes = 128;
+/// Most threads of a column kernel's block, and fewest rows per slice
+/// (where the block is more than a warp).
+constexpr int64_t kMaxColumnBlock = 1024;
+constexpr int64_t kMinRowsPerSlice = 8;
+/// NVPTX's shared address space.
+constexpr unsigned kColumnSharedAddressSpace = 3;
+
+/// A column kernel's shared-memory buffer of `bytes` for its slices'
+/// partials, 16-byte aligned.
+Value sharedPartials(OpBuilder &b, Location loc, KernelPointers &pointers,
+                     StringRef name, int64_t bytes) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(pointers.func);
+  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), uint64_t(bytes));
+  auto global = LLVM::GlobalOp::create(
+      b, loc, type, /*isConstant=*/false, LLVM::Linkage::Internal,
+      (name + "_partials").str(), mlir::Attribute(), /*alignment=*/16,
+      kColumnSharedAddressSpace);
+  b.setInsertionPointToStart(&pointers.func.getBody().front());
+  return LLVM::AddressOfOp::create(b, loc, global);
+}
+
+/// This thread's `partial` stored at its place among the block's, then,
+/// after a barrier, its group's partials of every slice combined in slice
+/// order from `init` (a loop, not unrolled: 128 partials in flight would
+/// spill), and a barrier again so that the buffer may be reused.
+Value combineSlices(OpBuilder &b, Location loc, const ReductionInfo &r,
+                    Value partials, Value partial, Value init, Value thread,
+                    Value lane, int64_t slices, int64_t tileGroups) {
+  Type sharedPtr =
+      LLVM::LLVMPointerType::get(b.getContext(), kColumnSharedAddressSpace);
+  Type type = partial.getType();
+  auto c = [&](int64_t value) { return i64Constant(b, loc, value); };
+  LLVM::StoreOp::create(b, loc, partial,
+                        LLVM::GEPOp::create(b, loc, sharedPtr, type, partials,
+                                            ValueRange{thread}));
+  gpu::BarrierOp::create(b, loc);
+  auto loop = scf::ForOp::create(
+      b, loc, c(0), c(slices * tileGroups), c(tileGroups), ValueRange{init},
+      [&](OpBuilder &nested, Location nestedLoc, Value k, ValueRange acc) {
+        Value at = LLVM::GEPOp::create(
+            nested, nestedLoc, sharedPtr, type, partials,
+            ValueRange{arith::AddIOp::create(nested, nestedLoc, k, lane)});
+        Value value = LLVM::LoadOp::create(nested, nestedLoc, type, at);
+        scf::YieldOp::create(nested, nestedLoc,
+                             combine(nested, nestedLoc, r, acc[0], value));
+      });
+  gpu::BarrierOp::create(b, loc);
+  return loop.getResult(0);
+}
+
 FailureOr<FusionKernels>
 emitColumnReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
   auto yield = cast<fd::YieldOp>(fusion.getBody().front().getTerminator());
@@ -238,9 +298,16 @@ emitColumnReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
   unsigned width = inner % kGpuVectorWidth == 0 ? kGpuVectorWidth : 1;
   int64_t groupsPerOuter = inner / width;
   int64_t groups = outer * groupsPerOuter;
-  // Few columns: a smaller block, so that its threads have work.
-  unsigned blockSize = unsigned(std::clamp<int64_t>(
-      ceilDiv(groups, kWarpSize) * kWarpSize, kWarpSize, kGpuBlockSize));
+  const int64_t tileGroups = kColumnTileBytes / (4 * width);
+  // Slices: a power of two, each of at least kMinRowsPerSlice rows where
+  // there are that many, within the block's most threads.
+  // A block is a warp at least (few rows: slices of a row or two).
+  int64_t slices = std::max<int64_t>(1, kWarpSize / tileGroups);
+  while (slices * 2 * tileGroups <= kMaxColumnBlock &&
+         slices * 2 * kMinRowsPerSlice <= reduced)
+    slices *= 2;
+  const int64_t blockSize = tileGroups * slices;
+  const int64_t tiles = ceilDiv(groups, tileGroups);
 
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
@@ -248,17 +315,31 @@ emitColumnReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
   unsigned numResults = yield.getValues().size();
   KernelPointers pointers =
       createKernel(b, module, fusion, name, numResults, /*scratch=*/false,
-                   /*scratchReadOnly=*/false, blockSize);
+                   /*scratchReadOnly=*/false, unsigned(blockSize));
   auto c = [&](OpBuilder &builder, int64_t value) {
     return i64Constant(builder, loc, value);
   };
-  auto [thread, threads] = gridStride(b, loc);
-  auto groupLoop = scf::ForOp::create(b, loc, thread, c(b, groups), threads);
-  b.setInsertionPoint(groupLoop.getBody()->getTerminator());
-  Value group = groupLoop.getInductionVar();
-  Value o = arith::DivUIOp::create(b, loc, group, c(b, groupsPerOuter));
+  // The partials: one accumulator (a vector of `width`, 8 bytes an element
+  // at most) per thread.
+  Value partials =
+      sharedPartials(b, loc, pointers, name, blockSize * width * 8);
+  Value thread = threadId(b, loc);
+  Value lane = arith::RemUIOp::create(b, loc, thread, c(b, tileGroups));
+  Value slice = arith::DivUIOp::create(b, loc, thread, c(b, tileGroups));
+  auto tileLoop =
+      scf::ForOp::create(b, loc, blockId(b, loc), c(b, tiles), gridDim(b, loc));
+  b.setInsertionPoint(tileLoop.getBody()->getTerminator());
+  Value group = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, tileLoop.getInductionVar(),
+                            c(b, tileGroups)),
+      lane);
+  Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, group,
+                                      c(b, groups));
+  Value read = arith::MinUIOp::create(b, loc, group, c(b, groups - 1));
+  Value o = arith::DivUIOp::create(b, loc, read, c(b, groupsPerOuter));
   Value column = arith::MulIOp::create(
-      b, loc, arith::RemUIOp::create(b, loc, group, c(b, groupsPerOuter)),
+      b, loc, arith::RemUIOp::create(b, loc, read, c(b, groupsPerOuter)),
       c(b, width));
   Value domainBase = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, o, c(b, reduced * inner)), column);
@@ -272,10 +353,10 @@ emitColumnReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
 
   DenseMap<Value, Value> seeds;
   bool failedBody = false;
-  // A loop down the reduced rows; `body` gets the row's index.
+  // A loop down this slice's rows; `body` gets the row's index.
   auto rowLoop = [&](ValueRange init, StepBody step) {
     return scf::ForOp::create(
-        b, loc, c(b, 0), c(b, reduced), c(b, 1), init,
+        b, loc, slice, c(b, reduced), c(b, slices), init,
         [&](OpBuilder &nested, Location nestedLoc, Value r, ValueRange acc) {
           Value position = arith::AddIOp::create(
               nested, nestedLoc, domainBase,
@@ -294,30 +375,41 @@ emitColumnReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
                         });
     if (failedBody)
       return failure();
+    Value total = combineSlices(b, loc, r, partials, loop.getResult(0), init,
+                                thread, lane, slices, tileGroups);
     seeds[r.op.getResult()] =
-        finishReduction(b, loc, constants, r, loop.getResult(0), reduced);
+        finishReduction(b, loc, constants, r, total, reduced);
   }
   SmallVector<Value> domainOutputs = outputsOf(pointers.outputs, domainResults);
   SmallVector<Value> columnOutputs = outputsOf(pointers.outputs, columnResults);
   if (!domainResults.empty()) {
-    rowLoop(ValueRange{}, [&](RegionEmitter &e, Index index, ValueRange) {
-      return storeAndCombine(e, index, yield.getValues(), domainResults,
-                             domainOutputs, {}, {});
+    onlyIf(b, loc, valid, [&](OpBuilder &) {
+      rowLoop(ValueRange{}, [&](RegionEmitter &e, Index index, ValueRange) {
+        return storeAndCombine(e, index, yield.getValues(), domainResults,
+                               domainOutputs, {}, {});
+      });
     });
     if (failedBody)
       return failure();
   }
-  if (failed(storeSeededResults<RegionEmitter>(
-          b, loc, width, pointers.inputs, seeds, indexAt(columnPosition),
-          yield.getValues(), columnResults, columnOutputs)))
+  Value first = arith::AndIOp::create(
+      b, loc, valid,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, slice, c(b, 0)));
+  LogicalResult stored = success();
+  onlyIf(b, loc, first, [&](OpBuilder &) {
+    stored = storeSeededResults<RegionEmitter>(
+        b, loc, width, pointers.inputs, seeds, indexAt(columnPosition),
+        yield.getValues(), columnResults, columnOutputs);
+  });
+  if (failed(stored))
     return failure();
 
   KernelPlan plan =
       kernelPlan(name, name + "_module", ScheduleKind::ColumnReduction,
                  fusion.getInputs().size(), numResults);
-  plan.launch.gridX = uint32_t(
-      std::clamp<int64_t>(ceilDiv(groups, blockSize), 1, kMaxPointwiseBlocks));
-  plan.launch.blockX = blockSize;
+  plan.launch.gridX =
+      uint32_t(std::clamp<int64_t>(tiles, 1, kMaxPointwiseBlocks));
+  plan.launch.blockX = uint32_t(blockSize);
   plan.launch.iterations = groups;
   return singleKernel(std::move(plan));
 }

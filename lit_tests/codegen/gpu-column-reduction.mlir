@@ -1,8 +1,12 @@
-// Column reductions on the GPU: one thread per group of 4 adjacent columns
-// (adjacent threads read adjacent 16-byte pieces of a row: coalesced), a
-// pass down the rows per reduction with one accumulator per column (the
-// variance reads the mean broadcast back), a pass storing the centered
-// values, then the per-column results. Columns of 63 are read one by one.
+// Column reductions on the GPU: a block per tile of 8 groups of 4 adjacent
+// columns (a tile's row is 128 contiguous bytes), its threads the groups
+// times slices of the rows (here 32 slices of 300 rows: 256 threads). Per
+// reduction, each thread combines its slice's rows into one accumulator per
+// column, stores it in shared memory and, after a barrier, combines the 32
+// slices' partials in order (the variance reads the mean broadcast back);
+// then the pass storing the centered values (each slice its rows, groups
+// past the last store nothing), then the per-column results from slice 0.
+// gpu-column-split.mlir has other shapes and kinds.
 
 // REQUIRES: ptxas
 // RUN: fuse-compile %s --target=sm_90 --emit=kernels | FileCheck %s --check-prefix=KERNELS
@@ -26,17 +30,27 @@ func.func @column_stats(%x: tensor<2x300x64xf32>) -> (tensor<2x64xf32>, tensor<2
   return %r#0, %r#1 : tensor<2x64xf32>, tensor<2x300x64xf32>
 }
 
+// KERNELS: llvm.mlir.global internal @fuse_k0_columns_partials() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8192 x i8>
 // KERNELS-LABEL: gpu.func @fuse_k0_columns
-// KERNELS-SAME: known_block_size = array<i32: 32, 1, 1>
+// KERNELS-SAME: known_block_size = array<i32: 256, 1, 1>
 // KERNELS: scf.for
-// KERNELS: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>)
+// KERNELS: scf.for {{.*}} to %c300_i64 step %c32_i64{{.*}} iter_args({{.*}}) -> (vector<4xf32>)
 // KERNELS: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// KERNELS: llvm.store %{{.*}} : vector<4xf32>, !llvm.ptr<3>
+// KERNELS-NEXT: gpu.barrier
+// KERNELS: scf.for {{.*}} to %c256_i64 step %c8_i64{{.*}} iter_args({{.*}}) -> (vector<4xf32>)
+// KERNELS: llvm.load %{{.*}} : !llvm.ptr<3> -> vector<4xf32>
+// KERNELS: gpu.barrier
 // KERNELS: arith.divf
 // KERNELS: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>)
 // KERNELS: arith.subf
+// KERNELS: gpu.barrier
+// KERNELS: gpu.barrier
 // KERNELS: arith.divf
+// KERNELS: scf.if
 // KERNELS: scf.for
 // KERNELS: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// KERNELS: scf.if
 // KERNELS: math.sqrt %{{.*}} : vector<4xf32>
 // KERNELS: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
 
@@ -45,7 +59,7 @@ func.func @column_stats(%x: tensor<2x300x64xf32>) -> (tensor<2x64xf32>, tensor<2
 // PTX: ld.global.nc.v4.b32
 // PTX: st.global.v4.b32
 
-// SUMMARY: kernel 0 fuse_k0_columns schedule column-reduction grid 1 block 32 shared 0
+// SUMMARY: kernel 0 fuse_k0_columns schedule column-reduction grid 4 block 256 shared 0
 // SUMMARY: bindings input#0(%0) output#0(%{{[0-9]+}}) output#1(%{{[0-9]+}})
 
 // PTXAS: 0 bytes spill stores, 0 bytes spill loads

@@ -164,7 +164,7 @@ TEST_P(GpuCodegen, MatmulWithBiasEpilogue) {
   EXPECT_EQ(ptx.find(".extern"), std::string::npos);
 }
 
-TEST_P(GpuCodegen, ColumnReductionOneThreadPerFourColumns) {
+TEST_P(GpuCodegen, ColumnReductionSplitsTheRowsAmongSlices) {
   GraphBuilder b;
   TensorId x = b.input({ElementType::F32, {300, 64}}, "x");
   b.output(b.reduce(ReduceKind::Sum, x, {0}), "column_sums");
@@ -175,11 +175,16 @@ TEST_P(GpuCodegen, ColumnReductionOneThreadPerFourColumns) {
   const BundleKernel &kernel = compiled->bundle.kernels[0];
   EXPECT_EQ(kernel.schedule, ScheduleKind::ColumnReduction);
   EXPECT_EQ(kernel.entry, "fuse_k0_columns");
-  // 64 columns in groups of 4: 16 threads, one warp.
-  EXPECT_EQ(kernel.launch.gridX, 1u);
-  EXPECT_EQ(kernel.launch.blockX, 32u);
+  // 64 columns in groups of 4: 2 tiles of 8 groups, each a block of 32
+  // slices of the 300 rows (256 threads), whose partials meet in shared
+  // memory between barriers.
+  EXPECT_EQ(kernel.launch.gridX, 2u);
+  EXPECT_EQ(kernel.launch.blockX, 256u);
   std::string ptx = payloadText(kernel);
   EXPECT_NE(ptx.find("ld.global.nc.v4"), std::string::npos);
+  EXPECT_NE(ptx.find("st.shared.v4"), std::string::npos);
+  EXPECT_NE(ptx.find("ld.shared.v4"), std::string::npos);
+  EXPECT_NE(ptx.find("bar.sync"), std::string::npos);
 }
 
 TEST_P(GpuCodegen, UnsupportedKernelNamesOpAndSchedule) {
