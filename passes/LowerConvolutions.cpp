@@ -178,7 +178,13 @@ struct LowerConvolutionsPass
       ConvLowering lowering{
           builder, conv.getLoc(),
           cast<RankedTensorType>(conv.getType()).getElementType()};
-      conv.getResult().replaceAllUsesWith(lowering.lower(conv));
+      Value lowered = lowering.lower(conv);
+      // The op of the conv's result keeps its discardable attributes
+      // (fuse.op_index, by which a plan names its kernel's ops); the ops
+      // before it compute no value of the graph's.
+      if (Operation *def = lowered.getDefiningOp())
+        def->setDiscardableAttrs(conv->getDiscardableAttrDictionary());
+      conv.getResult().replaceAllUsesWith(lowered);
       conv.erase();
       ++numLowered;
     }
