@@ -417,7 +417,7 @@ bool GroupPlanner::tryMerge(Operation *producer, Operation *consumer) {
       via = findPathOutside(to, from, /*inOrder=*/true);
   }
   GroupPlans::Verdict verdict;
-  size_t numOps = groups[from].ops.size() + groups[to].ops.size();
+  size_t numOps = countedOps(groups[from].ops) + countedOps(groups[to].ops);
   if (via) {
     why = "would create a cycle through " +
           (names ? describe(via) : std::string("another kernel"));

@@ -59,6 +59,12 @@ std::string mlir::fuse::formatBytes(int64_t bytes) {
   return text;
 }
 
+size_t mlir::fuse::countedOps(ArrayRef<Operation *> ops) {
+  return llvm::count_if(ops, [](Operation *op) {
+    return !isa<BroadcastOp, ReshapeOp, TransposeOp, SliceOp>(op);
+  });
+}
+
 bool mlir::fuse::isFusible(Operation *op) {
   // A scatter writes rows at run-time positions: a kernel of its own (the
   // scatter schedule), never fused.
@@ -225,8 +231,8 @@ private:
 } // namespace
 
 FailureOr<KernelPlan> KernelChecker::plan() {
-  if (ops.size() > model.maxOps) {
-    why << "the kernel would hold " << ops.size()
+  if (size_t counted = countedOps(ops); counted > model.maxOps) {
+    why << "the kernel would hold " << counted
         << " ops, more than max-ops=" << model.maxOps;
     return failure();
   }

@@ -27,8 +27,8 @@ struct CostModel {
   unsigned maxOperands = std::numeric_limits<unsigned>::max();
   /// Most values live at once while a kernel evaluates one element.
   unsigned maxLiveValues = std::numeric_limits<unsigned>::max();
-  /// Most ops of one kernel: LLVM's register allocator and instruction
-  /// selection grow faster than linearly with a kernel's length.
+  /// Most ops of one kernel (countedOps): LLVM's register allocator and
+  /// instruction selection grow faster than linearly with a kernel's length.
   unsigned maxOps = std::numeric_limits<unsigned>::max();
   /// Output tile edge of the matmul schedule.
   int64_t matmulTile = 64;
@@ -52,6 +52,14 @@ struct KernelPlan {
   /// Most values live at once (inputs and intermediates).
   unsigned liveValues = 0;
 };
+
+/// The ops of `ops` that count toward max-ops: all but index maps
+/// (broadcast, reshape, transpose, slice), which only say where another
+/// op's elements are read. fuse-duplicate-cheap-producers copies them into
+/// each consumer, and CSE merges the copies a kernel gets: a 7x7 depthwise
+/// convolution's 49 slices of its columns and of its weight, with the
+/// weight's copies, are no more code than its 97 multiplies and adds.
+size_t countedOps(ArrayRef<Operation *> ops);
 
 /// Ops that belong to a kernel: fuse tensor ops other than constants (cloned
 /// into every kernel that reads them) and the fusion ops themselves.

@@ -67,14 +67,21 @@ struct ConvLowering {
     // then the rows pairwise: a tree of adds, not a chain of `offsets`
     // (whose latency bounded the host's window kernel); a host window
     // kernel fuses each row's multiplies and adds (contractsProducts).
+    // Two sums of as many rows add as soon as both are made (a binary
+    // counter), so each sum follows its terms in the block: fuse-form-
+    // fusions, pulling producers in reverse block order, holds one subtree
+    // at a time, whose inputs stay few (the whole tree's top first took two
+    // per row: a 7x7 window's seven rows were more than max-operands).
     const int64_t run = kernel.back();
-    SmallVector<Value> terms;
+    auto offsetSlice = [&](Value x, int64_t k) -> Value {
+      return SliceOp::create(b, loc, type({n, c, 1, positions}), x,
+                             b.getDenseI64ArrayAttr({0, 0, k, 0}),
+                             b.getDenseI64ArrayAttr({n, c, 1, positions}),
+                             b.getDenseI64ArrayAttr({1, 1, 1, 1}));
+    };
+    SmallVector<std::pair<Value, int64_t>> sums; // and how many rows each
     for (int64_t k = 0; k < offsets; ++k) {
-      Value window =
-          SliceOp::create(b, loc, type({n, c, 1, positions}), columns,
-                          b.getDenseI64ArrayAttr({0, 0, k, 0}),
-                          b.getDenseI64ArrayAttr({n, c, 1, positions}),
-                          b.getDenseI64ArrayAttr({1, 1, 1, 1}));
+      Value window = offsetSlice(columns, k);
       Value w = SliceOp::create(
           b, loc, type({c, 1}), weight, b.getDenseI64ArrayAttr({0, k}),
           b.getDenseI64ArrayAttr({c, 1}), b.getDenseI64ArrayAttr({1, 1}));
@@ -84,19 +91,23 @@ struct ConvLowering {
       Value term =
           MulOp::create(b, loc, reshape(window, {n, c, positions}), spread);
       if (k % run == 0)
-        terms.push_back(term);
+        sums.push_back({term, 1});
       else
-        terms.back() = AddOp::create(b, loc, terms.back(), term);
+        sums.back().first = AddOp::create(b, loc, sums.back().first, term);
+      if ((k + 1) % run != 0)
+        continue;
+      while (sums.size() > 1 &&
+             sums.back().second == sums[sums.size() - 2].second) {
+        auto [value, rows] = sums.pop_back_val();
+        sums.back() = {AddOp::create(b, loc, sums.back().first, value),
+                       2 * rows};
+      }
     }
-    while (terms.size() > 1) {
-      SmallVector<Value> sums;
-      for (size_t i = 0; i + 1 < terms.size(); i += 2)
-        sums.push_back(AddOp::create(b, loc, terms[i], terms[i + 1]));
-      if (terms.size() % 2 != 0)
-        sums.push_back(terms.back());
-      terms = std::move(sums);
+    while (sums.size() > 1) {
+      auto [value, rows] = sums.pop_back_val();
+      sums.back().first = AddOp::create(b, loc, sums.back().first, value);
     }
-    return reshape(terms.front(), resultType.getShape());
+    return reshape(sums.front().first, resultType.getShape());
   }
 
   Value lower(ConvOp conv) {
@@ -178,7 +189,13 @@ struct LowerConvolutionsPass
       ConvLowering lowering{
           builder, conv.getLoc(),
           cast<RankedTensorType>(conv.getType()).getElementType()};
-      conv.getResult().replaceAllUsesWith(lowering.lower(conv));
+      Value lowered = lowering.lower(conv);
+      // The op of the conv's result keeps its discardable attributes
+      // (fuse.op_index, by which a plan names its kernel's ops); the ops
+      // before it compute no value of the graph's.
+      if (Operation *def = lowered.getDefiningOp())
+        def->setDiscardableAttrs(conv->getDiscardableAttrDictionary());
+      conv.getResult().replaceAllUsesWith(lowered);
       conv.erase();
       ++numLowered;
     }

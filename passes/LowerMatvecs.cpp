@@ -83,6 +83,10 @@ struct LowerMatvecsPass
       Value lowered = lowerMatvec(builder, matmul);
       if (!lowered)
         continue;
+      // The reduce is the matmul's result: it keeps the matmul's discardable
+      // attributes (fuse.op_index, by which a plan names its kernel's ops).
+      lowered.getDefiningOp()->setDiscardableAttrs(
+          matmul->getDiscardableAttrDictionary());
       matmul.getResult().replaceAllUsesWith(lowered);
       matmul.erase();
       ++numLowered;

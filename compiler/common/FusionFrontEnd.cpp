@@ -152,6 +152,17 @@ Expected<FusionTensors> fusionTensors(mlir::func::FuncOp func,
     if (auto index = op->getAttrOfType<mlir::IntegerAttr>(kOpIndexAttr))
       covered.insert(std::uint32_t(index.getInt()));
   });
+  // A graph output that a fold made an earlier op's value (x + 0 is x):
+  // the kernel computes the op of the output too.
+  std::set<TensorId> produced;
+  for (std::uint32_t index : covered)
+    produced.insert(graph.ops[index].results.begin(),
+                    graph.ops[index].results.end());
+  for (TensorId result : tensors.results)
+    if (!produced.count(result))
+      for (std::uint32_t index = 0; index < graph.ops.size(); ++index)
+        if (llvm::is_contained(graph.ops[index].results, result))
+          covered.insert(index);
   tensors.coveredOps.assign(covered.begin(), covered.end());
   return tensors;
 }
@@ -288,6 +299,12 @@ TensorId tensorOfValue(mlir::func::FuncOp func, const Graph &graph,
 
 TensorId tensorOfFusionResult(mlir::func::FuncOp func, const Graph &graph,
                               mlir::OpResult result) {
+  // Only returned: the output, which a fold can have made the value of an
+  // earlier op (x + 0 is x), is written in place, with no copy kernel.
+  if (result.hasOneUse())
+    if (mlir::OpOperand &use = *result.getUses().begin();
+        mlir::isa<mlir::func::ReturnOp>(use.getOwner()))
+      return graph.outputs[use.getOperandNumber()].tensor;
   TensorId tensor = tensorOfValue(func, graph, result);
   if (tensor != kInvalidTensor)
     return tensor;

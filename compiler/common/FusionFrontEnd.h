@@ -128,10 +128,12 @@ Status fuseModule(mlir::ModuleOp module, mlir::func::FuncOp func,
 TensorId tensorOfValue(mlir::func::FuncOp func, const Graph &graph,
                        mlir::Value value);
 
-/// The Graph tensor that result `result` of a fusion computes. Folding can
-/// leave a result that no graph op computes (a reduction over an empty axis
-/// becomes a constant, and with it what follows): where the result is
-/// returned, the graph output names it. kInvalidTensor otherwise.
+/// The Graph tensor that result `result` of a fusion computes: the graph
+/// output where the function only returns it. Folding can leave a result
+/// that no graph op computes (a reduction over an empty axis becomes a
+/// constant, and with it what follows), or one an earlier op computes (x + 0
+/// is x): where the result is returned, the graph output names it.
+/// kInvalidTensor otherwise.
 TensorId tensorOfFusionResult(mlir::func::FuncOp func, const Graph &graph,
                               mlir::OpResult result);
 

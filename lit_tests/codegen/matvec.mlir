@@ -8,8 +8,13 @@
 // RUN: fuse-run %s --check --print-plan --cache-dir %t/cache | FileCheck %s
 // RUN: %if ptxas %{ fuse-compile %s --target=sm_80 -o %t/sm_80 %}
 
+// The plan names the ops of each kernel, the matmul's too (the reduce that
+// replaces it keeps its fuse.op_index).
 // CHECK: plan: 2 kernels
-// CHECK-COUNT-2: row-reduction
+// CHECK: row-reduction, 3 ops
+// CHECK-NEXT: ops matmul broadcast add
+// CHECK: row-reduction, 1 ops
+// CHECK-NEXT: ops matmul
 // CHECK: check out0: {{.*}}: ok
 // CHECK: check out1: {{.*}}: ok
 // CHECK: check: passed, 2 outputs match the reference

@@ -119,3 +119,30 @@ func.func @depthwise_padded(%x: tensor<1x8x10x10xf32>, %w: tensor<8x1x3x3xf32>) 
       : tensor<1x8x10x10xf32>, tensor<8x1x3x3xf32> -> tensor<1x8x10x10xf32>
   return %y : tensor<1x8x10x10xf32>
 }
+
+// -----
+
+// The op of a convolution's result keeps the conv's fuse.op_index (by
+// which a plan names the ops of its kernels): the bias add of a 1x1
+// convolution, the last reshape of a depthwise one without a bias.
+// CHECK-LABEL: func.func @op_index
+//   CHECK-NOT:   fuse.op_index
+//       CHECK:   fuse.matmul
+//   CHECK-NOT:   fuse.op_index
+//       CHECK:   fuse.add %{{.*}}, %{{.*}} {fuse.op_index = 3 : i64} : tensor<1x16x4x4xf32>
+//   CHECK-NOT:   fuse.op_index
+//       CHECK:   fuse.im2col
+//   CHECK-NOT:   fuse.op_index
+//       CHECK:   fuse.reshape %{{.*}} {fuse.op_index = 4 : i64} : tensor<1x8x16xf32> -> tensor<1x8x4x4xf32>
+//   CHECK-NOT:   fuse.op_index
+//       CHECK:   return
+// GPU-LABEL: func.func @op_index
+// PIPELINE-LABEL: func.func @op_index
+func.func @op_index(%x: tensor<1x8x4x4xf32>, %w: tensor<16x8x1x1xf32>, %b: tensor<16xf32>,
+                    %v: tensor<8x1x3x3xf32>) -> (tensor<1x16x4x4xf32>, tensor<1x8x4x4xf32>) {
+  %y = fuse.conv %x, %w, %b strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] group = 1 {fuse.op_index = 3 : i64}
+      : tensor<1x8x4x4xf32>, tensor<16x8x1x1xf32>, tensor<16xf32> -> tensor<1x16x4x4xf32>
+  %z = fuse.conv %x, %v strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] group = 8 {fuse.op_index = 4 : i64}
+      : tensor<1x8x4x4xf32>, tensor<8x1x3x3xf32> -> tensor<1x8x4x4xf32>
+  return %y, %z : tensor<1x16x4x4xf32>, tensor<1x8x4x4xf32>
+}

@@ -47,3 +47,17 @@ func.func @kept(%a: tensor<5x8xf32>, %b: tensor<6x8xf32>, %c: tensor<1x8xf32>, %
   %3 = fuse.matmul %g, %h transpose_b : tensor<2x1x8xf32>, tensor<2x6x8xf32> -> tensor<2x1x6xf32>
   return %0, %1, %2, %3 : tensor<5x6xf32>, tensor<1x6xf32>, tensor<1x6xf16>, tensor<2x1x6xf32>
 }
+
+// -----
+
+// The reduce is the matmul's result: it keeps the matmul's fuse.op_index
+// (by which a plan names the ops of its kernels); the ops before it, which
+// compute no value of the graph's, take none.
+// CHECK-LABEL: func.func @op_index
+//   CHECK-NOT:   fuse.op_index
+//       CHECK:   fuse.reduce sum %{{.*}} dims = [2] {fuse.op_index = 7 : i64}
+//   CHECK-NOT:   fuse.op_index
+func.func @op_index(%a: tensor<1x64xf32>, %b: tensor<10x64xf32>) -> tensor<1x10xf32> {
+  %c = fuse.matmul %a, %b transpose_b {fuse.op_index = 7 : i64} : tensor<1x64xf32>, tensor<10x64xf32> -> tensor<1x10xf32>
+  return %c : tensor<1x10xf32>
+}
