@@ -2,6 +2,7 @@
 //
 //   fuse-gpu-bench BUNDLE_DIR [--runs N] [--warmup N] [--copy-mib N]
 //                  [--dry-run] [--check-only] [--time-models]
+//                  [--no-reference]
 //
 // Runtime only (no LLVM/MLIR): runs what fuse-gpu-prepare wrote.
 //   1. the device and a device-to-device copy (a batch of copies, host clock
@@ -18,7 +19,8 @@
 // but outputs are not compared and no figure means anything. `--check-only`
 // runs step 2 alone (under compute-sanitizer: bench/gpu/sanitize.sh);
 // `--time-models` times each exported model's check bundle on its own
-// inputs too (its check record gets run_ms_median and its launches).
+// inputs too (its check record gets run_ms_median and its launches);
+// `--no-reference` runs the check bundles without comparing them.
 //
 // Output: JSON lines on stdout (records "device", "copy", "check", "time",
 // "done"); exit 1 when a check fails or a step errs.
@@ -60,6 +62,9 @@ struct Options {
   bool checkOnly = false;
   /// Time the exported models' check bundles too, on their own inputs.
   bool timeModels = false;
+  /// Run the check bundles on the GPU only (under a sanitizer's tools that
+  /// look for hazards, not for wrong values).
+  bool noReference = false;
 };
 
 Expected<Bundle> readBundle(const fs::path &path) {
@@ -288,8 +293,12 @@ int checkBundles(device::CudaRuntime &cuda, const Options &options) {
     std::vector<device::TensorBytes> inputs =
         model ? given.take() : inputsFor(*bundle);
     auto actual = device::runBundle(cuda, *bundle, inputs);
-    auto expected = device::runBundle(
-        reference, makeReferenceBundle(bundle->graph), inputs);
+    // Without the reference (`--no-reference`), a run stands for itself.
+    auto expected =
+        options.noReference
+            ? decltype(actual)(std::vector<device::TensorBytes>{})
+            : device::runBundle(reference, makeReferenceBundle(bundle->graph),
+                                inputs);
     std::string status = "ok";
     if (!actual.ok()) {
       status = "error: " + describe(actual.error());
@@ -297,6 +306,8 @@ int checkBundles(device::CudaRuntime &cuda, const Options &options) {
       status = "error: the reference: " + describe(expected.error());
     } else if (options.dryRun) {
       status = "ran (dry run: the fake driver computes nothing to compare)";
+    } else if (options.noReference) {
+      status = "ran (not compared: --no-reference)";
     } else {
       for (std::size_t o = 0; o < bundle->outputs.size(); ++o) {
         const TensorType &type = bundle->graph.typeOf(bundle->outputs[o]);
@@ -374,7 +385,8 @@ int timeBundles(device::CudaRuntime &cuda, const Options &options,
 
 int usage() {
   std::cerr << "usage: fuse-gpu-bench BUNDLE_DIR [--runs N] [--warmup N] "
-               "[--copy-mib N] [--dry-run] [--check-only] [--time-models]\n";
+               "[--copy-mib N] [--dry-run] [--check-only] [--time-models] "
+               "[--no-reference]\n";
   return 2;
 }
 
@@ -409,6 +421,8 @@ int main(int argc, char **argv) {
       options.checkOnly = true;
     } else if (arg == "--time-models") {
       options.timeModels = true;
+    } else if (arg == "--no-reference") {
+      options.noReference = true;
     } else if (options.dir.empty() && !arg.empty() && arg[0] != '-') {
       options.dir = arg;
     } else {
