@@ -535,6 +535,8 @@ SmallVector<Value> RegionEmitterBase::laneCoordinates(Index index,
 }
 
 FailureOr<Value> RegionEmitterBase::emitPool(fd::PoolOp pool, Index index) {
+  if (Value runs = emitPoolRuns(pool, index))
+    return runs;
   ArrayRef<int64_t> window = pool.getWindow(), strides = pool.getStrides(),
                     dilations = pool.getDilations(), pads = pool.getPads();
   ArrayRef<int64_t> in = shapeOf(pool.getOperand()),

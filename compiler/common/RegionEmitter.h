@@ -294,6 +294,26 @@ protected:
   /// out of the combination there.
   mlir::FailureOr<mlir::Value> emitPool(fd::PoolOp pool, Index index);
 
+  /// emitPool by runs (PoolRuns.cpp), where poolReadsRuns and the index is
+  /// contiguous with its lanes inside one output row (a block that divides
+  /// the row): per offset of the other window dims, a scalar row inside the
+  /// input or not, and along the last dim one masked vector load per
+  /// window offset (stride 1), or one of twice the lanes (stride 2) whose
+  /// even elements are the lanes; the padding's lanes load the
+  /// reduction's identity, so nothing is selected. With stride 2 the
+  /// other dims' offsets are combined first on the wide vectors, and each
+  /// last-dim offset takes its even elements once. Null where it does not
+  /// apply (emitPool then gathers).
+  mlir::Value emitPoolRuns(fd::PoolOp pool, Index index);
+
+  /// emitPoolRuns' count of a mean's window positions per lane (in its
+  /// element type): the other window dims' output coordinates
+  /// `outCoordinates` (scalar i64s) and the first lane's output column
+  /// `column`.
+  mlir::Value poolRunsCount(fd::PoolOp pool,
+                            mlir::ArrayRef<mlir::Value> outCoordinates,
+                            mlir::Value column);
+
   /// An im2col at `index` (the window_reduction schedule, one position per
   /// element): the position p and the window offset k are decoded from the
   /// index ([leading, K, P]), and the operand is read at p * stride - begin
@@ -550,6 +570,15 @@ emitPointwiseKernel(fd::FusionOp fusion, mlir::ModuleOp module,
 mlir::FailureOr<mlir::SmallVector<mlir::Value>>
 storeStep(RegionEmitterBase &e, Index index, mlir::ValueRange yielded,
           mlir::ArrayRef<mlir::Value> outputs);
+
+/// Whether a pool can be read by runs (RegionEmitterBase::emitPoolRuns) on
+/// a target with masked vector loads of `width` lanes: its operand a region
+/// argument whose elements are their own compute type of 32 bits or more, a
+/// max (or a float mean), its last window dim strided by 1 or 2, output rows
+/// of at least a vector, and every coordinate its window computes far from
+/// overflowing i64. A host window kernel then takes its output rows as
+/// rows.
+bool poolReadsRuns(fd::PoolOp pool, unsigned width);
 
 } // namespace codegen
 } // namespace fuse

@@ -188,10 +188,12 @@ void prefetchAhead(RegionEmitter &e, Index index,
 /// mobilenet_v2 (--profile --threads 1, alternating): the depthwise
 /// convolutions onto 28x28 0.23 -> 0.16 ms, on 28x28 0.17 -> 0.14 ms, onto
 /// 56x56 0.52-0.57 -> 0.46-0.50 ms; resnet18's 3x3/2 max pool onto 56x56
-/// went 1.63-1.72 -> 2.05-2.23 ms, so pools keep their positions.
+/// went 1.63-1.72 -> 2.05-2.23 ms, so pools keep their positions, except
+/// those read by runs (poolReadsRuns), whose lanes must lie in one output
+/// row.
 int64_t windowRowLength(const fd::WindowSchedule &schedule, unsigned width) {
   int64_t rowLength = 0, lastLength = 0;
-  bool pools = false;
+  bool pools = false, poolRuns = false;
   for (Operation *op : schedule.windows) {
     int64_t positions = 1, last = 1;
     if (auto im2col = dyn_cast<fd::Im2colOp>(op)) {
@@ -204,13 +206,20 @@ int64_t windowRowLength(const fd::WindowSchedule &schedule, unsigned width) {
            shapeOf(pool.getResult()).take_back(pool.getWindow().size()))
         positions *= size;
       last = shapeOf(pool.getResult()).back();
-      pools = true;
+      // A pool read by runs (poolReadsRuns) needs its output rows as rows;
+      // gathered ones keep their positions.
+      if (poolReadsRuns(pool, width))
+        poolRuns = true;
+      else
+        pools = true;
     }
     if (rowLength != 0 && (rowLength != positions || lastLength != last))
       return 0;
     rowLength = positions;
     lastLength = last;
   }
+  if (poolRuns && !pools)
+    return lastLength;
   if (!pools && rowLength % width == 0 && lastLength >= int64_t(width) &&
       (lastLength % width != 0 ||
        lastLength <= kUnrolledRowVectors * int64_t(width)))

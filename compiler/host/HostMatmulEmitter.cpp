@@ -74,6 +74,10 @@ constexpr int64_t kBlockPanelBytes = int64_t(32) << 10;
 /// prefetchers follow only from the caches (resnet18's 512 x 4608 x 49
 /// convolutions took 2.0 ms on one core with one block, 4.0 with blocks).
 constexpr int64_t kBlockMaxLhsBytes = int64_t(256) << 10;
+/// The most columns past the last whole vector computed as dot products
+/// along k (dotTail), per vector width: each is a row block's accumulators
+/// more in the registers.
+constexpr unsigned kMaxDotColumns16 = 4, kMaxDotColumns8 = 2;
 /// The most row parts per column group: each packs the group's panels again
 /// (a copy per part, no part waits for another), so the parts trade packing
 /// for threads that share the work.
@@ -240,7 +244,25 @@ public:
       : b(b), loc(loc), matmul(matmul), s(matmulShape(matmul)),
         pointers(pointers), results(results), outputs(outputs), width(width),
         accumulator(computeType(elementTypeOf(matmul.getResult()))),
-        packB(packsB(matmul, s, width)) {}
+        packB(packsB(matmul, s, width)), dots(dotTail(matmul, s, width)) {}
+
+  /// Whether the last columns past C's whole vectors (at most
+  /// kMaxDotColumns) are dot products along k rather than a vector of
+  /// partly valid lanes: in the one-kernel form without blocks of k, A
+  /// read along its rows (no transpose_a) and K whole vectors. Their panel
+  /// is the columns one after another, K each (storePacked); a row block's
+  /// tile holds rows x columns vectors of products along k, summed across
+  /// lanes at the end, and runs after the block's tile of the strip before
+  /// them while A's rows are in cache (emitDotTile). resnet18's 512 x 4608
+  /// x 49 convolutions: 3 vectors and one column instead of 4 vectors.
+  static bool dotTail(fd::MatmulOp matmul, const MatmulShape &s,
+                      unsigned width) {
+    int64_t tail = s.n % int64_t(width);
+    int64_t most = width >= 16 ? kMaxDotColumns16 : kMaxDotColumns8;
+    return width > 1 && tail > 0 && tail <= most && !s.transposeA &&
+           s.k % int64_t(width) == 0 && packsInKernel(matmul, s, width) &&
+           kBlockRows(matmul, s, width) == 0;
+  }
 
   /// Whether the vector strips read B from panels the pack kernel wrote:
   /// from two row blocks on, always with transpose_b or a prologue on B (the
@@ -367,6 +389,9 @@ public:
     int64_t from, to, vectors;
     unsigned lanes;
     unsigned valid = 0;
+    /// The `valid` columns as dot products (dotTail); its panel is a
+    /// vector's.
+    bool dots = false;
     int64_t columns() const { return vectors * lanes; }
   };
 
@@ -379,8 +404,8 @@ public:
   /// 3.1 ms on one core in the model, in one of 4 vectors 2.0 ms. Single
   /// columns instead of a partly valid vector took 30% more for 256x2304x196
   /// (0.70 ms, against 0.53 for 208 columns).
-  static SmallVector<StripTier> stripTiers(const MatmulShape &s,
-                                           unsigned width) {
+  static SmallVector<StripTier> stripTiers(const MatmulShape &s, unsigned width,
+                                           bool dots = false) {
     SmallVector<StripTier> tiers;
     int64_t columns = HostMatmulTarget::stripVectors(width) * int64_t(width);
     int64_t to = s.n / columns * columns;
@@ -394,6 +419,13 @@ public:
     }
     int64_t vectors = llvm::divideCeil(s.n - to, int64_t(width));
     unsigned valid = unsigned((s.n - to) % int64_t(width));
+    if (dots && valid) {
+      int64_t whole = (s.n - to) / int64_t(width) * int64_t(width);
+      if (whole)
+        tiers.push_back({to, to + whole, whole / int64_t(width), width});
+      tiers.push_back({to + whole, s.n, 1, width, valid, /*dots=*/true});
+      return tiers;
+    }
     tiers.push_back({to, to + vectors * int64_t(width), vectors, width, valid});
     return tiers;
   }
@@ -436,7 +468,7 @@ public:
   /// from the last tier back.
   LogicalResult emitPackTransposedRow(Value batch, Value batchBase, Value n,
                                       Value scratch) {
-    SmallVector<StripTier> tiers = stripTiers(s, width);
+    SmallVector<StripTier> tiers = stripTiers(s, width, dots);
     Value stripWidth = c(tiers.back().columns());
     Value tierFrom = c(tiers.back().from);
     for (const StripTier &tier : llvm::drop_begin(llvm::reverse(tiers))) {
@@ -476,7 +508,8 @@ public:
           e.emit(matmul.getRhs(), rhsIndex(b, batch, k, v.n, width, v.valid));
       if (failed(x))
         return failure();
-      storePacked(*x, batchBase, k, v.n0, c(v.j), c(v.stripWidth), scratch);
+      storePacked(*x, batchBase, k, v.n0, c(v.j), c(v.stripWidth), scratch,
+                  v.dots);
       return success();
     });
   }
@@ -488,6 +521,7 @@ public:
     Value n0, n;
     int64_t j, stripWidth;
     unsigned valid;
+    bool dots;
   };
 
   /// `body` for each vector of the packed strips' columns (with `group`,
@@ -496,7 +530,7 @@ public:
   LogicalResult
   forEachPackedVector(std::optional<std::pair<Value, Value>> group,
                       function_ref<LogicalResult(const PackedVector &)> body) {
-    for (const StripTier &tier : stripTiers(s, width)) {
+    for (const StripTier &tier : stripTiers(s, width, dots)) {
       int64_t stripWidth = tier.columns();
       auto [from, to] = stripBounds(tier, group);
       auto strips = scf::ForOp::create(b, loc, from, to, c(stripWidth));
@@ -506,7 +540,7 @@ public:
       for (int64_t j = 0; j < stripWidth; j += width) {
         Value n = arith::AddIOp::create(b, loc, n0, c(j));
         unsigned valid = j + int64_t(width) == stripWidth ? tier.valid : 0;
-        if (failed(body({n0, n, j, stripWidth, valid})))
+        if (failed(body({n0, n, j, stripWidth, valid, tier.dots})))
           return failure();
       }
     }
@@ -514,11 +548,26 @@ public:
   }
 
   /// Stores B[batch, k, n0 + j] of a strip of `stripWidth` columns from n0
-  /// at its panel slot (the batch's panels from `batchBase`).
+  /// at its panel slot (the batch's panels from `batchBase`); with `dots`,
+  /// each of the first `valid` lanes at its column's k (x's lanes are
+  /// columns n0 ...).
   void storePacked(Value x, Value batchBase, Value k, Value n0, Value j,
-                   Value stripWidth, Value scratch) {
+                   Value stripWidth, Value scratch, bool dots = false) {
     Value panel = arith::AddIOp::create(
         b, loc, batchBase, arith::MulIOp::create(b, loc, n0, c(s.k)));
+    if (dots) {
+      for (int64_t l = 0; l < s.n % int64_t(width); ++l) {
+        Value slot = arith::AddIOp::create(
+            b, loc, panel, arith::AddIOp::create(b, loc, c(l * s.k), k));
+        Value address = LLVM::GEPOp::create(
+            b, loc, LLVM::LLVMPointerType::get(b.getContext()), accumulator,
+            scratch, ValueRange{slot});
+        LLVM::StoreOp::create(
+            b, loc, vector::ExtractOp::create(b, loc, x, ArrayRef<int64_t>{l}),
+            address, accumulator.getIntOrFloatBitWidth() / 8);
+      }
+      return;
+    }
     Value within = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, k, stripWidth), j);
     Value address = LLVM::GEPOp::create(
@@ -618,10 +667,19 @@ public:
         arith::MinUIOp::create(
             b, loc, arith::AddIOp::create(b, loc, partFirst, c(partBlocks)),
             c(rowBlocks)));
-    for (const StripTier &tier : stripTiers(s, width)) {
+    SmallVector<StripTier> tiers = stripTiers(s, width, dots);
+    for (auto [t, tier] : llvm::enumerate(tiers)) {
       auto [from, to] = stripBounds(tier, group);
+      // Dot columns inside a group run with the strip before them.
+      bool after = tier.dots && tier.from % groupColumns(width) != 0;
+      if (after)
+        continue;
+      const StripTier *next = t + 1 < tiers.size() && tiers[t + 1].dots &&
+                                      tiers[t + 1].from % groupColumns(width)
+                                  ? &tiers[t + 1]
+                                  : nullptr;
       emitStrips(blocks, blocksEnd, from, to, tier.vectors, tier.lanes,
-                 tier.valid);
+                 tier.valid, tier.dots, next);
     }
     kBlock.reset();
     return failure(broken);
@@ -689,7 +747,8 @@ public:
         Value x = e.emitIm2colSlice(
             im2col, arith::DivUIOp::create(b, loc, row, c(offsets)),
             arith::RemUIOp::create(b, loc, row, c(offsets)), v.n, v.valid);
-        storePacked(x, batchBase, k, v.n0, c(v.j), c(v.stripWidth), panels);
+        storePacked(x, batchBase, k, v.n0, c(v.j), c(v.stripWidth), panels,
+                    v.dots);
         return success();
       }
       auto offsetLoop = scf::ForOp::create(b, loc, c(0), c(offsets), c(1));
@@ -708,7 +767,8 @@ public:
       Value x = e.emitIm2colSlice(
           im2col, arith::AddIOp::create(b, loc, leadBase, channel), offset, v.n,
           v.valid);
-      storePacked(x, batchBase, k, v.n0, c(v.j), c(v.stripWidth), panels);
+      storePacked(x, batchBase, k, v.n0, c(v.j), c(v.stripWidth), panels,
+                  v.dots);
       return success();
     });
   }
@@ -727,8 +787,13 @@ public:
 private:
   Value c(int64_t value) { return i64Constant(b, loc, value); }
 
+  /// The strips of columns [from, to), each with the row blocks of [begin,
+  /// end) inside: a tile per block, or with `dots` a dot tile (emitDotTile);
+  /// with `dotsAfter`, the dot columns after the strip that ends where they
+  /// start, block by block after its tile.
   void emitStrips(Value begin, Value end, Value from, Value to, int64_t vectors,
-                  unsigned w, unsigned valid) {
+                  unsigned w, unsigned valid, bool dots = false,
+                  const StripTier *dotsAfter = nullptr) {
     auto strips = scf::ForOp::create(b, loc, from, to, c(vectors * w));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(strips.getBody()->getTerminator());
@@ -756,11 +821,100 @@ private:
     // (inside the block: the extra rows store the last row's values again,
     // from the same iteration) instead of a second copy of the tile.
     int64_t lastRows = s.m - (rowBlocks - 1) * kRowBlock;
-    if (rowBlocks == 1)
-      emitTile(batch, m0, lastRows, n0, vectors, w, /*clamp=*/false, valid);
-    else
-      emitTile(batch, m0, kRowBlock, n0, vectors, w, lastRows != kRowBlock,
-               valid);
+    int64_t rows = rowBlocks == 1 ? lastRows : kRowBlock;
+    bool clamp = rowBlocks != 1 && lastRows != kRowBlock;
+    if (dots) {
+      emitDotTile(batch, m0, rows, clamp, n0);
+      return;
+    }
+    emitTile(batch, m0, rows, n0, vectors, w, clamp, valid);
+    if (!dotsAfter)
+      return;
+    auto adjacent = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              arith::AddIOp::create(b, loc, n0, c(vectors * w)),
+                              c(dotsAfter->from)),
+        /*withElseRegion=*/false);
+    b.setInsertionPoint(adjacent.thenBlock()->getTerminator());
+    emitDotTile(batch, m0, rows, clamp, c(dotsAfter->from));
+  }
+
+  /// The dot columns from `n0` (dotTail) of the row block from `m0`: rows x
+  /// columns accumulators of products along k, a vector of k at a time (A's
+  /// row and the column's panel both contiguous), summed across their lanes
+  /// into the first lanes of a vector per row for the epilogue.
+  void emitDotTile(Value batch, Value m0, int64_t rows, bool clamp, Value n0) {
+    const int64_t columns = s.n % int64_t(width);
+    SmallVector<Value> rowIndex;
+    for (int64_t i = 0; i < rows; ++i) {
+      Value row = arith::AddIOp::create(b, loc, m0, c(i));
+      if (clamp && i != 0)
+        row = arith::MinUIOp::create(b, loc, row, c(s.m - 1));
+      rowIndex.push_back(row);
+    }
+    Value base = arith::MulIOp::create(b, loc, n0, c(s.k));
+    if (s.rhsBatched)
+      base = arith::AddIOp::create(
+          b, loc, base,
+          arith::MulIOp::create(b, loc, batch,
+                                c(s.k * packedColumns(s, width))));
+    auto vectorType = VectorType::get({width}, accumulator);
+    SmallVector<Value> init(rows * columns, zero(b, width));
+    auto kLoop = scf::ForOp::create(
+        b, loc, c(0), c(s.k), c(width), init,
+        [&](OpBuilder &nb, Location, Value k, ValueRange acc) {
+          RegionEmitter lanes(nb, loc, width, pointers);
+          SmallVector<Value> bs;
+          for (int64_t j = 0; j < columns; ++j) {
+            Value slot = arith::AddIOp::create(
+                nb, loc, base,
+                arith::AddIOp::create(nb, loc, i64Constant(nb, loc, j * s.k),
+                                      k));
+            Value address = LLVM::GEPOp::create(
+                nb, loc, LLVM::LLVMPointerType::get(nb.getContext()),
+                accumulator, panels, ValueRange{slot});
+            bs.push_back(
+                LLVM::LoadOp::create(nb, loc, vectorType, address,
+                                     accumulator.getIntOrFloatBitWidth() / 8));
+          }
+          SmallVector<Value> next;
+          for (int64_t i = 0; i < rows && !broken; ++i) {
+            FailureOr<Value> a = lanes.emit(
+                matmul.getLhs(),
+                {Index::Contiguous, lhsPosition(nb, batch, rowIndex[i], k),
+                 int64_t(width)});
+            if (failed(a)) {
+              broken = true;
+              break;
+            }
+            for (int64_t j = 0; j < columns; ++j)
+              next.push_back(math::FmaOp::create(nb, loc, *a, bs[j],
+                                                 acc[i * columns + j]));
+          }
+          if (broken)
+            next.assign(acc.begin(), acc.end());
+          scf::YieldOp::create(nb, loc, next);
+        });
+    if (broken)
+      return;
+    SmallVector<Value> sums;
+    for (int64_t i = 0; i < rows; ++i) {
+      Value row;
+      for (int64_t j = columns - 1; j >= 0; --j) {
+        Value sum =
+            vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
+                                        kLoop.getResult(i * columns + j),
+                                        Value(), arith::FastMathFlags::reassoc);
+        row = row ? vector::InsertOp::create(b, loc, sum, row,
+                                             ArrayRef<int64_t>{j})
+                        .getResult()
+                  : vector::BroadcastOp::create(b, loc, vectorType, sum)
+                        .getResult();
+      }
+      sums.push_back(row);
+    }
+    emitTileEpilogue(batch, rowIndex, {n0}, width, unsigned(columns), sums);
   }
 
   /// The index of A[batch, m, k] in the lhs value's shape.
@@ -1008,6 +1162,8 @@ private:
   Type accumulator;
   /// Whether vector strips read B from packed panels (packsB).
   bool packB;
+  /// Whether the last columns are dot products (dotTail).
+  bool dots;
   /// The packed panels of every batch, and the current strip's.
   Value panels, panel;
   /// The current block of k of the one-kernel form (kBlockRows): its rows

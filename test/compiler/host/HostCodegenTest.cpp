@@ -267,6 +267,41 @@ TEST_F(HostCodegen, RowReductionsOfF16AndEmptyRows) {
   check(*b.finish());
 }
 
+/// Pools read by runs (PoolRuns.cpp: a masked vector load per window
+/// offset, twice the lanes at stride 2) at both widths: rows of 8 to 29
+/// (AVX2 runs from 8, AVX-512 from 16; narrower rows gather), max and mean
+/// with and without the padding counted, ceil mode, and a ui32 max over
+/// values past 2^31 (an unsigned compare; the padding's identity 0).
+TEST_F(HostCodegen, PoolsReadByRunsAtBothWidths) {
+  for (Target each : {hostTarget(), Target{"host-x86-64-v3"}}) {
+    target = each;
+    SCOPED_TRACE(target.name);
+    for (int64_t side : {16, 31, 58}) {
+      GraphBuilder b;
+      TensorId x = b.input({ElementType::F32, {2, 3, side, side}}, "x");
+      b.output(
+          b.pool(ReduceKind::Max, x, {{3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}}),
+          "stem");
+      TensorId same =
+          b.pool(ReduceKind::Max, x, {{3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}});
+      b.output(
+          b.max(same, b.splat({ElementType::F32, {2, 3, side, side}}, 0.0)),
+          "same_relu");
+      b.output(b.pool(ReduceKind::Mean, x,
+                      {{2, 3}, {2, 2}, {1, 1}, {0, 1, 1, 1}, true, false}),
+               "mean_ceil");
+      b.output(b.pool(ReduceKind::Mean, x,
+                      {{3, 3}, {2, 1}, {1, 2}, {1, 2, 1, 2}, false, true}),
+               "mean_counting_pads");
+      check(*b.finish(), {{-100, 100}});
+    }
+    GraphBuilder b;
+    TensorId u = b.input({ElementType::UI32, {3, 70}}, "u");
+    b.output(b.pool(ReduceKind::Max, u, {{3}, {2}, {1}, {1, 1}}), "unsigned");
+    check(*b.finish(), {{1, 4.2e9}});
+  }
+}
+
 TEST_F(HostCodegen, WithoutFusionEveryOpIsAKernel) {
   CompileOptions options;
   options.enableFusion = false;

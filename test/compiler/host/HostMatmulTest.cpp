@@ -296,6 +296,29 @@ TEST_F(HostMatmul, F16AndBf16StorageWithF32Accumulation) {
   }
 }
 
+/// The last columns as dot products along k (dotTail) at both widths: a
+/// convolution onto 7 x 7 maps (49 columns: one dot column after whole
+/// vectors, in the same row blocks) of 2 images, with bias and relu and a
+/// last row block clamped; a matmul whose B (x * x) the kernel packs, 530
+/// columns (2 dot columns).
+TEST_F(HostMatmul, DotTailColumnsAtBothWidths) {
+  for (Target each : {hostTarget(), Target{"host-x86-64-v3"}}) {
+    target = each;
+    SCOPED_TRACE(target.name);
+    GraphBuilder b;
+    TensorId x = b.input({ElementType::F32, {2, 16, 7, 7}}, "x");
+    TensorId w = b.input({ElementType::F32, {20, 16, 3, 3}}, "w");
+    TensorId bias = b.input({ElementType::F32, {20}}, "bias");
+    TensorId y = b.conv(x, w, bias, {1, 1}, {1, 1}, {1, 1, 1, 1});
+    b.output(b.max(y, b.splat({ElementType::F32, {2, 20, 7, 7}}, 0.0)),
+             "conv_relu");
+    TensorId a = b.input({ElementType::F32, {31, 32}}, "a");
+    TensorId m = b.input({ElementType::F32, {32, 530}}, "m");
+    b.output(b.matmul(a, b.mul(m, m)), "matmul");
+    check(*b.finish());
+  }
+}
+
 /// The 8-lane code (x86-64-v3) runs on any host these tests run on; it has
 /// other strips and tails than the 16-lane code.
 TEST_F(HostMatmul, EightLaneTarget) {
