@@ -34,6 +34,7 @@
 #include "runtime/device/CudaRuntime.h"
 #include "runtime/device/ReferenceRuntime.h"
 #include "runtime/device/RunBundle.h"
+#include "runtime/ir/ElementType.h"
 #include "runtime/ir/Numerics.h"
 
 #include <algorithm>
@@ -147,11 +148,16 @@ givenInputs(const fs::path &bundlePath, const Bundle &bundle) {
                             std::istreambuf_iterator<char>());
     if (!in.good() && !in.eof())
       return Status::error("cannot read '" + file.string() + "'");
+    if (halved && bytes.size() % 2 != 0)
+      return Status::error("'" + file.string() + "' has an odd " +
+                           std::to_string(bytes.size()) + " bytes of bf16");
     if (halved) {
-      std::vector<char> wide(2 * bytes.size());
-      for (std::size_t i = 0; i + 1 < bytes.size(); i += 2) {
-        wide[2 * i + 2] = bytes[i];
-        wide[2 * i + 3] = bytes[i + 1];
+      std::vector<char> wide(bytes.size() / 2 * 4);
+      for (std::size_t i = 0; i < bytes.size() / 2; ++i) {
+        std::uint16_t half;
+        std::memcpy(&half, bytes.data() + 2 * i, 2);
+        float value = float(bf16ToDouble(half));
+        std::memcpy(wide.data() + 4 * i, &value, 4);
       }
       bytes = std::move(wide);
     }

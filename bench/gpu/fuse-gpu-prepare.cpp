@@ -31,6 +31,7 @@
 #include "compiler/onnx/OnnxImporter.h"
 #include "runtime/cache/BundleFile.h"
 #include "runtime/cache/BundleKey.h"
+#include "runtime/ir/ElementType.h"
 #include "tools/fuse-run/Npy.h"
 
 #include <cstring>
@@ -40,6 +41,7 @@
 #include <iterator>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 using namespace fuse;
@@ -63,27 +65,26 @@ Status writeBundle(const std::filesystem::path &path, const Bundle &bundle,
   return writeBytes(path, encodeBundleFile(key, bundle));
 }
 
-/// An exported model into check/STEM.fusebundle and its inputs into
 /// f32 inputs above this many bytes (the weights; `--halve-above`) travel to
 /// the GPU machine as bf16 (the device tool carries at most 64 MiB, and
 /// resnet18's weights alone are 45 MiB): both runtimes there run on the
 /// same bf16-representable values.
 std::size_t halvedAbove = 64 << 10;
 
-/// The high 16 bits of each f32 (bf16, rounded to nearest even), which
-/// fuse-gpu-bench widens back to f32.
-std::vector<std::uint8_t> highHalves(const std::vector<std::uint8_t> &bytes) {
+/// Each f32 as bf16 (rounded to nearest even), which fuse-gpu-bench widens
+/// back to f32.
+std::vector<std::uint8_t> toBF16(const std::vector<std::uint8_t> &bytes) {
   std::vector<std::uint8_t> halves(bytes.size() / 2);
   for (std::size_t i = 0; i < bytes.size() / 4; ++i) {
-    std::uint32_t bits;
-    std::memcpy(&bits, bytes.data() + 4 * i, 4);
-    bits += 0x7fff + ((bits >> 16) & 1);
-    std::uint16_t high = std::uint16_t(bits >> 16);
-    std::memcpy(halves.data() + 2 * i, &high, 2);
+    float value;
+    std::memcpy(&value, bytes.data() + 4 * i, 4);
+    std::uint16_t half = doubleToBF16(value);
+    std::memcpy(halves.data() + 2 * i, &half, 2);
   }
   return halves;
 }
 
+/// An exported model into check/STEM.fusebundle and its inputs into
 /// check/STEM.inK.bin: the model's inputs from STEM.NAME.npy beside it
 /// (their shapes bind its dynamic dims), the weights from the model.
 /// A model the importer or the GPU compiler refuses sets `unsupported`.
@@ -153,7 +154,7 @@ Status prepareOnnx(const std::filesystem::path &model,
     Status written =
         input.type.elementType == ElementType::F32 &&
                 bytes->size() > halvedAbove
-            ? writeBytes(checkDir / (file + ".bf16"), highHalves(*bytes))
+            ? writeBytes(checkDir / (file + ".bf16"), toBF16(*bytes))
             : writeBytes(checkDir / (file + ".bin"), *bytes);
     if (!written.ok())
       return written;
@@ -183,7 +184,10 @@ int main(int argc, char **argv) {
       checkFiles.push_back(argv[++i]);
     else if (arg == "--check-onnx" && i + 1 < argc)
       checkModels.push_back(argv[++i]);
-    else if (arg == "--halve-above" && i + 1 < argc)
+    else if (arg == "--halve-above" && i + 1 < argc &&
+             std::string_view(argv[i + 1]).find_first_not_of("0123456789") ==
+                 std::string_view::npos &&
+             std::strlen(argv[i + 1]) > 0 && std::strlen(argv[i + 1]) < 19)
       halvedAbove = std::stoull(argv[++i]);
     else if (outDir.empty() && !arg.empty() && arg[0] != '-')
       outDir = arg;

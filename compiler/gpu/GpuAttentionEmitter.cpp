@@ -44,8 +44,6 @@ static_assert(fd::kMaxGpuAttentionKeys * 4 <= kAttentionSharedBytes,
               "a row of the most keys must fit the shared memory");
 /// Most query rows of a block.
 constexpr int64_t kMaxAttentionRows = 16;
-/// NVPTX's shared address space.
-constexpr unsigned kSharedAddressSpace = 3;
 
 /// The kernel being built: its builder, its pointers and where its block
 /// is.
@@ -88,15 +86,8 @@ struct AttentionKernel {
   /// The block's rows of scores in a shared-memory global of the kernel's
   /// module.
   void allocateScores(StringRef name) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(pointers.func);
-    auto type = LLVM::LLVMArrayType::get(f32(), rowsPerBlock * N);
-    auto global = LLVM::GlobalOp::create(
-        b, loc, type, /*isConstant=*/false, LLVM::Linkage::Internal,
-        (name + "_scores").str(), mlir::Attribute(), /*alignment=*/16,
-        kSharedAddressSpace);
-    b.setInsertionPointToStart(&pointers.func.getBody().front());
-    scores = LLVM::AddressOfOp::create(b, loc, global);
+    scores = sharedBuffer(b, loc, pointers.func, (name + "_scores").str(),
+                          LLVM::LLVMArrayType::get(f32(), rowsPerBlock * N));
   }
 
   void emitScores();

@@ -213,9 +213,9 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
   return kernels;
 }
 
-/// A block per tile of `kColumnTileGroups` groups of 4 adjacent columns (32
-/// single columns when the kept inner size is not a multiple of 4: a tile's
-/// row is 128 contiguous bytes either way), in a block-stride loop over the
+/// A block per tile of groups of 4 adjacent columns, kColumnTileBytes of a
+/// row (8 groups, or 32 single columns when the kept inner size is not a
+/// multiple of 4), in a block-stride loop over the
 /// tiles; the block's threads are the tile's groups times `slices` slices
 /// of the reduced rows (thread t: group t % groups, slice t / groups), so
 /// that a 4096 x 4096 column sum runs on 128 blocks of 1024 threads rather
@@ -232,23 +232,6 @@ constexpr int64_t kColumnTileBytes = 128;
 /// (where the block is more than a warp).
 constexpr int64_t kMaxColumnBlock = 1024;
 constexpr int64_t kMinRowsPerSlice = 8;
-/// NVPTX's shared address space.
-constexpr unsigned kColumnSharedAddressSpace = 3;
-
-/// A column kernel's shared-memory buffer of `bytes` for its slices'
-/// partials, 16-byte aligned.
-Value sharedPartials(OpBuilder &b, Location loc, KernelPointers &pointers,
-                     StringRef name, int64_t bytes) {
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(pointers.func);
-  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), uint64_t(bytes));
-  auto global = LLVM::GlobalOp::create(
-      b, loc, type, /*isConstant=*/false, LLVM::Linkage::Internal,
-      (name + "_partials").str(), mlir::Attribute(), /*alignment=*/16,
-      kColumnSharedAddressSpace);
-  b.setInsertionPointToStart(&pointers.func.getBody().front());
-  return LLVM::AddressOfOp::create(b, loc, global);
-}
 
 /// This thread's `partial` stored at its place among the block's, then,
 /// after a barrier, its group's partials of every slice combined in slice
@@ -258,7 +241,7 @@ Value combineSlices(OpBuilder &b, Location loc, const ReductionInfo &r,
                     Value partials, Value partial, Value init, Value thread,
                     Value lane, int64_t slices, int64_t tileGroups) {
   Type sharedPtr =
-      LLVM::LLVMPointerType::get(b.getContext(), kColumnSharedAddressSpace);
+      LLVM::LLVMPointerType::get(b.getContext(), kSharedAddressSpace);
   Type type = partial.getType();
   auto c = [&](int64_t value) { return i64Constant(b, loc, value); };
   LLVM::StoreOp::create(b, loc, partial,
@@ -321,8 +304,9 @@ emitColumnReduction(fd::FusionOp fusion, ModuleOp module, StringRef prefix) {
   };
   // The partials: one accumulator (a vector of `width`, 8 bytes an element
   // at most) per thread.
-  Value partials =
-      sharedPartials(b, loc, pointers, name, blockSize * width * 8);
+  Value partials = sharedBuffer(
+      b, loc, pointers.func, name + "_partials",
+      LLVM::LLVMArrayType::get(b.getI8Type(), uint64_t(blockSize * width * 8)));
   Value thread = threadId(b, loc);
   Value lane = arith::RemUIOp::create(b, loc, thread, c(b, tileGroups));
   Value slice = arith::DivUIOp::create(b, loc, thread, c(b, tileGroups));

@@ -203,6 +203,17 @@ Value scratchAddress(OpBuilder &b, Location loc, Value scratch, Type element,
       element, scratch, ValueRange{slot});
 }
 
+Value sharedBuffer(OpBuilder &b, Location loc, Operation *func, StringRef name,
+                   Type type) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(func);
+  auto global = LLVM::GlobalOp::create(
+      b, loc, type, /*isConstant=*/false, LLVM::Linkage::Internal, name,
+      mlir::Attribute(), /*alignment=*/16, kSharedAddressSpace);
+  b.setInsertionPointToStart(&func->getRegion(0).front());
+  return LLVM::AddressOfOp::create(b, loc, global);
+}
+
 Value RegionEmitter::scaled(Value x, int64_t stride) {
   if (stride == 1)
     return x;

@@ -44,6 +44,8 @@ namespace fd = mlir::fuse;
 /// NVPTX's global address space: loads and stores become `ld.global` /
 /// `st.global` instead of generic accesses.
 inline constexpr unsigned kGlobalAddressSpace = 1;
+/// NVPTX's shared (per-block) address space.
+inline constexpr unsigned kSharedAddressSpace = 3;
 inline constexpr unsigned kWarpSize = 32;
 
 /// Emits region values at an index, with one vector width (1: scalars).
@@ -164,6 +166,12 @@ void onFirstThread(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value scratchAddress(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value scratch, mlir::Type element,
                            mlir::Value slot);
+
+/// A block's static shared memory: a global `name` of `type` (16-byte
+/// aligned) in the kernel's module, and its address at the start of `func`.
+mlir::Value sharedBuffer(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Operation *func, mlir::StringRef name,
+                         mlir::Type type);
 
 inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
