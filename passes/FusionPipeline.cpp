@@ -38,6 +38,8 @@ void mlir::fuse::buildFusionPipeline(OpPassManager &pm,
   FuseOutlineFusionsOptions outline;
   outline.target = options.target;
   funcPm.addPass(createFuseOutlineFusions(outline));
+  // Inside the kernels, where the values it makes are never stored.
+  funcPm.addPass(createFuseFoldMatmulTransposes());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Again, now that CSE has made copies of one value one value: a fusion

@@ -250,6 +250,41 @@ def FuseHorizontalFusion : Pass<"fuse-horizontal-fusion", "func::FuncOp"> {
 // Lowering of ops no schedule runs yet
 //===----------------------------------------------------------------------===//
 
+def FuseFoldMatmulTransposes
+    : Pass<"fuse-fold-matmul-transposes", "func::FuncOp"> {
+  let summary = "Read a matmul's operand through its transpose flag";
+  let description = [{
+    Inside a `fuse.fusion` (after outlining, so the values it makes stay
+    in the kernel and are never stored between kernels): a `fuse.matmul`
+    whose B is `fuse.transpose` of X that puts X's innermost dim second to
+    last reads X (or X transposed by the same permutation with its last two
+    entries swapped) with `transpose_b` flipped instead; likewise A with
+    `transpose_a`. Where B is a product, quotient,
+    sum or difference of such a transpose and a splat constant, used only
+    by the matmul (a scale on K, as PyTorch's scaled_dot_product_attention
+    exports it), the op moves before the transpose. The schedules then read
+    K's rows as they are stored: an attention kernel stages K [N, D] a row
+    of D at a time and transposes whole squares of vectors in registers,
+    where through the transpose every element of K^T [D, N] was a gather
+    (GPT-2's and Llama's exported attention, their heads split by
+    transposes inside the kernel). Any other transpose stays.
+
+    Before:
+    ```mlir
+    %kt = fuse.transpose %k, permutation = [0, 2, 1] : tensor<4x9x8xf32> -> tensor<4x8x9xf32>
+    %s = fuse.matmul %q, %kt : tensor<4x5x8xf32>, tensor<4x8x9xf32> -> tensor<4x5x9xf32>
+    ```
+    After:
+    ```mlir
+    %s = fuse.matmul %q, %k transpose_b : tensor<4x5x8xf32>, tensor<4x9x8xf32> -> tensor<4x5x9xf32>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numFolded", "folded", "Matmul operands read through a flag">,
+  ];
+  let dependentDialects = ["::mlir::fuse::FuseDialect"];
+}
+
 def FuseLowerMatvecs : Pass<"fuse-lower-matvecs", "func::FuncOp"> {
   let summary = "Rewrite few-row matmuls with a transposed B as row reductions";
   let description = [{

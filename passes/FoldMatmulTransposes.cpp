@@ -1,0 +1,154 @@
+//===- FoldMatmulTransposes.cpp - Matmul operands through their flags ----===//
+//
+// matmul(A, transpose(X)) with the last two dims swapped is matmul(A, X)
+// with transpose_b flipped (and A likewise with transpose_a). A scale
+// between the transpose and the matmul (a splat constant, as exported
+// attention scales K) moves before the transpose first. See Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "dialect/FuseOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::fuse {
+#define GEN_PASS_DEF_FUSEFOLDMATMULTRANSPOSES
+#include "passes/Passes.h.inc"
+} // namespace mlir::fuse
+
+using namespace mlir;
+using namespace mlir::fuse;
+
+namespace {
+
+/// X's value as `transpose` reads it with its last two dims swapped:
+/// transpose(X, P) is that value transposed by swapping its last two dims.
+/// Only where P puts X's innermost dim second to last (the matmul would
+/// read X's contiguous rows across its columns); null otherwise. X itself
+/// where the rest of P keeps X's dims in place, else a new transpose of X
+/// created before `transpose`.
+Value unswapped(OpBuilder &b, TransposeOp transpose) {
+  SmallVector<int64_t> permutation(transpose.getPermutation());
+  const int64_t rank = permutation.size();
+  if (rank < 2 || permutation[rank - 2] != rank - 1)
+    return Value();
+  std::swap(permutation[rank - 2], permutation[rank - 1]);
+  Value x = transpose.getOperand();
+  if (llvm::equal(permutation, llvm::seq<int64_t>(0, rank)))
+    return x;
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t d : permutation)
+    shape.push_back(type.getDimSize(d));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(transpose);
+  auto moved =
+      TransposeOp::create(b, transpose.getLoc(),
+                          RankedTensorType::get(shape, type.getElementType()),
+                          x, b.getDenseI64ArrayAttr(permutation));
+  // It stands for the old transpose in the plan (fuse.op_index).
+  moved->setDiscardableAttrs(transpose->getDiscardableAttrDictionary());
+  return moved;
+}
+
+/// The splat constant `v` is, or null.
+ConstantOp splatConstant(Value v) {
+  auto constant = v.getDefiningOp<ConstantOp>();
+  if (!constant)
+    return nullptr;
+  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  return dense && dense.isSplat() ? constant : nullptr;
+}
+
+/// `v` with its last two dims swapped, where `v` is a transpose that
+/// unswapped() reads the other way, or a binary op of such a transpose
+/// (used only there) and a splat constant, used only by its one user: the
+/// op is then rebuilt on the unswapped value (leaving the old op and
+/// transpose unused) and its result is returned. Null otherwise.
+Value untransposed(OpBuilder &b, Value v) {
+  if (auto transpose = v.getDefiningOp<TransposeOp>())
+    return unswapped(b, transpose);
+  Operation *op = v.getDefiningOp();
+  if (!op || !v.hasOneUse() || !isa<MulOp, DivOp, AddOp, SubOp>(op))
+    return Value();
+  for (unsigned side = 0; side < 2; ++side) {
+    Value inner = op->getOperand(side);
+    ConstantOp constant = splatConstant(op->getOperand(1 - side));
+    auto transpose = inner.getDefiningOp<TransposeOp>();
+    if (!constant || !transpose || !inner.hasOneUse())
+      continue;
+    Value x = unswapped(b, transpose);
+    if (!x)
+      continue;
+    auto type = cast<RankedTensorType>(x.getType());
+    auto resultType = RankedTensorType::get(
+        type.getShape(), cast<RankedTensorType>(v.getType()).getElementType());
+    auto constantType = RankedTensorType::get(
+        type.getShape(),
+        cast<RankedTensorType>(constant.getType()).getElementType());
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(op);
+    auto splat = ConstantOp::create(
+        b, constant.getLoc(),
+        cast<DenseElementsAttr>(constant.getValue()).reshape(constantType));
+    splat->setDiscardableAttrs(constant->getDiscardableAttrDictionary());
+    SmallVector<Value, 2> operands(2);
+    operands[side] = x;
+    operands[1 - side] = splat;
+    Operation *moved =
+        b.create(op->getLoc(), op->getName().getIdentifier(), operands,
+                 TypeRange{resultType}, op->getAttrs());
+    return moved->getResult(0);
+  }
+  return Value();
+}
+
+/// `op` when nothing uses it, and then the transposes and constants it
+/// used that nothing else uses.
+void eraseIfDead(Operation *op) {
+  if (!op || !op->use_empty())
+    return;
+  SmallVector<Operation *, 2> producers;
+  for (Value v : op->getOperands())
+    if (Operation *producer = v.getDefiningOp();
+        producer && isa<TransposeOp, ConstantOp>(producer))
+      producers.push_back(producer);
+  op->erase();
+  for (Operation *producer : producers)
+    eraseIfDead(producer);
+}
+
+struct FoldMatmulTransposesPass
+    : public fuse::impl::FuseFoldMatmulTransposesBase<
+          FoldMatmulTransposesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<MatmulOp> matmuls;
+    getOperation().walk([&](MatmulOp matmul) {
+      if (matmul->getParentOfType<FusionOp>())
+        matmuls.push_back(matmul);
+    });
+    for (MatmulOp matmul : matmuls) {
+      OpBuilder b(matmul);
+      for (unsigned operand = 0; operand < 2; ++operand) {
+        Value x = untransposed(b, matmul->getOperand(operand));
+        if (!x)
+          continue;
+        Operation *old = matmul->getOperand(operand).getDefiningOp();
+        matmul->setOperand(operand, x);
+        if (operand == 0)
+          matmul.setTransposeA(!matmul.getTransposeA());
+        else
+          matmul.setTransposeB(!matmul.getTransposeB());
+        eraseIfDead(old);
+        ++numFolded;
+      }
+    }
+  }
+};
+
+} // namespace
