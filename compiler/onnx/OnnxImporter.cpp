@@ -598,6 +598,11 @@ public:
         initializerCache(initializers) {}
 
   ImportedModel run();
+  /// `model` itself, which the import may consume: each initializer's raw
+  /// bytes are freed once read into its value, so that the next value
+  /// reuses their memory instead of touching new pages (a model's weights
+  /// are otherwise held twice at once).
+  void consumeInitializers(onnx::ModelProto *same) { consumable = same; }
 
 private:
   // --- The model's parts, in the order run() imports them -----------------
@@ -659,6 +664,8 @@ private:
   std::string modelFolder;
   /// Where initializers are read once across imports (null: none).
   InitializerCache *initializerCache = nullptr;
+  /// The model, where its initializers' raw bytes may be freed once read.
+  onnx::ModelProto *consumable = nullptr;
   std::int64_t opset = 0;
 
   GraphBuilder mainBuilder;
@@ -4116,7 +4123,8 @@ Importer::initializer(const onnx::TensorProto &proto) {
 std::set<std::string>
 Importer::importInitializers(const onnx::GraphProto &graph) {
   std::set<std::string> initializerNames;
-  for (const onnx::TensorProto &t : graph.initializer()) {
+  for (int k = 0; k < graph.initializer_size(); ++k) {
+    const onnx::TensorProto &t = graph.initializer(k);
     if (t.name().empty())
       fail("an initializer has no name");
     // Which of two initializers of one name would hold is not defined (the
@@ -4132,6 +4140,11 @@ Importer::importInitializers(const onnx::GraphProto &graph) {
     v.type = v.constant->type;
     initializerNames.insert(t.name());
     mainValues[t.name()] = std::move(v);
+    // Its value holds the bytes now; nothing reads the proto's again.
+    if (consumable && t.has_raw_data())
+      delete consumable->mutable_graph()
+          ->mutable_initializer(k)
+          ->release_raw_data();
   }
   if (graph.sparse_initializer_size())
     fail("sparse initializers are not supported");
@@ -4400,9 +4413,11 @@ importParsed(const onnx::ModelProto &model, const ImportOptions &options,
              const std::string &sourceName,
              std::vector<ConstantInputNeed> *needs = nullptr,
              const std::string &modelFolder = {},
-             InitializerCache *initializers = nullptr) {
+             InitializerCache *initializers = nullptr,
+             onnx::ModelProto *consumable = nullptr) {
   try {
     Importer importer(model, options, modelFolder, initializers);
+    importer.consumeInitializers(consumable);
     return importer.run();
   } catch (const NeedsConstantError &error) {
     if (needs)
@@ -4499,7 +4514,8 @@ Expected<ImportedModel> importModelFile(const std::string &path,
   if (!model.has_graph())
     return Status::error("'" + path +
                          "' is not a valid ONNX model (it has no graph)");
-  return importParsed(model, options, path, needs, modelFolderOf(path));
+  return importParsed(model, options, path, needs, modelFolderOf(path), nullptr,
+                      &model);
 }
 
 Expected<NamedTensor> parseTensorProto(std::string_view bytes) {
