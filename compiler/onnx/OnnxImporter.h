@@ -62,8 +62,11 @@ inline constexpr std::size_t kBoundAtImport = std::size_t(-1);
 struct ImportedModel {
   Graph graph;
   /// One per graph input: the weight's value for initializers (and large
-  /// constants), nullopt for the model's own inputs.
-  std::vector<std::optional<HostTensorData>> weights;
+  /// constants), null for the model's own inputs. Shared, never changed: the
+  /// value the importer read from the model, not a copy of it (with
+  /// ParsedModel, shared by every import of the model); a caller that wants
+  /// another value binds its own.
+  std::vector<std::shared_ptr<const HostTensorData>> weights;
   /// The opset version of the default ("ai.onnx") domain.
   std::int64_t opsetVersion = 0;
   /// One per model input (not weights), in the model's order: its index in

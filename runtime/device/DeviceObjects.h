@@ -43,13 +43,38 @@ struct BufferObject {
   BufferObject(uint64_t runtimeId, uint64_t size,
                std::shared_ptr<Budget> budget)
       : runtimeId(runtimeId), size(size), budget(std::move(budget)) {}
-  virtual ~BufferObject() { budget->release(size); }
+  virtual ~BufferObject() {
+    if (budget)
+      budget->release(size);
+  }
   /// The address the host uses for the buffer, or null for device memory.
   virtual std::byte *hostData() { return nullptr; }
+  /// Memory the runtime borrowed (DeviceRuntime::borrowHostMemory): nothing
+  /// may write it.
+  virtual bool readOnly() const { return false; }
 
   const uint64_t runtimeId;
   const uint64_t size;
+  /// Null for borrowed memory, which is not charged to the budget.
   const std::shared_ptr<Budget> budget;
+};
+
+/// Host memory a runtime reads in place (DeviceRuntime::borrowHostMemory):
+/// `owner` keeps it alive for as long as the buffer, or a command or fence
+/// that holds the buffer, lives.
+struct BorrowedHostBuffer final : BufferObject {
+  BorrowedHostBuffer(uint64_t runtimeId, std::shared_ptr<const void> owner,
+                     std::span<const std::byte> bytes)
+      : BufferObject(runtimeId, bytes.size(), nullptr), owner(std::move(owner)),
+        data(bytes.data()) {}
+  // Launches take every binding as a mutable address; readOnly() keeps
+  // the runtime's own writes away, and callers bind it to inputs that no
+  // kernel writes.
+  std::byte *hostData() override { return const_cast<std::byte *>(data); }
+  bool readOnly() const override { return true; }
+
+  const std::shared_ptr<const void> owner;
+  const std::byte *const data;
 };
 
 /// The checks one kernel reports in its error record (KernelAbi.h), in

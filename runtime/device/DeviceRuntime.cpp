@@ -225,6 +225,19 @@ DeviceResult<Buffer> DeviceRuntime::allocate(AllocationPermit &permit,
   return Buffer(std::move(*memory));
 }
 
+DeviceResult<Buffer>
+DeviceRuntime::borrowHostMemory(std::shared_ptr<const void> owner,
+                                std::span<const std::byte> bytes) {
+  if (!addressesHostMemory())
+    return Error{ErrorCode::Unsupported,
+                 "this runtime cannot read host memory in place"};
+  if (bytes.empty() || !owner)
+    return Error{ErrorCode::InvalidArgument,
+                 "borrowed host memory needs bytes and their owner"};
+  return Buffer(std::make_shared<detail::BorrowedHostBuffer>(
+      id, std::move(owner), bytes));
+}
+
 DeviceResult<Executable> DeviceRuntime::load(const Bundle &bundle) {
   // Checks every backend needs before it looks at a kernel.
   if (Status status = verifyBundle(bundle); !status.ok())
@@ -293,6 +306,13 @@ static Error outOfBounds(const char *what, uint64_t offset, uint64_t bytes,
                    ") exceeds the buffer's " + std::to_string(size) + " bytes"};
 }
 
+static Error readOnlyDestination(const char *what) {
+  return Error{ErrorCode::InvalidArgument,
+               std::string(what) +
+                   " destination buffer is borrowed host memory, which is "
+                   "read-only"};
+}
+
 DeviceResult<Command> DeviceRuntime::encodeCopy(const Buffer &source,
                                                 const Buffer &destination,
                                                 CopyRegion region) {
@@ -300,6 +320,8 @@ DeviceResult<Command> DeviceRuntime::encodeCopy(const Buffer &source,
     return wrongRuntime("copy source buffer", source.runtimeId());
   if (destination.runtimeId() != id)
     return wrongRuntime("copy destination buffer", destination.runtimeId());
+  if (destination.object->readOnly())
+    return readOnlyDestination("copy");
   if (!inBounds(region.sourceOffset, region.bytes, source.size()))
     return outOfBounds("copy source", region.sourceOffset, region.bytes,
                        source.size());
@@ -324,6 +346,8 @@ DeviceRuntime::encodeUpload(std::span<const std::byte> source,
                             uint64_t destinationOffset) {
   if (destination.runtimeId() != id)
     return wrongRuntime("upload destination buffer", destination.runtimeId());
+  if (destination.object->readOnly())
+    return readOnlyDestination("upload");
   if (!inBounds(destinationOffset, source.size(), destination.size()))
     return outOfBounds("upload", destinationOffset, source.size(),
                        destination.size());
@@ -341,6 +365,8 @@ DeviceResult<Command> DeviceRuntime::encodeZero(const Buffer &destination,
                                                 uint64_t bytes) {
   if (destination.runtimeId() != id)
     return wrongRuntime("zero destination buffer", destination.runtimeId());
+  if (destination.object->readOnly())
+    return readOnlyDestination("zero");
   if (!inBounds(destinationOffset, bytes, destination.size()))
     return outOfBounds("zero", destinationOffset, bytes, destination.size());
   if (std::optional<Error> fault = injectedFault(FaultPoint::Encode))

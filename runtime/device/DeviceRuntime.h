@@ -338,6 +338,17 @@ public:
   DeviceResult<AllocationPermit> reserve(uint64_t bytes);
   /// Allocates `bytes` drawn from the permit.
   DeviceResult<Buffer> allocate(AllocationPermit &permit, uint64_t bytes);
+  /// A buffer over host memory that this runtime reads in place instead of
+  /// copying it into memory of its own (a model's weights, held by whoever
+  /// imported them): `owner` keeps `bytes` alive while the buffer, or a
+  /// command or fence that uses it, lives, and the caller keeps them
+  /// unchanged. Not charged to the budget. It is read-only: an upload, copy
+  /// or zero into it is refused, and it may only be bound where a kernel
+  /// reads (never to an input that a kernel writes in place). Unsupported
+  /// where the device cannot address host memory (CUDA); InvalidArgument
+  /// for no bytes.
+  DeviceResult<Buffer> borrowHostMemory(std::shared_ptr<const void> owner,
+                                        std::span<const std::byte> bytes);
 
   /// Loads a bundle's kernels for this runtime.
   DeviceResult<Executable> load(const Bundle &bundle);
@@ -406,6 +417,9 @@ protected:
   /// Backend memory of `bytes`; the budget was already charged.
   virtual DeviceResult<std::shared_ptr<detail::BufferObject>>
   allocateMemory(uint64_t bytes) = 0;
+  /// Whether kernels and commands address buffers through hostData(), so
+  /// that borrowHostMemory can hand them host memory.
+  virtual bool addressesHostMemory() const { return false; }
   /// The bundle already passed verifyBundle and matches this version id.
   virtual DeviceResult<std::shared_ptr<detail::ExecutableObject>>
   loadExecutable(const Bundle &bundle) = 0;

@@ -21,6 +21,8 @@ class HostAddressableRuntime : public DeviceRuntime {
 protected:
   using DeviceRuntime::DeviceRuntime;
 
+  bool addressesHostMemory() const override { return true; }
+
   /// Executes the fence's batch in order on the calling thread, launching
   /// kernels through `launchOnHost`, and completes the fence.
   void runOnHost(detail::StreamObject &stream, detail::FenceObject &fence);

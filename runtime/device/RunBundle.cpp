@@ -7,6 +7,7 @@
 #include "runtime/ir/Interpreter.h"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace fuse::device {
 
@@ -35,14 +36,29 @@ struct PreparedBundle::Buffers {
   /// The earlier output of the same tensor (a graph that returns one value
   /// twice), whose buffer this output shares, if any.
   std::vector<std::optional<uint32_t>> sameAs;
+  /// Per input: its buffer is the caller's memory, read in place (nothing to
+  /// upload).
+  std::vector<bool> borrowed;
 };
 
 namespace {
 
 using Buffers = PreparedBundle::Buffers;
+using InputViews = std::vector<std::span<const std::byte>>;
+
+template <class Input> InputViews viewsOf(std::span<const Input> inputs) {
+  InputViews views;
+  for (const Input &input : inputs) {
+    if constexpr (std::is_same_v<Input, SharedInput>)
+      views.push_back(input.bytes);
+    else
+      views.push_back(input);
+  }
+  return views;
+}
 
 DeviceStatus checkInputs(const Bundle &bundle,
-                         std::span<const TensorBytes> inputs) {
+                         std::span<const std::span<const std::byte>> inputs) {
   if (inputs.size() != bundle.inputs.size())
     return Error{ErrorCode::InvalidArgument,
                  "the bundle takes " + std::to_string(bundle.inputs.size()) +
@@ -69,8 +85,35 @@ DeviceStatus checkInputs(const Bundle &bundle,
   return DeviceStatus();
 }
 
-DeviceResult<std::shared_ptr<Buffers>> allocateBuffers(DeviceRuntime &runtime,
-                                                       const Bundle &bundle) {
+/// Per input: a buffer over the caller's memory where `shared` gives the
+/// input's owner, the runtime reads host memory and no kernel writes the
+/// input in place; otherwise none (it gets a buffer of its own).
+DeviceResult<std::vector<Buffer>>
+borrowInputs(DeviceRuntime &runtime, const Bundle &bundle,
+             std::span<const SharedInput> shared) {
+  std::vector<Buffer> borrowed(bundle.inputs.size());
+  for (size_t i = 0; i < shared.size() && i < borrowed.size(); ++i) {
+    bool writtenInPlace =
+        std::any_of(bundle.aliases.begin(), bundle.aliases.end(),
+                    [&](const OutputAlias &alias) { return alias.input == i; });
+    if (!shared[i].owner || shared[i].bytes.empty() || writtenInPlace)
+      continue;
+    DeviceResult<Buffer> buffer =
+        runtime.borrowHostMemory(shared[i].owner, shared[i].bytes);
+    if (!buffer.ok() && buffer.error().code == ErrorCode::Unsupported)
+      return std::vector<Buffer>(bundle.inputs.size());
+    if (!buffer.ok())
+      return buffer.error();
+    borrowed[i] = std::move(*buffer);
+  }
+  return borrowed;
+}
+
+/// The bundle's buffers: `borrowed` inputs (borrowInputs) as given, every
+/// other input, output and the arena allocated.
+DeviceResult<std::shared_ptr<Buffers>>
+allocateBuffers(DeviceRuntime &runtime, const Bundle &bundle,
+                std::vector<Buffer> borrowed) {
   // Zero-sized tensors still get a buffer, so every binding has one.
   auto allocationBytes = [](uint64_t bytes) {
     return std::max<uint64_t>(bytes, 1);
@@ -86,9 +129,12 @@ DeviceResult<std::shared_ptr<Buffers>> allocateBuffers(DeviceRuntime &runtime,
     for (size_t p = 0; p < o && !buffers->sameAs[o]; ++p)
       if (bundle.outputs[p] == bundle.outputs[o])
         buffers->sameAs[o] = uint32_t(p);
+  for (const Buffer &buffer : borrowed)
+    buffers->borrowed.push_back(buffer.valid());
   uint64_t total = 0;
-  for (TensorId input : bundle.inputs)
-    total += allocationBytes(tensorBytes(bundle, input));
+  for (size_t i = 0; i < bundle.inputs.size(); ++i)
+    if (!buffers->borrowed[i])
+      total += allocationBytes(tensorBytes(bundle, bundle.inputs[i]));
   for (size_t o = 0; o < bundle.outputs.size(); ++o)
     if (!buffers->aliasOf[o] && !buffers->sameAs[o])
       total += allocationBytes(tensorBytes(bundle, bundle.outputs[o]));
@@ -98,9 +144,13 @@ DeviceResult<std::shared_ptr<Buffers>> allocateBuffers(DeviceRuntime &runtime,
   DeviceResult<AllocationPermit> permit = runtime.reserve(total);
   if (!permit.ok())
     return permit.error();
-  for (TensorId input : bundle.inputs) {
-    DeviceResult<Buffer> buffer =
-        runtime.allocate(*permit, allocationBytes(tensorBytes(bundle, input)));
+  for (size_t i = 0; i < bundle.inputs.size(); ++i) {
+    if (buffers->borrowed[i]) {
+      buffers->inputs.push_back(std::move(borrowed[i]));
+      continue;
+    }
+    DeviceResult<Buffer> buffer = runtime.allocate(
+        *permit, allocationBytes(tensorBytes(bundle, bundle.inputs[i])));
     if (!buffer.ok())
       return buffer.error();
     buffers->inputs.push_back(std::move(*buffer));
@@ -138,22 +188,28 @@ DeviceStatus add(CommandBatch &batch, DeviceResult<Command> command) {
 }
 
 DeviceStatus encodeUpload(DeviceRuntime &runtime, const Buffers &buffers,
-                          uint32_t input, const TensorBytes &bytes,
+                          uint32_t input, std::span<const std::byte> bytes,
                           CommandBatch &batch) {
-  if (bytes.empty())
+  if (bytes.empty() || buffers.borrowed[input])
     return DeviceStatus();
   return add(batch, runtime.encodeUpload(bytes, buffers.inputs[input], 0));
 }
 
 /// The one way a run starts: `inputs` checked against the bundle, its
-/// buffers allocated and every input's upload encoded in `batch`.
+/// buffers allocated (those of the `shared` inputs it can read in place
+/// borrowed) and every other input's upload encoded in `batch`.
 DeviceResult<std::shared_ptr<Buffers>>
 stageInputs(DeviceRuntime &runtime, const Bundle &bundle,
-            std::span<const TensorBytes> inputs, CommandBatch &batch) {
+            std::span<const std::span<const std::byte>> inputs,
+            std::span<const SharedInput> shared, CommandBatch &batch) {
   if (DeviceStatus status = checkInputs(bundle, inputs); !status.ok())
     return status.error();
+  DeviceResult<std::vector<Buffer>> borrowed =
+      borrowInputs(runtime, bundle, shared);
+  if (!borrowed.ok())
+    return borrowed.error();
   DeviceResult<std::shared_ptr<Buffers>> buffers =
-      allocateBuffers(runtime, bundle);
+      allocateBuffers(runtime, bundle, std::move(*borrowed));
   if (!buffers.ok())
     return buffers.error();
   for (uint32_t i = 0; i < inputs.size(); ++i)
@@ -242,14 +298,13 @@ DeviceResult<std::vector<TensorBytes>> readBack(DeviceRuntime &runtime,
 /// The inputs staged into fresh buffers and, given an executable, the
 /// bundle's kernels after them (encodeKernels), as one batch submitted and
 /// waited for.
-DeviceResult<std::shared_ptr<Buffers>>
-stageAndSubmit(DeviceRuntime &runtime, const Bundle &bundle,
-               const Executable *executable, Stream &stream,
-               std::span<const TensorBytes> inputs,
-               std::chrono::nanoseconds timeout) {
+DeviceResult<std::shared_ptr<Buffers>> stageAndSubmit(
+    DeviceRuntime &runtime, const Bundle &bundle, const Executable *executable,
+    Stream &stream, std::span<const std::span<const std::byte>> inputs,
+    std::span<const SharedInput> shared, std::chrono::nanoseconds timeout) {
   CommandBatch batch;
   DeviceResult<std::shared_ptr<Buffers>> buffers =
-      stageInputs(runtime, bundle, inputs, batch);
+      stageInputs(runtime, bundle, inputs, shared, batch);
   if (!buffers.ok())
     return buffers.error();
   if (executable)
@@ -271,21 +326,23 @@ runBundle(DeviceRuntime &runtime, const Bundle &bundle,
           const Executable &executable, Stream &stream,
           std::span<const TensorBytes> inputs,
           std::chrono::nanoseconds timeout) {
+  InputViews views = viewsOf(inputs);
   DeviceResult<std::shared_ptr<Buffers>> buffers =
-      stageAndSubmit(runtime, bundle, &executable, stream, inputs, timeout);
+      stageAndSubmit(runtime, bundle, &executable, stream, views, {}, timeout);
   if (!buffers.ok())
     return buffers.error();
   return readBack(runtime, stream, bundle, **buffers);
 }
 
-DeviceResult<PreparedBundle>
-PreparedBundle::prepare(DeviceRuntime &runtime, const Bundle &bundle,
-                        const Executable &executable, Stream &stream,
-                        std::span<const TensorBytes> inputs,
-                        std::chrono::nanoseconds timeout) {
+/// PreparedBundle::prepare of `inputs`, reading the `shared` ones in place
+/// where it can.
+DeviceResult<PreparedBundle> PreparedBundle::prepareViews(
+    DeviceRuntime &runtime, const Bundle &bundle, const Executable &executable,
+    Stream &stream, std::span<const std::span<const std::byte>> inputs,
+    std::span<const SharedInput> shared, std::chrono::nanoseconds timeout) {
   // The inputs only: run() encodes the kernels each time.
   DeviceResult<std::shared_ptr<Buffers>> buffers =
-      stageAndSubmit(runtime, bundle, nullptr, stream, inputs, timeout);
+      stageAndSubmit(runtime, bundle, nullptr, stream, inputs, shared, timeout);
   if (!buffers.ok())
     return buffers.error();
   PreparedBundle prepared;
@@ -295,8 +352,29 @@ PreparedBundle::prepare(DeviceRuntime &runtime, const Bundle &bundle,
   prepared.stream = &stream;
   prepared.buffers = std::move(*buffers);
   for (const OutputAlias &alias : bundle.aliases)
-    prepared.aliasedInputs.emplace_back(alias.input, inputs[alias.input]);
+    prepared.aliasedInputs.emplace_back(
+        alias.input,
+        TensorBytes(inputs[alias.input].begin(), inputs[alias.input].end()));
   return prepared;
+}
+
+DeviceResult<PreparedBundle>
+PreparedBundle::prepare(DeviceRuntime &runtime, const Bundle &bundle,
+                        const Executable &executable, Stream &stream,
+                        std::span<const TensorBytes> inputs,
+                        std::chrono::nanoseconds timeout) {
+  InputViews views = viewsOf(inputs);
+  return prepareViews(runtime, bundle, executable, stream, views, {}, timeout);
+}
+
+DeviceResult<PreparedBundle>
+PreparedBundle::prepare(DeviceRuntime &runtime, const Bundle &bundle,
+                        const Executable &executable, Stream &stream,
+                        std::span<const SharedInput> inputs,
+                        std::chrono::nanoseconds timeout) {
+  InputViews views = viewsOf(inputs);
+  return prepareViews(runtime, bundle, executable, stream, views, inputs,
+                      timeout);
 }
 
 DeviceStatus PreparedBundle::run(std::chrono::nanoseconds timeout) {

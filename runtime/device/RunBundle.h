@@ -28,6 +28,16 @@ namespace fuse::device {
 
 using TensorBytes = std::vector<std::byte>;
 
+/// An input that a PreparedBundle may read in place instead of copying it
+/// (a model's weights): `owner` keeps `bytes` alive, and whoever holds them
+/// keeps them unchanged, for as long as the PreparedBundle lives. Runtimes
+/// that cannot read host memory (CUDA), and inputs the bundle writes in
+/// place, get a copy.
+struct SharedInput {
+  std::shared_ptr<const void> owner;
+  std::span<const std::byte> bytes;
+};
+
 /// Inputs in the bundle's input order, each the raw bytes of its tensor type;
 /// answers the outputs in the bundle's output order. On a failure after
 /// submission the fence keeps every resource of the run until it is
@@ -58,6 +68,13 @@ public:
           const Executable &executable, Stream &stream,
           std::span<const TensorBytes> inputs,
           std::chrono::nanoseconds timeout = std::chrono::minutes(10));
+  /// The same with inputs read in place where the runtime can
+  /// (DeviceRuntime::borrowHostMemory): no copy, no buffer of its own.
+  static DeviceResult<PreparedBundle>
+  prepare(DeviceRuntime &runtime, const Bundle &bundle,
+          const Executable &executable, Stream &stream,
+          std::span<const SharedInput> inputs,
+          std::chrono::nanoseconds timeout = std::chrono::minutes(10));
 
   /// Launches every kernel in order as one batch and waits for its fence.
   DeviceStatus run(std::chrono::nanoseconds timeout = std::chrono::minutes(10));
@@ -77,6 +94,12 @@ public:
 
 private:
   PreparedBundle() = default;
+  static DeviceResult<PreparedBundle>
+  prepareViews(DeviceRuntime &runtime, const Bundle &bundle,
+               const Executable &executable, Stream &stream,
+               std::span<const std::span<const std::byte>> inputs,
+               std::span<const SharedInput> shared,
+               std::chrono::nanoseconds timeout);
   DeviceRuntime *runtime = nullptr;
   const Bundle *bundle = nullptr;
   const Executable *executable = nullptr;

@@ -614,11 +614,14 @@ Expected<std::vector<HostTensorData>> runWithWeights(const std::string &file,
   if (model->modelInputs.size() != 1)
     return Status::error(file + ": expected one model input");
   std::vector<HostTensor> views;
+  // The weights are shared and read-only: the views are of copies.
+  std::vector<HostTensorData> weights;
+  weights.reserve(model->graph.inputs.size());
   for (std::size_t i = 0; i < model->graph.inputs.size(); ++i) {
     if (i == model->modelInputs[0])
       views.push_back(x.view());
     else if (model->weights[i])
-      views.push_back(model->weights[i]->view());
+      views.push_back(weights.emplace_back(*model->weights[i]).view());
     else
       return Status::error(file + ": an input without a value");
   }
@@ -796,8 +799,12 @@ TEST(OnnxImporter, SliceWithExtremeSteps) {
       importModelFile(inputsDir() + "slice_extreme_steps.onnx");
   ASSERT_TRUE(model.ok()) << model.message();
   std::vector<HostTensor> views;
+  std::vector<HostTensorData> weights;
+  weights.reserve(model->graph.inputs.size());
   for (std::size_t i = 0; i < model->graph.inputs.size(); ++i)
-    views.push_back(model->weights[i] ? model->weights[i]->view() : x.view());
+    views.push_back(model->weights[i]
+                        ? weights.emplace_back(*model->weights[i]).view()
+                        : x.view());
   Expected<std::vector<HostTensorData>> outputs =
       evaluateGraph(model->graph, views);
   ASSERT_TRUE(outputs.ok()) << outputs.message();
@@ -824,8 +831,8 @@ TEST(OnnxImporter, WeightsAreInputsWithValues) {
   EXPECT_EQ(graph.tensors[graph.inputs[1]].name, "w");
   EXPECT_EQ(model->modelInputs, (std::vector<std::size_t>{0}));
   ASSERT_EQ(model->weights.size(), 2u);
-  EXPECT_FALSE(model->weights[0].has_value());
-  ASSERT_TRUE(model->weights[1].has_value());
+  EXPECT_FALSE(model->weights[0]);
+  ASSERT_TRUE(model->weights[1]);
   EXPECT_EQ(model->weights[1]->toDoubles(),
             (std::vector<double>{1, 2, 3, 4, 5, 6}));
   EXPECT_EQ(model->opsetVersion, 17);
@@ -957,7 +964,7 @@ TEST(OnnxImporter, UnsignedAndInt16Ops) {
   inputs.push_back(u32({4000000000u, 3000000001u, 9, 2147483648u}));
   inputs.push_back(u32({3, 2, 4, 2147483647u}));
   for (std::size_t i = 2; i < graph.inputs.size(); ++i) {
-    ASSERT_TRUE(model->weights[i].has_value());
+    ASSERT_TRUE(model->weights[i]);
     inputs.push_back(*model->weights[i]);
   }
   std::vector<HostTensor> views;

@@ -195,6 +195,110 @@ TEST(ReferenceRuntime, APreparedBundleRestoresInputsItWritesInPlace) {
   EXPECT_EQ(test::fromBytes<float>((*out)[0]), (std::vector<float>{5, 7, 9}));
 }
 
+/// `values` as a SharedInput that owns them.
+SharedInput sharedFloats(const std::vector<float> &values) {
+  auto bytes = std::make_shared<const TensorBytes>(test::toBytes(values));
+  return {bytes, *bytes};
+}
+
+TEST(ReferenceRuntime, APreparedBundleReadsSharedInputsInPlace) {
+  ReferenceRuntime runtime;
+  const int64_t n = 5;
+  Bundle bundle = test::mulAddBundle(n);
+  std::vector<float> a = test::randomFloats(1, n), b = test::randomFloats(2, n),
+                     c = test::randomFloats(3, n);
+  std::vector<SharedInput> inputs{sharedFloats(a), sharedFloats(b),
+                                  sharedFloats(c)};
+  std::weak_ptr<const void> firstOwner = inputs[0].owner;
+  Executable executable = *runtime.load(bundle);
+  Stream stream = *runtime.createStream();
+  DeviceResult<PreparedBundle> prepared =
+      PreparedBundle::prepare(runtime, bundle, executable, stream, inputs);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  // The caller lets go of its inputs: the prepared bundle keeps them.
+  inputs.clear();
+  EXPECT_FALSE(firstOwner.expired());
+  for (int run = 0; run < 2; ++run)
+    ASSERT_TRUE(prepared->run().ok());
+  DeviceResult<std::vector<TensorBytes>> out = prepared->readOutputs();
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  std::vector<float> result = test::fromBytes<float>((*out)[0]);
+  for (int64_t i = 0; i < n; ++i)
+    EXPECT_EQ(result[i], a[i] * b[i] + c[i]);
+  ReferenceSnapshot snapshot = runtime.snapshot();
+  // The output and the arena only: no buffer, and no upload, per input.
+  EXPECT_EQ(snapshot.allocations, 2u);
+  EXPECT_EQ(snapshot.commands, 2u * 2u);
+  EXPECT_EQ(runtime.memoryUsage().inUseBytes,
+            uint64_t(n * 4) + bundle.memoryPlan.peakBytes);
+  prepared = DeviceResult<PreparedBundle>(
+      Error{ErrorCode::InvalidArgument, "released"});
+  EXPECT_TRUE(firstOwner.expired());
+}
+
+TEST(ReferenceRuntime, ASharedInputWrittenInPlaceIsCopied) {
+  ReferenceRuntime runtime;
+  GraphBuilder builder;
+  TensorType type{ElementType::F32, {3}};
+  TensorId a = builder.input(type), b = builder.input(type);
+  builder.output(builder.add(a, b));
+  Bundle bundle = makeReferenceBundle(*builder.finish());
+  bundle.aliases.push_back({0, 0});
+  Executable executable = *runtime.load(bundle);
+  Stream stream = *runtime.createStream();
+  std::vector<SharedInput> inputs{sharedFloats({1, 2, 3}),
+                                  sharedFloats({4, 5, 6})};
+  DeviceResult<PreparedBundle> prepared =
+      PreparedBundle::prepare(runtime, bundle, executable, stream, inputs);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  for (int run = 0; run < 2; ++run)
+    ASSERT_TRUE(prepared->run().ok());
+  DeviceResult<std::vector<TensorBytes>> out = prepared->readOutputs();
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  EXPECT_EQ(test::fromBytes<float>((*out)[0]), (std::vector<float>{5, 7, 9}));
+  // The caller's bytes are never written.
+  EXPECT_EQ(test::fromBytes<float>(
+                TensorBytes(inputs[0].bytes.begin(), inputs[0].bytes.end())),
+            (std::vector<float>{1, 2, 3}));
+  // Input 0 has a buffer of its own (the output's); input 1 is borrowed.
+  EXPECT_EQ(runtime.snapshot().allocations, 1u);
+}
+
+TEST(ReferenceRuntime, BorrowedHostMemoryIsReadOnly) {
+  ReferenceRuntime runtime;
+  auto owner = std::make_shared<const TensorBytes>(
+      test::toBytes(std::vector<float>{1, 2, 3, 4}));
+  std::weak_ptr<const TensorBytes> watch = owner;
+  DeviceResult<Buffer> borrowed = runtime.borrowHostMemory(owner, *owner);
+  ASSERT_TRUE(borrowed.ok()) << borrowed.error().message;
+  owner.reset();
+  EXPECT_FALSE(watch.expired());
+  AllocationPermit permit = std::move(*runtime.reserve(16));
+  Buffer own = *runtime.allocate(permit, 16);
+  TensorBytes four = test::toBytes(std::vector<float>{9, 9, 9, 9});
+  auto expectRefused = [](DeviceResult<Command> refused) {
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().code, ErrorCode::InvalidArgument);
+    EXPECT_NE(refused.error().message.find("read-only"), std::string::npos)
+        << refused.error().message;
+  };
+  expectRefused(runtime.encodeUpload(four, *borrowed, 0));
+  expectRefused(runtime.encodeZero(*borrowed, 0, 16));
+  expectRefused(runtime.encodeCopy(own, *borrowed, CopyRegion{0, 0, 16}));
+  // Read from it as from any buffer.
+  Stream stream = *runtime.createStream();
+  CommandBatch batch;
+  batch.add(*runtime.encodeCopy(*borrowed, own, CopyRegion{0, 0, 16}));
+  ASSERT_TRUE(runtime.submit(stream, std::move(batch)).submitted());
+  DeviceResult<std::vector<std::byte>> back =
+      runtime.readback(stream, own, 0, 16);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(test::fromBytes<float>(*back), (std::vector<float>{1, 2, 3, 4}));
+  ASSERT_FALSE(runtime.borrowHostMemory(nullptr, four).ok());
+  borrowed = DeviceResult<Buffer>(Error{ErrorCode::InvalidArgument, "gone"});
+  EXPECT_TRUE(watch.expired());
+}
+
 TEST(ReferenceRuntime, APreparedBundleChecksItsInputs) {
   ReferenceRuntime runtime;
   Bundle bundle = test::mulAddBundle(4);
