@@ -32,10 +32,18 @@ void relax() {
 } // namespace
 
 struct ThreadPool::Job {
+  /// A worker's share of the chunks: [next, end), run in order.
+  struct alignas(64) Share {
+    std::atomic<int64_t> next{0};
+    int64_t end = 0;
+  };
   const std::function<void(int64_t, int64_t)> *body;
   std::vector<int64_t> bounds;
   int64_t chunks;
-  std::atomic<int64_t> next{0};
+  std::unique_ptr<Share[]> shares;
+  unsigned workers = 1;
+  /// Chunks taken, by any worker.
+  std::atomic<int64_t> claimed{0};
   std::atomic<int64_t> finished{0};
   std::mutex mutex;
   std::condition_variable done;
@@ -44,7 +52,7 @@ struct ThreadPool::Job {
 ThreadPool::ThreadPool(unsigned helpers) {
   threads.reserve(helpers);
   for (unsigned i = 0; i < helpers; ++i)
-    threads.emplace_back([this] { serve(); });
+    threads.emplace_back([this, i] { serve(i + 1); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -78,26 +86,32 @@ std::vector<int64_t> ThreadPool::chunkBoundaries(int64_t begin, int64_t end,
   return bounds;
 }
 
-void ThreadPool::runChunks(Job &job) {
-  for (int64_t i = job.next++; i < job.chunks; i = job.next++) {
-    (*job.body)(job.bounds[i], job.bounds[i + 1]);
-    if (++job.finished == job.chunks) {
-      std::lock_guard lock(job.mutex);
-      job.done.notify_all();
+void ThreadPool::runChunks(Job &job, unsigned worker) {
+  // The worker's own share first, then the others', each from its next
+  // chunk on.
+  for (unsigned k = 0; k < job.workers; ++k) {
+    Job::Share &share = job.shares[(worker + k) % job.workers];
+    for (int64_t i = share.next++; i < share.end; i = share.next++) {
+      ++job.claimed;
+      (*job.body)(job.bounds[i], job.bounds[i + 1]);
+      if (++job.finished == job.chunks) {
+        std::lock_guard lock(job.mutex);
+        job.done.notify_all();
+      }
     }
   }
 }
 
 std::shared_ptr<ThreadPool::Job> ThreadPool::nextJob() {
   while (!jobs.empty()) {
-    if (jobs.front()->next.load() < jobs.front()->chunks)
+    if (jobs.front()->claimed.load() < jobs.front()->chunks)
       return jobs.front();
     jobs.pop_front();
   }
   return nullptr;
 }
 
-void ThreadPool::serve() {
+void ThreadPool::serve(unsigned worker) {
   uint64_t seen = 0;
   std::unique_lock lock(mutex);
   while (true) {
@@ -106,7 +120,7 @@ void ThreadPool::serve() {
     if (std::shared_ptr<Job> job = nextJob()) {
       seen = pushed.load();
       lock.unlock();
-      runChunks(*job);
+      runChunks(*job, worker);
       // Poll for the next launch before sleeping.
       auto until = std::chrono::steady_clock::now() + kPollTime;
       while (pushed.load(std::memory_order_relaxed) == seen &&
@@ -138,6 +152,20 @@ void ThreadPool::parallelFor(
   job->body = &body;
   job->bounds = std::move(bounds);
   job->chunks = chunks;
+  // Worker w (the caller 0, helper i i + 1) owns the w-th of as many even
+  // runs of chunks and takes the others' only when its own are done: a
+  // worker runs the same part of every launch of a model, so a kernel that
+  // reads what the one before it wrote at the same positions finds more of
+  // it in its own core's caches. Measured on 2 AVX-512 cores (fuse-run
+  // --bench, each under chrt -f so that other processes wait, alternating,
+  // medians): mobilenet_v2 4.84 -> 4.74 ms, resnet18 17.2 -> 16.9, vit 3.78
+  // -> 3.63, whisper_enc 46.7 -> 45.9 (one shared counter of chunks before).
+  job->workers = static_cast<unsigned>(threads.size()) + 1;
+  job->shares = std::make_unique<Job::Share[]>(job->workers);
+  for (unsigned w = 0; w < job->workers; ++w) {
+    job->shares[w].next = chunks * w / job->workers;
+    job->shares[w].end = chunks * (w + 1) / job->workers;
+  }
   bool notify;
   {
     std::lock_guard lock(mutex);
@@ -147,7 +175,7 @@ void ThreadPool::parallelFor(
   }
   if (notify)
     wake.notify_all();
-  runChunks(*job);
+  runChunks(*job, 0);
   // The helpers' last chunks are usually short: poll before sleeping.
   auto until = std::chrono::steady_clock::now() + kPollTime;
   while (job->finished.load() != job->chunks &&

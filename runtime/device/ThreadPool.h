@@ -4,7 +4,10 @@
 // chunks of whole grains, as equal as the grains allow, and runs them on
 // the pool and on the calling thread. The caller always takes part, so a
 // launch makes progress even when every pool thread is busy with another
-// stream's launch: streams stay independent.
+// stream's launch: streams stay independent. Each worker (the caller, then
+// the helpers in order) owns an even run of the chunks and runs it first,
+// then takes what is left of the others': the same worker runs the same
+// part of every launch, near the data it wrote in the launches before.
 //
 // A helper that finishes a job polls for the next one for a short while
 // before it sleeps: a model launches its kernels back to back, and waking a
@@ -51,8 +54,8 @@ public:
 
 private:
   struct Job;
-  void serve();
-  static void runChunks(Job &job);
+  void serve(unsigned worker);
+  static void runChunks(Job &job, unsigned worker);
   /// The next job with chunks left, or null; pops finished jobs. Under
   /// `mutex`.
   std::shared_ptr<Job> nextJob();

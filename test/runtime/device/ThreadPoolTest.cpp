@@ -95,6 +95,44 @@ TEST(ThreadPool, EveryIterationRunsOnce) {
   }
 }
 
+TEST(ThreadPool, WorkersStartWithTheirOwnShareOfChunks) {
+  // 8 chunks for 2 workers: the caller owns chunks 0-3, the helper 4-7, so
+  // that launches over the same positions run them on the same core. The
+  // caller's first chunk waits until the helper has run one: the helper's
+  // first must be its own share's first (4), not the next chunk of a shared
+  // counter (0 or 1); the caller's first is one of its own (the helper
+  // takes the caller's only after its own four).
+  ThreadPool pool(1);
+  ASSERT_EQ(ThreadPool::chunkBoundaries(0, 8, 1, 2).size(), 9u);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::mutex mutex;
+  std::vector<int64_t> callerChunks, helperChunks;
+  std::atomic<bool> helperRan{false};
+  pool.parallelFor(0, 8, 1, [&](int64_t begin, int64_t end) {
+    bool byCaller = std::this_thread::get_id() == caller;
+    bool first;
+    {
+      std::lock_guard lock(mutex);
+      std::vector<int64_t> &chunks = byCaller ? callerChunks : helperChunks;
+      first = chunks.empty();
+      chunks.push_back(begin);
+    }
+    if (!byCaller) {
+      helperRan = true;
+      return;
+    }
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (first && !helperRan && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+  });
+  EXPECT_EQ(callerChunks.size() + helperChunks.size(), 8u);
+  if (helperChunks.empty())
+    GTEST_SKIP() << "the helper never ran (a machine too busy to tell)";
+  EXPECT_EQ(helperChunks.front(), 4);
+  if (!callerChunks.empty())
+    EXPECT_LT(callerChunks.front(), 4);
+}
+
 TEST(ThreadPool, HelpersTakePartAndCallersRunConcurrently) {
   ThreadPool pool(2);
   // Back-to-back launches (the helpers poll between them) and launches
