@@ -829,6 +829,8 @@ private:
   bool evaluateSymbolic(std::vector<std::optional<Value>> &constants,
                         std::vector<TensorId> &results);
   bool symbolicIntsOp(std::vector<std::optional<Value>> &constants);
+  bool symbolicIntsElementwise(std::vector<std::optional<Value>> &constants);
+  bool symbolicIntsSelect(std::vector<std::optional<Value>> &constants);
   bool symbolicTensorOp(std::vector<TensorId> &results);
   TensorId materializeInts(const SymbolicInts &ints);
   std::string intsText(const SymbolicInts &ints);
@@ -3829,79 +3831,32 @@ namespace {
 /// (they compare dims, never compute with them), besides those
 /// evaluateSymbolic handles itself.
 bool takesSymbolicOperands(std::string_view op) {
-  static const std::set<std::string_view> ops = {"Abs",
-                                                 "Add",
-                                                 "And",
-                                                 "ArgMax",
-                                                 "ArgMin",
-                                                 "Cast",
-                                                 "CastLike",
-                                                 "Ceil",
-                                                 "Clip",
-                                                 "Concat",
-                                                 "Cos",
-                                                 "Div",
-                                                 "Dropout",
-                                                 "Elu",
-                                                 "Equal",
-                                                 "Erf",
-                                                 "Exp",
-                                                 "Floor",
-                                                 "Gather",
-                                                 "Gelu",
-                                                 "Greater",
-                                                 "GreaterOrEqual",
-                                                 "HardSigmoid",
-                                                 "HardSwish",
-                                                 "Identity",
-                                                 "IsInf",
-                                                 "IsNaN",
-                                                 "LayerNormalization",
-                                                 "LeakyRelu",
-                                                 "Less",
-                                                 "LessOrEqual",
-                                                 "Log",
-                                                 "LogSoftmax",
-                                                 "MatMul",
-                                                 "Max",
-                                                 "Mean",
-                                                 "Min",
-                                                 "Mish",
-                                                 "Mod",
-                                                 "Mul",
-                                                 "Neg",
-                                                 "Not",
-                                                 "Or",
-                                                 "Pow",
-                                                 "Reciprocal",
-                                                 "ReduceL1",
-                                                 "ReduceL2",
-                                                 "ReduceLogSum",
-                                                 "ReduceLogSumExp",
-                                                 "ReduceMax",
-                                                 "ReduceMean",
-                                                 "ReduceMin",
-                                                 "ReduceProd",
-                                                 "ReduceSum",
-                                                 "ReduceSumSquare",
-                                                 "Relu",
-                                                 "Round",
-                                                 "Sigmoid",
-                                                 "Sign",
-                                                 "Sin",
-                                                 "Softmax",
-                                                 "Softplus",
-                                                 "Softsign",
-                                                 "Sqrt",
-                                                 "Squeeze",
-                                                 "Sub",
-                                                 "Sum",
-                                                 "Tan",
-                                                 "Tanh",
-                                                 "Transpose",
-                                                 "Unsqueeze",
-                                                 "Where",
-                                                 "Xor"};
+  static const std::set<std::string_view> ops = {
+      "Abs",         "Add",          "And",
+      "ArgMax",      "ArgMin",       "Cast",
+      "CastLike",    "Ceil",         "Clip",
+      "Concat",      "Cos",          "Div",
+      "Dropout",     "Elu",          "Equal",
+      "Erf",         "Exp",          "Floor",
+      "Gather",      "Gelu",         "Gemm",
+      "Split",       "Greater",      "GreaterOrEqual",
+      "HardSigmoid", "HardSwish",    "Identity",
+      "IsInf",       "IsNaN",        "LayerNormalization",
+      "LeakyRelu",   "Less",         "LessOrEqual",
+      "Log",         "LogSoftmax",   "MatMul",
+      "Max",         "Mean",         "Min",
+      "Mish",        "Mod",          "Mul",
+      "Neg",         "Not",          "Or",
+      "Pow",         "Reciprocal",   "ReduceL1",
+      "ReduceL2",    "ReduceLogSum", "ReduceLogSumExp",
+      "ReduceMax",   "ReduceMean",   "ReduceMin",
+      "ReduceProd",  "ReduceSum",    "ReduceSumSquare",
+      "Relu",        "Round",        "Sigmoid",
+      "Sign",        "Sin",          "Softmax",
+      "Softplus",    "Softsign",     "Sqrt",
+      "Squeeze",     "Sub",          "Sum",
+      "Tan",         "Tanh",         "Transpose",
+      "Unsqueeze",   "Where",        "Xor"};
   return ops.count(op) > 0;
 }
 
@@ -4148,6 +4103,36 @@ bool Importer::symbolicIntsOp(std::vector<std::optional<Value>> &constants) {
     x.shape = target;
     return result(std::move(x));
   }
+  if ((op == "Gather" || op == "Slice") && inputValue(0).ints)
+    return symbolicIntsSelect(constants);
+  if (op == "Concat") {
+    SymbolicInts out{ElementType::I64, {0}, {}};
+    for (int i = 0; i < node->input_size(); ++i) {
+      std::optional<SymbolicInts> part = exprsIn(i);
+      if (!part || part->shape.size() != 1)
+        return false;
+      out.type = part->type;
+      out.elements.insert(out.elements.end(), part->elements.begin(),
+                          part->elements.end());
+    }
+    normAxis(attrInt("axis", 0), 1);
+    out.shape[0] = std::int64_t(out.elements.size());
+    return result(std::move(out));
+  }
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" ||
+      op == "Equal" || op == "Where")
+    return symbolicIntsElementwise(constants);
+  return false;
+}
+
+/// Gather (constant indices) and Slice (known bounds) of a shape value.
+bool Importer::symbolicIntsSelect(
+    std::vector<std::optional<Value>> &constants) {
+  const std::string &op = node->op_type();
+  auto result = [&](SymbolicInts ints) {
+    constants[0] = intsValue(std::move(ints));
+    return true;
+  };
   if (op == "Gather" && inputValue(0).ints) {
     SymbolicInts data = *exprsIn(0);
     if (attrInt("axis", 0) != 0 && attrInt("axis", 0) != -1)
@@ -4201,23 +4186,20 @@ bool Importer::symbolicIntsOp(std::vector<std::optional<Value>> &constants) {
     out.shape[0] = std::int64_t(out.elements.size());
     return result(std::move(out));
   }
-  if (op == "Concat") {
-    SymbolicInts out{ElementType::I64, {0}, {}};
-    for (int i = 0; i < node->input_size(); ++i) {
-      std::optional<SymbolicInts> part = exprsIn(i);
-      if (!part || part->shape.size() != 1)
-        return false;
-      out.type = part->type;
-      out.elements.insert(out.elements.end(), part->elements.begin(),
-                          part->elements.end());
-    }
-    normAxis(attrInt("axis", 0), 1);
-    out.shape[0] = std::int64_t(out.elements.size());
-    return result(std::move(out));
-  }
-  const bool arithmetic =
-      op == "Add" || op == "Sub" || op == "Mul" || op == "Div";
-  if (arithmetic || op == "Equal" || op == "Where") {
+  return false;
+}
+
+/// Add, Sub, Mul, Div (exact), Equal (decided for every value of the dims)
+/// and Where (a known condition) on shape values, elementwise with a
+/// one-element operand broadcast.
+bool Importer::symbolicIntsElementwise(
+    std::vector<std::optional<Value>> &constants) {
+  const std::string &op = node->op_type();
+  auto result = [&](SymbolicInts ints) {
+    constants[0] = intsValue(std::move(ints));
+    return true;
+  };
+  {
     const int first = op == "Where" ? 1 : 0;
     std::optional<SymbolicInts> a = exprsIn(first), c = exprsIn(first + 1);
     std::optional<SymbolicInts> cond;
