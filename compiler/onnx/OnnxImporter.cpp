@@ -4141,7 +4141,8 @@ bool Importer::symbolicIntsSelect(
     if (!indices || inputValue(1).ints || data.shape.size() != 1)
       return false;
     SymbolicInts out{data.type, indices->shape, {}};
-    const std::int64_t n = data.shape[0];
+    // Rank 1: its length is its element count (at most 1024).
+    const std::int64_t n = std::int64_t(data.elements.size());
     for (const DimExpr &index : indices->elements) {
       std::int64_t k = *index.constantValue();
       if (k < -n || k >= n)
@@ -4167,7 +4168,7 @@ bool Importer::symbolicIntsSelect(
     if (starts.size() != 1 || ends.size() != 1 || steps.size() != 1 ||
         steps[0] == 0)
       fail("a Slice of a shape value takes one axis and a nonzero step");
-    const std::int64_t n = data.shape[0], step = steps[0];
+    const std::int64_t n = std::int64_t(data.elements.size()), step = steps[0];
     std::int64_t start = starts[0] < 0 ? starts[0] + n : starts[0];
     std::int64_t end =
         ends[0] < 0 ? std::max<std::int64_t>(ends[0], -n - 1) + n : ends[0];
@@ -4358,7 +4359,9 @@ TensorId Importer::symbolicSlice() {
       // Static on both sides: clamped as ONNX says.
       const std::int64_t dim = shape[axis];
       std::int64_t e =
-          *to < 0 ? std::max<std::int64_t>(*to + dim, 0) : std::min(*to, dim);
+          *to < 0
+              ? std::max<std::int64_t>(dimValue(CheckedInt(*to) + dim, what), 0)
+              : std::min(*to, dim);
       std::int64_t s0 = std::min(*from, dim);
       offsets[axis] = s0;
       sizes[axis] = std::max<std::int64_t>(e - s0, 0);
