@@ -336,6 +336,20 @@ FailureOr<OwningOpRef<ModuleOp>>
 graphToModule(MLIRContext &context, const Graph &graph, StringRef funcName) {
   loadTranslationDialects(context);
   Location unknown = UnknownLoc::get(&context);
+  // Symbolic dims (Graph.h) do not reach the dialect yet (issue 22, step
+  // B): the graph is bound first, which also turns iota and dim_value into
+  // constants.
+  if (graph.isSymbolic())
+    return emitError(unknown)
+           << "the graph has symbolic dims; bind them (bindDims) before "
+              "compiling it";
+  for (auto [index, op] : llvm::enumerate(graph.ops))
+    if (isBindTimeOp(op.kind))
+      return emitError(unknown)
+             << "graph op " << index << " ("
+             << std::string(opInfo(op.kind).mnemonic)
+             << ") has no `fuse` dialect op yet; bindDims turns it into a "
+                "constant";
   OwningOpRef<ModuleOp> module = ModuleOp::create(unknown);
   OpBuilder builder(&context);
   builder.setInsertionPointToEnd(module->getBody());

@@ -185,11 +185,18 @@ ElementType requireType(int type, const std::string &what) {
 /// not make the importer or its caller allocate without bound).
 constexpr std::int64_t kMaxElements = std::int64_t(1) << 31;
 
-std::int64_t checkedCount(const Shape &shape, const std::string &what) {
-  for (std::int64_t d : shape)
-    if (d < 0)
+/// A symbolic dim (a negative code, ImportOptions::symbolicDims, which the
+/// builder has checked) is left out of the count: it is checked when bound.
+std::int64_t checkedCount(const Shape &shape, const std::string &what,
+                          bool symbolic = false) {
+  Shape counted;
+  for (std::int64_t d : shape) {
+    if (d < 0 && !symbolic)
       fail(what + " has a negative dimension in " + shapeText(shape));
-  std::optional<std::int64_t> count = checkedElementCount(shape).get();
+    if (d >= 0)
+      counted.push_back(d);
+  }
+  std::optional<std::int64_t> count = checkedElementCount(counted).get();
   if (!count || *count > kMaxElements)
     fail(what + " is too large: " + shapeText(shape) + " (more than 2^31 " +
          "elements)");
@@ -555,9 +562,25 @@ struct InitializerCache {
       values;
 };
 
+/// Shape arithmetic over symbolic dims (ImportOptions::symbolicDims): a
+/// small integer tensor of static shape whose elements are dim expressions,
+/// one at least symbolic (the value of Shape on a symbolic tensor, and what
+/// Gather, Concat, Add ... make of it). It becomes a tensor only where an
+/// op computes with it (dim_value ops), and is read as dims by Reshape,
+/// Expand, ConstantOfShape, Range and Slice.
+struct SymbolicInts {
+  ElementType type = ElementType::I64;
+  Shape shape;
+  /// Row-major, one per element.
+  std::vector<DimExpr> elements;
+};
+
 /// One ONNX value during import.
 struct Value {
   TensorType type;
+  /// Symbolic shape arithmetic (then `constant` is null and `id` is set only
+  /// once materialized).
+  std::shared_ptr<const SymbolicInts> ints;
   /// The tensor in the current builder, once materialized.
   TensorId id = kInvalidTensor;
   /// The value, when known at import time; shared, never changed (an
@@ -804,6 +827,35 @@ private:
   bool evaluateRange(std::vector<std::optional<Value>> &constants,
                      std::vector<TensorId> &results);
 
+  // Symbolic dims (OnnxImporter.cpp, "Symbolic dims").
+  /// Whether an input of the node is a symbolic shape value or a tensor
+  /// with a symbolic dim.
+  bool touchesSymbolicDims();
+  /// The node over symbolic dims: its outputs, true; false when the usual
+  /// lowering handles it (elementwise ops on materialized values); an error
+  /// for an op that cannot take them.
+  bool evaluateSymbolic(std::vector<std::optional<Value>> &constants,
+                        std::vector<TensorId> &results);
+  bool symbolicIntsOp(std::vector<std::optional<Value>> &constants);
+  bool symbolicIntsElementwise(std::vector<std::optional<Value>> &constants);
+  bool symbolicIntsSelect(std::vector<std::optional<Value>> &constants);
+  bool symbolicTensorOp(std::vector<TensorId> &results);
+  TensorId materializeInts(const SymbolicInts &ints);
+  std::string intsText(const SymbolicInts &ints);
+  /// Input i as dim expressions: a symbolic shape value, or a small integer
+  /// constant; nullopt otherwise.
+  std::optional<SymbolicInts> exprsIn(int i);
+  /// The value of `ints`: a constant when every element is.
+  Value intsValue(SymbolicInts ints);
+  DimExpr exprOf(std::int64_t dim) { return mainBuilder.dims().expr(dim); }
+  std::int64_t codeOf(const DimExpr &expr, const std::string &what);
+  Shape codesOf(const std::vector<DimExpr> &exprs, const std::string &what);
+  DimExpr checkedExpr(Expected<DimExpr> expr, const std::string &what);
+  TensorId symbolicReshape(TensorId x, const SymbolicInts &target);
+  TensorId symbolicRange();
+  TensorId symbolicSlice();
+  TensorId symbolicGatherElements();
+
   template <OpKind kind> std::vector<TensorId> lowerUnary() {
     return {unary(kind, in(0))};
   }
@@ -950,6 +1002,10 @@ private:
 TensorId Importer::materialize(const std::string &name, Value &value) {
   if (value.id != kInvalidTensor)
     return value.id;
+  if (value.ints) {
+    value.id = materializeInts(*value.ints);
+    return value.id;
+  }
   if (!value.constant)
     fail("internal error: '" + name + "' has no value");
   const HostTensorData &data = *value.constant;
@@ -1065,6 +1121,11 @@ const HostTensorData &Importer::constIn(int i, const char *what) {
   Value &value = inputValue(i);
   if (value.constant)
     return *value.constant;
+  if (value.ints)
+    fail(std::string(what) + " (input " + std::to_string(i) + ", '" +
+         node->input(i) + "') is computed from symbolic dims (" +
+         intsText(*value.ints) + ") and must be known at import here: " +
+         node->op_type() + " does not take symbolic dims there");
   std::string operand = std::string(what) + " (input " + std::to_string(i) +
                         ", '" + node->input(i) + "')";
   std::vector<ConstantInputNeed> needs;
@@ -3761,6 +3822,694 @@ std::vector<TensorId> Importer::lowerUpsample() {
   return {resizeWith(x, mode, target)};
 }
 
+// --- Symbolic dims -----------------------------------------------------------
+//
+// With ImportOptions::symbolicDims, a dim left open stays a symbol of the
+// graph (Graph.h, "Symbolic dims"), and the shape arithmetic an exporter
+// writes around it (Shape -> Gather -> Unsqueeze -> Concat -> Reshape, Range,
+// ConstantOfShape, Expand, Where(shape == -1, 1, shape)) is carried as
+// SymbolicInts: dim expressions, not tensors. The ops that read them as dims
+// take them as codes of the graph's table; an op that computes with one as
+// data reads it through dim_value ops. An op that reads dims numerically and
+// has no symbolic form here is refused, naming the node.
+
+namespace {
+
+/// The op types whose lowering is right for operands with symbolic dims
+/// (they compare dims, never compute with them), besides those
+/// evaluateSymbolic handles itself.
+bool takesSymbolicOperands(std::string_view op) {
+  static const std::set<std::string_view> ops = {
+      "Abs",         "Add",          "And",
+      "ArgMax",      "ArgMin",       "Cast",
+      "CastLike",    "Ceil",         "Clip",
+      "Concat",      "Cos",          "Div",
+      "Dropout",     "Elu",          "Equal",
+      "Erf",         "Exp",          "Floor",
+      "Gather",      "Gelu",         "Gemm",
+      "Split",       "Greater",      "GreaterOrEqual",
+      "HardSigmoid", "HardSwish",    "Identity",
+      "IsInf",       "IsNaN",        "LayerNormalization",
+      "LeakyRelu",   "Less",         "LessOrEqual",
+      "Log",         "LogSoftmax",   "MatMul",
+      "Max",         "Mean",         "Min",
+      "Mish",        "Mod",          "Mul",
+      "Neg",         "Not",          "Or",
+      "Pow",         "Reciprocal",   "ReduceL1",
+      "ReduceL2",    "ReduceLogSum", "ReduceLogSumExp",
+      "ReduceMax",   "ReduceMean",   "ReduceMin",
+      "ReduceProd",  "ReduceSum",    "ReduceSumSquare",
+      "Relu",        "Round",        "Sigmoid",
+      "Sign",        "Sin",          "Softmax",
+      "Softplus",    "Softsign",     "Sqrt",
+      "Squeeze",     "Sub",          "Sum",
+      "Tan",         "Tanh",         "Transpose",
+      "Unsqueeze",   "Where",        "Xor"};
+  return ops.count(op) > 0;
+}
+
+} // namespace
+
+bool Importer::touchesSymbolicDims() {
+  std::set<int> used = usedInputs;
+  bool symbolic = false;
+  for (int i = 0; i < node->input_size() && !symbolic; ++i) {
+    if (node->input(i).empty())
+      continue;
+    const Value &v = inputValue(i);
+    symbolic = v.ints || !v.type.isStatic();
+  }
+  usedInputs = std::move(used);
+  return symbolic;
+}
+
+std::string Importer::intsText(const SymbolicInts &ints) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < ints.elements.size(); ++i)
+    text += (i ? ", " : "") + ints.elements[i].toString();
+  return text + "]";
+}
+
+std::int64_t Importer::codeOf(const DimExpr &expr, const std::string &what) {
+  if (std::optional<std::int64_t> value = expr.constantValue()) {
+    if (*value < 0)
+      fail(what + " is " + std::to_string(*value) + ", expected a size >= 0");
+    return *value;
+  }
+  return mainBuilder.dim(expr);
+}
+
+Shape Importer::codesOf(const std::vector<DimExpr> &exprs,
+                        const std::string &what) {
+  Shape codes;
+  for (const DimExpr &expr : exprs)
+    codes.push_back(codeOf(expr, what));
+  return codes;
+}
+
+DimExpr Importer::checkedExpr(Expected<DimExpr> expr, const std::string &what) {
+  if (!expr.ok())
+    fail(what + ": " + expr.message());
+  return expr.take();
+}
+
+std::optional<SymbolicInts> Importer::exprsIn(int i) {
+  Value &v = inputValue(i);
+  if (v.ints)
+    return *v.ints;
+  if (!v.constant || !isInteger(v.type.elementType) ||
+      v.type.numElements() > 1024)
+    return std::nullopt;
+  SymbolicInts ints{v.type.elementType, v.type.shape, {}};
+  for (std::int64_t value : v.constant->toInts())
+    ints.elements.push_back(DimExpr::constant(value));
+  return ints;
+}
+
+Value Importer::intsValue(SymbolicInts ints) {
+  Value v;
+  v.type = TensorType{ints.type, ints.shape};
+  bool constant = true;
+  std::vector<std::int64_t> values;
+  for (const DimExpr &expr : ints.elements) {
+    constant &= expr.isConstant();
+    values.push_back(expr.constantValue().value_or(0));
+  }
+  if (constant)
+    v.constant = shared(HostTensorData::fromInts(v.type, values));
+  else
+    v.ints = std::make_shared<const SymbolicInts>(std::move(ints));
+  return v;
+}
+
+/// Each element a dim_value (or a constant), concatenated and reshaped.
+TensorId Importer::materializeInts(const SymbolicInts &ints) {
+  std::vector<TensorId> parts;
+  const TensorType one{ints.type, {1}};
+  for (const DimExpr &expr : ints.elements) {
+    if (std::optional<std::int64_t> value = expr.constantValue())
+      parts.push_back(
+          check(b->constant(DenseValue::fromInts(one, std::vector{*value}))));
+    else
+      parts.push_back(check(b->dimValue(one, codeOf(expr, "a dim"))));
+  }
+  if (parts.empty())
+    return check(
+        b->constant(DenseValue::fromInts({ints.type, ints.shape}, {})));
+  TensorId joined = parts.size() == 1 ? parts[0] : check(b->concat(parts, 0));
+  return reshape(joined, ints.shape);
+}
+
+bool Importer::evaluateSymbolic(std::vector<std::optional<Value>> &constants,
+                                std::vector<TensorId> &results) {
+  const std::string &op = node->op_type();
+  if (symbolicIntsOp(constants))
+    return true;
+  if (symbolicTensorOp(results))
+    return true;
+  if (op == "Shape" || op == "Size" || op == "Range" ||
+      op == "ConstantOfShape" || op == "Expand" || op == "Reshape" ||
+      op == "Slice" || op == "Flatten" || op == "GatherElements")
+    return false; // handled above where symbolic; static otherwise
+  // The usual lowering, where it only compares dims; symbolic shape values
+  // are materialized as tensors (dim_value) where an op computes with them.
+  bool symbolicTensor = false;
+  std::set<int> used = usedInputs;
+  for (int i = 0; i < node->input_size(); ++i)
+    if (!node->input(i).empty() && !inputValue(i).type.isStatic())
+      symbolicTensor = true;
+  usedInputs = std::move(used);
+  if (symbolicTensor && !takesSymbolicOperands(op))
+    fail(op + " does not support operands with symbolic dims yet (bind the "
+              "dims at import: --dim)");
+  return false;
+}
+
+namespace {
+
+/// Whether a == b for every value of the dims (1), for none (0), or it
+/// depends (nullopt): a - b a nonzero constant, or of one sign with a
+/// nonzero constant term, is never 0 (the dims are >= 0).
+std::optional<bool> exprsEqual(const DimExpr &a, const DimExpr &b) {
+  if (a == b)
+    return true;
+  Expected<DimExpr> difference = DimExpr::sub(a, b);
+  if (!difference.ok())
+    return std::nullopt;
+  auto neverZero = [](const DimExpr &e) {
+    std::optional<std::int64_t> constantTerm;
+    for (const DimExpr::Term &term : e.terms())
+      if (term.symbols.empty())
+        constantTerm = term.coefficient;
+    return e.isNonNegative() && constantTerm && *constantTerm > 0;
+  };
+  Expected<DimExpr> negated = DimExpr::sub(DimExpr(), *difference);
+  if (difference->isConstant() || neverZero(*difference) ||
+      (negated.ok() && neverZero(*negated)))
+    return false;
+  return std::nullopt;
+}
+
+} // namespace
+
+/// Shape, Size, and the ops of shape arithmetic when an input is a symbolic
+/// shape value: Identity, Cast (to an integer type), Gather, Slice,
+/// Squeeze, Unsqueeze, Reshape, Concat, Add, Sub, Mul, Div, Equal, Where.
+bool Importer::symbolicIntsOp(std::vector<std::optional<Value>> &constants) {
+  const std::string &op = node->op_type();
+  if (op == "Shape" || op == "Size") {
+    const TensorType type = inType(0);
+    if (type.isStatic())
+      return false;
+    SymbolicInts ints{ElementType::I64, {}, {}};
+    if (op == "Size") {
+      ints.elements.push_back(checkedExpr(
+          mainBuilder.dims().product(type.shape), "the element count"));
+    } else {
+      std::int64_t rank = type.rank();
+      std::int64_t start = attrInt("start", 0), end = attrInt("end", rank);
+      start =
+          std::clamp<std::int64_t>(start < 0 ? start + rank : start, 0, rank);
+      end = std::clamp<std::int64_t>(end < 0 ? end + rank : end, 0, rank);
+      for (std::int64_t i = start; i < end; ++i)
+        ints.elements.push_back(exprOf(type.shape[i]));
+      ints.shape = {std::int64_t(ints.elements.size())};
+    }
+    constants[0] = intsValue(std::move(ints));
+    return true;
+  }
+  // Only where an input is a symbolic shape value.
+  bool any = false;
+  {
+    std::set<int> used = usedInputs;
+    for (int i = 0; i < node->input_size(); ++i)
+      if (!node->input(i).empty() && inputValue(i).ints)
+        any = true;
+    usedInputs = std::move(used);
+  }
+  if (!any)
+    return false;
+  auto result = [&](SymbolicInts ints) {
+    constants[0] = intsValue(std::move(ints));
+    return true;
+  };
+  if (op == "Identity")
+    return result(*exprsIn(0));
+  if (op == "Cast") {
+    SymbolicInts x = *exprsIn(0);
+    std::optional<ElementType> to = fromOnnxType(int(attrInt("to", 0)));
+    if (!to || !isInteger(*to) || *to == ElementType::I1)
+      return false; // a float value of a dim: computed by ops
+    attrInt("saturate", 1);
+    x.type = *to;
+    return result(std::move(x));
+  }
+  if (op == "Unsqueeze" || op == "Squeeze") {
+    SymbolicInts x = *exprsIn(0);
+    std::vector<std::int64_t> axes;
+    if (opset >= 13 && hasInput(1))
+      axes = intsIn(1, "axes");
+    else if (opset < 13)
+      axes = attrInts("axes").value_or(std::vector<std::int64_t>{});
+    const std::int64_t rank =
+        std::int64_t(x.shape.size()) +
+        (op == "Unsqueeze" ? std::int64_t(axes.size()) : 0);
+    std::set<std::int64_t> marked;
+    for (std::int64_t a : axes)
+      marked.insert(normAxis(a, op == "Unsqueeze" ? rank : x.shape.size()));
+    Shape out;
+    if (op == "Unsqueeze") {
+      for (std::int64_t i = 0, next = 0; i < rank; ++i)
+        out.push_back(marked.count(i) ? 1 : x.shape[next++]);
+    } else {
+      for (std::int64_t i = 0; i < std::int64_t(x.shape.size()); ++i)
+        if (axes.empty() ? x.shape[i] != 1 : !marked.count(i))
+          out.push_back(x.shape[i]);
+    }
+    x.shape = out;
+    return result(std::move(x));
+  }
+  if (op == "Reshape" && inputValue(0).ints && !inputValue(1).ints) {
+    SymbolicInts x = *exprsIn(0);
+    std::vector<std::int64_t> target = intsIn(1, "shape");
+    const bool allowZero = attrInt("allowzero", 0) != 0;
+    const std::int64_t count = std::int64_t(x.elements.size());
+    std::int64_t known = 1, inferred = -1;
+    for (std::size_t i = 0; i < target.size(); ++i) {
+      if (target[i] == 0 && !allowZero && i < x.shape.size())
+        target[i] = x.shape[i];
+      if (target[i] == -1)
+        inferred = std::int64_t(i);
+      else
+        known *= target[i];
+    }
+    if (inferred >= 0 && known > 0)
+      target[inferred] = count / known;
+    if (checkedElementCount(target).get() != count)
+      fail("cannot reshape a shape value of " + std::to_string(count) +
+           " elements to " + shapeText(target));
+    x.shape = target;
+    return result(std::move(x));
+  }
+  if ((op == "Gather" || op == "Slice") && inputValue(0).ints)
+    return symbolicIntsSelect(constants);
+  if (op == "Concat") {
+    SymbolicInts out{ElementType::I64, {0}, {}};
+    for (int i = 0; i < node->input_size(); ++i) {
+      std::optional<SymbolicInts> part = exprsIn(i);
+      if (!part || part->shape.size() != 1)
+        return false;
+      out.type = part->type;
+      out.elements.insert(out.elements.end(), part->elements.begin(),
+                          part->elements.end());
+    }
+    normAxis(attrInt("axis", 0), 1);
+    out.shape[0] = std::int64_t(out.elements.size());
+    return result(std::move(out));
+  }
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" ||
+      op == "Equal" || op == "Where")
+    return symbolicIntsElementwise(constants);
+  return false;
+}
+
+/// Gather (constant indices) and Slice (known bounds) of a shape value.
+bool Importer::symbolicIntsSelect(
+    std::vector<std::optional<Value>> &constants) {
+  const std::string &op = node->op_type();
+  auto result = [&](SymbolicInts ints) {
+    constants[0] = intsValue(std::move(ints));
+    return true;
+  };
+  if (op == "Gather" && inputValue(0).ints) {
+    SymbolicInts data = *exprsIn(0);
+    if (attrInt("axis", 0) != 0 && attrInt("axis", 0) != -1)
+      fail("a Gather from a shape value takes axis 0");
+    std::optional<SymbolicInts> indices = exprsIn(1);
+    if (!indices || inputValue(1).ints || data.shape.size() != 1)
+      return false;
+    SymbolicInts out{data.type, indices->shape, {}};
+    // Rank 1: its length is its element count (at most 1024).
+    const std::int64_t n = std::int64_t(data.elements.size());
+    for (const DimExpr &index : indices->elements) {
+      std::int64_t k = *index.constantValue();
+      if (k < -n || k >= n)
+        fail("index " + std::to_string(k) +
+             " is out of range for a shape "
+             "value of " +
+             std::to_string(n) + " elements");
+      out.elements.push_back(data.elements[std::size_t(k < 0 ? k + n : k)]);
+    }
+    return result(std::move(out));
+  }
+  if (op == "Slice" && inputValue(0).ints) {
+    SymbolicInts data = *exprsIn(0);
+    if (data.shape.size() != 1 || opset < 10)
+      return false;
+    std::vector<std::int64_t> starts = intsIn(1, "starts"),
+                              ends = intsIn(2, "ends");
+    std::vector<std::int64_t> steps =
+        hasInput(4) ? intsIn(4, "steps") : std::vector<std::int64_t>{1};
+    if (hasInput(3))
+      for (std::int64_t axis : intsIn(3, "axes"))
+        normAxis(axis, 1);
+    if (starts.size() != 1 || ends.size() != 1 || steps.size() != 1 ||
+        steps[0] == 0)
+      fail("a Slice of a shape value takes one axis and a nonzero step");
+    const std::int64_t n = std::int64_t(data.elements.size()), step = steps[0];
+    std::int64_t start = starts[0] < 0 ? starts[0] + n : starts[0];
+    std::int64_t end =
+        ends[0] < 0 ? std::max<std::int64_t>(ends[0], -n - 1) + n : ends[0];
+    SymbolicInts out{data.type, {0}, {}};
+    if (step > 0) {
+      start = std::clamp<std::int64_t>(start, 0, n);
+      end = std::clamp<std::int64_t>(end, 0, n);
+      for (std::int64_t i = start; i < end; i += step)
+        out.elements.push_back(data.elements[std::size_t(i)]);
+    } else {
+      start = std::clamp<std::int64_t>(start, -1, n - 1);
+      end = std::clamp<std::int64_t>(end, -1, n - 1);
+      for (std::int64_t i = start; i > end; i += step)
+        out.elements.push_back(data.elements[std::size_t(i)]);
+    }
+    out.shape[0] = std::int64_t(out.elements.size());
+    return result(std::move(out));
+  }
+  return false;
+}
+
+/// Add, Sub, Mul, Div (exact), Equal (decided for every value of the dims)
+/// and Where (a known condition) on shape values, elementwise with a
+/// one-element operand broadcast.
+bool Importer::symbolicIntsElementwise(
+    std::vector<std::optional<Value>> &constants) {
+  const std::string &op = node->op_type();
+  auto result = [&](SymbolicInts ints) {
+    constants[0] = intsValue(std::move(ints));
+    return true;
+  };
+  {
+    const int first = op == "Where" ? 1 : 0;
+    std::optional<SymbolicInts> a = exprsIn(first), c = exprsIn(first + 1);
+    std::optional<SymbolicInts> cond;
+    if (op == "Where")
+      cond = exprsIn(0);
+    if (!a || !c || (op == "Where" && !cond))
+      return false;
+    if (op == "Where" && inputValue(0).ints)
+      fail("the condition of a Where on shape values must be known at "
+           "import");
+    // Elementwise, with a one-element operand broadcast.
+    const std::size_t n =
+        std::max({a->elements.size(), c->elements.size(),
+                  cond ? cond->elements.size() : std::size_t(1)});
+    auto at = [&](const SymbolicInts &x, std::size_t i) -> const DimExpr & {
+      if (x.elements.size() != n && x.elements.size() != 1)
+        fail("shape values of " + std::to_string(x.elements.size()) + " and " +
+             std::to_string(n) + " elements do not broadcast");
+      return x.elements[x.elements.size() == 1 ? 0 : i];
+    };
+    const SymbolicInts &widest =
+        a->elements.size() == n ? *a : (c->elements.size() == n ? *c : *cond);
+    SymbolicInts out{
+        op == "Equal" ? ElementType::I1 : a->type, widest.shape, {}};
+    for (std::size_t i = 0; i < n; ++i) {
+      const DimExpr &x = at(*a, i), &y = at(*c, i);
+      const std::string what =
+          op + " of " + x.toString() + " and " + y.toString();
+      if (op == "Add")
+        out.elements.push_back(checkedExpr(DimExpr::add(x, y), what));
+      else if (op == "Sub")
+        out.elements.push_back(checkedExpr(DimExpr::sub(x, y), what));
+      else if (op == "Mul")
+        out.elements.push_back(checkedExpr(DimExpr::mul(x, y), what));
+      else if (op == "Div")
+        out.elements.push_back(checkedExpr(DimExpr::divideExact(x, y), what));
+      else if (op == "Where")
+        out.elements.push_back(*at(*cond, i).constantValue() != 0 ? x : y);
+      else if (std::optional<bool> equal = exprsEqual(x, y))
+        out.elements.push_back(DimExpr::constant(*equal));
+      else
+        fail("whether " + x.toString() + " == " + y.toString() +
+             " depends on the values of the dims");
+    }
+    return result(std::move(out));
+  }
+  return false;
+}
+
+/// Reshape's target as dims: 0 copies the input's dim (unless allowzero),
+/// -1 is the count left, divided exactly.
+TensorId Importer::symbolicReshape(TensorId x, const SymbolicInts &target) {
+  const bool allowZero = attrInt("allowzero", 0) != 0;
+  const Shape shape = shapeOf(x);
+  std::vector<DimExpr> dims;
+  DimExpr known = DimExpr::constant(1);
+  std::int64_t inferred = -1;
+  for (std::size_t i = 0; i < target.elements.size(); ++i) {
+    DimExpr dim = target.elements[i];
+    if (dim.constantValue() == 0 && !allowZero) {
+      if (i >= shape.size())
+        fail("shape entry " + std::to_string(i) +
+             " is 0 (copy) but the input has rank " +
+             std::to_string(shape.size()));
+      dim = exprOf(shape[i]);
+    }
+    if (dim.constantValue() == -1) {
+      if (inferred >= 0)
+        fail("the shape has more than one -1");
+      inferred = std::int64_t(i);
+    } else {
+      known = checkedExpr(DimExpr::mul(known, dim), "the shape's count");
+    }
+    dims.push_back(dim);
+  }
+  const DimExpr count = checkedExpr(mainBuilder.dims().product(shape),
+                                    "the input's element count");
+  if (inferred >= 0)
+    dims[std::size_t(inferred)] =
+        checkedExpr(DimExpr::divideExact(count, known),
+                    "the -1 of the shape " + intsText(target) +
+                        " for an input of " + count.toString() + " elements");
+  return reshape(x, codesOf(dims, "a dim of the shape " + intsText(target)));
+}
+
+/// Range(start, limit, delta) with a symbolic bound: start and delta known,
+/// delta 1 or -1, so that the length is (limit - start) * delta; start +
+/// iota * delta.
+TensorId Importer::symbolicRange() {
+  std::optional<SymbolicInts> start = exprsIn(0), limit = exprsIn(1),
+                              delta = exprsIn(2);
+  const ElementType type = inType(0).elementType;
+  if (!start || !limit || !delta || start->elements.size() != 1 ||
+      limit->elements.size() != 1 || delta->elements.size() != 1)
+    fail("a Range over symbolic dims takes integer scalars");
+  std::optional<std::int64_t> first = start->elements[0].constantValue(),
+                              step = delta->elements[0].constantValue();
+  if (!first || !step || (*step != 1 && *step != -1))
+    fail("a Range over symbolic dims needs a known start and a delta of 1 "
+         "or -1 (its length, ceil((limit - start) / delta), must be a dim "
+         "expression); got start " +
+         start->elements[0].toString() + ", delta " +
+         delta->elements[0].toString());
+  DimExpr length =
+      checkedExpr(DimExpr::sub(limit->elements[0], DimExpr::constant(*first)),
+                  "the Range's length");
+  if (*step < 0)
+    length = checkedExpr(DimExpr::sub(DimExpr(), length), "the Range's length");
+  const TensorType resultType{type, {codeOf(length, "the Range's length")}};
+  TensorId y = check(b->iota(resultType, 0));
+  if (*step < 0)
+    y = check(b->neg(y));
+  if (*first != 0)
+    y = check(b->add(y, splat(resultType, double(*first))));
+  return y;
+}
+
+/// Slice of a tensor with a symbolic dim on a sliced axis, or symbolic
+/// starts or ends: per axis, step 1 and a known start >= 0; the end is a
+/// dim expression (a symbolic dim taken to its end when the end is past
+/// it). What cannot be proven in range is checked when the dims are bound.
+TensorId Importer::symbolicSlice() {
+  TensorId x = in(0);
+  const Shape shape = shapeOf(x);
+  const std::int64_t rank = std::int64_t(shape.size());
+  if (opset < 10)
+    fail("a Slice over symbolic dims needs opset 10 or later");
+  std::optional<SymbolicInts> starts = exprsIn(1), ends = exprsIn(2);
+  if (!starts || !ends || starts->elements.size() != ends->elements.size())
+    fail("starts and ends must be known or dim expressions, of one length");
+  std::vector<std::int64_t> axes, steps;
+  if (hasInput(3))
+    axes = intsIn(3, "axes");
+  else
+    for (std::size_t i = 0; i < starts->elements.size(); ++i)
+      axes.push_back(std::int64_t(i));
+  if (hasInput(4))
+    steps = intsIn(4, "steps");
+  else
+    steps.assign(axes.size(), 1);
+  if (axes.size() != starts->elements.size() || steps.size() != axes.size())
+    fail("starts, ends, axes and steps differ in length");
+  Shape offsets(rank, 0), sizes = shape, strides(rank, 1);
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    const std::int64_t axis = normAxis(axes[i], rank);
+    const DimExpr &start = starts->elements[i], &end = ends->elements[i];
+    const std::string what = "the slice of axis " + std::to_string(axis) +
+                             " (start " + start.toString() + ", end " +
+                             end.toString() + ", step " +
+                             std::to_string(steps[i]) + ")";
+    std::optional<std::int64_t> from = start.constantValue(),
+                                to = end.constantValue();
+    if (steps[i] != 1 || !from || *from < 0)
+      fail(what + " needs step 1 and a known start >= 0 over symbolic dims");
+    if (shape[axis] >= 0 && from && to) {
+      // Static on both sides: clamped as ONNX says.
+      const std::int64_t dim = shape[axis];
+      std::int64_t e =
+          *to < 0
+              ? std::max<std::int64_t>(dimValue(CheckedInt(*to) + dim, what), 0)
+              : std::min(*to, dim);
+      std::int64_t s0 = std::min(*from, dim);
+      offsets[axis] = s0;
+      sizes[axis] = std::max<std::int64_t>(e - s0, 0);
+      continue;
+    }
+    DimExpr stop = end;
+    // An end at or past a symbolic dim's end (INT64_MAX) takes the rest.
+    if (to && (*to >= (std::int64_t(1) << 62)))
+      stop = exprOf(shape[axis]);
+    else if (to && *to < 0)
+      fail(what + ": an end counted from a symbolic dim's end is not "
+                  "supported");
+    offsets[axis] = *from;
+    sizes[axis] = codeOf(
+        checkedExpr(DimExpr::sub(stop, DimExpr::constant(*from)), what), what);
+  }
+  return check(b->slice(x, offsets, sizes, strides));
+}
+
+/// GatherElements over symbolic dims, where every dim but the axis is 1 in
+/// the data and the indices: a gather of the axis (bert's position ids).
+TensorId Importer::symbolicGatherElements() {
+  TensorId data = in(0), indices = in(1);
+  const Shape ds = shapeOf(data), is = shapeOf(indices);
+  const std::int64_t axis =
+      normAxis(attrInt("axis", 0), std::int64_t(ds.size()));
+  bool ones = ds.size() == is.size();
+  for (std::size_t d = 0; ones && d < ds.size(); ++d)
+    ones = std::int64_t(d) == axis || (ds[d] == 1 && is[d] == 1);
+  if (!ones || ds[axis] < 0)
+    fail("GatherElements over symbolic dims is supported where every dim "
+         "but the axis is 1 (and the data's axis is static)");
+  TensorId flat = reshape(data, {ds[axis]});
+  TensorId rows = reshape(indices, {is[axis]});
+  return reshape(check(b->gather(flat, rows, 0)), is);
+}
+
+/// The ops that read symbolic dims or shape values as dims: Reshape,
+/// Expand, ConstantOfShape, Range, Slice, Flatten, GatherElements; Gather
+/// and Split are refused along a symbolic axis.
+bool Importer::symbolicTensorOp(std::vector<TensorId> &results) {
+  const std::string &op = node->op_type();
+  auto symbolicAt = [&](int i) {
+    return hasInput(i) && (inputValue(i).ints || !inType(i).isStatic());
+  };
+  if (op == "Reshape" && opset >= 5 && (symbolicAt(0) || symbolicAt(1))) {
+    std::optional<SymbolicInts> target = exprsIn(1);
+    if (!target)
+      fail("the shape (input 1) must be known or a dim expression");
+    results.push_back(symbolicReshape(in(0), *target));
+    return true;
+  }
+  if (op == "Expand" && (symbolicAt(0) || symbolicAt(1))) {
+    TensorId x = in(0);
+    std::optional<SymbolicInts> target = exprsIn(1);
+    if (!target)
+      fail("the shape (input 1) must be known or a dim expression");
+    const Shape codes = codesOf(target->elements, "an Expand size");
+    results.push_back(expandTo(x, broadcastShape(shapeOf(x), codes)));
+    return true;
+  }
+  if (op == "ConstantOfShape" && symbolicAt(0)) {
+    std::optional<SymbolicInts> shape = exprsIn(0);
+    HostTensorData fill(TensorType{ElementType::F32, {}});
+    if (const onnx::AttributeProto *a = attr("value")) {
+      HostTensorData value = tensorFromProto(a->t(), modelFolder);
+      if (value.type.numElements() != 1)
+        fail("'value' must hold one element");
+      fill.type.elementType = value.type.elementType;
+      fill.bytes = std::move(value.bytes);
+    }
+    results.push_back(splatBytes(DenseValue{
+        fill.type.elementType,
+        codesOf(shape->elements, "a ConstantOfShape size"), fill.bytes, true}));
+    return true;
+  }
+  if (op == "Range" && (symbolicAt(0) || symbolicAt(1) || symbolicAt(2))) {
+    results.push_back(symbolicRange());
+    return true;
+  }
+  if (op == "Slice" && symbolicAt(0)) {
+    // Only where a sliced axis is symbolic, or the bounds are.
+    bool symbolic = symbolicAt(1) || symbolicAt(2);
+    if (!symbolic && opset >= 10) {
+      const Shape shape = inType(0).shape;
+      std::vector<std::int64_t> axes;
+      if (hasInput(3))
+        axes = intsIn(3, "axes");
+      else
+        for (std::size_t i = 0; i < intsIn(1, "starts").size(); ++i)
+          axes.push_back(std::int64_t(i));
+      for (std::int64_t axis : axes)
+        symbolic |= shape[normAxis(axis, std::int64_t(shape.size()))] < 0;
+    }
+    if (!symbolic)
+      return false;
+    results.push_back(symbolicSlice());
+    return true;
+  }
+  if (op == "Slice" && (symbolicAt(1) || symbolicAt(2))) {
+    results.push_back(symbolicSlice());
+    return true;
+  }
+  if (op == "Flatten" && symbolicAt(0)) {
+    TensorId x = in(0);
+    const Shape shape = shapeOf(x);
+    std::int64_t rank = std::int64_t(shape.size()), axis = attrInt("axis", 1);
+    if (axis < 0)
+      axis += rank;
+    if (axis < 0 || axis > rank)
+      fail("axis out of range");
+    const DimTable &dims = mainBuilder.dims();
+    DimExpr outer = checkedExpr(
+        dims.product(Shape(shape.begin(), shape.begin() + axis)), "Flatten");
+    DimExpr inner = checkedExpr(
+        dims.product(Shape(shape.begin() + axis, shape.end())), "Flatten");
+    results.push_back(reshape(x, codesOf({outer, inner}, "a Flatten dim")));
+    return true;
+  }
+  if (op == "GatherElements" && (symbolicAt(0) || symbolicAt(1))) {
+    results.push_back(symbolicGatherElements());
+    return true;
+  }
+  if ((op == "Gather" || op == "Split") && symbolicAt(0) &&
+      !inputValue(0).ints) {
+    const Shape shape = inType(0).shape;
+    const std::int64_t axis =
+        normAxis(attrInt("axis", 0), std::int64_t(shape.size()));
+    // Run-time indices are checked against the bound dim when run;
+    // constant ones would be checked here, against a dim not known yet.
+    if (shape[axis] < 0 && (op == "Split" || inputValue(1).constant))
+      fail(op + " along a symbolic dim (" +
+           mainBuilder.dims().dimString(shape[axis]) + ") " +
+           (op == "Split" ? "" : "with constant indices ") +
+           "is not supported yet");
+    return false;
+  }
+  return false;
+}
+
 std::span<const Importer::OpEntry> Importer::opTable() {
   using I = Importer;
   static constexpr OpEntry table[] = {
@@ -4038,8 +4787,10 @@ void Importer::importNode(const onnx::NodeProto &n) {
     attr("consumed_inputs");
     std::vector<std::optional<Value>> constants(n.output_size());
     std::vector<TensorId> results;
-    bool evaluated =
-        entry->evaluate && (this->*entry->evaluate)(constants, results);
+    bool evaluated = options.symbolicDims && touchesSymbolicDims() &&
+                     evaluateSymbolic(constants, results);
+    evaluated = evaluated || (entry->evaluate &&
+                              (this->*entry->evaluate)(constants, results));
     if (!evaluated) {
       if (!entry->lower)
         fail("internal error: the op has no lowering");
@@ -4066,7 +4817,8 @@ void Importer::importNode(const onnx::NodeProto &n) {
       } else if (std::size_t(i) < results.size()) {
         v.id = results[i];
         v.type = typeOf(results[i]);
-        checkedCount(v.type.shape, "output '" + n.output(i) + "'");
+        checkedCount(v.type.shape, "output '" + n.output(i) + "'",
+                     options.symbolicDims);
         for (const std::string &input : n.input())
           if (auto it = values->find(input); it != values->end())
             v.modelInputs.insert(it->second.modelInputs.begin(),
@@ -4205,6 +4957,10 @@ Shape Importer::inputShape(const std::string &name,
       shape.push_back(bound->second.first);
       continue;
     }
+    if (it == options.dims.end() && options.symbolicDims) {
+      shape.push_back(mainBuilder.symbol(param.empty() ? key : param));
+      continue;
+    }
     if (it == options.dims.end())
       fail("input '" + name + "' dimension " + std::to_string(i) +
            (param.empty() ? " (unnamed)" : " ('" + param + "')") +
@@ -4241,7 +4997,7 @@ void Importer::importInputs(const onnx::GraphProto &graph,
     if (!tensor.has_shape())
       fail("input '" + name + "' has no shape (its rank is unknown)");
     Shape shape = inputShape(name, tensor.shape(), fromInputs, usedDims);
-    checkedCount(shape, "input '" + name + "'");
+    checkedCount(shape, "input '" + name + "'", options.symbolicDims);
     Value v;
     v.type = TensorType{type, shape};
     if (auto bound = options.constantInputs.find(name);

@@ -7,7 +7,7 @@
 // - Every dimension must be static: a dynamic one (a `dim_param`, or no
 //   value) is an error naming the input and the dimension, unless
 //   ImportOptions::dims binds it, by its `dim_param` name or as
-//   "INPUT:INDEX".
+//   "INPUT:INDEX" (or ImportOptions::symbolicDims keeps it symbolic).
 // - The graph's inputs are the model's inputs (in the model's order, those
 //   with an initializer excepted), then the weights: initializers, and
 //   Constant values that are not splats, in order of first use.
@@ -54,6 +54,15 @@ struct ImportOptions {
   /// --input files): a dynamic dimension that `dims` does not bind takes the
   /// size the given value has there (a named one must agree across inputs).
   std::map<std::string, std::vector<std::int64_t>, std::less<>> inputShapes;
+  /// Leaves the dynamic dims that `dims` and `inputShapes` do not bind
+  /// symbolic (Graph.h, "Symbolic dims"), named by their dim_param, or
+  /// "INPUT:INDEX" when unnamed, instead of refusing them. The shape
+  /// arithmetic of the exports (Shape, Gather, Concat, ... into Reshape,
+  /// Expand, ConstantOfShape, Range, Slice) is carried as dim expressions;
+  /// an op that meets a symbolic dim it cannot handle is an error naming
+  /// the node. The graph is bound with bindDims before it is compiled or
+  /// interpreted.
+  bool symbolicDims = false;
 };
 
 /// ImportedModel::modelInputs entry of an input bound by constantInputs.

@@ -14,11 +14,20 @@ using namespace fuse;
 // Counted with checked arithmetic: INT64_MAX when the count or the bytes
 // overflow, never a small wrapped number (a type validate() accepts holds at
 // most 2^48 bytes).
+bool TensorType::isStatic() const {
+  for (std::int64_t dim : shape)
+    if (dim < 0)
+      return false;
+  return true;
+}
+
 std::int64_t TensorType::numElements() const {
+  assert(isStatic() && "the element count of a symbolic type: bind its dims");
   return checkedElementCount(shape).saturated();
 }
 
 std::int64_t TensorType::byteSize() const {
+  assert(isStatic() && "the byte size of a symbolic type: bind its dims");
   return (checkedElementCount(shape) * fuse::byteSize(elementType)).saturated();
 }
 
@@ -27,6 +36,15 @@ std::string TensorType::toString() const {
   for (std::int64_t dim : shape)
     text += std::to_string(dim) + "x";
   text += elementTypeName(elementType);
+  return text + ">";
+}
+
+std::string Graph::typeString(const TensorType &type) const {
+  std::string text = "tensor<";
+  for (std::int64_t dim : type.shape)
+    text += (dim < 0 ? "?{" + dims.dimString(dim) + "}" : std::to_string(dim)) +
+            "x";
+  text += elementTypeName(type.elementType);
   return text + ">";
 }
 
@@ -133,7 +151,7 @@ Expected<TensorId> Graph::addOp(OpKind kind, std::vector<TensorId> operands,
     operandTypes.push_back(typeOf(operands[i]));
   }
   Expected<TensorType> inferred =
-      inferResultType(kind, operandTypes, attributes, resultType);
+      inferResultType(kind, operandTypes, attributes, resultType, &dims);
   if (!inferred.ok())
     return Status::error(prefix + inferred.message());
   const TensorId result = TensorId(tensors.size());
@@ -177,6 +195,26 @@ TensorId GraphBuilder::op(OpKind kind, std::vector<TensorId> operands,
     return kInvalidTensor;
   }
   return *result;
+}
+
+std::int64_t GraphBuilder::dim(const DimExpr &expr) {
+  Expected<std::int64_t> code = built.dims.intern(expr);
+  if (!code.ok()) {
+    if (firstError.ok())
+      firstError = code.status();
+    return 0;
+  }
+  return *code;
+}
+
+TensorId GraphBuilder::iota(TensorType type, std::int64_t axis) {
+  return op(OpKind::Iota, {}, {{"axis", Attribute::i64(axis)}},
+            std::move(type));
+}
+
+TensorId GraphBuilder::dimValue(TensorType type, std::int64_t dim) {
+  return op(OpKind::DimValue, {}, {{"dim", Attribute::i64(dim)}},
+            std::move(type));
 }
 
 void GraphBuilder::output(TensorId tensor, std::string name) {

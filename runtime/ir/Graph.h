@@ -117,6 +117,41 @@
 //   Optional attributes are flags (an absent flag means false), and cast's
 //   round_mode (absent means up).
 //
+// Symbolic dims (issue 22, step A: the Graph IR and the ONNX importer; the
+// dialect, kernels and memory plan come later):
+//   - A dim in a shape is static when >= 0. A negative dim d is symbolic: it
+//     refers to expression -1 - d of Graph::dims (DimTable, DimExpr.h), a
+//     polynomial over named dim symbols ("sequence", "batch*sequence*12").
+//     The table interns, so equal expressions have one code and shape ==
+//     shape is still the equality test; a constant expression is never in
+//     the table (it is its value). A graph with an empty table is static,
+//     and everything below treats it exactly as before (its hash included).
+//   - The same encoding holds where an attribute gives a shape: a slice's
+//     `sizes`, a splat constant's shape (a full constant is static) and
+//     dim_value's `dim`.
+//   - The builder infers result types over symbolic dims for elementwise
+//     ops, compare, select, cast, constant (splat), broadcast (an operand dim
+//     is 1 or the result's same code), reshape (element counts equal as
+//     polynomials), transpose, slice, concat (the axis dim is the sum),
+//     reduce, argmax/argmin, matmul and gather. A slice takes a symbolic dim
+//     whole, or with stride 1 a part the polynomials prove inside it
+//     (dim - offset - size has no negative coefficient); on a static dim a
+//     symbolic size is checked when the dims are bound. pool, im2col, conv
+//     and scatter need static dims and say so. What cannot be proven
+//     symbolically (a reduce max over a dim that is 0, a slice's end) is
+//     checked when the dims are bound.
+//   - iota and dim_value (Ops.def) give a symbolic graph index vectors
+//     (ONNX Range) and the value of a dim (shape arithmetic that reaches
+//     tensor data); bindDims turns them into constants.
+//   - bindDims(graph, values) makes the static graph of given dim values:
+//     every expression evaluated and every op rebuilt through the builder,
+//     so the usual validation runs on the bound shapes. The compile path and
+//     the reference interpreter take static graphs only and refuse symbolic
+//     ones with a message that says to bind the dims.
+//   - Printing shows a symbolic dim as ?{expression}:
+//     tensor<?{batch}x?{sequence}x256xf32> (Graph::typeString; TensorType::
+//     toString, without the table, prints the codes).
+//
 // Plain C++ only: the runtime never links MLIR or LLVM.
 //
 //===----------------------------------------------------------------------===//
@@ -124,11 +159,13 @@
 #ifndef FUSE_RUNTIME_IR_GRAPH_H
 #define FUSE_RUNTIME_IR_GRAPH_H
 
+#include "runtime/ir/DimExpr.h"
 #include "runtime/ir/ElementType.h"
 #include "runtime/ir/OpTable.h"
 #include "runtime/ir/Status.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -149,9 +186,15 @@ struct TensorType {
   std::vector<std::int64_t> shape;
 
   std::int64_t rank() const { return std::int64_t(shape.size()); }
+  /// No symbolic (negative) dim.
+  bool isStatic() const;
+  /// Of a static type (asserted): a symbolic dim has no count until bound,
+  /// and a release build counts INT64_MAX (never a small wrapped number)
+  /// unless a dim is 0.
   std::int64_t numElements() const;
   std::int64_t byteSize() const;
-  /// "tensor<2x3xf32>", "tensor<f32>" for rank 0.
+  /// "tensor<2x3xf32>", "tensor<f32>" for rank 0; a symbolic dim shows its
+  /// code (Graph::typeString names it).
   std::string toString() const;
   bool operator==(const TensorType &) const = default;
 };
@@ -264,6 +307,13 @@ public:
   std::vector<TensorId> inputs;
   std::vector<Op> ops;
   std::vector<GraphOutput> outputs;
+  /// The symbolic dims' names and expressions; empty for a static graph.
+  DimTable dims;
+
+  /// Whether the graph has symbolic dims (a non-empty table).
+  bool isSymbolic() const { return !dims.empty(); }
+  /// "tensor<?{batch}x?{sequence}x256xf32>".
+  std::string typeString(const TensorType &type) const;
 
   TensorId addInput(TensorType type, std::string name = {});
   /// Appends an op after checking it as validate() would and inferring its
@@ -290,6 +340,21 @@ AttrMap sliceAttributes(std::vector<std::int64_t> offsets,
                         std::vector<std::int64_t> sizes,
                         std::vector<std::int64_t> strides);
 
+/// Calls `visit` on every dim of `op`'s attributes that uses the shape
+/// encoding (a slice's sizes, a constant's shape, dim_value's dim), which
+/// it may change.
+void forEachAttributeDim(OpKind kind, AttrMap &attributes,
+                         const std::function<void(std::int64_t &)> &visit);
+
+/// The static graph of `graph` with its dim symbols bound to `values`
+/// (Graph.h, "Symbolic dims"): every op rebuilt through the builder (so
+/// validation runs on the bound shapes), iota and dim_value as constants. An
+/// error names a symbol without a value, a value that names no symbol of the
+/// graph, a dim that evaluates negative or past 2^63, or the op whose bound
+/// shapes are invalid. A static graph is returned as it is (no values may be
+/// given).
+Expected<Graph> bindDims(const Graph &graph, const DimBindings &values);
+
 /// Convenience wrappers over Graph::addOp for front ends and tests. Errors
 /// are sticky: after the first one, every call returns kInvalidTensor and
 /// status() keeps the first message, so a whole recording can be checked
@@ -301,6 +366,17 @@ public:
               AttrMap attributes = {},
               std::optional<TensorType> resultType = {});
   void output(TensorId tensor, std::string name = {});
+
+  /// The code of dim symbol `name` (declared when new).
+  std::int64_t symbol(std::string_view name) { return built.dims.symbol(name); }
+  /// The code of `expr` (its value when constant); a negative constant is
+  /// an error (sticky, like an op's) and gives 0.
+  std::int64_t dim(const DimExpr &expr);
+  const DimTable &dims() const { return built.dims; }
+  /// iota {axis}: result[i...] = i_axis, of the given type.
+  TensorId iota(TensorType type, std::int64_t axis);
+  /// dim_value {dim}: every element of the given type is `dim`'s value.
+  TensorId dimValue(TensorType type, std::int64_t dim);
 
   TensorId unary(OpKind kind, TensorId x) { return op(kind, {x}); }
   TensorId binary(OpKind kind, TensorId a, TensorId b) {

@@ -4,6 +4,7 @@
 
 #include "runtime/ir/Sha256.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -122,6 +123,58 @@ std::optional<Hash128> Hash128::fromHex(std::string_view hex) {
   return hash;
 }
 
+namespace {
+
+/// The symbolic dims renumbered in order of first use (input types, then
+/// each op's attributes and result type), the symbols in the order their
+/// expressions first appear, so that two recordings of one graph that
+/// interned their dims in another order are one canonical graph.
+void canonicalizeDims(Graph &graph) {
+  if (!graph.isSymbolic())
+    return;
+  DimTable table;
+  std::vector<std::int64_t> newCode(graph.dims.exprs.size(), 0);
+  std::vector<bool> seen(graph.dims.exprs.size(), false);
+  auto renumber = [&](std::int64_t &dim) {
+    if (dim >= 0 || !graph.dims.isValidDim(dim))
+      return;
+    const std::size_t index = std::size_t(-1 - dim);
+    if (!seen[index]) {
+      seen[index] = true;
+      // A valid table has no constant entry: intern gives a code.
+      newCode[index] = *table.intern(graph.dims.exprs[index]);
+    }
+    dim = newCode[index];
+  };
+  std::vector<bool> done(graph.tensors.size(), false);
+  auto visitType = [&](TensorId id) {
+    if (!graph.isValidId(id) || done[id])
+      return;
+    done[id] = true;
+    for (std::int64_t &dim : graph.tensors[id].type.shape)
+      renumber(dim);
+  };
+  for (TensorId input : graph.inputs)
+    visitType(input);
+  for (Op &op : graph.ops) {
+    forEachAttributeDim(op.kind, op.attributes, renumber);
+    for (TensorId result : op.results)
+      visitType(result);
+  }
+  // Entries no dim uses are dropped; declared symbols no entry uses stay, in
+  // the order of their names.
+  std::vector<std::string> unused;
+  for (const std::string &name : graph.dims.symbols)
+    if (std::find(table.symbols.begin(), table.symbols.end(), name) ==
+        table.symbols.end())
+      unused.push_back(name);
+  std::sort(unused.begin(), unused.end());
+  table.symbols.insert(table.symbols.end(), unused.begin(), unused.end());
+  graph.dims = std::move(table);
+}
+
+} // namespace
+
 Graph fuse::canonicalize(const Graph &graph) {
   std::vector<TensorId> newId(graph.tensors.size(), kInvalidTensor);
   Graph canonical;
@@ -150,6 +203,8 @@ Graph fuse::canonicalize(const Graph &graph) {
   }
   for (const GraphOutput &output : graph.outputs)
     canonical.outputs.push_back({newId[output.tensor], output.name});
+  canonical.dims = graph.dims;
+  canonicalizeDims(canonical);
   return canonical;
 }
 
@@ -157,6 +212,25 @@ Hash128 fuse::hashGraph(const Graph &graph) {
   const Graph canonical = canonicalize(graph);
   Encoder encoder;
   encoder.text("fuse.graph.v1");
+  // A symbolic graph's dims (a static graph's encoding is unchanged, so its
+  // hash is too): the symbols, then each expression in code order.
+  if (canonical.isSymbolic()) {
+    encoder.text("dims");
+    encoder.u64(canonical.dims.symbols.size());
+    for (const std::string &name : canonical.dims.symbols)
+      encoder.text(name);
+    encoder.u64(canonical.dims.exprs.size());
+    for (const DimExpr &expr : canonical.dims.exprs) {
+      // Term by term: a symbol's name may hold any character.
+      encoder.u64(expr.terms().size());
+      for (const DimExpr::Term &term : expr.terms()) {
+        encoder.i64(term.coefficient);
+        encoder.u64(term.symbols.size());
+        for (const std::string &name : term.symbols)
+          encoder.text(name);
+      }
+    }
+  }
   encoder.u64(canonical.inputs.size());
   for (TensorId input : canonical.inputs)
     encoder.type(canonical.typeOf(input));

@@ -5,10 +5,13 @@
 //   - tensor ids renumbered in order of first definition (inputs in their
 //     order, then op results in op order);
 //   - optional flags set to false dropped (absent means false);
-//   - full constants whose elements are all equal stored as splats.
+//   - full constants whose elements are all equal stored as splats;
+//   - symbolic dims (Graph.h) renumbered in order of first use.
 // The hash covers every op kind (by mnemonic, so it survives reordering of
 // Ops.def), every attribute name and value, every shape and element type,
-// the graph structure and the output list. It leaves out tensor and output
+// the graph structure and the output list; a symbolic graph's dim symbols
+// and expressions too (so it never hashes like a static graph; a static
+// graph's hash does not change with them). It leaves out tensor and output
 // names (informational) and the values bound to inputs: weights are inputs,
 // so the same model with other weights reuses every kernel. Constants inside
 // the graph are part of the computation and are hashed by value.

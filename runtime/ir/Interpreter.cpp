@@ -1006,6 +1006,32 @@ void evalScatter(const Op &op, const OpBuffers &buffers) {
   }
 }
 
+/// iota: each element is its coordinate along `axis`.
+void evalIota(const Op &op, const OpBuffers &buffers) {
+  const HostTensor &out = buffers.result;
+  const std::size_t axis = std::size_t(op.findAttr("axis")->getI64());
+  const ElementType type = out.type.elementType;
+  forEachIndex(out.type.shape, [&](const Shape &index, std::int64_t linear) {
+    if (isFloat(type))
+      storeDouble(type, out.data, linear, double(index[axis]));
+    else
+      storeInt(type, out.data, linear, index[axis]);
+  });
+}
+
+/// dim_value of a static graph: every element is the (static) dim.
+void evalDimValue(const Op &op, const OpBuffers &buffers) {
+  const HostTensor &out = buffers.result;
+  const std::int64_t value = op.findAttr("dim")->getI64();
+  const ElementType type = out.type.elementType;
+  for (std::int64_t i = 0; i < out.type.numElements(); ++i) {
+    if (isFloat(type))
+      storeDouble(type, out.data, i, double(value));
+    else
+      storeInt(type, out.data, i, value);
+  }
+}
+
 void evalOp(const Op &op, const OpBuffers &buffers) {
   // An op's one effect is its result (index checks run before, aside): an
   // empty one has nothing to write. A matmul of [2^62, 0, 4] by [4, 5]
@@ -1059,6 +1085,10 @@ void evalOp(const Op &op, const OpBuffers &buffers) {
     return evalGather(op, buffers);
   case OpKind::Scatter:
     return evalScatter(op, buffers);
+  case OpKind::Iota:
+    return evalIota(op, buffers);
+  case OpKind::DimValue:
+    return evalDimValue(op, buffers);
   default:
     return;
   }
@@ -1079,9 +1109,26 @@ std::string opPrefix(const Graph &graph, std::size_t index) {
 
 } // namespace
 
+namespace {
+
+/// The interpreter runs static graphs: a symbolic one is bound first.
+Status refuseSymbolic(const Graph &graph) {
+  if (!graph.isSymbolic())
+    return Status::success();
+  std::string names;
+  for (const std::string &name : graph.dims.symbols)
+    names += (names.empty() ? "" : ", ") + name;
+  return Status::error("the graph has symbolic dims (" + names +
+                       "): bind them first (bindDims)");
+}
+
+} // namespace
+
 Status fuse::evaluateOps(const Graph &graph,
                          std::span<const std::size_t> opIndices,
                          const TensorBindings &buffers) {
+  if (Status status = refuseSymbolic(graph); !status.ok())
+    return status;
   if (Status status = validate(graph); !status.ok())
     return status;
   for (const auto &[id, tensor] : buffers) {
@@ -1257,6 +1304,8 @@ Status fuse::evaluate(const Graph &graph, const TensorBindings &buffers) {
 
 Expected<std::vector<HostTensorData>>
 fuse::evaluateGraph(const Graph &graph, std::span<const HostTensor> inputs) {
+  if (Status status = refuseSymbolic(graph); !status.ok())
+    return status;
   if (inputs.size() != graph.inputs.size())
     return Status::error("expected " + std::to_string(graph.inputs.size()) +
                          " inputs, got " + std::to_string(inputs.size()));

@@ -112,6 +112,10 @@ std::optional<OpKind> fuse::parseOpKind(std::string_view mnemonic) {
 
 std::span<const OpKind> fuse::allOpKinds() { return table().kinds; }
 
+bool fuse::isBindTimeOp(OpKind kind) {
+  return kind == OpKind::Iota || kind == OpKind::DimValue;
+}
+
 const AttrSpec *fuse::findAttrSpec(OpKind kind, std::string_view attrName) {
   for (const AttrSpec &spec : opInfo(kind).attributes)
     if (spec.name == attrName)

@@ -76,6 +76,11 @@ std::span<const OpKind> allOpKinds();
 /// Null when the op has no attribute of that name.
 const AttrSpec *findAttrSpec(OpKind kind, std::string_view attrName);
 
+/// The ops of symbolic graphs that bindDims turns into constants (iota,
+/// dim_value): the `fuse` dialect does not have them yet, so a graph that
+/// still holds one cannot be compiled.
+bool isBindTimeOp(OpKind kind);
+
 std::string_view typeRuleName(TypeRule rule);
 std::string_view attrKindName(AttrKind kind);
 

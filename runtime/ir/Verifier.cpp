@@ -31,6 +31,18 @@ std::string listString(std::span<const std::int64_t> values) {
   return text + "]";
 }
 
+/// A type with its symbolic dims named (Graph::typeString's form).
+std::string typeText(const TensorType &type, const DimTable *dims) {
+  if (!dims || type.isStatic())
+    return type.toString();
+  std::string text = "tensor<";
+  for (std::int64_t dim : type.shape)
+    text +=
+        (dim < 0 ? "?{" + dims->dimString(dim) + "}" : std::to_string(dim)) +
+        "x";
+  return text + std::string(elementTypeName(type.elementType)) + ">";
+}
+
 } // namespace
 
 /// The f8/f4 types are for casts and data movement (as in the dialect): no
@@ -76,10 +88,14 @@ std::string typeRuleDescription(TypeRule rule) {
   return "";
 }
 
-Status checkDense(const DenseValue &value) {
-  if (Status status = checkTensorType(value.type(), "attribute 'value'");
+Status checkDense(const DenseValue &value, const DimTable *dims) {
+  if (Status status = checkTensorType(value.type(), "attribute 'value'", dims);
       !status.ok())
     return status;
+  if (!value.splat && !value.type().isStatic())
+    return fail("attribute 'value' is a full constant of symbolic type ",
+                typeText(value.type(), dims),
+                " (only a splat may have symbolic dims)");
   const std::int64_t elements = value.splat ? 1 : value.type().numElements();
   const std::int64_t expected = elements * byteSize(value.elementType);
   if (std::int64_t(value.bytes.size()) != expected)
@@ -124,7 +140,8 @@ std::string allowedAttrNames(OpKind kind) {
   return text;
 }
 
-Status checkAttributes(OpKind kind, const AttrMap &attributes) {
+Status checkAttributes(OpKind kind, const AttrMap &attributes,
+                       const DimTable *dims) {
   for (const auto &[name, attribute] : attributes) {
     const AttrSpec *spec = findAttrSpec(kind, name);
     if (!spec)
@@ -145,7 +162,7 @@ Status checkAttributes(OpKind kind, const AttrMap &attributes) {
       }
     }
     if (spec->kind == AttrKind::Dense)
-      if (Status status = checkDense(attribute.getDense()); !status.ok())
+      if (Status status = checkDense(attribute.getDense(), dims); !status.ok())
         return status;
   }
   for (const AttrSpec &spec : opInfo(kind).attributes)
@@ -274,11 +291,26 @@ Expected<TensorType> inferBroadcast(const TensorType &operand,
 }
 
 Expected<TensorType> inferReshape(const TensorType &operand,
-                                  const TensorType &declared) {
+                                  const TensorType &declared,
+                                  const DimTable *dims) {
   if (declared.elementType != operand.elementType)
     return fail("result type ", declared.toString(),
                 " must have the operand's element type, ",
                 elementTypeName(operand.elementType));
+  if (dims && (!declared.isStatic() || !operand.isStatic())) {
+    // Equal as polynomials: equal for every value of the dims.
+    Expected<DimExpr> from = dims->product(operand.shape);
+    Expected<DimExpr> to = dims->product(declared.shape);
+    if (!from.ok() || !to.ok())
+      return fail("the element count of ", typeText(operand, dims), " or ",
+                  typeText(declared, dims), " has a coefficient past 2^63");
+    if (*from != *to)
+      return fail("result type ", typeText(declared, dims), " has ",
+                  to->toString(), " elements, expected ", from->toString(),
+                  " (those of ", typeText(operand, dims),
+                  "; the counts must be equal for every value of the dims)");
+    return declared;
+  }
   if (declared.numElements() != operand.numElements())
     return fail("result type ", declared.toString(), " has ",
                 declared.numElements(), " elements, expected ",
@@ -306,8 +338,39 @@ Expected<TensorType> inferTranspose(const TensorType &operand,
   return result;
 }
 
+Status checkSymbolicSliceDim(const TensorType &operand, std::int64_t i,
+                             std::int64_t offset, std::int64_t size,
+                             std::int64_t stride, const DimTable *dims) {
+  const std::int64_t dim = operand.shape[i];
+  if (offset < 0 || stride < 1 || (size < 0 && !dims->isValidDim(size)))
+    return fail("dim ", i, ": offset ", offset, ", size ",
+                dims->dimString(size), " and stride ", stride,
+                " must be >= 0, valid and >= 1");
+  // A static dim with a symbolic size: the end is checked once bound.
+  if (dim >= 0)
+    return Status::success();
+  if (size == dim && offset == 0 && stride == 1)
+    return Status::success();
+  // With stride 1, a part that fits for every value of the dims: dim -
+  // offset - size has no negative coefficient (the symbols are >= 0).
+  Expected<DimExpr> room =
+      DimExpr::sub(dims->expr(dim), DimExpr::constant(offset));
+  if (room.ok())
+    room = DimExpr::sub(*room, dims->expr(size));
+  if (stride == 1 && room.ok() && room->isNonNegative())
+    return Status::success();
+  return fail("dim ", i, " of ", typeText(operand, dims), " is symbolic (",
+              dims->dimString(dim),
+              "): a slice takes it whole, or with "
+              "stride 1 a part that fits for every value of the dims; "
+              "offset ",
+              offset, ", size ", dims->dimString(size), " and stride ", stride,
+              " do not");
+}
+
 Expected<TensorType> inferSlice(const TensorType &operand,
-                                const AttrMap &attributes) {
+                                const AttrMap &attributes,
+                                const DimTable *dims) {
   const auto &offsets = array(attributes, "offsets");
   const auto &sizes = array(attributes, "sizes");
   const auto &strides = array(attributes, "strides");
@@ -322,6 +385,13 @@ Expected<TensorType> inferSlice(const TensorType &operand,
                   " (the operand's rank)");
   for (std::int64_t i = 0; i < operand.rank(); ++i) {
     const std::int64_t dim = operand.shape[i];
+    if (dims && (dim < 0 || sizes[i] < 0)) {
+      if (Status status = checkSymbolicSliceDim(operand, i, offsets[i],
+                                                sizes[i], strides[i], dims);
+          !status.ok())
+        return status;
+      continue;
+    }
     if (strides[i] < 1)
       return fail("stride ", strides[i], " of dim ", i, " must be >= 1");
     if (sizes[i] < 0)
@@ -344,7 +414,7 @@ Expected<TensorType> inferSlice(const TensorType &operand,
 }
 
 Expected<TensorType> inferConcat(std::span<const TensorType> operands,
-                                 const AttrMap &attributes) {
+                                 const AttrMap &attributes, DimTable *dims) {
   const std::int64_t axis = attributes.find("axis")->second.getI64();
   const TensorType &first = operands[0];
   if (Status status = checkAxis(axis, first.rank()); !status.ok())
@@ -363,6 +433,25 @@ Expected<TensorType> inferConcat(std::span<const TensorType> operands,
                   "axis ",
                   axis, " of operand 0, ", first.toString());
     concatenated += other.shape[axis];
+  }
+  bool symbolic = false;
+  for (const TensorType &operand : operands)
+    symbolic |= operand.shape[axis] < 0;
+  if (symbolic && dims) {
+    DimExpr sum;
+    for (const TensorType &operand : operands) {
+      Expected<DimExpr> next =
+          DimExpr::add(sum, dims->expr(operand.shape[axis]));
+      if (!next.ok())
+        return fail("the operands' dims along axis ", axis, ": ",
+                    next.message());
+      sum = next.take();
+    }
+    Expected<std::int64_t> code = dims->intern(sum);
+    if (!code.ok())
+      return code.status();
+    result.shape[axis] = *code;
+    return result;
   }
   std::optional<std::int64_t> size = concatenated.get();
   if (!size)
@@ -636,12 +725,40 @@ Expected<TensorType> inferConv(std::span<const TensorType> operands,
   return result;
 }
 
+/// iota and dim_value: the declared type, numeric; iota's axis in range,
+/// dim_value's dim static or a code of `dims`.
+Expected<TensorType> inferBindTime(OpKind kind, const AttrMap &attributes,
+                                   const TensorType &declared,
+                                   const DimTable *dims) {
+  if (!followsTypeRule(declared.elementType, TypeRule::Numeric))
+    return fail("result type ", declared.toString(), " must be ",
+                typeRuleDescription(TypeRule::Numeric));
+  if (kind == OpKind::Iota) {
+    if (Status status = checkAxis(attributes.find("axis")->second.getI64(),
+                                  declared.rank());
+        !status.ok())
+      return status;
+    return declared;
+  }
+  const std::int64_t dim = attributes.find("dim")->second.getI64();
+  if (dim < 0 && !(dims && dims->isValidDim(dim)))
+    return fail("attribute 'dim' = ", dim,
+                " is neither a size (>= 0) nor a symbolic dim of the graph");
+  return declared;
+}
+
+bool needsStaticDims(OpKind kind) {
+  return kind == OpKind::Pool || kind == OpKind::Im2col ||
+         kind == OpKind::Conv || kind == OpKind::Scatter;
+}
+
 } // namespace
 
 Expected<TensorType>
 fuse::inferResultType(OpKind kind, std::span<const TensorType> operandTypes,
                       const AttrMap &attributes,
-                      const std::optional<TensorType> &declaredResult) {
+                      const std::optional<TensorType> &declaredResult,
+                      DimTable *dims) {
   const OpInfo &info = opInfo(kind);
   const std::size_t count = operandTypes.size();
   if (info.numOperands < 0 && count == 0)
@@ -650,23 +767,30 @@ fuse::inferResultType(OpKind kind, std::span<const TensorType> operandTypes,
     return fail("expected ", info.numOperands, " operand",
                 info.numOperands == 1 ? "" : "s", ", got ", count);
   for (std::size_t i = 0; i < count; ++i) {
-    if (Status status = checkTensorType(operandTypes[i], cat("operand ", i));
+    if (Status status =
+            checkTensorType(operandTypes[i], cat("operand ", i), dims);
         !status.ok())
       return status;
+    if (needsStaticDims(kind) && !operandTypes[i].isStatic())
+      return fail(info.mnemonic, " needs static dims; operand ", i, " is ",
+                  typeText(operandTypes[i], dims),
+                  " (bind the dims first: bindDims)");
     if (!followsTypeRule(operandTypes[i].elementType, info.typeRule))
       return fail("operand ", i, " has element type ",
                   elementTypeName(operandTypes[i].elementType), ", expected ",
                   typeRuleDescription(info.typeRule));
   }
   if (declaredResult)
-    if (Status status = checkTensorType(*declaredResult, "the result type");
+    if (Status status =
+            checkTensorType(*declaredResult, "the result type", dims);
         !status.ok())
       return status;
-  if (Status status = checkAttributes(kind, attributes); !status.ok())
+  if (Status status = checkAttributes(kind, attributes, dims); !status.ok())
     return status;
 
   const bool resultGiven = kind == OpKind::Cast || kind == OpKind::Broadcast ||
-                           kind == OpKind::Reshape;
+                           kind == OpKind::Reshape || kind == OpKind::Iota ||
+                           kind == OpKind::DimValue;
   if (resultGiven && !declaredResult)
     return fail("a result type is required (", info.mnemonic,
                 " does not infer it)");
@@ -686,13 +810,13 @@ fuse::inferResultType(OpKind kind, std::span<const TensorType> operandTypes,
     case OpKind::Broadcast:
       return inferBroadcast(operandTypes[0], attributes, *declaredResult);
     case OpKind::Reshape:
-      return inferReshape(operandTypes[0], *declaredResult);
+      return inferReshape(operandTypes[0], *declaredResult, dims);
     case OpKind::Transpose:
       return inferTranspose(operandTypes[0], attributes);
     case OpKind::Slice:
-      return inferSlice(operandTypes[0], attributes);
+      return inferSlice(operandTypes[0], attributes, dims);
     case OpKind::Concat:
-      return inferConcat(operandTypes, attributes);
+      return inferConcat(operandTypes, attributes, dims);
     case OpKind::Reduce:
       return inferReduce(operandTypes[0], attributes);
     case OpKind::Pool:
@@ -710,6 +834,9 @@ fuse::inferResultType(OpKind kind, std::span<const TensorType> operandTypes,
       return inferGather(operandTypes, attributes);
     case OpKind::Scatter:
       return inferScatter(operandTypes);
+    case OpKind::Iota:
+    case OpKind::DimValue:
+      return inferBindTime(kind, attributes, *declaredResult, dims);
     default:
       return fail("op '", info.mnemonic, "' has no type inference");
     }
@@ -717,8 +844,8 @@ fuse::inferResultType(OpKind kind, std::span<const TensorType> operandTypes,
   if (!inferred.ok() || !declaredResult || resultGiven)
     return inferred;
   if (*declaredResult != *inferred)
-    return fail("result type ", declaredResult->toString(),
-                " does not match the inferred ", inferred->toString());
+    return fail("result type ", typeText(*declaredResult, dims),
+                " does not match the inferred ", typeText(*inferred, dims));
   return inferred;
 }
 
@@ -726,19 +853,55 @@ fuse::inferResultType(OpKind kind, std::span<const TensorType> operandTypes,
 /// far below where an element count or a byte size wraps an int64.
 static constexpr std::int64_t kMaxTensorBytes = std::int64_t(1) << 48;
 
-Status fuse::checkTensorType(const TensorType &type, std::string_view what) {
-  for (std::int64_t dim : type.shape)
-    if (dim < 0)
-      return fail(what, " has a negative dimension: ", type.toString());
+Status fuse::checkTensorType(const TensorType &type, std::string_view what,
+                             const DimTable *dims) {
+  std::vector<std::int64_t> staticDims;
+  for (std::int64_t dim : type.shape) {
+    if (dim < 0 && !(dims && dims->isValidDim(dim)))
+      return fail(what, " has a negative dimension: ", type.toString(),
+                  dims ? " (not a symbolic dim of the graph)" : "");
+    if (dim >= 0)
+      staticDims.push_back(dim);
+  }
   // Checked arithmetic: a shape whose count wraps (2^32 x 2^32) is refused
-  // instead of passing as 0 elements.
+  // instead of passing as 0 elements. The symbolic dims are counted when
+  // bound.
   std::optional<std::int64_t> bytes =
-      (checkedElementCount(type.shape) * byteSize(type.elementType)).get();
+      (checkedElementCount(staticDims) * byteSize(type.elementType)).get();
   if (!bytes || *bytes > kMaxTensorBytes)
-    return fail(what, " is too large: ", type.toString(),
+    return fail(what, " is too large: ", typeText(type, dims),
                 " holds more than 2^48 bytes");
   return Status::success();
 }
+
+namespace {
+
+/// Interned (no entry twice), no constant entry, every symbol declared once.
+Status checkDimTable(const DimTable &table) {
+  for (std::size_t i = 0; i < table.symbols.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (table.symbols[i] == table.symbols[j] || table.symbols[i].empty())
+        return fail("dim symbol '", table.symbols[i],
+                    "' is declared twice or has no name");
+  for (std::size_t i = 0; i < table.exprs.size(); ++i) {
+    const DimExpr &expr = table.exprs[i];
+    if (expr.isConstant())
+      return fail("dim entry ", i, " is the constant ", expr.toString(),
+                  " (a constant dim is its value)");
+    for (std::size_t j = 0; j < i; ++j)
+      if (table.exprs[j] == expr)
+        return fail("dim entries ", j, " and ", i, " are both ",
+                    expr.toString());
+    for (const std::string &name : expr.symbols())
+      if (std::find(table.symbols.begin(), table.symbols.end(), name) ==
+          table.symbols.end())
+        return fail("dim entry ", i, " (", expr.toString(),
+                    ") uses the undeclared symbol '", name, "'");
+  }
+  return Status::success();
+}
+
+} // namespace
 
 Status fuse::validate(const Graph &graph) {
   const TensorId numTensors = TensorId(graph.tensors.size());
@@ -748,10 +911,16 @@ Status fuse::validate(const Graph &graph) {
   auto describeId = [&](TensorId id) {
     return cat("tensor ", id, " (the graph has ", numTensors, ")");
   };
+  if (Status status = checkDimTable(graph.dims); !status.ok())
+    return status;
+  // Inference interns the dims it computes: into a copy, so that a dim the
+  // table lacks gives a code no declared type has.
+  DimTable dimsCopy = graph.dims;
+  DimTable *dims = graph.isSymbolic() ? &dimsCopy : nullptr;
 
   for (TensorId id = 0; id < numTensors; ++id)
     if (Status status = checkTensorType(graph.tensors[id].type,
-                                        cat("tensor ", id, "'s type"));
+                                        cat("tensor ", id, "'s type"), dims);
         !status.ok())
       return status;
 
@@ -801,7 +970,7 @@ Status fuse::validate(const Graph &graph) {
                   " is already the result of op #", definedBy[result]);
     definedBy[result] = std::int64_t(index);
     Expected<TensorType> inferred = inferResultType(
-        op.kind, operandTypes, op.attributes, graph.typeOf(result));
+        op.kind, operandTypes, op.attributes, graph.typeOf(result), dims);
     if (!inferred.ok())
       return fail(prefix, inferred.message());
   }

@@ -1093,3 +1093,76 @@ error_model("scatter_elements_constant_index",
                              name="n", axis=1),
             [f32("x", [4, 3]), f32("u", [1, 2])], [f32("y", [4, 3])],
             [ints64("i", [[0, -4]])])
+
+
+# Shape arithmetic over dynamic dims as exporters write it (issue 22, the
+# importer's symbolicDims): Shape -> Gather -> Unsqueeze -> Concat ->
+# Reshape (with a -1), Range over a dim, a dim's value used as data, the
+# Where(shape == -1, 1, shape) -> Expand idiom, ConstantOfShape of a
+# symbolic shape, and a Slice of a table up to a dim.
+# y = x + position (Range) + sequence + table[0, position].
+def i64s(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+
+table = numpy_helper.from_array(
+    (np.arange(64, dtype=np.float32) * 0.125).reshape(1, 64), "table")
+save("symbolic_shapes", [
+    helper.make_node("Shape", ["x"], ["s"], name="shape"),
+    helper.make_node("Gather", ["s", "zero"], ["b"], name="batch", axis=0),
+    helper.make_node("Gather", ["s", "one"], ["n"], name="sequence", axis=0),
+    helper.make_node("Unsqueeze", ["b", "axes0"], ["bu"], name="bu"),
+    helper.make_node("Unsqueeze", ["n", "axes0"], ["nu"], name="nu"),
+    helper.make_node("Concat", ["bu", "nu", "two", "four"], ["t4"],
+                     name="t4", axis=0),
+    helper.make_node("Reshape", ["x", "t4"], ["r"], name="split_heads"),
+    helper.make_node("Transpose", ["r"], ["tr"], name="tr",
+                     perm=[0, 2, 1, 3]),
+    helper.make_node("Cast", ["n"], ["nl"], name="nl", to=TensorProto.INT64),
+    helper.make_node("Range", ["start", "nl", "step"], ["pos"], name="range"),
+    helper.make_node("Cast", ["pos"], ["posf"], name="posf",
+                     to=TensorProto.FLOAT),
+    helper.make_node("Reshape", ["posf", "pos_shape"], ["pos4"], name="pos4"),
+    helper.make_node("Add", ["tr", "pos4"], ["a"], name="add_pos"),
+    helper.make_node("Transpose", ["a"], ["back"], name="back",
+                     perm=[0, 2, 1, 3]),
+    helper.make_node("Concat", ["bu", "minus_one", "eight"], ["flat"],
+                     name="flat", axis=0),
+    helper.make_node("Reshape", ["back", "flat"], ["y0"], name="merge_heads"),
+    helper.make_node("Concat", ["bu", "nu"], ["shp"], name="shp", axis=0),
+    helper.make_node("ConstantOfShape", ["shp"], ["ones"], name="ones",
+                     value=numpy_helper.from_array(
+                         np.array([1.0], dtype=np.float32), "v")),
+    helper.make_node("Shape", ["shp"], ["shp_len"], name="shp_len"),
+    helper.make_node("ConstantOfShape", ["shp_len"], ["ones_i"],
+                     name="ones_i", value=i64s("v", [1])),
+    helper.make_node("Mul", ["ones_i", "minus_one"], ["neg"], name="neg"),
+    helper.make_node("Equal", ["shp", "neg"], ["eq"], name="eq"),
+    helper.make_node("Where", ["eq", "ones_i", "shp"], ["ws"], name="where"),
+    helper.make_node("Unsqueeze", ["ones", "axes2"], ["ones3"], name="ones3"),
+    helper.make_node("Concat", ["ws", "eight"], ["tgt"], name="tgt", axis=0),
+    helper.make_node("Expand", ["ones3", "tgt"], ["e"], name="expand"),
+    helper.make_node("Gather", ["s", "one_1d"], ["nsz"], name="nsz", axis=0),
+    helper.make_node("Cast", ["nsz"], ["nf"], name="nf", to=TensorProto.FLOAT),
+    helper.make_node("Mul", ["e", "nf"], ["sc"], name="scale"),
+    helper.make_node("Slice", ["table", "start_1d", "nu", "axes1"], ["sl"],
+                     name="slice_table"),
+    helper.make_node("Reshape", ["sl", "tab_shape"], ["sl3"], name="sl3"),
+    helper.make_node("Add", ["y0", "sc"], ["y1"], name="add_n"),
+    helper.make_node("Add", ["y1", "sl3"], ["y"], name="add_table"),
+], [f32("x", ["batch", "sequence", 8])], [f32("y", ["batch", "sequence", 8])],
+    [i64s("zero", 0), i64s("one", 1), i64s("axes0", [0]), i64s("two", [2]),
+     i64s("four", [4]), i64s("start", 0), i64s("step", 1),
+     i64s("pos_shape", [1, 1, -1, 1]), i64s("minus_one", [-1]),
+     i64s("eight", [8]), i64s("axes2", [2]), i64s("one_1d", [1]),
+     i64s("start_1d", [0]), i64s("axes1", [1]), i64s("tab_shape", [0, -1, 1]),
+     table])
+
+# A Range whose length over a dynamic dim is no dim expression (step 2).
+save("symbolic_range_step", [
+    helper.make_node("Shape", ["x"], ["s"], name="shape"),
+    helper.make_node("Gather", ["s", "zero"], ["n"], name="n", axis=0),
+    helper.make_node("Range", ["zero", "n", "two"], ["y"], name="range2"),
+], [f32("x", ["sequence"])],
+    [helper.make_tensor_value_info("y", TensorProto.INT64, [None])],
+    [i64s("zero", 0), i64s("two", 2)])

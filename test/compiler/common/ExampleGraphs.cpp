@@ -217,6 +217,16 @@ std::vector<Graph> exampleGraphs(OpKind kind) {
       b.output(b.gather(x, k, 1), "y");
     });
     break;
+  case OpKind::Iota:
+    add([&](GraphBuilder &b) {
+      b.output(b.iota({ElementType::I64, {2, 5}}, 1), "y");
+    });
+    break;
+  case OpKind::DimValue:
+    add([&](GraphBuilder &b) {
+      b.output(b.dimValue({ElementType::F32, {3}}, 4), "y");
+    });
+    break;
   case OpKind::Scatter:
     add([&](GraphBuilder &b) {
       TensorId x = b.input(f32({8, 4}), "x");

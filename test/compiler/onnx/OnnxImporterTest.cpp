@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/onnx/OnnxImporter.h"
+#include "runtime/ir/GraphHash.h"
+#include "runtime/ir/Verifier.h"
 
 #include <gtest/gtest.h>
 
@@ -17,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <limits>
 #include <random>
 #include <set>
@@ -1105,3 +1108,186 @@ TEST(OnnxImporter, SupportedOpsAreTheOpsImported) {
 }
 
 } // namespace
+
+namespace fuse::onnximport {
+namespace {
+
+/// Binds the weights of `model` and `x` (its one model input) and runs it on
+/// the reference interpreter.
+Expected<std::vector<HostTensorData>>
+runModel(ImportedModel &model, const Graph &graph, HostTensorData &x) {
+  std::vector<HostTensor> views;
+  for (std::size_t i = 0; i < graph.inputs.size(); ++i)
+    views.push_back(i == model.modelInputs[0] ? x.view()
+                                              : model.weights[i]->view());
+  return evaluateGraph(graph, views);
+}
+
+// The shape arithmetic of an export over dynamic dims, imported once with
+// symbolic dims and bound at several values: the same results as the
+// static import of each value (and as the model's formula, y = x +
+// position + sequence + table[0, position]).
+TEST(OnnxImporter, SymbolicDimsThroughShapeArithmetic) {
+  const std::string file = inputsDir() + "symbolic_shapes.onnx";
+  ImportOptions symbolic;
+  symbolic.symbolicDims = true;
+  Expected<ImportedModel> model = importModelFile(file, symbolic);
+  ASSERT_TRUE(model.ok()) << model.message();
+  const Graph &graph = model->graph;
+  ASSERT_TRUE(graph.isSymbolic());
+  EXPECT_EQ(graph.dims.symbols,
+            (std::vector<std::string>{"batch", "sequence"}));
+  EXPECT_EQ(graph.typeString(graph.typeOf(graph.inputs[0])),
+            "tensor<?{batch}x?{sequence}x8xf32>");
+  EXPECT_EQ(graph.typeString(graph.typeOf(graph.outputs[0].tensor)),
+            "tensor<?{batch}x?{sequence}x8xf32>");
+  EXPECT_TRUE(validate(graph).ok()) << validate(graph).message();
+  // One graph for every value: the same hash on a second import, another
+  // than a static import's.
+  Expected<ImportedModel> again = importModelFile(file, symbolic);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(hashGraph(again->graph), hashGraph(graph));
+
+  for (auto [batch, sequence] :
+       {std::pair<std::int64_t, std::int64_t>{1, 1}, {2, 5}, {1, 64}}) {
+    SCOPED_TRACE("batch " + std::to_string(batch) + ", sequence " +
+                 std::to_string(sequence));
+    Expected<Graph> bound =
+        bindDims(graph, {{"batch", batch}, {"sequence", sequence}});
+    ASSERT_TRUE(bound.ok()) << bound.message();
+    ImportOptions fixed;
+    fixed.dims = {{"batch", batch}, {"sequence", sequence}};
+    Expected<ImportedModel> reference = importModelFile(file, fixed);
+    ASSERT_TRUE(reference.ok()) << reference.message();
+    EXPECT_NE(hashGraph(reference->graph), hashGraph(graph));
+
+    HostTensorData x = randomInput({batch, sequence, 8}, 7);
+    Expected<std::vector<HostTensorData>> got = runModel(*model, *bound, x);
+    Expected<std::vector<HostTensorData>> want =
+        runModel(*reference, reference->graph, x);
+    ASSERT_TRUE(got.ok()) << got.message();
+    ASSERT_TRUE(want.ok()) << want.message();
+    const std::vector<double> xs = x.toDoubles(), ys = got->front().toDoubles();
+    EXPECT_EQ(ys, want->front().toDoubles());
+    ASSERT_EQ(ys.size(), xs.size());
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      const double position = double((i / 8) % std::size_t(sequence));
+      const float expected =
+          float(float(float(xs[i] + position) + float(sequence)) +
+                float(position * 0.125));
+      EXPECT_EQ(float(ys[i]), expected) << i;
+    }
+  }
+  // Past the table's 64 rows, the slice does not fit: said when bound.
+  Expected<Graph> tooLong = bindDims(graph, {{"batch", 1}, {"sequence", 65}});
+  ASSERT_FALSE(tooLong.ok());
+  EXPECT_NE(tooLong.message().find("sequence=65"), std::string::npos)
+      << tooLong.message();
+}
+
+TEST(OnnxImporter, SymbolicDimsRefuseWhatTheyCannotExpress) {
+  ImportOptions symbolic;
+  symbolic.symbolicDims = true;
+  Expected<ImportedModel> range =
+      importModelFile(inputsDir() + "symbolic_range_step.onnx", symbolic);
+  ASSERT_FALSE(range.ok());
+  EXPECT_NE(range.message().find("range2"), std::string::npos)
+      << range.message();
+  EXPECT_NE(range.message().find("delta of 1 or -1"), std::string::npos)
+      << range.message();
+  // Without the option, dynamic dims are refused as before; with it, an op
+  // that needs static dims names the node.
+  Expected<ImportedModel> unbound =
+      importModelFile(inputsDir() + "symbolic_shapes.onnx");
+  ASSERT_FALSE(unbound.ok());
+  EXPECT_NE(unbound.message().find("is dynamic"), std::string::npos);
+  Expected<ImportedModel> dynamic =
+      importModelFile(inputsDir() + "dynamic.onnx", symbolic);
+  ASSERT_TRUE(dynamic.ok()) << dynamic.message();
+  EXPECT_TRUE(dynamic->graph.isSymbolic());
+}
+
+} // namespace
+} // namespace fuse::onnximport
+
+namespace fuse::onnximport {
+namespace {
+
+// The dynamic-axes exports of bench/models/export_hf.py --dynamic (not in
+// CI: set FUSE_HFDYN_DIR to their folder): each imported once with symbolic
+// dims, bound at batch 1 and several sequence lengths, against the static
+// import at the same dims on the same random ids and mask, within 1e-5 of
+// the output's largest magnitude.
+TEST(OnnxImporter, SymbolicDimsOfTransformerExports) {
+  const char *dir = std::getenv("FUSE_HFDYN_DIR");
+  if (!dir)
+    GTEST_SKIP() << "FUSE_HFDYN_DIR is not set";
+  const char *only = std::getenv("FUSE_HFDYN_MODELS");
+  for (std::string name : {"bert", "distilbert", "gpt2", "llama", "t5enc"}) {
+    if (only && std::string(only).find(name) == std::string::npos)
+      continue;
+    SCOPED_TRACE(name);
+    const std::string file = std::string(dir) + "/" + name + "_dynamic.onnx";
+    ImportOptions symbolic;
+    symbolic.symbolicDims = true;
+    Expected<ImportedModel> model = importModelFile(file, symbolic);
+    if (!model.ok()) {
+      ADD_FAILURE() << model.message();
+      continue;
+    }
+    std::cout << name << ": " << model->graph.ops.size() << " ops, "
+              << model->graph.dims.exprs.size() << " dim expressions\n";
+    for (std::int64_t sequence : {1, 64, 77, 128}) {
+      Expected<Graph> bound =
+          bindDims(model->graph, {{"batch", 1}, {"sequence", sequence}});
+      ASSERT_TRUE(bound.ok()) << bound.message();
+      ImportOptions fixed;
+      fixed.dims = {{"batch", 1}, {"sequence", sequence}};
+      Expected<ImportedModel> reference = importModelFile(file, fixed);
+      ASSERT_TRUE(reference.ok()) << reference.message();
+      std::mt19937 rng{unsigned(sequence)};
+      std::vector<std::int64_t> ids, mask;
+      for (std::int64_t i = 0; i < sequence; ++i) {
+        ids.push_back(std::int64_t(rng() % 100));
+        mask.push_back(i == 0 || rng() % 4 != 0);
+      }
+      HostTensorData idsData =
+          HostTensorData::fromInts({ElementType::I64, {1, sequence}}, ids);
+      HostTensorData maskData =
+          HostTensorData::fromInts({ElementType::I64, {1, sequence}}, mask);
+      auto run = [&](ImportedModel &m,
+                     const Graph &g) -> Expected<std::vector<HostTensorData>> {
+        std::vector<HostTensor> views;
+        for (std::size_t i = 0; i < g.inputs.size(); ++i) {
+          if (m.weights[i]) {
+            views.push_back(m.weights[i]->view());
+            continue;
+          }
+          const std::string &input = g.tensors[g.inputs[i]].name;
+          views.push_back(input == "input_ids" ? idsData.view()
+                                               : maskData.view());
+        }
+        return evaluateGraph(g, views);
+      };
+      Expected<std::vector<HostTensorData>> got = run(*model, *bound);
+      Expected<std::vector<HostTensorData>> want =
+          run(*reference, reference->graph);
+      ASSERT_TRUE(got.ok()) << got.message();
+      ASSERT_TRUE(want.ok()) << want.message();
+      const std::vector<double> a = got->front().toDoubles(),
+                                c = want->front().toDoubles();
+      ASSERT_EQ(a.size(), c.size());
+      double largest = 0, worst = 0;
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        largest = std::max(largest, std::abs(c[i]));
+        worst = std::max(worst, std::abs(a[i] - c[i]));
+      }
+      std::cout << name << " sequence " << sequence << ": max |diff| " << worst
+                << ", max |out| " << largest << "\n";
+      EXPECT_LE(worst, 1e-5 * largest);
+    }
+  }
+}
+
+} // namespace
+} // namespace fuse::onnximport

@@ -177,6 +177,12 @@ Graph graphWith(OpKind kind) {
       result = b.scatter(x, b.input({ElementType::I64, {1}}),
                          b.input({ElementType::F32, {1, 3}}));
       break;
+    case OpKind::Iota:
+      result = b.iota({ElementType::F32, {2, 3}}, 0);
+      break;
+    case OpKind::DimValue:
+      result = b.dimValue({ElementType::F32, {2, 3}}, 2);
+      break;
     default:
       break;
     }
