@@ -1117,9 +1117,13 @@ namespace {
 Expected<std::vector<HostTensorData>>
 runModel(ImportedModel &model, const Graph &graph, HostTensorData &x) {
   std::vector<HostTensor> views;
+  // The weights are shared and read-only: the views are of copies.
+  std::vector<HostTensorData> weights;
+  weights.reserve(graph.inputs.size());
   for (std::size_t i = 0; i < graph.inputs.size(); ++i)
-    views.push_back(i == model.modelInputs[0] ? x.view()
-                                              : model.weights[i]->view());
+    views.push_back(i == model.modelInputs[0]
+                        ? x.view()
+                        : weights.emplace_back(*model.weights[i]).view());
   return evaluateGraph(graph, views);
 }
 
@@ -1258,9 +1262,12 @@ TEST(OnnxImporter, SymbolicDimsOfTransformerExports) {
       auto run = [&](ImportedModel &m,
                      const Graph &g) -> Expected<std::vector<HostTensorData>> {
         std::vector<HostTensor> views;
+        // The weights are shared and read-only: the views are of copies.
+        std::vector<HostTensorData> weights;
+        weights.reserve(g.inputs.size());
         for (std::size_t i = 0; i < g.inputs.size(); ++i) {
           if (m.weights[i]) {
-            views.push_back(m.weights[i]->view());
+            views.push_back(weights.emplace_back(*m.weights[i]).view());
             continue;
           }
           const std::string &input = g.tensors[g.inputs[i]].name;
