@@ -780,7 +780,8 @@ Value RegionEmitterBase::emitIm2colSlice(fd::Im2colOp im2col, Value leading,
             b, loc, VectorType::get({width}, b.getI64Type()), i64(valid)));
   auto operand = cast<BlockArgument>(im2col.getOperand());
   return loadIm2colAtOffset(im2col, g, indexType, lead, out, flat, offset,
-                            argPointers.lookup(operand), lanes);
+                            argPointers.lookup(operand), lanes,
+                            /*runs=*/true);
 }
 
 Value RegionEmitterBase::loadIm2colAtOffset(fd::Im2colOp im2col,
@@ -788,7 +789,7 @@ Value RegionEmitterBase::loadIm2colAtOffset(fd::Im2colOp im2col,
                                             Type indexType, Value leading,
                                             ArrayRef<Value> out, Value position,
                                             Value offset, Value operandPointer,
-                                            Value lanes) {
+                                            Value lanes, bool runs) {
   auto cI = [&](int64_t v) { return indexConstant(indexType, v); };
   const bool shifted = isShifted(g);
   Value inside = lanes, base;
@@ -797,6 +798,9 @@ Value RegionEmitterBase::loadIm2colAtOffset(fd::Im2colOp im2col,
   // The offset's shift along each dim (scalar i64; constants fold).
   Value delta = i64(0);
   int64_t inStride = 1, windowInner = 1;
+  // For stridedRun: the last dim's input coordinate of lane 0's window
+  // offset, and whether the other dims lie inside the input.
+  Value lastInput, rowInside = lanes;
   for (int64_t d = g.n - 1; d >= 0; --d) {
     Value w = arith::RemUIOp::create(
         b, loc, arith::DivUIOp::create(b, loc, offset, i64(windowInner)),
@@ -819,6 +823,11 @@ Value RegionEmitterBase::loadIm2colAtOffset(fd::Im2colOp im2col,
     Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c,
                                      cI(g.in[g.first + d]));
     inside = inside ? Value(arith::AndIOp::create(b, loc, inside, in)) : in;
+    if (d == g.n - 1)
+      lastInput = c;
+    else
+      rowInside =
+          rowInside ? Value(arith::AndIOp::create(b, loc, rowInside, in)) : in;
     if (!shifted)
       base = arith::AddIOp::create(
           b, loc, base, arith::MulIOp::create(b, loc, o, cI(inStride)));
@@ -839,6 +848,9 @@ Value RegionEmitterBase::loadIm2colAtOffset(fd::Im2colOp im2col,
                                               zeros, storageBytes(element));
     return toCompute(loaded, element);
   }
+  if (runs && stridedRun(g, width, lanes))
+    return loadStridedRun(g, element, base, delta, lastInput, rowInside,
+                          operandPointer, indexType);
   // Lane j reads its own base plus delta (the base is the same ops at
   // every offset, which CSE merges).
   if (indexType != b.getI64Type())
@@ -852,6 +864,66 @@ Value RegionEmitterBase::loadIm2colAtOffset(fd::Im2colOp im2col,
   Value loaded = LLVM::masked_gather::create(
       b, loc, type, addresses, inside, ValueRange{zeros},
       b.getI32IntegerAttr(int32_t(storageBytes(element))));
+  return toCompute(loaded, element);
+}
+
+bool RegionEmitterBase::stridedRun(const Im2colGeometry &g, unsigned width,
+                                   Value lanes) {
+  if (width <= 1 || lanes || g.n < 1)
+    return false;
+  int64_t stride = g.strides[g.n - 1];
+  return stride > 1 && stride <= kMaxRunStride &&
+         g.out[g.n - 1] % int64_t(width) == 0;
+}
+
+Value RegionEmitterBase::loadStridedRun(const Im2colGeometry &g, Type element,
+                                        Value base, Value delta,
+                                        Value lastInput, Value rowInside,
+                                        Value operandPointer, Type indexType) {
+  int64_t stride = g.strides[g.n - 1];
+  int64_t wide = int64_t(width) * stride;
+  auto lane0 = [&](Value v) {
+    return vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{0})
+        .getResult();
+  };
+  // Lane 0's position, and the input coordinate of element 0 of the run
+  // along the last dim; element i lies at that coordinate plus i.
+  if (indexType != b.getI64Type())
+    delta = arith::TruncIOp::create(b, loc, indexType, delta);
+  Value at = arith::AddIOp::create(b, loc, lane0(base), delta);
+  if (indexType != b.getI64Type())
+    at = arith::ExtSIOp::create(b, loc, b.getI64Type(), at);
+  auto wideIndex = VectorType::get({wide}, indexType);
+  SmallVector<mlir::Attribute> stepAttrs;
+  for (int64_t i = 0; i < wide; ++i)
+    stepAttrs.push_back(b.getIntegerAttr(indexType, i));
+  Value iota = arith::ConstantOp::create(
+      b, loc, wideIndex, DenseElementsAttr::get(wideIndex, stepAttrs));
+  Value x = arith::AddIOp::create(
+      b, loc, iota,
+      vector::BroadcastOp::create(b, loc, wideIndex, lane0(lastInput)));
+  Value inside = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ult, x,
+      vector::BroadcastOp::create(b, loc, wideIndex,
+                                  indexConstant(indexType, g.in.back())));
+  if (rowInside)
+    inside = arith::AndIOp::create(
+        b, loc, inside,
+        vector::BroadcastOp::create(
+            b, loc, VectorType::get({wide}, b.getI1Type()), lane0(rowInside)));
+  Type storage = storageType(element);
+  auto wideType = VectorType::get({wide}, storage);
+  Value zeros = arith::ConstantOp::create(
+      b, loc, wideType,
+      DenseElementsAttr::get(wideType, b.getZeroAttr(storage)));
+  Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage,
+                                      operandPointer, ValueRange{at});
+  Value run = LLVM::MaskedLoadOp::create(b, loc, wideType, address, inside,
+                                         zeros, storageBytes(element));
+  SmallVector<int64_t> picks;
+  for (int64_t lane = 0; lane < int64_t(width); ++lane)
+    picks.push_back(lane * stride);
+  Value loaded = vector::ShuffleOp::create(b, loc, run, run, picks);
   return toCompute(loaded, element);
 }
 

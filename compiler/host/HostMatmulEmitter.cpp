@@ -78,6 +78,12 @@ constexpr int64_t kBlockMaxLhsBytes = int64_t(256) << 10;
 /// along k (dotTail), per vector width: each is a row block's accumulators
 /// more in the registers.
 constexpr unsigned kMaxDotColumns16 = 4, kMaxDotColumns8 = 2;
+/// The most window offsets of an im2col whose pack is unrolled over them
+/// inside its loop over channels (emitPackIm2colColumns): up to a 7x7
+/// window; a larger one loops. resnet18's 7x7 stride-2 stem, one core: 1.82
+/// -> 1.57 ms unrolled (a loop decoded each offset's window coordinates,
+/// scalar divisions, for every load).
+constexpr int64_t kMaxUnrolledOffsets = 49;
 /// The most row parts per column group: each packs the group's panels again
 /// (a copy per part, no part waits for another), so the parts trade packing
 /// for threads that share the work.
@@ -363,13 +369,14 @@ public:
   }
 
   /// The scratch of the k blocks' partial sums (after the panels' copies):
-  /// per column group of each batch, M rows of the group's columns.
+  /// per iteration of the one-kernel form, M rows of a group's columns
+  /// (only those of chunks' first iterations are used).
   static int64_t partialBytes(fd::MatmulOp matmul, const MatmulShape &s,
                               unsigned width) {
     if (!kBlockRows(matmul, s, width))
       return 0;
-    return s.batch * columnGroups(s, width) * s.m * groupColumns(width) *
-           elementBytes(matmul);
+    return rowParts(s, width) * s.batch * columnGroups(s, width) * s.m *
+           groupColumns(width) * elementBytes(matmul);
   }
 
   /// The scratch the packed panels take.
@@ -606,15 +613,27 @@ public:
     Value it = iterations.getInductionVar();
     Value part = arith::DivUIOp::create(b, loc, it, c(s.batch * groups));
     it = arith::RemUIOp::create(b, loc, it, c(s.batch * groups));
-    panels = LLVM::GEPOp::create(
-        b, loc, LLVM::LLVMPointerType::get(b.getContext()), accumulator, packed,
-        ValueRange{arith::MulIOp::create(
-            b, loc, part,
-            c(packedBatches(s) * s.k * packedColumns(s, width)))});
     Value batch = arith::DivUIOp::create(b, loc, it, c(groups));
     Value first = arith::MulIOp::create(
         b, loc, arith::RemUIOp::create(b, loc, it, c(groups)),
         c(groupColumns(width)));
+    // Every iteration of the chunk [begin, end) packs into the panels'
+    // region of its first one (groupRegion): the addresses of the
+    // iteration's own panels (batch * K * P + n0 * K + ..., the strips' n0
+    // from `first`) shifted there, so the chunk's groups reuse one region
+    // while it is in cache instead of each writing a region of its own
+    // (a write-allocate from memory: a copy of all of B, 7 MiB for
+    // resnet18's 64 x 576 x 3136 convolutions). Regions lie in iteration
+    // order, each 64 x K but a batch's last group's (narrower): an
+    // iteration after `begin` writes at most 64 x K from begin's region,
+    // past it only into begin + 1's, which no other chunk uses.
+    Value own = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, batch, c(s.k * packedColumns(s, width))),
+        arith::MulIOp::create(b, loc, first, c(s.k)));
+    panels = LLVM::GEPOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext()), accumulator, packed,
+        ValueRange{arith::SubIOp::create(b, loc, groupRegion(begin), own)});
     Value last = arith::MinUIOp::create(
         b, loc, arith::AddIOp::create(b, loc, first, c(groupColumns(width))),
         c(s.n));
@@ -630,12 +649,10 @@ public:
       Value kBegin = kBlocks.getInductionVar();
       Value kEnd = arith::MinUIOp::create(
           b, loc, arith::AddIOp::create(b, loc, kBegin, c(kRows)), c(s.k));
-      Value partialBase = arith::MulIOp::create(
-          b, loc,
-          arith::AddIOp::create(b, loc,
-                                arith::MulIOp::create(b, loc, batch, c(groups)),
-                                arith::RemUIOp::create(b, loc, it, c(groups))),
-          c(s.m * groupColumns(width)));
+      // The partial sums of the chunk's first iteration's (like its
+      // panels: the chunk's groups reuse them while they are in cache).
+      Value partialBase =
+          arith::MulIOp::create(b, loc, begin, c(s.m * groupColumns(width)));
       Value partials = LLVM::GEPOp::create(
           b, loc, LLVM::LLVMPointerType::get(b.getContext()), accumulator,
           packed,
@@ -685,6 +702,24 @@ public:
     return failure(broken);
   }
 
+  /// The first element of the panels of iteration `x` of the one-kernel
+  /// form in the scratch: its part's copy, its batch's panels and its
+  /// group's first column (times K).
+  Value groupRegion(Value x) {
+    int64_t groups = columnGroups(s, width);
+    int64_t copy = packedBatches(s) * s.k * packedColumns(s, width);
+    Value part = arith::DivUIOp::create(b, loc, x, c(s.batch * groups));
+    Value rest = arith::RemUIOp::create(b, loc, x, c(s.batch * groups));
+    Value batch = arith::DivUIOp::create(b, loc, rest, c(groups));
+    Value group = arith::RemUIOp::create(b, loc, rest, c(groups));
+    Value region = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, part, c(copy)),
+        arith::MulIOp::create(b, loc, batch, c(s.k * packedColumns(s, width))));
+    return arith::AddIOp::create(
+        b, loc, region,
+        arith::MulIOp::create(b, loc, group, c(groupColumns(width) * s.k)));
+  }
+
   /// Rows [kBegin, kEnd) of the group's panels of B.
   LogicalResult emitPackGroup(Value batch, Value batchBase,
                               std::pair<Value, Value> group, Value kBegin,
@@ -724,9 +759,14 @@ public:
                              Value kEnd) {
     int64_t offsets = Im2colGeometry(im2col).offsets;
     // Rows k = channel * offsets + offset: with whole channels per batch,
-    // the offsets outside and the channels inside, so a vector's mask and
-    // shift (which depend on the offset alone) are computed once per offset
-    // and each channel is one load and one store. (k inside alone, each k
+    // the channels outside and the offsets inside, unrolled (up to
+    // kMaxUnrolledOffsets), so a vector's masks and shifts (which depend on
+    // the offset alone) are hoisted out of the channel loop, each k is one
+    // load and one store, a channel's offsets read the same few input rows
+    // while they are in L1, and the panel's rows are written in order.
+    // (Offsets outside, channels inside: each offset swept every channel's
+    // rows again, from L2 once they passed L1; resnet18's 128 x 1152 x 784
+    // convolution spent a fifth of its time packing. k inside alone, each k
     // decoded its channel and offset: resnet18's 64 x 576 x 3136
     // convolution spent a quarter of its time packing.)
     bool byOffset = s.k % offsets == 0;
@@ -751,24 +791,29 @@ public:
                     v.dots);
         return success();
       }
-      auto offsetLoop = scf::ForOp::create(b, loc, c(0), c(offsets), c(1));
-      OpBuilder::InsertionGuard offsetGuard(b);
-      b.setInsertionPoint(offsetLoop.getBody()->getTerminator());
-      Value offset = offsetLoop.getInductionVar();
       // A block of k holds whole channels (kBlockRows).
       auto channelLoop = scf::ForOp::create(
           b, loc, arith::DivUIOp::create(b, loc, kBegin, c(offsets)),
           arith::DivUIOp::create(b, loc, kEnd, c(offsets)), c(1));
+      OpBuilder::InsertionGuard channelGuard(b);
       b.setInsertionPoint(channelLoop.getBody()->getTerminator());
       Value channel = channelLoop.getInductionVar();
-      Value k = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, channel, c(offsets)), offset);
-      RegionEmitter e(b, loc, width, pointers);
-      Value x = e.emitIm2colSlice(
-          im2col, arith::AddIOp::create(b, loc, leadBase, channel), offset, v.n,
-          v.valid);
-      storePacked(x, batchBase, k, v.n0, c(v.j), c(v.stripWidth), panels,
-                  v.dots);
+      Value lead = arith::AddIOp::create(b, loc, leadBase, channel);
+      Value first = arith::MulIOp::create(b, loc, channel, c(offsets));
+      auto emitOffset = [&](Value offset) {
+        RegionEmitter e(b, loc, width, pointers);
+        Value x = e.emitIm2colSlice(im2col, lead, offset, v.n, v.valid);
+        storePacked(x, batchBase, arith::AddIOp::create(b, loc, first, offset),
+                    v.n0, c(v.j), c(v.stripWidth), panels, v.dots);
+      };
+      if (offsets <= kMaxUnrolledOffsets) {
+        for (int64_t offset = 0; offset < offsets; ++offset)
+          emitOffset(c(offset));
+        return success();
+      }
+      auto offsetLoop = scf::ForOp::create(b, loc, c(0), c(offsets), c(1));
+      b.setInsertionPoint(offsetLoop.getBody()->getTerminator());
+      emitOffset(offsetLoop.getInductionVar());
       return success();
     });
   }
