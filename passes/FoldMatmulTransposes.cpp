@@ -1,9 +1,9 @@
 //===- FoldMatmulTransposes.cpp - Matmul operands through their flags ----===//
 //
 // matmul(A, transpose(X)) with the last two dims swapped is matmul(A, X)
-// with transpose_b flipped (and A likewise with transpose_a). A scale
-// between the transpose and the matmul (a splat constant, as exported
-// attention scales K) moves before the transpose first. See Passes.td.
+// with transpose_b flipped. A scale between the transpose and the matmul (a
+// splat constant, as exported attention scales K) moves before the
+// transpose first. See Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,7 +29,8 @@ namespace {
 /// Only where P puts X's innermost dim second to last (the matmul would
 /// read X's contiguous rows across its columns); null otherwise. X itself
 /// where the rest of P keeps X's dims in place, else a new transpose of X
-/// created before `transpose`.
+/// created before `transpose` (which stands for it in the plan: where the
+/// old transpose has other users, both carry its fuse.op_index).
 Value unswapped(OpBuilder &b, TransposeOp transpose) {
   SmallVector<int64_t> permutation(transpose.getPermutation());
   const int64_t rank = permutation.size();
@@ -132,21 +133,18 @@ struct FoldMatmulTransposesPass
       if (matmul->getParentOfType<FusionOp>())
         matmuls.push_back(matmul);
     });
+    // B only: the attention schedule reads A (Q) without transpose_a, and
+    // the kinds of the fusions are already chosen.
     for (MatmulOp matmul : matmuls) {
       OpBuilder b(matmul);
-      for (unsigned operand = 0; operand < 2; ++operand) {
-        Value x = untransposed(b, matmul->getOperand(operand));
-        if (!x)
-          continue;
-        Operation *old = matmul->getOperand(operand).getDefiningOp();
-        matmul->setOperand(operand, x);
-        if (operand == 0)
-          matmul.setTransposeA(!matmul.getTransposeA());
-        else
-          matmul.setTransposeB(!matmul.getTransposeB());
-        eraseIfDead(old);
-        ++numFolded;
-      }
+      Value x = untransposed(b, matmul.getRhs());
+      if (!x)
+        continue;
+      Operation *old = matmul.getRhs().getDefiningOp();
+      matmul->setOperand(1, x);
+      matmul.setTransposeB(!matmul.getTransposeB());
+      eraseIfDead(old);
+      ++numFolded;
     }
   }
 };

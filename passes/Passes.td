@@ -252,15 +252,16 @@ def FuseHorizontalFusion : Pass<"fuse-horizontal-fusion", "func::FuncOp"> {
 
 def FuseFoldMatmulTransposes
     : Pass<"fuse-fold-matmul-transposes", "func::FuncOp"> {
-  let summary = "Read a matmul's operand through its transpose flag";
+  let summary = "Read a matmul's B through its transpose flag";
   let description = [{
     Inside a `fuse.fusion` (after outlining, so the values it makes stay
     in the kernel and are never stored between kernels): a `fuse.matmul`
     whose B is `fuse.transpose` of X that puts X's innermost dim second to
     last reads X (or X transposed by the same permutation with its last two
-    entries swapped) with `transpose_b` flipped instead; likewise A with
-    `transpose_a`. Where B is a product, quotient,
-    sum or difference of such a transpose and a splat constant, used only
+    entries swapped) with `transpose_b` flipped instead (B only: the
+    attention schedule reads Q without `transpose_a`). Where B is a
+    product, quotient, sum or difference of such a transpose and a splat
+    constant, used only
     by the matmul (a scale on K, as PyTorch's scaled_dot_product_attention
     exports it), the op moves before the transpose. The schedules then read
     K's rows as they are stored: an attention kernel stages K [N, D] a row

@@ -24,6 +24,7 @@ func.func @swap(%q: tensor<4x5x8xf32>, %k: tensor<4x9x8xf32>) -> tensor<4x5x9xf3
 // constant and the transpose keep their fuse.op_index (the plan's names).
 // CHECK-LABEL: func.func @heads_and_scale
 //       CHECK:   ^bb0(%[[Q:.*]]: tensor<1x2x5x8xf32>, %[[K:.*]]: tensor<1x9x2x8xf32>):
+//   CHECK-NOT:     tensor<1x2x8x9xf32>
 //       CHECK:     %[[T:.*]] = fuse.transpose %[[K]], permutation = [0, 2, 1, 3] {fuse.op_index = 1 : i64} : tensor<1x9x2x8xf32> -> tensor<1x2x9x8xf32>
 //       CHECK:     %[[C:.*]] = fuse.constant {fuse.op_index = 2 : i64} dense<5.000000e-01> : tensor<1x2x9x8xf32>
 //       CHECK:     %[[M:.*]] = fuse.mul %[[T]], %[[C]] {fuse.op_index = 3 : i64} : tensor<1x2x9x8xf32>
@@ -43,38 +44,42 @@ func.func @heads_and_scale(%q: tensor<1x2x5x8xf32>, %k: tensor<1x9x2x8xf32>) -> 
 
 // -----
 
-// A with transpose_a: Aᵀ made by a swap reads A through the flag, which
-// flips (off here).
-// CHECK-LABEL: func.func @lhs
-//       CHECK:   ^bb0(%[[A:.*]]: tensor<8x5xf32>, %[[B:.*]]: tensor<8x3xf32>):
-//       CHECK:     fuse.matmul %[[A]], %[[B]] transpose_a : tensor<8x5xf32>, tensor<8x3xf32> -> tensor<5x3xf32>
-func.func @lhs(%x: tensor<8x5xf32>, %y: tensor<8x3xf32>) -> tensor<5x3xf32> {
-  %0 = fuse.fusion matmul(%x, %y) : (tensor<8x5xf32>, tensor<8x3xf32>) -> tensor<5x3xf32> {
-  ^bb0(%a: tensor<8x5xf32>, %b: tensor<8x3xf32>):
-    %t = fuse.transpose %a, permutation = [1, 0] : tensor<8x5xf32> -> tensor<5x8xf32>
-    %s = fuse.matmul %t, %b : tensor<5x8xf32>, tensor<8x3xf32> -> tensor<5x3xf32>
-    fuse.yield %s : tensor<5x3xf32>
+// transpose_b already set: the flag flips off, B is read as stored.
+// CHECK-LABEL: func.func @double_flip
+//       CHECK:   ^bb0(%[[Q:.*]]: tensor<4x5x8xf32>, %[[K:.*]]: tensor<4x8x9xf32>):
+//   CHECK-NOT:     fuse.transpose
+//       CHECK:     fuse.matmul %[[Q]], %[[K]] : tensor<4x5x8xf32>, tensor<4x8x9xf32> -> tensor<4x5x9xf32>
+func.func @double_flip(%q: tensor<4x5x8xf32>, %k: tensor<4x8x9xf32>) -> tensor<4x5x9xf32> {
+  %0 = fuse.fusion matmul(%q, %k) : (tensor<4x5x8xf32>, tensor<4x8x9xf32>) -> tensor<4x5x9xf32> {
+  ^bb0(%a: tensor<4x5x8xf32>, %b: tensor<4x8x9xf32>):
+    %t = fuse.transpose %b, permutation = [0, 2, 1] : tensor<4x8x9xf32> -> tensor<4x9x8xf32>
+    %s = fuse.matmul %a, %t transpose_b : tensor<4x5x8xf32>, tensor<4x9x8xf32> -> tensor<4x5x9xf32>
+    fuse.yield %s : tensor<4x5x9xf32>
   }
-  return %0 : tensor<5x3xf32>
+  return %0 : tensor<4x5x9xf32>
 }
 
 // -----
 
 // Left alone: a transpose that does not put its operand's innermost dim
 // second to last (the matmul reads its rows contiguously already), a
-// scale that is not a splat, and
-// matmuls outside any fusion (their values would be stored between
-// kernels as tensors the graph does not have).
+// scale that is not a splat, A made by a transpose (the attention schedule
+// reads Q without transpose_a), and matmuls outside any fusion (their
+// values would be stored between kernels as tensors the graph does not
+// have).
 // CHECK-LABEL: func.func @kept
 //       CHECK:   fuse.transpose %{{.*}}, permutation = [1, 0, 2]
-//       CHECK:   fuse.matmul %{{.*}}, %{{.*}} : tensor<4x5x8xf32>, tensor<4x8x9xf32>
+//       CHECK:   fuse.matmul %{{[^ ]+}}, %{{[^ ]+}} : tensor<4x5x8xf32>, tensor<4x8x9xf32>
 //       CHECK:   fuse.transpose %{{.*}}, permutation = [0, 2, 1]
 //       CHECK:   fuse.mul
-//       CHECK:   fuse.matmul %{{.*}}, %{{.*}} : tensor<4x5x8xf32>, tensor<4x8x9xf32>
+//       CHECK:   fuse.matmul %{{[^ ]+}}, %{{[^ ]+}} : tensor<4x5x8xf32>, tensor<4x8x9xf32>
 //       CHECK:   fuse.transpose %{{.*}}, permutation = [0, 2, 1]
-//       CHECK:   fuse.matmul %{{.*}}, %{{.*}} : tensor<4x5x8xf32>, tensor<4x8x9xf32>
+//       CHECK:   fuse.matmul %{{[^ ]+}}, %{{[^ ]+}} : tensor<4x5x8xf32>, tensor<4x8x9xf32>
+//       CHECK:   fuse.transpose %{{.*}}, permutation = [1, 0]
+//       CHECK:   fuse.matmul %{{[^ ]+}}, %{{[^ ]+}} : tensor<5x8xf32>, tensor<8x3xf32>
+//   CHECK-NOT:   transpose_a
 //   CHECK-NOT:   transpose_b
-func.func @kept(%q: tensor<4x5x8xf32>, %k: tensor<8x4x9xf32>, %k2: tensor<4x9x8xf32>, %w: tensor<4x8x9xf32>) -> (tensor<4x5x9xf32>, tensor<4x5x9xf32>, tensor<4x5x9xf32>) {
+func.func @kept(%q: tensor<4x5x8xf32>, %k: tensor<8x4x9xf32>, %k2: tensor<4x9x8xf32>, %w: tensor<4x8x9xf32>, %x: tensor<8x5xf32>, %y: tensor<8x3xf32>) -> (tensor<4x5x9xf32>, tensor<4x5x9xf32>, tensor<4x5x9xf32>, tensor<5x3xf32>) {
   %0 = fuse.fusion matmul(%q, %k) : (tensor<4x5x8xf32>, tensor<8x4x9xf32>) -> tensor<4x5x9xf32> {
   ^bb0(%a: tensor<4x5x8xf32>, %b: tensor<8x4x9xf32>):
     %t = fuse.transpose %b, permutation = [1, 0, 2] : tensor<8x4x9xf32> -> tensor<4x8x9xf32>
@@ -90,5 +95,11 @@ func.func @kept(%q: tensor<4x5x8xf32>, %k: tensor<8x4x9xf32>, %k2: tensor<4x9x8x
   }
   %t2 = fuse.transpose %k2, permutation = [0, 2, 1] : tensor<4x9x8xf32> -> tensor<4x8x9xf32>
   %2 = fuse.matmul %q, %t2 : tensor<4x5x8xf32>, tensor<4x8x9xf32> -> tensor<4x5x9xf32>
-  return %0, %1, %2 : tensor<4x5x9xf32>, tensor<4x5x9xf32>, tensor<4x5x9xf32>
+  %3 = fuse.fusion matmul(%x, %y) : (tensor<8x5xf32>, tensor<8x3xf32>) -> tensor<5x3xf32> {
+  ^bb0(%a: tensor<8x5xf32>, %b: tensor<8x3xf32>):
+    %t = fuse.transpose %a, permutation = [1, 0] : tensor<8x5xf32> -> tensor<5x8xf32>
+    %s = fuse.matmul %t, %b : tensor<5x8xf32>, tensor<8x3xf32> -> tensor<5x3xf32>
+    fuse.yield %s : tensor<5x3xf32>
+  }
+  return %0, %1, %2, %3 : tensor<4x5x9xf32>, tensor<4x5x9xf32>, tensor<4x5x9xf32>, tensor<5x3xf32>
 }

@@ -5,6 +5,7 @@
 #include "runtime/ir/CheckedInt.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 
 using namespace fuse;
@@ -140,7 +141,11 @@ Expected<DimExpr> DimExpr::divideExact(const DimExpr &a, const DimExpr &b) {
     const Term &top = rest.polynomial.front();
     std::optional<std::vector<std::string>> symbols =
         divideMonomial(top.symbols, lead.symbols);
-    if (!symbols || top.coefficient % lead.coefficient != 0 || steps > 4096)
+    // INT64_MIN / -1 overflows (and its remainder traps on x86).
+    const bool overflows =
+        top.coefficient == INT64_MIN && lead.coefficient == -1;
+    if (!symbols || overflows || top.coefficient % lead.coefficient != 0 ||
+        steps > 4096)
       return notRepresentable();
     DimExpr step;
     step.polynomial.push_back({*symbols, top.coefficient / lead.coefficient});

@@ -76,6 +76,11 @@ TEST(DimExpr, DividesExactlyOrSaysNotRepresentable) {
   EXPECT_FALSE(DimExpr::divideExact(add(s, num(1)), s).ok());
   EXPECT_FALSE(DimExpr::divideExact(b, s).ok());
   EXPECT_FALSE(DimExpr::divideExact(s, DimExpr()).ok());
+  // INT64_MIN / -1 overflows: an error, not a trap (a crafted model's
+  // shape arithmetic can reach it).
+  const DimExpr lowest = num(std::numeric_limits<std::int64_t>::min());
+  EXPECT_FALSE(DimExpr::divideExact(lowest, num(-1)).ok());
+  EXPECT_FALSE(DimExpr::divideExact(mul(s, lowest), num(-1)).ok());
 }
 
 TEST(DimExpr, RefusesCoefficientOverflow) {
