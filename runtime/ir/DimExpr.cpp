@@ -24,6 +24,20 @@ Status overflowError(const char *operation) {
                        operation + " passes 2^63");
 }
 
+/// Coefficients summed per monomial (with checks), as the terms of a
+/// polynomial: an error naming `operation` where a sum overflowed.
+using MonomialSums = std::map<std::vector<std::string>, CheckedInt>;
+Expected<std::vector<DimExpr::Term>> termsOf(const MonomialSums &sums,
+                                             const char *operation) {
+  std::vector<DimExpr::Term> terms;
+  for (const auto &[symbols, sum] : sums) {
+    if (!sum.ok())
+      return overflowError(operation);
+    terms.push_back({symbols, *sum.get()});
+  }
+  return terms;
+}
+
 /// The symbols of `a` with those of `b` taken out, when `b`'s are a
 /// sub-multiset of `a`'s (both sorted).
 std::optional<std::vector<std::string>>
@@ -77,19 +91,16 @@ DimExpr DimExpr::symbol(std::string name) {
 }
 
 Expected<DimExpr> DimExpr::add(const DimExpr &a, const DimExpr &b) {
-  std::map<std::vector<std::string>, CheckedInt> sums;
+  MonomialSums sums;
   for (const DimExpr *side : {&a, &b})
     for (const Term &term : side->polynomial) {
       auto [it, added] = sums.emplace(term.symbols, CheckedInt(0));
       it->second += term.coefficient;
     }
-  std::vector<Term> terms;
-  for (const auto &[symbols, sum] : sums) {
-    if (!sum.ok())
-      return overflowError("sum");
-    terms.push_back({symbols, *sum.get()});
-  }
-  return normalized(std::move(terms));
+  Expected<std::vector<Term>> terms = termsOf(sums, "sum");
+  if (!terms.ok())
+    return terms.status();
+  return normalized(terms.take());
 }
 
 Expected<DimExpr> DimExpr::sub(const DimExpr &a, const DimExpr &b) {
@@ -104,7 +115,7 @@ Expected<DimExpr> DimExpr::sub(const DimExpr &a, const DimExpr &b) {
 }
 
 Expected<DimExpr> DimExpr::mul(const DimExpr &a, const DimExpr &b) {
-  std::map<std::vector<std::string>, CheckedInt> sums;
+  MonomialSums sums;
   for (const Term &x : a.polynomial)
     for (const Term &y : b.polynomial) {
       std::vector<std::string> symbols = x.symbols;
@@ -113,13 +124,10 @@ Expected<DimExpr> DimExpr::mul(const DimExpr &a, const DimExpr &b) {
       auto [it, added] = sums.emplace(std::move(symbols), CheckedInt(0));
       it->second += CheckedInt(x.coefficient) * y.coefficient;
     }
-  std::vector<Term> terms;
-  for (const auto &[symbols, sum] : sums) {
-    if (!sum.ok())
-      return overflowError("product");
-    terms.push_back({symbols, *sum.get()});
-  }
-  return normalized(std::move(terms));
+  Expected<std::vector<Term>> terms = termsOf(sums, "product");
+  if (!terms.ok())
+    return terms.status();
+  return normalized(terms.take());
 }
 
 /// Multivariate division by the leading terms (graded lexicographic order
