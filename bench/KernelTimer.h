@@ -23,7 +23,9 @@ namespace fuse::bench {
 struct KernelTiming {
   double medianMs = 0, minMs = 0;
   /// Each launch's median time over the timed runs, in launch order (the
-  /// runtime's Kernel timing mode): which kernel the time goes to.
+  /// runtime's Kernel timing mode): which kernel the time goes to. A
+  /// per-binding kernel (BundleKernel::perBinding) is timed in each input
+  /// set's first run, the one that binds it; the timed runs leave it out.
   std::vector<double> launchMedianMs;
   /// The outputs of the last run, in the bundle's output order.
   std::vector<device::TensorBytes> outputs;

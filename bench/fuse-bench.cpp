@@ -143,6 +143,8 @@ std::string variantJson(const Bundle &bundle, double compileMs,
                  JsonObject()
                      .str("name", bundle.kernels[bundle.launchOrder[i]].name)
                      .num("ms", timing.launchMedianMs[i])
+                     .boolean("per_binding",
+                              bundle.kernels[bundle.launchOrder[i]].perBinding)
                      .toString();
     object.raw("kernel_ms", kernels + "]");
   }

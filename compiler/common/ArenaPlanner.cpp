@@ -22,6 +22,8 @@ MemoryPlan planArena(std::span<const ArenaRequest> requests) {
   std::vector<size_t> placed;
   for (size_t i : order) {
     const ArenaRequest &request = requests[i];
+    if (request.bound)
+      continue;
     // Byte ranges of placed buffers live at the same time, by offset.
     std::vector<std::pair<std::uint64_t, std::uint64_t>> busy;
     for (size_t j : placed) {
@@ -42,6 +44,18 @@ MemoryPlan planArena(std::span<const ArenaRequest> requests) {
     plan.intermediates[i] = {request.tensor, offset, request.bytes};
     plan.peakBytes = std::max(plan.peakBytes, offset + request.bytes);
     placed.push_back(i);
+  }
+  std::uint64_t boundStart = alignUp(plan.peakBytes);
+  std::uint64_t offset = boundStart;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (!requests[i].bound)
+      continue;
+    plan.intermediates[i] = {requests[i].tensor, offset, requests[i].bytes};
+    offset = alignUp(offset + requests[i].bytes);
+  }
+  if (offset > boundStart) {
+    plan.peakBytes = offset;
+    plan.boundBytes = offset - boundStart;
   }
   return plan;
 }

@@ -24,12 +24,16 @@ struct ArenaRequest {
   /// Positions in the launch order of the first and last kernel using it.
   std::uint32_t firstUse = 0;
   std::uint32_t lastUse = 0;
+  /// Written by per-binding kernels (BundleKernel::perBinding): it lives
+  /// from one binding of the inputs to the next, in the arena's bound part.
+  bool bound = false;
 };
 
 inline constexpr std::uint64_t kArenaAlignment = 64;
 
 /// One slice per request, in request order; slices whose live ranges
-/// overlap never overlap in bytes.
+/// overlap never overlap in bytes. Bound requests follow the others, end to
+/// end, in the arena's bound part (MemoryPlan::boundBytes).
 MemoryPlan planArena(std::span<const ArenaRequest> requests);
 
 } // namespace fuse

@@ -188,7 +188,8 @@ private:
                      llvm::ArrayRef<TensorId> inputTensors,
                      llvm::ArrayRef<TensorId> resultTensors,
                      llvm::ArrayRef<KernelBinding> resultBindings,
-                     std::uint64_t scratchBytes, std::uint32_t kernelIndex,
+                     std::uint64_t scratchBytes, bool boundScratch,
+                     std::uint32_t kernelIndex,
                      std::optional<std::uint32_t> &scratch);
 
   TargetBackend &backend;
@@ -293,12 +294,13 @@ std::string BundleKernels::sharedEntry(const KernelPlan &plan) {
 }
 
 /// The binding of one kernel operand; the fusion's scratch is one arena
-/// request, made by its first kernel that uses it.
+/// request, made by its first kernel that uses it, in the arena's bound
+/// part when `boundScratch` (a kernel of the fusion runs once per binding).
 KernelBinding BundleKernels::bind(const KernelOperand &operand,
                                   llvm::ArrayRef<TensorId> inputTensors,
                                   llvm::ArrayRef<TensorId> resultTensors,
                                   llvm::ArrayRef<KernelBinding> resultBindings,
-                                  std::uint64_t scratchBytes,
+                                  std::uint64_t scratchBytes, bool boundScratch,
                                   std::uint32_t kernelIndex,
                                   std::optional<std::uint32_t> &scratch) {
   switch (operand.kind) {
@@ -319,7 +321,7 @@ KernelBinding BundleKernels::bind(const KernelOperand &operand,
           {owner,
            std::max<std::uint64_t>(scratchBytes,
                                    graph.typeOf(owner).byteSize()),
-           kernelIndex, kernelIndex});
+           kernelIndex, kernelIndex, boundScratch});
     }
     buffers.use(*scratch, kernelIndex);
     return {BindingKind::Intermediate, *scratch};
@@ -333,6 +335,14 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
                                 llvm::ArrayRef<KernelBinding> resultBindings,
                                 std::vector<std::uint32_t> coveredOps) {
   std::string prefix = "fuse_k" + std::to_string(bundle.kernels.size());
+  // Which inputs stay unchanged from one binding to the next: a kernel that
+  // reads only those (a weight's packing) runs once per binding.
+  llvm::SmallVector<bool> bound;
+  for (TensorId tensor : inputTensors)
+    bound.push_back(std::find(graph.inputs.begin(), graph.inputs.end(),
+                              tensor) != graph.inputs.end());
+  fusion->setAttr(kBoundInputsAttr,
+                  mlir::DenseBoolArrayAttr::get(fusion.getContext(), bound));
   // Only kernels that share one module (a host shared object) are reused;
   // a GPU's fusions skip printing their text.
   bool shared = backend.payloadKind() == PayloadKind::HostSharedObject;
@@ -359,6 +369,9 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
     checkedOps.push_back(std::uint32_t(index.getInt()));
   }
   std::optional<std::uint32_t> scratch;
+  bool boundScratch =
+      std::any_of(kernels->kernels.begin(), kernels->kernels.end(),
+                  [](const KernelPlan &plan) { return plan.perBinding; });
   for (size_t k = 0; k < kernels->kernels.size(); ++k) {
     const KernelPlan &plan = kernels->kernels[k];
     std::uint32_t kernelIndex = std::uint32_t(bundle.kernels.size());
@@ -373,10 +386,11 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
     kernel.launch = plan.launch;
     kernel.ops = coveredOps;
     kernel.checkedOps = checkedOps;
+    kernel.perBinding = plan.perBinding;
     for (const KernelOperand &operand : plan.operands)
       kernel.bindings.push_back(bind(operand, inputTensors, resultTensors,
                                      resultBindings, kernels->scratchBytes,
-                                     kernelIndex, scratch));
+                                     boundScratch, kernelIndex, scratch));
     bundle.launchOrder.push_back(kernelIndex);
     bundle.kernels.push_back(std::move(kernel));
     moduleOf.push_back(plan.module);

@@ -43,7 +43,20 @@ struct KernelPlan {
   /// Host: the kernel functions in the module that this one calls (a
   /// horizontal launch's members), deduplicated before it.
   std::vector<std::string> callees;
+  /// It reads only fusion inputs that the driver marked bound
+  /// (kBoundInputsAttr) and writes only the scratch: it runs once per
+  /// binding of the graph's inputs (BundleKernel::perBinding), and the
+  /// fusion's scratch lives in the arena's bound part.
+  bool perBinding = false;
 };
+
+/// The attribute the driver sets on each top-level `fuse.fusion` before its
+/// kernels are emitted: a DenseBoolArrayAttr, per fusion input, whether it
+/// is a graph input, whose buffer stays unchanged between the runs of one
+/// binding (isBoundFusionInput, RegionEmitter.h, reads it). It is part of
+/// the fusion's text, so identical fusions with other bindings never share
+/// kernels.
+inline constexpr const char *kBoundInputsAttr = "fuse.bound_inputs";
 
 /// Bytes per slot of a reduction's scratch partials (f32 and f64
 /// accumulators alike).

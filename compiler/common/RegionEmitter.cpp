@@ -1298,5 +1298,20 @@ FailureOr<SmallVector<Value>> storeStep(RegionEmitterBase &e, Index index,
   return SmallVector<Value>{};
 }
 
+bool isBoundFusionInput(Value value) {
+  auto argument = dyn_cast<BlockArgument>(value);
+  if (!argument)
+    return false;
+  auto fusion = dyn_cast<fd::FusionOp>(argument.getOwner()->getParentOp());
+  if (!fusion || argument.getArgNumber() >= fusion.getInputs().size())
+    return false;
+  if (auto bound = fusion->getAttrOfType<DenseBoolArrayAttr>(kBoundInputsAttr))
+    return argument.getArgNumber() < bound.size() &&
+           bound[argument.getArgNumber()];
+  // A member of a horizontal fusion: its input is the outer fusion's.
+  return isa<fd::FusionOp>(fusion->getParentOp()) &&
+         isBoundFusionInput(fusion.getInputs()[argument.getArgNumber()]);
+}
+
 } // namespace codegen
 } // namespace fuse

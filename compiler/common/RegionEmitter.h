@@ -608,6 +608,11 @@ storeStep(RegionEmitterBase &e, Index index, mlir::ValueRange yielded,
 /// rows.
 bool poolReadsRuns(fd::PoolOp pool, unsigned width);
 
+/// Whether `value` is an argument of a fusion's body whose input the driver
+/// marked bound (kBoundInputsAttr, KernelPlan.h): a graph input, through
+/// the horizontal fusions it is a member of.
+bool isBoundFusionInput(mlir::Value value);
+
 } // namespace codegen
 } // namespace fuse
 

@@ -162,10 +162,14 @@ FailureOr<FusionKernels> emitHostHorizontal(fd::FusionOp fusion,
         kernelPlan(name, "", ScheduleKind::Horizontal, numInputs, results,
                    /*scratch=*/kernels.scratchBytes != 0);
     int64_t offset = 0, grain = std::numeric_limits<int64_t>::max();
+    // Once per binding only if every member's part is (their packs of
+    // weights): one part that runs per run makes the launch run per run.
+    plan.perBinding = true;
     for (const Member &member : *members) {
       if (j >= member.kernels.kernels.size())
         continue;
       const KernelPlan &part = member.kernels.kernels[j];
+      plan.perBinding = plan.perBinding && part.perBinding;
       emitMemberCall(b, loc, buffers, func.getArgument(1), func.getArgument(2),
                      list, member, part, offset, numInputs, numResults);
       offset += part.launch.iterations;

@@ -284,7 +284,16 @@ public:
         packedBytes(matmul, s, width) > kHostMatmulTarget.maxPackedBytes)
       return false;
     return s.transposeB || !isa<BlockArgument>(matmul.getRhs()) ||
+           packsOncePerBinding(matmul) ||
            HostMatmulTarget::packsForSpeed(s.m, s.n, width);
+  }
+
+  /// Whether B is a graph input read as it is (a weight): its pack kernel
+  /// then runs once per binding of the inputs, not per run, so packing
+  /// costs a run nothing and B's panels are always read packed.
+  static bool packsOncePerBinding(fd::MatmulOp matmul) {
+    return isa<BlockArgument>(matmul.getRhs()) &&
+           isBoundFusionInput(matmul.getRhs());
   }
 
   /// Column groups per batch of the one-kernel form: each the columns of
@@ -1270,6 +1279,7 @@ FailureOr<FusionKernels> emitHostMatmul(fd::FusionOp fusion, ModuleOp module,
     KernelPlan plan = kernelPlan(name, "", ScheduleKind::Matmul, numInputs,
                                  std::span<const unsigned>(),
                                  /*scratch=*/true);
+    plan.perBinding = MatmulKernelBuilder::packsOncePerBinding(matmul);
     plan.launch.iterations = builder.packIterations();
     plan.launch.grain = builder.packGrain();
     kernels.kernels.push_back(std::move(plan));

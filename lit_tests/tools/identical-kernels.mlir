@@ -8,15 +8,17 @@
 // RUN: fuse-run %s --check --print-plan --cache-dir %t/cache | FileCheck %s
 // RUN: fuse-run %s --check --profile 2 --cache-dir %t/cache 2>&1 | FileCheck %s --check-prefix=CACHED
 
-// CHECK: plan: 3 kernels for {{[0-9]+}} ops, target host-x86-64-v{{[34]}}, 2 distinct
-// CHECK: kernel 0 fuse_k0_matmul: matmul
-// CHECK: kernel 1 fuse_k1_matmul: matmul, {{.*}}, the code of fuse_k0_matmul
-// CHECK: kernel 2 fuse_k2_matmul: matmul
+// CHECK: plan: 5 kernels for {{[0-9]+}} ops, target host-x86-64-v{{[34]}}, 3 distinct, 2 once per binding of the inputs
+// CHECK: kernel 0 fuse_k0_pack: matmul
+// CHECK: kernel 1 fuse_k0_matmul: matmul
+// CHECK: kernel 2 fuse_k2_pack: matmul, {{.*}}, the code of fuse_k0_pack, once per binding of the inputs
+// CHECK: kernel 3 fuse_k2_matmul: matmul, {{.*}}, the code of fuse_k0_matmul
+// CHECK: kernel 4 fuse_k4_matmul: matmul
 // CHECK-NOT: the code of
 // CHECK: check: passed, 1 outputs match the reference
 
 // CACHED: cache hit
-// CACHED: fuse_k1_matmul (matmul, 5 ops, code of fuse_k0_matmul)
+// CACHED: fuse_k2_matmul (matmul, 5 ops, code of fuse_k0_matmul)
 // CACHED: check: passed, 1 outputs match the reference
 
 func.func @layers(%x: tensor<16x32xf32>, %w1: tensor<32x32xf32>, %b1: tensor<32xf32>,

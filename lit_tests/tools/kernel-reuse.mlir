@@ -1,7 +1,8 @@
 // The host compiler keeps the machine code of each kernel it compiles, by
 // content, in memory and beside the bundles in the cache directory: another
 // process compiling another graph with some of the same kernels (here the
-// same matmul, softmax rows of another length) compiles only the others.
+// same matmul, with the packing of its weight, and softmax rows of another
+// length) compiles only the others.
 // Each run is checked against the reference. A damaged kernel file is
 // reported, removed and compiled again.
 
@@ -18,11 +19,11 @@
 // RUN: fuse-run %s --check --json --cache-dir %t/cache 2>%t/damaged.err | FileCheck %s --check-prefix=FIRST
 // RUN: FileCheck %s --check-prefix=DAMAGED < %t/damaged.err
 
-// FIRST: "compiled": 2, "cache_hits": 0, "kernels_compiled": 2, "kernels_reused": 0,
+// FIRST: "compiled": 3, "cache_hits": 0, "kernels_compiled": 3, "kernels_reused": 0,
 // OTHER: check: passed, 2 outputs match the reference
-// OTHER: "compiled": 2, "cache_hits": 0, "kernels_compiled": 1, "kernels_reused": 1,
-// OTHER-ERR: fuse-run: compiled 2 kernel(s) in {{[0-9.]+}} ms (1 distinct kernel(s) taken from the cache, 1 compiled to machine code)
-// FILES-COUNT-3: {{^[0-9a-f]{64}\.fkernel$}}
+// OTHER: "compiled": 3, "cache_hits": 0, "kernels_compiled": 1, "kernels_reused": 2,
+// OTHER-ERR: fuse-run: compiled 3 kernel(s) in {{[0-9.]+}} ms (2 distinct kernel(s) taken from the cache, 1 compiled to machine code)
+// FILES-COUNT-4: {{^[0-9a-f]{64}\.fkernel$}}
 // DAMAGED: warning: bundle cache: {{.*}}.fkernel: the kernel file is truncated or has bytes after its end; removed it; the kernel will be recompiled
 func.func @f(%x: tensor<32x96xf32>, %w: tensor<96x80xf32>, %s: tensor<4x100xf32>)
     -> (tensor<32x80xf32>, tensor<4x100xf32>) {

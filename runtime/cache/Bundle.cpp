@@ -102,6 +102,25 @@ static Status bundleError(const std::string &message) {
   return Status::error("invalid bundle: " + message);
 }
 
+/// A per-binding kernel has a bound part of the arena to write and binds no
+/// input that a run writes in place. (Its bindings may name any buffer of
+/// its fusion, graph outputs among them, that it never reads or writes: a
+/// binding does not say which.)
+static Status verifyPerBinding(const Bundle &bundle, const BundleKernel &kernel,
+                               const std::string &where) {
+  if (bundle.memoryPlan.boundBytes == 0)
+    return bundleError(where + " runs once per binding, but the arena has no "
+                               "bound part for what it writes");
+  for (const KernelBinding &binding : kernel.bindings)
+    if (binding.kind == BindingKind::GraphInput)
+      for (const OutputAlias &alias : bundle.aliases)
+        if (alias.input == binding.index)
+          return bundleError(where + " runs once per binding but reads input " +
+                             std::to_string(binding.index) +
+                             ", which a run writes in place");
+  return Status::success();
+}
+
 Status verifyBundle(const Bundle &bundle) {
   const Graph &graph = bundle.graph;
   if (bundle.inputs != graph.inputs)
@@ -131,6 +150,11 @@ Status verifyBundle(const Bundle &bundle) {
           " ends past the arena's " +
           std::to_string(bundle.memoryPlan.peakBytes) + " bytes");
   }
+  if (bundle.memoryPlan.boundBytes > bundle.memoryPlan.peakBytes)
+    return bundleError("its bound part of " +
+                       std::to_string(bundle.memoryPlan.boundBytes) +
+                       " bytes is larger than the arena's " +
+                       std::to_string(bundle.memoryPlan.peakBytes));
   for (size_t k = 0; k < bundle.kernels.size(); ++k) {
     const BundleKernel &kernel = bundle.kernels[k];
     std::string where =
@@ -139,6 +163,9 @@ Status verifyBundle(const Bundle &bundle) {
       if (boundTensor(bundle, binding) == kInvalidTensor)
         return bundleError(where + " binds " + std::to_string(binding.index) +
                            ", which is out of range");
+    if (kernel.perBinding)
+      if (Status status = verifyPerBinding(bundle, kernel, where); !status.ok())
+        return status;
     for (size_t i = 0; i < kernel.ops.size(); ++i) {
       if (kernel.ops[i] >= graph.ops.size())
         return bundleError(where + " covers op " +

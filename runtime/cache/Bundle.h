@@ -105,6 +105,12 @@ struct BundleKernel {
   /// order of its
   /// error record (KernelAbi.h); empty: the kernel takes no error record.
   std::vector<std::uint32_t> checkedOps;
+  /// Runs once per binding of the graph inputs, not on every run: it reads
+  /// only graph inputs (a weight it packs) and writes only the bound part
+  /// of the arena (MemoryPlan::boundBytes), which later runs read. A runtime
+  /// that keeps its buffers between runs (PreparedBundle) skips it until an
+  /// input is bound again; one that binds afresh each run launches it.
+  bool perBinding = false;
   bool operator==(const BundleKernel &) const = default;
 };
 
@@ -120,6 +126,10 @@ struct MemoryPlan {
   std::vector<ArenaSlice> intermediates;
   /// The arena's size: every slice ends at or before it.
   std::uint64_t peakBytes = 0;
+  /// The arena's last `boundBytes` (from peakBytes - boundBytes): the slices
+  /// that per-binding kernels write (BundleKernel::perBinding), live from
+  /// one binding of the inputs to the next, never shared with other slices.
+  std::uint64_t boundBytes = 0;
   bool operator==(const MemoryPlan &) const = default;
 };
 

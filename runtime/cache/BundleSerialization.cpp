@@ -271,7 +271,8 @@ template <class A> void serialize(A &ar, BundleKernel &kernel) {
   // kernels of a host bundle share one shared object).
   ar(FUSE_FIELD(kernel, entry), FUSE_FIELD(kernel, schedule),
      FUSE_FIELD(kernel, launch), FUSE_FIELD(kernel, bindings),
-     FUSE_FIELD(kernel, ops), FUSE_FIELD(kernel, checkedOps));
+     FUSE_FIELD(kernel, ops), FUSE_FIELD(kernel, checkedOps),
+     FUSE_FIELD(kernel, perBinding));
 }
 
 template <class A> void serialize(A &ar, ArenaSlice &slice) {
@@ -280,7 +281,8 @@ template <class A> void serialize(A &ar, ArenaSlice &slice) {
 }
 
 template <class A> void serialize(A &ar, MemoryPlan &plan) {
-  ar(FUSE_FIELD(plan, intermediates), FUSE_FIELD(plan, peakBytes));
+  ar(FUSE_FIELD(plan, intermediates), FUSE_FIELD(plan, peakBytes),
+     FUSE_FIELD(plan, boundBytes));
 }
 
 template <class A> void serialize(A &ar, OutputAlias &alias) {

@@ -39,11 +39,17 @@ DeviceResult<Command> encodeBundleLaunch(DeviceRuntime &runtime,
                               std::move(bindings));
 }
 
+bool launches(const Bundle &bundle, uint32_t k, Launches which) {
+  return which == Launches::All || !bundle.kernels[k].perBinding;
+}
+
 DeviceStatus encodeBundleLaunches(DeviceRuntime &runtime, const Bundle &bundle,
                                   const Executable &executable,
                                   const BundleBuffers &buffers,
-                                  CommandBatch &batch) {
+                                  CommandBatch &batch, Launches which) {
   for (uint32_t k : bundle.launchOrder) {
+    if (!launches(bundle, k, which))
+      continue;
     DeviceResult<Command> command =
         encodeBundleLaunch(runtime, bundle, executable, buffers, k);
     if (!command.ok())

@@ -41,11 +41,22 @@ DeviceResult<Command> encodeBundleLaunch(DeviceRuntime &runtime,
                                          const BundleBuffers &buffers,
                                          uint32_t k);
 
-/// Every launch of `bundle`, in its launch order, added to `batch`.
+/// Which of a bundle's launches a run encodes: all of them, on the first
+/// run of a binding of the inputs (or wherever the buffers are new each
+/// run), or only those that run per run, once the bound part of the arena
+/// holds what the per-binding kernels wrote (BundleKernel::perBinding).
+enum class Launches : std::uint8_t { All, PerRun };
+
+/// Whether kernel `k` of `bundle` is launched by a run of `which`.
+bool launches(const Bundle &bundle, uint32_t k, Launches which);
+
+/// The launches of `bundle` that `which` names, in its launch order, added
+/// to `batch`.
 DeviceStatus encodeBundleLaunches(DeviceRuntime &runtime, const Bundle &bundle,
                                   const Executable &executable,
                                   const BundleBuffers &buffers,
-                                  CommandBatch &batch);
+                                  CommandBatch &batch,
+                                  Launches which = Launches::All);
 
 /// Submits `batch` on `stream` (nothing when it is empty) and waits for its
 /// fence: the error it failed with, if any.

@@ -265,16 +265,17 @@ DeviceStatus encodeLaunchOf(DeviceRuntime &runtime, const Bundle &bundle,
 }
 
 /// The copies of outputs that are inputs unchanged (no kernel writes them),
-/// then every launch in the bundle's order.
+/// then the launches `which` names in the bundle's order.
 DeviceStatus encodeKernels(DeviceRuntime &runtime, const Bundle &bundle,
                            const Executable &executable, const Buffers &buffers,
-                           CommandBatch &batch) {
+                           CommandBatch &batch,
+                           Launches which = Launches::All) {
   if (DeviceStatus status = encodeOutputCopies(runtime, bundle, buffers, batch);
       !status.ok())
     return status;
   return encodeBundleLaunches(runtime, bundle, executable,
                               {buffers.inputs, buffers.outputs, buffers.arena},
-                              batch);
+                              batch, which);
 }
 
 DeviceResult<std::vector<TensorBytes>> readBack(DeviceRuntime &runtime,
@@ -383,8 +384,65 @@ DeviceStatus PreparedBundle::run(std::chrono::nanoseconds timeout) {
           encodeAliasedUploads(*runtime, *buffers, aliasedInputs, batch);
       !status.ok())
     return status;
+  // The per-binding kernels run on the first run of a binding; later runs
+  // read what they left in the arena's bound part.
   if (DeviceStatus status =
-          encodeKernels(*runtime, *bundle, *executable, *buffers, batch);
+          encodeKernels(*runtime, *bundle, *executable, *buffers, batch,
+                        boundCurrent ? Launches::PerRun : Launches::All);
+      !status.ok())
+    return status;
+  if (DeviceStatus status =
+          submitAndWait(*runtime, *stream, std::move(batch), timeout);
+      !status.ok())
+    return status;
+  boundCurrent = true;
+  return DeviceStatus();
+}
+
+DeviceStatus PreparedBundle::setInput(uint32_t input,
+                                      std::span<const std::byte> bytes,
+                                      std::chrono::nanoseconds timeout) {
+  if (input >= bundle->inputs.size())
+    return Error{ErrorCode::InvalidArgument,
+                 "input " + std::to_string(input) +
+                     " does not exist; the "
+                     "bundle takes " +
+                     std::to_string(bundle->inputs.size())};
+  TensorId tensor = bundle->inputs[input];
+  if (bytes.size() != tensorBytes(*bundle, tensor))
+    return Error{ErrorCode::InvalidArgument,
+                 "input " + std::to_string(input) + " has " +
+                     std::to_string(bytes.size()) + " bytes, its type " +
+                     bundle->graph.typeOf(tensor).toString() + " needs " +
+                     std::to_string(tensorBytes(*bundle, tensor))};
+  TensorBindings view;
+  view.emplace(tensor, HostTensor{bundle->graph.typeOf(tensor),
+                                  const_cast<std::byte *>(bytes.data())});
+  if (Status indices = checkGatherIndexInputs(bundle->graph, view);
+      !indices.ok())
+    return Error{ErrorCode::InvalidArgument, indices.message()};
+  // Whatever happens next, the per-binding kernels must run again.
+  boundCurrent = false;
+  if (buffers->borrowed[input]) {
+    // The caller's memory is read in place and never written: the new
+    // value gets a buffer of its own.
+    DeviceResult<AllocationPermit> permit =
+        runtime->reserve(std::max<uint64_t>(bytes.size(), 1));
+    if (!permit.ok())
+      return permit.error();
+    DeviceResult<Buffer> buffer =
+        runtime->allocate(*permit, std::max<uint64_t>(bytes.size(), 1));
+    if (!buffer.ok())
+      return buffer.error();
+    buffers->inputs[input] = std::move(*buffer);
+    buffers->borrowed[input] = false;
+  }
+  for (auto &[aliased, copy] : aliasedInputs)
+    if (aliased == input)
+      copy.assign(bytes.begin(), bytes.end());
+  CommandBatch batch;
+  if (DeviceStatus status =
+          encodeUpload(*runtime, *buffers, input, bytes, batch);
       !status.ok())
     return status;
   return submitAndWait(*runtime, *stream, std::move(batch), timeout);

@@ -76,13 +76,27 @@ public:
           std::span<const SharedInput> inputs,
           std::chrono::nanoseconds timeout = std::chrono::minutes(10));
 
-  /// Launches every kernel in order as one batch and waits for its fence.
+  /// Launches the kernels in order as one batch and waits for its fence.
+  /// The per-binding kernels (a weight's packing, BundleKernel::perBinding)
+  /// run on the first run after prepare or setInput; later runs reuse what
+  /// they wrote.
   DeviceStatus run(std::chrono::nanoseconds timeout = std::chrono::minutes(10));
+
+  /// Binds new bytes to input `input` (a run's new activations, or other
+  /// weights) for the runs that follow, checked as prepare checks them.
+  /// The per-binding kernels run again on the next run, so nothing derived
+  /// from the old value is ever read. An input that was read in place gets
+  /// a buffer of its own; the caller's memory is never written.
+  DeviceStatus
+  setInput(uint32_t input, std::span<const std::byte> bytes,
+           std::chrono::nanoseconds timeout = std::chrono::minutes(10));
 
   /// Runs the bundle `runs` times with each kernel a batch of its own
   /// (submitted, then its fence waited for) and answers each launch's median
   /// time from submit to fence, in the bundle's launch order: where a run's
   /// time goes, each kernel's share including one submission's overhead.
+  /// The per-binding kernels are timed too (running them again changes
+  /// nothing); a run does not launch them.
   DeviceResult<std::vector<std::chrono::nanoseconds>>
   profileKernels(unsigned runs,
                  std::chrono::nanoseconds timeout = std::chrono::minutes(10));
@@ -107,6 +121,9 @@ private:
   std::shared_ptr<Buffers> buffers;
   /// Host copies of the inputs that a run overwrites (aliases).
   std::vector<std::pair<uint32_t, TensorBytes>> aliasedInputs;
+  /// Whether the arena's bound part holds what the per-binding kernels
+  /// computed from the inputs bound now.
+  bool boundCurrent = false;
 };
 
 } // namespace fuse::device

@@ -112,6 +112,8 @@ void printSummary(const Compilation &compilation, llvm::raw_ostream &os) {
       os << " block " << launch.blockX << " shared "
          << launch.sharedMemoryBytes;
     }
+    if (kernel.perBinding)
+      os << " once per binding";
     os << "\n  ops";
     for (std::uint32_t op : kernel.ops)
       os << " " << op << ":" << mnemonic(bundle.graph.ops[op].kind);
@@ -126,7 +128,11 @@ void printSummary(const Compilation &compilation, llvm::raw_ostream &os) {
     }
     os << "\n";
   }
-  os << "arena " << bundle.memoryPlan.peakBytes << " bytes\n";
+  os << "arena " << bundle.memoryPlan.peakBytes << " bytes";
+  if (bundle.memoryPlan.boundBytes)
+    os << ", of it " << bundle.memoryPlan.boundBytes
+       << " kept per binding of the inputs";
+  os << "\n";
   for (std::size_t i = 0; i < bundle.memoryPlan.intermediates.size(); ++i) {
     const ArenaSlice &slice = bundle.memoryPlan.intermediates[i];
     os << "  arena#" << i << " tensor %" << slice.tensor << " offset "

@@ -70,6 +70,11 @@ void printPlanText(const Bundle &bundle, llvm::raw_ostream &os) {
   // Identical kernels are compiled once.
   if (entries.size() < bundle.kernels.size())
     os << ", " << entries.size() << " distinct";
+  // A run launches the others; these run when the inputs are bound.
+  if (std::size_t once = std::count_if(
+          bundle.kernels.begin(), bundle.kernels.end(),
+          [](const BundleKernel &kernel) { return kernel.perBinding; }))
+    os << ", " << once << " once per binding of the inputs";
   os << "\n";
   for (std::uint32_t index : bundle.launchOrder) {
     const BundleKernel &kernel = bundle.kernels[index];
@@ -81,13 +86,19 @@ void printPlanText(const Bundle &bundle, llvm::raw_ostream &os) {
        << " ops, reads " << read << " B, writes " << written << " B";
     if (std::string first = sharedCodeOf(bundle, kernel); !first.empty())
       os << ", the code of " << first;
+    if (kernel.perBinding)
+      os << ", once per binding of the inputs";
     os << "\n  ops";
     for (std::uint32_t op : kernel.ops)
       os << " " << mnemonic(bundle.graph.ops[op].kind);
     os << "\n";
   }
   os << "total: reads " << totalRead << " B, writes " << totalWritten
-     << " B, arena " << bundle.memoryPlan.peakBytes << " B\n";
+     << " B, arena " << bundle.memoryPlan.peakBytes << " B";
+  if (bundle.memoryPlan.boundBytes)
+    os << " (of it " << bundle.memoryPlan.boundBytes
+       << " B kept per binding of the inputs)";
+  os << "\n";
 }
 
 namespace {

@@ -1074,25 +1074,35 @@ Expected<std::string> profileKernels(const RunOptions &options,
   if (!times)
     return Status::error("profiling failed on the " + options.runtime +
                          " runtime: " + describeDeviceError(times.error()));
-  std::vector<std::pair<double, std::size_t>> byTime;
+  // A run launches the per-run kernels only: they make up its sum and
+  // shares; the per-binding ones (a weight's packing) follow, by time.
+  std::vector<std::pair<double, std::size_t>> byTime, perBinding;
   double totalMs = 0;
   for (std::size_t i = 0; i < times->size(); ++i) {
     double ms = std::chrono::duration<double, std::milli>((*times)[i]).count();
+    if (bundle.kernels[bundle.launchOrder[i]].perBinding) {
+      perBinding.emplace_back(ms, i);
+      continue;
+    }
     byTime.emplace_back(ms, i);
     totalMs += ms;
   }
-  std::stable_sort(
-      byTime.begin(), byTime.end(),
-      [](const auto &a, const auto &b) { return a.first > b.first; });
+  for (auto *list : {&byTime, &perBinding})
+    std::stable_sort(
+        list->begin(), list->end(),
+        [](const auto &a, const auto &b) { return a.first > b.first; });
   llvm::outs() << "profile: " << byTime.size()
                << " launches, each alone, median of " << options.profile
                << " runs: sum " << formatMs(totalMs) << "\n";
   std::string profileJson;
-  for (auto [ms, i] : byTime) {
+  auto print = [&](double ms, std::size_t i, bool once) {
     const BundleKernel &kernel = bundle.kernels[bundle.launchOrder[i]];
-    llvm::outs() << llvm::formatv("  {0,5:F1}%  {1,10}  launch {2} ",
-                                  totalMs > 0 ? 100 * ms / totalMs : 0.0,
-                                  formatMs(ms), i)
+    llvm::outs() << (once
+                         ? std::string("  once   ")
+                         : llvm::formatv("  {0,5:F1}%",
+                                         totalMs > 0 ? 100 * ms / totalMs : 0.0)
+                               .str())
+                 << llvm::formatv("  {0,10}  launch {1} ", formatMs(ms), i)
                  << kernel.name << " (" << scheduleKindName(kernel.schedule)
                  << ", " << kernel.ops.size() << " ops"
                  << (sharedCodeOf(bundle, kernel).empty()
@@ -1104,8 +1114,16 @@ Expected<std::string> profileKernels(const RunOptions &options,
         std::to_string(i) + ", \"name\": " + jsonString(kernel.name) +
         ", \"entry\": " + jsonString(kernel.entry) +
         ", \"schedule\": " + jsonString(scheduleKindName(kernel.schedule)) +
+        ", \"per_binding\": " + (once ? "true" : "false") +
         ", \"ms\": " + jsonNumber(ms) + "}";
-  }
+  };
+  for (auto [ms, i] : byTime)
+    print(ms, i, false);
+  if (!perBinding.empty())
+    llvm::outs() << "once per binding of the inputs (" << perBinding.size()
+                 << " launches, not in a run's sum):\n";
+  for (auto [ms, i] : perBinding)
+    print(ms, i, true);
   return profileJson;
 }
 

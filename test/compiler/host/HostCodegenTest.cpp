@@ -382,6 +382,26 @@ TEST(ArenaPlanner, ReusesBytesAfterLastUse) {
   EXPECT_EQ(plan.peakBytes, 228u);
 }
 
+TEST(ArenaPlanner, PlacesBoundRequestsAfterTheOthersAndNeverReusesThem) {
+  // Request 1 is bound (a weight's packing): it follows the run's slices,
+  // and request 2, which starts after its last use, does not take its bytes.
+  std::vector<ArenaRequest> requests = {{0, 100, 0, 1},
+                                        {1, 70, 0, 0, /*bound=*/true},
+                                        {2, 100, 1, 2},
+                                        {3, 30, 2, 2, /*bound=*/true}};
+  MemoryPlan plan = planArena(requests);
+  ASSERT_EQ(plan.intermediates.size(), 4u);
+  EXPECT_EQ(plan.intermediates[0].offset, 0u);
+  EXPECT_EQ(plan.intermediates[2].offset, 128u);
+  EXPECT_EQ(plan.intermediates[1].offset, 256u);
+  EXPECT_EQ(plan.intermediates[3].offset, 384u);
+  EXPECT_EQ(plan.peakBytes, 448u);
+  EXPECT_EQ(plan.boundBytes, 192u);
+  // No bound request: no bound part.
+  EXPECT_EQ(planArena(std::vector<ArenaRequest>{{0, 100, 0, 1}}).boundBytes,
+            0u);
+}
+
 /// Max relative error of a unary op over a grid of its domain, against the
 /// f64 function, for the polynomial approximations.
 double maxRelativeError(HostCompiler &compiler, device::HostRuntime &runtime,

@@ -142,20 +142,114 @@ TEST_F(HostMatmul, PackedPanelsOfB) {
   }
 }
 
-/// B as it is (a kernel input, no prologue) is packed for speed by the
-/// target's rule (HostMatmulTarget::packsForSpeed): on every target from 512
-/// rows with N a power of two of at least 1024, and never for 64 rows of a
-/// wide N. The numbers match either way.
+/// B as it is (a kernel input, no prologue) that a kernel before computed
+/// (here a matmul of one row block, which packs nothing) is packed for
+/// speed by the target's rule (HostMatmulTarget::packsForSpeed): on every
+/// target from 512 rows with N a power of two of at least 1024, and never
+/// for 64 rows of a wide N. The numbers match either way.
 TEST_F(HostMatmul, PackingForSpeedFollowsTheTargetsRule) {
   for (auto [m, packed] : {std::pair<int64_t, bool>{512, true}, {64, false}}) {
     SCOPED_TRACE("M = " + std::to_string(m));
     GraphBuilder b;
-    TensorId x = b.input({ElementType::F32, {m, 24}}, "x");
-    TensorId w = b.input({ElementType::F32, {24, 1024}}, "w");
-    b.output(b.matmul(x, w), "y");
+    TensorId x = b.input({ElementType::F32, {m, 6}}, "x");
+    TensorId u = b.input({ElementType::F32, {6, 8}}, "u");
+    TensorId v = b.input({ElementType::F32, {8, 1024}}, "v");
+    b.output(b.matmul(x, b.matmul(u, v)), "y");
     checkUnit(*b.finish());
     expectPackKernel(packed);
   }
+}
+
+/// A weight (B a graph input, read as it is) is packed by a kernel that
+/// runs once per binding of the inputs, whatever the target's rule for
+/// speed: a prepared bundle's later runs read the packed panels, and
+/// binding other weights packs them again. Two weight sets through one
+/// bundle give two right answers, and the caller's weights are never
+/// written.
+TEST_F(HostMatmul, WeightsArePackedOncePerBinding) {
+  const int64_t m = 130, k = 64, n = 96;
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F32, {m, k}}, "x");
+  TensorId w = b.input({ElementType::F32, {k, n}}, "w");
+  TensorId bias = b.input({ElementType::F32, {n}}, "bias");
+  TensorId y = b.add(b.matmul(x, w), b.broadcast(bias, {m, n}, {1}));
+  b.output(b.max(y, b.splat({ElementType::F32, {m, n}}, 0.0)), "relu");
+  Graph graph = *b.finish();
+  SCOPED_TRACE("random seed " + std::to_string(seed));
+  Expected<Compilation> compiled = compiler.compile(graph, target, {});
+  ASSERT_TRUE(compiled.ok()) << compiled.message();
+  const Bundle &bundle = compiled->bundle;
+  unsigned perBinding = 0;
+  for (const BundleKernel &kernel : bundle.kernels)
+    if (kernel.perBinding) {
+      ++perBinding;
+      EXPECT_TRUE(kernel.name.ends_with("_pack")) << kernel.name;
+    }
+  EXPECT_EQ(perBinding, 1u);
+  EXPECT_GE(bundle.memoryPlan.boundBytes, uint64_t(k * n * 4));
+
+  std::vector<HostTensorData> values;
+  for (TensorId input : {x, w, bias})
+    values.push_back(randomTensor(graph.typeOf(input), Domain{-1, 1}));
+  HostTensorData w2 = randomTensor(graph.typeOf(w), Domain{-1, 1});
+  HostTensorData x2 = randomTensor(graph.typeOf(x), Domain{-1, 1});
+  auto bytes = [](const HostTensorData &data) {
+    return std::span<const std::byte>(
+        reinterpret_cast<const std::byte *>(data.bytes.data()),
+        data.bytes.size());
+  };
+  // The inputs are read in place (the weights as fuse-run binds them).
+  auto owner = std::make_shared<std::vector<HostTensorData>>(values);
+  std::vector<device::SharedInput> shared;
+  for (const HostTensorData &value : *owner)
+    shared.push_back({owner, bytes(value)});
+  const std::vector<std::byte> w1Bytes(bytes((*owner)[1]).begin(),
+                                       bytes((*owner)[1]).end());
+
+  device::Executable executable = *runtime.load(bundle);
+  device::Stream stream = *runtime.createStream();
+  device::DeviceResult<device::PreparedBundle> prepared =
+      device::PreparedBundle::prepare(
+          runtime, bundle, executable, stream,
+          std::span<const device::SharedInput>(shared));
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto expectRunMatches = [&](std::vector<HostTensorData> inputs,
+                              const std::string &what) {
+    SCOPED_TRACE(what);
+    ASSERT_TRUE(prepared->run().ok());
+    device::DeviceResult<std::vector<TensorBytes>> got =
+        prepared->readOutputs();
+    ASSERT_TRUE(got.ok()) << got.error().message;
+    std::vector<HostTensor> views;
+    for (HostTensorData &input : inputs)
+      views.push_back(input.view());
+    Expected<std::vector<HostTensorData>> want = evaluateGraph(graph, views);
+    ASSERT_TRUE(want.ok()) << want.message();
+    HostTensor actual{(*want)[0].type, (*got)[0].data()};
+    Comparison c = compare(
+        (*want)[0].view(), actual,
+        toleranceForOutput(graph, graph.outputs[0].tensor, (*want)[0].view()));
+    EXPECT_TRUE(c.ok) << c.message;
+  };
+  expectRunMatches(values, "first run: packs the weight");
+  expectRunMatches(values, "second run: reads the packed weight");
+  ASSERT_TRUE(prepared->setInput(1, bytes(w2)).ok());
+  std::vector<HostTensorData> second = {values[0], w2, values[2]};
+  expectRunMatches(second, "other weights: packed again");
+  expectRunMatches(second, "other weights, run again");
+  ASSERT_TRUE(prepared->setInput(0, bytes(x2)).ok());
+  expectRunMatches({x2, w2, values[2]}, "other activations");
+  EXPECT_EQ(std::vector<std::byte>(bytes((*owner)[1]).begin(),
+                                   bytes((*owner)[1]).end()),
+            w1Bytes)
+      << "the caller's weights were written";
+
+  device::DeviceStatus wrongSize = prepared->setInput(1, bytes(values[2]));
+  ASSERT_FALSE(wrongSize.ok());
+  EXPECT_NE(wrongSize.error().message.find("input 1 has 384 bytes"),
+            std::string::npos)
+      << wrongSize.error().message;
+  EXPECT_FALSE(prepared->setInput(3, bytes(values[2])).ok());
 }
 
 /// A transposed B is packed from two row blocks of C on (M > 6): with one,

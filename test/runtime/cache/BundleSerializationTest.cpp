@@ -56,6 +56,7 @@ Bundle makeFullBundle() {
                      {BindingKind::GraphOutput, 1}};
   kernel.ops = {0, 4};
   kernel.checkedOps = {4, 0};
+  kernel.perBinding = true;
   BundleKernel second = kernel;
   second.name = "k1";
   second.payloadKind = PayloadKind::Cubin;
@@ -65,6 +66,7 @@ Bundle makeFullBundle() {
   bundle.launchOrder = {1, 0};
   bundle.memoryPlan.intermediates = {{2, 128, 64}};
   bundle.memoryPlan.peakBytes = 4096;
+  bundle.memoryPlan.boundBytes = 1024;
   bundle.aliases = {{1, 2}};
   bundle.inputs = {0, 1};
   bundle.outputs = {2};
@@ -83,6 +85,8 @@ TEST(CacheBundleSerialization, FullBundleHasNoDefaultField) {
   EXPECT_NE(full.memoryPlan.peakBytes, empty.memoryPlan.peakBytes);
   EXPECT_NE(full.aliases, empty.aliases);
   EXPECT_NE(full.kernels[0].checkedOps, BundleKernel().checkedOps);
+  EXPECT_NE(full.kernels[0].perBinding, BundleKernel().perBinding);
+  EXPECT_NE(full.memoryPlan.boundBytes, empty.memoryPlan.boundBytes);
   const LaunchConfig defaults;
   const LaunchConfig &launch = full.kernels[0].launch;
   EXPECT_NE(launch.gridX, defaults.gridX);

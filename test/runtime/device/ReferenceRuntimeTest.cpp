@@ -172,6 +172,80 @@ TEST(ReferenceRuntime, APreparedBundleUploadsOnceAndRunsRepeatedly) {
   EXPECT_EQ(snapshot.commands, 3u + 3u * 2u);
 }
 
+TEST(ReferenceRuntime, APreparedBundleRunsPerBindingKernelsOncePerBinding) {
+  ReferenceRuntime runtime;
+  const int64_t n = 5;
+  // a * b reads inputs only: it runs once per binding, its product kept in
+  // the arena's bound part (here the whole arena).
+  Bundle bundle = test::mulAddBundle(n);
+  bundle.kernels[0].perBinding = true;
+  bundle.memoryPlan.boundBytes = bundle.memoryPlan.peakBytes;
+  ASSERT_TRUE(verifyBundle(bundle).ok());
+  std::vector<float> a = test::randomFloats(1, n), b = test::randomFloats(2, n),
+                     c = test::randomFloats(3, n),
+                     a2 = test::randomFloats(4, n);
+  std::vector<TensorBytes> inputs{test::toBytes(a), test::toBytes(b),
+                                  test::toBytes(c)};
+  Executable executable = *runtime.load(bundle);
+  Stream stream = *runtime.createStream();
+  DeviceResult<PreparedBundle> prepared =
+      PreparedBundle::prepare(runtime, bundle, executable, stream, inputs);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto expectResult = [&](const std::vector<float> &first) {
+    DeviceResult<std::vector<TensorBytes>> out = prepared->readOutputs();
+    ASSERT_TRUE(out.ok()) << out.error().message;
+    std::vector<float> result = test::fromBytes<float>((*out)[0]);
+    for (int64_t i = 0; i < n; ++i)
+      EXPECT_EQ(result[i], first[i] * b[i] + c[i]);
+  };
+  for (int run = 0; run < 3; ++run)
+    ASSERT_TRUE(prepared->run().ok());
+  expectResult(a);
+  // Both kernels on the first run, the add alone on the next two.
+  EXPECT_EQ(runtime.snapshot().launches, 4u);
+  // Another a: the product is computed again on the next run only.
+  ASSERT_TRUE(prepared->setInput(0, test::toBytes(a2)).ok());
+  for (int run = 0; run < 2; ++run)
+    ASSERT_TRUE(prepared->run().ok());
+  expectResult(a2);
+  EXPECT_EQ(runtime.snapshot().launches, 7u);
+  // Errors leave the binding as it was.
+  DeviceStatus wrong =
+      prepared->setInput(0, test::toBytes(std::vector<float>{1}));
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.error().message,
+            "input 0 has 4 bytes, its type tensor<5xf32> needs 20");
+  DeviceStatus missing = prepared->setInput(3, test::toBytes(a2));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message,
+            "input 3 does not exist; the bundle takes 3");
+}
+
+TEST(ReferenceRuntime, APerBindingKernelNeedsABoundPartAndUnwrittenInputs) {
+  Bundle bundle = test::mulAddBundle(5);
+  bundle.kernels[0].perBinding = true;
+  Status status = verifyBundle(bundle);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("runs once per binding, but the arena has "
+                                  "no bound part"),
+            std::string::npos)
+      << status.message();
+  bundle.memoryPlan.boundBytes = bundle.memoryPlan.peakBytes + 1;
+  status = verifyBundle(bundle);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("larger than the arena's"), std::string::npos)
+      << status.message();
+  bundle.memoryPlan.boundBytes = bundle.memoryPlan.peakBytes;
+  bundle.aliases.push_back({0, 1});
+  status = verifyBundle(bundle);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find(
+                "runs once per binding but reads input 1, which a run writes "
+                "in place"),
+            std::string::npos)
+      << status.message();
+}
+
 TEST(ReferenceRuntime, APreparedBundleRestoresInputsItWritesInPlace) {
   ReferenceRuntime runtime;
   GraphBuilder builder;
