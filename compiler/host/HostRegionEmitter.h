@@ -203,9 +203,9 @@ allocateRowStashes(mlir::OpBuilder &b, mlir::Location loc,
 /// elements: each reduction in order, its finished value then seeded in
 /// `seeds`. Every pass stashes the values of `written` (value, its row
 /// buffer at -lo), to which a pass adds its operand where `stashBuffers`
-/// has a buffer for it. The second pass prefetches the next row of the
-/// inputs `prefetched` (pointer, element type in memory), which the kernel
-/// reads at the row's positions.
+/// has a buffer for it. Pass `prefetchPass` (the second by default)
+/// prefetches the next row of the inputs `prefetched` (pointer, element type
+/// in memory), which the kernel reads at the row's positions.
 mlir::LogicalResult emitRowPasses(
     mlir::OpBuilder &b, mlir::Location loc, unsigned width, int64_t rowLength,
     mlir::Value lo, mlir::Value hi,
@@ -214,7 +214,8 @@ mlir::LogicalResult emitRowPasses(
     mlir::ArrayRef<mlir::Value> stashBuffers,
     mlir::DenseMap<mlir::Value, mlir::Value> &seeds,
     mlir::SmallVectorImpl<std::pair<mlir::Value, mlir::Value>> &written,
-    mlir::ArrayRef<std::pair<mlir::Value, mlir::Type>> prefetched = {});
+    mlir::ArrayRef<std::pair<mlir::Value, mlir::Type>> prefetched = {},
+    unsigned prefetchPass = 1);
 
 /// Floats and integers (fuse.reduce takes no i1).
 mlir::FailureOr<codegen::ReductionInfo>

@@ -6,6 +6,7 @@
 
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: fuse-run %s --check --print-plan --cache-dir %t/cache | FileCheck %s
+// RUN: fuse-compile %s --emit=kernels | FileCheck %s --check-prefix=KERNELS
 // RUN: %if ptxas %{ fuse-compile %s --target=sm_80 -o %t/sm_80 %}
 
 // The plan names the ops of each kernel, the matmul's too (the reduce that
@@ -18,6 +19,14 @@
 // CHECK: check out0: {{.*}}: ok
 // CHECK: check out1: {{.*}}: ok
 // CHECK: check: passed, 2 outputs match the reference
+// The classifier's weight rows are read by one pass each, which prefetches
+// the next row (the weight, broadcast to the product's unit batch dim, is
+// read at the row's positions); the 33 x 96 weight shared by two batches is
+// not.
+// KERNELS-LABEL: func.func @fuse_k0_rows
+// KERNELS: llvm.intr.prefetch
+// KERNELS-LABEL: func.func @fuse_k1_rows
+// KERNELS-NOT: llvm.intr.prefetch
 func.func @matvec(%x: tensor<1x1280xf32>, %w: tensor<1000x1280xf32>, %bias: tensor<1000xf32>,
                   %y: tensor<2x1x96xf32>, %v: tensor<33x96xf32>) -> (tensor<1x1000xf32>, tensor<2x1x33xf32>) {
   %0 = fuse.matmul %x, %w transpose_b : tensor<1x1280xf32>, tensor<1000x1280xf32> -> tensor<1x1000xf32>
