@@ -18,7 +18,8 @@ def Fuse_Dialect : Dialect {
   let cppNamespace = "::mlir::fuse";
   let summary = "Tensor operations and fused kernels of the Fuse compiler";
   let description = [{
-    Ops on ranked, statically shaped tensors with element types f32, f16,
+    Ops on ranked tensors, static or with named symbolic dims
+    (`tensor<?x64xf32, #fuse.dims<sequence>>`), with element types f32, f16,
     bf16, f64, i1, i8, i16, i32, i64, the unsigned ui8, ui16, ui32, ui64, the
     low-precision floats f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ, f8E8M0FNU
     and f4E2M1FN, and the narrow integers i4, ui4, i2, ui2 (rank 0 and
@@ -42,7 +43,37 @@ def Fuse_Dialect : Dialect {
     set and code generation reads.
   }];
   let hasConstantMaterializer = 1;
-  let useDefaultAttributePrinterParser = 0;
+  let useDefaultAttributePrinterParser = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+// The named dims of a symbolic tensor (issue 22): the encoding of a
+// `tensor<?x..>` type, one polynomial over dim symbols per `?` in order
+// (runtime/ir/DimExpr.h). Types with equal dims are equal types, so the
+// SameOperandsAndResultType-style traits compare symbolic shapes exactly as
+// static ones. A static shape carries no encoding.
+def Fuse_DimsAttr : AttrDef<Fuse_Dialect, "Dims"> {
+  let mnemonic = "dims";
+  let summary = "polynomials over named dims, one per dynamic dimension";
+  let description = [{
+    `#fuse.dims<batch, sequence*12 + 1>`: each entry a sum of terms, a term a
+    product of dim symbols (bare identifiers or quoted strings) and at most
+    one integer coefficient. Stored in DimExpr's canonical form, so equal
+    polynomials are one attribute. As a tensor type's encoding the entries
+    are never constant and there is one per `?`; `fuse.dim_value` takes one
+    entry that may be constant.
+  }];
+  let parameters = (ins "::mlir::ArrayAttr":$exprs);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The number of polynomials. The polynomials themselves (DimExpr):
+    /// dialect/FuseDims.h.
+    unsigned size() const { return getExprs().size(); }
+  }];
 }
 
 //===----------------------------------------------------------------------===//
@@ -54,16 +85,23 @@ defvar Fuse_LowPrecisionFloats = [F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ,
                                   F8E8M0FNU, F4E2M1FN];
 defvar Fuse_NarrowIntegers = [I<4>, UI<4>, I<2>, UI<2>];
 
-def Fuse_Tensor : StaticShapeTensorOf<!listconcat([F32, F16, BF16, F64, I1, I8,
+// A ranked tensor whose dims are static, or `?` named by a #fuse.dims
+// encoding (isFuseShaped, FuseOps.h).
+def Fuse_ShapePred : CPred<"::mlir::fuse::isFuseShaped($_self)">;
+class Fuse_TensorOf<list<Type> allowedTypes>
+    : RankedTensorOf<allowedTypes, [Fuse_ShapePred],
+                     "static or named-dim tensor">;
+
+def Fuse_Tensor : Fuse_TensorOf<!listconcat([F32, F16, BF16, F64, I1, I8,
     I16, I32, I64, UI8, UI16, UI32, UI64], Fuse_LowPrecisionFloats,
     Fuse_NarrowIntegers)>;
-def Fuse_FloatTensor : StaticShapeTensorOf<[F32, F16, BF16, F64]>;
-def Fuse_NumericTensor : StaticShapeTensorOf<!listconcat([F32, F16, BF16, F64,
+def Fuse_FloatTensor : Fuse_TensorOf<[F32, F16, BF16, F64]>;
+def Fuse_NumericTensor : Fuse_TensorOf<!listconcat([F32, F16, BF16, F64,
     I8, I16, I32, I64, UI8, UI16, UI32, UI64], Fuse_NarrowIntegers)>;
-def Fuse_IntegerTensor : StaticShapeTensorOf<!listconcat([I1, I8, I16, I32, I64,
+def Fuse_IntegerTensor : Fuse_TensorOf<!listconcat([I1, I8, I16, I32, I64,
     UI8, UI16, UI32, UI64], Fuse_NarrowIntegers)>;
-def Fuse_BoolTensor : StaticShapeTensorOf<[I1]>;
-def Fuse_IndexTensor : StaticShapeTensorOf<[I64]>;
+def Fuse_BoolTensor : Fuse_TensorOf<[I1]>;
+def Fuse_IndexTensor : Fuse_TensorOf<[I64]>;
 
 //===----------------------------------------------------------------------===//
 // Enums

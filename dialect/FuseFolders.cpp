@@ -429,7 +429,9 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 /// A splat of `attr`'s value with the shape of `resultType`.
 static OpFoldResult reshapeSplat(Attribute attr, Type resultType) {
   auto splat = dyn_cast_or_null<SplatElementsAttr>(attr);
-  if (!splat)
+  // A constant has a static shape: a symbolic result (a splat broadcast to
+  // a `?` dim) stays the op it is.
+  if (!splat || !cast<ShapedType>(resultType).hasStaticShape())
     return {};
   return splat.resizeSplat(cast<ShapedType>(resultType));
 }

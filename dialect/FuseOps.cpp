@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dialect/FuseOps.h"
+#include "dialect/FuseDims.h"
 
 #include "runtime/ir/CheckedInt.h"
 #include "runtime/ir/WindowShape.h"
@@ -42,9 +42,59 @@ static RankedTensorType tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
+namespace {
+
+/// Shapes as the Graph encodes them (runtime/ir/Graph.h): a static dim is
+/// its size, a symbolic one the negative code of its polynomial in an
+/// op-local table that interns, so the verifiers compare and rearrange
+/// symbolic dims exactly as static ones.
+class Shapes {
+public:
+  SmallVector<int64_t> of(RankedTensorType type) {
+    SmallVector<int64_t> codes;
+    for (unsigned i = 0; i < unsigned(type.getRank()); ++i)
+      codes.push_back(code(dimExpr(type, i)));
+    return codes;
+  }
+  SmallVector<int64_t> of(Value value) { return of(tensorType(value)); }
+  int64_t code(const ::fuse::DimExpr &expr) {
+    // Fuse types hold no negative constant, so interning cannot fail.
+    return *table.intern(expr);
+  }
+  ::fuse::DimExpr expr(int64_t code) const { return table.expr(code); }
+  std::string str(int64_t code) const { return table.dimString(code); }
+  bool isSymbolic(ArrayRef<int64_t> shape) const {
+    return llvm::any_of(shape, [](int64_t d) { return d < 0; });
+  }
+  RankedTensorType typeOf(ArrayRef<int64_t> shape, Type elementType) const {
+    SmallVector<::fuse::DimExpr> exprs;
+    for (int64_t d : shape)
+      exprs.push_back(table.expr(d));
+    return tensorTypeOf(exprs, elementType);
+  }
+
+private:
+  ::fuse::DimTable table;
+};
+
+} // namespace
+
+/// The first symbolic dim of `op`'s types, as an error: for the ops whose
+/// shapes need static dims (pool, im2col, conv).
+static LogicalResult refuseSymbolic(Operation *op) {
+  std::string dim = firstSymbolicDim(op);
+  if (dim.empty())
+    return success();
+  return op->emitOpError() << "needs static dims, but " << dim
+                           << " is symbolic";
+}
+
 static LogicalResult checkResultType(Operation *op, ArrayRef<int64_t> shape,
-                                     Type elementType) {
-  auto expected = RankedTensorType::get(shape, elementType);
+                                     Type elementType,
+                                     const Shapes *shapes = nullptr) {
+  RankedTensorType expected = shapes
+                                  ? shapes->typeOf(shape, elementType)
+                                  : RankedTensorType::get(shape, elementType);
   Type actual = op->getResult(0).getType();
   if (actual != expected)
     return op->emitOpError() << "result type " << actual
@@ -161,12 +211,15 @@ LogicalResult BroadcastOp::verify() {
                          << operand.getRank() << ")";
   if (failed(checkDimList(*this, "dims", dims, result.getRank())))
     return failure();
+  Shapes shapes;
+  SmallVector<int64_t> from = shapes.of(operand), to = shapes.of(result);
   for (auto [i, d] : llvm::enumerate(dims)) {
-    int64_t size = operand.getDimSize(i);
-    if (size != 1 && size != result.getDimSize(d))
-      return emitOpError() << "operand dimension " << i << " has size " << size
-                           << ", expected 1 or " << result.getDimSize(d)
-                           << " (result dimension " << d << ")";
+    int64_t size = from[i];
+    if (size != 1 && size != to[d])
+      return emitOpError() << "operand dimension " << i << " has size "
+                           << shapes.str(size) << ", expected 1 or "
+                           << shapes.str(to[d]) << " (result dimension " << d
+                           << ")";
   }
   return success();
 }
@@ -174,6 +227,27 @@ LogicalResult BroadcastOp::verify() {
 LogicalResult ReshapeOp::verify() {
   if (failed(checkSameElementType(*this)))
     return failure();
+  RankedTensorType from = tensorType(getOperand()),
+                   to = tensorType(getResult());
+  if (!from.hasStaticShape() || !to.hasStaticShape()) {
+    // Counts equal as polynomials over the dim symbols.
+    ::fuse::DimTable table;
+    auto count = [&](RankedTensorType type) {
+      SmallVector<::fuse::DimExpr> exprs = shapeExprs(type);
+      std::vector<int64_t> codes;
+      for (const ::fuse::DimExpr &e : exprs)
+        codes.push_back(*table.intern(e));
+      return table.product(codes);
+    };
+    ::fuse::Expected<::fuse::DimExpr> a = count(from), b = count(to);
+    if (!a.ok() || !b.ok())
+      return emitOpError() << "the element count passes 2^63";
+    if (!(*a == *b))
+      return emitOpError() << "operand has " << a->toString()
+                           << " elements but the result has " << b->toString()
+                           << "; reshape keeps the number of elements";
+    return success();
+  }
   // Counted with CheckedInt: getNumElements wraps (16 x (2^60 + 1) read as
   // 16), and a 0 dim empties a tensor whatever the others hold.
   std::optional<int64_t> operandCount =
@@ -207,14 +281,48 @@ LogicalResult TransposeOp::verify() {
   if (!valid)
     return emitOpError() << "permutation " << ShapeStr{permutation}
                          << " is not a permutation of [0, " << rank << ")";
-  SmallVector<int64_t> shape;
+  Shapes shapes;
+  SmallVector<int64_t> dims = shapes.of(operand), shape;
   for (int64_t p : permutation)
-    shape.push_back(operand.getDimSize(p));
-  return checkResultType(*this, shape, operand.getElementType());
+    shape.push_back(dims[p]);
+  return checkResultType(*this, shape, operand.getElementType(), &shapes);
+}
+
+/// A slice dim where the operand's dim or the size is symbolic (the size
+/// is then -1, the result's dim): as the Graph checks it (runtime/ir/
+/// Verifier.cpp, checkSymbolicSliceDim), the dim is taken whole, or with
+/// stride 1 a part that fits for every value of the dims; on a static dim a
+/// symbolic size is checked once the dims are bound.
+static LogicalResult checkSymbolicSliceDim(SliceOp op, int64_t i) {
+  RankedTensorType operand = tensorType(op.getOperand()),
+                   result = tensorType(op.getResult());
+  int64_t offset = op.getOffsets()[i], stride = op.getStrides()[i];
+  ::fuse::DimExpr dim = dimExpr(operand, unsigned(i));
+  ::fuse::DimExpr size = op.getSizes()[i] == -1
+                             ? dimExpr(result, unsigned(i))
+                             : ::fuse::DimExpr::constant(op.getSizes()[i]);
+  if (dim.isConstant())
+    return success();
+  if (size == dim && offset == 0 && stride == 1)
+    return success();
+  ::fuse::Expected<::fuse::DimExpr> room =
+      ::fuse::DimExpr::sub(dim, ::fuse::DimExpr::constant(offset));
+  if (room.ok())
+    room = ::fuse::DimExpr::sub(*room, size);
+  if (stride == 1 && room.ok() && room->isNonNegative())
+    return success();
+  return op.emitOpError() << "dimension " << i << " is symbolic ("
+                          << dim.toString()
+                          << "): a slice takes it whole, or with stride 1 a "
+                             "part that fits for every value of the dims; "
+                             "offset "
+                          << offset << ", size " << size.toString()
+                          << " and stride " << stride << " do not";
 }
 
 LogicalResult SliceOp::verify() {
   RankedTensorType operand = tensorType(getOperand());
+  RankedTensorType resultType = tensorType(getResult());
   ArrayRef<int64_t> offsets = getOffsets(), sizes = getSizes(),
                     strides = getStrides();
   int64_t rank = operand.getRank();
@@ -225,14 +333,32 @@ LogicalResult SliceOp::verify() {
                             "dimension ("
                          << rank << "), but have " << offsets.size() << ", "
                          << sizes.size() << " and " << strides.size();
+  if (resultType.getRank() != rank)
+    return emitOpError() << "result rank " << resultType.getRank()
+                         << " differs from the operand's " << rank;
+  Shapes shapes;
+  SmallVector<int64_t> shape;
   for (int64_t i = 0; i < rank; ++i) {
     if (strides[i] < 1)
       return emitOpError() << "stride of dimension " << i << " is "
                            << strides[i] << ", expected at least 1";
-    if (offsets[i] < 0 || sizes[i] < 0)
+    // A size of -1 is the result's symbolic dim i.
+    bool symbolicSize = sizes[i] == -1 && resultType.isDynamicDim(i);
+    if (offsets[i] < 0 || (sizes[i] < 0 && !symbolicSize))
       return emitOpError() << "offset and size of dimension " << i
                            << " must not be negative, but are " << offsets[i]
-                           << " and " << sizes[i];
+                           << " and " << sizes[i]
+                           << (sizes[i] == -1
+                                   ? " (a size of -1 names the result's "
+                                     "symbolic dim, but it is static)"
+                                   : "");
+    shape.push_back(symbolicSize ? shapes.code(dimExpr(resultType, unsigned(i)))
+                                 : sizes[i]);
+    if (symbolicSize || operand.isDynamicDim(i)) {
+      if (failed(checkSymbolicSliceDim(*this, i)))
+        return failure();
+      continue;
+    }
     // The last index read, offset + (size - 1) * stride, must be in bounds;
     // counted with CheckedInt so that huge attributes cannot overflow.
     int64_t dimSize = operand.getDimSize(i);
@@ -243,7 +369,7 @@ LogicalResult SliceOp::verify() {
                            << offsets[i] << ", size " << sizes[i] << ", stride "
                            << strides[i] << ") reads past its size " << dimSize;
   }
-  return checkResultType(*this, sizes, operand.getElementType());
+  return checkResultType(*this, shape, operand.getElementType(), &shapes);
 }
 
 /// The shape of a window op's operand with each of its `window.size()`
@@ -292,6 +418,8 @@ windowedShape(Operation *op, RankedTensorType operand, ArrayRef<int64_t> window,
 }
 
 LogicalResult PoolOp::verify() {
+  if (failed(refuseSymbolic(*this)))
+    return failure();
   RankedTensorType operand = tensorType(getOperand());
   if (getKind() != ReduceKind::max && getKind() != ReduceKind::mean)
     return emitOpError() << "kind " << stringifyReduceKind(getKind())
@@ -309,6 +437,8 @@ LogicalResult PoolOp::verify() {
 }
 
 LogicalResult Im2colOp::verify() {
+  if (failed(refuseSymbolic(*this)))
+    return failure();
   RankedTensorType operand = tensorType(getOperand());
   ArrayRef<int64_t> window = getWindow();
   FailureOr<SmallVector<int64_t>> windowed =
@@ -340,8 +470,14 @@ LogicalResult ConcatOp::verify() {
   if (axis < 0 || axis >= rank)
     return emitOpError() << "axis " << axis << " is out of range for rank "
                          << rank;
-  SmallVector<int64_t> shape(first.getShape());
+  Shapes shapes;
+  SmallVector<int64_t> shape = shapes.of(first);
   ::fuse::CheckedInt concatenated = first.getDimSize(axis);
+  ::fuse::DimExpr symbolicSum = shapes.expr(shape[axis]);
+  bool symbolic = llvm::any_of(operands, [&](Value v) {
+    auto type = tensorType(v);
+    return axis < type.getRank() && type.isDynamicDim(axis);
+  });
   for (auto [i, value] : llvm::enumerate(operands.drop_front())) {
     RankedTensorType type = tensorType(value);
     if (type.getRank() != rank ||
@@ -349,22 +485,33 @@ LogicalResult ConcatOp::verify() {
       return emitOpError() << "operand " << i + 1 << " has type " << type
                            << ", expected rank " << rank << " and element type "
                            << first.getElementType();
+    SmallVector<int64_t> dims = shapes.of(type);
     for (int64_t d = 0; d < rank; ++d) {
-      if (d != axis && type.getDimSize(d) != first.getDimSize(d))
+      if (d != axis && dims[d] != shape[d])
         return emitOpError()
-               << "operand " << i + 1 << " has size " << type.getDimSize(d)
+               << "operand " << i + 1 << " has size " << shapes.str(dims[d])
                << " in dimension " << d << ", but operand 0 has "
-               << first.getDimSize(d) << "; only dimension " << axis
+               << shapes.str(shape[d]) << "; only dimension " << axis
                << " (the axis) may differ";
     }
-    concatenated += type.getDimSize(axis);
+    if (!symbolic) {
+      concatenated += type.getDimSize(axis);
+      continue;
+    }
+    ::fuse::Expected<::fuse::DimExpr> sum =
+        ::fuse::DimExpr::add(symbolicSum, shapes.expr(dims[axis]));
+    if (!sum.ok())
+      return emitOpError() << sum.status().message();
+    symbolicSum = *sum;
   }
-  std::optional<int64_t> size = concatenated.get();
+  std::optional<int64_t> size =
+      symbolic ? std::optional<int64_t>(shapes.code(symbolicSum))
+               : concatenated.get();
   if (!size)
     return emitOpError() << "the operands' sizes in dimension " << axis
                          << " (the axis) add up past 2^63";
   shape[axis] = *size;
-  return checkResultType(*this, shape, first.getElementType());
+  return checkResultType(*this, shape, first.getElementType(), &shapes);
 }
 
 //===----------------------------------------------------------------------===//
@@ -398,9 +545,10 @@ LogicalResult ReduceOp::verify() {
                << " of size 0 has no value; max and min need at "
                   "least one element";
   }
+  Shapes shapes;
   return checkResultType(*this,
-                         reducedShape(operand.getShape(), dims, getKeepDims()),
-                         operand.getElementType());
+                         reducedShape(shapes.of(operand), dims, getKeepDims()),
+                         operand.getElementType(), &shapes);
 }
 
 template <typename ArgOp> static LogicalResult verifyArgOp(ArgOp op) {
@@ -412,9 +560,10 @@ template <typename ArgOp> static LogicalResult verifyArgOp(ArgOp op) {
   if (operand.getDimSize(axis) == 0)
     return op.emitOpError() << "axis " << axis << " has size 0: no index to "
                             << "return";
+  Shapes shapes;
   return checkResultType(
-      op, reducedShape(operand.getShape(), {axis}, op.getKeepDims()),
-      IntegerType::get(op.getContext(), 64));
+      op, reducedShape(shapes.of(operand), {axis}, op.getKeepDims()),
+      IntegerType::get(op.getContext(), 64), &shapes);
 }
 
 LogicalResult ArgMaxOp::verify() { return verifyArgOp(*this); }
@@ -435,24 +584,28 @@ LogicalResult MatmulOp::verify() {
                          << lhs.getElementType() << " and "
                          << rhs.getElementType();
   int64_t lr = lhs.getRank(), rr = rhs.getRank();
-  int64_t m = lhs.getDimSize(getTransposeA() ? lr - 1 : lr - 2);
-  int64_t kl = lhs.getDimSize(getTransposeA() ? lr - 2 : lr - 1);
-  int64_t kr = rhs.getDimSize(getTransposeB() ? rr - 1 : rr - 2);
-  int64_t n = rhs.getDimSize(getTransposeB() ? rr - 2 : rr - 1);
+  Shapes shapes;
+  SmallVector<int64_t> ls = shapes.of(lhs), rs = shapes.of(rhs);
+  int64_t m = ls[getTransposeA() ? lr - 1 : lr - 2];
+  int64_t kl = ls[getTransposeA() ? lr - 2 : lr - 1];
+  int64_t kr = rs[getTransposeB() ? rr - 1 : rr - 2];
+  int64_t n = rs[getTransposeB() ? rr - 2 : rr - 1];
   if (kl != kr)
-    return emitOpError() << "contraction sizes differ: lhs has K = " << kl
-                         << ", rhs has K = " << kr;
-  ArrayRef<int64_t> lb = lhs.getShape().drop_back(2);
-  ArrayRef<int64_t> rb = rhs.getShape().drop_back(2);
+    return emitOpError() << "contraction sizes differ: lhs has K = "
+                         << shapes.str(kl)
+                         << ", rhs has K = " << shapes.str(kr);
+  ArrayRef<int64_t> lb = ArrayRef<int64_t>(ls).drop_back(2);
+  ArrayRef<int64_t> rb = ArrayRef<int64_t>(rs).drop_back(2);
   if (!lb.empty() && !rb.empty() && lb != rb)
-    return emitOpError() << "batch dimensions " << ShapeStr{lb} << " and "
-                         << ShapeStr{rb}
+    return emitOpError() << "batch dimensions "
+                         << ShapeStr{lhs.getShape().drop_back(2)} << " and "
+                         << ShapeStr{rhs.getShape().drop_back(2)}
                          << " differ; they must be equal, or one operand "
                             "rank 2";
   SmallVector<int64_t> shape(lb.empty() ? rb : lb);
   shape.push_back(m);
   shape.push_back(n);
-  return checkResultType(*this, shape, lhs.getElementType());
+  return checkResultType(*this, shape, lhs.getElementType(), &shapes);
 }
 
 //===----------------------------------------------------------------------===//
@@ -460,6 +613,8 @@ LogicalResult MatmulOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ConvOp::verify() {
+  if (failed(refuseSymbolic(*this)))
+    return failure();
   RankedTensorType input = tensorType(getInput()),
                    weight = tensorType(getWeight());
   Type elementType = input.getElementType();
@@ -552,10 +707,12 @@ LogicalResult GatherOp::verify() {
       !indices.getElementType().isSignlessInteger(64))
     return emitOpError() << "indices must be i32 or i64, but are "
                          << indices.getElementType();
-  SmallVector<int64_t> shape(data.getShape().take_front(axis));
-  llvm::append_range(shape, indices.getShape());
-  llvm::append_range(shape, data.getShape().drop_front(axis + 1));
-  return checkResultType(*this, shape, data.getElementType());
+  Shapes shapes;
+  SmallVector<int64_t> dataShape = shapes.of(data);
+  SmallVector<int64_t> shape(ArrayRef<int64_t>(dataShape).take_front(axis));
+  llvm::append_range(shape, shapes.of(indices));
+  llvm::append_range(shape, ArrayRef<int64_t>(dataShape).drop_front(axis + 1));
+  return checkResultType(*this, shape, data.getElementType(), &shapes);
 }
 
 //===----------------------------------------------------------------------===//
@@ -566,6 +723,8 @@ LogicalResult ScatterOp::verify() {
   RankedTensorType data = tensorType(getData()),
                    indices = tensorType(getIndices()),
                    updates = tensorType(getUpdates());
+  if (failed(refuseSymbolic(*this)))
+    return failure();
   if (data.getRank() < 1)
     return emitOpError() << "data must have rank >= 1, but is " << data;
   if (!indices.getElementType().isSignlessInteger(32) &&
@@ -582,6 +741,29 @@ LogicalResult ScatterOp::verify() {
                             "the first), but are "
                          << updates;
   return checkResultType(*this, data.getShape(), data.getElementType());
+}
+
+//===----------------------------------------------------------------------===//
+// Ops of symbolic dims
+//===----------------------------------------------------------------------===//
+
+LogicalResult IotaOp::verify() {
+  int64_t rank = getResult().getType().getRank();
+  if (getAxis() < 0 || getAxis() >= rank)
+    return emitOpError() << "axis " << getAxis() << " is out of range [0, "
+                         << rank << ") for a result of rank " << rank;
+  return success();
+}
+
+LogicalResult DimValueOp::verify() {
+  if (getDim().size() != 1)
+    return emitOpError() << "dim names " << getDim().size()
+                         << " dims, expected one";
+  ::fuse::DimExpr dim = dimsEntry(getDim(), 0);
+  if (std::optional<int64_t> value = dim.constantValue(); value && *value < 0)
+    return emitOpError() << "dim is " << *value
+                         << ", expected a size (>= 0) or a symbolic dim";
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

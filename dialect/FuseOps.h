@@ -19,9 +19,18 @@
 
 #include "dialect/FuseEnums.h.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "dialect/FuseAttrs.h.inc"
+
 #include "dialect/FuseDialect.h.inc"
 
 #define GET_OP_CLASSES
 #include "dialect/FuseOps.h.inc"
+
+namespace mlir::fuse {
+/// Whether `type` is a ranked tensor whose dims are static (no encoding) or
+/// named one by one by a #fuse.dims encoding (dialect/FuseDims.h).
+bool isFuseShaped(Type type);
+} // namespace mlir::fuse
 
 #endif // FUSE_DIALECT_FUSEOPS_H

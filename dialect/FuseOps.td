@@ -662,6 +662,46 @@ def Fuse_ScatterOp : Fuse_Op<"scatter", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Ops of symbolic dims (issue 22)
+//===----------------------------------------------------------------------===//
+
+def Fuse_IotaOp : Fuse_Op<"iota", [Pure]> {
+  let summary = "index along one axis";
+  let description = [{
+    `result[i0, ..., in] = i_axis`, converted to the element type; the
+    result's dims static or named (ONNX Range over a symbolic dim). Binding
+    the dims turns it into a constant.
+
+    Example:
+    ```mlir
+    %i = fuse.iota axis = 0 : tensor<?xi64, #fuse.dims<sequence>>
+    ```
+  }];
+  let arguments = (ins I64Attr:$axis);
+  let results = (outs Fuse_NumericTensor:$result);
+  let assemblyFormat = "`axis` `=` $axis attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Fuse_DimValueOp : Fuse_Op<"dim_value", [Pure]> {
+  let summary = "the value of a dim";
+  let description = [{
+    Every element is the value of `dim` (one polynomial over dim symbols, or
+    a constant): shape arithmetic that reaches tensor data. Binding the dims
+    turns it into a constant.
+
+    Example:
+    ```mlir
+    %n = fuse.dim_value {dim = #fuse.dims<sequence>} : tensor<i64>
+    ```
+  }];
+  let arguments = (ins Fuse_DimsAttr:$dim);
+  let results = (outs Fuse_NumericTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Fused kernels
 //===----------------------------------------------------------------------===//
 

@@ -31,6 +31,8 @@ struct DuplicateCheapProducersPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(refuseSymbolicDims(getOperation(), getArgument())))
+      return signalPassFailure();
     func::FuncOp func = getOperation();
     std::optional<AsmState> names;
     if (explain)

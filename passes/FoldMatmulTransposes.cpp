@@ -128,6 +128,8 @@ struct FoldMatmulTransposesPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(refuseSymbolicDims(getOperation(), getArgument())))
+      return signalPassFailure();
     SmallVector<MatmulOp> matmuls;
     getOperation().walk([&](MatmulOp matmul) {
       if (matmul->getParentOfType<FusionOp>())

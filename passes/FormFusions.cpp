@@ -515,6 +515,8 @@ struct FormFusionsPass
   }
 
   void runOnOperation() override {
+    if (failed(refuseSymbolicDims(getOperation(), getArgument())))
+      return signalPassFailure();
     func::FuncOp func = getOperation();
     CostModel model;
     model.maxLiveValues = maxLiveValues;

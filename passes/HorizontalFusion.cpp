@@ -105,6 +105,8 @@ struct FuseHorizontalFusion
   using FuseHorizontalFusionBase::FuseHorizontalFusionBase;
 
   void runOnOperation() override {
+    if (failed(refuseSymbolicDims(getOperation(), getArgument())))
+      return signalPassFailure();
     if (target != "host" && target != "gpu") {
       getOperation().emitError() << "fuse-horizontal-fusion: unknown target '"
                                  << target << "'; expected host or gpu";

@@ -177,6 +177,8 @@ struct LowerConvolutionsPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(refuseSymbolicDims(getOperation(), getArgument())))
+      return signalPassFailure();
     if (target != "host" && target != "gpu") {
       getOperation().emitError() << "fuse-lower-convolutions: unknown target '"
                                  << target << "'; expected host or gpu";

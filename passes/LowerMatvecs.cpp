@@ -76,6 +76,8 @@ struct LowerMatvecsPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(refuseSymbolicDims(getOperation(), getArgument())))
+      return signalPassFailure();
     SmallVector<MatmulOp> matmuls;
     getOperation().walk([&](MatmulOp matmul) { matmuls.push_back(matmul); });
     for (MatmulOp matmul : matmuls) {

@@ -132,6 +132,8 @@ struct OutlineFusionsPass
   }
 
   void runOnOperation() override {
+    if (failed(refuseSymbolicDims(getOperation(), getArgument())))
+      return signalPassFailure();
     // Limits were fuse-form-fusions' to apply; the schedules are the
     // target's.
     CostModel model;

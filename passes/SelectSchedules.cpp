@@ -26,6 +26,8 @@ struct SelectSchedules
   using FuseSelectSchedulesBase::FuseSelectSchedulesBase;
 
   void runOnOperation() override {
+    if (failed(refuseSymbolicDims(getOperation(), getArgument())))
+      return signalPassFailure();
     ScheduleTarget scheduleTarget;
     if (target == "host") {
       unsigned width = vectorWidth;

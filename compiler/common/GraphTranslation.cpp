@@ -9,7 +9,7 @@
 
 #include "compiler/common/GraphTranslation.h"
 
-#include "dialect/FuseOps.h"
+#include "dialect/FuseDims.h"
 #include "runtime/ir/Verifier.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -138,22 +138,43 @@ static std::optional<ElementType> fromMlirElementType(Type type) {
   return std::nullopt;
 }
 
-static RankedTensorType toMlirType(MLIRContext &context,
-                                   const TensorType &type) {
-  return RankedTensorType::get(type.shape,
-                               toMlirElementType(context, type.elementType));
+/// A static type, or with `dims` (a symbolic graph's table) one whose
+/// symbolic dims become `?` named by a #fuse.dims encoding.
+static RankedTensorType toMlirType(MLIRContext &context, const TensorType &type,
+                                   const DimTable *dims = nullptr) {
+  Type element = toMlirElementType(context, type.elementType);
+  if (!dims || type.isStatic())
+    return RankedTensorType::get(type.shape, element);
+  SmallVector<DimExpr> shape;
+  for (int64_t dim : type.shape)
+    shape.push_back(dims->expr(dim));
+  return mlir::fuse::tensorTypeOf(shape, element);
 }
 
-static std::optional<TensorType> fromMlirType(Type type) {
+/// With `dims`, a `?` named by the type's encoding is interned there;
+/// without, only static types convert.
+static std::optional<TensorType> fromMlirType(Type type,
+                                              DimTable *dims = nullptr) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape())
+  if (!tensor || !mlir::fuse::isFuseShaped(tensor) ||
+      (!dims && !tensor.hasStaticShape()))
     return std::nullopt;
   std::optional<ElementType> element =
       fromMlirElementType(tensor.getElementType());
   if (!element)
     return std::nullopt;
-  return TensorType{*element, std::vector<int64_t>(tensor.getShape().begin(),
-                                                   tensor.getShape().end())};
+  TensorType result{*element, {}};
+  for (unsigned i = 0; i < unsigned(tensor.getRank()); ++i) {
+    if (!tensor.isDynamicDim(i)) {
+      result.shape.push_back(tensor.getDimSize(i));
+      continue;
+    }
+    Expected<int64_t> code = dims->intern(mlir::fuse::dimExpr(tensor, i));
+    if (!code.ok())
+      return std::nullopt;
+    result.shape.push_back(*code);
+  }
+  return result;
 }
 
 //===----------------------------------------------------------------------===//
@@ -336,32 +357,33 @@ FailureOr<OwningOpRef<ModuleOp>>
 graphToModule(MLIRContext &context, const Graph &graph, StringRef funcName) {
   loadTranslationDialects(context);
   Location unknown = UnknownLoc::get(&context);
-  // Symbolic dims (Graph.h) do not reach the dialect yet (issue 22, step
-  // B): the graph is bound first, which also turns iota and dim_value into
-  // constants.
-  if (graph.isSymbolic())
-    return emitError(unknown)
-           << "the graph has symbolic dims; bind them (bindDims) before "
-              "compiling it";
-  for (auto [index, op] : llvm::enumerate(graph.ops))
-    if (isBindTimeOp(op.kind))
-      return emitError(unknown)
-             << "graph op " << index << " ("
-             << std::string(opInfo(op.kind).mnemonic)
-             << ") has no `fuse` dialect op yet; bindDims turns it into a "
-                "constant";
+  // Symbolic dims (Graph.h) become `?` named by #fuse.dims encodings;
+  // the function keeps the graph's table (kDimSymbolsAttr, kDimTableAttr) so
+  // that the way back rebuilds it as it was.
+  const DimTable *dims = graph.isSymbolic() ? &graph.dims : nullptr;
   OwningOpRef<ModuleOp> module = ModuleOp::create(unknown);
   OpBuilder builder(&context);
   builder.setInsertionPointToEnd(module->getBody());
 
   SmallVector<Type> argTypes, resultTypes;
   for (TensorId input : graph.inputs)
-    argTypes.push_back(toMlirType(context, graph.typeOf(input)));
+    argTypes.push_back(toMlirType(context, graph.typeOf(input), dims));
   for (const GraphOutput &output : graph.outputs)
-    resultTypes.push_back(toMlirType(context, graph.typeOf(output.tensor)));
+    resultTypes.push_back(
+        toMlirType(context, graph.typeOf(output.tensor), dims));
   auto func =
       func::FuncOp::create(builder, unknown, funcName,
                            builder.getFunctionType(argTypes, resultTypes));
+  if (dims) {
+    SmallVector<mlir::Attribute> symbols;
+    for (const std::string &symbol : dims->symbols)
+      symbols.push_back(builder.getStringAttr(symbol));
+    func->setAttr(kDimSymbolsAttr, builder.getArrayAttr(symbols));
+    func->setAttr(kDimTableAttr,
+                  mlir::fuse::dimsAttrOf(
+                      &context, SmallVector<DimExpr>(dims->exprs.begin(),
+                                                     dims->exprs.end())));
+  }
   for (auto [i, input] : llvm::enumerate(graph.inputs))
     if (!graph.tensors[input].name.empty())
       func.setArgAttr(i, kTensorNameAttr,
@@ -393,8 +415,29 @@ graphToModule(MLIRContext &context, const Graph &graph, StringRef funcName) {
                << operand << " before it is defined";
       state.addOperands(v);
     }
-    state.addTypes(toMlirType(context, graph.typeOf(op.result())));
+    state.addTypes(toMlirType(context, graph.typeOf(op.result()), dims));
+    if (op.kind == OpKind::Constant && !graph.typeOf(op.result()).isStatic())
+      return emitError(unknown)
+             << "graph op " << index << " (constant) is a splat of symbolic "
+             << "shape " << graph.typeString(graph.typeOf(op.result()))
+             << ", which the fuse dialect cannot express yet; bind the dims "
+                "(bindDims)";
     for (const auto &[attrName, attr] : op.attributes) {
+      // Attributes in the shape encoding: dim_value's dim is a #fuse.dims;
+      // a slice's symbolic size is -1, the result type's dim.
+      if (op.kind == OpKind::DimValue && attrName == "dim") {
+        DimExpr dim =
+            dims ? dims->expr(attr.getI64()) : DimExpr::constant(attr.getI64());
+        state.addAttribute(attrName, mlir::fuse::dimsAttrOf(&context, {dim}));
+        continue;
+      }
+      if (dims && op.kind == OpKind::Slice && attrName == "sizes") {
+        std::vector<int64_t> sizes = attr.getI64Array();
+        for (int64_t &size : sizes)
+          size = size < 0 ? -1 : size;
+        state.addAttribute(attrName, builder.getDenseI64ArrayAttr(sizes));
+        continue;
+      }
       const AttrSpec *spec = findAttrSpec(op.kind, attrName);
       FailureOr<mlir::Attribute> converted =
           spec ? toMlirAttr(context, op.kind, *spec, attr)
@@ -431,17 +474,19 @@ public:
   explicit GraphExporter(Graph &graph) : graph(graph) {}
 
   LogicalResult addInput(BlockArgument arg, StringRef name) {
-    std::optional<TensorType> type = fromMlirType(arg.getType());
+    std::optional<TensorType> type = fromMlirType(arg.getType(), &graph.dims);
     if (!type)
       return emitError(arg.getLoc())
              << "argument " << arg.getArgNumber() << " has type "
              << arg.getType()
-             << ", expected a statically shaped tensor of a Fuse element "
-                "type (runtime/ir/Ops.def)";
+             << ", expected a tensor of a Fuse element type "
+                "(runtime/ir/Ops.def), its dims static or named by "
+                "#fuse.dims";
     // Graph::addInput takes any type; an op's operands are checked when the
     // op is added, but an argument no op reads (returned as it is) is not.
     if (Status status = checkTensorType(
-            *type, "argument " + std::to_string(arg.getArgNumber()));
+            *type, "argument " + std::to_string(arg.getArgNumber()),
+            graph.isSymbolic() ? &graph.dims : nullptr);
         !status.ok())
       return emitError(arg.getLoc()) << status.message();
     values[arg] = graph.addInput(*type, name.str());
@@ -472,6 +517,45 @@ public:
   }
 
 private:
+  /// The attributes in the shape encoding (Graph.h): dim_value's dim, a
+  /// #fuse.dims here, and a slice's sizes, where -1 is the result's
+  /// symbolic dim. True when `named` was one of them.
+  FailureOr<bool> addShapeAttr(Operation &op, OpKind kind, NamedAttribute named,
+                               AttrMap &attributes) {
+    StringRef attrName = named.getName().strref();
+    if (kind == OpKind::DimValue && attrName == "dim") {
+      auto dims = dyn_cast<mlir::fuse::DimsAttr>(named.getValue());
+      if (!dims || dims.size() != 1)
+        return op.emitError() << "attribute 'dim' is not a #fuse.dims of one "
+                                 "dim";
+      Expected<int64_t> code =
+          graph.dims.intern(mlir::fuse::dimsEntry(dims, 0));
+      if (!code.ok())
+        return op.emitError() << code.message();
+      attributes.emplace("dim", GraphAttr::i64(*code));
+      return true;
+    }
+    if (kind != OpKind::Slice || attrName != "sizes")
+      return false;
+    auto sizes = dyn_cast<DenseI64ArrayAttr>(named.getValue());
+    auto result = dyn_cast<RankedTensorType>(op.getResult(0).getType());
+    if (!sizes || !result || sizes.size() != result.getRank())
+      return false;
+    std::vector<int64_t> codes(sizes.asArrayRef().begin(),
+                               sizes.asArrayRef().end());
+    for (auto [i, size] : llvm::enumerate(codes)) {
+      if (size != -1 || !result.isDynamicDim(i))
+        continue;
+      Expected<int64_t> code =
+          graph.dims.intern(mlir::fuse::dimExpr(result, unsigned(i)));
+      if (!code.ok())
+        return op.emitError() << code.message();
+      size = *code;
+    }
+    attributes.emplace("sizes", GraphAttr::i64Array(std::move(codes)));
+    return true;
+  }
+
   LogicalResult addFusion(mlir::fuse::FusionOp fusion) {
     Block &body = fusion.getBody().front();
     for (auto [arg, input] :
@@ -511,6 +595,12 @@ private:
     AttrMap attributes;
     for (NamedAttribute named : op.getAttrDictionary()) {
       StringRef attrName = named.getName().strref();
+      if (FailureOr<bool> special = addShapeAttr(op, *kind, named, attributes);
+          failed(special) || *special) {
+        if (failed(special))
+          return failure();
+        continue;
+      }
       const AttrSpec *spec = findAttrSpec(*kind, attrName);
       FailureOr<GraphAttr> converted =
           spec ? fromMlirAttr(*kind, *spec, named.getValue())
@@ -526,7 +616,7 @@ private:
       attributes.emplace(attrName.str(), std::move(*converted));
     }
     std::optional<TensorType> resultType =
-        fromMlirType(op.getResult(0).getType());
+        fromMlirType(op.getResult(0).getType(), &graph.dims);
     if (!resultType)
       return op.emitError() << "result type " << op.getResult(0).getType()
                             << " is not a Graph tensor type";
@@ -550,6 +640,17 @@ FailureOr<Graph> funcToGraph(func::FuncOp func) {
   if (func.isExternal())
     return func.emitError() << "has no body to translate into a graph";
   Graph graph;
+  // The table of a translated symbolic graph, rebuilt in its order first.
+  if (auto symbols = func->getAttrOfType<ArrayAttr>(kDimSymbolsAttr))
+    for (mlir::Attribute symbol : symbols)
+      if (auto name = dyn_cast<StringAttr>(symbol))
+        graph.dims.symbol(name.getValue());
+  if (auto table = func->getAttrOfType<mlir::fuse::DimsAttr>(kDimTableAttr))
+    for (unsigned i = 0; i < table.size(); ++i)
+      if (Expected<int64_t> code =
+              graph.dims.intern(mlir::fuse::dimsEntry(table, i));
+          !code.ok())
+        return func.emitError() << code.message();
   GraphExporter exporter(graph);
   Block &body = func.getBody().front();
   for (BlockArgument arg : body.getArguments()) {

@@ -33,12 +33,20 @@ namespace fuse {
 
 /// The argument/result attribute that carries a Graph tensor's name.
 inline constexpr llvm::StringLiteral kTensorNameAttr = "fuse.name";
+/// Function attributes of a symbolic graph (issue 22): its dim symbols in
+/// order of declaration (an array of strings) and its expression table (a
+/// #fuse.dims). The types name their dims themselves (#fuse.dims
+/// encodings); these only let the way back rebuild the table in its order.
+inline constexpr llvm::StringLiteral kDimSymbolsAttr = "fuse.dim_symbols";
+inline constexpr llvm::StringLiteral kDimTableAttr = "fuse.dim_table";
 
 /// Registers and loads the dialects a translated function uses.
 void loadTranslationDialects(mlir::MLIRContext &context);
 
 /// A module with one `func.func @<funcName>` computing `graph`: its
-/// arguments are the graph's inputs, its results the graph's outputs.
+/// arguments are the graph's inputs, its results the graph's outputs. A
+/// symbolic graph's dims become `?` named by #fuse.dims encodings (a splat
+/// constant of symbolic shape has no dialect form yet and is an error).
 /// Fails (with an MLIR diagnostic) only when the graph is invalid.
 mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
 graphToModule(mlir::MLIRContext &context, const Graph &graph,

@@ -99,7 +99,7 @@ func.func @conv_result_shape(%x: tensor<1x2x8xf32>, %w: tensor<4x2x3xf32>) -> te
 // -----
 
 func.func @conv_integer_rejected(%x: tensor<1x2x8xi8>, %w: tensor<4x2x3xi8>) -> tensor<1x4x6xi8> {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<1x2x8xi8>'}}
+  // expected-error @+1 {{operand #0 must be static or named-dim tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<1x2x8xi8>'}}
   %0 = fuse.conv %x, %w strides = [1] dilations = [1] pads = [0, 0] group = 1 : tensor<1x2x8xi8>, tensor<4x2x3xi8> -> tensor<1x4x6xi8>
   return %0 : tensor<1x4x6xi8>
 }

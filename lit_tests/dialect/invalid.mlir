@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 func.func @dynamic_shape_rejected(%x: tensor<?xf32>) -> tensor<?xf32> {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor}}
+  // expected-error @+1 {{operand #0 must be static or named-dim tensor}}
   %0 = fuse.exp %x : tensor<?xf32>
   return %0 : tensor<?xf32>
 }
@@ -24,7 +24,7 @@ func.func @unranked_tensor_rejected(%x: tensor<*xf32>) {
 // -----
 
 func.func @bool_to_numeric_op(%x: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer or 8-bit unsigned integer or 16-bit unsigned integer or 32-bit unsigned integer or 64-bit unsigned integer or 4-bit signless integer or 4-bit unsigned integer or 2-bit signless integer or 2-bit unsigned integer values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{operand #0 must be static or named-dim tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer or 8-bit unsigned integer or 16-bit unsigned integer or 32-bit unsigned integer or 64-bit unsigned integer or 4-bit signless integer or 4-bit unsigned integer or 2-bit signless integer or 2-bit unsigned integer values, but got 'tensor<4xi1>'}}
   %0 = fuse.add %x, %x : tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -32,7 +32,7 @@ func.func @bool_to_numeric_op(%x: tensor<4xi1>) -> tensor<4xi1> {
 // -----
 
 func.func @int_to_float_op(%x: tensor<4xi32>) -> tensor<4xi32> {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<4xi32>'}}
+  // expected-error @+1 {{operand #0 must be static or named-dim tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<4xi32>'}}
   %0 = fuse.tanh %x : tensor<4xi32>
   return %0 : tensor<4xi32>
 }
@@ -40,7 +40,7 @@ func.func @int_to_float_op(%x: tensor<4xi32>) -> tensor<4xi32> {
 // -----
 
 func.func @float_to_integer_op(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of 1-bit signless integer or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer or 8-bit unsigned integer or 16-bit unsigned integer or 32-bit unsigned integer or 64-bit unsigned integer or 4-bit signless integer or 4-bit unsigned integer or 2-bit signless integer or 2-bit unsigned integer values, but got 'tensor<4xf32>'}}
+  // expected-error @+1 {{operand #0 must be static or named-dim tensor of 1-bit signless integer or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer or 8-bit unsigned integer or 16-bit unsigned integer or 32-bit unsigned integer or 64-bit unsigned integer or 4-bit signless integer or 4-bit unsigned integer or 2-bit signless integer or 2-bit unsigned integer values, but got 'tensor<4xf32>'}}
   %0 = fuse.xor %x, %x : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -49,7 +49,7 @@ func.func @float_to_integer_op(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // Signedness lives in the ui types; the signed si types are not fuse types.
 func.func @signed_integer_type_rejected(%x: tensor<4xsi32>) -> tensor<4xsi32> {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of}}
+  // expected-error @+1 {{operand #0 must be static or named-dim tensor of}}
   %0 = fuse.neg %x : tensor<4xsi32>
   return %0 : tensor<4xsi32>
 }
@@ -57,7 +57,7 @@ func.func @signed_integer_type_rejected(%x: tensor<4xsi32>) -> tensor<4xsi32> {
 // -----
 
 func.func @unsupported_element_type(%x: tensor<4xi3>) -> tensor<4xi3> {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of}}
+  // expected-error @+1 {{operand #0 must be static or named-dim tensor of}}
   %0 = fuse.abs %x : tensor<4xi3>
   return %0 : tensor<4xi3>
 }
@@ -66,7 +66,7 @@ func.func @unsupported_element_type(%x: tensor<4xi3>) -> tensor<4xi3> {
 
 // The f8 and f4 types are for casts and data movement: no arithmetic.
 func.func @arithmetic_on_f8(%x: tensor<4xf8E4M3FN>) -> tensor<4xf8E4M3FN> {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of}}
+  // expected-error @+1 {{operand #0 must be static or named-dim tensor of}}
   %0 = fuse.add %x, %x : tensor<4xf8E4M3FN>
   return %0 : tensor<4xf8E4M3FN>
 }
@@ -75,7 +75,7 @@ func.func @arithmetic_on_f8(%x: tensor<4xf8E4M3FN>) -> tensor<4xf8E4M3FN> {
 
 // f8E4M3 (IEEE-like, with infinities) is not an ONNX type.
 func.func @f8_type_outside_the_list(%x: tensor<4xf32>) -> tensor<4xf8E4M3> {
-  // expected-error @+1 {{result #0 must be statically shaped tensor of}}
+  // expected-error @+1 {{result #0 must be static or named-dim tensor of}}
   %0 = fuse.cast %x : tensor<4xf32> to tensor<4xf8E4M3>
   return %0 : tensor<4xf8E4M3>
 }
@@ -83,7 +83,7 @@ func.func @f8_type_outside_the_list(%x: tensor<4xf32>) -> tensor<4xf8E4M3> {
 // -----
 
 func.func @unsigned_to_float_op(%x: tensor<4xui8>) -> tensor<4xui8> {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<4xui8>'}}
+  // expected-error @+1 {{operand #0 must be static or named-dim tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<4xui8>'}}
   %0 = fuse.exp %x : tensor<4xui8>
   return %0 : tensor<4xui8>
 }
@@ -100,7 +100,7 @@ func.func @unsigned_and_signless_mixed(%x: tensor<4xui8>, %y: tensor<4xi8>) -> t
 // -----
 
 func.func @argmax_result_not_i64(%x: tensor<4x8xf32>) -> tensor<4xi32> {
-  // expected-error @+1 {{result #0 must be statically shaped tensor of 64-bit signless integer values, but got 'tensor<4xi32>'}}
+  // expected-error @+1 {{result #0 must be static or named-dim tensor of 64-bit signless integer values, but got 'tensor<4xi32>'}}
   %0 = fuse.argmax %x axis = 1 : tensor<4x8xf32> -> tensor<4xi32>
   return %0 : tensor<4xi32>
 }
@@ -108,7 +108,7 @@ func.func @argmax_result_not_i64(%x: tensor<4x8xf32>) -> tensor<4xi32> {
 // -----
 
 func.func @select_condition_not_bool(%c: tensor<4xi8>, %x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of 1-bit signless integer values, but got 'tensor<4xi8>'}}
+  // expected-error @+1 {{operand #0 must be static or named-dim tensor of 1-bit signless integer values, but got 'tensor<4xi8>'}}
   %0 = fuse.select %c, %x, %x : tensor<4xi8>, tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -116,7 +116,7 @@ func.func @select_condition_not_bool(%c: tensor<4xi8>, %x: tensor<4xf32>) -> ten
 // -----
 
 func.func @constant_not_a_tensor() {
-  // expected-error @+1 {{result #0 must be statically shaped tensor of}}
+  // expected-error @+1 {{result #0 must be static or named-dim tensor of}}
   %0 = fuse.constant dense<1.0> : vector<4xf32>
   return
 }
@@ -566,7 +566,7 @@ func.func @reduce_result_without_keep_dims(%x: tensor<4x8xf32>) -> tensor<4x1xf3
 // -----
 
 func.func @reduce_bool_operand(%x: tensor<4xi1>) -> tensor<i1> {
-  // expected-error @+1 {{operand #0 must be statically shaped tensor of}}
+  // expected-error @+1 {{operand #0 must be static or named-dim tensor of}}
   %0 = fuse.reduce sum %x dims = [0] : tensor<4xi1> -> tensor<i1>
   return %0 : tensor<i1>
 }
