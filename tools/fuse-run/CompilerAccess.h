@@ -77,6 +77,15 @@ struct CompilerFunctions {
   int (*fullMain)(int argc, char **argv);
 };
 
+/// Starts loading the compiler library on another thread, for a run that
+/// will certainly compile: the load (libLLVM's and libMLIR's linking and
+/// static constructors) overlaps the model's import. A no-op where it is
+/// linked in or already loading.
+void preloadCompiler();
+/// Waits for a load that preloadCompiler started (before the process
+/// exits: a thread may not be left inside the dynamic loader).
+void finishPreload();
+
 /// Whether this program is fuse-run with the compiler linked in (the
 /// compiler library's copy), rather than the runtime-only executable.
 bool compilerLinkedIn();

@@ -150,6 +150,10 @@ Expected<std::unique_ptr<Compiler>> makeHostCompiler() {
   return newHostCompiler();
 }
 
+void preloadCompiler() {}
+
+void finishPreload() {}
+
 bool compilerLinkedIn() { return true; }
 
 int runFullTool(int argc, char **argv) { return fuseRunFullMain(argc, argv); }

@@ -15,6 +15,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 
 namespace fuse::run {
 namespace {
@@ -66,7 +67,20 @@ Expected<const CompilerFunctions *> functions() {
   return loaded;
 }
 
+/// The thread preloadCompiler started; joined by finishPreload.
+std::thread preloading;
+
 } // namespace
+
+void preloadCompiler() {
+  if (!preloading.joinable())
+    preloading = std::thread([] { (void)functions(); });
+}
+
+void finishPreload() {
+  if (preloading.joinable())
+    preloading.join();
+}
 
 Status loadCompiler() {
   Expected<const CompilerFunctions *> table = functions();

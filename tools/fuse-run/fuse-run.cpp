@@ -62,9 +62,11 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <dirent.h>
 #include <limits>
 #include <malloc.h>
 #include <map>
@@ -517,6 +519,37 @@ bindConstantInputs(const RunOptions &options,
   return Status::success();
 }
 
+/// Whether the bundle cache `options` use certainly holds no bundle (its
+/// directory is missing or lists no *.fbundle among its first entries), so
+/// that a run on the host compiles: then the compiler library is loaded
+/// while the model is imported. Unsure (a longer listing): false.
+bool cacheCertainlyMisses(const RunOptions &options) {
+  if (options.runtime != "host")
+    return false;
+  std::string directory = options.cacheDir;
+  if (directory.empty()) {
+    Expected<std::string> fallback = BundleCache::defaultDirectory();
+    if (!fallback.ok())
+      return false;
+    directory = fallback.take();
+  }
+  DIR *listing = opendir(directory.c_str());
+  if (!listing)
+    return errno == ENOENT;
+  constexpr int kMostEntries = 256;
+  bool none = true;
+  int seen = 0;
+  while (const struct dirent *entry = readdir(listing)) {
+    std::string_view name = entry->d_name;
+    if (name.ends_with(".fbundle") || ++seen > kMostEntries) {
+      none = false;
+      break;
+    }
+  }
+  closedir(listing);
+  return none;
+}
+
 /// ONNX: the imported graph is the model from here on (printed as a
 /// function of fuse ops when it is compiled); the initializers' values are
 /// bound as inputs.
@@ -528,6 +561,8 @@ Expected<ModelSource> importOnnx(const RunOptions &options) {
   if (!llvm::sys::fs::exists(options.model))
     return Status::error("cannot read '" + options.model +
                          "': no such file or directory");
+  if (cacheCertainlyMisses(options))
+    run::preloadCompiler();
   struct stat file;
   if (::stat(options.model.c_str(), &file) == 0 && S_ISREG(file.st_mode))
     growHeapInHugePages(2 * std::uint64_t(file.st_size));
@@ -1547,5 +1582,7 @@ int main(int argc, char **argv) {
   options.json = json;
   if (generate.getNumOccurrences())
     return generateTokensWith(options, generate);
-  return runModel(options);
+  int status = runModel(options);
+  run::finishPreload();
+  return status;
 }
