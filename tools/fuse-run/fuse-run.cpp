@@ -74,8 +74,6 @@
 #include <random>
 #include <set>
 #include <string>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <vector>
 
 using namespace fuse;
@@ -413,43 +411,6 @@ struct ModelSource {
   std::vector<std::string> boundAtImport;
 };
 
-/// Grows the heap by about `bytes` and asks for it in transparent huge
-/// pages (where the kernel gives them on request), then frees it to the
-/// heap, which keeps it (M_TRIM_THRESHOLD): the weights an import copies
-/// (twice: protobuf's strings, then the values) then fault a 2 MiB page at
-/// a time, not 4 KiB. A warm start of an 8-layer BERT (26 MB of weights)
-/// takes 7,800 fewer page faults, about 6 ms less CPU. Without glibc, or
-/// where the blocks do not come from one heap, it changes nothing.
-void growHeapInHugePages(std::uint64_t bytes) {
-#ifdef __GLIBC__
-  // Below the mmap threshold set in main, so that each block is carved
-  // from the heap; the blocks are adjacent, and freed they join its top.
-  constexpr std::size_t kBlock = 16 << 20;
-  constexpr std::uint64_t kMost = 112 << 20;
-  constexpr std::uintptr_t kHuge = 2 << 20;
-  std::vector<char *> blocks;
-  for (std::uint64_t grown = 0; grown < std::min(bytes, kMost); grown += kBlock)
-    if (char *block = static_cast<char *>(std::malloc(kBlock)))
-      blocks.push_back(block);
-  bool adjacent = !blocks.empty();
-  for (std::size_t i = 1; i < blocks.size(); ++i)
-    adjacent = adjacent && blocks[i] > blocks[i - 1] &&
-               std::size_t(blocks[i] - blocks[i - 1]) < kBlock + 4096;
-  if (adjacent) {
-    std::uintptr_t begin =
-        (std::uintptr_t(blocks.front()) + kHuge - 1) & ~(kHuge - 1);
-    std::uintptr_t end =
-        (std::uintptr_t(blocks.back()) + kBlock) & ~(kHuge - 1);
-    if (end > begin)
-      madvise(reinterpret_cast<void *>(begin), end - begin, MADV_HUGEPAGE);
-  }
-  for (auto it = blocks.rbegin(); it != blocks.rend(); ++it)
-    std::free(*it);
-#else
-  (void)bytes;
-#endif
-}
-
 /// The --dim NAME=VALUE specs, into the importer's options.
 Status parseDims(const std::vector<std::string> &specs,
                  onnximport::ImportOptions &importOptions) {
@@ -563,9 +524,6 @@ Expected<ModelSource> importOnnx(const RunOptions &options) {
                          "': no such file or directory");
   if (cacheCertainlyMisses(options))
     run::preloadCompiler();
-  struct stat file;
-  if (::stat(options.model.c_str(), &file) == 0 && S_ISREG(file.st_mode))
-    growHeapInHugePages(2 * std::uint64_t(file.st_size));
   preloadInputs(options.inputs, importOptions, model.preloaded);
   progress("importing " + options.model + "...");
   std::vector<onnximport::ConstantInputNeed> needs;
