@@ -883,6 +883,9 @@ std::unique_ptr<BundleCache> openCache(const RunOptions &options,
   }
   BundleCacheOptions cacheOptions;
   cacheOptions.directory = options.cacheDir;
+  // One lookup, then a store on a miss: nothing is looked up again, so the
+  // bundle is not kept in memory (nor copied to be kept).
+  cacheOptions.maxMemoryBytes = 0;
   if (cacheOptions.directory.empty()) {
     Expected<std::string> directory = BundleCache::defaultDirectory();
     if (directory.ok())
