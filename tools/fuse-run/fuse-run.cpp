@@ -15,6 +15,11 @@
 // every output with the reference runtime under the numerics policy, and
 // says per output which tolerance decided (atol, rtol, or exact).
 //
+// This file is compiled twice (tools/fuse-run/CMakeLists.txt): into the
+// fuse-run executable, which links no MLIR or LLVM beyond Support and
+// reaches the compiler through CompilerAccess.h, and into the compiler
+// library, where main is fuseRunFullMain.
+//
 // An ONNX model input that feeds an operand the importer needs as a
 // constant (a Reshape's shape, a Gather's indices) is compiled into the
 // model with its --input value, and fuse-run says so: every other value of
