@@ -608,7 +608,7 @@ void nameInputsAndOutputs(std::vector<std::string> argumentNames,
 /// order (a tensor neither defines is dropped), a scatter's default
 /// reduction dropped, the arguments named %argN in the source. Fails where
 /// the graph does not print (symbolic dims, bind-time ops).
-std::optional<ParsedModel> importedModel(const Graph &imported) {
+std::optional<ParsedModel> importedModel(Graph imported) {
   if (imported.isSymbolic())
     return std::nullopt;
   constexpr TensorId kUndefined = -1;
@@ -624,34 +624,35 @@ std::optional<ParsedModel> importedModel(const Graph &imported) {
       return std::nullopt;
     renumbered[input] = TensorId(graph.tensors.size());
     graph.inputs.push_back(renumbered[input]);
-    graph.tensors.push_back(imported.tensors[input]);
+    graph.tensors.push_back(std::move(imported.tensors[input]));
     argumentNames.push_back("arg" + std::to_string(argumentNames.size()));
   }
   graph.ops.reserve(imported.ops.size());
-  for (const Op &op : imported.ops) {
+  for (Op &op : imported.ops) {
     if (isBindTimeOp(op.kind) || op.results.size() != 1 ||
         !imported.isValidId(op.result()) ||
         renumbered[op.result()] != kUndefined)
       return std::nullopt;
-    Op copy = op;
+    TensorId result = op.result();
+    Op copy = std::move(op);
     for (TensorId &operand : copy.operands)
       if ((operand = lookup(operand)) == kUndefined)
         return std::nullopt;
-    if (op.kind == OpKind::Scatter)
-      if (const Attribute *reduction = op.findAttr("reduction");
+    if (copy.kind == OpKind::Scatter)
+      if (const Attribute *reduction = copy.findAttr("reduction");
           reduction && reduction->kind() == AttrKind::Enum &&
           reduction->getEnumName() == "none")
         copy.attributes.erase("reduction");
-    renumbered[op.result()] = TensorId(graph.tensors.size());
-    copy.results = {renumbered[op.result()]};
-    graph.tensors.push_back(imported.tensors[op.result()]);
+    renumbered[result] = TensorId(graph.tensors.size());
+    copy.results = {renumbered[result]};
+    graph.tensors.push_back(std::move(imported.tensors[result]));
     graph.ops.push_back(std::move(copy));
   }
-  for (const GraphOutput &output : imported.outputs) {
+  for (GraphOutput &output : imported.outputs) {
     TensorId id = lookup(output.tensor);
     if (id == kUndefined)
       return std::nullopt;
-    graph.outputs.push_back({id, output.name});
+    graph.outputs.push_back({id, std::move(output.name)});
   }
   nameInputsAndOutputs(std::move(argumentNames), model);
   return model;
@@ -660,7 +661,8 @@ std::optional<ParsedModel> importedModel(const Graph &imported) {
 Expected<ParsedModel> parseModel(ModelSource &source,
                                  const std::string &modelPath) {
   if (source.imported) {
-    std::optional<ParsedModel> imported = importedModel(*source.imported);
+    std::optional<ParsedModel> imported =
+        importedModel(std::move(*source.imported));
     if (!imported)
       return Status::error("internal error: the imported graph of '" +
                            modelPath + "' does not translate to fuse ops");
