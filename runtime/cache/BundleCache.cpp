@@ -397,6 +397,10 @@ std::optional<Bundle> BundleCache::lookup(const BundleKey &key) {
     return std::nullopt;
   }
   ++counters.diskHits;
+  // One the memory would not keep is handed over, not copied (a one-shot
+  // program sets maxMemoryBytes to 0).
+  if (bytes > options.maxMemoryBytes)
+    return std::move(loaded->second);
   auto bundle = std::make_shared<const Bundle>(std::move(loaded->second));
   rememberInMemory(keyHex, bundle, bytes);
   return *bundle;

@@ -2,10 +2,10 @@
 
 #include "Generate.h"
 
+#include "CompilerAccess.h"
 #include "Npy.h"
 #include "tools/JsonText.h"
 
-#include "compiler/host/HostCompiler.h"
 #include "compiler/onnx/OnnxImporter.h"
 #include "runtime/cache/BundleCache.h"
 #include "runtime/engine/Engine.h"
@@ -368,7 +368,10 @@ Expected<engine::Session> openSession(const GenerateOptions &options,
     compiler = std::make_unique<ReferenceCompiler>();
     sessionOptions.device = engine::DeviceChoice::Reference;
   } else {
-    compiler = std::make_unique<HostCompiler>();
+    Expected<std::unique_ptr<Compiler>> host = run::makeHostCompiler();
+    if (!host.ok())
+      return host.status();
+    compiler = host.take();
     sessionOptions.device = engine::DeviceChoice::Host;
     BundleCacheOptions cacheOptions;
     cacheOptions.directory = options.cacheDir;

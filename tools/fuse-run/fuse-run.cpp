@@ -15,6 +15,11 @@
 // every output with the reference runtime under the numerics policy, and
 // says per output which tolerance decided (atol, rtol, or exact).
 //
+// This file is compiled twice (tools/fuse-run/CMakeLists.txt): into the
+// fuse-run executable, which links no MLIR or LLVM beyond Support and
+// reaches the compiler through CompilerAccess.h, and into the compiler
+// library, where main is fuseRunFullMain.
+//
 // An ONNX model input that feeds an operand the importer needs as a
 // constant (a Reshape's shape, a Gather's indices) is compiled into the
 // model with its --input value, and fuse-run says so: every other value of
@@ -28,6 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CompilerAccess.h"
 #include "Generate.h"
 #include "Npy.h"
 #include "PlanPrinter.h"
@@ -36,8 +42,6 @@
 #include "tools/JsonText.h"
 #include "tools/OutputStream.h"
 
-#include "compiler/common/GraphTranslation.h"
-#include "compiler/host/HostCompiler.h"
 #include "compiler/onnx/OnnxImporter.h"
 #include "runtime/cache/BundleCache.h"
 #include "runtime/cache/BundleKey.h"
@@ -49,12 +53,6 @@
 #include "runtime/ir/Interpreter.h"
 #include "runtime/ir/Numerics.h"
 #include "runtime/ir/RegularFile.h"
-
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -69,9 +67,11 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <dirent.h>
 #include <limits>
 #include <malloc.h>
 #include <map>
@@ -198,40 +198,6 @@ double millisecondsSince(Clock::time_point start) {
 }
 
 std::string formatMs(double ms) { return llvm::formatv("{0:F2} ms", ms).str(); }
-
-/// The name of each function argument as written in the source (`%x` ->
-/// "x"), read at the argument's location; empty where it cannot be found.
-std::vector<std::string> sourceArgumentNames(mlir::ModuleOp module,
-                                             llvm::StringRef source) {
-  std::vector<std::string> names;
-  mlir::func::FuncOp func;
-  module.walk([&](mlir::func::FuncOp f) {
-    if (!func && !f.isExternal())
-      func = f;
-  });
-  if (!func)
-    return names;
-  llvm::SmallVector<llvm::StringRef> lines;
-  source.split(lines, '\n');
-  for (mlir::BlockArgument arg : func.getArguments()) {
-    std::string name;
-    if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(arg.getLoc())) {
-      unsigned line = loc.getLine(), column = loc.getColumn();
-      if (line >= 1 && line <= lines.size() && column >= 1 &&
-          column <= lines[line - 1].size() &&
-          lines[line - 1][column - 1] == '%') {
-        llvm::StringRef rest = lines[line - 1].drop_front(column);
-        name = rest.take_while([](char c) {
-                     return std::isalnum((unsigned char)c) || c == '_' ||
-                            c == '$' || c == '.' || c == '-';
-                   })
-                   .str();
-      }
-    }
-    names.push_back(name);
-  }
-  return names;
-}
 
 /// Per graph input: the size of the smallest gather axis it indexes, when
 /// it is a gather's indices (directly, or through reshapes and casts), so
@@ -433,7 +399,13 @@ Status checkOptions(const RunOptions &options) {
 /// The model as the source of a function of fuse ops, and what an ONNX
 /// import adds to it.
 struct ModelSource {
+  /// A .mlir model's text; for ONNX, empty until a compile needs it (the
+  /// imported graph printed).
   std::string text;
+  /// ONNX: the imported graph (read without MLIR: a cache hit never loads
+  /// the compiler).
+  std::optional<Graph> imported;
+  bool isOnnx = false;
   /// ONNX: the initializers' values, bound as inputs (the importer's own,
   /// shared: the host runtime reads them in place).
   std::vector<std::shared_ptr<const HostTensorData>> weights;
@@ -513,8 +485,40 @@ bindConstantInputs(const RunOptions &options,
   return Status::success();
 }
 
-/// ONNX: the imported graph, printed as a function of fuse ops, is the
-/// source from here on; the initializers' values are bound as inputs.
+/// Whether the bundle cache `options` use certainly holds no bundle (its
+/// directory is missing or lists no *.fbundle among its first entries), so
+/// that a run on the host compiles: then the compiler library is loaded
+/// while the model is imported. Unsure (a longer listing): false.
+bool cacheCertainlyMisses(const RunOptions &options) {
+  if (options.runtime != "host")
+    return false;
+  std::string directory = options.cacheDir;
+  if (directory.empty()) {
+    Expected<std::string> fallback = BundleCache::defaultDirectory();
+    if (!fallback.ok())
+      return false;
+    directory = fallback.take();
+  }
+  DIR *listing = opendir(directory.c_str());
+  if (!listing)
+    return errno == ENOENT;
+  constexpr int kMostEntries = 256;
+  bool none = true;
+  int seen = 0;
+  while (const struct dirent *entry = readdir(listing)) {
+    std::string_view name = entry->d_name;
+    if (name.ends_with(".fbundle") || ++seen > kMostEntries) {
+      none = false;
+      break;
+    }
+  }
+  closedir(listing);
+  return none;
+}
+
+/// ONNX: the imported graph is the model from here on (printed as a
+/// function of fuse ops when it is compiled); the initializers' values are
+/// bound as inputs.
 Expected<ModelSource> importOnnx(const RunOptions &options) {
   ModelSource model;
   onnximport::ImportOptions importOptions;
@@ -523,6 +527,8 @@ Expected<ModelSource> importOnnx(const RunOptions &options) {
   if (!llvm::sys::fs::exists(options.model))
     return Status::error("cannot read '" + options.model +
                          "': no such file or directory");
+  if (cacheCertainlyMisses(options))
+    run::preloadCompiler();
   preloadInputs(options.inputs, importOptions, model.preloaded);
   progress("importing " + options.model + "...");
   std::vector<onnximport::ConstantInputNeed> needs;
@@ -543,21 +549,14 @@ Expected<ModelSource> importOnnx(const RunOptions &options) {
   }
   if (!imported.ok())
     return imported.status();
-  mlir::MLIRContext printContext;
-  loadTranslationDialects(printContext);
-  mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>> printed =
-      graphToModule(printContext, imported->graph);
-  if (mlir::failed(printed))
-    return Status::error("internal error: the imported graph of '" +
-                         options.model + "' does not translate to fuse ops");
-  llvm::raw_string_ostream os(model.text);
-  (*printed)->print(os);
   model.weights = std::move(imported->weights);
   std::size_t weightCount = 0;
   for (const auto &weight : model.weights)
     weightCount += bool(weight);
   progress("imported " + std::to_string(imported->graph.ops.size()) + " ops, " +
            std::to_string(weightCount) + " weight input(s)");
+  model.imported = std::move(imported->graph);
+  model.isOnnx = true;
   return model;
 }
 
@@ -586,10 +585,10 @@ struct ParsedModel {
 
 /// Each input's name: the graph's, else the source's, else "inN"; each
 /// output's: the graph's, else "outN".
-void nameInputsAndOutputs(mlir::ModuleOp module, const std::string &source,
+void nameInputsAndOutputs(std::vector<std::string> argumentNames,
                           ParsedModel &model) {
   const Graph &graph = model.graph;
-  model.inputNames = sourceArgumentNames(module, source);
+  model.inputNames = std::move(argumentNames);
   model.inputNames.resize(graph.inputs.size());
   for (std::size_t i = 0; i < graph.inputs.size(); ++i) {
     if (!graph.tensors[graph.inputs[i]].name.empty())
@@ -603,34 +602,79 @@ void nameInputsAndOutputs(mlir::ModuleOp module, const std::string &source,
                                     : graph.outputs[i].name);
 }
 
-Expected<ParsedModel> parseModel(const std::string &source,
-                                 const std::string &modelPath) {
-  mlir::MLIRContext context;
-  loadTranslationDialects(context);
-  context.printOpOnDiagnostic(false);
-  std::string diagnosticText;
-  llvm::raw_string_ostream diagnosticStream(diagnosticText);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(source, modelPath), llvm::SMLoc());
-  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context,
-                                           diagnosticStream);
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
-  if (!module)
-    return Status::error("'" + modelPath + "' does not parse:\n" +
-                         diagnosticText);
-  mlir::FailureOr<Graph> parsedGraph = moduleToGraph(*module);
-  if (mlir::failed(parsedGraph))
-    return Status::error("'" + modelPath + "' is not a graph of fuse ops:\n" +
-                         diagnosticText);
+/// The imported graph as printing it as a function of fuse ops and reading
+/// it back gives (what fuse-run ran before it read imports without MLIR):
+/// the tensors renumbered, the inputs first and then each op's result in
+/// order (a tensor neither defines is dropped), a scatter's default
+/// reduction dropped, the arguments named %argN in the source. Fails where
+/// the graph does not print (symbolic dims, bind-time ops).
+std::optional<ParsedModel> importedModel(Graph imported) {
+  if (imported.isSymbolic())
+    return std::nullopt;
+  constexpr TensorId kUndefined = -1;
+  std::vector<TensorId> renumbered(imported.tensors.size(), kUndefined);
+  auto lookup = [&](TensorId id) {
+    return imported.isValidId(id) ? renumbered[id] : kUndefined;
+  };
   ParsedModel model;
-  model.graph = std::move(*parsedGraph);
-  module->walk([&](mlir::Operation *op) {
-    if (op->getName().getStringRef() == "fuse.fusion")
-      model.handFused = true;
-  });
-  nameInputsAndOutputs(*module, source, model);
+  Graph &graph = model.graph;
+  std::vector<std::string> argumentNames;
+  for (TensorId input : imported.inputs) {
+    if (!imported.isValidId(input) || renumbered[input] != kUndefined)
+      return std::nullopt;
+    renumbered[input] = TensorId(graph.tensors.size());
+    graph.inputs.push_back(renumbered[input]);
+    graph.tensors.push_back(std::move(imported.tensors[input]));
+    argumentNames.push_back("arg" + std::to_string(argumentNames.size()));
+  }
+  graph.ops.reserve(imported.ops.size());
+  for (Op &op : imported.ops) {
+    if (isBindTimeOp(op.kind) || op.results.size() != 1 ||
+        !imported.isValidId(op.result()) ||
+        renumbered[op.result()] != kUndefined)
+      return std::nullopt;
+    TensorId result = op.result();
+    Op copy = std::move(op);
+    for (TensorId &operand : copy.operands)
+      if ((operand = lookup(operand)) == kUndefined)
+        return std::nullopt;
+    if (copy.kind == OpKind::Scatter)
+      if (const Attribute *reduction = copy.findAttr("reduction");
+          reduction && reduction->kind() == AttrKind::Enum &&
+          reduction->getEnumName() == "none")
+        copy.attributes.erase("reduction");
+    renumbered[result] = TensorId(graph.tensors.size());
+    copy.results = {renumbered[result]};
+    graph.tensors.push_back(std::move(imported.tensors[result]));
+    graph.ops.push_back(std::move(copy));
+  }
+  for (GraphOutput &output : imported.outputs) {
+    TensorId id = lookup(output.tensor);
+    if (id == kUndefined)
+      return std::nullopt;
+    graph.outputs.push_back({id, std::move(output.name)});
+  }
+  nameInputsAndOutputs(std::move(argumentNames), model);
+  return model;
+}
+
+Expected<ParsedModel> parseModel(ModelSource &source,
+                                 const std::string &modelPath) {
+  if (source.imported) {
+    std::optional<ParsedModel> imported =
+        importedModel(std::move(*source.imported));
+    if (!imported)
+      return Status::error("internal error: the imported graph of '" +
+                           modelPath + "' does not translate to fuse ops");
+    return std::move(*imported);
+  }
+  Expected<run::ParsedSource> parsed = run::parseSource(source.text, modelPath);
+  if (!parsed.ok())
+    return parsed.status();
+  ParsedModel model;
+  model.graph = std::move(parsed->graph);
+  model.handFused = parsed->handFused;
+  nameInputsAndOutputs(std::move(parsed->argumentNames), model);
   return model;
 }
 
@@ -846,6 +890,9 @@ std::unique_ptr<BundleCache> openCache(const RunOptions &options,
   }
   BundleCacheOptions cacheOptions;
   cacheOptions.directory = options.cacheDir;
+  // One lookup, then a store on a miss: nothing is looked up again, so the
+  // bundle is not kept in memory (nor copied to be kept).
+  cacheOptions.maxMemoryBytes = 0;
   if (cacheOptions.directory.empty()) {
     Expected<std::string> directory = BundleCache::defaultDirectory();
     if (directory.ok())
@@ -870,7 +917,7 @@ std::unique_ptr<BundleCache> openCache(const RunOptions &options,
 /// The host bundle, from the cache or the compiler.
 Expected<PlannedBundle> hostBundle(const RunOptions &options,
                                    const ParsedModel &model,
-                                   const std::string &source) {
+                                   const ModelSource &source) {
   const Graph &graph = model.graph;
   std::optional<device::HostIsaLevel> level = device::bestHostIsaLevel();
   if (!level || *level == device::HostIsaLevel::X86_64_V2)
@@ -901,10 +948,19 @@ Expected<PlannedBundle> hostBundle(const RunOptions &options,
   progress("compiling " + std::to_string(graph.ops.size()) + " ops for " +
            target->name + (options.fusion ? "" : " without fusion") + "...");
   Clock::time_point start = Clock::now();
-  HostCompiler compiler;
-  compiler.keepKernelsIn(cache.get());
-  Expected<Compilation> compilation = compiler.compileSource(
-      source, *target, compileOptions, nullptr, options.model);
+  if (Status loaded = run::loadCompiler(); !loaded.ok())
+    return loaded;
+  std::string printed;
+  if (source.isOnnx) {
+    Expected<std::string> text = run::printGraph(graph);
+    if (!text.ok())
+      return Status::error("internal error: the imported graph of '" +
+                           options.model + "' does not translate to fuse ops");
+    printed = text.take();
+  }
+  Expected<Compilation> compilation =
+      run::compileHostSource(source.isOnnx ? printed : source.text, *target,
+                             compileOptions, cache.get(), options.model);
   if (!compilation.ok())
     return Status::error(options.model + ": " + compilation.message());
   planned.compileMs = millisecondsSince(start);
@@ -937,7 +993,7 @@ Expected<PlannedBundle> hostBundle(const RunOptions &options,
 /// kernel.
 Expected<PlannedBundle> planBundle(const RunOptions &options,
                                    const ParsedModel &model,
-                                   const std::string &source) {
+                                   const ModelSource &source) {
   const Graph &graph = model.graph;
   PlannedBundle planned;
   if (options.runtime == "host") {
@@ -1331,7 +1387,7 @@ int runModel(const RunOptions &options) {
                                                            : readMlir(options);
   if (!source.ok())
     return fail(source.message());
-  Expected<ParsedModel> model = parseModel(source->text, options.model);
+  Expected<ParsedModel> model = parseModel(*source, options.model);
   if (!model.ok())
     return fail(model.message());
   const Graph &graph = model->graph;
@@ -1345,7 +1401,7 @@ int runModel(const RunOptions &options) {
       inputBytes(graph, *inputData, options.seed);
 
   startup.imported = Clock::now();
-  Expected<PlannedBundle> planned = planBundle(options, *model, source->text);
+  Expected<PlannedBundle> planned = planBundle(options, *model, *source);
   if (!planned.ok())
     return fail(planned.message());
   startup.planned = Clock::now();
@@ -1438,9 +1494,39 @@ int generateTokensWith(const RunOptions &options, unsigned tokens) {
   return generateTokens(generateOptions);
 }
 
+/// Whether every option on the command line is one of fuse-run's own
+/// (read after the rename of --threads): the runtime-only executable parses
+/// those itself and leaves any other (--help, --version, LLVM's options) to
+/// the whole tool in the compiler library.
+bool onlyOwnOptions(int argc, char **argv) {
+  auto &registered = llvm::cl::getRegisteredOptions();
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    if (arg == "--")
+      return false;
+    if (arg.size() < 2 || arg[0] != '-')
+      continue;
+    llvm::StringRef name = arg.drop_front(arg.starts_with("--") ? 2 : 1);
+    bool hasValue = name.contains('=');
+    name = name.take_until([](char c) { return c == '='; });
+    auto it = registered.find(name);
+    if (it == registered.end() ||
+        !llvm::is_contained(it->second->Categories, &runCategory))
+      return false;
+    if (!hasValue &&
+        it->second->getValueExpectedFlag() == llvm::cl::ValueRequired)
+      ++i;
+  }
+  return true;
+}
+
 } // namespace
 
+#ifdef FUSE_RUN_COMPILER_LIBRARY
+extern "C" int fuseRunFullMain(int argc, char **argv) {
+#else
 int main(int argc, char **argv) {
+#endif
 #ifdef __GLIBC__
   // A model's weights are read into memory a tensor at a time, each freed
   // as its copy is made: blocks up to 32 MiB come from the heap (not a
@@ -1455,6 +1541,8 @@ int main(int argc, char **argv) {
   if (auto it = registered.find("threads"); it != registered.end())
     it->second->setArgStr("llvm-threads");
   threads.setArgStr("threads");
+  if (!run::compilerLinkedIn() && !onlyOwnOptions(argc, argv))
+    return run::runFullTool(argc, argv);
   // --help shows this tool's options; LLVM's own stay under --help-hidden.
   showOnlyInHelp({&runCategory});
   if (!llvm::cl::ParseCommandLineOptions(
@@ -1480,5 +1568,7 @@ int main(int argc, char **argv) {
   options.json = json;
   if (generate.getNumOccurrences())
     return generateTokensWith(options, generate);
-  return runModel(options);
+  int status = runModel(options);
+  run::finishPreload();
+  return status;
 }

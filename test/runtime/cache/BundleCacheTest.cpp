@@ -63,6 +63,25 @@ TEST(BundleCache, StoreThenLookupHitsMemoryThenDisk) {
   EXPECT_EQ(second->stats().memoryHits, 1u);
 }
 
+// A cache that keeps nothing in memory (fuse-run's: one lookup a process)
+// hands each disk hit over whole, every lookup from the disk.
+TEST(BundleCache, WithoutMemoryEveryHitIsFromDisk) {
+  TempDir dir;
+  Graph graph = makeGraph();
+  Bundle bundle = makeBundle(graph);
+  ASSERT_TRUE(openAt(dir.path())->store(makeKey(graph), bundle).ok());
+  auto cache = openAt(dir.path(), 1 << 30, /*maxMemoryBytes=*/0);
+  for (int i = 0; i < 2; ++i) {
+    std::optional<Bundle> hit = cache->lookup(makeKey(graph));
+    ASSERT_TRUE(hit.has_value());
+    EXPECT_EQ(*hit, bundle);
+  }
+  BundleCacheStats stats = cache->stats();
+  EXPECT_EQ(stats.diskHits, 2u);
+  EXPECT_EQ(stats.memoryHits, 0u);
+  EXPECT_FALSE(cache->lookup(makeKey(makeGraph(3))).has_value());
+}
+
 TEST(BundleCache, OtherOptionsMiss) {
   TempDir dir;
   Graph graph = makeGraph();
