@@ -387,6 +387,16 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
     kernel.ops = coveredOps;
     kernel.checkedOps = checkedOps;
     kernel.perBinding = plan.perBinding;
+    for (unsigned read : plan.bindingReads) {
+      auto input = std::find(graph.inputs.begin(), graph.inputs.end(),
+                             inputTensors[read]);
+      if (input == graph.inputs.end())
+        return Status::error("internal error: " + plan.entry +
+                             " runs once per binding but reads a fusion "
+                             "input that is not a graph input");
+      kernel.bindingInputs.push_back(
+          std::uint32_t(input - graph.inputs.begin()));
+    }
     for (const KernelOperand &operand : plan.operands)
       kernel.bindings.push_back(bind(operand, inputTensors, resultTensors,
                                      resultBindings, kernels->scratchBytes,

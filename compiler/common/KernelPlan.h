@@ -48,6 +48,9 @@ struct KernelPlan {
   /// binding of the graph's inputs (BundleKernel::perBinding), and the
   /// fusion's scratch lives in the arena's bound part.
   bool perBinding = false;
+  /// For a per-binding kernel: the fusion inputs it reads (it runs again
+  /// when one of them is bound anew, not when another input is).
+  std::vector<unsigned> bindingReads;
 };
 
 /// The attribute the driver sets on each top-level `fuse.fusion` before its

@@ -170,6 +170,10 @@ FailureOr<FusionKernels> emitHostHorizontal(fd::FusionOp fusion,
         continue;
       const KernelPlan &part = member.kernels.kernels[j];
       plan.perBinding = plan.perBinding && part.perBinding;
+      for (unsigned read : part.bindingReads)
+        plan.bindingReads.push_back(
+            outerBuffer(member, {KernelOperand::Kind::FusionInput, read},
+                        numInputs, numResults));
       emitMemberCall(b, loc, buffers, func.getArgument(1), func.getArgument(2),
                      list, member, part, offset, numInputs, numResults);
       offset += part.launch.iterations;
@@ -177,6 +181,11 @@ FailureOr<FusionKernels> emitHostHorizontal(fd::FusionOp fusion,
         grain = std::min(grain, std::max<int64_t>(part.launch.grain, 1));
       plan.callees.push_back(part.entry);
     }
+    if (!plan.perBinding)
+      plan.bindingReads.clear();
+    llvm::sort(plan.bindingReads);
+    plan.bindingReads.erase(llvm::unique(plan.bindingReads),
+                            plan.bindingReads.end());
     plan.launch.iterations = offset;
     plan.launch.grain =
         grain == std::numeric_limits<int64_t>::max() ? 1 : grain;

@@ -1280,6 +1280,8 @@ FailureOr<FusionKernels> emitHostMatmul(fd::FusionOp fusion, ModuleOp module,
                                  std::span<const unsigned>(),
                                  /*scratch=*/true);
     plan.perBinding = MatmulKernelBuilder::packsOncePerBinding(matmul);
+    if (plan.perBinding)
+      plan.bindingReads = {cast<BlockArgument>(matmul.getRhs()).getArgNumber()};
     plan.launch.iterations = builder.packIterations();
     plan.launch.grain = builder.packGrain();
     kernels.kernels.push_back(std::move(plan));

@@ -102,22 +102,40 @@ static Status bundleError(const std::string &message) {
   return Status::error("invalid bundle: " + message);
 }
 
-/// A per-binding kernel has a bound part of the arena to write and binds no
-/// input that a run writes in place. (Its bindings may name any buffer of
-/// its fusion, graph outputs among them, that it never reads or writes: a
-/// binding does not say which.)
+/// A per-binding kernel has a bound part of the arena to write and names the
+/// graph inputs it reads, none of which a run writes in place. (Its
+/// bindings may name other buffers of its fusion, graph outputs among them,
+/// that it never reads or writes: a binding does not say which.)
 static Status verifyPerBinding(const Bundle &bundle, const BundleKernel &kernel,
                                const std::string &where) {
   if (bundle.memoryPlan.boundBytes == 0)
     return bundleError(where + " runs once per binding, but the arena has no "
                                "bound part for what it writes");
-  for (const KernelBinding &binding : kernel.bindings)
-    if (binding.kind == BindingKind::GraphInput)
-      for (const OutputAlias &alias : bundle.aliases)
-        if (alias.input == binding.index)
-          return bundleError(where + " runs once per binding but reads input " +
-                             std::to_string(binding.index) +
-                             ", which a run writes in place");
+  if (kernel.bindingInputs.empty())
+    return bundleError(where + " runs once per binding but names no input "
+                               "it reads");
+  for (std::uint32_t input : kernel.bindingInputs) {
+    if (input >= bundle.inputs.size())
+      return bundleError(where + " reads input " + std::to_string(input) +
+                         ", which is out of range");
+    for (const OutputAlias &alias : bundle.aliases)
+      if (alias.input == input)
+        return bundleError(where + " runs once per binding but reads input " +
+                           std::to_string(input) +
+                           ", which a run writes in place");
+  }
+  return Status::success();
+}
+
+/// No slice lies partly in the arena's bound part: what a run writes never
+/// reaches what the per-binding kernels keep.
+static Status verifyBoundPart(const MemoryPlan &plan) {
+  std::uint64_t start = plan.peakBytes - plan.boundBytes;
+  for (const ArenaSlice &slice : plan.intermediates)
+    if (slice.offset < start && slice.offset + slice.bytes > start)
+      return bundleError(
+          "the arena slice of tensor " + std::to_string(slice.tensor) +
+          " crosses into the bound part at byte " + std::to_string(start));
   return Status::success();
 }
 
@@ -155,6 +173,8 @@ Status verifyBundle(const Bundle &bundle) {
                        std::to_string(bundle.memoryPlan.boundBytes) +
                        " bytes is larger than the arena's " +
                        std::to_string(bundle.memoryPlan.peakBytes));
+  if (Status status = verifyBoundPart(bundle.memoryPlan); !status.ok())
+    return status;
   for (size_t k = 0; k < bundle.kernels.size(); ++k) {
     const BundleKernel &kernel = bundle.kernels[k];
     std::string where =
@@ -163,9 +183,13 @@ Status verifyBundle(const Bundle &bundle) {
       if (boundTensor(bundle, binding) == kInvalidTensor)
         return bundleError(where + " binds " + std::to_string(binding.index) +
                            ", which is out of range");
-    if (kernel.perBinding)
+    if (kernel.perBinding) {
       if (Status status = verifyPerBinding(bundle, kernel, where); !status.ok())
         return status;
+    } else if (!kernel.bindingInputs.empty()) {
+      return bundleError(where + " names inputs it reads once per binding, "
+                                 "but runs on every run");
+    }
     for (size_t i = 0; i < kernel.ops.size(); ++i) {
       if (kernel.ops[i] >= graph.ops.size())
         return bundleError(where + " covers op " +

@@ -111,6 +111,9 @@ struct BundleKernel {
   /// that keeps its buffers between runs (PreparedBundle) skips it until an
   /// input is bound again; one that binds afresh each run launches it.
   bool perBinding = false;
+  /// For a per-binding kernel: the graph inputs it reads, by position. It
+  /// runs again when one of them is bound anew.
+  std::vector<std::uint32_t> bindingInputs;
   bool operator==(const BundleKernel &) const = default;
 };
 

@@ -272,7 +272,7 @@ template <class A> void serialize(A &ar, BundleKernel &kernel) {
   ar(FUSE_FIELD(kernel, entry), FUSE_FIELD(kernel, schedule),
      FUSE_FIELD(kernel, launch), FUSE_FIELD(kernel, bindings),
      FUSE_FIELD(kernel, ops), FUSE_FIELD(kernel, checkedOps),
-     FUSE_FIELD(kernel, perBinding));
+     FUSE_FIELD(kernel, perBinding), FUSE_FIELD(kernel, bindingInputs));
 }
 
 template <class A> void serialize(A &ar, ArenaSlice &slice) {

@@ -39,6 +39,10 @@ struct PreparedBundle::Buffers {
   /// Per input: its buffer is the caller's memory, read in place (nothing to
   /// upload).
   std::vector<bool> borrowed;
+  /// Per kernel: a per-binding kernel whose inputs were bound since it last
+  /// ran (PreparedBundle::run launches it). Shared by copies of a
+  /// PreparedBundle, as the buffers are.
+  std::vector<bool> bindingStale;
 };
 
 namespace {
@@ -119,6 +123,7 @@ allocateBuffers(DeviceRuntime &runtime, const Bundle &bundle,
     return std::max<uint64_t>(bytes, 1);
   };
   auto buffers = std::make_shared<Buffers>();
+  buffers->bindingStale.assign(bundle.kernels.size(), true);
   buffers->aliasOf.resize(bundle.outputs.size());
   for (const OutputAlias &alias : bundle.aliases)
     buffers->aliasOf[alias.output] = alias.input;
@@ -384,18 +389,29 @@ DeviceStatus PreparedBundle::run(std::chrono::nanoseconds timeout) {
           encodeAliasedUploads(*runtime, *buffers, aliasedInputs, batch);
       !status.ok())
     return status;
-  // The per-binding kernels run on the first run of a binding; later runs
-  // read what they left in the arena's bound part.
   if (DeviceStatus status =
-          encodeKernels(*runtime, *bundle, *executable, *buffers, batch,
-                        boundCurrent ? Launches::PerRun : Launches::All);
+          encodeOutputCopies(*runtime, *bundle, *buffers, batch);
       !status.ok())
     return status;
+  // A per-binding kernel runs on the first run after the inputs it reads
+  // were bound; later runs read what it left in the arena's bound part.
+  std::vector<uint32_t> binding;
+  for (uint32_t k : bundle->launchOrder) {
+    if (bundle->kernels[k].perBinding && !buffers->bindingStale[k])
+      continue;
+    if (bundle->kernels[k].perBinding)
+      binding.push_back(k);
+    if (DeviceStatus status =
+            encodeLaunchOf(*runtime, *bundle, *executable, *buffers, k, batch);
+        !status.ok())
+      return status;
+  }
   if (DeviceStatus status =
           submitAndWait(*runtime, *stream, std::move(batch), timeout);
       !status.ok())
     return status;
-  boundCurrent = true;
+  for (uint32_t k : binding)
+    buffers->bindingStale[k] = false;
   return DeviceStatus();
 }
 
@@ -405,8 +421,7 @@ DeviceStatus PreparedBundle::setInput(uint32_t input,
   if (input >= bundle->inputs.size())
     return Error{ErrorCode::InvalidArgument,
                  "input " + std::to_string(input) +
-                     " does not exist; the "
-                     "bundle takes " +
+                     " does not exist; the bundle takes " +
                      std::to_string(bundle->inputs.size())};
   TensorId tensor = bundle->inputs[input];
   if (bytes.size() != tensorBytes(*bundle, tensor))
@@ -421,31 +436,43 @@ DeviceStatus PreparedBundle::setInput(uint32_t input,
   if (Status indices = checkGatherIndexInputs(bundle->graph, view);
       !indices.ok())
     return Error{ErrorCode::InvalidArgument, indices.message()};
-  // Whatever happens next, the per-binding kernels must run again.
-  boundCurrent = false;
+  // The caller's memory read in place is never written: the new value gets
+  // a buffer of its own, which replaces it only once the upload is done.
+  Buffer target = buffers->inputs[input];
   if (buffers->borrowed[input]) {
-    // The caller's memory is read in place and never written: the new
-    // value gets a buffer of its own.
-    DeviceResult<AllocationPermit> permit =
-        runtime->reserve(std::max<uint64_t>(bytes.size(), 1));
+    uint64_t allocation = std::max<uint64_t>(bytes.size(), 1);
+    DeviceResult<AllocationPermit> permit = runtime->reserve(allocation);
     if (!permit.ok())
       return permit.error();
-    DeviceResult<Buffer> buffer =
-        runtime->allocate(*permit, std::max<uint64_t>(bytes.size(), 1));
+    DeviceResult<Buffer> buffer = runtime->allocate(*permit, allocation);
     if (!buffer.ok())
       return buffer.error();
-    buffers->inputs[input] = std::move(*buffer);
-    buffers->borrowed[input] = false;
+    target = std::move(*buffer);
   }
+  // From here on the input's old value may be partly overwritten: whatever
+  // was derived from it is computed again.
+  for (uint32_t k = 0; k < bundle->kernels.size(); ++k)
+    if (std::find(bundle->kernels[k].bindingInputs.begin(),
+                  bundle->kernels[k].bindingInputs.end(),
+                  input) != bundle->kernels[k].bindingInputs.end())
+      buffers->bindingStale[k] = true;
+  if (!bytes.empty()) {
+    CommandBatch batch;
+    DeviceResult<Command> upload = runtime->encodeUpload(bytes, target, 0);
+    if (!upload.ok())
+      return upload.error();
+    batch.add(std::move(*upload));
+    if (DeviceStatus status =
+            submitAndWait(*runtime, *stream, std::move(batch), timeout);
+        !status.ok())
+      return status;
+  }
+  buffers->inputs[input] = std::move(target);
+  buffers->borrowed[input] = false;
   for (auto &[aliased, copy] : aliasedInputs)
     if (aliased == input)
       copy.assign(bytes.begin(), bytes.end());
-  CommandBatch batch;
-  if (DeviceStatus status =
-          encodeUpload(*runtime, *buffers, input, bytes, batch);
-      !status.ok())
-    return status;
-  return submitAndWait(*runtime, *stream, std::move(batch), timeout);
+  return DeviceStatus();
 }
 
 DeviceResult<std::vector<std::chrono::nanoseconds>>

@@ -84,9 +84,13 @@ public:
 
   /// Binds new bytes to input `input` (a run's new activations, or other
   /// weights) for the runs that follow, checked as prepare checks them.
-  /// The per-binding kernels run again on the next run, so nothing derived
-  /// from the old value is ever read. An input that was read in place gets
-  /// a buffer of its own; the caller's memory is never written.
+  /// The per-binding kernels that read it run again on the next run, so
+  /// nothing derived from the old value is ever read; those that read only
+  /// other inputs (the packing of weights, when the activations change) do
+  /// not. An input that was read in place gets a buffer of its own; the
+  /// caller's memory is never written. On an error the binding is as it was,
+  /// unless the upload itself failed (then the input's value is undefined
+  /// until it is bound again).
   DeviceStatus
   setInput(uint32_t input, std::span<const std::byte> bytes,
            std::chrono::nanoseconds timeout = std::chrono::minutes(10));
@@ -121,9 +125,6 @@ private:
   std::shared_ptr<Buffers> buffers;
   /// Host copies of the inputs that a run overwrites (aliases).
   std::vector<std::pair<uint32_t, TensorBytes>> aliasedInputs;
-  /// Whether the arena's bound part holds what the per-binding kernels
-  /// computed from the inputs bound now.
-  bool boundCurrent = false;
 };
 
 } // namespace fuse::device

@@ -57,6 +57,7 @@ Bundle makeFullBundle() {
   kernel.ops = {0, 4};
   kernel.checkedOps = {4, 0};
   kernel.perBinding = true;
+  kernel.bindingInputs = {1, 0};
   BundleKernel second = kernel;
   second.name = "k1";
   second.payloadKind = PayloadKind::Cubin;
@@ -86,6 +87,7 @@ TEST(CacheBundleSerialization, FullBundleHasNoDefaultField) {
   EXPECT_NE(full.aliases, empty.aliases);
   EXPECT_NE(full.kernels[0].checkedOps, BundleKernel().checkedOps);
   EXPECT_NE(full.kernels[0].perBinding, BundleKernel().perBinding);
+  EXPECT_NE(full.kernels[0].bindingInputs, BundleKernel().bindingInputs);
   EXPECT_NE(full.memoryPlan.boundBytes, empty.memoryPlan.boundBytes);
   const LaunchConfig defaults;
   const LaunchConfig &launch = full.kernels[0].launch;

@@ -179,11 +179,13 @@ TEST(ReferenceRuntime, APreparedBundleRunsPerBindingKernelsOncePerBinding) {
   // the arena's bound part (here the whole arena).
   Bundle bundle = test::mulAddBundle(n);
   bundle.kernels[0].perBinding = true;
+  bundle.kernels[0].bindingInputs = {0, 1};
   bundle.memoryPlan.boundBytes = bundle.memoryPlan.peakBytes;
   ASSERT_TRUE(verifyBundle(bundle).ok());
   std::vector<float> a = test::randomFloats(1, n), b = test::randomFloats(2, n),
                      c = test::randomFloats(3, n),
-                     a2 = test::randomFloats(4, n);
+                     a2 = test::randomFloats(4, n),
+                     c2 = test::randomFloats(5, n);
   std::vector<TensorBytes> inputs{test::toBytes(a), test::toBytes(b),
                                   test::toBytes(c)};
   Executable executable = *runtime.load(bundle);
@@ -191,24 +193,30 @@ TEST(ReferenceRuntime, APreparedBundleRunsPerBindingKernelsOncePerBinding) {
   DeviceResult<PreparedBundle> prepared =
       PreparedBundle::prepare(runtime, bundle, executable, stream, inputs);
   ASSERT_TRUE(prepared.ok()) << prepared.error().message;
-  auto expectResult = [&](const std::vector<float> &first) {
+  auto expectResult = [&](const std::vector<float> &first,
+                          const std::vector<float> &last) {
     DeviceResult<std::vector<TensorBytes>> out = prepared->readOutputs();
     ASSERT_TRUE(out.ok()) << out.error().message;
     std::vector<float> result = test::fromBytes<float>((*out)[0]);
     for (int64_t i = 0; i < n; ++i)
-      EXPECT_EQ(result[i], first[i] * b[i] + c[i]);
+      EXPECT_EQ(result[i], first[i] * b[i] + last[i]);
   };
   for (int run = 0; run < 3; ++run)
     ASSERT_TRUE(prepared->run().ok());
-  expectResult(a);
+  expectResult(a, c);
   // Both kernels on the first run, the add alone on the next two.
   EXPECT_EQ(runtime.snapshot().launches, 4u);
   // Another a: the product is computed again on the next run only.
   ASSERT_TRUE(prepared->setInput(0, test::toBytes(a2)).ok());
   for (int run = 0; run < 2; ++run)
     ASSERT_TRUE(prepared->run().ok());
-  expectResult(a2);
+  expectResult(a2, c);
   EXPECT_EQ(runtime.snapshot().launches, 7u);
+  // Another c, which the product does not read: the add alone runs.
+  ASSERT_TRUE(prepared->setInput(2, test::toBytes(c2)).ok());
+  ASSERT_TRUE(prepared->run().ok());
+  expectResult(a2, c2);
+  EXPECT_EQ(runtime.snapshot().launches, 8u);
   // Errors leave the binding as it was.
   DeviceStatus wrong =
       prepared->setInput(0, test::toBytes(std::vector<float>{1}));
@@ -224,6 +232,7 @@ TEST(ReferenceRuntime, APreparedBundleRunsPerBindingKernelsOncePerBinding) {
 TEST(ReferenceRuntime, APerBindingKernelNeedsABoundPartAndUnwrittenInputs) {
   Bundle bundle = test::mulAddBundle(5);
   bundle.kernels[0].perBinding = true;
+  bundle.kernels[0].bindingInputs = {0, 1};
   Status status = verifyBundle(bundle);
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("runs once per binding, but the arena has "
@@ -234,6 +243,32 @@ TEST(ReferenceRuntime, APerBindingKernelNeedsABoundPartAndUnwrittenInputs) {
   status = verifyBundle(bundle);
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("larger than the arena's"), std::string::npos)
+      << status.message();
+  bundle.memoryPlan.boundBytes = bundle.memoryPlan.peakBytes;
+  bundle.kernels[0].bindingInputs = {};
+  status = verifyBundle(bundle);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("names no input it reads"), std::string::npos)
+      << status.message();
+  bundle.kernels[0].bindingInputs = {0, 3};
+  status = verifyBundle(bundle);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("reads input 3, which is out of range"),
+            std::string::npos)
+      << status.message();
+  bundle.kernels[0].bindingInputs = {0, 1};
+  bundle.kernels[1].bindingInputs = {2};
+  status = verifyBundle(bundle);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("but runs on every run"), std::string::npos)
+      << status.message();
+  bundle.kernels[1].bindingInputs = {};
+  // The product's slice (20 bytes from 64) would cross a bound part of 8.
+  bundle.memoryPlan.boundBytes = 8;
+  status = verifyBundle(bundle);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("crosses into the bound part at byte 76"),
+            std::string::npos)
       << status.message();
   bundle.memoryPlan.boundBytes = bundle.memoryPlan.peakBytes;
   bundle.aliases.push_back({0, 1});
