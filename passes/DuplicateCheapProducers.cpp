@@ -11,6 +11,7 @@
 
 #include "passes/FusionCostModel.h"
 #include "passes/Passes.h"
+#include "passes/RepresentativeDims.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -31,8 +32,8 @@ struct DuplicateCheapProducersPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (failed(refuseSymbolicDims(getOperation(), getArgument())))
-      return signalPassFailure();
+    // Symbolic dims count at representative sizes (issue 22).
+    RepresentativeDimsScope dims(getOperation());
     func::FuncOp func = getOperation();
     std::optional<AsmState> names;
     if (explain)

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/RepresentativeDims.h"
 
 #include "dialect/FuseOps.h"
 
@@ -41,15 +42,11 @@ Value unswapped(OpBuilder &b, TransposeOp transpose) {
   if (llvm::equal(permutation, llvm::seq<int64_t>(0, rank)))
     return x;
   auto type = cast<RankedTensorType>(x.getType());
-  SmallVector<int64_t> shape;
-  for (int64_t d : permutation)
-    shape.push_back(type.getDimSize(d));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(transpose);
-  auto moved =
-      TransposeOp::create(b, transpose.getLoc(),
-                          RankedTensorType::get(shape, type.getElementType()),
-                          x, b.getDenseI64ArrayAttr(permutation));
+  auto moved = TransposeOp::create(b, transpose.getLoc(),
+                                   permutedType(type, permutation), x,
+                                   b.getDenseI64ArrayAttr(permutation));
   // It stands for the old transpose in the plan (fuse.op_index).
   moved->setDiscardableAttrs(transpose->getDiscardableAttrDictionary());
   return moved;
@@ -80,6 +77,9 @@ Value untransposed(OpBuilder &b, Value v) {
     ConstantOp constant = splatConstant(op->getOperand(1 - side));
     auto transpose = inner.getDefiningOp<TransposeOp>();
     if (!constant || !transpose || !inner.hasOneUse())
+      continue;
+    // A splat of symbolic shape has no constant (issue 22).
+    if (!cast<RankedTensorType>(transpose.getType()).hasStaticShape())
       continue;
     Value x = unswapped(b, transpose);
     if (!x)
@@ -128,8 +128,8 @@ struct FoldMatmulTransposesPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (failed(refuseSymbolicDims(getOperation(), getArgument())))
-      return signalPassFailure();
+    // Symbolic dims count at representative sizes (issue 22).
+    RepresentativeDimsScope dims(getOperation());
     SmallVector<MatmulOp> matmuls;
     getOperation().walk([&](MatmulOp matmul) {
       if (matmul->getParentOfType<FusionOp>())

@@ -9,6 +9,7 @@
 
 #include "passes/FusionCostModel.h"
 #include "passes/Passes.h"
+#include "passes/RepresentativeDims.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -515,8 +516,8 @@ struct FormFusionsPass
   }
 
   void runOnOperation() override {
-    if (failed(refuseSymbolicDims(getOperation(), getArgument())))
-      return signalPassFailure();
+    // Symbolic dims count at representative sizes (issue 22).
+    RepresentativeDimsScope dims(getOperation());
     func::FuncOp func = getOperation();
     CostModel model;
     model.maxLiveValues = maxLiveValues;
@@ -527,8 +528,15 @@ struct FormFusionsPass
     if (target == "gpu")
       model.target = ScheduleTarget::gpu();
     std::optional<AsmState> names;
-    if (explain)
+    if (explain) {
       names.emplace(func);
+      // Ops whose symbolic dims fusion cannot count stay alone.
+      func.walk([](Operation *op) {
+        if (isa<FuseDialect>(op->getDialect()))
+          if (std::string why = unrepresentableDim(op); !why.empty())
+            op->emitRemark() << "not fused: " << why;
+      });
+    }
     unsigned kernelsBefore = 0, kernelsAfter = 0;
     int64_t bytesBefore = 0, bytesAfter = 0;
     for (Block &block : func.getBody()) {

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/FusionCostModel.h"
+#include "passes/RepresentativeDims.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
@@ -22,17 +23,11 @@
 using namespace mlir;
 using namespace mlir::fuse;
 
-static int64_t numElements(Type type) {
-  return cast<ShapedType>(type).getNumElements();
-}
+// Counts at the representative sizes of symbolic dims (RepresentativeDims.h),
+// exact for static ones.
+static int64_t numElements(Type type) { return numElementsOf(type); }
 
-int64_t mlir::fuse::tensorBytes(Type type) {
-  auto shaped = dyn_cast<ShapedType>(type);
-  if (!shaped)
-    return 0;
-  int64_t bytes = (shaped.getElementTypeBitWidth() + 7) / 8;
-  return shaped.getNumElements() * bytes;
-}
+int64_t mlir::fuse::tensorBytes(Type type) { return bytesOf(type); }
 
 std::string mlir::fuse::formatBytes(int64_t bytes) {
   std::string text;
@@ -67,9 +62,13 @@ size_t mlir::fuse::countedOps(ArrayRef<Operation *> ops) {
 
 bool mlir::fuse::isFusible(Operation *op) {
   // A scatter writes rows at run-time positions: a kernel of its own (the
-  // scatter schedule), never fused.
+  // scatter schedule), never fused. An iota or dim_value of symbolic dims
+  // (issue 22) has no code generation yet, and an op whose dims fusion
+  // cannot count at representative sizes stays alone (unrepresentableDim).
   return isa<FuseDialect>(op->getDialect()) &&
-         !isa<ConstantOp, FusionOp, YieldOp, ScatterOp>(op);
+         !isa<ConstantOp, FusionOp, YieldOp, ScatterOp, IotaOp, DimValueOp>(
+             op) &&
+         unrepresentableDim(op).empty();
 }
 
 bool mlir::fuse::isCheapProducer(Operation *op) {
@@ -133,7 +132,7 @@ static std::optional<Rows> reductionRows(Operation *op) {
   } else {
     return std::nullopt;
   }
-  ArrayRef<int64_t> shape = type.getShape();
+  SmallVector<int64_t> shape = shapeOf(type);
   Rows rows{ScheduleKind::row_reduction, 1, 1};
   int64_t lastKept = -1;
   for (auto [dim, size] : llvm::enumerate(shape)) {
@@ -167,7 +166,7 @@ static bool broadcastFollows(BroadcastOp broadcast, Operation *reduction,
   }
   auto reduce = dyn_cast<ReduceOp>(reduction);
   return reduce && broadcastFollowsColumns(
-                       broadcast, reduce.getOperand().getType().getShape(),
+                       broadcast, shapeOf(reduce.getOperand().getType()),
                        reduce.getDims());
 }
 
@@ -411,7 +410,7 @@ LogicalResult KernelChecker::checkIm2colOnB(
     const llvm::SmallPtrSetImpl<Operation *> &lhsCone) {
   // The matmul kernel computes B's prologue once per element where the
   // target packs B: from two row blocks of C and a vector of columns on.
-  ArrayRef<int64_t> shape = matmul.getType().getShape();
+  SmallVector<int64_t> shape = shapeOf(matmul.getType());
   int64_t m = shape[shape.size() - 2], n = shape[shape.size() - 1];
   if (!model.target.matmulRhsPrologueOnce || lhsCone.contains(im2col) ||
       isMember(im2col->getOperand(0)) || m <= 6 ||
@@ -424,7 +423,7 @@ LogicalResult KernelChecker::checkIm2colOnB(
 
 LogicalResult KernelChecker::checkPrologueReads(
     MatmulOp matmul, const llvm::SmallPtrSetImpl<Operation *> &prologue) {
-  ArrayRef<int64_t> shape = matmul.getType().getShape();
+  SmallVector<int64_t> shape = shapeOf(matmul.getType());
   int64_t m = shape[shape.size() - 2], n = shape[shape.size() - 1];
   int64_t batch = numElements(matmul.getType()) / std::max<int64_t>(1, m * n);
   for (auto [index, operand] : llvm::enumerate(matmul->getOperands())) {
@@ -451,11 +450,11 @@ LogicalResult KernelChecker::checkPrologueReads(
     // The matmul reads an operand once per tile of the other output
     // dimension, and a shared (rank 2) operand once per batch element too.
     auto operandType = cast<ShapedType>(operand.getType());
-    ArrayRef<int64_t> operandShape = operandType.getShape();
+    SmallVector<int64_t> operandShape = shapeOf(operandType);
     int64_t operandMatrix = operandShape[operandShape.size() - 1] *
                             operandShape[operandShape.size() - 2];
     int64_t operandBatch =
-        operandType.getNumElements() / std::max<int64_t>(1, operandMatrix);
+        numElements(operandType) / std::max<int64_t>(1, operandMatrix);
     int64_t otherDim = index == 0 ? n : m;
     // Where the target computes B's prologue once per element (its pack
     // kernel), B's reads are not repeated per tile of rows.

@@ -7,8 +7,6 @@
 
 #include "passes/Passes.h"
 
-#include "dialect/FuseDims.h"
-
 #include "mlir/Pass/PassRegistry.h"
 
 namespace mlir::fuse::detail {
@@ -27,18 +25,4 @@ void mlir::fuse::registerFusePasses() {
       "fuse-duplicate-cheap-producers, fuse-form-fusions, "
       "fuse-outline-fusions, canonicalize, cse)",
       buildFusionPipeline);
-}
-
-mlir::LogicalResult mlir::fuse::refuseSymbolicDims(mlir::Operation *root,
-                                                   llvm::StringRef pass) {
-  mlir::WalkResult walk = root->walk([&](mlir::Operation *op) {
-    std::string dim = firstSymbolicDim(op);
-    if (dim.empty())
-      return mlir::WalkResult::advance();
-    op->emitError() << pass << " needs static dims, but " << dim
-                    << " is symbolic; fusion on symbolic dims is not "
-                       "implemented yet (issue 22): bind the dims first";
-    return mlir::WalkResult::interrupt();
-  });
-  return mlir::failure(walk.wasInterrupted());
 }

@@ -59,12 +59,6 @@ void buildFusionPipeline(OpPassManager &pm,
 /// fuse-opt).
 void registerFusePasses();
 
-/// The fusion passes do not run on symbolic dims yet (issue 22: their cost
-/// model and schedule legality count elements): each refuses a function
-/// with a `?` dim (#fuse.dims), naming the first such dim, instead of
-/// counting a dynamic size as a number.
-LogicalResult refuseSymbolicDims(Operation *root, StringRef pass);
-
 } // namespace mlir::fuse
 
 #endif // FUSE_PASSES_PASSES_H

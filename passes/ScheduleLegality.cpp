@@ -1,6 +1,9 @@
 //===- ScheduleLegality.cpp - Which schedule can run a fusion -------------===//
 
 #include "passes/ScheduleLegality.h"
+#include "passes/RepresentativeDims.h"
+
+#include "dialect/FuseDims.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/STLExtras.h"
@@ -11,13 +14,13 @@ namespace mlir::fuse {
 
 namespace {
 
-ArrayRef<int64_t> shapeOf(Value value) {
-  return cast<RankedTensorType>(value.getType()).getShape();
+// Counts at the representative sizes of symbolic dims (RepresentativeDims.h),
+// exact for static ones.
+SmallVector<int64_t> shapeOf(Value value) {
+  return mlir::fuse::shapeOf(value.getType());
 }
 
-int64_t numElements(Type type) {
-  return cast<RankedTensorType>(type).getNumElements();
-}
+int64_t numElements(Type type) { return numElementsOf(type); }
 
 SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
   SmallVector<int64_t> strides(shape.size(), 1);
@@ -154,8 +157,8 @@ bool hasArgReduction(const KernelView &kernel) {
 
 /// Which dims of the broadcast's result repeat its operand.
 SmallVector<bool> repeatedDims(BroadcastOp broadcast) {
-  ArrayRef<int64_t> operandShape = shapeOf(broadcast.getOperand());
-  ArrayRef<int64_t> resultShape = shapeOf(broadcast.getResult());
+  SmallVector<int64_t> operandShape = shapeOf(broadcast.getOperand());
+  SmallVector<int64_t> resultShape = shapeOf(broadcast.getResult());
   SmallVector<bool> repeated(resultShape.size(), true);
   for (auto [operandDim, resultDim] : llvm::enumerate(broadcast.getDims()))
     repeated[resultDim] = operandShape[operandDim] != resultShape[resultDim];
@@ -227,7 +230,7 @@ bool broadcastFollowsRows(BroadcastOp broadcast) {
 bool broadcastFollowsColumns(BroadcastOp broadcast,
                              ArrayRef<int64_t> domainShape,
                              ArrayRef<int64_t> dims) {
-  ArrayRef<int64_t> shape = shapeOf(broadcast.getResult());
+  SmallVector<int64_t> shape = shapeOf(broadcast.getResult());
   if (shape != domainShape)
     return false;
   SmallVector<bool> repeated = repeatedDims(broadcast);
@@ -280,8 +283,8 @@ FailureOr<RowSchedule> analyzeRowReduction(const KernelView &kernel,
     bool trailing = true, seenReduced = false;
     for (int64_t d = 0; d < rank; ++d) {
       bool reduced = llvm::is_contained(dims, d);
-      (reduced ? length : count) *= type.getDimSize(d);
-      if (type.getDimSize(d) == 1)
+      (reduced ? length : count) *= dimSize(type, d);
+      if (dimSize(type, d) == 1)
         continue;
       trailing &= reduced || !seenReduced;
       seenReduced |= reduced;
@@ -403,7 +406,7 @@ FailureOr<ColumnSchedule> analyzeColumnReduction(const KernelView &kernel,
          dims.back() - dims.front() + 1 != int64_t(dims.size())))
       return refuse(&op, target, "column_reduction")
              << "its reduced dims are not consecutive";
-    ArrayRef<int64_t> shape = shapeOf(op.getOperand(0));
+    SmallVector<int64_t> shape = shapeOf(op.getOperand(0));
     if (!schedule.reductions.empty() &&
         (shape != ArrayRef(schedule.domainShape) || dims != schedule.dims))
       return refuse(&op, target, "column_reduction")
@@ -530,17 +533,26 @@ FailureOr<AttentionSchedule> analyzeAttention(const KernelView &kernel,
       return refuseKernel(kernel, target, kName)
              << "its matmuls are not all f32, f16 or bf16";
   }
-  ArrayRef<int64_t> s = shapeOf(scores.getResult());
+  SmallVector<int64_t> s = shapeOf(scores.getResult());
   size_t rank = s.size();
   if (rank < 3)
     return refuseKernel(kernel, target, kName)
            << "its scores have no batch (heads) dim";
-  ArrayRef<int64_t> batchDims = s.drop_back(2);
+  ArrayRef<int64_t> batchDims = ArrayRef<int64_t>(s).drop_back(2);
   for (Value v :
        {scores.getLhs(), scores.getRhs(), output.getRhs(), output.getResult()})
-    if (shapeOf(v).size() != rank || shapeOf(v).drop_back(2) != batchDims)
+    if (shapeOf(v).size() != rank ||
+        ArrayRef<int64_t>(shapeOf(v)).drop_back(2) != batchDims)
       return refuseKernel(kernel, target, kName)
              << "its matmul operands do not share the scores' batch dims";
+  // How many keys one kernel holds is a bound on a value: symbolic keys
+  // (a sequence, issue 22) keep attention three kernels.
+  auto scoresType = cast<RankedTensorType>(scores.getType());
+  if (scoresType.isDynamicDim(rank - 1))
+    return refuseKernel(kernel, target, kName)
+           << "its keys (" << dimString(scoresType, unsigned(rank - 1))
+           << ") are symbolic, and the most keys it holds needs a static "
+              "count";
   for (int64_t size : batchDims)
     schedule.batch *= size;
   schedule.rows = s[rank - 2];

@@ -413,10 +413,40 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
 
 } // namespace
 
+namespace {
+/// Code generation needs static dims (issue 22: the fusion passes take
+/// symbolic ones, schedules and kernels do not yet, step C): a symbolic
+/// graph is refused here, naming its first symbolic dim.
+Status refuseSymbolicDims(const Graph &graph) {
+  if (!graph.isSymbolic())
+    return Status::success();
+  for (auto [id, tensor] : llvm::enumerate(graph.tensors)) {
+    if (tensor.type.isStatic())
+      continue;
+    for (auto [i, dim] : llvm::enumerate(tensor.type.shape)) {
+      if (dim >= 0)
+        continue;
+      std::string where = tensor.name.empty() ? "tensor " + std::to_string(id)
+                                              : "tensor " + std::to_string(id) +
+                                                    " (" + tensor.name + ")";
+      return Status::error(
+          "the kernel compiler needs static dims, but dim " +
+          std::to_string(i) + " (" + graph.dims.dimString(dim) + ") of " +
+          where + ", " + graph.typeString(tensor.type) +
+          ", is symbolic; code generation on symbolic dims is not "
+          "implemented yet (issue 22): bind the dims (bindDims) first");
+    }
+  }
+  return Status::success();
+}
+} // namespace
+
 Expected<Compilation> KernelCompiler::Impl::compileModule(
     mlir::ModuleOp module, const Graph &requested, bool alreadyFused,
     const Target &target, const CompileOptions &options, CompileDumps *dumps,
     std::vector<PhaseTiming> phases, DiagnosticCollector &diagnostics) {
+  if (Status status = refuseSymbolicDims(requested); !status.ok())
+    return status;
   auto funcs = module.getOps<mlir::func::FuncOp>();
   if (std::distance(funcs.begin(), funcs.end()) != 1)
     return Status::error("the module must hold exactly one function");

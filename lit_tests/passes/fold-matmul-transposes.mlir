@@ -103,3 +103,38 @@ func.func @kept(%q: tensor<4x5x8xf32>, %k: tensor<8x4x9xf32>, %k2: tensor<4x9x8x
   }
   return %0, %1, %2, %3 : tensor<4x5x9xf32>, tensor<4x5x9xf32>, tensor<4x5x9xf32>, tensor<5x3xf32>
 }
+
+// -----
+
+// On symbolic dims (issue 22): the moved transpose keeps the dims' names. A
+// scale is a broadcast scalar there (no splat constant of symbolic shape
+// exists), which the fold does not move, as on static dims.
+// CHECK-LABEL: func.func @symbolic_heads
+//       CHECK:     %[[T:.*]] = fuse.transpose %{{.*}}, permutation = [0, 2, 1, 3] : tensor<?x?x2x8xf32, #fuse.dims<batch, sequence>> -> tensor<?x2x?x8xf32, #fuse.dims<batch, sequence>>
+//       CHECK:     fuse.matmul %{{.*}}, %[[T]] transpose_b : tensor<?x2x?x8xf32, #fuse.dims<batch, sequence>>, tensor<?x2x?x8xf32, #fuse.dims<batch, sequence>> -> tensor<?x2x?x?xf32, #fuse.dims<batch, sequence, sequence>>
+// CHECK-LABEL: func.func @symbolic_scale
+//       CHECK:     fuse.transpose %{{.*}}, permutation = [0, 2, 3, 1]
+//       CHECK:     fuse.mul
+//   CHECK-NOT:     transpose_b
+//       CHECK:     fuse.yield
+func.func @symbolic_heads(%q: tensor<?x2x?x8xf32, #fuse.dims<batch, sequence>>, %k: tensor<?x?x2x8xf32, #fuse.dims<batch, sequence>>) -> tensor<?x2x?x?xf32, #fuse.dims<batch, sequence, sequence>> {
+  %0 = fuse.fusion matmul(%q, %k) : (tensor<?x2x?x8xf32, #fuse.dims<batch, sequence>>, tensor<?x?x2x8xf32, #fuse.dims<batch, sequence>>) -> tensor<?x2x?x?xf32, #fuse.dims<batch, sequence, sequence>> {
+  ^bb0(%a: tensor<?x2x?x8xf32, #fuse.dims<batch, sequence>>, %b: tensor<?x?x2x8xf32, #fuse.dims<batch, sequence>>):
+    %t = fuse.transpose %b, permutation = [0, 2, 3, 1] : tensor<?x?x2x8xf32, #fuse.dims<batch, sequence>> -> tensor<?x2x8x?xf32, #fuse.dims<batch, sequence>>
+    %s = fuse.matmul %a, %t : tensor<?x2x?x8xf32, #fuse.dims<batch, sequence>>, tensor<?x2x8x?xf32, #fuse.dims<batch, sequence>> -> tensor<?x2x?x?xf32, #fuse.dims<batch, sequence, sequence>>
+    fuse.yield %s : tensor<?x2x?x?xf32, #fuse.dims<batch, sequence, sequence>>
+  }
+  return %0 : tensor<?x2x?x?xf32, #fuse.dims<batch, sequence, sequence>>
+}
+func.func @symbolic_scale(%q: tensor<?x2x?x8xf32, #fuse.dims<batch, sequence>>, %k: tensor<?x?x2x8xf32, #fuse.dims<batch, sequence>>) -> tensor<?x2x?x?xf32, #fuse.dims<batch, sequence, sequence>> {
+  %0 = fuse.fusion matmul(%q, %k) : (tensor<?x2x?x8xf32, #fuse.dims<batch, sequence>>, tensor<?x?x2x8xf32, #fuse.dims<batch, sequence>>) -> tensor<?x2x?x?xf32, #fuse.dims<batch, sequence, sequence>> {
+  ^bb0(%a: tensor<?x2x?x8xf32, #fuse.dims<batch, sequence>>, %b: tensor<?x?x2x8xf32, #fuse.dims<batch, sequence>>):
+    %t = fuse.transpose %b, permutation = [0, 2, 3, 1] : tensor<?x?x2x8xf32, #fuse.dims<batch, sequence>> -> tensor<?x2x8x?xf32, #fuse.dims<batch, sequence>>
+    %c = fuse.constant dense<0.5> : tensor<f32>
+    %cb = fuse.broadcast %c, dims = [] : tensor<f32> -> tensor<?x2x8x?xf32, #fuse.dims<batch, sequence>>
+    %m = fuse.mul %t, %cb : tensor<?x2x8x?xf32, #fuse.dims<batch, sequence>>
+    %s = fuse.matmul %a, %m : tensor<?x2x?x8xf32, #fuse.dims<batch, sequence>>, tensor<?x2x8x?xf32, #fuse.dims<batch, sequence>> -> tensor<?x2x?x?xf32, #fuse.dims<batch, sequence, sequence>>
+    fuse.yield %s : tensor<?x2x?x?xf32, #fuse.dims<batch, sequence, sequence>>
+  }
+  return %0 : tensor<?x2x?x?xf32, #fuse.dims<batch, sequence, sequence>>
+}

@@ -1,17 +1,30 @@
-// RUN: fuse-opt %s -split-input-file -fuse-fusion-pipeline -verify-diagnostics
-// RUN: fuse-opt %s -split-input-file -fuse-form-fusions -verify-diagnostics
+// RUN: fuse-opt %s -split-input-file -fuse-fusion-pipeline | FileCheck %s
+// RUN: fuse-opt %s -split-input-file -fuse-form-fusions=explain=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: fuse-opt %s -split-input-file -fuse-fusion-pipeline -fuse-select-schedules -verify-diagnostics -o /dev/null
 // RUN: fuse-opt %s -split-input-file -canonicalize | FileCheck %s --check-prefix=CANON
 
-// Issue 22, step B (this part): the fusion passes count elements in their
-// cost model and schedule legality, so on symbolic dims they refuse, naming
-// the first symbolic dim, instead of counting a `?` as a number. The
-// dialect's canonicalization runs (a splat broadcast to a `?` dim stays a
+// Issue 22, step B: the fusion passes run on symbolic dims, counting each
+// symbol at a representative size (passes/RepresentativeDims.h), and refuse
+// per op or per kernel where a static dim is needed:
+// - an op with a dim that is a sum of terms (sequence - 1) stays unfused
+//   (fusion compares element counts exactly only for products);
+// - fuse-select-schedules records sizes in a schedule: it refuses each fusion
+//   with a symbolic dim, naming the dim;
+// - attention (symbolic keys) is in symbolic-dims-fusion.mlir.
+// The dialect's canonicalization runs (a splat broadcast to a `?` dim stays a
 // broadcast: no constant of symbolic shape exists).
 
+// CHECK-LABEL: func.func @bert_like
+// CHECK: fuse.fusion matmul
+// CHECK: fuse.matmul
+// CHECK-NEXT: fuse.broadcast
+// CHECK-NEXT: fuse.add
+// CHECK-NEXT: fuse.tanh
+// CHECK-NEXT: fuse.yield
 func.func @bert_like(%x: tensor<?x?x64xf32, #fuse.dims<batch, sequence>>,
                      %w: tensor<64x64xf32>, %b: tensor<64xf32>)
     -> tensor<?x?x64xf32, #fuse.dims<batch, sequence>> {
-  // expected-error @+1 {{needs static dims, but dim 0 (batch) of tensor<?x?x64xf32, #fuse.dims<batch, sequence>> is symbolic; fusion on symbolic dims is not implemented yet (issue 22): bind the dims first}}
+  // expected-error @+1 {{'fuse.fusion' op needs static dims for its schedule, but dim 0 (batch) of tensor<?x?x64xf32, #fuse.dims<batch, sequence>> is symbolic; schedules of symbolic dims are not implemented yet (issue 22): bind the dims first}}
   %m = fuse.matmul %x, %w : tensor<?x?x64xf32, #fuse.dims<batch, sequence>>, tensor<64x64xf32> -> tensor<?x?x64xf32, #fuse.dims<batch, sequence>>
   %bb = fuse.broadcast %b, dims = [2] : tensor<64xf32> -> tensor<?x?x64xf32, #fuse.dims<batch, sequence>>
   %s = fuse.add %m, %bb : tensor<?x?x64xf32, #fuse.dims<batch, sequence>>
@@ -21,13 +34,67 @@ func.func @bert_like(%x: tensor<?x?x64xf32, #fuse.dims<batch, sequence>>,
 
 // -----
 
+// The ops on sequence - 1 rows stay alone; those on sequence rows fuse.
+// CHECK-LABEL: func.func @sum_dim
+// CHECK: %[[F:.*]] = fuse.fusion pointwise
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: fuse.exp
+// CHECK-NEXT: fuse.neg
+// CHECK-NEXT: fuse.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[S:.*]] = fuse.slice %[[F]]
+// CHECK-NEXT: %[[T:.*]] = fuse.tanh %[[S]]
+// CHECK-NEXT: %[[A:.*]] = fuse.abs %[[T]]
+// CHECK-NEXT: return %[[F]], %[[A]]
+// EXPLAIN: remark: not fused: dim 0 (sequence-1) of tensor<?x64xf32, #fuse.dims<sequence - 1>> is a sum of terms, which fusion cannot compare at representative sizes
+// EXPLAIN: remark: not fused: dim 0 (sequence-1)
+// EXPLAIN: remark: not fused: dim 0 (sequence-1)
+// EXPLAIN-NOT: not fused
+// EXPLAIN: remark: fused %0 (fuse.exp) into %1 (fuse.neg) (pointwise)
+func.func @sum_dim(%x: tensor<?x64xf32, #fuse.dims<sequence>>)
+    -> (tensor<?x64xf32, #fuse.dims<sequence>>, tensor<?x64xf32, #fuse.dims<sequence - 1>>) {
+  // expected-error @+1 {{'fuse.fusion' op needs static dims for its schedule, but dim 0 (sequence) of tensor<?x64xf32, #fuse.dims<sequence>> is symbolic}}
+  %e = fuse.exp %x : tensor<?x64xf32, #fuse.dims<sequence>>
+  %n = fuse.neg %e : tensor<?x64xf32, #fuse.dims<sequence>>
+  %s = fuse.slice %n offsets = [1, 0] sizes = [-1, 64] strides = [1, 1] : tensor<?x64xf32, #fuse.dims<sequence>> -> tensor<?x64xf32, #fuse.dims<sequence - 1>>
+  %t = fuse.tanh %s : tensor<?x64xf32, #fuse.dims<sequence - 1>>
+  %u = fuse.abs %t : tensor<?x64xf32, #fuse.dims<sequence - 1>>
+  return %n, %u : tensor<?x64xf32, #fuse.dims<sequence>>, tensor<?x64xf32, #fuse.dims<sequence - 1>>
+}
+
+// -----
+
 // CANON-LABEL: func.func @splat
 // CANON: %[[C:.*]] = fuse.constant dense<1.000000e+00> : tensor<64xf32>
 // CANON: fuse.broadcast %[[C]], dims = [1] : tensor<64xf32> -> tensor<?x64xf32, #fuse.dims<sequence>>
+// CHECK-LABEL: func.func @splat
+// CHECK: fuse.fusion pointwise
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: fuse.constant dense<1.000000e+00> : tensor<64xf32>
+// CHECK-NEXT: fuse.broadcast
+// CHECK-NEXT: fuse.add
 func.func @splat(%x: tensor<?x64xf32, #fuse.dims<sequence>>) -> tensor<?x64xf32, #fuse.dims<sequence>> {
   %c = fuse.constant dense<1.0> : tensor<64xf32>
-  // expected-error @+1 {{needs static dims, but dim 0 (sequence) of tensor<?x64xf32, #fuse.dims<sequence>> is symbolic}}
+  // expected-error @+1 {{'fuse.fusion' op needs static dims for its schedule, but dim 0 (sequence) of tensor<?x64xf32, #fuse.dims<sequence>> is symbolic}}
   %b = fuse.broadcast %c, dims = [1] : tensor<64xf32> -> tensor<?x64xf32, #fuse.dims<sequence>>
   %s = fuse.add %x, %b : tensor<?x64xf32, #fuse.dims<sequence>>
   return %s : tensor<?x64xf32, #fuse.dims<sequence>>
+}
+
+// -----
+
+// The representative size of a symbol is the first prime at or above its
+// hint that divides no static dim (64 here): 131 for the default hint 128,
+// 1009 for a declared 1000. The traffic of the explain summary counts four
+// sequence x 64 f32 tensors at each.
+// EXPLAIN: remark: fusion: 2 kernels, 131 KiB of traffic -> 1 kernels, 65.5 KiB
+// EXPLAIN: remark: fusion: 2 kernels, 1009 KiB of traffic -> 1 kernels, 504.5 KiB
+// CHECK-LABEL: func.func @hinted
+// CHECK: fuse.fusion pointwise
+func.func @hinted(%x: tensor<?x64xf32, #fuse.dims<sequence>>) -> tensor<?x64xf32, #fuse.dims<sequence>>
+    attributes {fuse.dim_hints = {sequence = 1000 : i64}} {
+  // expected-error @+1 {{'fuse.fusion' op needs static dims for its schedule, but dim 0 (sequence)}}
+  %e = fuse.exp %x : tensor<?x64xf32, #fuse.dims<sequence>>
+  %n = fuse.neg %e : tensor<?x64xf32, #fuse.dims<sequence>>
+  return %n : tensor<?x64xf32, #fuse.dims<sequence>>
 }
