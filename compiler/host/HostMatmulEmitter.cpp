@@ -28,15 +28,16 @@
 // rows in memory (every element once, all cores), so the matmul's chunks
 // share one copy and can be small: the work splits evenly across threads.
 // Where B is computed by a prologue and has columns enough for 8 groups of
-// the widest strip, or is a convolution's im2col, the matmul kernel packs
-// instead (packsInKernel): an iteration is a column group (with fewer than
-// 8 groups, a part of its row blocks, each part packing a copy of the
-// group's panels), whose panels it packs and then runs its row blocks over
-// while they are in cache; no pack kernel, no round trip of the copy
-// through memory. With a long K and a small A, a block of k at a time
-// (kBlockRows): the block's panels stay in L1, partial sums in scratch. An
-// im2col's panels are packed a vector of columns at a time, k inside: its
-// lanes' positions are decoded once per vector.
+// the widest strip, or is a convolution's im2col, or a fusion input with
+// that many columns and a C that fits the L2 (packsInput: an NCHW 1x1
+// convolution's input), the matmul kernel packs instead (packsInKernel): an
+// iteration is a column group (with fewer than 8 groups, a part of its row
+// blocks, each part packing a copy of the group's panels), whose panels it
+// packs and then runs its row blocks over while they are in cache; no pack
+// kernel, no round trip of the copy through memory. With a long K and a small
+// A, a block of k at a time (kBlockRows): the block's panels stay in L1,
+// partial sums in scratch. An im2col's panels are packed a vector of columns at
+// a time, k inside: its lanes' positions are decoded once per vector.
 //
 //===----------------------------------------------------------------------===//
 
@@ -84,6 +85,9 @@ constexpr unsigned kMaxDotColumns16 = 4, kMaxDotColumns8 = 2;
 /// -> 1.57 ms unrolled (a loop decoded each offset's window coordinates,
 /// scalar divisions, for every load).
 constexpr int64_t kMaxUnrolledOffsets = 49;
+/// The largest C (all batches) of a matmul whose B, a fusion input, is packed
+/// by its column groups (packsInput): the L2 of the AVX-512 cores measured.
+constexpr int64_t kMaxGroupStoreBytes = int64_t(2) << 20;
 /// The most row parts per column group: each packs the group's panels again
 /// (a copy per part, no part waits for another), so the parts trade packing
 /// for threads that share the work.
@@ -284,8 +288,31 @@ public:
         packedBytes(matmul, s, width) > kHostMatmulTarget.maxPackedBytes)
       return false;
     return s.transposeB || !isa<BlockArgument>(matmul.getRhs()) ||
-           packsOncePerBinding(matmul) ||
+           packsOncePerBinding(matmul) || packsInput(matmul, s, width) ||
            HostMatmulTarget::packsForSpeed(s.m, s.n, width);
+  }
+
+  /// Whether B, a fusion input another kernel computed (an NCHW 1x1
+  /// convolution's input), is packed inside the matmul kernel a column group
+  /// at a time (packsInKernel) rather than read in place, where each batch
+  /// has kMinColumnGroups groups (not an attention's values, 64 columns a
+  /// head). In place, a strip reads K rows of its columns at a stride of N
+  /// elements and M / kRowBlock row blocks reuse them; packed, each group's
+  /// rows are read once into panels that stay in L1. The group form stores
+  /// a group's M rows a strip at a time, short runs that cost more than
+  /// whole rows once C outgrows the L2 (kMaxGroupStoreBytes). mobilenet_v2
+  /// on 2 AVX-512 cores (fuse-run --profile, same sitting): the projections
+  /// 16 x 32 x 12544 0.14 -> 0.08 ms, 24 x 96 x 3136 0.18 -> 0.10, 24 x 144
+  /// x 3136 with a residual 0.24 -> 0.13; the 96 x 16 x 12544 expansion (C
+  /// 4.6 MiB) 0.23 -> 0.26 packed, so it stays in place; the model 4.7 ->
+  /// 4.3 ms (--bench 100, alternating).
+  static bool packsInput(fd::MatmulOp matmul, const MatmulShape &s,
+                         unsigned width) {
+    return isa<BlockArgument>(matmul.getRhs()) &&
+           !packsOncePerBinding(matmul) && !s.transposeB &&
+           (s.rhsBatched || s.batch == 1) &&
+           columnGroups(s, width) >= kMinColumnGroups &&
+           s.batch * s.m * s.n * elementBytes(matmul) <= kMaxGroupStoreBytes;
   }
 
   /// Whether B is a graph input read as it is (a weight): its pack kernel
@@ -311,17 +338,19 @@ public:
   /// they are in cache) rather than by a pack kernel first. For B computed
   /// by a prologue (an implicit GEMM's im2col), where the pack kernel's copy
   /// made a round trip through memory and a launch of its own per
-  /// convolution. It needs B's batches to be its own (a shared B would be
-  /// packed once per batch), and enough column groups for the threads to
-  /// share evenly (kMinColumnGroups) or B an im2col, whose groups split
-  /// their rows into parts (rowParts): its panels, read at one window
-  /// offset per k (emitPackIm2colColumns), cost less than the pack kernel's
-  /// round trip and launch even packed once per part. Another prologue on
-  /// fewer columns keeps the pack kernel, whose rows split across threads.
+  /// convolution, and for a fusion input where packsInput says. It needs
+  /// B's batches to be its own (a shared B would be packed once per batch),
+  /// and enough column groups for the threads to share evenly
+  /// (kMinColumnGroups) or B an im2col, whose groups split their rows into
+  /// parts (rowParts): its panels, read at one window offset per k
+  /// (emitPackIm2colColumns), cost less than the pack kernel's round trip
+  /// and launch even packed once per part. Another prologue on fewer
+  /// columns keeps the pack kernel, whose rows split across threads.
   static bool packsInKernel(fd::MatmulOp matmul, const MatmulShape &s,
                             unsigned width) {
     return packsB(matmul, s, width) && !s.transposeB &&
-           !isa<BlockArgument>(matmul.getRhs()) &&
+           (!isa<BlockArgument>(matmul.getRhs()) ||
+            packsInput(matmul, s, width)) &&
            (s.rhsBatched || s.batch == 1) &&
            (s.batch * columnGroups(s, width) >= kMinColumnGroups ||
             im2colOfB(matmul, s));
