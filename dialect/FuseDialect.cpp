@@ -232,10 +232,20 @@ bool mlir::fuse::isFuseShaped(Type type) {
   auto dims = dyn_cast_or_null<DimsAttr>(tensor.getEncoding());
   if (!dims || dims.size() != unsigned(tensor.getNumDynamicDims()))
     return false;
-  for (unsigned i = 0; i < dims.size(); ++i)
-    if (dimsEntry(dims, i).isConstant())
+  for (unsigned i = 0; i < dims.size(); ++i) {
+    ::fuse::DimExpr entry = dimsEntry(dims, i);
+    if (entry.isConstant() || !canBeSize(entry))
       return false;
+  }
   return true;
+}
+
+bool mlir::fuse::canBeSize(const ::fuse::DimExpr &expr) {
+  if (std::optional<int64_t> value = expr.constantValue())
+    return *value >= 0;
+  return llvm::any_of(expr.terms(), [](const ::fuse::DimExpr::Term &term) {
+    return term.coefficient > 0;
+  });
 }
 
 bool mlir::fuse::isStaticTensor(Type type) {

@@ -63,8 +63,9 @@ def Fuse_DimsAttr : AttrDef<Fuse_Dialect, "Dims"> {
     product of dim symbols (bare identifiers or quoted strings) and at most
     one integer coefficient. Stored in DimExpr's canonical form, so equal
     polynomials are one attribute. As a tensor type's encoding the entries
-    are never constant and there is one per `?`; `fuse.dim_value` takes one
-    entry that may be constant.
+    are never constant, each has a positive coefficient (`-sequence - 1` is
+    no size) and there is one per `?`; `fuse.dim_value` takes one entry that
+    may be constant.
   }];
   let parameters = (ins "::mlir::ArrayAttr":$exprs);
   let hasCustomAssemblyFormat = 1;

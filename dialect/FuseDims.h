@@ -28,6 +28,11 @@ namespace mlir::fuse {
 DimsAttr dimsAttrOf(MLIRContext *context, ArrayRef<::fuse::DimExpr> exprs);
 /// Entry `index` of `dims`.
 ::fuse::DimExpr dimsEntry(DimsAttr dims, unsigned index);
+/// Whether `expr` can be a size: a constant >= 0, or a polynomial with a
+/// positive coefficient. One whose every coefficient is negative
+/// (`-sequence - 1`) is below zero for every size of its symbols but 0, so
+/// no type and no dim_value names it.
+bool canBeSize(const ::fuse::DimExpr &expr);
 /// Whether `type` is a ranked tensor with a static shape.
 bool isStaticTensor(Type type);
 /// Dim `index` of a fuse-shaped type: a constant for a static dim.

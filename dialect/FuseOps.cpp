@@ -53,13 +53,21 @@ public:
   SmallVector<int64_t> of(RankedTensorType type) {
     SmallVector<int64_t> codes;
     for (unsigned i = 0; i < unsigned(type.getRank()); ++i)
-      codes.push_back(code(dimExpr(type, i)));
+      codes.push_back(dimCode(type, i));
     return codes;
   }
   SmallVector<int64_t> of(Value value) { return of(tensorType(value)); }
-  int64_t code(const ::fuse::DimExpr &expr) {
-    // Fuse types hold no negative constant, so interning cannot fail.
-    return *table.intern(expr);
+  /// The code of dim `index` of a fuse-shaped type: a size >= 0 or a
+  /// polynomial that is no constant, so interning cannot fail.
+  int64_t dimCode(RankedTensorType type, unsigned index) {
+    ::fuse::Expected<int64_t> code = table.intern(dimExpr(type, index));
+    assert(code.ok() && "a fuse-shaped type holds no negative constant");
+    return code.ok() ? *code : 0;
+  }
+  /// The code of `expr`, computed from dims: an error when it is a negative
+  /// constant (a concat of `sequence - 2` and `1 - sequence` has -1 rows).
+  ::fuse::Expected<int64_t> code(const ::fuse::DimExpr &expr) {
+    return table.intern(expr);
   }
   ::fuse::DimExpr expr(int64_t code) const { return table.expr(code); }
   std::string str(int64_t code) const { return table.dimString(code); }
@@ -146,14 +154,43 @@ static LogicalResult inferPredicateType(std::optional<Location> location,
   auto type = dyn_cast<RankedTensorType>(operands[0].getType());
   if (!type)
     return emitOptionalError(location, "expected a ranked tensor operand");
+  // The encoding names the symbolic dims: the result has the operand's.
   inferred.push_back(RankedTensorType::get(
-      type.getShape(), IntegerType::get(type.getContext(), 1)));
+      type.getShape(), IntegerType::get(type.getContext(), 1),
+      type.getEncoding()));
   return success();
 }
 
 //===----------------------------------------------------------------------===//
 // Elementwise
 //===----------------------------------------------------------------------===//
+
+LogicalResult mlir::fuse::verifySameDims(Operation *op) {
+  RankedTensorType first;
+  auto check = [&](Type type, StringRef what, unsigned index) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor)
+      return success();
+    if (!first) {
+      first = tensor;
+      return success();
+    }
+    if (tensor.getShape() == first.getShape() &&
+        tensor.getEncoding() == first.getEncoding())
+      return success();
+    return op->emitOpError()
+           << what << " #" << index << " has type " << tensor
+           << ", whose dims differ from those of " << first
+           << "; an elementwise op's operands and results have one shape";
+  };
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(check(type, "operand", unsigned(i))))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(check(type, "result", unsigned(i))))
+      return failure();
+  return success();
+}
 
 LogicalResult CompareOp::verify() {
   ComparePredicate predicate = getPredicate();
@@ -179,7 +216,7 @@ LogicalResult RemOp::verify() {
 }
 
 // The shapes of select's and cast's operands and result are checked by the
-// Elementwise trait, before these verifiers run.
+// Elementwise and Fuse_SameDims traits, before these verifiers run.
 LogicalResult CastOp::verify() {
   if (failed(checkUnsignedFlag(*this, getIsUnsigned())))
     return failure();
@@ -352,7 +389,7 @@ LogicalResult SliceOp::verify() {
                                    ? " (a size of -1 names the result's "
                                      "symbolic dim, but it is static)"
                                    : "");
-    shape.push_back(symbolicSize ? shapes.code(dimExpr(resultType, unsigned(i)))
+    shape.push_back(symbolicSize ? shapes.dimCode(resultType, unsigned(i))
                                  : sizes[i]);
     if (symbolicSize || operand.isDynamicDim(i)) {
       if (failed(checkSymbolicSliceDim(*this, i)))
@@ -504,9 +541,16 @@ LogicalResult ConcatOp::verify() {
       return emitOpError() << sum.status().message();
     symbolicSum = *sum;
   }
-  std::optional<int64_t> size =
-      symbolic ? std::optional<int64_t>(shapes.code(symbolicSum))
-               : concatenated.get();
+  if (symbolic) {
+    ::fuse::Expected<int64_t> code = shapes.code(symbolicSum);
+    if (!code.ok())
+      return emitOpError() << "the operands' sizes in dimension " << axis
+                           << " (the axis) add up to " << symbolicSum.toString()
+                           << ", expected a size (>= 0) or a symbolic dim";
+    shape[axis] = *code;
+    return checkResultType(*this, shape, first.getElementType(), &shapes);
+  }
+  std::optional<int64_t> size = concatenated.get();
   if (!size)
     return emitOpError() << "the operands' sizes in dimension " << axis
                          << " (the axis) add up past 2^63";
@@ -760,8 +804,8 @@ LogicalResult DimValueOp::verify() {
     return emitOpError() << "dim names " << getDim().size()
                          << " dims, expected one";
   ::fuse::DimExpr dim = dimsEntry(getDim(), 0);
-  if (std::optional<int64_t> value = dim.constantValue(); value && *value < 0)
-    return emitOpError() << "dim is " << *value
+  if (!canBeSize(dim))
+    return emitOpError() << "dim is " << dim.toString()
                          << ", expected a size (>= 0) or a symbolic dim";
   return success();
 }

@@ -24,12 +24,27 @@
 
 #include "dialect/FuseDialect.h.inc"
 
+namespace mlir::fuse {
+/// Whether every tensor operand and result of `op` has one shape and one
+/// encoding (the symbolic dims): the Fuse_SameDims trait (FuseOps.td).
+LogicalResult verifySameDims(Operation *op);
+
+namespace FuseOpTrait {
+template <typename ConcreteType>
+class SameDims : public ::mlir::OpTrait::TraitBase<ConcreteType, SameDims> {
+public:
+  static LogicalResult verifyTrait(Operation *op) { return verifySameDims(op); }
+};
+} // namespace FuseOpTrait
+} // namespace mlir::fuse
+
 #define GET_OP_CLASSES
 #include "dialect/FuseOps.h.inc"
 
 namespace mlir::fuse {
 /// Whether `type` is a ranked tensor whose dims are static (no encoding) or
-/// named one by one by a #fuse.dims encoding (dialect/FuseDims.h).
+/// named one by one by a #fuse.dims encoding (dialect/FuseDims.h) whose
+/// entries are no constant and can be sizes (canBeSize).
 bool isFuseShaped(Type type);
 } // namespace mlir::fuse
 

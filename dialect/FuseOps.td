@@ -18,6 +18,14 @@ include "mlir/Interfaces/ControlFlowInterfaces.td"
 class Fuse_Op<string mnemonic, list<Trait> traits = []>
     : Op<Fuse_Dialect, mnemonic, traits>;
 
+// Every tensor operand and result has one shape, symbolic dims included:
+// MLIR's Elementwise takes a `?` for any size. For the elementwise ops whose
+// types may differ (verifySameDims in FuseOps.cpp); listed after Elementwise,
+// whose message a static mismatch keeps.
+def Fuse_SameDims : NativeOpTrait<"SameDims"> {
+  let cppNamespace = "::mlir::fuse::FuseOpTrait";
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise unary ops
 //===----------------------------------------------------------------------===//
@@ -90,7 +98,7 @@ defvar Fuse_BoolResultOfOperandShape = [{
 }];
 
 class Fuse_FloatPredicateOp<string mnemonic, string what>
-    : Fuse_Op<mnemonic, [Pure, Elementwise,
+    : Fuse_Op<mnemonic, [Pure, Elementwise, Fuse_SameDims,
                          DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "elementwise test for " # what;
   let description = "Yields true (i1) where the element is " # what # [{.
@@ -176,7 +184,8 @@ def Fuse_RemOp : Fuse_BinaryOp<"rem", Fuse_NumericTensor, "the remainder", [{
   let hasVerifier = 1;
 }
 
-def Fuse_CompareOp : Fuse_Op<"compare", [Pure, Elementwise, SameTypeOperands,
+def Fuse_CompareOp : Fuse_Op<"compare", [Pure, Elementwise, Fuse_SameDims,
+    SameTypeOperands,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "elementwise comparison";
   let description = [{
@@ -201,7 +210,7 @@ def Fuse_CompareOp : Fuse_Op<"compare", [Pure, Elementwise, SameTypeOperands,
   let extraClassDefinition = Fuse_BoolResultOfOperandShape;
 }
 
-def Fuse_SelectOp : Fuse_Op<"select", [Pure, Elementwise,
+def Fuse_SelectOp : Fuse_Op<"select", [Pure, Elementwise, Fuse_SameDims,
     AllTypesMatch<["true_value", "false_value", "result"]>]> {
   let summary = "elementwise choice";
   let description = [{
@@ -227,7 +236,7 @@ def Fuse_SelectOp : Fuse_Op<"select", [Pure, Elementwise,
 // Conversion and constants
 //===----------------------------------------------------------------------===//
 
-def Fuse_CastOp : Fuse_Op<"cast", [Pure, Elementwise]> {
+def Fuse_CastOp : Fuse_Op<"cast", [Pure, Elementwise, Fuse_SameDims]> {
   let summary = "element type conversion";
   let description = [{
     Converts every element to the result's element type; the shape is kept.

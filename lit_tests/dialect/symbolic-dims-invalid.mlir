@@ -123,3 +123,63 @@ func.func @syntax() -> tensor<i64> {
   %0 = fuse.dim_value {dim = #fuse.dims<batch + >} : tensor<i64>
   return %0 : tensor<i64>
 }
+
+// -----
+
+// An entry with no positive coefficient is below zero for every size of its
+// symbols (but 0): no dim.
+func.func @never_a_size(%x: tensor<?xf32, #fuse.dims<-sequence - 1>>) -> tensor<?xf32, #fuse.dims<-sequence - 1>> {
+  // expected-error @+1 {{operand #0 must be static or named-dim tensor}}
+  %0 = fuse.tanh %x : tensor<?xf32, #fuse.dims<-sequence - 1>>
+  return %0 : tensor<?xf32, #fuse.dims<-sequence - 1>>
+}
+
+// -----
+
+func.func @dim_value_never_a_size() -> tensor<i64> {
+  // expected-error @+1 {{dim is -sequence-1, expected a size (>= 0) or a symbolic dim}}
+  %0 = fuse.dim_value {dim = #fuse.dims<-sequence - 1>} : tensor<i64>
+  return %0 : tensor<i64>
+}
+
+// -----
+
+// Dims that can be sizes may add up to a negative constant.
+func.func @concat_negative(%x: tensor<?xf32, #fuse.dims<sequence - 2>>, %y: tensor<?xf32, #fuse.dims<-sequence + 1>>) -> tensor<1xf32> {
+  // expected-error @+1 {{the operands' sizes in dimension 0 (the axis) add up to -1, expected a size (>= 0) or a symbolic dim}}
+  %0 = fuse.concat %x, %y axis = 0 : tensor<?xf32, #fuse.dims<sequence - 2>>, tensor<?xf32, #fuse.dims<-sequence + 1>> -> tensor<1xf32>
+  return %0 : tensor<1xf32>
+}
+
+// -----
+
+// MLIR's Elementwise takes a `?` for any size: the named dims must match.
+func.func @cast_dims(%x: tensor<?xf32, #fuse.dims<a>>) -> tensor<?xi32, #fuse.dims<b>> {
+  // expected-error @+1 {{result #0 has type 'tensor<?xi32, #fuse.dims<b>>', whose dims differ from those of 'tensor<?xf32, #fuse.dims<a>>'; an elementwise op's operands and results have one shape}}
+  %0 = fuse.cast %x : tensor<?xf32, #fuse.dims<a>> to tensor<?xi32, #fuse.dims<b>>
+  return %0 : tensor<?xi32, #fuse.dims<b>>
+}
+
+// -----
+
+func.func @cast_static(%x: tensor<?xf32, #fuse.dims<a>>) -> tensor<4xi32> {
+  // expected-error @+1 {{result #0 has type 'tensor<4xi32>', whose dims differ from those of 'tensor<?xf32, #fuse.dims<a>>'}}
+  %0 = fuse.cast %x : tensor<?xf32, #fuse.dims<a>> to tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+func.func @select_condition(%c: tensor<?xi1, #fuse.dims<b>>, %x: tensor<?xf32, #fuse.dims<a>>) -> tensor<?xf32, #fuse.dims<a>> {
+  // expected-error @+1 {{operand #1 has type 'tensor<?xf32, #fuse.dims<a>>', whose dims differ from those of 'tensor<?xi1, #fuse.dims<b>>'}}
+  %0 = fuse.select %c, %x, %x : tensor<?xi1, #fuse.dims<b>>, tensor<?xf32, #fuse.dims<a>>
+  return %0 : tensor<?xf32, #fuse.dims<a>>
+}
+
+// -----
+
+func.func @isnan_result(%x: tensor<?xf32, #fuse.dims<a>>) -> tensor<?xi1, #fuse.dims<b>> {
+  // expected-error @+1 {{result #0 has type 'tensor<?xi1, #fuse.dims<b>>', whose dims differ from those of 'tensor<?xf32, #fuse.dims<a>>'}}
+  %0 = "fuse.isnan"(%x) : (tensor<?xf32, #fuse.dims<a>>) -> tensor<?xi1, #fuse.dims<b>>
+  return %0 : tensor<?xi1, #fuse.dims<b>>
+}

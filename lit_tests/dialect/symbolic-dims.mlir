@@ -47,3 +47,22 @@ func.func @indices() -> (tensor<?xi64, #fuse.dims<"sequence length">>, tensor<i6
   %k = fuse.dim_value {dim = #fuse.dims<7>} : tensor<i64>
   return %i, %n, %k : tensor<?xi64, #fuse.dims<"sequence length">>, tensor<i64>, tensor<i64>
 }
+
+// Predicates keep the operand's named dims: i1 of its shape.
+// CHECK-LABEL: func.func @predicates
+func.func @predicates(%x: tensor<?x8xf32, #fuse.dims<sequence>>, %y: tensor<?x8xf32, #fuse.dims<sequence>>)
+    -> tensor<?x8xi32, #fuse.dims<sequence>> {
+  // CHECK: fuse.compare lt, {{.*}} : tensor<?x8xf32, #fuse.dims<sequence>>
+  %lt = fuse.compare lt, %x, %y : tensor<?x8xf32, #fuse.dims<sequence>>
+  // CHECK: fuse.isnan {{.*}} : tensor<?x8xf32, #fuse.dims<sequence>>
+  %nan = fuse.isnan %x : tensor<?x8xf32, #fuse.dims<sequence>>
+  // CHECK: fuse.isinf {{.*}} : tensor<?x8xf32, #fuse.dims<sequence>>
+  %inf = fuse.isinf %x : tensor<?x8xf32, #fuse.dims<sequence>>
+  %m = fuse.or %lt, %nan : tensor<?x8xi1, #fuse.dims<sequence>>
+  %n = fuse.or %m, %inf : tensor<?x8xi1, #fuse.dims<sequence>>
+  // CHECK: fuse.select {{.*}} : tensor<?x8xi1, #fuse.dims<sequence>>, tensor<?x8xf32, #fuse.dims<sequence>>
+  %s = fuse.select %n, %x, %y : tensor<?x8xi1, #fuse.dims<sequence>>, tensor<?x8xf32, #fuse.dims<sequence>>
+  // CHECK: fuse.cast {{.*}} : tensor<?x8xf32, #fuse.dims<sequence>> to tensor<?x8xi32, #fuse.dims<sequence>>
+  %c = fuse.cast %s : tensor<?x8xf32, #fuse.dims<sequence>> to tensor<?x8xi32, #fuse.dims<sequence>>
+  return %c : tensor<?x8xi32, #fuse.dims<sequence>>
+}

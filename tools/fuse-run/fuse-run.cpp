@@ -658,6 +658,29 @@ std::optional<ParsedModel> importedModel(Graph imported) {
   return model;
 }
 
+/// The error for a .mlir model with symbolic dims, naming the first one (of
+/// an input when one has it): such a model does not run yet.
+Status refuseSymbolicSource(const ParsedModel &model,
+                            const std::string &modelPath) {
+  const Graph &graph = model.graph;
+  std::string where;
+  for (std::size_t i = 0; i < graph.inputs.size() && where.empty(); ++i) {
+    const TensorType &type = graph.tensors[graph.inputs[i]].type;
+    for (std::size_t d = 0; d < type.shape.size() && where.empty(); ++d)
+      if (type.shape[d] < 0)
+        where = "dim " + std::to_string(d) + " of input '" +
+                model.inputNames[i] + "' (" + graph.typeString(type) +
+                ") is the symbolic dim " + graph.dims.dimString(type.shape[d]);
+  }
+  if (where.empty())
+    where = "it has the symbolic dim " +
+            (graph.dims.exprs.empty() ? graph.dims.symbols.front()
+                                      : graph.dims.exprs.front().toString());
+  return Status::error("'" + modelPath + "': " + where +
+                       "; .mlir models with symbolic dims do not run yet "
+                       "(--dim binds the dims of .onnx models only)");
+}
+
 Expected<ParsedModel> parseModel(ModelSource &source,
                                  const std::string &modelPath) {
   if (source.imported) {
@@ -675,6 +698,8 @@ Expected<ParsedModel> parseModel(ModelSource &source,
   model.graph = std::move(parsed->graph);
   model.handFused = parsed->handFused;
   nameInputsAndOutputs(std::move(parsed->argumentNames), model);
+  if (model.graph.isSymbolic())
+    return refuseSymbolicSource(model, modelPath);
   return model;
 }
 

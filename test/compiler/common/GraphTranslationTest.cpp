@@ -134,7 +134,12 @@ TEST(GraphTranslation, SymbolicGraphsRoundTrip) {
   TensorId part = b.slice(table, {0, 0}, {1, seq}, {1, 1});
   TensorId positions = b.iota({ElementType::I64, {seq}}, 0);
   TensorId length = b.dimValue({ElementType::I64, {}}, flat);
+  // Predicates keep the operand's named dims (i1 of its shape).
+  TensorId positive = b.compare(ComparePredicate::Gt, y, mm);
+  TensorId nan = b.unary(OpKind::IsNaN, y);
+  TensorId chosen = b.select(b.op(OpKind::Or, {positive, nan}), y, mm);
   b.output(r, "r");
+  b.output(b.cast(chosen, ElementType::I32), "chosen");
   b.output(red, "red");
   b.output(b.transpose(tail, {1, 0, 2}), "tail");
   b.output(part, "part");
@@ -154,6 +159,9 @@ TEST(GraphTranslation, SymbolicGraphsRoundTrip) {
         "fuse.iota axis = 0 : tensor<?xi64, "
         "#fuse.dims<sequence>>",
         "fuse.dim_value {dim = #fuse.dims<batch*sequence>} : tensor<i64>",
+        "tensor<?x?x8xi1, #fuse.dims<batch, sequence>>, "
+        "tensor<?x?x8xf32, #fuse.dims<batch, sequence>>",
+        "to tensor<?x?x8xi32, #fuse.dims<batch, sequence>>",
         "fuse.dim_symbols = [\"batch\", \"sequence\"]"})
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n"
                                                       << text;
