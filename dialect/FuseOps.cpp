@@ -793,9 +793,12 @@ LogicalResult ScatterOp::verify() {
 
 LogicalResult IotaOp::verify() {
   int64_t rank = getResult().getType().getRank();
-  if (getAxis() < 0 || getAxis() >= rank)
-    return emitOpError() << "axis " << getAxis() << " is out of range [0, "
-                         << rank << ") for a result of rank " << rank;
+  // The attribute is an i64 that ODS hands out unsigned: read it signed so
+  // that a negative axis is reported as written.
+  auto axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= rank)
+    return emitOpError() << "axis " << axis << " is out of range [0, " << rank
+                         << ") for a result of rank " << rank;
   return success();
 }
 

@@ -102,6 +102,14 @@ func.func @iota() -> tensor<?xi64, #fuse.dims<sequence>> {
 
 // -----
 
+func.func @iota_negative_axis() -> tensor<?xi64, #fuse.dims<sequence>> {
+  // expected-error @+1 {{axis -1 is out of range [0, 1) for a result of rank 1}}
+  %0 = fuse.iota axis = -1 : tensor<?xi64, #fuse.dims<sequence>>
+  return %0 : tensor<?xi64, #fuse.dims<sequence>>
+}
+
+// -----
+
 func.func @dim_value() -> tensor<i64> {
   // expected-error @+1 {{dim names 2 dims, expected one}}
   %0 = fuse.dim_value {dim = #fuse.dims<batch, sequence>} : tensor<i64>

@@ -270,17 +270,16 @@ DeviceStatus encodeLaunchOf(DeviceRuntime &runtime, const Bundle &bundle,
 }
 
 /// The copies of outputs that are inputs unchanged (no kernel writes them),
-/// then the launches `which` names in the bundle's order.
+/// then every launch in the bundle's order.
 DeviceStatus encodeKernels(DeviceRuntime &runtime, const Bundle &bundle,
                            const Executable &executable, const Buffers &buffers,
-                           CommandBatch &batch,
-                           Launches which = Launches::All) {
+                           CommandBatch &batch) {
   if (DeviceStatus status = encodeOutputCopies(runtime, bundle, buffers, batch);
       !status.ok())
     return status;
   return encodeBundleLaunches(runtime, bundle, executable,
                               {buffers.inputs, buffers.outputs, buffers.arena},
-                              batch, which);
+                              batch);
 }
 
 DeviceResult<std::vector<TensorBytes>> readBack(DeviceRuntime &runtime,

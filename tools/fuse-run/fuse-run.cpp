@@ -1566,6 +1566,27 @@ int main(int argc, char **argv) {
   if (auto it = registered.find("threads"); it != registered.end())
     it->second->setArgStr("llvm-threads");
   threads.setArgStr("threads");
+  // Response files (@FILE) are expanded once, here, so that the options in
+  // them are sorted like those on the command line: an LLVM option inside
+  // one sends the whole command line to the compiler library.
+  llvm::BumpPtrAllocator argAllocator;
+  llvm::SmallVector<const char *, 32> args(argv, argv + argc);
+  for (llvm::StringRef arg : llvm::ArrayRef(args).drop_front())
+    if (arg.starts_with("@") && !llvm::sys::fs::exists(arg.drop_front())) {
+      llvm::errs() << "fuse-run: error: cannot read the response file '"
+                   << arg.drop_front() << "'\n";
+      return kExitError;
+    }
+  llvm::cl::ExpansionContext expansion(argAllocator,
+                                       llvm::cl::TokenizeGNUCommandLine);
+  if (llvm::Error error = expansion.expandResponseFiles(args)) {
+    llvm::errs() << "fuse-run: error: " << llvm::toString(std::move(error))
+                 << "\n";
+    return kExitError;
+  }
+  argc = static_cast<int>(args.size());
+  args.push_back(nullptr);
+  argv = const_cast<char **>(args.data());
   if (!run::compilerLinkedIn() && !onlyOwnOptions(argc, argv))
     return run::runFullTool(argc, argv);
   // --help shows this tool's options; LLVM's own stay under --help-hidden.
