@@ -42,9 +42,10 @@ public:
   Status encode(std::uint64_t total);
   device::CommandBatch takeBatch() { return std::move(batch); }
   std::uint64_t inPlaceCount() const { return inPlaceOutputs; }
-  std::uint64_t kernelCount() const { return bundle.launchOrder.size(); }
+  std::uint64_t kernelCount() const { return launched; }
   /// After the batch ran: the uploads stay on the device for later blocks,
-  /// and the outputs become storages.
+  /// the arena is kept for the next run where it holds a bound part, and
+  /// the outputs become storages.
   std::vector<StoragePtr> finish();
 
 private:
@@ -59,6 +60,9 @@ private:
   /// one the kernels write in place over.
   std::optional<std::uint32_t> copySource(std::size_t o) const;
   Status encodeLaunches();
+  /// Takes the arena a finished run left (LoadedBundle::bound): the
+  /// per-binding kernels are skipped when it was bound to these storages.
+  void takeBoundArena();
 
   device::DeviceRuntime &runtime;
   const LoadedBundle &loaded;
@@ -73,15 +77,37 @@ private:
   std::vector<device::Buffer> boundInputs;
   std::vector<device::Buffer> outputBuffers;
   device::Buffer arena;
+  bool arenaKept = false;
+  device::Launches which = device::Launches::All;
+  std::uint64_t launched = 0;
   std::uint64_t inPlaceOutputs = 0;
 };
+
+void BundleRun::takeBoundArena() {
+  std::optional<BoundArena> kept;
+  {
+    std::lock_guard<std::mutex> lock(loaded.boundMutex);
+    kept.swap(loaded.bound);
+  }
+  if (!kept)
+    return;
+  arena = std::move(kept->arena);
+  arenaKept = true;
+  for (const BundleKernel &kernel : bundle.kernels)
+    for (std::uint32_t i : kernel.bindingInputs)
+      if (kept->inputs[i].lock() != inputs[i])
+        return;
+  which = device::Launches::PerRun;
+}
 
 std::uint64_t BundleRun::planBuffers(bool allowInPlace) {
   // Inputs already on the device are bound as they are; the others (uploads
   // seen for the first time) are uploaded in this batch.
   inputBuffers.resize(inputs.size());
   uploading.assign(inputs.size(), false);
-  std::uint64_t total = bundle.memoryPlan.peakBytes;
+  if (loaded.hasPerBindingKernels)
+    takeBoundArena();
+  std::uint64_t total = arenaKept ? 0 : bundle.memoryPlan.peakBytes;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     inputBuffers[i] = inputs[i]->deviceBuffer();
     if (!inputBuffers[i].valid()) {
@@ -138,7 +164,7 @@ Status BundleRun::encode(std::uint64_t total) {
   boundInputs = inputBuffers;
   if (Status status = encodeOutputs(); !status.ok())
     return status;
-  if (bundle.memoryPlan.peakBytes)
+  if (bundle.memoryPlan.peakBytes && !arenaKept)
     if (Status status = allocate(bundle.memoryPlan.peakBytes, arena);
         !status.ok())
       return status;
@@ -202,9 +228,11 @@ Status BundleRun::encodeOutputs() {
 Status BundleRun::encodeLaunches() {
   if (device::DeviceStatus status = device::encodeBundleLaunches(
           runtime, bundle, loaded.executable,
-          {boundInputs, outputBuffers, arena}, batch);
+          {boundInputs, outputBuffers, arena}, batch, which);
       !status.ok())
     return deviceError(status.error());
+  for (std::uint32_t k : bundle.launchOrder)
+    launched += device::launches(bundle, k, which);
   return Status::success();
 }
 
@@ -212,6 +240,12 @@ std::vector<StoragePtr> BundleRun::finish() {
   for (std::size_t i = 0; i < inputs.size(); ++i)
     if (uploading[i])
       inputs[i]->setBufferIfNone(inputBuffers[i]);
+  if (loaded.hasPerBindingKernels && arena.valid()) {
+    BoundArena kept{std::move(arena), {}};
+    kept.inputs.assign(inputs.begin(), inputs.end());
+    std::lock_guard<std::mutex> lock(loaded.boundMutex);
+    loaded.bound = std::move(kept);
+  }
   std::vector<StoragePtr> outputs;
   for (std::size_t o = 0; o < bundle.outputs.size(); ++o) {
     auto storage = std::make_shared<Storage>();

@@ -5,6 +5,8 @@
 #include "runtime/ir/GraphHash.h"
 #include "runtime/ir/Verifier.h"
 
+#include <algorithm>
+
 namespace fuse::engine {
 
 namespace {
@@ -121,8 +123,12 @@ SessionState::findOrLoadLocked(const Graph &canonical, const BundleKey &key,
     return LoadFailure{false, "cannot load the bundle of " +
                                   describeGraph(canonical) + ": " +
                                   executable.error().message};
-  auto entry = std::make_shared<LoadedBundle>(
-      LoadedBundle{std::move(*bundle), std::move(*executable)});
+  auto entry = std::make_shared<LoadedBundle>();
+  entry->bundle = std::move(*bundle);
+  entry->executable = std::move(*executable);
+  entry->hasPerBindingKernels =
+      std::any_of(entry->bundle.kernels.begin(), entry->bundle.kernels.end(),
+                  [](const BundleKernel &k) { return k.perBinding; });
   loaded.emplace(keyHex, entry);
   return std::shared_ptr<const LoadedBundle>(std::move(entry));
 }

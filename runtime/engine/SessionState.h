@@ -19,7 +19,9 @@
 #include <chrono>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -77,9 +79,27 @@ struct RecordingStream {
   }
 };
 
+/// A run's arena kept for the next run of the same bundle (only for a
+/// bundle with per-binding kernels, BundleKernel::perBinding): its bound
+/// part holds what those kernels wrote from `inputs` (weights packed), so a
+/// later run over the same storages skips them.
+struct BoundArena {
+  device::Buffer arena;
+  /// By graph input position; set where a per-binding kernel reads it. A
+  /// storage is immutable once bound, so the same storage means the same
+  /// bytes; one that died (written in place, or dropped) never matches.
+  std::vector<std::weak_ptr<Storage>> inputs;
+};
+
 struct LoadedBundle {
   Bundle bundle;
   device::Executable executable;
+  /// Whether any kernel runs once per binding of the inputs.
+  bool hasPerBindingKernels = false;
+  /// The arena of the last run that finished; a run takes it (so two
+  /// concurrent runs never share one) and gives it back when it succeeds.
+  mutable std::mutex boundMutex;
+  mutable std::optional<BoundArena> bound;
 };
 
 /// Why findOrLoad failed: the compiler refused (fall back), or anything

@@ -2,8 +2,8 @@
 //
 // The engine on the host with TargetDispatchCompiler injected: host targets
 // go to HostCompiler (values checked against std::exp), other targets are
-// errors that name them, and the GPU compiler is never made for a host
-// session.
+// errors that name them, the GPU compiler is never made for a host
+// session, and a kept weight is packed once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <vector>
 
 namespace fuse::engine {
@@ -113,6 +114,70 @@ TEST(EngineTargetCompilerTest, DroppedInputsAreWrittenInPlace) {
   w = Tensor();
   expectNear(total, [](double v) { return 2.0 * std::exp(v); });
   EXPECT_EQ(inPlace(), 2u);
+}
+
+/// A weight the session keeps (the same storage) is packed once: runs of
+/// the same bundle over it skip its pack kernel, and a new weight, or the
+/// old one again after it, is packed anew. Values against a reference in
+/// double on random inputs, relative tolerance 1e-4 of the row's scale.
+TEST(EngineTargetCompilerTest, AKeptWeightIsPackedOnce) {
+  TargetDispatchCompiler compiler;
+  SessionOptions options;
+  options.device = DeviceChoice::Host;
+  options.compiler = &compiler;
+  Expected<Session> session = Session::open(options);
+  if (!session.ok())
+    GTEST_SKIP() << session.message();
+
+  const std::int64_t m = 24, k = 64, n = 96;
+  std::mt19937 random(20261205);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  auto values = [&](std::int64_t count) {
+    std::vector<double> v(count);
+    for (double &x : v)
+      x = double(float(uniform(random)));
+    return v;
+  };
+  TensorType xType{ElementType::F32, {m, k}}, wType{ElementType::F32, {k, n}};
+  std::vector<double> w1 = values(k * n), w2 = values(k * n);
+  Tensor weight1 = session->upload(wType, w1);
+  Tensor weight2 = session->upload(wType, w2);
+
+  // One run of x @ w; returns the kernels it launched.
+  auto run = [&](const Tensor &weight, const std::vector<double> &w) {
+    std::vector<double> x = values(m * k);
+    std::uint64_t before = session->counters().kernelsLaunched;
+    Tensor product = matmul(session->upload(xType, x), weight);
+    Expected<std::vector<double>> got = product.readDoubles();
+    EXPECT_TRUE(got.ok()) << got.message();
+    if (!got.ok() || got->size() != std::size_t(m * n))
+      return std::uint64_t(0);
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        double want = 0, scale = 0;
+        for (std::int64_t p = 0; p < k; ++p) {
+          want += x[i * k + p] * w[p * n + j];
+          scale += std::abs(x[i * k + p] * w[p * n + j]);
+        }
+        EXPECT_NEAR((*got)[i * n + j], want, 1e-4 * scale) << i << "," << j;
+      }
+    return session->counters().kernelsLaunched - before;
+  };
+
+  std::uint64_t first = run(weight1, w1);
+  ASSERT_GE(first, 2u) << "expected a pack kernel and a matmul";
+  EXPECT_EQ(run(weight1, w1), first - 1);
+  EXPECT_EQ(run(weight1, w1), first - 1);
+  EXPECT_EQ(run(weight2, w2), first);
+  EXPECT_EQ(run(weight2, w2), first - 1);
+  EXPECT_EQ(run(weight1, w1), first);
+  // A weight dropped and a new one uploaded (perhaps at the same address):
+  // never taken for the old one.
+  weight1 = Tensor();
+  std::vector<double> w3 = values(k * n);
+  Tensor weight3 = session->upload(wType, w3);
+  EXPECT_EQ(run(weight3, w3), first);
+  EXPECT_EQ(session->counters().fallbacks, 0u);
 }
 
 TEST(EngineTargetCompilerTest, OtherTargetsAreErrorsThatNameThem) {
