@@ -78,7 +78,7 @@ public:
   /// as in memory, so that another process compiles only kernels no process
   /// compiled before (null: in memory only). Compilers that keep no kernels
   /// ignore it.
-  virtual void keepKernelsIn(BundleCache *cache) {}
+  virtual void keepKernelsIn(BundleCache * /*cache*/) {}
 
   /// Compiles a canonical, valid graph for `target`; the bundle's versionId
   /// is fuse::versionId(). Fails with a message that names the op and the
