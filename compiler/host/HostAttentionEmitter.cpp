@@ -700,6 +700,20 @@ void AttentionBlock::emitOnline(fd::MatmulOp scores, fd::MatmulOp output,
   storeOutputRows(output, out, rows.runSum);
 }
 
+/// Query rows per block, of `rows` per head and `heads` heads, where each
+/// row takes `elementsPerRow` floats of the stack beside `shared` floats:
+/// a whole head where kMaxHeadRows and kMinHeadsForHeadBlocks allow, else
+/// at most kMaxRowsPerBlock; fewer where the stack would pass its budget.
+int64_t rowsPerStackBlock(int64_t rows, int64_t heads, int64_t shared,
+                          int64_t elementsPerRow) {
+  const int64_t most = rows <= kMaxHeadRows && heads >= kMinHeadsForHeadBlocks
+                           ? rows
+                           : kMaxRowsPerBlock;
+  return std::min(
+      rows, std::clamp<int64_t>(
+                (kAttentionStackBytes / 4 - shared) / elementsPerRow, 1, most));
+}
+
 } // namespace
 
 FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
@@ -723,14 +737,8 @@ FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
                 paddedKeys = tiles * tile;
   int64_t perRow = 2 * paddedKeys + D + Dv,
           shared = D * tile + tile * std::max(D, Dv) + D;
-  const int64_t mostRows =
-      M <= kMaxHeadRows && schedule->batch >= kMinHeadsForHeadBlocks
-          ? M
-          : kMaxRowsPerBlock;
   auto rowsIn = [&](int64_t elementsPerRow) {
-    return std::min(M, std::clamp<int64_t>((kAttentionStackBytes / 4 - shared) /
-                                               elementsPerRow,
-                                           1, mostRows));
+    return rowsPerStackBlock(M, schedule->batch, shared, elementsPerRow);
   };
   int64_t rowsPerBlock = rowsIn(perRow);
   // The rows of scores and P on the stack where they fit; else an online
