@@ -3,6 +3,8 @@
 #include "compiler/host/HostRegionEmitter.h"
 #include "compiler/host/HostMathLowering.h"
 
+#include "mlir/IR/Matchers.h"
+
 namespace fuse {
 namespace host {
 
@@ -287,8 +289,39 @@ Value RegionEmitter::emitInverseHyperbolic(StringRef name, Value x,
   return result;
 }
 
+/// The exponent of a pow that is one constant for every lane, where it is
+/// a whole number in [-1, 4].
+static std::optional<int64_t> smallWholeExponent(Value y) {
+  mlir::Attribute attr;
+  if (!matchPattern(y, m_Constant(&attr)))
+    return std::nullopt;
+  if (auto dense = dyn_cast<SplatElementsAttr>(attr))
+    attr = dense.getSplatValue<mlir::Attribute>();
+  auto value = dyn_cast<FloatAttr>(attr);
+  if (!value)
+    return std::nullopt;
+  double e = value.getValueAsDouble();
+  if (!(e >= -1 && e <= 4) || e != std::floor(e))
+    return std::nullopt;
+  return int64_t(e);
+}
+
 Value RegionEmitter::emitPowF(Value x, Value y, Type compute) {
   auto c = [&](double v) { return constant(compute, v); };
+  // x^n for a constant whole n in [-1, 4] (GELU's x^3, RMSNorm's x^2):
+  // products, within an ulp or two of the exact power where exp(n log |x|)
+  // loses a few more, with pow's special values (x^0 = 1 even for NaN,
+  // x^-1 = 1 / x: inf of x's sign at a zero).
+  if (std::optional<int64_t> n = smallWholeExponent(y)) {
+    if (*n == 0)
+      return c(1.0);
+    Value power = x;
+    for (int64_t i = 1; i < std::abs(*n); ++i)
+      power = arith::MulFOp::create(b, loc, power, x);
+    if (*n < 0)
+      power = arith::DivFOp::create(b, loc, c(1.0), power);
+    return power;
+  }
   auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) {
     return Value(arith::CmpFOp::create(b, loc, p, l, r));
   };

@@ -2,8 +2,10 @@
 // defined by its structure, not its spelling: Q K, pointwise ops on the
 // scores, a row softmax and P V form one kernel whose scores stay on the
 // stack, however the exporter spelled them. Five attentions over 2 x 4
-// heads, 40 queries (blocks of 32 and 8 rows) and 24 keys (not a
-// multiple of a vector: one partial tile of keys), checked against the reference runtime:
+// heads, 40 queries (a head of at most 128 rows is one block where there
+// are 4 heads or more; attention-blocks.mlir has blocks of 32 rows and a
+// partial one) and 24 keys (not a multiple of a vector: one partial tile
+// of keys), checked against the reference runtime:
 //   a: the scale on the scores, an additive mask [2,1,1,24] broadcast,
 //      K read through transpose_b;
 //   b: a square-root scale on Q and on K, K given transposed (no
@@ -32,14 +34,25 @@
 // CHECK-NOT: attention
 // CHECK: check: passed, 5 outputs match the reference
 
-// The kernel's stack holds a block of rows of scores and of P (32 rows of
-// 32 keys, the tile padded), never the 40 x 24 scores of a head.
+// The kernel's stack holds a block of rows of scores and of P: here a
+// head's 40 rows of 32 keys (the tile padded), never the scores of more
+// than one head. In order: the block's Q rows (40 x 32), a K row, the key
+// and value tiles (32 x 32), the rows of scores and P (40 x 32), the
+// output rows (40 x 16).
 // IR-LABEL: func.func @fuse_k0_attention
-// IR-NOT: llvm.alloca %c{{960|1280|1920|2560}}_i64
-// IR: llvm.alloca %c1024_i64_1 x f32
+// IR-NOT: llvm.alloca %c{{2560|5120}}_i64
+// IR: llvm.alloca %c1280_i64 x f32
+// IR-NEXT: arith.constant 32
+// IR-NEXT: llvm.alloca %c32_i64 x f32
 // IR-NEXT: arith.constant 1024
-// IR-NEXT: llvm.alloca %c1024_i64_2 x f32
-// IR-NOT: llvm.alloca %c{{960|1280|1920|2560}}_i64
+// IR-NEXT: llvm.alloca %c1024_i64 x f32
+// IR-NEXT: arith.constant 1024
+// IR-NEXT: llvm.alloca %c1024_i64_0 x f32
+// IR-NEXT: arith.constant 1280
+// IR-NEXT: llvm.alloca %c1280_i64_1 x f32
+// IR-NEXT: arith.constant 640
+// IR-NEXT: llvm.alloca %c640_i64 x f32
+// IR-NOT: llvm.alloca %c{{2560|5120}}_i64
 // IR: math.fma %{{.*}} : vector<8xf32>
 // IR: vector.reduction <maximumf>
 // IR: math.exp
