@@ -267,11 +267,18 @@ public:
   /// x 49 convolutions: 3 vectors and one column instead of 4 vectors.
   static bool dotTail(fd::MatmulOp matmul, const MatmulShape &s,
                       unsigned width) {
+    return takesDotTail(s, width) && packsInKernel(matmul, s, width) &&
+           kBlockRows(matmul, s, width) == 0;
+  }
+
+  /// Whether the shape alone allows dot columns (dotTail): the last
+  /// columns, past C's whole vectors, at most kMaxDotColumns, A read along
+  /// its rows and K whole vectors.
+  static bool takesDotTail(const MatmulShape &s, unsigned width) {
     int64_t tail = s.n % int64_t(width);
     int64_t most = width >= 16 ? kMaxDotColumns16 : kMaxDotColumns8;
     return width > 1 && tail > 0 && tail <= most && !s.transposeA &&
-           s.k % int64_t(width) == 0 && packsInKernel(matmul, s, width) &&
-           kBlockRows(matmul, s, width) == 0;
+           s.k % int64_t(width) == 0;
   }
 
   /// Whether the vector strips read B from panels the pack kernel wrote:
@@ -306,12 +313,25 @@ public:
   /// x 3136 with a residual 0.24 -> 0.13; the 96 x 16 x 12544 expansion (C
   /// 4.6 MiB) 0.23 -> 0.26 packed, so it stays in place; the model 4.7 ->
   /// 4.3 ms (--bench 100, alternating).
+  /// With fewer groups (a 7x7 or 14x14 map: 1 or 4), one batch, and a last
+  /// vector of few valid columns, B is packed too, for those columns'
+  /// sake: the packed form computes them as dot products along k (dotTail)
+  /// where in place a vector of mostly idle lanes takes as long as a whole
+  /// one (49 columns: 4 vectors' FMAs for 3 and 1/16). The groups split
+  /// their row blocks into parts (rowParts), each packing its own copy;
+  /// B is small (K x N). Not with blocks of k, which take no dot columns.
+  /// mobilenet_v2's 1x1 convolutions after a depthwise one, on 2 AVX-512
+  /// cores (Xeon, 48 KiB L1d, 2 MiB L2; fuse-run --profile, same sitting):
+  /// 1280 x 320 x 49 0.18 -> 0.15 ms, 320 x 960 x 49 0.13 -> 0.12,
+  /// 960 x 160 x 49 0.07 -> 0.06, 576 x 96 x 196 0.09 -> 0.08.
   static bool packsInput(fd::MatmulOp matmul, const MatmulShape &s,
                          unsigned width) {
     return isa<BlockArgument>(matmul.getRhs()) &&
            !packsOncePerBinding(matmul) && !s.transposeB &&
            (s.rhsBatched || s.batch == 1) &&
-           columnGroups(s, width) >= kMinColumnGroups &&
+           (columnGroups(s, width) >= kMinColumnGroups ||
+            (s.batch == 1 && takesDotTail(s, width) &&
+             !blocksK(matmul, s, width))) &&
            s.batch * s.m * s.n * elementBytes(matmul) <= kMaxGroupStoreBytes;
   }
 
@@ -353,7 +373,7 @@ public:
             packsInput(matmul, s, width)) &&
            (s.rhsBatched || s.batch == 1) &&
            (s.batch * columnGroups(s, width) >= kMinColumnGroups ||
-            im2colOfB(matmul, s));
+            im2colOfB(matmul, s) || isa<BlockArgument>(matmul.getRhs()));
   }
 
   /// Row parts per column group of the one-kernel form: enough for
@@ -385,12 +405,9 @@ public:
   /// about even.
   static int64_t kBlockRows(fd::MatmulOp matmul, const MatmulShape &s,
                             unsigned width) {
-    int64_t target = std::max<int64_t>(
-        1, kBlockPanelBytes /
-               (groupColumns(width) * int64_t(elementBytes(matmul))));
-    if (!packsInKernel(matmul, s, width) || s.k <= target + target / 2 ||
-        s.m * s.k * elementBytes(matmul) > kBlockMaxLhsBytes)
+    if (!packsInKernel(matmul, s, width) || !blocksK(matmul, s, width))
       return 0;
+    int64_t target = kBlockTarget(matmul, width);
     int64_t rows = llvm::divideCeil(s.k, llvm::divideCeil(s.k, target));
     if (fd::Im2colOp im2col = im2colOfB(matmul, s)) {
       int64_t offsets = Im2colGeometry(im2col).offsets;
@@ -398,6 +415,22 @@ public:
         rows = llvm::divideCeil(rows, offsets) * offsets;
     }
     return rows < s.k ? rows : 0;
+  }
+
+  /// The rows of B per k block that kBlockPanelBytes asks for.
+  static int64_t kBlockTarget(fd::MatmulOp matmul, unsigned width) {
+    return std::max<int64_t>(
+        1, kBlockPanelBytes /
+               (groupColumns(width) * int64_t(elementBytes(matmul))));
+  }
+
+  /// Whether the one-kernel form would run over blocks of k (kBlockRows):
+  /// K longer than half again a block's rows and A small enough.
+  static bool blocksK(fd::MatmulOp matmul, const MatmulShape &s,
+                      unsigned width) {
+    int64_t target = kBlockTarget(matmul, width);
+    return s.k > target + target / 2 &&
+           s.m * s.k * elementBytes(matmul) <= kBlockMaxLhsBytes;
   }
 
   static int64_t elementBytes(fd::MatmulOp matmul) {
