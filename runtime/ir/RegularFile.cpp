@@ -156,7 +156,7 @@ Expected<MappedFile> MappedFile::map(const RegularFile &file) {
     return Status::error("cannot map '" + file.path() + "': it is " +
                          std::to_string(file.size()) + " bytes long");
   void *address = ::mmap(nullptr, std::size_t(file.size()), PROT_READ,
-                         MAP_PRIVATE, file.fd, 0);
+                         MAP_PRIVATE | MAP_POPULATE, file.fd, 0);
   if (address == MAP_FAILED)
     return Status::error("cannot map '" + file.path() +
                          "': " + std::strerror(errno));
