@@ -9,11 +9,11 @@
 #include "compiler/onnx/OnnxImporter.h"
 
 #include "compiler/onnx/EinsumEquation.h"
+#include "compiler/onnx/InitializerSplit.h"
 
 #include "runtime/ir/CheckedInt.h"
 #include "runtime/ir/RegularFile.h"
 
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
@@ -252,8 +252,12 @@ void unpackSubByte(ElementType type, const std::vector<std::uint8_t> &packed,
   }
 }
 
-HostTensorData tensorFromProto(const onnx::TensorProto &proto,
-                               const std::string &modelFolder = {});
+/// `rawData`, where given, holds the bytes of the proto's raw_data, which
+/// the proto has emptied (an initializer of a split model).
+HostTensorData
+tensorFromProto(const onnx::TensorProto &proto,
+                const std::string &modelFolder = {},
+                std::optional<std::string_view> rawData = std::nullopt);
 
 /// The bytes of a tensor whose data is in an external file (onnx.proto's
 /// external_data: location, offset, length). The file must be a regular
@@ -363,13 +367,13 @@ typedValues(const onnx::TensorProto &proto) {
 HostTensorData packedTensorFromProto(const onnx::TensorProto &proto,
                                      ElementType type, const Shape &shape,
                                      std::int64_t count,
-                                     const std::string &what) {
+                                     const std::string &what,
+                                     std::string_view raw) {
   const int packedBits = subByteBits(type);
   const std::int64_t perByte = 8 / packedBits;
   const std::int64_t packedBytes = (count + perByte - 1) / perByte;
   std::vector<std::uint8_t> packed;
   if (proto.has_raw_data()) {
-    const std::string &raw = proto.raw_data();
     if (std::int64_t(raw.size()) != packedBytes)
       fail(what + " of shape " + shapeText(shape) + " and type " +
            onnxTypeName(proto.data_type()) + " has " +
@@ -471,7 +475,8 @@ void storeTypedValues(const onnx::TensorProto &proto, std::int64_t count,
 }
 
 HostTensorData tensorFromProto(const onnx::TensorProto &proto,
-                               const std::string &modelFolder) {
+                               const std::string &modelFolder,
+                               std::optional<std::string_view> rawData) {
   std::string what =
       "tensor" + (proto.name().empty() ? "" : " '" + proto.name() + "'");
   if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
@@ -493,13 +498,13 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto,
            std::to_string(got) + " values in " + field + ", expected " +
            std::to_string(count));
   };
+  const std::string_view raw = rawData ? *rawData : proto.raw_data();
   if (subByteBits(type))
-    return packedTensorFromProto(proto, type, shape, count, what);
+    return packedTensorFromProto(proto, type, shape, count, what, raw);
   // What the proto holds is checked against its shape before the tensor is
   // allocated: dims of 2^31 - 1 with 16 bytes of raw_data zero-filled 16 GiB
   // first (issue 19).
   if (proto.has_raw_data()) {
-    const std::string &raw = proto.raw_data();
     if (std::int64_t(raw.size()) != count * elementBytes)
       fail(what + " of shape " + shapeText(shape) + " and type " +
            onnxTypeName(proto.data_type()) + " has " +
@@ -509,7 +514,6 @@ HostTensorData tensorFromProto(const onnx::TensorProto &proto,
     std::apply(expectCount, typedValues(proto));
   }
   if (proto.has_raw_data()) {
-    const std::string &raw = proto.raw_data();
     HostTensorData data(
         TensorType{type, shape},
         std::span(reinterpret_cast<const std::uint8_t *>(raw.data()),
@@ -626,6 +630,13 @@ public:
   /// reuses their memory instead of touching new pages (a model's weights
   /// are otherwise held twice at once).
   void consumeInitializers(onnx::ModelProto *same) { consumable = same; }
+  /// The raw_data of the graph's initializers, one per initializer, where
+  /// the model was split (splitInitializerData) and the graph's own are
+  /// empty.
+  void readRawDataFrom(
+      std::span<const std::optional<std::string_view>> initializerData) {
+    rawData = initializerData;
+  }
 
 private:
   // --- The model's parts, in the order run() imports them -----------------
@@ -639,7 +650,8 @@ private:
   std::set<std::string> importInitializers(const onnx::GraphProto &graph);
   /// The value of initializer `proto`, from initializerCache where given.
   std::shared_ptr<const HostTensorData>
-  initializer(const onnx::TensorProto &proto);
+  initializer(const onnx::TensorProto &proto,
+              std::optional<std::string_view> raw);
   GivenDims dimsOfGivenInputs(const onnx::GraphProto &graph);
   /// An input's shape, its dynamic dims bound by --dim (recorded in
   /// `usedDims`) or by a given input's shape.
@@ -689,6 +701,8 @@ private:
   InitializerCache *initializerCache = nullptr;
   /// The model, where its initializers' raw bytes may be freed once read.
   onnx::ModelProto *consumable = nullptr;
+  /// The initializers' raw_data where the model was split (else empty).
+  std::span<const std::optional<std::string_view>> rawData;
   std::int64_t opset = 0;
 
   GraphBuilder mainBuilder;
@@ -4861,14 +4875,15 @@ void Importer::checkVersions() {
 }
 
 std::shared_ptr<const HostTensorData>
-Importer::initializer(const onnx::TensorProto &proto) {
+Importer::initializer(const onnx::TensorProto &proto,
+                      std::optional<std::string_view> raw) {
   if (!initializerCache)
-    return shared(tensorFromProto(proto, modelFolder));
+    return shared(tensorFromProto(proto, modelFolder, raw));
   std::lock_guard<std::mutex> lock(initializerCache->mutex);
   std::shared_ptr<const HostTensorData> &value =
       initializerCache->values[proto.name()];
   if (!value)
-    value = shared(tensorFromProto(proto, modelFolder));
+    value = shared(tensorFromProto(proto, modelFolder, raw));
   return value;
 }
 
@@ -4885,7 +4900,9 @@ Importer::importInitializers(const onnx::GraphProto &graph) {
       fail("initializer '" + t.name() + "' is defined twice");
     Value v;
     try {
-      v.constant = initializer(t);
+      v.constant = initializer(t, std::size_t(k) < rawData.size()
+                                      ? rawData[std::size_t(k)]
+                                      : std::nullopt);
     } catch (const ImportError &error) {
       fail(std::string("initializer '") + t.name() + "': " + error.what());
     }
@@ -5108,42 +5125,44 @@ bool parseProto(google::protobuf::MessageLite &message,
          message.ParseFromArray(bytes.data(), int(bytes.size()));
 }
 
-/// The bytes of a model file from its start to its size when opened, read a
-/// block at a time as protobuf asks for them.
-class RegularFileInput final : public google::protobuf::io::CopyingInputStream {
-public:
-  explicit RegularFileInput(const RegularFile &file) : file(file) {}
-
-  int Read(void *buffer, int size) override {
-    const std::size_t bytes = std::size_t(
-        std::min<std::uint64_t>(file.size() - offset, std::uint64_t(size)));
-    if (bytes == 0)
-      return 0;
-    Status read = file.readAt(
-        offset,
-        std::span<std::uint8_t>(static_cast<std::uint8_t *>(buffer), bytes));
-    if (!read.ok()) {
-      error = read.message();
-      return -1;
-    }
-    offset += bytes;
-    return int(bytes);
-  }
-
-  /// Why a read failed; empty when none did.
-  std::string error;
-
-private:
-  const RegularFile &file;
-  std::uint64_t offset = 0;
+/// A model parsed from its bytes, split where the split applies
+/// (splitInitializerData): then `rawData` holds its initializers' raw_data,
+/// views into the bytes parsed, which must outlive it.
+struct ParsedBytes {
+  onnx::ModelProto model;
+  std::vector<std::optional<std::string_view>> rawData;
 };
 
-/// Parses the model file `path` into `model`, streamed: the file is never
-/// held whole beside its message (a 26 MB model's copy, and its 6,500 page
-/// faults, were a tenth of a warm start). Fails as readFile does for a file
-/// that is not a regular one or larger than protobuf parses, and with
-/// `notParsed` where protobuf cannot parse it.
-Status parseModelFile(const std::string &path, onnx::ModelProto &model,
+/// Parses `bytes` into `parsed`, the initializers' raw_data left in place
+/// where the split applies; false where protobuf cannot parse them.
+bool parseModelBytes(std::string_view bytes, ParsedBytes &parsed) {
+  if (std::optional<SplitModel> split = splitInitializerData(bytes)) {
+    if (!parseProto(parsed.model, split->skeleton))
+      return false;
+    // One per initializer of the graph, whatever the skeleton holds.
+    if (parsed.model.graph().initializer_size() ==
+        std::int64_t(split->rawData.size()))
+      parsed.rawData = std::move(split->rawData);
+    else
+      parsed.rawData.clear();
+    return true;
+  }
+  parsed.rawData.clear();
+  return parseProto(parsed.model, bytes);
+}
+
+/// A model file's bytes, mapped, and what they parse into.
+struct ParsedFile : ParsedBytes {
+  MappedFile mapped;
+};
+
+/// Parses the model file `path` into `parsed`, read in place: the file is
+/// mapped, never copied, and its initializers' raw_data are read from the
+/// mapping by the import (protobuf's own copy of them, and the pages it
+/// touched, were most of a warm start's import). Fails as readFile does for
+/// a file that is not a regular one or larger than protobuf parses, and
+/// with `notParsed` where protobuf cannot parse it.
+Status parseModelFile(const std::string &path, ParsedFile &parsed,
                       const std::string &notParsed) {
   Expected<RegularFile> file = RegularFile::open(path);
   if (!file.ok())
@@ -5153,12 +5172,13 @@ Status parseModelFile(const std::string &path, onnx::ModelProto &model,
     return Status::error("'" + path + "' is larger than " +
                          std::to_string(maxBytes) +
                          " bytes, the most accepted");
-  RegularFileInput input(*file);
-  // Blocks of 1 MiB: few reads, and the block stays in the cache.
-  google::protobuf::io::CopyingInputStreamAdaptor stream(&input, 1 << 20);
-  if (model.ParseFromZeroCopyStream(&stream))
+  Expected<MappedFile> mapped = MappedFile::map(*file);
+  if (!mapped.ok())
+    return mapped.status();
+  parsed.mapped = mapped.take();
+  if (parseModelBytes(parsed.mapped.bytes(), parsed))
     return Status::success();
-  return Status::error(input.error.empty() ? notParsed : input.error);
+  return Status::error(notParsed);
 }
 
 /// Imports `model`; when an operand that must be a constant is not, and
@@ -5170,10 +5190,12 @@ importParsed(const onnx::ModelProto &model, const ImportOptions &options,
              std::vector<ConstantInputNeed> *needs = nullptr,
              const std::string &modelFolder = {},
              InitializerCache *initializers = nullptr,
-             onnx::ModelProto *consumable = nullptr) {
+             onnx::ModelProto *consumable = nullptr,
+             std::span<const std::optional<std::string_view>> rawData = {}) {
   try {
     Importer importer(model, options, modelFolder, initializers);
     importer.consumeInitializers(consumable);
+    importer.readRawDataFrom(rawData);
     return importer.run();
   } catch (const NeedsConstantError &error) {
     if (needs)
@@ -5193,15 +5215,16 @@ Expected<ImportedModel> importBytes(std::string_view bytes,
                                     const std::string &sourceName,
                                     std::vector<ConstantInputNeed> *needs,
                                     const std::string &modelFolder = {}) {
-  onnx::ModelProto model;
-  if (!parseProto(model, bytes))
+  ParsedBytes parsed;
+  if (!parseModelBytes(bytes, parsed))
     return Status::error("'" + sourceName +
                          "' is not a valid ONNX model (the protobuf does not "
                          "parse)");
-  if (!model.has_graph())
+  if (!parsed.model.has_graph())
     return Status::error("'" + sourceName +
                          "' is not a valid ONNX model (it has no graph)");
-  return importParsed(model, options, sourceName, needs, modelFolder);
+  return importParsed(parsed.model, options, sourceName, needs, modelFolder,
+                      nullptr, nullptr, parsed.rawData);
 }
 
 } // namespace
@@ -5220,7 +5243,7 @@ Expected<ImportedModel> importModel(std::string_view bytes,
 }
 
 struct ParsedModel::State {
-  onnx::ModelProto model;
+  ParsedFile file;
   std::string path, folder;
   /// Read by the first import, shared by the others.
   InitializerCache initializers;
@@ -5235,13 +5258,13 @@ ParsedModel &ParsedModel::operator=(ParsedModel &&) noexcept = default;
 Expected<ParsedModel> ParsedModel::readFile(const std::string &path) {
   auto state = std::make_unique<State>();
   if (Status parsed =
-          parseModelFile(path, state->model,
+          parseModelFile(path, state->file,
                          "'" + path +
                              "' is not a valid ONNX model (the protobuf does "
                              "not parse)");
       !parsed.ok())
     return parsed;
-  if (!state->model.has_graph())
+  if (!state->file.model.has_graph())
     return Status::error("'" + path +
                          "' is not a valid ONNX model (it has no graph)");
   state->path = path;
@@ -5252,26 +5275,27 @@ Expected<ParsedModel> ParsedModel::readFile(const std::string &path) {
 Expected<ImportedModel>
 ParsedModel::import(const ImportOptions &options,
                     std::vector<ConstantInputNeed> *needs) const {
-  return importParsed(state->model, options, state->path, needs, state->folder,
-                      &state->initializers);
+  return importParsed(state->file.model, options, state->path, needs,
+                      state->folder, &state->initializers, nullptr,
+                      state->file.rawData);
 }
 
 Expected<ImportedModel> importModelFile(const std::string &path,
                                         const ImportOptions &options,
                                         std::vector<ConstantInputNeed> *needs) {
-  onnx::ModelProto model;
-  if (Status parsed =
-          parseModelFile(path, model,
+  ParsedFile parsed;
+  if (Status status =
+          parseModelFile(path, parsed,
                          "'" + path +
                              "' is not a valid ONNX model (the protobuf does "
                              "not parse)");
-      !parsed.ok())
-    return parsed;
-  if (!model.has_graph())
+      !status.ok())
+    return status;
+  if (!parsed.model.has_graph())
     return Status::error("'" + path +
                          "' is not a valid ONNX model (it has no graph)");
-  return importParsed(model, options, path, needs, modelFolderOf(path), nullptr,
-                      &model);
+  return importParsed(parsed.model, options, path, needs, modelFolderOf(path),
+                      nullptr, &parsed.model, parsed.rawData);
 }
 
 Expected<NamedTensor> parseTensorProto(std::string_view bytes) {
@@ -5305,13 +5329,15 @@ bool isSupportedOp(std::string_view opType) {
 
 namespace {
 
+/// The model file `path` parsed, its initializers' raw_data left out where
+/// the split applies (these callers read the model's structure only).
 Expected<onnx::ModelProto> parseModelFile(const std::string &path) {
-  onnx::ModelProto model;
-  if (Status parsed = parseModelFile(
-          path, model, "'" + path + "' is not a valid ONNX model");
-      !parsed.ok())
-    return parsed;
-  return model;
+  ParsedFile parsed;
+  if (Status status = parseModelFile(
+          path, parsed, "'" + path + "' is not a valid ONNX model");
+      !status.ok())
+    return status;
+  return std::move(parsed.model);
 }
 
 } // namespace
@@ -5357,11 +5383,14 @@ Expected<ModelDeclarations> modelDeclarations(const std::string &path) {
 
 Expected<std::vector<ConstantInputNeed>>
 inputsNeededAsConstants(const std::string &path, const ImportOptions &options) {
-  Expected<onnx::ModelProto> model = parseModelFile(path);
-  if (!model.ok())
-    return model.status();
+  ParsedFile parsed;
+  if (Status status = parseModelFile(
+          path, parsed, "'" + path + "' is not a valid ONNX model");
+      !status.ok())
+    return status;
   std::vector<ConstantInputNeed> needs;
-  (void)importParsed(*model, options, path, &needs, modelFolderOf(path));
+  (void)importParsed(parsed.model, options, path, &needs, modelFolderOf(path),
+                     nullptr, nullptr, parsed.rawData);
   return needs;
 }
 

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <new>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <utility>
@@ -145,6 +146,42 @@ Expected<std::string> RegularFile::readAll(std::uint64_t maxBytes) const {
     return Status::error("cannot allocate " + std::to_string(fileSize) +
                          " bytes to read '" + filePath + "'");
   }
+}
+
+Expected<MappedFile> MappedFile::map(const RegularFile &file) {
+  MappedFile mapped;
+  if (file.size() == 0)
+    return mapped;
+  if (file.size() > std::uint64_t(SIZE_MAX))
+    return Status::error("cannot map '" + file.path() + "': it is " +
+                         std::to_string(file.size()) + " bytes long");
+  void *address = ::mmap(nullptr, std::size_t(file.size()), PROT_READ,
+                         MAP_PRIVATE | MAP_POPULATE, file.fd, 0);
+  if (address == MAP_FAILED)
+    return Status::error("cannot map '" + file.path() +
+                         "': " + std::strerror(errno));
+  mapped.address = static_cast<const char *>(address);
+  mapped.length = std::size_t(file.size());
+  return mapped;
+}
+
+MappedFile::MappedFile(MappedFile &&other) noexcept
+    : address(std::exchange(other.address, nullptr)),
+      length(std::exchange(other.length, 0)) {}
+
+MappedFile &MappedFile::operator=(MappedFile &&other) noexcept {
+  if (this != &other) {
+    if (address)
+      ::munmap(const_cast<char *>(address), length);
+    address = std::exchange(other.address, nullptr);
+    length = std::exchange(other.length, 0);
+  }
+  return *this;
+}
+
+MappedFile::~MappedFile() {
+  if (address)
+    ::munmap(const_cast<char *>(address), length);
 }
 
 Expected<std::string> readRegularFile(const std::string &path,
