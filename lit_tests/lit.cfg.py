@@ -37,3 +37,12 @@ else:
 # regular build runs them.
 if not config.fuse_asan:
     config.available_features.add("address-space-limit")
+
+# bf16 matmul runs (--matmul-precision=bf16) need a CPU with AVX-512 BF16;
+# elsewhere they are UNSUPPORTED, and the refusal is tested instead.
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        if " avx512_bf16" in cpuinfo.read():
+            config.available_features.add("avx512bf16")
+except OSError:
+    pass

@@ -16,10 +16,25 @@
 #include "runtime/ir/Status.h"
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace fuse {
+
+/// How matmul products are computed. F32: in f32 (the default, the reference's
+/// arithmetic). Bf16 (opt-in, `--matmul-precision=bf16`): a matmul whose B is
+/// a bound weight has A and B rounded to bf16 (8 bits of mantissa, round to
+/// nearest even) and their products summed in f32 by AVX-512 BF16 dot
+/// products (vdpbf16ps); other matmuls stay f32. Only host targets with
+/// AVX-512 (host-x86-64-v4) accept it, and such a bundle runs only on a CPU
+/// with AVX-512 BF16.
+enum class MatmulPrecision : std::uint8_t { F32 = 0, Bf16 = 1 };
+
+/// "f32" or "bf16".
+inline const char *matmulPrecisionName(MatmulPrecision precision) {
+  return precision == MatmulPrecision::Bf16 ? "bf16" : "f32";
+}
 
 /// Options that change what the compiler emits; they are part of the cache
 /// key, so two option sets that emit the same code should compare equal.
@@ -39,6 +54,8 @@ struct CompileOptions {
   /// others from the second step on at full speed. Compilers without a
   /// kernel cache ignore it.
   bool tieredKernels = false;
+  /// MatmulPrecision::Bf16: weight matmuls in bf16 with f32 sums.
+  MatmulPrecision matmulPrecision = MatmulPrecision::F32;
   bool operator==(const CompileOptions &) const = default;
 };
 

@@ -44,9 +44,10 @@ struct KernelCompiler::Impl {
     context.disableMultithreading();
   }
 
-  Status checkTarget(const Target &target) const {
+  Status checkTarget(const Target &target,
+                     const CompileOptions &options) const {
     if (backend->compiles(target))
-      return Status::success();
+      return backend->checkOptions(target, options);
     return Status::error("the " + std::string(backend->name()) +
                          " compiler cannot compile for target '" + target.name +
                          "'");
@@ -80,7 +81,7 @@ Expected<Compilation> KernelCompiler::compile(const Graph &graph,
                                               const Target &target,
                                               const CompileOptions &options,
                                               CompileDumps *dumps) {
-  if (Status status = impl->checkTarget(target); !status.ok())
+  if (Status status = impl->checkTarget(target, options); !status.ok())
     return status;
   std::lock_guard lock(impl->mutex);
   DiagnosticCollector diagnostics(impl->context);
@@ -100,7 +101,7 @@ KernelCompiler::compileSource(std::string_view source, const Target &target,
                               const CompileOptions &options,
                               CompileDumps *dumps,
                               std::string_view sourceName) {
-  if (Status status = impl->checkTarget(target); !status.ok())
+  if (Status status = impl->checkTarget(target, options); !status.ok())
     return status;
   std::lock_guard lock(impl->mutex);
   DiagnosticCollector diagnostics(impl->context);
@@ -161,10 +162,11 @@ public:
   BundleKernels(TargetBackend &backend, const Target &target,
                 const Graph &graph, mlir::ModuleOp kernelModule,
                 BufferAssignment &buffers, Bundle &bundle,
-                DiagnosticCollector &diagnostics)
+                DiagnosticCollector &diagnostics,
+                MatmulPrecision matmulPrecision)
       : backend(backend), target(target), graph(graph),
         kernelModule(kernelModule), buffers(buffers), bundle(bundle),
-        diagnostics(diagnostics) {}
+        diagnostics(diagnostics), matmulPrecision(matmulPrecision) {}
 
   /// An AddFusionFn: emits the kernels of `fusion` and adds them.
   Status addFusion(fd::FusionOp fusion, llvm::ArrayRef<TensorId> inputTensors,
@@ -199,6 +201,7 @@ private:
   BufferAssignment &buffers;
   Bundle &bundle;
   DiagnosticCollector &diagnostics;
+  MatmulPrecision matmulPrecision;
   /// Kernels that share one module (the host's): each distinct kernel
   /// function once, by its text with the symbol name left out. Identical
   /// layers of a model make identical kernels; LLVM compiles one of each.
@@ -343,6 +346,14 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
                               tensor) != graph.inputs.end());
   fusion->setAttr(kBoundInputsAttr,
                   mlir::DenseBoolArrayAttr::get(fusion.getContext(), bound));
+  if (matmulPrecision != MatmulPrecision::F32)
+    fusion->walk([&](fd::FusionOp inner) {
+      if (!inner.getBody().front().getOps<fd::MatmulOp>().empty())
+        inner->setAttr(
+            kMatmulPrecisionAttr,
+            mlir::StringAttr::get(inner.getContext(),
+                                  matmulPrecisionName(matmulPrecision)));
+    });
   // Only kernels that share one module (a host shared object) are reused;
   // a GPU's fusions skip printing their text.
   bool shared = backend.payloadKind() == PayloadKind::HostSharedObject;
@@ -377,7 +388,7 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
     std::uint32_t kernelIndex = std::uint32_t(bundle.kernels.size());
     BundleKernel kernel;
     kernel.name = plan.entry;
-    kernel.target = target.name;
+    kernel.target = target.name + plan.targetSuffix;
     kernel.payloadKind = backend.payloadKind();
     if (emitted)
       entries.push_back(sharedEntry(plan));
@@ -491,7 +502,7 @@ Expected<Compilation> KernelCompiler::Impl::compileModule(
       mlir::ModuleOp::create(b.getUnknownLoc());
   backend->prepareKernelModule(*kernelModule);
   BundleKernels kernels(*backend, target, graph, *kernelModule, buffers, bundle,
-                        diagnostics);
+                        diagnostics, options.matmulPrecision);
   auto addFusion = [&](fd::FusionOp fusion,
                        llvm::ArrayRef<TensorId> inputTensors,
                        llvm::ArrayRef<TensorId> resultTensors,

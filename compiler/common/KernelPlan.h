@@ -51,6 +51,10 @@ struct KernelPlan {
   /// For a per-binding kernel: the fusion inputs it reads (it runs again
   /// when one of them is bound anew, not when another input is).
   std::vector<unsigned> bindingReads;
+  /// Appended to the target's name in BundleKernel::target: the ISA the
+  /// kernel needs beyond the target's level (`+avx512bf16` for a bf16
+  /// matmul, device::kAvx512Bf16Suffix), which the runtime checks.
+  std::string targetSuffix;
 };
 
 /// The attribute the driver sets on each top-level `fuse.fusion` before its
@@ -60,6 +64,12 @@ struct KernelPlan {
 /// the fusion's text, so identical fusions with other bindings never share
 /// kernels.
 inline constexpr const char *kBoundInputsAttr = "fuse.bound_inputs";
+
+/// The attribute the driver sets on each `fuse.fusion` with a `fuse.matmul`
+/// in its body (horizontal members too) when CompileOptions::matmulPrecision
+/// is bf16: a StringAttr "bf16". Part of the fusion's text, so f32 and bf16
+/// fusions never share kernels.
+inline constexpr const char *kMatmulPrecisionAttr = "fuse.matmul_precision";
 
 /// Bytes per slot of a reduction's scratch partials (f32 and f64
 /// accumulators alike).

@@ -39,6 +39,18 @@ public:
   /// Readies the empty module that will receive every kernel.
   virtual void prepareKernelModule(mlir::ModuleOp kernelModule) const {}
   virtual PayloadKind payloadKind() const = 0;
+  /// Whether it honours `options` for `target`; says why not. By default
+  /// only f32 matmuls (CompileOptions::matmulPrecision).
+  virtual Status checkOptions(const Target &target,
+                              const CompileOptions &options) const {
+    if (options.matmulPrecision == MatmulPrecision::F32)
+      return Status::success();
+    return Status::error(
+        "--matmul-precision=" +
+        std::string(matmulPrecisionName(options.matmulPrecision)) +
+        " is not supported for target '" + target.name + "': the " +
+        std::string(name()) + " compiler computes matmuls in f32 only");
+  }
 
   /// Appends the kernels of `fusion` to `kernelModule`, their names
   /// starting with `prefix`. Fails with an error at the offending op.

@@ -34,6 +34,22 @@ public:
     loadTranslationDialects(context);
     context.loadAllAvailableDialects();
   }
+  /// bf16 matmuls (vdpbf16ps) need AVX-512: host-x86-64-v4. Its kernels
+  /// then need AVX-512 BF16 too, which x86-64-v4 does not include: they are
+  /// tagged `+avx512bf16` (KernelPlan::targetSuffix) and the host runtime
+  /// refuses them on a CPU without it.
+  Status checkOptions(const Target &target,
+                      const CompileOptions &options) const override {
+    if (options.matmulPrecision == MatmulPrecision::F32 ||
+        hostHasAvx512(target))
+      return Status::success();
+    return Status::error(
+        "--matmul-precision=bf16 needs AVX-512 BF16 (vdpbf16ps), which target "
+        "'" +
+        target.name +
+        "' does not have; compile for host-x86-64-v4 on a CPU with "
+        "avx512_bf16, or use --matmul-precision=f32");
+  }
   PayloadKind payloadKind() const override {
     return PayloadKind::HostSharedObject;
   }

@@ -170,6 +170,8 @@ FailureOr<FusionKernels> emitHostHorizontal(fd::FusionOp fusion,
         continue;
       const KernelPlan &part = member.kernels.kernels[j];
       plan.perBinding = plan.perBinding && part.perBinding;
+      if (!part.targetSuffix.empty())
+        plan.targetSuffix = part.targetSuffix;
       for (unsigned read : part.bindingReads)
         plan.bindingReads.push_back(
             outerBuffer(member, {KernelOperand::Kind::FusionInput, read},

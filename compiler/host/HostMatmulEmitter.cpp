@@ -41,6 +41,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/host/HostBf16Matmul.h"
 #include "compiler/host/HostKernelEmitter.h"
 #include "compiler/host/HostRegionEmitter.h"
 
@@ -900,6 +901,14 @@ public:
     return failure(broken);
   }
 
+  /// The epilogue on a tile's sums, for HostBf16Matmul.cpp's tiles.
+  LogicalResult epilogueOf(Value batch, ArrayRef<Value> rows,
+                           ArrayRef<Value> columns, unsigned w, unsigned valid,
+                           ArrayRef<Value> sums) {
+    emitTileEpilogue(batch, rows, columns, w, valid, sums);
+    return failure(broken);
+  }
+
 private:
   Value c(int64_t value) { return i64Constant(b, loc, value); }
 
@@ -1292,6 +1301,37 @@ private:
   bool broken = false;
 };
 
+/// CompileOptions::matmulPrecision bf16 (HostBf16Matmul.h): a matmul of f32
+/// whose B is a bound weight, on AVX-512; others stay f32.
+bool computesInBf16(fd::FusionOp fusion, fd::MatmulOp matmul, unsigned width) {
+  Type f32 = Float32Type::get(matmul.getContext());
+  return wantsBf16Matmul(fusion) && width == 16 &&
+         MatmulKernelBuilder::packsOncePerBinding(matmul) &&
+         elementTypeOf(matmul.getResult()) == f32 &&
+         elementTypeOf(matmul.getLhs()) == f32 &&
+         elementTypeOf(matmul.getRhs()) == f32 && matmulShape(matmul).k > 0 &&
+         matmulShape(matmul).m > 0;
+}
+
+FailureOr<FusionKernels> emitBf16(fd::FusionOp fusion, fd::MatmulOp matmul,
+                                  ModuleOp module, StringRef prefix,
+                                  unsigned width,
+                                  ArrayRef<EpilogueResult> results) {
+  MatmulShape s = matmulShape(matmul);
+  Bf16MatmulShape shape{s.batch,      s.m,          s.n,          s.k,
+                        s.lhsBatched, s.rhsBatched, s.transposeA, s.transposeB};
+  return emitHostBf16Matmul(
+      fusion, matmul, module, prefix, width, shape, unsigned(results.size()),
+      [&](OpBuilder &b, const DenseMap<Value, Value> &pointers,
+          ArrayRef<Value> outputs, Value batch, ArrayRef<Value> rows,
+          ArrayRef<Value> columns, unsigned w, unsigned valid,
+          ArrayRef<Value> sums) {
+        MatmulKernelBuilder builder(b, fusion.getLoc(), matmul, pointers,
+                                    results, outputs, width);
+        return builder.epilogueOf(batch, rows, columns, w, valid, sums);
+      });
+}
+
 } // namespace
 
 FailureOr<FusionKernels> emitHostMatmul(fd::FusionOp fusion, ModuleOp module,
@@ -1315,6 +1355,8 @@ FailureOr<FusionKernels> emitHostMatmul(fd::FusionOp fusion, ModuleOp module,
       return failure();
     results.push_back(*result);
   }
+  if (computesInBf16(fusion, matmul, width))
+    return emitBf16(fusion, matmul, module, prefix, width, results);
 
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());

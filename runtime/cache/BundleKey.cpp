@@ -11,7 +11,7 @@
 namespace fuse {
 
 // Bumped whenever encode() changes, so old and new keys never collide.
-static constexpr std::string_view kKeyTag = "fuse-bundle-key-v1";
+static constexpr std::string_view kKeyTag = "fuse-bundle-key-v2";
 
 BundleKey BundleKey::make(const Graph &graph, std::string target,
                           const CompileOptions &options) {
@@ -43,6 +43,7 @@ std::vector<std::uint8_t> BundleKey::encode() const {
   out.push_back(options.enableFusion ? 1 : 0);
   out.push_back(options.explain ? 1 : 0);
   out.push_back(options.tieredKernels ? 1 : 0);
+  out.push_back(std::uint8_t(options.matmulPrecision));
   return out;
 }
 
@@ -83,6 +84,12 @@ public:
     pos = kKeyTag.size();
     return true;
   }
+  bool precision(MatmulPrecision &value) {
+    if (pos >= bytes.size() || bytes[pos] > std::uint8_t(MatmulPrecision::Bf16))
+      return false;
+    value = MatmulPrecision(bytes[pos++]);
+    return true;
+  }
   bool atEnd() const { return pos == bytes.size(); }
 
 private:
@@ -102,7 +109,8 @@ Expected<BundleKey> BundleKey::decode(std::span<const std::uint8_t> bytes) {
       !reader.string(key.target) || !reader.string(key.versionId) ||
       !reader.u64(level) || !reader.flag(key.options.enableFusion) ||
       !reader.flag(key.options.explain) ||
-      !reader.flag(key.options.tieredKernels) || !reader.atEnd() ||
+      !reader.flag(key.options.tieredKernels) ||
+      !reader.precision(key.options.matmulPrecision) || !reader.atEnd() ||
       std::int64_t(level) < std::numeric_limits<int>::min() ||
       std::int64_t(level) > std::numeric_limits<int>::max())
     return Status::error("the key record is malformed");
@@ -137,7 +145,8 @@ std::string BundleKey::describe() const {
          versionId + " options O" + std::to_string(options.optimizationLevel) +
          " fusion=" + (options.enableFusion ? "on" : "off") +
          " explain=" + (options.explain ? "on" : "off") +
-         " tiered=" + (options.tieredKernels ? "on" : "off");
+         " tiered=" + (options.tieredKernels ? "on" : "off") +
+         " matmul=" + matmulPrecisionName(options.matmulPrecision);
 }
 
 } // namespace fuse

@@ -13,7 +13,7 @@ namespace fuse::device {
 #if defined(__x86_64__)
 namespace {
 struct CpuidBits {
-  uint32_t leaf1Ecx = 0, leaf7Ebx = 0, extEcx = 0;
+  uint32_t leaf1Ecx = 0, leaf7Ebx = 0, leaf7Sub1Eax = 0, extEcx = 0;
   uint64_t xcr0 = 0;
 };
 
@@ -24,6 +24,8 @@ CpuidBits readCpuid() {
     bits.leaf1Ecx = ecx;
   if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
     bits.leaf7Ebx = ebx;
+  if (__get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx))
+    bits.leaf7Sub1Eax = eax;
   if (__get_cpuid(0x80000001, &eax, &ebx, &ecx, &edx))
     bits.extEcx = ecx;
   // The OS must save the vector registers across context switches, or
@@ -38,10 +40,21 @@ CpuidBits readCpuid() {
 }
 
 bool all(uint64_t value, uint64_t mask) { return (value & mask) == mask; }
+
+const CpuidBits &cpuidBits() {
+  static const CpuidBits bits = readCpuid();
+  return bits;
+}
 } // namespace
 
+bool hostSupportsAvx512Bf16() {
+  // Leaf 7 subleaf 1 EAX: AVX512_BF16 5.
+  return hostSupports(HostIsaLevel::X86_64_V4) &&
+         all(cpuidBits().leaf7Sub1Eax, 1u << 5);
+}
+
 bool hostSupports(HostIsaLevel level) {
-  static const CpuidBits bits = readCpuid();
+  const CpuidBits &bits = cpuidBits();
   // Leaf 1 ECX: SSE3 0, SSSE3 9, CX16 13, SSE4.1 19, SSE4.2 20, POPCNT 23.
   // Extended ECX: LAHF/SAHF 0.
   bool v2 = all(bits.leaf1Ecx, (1u << 0) | (1u << 9) | (1u << 13) | (1u << 19) |
@@ -67,6 +80,7 @@ bool hostSupports(HostIsaLevel level) {
 }
 #else
 bool hostSupports(HostIsaLevel) { return false; }
+bool hostSupportsAvx512Bf16() { return false; }
 #endif
 
 std::optional<HostIsaLevel> bestHostIsaLevel() {
@@ -95,6 +109,24 @@ std::optional<HostIsaLevel> parseHostTarget(std::string_view target) {
     if (target == hostTargetName(level))
       return level;
   return std::nullopt;
+}
+
+std::optional<HostKernelIsa> parseHostKernelTarget(std::string_view target) {
+  HostKernelIsa isa{HostIsaLevel::X86_64_V2};
+  if (target.ends_with(kAvx512Bf16Suffix)) {
+    target.remove_suffix(kAvx512Bf16Suffix.size());
+    isa.avx512Bf16 = true;
+  }
+  std::optional<HostIsaLevel> level = parseHostTarget(target);
+  if (!level || (isa.avx512Bf16 && *level != HostIsaLevel::X86_64_V4))
+    return std::nullopt;
+  isa.level = *level;
+  return isa;
+}
+
+bool hostSupports(const HostKernelIsa &isa) {
+  return hostSupports(isa.level) &&
+         (!isa.avx512Bf16 || hostSupportsAvx512Bf16());
 }
 
 } // namespace fuse::device

@@ -30,6 +30,24 @@ std::string hostTargetName(HostIsaLevel level);
 /// The level of a host target name; nothing for other names.
 std::optional<HostIsaLevel> parseHostTarget(std::string_view target);
 
+/// AVX-512 BF16 (vdpbf16ps, vcvtne2ps2bf16): cpuid leaf 7 subleaf 1 EAX
+/// bit 5, with the AVX-512 register state.
+bool hostSupportsAvx512Bf16();
+
+/// What a kernel's target adds to its ISA level: a matmul kernel compiled
+/// with CompileOptions::matmulPrecision bf16 is `host-x86-64-v4+avx512bf16`
+/// (x86-64-v4 does not include AVX-512 BF16).
+inline constexpr std::string_view kAvx512Bf16Suffix = "+avx512bf16";
+
+struct HostKernelIsa {
+  HostIsaLevel level;
+  bool avx512Bf16 = false;
+};
+/// A kernel target: a host target name, optionally with kAvx512Bf16Suffix.
+std::optional<HostKernelIsa> parseHostKernelTarget(std::string_view target);
+/// Whether this CPU runs a kernel of that target.
+bool hostSupports(const HostKernelIsa &isa);
+
 } // namespace fuse::device
 
 #endif // FUSE_RUNTIME_DEVICE_HOSTISA_H

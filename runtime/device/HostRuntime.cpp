@@ -173,7 +173,7 @@ HostRuntime::loadExecutable(const Bundle &bundle) {
   for (const BundleKernel &kernel : bundle.kernels) {
     if (kernel.payloadKind != PayloadKind::HostSharedObject)
       return unsupportedPayload(kernel, "host", "host shared objects");
-    std::optional<HostIsaLevel> level = parseHostTarget(kernel.target);
+    std::optional<HostKernelIsa> level = parseHostKernelTarget(kernel.target);
     if (!level)
       return foreignTarget(kernel, "a host ISA level");
     if (!hostSupports(*level))

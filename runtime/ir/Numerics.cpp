@@ -182,9 +182,39 @@ Tolerance fuse::toleranceForTensor(const Graph &graph, TensorId tensor) {
   return total;
 }
 
+std::int64_t fuse::weightMatmulsOnPath(const Graph &graph, TensorId tensor) {
+  std::vector<std::int64_t> producer(graph.tensors.size(), -1);
+  for (std::size_t i = 0; i < graph.ops.size(); ++i)
+    for (TensorId result : graph.ops[i].results)
+      producer[result] = std::int64_t(i);
+  std::vector<bool> visited(graph.ops.size(), false);
+  std::vector<TensorId> pending{tensor};
+  std::int64_t count = 0;
+  while (!pending.empty()) {
+    const std::int64_t index = producer[pending.back()];
+    pending.pop_back();
+    if (index < 0 || visited[index])
+      continue;
+    visited[index] = true;
+    const Op &op = graph.ops[index];
+    if (op.kind == OpKind::Matmul && op.operands.size() > 1 &&
+        std::find(graph.inputs.begin(), graph.inputs.end(), op.operands[1]) !=
+            graph.inputs.end())
+      ++count;
+    pending.insert(pending.end(), op.operands.begin(), op.operands.end());
+  }
+  return count;
+}
+
 Tolerance fuse::toleranceForOutput(const Graph &graph, TensorId tensor,
-                                   const HostTensor &expected) {
+                                   const HostTensor &expected,
+                                   bool bf16Matmuls) {
   Tolerance tolerance = toleranceForTensor(graph, tensor);
+  if (bf16Matmuls) {
+    double extra =
+        kBf16MatmulTolerance * double(weightMatmulsOnPath(graph, tensor));
+    tolerance = tolerance + Tolerance{extra, extra};
+  }
   if (tolerance.isExact() || !isFloat(expected.type.elementType))
     return tolerance;
   double scale = 1;

@@ -99,8 +99,25 @@ Tolerance toleranceForTensor(const Graph &graph, TensorId tensor);
 /// toleranceForTensor with the absolute part multiplied by the output's
 /// scale (its largest finite magnitude, at least 1). What every comparison
 /// of a back end's output with the reference's uses.
+///
+/// With `bf16Matmuls` (a run compiled with CompileOptions::matmulPrecision
+/// bf16), each matmul on the output's path whose B is a graph input (a
+/// weight, the matmuls computed in bf16) adds kBf16MatmulTolerance to both
+/// parts. Its inputs rounded to bf16 (8 significant bits, unit roundoff
+/// u = 2^-8), each product is off by at most 2u = 2^-7 relative; over K
+/// products of random signs the error is about 2^-7 sqrt(K) |a||b| / sqrt(3),
+/// about 2^-7 of C's typical magnitude, which is at most its largest: 2^-5
+/// (4x) in units of the output's scale, per matmul (first-order propagation
+/// through a chain, as for the other classes).
 Tolerance toleranceForOutput(const Graph &graph, TensorId tensor,
-                             const HostTensor &expected);
+                             const HostTensor &expected,
+                             bool bf16Matmuls = false);
+
+/// Per bf16 matmul on an output's path (toleranceForOutput).
+inline constexpr double kBf16MatmulTolerance = 1.0 / 32;
+
+/// The matmuls on `tensor`'s path whose B (operand 1) is a graph input.
+std::int64_t weightMatmulsOnPath(const Graph &graph, TensorId tensor);
 
 struct Comparison {
   bool ok = true;

@@ -58,6 +58,13 @@ llvm::cl::opt<std::string> outputDir("o", llvm::cl::desc("Output directory"),
 llvm::cl::opt<bool> timings("timings",
                             llvm::cl::desc("Print the time of each phase"),
                             llvm::cl::cat(compileCategory));
+llvm::cl::opt<std::string> matmulPrecision(
+    "matmul-precision",
+    llvm::cl::desc("f32 (default) or bf16: matmuls whose B is a weight round "
+                   "A and B to bf16 and sum in f32 (AVX-512 BF16, "
+                   "host-x86-64-v4)"),
+    llvm::cl::value_desc("f32|bf16"), llvm::cl::init("f32"),
+    llvm::cl::cat(compileCategory));
 llvm::cl::opt<bool> noFusion("no-fusion", llvm::cl::desc("One kernel per op"),
                              llvm::cl::cat(compileCategory));
 llvm::cl::opt<unsigned> optLevel("O", llvm::cl::desc("Optimization level"),
@@ -301,6 +308,7 @@ int main(int argc, char **argv) {
   const std::string input = inputFile, outDir = outputDir, emitKind = emit;
   const bool printTimings = timings, fusion = !noFusion;
   const unsigned times = repeat;
+  const std::string precision = matmulPrecision;
   const int level = int(optLevel);
   std::string name = targetName;
   if (name == "host") {
@@ -325,6 +333,11 @@ int main(int argc, char **argv) {
   CompileOptions options;
   options.optimizationLevel = level;
   options.enableFusion = fusion;
+  if (precision == "bf16")
+    options.matmulPrecision = MatmulPrecision::Bf16;
+  else if (precision != "f32")
+    return fail("unknown --matmul-precision=" + precision +
+                "; expected f32 or bf16");
   if (target->isCuda())
     return compileForGpu(*target, input, *file, options, outDir, emitKind,
                          printTimings, times);

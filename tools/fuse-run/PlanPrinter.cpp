@@ -50,6 +50,12 @@ std::pair<std::uint64_t, std::uint64_t> kernelTraffic(const Bundle &bundle,
   return {read, written};
 }
 
+/// A kernel compiled with --matmul-precision=bf16 (its target ends in
+/// device::kAvx512Bf16Suffix): a weight's bf16 pack or a bf16 matmul.
+bool inBf16(const BundleKernel &kernel) {
+  return kernel.target.ends_with("+avx512bf16");
+}
+
 } // namespace
 
 std::string sharedCodeOf(const Bundle &bundle, const BundleKernel &kernel) {
@@ -75,6 +81,16 @@ void printPlanText(const Bundle &bundle, llvm::raw_ostream &os) {
           bundle.kernels.begin(), bundle.kernels.end(),
           [](const BundleKernel &kernel) { return kernel.perBinding; }))
     os << ", " << once << " once per binding of the inputs";
+  // --matmul-precision=bf16: which matmuls it made bf16 (B a weight).
+  std::size_t bf16 = 0, f32 = 0;
+  for (const BundleKernel &kernel : bundle.kernels)
+    if (!kernel.perBinding)
+      for (std::uint32_t op : kernel.ops)
+        if (bundle.graph.ops[op].kind == OpKind::Matmul)
+          ++(inBf16(kernel) ? bf16 : f32);
+  if (bf16)
+    os << ", matmuls: " << bf16 << " in bf16 (products of bf16, sums in f32), "
+       << f32 << " in f32 (B not a weight)";
   os << "\n";
   for (std::uint32_t index : bundle.launchOrder) {
     const BundleKernel &kernel = bundle.kernels[index];
@@ -88,6 +104,9 @@ void printPlanText(const Bundle &bundle, llvm::raw_ostream &os) {
       os << ", the code of " << first;
     if (kernel.perBinding)
       os << ", once per binding of the inputs";
+    if (inBf16(kernel))
+      os << (kernel.perBinding ? ", rounds B to bf16 pairs"
+                               : ", bf16 products (vdpbf16ps), f32 sums");
     os << "\n  ops";
     for (std::uint32_t op : kernel.ops)
       os << " " << mnemonic(bundle.graph.ops[op].kind);

@@ -147,6 +147,14 @@ llvm::cl::opt<bool> printPlan("print-plan",
 llvm::cl::opt<std::string>
     dotFile("dot", llvm::cl::desc("Write the plan as Graphviz DOT"),
             llvm::cl::value_desc("file"), llvm::cl::cat(runCategory));
+llvm::cl::opt<std::string> matmulPrecision(
+    "matmul-precision",
+    llvm::cl::desc("f32 (default) or bf16: matmuls whose B is a weight (a "
+                   "graph input) round A and B to bf16 and sum the products "
+                   "in f32 (AVX-512 BF16, host-x86-64-v4); --check then "
+                   "allows 2^-5 of the output's scale per such matmul"),
+    llvm::cl::value_desc("f32|bf16"), llvm::cl::init("f32"),
+    llvm::cl::cat(runCategory));
 llvm::cl::opt<bool> noFusion("no-fusion", llvm::cl::desc("One kernel per op"),
                              llvm::cl::cat(runCategory));
 llvm::cl::opt<std::string>
@@ -170,6 +178,7 @@ struct RunOptions {
   std::vector<std::string> inputs, dims;
   unsigned seed = 0, bench = 0, profile = 0, threads = 0;
   bool check = false, printPlan = false, fusion = true, json = false;
+  MatmulPrecision matmulPrecision = MatmulPrecision::F32;
 };
 
 constexpr int kExitMismatch = 1;
@@ -953,6 +962,13 @@ Expected<PlannedBundle> hostBundle(const RunOptions &options,
     return target.status();
   CompileOptions compileOptions;
   compileOptions.enableFusion = options.fusion;
+  compileOptions.matmulPrecision = options.matmulPrecision;
+  if (options.matmulPrecision == MatmulPrecision::Bf16 &&
+      *level == device::HostIsaLevel::X86_64_V4 &&
+      !device::hostSupportsAvx512Bf16())
+    return Status::error("--matmul-precision=bf16 needs AVX-512 BF16, which "
+                         "this CPU (target " +
+                         target->name + ") does not have");
   BundleKey key = BundleKey::make(graph, target->name, compileOptions);
   std::unique_ptr<BundleCache> cache = openCache(options, model.handFused);
   std::optional<Bundle> hit;
@@ -1245,13 +1261,14 @@ struct CheckSummary {
 /// it to `summary`; answers whether it passed.
 bool checkOutput(const ParsedModel &model, std::size_t i,
                  const device::TensorBytes &reference,
-                 const HostTensorData &result, CheckSummary &summary) {
+                 const HostTensorData &result, CheckSummary &summary,
+                 bool bf16) {
   const TensorType &type = result.type;
   HostTensorData want(type);
   copyBytes(want.bytes.data(), reference.data(), want.bytes.size());
   // The absolute part in units of the output's scale (Numerics.h).
   Tolerance tolerance = toleranceForOutput(
-      model.graph, model.graph.outputs[i].tensor, want.view());
+      model.graph, model.graph.outputs[i].tensor, want.view(), bf16);
   Comparison comparison =
       compare(reference.data(), result.bytes.data(), type.elementType,
               type.numElements(), tolerance);
@@ -1299,8 +1316,13 @@ bool checkOutput(const ParsedModel &model, std::size_t i,
 Expected<CheckSummary>
 checkAgainstReference(const ParsedModel &model,
                       const std::vector<device::SharedInput> &shared,
-                      const std::vector<HostTensorData> &results) {
+                      const std::vector<HostTensorData> &results, bool bf16) {
   progress("checking against the reference runtime...");
+  if (bf16)
+    llvm::outs() << "check: comparing a run with bf16 matmuls with the f32 "
+                    "reference: each matmul whose B is a weight adds "
+                 << llvm::format("%.3g", kBf16MatmulTolerance)
+                 << " of the output's scale to rtol and atol\n";
   device::ReferenceRuntime reference;
   Bundle referenceBundle = makeReferenceBundle(model.graph);
   std::vector<device::TensorBytes> inputs;
@@ -1316,7 +1338,7 @@ checkAgainstReference(const ParsedModel &model,
   summary.maxRel = 0;
   std::size_t failures = 0;
   for (std::size_t i = 0; i < results.size(); ++i)
-    if (!checkOutput(model, i, (*expected)[i], results[i], summary))
+    if (!checkOutput(model, i, (*expected)[i], results[i], summary, bf16))
       ++failures;
   summary.mismatch = failures != 0;
   if (summary.mismatch)
@@ -1373,6 +1395,14 @@ void printJsonSummary(const RunOptions &options, const ParsedModel &model,
       ", \"runtime\": " + jsonString(options.runtime) +
       ", \"ops\": " + std::to_string(model.graph.ops.size()) +
       ", \"kernels\": " + std::to_string(planned.bundle.kernels.size()) +
+      ", \"matmul_precision\": " +
+      jsonString(matmulPrecisionName(options.matmulPrecision)) +
+      ", \"bf16_kernels\": " +
+      std::to_string(std::count_if(
+          planned.bundle.kernels.begin(), planned.bundle.kernels.end(),
+          [](const BundleKernel &kernel) {
+            return kernel.target.ends_with(device::kAvx512Bf16Suffix);
+          })) +
       ", \"launches\": " + std::to_string(planned.bundle.launchOrder.size()) +
       ", \"compiled\": " +
       (planned.compiled ? std::to_string(*planned.compiled) : "null") +
@@ -1477,8 +1507,10 @@ int runModel(const RunOptions &options) {
       return fail(written.message());
   CheckSummary checked;
   if (options.check) {
-    Expected<CheckSummary> compared =
-        checkAgainstReference(*model, inputs, *results);
+    Expected<CheckSummary> compared = checkAgainstReference(
+        *model, inputs, *results,
+        options.matmulPrecision == MatmulPrecision::Bf16 &&
+            options.runtime == "host");
     if (!compared.ok())
       return fail(compared.message());
     checked = compared.take();
@@ -1501,10 +1533,15 @@ int generateTokensWith(const RunOptions &options, unsigned tokens) {
     bool given;
     const char *name;
   } const unsupported[] = {
-      {options.check, "--check"},          {options.bench != 0, "--bench"},
-      {options.profile != 0, "--profile"}, {options.printPlan, "--print-plan"},
-      {!options.dotFile.empty(), "--dot"}, {!options.fusion, "--no-fusion"},
-      {!options.dims.empty(), "--dim"},    {options.threads != 0, "--threads"}};
+      {options.check, "--check"},
+      {options.bench != 0, "--bench"},
+      {options.profile != 0, "--profile"},
+      {options.printPlan, "--print-plan"},
+      {!options.dotFile.empty(), "--dot"},
+      {!options.fusion, "--no-fusion"},
+      {!options.dims.empty(), "--dim"},
+      {options.threads != 0, "--threads"},
+      {options.matmulPrecision != MatmulPrecision::F32, "--matmul-precision"}};
   for (const auto &option : unsupported)
     if (option.given)
       return fail(std::string(option.name) + " does not apply to --generate");
@@ -1611,6 +1648,15 @@ int main(int argc, char **argv) {
   options.printPlan = printPlan;
   options.dotFile = dotFile;
   options.fusion = !noFusion;
+  if (matmulPrecision == "bf16")
+    options.matmulPrecision = MatmulPrecision::Bf16;
+  else if (matmulPrecision != "f32")
+    return fail("unknown --matmul-precision=" + matmulPrecision +
+                "; expected f32 or bf16");
+  if (options.matmulPrecision != MatmulPrecision::F32 &&
+      options.runtime != "host")
+    return fail("--matmul-precision=" + matmulPrecision +
+                " applies to --runtime host only");
   options.cacheDir = cacheDir;
   options.json = json;
   if (generate.getNumOccurrences())

@@ -82,6 +82,24 @@ TEST(CacheBundleKey, TieredKernelsChangeTheKey) {
   EXPECT_EQ(decoded->toHex(), key.toHex());
 }
 
+TEST(CacheBundleKey, MatmulPrecisionChangesTheKey) {
+  // A bf16 bundle must never answer an f32 request.
+  CompileOptions options;
+  options.matmulPrecision = MatmulPrecision::Bf16;
+  BundleKey key = makeKey(makeGraph(), kHostTarget, options);
+  EXPECT_NE(makeKey(makeGraph()).toHex(), key.toHex());
+  EXPECT_NE(makeKey(makeGraph()), key);
+  Expected<BundleKey> decoded = BundleKey::decode(key.encode());
+  ASSERT_TRUE(decoded.ok()) << decoded.message();
+  EXPECT_EQ(decoded->options.matmulPrecision, MatmulPrecision::Bf16);
+  EXPECT_EQ(decoded->toHex(), key.toHex());
+  EXPECT_NE(key.describe().find("matmul=bf16"), std::string::npos);
+  // A precision byte this build does not know is malformed.
+  std::vector<std::uint8_t> bytes = key.encode();
+  bytes.back() = 2;
+  EXPECT_FALSE(BundleKey::decode(bytes).ok());
+}
+
 TEST(CacheBundleKey, OtherTensorIdsAndNamesGiveTheSameKey) {
   // makeGraph() recorded with other ids: the result tensors first, the
   // inputs last, and other names.

@@ -320,6 +320,33 @@ TEST(HostRuntime, RejectsBundlesItCannotRun) {
   }
 }
 
+TEST(HostRuntime, Bf16KernelsNeedAvx512Bf16) {
+  // --matmul-precision=bf16's kernels are tagged `+avx512bf16`, which
+  // x86-64-v4 does not include; only an AVX-512 level carries it.
+  std::optional<HostKernelIsa> bf16 =
+      parseHostKernelTarget("host-x86-64-v4+avx512bf16");
+  ASSERT_TRUE(bf16.has_value());
+  EXPECT_EQ(bf16->level, HostIsaLevel::X86_64_V4);
+  EXPECT_TRUE(bf16->avx512Bf16);
+  EXPECT_FALSE(parseHostKernelTarget("host-x86-64-v4")->avx512Bf16);
+  EXPECT_FALSE(parseHostKernelTarget("host-x86-64-v3+avx512bf16"));
+  EXPECT_FALSE(parseHostKernelTarget("host-x86-64-v4+avx512fp16"));
+  EXPECT_EQ(hostSupports(*bf16), hostSupportsAvx512Bf16());
+  // A CPU without it refuses the kernel, naming what it needs (the kernel's
+  // code itself is plain: the check is the tag's).
+  HostRuntime runtime(options());
+  Bundle tagged = test::addBundle(4);
+  tagged.kernels[0].target = "host-x86-64-v4+avx512bf16";
+  DeviceResult<Executable> loaded = runtime.load(tagged);
+  if (hostSupportsAvx512Bf16()) {
+    EXPECT_TRUE(loaded.ok());
+  } else {
+    ASSERT_FALSE(loaded.ok());
+    EXPECT_EQ(loaded.error().code, ErrorCode::Incompatible);
+    EXPECT_NE(loaded.error().message.find("+avx512bf16"), std::string::npos);
+  }
+}
+
 TEST(HostRuntime, LaunchChecksItsBindings) {
   HostRuntime runtime(options());
   Bundle bundle = test::addBundle(4);
