@@ -13,6 +13,7 @@
 #ifndef FUSE_COMPILER_AFFINEINDEXMAP_H
 #define FUSE_COMPILER_AFFINEINDEXMAP_H
 
+#include "compiler/common/KernelPlan.h"
 #include "compiler/common/ScalarLowering.h"
 
 namespace fuse {
@@ -34,6 +35,31 @@ rowMajorStrides(mlir::ArrayRef<int64_t> shape) {
   return strides;
 }
 
+/// In a fusion emitted for runtime dims (kRuntimeDimsAttr), `map` with each
+/// run of adjacent result dims that the operand reads contiguously (a dim's
+/// multiplier the next one's times its size) merged into one: the same
+/// positions, with no quotient or remainder by a size within the run.
+/// Elsewhere `map` as it is.
+inline AffineIndexMap mergedForRuntimeDims(mlir::Operation *op,
+                                           AffineIndexMap map) {
+  auto fusion = op->getParentOfType<fd::FusionOp>();
+  if (!fusion || !fusion->hasAttr(kRuntimeDimsAttr))
+    return map;
+  AffineIndexMap merged;
+  merged.offset = map.offset;
+  for (size_t d = 0; d < map.resultShape.size(); ++d) {
+    if (!merged.resultShape.empty() &&
+        merged.multipliers.back() == map.multipliers[d] * map.resultShape[d]) {
+      merged.resultShape.back() *= map.resultShape[d];
+      merged.multipliers.back() = map.multipliers[d];
+      continue;
+    }
+    merged.resultShape.push_back(map.resultShape[d]);
+    merged.multipliers.push_back(map.multipliers[d]);
+  }
+  return merged;
+}
+
 inline AffineIndexMap broadcastMap(fd::BroadcastOp op) {
   AffineIndexMap map;
   map.resultShape.assign(shapeOf(op.getResult()).begin(),
@@ -44,7 +70,7 @@ inline AffineIndexMap broadcastMap(fd::BroadcastOp op) {
   for (auto [i, d] : llvm::enumerate(op.getDims()))
     if (operandShape[i] != 1)
       map.multipliers[d] = strides[i];
-  return map;
+  return mergedForRuntimeDims(op, std::move(map));
 }
 
 inline AffineIndexMap transposeMap(fd::TransposeOp op) {
@@ -55,7 +81,7 @@ inline AffineIndexMap transposeMap(fd::TransposeOp op) {
       rowMajorStrides(shapeOf(op.getOperand()));
   for (int64_t source : op.getPermutation())
     map.multipliers.push_back(strides[source]);
-  return map;
+  return mergedForRuntimeDims(op, std::move(map));
 }
 
 inline AffineIndexMap sliceMap(fd::SliceOp op) {
@@ -68,7 +94,7 @@ inline AffineIndexMap sliceMap(fd::SliceOp op) {
     map.multipliers.push_back(op.getStrides()[d] * strides[d]);
     map.offset += op.getOffsets()[d] * strides[d];
   }
-  return map;
+  return mergedForRuntimeDims(op, std::move(map));
 }
 
 /// offset + sum_d ((x / inner_d) % shape_d) * multipliers[d], on i64

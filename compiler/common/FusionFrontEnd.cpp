@@ -346,7 +346,11 @@ KernelBinding BufferAssignment::bind(TensorId tensor, std::uint32_t kernel) {
   auto [it, inserted] =
       intermediateOf.emplace(tensor, std::uint32_t(requests.size()));
   if (inserted)
-    requests.push_back({tensor, std::uint64_t(graph.typeOf(tensor).byteSize()),
+    // A symbolic size is 0 here; the driver gives the bundle its formula.
+    requests.push_back({tensor,
+                        graph.typeOf(tensor).isStatic()
+                            ? std::uint64_t(graph.typeOf(tensor).byteSize())
+                            : 0,
                         kernel, kernel});
   use(it->second, kernel);
   return {BindingKind::Intermediate, it->second};

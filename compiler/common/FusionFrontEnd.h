@@ -12,7 +12,7 @@
 #ifndef FUSE_COMPILER_FUSIONFRONTEND_H
 #define FUSE_COMPILER_FUSIONFRONTEND_H
 
-#include "compiler/common/ArenaPlanner.h"
+#include "runtime/cache/ArenaPlanner.h"
 #include "dialect/FuseOps.h"
 #include "runtime/Compiler.h"
 #include "runtime/cache/Bundle.h"

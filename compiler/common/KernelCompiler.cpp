@@ -2,18 +2,22 @@
 
 #include "compiler/common/KernelCompiler.h"
 
-#include "compiler/common/ArenaPlanner.h"
 #include "compiler/common/FusionFrontEnd.h"
 #include "compiler/common/GraphTranslation.h"
 #include "compiler/common/TargetBackend.h"
+#include "dialect/FuseDims.h"
 #include "dialect/FuseOps.h"
 #include "passes/Passes.h"
+#include "runtime/cache/ArenaPlanner.h"
+#include "runtime/cache/SymbolicBundle.h"
 #include "runtime/ir/GraphHash.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -154,6 +158,199 @@ lowerConvolutions(mlir::MLIRContext &context, mlir::ModuleOp module,
   return std::optional<Graph>(std::move(*lowered));
 }
 
+//===----------------------------------------------------------------------===//
+// Symbolic fusions (issue 22, step C)
+//===----------------------------------------------------------------------===//
+//
+// A fusion whose types have symbolic dims is emitted at two representative
+// values of its dims (each symbol a distinct prime, then another), each on
+// a copy of the fusion with the dims bound. Where both give the same code
+// (the whole kernel module's text) and each kernel's iteration count is a
+// constant times a product of the fusion's symbolic dims, the code depends
+// on the dims only through its iteration space: it is kept, with that count
+// as a formula (KernelAbi.h, "Runtime dims"). Otherwise the fusion is
+// refused, naming the dims whose value changes its code.
+
+/// Calls `visit` on the type of every value of `fusion`: its operands and
+/// results, and those of the ops and block arguments inside.
+void forEachFusionType(fd::FusionOp fusion,
+                       llvm::function_ref<void(mlir::Type)> visit) {
+  fusion->walk([&](mlir::Operation *op) {
+    for (mlir::Type type : op->getOperandTypes())
+      visit(type);
+    for (mlir::Type type : op->getResultTypes())
+      visit(type);
+    for (mlir::Region &region : op->getRegions())
+      for (mlir::Block &block : region)
+        for (mlir::BlockArgument arg : block.getArguments())
+          visit(arg.getType());
+  });
+}
+
+/// The dim symbols of `fusion`'s types, sorted; none for a static fusion.
+std::vector<std::string> fusionSymbols(fd::FusionOp fusion) {
+  std::set<std::string> symbols;
+  forEachFusionType(fusion, [&](mlir::Type type) {
+    auto tensor = mlir::dyn_cast<mlir::RankedTensorType>(type);
+    if (!tensor || fd::isStaticTensor(tensor))
+      return;
+    for (const DimExpr &dim : fd::shapeExprs(tensor))
+      for (const std::string &symbol : dim.symbols())
+        symbols.insert(symbol);
+  });
+  return {symbols.begin(), symbols.end()};
+}
+
+/// What a kernel's iteration count may be a constant multiple of: each
+/// symbolic dim of `fusion`'s types, and the product of each type's
+/// symbolic dims.
+std::vector<DimExpr> iterationFactors(fd::FusionOp fusion) {
+  std::vector<DimExpr> factors;
+  auto add = [&](const DimExpr &factor) {
+    if (!factor.isConstant() &&
+        std::find(factors.begin(), factors.end(), factor) == factors.end())
+      factors.push_back(factor);
+  };
+  forEachFusionType(fusion, [&](mlir::Type type) {
+    auto tensor = mlir::dyn_cast<mlir::RankedTensorType>(type);
+    if (!tensor || fd::isStaticTensor(tensor))
+      return;
+    DimExpr product = DimExpr::constant(1);
+    for (const DimExpr &dim : fd::shapeExprs(tensor)) {
+      if (dim.isConstant())
+        continue;
+      add(dim);
+      if (Expected<DimExpr> next = DimExpr::mul(product, dim); next.ok())
+        product = next.take();
+    }
+    add(product);
+  });
+  return factors;
+}
+
+/// Representative values of `symbols`: distinct primes from `primes`, each
+/// past every vector width and grain factor.
+DimBindings representativeDims(const std::vector<std::string> &symbols,
+                               std::span<const std::int64_t> primes) {
+  DimBindings values;
+  for (size_t i = 0; i < symbols.size(); ++i)
+    values[symbols[i]] =
+        primes[i % primes.size()] + 1000 * std::int64_t(i / primes.size());
+  return values;
+}
+
+constexpr std::int64_t kFirstPrimes[] = {97, 101, 103, 107, 109, 113};
+constexpr std::int64_t kSecondPrimes[] = {131, 137, 139, 149, 151, 157};
+
+/// `type` with its symbolic dims bound to `values`; failure where one is
+/// not a size.
+mlir::FailureOr<mlir::Type> bindType(mlir::Type type,
+                                     const DimBindings &values) {
+  auto tensor = mlir::dyn_cast<mlir::RankedTensorType>(type);
+  if (!tensor || fd::isStaticTensor(tensor))
+    return type;
+  llvm::SmallVector<std::int64_t> shape;
+  for (const DimExpr &dim : fd::shapeExprs(tensor)) {
+    Expected<std::int64_t> value = dim.evaluate(values);
+    if (!value.ok() || *value < 0)
+      return mlir::failure();
+    shape.push_back(*value);
+  }
+  return mlir::Type(
+      mlir::RankedTensorType::get(shape, tensor.getElementType()));
+}
+
+/// A copy of a fusion with its dims bound, alone in a function of a module
+/// of its own.
+struct BoundFusion {
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  fd::FusionOp fusion;
+};
+
+mlir::FailureOr<BoundFusion> bindFusion(fd::FusionOp fusion,
+                                        const DimBindings &values) {
+  mlir::OpBuilder b(fusion.getContext());
+  mlir::Location loc = fusion.getLoc();
+  BoundFusion bound{mlir::ModuleOp::create(loc), nullptr};
+  llvm::SmallVector<mlir::Type> inputs, results;
+  for (mlir::Type type : fusion.getInputs().getTypes()) {
+    mlir::FailureOr<mlir::Type> bT = bindType(type, values);
+    if (mlir::failed(bT))
+      return mlir::failure();
+    inputs.push_back(*bT);
+  }
+  for (mlir::Type type : fusion->getResultTypes()) {
+    mlir::FailureOr<mlir::Type> bT = bindType(type, values);
+    if (mlir::failed(bT))
+      return mlir::failure();
+    results.push_back(*bT);
+  }
+  b.setInsertionPointToEnd(bound.module->getBody());
+  auto func = mlir::func::FuncOp::create(b, loc, "bound",
+                                         b.getFunctionType(inputs, results));
+  mlir::Block *entry = func.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  mlir::IRMapping mapping;
+  for (auto [input, arg] :
+       llvm::zip_equal(fusion.getInputs(), entry->getArguments()))
+    mapping.map(input, arg);
+  mlir::Operation *clone = b.clone(*fusion, mapping);
+  bool bindable = true;
+  auto rebind = [&](mlir::Value value) {
+    mlir::FailureOr<mlir::Type> type = bindType(value.getType(), values);
+    if (mlir::failed(type))
+      bindable = false;
+    else
+      value.setType(*type);
+  };
+  clone->walk([&](mlir::Operation *op) {
+    for (mlir::Value result : op->getResults())
+      rebind(result);
+    for (mlir::Region &region : op->getRegions())
+      for (mlir::Block &block : region)
+        for (mlir::BlockArgument arg : block.getArguments())
+          rebind(arg);
+  });
+  clone->walk([&](fd::FusionOp inner) {
+    inner->setAttr(kRuntimeDimsAttr, b.getUnitAttr());
+  });
+  mlir::func::ReturnOp::create(b, loc, clone->getResults());
+  if (!bindable || mlir::failed(mlir::verify(*bound.module)))
+    return mlir::failure();
+  bound.fusion = mlir::cast<fd::FusionOp>(clone);
+  return bound;
+}
+
+/// Whether two emissions of one fusion planned the same kernels but for
+/// their iteration counts.
+bool samePlans(const FusionKernels &a, const FusionKernels &b) {
+  if (a.kernels.size() != b.kernels.size() || a.scratchBytes != b.scratchBytes)
+    return false;
+  for (size_t k = 0; k < a.kernels.size(); ++k) {
+    const KernelPlan &x = a.kernels[k], &y = b.kernels[k];
+    LaunchConfig xl = x.launch, yl = y.launch;
+    xl.iterations = yl.iterations = 0;
+    if (x.entry != y.entry || x.module != y.module ||
+        x.schedule != y.schedule || xl != yl || x.callees != y.callees ||
+        x.perBinding != y.perBinding || x.bindingReads != y.bindingReads ||
+        x.operands.size() != y.operands.size())
+      return false;
+    for (size_t i = 0; i < x.operands.size(); ++i)
+      if (x.operands[i].kind != y.operands[i].kind ||
+          x.operands[i].index != y.operands[i].index)
+        return false;
+  }
+  return true;
+}
+
+/// "dim 'sequence'" or "dims 'batch', 'sequence'".
+std::string dimsText(const std::vector<std::string> &symbols) {
+  std::string text = symbols.size() == 1 ? "dim " : "dims ";
+  for (size_t i = 0; i < symbols.size(); ++i)
+    text += (i ? ", '" : "'") + symbols[i] + "'";
+  return text;
+}
+
 /// Adds the kernels of each fusion to the bundle: their bindings (the
 /// caller's buffers or arena requests), their launch order and the plan's
 /// module of each.
@@ -218,6 +415,28 @@ private:
   /// (the same layer again) reuses their kernels without emitting them again
   /// only to find the same functions.
   std::map<std::string, Emitted> emittedOfText;
+  /// A fusion's kernels emitted into a module of their own at
+  /// representative values of its dims, and that module's text.
+  struct Representative {
+    FusionKernels kernels;
+    std::string text;
+  };
+  Expected<Representative> emitAt(fd::FusionOp fusion,
+                                  const DimBindings &values,
+                                  const std::string &prefix);
+  /// The kernels of a fusion with symbolic dims (see "Symbolic fusions"),
+  /// emitted into the kernel module, each kernel's iteration count given as
+  /// a formula over the dims where it depends on them.
+  Expected<FusionKernels> emitSymbolic(fd::FusionOp fusion,
+                                       const std::vector<std::string> &symbols,
+                                       const std::string &prefix);
+  /// The refusal of a fusion whose code depends on the value of a dim,
+  /// naming the dims that change it.
+  Status refuseSymbolic(fd::FusionOp fusion,
+                        const std::vector<std::string> &symbols,
+                        const std::string &prefix, const Representative &first,
+                        const std::string &why);
+
   /// The kernels of `fusion` from an identical fusion emitted before,
   /// renamed to `prefix`; none where there is none.
   std::optional<FusionKernels> emittedBefore(const std::string &text,
@@ -259,6 +478,125 @@ BundleKernels::emittedBefore(const std::string &text, const std::string &prefix,
   }
   entries = it->second.entries;
   return kernels;
+}
+
+Expected<BundleKernels::Representative>
+BundleKernels::emitAt(fd::FusionOp fusion, const DimBindings &values,
+                      const std::string &prefix) {
+  mlir::FailureOr<BoundFusion> bound = bindFusion(fusion, values);
+  if (mlir::failed(bound))
+    return Status::error("its ops do not verify with the dims bound");
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::ModuleOp::create(fusion.getLoc());
+  backend.prepareKernelModule(*module);
+  mlir::FailureOr<FusionKernels> kernels =
+      backend.emitKernels(bound->fusion, *module, prefix, target);
+  if (mlir::failed(kernels))
+    return Status::error("its code generation failed");
+  Representative representative{std::move(*kernels), {}};
+  llvm::raw_string_ostream os(representative.text);
+  module->print(os);
+  return representative;
+}
+
+Status BundleKernels::refuseSymbolic(fd::FusionOp fusion,
+                                     const std::vector<std::string> &symbols,
+                                     const std::string &prefix,
+                                     const Representative &first,
+                                     const std::string &why) {
+  // The dims whose value alone changes the code.
+  std::vector<std::string> culprits;
+  DimBindings base = representativeDims(symbols, kFirstPrimes);
+  DimBindings other = representativeDims(symbols, kSecondPrimes);
+  for (const std::string &symbol : symbols) {
+    DimBindings values = base;
+    values[symbol] = other[symbol];
+    Expected<Representative> changed = emitAt(fusion, values, prefix);
+    if (!changed.ok() || changed->text != first.text ||
+        !samePlans(changed->kernels, first.kernels))
+      culprits.push_back(symbol);
+  }
+  if (culprits.empty())
+    culprits = symbols;
+  std::string kind(fd::stringifyScheduleKind(fusion.getKind()));
+  std::string opName;
+  fusion.getBody().walk([&](mlir::Operation *op) {
+    if (opName.empty() && !mlir::isa<fd::YieldOp>(op))
+      opName = op->getName().getStringRef().str();
+  });
+  return Status::error(
+      "the " + kind + " fusion " + prefix + " (first op " + opName +
+      ") needs a static value of " + dimsText(culprits) + ": " + why +
+      "; only pointwise and row-reduction kernels over outer symbolic dims "
+      "take the dims at run time yet (issue 22): bind the dims first "
+      "(bindDims, fuse-run --dim)");
+}
+
+Expected<FusionKernels>
+BundleKernels::emitSymbolic(fd::FusionOp fusion,
+                            const std::vector<std::string> &symbols,
+                            const std::string &prefix) {
+  bool readsDims = false;
+  fusion.walk([&](mlir::Operation *op) {
+    readsDims |= mlir::isa<fd::IotaOp, fd::DimValueOp>(op);
+  });
+  DimBindings first = representativeDims(symbols, kFirstPrimes);
+  DimBindings second = representativeDims(symbols, kSecondPrimes);
+  Expected<Representative> a = emitAt(fusion, first, prefix);
+  if (!a.ok())
+    return Status::error("the fusion " + prefix + " on " + dimsText(symbols) +
+                         ": " + a.message());
+  if (readsDims)
+    return refuseSymbolic(fusion, symbols, prefix, *a,
+                          "it reads a dim's value as data (iota, dim_value)");
+  Expected<Representative> b = emitAt(fusion, second, prefix);
+  if (!b.ok() || b->text != a->text || !samePlans(a->kernels, b->kernels))
+    return refuseSymbolic(fusion, symbols, prefix, *a,
+                          "its kernel's code depends on the dim's value");
+  if (a->kernels.scratchBytes != 0)
+    return refuseSymbolic(fusion, symbols, prefix, *a,
+                          "its kernels share partials in a scratch buffer");
+  std::vector<DimExpr> factors = iterationFactors(fusion);
+  std::vector<std::optional<DimExpr>> counts;
+  for (size_t k = 0; k < a->kernels.kernels.size(); ++k) {
+    std::int64_t at1 = a->kernels.kernels[k].launch.iterations;
+    std::int64_t at2 = b->kernels.kernels[k].launch.iterations;
+    if (at1 == at2) {
+      counts.push_back(std::nullopt);
+      continue;
+    }
+    std::optional<DimExpr> count;
+    for (const DimExpr &factor : factors) {
+      Expected<std::int64_t> x1 = factor.evaluate(first);
+      Expected<std::int64_t> x2 = factor.evaluate(second);
+      if (!x1.ok() || !x2.ok() || *x1 <= 0 || at1 % *x1 != 0 ||
+          at1 / *x1 * *x2 != at2)
+        continue;
+      Expected<DimExpr> formula =
+          DimExpr::mul(factor, DimExpr::constant(at1 / *x1));
+      if (formula.ok()) {
+        count = formula.take();
+        break;
+      }
+    }
+    if (!count)
+      return refuseSymbolic(fusion, symbols, prefix, *a,
+                            "its iteration count is no multiple of its dims");
+    counts.push_back(std::move(count));
+  }
+  // The kept emission: into the kernel module, at the first values.
+  mlir::FailureOr<BoundFusion> bound = bindFusion(fusion, first);
+  if (mlir::failed(bound))
+    return Status::error("internal error: the fusion " + prefix +
+                         " no longer binds");
+  mlir::FailureOr<FusionKernels> kernels =
+      backend.emitKernels(bound->fusion, kernelModule, prefix, target);
+  if (mlir::failed(kernels) || !samePlans(*kernels, a->kernels))
+    return Status::error("internal error: the fusion " + prefix +
+                         " emitted other kernels the third time");
+  for (size_t k = 0; k < counts.size(); ++k)
+    kernels->kernels[k].symbolicIterations = counts[k];
+  return std::move(*kernels);
 }
 
 std::string BundleKernels::sharedFunction(const std::string &name) {
@@ -323,7 +661,9 @@ KernelBinding BundleKernels::bind(const KernelOperand &operand,
       buffers.requests.push_back(
           {owner,
            std::max<std::uint64_t>(scratchBytes,
-                                   graph.typeOf(owner).byteSize()),
+                                   graph.typeOf(owner).isStatic()
+                                       ? graph.typeOf(owner).byteSize()
+                                       : 0),
            kernelIndex, kernelIndex, boundScratch});
     }
     buffers.use(*scratch, kernelIndex);
@@ -360,11 +700,18 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
   std::string text = shared ? fusionText(fusion) : std::string();
   std::vector<std::string> entries;
   mlir::FailureOr<FusionKernels> kernels = mlir::failure();
+  std::vector<std::string> symbols = fusionSymbols(fusion);
   if (std::optional<FusionKernels> before =
-          shared ? emittedBefore(text, prefix, entries) : std::nullopt)
+          shared ? emittedBefore(text, prefix, entries) : std::nullopt) {
     kernels = std::move(*before);
-  else
+  } else if (!symbols.empty()) {
+    Expected<FusionKernels> symbolic = emitSymbolic(fusion, symbols, prefix);
+    if (!symbolic.ok())
+      return symbolic.status();
+    kernels = symbolic.take();
+  } else {
     kernels = backend.emitKernels(fusion, kernelModule, prefix, target);
+  }
   if (mlir::failed(kernels))
     return diagnostics.error(std::string(backend.name()) +
                              " code generation for " + target.name + " failed");
@@ -398,6 +745,7 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
     kernel.ops = coveredOps;
     kernel.checkedOps = checkedOps;
     kernel.perBinding = plan.perBinding;
+    kernel.symbolicIterations = plan.symbolicIterations;
     for (unsigned read : plan.bindingReads) {
       auto input = std::find(graph.inputs.begin(), graph.inputs.end(),
                              inputTensors[read]);
@@ -425,9 +773,9 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
 } // namespace
 
 namespace {
-/// Code generation needs static dims (issue 22: the fusion passes take
-/// symbolic ones, schedules and kernels do not yet, step C): a symbolic
-/// graph is refused here, naming its first symbolic dim.
+/// GPU code generation needs static dims (issue 22: the host's pointwise
+/// and row kernels take them at run time, step C; the GPU's do not yet): a
+/// symbolic graph is refused here, naming its first symbolic dim.
 Status refuseSymbolicDims(const Graph &graph) {
   if (!graph.isSymbolic())
     return Status::success();
@@ -452,12 +800,38 @@ Status refuseSymbolicDims(const Graph &graph) {
 }
 } // namespace
 
+namespace {
+/// The memory plan of a symbolic graph: each request's size as a formula
+/// over the dims (its tensor's, or its constant size where that is
+/// static), planned when a run binds the dims (bindBundle).
+Expected<MemoryPlan> symbolicPlan(const Graph &graph,
+                                  std::span<const ArenaRequest> requests) {
+  MemoryPlan plan;
+  for (const ArenaRequest &request : requests) {
+    const TensorType &type = graph.typeOf(request.tensor);
+    DimExpr bytes = DimExpr::constant(std::int64_t(request.bytes));
+    if (!type.isStatic()) {
+      Expected<DimExpr> symbolic = byteSizeExpr(graph, type);
+      if (!symbolic.ok())
+        return symbolic.status();
+      bytes = symbolic.take();
+    }
+    plan.intermediates.push_back({request.tensor, 0, 0});
+    plan.symbolicSlices.push_back({request.tensor, std::move(bytes),
+                                   request.firstUse, request.lastUse,
+                                   request.bound});
+  }
+  return plan;
+}
+} // namespace
+
 Expected<Compilation> KernelCompiler::Impl::compileModule(
     mlir::ModuleOp module, const Graph &requested, bool alreadyFused,
     const Target &target, const CompileOptions &options, CompileDumps *dumps,
     std::vector<PhaseTiming> phases, DiagnosticCollector &diagnostics) {
-  if (Status status = refuseSymbolicDims(requested); !status.ok())
-    return status;
+  if (backend->payloadKind() != PayloadKind::HostSharedObject)
+    if (Status status = refuseSymbolicDims(requested); !status.ok())
+      return status;
   auto funcs = module.getOps<mlir::func::FuncOp>();
   if (std::distance(funcs.begin(), funcs.end()) != 1)
     return Status::error("the module must hold exactly one function");
@@ -521,7 +895,14 @@ Expected<Compilation> KernelCompiler::Impl::compileModule(
     kernelModule->print(os);
   }
 
-  bundle.memoryPlan = planArena(buffers.requests);
+  if (graph.isSymbolic()) {
+    Expected<MemoryPlan> plan = symbolicPlan(graph, buffers.requests);
+    if (!plan.ok())
+      return plan.status();
+    bundle.memoryPlan = plan.take();
+  } else {
+    bundle.memoryPlan = planArena(buffers.requests);
+  }
 
   KernelReuse reuse;
   if (!bundle.kernels.empty())

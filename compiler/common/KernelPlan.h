@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -55,6 +56,10 @@ struct KernelPlan {
   /// kernel needs beyond the target's level (`+avx512bf16` for a bf16
   /// matmul, device::kAvx512Bf16Suffix), which the runtime checks.
   std::string targetSuffix;
+  /// Of a fusion with symbolic dims: its iteration count over the dims
+  /// (BundleKernel::symbolicIterations); launch.iterations then holds the
+  /// count at the representative values it was emitted at.
+  std::optional<DimExpr> symbolicIterations;
 };
 
 /// The attribute the driver sets on each top-level `fuse.fusion` before its
@@ -70,6 +75,15 @@ inline constexpr const char *kBoundInputsAttr = "fuse.bound_inputs";
 /// is bf16: a StringAttr "bf16". Part of the fusion's text, so f32 and bf16
 /// fusions never share kernels.
 inline constexpr const char *kMatmulPrecisionAttr = "fuse.matmul_precision";
+
+/// A unit attribute the driver sets on the copies of a fusion with symbolic
+/// dims that it emits at representative values of the dims (KernelCompiler,
+/// "Symbolic fusions"): index maps then merge adjacent dims that are
+/// contiguous in the operand (AffineIndexMap.h), so that a position's
+/// coordinates over outer symbolic dims (batch, sequence) are one quotient
+/// by a static inner size, independent of the dims' values. Static fusions
+/// never carry it, so their kernels stay as they were.
+inline constexpr const char *kRuntimeDimsAttr = "fuse.runtime_dims";
 
 /// Bytes per slot of a reduction's scratch partials (f32 and f64
 /// accumulators alike).

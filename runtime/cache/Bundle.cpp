@@ -1,6 +1,7 @@
 //===- Bundle.cpp - The compiled form of one graph ------------------------===//
 
 #include "runtime/cache/Bundle.h"
+#include "runtime/cache/SymbolicBundle.h"
 
 #include "runtime/Version.h"
 
@@ -139,8 +140,78 @@ static Status verifyBoundPart(const MemoryPlan &plan) {
   return Status::success();
 }
 
+/// Whether every symbol of `expr` is one of `graph`'s.
+static bool namesGraphSymbols(const Graph &graph, const DimExpr &expr) {
+  for (const std::string &symbol : expr.symbols())
+    if (std::find(graph.dims.symbols.begin(), graph.dims.symbols.end(),
+                  symbol) == graph.dims.symbols.end())
+      return false;
+  return true;
+}
+
+/// A symbolic bundle's memory plan: one symbolic slice per intermediate, of
+/// a valid tensor, a size >= 0 over the graph's symbols, used by kernels of
+/// the launch order; the static plan empty until the dims are bound.
+static Status verifySymbolicPlan(const Bundle &bundle) {
+  const Graph &graph = bundle.graph;
+  const MemoryPlan &plan = bundle.memoryPlan;
+  if (!bundle.isSymbolic()) {
+    if (!plan.symbolicSlices.empty())
+      return bundleError("its graph is static but its memory plan has "
+                         "symbolic slices");
+    return Status::success();
+  }
+  for (const DimExpr &expr : graph.dims.exprs)
+    if (expr.isConstant() || !namesGraphSymbols(graph, expr))
+      return bundleError("its dim table holds " + expr.toString() +
+                         ", not an expression over its symbols");
+  for (const Tensor &tensor : graph.tensors)
+    for (std::int64_t dim : tensor.type.shape)
+      if (!graph.dims.isValidDim(dim))
+        return bundleError("a tensor has the dim code " + std::to_string(dim) +
+                           ", which its dim table does not have");
+  if (plan.symbolicSlices.size() != plan.intermediates.size())
+    return bundleError(
+        "its memory plan has " + std::to_string(plan.intermediates.size()) +
+        " intermediates but " + std::to_string(plan.symbolicSlices.size()) +
+        " symbolic slices");
+  if (plan.peakBytes != 0 || plan.boundBytes != 0)
+    return bundleError("its graph is symbolic but its arena has a size");
+  for (size_t i = 0; i < plan.symbolicSlices.size(); ++i) {
+    const SymbolicSlice &slice = plan.symbolicSlices[i];
+    std::string where = "symbolic slice " + std::to_string(i);
+    if (plan.intermediates[i] != ArenaSlice{slice.tensor, 0, 0})
+      return bundleError(where + " differs from its intermediate");
+    if (!graph.isValidId(slice.tensor))
+      return bundleError(where + " names tensor " +
+                         std::to_string(slice.tensor) +
+                         ", which the graph does not have");
+    if (!slice.bytes.isNonNegative() || !namesGraphSymbols(graph, slice.bytes))
+      return bundleError(where + " has the size " + slice.bytes.toString() +
+                         ", not a size over the graph's dims");
+    if (slice.firstUse > slice.lastUse ||
+        slice.lastUse >= bundle.launchOrder.size())
+      return bundleError(where + " is used from launch " +
+                         std::to_string(slice.firstUse) + " to " +
+                         std::to_string(slice.lastUse) + " of " +
+                         std::to_string(bundle.launchOrder.size()));
+  }
+  return Status::success();
+}
+
+/// Whether the sizes of `a` and `b` are equal for every value of the dims.
+static bool sameByteSize(const Graph &graph, const TensorType &a,
+                         const TensorType &b) {
+  if (!graph.isSymbolic())
+    return a.byteSize() == b.byteSize();
+  Expected<DimExpr> x = byteSizeExpr(graph, a), y = byteSizeExpr(graph, b);
+  return x.ok() && y.ok() && *x == *y;
+}
+
 Status verifyBundle(const Bundle &bundle) {
   const Graph &graph = bundle.graph;
+  if (Status status = verifySymbolicPlan(bundle); !status.ok())
+    return status;
   if (bundle.inputs != graph.inputs)
     return bundleError("its inputs differ from the graph's inputs");
   if (bundle.outputs.size() != graph.outputs.size())
@@ -156,6 +227,8 @@ Status verifyBundle(const Bundle &bundle) {
       return bundleError("an arena slice names tensor " +
                          std::to_string(slice.tensor) +
                          ", which the graph does not have");
+    if (bundle.isSymbolic())
+      continue;
     if (slice.bytes < uint64_t(graph.typeOf(slice.tensor).byteSize()))
       return bundleError("the arena slice of tensor " +
                          std::to_string(slice.tensor) + " holds " +
@@ -204,6 +277,12 @@ Status verifyBundle(const Bundle &bundle) {
         return bundleError(where + " reports the checks of op " +
                            std::to_string(op) +
                            ", which is not a gather or a scatter");
+    if (kernel.symbolicIterations &&
+        (!bundle.isSymbolic() || !kernel.symbolicIterations->isNonNegative() ||
+         !namesGraphSymbols(graph, *kernel.symbolicIterations)))
+      return bundleError(where + " has the iteration count " +
+                         kernel.symbolicIterations->toString() +
+                         ", not a count over the graph's dims");
     if (kernel.payloadKind == PayloadKind::None &&
         kernel.schedule != ScheduleKind::ReferenceOnly)
       return bundleError(where + " has no payload");
@@ -217,8 +296,8 @@ Status verifyBundle(const Bundle &bundle) {
     if (alias.output >= bundle.outputs.size() ||
         alias.input >= bundle.inputs.size())
       return bundleError("an alias refers to a missing input or output");
-    if (graph.typeOf(bundle.outputs[alias.output]).byteSize() !=
-        graph.typeOf(bundle.inputs[alias.input]).byteSize())
+    if (!sameByteSize(graph, graph.typeOf(bundle.outputs[alias.output]),
+                      graph.typeOf(bundle.inputs[alias.input])))
       return bundleError("output " + std::to_string(alias.output) +
                          " aliases input " + std::to_string(alias.input) +
                          " of another size");

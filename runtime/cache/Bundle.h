@@ -22,6 +22,7 @@
 #include "runtime/ir/Status.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -114,6 +115,11 @@ struct BundleKernel {
   /// For a per-binding kernel: the graph inputs it reads, by position. It
   /// runs again when one of them is bound anew.
   std::vector<std::uint32_t> bindingInputs;
+  /// In a symbolic bundle (Bundle::isSymbolic), a kernel whose iteration
+  /// count depends on the dims: that count over the graph's dim symbols
+  /// (KernelAbi.h, "Runtime dims"); launch.iterations is then 0 until
+  /// bindBundle evaluates it. Empty for every kernel of a static bundle.
+  std::optional<DimExpr> symbolicIterations;
   bool operator==(const BundleKernel &) const = default;
 };
 
@@ -125,8 +131,30 @@ struct ArenaSlice {
   bool operator==(const ArenaSlice &) const = default;
 };
 
+/// An intermediate of a symbolic bundle, whose size may depend on the dims:
+/// what the arena planner needs to place it once they are bound.
+struct SymbolicSlice {
+  TensorId tensor = kInvalidTensor;
+  /// Its size in bytes over the graph's dim symbols (a constant where it
+  /// does not depend on them).
+  DimExpr bytes;
+  /// Positions in the launch order of the first and last kernel using it,
+  /// and whether per-binding kernels write it (ArenaPlanner.h).
+  std::uint32_t firstUse = 0;
+  std::uint32_t lastUse = 0;
+  bool bound = false;
+  bool operator==(const SymbolicSlice &) const = default;
+};
+
 struct MemoryPlan {
+  /// In a symbolic bundle, one entry per entry of `symbolicSlices` with
+  /// its tensor, offset and size 0 (peakBytes and boundBytes 0 too) until
+  /// bindBundle plans the arena for the bound dims.
   std::vector<ArenaSlice> intermediates;
+  /// Empty in a static bundle. In a symbolic one (issue 22), the
+  /// intermediates' sizes as formulas over the dims, planned when a run
+  /// binds them (bindBundle): the arena's peak is computed then.
+  std::vector<SymbolicSlice> symbolicSlices;
   /// The arena's size: every slice ends at or before it.
   std::uint64_t peakBytes = 0;
   /// The arena's last `boundBytes` (from peakBytes - boundBytes): the slices
@@ -163,6 +191,10 @@ struct Bundle {
   /// The graph's inputs and outputs, in binding order.
   std::vector<TensorId> inputs;
   std::vector<TensorId> outputs;
+  /// Whether the graph has symbolic dims (issue 22): its kernels take the
+  /// dims' values at run time, and a runtime binds them (bindBundle,
+  /// SymbolicBundle.h) before it loads or runs the bundle.
+  bool isSymbolic() const { return graph.isSymbolic(); }
   bool operator==(const Bundle &) const = default;
 };
 

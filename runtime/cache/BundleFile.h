@@ -42,8 +42,11 @@ namespace fuse {
 
 inline constexpr char kBundleMagic[8] = {'F', 'U', 'S', 'E',
                                          'B', 'N', 'D', 'L'};
-/// 2: each distinct kernel payload stored once.
-inline constexpr std::uint32_t kBundleFormatVersion = 2;
+/// 2: each distinct kernel payload stored once. 3: symbolic dims (the
+/// graph's dim table, kernels' iteration counts and arena slices as dim
+/// expressions, issue 22); a file of version 2 is refused as any other
+/// version is, and the cache compiles it again.
+inline constexpr std::uint32_t kBundleFormatVersion = 3;
 inline constexpr std::size_t kBundleHeaderSize = 96;
 inline constexpr std::uint32_t kMaxKeyRecordLength = 4096;
 

@@ -8,6 +8,7 @@
 #include <cereal/archives/json.hpp>
 #include <cereal/cereal.hpp>
 #include <cereal/types/map.hpp>
+#include <cereal/types/optional.hpp>
 #include <cereal/types/string.hpp>
 #include <cereal/types/variant.hpp>
 #include <cereal/types/vector.hpp>
@@ -238,9 +239,33 @@ template <class A> void serialize(A &ar, GraphOutput &output) {
   ar(FUSE_FIELD(output, tensor), FUSE_FIELD(output, name));
 }
 
+template <class A> void serialize(A &ar, DimExpr::Term &term) {
+  ar(FUSE_FIELD(term, symbols), FUSE_FIELD(term, coefficient));
+}
+
+/// A dim expression as its terms; read back through DimExpr::fromTerms, so
+/// a stored expression is canonical whatever the bytes said.
+template <class A> void save(A &ar, const DimExpr &expr) {
+  ar(cereal::make_nvp("terms", expr.terms()));
+}
+
+template <class A> void load(A &ar, DimExpr &expr) {
+  std::vector<DimExpr::Term> terms;
+  ar(cereal::make_nvp("terms", terms));
+  Expected<DimExpr> read = DimExpr::fromTerms(terms);
+  if (!read.ok())
+    throw cereal::Exception(read.message());
+  expr = read.take();
+}
+
+template <class A> void serialize(A &ar, DimTable &table) {
+  ar(FUSE_FIELD(table, symbols), FUSE_FIELD(table, exprs));
+}
+
 template <class A> void serialize(A &ar, Graph &graph) {
   ar(FUSE_FIELD(graph, tensors), FUSE_FIELD(graph, inputs),
-     FUSE_FIELD(graph, ops), FUSE_FIELD(graph, outputs));
+     FUSE_FIELD(graph, ops), FUSE_FIELD(graph, outputs),
+     FUSE_FIELD(graph, dims));
 }
 
 template <class A> void serialize(A &ar, LaunchConfig &launch) {
@@ -272,7 +297,8 @@ template <class A> void serialize(A &ar, BundleKernel &kernel) {
   ar(FUSE_FIELD(kernel, entry), FUSE_FIELD(kernel, schedule),
      FUSE_FIELD(kernel, launch), FUSE_FIELD(kernel, bindings),
      FUSE_FIELD(kernel, ops), FUSE_FIELD(kernel, checkedOps),
-     FUSE_FIELD(kernel, perBinding), FUSE_FIELD(kernel, bindingInputs));
+     FUSE_FIELD(kernel, perBinding), FUSE_FIELD(kernel, bindingInputs),
+     FUSE_FIELD(kernel, symbolicIterations));
 }
 
 template <class A> void serialize(A &ar, ArenaSlice &slice) {
@@ -280,9 +306,15 @@ template <class A> void serialize(A &ar, ArenaSlice &slice) {
      FUSE_FIELD(slice, bytes));
 }
 
+template <class A> void serialize(A &ar, SymbolicSlice &slice) {
+  ar(FUSE_FIELD(slice, tensor), FUSE_FIELD(slice, bytes),
+     FUSE_FIELD(slice, firstUse), FUSE_FIELD(slice, lastUse),
+     FUSE_FIELD(slice, bound));
+}
+
 template <class A> void serialize(A &ar, MemoryPlan &plan) {
-  ar(FUSE_FIELD(plan, intermediates), FUSE_FIELD(plan, peakBytes),
-     FUSE_FIELD(plan, boundBytes));
+  ar(FUSE_FIELD(plan, intermediates), FUSE_FIELD(plan, symbolicSlices),
+     FUSE_FIELD(plan, peakBytes), FUSE_FIELD(plan, boundBytes));
 }
 
 template <class A> void serialize(A &ar, OutputAlias &alias) {

@@ -242,6 +242,11 @@ DeviceResult<Executable> DeviceRuntime::load(const Bundle &bundle) {
   // Checks every backend needs before it looks at a kernel.
   if (Status status = verifyBundle(bundle); !status.ok())
     return Error{ErrorCode::InvalidArgument, status.message()};
+  // A symbolic bundle's buffers have no sizes until its dims are bound.
+  if (bundle.isSymbolic())
+    return Error{ErrorCode::InvalidArgument,
+                 "the bundle has symbolic dims: bind them first (bindBundle, "
+                 "or runBundle with the inputs' shapes)"};
   if (bundle.versionId != versionId())
     return Error{ErrorCode::Incompatible,
                  "the bundle was made by Fuse version " + bundle.versionId +

@@ -3,6 +3,7 @@
 #include "runtime/device/RunBundle.h"
 
 #include "runtime/cache/Bundle.h"
+#include "runtime/cache/SymbolicBundle.h"
 #include "runtime/device/BundleLaunch.h"
 #include "runtime/ir/Interpreter.h"
 
@@ -22,6 +23,22 @@ runBundle(DeviceRuntime &runtime, const Bundle &bundle,
   if (!stream.ok())
     return stream.error();
   return runBundle(runtime, bundle, *executable, *stream, inputs, timeout);
+}
+
+DeviceResult<std::vector<TensorBytes>>
+runBundle(DeviceRuntime &runtime, const Bundle &bundle,
+          std::span<const TensorBytes> inputs,
+          std::span<const std::vector<int64_t>> inputShapes,
+          std::chrono::nanoseconds timeout) {
+  if (!bundle.isSymbolic())
+    return runBundle(runtime, bundle, inputs, timeout);
+  Expected<DimBindings> dims = dimsFromInputShapes(bundle.graph, inputShapes);
+  if (!dims.ok())
+    return Error{ErrorCode::InvalidArgument, dims.message()};
+  Expected<Bundle> bound = bindBundle(bundle, *dims);
+  if (!bound.ok())
+    return Error{ErrorCode::InvalidArgument, bound.message()};
+  return runBundle(runtime, *bound, inputs, timeout);
 }
 
 static uint64_t tensorBytes(const Bundle &bundle, TensorId tensor) {

@@ -47,6 +47,18 @@ runBundle(DeviceRuntime &runtime, const Bundle &bundle,
           std::span<const TensorBytes> inputs,
           std::chrono::nanoseconds timeout = std::chrono::minutes(10));
 
+/// The same for a bundle that may have symbolic dims (issue 22): its dims
+/// are read from `inputShapes` (one per input, dimsFromInputShapes, whose
+/// errors say which inputs disagree or which dim is no size), the bundle is
+/// bound to them (bindBundle: no compilation) and run. A static bundle runs
+/// as above. The executable and PreparedBundle paths below take a bound
+/// (static) bundle: DeviceRuntime::load refuses a symbolic one.
+DeviceResult<std::vector<TensorBytes>>
+runBundle(DeviceRuntime &runtime, const Bundle &bundle,
+          std::span<const TensorBytes> inputs,
+          std::span<const std::vector<int64_t>> inputShapes,
+          std::chrono::nanoseconds timeout = std::chrono::minutes(10));
+
 /// The same with an executable already loaded from `bundle` and a stream,
 /// for callers that run a bundle repeatedly.
 DeviceResult<std::vector<TensorBytes>>

@@ -103,6 +103,26 @@ Expected<DimExpr> DimExpr::add(const DimExpr &a, const DimExpr &b) {
   return normalized(terms.take());
 }
 
+Expected<DimExpr> DimExpr::fromTerms(const std::vector<Term> &terms) {
+  DimExpr sum;
+  for (const Term &term : terms) {
+    DimExpr product = constant(term.coefficient);
+    for (const std::string &name : term.symbols) {
+      if (name.empty())
+        return Status::error("a dim expression names a symbol without a name");
+      Expected<DimExpr> next = mul(product, symbol(name));
+      if (!next.ok())
+        return next.status();
+      product = next.take();
+    }
+    Expected<DimExpr> next = add(sum, product);
+    if (!next.ok())
+      return next.status();
+    sum = next.take();
+  }
+  return sum;
+}
+
 Expected<DimExpr> DimExpr::sub(const DimExpr &a, const DimExpr &b) {
   DimExpr negated = b;
   for (Term &term : negated.polynomial) {

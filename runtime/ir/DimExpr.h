@@ -55,6 +55,10 @@ public:
   DimExpr() = default;
   static DimExpr constant(std::int64_t value);
   static DimExpr symbol(std::string name);
+  /// The sum of `terms` (any order, like terms allowed) in canonical form:
+  /// how a stored expression is read back. Fails on an empty symbol name
+  /// or a coefficient past 2^63.
+  static Expected<DimExpr> fromTerms(const std::vector<Term> &terms);
 
   /// Each fails only when a coefficient passes 2^63.
   static Expected<DimExpr> add(const DimExpr &a, const DimExpr &b);

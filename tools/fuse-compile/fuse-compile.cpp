@@ -100,6 +100,8 @@ std::string_view summaryBindingName(BindingKind kind) {
   return kind == BindingKind::Intermediate ? "arena" : bindingKindName(kind);
 }
 
+void printStaticArena(const Bundle &bundle, llvm::raw_ostream &os);
+
 void printSummary(const Compilation &compilation, llvm::raw_ostream &os) {
   const Bundle &bundle = compilation.bundle;
   os << "target " << bundle.target << "\nversion " << bundle.versionId
@@ -108,7 +110,11 @@ void printSummary(const Compilation &compilation, llvm::raw_ostream &os) {
     const BundleKernel &kernel = bundle.kernels[k];
     os << "kernel " << k << " " << kernel.entry << " schedule "
        << scheduleKindName(kernel.schedule);
-    if (kernel.payloadKind == PayloadKind::HostSharedObject)
+    if (kernel.payloadKind == PayloadKind::HostSharedObject &&
+        kernel.symbolicIterations)
+      os << " iterations " << kernel.symbolicIterations->toString() << " grain "
+         << kernel.launch.grain;
+    else if (kernel.payloadKind == PayloadKind::HostSharedObject)
       os << " iterations " << kernel.launch.iterations << " grain "
          << kernel.launch.grain;
     else {
@@ -135,6 +141,24 @@ void printSummary(const Compilation &compilation, llvm::raw_ostream &os) {
     }
     os << "\n";
   }
+  if (bundle.isSymbolic()) {
+    // Issue 22: the arena is planned when a run binds the dims.
+    os << "arena planned per binding of the dims\n";
+    for (std::size_t i = 0; i < bundle.memoryPlan.symbolicSlices.size(); ++i) {
+      const SymbolicSlice &slice = bundle.memoryPlan.symbolicSlices[i];
+      os << "  arena#" << i << " tensor %" << slice.tensor << " bytes "
+         << slice.bytes.toString() << "\n";
+    }
+  } else {
+    printStaticArena(bundle, os);
+  }
+  if (!bundle.kernels.empty() &&
+      bundle.kernels.front().payloadKind == PayloadKind::HostSharedObject)
+    os << "shared object " << bundle.kernels.front().payload.size()
+       << " bytes\n";
+}
+
+void printStaticArena(const Bundle &bundle, llvm::raw_ostream &os) {
   os << "arena " << bundle.memoryPlan.peakBytes << " bytes";
   if (bundle.memoryPlan.boundBytes)
     os << ", of it " << bundle.memoryPlan.boundBytes
@@ -145,10 +169,6 @@ void printSummary(const Compilation &compilation, llvm::raw_ostream &os) {
     os << "  arena#" << i << " tensor %" << slice.tensor << " offset "
        << slice.offset << " bytes " << slice.bytes << "\n";
   }
-  if (!bundle.kernels.empty() &&
-      bundle.kernels.front().payloadKind == PayloadKind::HostSharedObject)
-    os << "shared object " << bundle.kernels.front().payload.size()
-       << " bytes\n";
 }
 
 void printPhaseTimings(const Compilation &compilation) {

@@ -5,7 +5,7 @@
 
 #include "test/compiler/host/HostCodegenTest.h"
 
-#include "compiler/common/ArenaPlanner.h"
+#include "runtime/cache/ArenaPlanner.h"
 
 #include <cstring>
 

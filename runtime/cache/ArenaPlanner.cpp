@@ -1,6 +1,6 @@
 //===- ArenaPlanner.cpp - Offsets of intermediates in one arena -----------===//
 
-#include "compiler/common/ArenaPlanner.h"
+#include "runtime/cache/ArenaPlanner.h"
 
 #include <algorithm>
 #include <numeric>

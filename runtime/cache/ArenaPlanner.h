@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FUSE_COMPILER_ARENAPLANNER_H
-#define FUSE_COMPILER_ARENAPLANNER_H
+#ifndef FUSE_RUNTIME_CACHE_ARENAPLANNER_H
+#define FUSE_RUNTIME_CACHE_ARENAPLANNER_H
 
 #include "runtime/cache/Bundle.h"
 
@@ -38,4 +38,4 @@ MemoryPlan planArena(std::span<const ArenaRequest> requests);
 
 } // namespace fuse
 
-#endif // FUSE_COMPILER_ARENAPLANNER_H
+#endif // FUSE_RUNTIME_CACHE_ARENAPLANNER_H

@@ -1,0 +1,172 @@
+//===- SymbolicBundle.cpp - Binding a symbolic bundle's dims --------------===//
+
+#include "runtime/cache/SymbolicBundle.h"
+
+#include "runtime/cache/ArenaPlanner.h"
+
+namespace fuse {
+
+Expected<DimExpr> byteSizeExpr(const Graph &graph, const TensorType &type) {
+  Expected<DimExpr> count = graph.dims.product(type.shape);
+  if (!count.ok())
+    return count.status();
+  return DimExpr::mul(
+      *count, DimExpr::constant(std::int64_t(byteSize(type.elementType))));
+}
+
+namespace {
+
+std::string inputName(std::span<const std::string> names, std::size_t i) {
+  if (i < names.size() && !names[i].empty())
+    return "input '" + names[i] + "'";
+  return "input " + std::to_string(i);
+}
+
+} // namespace
+
+Expected<DimBindings>
+dimsFromInputShapes(const Graph &graph,
+                    std::span<const std::vector<std::int64_t>> shapes,
+                    std::span<const std::string> names) {
+  if (shapes.size() != graph.inputs.size())
+    return Status::error(
+        "the graph has " + std::to_string(graph.inputs.size()) +
+        " inputs, shapes are given for " + std::to_string(shapes.size()));
+  DimBindings values;
+  // Where each symbol's value was read, for the message of a disagreement.
+  std::map<std::string, std::string> readFrom;
+  auto dimWhere = [&](std::size_t i, std::size_t d) {
+    return "dim " + std::to_string(d) + " of " + inputName(names, i) + " (" +
+           graph.typeString(graph.typeOf(graph.inputs[i])) + ")";
+  };
+  // First the dims that are one symbol: they give the values.
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const TensorType &type = graph.typeOf(graph.inputs[i]);
+    if (shapes[i].size() != type.shape.size())
+      return Status::error(inputName(names, i) + " has rank " +
+                           std::to_string(shapes[i].size()) + ", the model's " +
+                           graph.typeString(type) + " has rank " +
+                           std::to_string(type.shape.size()));
+    for (std::size_t d = 0; d < type.shape.size(); ++d) {
+      std::int64_t given = shapes[i][d];
+      if (given < 0)
+        return Status::error(dimWhere(i, d) + " is given as " +
+                             std::to_string(given) +
+                             ", which is not a possible size");
+      std::optional<std::string> symbol =
+          type.shape[d] < 0 ? graph.dims.expr(type.shape[d]).symbolName()
+                            : std::nullopt;
+      if (!symbol)
+        continue;
+      auto [it, added] = values.emplace(*symbol, given);
+      if (added) {
+        readFrom[*symbol] = dimWhere(i, d);
+        continue;
+      }
+      if (it->second != given)
+        return Status::error("the inputs disagree about dim '" + *symbol +
+                             "': " + readFrom[*symbol] + " is " +
+                             std::to_string(it->second) + ", " +
+                             dimWhere(i, d) + " is " + std::to_string(given));
+    }
+  }
+  for (const std::string &symbol : graph.dims.symbols)
+    if (!values.count(symbol))
+      return Status::error("no input's shape gives dim '" + symbol +
+                           "' (it is no input's dim by itself): bind it "
+                           "explicitly");
+  // Then every dim must be what the values make it.
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const TensorType &type = graph.typeOf(graph.inputs[i]);
+    for (std::size_t d = 0; d < type.shape.size(); ++d) {
+      Expected<std::int64_t> expected =
+          graph.dims.expr(type.shape[d]).evaluate(values);
+      if (!expected.ok())
+        return Status::error(dimWhere(i, d) + ": " + expected.message());
+      if (*expected != shapes[i][d])
+        return Status::error(
+            dimWhere(i, d) + " is given as " + std::to_string(shapes[i][d]) +
+            (type.shape[d] < 0
+                 ? ", but " + graph.dims.dimString(type.shape[d]) + " is " +
+                       std::to_string(*expected) + " for the dims " +
+                       "the other inputs give"
+                 : ", but the model fixes it to " + std::to_string(*expected)));
+    }
+  }
+  return values;
+}
+
+Expected<Bundle> bindBundle(const Bundle &bundle, const DimBindings &values) {
+  if (!bundle.isSymbolic()) {
+    if (!values.empty())
+      return Status::error("the bundle has no symbolic dims to bind");
+    return bundle;
+  }
+  // bindDims validates the bound shapes (and names a value out of range);
+  // the bundle keeps its own graph's numbering, so its types are bound in
+  // place.
+  Expected<Graph> validated = bindDims(bundle.graph, values);
+  if (!validated.ok())
+    return validated.status();
+  Bundle bound = bundle;
+  Graph &graph = bound.graph;
+  std::string prefix = "binding the bundle's dims: ";
+  Status failed = Status::success();
+  auto bind = [&](std::int64_t &dim) {
+    if (dim >= 0 || !bundle.graph.dims.isValidDim(dim))
+      return;
+    Expected<std::int64_t> value = bundle.graph.dims.expr(dim).evaluate(values);
+    if (!value.ok() || *value < 0) {
+      if (failed.ok())
+        failed =
+            Status::error(prefix + "dim " + bundle.graph.dims.dimString(dim) +
+                          " is not a possible size");
+      return;
+    }
+    dim = *value;
+  };
+  for (Tensor &tensor : graph.tensors)
+    for (std::int64_t &dim : tensor.type.shape)
+      bind(dim);
+  for (Op &op : graph.ops)
+    forEachAttributeDim(op.kind, op.attributes, bind);
+  if (!failed.ok())
+    return failed;
+  graph.dims = DimTable();
+
+  for (BundleKernel &kernel : bound.kernels) {
+    if (!kernel.symbolicIterations)
+      continue;
+    Expected<std::int64_t> iterations =
+        kernel.symbolicIterations->evaluate(values);
+    if (!iterations.ok())
+      return Status::error(prefix + kernel.name + ": " + iterations.message());
+    if (*iterations < 0)
+      return Status::error(prefix + kernel.name + " would run " +
+                           std::to_string(*iterations) + " iterations");
+    kernel.launch.iterations = *iterations;
+    kernel.symbolicIterations.reset();
+  }
+
+  MemoryPlan &plan = bound.memoryPlan;
+  std::vector<ArenaRequest> requests;
+  for (const SymbolicSlice &slice : plan.symbolicSlices) {
+    Expected<std::int64_t> bytes = slice.bytes.evaluate(values);
+    if (!bytes.ok())
+      return Status::error(prefix + "the arena slice of tensor " +
+                           std::to_string(slice.tensor) + ": " +
+                           bytes.message());
+    if (*bytes < 0)
+      return Status::error(prefix + "the arena slice of tensor " +
+                           std::to_string(slice.tensor) + " would hold " +
+                           std::to_string(*bytes) + " bytes");
+    requests.push_back({slice.tensor, std::uint64_t(*bytes), slice.firstUse,
+                        slice.lastUse, slice.bound});
+  }
+  plan = planArena(requests);
+  if (Status status = verifyBundle(bound); !status.ok())
+    return Status::error(prefix + status.message());
+  return bound;
+}
+
+} // namespace fuse

@@ -1,0 +1,291 @@
+// Issue 22, step C: kernels that take symbolic dims at run time on the host.
+// A symbolic module compiles once; the bundle is bound (bindBundle) to
+// several values of its dims and run, each against the reference
+// interpreter on the graph bound to the same values.
+
+#include "HostCodegenTest.h"
+
+#include "runtime/cache/BundleSerialization.h"
+#include "runtime/cache/SymbolicBundle.h"
+
+#include <string>
+
+namespace fuse {
+namespace {
+
+/// `text` with every "$T" a rows type over (batch, sequence) and every "$R"
+/// its row-reduced type.
+std::string source(std::string text) {
+  auto replace = [&](const std::string &from, const std::string &to) {
+    for (size_t at = text.find(from); at != std::string::npos;
+         at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+  };
+  replace("$T", "tensor<?x?x64xf32, #fuse.dims<batch, sequence>>");
+  replace("$R", "tensor<?x?x1xf32, #fuse.dims<batch, sequence>>");
+  return text;
+}
+
+const char *kLayerNormSoftmax = R"(
+func.func @rows(%x: $T, %g: tensor<64xf32>, %be: tensor<64xf32>) -> ($T, $T) {
+  %mu = fuse.reduce mean %x dims = [2] keep_dims : $T -> $R
+  %mub = fuse.broadcast %mu, dims = [0, 1, 2] : $R -> $T
+  %d = fuse.sub %x, %mub : $T
+  %d2 = fuse.mul %d, %d : $T
+  %var = fuse.reduce mean %d2 dims = [2] keep_dims : $T -> $R
+  %rs = fuse.rsqrt %var : $R
+  %rsb = fuse.broadcast %rs, dims = [0, 1, 2] : $R -> $T
+  %n = fuse.mul %d, %rsb : $T
+  %gb = fuse.broadcast %g, dims = [2] : tensor<64xf32> -> $T
+  %bb = fuse.broadcast %be, dims = [2] : tensor<64xf32> -> $T
+  %s = fuse.mul %n, %gb : $T
+  %ln = fuse.add %s, %bb : $T
+  %t = fuse.tanh %ln : $T
+  %mx = fuse.reduce max %t dims = [2] keep_dims : $T -> $R
+  %mxb = fuse.broadcast %mx, dims = [0, 1, 2] : $R -> $T
+  %sh = fuse.sub %t, %mxb : $T
+  %e = fuse.exp %sh : $T
+  %sm = fuse.reduce sum %e dims = [2] keep_dims : $T -> $R
+  %smb = fuse.broadcast %sm, dims = [0, 1, 2] : $R -> $T
+  %p = fuse.div %e, %smb : $T
+  return %ln, %p : $T, $T
+}
+)";
+
+const char *kPointwise = R"(
+func.func @pointwise(%x: $T, %b: tensor<64xf32>) -> $T {
+  %bb = fuse.broadcast %b, dims = [2] : tensor<64xf32> -> $T
+  %s = fuse.add %x, %bb : $T
+  %t = fuse.tanh %s : $T
+  %y = fuse.mul %t, %x : $T
+  return %y : $T
+}
+)";
+
+const char *kMatmul = R"(
+func.func @matmul(%x: $T, %w: tensor<64x64xf32>) -> $T {
+  %m = fuse.matmul %x, %w : $T, tensor<64x64xf32> -> $T
+  %t = fuse.tanh %m : $T
+  return %t : $T
+}
+)";
+
+class HostSymbolicDims : public HostCodegen {
+protected:
+  Bundle compileOnce(const char *text, CompileOptions options = {}) {
+    Expected<Compilation> compiled =
+        compiler.compileSource(source(text), target, options);
+    EXPECT_TRUE(compiled.ok()) << compiled.message();
+    if (!compiled.ok())
+      return Bundle();
+    EXPECT_TRUE(compiled->bundle.isSymbolic());
+    return std::move(compiled->bundle);
+  }
+
+  /// Binds `bundle` to (batch, sequence), runs it on random inputs and
+  /// compares every output with the reference interpreter.
+  void checkAt(const Bundle &bundle, std::int64_t batch,
+               std::int64_t sequence) {
+    SCOPED_TRACE("batch " + std::to_string(batch) + ", sequence " +
+                 std::to_string(sequence) + ", random seed " +
+                 std::to_string(seed));
+    DimBindings dims{{"batch", batch}, {"sequence", sequence}};
+    Expected<Graph> graph = bindDims(bundle.graph, dims);
+    ASSERT_TRUE(graph.ok()) << graph.message();
+    std::vector<HostTensorData> inputs;
+    std::vector<HostTensor> views;
+    std::vector<TensorBytes> bytes;
+    std::vector<std::vector<std::int64_t>> shapes;
+    for (TensorId input : graph->inputs)
+      inputs.push_back(randomTensor(graph->typeOf(input), Domain{}));
+    for (HostTensorData &input : inputs) {
+      views.push_back(input.view());
+      shapes.push_back(input.type.shape);
+      const auto *p = reinterpret_cast<const std::byte *>(input.bytes.data());
+      bytes.emplace_back(p, p + input.bytes.size());
+    }
+    Expected<std::vector<HostTensorData>> expected =
+        evaluateGraph(*graph, views);
+    ASSERT_TRUE(expected.ok()) << expected.message();
+    // The dims come from the inputs' shapes.
+    device::DeviceResult<std::vector<TensorBytes>> actual =
+        device::runBundle(runtime, bundle, bytes, shapes);
+    ASSERT_TRUE(actual.ok()) << actual.error().message;
+    ASSERT_EQ(actual->size(), graph->outputs.size());
+    for (size_t k = 0; k < graph->outputs.size(); ++k) {
+      HostTensorData &want = (*expected)[k];
+      ASSERT_EQ((*actual)[k].size(), want.bytes.size()) << "output " << k;
+      HostTensor got{want.type, (*actual)[k].data()};
+      Comparison c = compare(
+          want.view(), got,
+          toleranceForOutput(*graph, graph->outputs[k].tensor, want.view()));
+      EXPECT_TRUE(c.ok) << "output " << k << ": " << c.message;
+    }
+  }
+
+  void checkAllLengths(const Bundle &bundle) {
+    for (std::int64_t sequence : {1, 7, 64, 77, 128}) {
+      checkAt(bundle, 1, sequence);
+      ASSERT_FALSE(HasFatalFailure());
+    }
+    checkAt(bundle, 3, 77);
+    checkAt(bundle, 2, 1);
+  }
+};
+
+TEST_F(HostSymbolicDims, PointwiseRunsAtEveryLength) {
+  Bundle bundle = compileOnce(kPointwise);
+  ASSERT_FALSE(HasFailure());
+  // Its kernel's count of iterations is a formula over the dims.
+  bool symbolicLaunch = false;
+  for (const BundleKernel &kernel : bundle.kernels)
+    if (kernel.symbolicIterations) {
+      EXPECT_EQ(kernel.symbolicIterations->toString(), "batch*sequence*64");
+      symbolicLaunch = true;
+    }
+  EXPECT_TRUE(symbolicLaunch);
+  checkAllLengths(bundle);
+}
+
+TEST_F(HostSymbolicDims, LayerNormAndSoftmaxRowsRunAtEveryLength) {
+  Bundle bundle = compileOnce(kLayerNormSoftmax);
+  ASSERT_FALSE(HasFailure());
+  bool rows = false;
+  for (const BundleKernel &kernel : bundle.kernels)
+    if (kernel.schedule == ScheduleKind::RowReduction) {
+      rows = true;
+      ASSERT_TRUE(kernel.symbolicIterations);
+      EXPECT_EQ(kernel.symbolicIterations->toString(), "batch*sequence");
+    }
+  EXPECT_TRUE(rows);
+  checkAllLengths(bundle);
+}
+
+TEST_F(HostSymbolicDims, OneBundleServesTwoLengthsWithoutCompiling) {
+  Bundle bundle = compileOnce(kLayerNormSoftmax);
+  ASSERT_FALSE(HasFailure());
+  Expected<Bundle> at7 = bindBundle(bundle, {{"batch", 1}, {"sequence", 7}});
+  Expected<Bundle> at77 = bindBundle(bundle, {{"batch", 1}, {"sequence", 77}});
+  ASSERT_TRUE(at7.ok()) << at7.message();
+  ASSERT_TRUE(at77.ok()) << at77.message();
+  ASSERT_EQ(at7->kernels.size(), bundle.kernels.size());
+  for (size_t k = 0; k < bundle.kernels.size(); ++k) {
+    // The same compiled code and entry, other iteration counts.
+    EXPECT_EQ(at7->kernels[k].payload, bundle.kernels[k].payload);
+    EXPECT_EQ(at77->kernels[k].payload, bundle.kernels[k].payload);
+    EXPECT_EQ(at7->kernels[k].entry, at77->kernels[k].entry);
+    if (bundle.kernels[k].symbolicIterations)
+      EXPECT_EQ(at77->kernels[k].launch.iterations,
+                11 * at7->kernels[k].launch.iterations);
+  }
+  EXPECT_FALSE(at7->isSymbolic());
+  EXPECT_TRUE(verifyBundle(*at77).ok());
+  checkAt(bundle, 1, 7);
+  checkAt(bundle, 1, 77);
+}
+
+/// Without fusion, each op a kernel of its own: intermediates in the arena,
+/// broadcasts and reductions alone.
+CompileOptions unfused() {
+  CompileOptions options;
+  options.enableFusion = false;
+  return options;
+}
+
+TEST_F(HostSymbolicDims, UnfusedOpsRunAtEveryLength) {
+  Bundle bundle = compileOnce(kLayerNormSoftmax, unfused());
+  ASSERT_FALSE(HasFailure());
+  EXPECT_GT(bundle.kernels.size(), 10u);
+  EXPECT_FALSE(bundle.memoryPlan.symbolicSlices.empty());
+  checkAllLengths(bundle);
+}
+
+TEST_F(HostSymbolicDims, SerializationRoundTripsTheSymbolicFields) {
+  Bundle bundle = compileOnce(kLayerNormSoftmax, unfused());
+  ASSERT_FALSE(HasFailure());
+  Expected<Bundle> read = deserializeBundle(serializeBundle(bundle));
+  ASSERT_TRUE(read.ok()) << read.message();
+  EXPECT_EQ(*read, bundle);
+  EXPECT_TRUE(read->isSymbolic());
+  EXPECT_FALSE(read->memoryPlan.symbolicSlices.empty());
+  checkAt(*read, 2, 7);
+}
+
+TEST_F(HostSymbolicDims, VerifyBundleChecksTheSymbolicFields) {
+  Bundle bundle = compileOnce(kLayerNormSoftmax, unfused());
+  ASSERT_FALSE(HasFailure());
+  ASSERT_TRUE(verifyBundle(bundle).ok());
+  Bundle badCount = bundle;
+  for (BundleKernel &kernel : badCount.kernels)
+    if (kernel.symbolicIterations)
+      kernel.symbolicIterations = DimExpr::symbol("length");
+  Status status = verifyBundle(badCount);
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("not a count over the graph's dims"),
+            std::string::npos)
+      << status.message();
+  Bundle badSlices = bundle;
+  ASSERT_FALSE(badSlices.memoryPlan.symbolicSlices.empty());
+  badSlices.memoryPlan.symbolicSlices.pop_back();
+  EXPECT_FALSE(verifyBundle(badSlices).ok());
+  // A runtime loads only bound bundles.
+  device::DeviceResult<device::Executable> loaded = runtime.load(bundle);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.error().message.find("bind them first"), std::string::npos);
+}
+
+TEST_F(HostSymbolicDims, InputsThatDisagreeAboutADimAreRefused) {
+  Bundle bundle = compileOnce(kPointwise);
+  ASSERT_FALSE(HasFailure());
+  std::vector<std::vector<std::int64_t>> shapes = {{1, 7, 64}, {64}};
+  Expected<DimBindings> dims = dimsFromInputShapes(bundle.graph, shapes);
+  ASSERT_TRUE(dims.ok()) << dims.message();
+  EXPECT_EQ(dims->at("sequence"), 7);
+  shapes = {{1, 7, 64}, {65}};
+  dims = dimsFromInputShapes(bundle.graph, shapes);
+  ASSERT_FALSE(dims.ok());
+  EXPECT_NE(dims.message().find("the model fixes it to 64"), std::string::npos)
+      << dims.message();
+  shapes = {{1, -3, 64}, {64}};
+  dims = dimsFromInputShapes(bundle.graph, shapes);
+  ASSERT_FALSE(dims.ok());
+  EXPECT_NE(dims.message().find("not a possible size"), std::string::npos)
+      << dims.message();
+  // Two inputs that each name `sequence` disagree.
+  Expected<Compilation> two = compiler.compileSource(
+      source("func.func @two(%x: $T, %y: $T) -> $T {\n"
+             "  %s = fuse.add %x, %y : $T\n  return %s : $T\n}\n"),
+      target, CompileOptions{});
+  ASSERT_TRUE(two.ok()) << two.message();
+  shapes = {{1, 7, 64}, {1, 8, 64}};
+  std::vector<TensorBytes> bytes(2, TensorBytes(7 * 64 * 4));
+  bytes[1].resize(8 * 64 * 4);
+  device::DeviceResult<std::vector<TensorBytes>> run =
+      device::runBundle(runtime, two->bundle, bytes, shapes);
+  ASSERT_FALSE(run.ok());
+  EXPECT_NE(run.error().message.find("disagree about dim 'sequence'"),
+            std::string::npos)
+      << run.error().message;
+}
+
+TEST_F(HostSymbolicDims, AMatmulOnASymbolicDimIsRefusedNamingTheDim) {
+  Expected<Compilation> compiled =
+      compiler.compileSource(source(kMatmul), target, CompileOptions{});
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_NE(compiled.message().find("needs a static value of dim"),
+            std::string::npos)
+      << compiled.message();
+  EXPECT_NE(compiled.message().find("'sequence'"), std::string::npos)
+      << compiled.message();
+  // Bound first, the same module compiles.
+  Expected<Compilation> bound = compiler.compileSource(
+      "func.func @matmul(%x: tensor<1x7x64xf32>, %w: tensor<64x64xf32>) -> "
+      "tensor<1x7x64xf32> {\n  %m = fuse.matmul %x, %w : tensor<1x7x64xf32>, "
+      "tensor<64x64xf32> -> tensor<1x7x64xf32>\n  return %m : "
+      "tensor<1x7x64xf32>\n}\n",
+      target, CompileOptions{});
+  EXPECT_TRUE(bound.ok()) << bound.message();
+}
+
+} // namespace
+} // namespace fuse
