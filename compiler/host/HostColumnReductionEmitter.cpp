@@ -34,6 +34,14 @@ namespace {
 constexpr int64_t kChunkVectors = 4;
 /// Elements per scheduling grain, about.
 constexpr int64_t kGrainElements = 16384;
+/// Rows per block of a blocked column reduction (blockedRows): each block
+/// reads this many rows side by side, one stream each along the row, the
+/// partial results of the columns kept in the output between blocks.
+/// Measured on 2 AVX-512 cores (a C loop, 4096x4096 f32, medians): every
+/// chunk down all 4096 rows 2.1 ms (a new 4 KiB page at each row: the
+/// hardware prefetchers stop there), 1.1 ms in blocks of 4 or 8 rows, 1.15
+/// of 16-32.
+constexpr int64_t kBlockRows = 8;
 
 LogicalResult unsupportedColumns(Operation *op, const Twine &why) {
   return op->emitOpError()
@@ -154,6 +162,9 @@ struct ColumnKernel {
   Value domainBase, columnBase;
   /// Set when a body fails; the kernel fails once its loops are built.
   bool broken = false;
+  /// A blocked kernel's rows of the current block, [rowBegin, rowEnd);
+  /// null: all the reduced rows.
+  Value rowBegin, rowEnd;
 };
 
 /// The passes over one vector of `w` columns (or one column) starting at
@@ -183,9 +194,10 @@ private:
   }
   /// A loop down the reduced rows carrying `init`, its body `step`.
   template <class Step> scf::ForOp rowLoop(ValueRange init, Step &&step) {
+    Value begin = k.rowBegin ? k.rowBegin : i64Constant(nb, loc, 0);
+    Value end = k.rowEnd ? k.rowEnd : i64Constant(nb, loc, k.layout.reduced);
     return scf::ForOp::create(
-        nb, loc, i64Constant(nb, loc, 0),
-        i64Constant(nb, loc, k.layout.reduced), i64Constant(nb, loc, 1), init,
+        nb, loc, begin, end, i64Constant(nb, loc, 1), init,
         [&](OpBuilder &rb, Location, Value r, ValueRange acc) {
           yieldStep<RegionEmitter>(
               rb, loc, w, k.pointers, seeds, indexAt(rowPosition(rb, r)), acc,
@@ -252,13 +264,37 @@ void ColumnPasses::emitArgScan(RegionEmitter &constants,
 
 void ColumnPasses::emitReduction(RegionEmitter &constants, ReductionInfo r) {
   Value init = reductionIdentity(constants, r);
+  Value partial;
+  if (k.rowBegin) {
+    // A blocked kernel's later blocks start from the partial result in the
+    // output (blockedRows: the reduction's one result, in its accumulator
+    // type).
+    Value output = k.columnOutputs.front();
+    Type type = w == 1 ? r.accumulator : VectorType::get({w}, r.accumulator);
+    Value address = LLVM::GEPOp::create(
+        nb, loc, LLVM::LLVMPointerType::get(nb.getContext()), r.accumulator,
+        output, ValueRange{arith::AddIOp::create(nb, loc, k.columnBase, col)});
+    partial = LLVM::LoadOp::create(
+        nb, loc, type, address,
+        std::max(1u, r.accumulator.getIntOrFloatBitWidth() / 8));
+    Value first = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::eq,
+                                        k.rowBegin, i64Constant(nb, loc, 0));
+    init = arith::SelectOp::create(nb, loc, first, init, partial);
+  }
   auto loop = rowLoop(
       init, [&](OpBuilder &, RegionEmitter &e, Index index, ValueRange acc) {
         return combineStep(e, r, index, acc);
       });
   Value result = loop.getResult(0);
-  result = finishReduction(nb, loc, constants, r, result, k.layout.reduced);
-  seeds[r.op.getResult()] = result;
+  Value finished =
+      finishReduction(nb, loc, constants, r, result, k.layout.reduced);
+  if (k.rowBegin && finished != result) {
+    Value last =
+        arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::eq, k.rowEnd,
+                              i64Constant(nb, loc, k.layout.reduced));
+    finished = arith::SelectOp::create(nb, loc, last, finished, result);
+  }
+  seeds[r.op.getResult()] = finished;
 }
 
 void ColumnPasses::emit() {
@@ -332,6 +368,22 @@ classifyItems(const fd::ColumnSchedule &layout) {
   return items;
 }
 
+/// Whether a column reduction runs in blocks of kBlockRows rows: one
+/// reduction (no argmax or argmin), its result the kernel's only one, stored
+/// as it accumulates (its storage type is the accumulator's: the output holds
+/// the partial result between blocks), over more rows than one block.
+bool blockedRows(const fd::ColumnSchedule &layout, ArrayRef<ColumnItem> items,
+                 fd::YieldOp yield) {
+  if (items.size() != 1 || !items.front().reduce ||
+      !layout.domainResults.empty() || layout.columnResults.size() != 1 ||
+      layout.reduced <= kBlockRows)
+    return false;
+  const ReductionInfo &r = *items.front().reduce;
+  Value result = yield.getValues()[layout.columnResults.front()];
+  return result == items.front().op->getResult(0) &&
+         storageType(elementTypeOf(result)) == r.accumulator;
+}
+
 } // namespace
 
 FailureOr<FusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
@@ -365,6 +417,20 @@ FailureOr<FusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
 
   int64_t chunk = kChunkVectors * width;
   int64_t chunks = (layout->inner + chunk - 1) / chunk;
+  if (blockedRows(*layout, *items, yield)) {
+    // The blocks of rows outermost: each block reads its rows of the
+    // iterations' columns, chunk by chunk.
+    auto blockLoop = scf::ForOp::create(b, loc, i64Constant(b, loc, 0),
+                                        i64Constant(b, loc, layout->reduced),
+                                        i64Constant(b, loc, kBlockRows));
+    b.setInsertionPoint(blockLoop.getBody()->getTerminator());
+    kernel.rowBegin = blockLoop.getInductionVar();
+    kernel.rowEnd = arith::MinUIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, kernel.rowBegin,
+                              i64Constant(b, loc, kBlockRows)),
+        i64Constant(b, loc, layout->reduced));
+  }
   auto chunkLoop = scf::ForOp::create(b, loc, opened.begin(), opened.end(),
                                       i64Constant(b, loc, 1));
   b.setInsertionPoint(chunkLoop.getBody()->getTerminator());

@@ -33,6 +33,12 @@ namespace {
 
 /// Elements per chunk of a reduction's partials kernel: one partial each.
 constexpr int64_t kReductionChunk = 16384;
+/// Streams a whole chunk of a reduction's partials kernel is read as, side by
+/// side (consecutive quarters, one accumulator each): the hardware
+/// prefetchers follow each, and keep more lines in flight than along one.
+/// Measured on 2 AVX-512 cores (a C loop, 2^26 f32, medians): 25-27 GB/s as
+/// one stream of 4 accumulators a vector apart, 29-31 GB/s as 4 streams.
+constexpr int64_t kReductionStreams = 4;
 /// Elements per scheduling grain of a pointwise kernel (a multiple of every
 /// vector width, so each chunk's vector body and tail split as compiled).
 constexpr int64_t kPointwiseGrain = 4096;
@@ -409,6 +415,122 @@ Value combineAccumulators(OpBuilder &b, Location loc, const ReductionInfo &r,
                  scalar);
 }
 
+/// A chunk's partials through the peeled loop over [lo, hi): kRowUnroll
+/// accumulators one vector apart, combined pairwise, then the scalar tail's.
+FailureOr<SmallVector<Value>>
+peeledPartials(OpBuilder &b, Location loc, Value lo, Value hi, unsigned width,
+               const DenseMap<Value, Value> &pointers,
+               ArrayRef<ReductionInfo> reductions, StepBody step) {
+  ReductionStarts starts =
+      reductionStarts<RegionEmitter>(b, loc, width, pointers, reductions);
+  DenseMap<Value, Value> noSeeds;
+  FailureOr<PeeledLoop> loop =
+      emitPeeledLoop(b, loc, lo, hi, width, width, pointers, noSeeds,
+                     starts.vector, starts.scalar, step, kRowUnroll);
+  if (failed(loop))
+    return failure();
+  SmallVector<Value> results;
+  for (auto [i, r] : llvm::enumerate(reductions)) {
+    // Copy k of reduction i's accumulator is at k * n + i.
+    SmallVector<Value> copies;
+    for (unsigned k = 0; k < kRowUnroll; ++k)
+      copies.push_back(loop->vectorResults[k * reductions.size() + i]);
+    results.push_back(
+        combineAccumulators(b, loc, r, copies, loop->scalarResults[i]));
+  }
+  return results;
+}
+
+/// A whole chunk's partials as kReductionStreams streams of consecutive
+/// quarters of the chunk, read side by side, one vector accumulator each,
+/// combined pairwise (a whole chunk is whole vectors: no tail).
+FailureOr<SmallVector<Value>>
+streamedPartials(OpBuilder &b, Location loc, Value lo, unsigned width,
+                 const DenseMap<Value, Value> &pointers,
+                 ArrayRef<ReductionInfo> reductions, StepBody step) {
+  constexpr int64_t streamLength = kReductionChunk / kReductionStreams;
+  ReductionStarts starts =
+      reductionStarts<RegionEmitter>(b, loc, width, pointers, reductions);
+  size_t n = reductions.size();
+  SmallVector<Value> init;
+  for (int64_t k = 0; k < kReductionStreams; ++k)
+    llvm::append_range(init, starts.vector);
+  DenseMap<Value, Value> noSeeds;
+  bool failedBody = false;
+  auto loop = scf::ForOp::create(
+      b, loc, i64Constant(b, loc, 0), i64Constant(b, loc, streamLength),
+      i64Constant(b, loc, width), init,
+      [&](OpBuilder &nested, Location nestedLoc, Value iv, ValueRange args) {
+        SmallVector<Value> next;
+        for (int64_t k = 0; k < kReductionStreams && !failedBody; ++k) {
+          Value at = arith::AddIOp::create(
+              nested, nestedLoc, iv,
+              arith::AddIOp::create(
+                  nested, nestedLoc, lo,
+                  i64Constant(nested, nestedLoc, k * streamLength)));
+          FailureOr<SmallVector<Value>> carried = runStep<RegionEmitter>(
+              nested, nestedLoc, width, pointers, noSeeds,
+              {Index::Contiguous, at, width}, args.slice(k * n, n), step);
+          if (failed(carried))
+            failedBody = true;
+          else
+            llvm::append_range(next, *carried);
+        }
+        scf::YieldOp::create(nested, nestedLoc,
+                             failedBody ? SmallVector<Value>(args) : next);
+      });
+  if (failedBody)
+    return failure();
+  SmallVector<Value> results;
+  for (auto [i, r] : llvm::enumerate(reductions)) {
+    SmallVector<Value> copies;
+    for (int64_t k = 0; k < kReductionStreams; ++k)
+      copies.push_back(loop.getResult(k * n + i));
+    results.push_back(reduceCopies(b, loc, r, copies, /*reassociate=*/false));
+  }
+  return results;
+}
+
+/// The partials of chunk `p`, [lo, hi) of a `domain` of elements: streamed
+/// where the chunk is whole, peeled where it is the short last one (an
+/// scf.if where the domain has both).
+FailureOr<SmallVector<Value>>
+partialsOfChunk(OpBuilder &b, Location loc, Value p, Value lo, Value hi,
+                int64_t domain, unsigned width,
+                const DenseMap<Value, Value> &pointers,
+                ArrayRef<ReductionInfo> reductions, StepBody step) {
+  int64_t whole = domain / kReductionChunk;
+  bool hasShort = domain % kReductionChunk != 0;
+  if (whole == 0)
+    return peeledPartials(b, loc, lo, hi, width, pointers, reductions, step);
+  if (!hasShort)
+    return streamedPartials(b, loc, lo, width, pointers, reductions, step);
+  SmallVector<Type> types;
+  for (const ReductionInfo &r : reductions)
+    types.push_back(r.accumulator);
+  Value isWhole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p,
+                                        i64Constant(b, loc, whole));
+  auto branch = scf::IfOp::create(b, loc, types, isWhole, /*withElse=*/true);
+  bool failedAny = false;
+  for (bool streamed : {true, false}) {
+    OpBuilder::InsertionGuard guard(b);
+    Block *block = streamed ? branch.thenBlock() : branch.elseBlock();
+    b.setInsertionPointToStart(block);
+    FailureOr<SmallVector<Value>> results =
+        streamed
+            ? streamedPartials(b, loc, lo, width, pointers, reductions, step)
+            : peeledPartials(b, loc, lo, hi, width, pointers, reductions, step);
+    if (failed(results)) {
+      failedAny = true;
+      break;
+    }
+    scf::YieldOp::create(b, loc, *results);
+  }
+  if (failedAny)
+    return failure();
+  return SmallVector<Value>(branch.getResults());
+}
+
 FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
                                            StringRef prefix, unsigned width) {
   FailureOr<fd::FullSchedule> analyzed =
@@ -447,26 +569,16 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
         b, loc,
         arith::AddIOp::create(b, loc, lo, i64Constant(b, loc, kReductionChunk)),
         i64Constant(b, loc, domain));
-    ReductionStarts starts =
-        reductionStarts<RegionEmitter>(b, loc, width, pointers, reductions);
-    DenseMap<Value, Value> noSeeds;
-    FailureOr<PeeledLoop> loop = emitPeeledLoop(
-        b, loc, lo, hi, width, width, pointers, noSeeds, starts.vector,
-        starts.scalar,
-        [&](RegionEmitter &e, Index index, ValueRange carried) {
-          return storeAndCombine(e, index, schedule->yielded, domainResults,
-                                 outputs, reductions, carried);
-        },
-        kRowUnroll);
-    if (failed(loop))
+    auto step = [&](RegionEmitter &e, Index index, ValueRange carried) {
+      return storeAndCombine(e, index, schedule->yielded, domainResults,
+                             outputs, reductions, carried);
+    };
+    FailureOr<SmallVector<Value>> chunkPartials = partialsOfChunk(
+        b, loc, p, lo, hi, domain, width, pointers, reductions, step);
+    if (failed(chunkPartials))
       return failure();
     for (auto [i, r] : llvm::enumerate(reductions)) {
-      // Copy k of reduction i's accumulator is at k * n + i.
-      SmallVector<Value> copies;
-      for (unsigned k = 0; k < kRowUnroll; ++k)
-        copies.push_back(loop->vectorResults[k * reductions.size() + i]);
-      Value partial =
-          combineAccumulators(b, loc, r, copies, loop->scalarResults[i]);
+      Value partial = (*chunkPartials)[i];
       Value slot = arith::AddIOp::create(
           b, loc, p, i64Constant(b, loc, int64_t(i) * partials));
       Value address = LLVM::GEPOp::create(
