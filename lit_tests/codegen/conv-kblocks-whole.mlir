@@ -1,15 +1,19 @@
 // Implicit GEMM on AVX-512 with blocks of k for a larger A where C's
-// columns are whole vectors (kBlockMaxWholeLhsBytes): a 3x3 convolution of
-// 64 channels into 128 (K 576, A 288 KiB: above the 256 KiB of
-// kBlockMaxLhsBytes, at most the 1 MiB allowed without dot columns) on 2
-// images of 8 x 8 (64 columns each: one column group per image, 2 row parts
-// each), with bias and relu. The arena is the kernel's scratch: the panels
-// (2 row parts x 2 images x 576 x 64 columns x 4 B = 576 KiB on AVX-512)
-// and, with blocks of k, the tiles' partial sums after them (2 parts x 2
-// groups x 128 rows x 64 columns x 4 B = 128 KiB): 704 KiB on AVX-512 (v4;
-// 576 KiB in one block). AVX2 (v3) keeps the 256 KiB limit: one block, no
-// partial sums. fuse-run --check compares the output with the reference
-// runtime's conv on random inputs.
+// columns are whole vectors and a group's panels are large
+// (kBlockMaxWholeLhsBytes, kBlockMinWholePanelBytes):
+// - a 3x3 convolution of 128 channels into 128 (K 1152: panels of 288 KiB;
+//   A 576 KiB, above the 256 KiB of kBlockMaxLhsBytes and at most 1 MiB) on
+//   2 images of 8 x 8 (64 columns each: one column group per image, 2 row
+//   parts each), with bias and relu: blocks of k;
+// - a 3x3 convolution of 64 channels into 128 (K 576: panels of 144 KiB,
+//   A 288 KiB) on the same maps: one block.
+// Each kernel's scratch is an arena region: the first's panels (2 row
+// parts x 2 images x 1152 x 64 columns x 4 B = 1152 KiB) and partial sums
+// (2 parts x 2 groups x 128 rows x 64 columns x 4 B = 128 KiB) on AVX-512
+// (v4; 1152 KiB without the blocks), the second's panels alone (576 KiB).
+// AVX2 (v3) keeps the 256 KiB limit: one block each, no partial sums.
+// fuse-run --check compares the outputs with the reference runtime's conv
+// on random inputs.
 
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: fuse-run %s --check --cache-dir %t/cache | FileCheck %s
@@ -20,16 +24,22 @@
 // RUN: FileCheck %s --check-prefix=V3 < %t/v3/bundle.txt
 
 // CHECK: check out0: {{.*}}: ok
-// CHECK: check: passed, 1 outputs match the reference
+// CHECK: check out1: {{.*}}: ok
+// CHECK: check: passed, 2 outputs match the reference
 
-// V4: arena 720896 bytes
-// V3: arena 294912 bytes
+// V4: arena#0 tensor %{{[0-9]+}} offset 0 bytes 1310720
+// V4-NEXT: arena#1 tensor %{{[0-9]+}} offset 0 bytes 589824
+// V3: arena#0 tensor %{{[0-9]+}} offset 0 bytes 589824
+// V3-NEXT: arena#1 tensor %{{[0-9]+}} offset 0 bytes 294912
 
-func.func @whole(%x: tensor<2x64x8x8xf32>, %w: tensor<128x64x3x3xf32>, %b: tensor<128xf32>)
-    -> tensor<2x128x8x8xf32> {
+func.func @whole(%x: tensor<2x128x8x8xf32>, %w: tensor<128x128x3x3xf32>, %b: tensor<128xf32>,
+                 %y: tensor<2x64x8x8xf32>, %wy: tensor<128x64x3x3xf32>)
+    -> (tensor<2x128x8x8xf32>, tensor<2x128x8x8xf32>) {
   %c = fuse.conv %x, %w, %b strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] group = 1
-      : tensor<2x64x8x8xf32>, tensor<128x64x3x3xf32>, tensor<128xf32> -> tensor<2x128x8x8xf32>
+      : tensor<2x128x8x8xf32>, tensor<128x128x3x3xf32>, tensor<128xf32> -> tensor<2x128x8x8xf32>
   %zero = fuse.constant dense<0.0> : tensor<2x128x8x8xf32>
   %r = fuse.max %c, %zero : tensor<2x128x8x8xf32>
-  return %r : tensor<2x128x8x8xf32>
+  %d = fuse.conv %y, %wy strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] group = 1
+      : tensor<2x64x8x8xf32>, tensor<128x64x3x3xf32> -> tensor<2x128x8x8xf32>
+  return %r, %d : tensor<2x128x8x8xf32>, tensor<2x128x8x8xf32>
 }
