@@ -76,6 +76,17 @@ constexpr int64_t kBlockPanelBytes = int64_t(32) << 10;
 /// prefetchers follow only from the caches (resnet18's 512 x 4608 x 49
 /// convolutions took 2.0 ms on one core with one block, 4.0 with blocks).
 constexpr int64_t kBlockMaxLhsBytes = int64_t(256) << 10;
+/// The largest A blocked by k on AVX-512 where C's columns are whole vectors
+/// (no dot columns, which blocks of k would cost) and a group's panels (K
+/// rows) take at least kBlockMinWholePanelBytes: in one block each row block
+/// reads the whole panel from the L2, in blocks of k a block's from L1.
+/// resnet18's 128 x 1152 x 784 convolutions (A 576 KiB, panels 288 KiB), 2
+/// AVX-512 Xeon cores (fuse-run --bench, alternating, medians): 0.76 ->
+/// 0.725 ms, one core 1.30 -> 1.23 ms. With panels of 144 KiB the blocks
+/// cost more than they save: the stride-2 128 x 576 x 784 one (A 288 KiB),
+/// one core, 0.72 -> 0.74 ms.
+constexpr int64_t kBlockMaxWholeLhsBytes = int64_t(1) << 20;
+constexpr int64_t kBlockMinWholePanelBytes = int64_t(256) << 10;
 /// The most columns past the last whole vector computed as dot products
 /// along k (dotTail), per vector width: each is a row block's accumulators
 /// more in the registers.
@@ -426,12 +437,19 @@ public:
   }
 
   /// Whether the one-kernel form would run over blocks of k (kBlockRows):
-  /// K longer than half again a block's rows and A small enough.
+  /// K longer than half again a block's rows and A small enough
+  /// (kBlockMaxLhsBytes; on AVX-512 without dot columns to lose and with
+  /// large panels, kBlockMaxWholeLhsBytes).
   static bool blocksK(fd::MatmulOp matmul, const MatmulShape &s,
                       unsigned width) {
     int64_t target = kBlockTarget(matmul, width);
-    return s.k > target + target / 2 &&
-           s.m * s.k * elementBytes(matmul) <= kBlockMaxLhsBytes;
+    int64_t lhsBytes = s.m * s.k * elementBytes(matmul);
+    int64_t panelBytes = s.k * groupColumns(width) * elementBytes(matmul);
+    int64_t most = width >= 16 && !takesDotTail(s, width) &&
+                           panelBytes >= kBlockMinWholePanelBytes
+                       ? kBlockMaxWholeLhsBytes
+                       : kBlockMaxLhsBytes;
+    return s.k > target + target / 2 && lhsBytes <= most;
   }
 
   static int64_t elementBytes(fd::MatmulOp matmul) {

@@ -12,8 +12,9 @@
 //   288 in blocks of k on AVX-512, 2 row parts (12 iterations; with 2
 //   threads the second chunk starts at a narrower group and packs a whole
 //   group after it into the same region);
-// - a 3x3 convolution of 128 channels into 64 (A 288 KiB: one block of k)
-//   on 2 images of 9 x 10, with a residual add;
+// - a 3x3 convolution of 128 channels into 64 (A 288 KiB, panels of 288
+//   KiB: blocks of k on AVX-512, whose 90 columns take no dot columns; one
+//   block on AVX2) on 2 images of 9 x 10, with a residual add;
 // - a 5x5 and a 7x7 convolution with "same" padding (25 and 49 offsets,
 //   unrolled; masked loads at shifted positions) and a 9x9 one (81
 //   offsets: a loop);
