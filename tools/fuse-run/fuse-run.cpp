@@ -20,6 +20,14 @@
 // reaches the compiler through CompilerAccess.h, and into the compiler
 // library, where main is fuseRunFullMain.
 //
+// A .mlir model with symbolic dims (`tensor<?x64xf32, #fuse.dims<seq>>`)
+// compiles once, its bundle cached under the symbolic graph, so that every
+// value of the dims is a cache hit; each run binds the dims to the --input
+// shapes (or `--dim NAME=VALUE` for inputs drawn at random) and runs the
+// bundle bound to them (SymbolicBundle.h). Where a fusion needs static dims
+// (a matmul, issue 22), the graph bound to the run's dims is compiled
+// instead, and a note says so. --check compares at the bound shapes.
+//
 // An ONNX model input that feeds an operand the importer needs as a
 // constant (a Reshape's shape, a Gather's indices) is compiled into the
 // model with its --input value, and fuse-run says so: every other value of
@@ -45,6 +53,7 @@
 #include "compiler/onnx/OnnxImporter.h"
 #include "runtime/cache/BundleCache.h"
 #include "runtime/cache/BundleKey.h"
+#include "runtime/cache/SymbolicBundle.h"
 #include "runtime/device/HostIsa.h"
 #include "runtime/device/HostRuntime.h"
 #include "runtime/device/ReferenceRuntime.h"
@@ -55,6 +64,7 @@
 #include "runtime/ir/RegularFile.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -109,8 +119,9 @@ llvm::cl::list<std::string>
 llvm::cl::list<std::string>
     dimSpecs("dim",
              llvm::cl::desc("The value of a dynamic dimension of an ONNX "
-                            "model (its dim_param name, or INPUT:INDEX); one "
-                            "not given takes its size in the --input values"),
+                            "model (its dim_param name, or INPUT:INDEX) or of "
+                            "a symbolic dim of a .mlir model; one not given "
+                            "takes its size in the --input values"),
              llvm::cl::value_desc("NAME=VALUE"), llvm::cl::cat(runCategory));
 llvm::cl::opt<unsigned>
     seed("seed", llvm::cl::desc("Seed of the inputs not given (default 0)"),
@@ -400,8 +411,6 @@ Status checkOptions(const RunOptions &options) {
                          ": at most " + std::to_string(kMaxThreads));
   if (options.threads && options.runtime != "host")
     return Status::error("--threads applies to the host runtime only");
-  if (!isOnnx && !options.dims.empty())
-    return Status::error("--dim applies to .onnx models only");
   return Status::success();
 }
 
@@ -590,6 +599,11 @@ struct ParsedModel {
   /// It holds fuse.fusion ops: its kernels are the ones written.
   bool handFused = false;
   std::vector<std::string> inputNames, outputNames;
+  /// A .mlir model with symbolic dims: its graph as written (the key of its
+  /// bundle, which serves every value of the dims) and the values this run
+  /// binds them to; `graph` is then the bound graph.
+  std::optional<Graph> symbolicGraph;
+  DimBindings dimValues;
 };
 
 /// Each input's name: the graph's, else the source's, else "inN"; each
@@ -667,31 +681,9 @@ std::optional<ParsedModel> importedModel(Graph imported) {
   return model;
 }
 
-/// The error for a .mlir model with symbolic dims, naming the first one (of
-/// an input when one has it): such a model does not run yet.
-Status refuseSymbolicSource(const ParsedModel &model,
-                            const std::string &modelPath) {
-  const Graph &graph = model.graph;
-  std::string where;
-  for (std::size_t i = 0; i < graph.inputs.size() && where.empty(); ++i) {
-    const TensorType &type = graph.tensors[graph.inputs[i]].type;
-    for (std::size_t d = 0; d < type.shape.size() && where.empty(); ++d)
-      if (type.shape[d] < 0)
-        where = "dim " + std::to_string(d) + " of input '" +
-                model.inputNames[i] + "' (" + graph.typeString(type) +
-                ") is the symbolic dim " + graph.dims.dimString(type.shape[d]);
-  }
-  if (where.empty())
-    where = "it has the symbolic dim " +
-            (graph.dims.exprs.empty() ? graph.dims.symbols.front()
-                                      : graph.dims.exprs.front().toString());
-  return Status::error("'" + modelPath + "': " + where +
-                       "; .mlir models with symbolic dims do not run yet "
-                       "(--dim binds the dims of .onnx models only)");
-}
-
-Expected<ParsedModel> parseModel(ModelSource &source,
-                                 const std::string &modelPath) {
+Expected<ParsedModel> parseModel(const RunOptions &options,
+                                 ModelSource &source) {
+  const std::string &modelPath = options.model;
   if (source.imported) {
     std::optional<ParsedModel> imported =
         importedModel(std::move(*source.imported));
@@ -707,9 +699,174 @@ Expected<ParsedModel> parseModel(ModelSource &source,
   model.graph = std::move(parsed->graph);
   model.handFused = parsed->handFused;
   nameInputsAndOutputs(std::move(parsed->argumentNames), model);
-  if (model.graph.isSymbolic())
-    return refuseSymbolicSource(model, modelPath);
+  if (!model.graph.isSymbolic() && !options.dims.empty())
+    return Status::error("--dim: '" + modelPath +
+                         "' has no symbolic dims (--dim binds a .mlir "
+                         "model's symbolic dims or an .onnx model's dynamic "
+                         "ones)");
   return model;
+}
+
+/// "batch=2, sequence=7".
+std::string dimValuesText(const DimBindings &values) {
+  std::string text;
+  for (const auto &[name, value] : values)
+    text += (text.empty() ? "" : ", ") + name + "=" + std::to_string(value);
+  return text;
+}
+
+/// The --dim NAME=VALUE values of a .mlir model's symbolic dims.
+Expected<DimBindings> givenDimValues(const RunOptions &options,
+                                     const Graph &graph) {
+  DimBindings values;
+  for (const std::string &spec : options.dims) {
+    std::size_t equals = spec.find('=');
+    long long value = 0;
+    if (equals == std::string::npos || equals == 0 ||
+        llvm::StringRef(spec).drop_front(equals + 1).getAsInteger(10, value))
+      return Status::error("--dim '" + spec + "' is not NAME=VALUE");
+    std::string name = spec.substr(0, equals);
+    if (!llvm::is_contained(graph.dims.symbols, name))
+      return Status::error(
+          "--dim " + spec + ": '" + options.model + "' has no dim '" + name +
+          "'; its dims are: " + llvm::join(graph.dims.symbols, ", "));
+    if (value < 0)
+      return Status::error("--dim " + spec + ": " + std::to_string(value) +
+                           " is not a possible size of dim '" + name + "'");
+    if (!values.emplace(name, value).second)
+      return Status::error("--dim gives dim '" + name +
+                           "' twice; give each dim once");
+  }
+  return values;
+}
+
+/// The shape of each input given with --input (read once: the file is
+/// kept for the run); none for an input drawn at random. A malformed spec
+/// or an unknown name is left to givenInputs, which says so.
+Expected<std::vector<std::optional<std::vector<std::int64_t>>>>
+givenInputShapes(const RunOptions &options, const ParsedModel &model,
+                 ModelSource &source) {
+  std::vector<std::optional<std::vector<std::int64_t>>> shapes(
+      model.graph.inputs.size());
+  for (const std::string &spec : options.inputs) {
+    std::size_t equals = spec.find('=');
+    if (equals == std::string::npos || equals == 0)
+      continue;
+    std::string name = spec.substr(0, equals);
+    auto it = llvm::find(model.inputNames, name);
+    if (it == model.inputNames.end() || shapes[it - model.inputNames.begin()])
+      continue;
+    auto kept = source.preloaded.find(spec);
+    if (kept == source.preloaded.end()) {
+      Expected<npy::Array> array = readInputFile(spec.substr(equals + 1));
+      if (!array.ok())
+        return Status::error("--input " + name + ": " + array.message());
+      kept = source.preloaded.emplace(spec, array.take()).first;
+    }
+    shapes[it - model.inputNames.begin()] = kept->second.type.shape;
+  }
+  return shapes;
+}
+
+/// The values of a symbolic model's dims: --dim's, then the --input
+/// shapes' (which must agree with them and with each other). An error
+/// names the dim.
+Expected<DimBindings> modelDimValues(const RunOptions &options,
+                                     const ParsedModel &model,
+                                     ModelSource &source) {
+  const Graph &graph = model.graph;
+  Expected<DimBindings> given = givenDimValues(options, graph);
+  if (!given.ok())
+    return given.status();
+  DimBindings values = given.take();
+  std::map<std::string, std::string> readFrom;
+  for (const auto &[name, value] : values)
+    readFrom[name] = "--dim " + name + "=" + std::to_string(value);
+  Expected<std::vector<std::optional<std::vector<std::int64_t>>>> shapes =
+      givenInputShapes(options, model, source);
+  if (!shapes.ok())
+    return shapes.status();
+  for (std::size_t i = 0; i < shapes->size(); ++i) {
+    if (!(*shapes)[i])
+      continue;
+    const std::vector<std::int64_t> &shape = *(*shapes)[i];
+    const TensorType &type = graph.typeOf(graph.inputs[i]);
+    const std::string &name = model.inputNames[i];
+    if (shape.size() != type.shape.size())
+      return Status::error(
+          "--input " + name + " has rank " + std::to_string(shape.size()) +
+          ", but the model's '" + name + "' is a " + graph.typeString(type));
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+      std::optional<std::string> symbol =
+          type.shape[d] < 0 ? graph.dims.expr(type.shape[d]).symbolName()
+                            : std::nullopt;
+      if (!symbol)
+        continue;
+      std::string where = "dim " + std::to_string(d) + " of --input " + name;
+      auto [it, added] = values.emplace(*symbol, shape[d]);
+      if (added)
+        readFrom[*symbol] = where;
+      else if (it->second != shape[d])
+        return Status::error("the inputs disagree about dim '" + *symbol +
+                             "': " + readFrom[*symbol] + " gives " +
+                             std::to_string(it->second) + ", " + where + " (" +
+                             graph.typeString(type) + ") is " +
+                             std::to_string(shape[d]));
+    }
+  }
+  for (const std::string &symbol : graph.dims.symbols)
+    if (!values.count(symbol))
+      return Status::error(
+          "dim '" + symbol + "' of '" + options.model +
+          "' has no value: no --input shape gives it (an input drawn at "
+          "random has no shape of its own); give --dim " +
+          symbol + "=VALUE, or the inputs that have it with --input");
+  // Every input's shape for the values: the static dims and the dims that
+  // are expressions checked against the given shapes.
+  std::vector<std::vector<std::int64_t>> all;
+  for (std::size_t i = 0; i < shapes->size(); ++i) {
+    if ((*shapes)[i]) {
+      all.push_back(*(*shapes)[i]);
+      continue;
+    }
+    const TensorType &type = graph.typeOf(graph.inputs[i]);
+    std::vector<std::int64_t> shape;
+    for (std::size_t d = 0; d < type.shape.size(); ++d) {
+      Expected<std::int64_t> value =
+          graph.dims.expr(type.shape[d]).evaluate(values);
+      if (!value.ok() || *value < 0)
+        return Status::error(
+            "dim " + std::to_string(d) + " of input '" + model.inputNames[i] +
+            "' (" + graph.dims.dimString(type.shape[d]) +
+            ") is not a possible size for " + dimValuesText(values) +
+            (value.ok() ? " (it is " + std::to_string(*value) + ")"
+                        : ": " + value.message()));
+      shape.push_back(*value);
+    }
+    all.push_back(std::move(shape));
+  }
+  Expected<DimBindings> checked =
+      dimsFromInputShapes(graph, all, model.inputNames);
+  if (!checked.ok())
+    return checked.status();
+  return values;
+}
+
+/// A .mlir model with symbolic dims: binds them for this run (the model's
+/// graph becomes the bound graph; its bundle stays the symbolic graph's).
+Status bindModelDims(const RunOptions &options, ParsedModel &model,
+                     ModelSource &source) {
+  Expected<DimBindings> values = modelDimValues(options, model, source);
+  if (!values.ok())
+    return values.status();
+  Expected<Graph> bound = bindDims(model.graph, *values);
+  if (!bound.ok())
+    return Status::error("'" + options.model + "': " + bound.message());
+  progress("symbolic dims bound for this run: " + dimValuesText(*values));
+  model.symbolicGraph = std::move(model.graph);
+  model.graph = bound.take();
+  model.dimValues = values.take();
+  return Status::success();
 }
 
 /// An --input value as the model's input of type `expected` takes it.
@@ -909,6 +1066,9 @@ struct PlannedBundle {
   std::optional<double> compileMs;
   /// The compiler's phases (--json "compile_phases").
   std::vector<PhaseTiming> phases;
+  /// Compiled for every value of the model's symbolic dims (and bound to
+  /// this run's), rather than for the bound values.
+  bool symbolic = false;
 };
 
 /// The bundle cache, or none: for a hand-fused model, or where it does not
@@ -948,11 +1108,13 @@ std::unique_ptr<BundleCache> openCache(const RunOptions &options,
   return nullptr;
 }
 
-/// The host bundle, from the cache or the compiler.
-Expected<PlannedBundle> hostBundle(const RunOptions &options,
-                                   const ParsedModel &model,
-                                   const ModelSource &source) {
-  const Graph &graph = model.graph;
+/// This CPU's host target and the compile options of the run.
+struct HostTarget {
+  Target target;
+  CompileOptions compileOptions;
+};
+
+Expected<HostTarget> hostTarget(const RunOptions &options) {
   std::optional<device::HostIsaLevel> level = device::bestHostIsaLevel();
   if (!level || *level == device::HostIsaLevel::X86_64_V2)
     return Status::error("this CPU supports neither x86-64-v3 nor x86-64-v4, "
@@ -960,17 +1122,32 @@ Expected<PlannedBundle> hostBundle(const RunOptions &options,
   Expected<Target> target = Target::parse(device::hostTargetName(*level));
   if (!target.ok())
     return target.status();
-  CompileOptions compileOptions;
-  compileOptions.enableFusion = options.fusion;
-  compileOptions.matmulPrecision = options.matmulPrecision;
+  HostTarget host{target.take(), {}};
+  host.compileOptions.enableFusion = options.fusion;
+  host.compileOptions.matmulPrecision = options.matmulPrecision;
   if (options.matmulPrecision == MatmulPrecision::Bf16 &&
       *level == device::HostIsaLevel::X86_64_V4 &&
       !device::hostSupportsAvx512Bf16())
     return Status::error("--matmul-precision=bf16 needs AVX-512 BF16, which "
                          "this CPU (target " +
-                         target->name + ") does not have");
-  BundleKey key = BundleKey::make(graph, target->name, compileOptions);
-  std::unique_ptr<BundleCache> cache = openCache(options, model.handFused);
+                         host.target.name + ") does not have");
+  return host;
+}
+
+/// Whether a compile error is the compiler's refusal of a fusion that
+/// cannot take its dims at run time (KernelCompiler, "Symbolic fusions").
+bool refusedForSymbolicDims(const Status &status) {
+  return !status.ok() &&
+         status.message().find("bind the dims") != std::string::npos;
+}
+
+/// The bundle of `graph` from `cache`, else compiled from `sourceText()`
+/// and stored. A compile error is prefixed with the model's path.
+Expected<PlannedBundle>
+cachedOrCompiled(const RunOptions &options, const Graph &graph,
+                 const HostTarget &host, BundleCache *cache,
+                 llvm::function_ref<Expected<std::string>()> sourceText) {
+  BundleKey key = BundleKey::make(graph, host.target.name, host.compileOptions);
   std::optional<Bundle> hit;
   if (cache)
     hit = cache->lookup(key);
@@ -983,25 +1160,21 @@ Expected<PlannedBundle> hostBundle(const RunOptions &options,
     planned.kernelsCompiled = 0;
     planned.kernelsReused = 0;
     progress("cache hit: " + std::to_string(planned.bundle.kernels.size()) +
-             " kernel(s) for " + target->name + ", nothing to compile");
+             " kernel(s) for " + host.target.name + ", nothing to compile");
     return planned;
   }
   progress("compiling " + std::to_string(graph.ops.size()) + " ops for " +
-           target->name + (options.fusion ? "" : " without fusion") + "...");
+           host.target.name + (options.fusion ? "" : " without fusion") +
+           (graph.isSymbolic() ? " (once for every value of the dims)" : "") +
+           "...");
   Clock::time_point start = Clock::now();
   if (Status loaded = run::loadCompiler(); !loaded.ok())
     return loaded;
-  std::string printed;
-  if (source.isOnnx) {
-    Expected<std::string> text = run::printGraph(graph);
-    if (!text.ok())
-      return Status::error("internal error: the imported graph of '" +
-                           options.model + "' does not translate to fuse ops");
-    printed = text.take();
-  }
-  Expected<Compilation> compilation =
-      run::compileHostSource(source.isOnnx ? printed : source.text, *target,
-                             compileOptions, cache.get(), options.model);
+  Expected<std::string> text = sourceText();
+  if (!text.ok())
+    return text.status();
+  Expected<Compilation> compilation = run::compileHostSource(
+      *text, host.target, host.compileOptions, cache, options.model);
   if (!compilation.ok())
     return Status::error(options.model + ": " + compilation.message());
   planned.compileMs = millisecondsSince(start);
@@ -1028,6 +1201,54 @@ Expected<PlannedBundle> hostBundle(const RunOptions &options,
       warn("the bundle was not cached: " + stored.message());
   }
   return planned;
+}
+
+/// The host bundle, from the cache or the compiler. A model with symbolic
+/// dims compiles once (its bundle cached under the symbolic graph) and is
+/// bound to this run's dims; where a fusion needs a static value of a dim
+/// (a matmul), the bound graph is compiled instead, and a note says so.
+Expected<PlannedBundle> hostBundle(const RunOptions &options,
+                                   const ParsedModel &model,
+                                   const ModelSource &source) {
+  Expected<HostTarget> host = hostTarget(options);
+  if (!host.ok())
+    return host.status();
+  std::unique_ptr<BundleCache> cache = openCache(options, model.handFused);
+  auto printed = [&]() -> Expected<std::string> {
+    if (!source.isOnnx && !model.symbolicGraph)
+      return source.text;
+    Expected<std::string> text = run::printGraph(model.graph);
+    if (!text.ok())
+      return Status::error(
+          "internal error: the " +
+          std::string(source.isOnnx ? "imported" : "bound") + " graph of '" +
+          options.model +
+          "' does not translate to fuse ops: " + text.message());
+    return text;
+  };
+  if (!model.symbolicGraph)
+    return cachedOrCompiled(options, model.graph, *host, cache.get(), printed);
+  Expected<PlannedBundle> symbolic =
+      cachedOrCompiled(options, *model.symbolicGraph, *host, cache.get(),
+                       [&]() -> Expected<std::string> { return source.text; });
+  if (symbolic.ok()) {
+    Expected<Bundle> bound = bindBundle(symbolic->bundle, model.dimValues);
+    if (!bound.ok())
+      return Status::error("binding the bundle of '" + options.model + "' to " +
+                           dimValuesText(model.dimValues) + ": " +
+                           bound.message());
+    symbolic->bundle = bound.take();
+    symbolic->symbolic = true;
+    return symbolic;
+  }
+  if (!refusedForSymbolicDims(symbolic.status()))
+    return symbolic;
+  llvm::errs() << "fuse-run: note: not every fusion takes the dims at run "
+                  "time, so the model is compiled for "
+               << dimValuesText(model.dimValues)
+               << " (every other value compiles again): " << symbolic.message()
+               << "\n";
+  return cachedOrCompiled(options, model.graph, *host, cache.get(), printed);
 }
 
 /// The bundle: from the cache or the compiler (host), or one reference
@@ -1379,6 +1600,19 @@ std::string startupJson(const StartupTimes &startup, const RunResult &run,
          "}, \"compile_phases\": {" + phases + "}";
 }
 
+/// --json "dims": a symbolic model's values for this run, and whether its
+/// bundle serves every value ("symbolic_bundle").
+std::string dimsJson(const ParsedModel &model, const PlannedBundle &planned) {
+  if (!model.symbolicGraph)
+    return ", \"dims\": null, \"symbolic_bundle\": false";
+  std::string values;
+  for (const auto &[name, value] : model.dimValues)
+    values += (values.empty() ? "" : ", ") + jsonString(name) + ": " +
+              std::to_string(value);
+  return ", \"dims\": {" + values +
+         "}, \"symbolic_bundle\": " + (planned.symbolic ? "true" : "false");
+}
+
 /// --json: the last line of stdout.
 void printJsonSummary(const RunOptions &options, const ParsedModel &model,
                       const ModelSource &source, const PlannedBundle &planned,
@@ -1414,7 +1648,7 @@ void printJsonSummary(const RunOptions &options, const ParsedModel &model,
       ", \"kernels_reused\": " +
       (planned.kernelsReused ? std::to_string(*planned.kernelsReused)
                              : "null") +
-      ", \"bound_at_import\": [" + boundJson + "]" +
+      ", \"bound_at_import\": [" + boundJson + "]" + dimsJson(model, planned) +
       ", \"compile_ms\": " + jsonNumber(planned.compileMs) +
       startupJson(startup, run, planned) +
       ", \"run_ms_median\": " + jsonNumber(run.medianMs) +
@@ -1442,9 +1676,12 @@ int runModel(const RunOptions &options) {
                                                            : readMlir(options);
   if (!source.ok())
     return fail(source.message());
-  Expected<ParsedModel> model = parseModel(*source, options.model);
+  Expected<ParsedModel> model = parseModel(options, *source);
   if (!model.ok())
     return fail(model.message());
+  if (model->graph.isSymbolic())
+    if (Status bound = bindModelDims(options, *model, *source); !bound.ok())
+      return fail(bound.message());
   const Graph &graph = model->graph;
   Expected<std::vector<std::shared_ptr<const HostTensorData>>> inputData =
       givenInputs(options, *model, *source);
