@@ -12,9 +12,9 @@
 #ifndef FUSE_COMPILER_FUSIONFRONTEND_H
 #define FUSE_COMPILER_FUSIONFRONTEND_H
 
-#include "runtime/cache/ArenaPlanner.h"
 #include "dialect/FuseOps.h"
 #include "runtime/Compiler.h"
+#include "runtime/cache/ArenaPlanner.h"
 #include "runtime/cache/Bundle.h"
 #include "runtime/ir/Graph.h"
 #include "runtime/ir/Status.h"
