@@ -175,18 +175,6 @@ private:
     LLVM::StoreOp::create(b, loc, x, address, 2);
   }
 
-  /// position + min(lane, valid - 1) * step for each lane (valid 0: all).
-  Value clampedLanes(Value position, unsigned valid, int64_t step) {
-    auto type = VectorType::get({width}, b.getI64Type());
-    SmallVector<int64_t> steps;
-    for (unsigned lane = 0; lane < width; ++lane)
-      steps.push_back(int64_t(valid ? std::min(lane, valid - 1) : lane) * step);
-    Value offsets = arith::ConstantOp::create(
-        b, loc, type, DenseElementsAttr::get(type, ArrayRef(steps)));
-    return arith::AddIOp::create(
-        b, loc, vector::BroadcastOp::create(b, loc, type, position), offsets);
-  }
-
   /// B[batch, k, n .. n + width) in the rhs value's shape; lanes from
   /// `valid` on read lane valid - 1's element.
   Index rhsIndex(Value batch, Value k, Value n, unsigned valid) {
@@ -198,14 +186,14 @@ private:
           b, loc, base,
           arith::AddIOp::create(b, loc,
                                 arith::MulIOp::create(b, loc, n, c(s.k)), k));
-      return {Index::Lanes, clampedLanes(position, valid, s.k)};
+      return {Index::Lanes, clampedLanes(b, loc, position, width, valid, s.k)};
     }
     Value position = arith::AddIOp::create(
         b, loc, base,
         arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, k, c(s.n)),
                               n));
     if (valid)
-      return {Index::Lanes, clampedLanes(position, valid, 1)};
+      return {Index::Lanes, clampedLanes(b, loc, position, width, valid, 1)};
     return {Index::Contiguous, position,
             s.n % int64_t(width) == 0 ? int64_t(width) : s.n};
   }

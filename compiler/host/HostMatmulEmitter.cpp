@@ -1090,7 +1090,7 @@ private:
       if (w == 1)
         return {Index::Uniform, position};
       if (valid)
-        return {Index::Lanes, clampedLanes(nb, position, w, valid, 1)};
+        return {Index::Lanes, clampedLanes(nb, loc, position, w, valid, 1)};
       return {Index::Contiguous, position, s.n % w == 0 ? w : s.n};
     }
     // B[k, n + l] sits at (n + l) * K + k: lanes K apart.
@@ -1100,21 +1100,7 @@ private:
                               arith::MulIOp::create(nb, loc, n, c(s.k)), k));
     if (w == 1)
       return {Index::Uniform, position};
-    return {Index::Lanes, clampedLanes(nb, position, w, valid, s.k)};
-  }
-
-  /// position + min(lane, valid - 1) * step for each of w lanes (all lanes
-  /// valid: valid 0).
-  Value clampedLanes(OpBuilder &nb, Value position, unsigned w, unsigned valid,
-                     int64_t step) {
-    auto type = VectorType::get({w}, nb.getI64Type());
-    SmallVector<int64_t> steps;
-    for (unsigned lane = 0; lane < w; ++lane)
-      steps.push_back(int64_t(valid ? std::min(lane, valid - 1) : lane) * step);
-    Value offsets = arith::ConstantOp::create(
-        nb, loc, type, DenseElementsAttr::get(type, ArrayRef(steps)));
-    return arith::AddIOp::create(
-        nb, loc, vector::BroadcastOp::create(nb, loc, type, position), offsets);
+    return {Index::Lanes, clampedLanes(nb, loc, position, w, valid, s.k)};
   }
 
   Value zero(OpBuilder &nb, unsigned w) {
@@ -1272,11 +1258,12 @@ private:
         // The epilogue reads the invalid lanes at the last valid column and
         // stores only the valid ones.
         unsigned lanesIn = j == vectors - 1 ? valid : 0;
-        Index at = w == 1    ? Index{Index::Uniform, position}
-                   : lanesIn ? Index{Index::Lanes,
-                                     clampedLanes(b, position, w, lanesIn, 1)}
-                             : Index{Index::Contiguous, position,
-                                     s.n % w == 0 ? int64_t(w) : s.n};
+        Index at = w == 1 ? Index{Index::Uniform, position}
+                   : lanesIn
+                       ? Index{Index::Lanes,
+                               clampedLanes(b, loc, position, w, lanesIn, 1)}
+                       : Index{Index::Contiguous, position,
+                               s.n % w == 0 ? int64_t(w) : s.n};
         RegionEmitter e(b, loc, w, pointers);
         e.seed(matmul.getResult(), accs[i * vectors + j]);
         for (auto [result, output] : llvm::zip(results, outputs)) {

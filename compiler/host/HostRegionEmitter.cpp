@@ -432,6 +432,18 @@ Value i64Constant(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(value));
 }
 
+Value clampedLanes(OpBuilder &b, Location loc, Value position, unsigned width,
+                   unsigned valid, int64_t step) {
+  auto type = VectorType::get({width}, b.getI64Type());
+  SmallVector<int64_t> steps;
+  for (unsigned lane = 0; lane < width; ++lane)
+    steps.push_back(int64_t(valid ? std::min(lane, valid - 1) : lane) * step);
+  Value offsets = arith::ConstantOp::create(
+      b, loc, type, DenseElementsAttr::get(type, ArrayRef(steps)));
+  return arith::AddIOp::create(
+      b, loc, vector::BroadcastOp::create(b, loc, type, position), offsets);
+}
+
 FailureOr<PeeledLoop> emitPeeledLoop(OpBuilder &b, Location loc, Value lo,
                                      Value hi, unsigned width, int64_t block,
                                      const DenseMap<Value, Value> &pointers,

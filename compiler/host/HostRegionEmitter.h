@@ -137,6 +137,13 @@ mlir::Value bufferPointer(mlir::OpBuilder &b, mlir::Location loc,
 
 mlir::Value i64Constant(mlir::OpBuilder &b, mlir::Location loc, int64_t value);
 
+/// A vector<width x i64> of position + min(lane, valid - 1) * step for each
+/// lane (valid 0: all lanes, position + lane * step): the element indices of
+/// a gather whose lanes from `valid` on repeat lane valid - 1's element.
+mlir::Value clampedLanes(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value position, unsigned width, unsigned valid,
+                         int64_t step);
+
 /// [lo, hi) split into a W-step vector loop and a scalar tail; `body` runs at
 /// each step with an emitter of the step's width and the step's index.
 /// Loop-carried values (reduction accumulators) are threaded through.
