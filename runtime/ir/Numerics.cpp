@@ -151,45 +151,19 @@ Tolerance fuse::toleranceFor(const Graph &graph, const Op &op) {
   return tolerance(opClass, type, length);
 }
 
-Tolerance fuse::toleranceForTensor(const Graph &graph, TensorId tensor) {
-  std::vector<std::int64_t> producer(graph.tensors.size(), -1);
-  for (std::size_t i = 0; i < graph.ops.size(); ++i)
-    for (TensorId result : graph.ops[i].results)
-      producer[result] = std::int64_t(i);
-  std::vector<bool> visited(graph.ops.size(), false);
-  std::vector<TensorId> pending{tensor};
-  Tolerance total;
-  while (!pending.empty()) {
-    const TensorId id = pending.back();
-    pending.pop_back();
-    const std::int64_t index = producer[id];
-    if (index < 0 || visited[index])
-      continue;
-    visited[index] = true;
-    const Op &op = graph.ops[index];
-    total = total + toleranceFor(graph, op);
-    if (op.kind == OpKind::Cast) {
-      // A narrowing float cast of an inexact value: one ulp of the result.
-      const ElementType to = graph.typeOf(op.result()).elementType;
-      const ElementType from = graph.typeOf(op.operands[0]).elementType;
-      const double eps = machineEpsilon(to);
-      if (isFloat(to) && isFloat(from) && eps > machineEpsilon(from) &&
-          !toleranceForTensor(graph, op.operands[0]).isExact())
-        total = total + Tolerance{eps, eps * smallestNormal(to)};
-    }
-    pending.insert(pending.end(), op.operands.begin(), op.operands.end());
-  }
-  return total;
-}
+namespace {
 
-std::int64_t fuse::weightMatmulsOnPath(const Graph &graph, TensorId tensor) {
+/// Calls `fn` once on each op that `tensor` depends on (its producer, its
+/// operands' producers, ...), the producer first; ops reached twice are
+/// visited once.
+template <typename Fn>
+void forEachOpOnPath(const Graph &graph, TensorId tensor, Fn &&fn) {
   std::vector<std::int64_t> producer(graph.tensors.size(), -1);
   for (std::size_t i = 0; i < graph.ops.size(); ++i)
     for (TensorId result : graph.ops[i].results)
       producer[result] = std::int64_t(i);
   std::vector<bool> visited(graph.ops.size(), false);
   std::vector<TensorId> pending{tensor};
-  std::int64_t count = 0;
   while (!pending.empty()) {
     const std::int64_t index = producer[pending.back()];
     pending.pop_back();
@@ -197,12 +171,38 @@ std::int64_t fuse::weightMatmulsOnPath(const Graph &graph, TensorId tensor) {
       continue;
     visited[index] = true;
     const Op &op = graph.ops[index];
+    fn(op);
+    pending.insert(pending.end(), op.operands.begin(), op.operands.end());
+  }
+}
+
+} // namespace
+
+Tolerance fuse::toleranceForTensor(const Graph &graph, TensorId tensor) {
+  Tolerance total;
+  forEachOpOnPath(graph, tensor, [&](const Op &op) {
+    total = total + toleranceFor(graph, op);
+    if (op.kind != OpKind::Cast)
+      return;
+    // A narrowing float cast of an inexact value: one ulp of the result.
+    const ElementType to = graph.typeOf(op.result()).elementType;
+    const ElementType from = graph.typeOf(op.operands[0]).elementType;
+    const double eps = machineEpsilon(to);
+    if (isFloat(to) && isFloat(from) && eps > machineEpsilon(from) &&
+        !toleranceForTensor(graph, op.operands[0]).isExact())
+      total = total + Tolerance{eps, eps * smallestNormal(to)};
+  });
+  return total;
+}
+
+std::int64_t fuse::weightMatmulsOnPath(const Graph &graph, TensorId tensor) {
+  std::int64_t count = 0;
+  forEachOpOnPath(graph, tensor, [&](const Op &op) {
     if (op.kind == OpKind::Matmul && op.operands.size() > 1 &&
         std::find(graph.inputs.begin(), graph.inputs.end(), op.operands[1]) !=
             graph.inputs.end())
       ++count;
-    pending.insert(pending.end(), op.operands.begin(), op.operands.end());
-  }
+  });
   return count;
 }
 
