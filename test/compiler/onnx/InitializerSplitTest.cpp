@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/onnx/InitializerSplit.h"
+#include "ProtoWriter.h"
 #include "compiler/onnx/OnnxImporter.h"
 
 #include <gtest/gtest.h>
@@ -22,26 +23,9 @@
 
 using namespace fuse;
 using namespace fuse::onnximport;
+using namespace fuse::test;
 
 namespace {
-
-void varint(std::string &out, std::uint64_t value) {
-  while (value >= 0x80) {
-    out += char(value | 0x80);
-    value >>= 7;
-  }
-  out += char(value);
-}
-
-void field(std::string &out, int number, int wireType) {
-  varint(out, std::uint64_t(number) << 3 | wireType);
-}
-
-void bytesField(std::string &out, int number, const std::string &bytes) {
-  field(out, number, 2);
-  varint(out, bytes.size());
-  out += bytes;
-}
 
 std::string floats(std::vector<float> values) {
   std::string bytes(values.size() * 4, '\0');

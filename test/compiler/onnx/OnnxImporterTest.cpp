@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/onnx/OnnxImporter.h"
+#include "ProtoWriter.h"
 #include "runtime/ir/GraphHash.h"
 #include "runtime/ir/Verifier.h"
 
@@ -27,26 +28,9 @@
 
 using namespace fuse;
 using namespace fuse::onnximport;
+using namespace fuse::test;
 
 namespace {
-
-void varint(std::string &out, std::uint64_t value) {
-  while (value >= 0x80) {
-    out += char(value | 0x80);
-    value >>= 7;
-  }
-  out += char(value);
-}
-
-void field(std::string &out, int number, int wireType) {
-  varint(out, std::uint64_t(number) << 3 | wireType);
-}
-
-void bytesField(std::string &out, int number, const std::string &bytes) {
-  field(out, number, 2);
-  varint(out, bytes.size());
-  out += bytes;
-}
 
 /// A TensorProto: dims (1), data_type (2), name (8).
 std::string tensorHeader(std::vector<std::int64_t> dims, int type,
