@@ -801,6 +801,33 @@ Status refuseSymbolicDims(const Graph &graph) {
 } // namespace
 
 namespace {
+/// No kernel reads a dim's value at run time yet (issue 22): a dim_value of
+/// a symbolic dim that fusion left (a dead one is gone by then) is refused
+/// here, before code generation, naming the op and the dim. A static
+/// kernel would otherwise fail on it late, as an op that is not
+/// elementwise; a symbolic one is refused as reading a dim.
+Status refuseDimValues(mlir::func::FuncOp func,
+                       DiagnosticCollector &diagnostics) {
+  std::optional<std::string> dim;
+  func.walk([&](fd::DimValueOp op) {
+    DimExpr expr = fd::dimsEntry(op.getDim(), 0);
+    if (expr.isConstant())
+      return mlir::WalkResult::advance();
+    dim = expr.toString();
+    op.emitOpError() << "reads the value of dim '" << *dim
+                     << "' as data, which no kernel takes at run time yet "
+                        "(issue 22)";
+    return mlir::WalkResult::interrupt();
+  });
+  if (!dim)
+    return Status::success();
+  return diagnostics.error("the graph reads the value of dim '" + *dim +
+                           "' (a fuse.dim_value): bind the dims first "
+                           "(bindDims, fuse-run --dim)");
+}
+} // namespace
+
+namespace {
 /// The memory plan of a symbolic graph: each request's size as a formula
 /// over the dims (its tensor's, or its constant size where that is
 /// static), planned when a run binds the dims (bindBundle).
@@ -861,6 +888,8 @@ Expected<Compilation> KernelCompiler::Impl::compileModule(
     llvm::raw_string_ostream os(dumps->fused);
     module.print(os);
   }
+  if (Status status = refuseDimValues(func, diagnostics); !status.ok())
+    return status;
 
   // Inputs and outputs live in the caller's buffers, the rest in the arena.
   BufferAssignment buffers(graph);
