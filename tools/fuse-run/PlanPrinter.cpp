@@ -56,6 +56,45 @@ bool inBf16(const BundleKernel &kernel) {
   return kernel.target.ends_with("+avx512bf16");
 }
 
+/// Whether matmul `op`, in a kernel compiled with --matmul-precision=bf16,
+/// computes in bf16: the mode takes a matmul of f32 whose B is a weight (a
+/// graph input read as it is) and whose M and K are not 0 (computesInBf16,
+/// HostMatmulEmitter.cpp); the others stay f32. Its kernel's target alone
+/// does not tell: a horizontal launch whose members are a bf16 and an f32
+/// matmul has the bf16 suffix.
+bool matmulInBf16(const Graph &graph, const Op &op) {
+  const TensorType &a = graph.typeOf(op.operands[0]);
+  const std::size_t rank = a.shape.size();
+  if (rank < 2 || !graph.isInput(op.operands[1]))
+    return false;
+  const bool transposed = op.getFlag("transpose_a");
+  const std::int64_t m = a.shape[rank - (transposed ? 1 : 2)];
+  const std::int64_t k = a.shape[rank - (transposed ? 2 : 1)];
+  auto f32 = [&](TensorId id) {
+    return graph.typeOf(id).elementType == ElementType::F32;
+  };
+  // A symbolic dim (negative) is not 0.
+  return f32(op.operands[0]) && f32(op.operands[1]) && f32(op.result()) &&
+         m != 0 && k != 0;
+}
+
+/// The bundle's matmuls (each once, however many kernels hold it): how many
+/// compute in bf16 and how many in f32.
+std::pair<std::size_t, std::size_t> matmulPrecisions(const Bundle &bundle) {
+  std::set<std::uint32_t> matmuls, inBf16Kernels;
+  for (const BundleKernel &kernel : bundle.kernels)
+    for (std::uint32_t op : kernel.ops)
+      if (bundle.graph.ops[op].kind == OpKind::Matmul) {
+        matmuls.insert(op);
+        if (inBf16(kernel))
+          inBf16Kernels.insert(op);
+      }
+  std::size_t bf16 = llvm::count_if(inBf16Kernels, [&](std::uint32_t op) {
+    return matmulInBf16(bundle.graph, bundle.graph.ops[op]);
+  });
+  return {bf16, matmuls.size() - bf16};
+}
+
 } // namespace
 
 std::string sharedCodeOf(const Bundle &bundle, const BundleKernel &kernel) {
@@ -82,12 +121,7 @@ void printPlanText(const Bundle &bundle, llvm::raw_ostream &os) {
           [](const BundleKernel &kernel) { return kernel.perBinding; }))
     os << ", " << once << " once per binding of the inputs";
   // --matmul-precision=bf16: which matmuls it made bf16 (B a weight).
-  std::size_t bf16 = 0, f32 = 0;
-  for (const BundleKernel &kernel : bundle.kernels)
-    if (!kernel.perBinding)
-      for (std::uint32_t op : kernel.ops)
-        if (bundle.graph.ops[op].kind == OpKind::Matmul)
-          ++(inBf16(kernel) ? bf16 : f32);
+  auto [bf16, f32] = matmulPrecisions(bundle);
   if (bf16)
     os << ", matmuls: " << bf16 << " in bf16 (products of bf16, sums in f32), "
        << f32 << " in f32 (B not a weight)";
