@@ -390,6 +390,43 @@ TEST_F(HostSymbolicDims, AMatmulOnOneSymbolicDimOfRowsRunsAtEveryLength) {
   }
 }
 
+/// Two linear layers on one input: a horizontal fusion of two matmuls
+/// (with their packs).
+const char *kTwoLinear = R"(
+func.func @two(%x: $T, %w1: tensor<64x96xf32>, %b1: tensor<96xf32>,
+               %w2: tensor<64x32xf32>)
+    -> (tensor<?x?x96xf32, #fuse.dims<batch, sequence>>,
+        tensor<?x?x32xf32, #fuse.dims<batch, sequence>>) {
+  %m1 = fuse.matmul %x, %w1 : $T, tensor<64x96xf32> -> tensor<?x?x96xf32, #fuse.dims<batch, sequence>>
+  %bb = fuse.broadcast %b1, dims = [2] : tensor<96xf32> -> tensor<?x?x96xf32, #fuse.dims<batch, sequence>>
+  %y1 = fuse.add %m1, %bb : tensor<?x?x96xf32, #fuse.dims<batch, sequence>>
+  %m2 = fuse.matmul %x, %w2 : $T, tensor<64x32xf32> -> tensor<?x?x32xf32, #fuse.dims<batch, sequence>>
+  %y2 = fuse.tanh %m2 : tensor<?x?x32xf32, #fuse.dims<batch, sequence>>
+  return %y1, %y2 : tensor<?x?x96xf32, #fuse.dims<batch, sequence>>,
+                    tensor<?x?x32xf32, #fuse.dims<batch, sequence>>
+}
+)";
+
+TEST_F(HostSymbolicDims, AHorizontalFusionOfMatmulsRunsAtEveryLength) {
+  Bundle bundle = compileOnce(kTwoLinear);
+  ASSERT_FALSE(HasFailure());
+  // With runtime dims each member's kernel is a launch of its own: no
+  // launch lays out iterations that grow with the dims end to end.
+  ASSERT_EQ(bundle.kernels.size(), 4u);
+  int rows = 0;
+  for (const BundleKernel &kernel : bundle.kernels) {
+    EXPECT_EQ(kernel.schedule, ScheduleKind::Horizontal);
+    if (kernel.symbolicIterations) {
+      EXPECT_EQ(kernel.symbolicIterations->toString(), "batch*sequence");
+      ++rows;
+    } else {
+      EXPECT_TRUE(kernel.perBinding);
+    }
+  }
+  EXPECT_EQ(rows, 2);
+  checkAllLengths(bundle);
+}
+
 TEST_F(HostSymbolicDims, AMatmulOnASymbolicColumnDimIsRefusedNamingTheDim) {
   // Attention's scores, q @ k^T: N is the sequence, which the code's
   // strips depend on; B is batched. Only the rows may be symbolic.
