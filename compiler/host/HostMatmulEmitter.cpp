@@ -39,6 +39,13 @@
 // partial sums in scratch. An im2col's panels are packed a vector of columns at
 // a time, k inside: its lanes' positions are decoded once per vector.
 //
+// With runtime dims (issue 22), a matmul whose rows alone grow with the dims
+// (A read along its rows, one B for every batch: a linear layer on a batch
+// of tokens) takes the runtime-rows form (takesRuntimeRows): its batches'
+// rows are one run, an iteration is a row, and a chunk [begin, end) runs
+// its rows in row blocks, the last clamped to end - 1, so no M is in the
+// code; a weight is packed once per binding whatever M.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/host/HostBf16Matmul.h"
