@@ -527,8 +527,9 @@ Status BundleKernels::refuseSymbolic(fd::FusionOp fusion,
   return Status::error(
       "the " + kind + " fusion " + prefix + " (first op " + opName +
       ") needs a static value of " + dimsText(culprits) + ": " + why +
-      "; only pointwise and row-reduction kernels over outer symbolic dims "
-      "take the dims at run time yet (issue 22): bind the dims first "
+      "; only pointwise and row-reduction kernels over outer symbolic dims, "
+      "and matmuls whose rows (M) alone are symbolic, take the dims at run "
+      "time yet (issue 22): bind the dims first "
       "(bindDims, fuse-run --dim)");
 }
 
@@ -553,9 +554,8 @@ BundleKernels::emitSymbolic(fd::FusionOp fusion,
   if (!b.ok() || b->text != a->text || !samePlans(a->kernels, b->kernels))
     return refuseSymbolic(fusion, symbols, prefix, *a,
                           "its kernel's code depends on the dim's value");
-  if (a->kernels.scratchBytes != 0)
-    return refuseSymbolic(fusion, symbols, prefix, *a,
-                          "its kernels share partials in a scratch buffer");
+  // A scratch of the same size at both values (samePlans: a matmul's packed
+  // weight) is a constant request; one that grows with the dims is not.
   std::vector<DimExpr> factors = iterationFactors(fusion);
   std::vector<std::optional<DimExpr>> counts;
   for (size_t k = 0; k < a->kernels.kernels.size(); ++k) {
@@ -830,7 +830,12 @@ Status refuseDimValues(mlir::func::FuncOp func,
 namespace {
 /// The memory plan of a symbolic graph: each request's size as a formula
 /// over the dims (its tensor's, or its constant size where that is
-/// static), planned when a run binds the dims (bindBundle).
+/// static), planned when a run binds the dims (bindBundle). A request of a
+/// symbolic tensor with a size of its own is a fusion's scratch, named
+/// after its first result (BundleKernels::bind), of a constant size
+/// (emitSymbolic keeps no scratch that changes with the dims; a matmul's
+/// packed weight): its slice takes that size plus its tensor's, since a
+/// slice holds at least its tensor (a formula has no max).
 Expected<MemoryPlan> symbolicPlan(const Graph &graph,
                                   std::span<const ArenaRequest> requests) {
   MemoryPlan plan;
@@ -839,6 +844,8 @@ Expected<MemoryPlan> symbolicPlan(const Graph &graph,
     DimExpr bytes = DimExpr::constant(std::int64_t(request.bytes));
     if (!type.isStatic()) {
       Expected<DimExpr> symbolic = byteSizeExpr(graph, type);
+      if (symbolic.ok() && request.bytes != 0)
+        symbolic = DimExpr::add(*symbolic, bytes);
       if (!symbolic.ok())
         return symbolic.status();
       bytes = symbolic.take();

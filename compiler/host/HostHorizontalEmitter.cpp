@@ -61,18 +61,23 @@ unsigned outerBuffer(const Member &member, const KernelOperand &operand,
 /// In the launch function: when [begin, end) meets the member's iterations
 /// [offset, offset + plan's iterations), calls the member's kernel `plan`
 /// on that part with its own buffer list, built in `list`.
+/// With `alone`, the launch is the member's kernel's alone: the call takes
+/// [begin, end) as it is (no count of iterations in the code).
 void emitMemberCall(OpBuilder &b, Location loc, Value buffers, Value begin,
                     Value end, Value list, const Member &member,
                     const KernelPlan &plan, int64_t offset, unsigned numInputs,
-                    unsigned numResults) {
-  Value lo = arith::MaxSIOp::create(b, loc, begin, i64Constant(b, loc, offset));
-  Value hi = arith::MinSIOp::create(
-      b, loc, end, i64Constant(b, loc, offset + plan.launch.iterations));
-  Value meets =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lo, hi);
-  auto ifOp = scf::IfOp::create(b, loc, meets, /*withElseRegion=*/false);
+                    unsigned numResults, bool alone = false) {
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
+  Value lo = begin, hi = end;
+  if (!alone) {
+    lo = arith::MaxSIOp::create(b, loc, begin, i64Constant(b, loc, offset));
+    hi = arith::MinSIOp::create(
+        b, loc, end, i64Constant(b, loc, offset + plan.launch.iterations));
+    Value meets =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lo, hi);
+    auto ifOp = scf::IfOp::create(b, loc, meets, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+  }
   Type ptr = LLVM::LLVMPointerType::get(b.getContext());
   for (auto [slot, operand] : llvm::enumerate(plan.operands)) {
     Value pointer = bufferPointer(
@@ -87,8 +92,14 @@ void emitMemberCall(OpBuilder &b, Location loc, Value buffers, Value begin,
                                    ArrayRef<LLVM::GEPArg>{int32_t(slot)});
     LLVM::StoreOp::create(b, loc, pointer, at, 8);
   }
-  Value first = arith::SubIOp::create(b, loc, lo, i64Constant(b, loc, offset));
-  Value last = arith::SubIOp::create(b, loc, hi, i64Constant(b, loc, offset));
+  Value first =
+      alone ? lo
+            : arith::SubIOp::create(b, loc, lo, i64Constant(b, loc, offset))
+                  .getResult();
+  Value last =
+      alone ? hi
+            : arith::SubIOp::create(b, loc, hi, i64Constant(b, loc, offset))
+                  .getResult();
   func::CallOp::create(b, loc, plan.entry, TypeRange(),
                        ValueRange{list, first, last});
 }
@@ -145,16 +156,30 @@ FailureOr<FusionKernels> emitHostHorizontal(fd::FusionOp fusion,
   std::iota(results.begin(), results.end(), 0u);
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
-  for (std::size_t j = 0; j < launches; ++j) {
-    std::string name =
-        (namePrefix + "_horizontal" + (launches > 1 ? "_" + Twine(j) : Twine()))
-            .str();
+  // With runtime dims (issue 22), the members' iteration counts may grow
+  // with the dims, so no launch lays them end to end at offsets the code
+  // would hold: each member's kernel is a launch of its own, given the
+  // launch's [begin, end) as it is.
+  bool alone = fusion->hasAttr(kRuntimeDimsAttr);
+  SmallVector<SmallVector<std::pair<const Member *, std::size_t>>> parts;
+  for (std::size_t j = 0; j < launches && !alone; ++j) {
+    parts.emplace_back();
+    for (const Member &member : *members)
+      if (j < member.kernels.kernels.size())
+        parts.back().push_back({&member, j});
+  }
+  for (const Member &member : *members)
+    for (std::size_t j = 0; alone && j < member.kernels.kernels.size(); ++j)
+      parts.push_back({{&member, j}});
+  for (auto [index, launch] : llvm::enumerate(parts)) {
+    std::string name = (namePrefix + "_horizontal" +
+                        (parts.size() > 1 ? "_" + Twine(index) : Twine()))
+                           .str();
     func::FuncOp func = createKernelFunc(b, module, loc, name);
     Value buffers = func.getArgument(0);
     std::size_t longest = 0;
-    for (const Member &member : *members)
-      if (j < member.kernels.kernels.size())
-        longest = std::max(longest, member.kernels.kernels[j].operands.size());
+    for (auto [member, j] : launch)
+      longest = std::max(longest, member->kernels.kernels[j].operands.size());
     Type ptr = LLVM::LLVMPointerType::get(b.getContext());
     Value list = LLVM::AllocaOp::create(
         b, loc, ptr, ptr, i64Constant(b, loc, int64_t(longest)), 8);
@@ -165,9 +190,8 @@ FailureOr<FusionKernels> emitHostHorizontal(fd::FusionOp fusion,
     // Once per binding only if every member's part is (their packs of
     // weights): one part that runs per run makes the launch run per run.
     plan.perBinding = true;
-    for (const Member &member : *members) {
-      if (j >= member.kernels.kernels.size())
-        continue;
+    for (auto [memberOf, j] : launch) {
+      const Member &member = *memberOf;
       const KernelPlan &part = member.kernels.kernels[j];
       plan.perBinding = plan.perBinding && part.perBinding;
       if (!part.targetSuffix.empty())
@@ -177,7 +201,7 @@ FailureOr<FusionKernels> emitHostHorizontal(fd::FusionOp fusion,
             outerBuffer(member, {KernelOperand::Kind::FusionInput, read},
                         numInputs, numResults));
       emitMemberCall(b, loc, buffers, func.getArgument(1), func.getArgument(2),
-                     list, member, part, offset, numInputs, numResults);
+                     list, member, part, offset, numInputs, numResults, alone);
       offset += part.launch.iterations;
       if (part.launch.iterations > 0)
         grain = std::min(grain, std::max<int64_t>(part.launch.grain, 1));

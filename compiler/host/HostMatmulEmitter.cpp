@@ -39,6 +39,13 @@
 // partial sums in scratch. An im2col's panels are packed a vector of columns at
 // a time, k inside: its lanes' positions are decoded once per vector.
 //
+// With runtime dims (issue 22), a matmul whose rows alone grow with the dims
+// (A read along its rows, one B for every batch: a linear layer on a batch
+// of tokens) takes the runtime-rows form (takesRuntimeRows): its batches'
+// rows are one run, an iteration is a row, and a chunk [begin, end) runs
+// its rows in row blocks, the last clamped to end - 1, so no M is in the
+// code; a weight is packed once per binding whatever M.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/host/HostBf16Matmul.h"
@@ -262,16 +269,56 @@ MatmulShape matmulShape(fd::MatmulOp op) {
   return s;
 }
 
+/// Whether the matmul's rows are a runtime count (issue 22, KernelAbi.h
+/// "Runtime dims"): in a fusion emitted for runtime dims, A read along its
+/// rows and one B shared by every batch (a linear layer on a token batch,
+/// ?{batch}x?{sequence}xK @ KxN). Its batches and rows are then one run of
+/// rows, A's and C's addressed by row from their base pointers, and an
+/// iteration is a row (runtimeRowsShape), so the code depends on M and the
+/// batch count through [begin, end) alone.
+bool takesRuntimeRows(fd::MatmulOp matmul, const MatmulShape &s) {
+  auto fusion = matmul->getParentOfType<fd::FusionOp>();
+  return fusion && fusion->hasAttr(kRuntimeDimsAttr) && !s.transposeA &&
+         !s.rhsBatched;
+}
+
+/// The shape a runtime-rows matmul is emitted at: one batch of rows of an
+/// unknown count (m 0, which no code reads).
+MatmulShape runtimeRowsShape(MatmulShape s) {
+  s.batch = 1;
+  s.m = 0;
+  s.lhsBatched = false;
+  return s;
+}
+
 class MatmulKernelBuilder {
 public:
   MatmulKernelBuilder(OpBuilder &b, Location loc, fd::MatmulOp matmul,
                       const DenseMap<Value, Value> &pointers,
                       ArrayRef<EpilogueResult> results, ArrayRef<Value> outputs,
-                      unsigned width)
-      : b(b), loc(loc), matmul(matmul), s(matmulShape(matmul)),
+                      unsigned width, bool runtimeRows = false)
+      : b(b), loc(loc), matmul(matmul),
+        s(runtimeRows ? runtimeRowsShape(matmulShape(matmul))
+                      : matmulShape(matmul)),
         pointers(pointers), results(results), outputs(outputs), width(width),
         accumulator(computeType(elementTypeOf(matmul.getResult()))),
-        packB(packsB(matmul, s, width)), dots(dotTail(matmul, s, width)) {}
+        packB(runtimeRows ? packsRuntimeRowsB(matmul, s, width)
+                          : packsB(matmul, s, width)),
+        dots(!runtimeRows && dotTail(matmul, s, width)),
+        runtimeRows(runtimeRows) {}
+
+  /// Whether a runtime-rows matmul (takesRuntimeRows) reads B from panels
+  /// the pack kernel wrote: where it must (transpose_b, a prologue on B),
+  /// and for a weight, whose pack kernel runs once per binding (then even
+  /// one row reads a panel, one stream, as fast as B in place).
+  static bool packsRuntimeRowsB(fd::MatmulOp matmul, const MatmulShape &s,
+                                unsigned width) {
+    if (s.n < int64_t(width) || s.k == 0 ||
+        packedBytes(matmul, s, width) > kHostMatmulTarget.maxPackedBytes)
+      return false;
+    return s.transposeB || !isa<BlockArgument>(matmul.getRhs()) ||
+           packsOncePerBinding(matmul);
+  }
 
   /// Whether the last columns past C's whole vectors (at most
   /// kMaxDotColumns) are dot products along k rather than a vector of
@@ -924,6 +971,20 @@ public:
     return failure(broken);
   }
 
+  /// The runtime-rows form (takesRuntimeRows) over rows [begin, end): the
+  /// strips over the columns, each with the chunk's rows inside, kRowBlock
+  /// at a time, the last block's rows clamped to end - 1 (a chunk ends on a
+  /// multiple of the grain, a multiple of kRowBlock, but for the last).
+  LogicalResult emitRuntimeRows(Value begin, Value end, Value packed) {
+    panels = packed;
+    rowLimit = arith::SubIOp::create(b, loc, end, c(1));
+    for (const StripTier &tier : stripTiers(s, width))
+      if (tier.from < tier.to)
+        emitStrips(begin, end, c(tier.from), c(tier.to), tier.vectors,
+                   tier.lanes, tier.valid);
+    return failure(broken);
+  }
+
   /// The epilogue on a tile's sums, for HostBf16Matmul.cpp's tiles.
   LogicalResult epilogueOf(Value batch, ArrayRef<Value> rows,
                            ArrayRef<Value> columns, unsigned w, unsigned valid,
@@ -946,6 +1007,18 @@ private:
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(strips.getBody()->getTerminator());
     Value n0 = strips.getInductionVar();
+    if (runtimeRows) {
+      // Rows [begin, end) of the one run of rows, a block at a time.
+      auto rowBlocks = scf::ForOp::create(b, loc, begin, end, c(kRowBlock));
+      b.setInsertionPoint(rowBlocks.getBody()->getTerminator());
+      if (packB && w != 1)
+        panel = LLVM::GEPOp::create(
+            b, loc, LLVM::LLVMPointerType::get(b.getContext()), accumulator,
+            panels, ValueRange{arith::MulIOp::create(b, loc, n0, c(s.k))});
+      emitTile(c(0), rowBlocks.getInductionVar(), kRowBlock, n0, vectors, w,
+               /*clamp=*/true, valid);
+      return;
+    }
     auto blocks = scf::ForOp::create(b, loc, begin, end, c(1));
     b.setInsertionPoint(blocks.getBody()->getTerminator());
     Value iv = blocks.getInductionVar();
@@ -1148,7 +1221,8 @@ private:
     for (int64_t i = 0; i < rows; ++i) {
       Value row = arith::AddIOp::create(b, loc, m0, c(i));
       if (clamp && i != 0)
-        row = arith::MinUIOp::create(b, loc, row, c(s.m - 1));
+        row = arith::MinUIOp::create(b, loc, row,
+                                     rowLimit ? rowLimit : c(s.m - 1));
       rowIndex.push_back(row);
     }
     for (int64_t j = 0; j < vectors; ++j)
@@ -1294,12 +1368,16 @@ private:
                         ArrayRef<Value> accs) {
     int64_t rows = rowIndex.size(), vectors = colIndex.size();
     for (int64_t i = 0; i < rows; ++i) {
-      Value rowStart = arith::MulIOp::create(
-          b, loc,
-          arith::AddIOp::create(b, loc,
-                                arith::MulIOp::create(b, loc, batch, c(s.m)),
-                                rowIndex[i]),
-          c(s.n));
+      // A runtime-rows matmul's row is C's flat row.
+      Value rowStart =
+          runtimeRows
+              ? arith::MulIOp::create(b, loc, rowIndex[i], c(s.n))
+              : arith::MulIOp::create(
+                    b, loc,
+                    arith::AddIOp::create(
+                        b, loc, arith::MulIOp::create(b, loc, batch, c(s.m)),
+                        rowIndex[i]),
+                    c(s.n));
       for (int64_t j = 0; j < vectors; ++j) {
         Value position = arith::AddIOp::create(b, loc, rowStart, colIndex[j]);
         // The epilogue reads the invalid lanes at the last valid column and
@@ -1341,6 +1419,10 @@ private:
   bool packB;
   /// Whether the last columns are dot products (dotTail).
   bool dots;
+  /// Whether the rows are a runtime count (takesRuntimeRows), and then the
+  /// chunk's last row, to which a block's rows clamp.
+  bool runtimeRows;
+  Value rowLimit;
   /// The packed panels of every batch, and the current strip's.
   Value panels, panel;
   /// The current block of k of the one-kernel form (kBlockRows): its rows
@@ -1384,6 +1466,78 @@ FailureOr<FusionKernels> emitBf16(fd::FusionOp fusion, fd::MatmulOp matmul,
       });
 }
 
+/// The pack kernel of B's panels (into the fusion's scratch, its one
+/// buffer after the inputs), first in `kernels`.
+LogicalResult addPackKernel(fd::FusionOp fusion, fd::MatmulOp matmul,
+                            ModuleOp module, StringRef prefix, unsigned width,
+                            bool runtimeRows, FusionKernels &kernels) {
+  OpBuilder b(module.getContext());
+  Location loc = fusion.getLoc();
+  std::string name = (prefix + "_pack").str();
+  HostKernel pack = openKernel(b, module, loc, name, fusion, 1);
+  MatmulKernelBuilder builder(b, loc, matmul, pack.pointers, {}, {}, width,
+                              runtimeRows);
+  if (failed(builder.emitPack(pack.begin(), pack.end(), pack.outputs.front())))
+    return failure();
+  KernelPlan plan =
+      kernelPlan(name, "", ScheduleKind::Matmul, fusion.getInputs().size(),
+                 std::span<const unsigned>(), /*scratch=*/true);
+  plan.perBinding = MatmulKernelBuilder::packsOncePerBinding(matmul);
+  if (plan.perBinding)
+    plan.bindingReads = {cast<BlockArgument>(matmul.getRhs()).getArgNumber()};
+  plan.launch.iterations = builder.packIterations();
+  plan.launch.grain = builder.packGrain();
+  kernels.kernels.push_back(std::move(plan));
+  return success();
+}
+
+/// A runtime-rows matmul (takesRuntimeRows): a pack kernel where B is packed
+/// (packsRuntimeRowsB), then the matmul kernel, an iteration per row of C
+/// (all batches), its grain whole row blocks. Its code reads neither M nor
+/// the batch count: KernelCompiler.cpp's "Symbolic fusions" finds its
+/// iteration count M (times the batches) and keeps it for every value.
+/// With M = 1 (a decoder's step) the one row's every column runs on one
+/// thread.
+FailureOr<FusionKernels> emitRuntimeRows(fd::FusionOp fusion,
+                                         fd::MatmulOp matmul, ModuleOp module,
+                                         StringRef prefix, unsigned width,
+                                         ArrayRef<EpilogueResult> results) {
+  MatmulShape bound = matmulShape(matmul);
+  MatmulShape s = runtimeRowsShape(bound);
+  bool packB = MatmulKernelBuilder::packsRuntimeRowsB(matmul, s, width);
+  FusionKernels kernels;
+  if (packB) {
+    kernels.scratchBytes =
+        uint64_t(MatmulKernelBuilder::packedBytes(matmul, s, width));
+    if (failed(addPackKernel(fusion, matmul, module, prefix, width,
+                             /*runtimeRows=*/true, kernels)))
+      return failure();
+  }
+  OpBuilder b(module.getContext());
+  Location loc = fusion.getLoc();
+  unsigned numInputs = fusion.getInputs().size();
+  std::string name = (prefix + "_matmul").str();
+  HostKernel kernel = openKernel(b, module, loc, name, fusion, results.size());
+  Value packed =
+      packB ? bufferPointer(b, loc, kernel.buffers, numInputs + results.size())
+            : Value();
+  MatmulKernelBuilder builder(b, loc, matmul, kernel.pointers, results,
+                              kernel.outputs, width, /*runtimeRows=*/true);
+  if (failed(builder.emitRuntimeRows(kernel.begin(), kernel.end(), packed)))
+    return failure();
+  KernelPlan plan = kernelPlan(name, "", ScheduleKind::Matmul, numInputs,
+                               unsigned(kernel.outputs.size()));
+  if (packB)
+    plan.operands.push_back({KernelOperand::Kind::Scratch, 0});
+  plan.launch.iterations = s.n == 0 ? 0 : bound.batch * bound.m;
+  plan.launch.grain =
+      kRowBlock *
+      std::max<int64_t>(1, kGrainMacs /
+                               std::max<int64_t>(1, kRowBlock * s.n * s.k));
+  kernels.kernels.push_back(std::move(plan));
+  return kernels;
+}
+
 } // namespace
 
 FailureOr<FusionKernels> emitHostMatmul(fd::FusionOp fusion, ModuleOp module,
@@ -1414,6 +1568,8 @@ FailureOr<FusionKernels> emitHostMatmul(fd::FusionOp fusion, ModuleOp module,
   OpBuilder b(module.getContext());
   unsigned numInputs = fusion.getInputs().size();
   MatmulShape s = matmulShape(matmul);
+  if (takesRuntimeRows(matmul, s))
+    return emitRuntimeRows(fusion, matmul, module, prefix, width, results);
   bool packB = MatmulKernelBuilder::packsB(matmul, s, width);
   bool packInKernel = MatmulKernelBuilder::packsInKernel(matmul, s, width);
   FusionKernels kernels;
@@ -1424,24 +1580,10 @@ FailureOr<FusionKernels> emitHostMatmul(fd::FusionOp fusion, ModuleOp module,
     kernels.scratchBytes =
         uint64_t(copies * MatmulKernelBuilder::packedBytes(matmul, s, width) +
                  MatmulKernelBuilder::partialBytes(matmul, s, width));
-  if (packB && !packInKernel) {
-    std::string name = (prefix + "_pack").str();
-    // The pack kernel's one buffer after the inputs is the scratch.
-    HostKernel pack = openKernel(b, module, loc, name, fusion, 1);
-    MatmulKernelBuilder builder(b, loc, matmul, pack.pointers, {}, {}, width);
-    if (failed(
-            builder.emitPack(pack.begin(), pack.end(), pack.outputs.front())))
-      return failure();
-    KernelPlan plan = kernelPlan(name, "", ScheduleKind::Matmul, numInputs,
-                                 std::span<const unsigned>(),
-                                 /*scratch=*/true);
-    plan.perBinding = MatmulKernelBuilder::packsOncePerBinding(matmul);
-    if (plan.perBinding)
-      plan.bindingReads = {cast<BlockArgument>(matmul.getRhs()).getArgNumber()};
-    plan.launch.iterations = builder.packIterations();
-    plan.launch.grain = builder.packGrain();
-    kernels.kernels.push_back(std::move(plan));
-  }
+  if (packB && !packInKernel &&
+      failed(addPackKernel(fusion, matmul, module, prefix, width,
+                           /*runtimeRows=*/false, kernels)))
+    return failure();
 
   std::string name = (prefix + "_matmul").str();
   HostKernel kernel = openKernel(b, module, loc, name, fusion, results.size());

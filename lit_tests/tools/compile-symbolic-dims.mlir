@@ -1,15 +1,26 @@
 // Issue 22: the host compiles pointwise and row kernels over symbolic dims
-// (symbolic-rows.mlir); a matmul on a symbolic M is refused by the host,
-// naming the dim, and the GPU refuses every symbolic module at the kernel
-// compiler's entry, before any pass runs. A module fused already too.
+// (symbolic-rows.mlir), and a matmul on symbolic rows (M = batch*sequence)
+// with its epilogue: the weight's pack kernel once per binding, the matmul
+// an iteration per row, its scratch a constant beside its result's bytes. A
+// matmul whose columns are symbolic (attention's scores) is refused by the
+// host, naming the dims, and the GPU refuses every symbolic module at the
+// kernel compiler's entry, before any pass runs. A module fused already too.
 
-// RUN: not fuse-compile %s --target=host -o %t.host 2>&1 | FileCheck %s --check-prefix=HOST
+// RUN: rm -rf %t.host %t.fused && fuse-compile %s --target=host -o %t.host
+// RUN: FileCheck %s --check-prefix=HOST < %t.host/bundle.txt
 // RUN: not fuse-compile %s --target=sm_90 -o %t.gpu 2>&1 | FileCheck %s
 // RUN: fuse-opt %s -fuse-fusion-pipeline -o %t.fused.mlir
-// RUN: not fuse-compile %t.fused.mlir --target=host -o %t.fused 2>&1 | FileCheck %s --check-prefix=HOST
-// RUN: not ls %t.host %t.gpu %t.fused
+// RUN: fuse-compile %t.fused.mlir --target=host -o %t.fused
+// RUN: FileCheck %s --check-prefix=HOST < %t.fused/bundle.txt
+// RUN: not fuse-compile %S/Inputs/symbolic-matmul.mlir --target=host -o %t.scores 2>&1 | FileCheck %s --check-prefix=SCORES
+// RUN: not ls %t.gpu %t.scores
 
-// HOST: the matmul fusion fuse_k0 (first op fuse.matmul) needs a static value of dim 'sequence': its kernel's code depends on the dim's value; only pointwise and row-reduction kernels over outer symbolic dims take the dims at run time yet (issue 22): bind the dims first (bindDims, fuse-run --dim)
+// HOST: kernels 2
+// HOST-NEXT: kernel 0 fuse_k0_pack schedule matmul iterations 64 grain {{[0-9]+}} once per binding
+// HOST: kernel 1 fuse_k0_matmul schedule matmul iterations batch*sequence grain {{[0-9]+}}{{$}}
+// HOST: arena planned per binding of the dims
+// HOST-NEXT: arena#0 tensor %{{[0-9]+}} bytes batch*sequence*256+16384
+// SCORES: the matmul fusion fuse_k0 (first op fuse.matmul) needs a static value of dims 'batch', 'sequence': its kernel's code depends on the dim's value; only pointwise and row-reduction kernels over outer symbolic dims, and matmuls whose rows (M) alone are symbolic, take the dims at run time yet (issue 22): bind the dims first (bindDims, fuse-run --dim)
 // CHECK: the kernel compiler needs static dims, but dim 0 (batch) of tensor 0 (x), tensor<?{batch}x?{sequence}x64xf32>, is symbolic; code generation on symbolic dims is not implemented yet (issue 22): bind the dims (bindDims) first
 
 func.func @layer(%x: tensor<?x?x64xf32, #fuse.dims<batch, sequence>> {fuse.name = "x"},

@@ -109,7 +109,14 @@ static Status bundleError(const std::string &message) {
 /// that it never reads or writes: a binding does not say which.)
 static Status verifyPerBinding(const Bundle &bundle, const BundleKernel &kernel,
                                const std::string &where) {
-  if (bundle.memoryPlan.boundBytes == 0)
+  // A symbolic bundle's arena is planned when it is bound: its slices say
+  // which are in the bound part.
+  const std::vector<SymbolicSlice> &slices = bundle.memoryPlan.symbolicSlices;
+  bool boundPart = bundle.isSymbolic()
+                       ? std::any_of(slices.begin(), slices.end(),
+                                     [](const auto &s) { return s.bound; })
+                       : bundle.memoryPlan.boundBytes != 0;
+  if (!boundPart)
     return bundleError(where + " runs once per binding, but the arena has no "
                                "bound part for what it writes");
   if (kernel.bindingInputs.empty())

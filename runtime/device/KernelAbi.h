@@ -42,7 +42,8 @@ inline constexpr unsigned kErrorRecordWordsPerCheck = 2;
 /// kernels are compiled so that their code does not depend on those values
 /// at all: the symbolic dims of such a kernel are outer dims, every stride
 /// and inner extent it uses is static, and only the size of its iteration
-/// space (a pointwise kernel's elements, a row kernel's rows) grows with
+/// space (a pointwise kernel's elements, a row kernel's rows, a matmul's
+/// rows of C over all batches, in whole row blocks a grain) grows with
 /// them. So the dims reach a kernel through `begin` and `end` alone, and the
 /// calling convention above is unchanged: no dims array, no extra argument.
 /// The bundle records each such kernel's iteration count as a polynomial
@@ -50,7 +51,7 @@ inline constexpr unsigned kErrorRecordWordsPerCheck = 2;
 /// binds the dims; the compiler proves the independence by emitting the
 /// kernel at two different values of the dims and requiring the same code
 /// (KernelCompiler.cpp, "Symbolic fusions"), and refuses, naming the dim,
-/// a schedule whose code depends on a dim's value (a matmul's M, a row
+/// a schedule whose code depends on a dim's value (a matmul's N, a row
 /// length, a broadcast's stride over a symbolic dim): the caller then binds
 /// that dim before compiling. Kernels that read a dim's value as data
 /// (strides over a symbolic dim) would take the values as an int64 array

@@ -1,9 +1,11 @@
-// A matmul on symbolic (batch, sequence) and a tanh: the matmul's kernel
-// needs static dims (issue 22), so fuse-run compiles it per binding.
-func.func @layer(%x: tensor<?x?x64xf32, #fuse.dims<batch, sequence>> {fuse.name = "x"},
-                 %w: tensor<64x64xf32> {fuse.name = "w"})
-    -> tensor<?x?x64xf32, #fuse.dims<batch, sequence>> {
-  %m = fuse.matmul %x, %w : tensor<?x?x64xf32, #fuse.dims<batch, sequence>>, tensor<64x64xf32> -> tensor<?x?x64xf32, #fuse.dims<batch, sequence>>
-  %t = fuse.tanh %m : tensor<?x?x64xf32, #fuse.dims<batch, sequence>>
-  return %t : tensor<?x?x64xf32, #fuse.dims<batch, sequence>>
+// Attention's scores q @ k^T on symbolic (batch, sequence), then a tanh: the
+// matmul's N is the sequence, on which its kernel's code depends (only a
+// matmul's rows take the dims at run time, issue 22), so fuse-run compiles
+// it per binding.
+func.func @scores(%q: tensor<?x?x64xf32, #fuse.dims<batch, sequence>> {fuse.name = "q"},
+                  %k: tensor<?x?x64xf32, #fuse.dims<batch, sequence>> {fuse.name = "k"})
+    -> tensor<?x?x?xf32, #fuse.dims<batch, sequence, sequence>> {
+  %s = fuse.matmul %q, %k transpose_b : tensor<?x?x64xf32, #fuse.dims<batch, sequence>>, tensor<?x?x64xf32, #fuse.dims<batch, sequence>> -> tensor<?x?x?xf32, #fuse.dims<batch, sequence, sequence>>
+  %t = fuse.tanh %s : tensor<?x?x?xf32, #fuse.dims<batch, sequence, sequence>>
+  return %t : tensor<?x?x?xf32, #fuse.dims<batch, sequence, sequence>>
 }

@@ -86,10 +86,14 @@ protected:
   /// compares every output with the reference interpreter.
   void checkAt(const Bundle &bundle, std::int64_t batch,
                std::int64_t sequence) {
-    SCOPED_TRACE("batch " + std::to_string(batch) + ", sequence " +
-                 std::to_string(sequence) + ", random seed " +
-                 std::to_string(seed));
-    DimBindings dims{{"batch", batch}, {"sequence", sequence}};
+    checkAt(bundle, DimBindings{{"batch", batch}, {"sequence", sequence}});
+  }
+
+  void checkAt(const Bundle &bundle, const DimBindings &dims) {
+    std::string trace;
+    for (const auto &[name, value] : dims)
+      trace += name + " " + std::to_string(value) + ", ";
+    SCOPED_TRACE(trace + "random seed " + std::to_string(seed));
     Expected<Graph> graph = bindDims(bundle.graph, dims);
     ASSERT_TRUE(graph.ok()) << graph.message();
     std::vector<HostTensorData> inputs;
@@ -268,9 +272,172 @@ TEST_F(HostSymbolicDims, InputsThatDisagreeAboutADimAreRefused) {
       << run.error().message;
 }
 
-TEST_F(HostSymbolicDims, AMatmulOnASymbolicDimIsRefusedNamingTheDim) {
+/// The matmul kernel of `bundle` (the one that is not a pack kernel).
+const BundleKernel *matmulKernel(const Bundle &bundle) {
+  for (const BundleKernel &kernel : bundle.kernels)
+    if (kernel.schedule == ScheduleKind::Matmul && !kernel.perBinding)
+      return &kernel;
+  return nullptr;
+}
+
+TEST_F(HostSymbolicDims, AMatmulOnSymbolicRowsRunsAtEveryLength) {
+  Bundle bundle = compileOnce(kMatmul);
+  ASSERT_FALSE(HasFailure());
+  const BundleKernel *matmul = matmulKernel(bundle);
+  ASSERT_TRUE(matmul);
+  ASSERT_TRUE(matmul->symbolicIterations);
+  // A row of C (all batches) an iteration, whole row blocks a grain.
+  EXPECT_EQ(matmul->symbolicIterations->toString(), "batch*sequence");
+  EXPECT_EQ(matmul->launch.grain % 6, 0);
+  checkAllLengths(bundle);
+}
+
+/// A transformer's linear layer: a token batch (batch x sequence rows) times
+/// a weight, plus a bias, then GELU (erf), all in the matmul's epilogue.
+const char *kLinearGelu = R"(
+func.func @linear(%x: tensor<?x?x256xf32, #fuse.dims<batch, sequence>>,
+                  %w: tensor<256x1024xf32>, %bias: tensor<1024xf32>)
+    -> tensor<?x?x1024xf32, #fuse.dims<batch, sequence>> {
+  %m = fuse.matmul %x, %w : tensor<?x?x256xf32, #fuse.dims<batch, sequence>>, tensor<256x1024xf32> -> $Y
+  %bb = fuse.broadcast %bias, dims = [2] : tensor<1024xf32> -> $Y
+  %h = fuse.add %m, %bb : $Y
+  %half = fuse.constant dense<0.5> : tensor<f32>
+  %hb = fuse.broadcast %half, dims = [] : tensor<f32> -> $Y
+  %r = fuse.constant dense<0.707106769> : tensor<f32>
+  %rb = fuse.broadcast %r, dims = [] : tensor<f32> -> $Y
+  %one = fuse.constant dense<1.0> : tensor<f32>
+  %ob = fuse.broadcast %one, dims = [] : tensor<f32> -> $Y
+  %s = fuse.mul %h, %rb : $Y
+  %e = fuse.erf %s : $Y
+  %e1 = fuse.add %e, %ob : $Y
+  %hh = fuse.mul %h, %hb : $Y
+  %g = fuse.mul %hh, %e1 : $Y
+  return %g : $Y
+}
+)";
+
+std::string linearGelu() {
+  std::string text = kLinearGelu;
+  const std::string from = "$Y",
+                    to = "tensor<?x?x1024xf32, #fuse.dims<batch, sequence>>";
+  for (size_t at = text.find(from); at != std::string::npos;
+       at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST_F(HostSymbolicDims, ALinearLayerWithBiasAndGeluRunsFromOneBundle) {
   Expected<Compilation> compiled =
-      compiler.compileSource(source(kMatmul), target, CompileOptions{});
+      compiler.compileSource(linearGelu(), target, CompileOptions{});
+  ASSERT_TRUE(compiled.ok()) << compiled.message();
+  const Bundle &bundle = compiled->bundle;
+  ASSERT_TRUE(bundle.isSymbolic());
+  // One fusion: the weight's pack kernel (once per binding) and the matmul
+  // with its epilogue, whose iterations are the rows.
+  ASSERT_EQ(bundle.kernels.size(), 2u);
+  EXPECT_TRUE(bundle.kernels[0].perBinding);
+  EXPECT_FALSE(bundle.kernels[0].symbolicIterations);
+  const BundleKernel *matmul = matmulKernel(bundle);
+  ASSERT_TRUE(matmul);
+  ASSERT_TRUE(matmul->symbolicIterations);
+  EXPECT_EQ(matmul->symbolicIterations->toString(), "batch*sequence");
+  for (std::int64_t sequence : {1, 7, 64, 77, 128, 384}) {
+    Expected<Bundle> at =
+        bindBundle(bundle, {{"batch", 1}, {"sequence", sequence}});
+    ASSERT_TRUE(at.ok()) << at.message();
+    // The same code, iterations the rows.
+    EXPECT_EQ(at->kernels[1].payload, bundle.kernels[1].payload);
+    EXPECT_EQ(at->kernels[1].launch.iterations, sequence);
+    checkAt(bundle, 1, sequence);
+    ASSERT_FALSE(HasFatalFailure());
+  }
+  checkAt(bundle, 3, 77);
+  checkAt(bundle, 2, 1);
+  checkAt(bundle, 5, 13);
+}
+
+/// relu(x @ w) with x a tensor<?{tokens}x48xf32> (rank 2: M itself
+/// symbolic) and w a 48 x `n` weight.
+std::string tokensMatmul(int n) {
+  std::string w = "tensor<48x" + std::to_string(n) + "xf32>";
+  std::string c = "tensor<?x" + std::to_string(n) + "xf32, #fuse.dims<tokens>>";
+  return "func.func @m(%x: tensor<?x48xf32, #fuse.dims<tokens>>, %w: " + w +
+         ") -> " + c +
+         " {\n  %m = fuse.matmul %x, %w : tensor<?x48xf32, "
+         "#fuse.dims<tokens>>, " +
+         w + " -> " + c +
+         "\n  %z = fuse.constant dense<0.0> : tensor<f32>\n"
+         "  %zb = fuse.broadcast %z, dims = [] : tensor<f32> -> " +
+         c + "\n  %r = fuse.max %m, %zb : " + c + "\n  return %r : " + c +
+         "\n}\n";
+}
+
+TEST_F(HostSymbolicDims, AMatmulOnOneSymbolicDimOfRowsRunsAtEveryLength) {
+  // N = 37: a strip of vectors whose last has a few valid lanes (on AVX2 and
+  // AVX-512), B packed; N = 5: less than a vector, B read in place.
+  for (int n : {37, 5}) {
+    SCOPED_TRACE("N " + std::to_string(n));
+    Expected<Compilation> compiled =
+        compiler.compileSource(tokensMatmul(n), target, CompileOptions{});
+    ASSERT_TRUE(compiled.ok()) << compiled.message();
+    const BundleKernel *matmul = matmulKernel(compiled->bundle);
+    ASSERT_TRUE(matmul);
+    ASSERT_TRUE(matmul->symbolicIterations);
+    EXPECT_EQ(matmul->symbolicIterations->toString(), "tokens");
+    EXPECT_EQ(compiled->bundle.kernels.size(), n == 5 ? 1u : 2u);
+    for (std::int64_t tokens : {1, 5, 6, 7, 77, 128})
+      checkAt(compiled->bundle, DimBindings{{"tokens", tokens}});
+  }
+}
+
+/// Two linear layers on one input: a horizontal fusion of two matmuls
+/// (with their packs).
+const char *kTwoLinear = R"(
+func.func @two(%x: $T, %w1: tensor<64x96xf32>, %b1: tensor<96xf32>,
+               %w2: tensor<64x32xf32>)
+    -> (tensor<?x?x96xf32, #fuse.dims<batch, sequence>>,
+        tensor<?x?x32xf32, #fuse.dims<batch, sequence>>) {
+  %m1 = fuse.matmul %x, %w1 : $T, tensor<64x96xf32> -> tensor<?x?x96xf32, #fuse.dims<batch, sequence>>
+  %bb = fuse.broadcast %b1, dims = [2] : tensor<96xf32> -> tensor<?x?x96xf32, #fuse.dims<batch, sequence>>
+  %y1 = fuse.add %m1, %bb : tensor<?x?x96xf32, #fuse.dims<batch, sequence>>
+  %m2 = fuse.matmul %x, %w2 : $T, tensor<64x32xf32> -> tensor<?x?x32xf32, #fuse.dims<batch, sequence>>
+  %y2 = fuse.tanh %m2 : tensor<?x?x32xf32, #fuse.dims<batch, sequence>>
+  return %y1, %y2 : tensor<?x?x96xf32, #fuse.dims<batch, sequence>>,
+                    tensor<?x?x32xf32, #fuse.dims<batch, sequence>>
+}
+)";
+
+TEST_F(HostSymbolicDims, AHorizontalFusionOfMatmulsRunsAtEveryLength) {
+  Bundle bundle = compileOnce(kTwoLinear);
+  ASSERT_FALSE(HasFailure());
+  // With runtime dims each member's kernel is a launch of its own: no
+  // launch lays out iterations that grow with the dims end to end.
+  ASSERT_EQ(bundle.kernels.size(), 4u);
+  int rows = 0;
+  for (const BundleKernel &kernel : bundle.kernels) {
+    EXPECT_EQ(kernel.schedule, ScheduleKind::Horizontal);
+    if (kernel.symbolicIterations) {
+      EXPECT_EQ(kernel.symbolicIterations->toString(), "batch*sequence");
+      ++rows;
+    } else {
+      EXPECT_TRUE(kernel.perBinding);
+    }
+  }
+  EXPECT_EQ(rows, 2);
+  checkAllLengths(bundle);
+}
+
+TEST_F(HostSymbolicDims, AMatmulOnASymbolicColumnDimIsRefusedNamingTheDim) {
+  // Attention's scores, q @ k^T: N is the sequence, which the code's
+  // strips depend on; B is batched. Only the rows may be symbolic.
+  Expected<Compilation> compiled = compiler.compileSource(
+      source("func.func @scores(%q: $T, %k: $T) -> "
+             "tensor<?x?x?xf32, #fuse.dims<batch, sequence, sequence>> {\n"
+             "  %s = fuse.matmul %q, %k transpose_b : $T, $T -> "
+             "tensor<?x?x?xf32, #fuse.dims<batch, sequence, sequence>>\n"
+             "  return %s : "
+             "tensor<?x?x?xf32, #fuse.dims<batch, sequence, sequence>>\n}\n"),
+      target, CompileOptions{});
   ASSERT_FALSE(compiled.ok());
   EXPECT_NE(compiled.message().find("needs a static value of dim"),
             std::string::npos)
@@ -279,10 +446,10 @@ TEST_F(HostSymbolicDims, AMatmulOnASymbolicDimIsRefusedNamingTheDim) {
       << compiled.message();
   // Bound first, the same module compiles.
   Expected<Compilation> bound = compiler.compileSource(
-      "func.func @matmul(%x: tensor<1x7x64xf32>, %w: tensor<64x64xf32>) -> "
-      "tensor<1x7x64xf32> {\n  %m = fuse.matmul %x, %w : tensor<1x7x64xf32>, "
-      "tensor<64x64xf32> -> tensor<1x7x64xf32>\n  return %m : "
-      "tensor<1x7x64xf32>\n}\n",
+      "func.func @scores(%q: tensor<1x7x64xf32>, %k: tensor<1x7x64xf32>) -> "
+      "tensor<1x7x7xf32> {\n  %s = fuse.matmul %q, %k transpose_b : "
+      "tensor<1x7x64xf32>, tensor<1x7x64xf32> -> tensor<1x7x7xf32>\n"
+      "  return %s : tensor<1x7x7xf32>\n}\n",
       target, CompileOptions{});
   EXPECT_TRUE(bound.ok()) << bound.message();
 }
