@@ -187,9 +187,16 @@ void forEachFusionType(fd::FusionOp fusion,
   });
 }
 
-/// The dim symbols of `fusion`'s types, sorted; none for a static fusion.
+/// The dim symbols of `fusion`'s types and of the dims its dim_value ops
+/// read (a static type may hold a dim's value), sorted; none for a static
+/// fusion.
 std::vector<std::string> fusionSymbols(fd::FusionOp fusion) {
   std::set<std::string> symbols;
+  fusion.walk([&](fd::DimValueOp op) {
+    for (unsigned i = 0; i < op.getDim().size(); ++i)
+      for (const std::string &symbol : fd::dimsEntry(op.getDim(), i).symbols())
+        symbols.insert(symbol);
+  });
   forEachFusionType(fusion, [&](mlir::Type type) {
     auto tensor = mlir::dyn_cast<mlir::RankedTensorType>(type);
     if (!tensor || fd::isStaticTensor(tensor))
@@ -310,6 +317,15 @@ mlir::FailureOr<BoundFusion> bindFusion(fd::FusionOp fusion,
       for (mlir::Block &block : region)
         for (mlir::BlockArgument arg : block.getArguments())
           rebind(arg);
+  });
+  // A slice's size of -1 names its result's symbolic dim: bound, the size.
+  clone->walk([&](fd::SliceOp slice) {
+    llvm::SmallVector<std::int64_t> sizes(slice.getSizes());
+    auto type = mlir::cast<mlir::RankedTensorType>(slice.getType());
+    for (auto [i, size] : llvm::enumerate(sizes))
+      if (size == -1 && !type.isDynamicDim(i))
+        size = type.getDimSize(i);
+    slice.setSizes(sizes);
   });
   clone->walk([&](fd::FusionOp inner) {
     inner->setAttr(kRuntimeDimsAttr, b.getUnitAttr());
@@ -545,7 +561,9 @@ BundleKernels::emitSymbolic(fd::FusionOp fusion,
   Expected<Representative> a = emitAt(fusion, first, prefix);
   if (!a.ok())
     return Status::error("the fusion " + prefix + " on " + dimsText(symbols) +
-                         ": " + a.message());
+                         ": " + a.message() +
+                         " at representative values of the dims: bind the "
+                         "dims first (bindDims, fuse-run --dim)");
   if (readsDims)
     return refuseSymbolic(fusion, symbols, prefix, *a,
                           "it reads a dim's value as data (iota, dim_value)");

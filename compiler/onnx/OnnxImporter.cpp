@@ -725,6 +725,19 @@ private:
   /// The element (its bytes) of splat constants made by this importer, by
   /// tensor.
   std::map<TensorId, std::vector<std::uint8_t>> splats;
+  /// The first value of the tensors that count up by one from it along
+  /// their one dim that is not 1 (a Range over a symbolic dim, reshaped):
+  /// a gather at them is a slice (position ids into a position embedding).
+  std::map<TensorId, std::int64_t> counting;
+  /// Where `x` counts up (see `counting`) and every dim of `shape` but one
+  /// is 1, the same for the tensor `x` is reshaped to.
+  void keepCounting(TensorId x, const Shape &shape, TensorId reshaped) {
+    auto it = counting.find(x);
+    if (it != counting.end() &&
+        std::count_if(shape.begin(), shape.end(),
+                      [](std::int64_t dim) { return dim != 1; }) <= 1)
+      counting[reshaped] = it->second;
+  }
 
   // --- Graph helpers -------------------------------------------------------
   // Types and shapes are returned by value: the graph's tensor storage grows
@@ -751,9 +764,20 @@ private:
   }
   /// A splat constant of `dense`'s one element, exactly (a 64-bit integer
   /// would not survive a double).
+  /// Of a symbolic shape, a scalar splat broadcast to it: the fuse dialect
+  /// has no constant of symbolic shape, and the graph prints as it is.
   TensorId splatBytes(DenseValue dense) {
     std::vector<std::uint8_t> element = dense.bytes;
-    TensorId id = check(b->constant(std::move(dense)));
+    TensorId id;
+    if (dense.type().isStatic()) {
+      id = check(b->constant(std::move(dense)));
+    } else {
+      Shape shape = std::move(dense.shape);
+      dense.shape = {};
+      TensorId scalar = check(b->constant(std::move(dense)));
+      splats[scalar] = element;
+      id = check(b->broadcast(scalar, std::move(shape), {}));
+    }
     splats[id] = std::move(element);
     return id;
   }
@@ -775,7 +799,12 @@ private:
   TensorId reshape(TensorId x, const Shape &shape) {
     if (shapeOf(x) == shape)
       return x;
-    return check(b->reshape(x, shape));
+    // A splat stays one (a gather from it folds: splatAs).
+    if (std::optional<TensorId> same = splatAs(x, shape))
+      return *same;
+    TensorId reshaped = check(b->reshape(x, shape));
+    keepCounting(x, shape, reshaped);
+    return reshaped;
   }
   TensorId reduce(ReduceKind kind, TensorId x, std::vector<std::int64_t> dims,
                   bool keep);
@@ -2583,7 +2612,19 @@ std::vector<TensorId> Importer::lowerGather() {
   }
   if (std::optional<TensorId> same = splatAs(x, out))
     return {*same};
-  return {check(b->gather(x, in(1), axis))};
+  TensorId indices = in(1);
+  // Indices that count up by one from a start >= 0 (a Range over a
+  // symbolic dim): a slice of `count` entries of the axis, checked inside
+  // it when the dims are bound, as the gather checks its indices.
+  if (auto it = counting.find(indices);
+      it != counting.end() && it->second >= 0 && shape[axis] >= 0) {
+    std::int64_t count = 1;
+    for (std::int64_t dim : indexType.shape)
+      if (dim != 1)
+        count = dim;
+    return {reshape(sliceAxis(x, axis, it->second, count), out)};
+  }
+  return {check(b->gather(x, indices, axis))};
 }
 
 /// GatherElements: out[p] = data[p with p[axis] replaced by indices[p]].
@@ -4337,6 +4378,8 @@ TensorId Importer::symbolicRange() {
     y = check(b->neg(y));
   if (*first != 0)
     y = check(b->add(y, splat(resultType, double(*first))));
+  if (*step == 1 && isInteger(type))
+    counting[y] = *first;
   return y;
 }
 
@@ -4413,6 +4456,10 @@ TensorId Importer::symbolicGatherElements() {
   bool ones = ds.size() == is.size();
   for (std::size_t d = 0; ones && d < ds.size(); ++d)
     ones = std::int64_t(d) == axis || (ds[d] == 1 && is[d] == 1);
+  // Any element of a splat is its element (BERT's token types, a buffer
+  // of zeros gathered at the positions).
+  if (std::optional<TensorId> same = splatAs(data, is))
+    return *same;
   if (!ones || ds[axis] < 0)
     fail("GatherElements over symbolic dims is supported where every dim "
          "but the axis is 1 (and the data's axis is static)");
@@ -4712,6 +4759,8 @@ bool Importer::fold(Lowering lower,
   GraphBuilder foldBuilder;
   std::map<TensorId, std::vector<std::uint8_t>> savedSplats;
   std::swap(savedSplats, splats);
+  std::map<TensorId, std::int64_t> savedCounting;
+  std::swap(savedCounting, counting);
   GraphBuilder *savedBuilder = b;
   auto *savedValues = values;
   b = &foldBuilder;
@@ -4723,6 +4772,7 @@ bool Importer::fold(Lowering lower,
     values = savedValues;
     folding = false;
     std::swap(savedSplats, splats);
+    std::swap(savedCounting, counting);
   };
   try {
     ids = (this->*lower)();
@@ -5089,6 +5139,35 @@ void Importer::importOutputs(const onnx::GraphProto &graph) {
   }
 }
 
+/// Drops the ops whose results nothing reads (the splats and broadcasts of
+/// symbolic shape that a fold left behind: a compiler would make kernels
+/// of them, which write nothing anyone reads). Their tensors stay, defined
+/// by no op.
+void dropDeadOps(Graph &graph) {
+  std::vector<bool> used(graph.tensors.size(), false);
+  for (const GraphOutput &output : graph.outputs)
+    if (graph.isValidId(output.tensor))
+      used[output.tensor] = true;
+  std::vector<bool> live(graph.ops.size(), false);
+  for (std::size_t i = graph.ops.size(); i-- > 0;) {
+    const Op &op = graph.ops[i];
+    live[i] =
+        std::any_of(op.results.begin(), op.results.end(), [&](TensorId result) {
+          return graph.isValidId(result) && used[result];
+        });
+    if (live[i])
+      for (TensorId operand : op.operands)
+        if (graph.isValidId(operand))
+          used[operand] = true;
+  }
+  std::vector<Op> kept;
+  kept.reserve(graph.ops.size());
+  for (std::size_t i = 0; i < graph.ops.size(); ++i)
+    if (live[i])
+      kept.push_back(std::move(graph.ops[i]));
+  graph.ops = std::move(kept);
+}
+
 ImportedModel Importer::run() {
   checkVersions();
   const onnx::GraphProto &graph = model.graph();
@@ -5104,6 +5183,8 @@ ImportedModel Importer::run() {
   if (!built.ok())
     fail(built.message());
   result.graph = built.take();
+  if (result.graph.isSymbolic())
+    dropDeadOps(result.graph);
   weights.resize(result.graph.inputs.size());
   result.weights = std::move(weights);
   result.opsetVersion = opset;
