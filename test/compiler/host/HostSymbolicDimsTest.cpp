@@ -180,8 +180,13 @@ TEST_F(HostSymbolicDims, OneBundleServesTwoLengthsWithoutCompiling) {
   }
   EXPECT_FALSE(at7->isSymbolic());
   EXPECT_TRUE(verifyBundle(*at77).ok());
+  // Each length binds and loads the bundle (runBundle): the shared object
+  // is opened once, then found open.
+  std::uint64_t opened = runtime.librariesOpenedForTesting();
   checkAt(bundle, 1, 7);
   checkAt(bundle, 1, 77);
+  checkAt(bundle, 2, 5);
+  EXPECT_EQ(runtime.librariesOpenedForTesting() - opened, 1u);
 }
 
 /// Without fusion, each op a kernel of its own: intermediates in the arena,
