@@ -5141,31 +5141,52 @@ void Importer::importOutputs(const onnx::GraphProto &graph) {
 
 /// Drops the ops whose results nothing reads (the splats and broadcasts of
 /// symbolic shape that a fold left behind: a compiler would make kernels
-/// of them, which write nothing anyone reads). Their tensors stay, defined
-/// by no op.
+/// of them, which write nothing anyone reads), and their tensors: the
+/// others keep their order, renumbered.
 void dropDeadOps(Graph &graph) {
   std::vector<bool> used(graph.tensors.size(), false);
   for (const GraphOutput &output : graph.outputs)
-    if (graph.isValidId(output.tensor))
-      used[output.tensor] = true;
+    used[output.tensor] = true;
   std::vector<bool> live(graph.ops.size(), false);
   for (std::size_t i = graph.ops.size(); i-- > 0;) {
     const Op &op = graph.ops[i];
-    live[i] =
-        std::any_of(op.results.begin(), op.results.end(), [&](TensorId result) {
-          return graph.isValidId(result) && used[result];
-        });
+    live[i] = std::any_of(op.results.begin(), op.results.end(),
+                          [&](TensorId result) { return used[result]; });
     if (live[i])
       for (TensorId operand : op.operands)
-        if (graph.isValidId(operand))
-          used[operand] = true;
+        used[operand] = true;
   }
-  std::vector<Op> kept;
-  kept.reserve(graph.ops.size());
+  std::vector<bool> kept(graph.tensors.size(), false);
+  for (TensorId input : graph.inputs)
+    kept[input] = true;
   for (std::size_t i = 0; i < graph.ops.size(); ++i)
     if (live[i])
-      kept.push_back(std::move(graph.ops[i]));
-  graph.ops = std::move(kept);
+      for (TensorId result : graph.ops[i].results)
+        kept[result] = true;
+  std::vector<TensorId> renumbered(graph.tensors.size(), kInvalidTensor);
+  std::vector<Tensor> tensors;
+  for (std::size_t id = 0; id < graph.tensors.size(); ++id)
+    if (kept[id]) {
+      renumbered[id] = TensorId(tensors.size());
+      tensors.push_back(std::move(graph.tensors[id]));
+    }
+  std::vector<Op> ops;
+  for (std::size_t i = 0; i < graph.ops.size(); ++i) {
+    if (!live[i])
+      continue;
+    Op &op = graph.ops[i];
+    for (TensorId &operand : op.operands)
+      operand = renumbered[operand];
+    for (TensorId &result : op.results)
+      result = renumbered[result];
+    ops.push_back(std::move(op));
+  }
+  graph.tensors = std::move(tensors);
+  graph.ops = std::move(ops);
+  for (TensorId &input : graph.inputs)
+    input = renumbered[input];
+  for (GraphOutput &output : graph.outputs)
+    output.tensor = renumbered[output.tensor];
 }
 
 ImportedModel Importer::run() {

@@ -10,7 +10,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <deque>
 #include <dlfcn.h>
 #include <mutex>
 #include <string_view>
@@ -132,18 +131,16 @@ struct HostRuntime::Streams {
   std::vector<std::weak_ptr<HostStream>> live;
 };
 
-/// The shared objects this runtime loaded, by their bytes: a bundle loaded
-/// again (a symbolic bundle bound to other dims, SymbolicBundle.h, whose
-/// kernels keep their payloads) takes the library already open, without
-/// writing it to a new memfd and dlopening it again. The last few are kept
-/// open while no executable holds them, so that loads one after another
-/// (runBundle at each length) find them; the others are found only while an
-/// executable holds them.
+/// The shared objects this runtime has open, by their bytes: a bundle
+/// loaded while an executable of the same code is alive (a symbolic bundle
+/// bound to another length while the last binding's executable is held,
+/// SymbolicBundle.h: the bound bundles keep the symbolic one's payloads)
+/// takes the library already open, without writing it to a new memfd and
+/// dlopening it again. Nothing is kept open for it: a library closes with
+/// its last executable and launch, as before.
 struct HostRuntime::Libraries {
-  static constexpr size_t kKeptOpen = 4;
   std::mutex mutex;
   std::unordered_multimap<size_t, std::weak_ptr<HostLibrary>> byHash;
-  std::deque<std::shared_ptr<HostLibrary>> recent;
   uint64_t opened = 0;
 
   DeviceResult<std::shared_ptr<HostLibrary>>
@@ -158,10 +155,8 @@ struct HostRuntime::Libraries {
         it = byHash.erase(it);
         continue;
       }
-      if (library->bytes == bytes) {
-        keep(library);
+      if (library->bytes == bytes)
         return library;
-      }
       ++it;
     }
     DeviceResult<std::shared_ptr<HostLibrary>> loaded =
@@ -171,16 +166,7 @@ struct HostRuntime::Libraries {
     ++opened;
     (*loaded)->bytes = bytes;
     byHash.emplace(hash, *loaded);
-    keep(*loaded);
     return loaded;
-  }
-
-  /// `library` the most recent of the kept ones.
-  void keep(const std::shared_ptr<HostLibrary> &library) {
-    std::erase(recent, library);
-    recent.push_front(library);
-    if (recent.size() > kKeptOpen)
-      recent.pop_back();
   }
 };
 

@@ -2,9 +2,9 @@
 //
 // Runs bundles compiled for the host: each kernel comes from the bundle's
 // shared object, loaded with dlopen from a private in-memory file and closed
-// only when no executable handle and no pending submission uses it (and it
-// is not among the last few loaded, which stay open: a bundle loaded again,
-// such as a symbolic bundle bound to other dims, finds its library open). Each
+// only when no executable handle and no pending submission uses it (a
+// bundle loaded meanwhile with the same code, such as a symbolic bundle
+// bound to other dims, shares it). Each
 // stream is an ordered queue served by its own thread, so `submit` returns
 // before the work is done and fences are real completion objects; launches
 // are split into grain-aligned chunks on a shared thread pool. Memory comes
