@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -505,10 +506,24 @@ BundleKernels::emitAt(fd::FusionOp fusion, const DimBindings &values,
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::ModuleOp::create(fusion.getLoc());
   backend.prepareKernelModule(*module);
-  mlir::FailureOr<FusionKernels> kernels =
-      backend.emitKernels(bound->fusion, *module, prefix, target);
+  // A failure here is the fusion's refusal, not the compile's error: its
+  // first diagnostic is kept for the message.
+  std::string reason;
+  mlir::FailureOr<FusionKernels> kernels = mlir::failure();
+  {
+    mlir::ScopedDiagnosticHandler quiet(
+        fusion.getContext(), [&](mlir::Diagnostic &diagnostic) {
+          if (reason.empty() &&
+              diagnostic.getSeverity() == mlir::DiagnosticSeverity::Error)
+            reason = diagnostic.str();
+          return mlir::success();
+        });
+    kernels = backend.emitKernels(bound->fusion, *module, prefix, target);
+  }
   if (mlir::failed(kernels))
-    return Status::error("its code generation failed");
+    return Status::error(
+        "its code generation failed" +
+        (reason.empty() ? std::string() : " (" + reason + ")"));
   Representative representative{std::move(*kernels), {}};
   llvm::raw_string_ostream os(representative.text);
   module->print(os);
@@ -556,6 +571,23 @@ BundleKernels::emitSymbolic(fd::FusionOp fusion,
   fusion.walk([&](mlir::Operation *op) {
     readsDims |= mlir::isa<fd::IotaOp, fd::DimValueOp>(op);
   });
+  // A dim that is a sum of terms (sequence - 1) has no size formula the
+  // memory plan takes (SymbolicBundle.h): its values are bound first.
+  std::optional<std::string> sum;
+  forEachFusionType(fusion, [&](mlir::Type type) {
+    auto tensor = mlir::dyn_cast<mlir::RankedTensorType>(type);
+    if (sum || !tensor || fd::isStaticTensor(tensor))
+      return;
+    for (const DimExpr &dim : fd::shapeExprs(tensor))
+      if (dim.terms().size() > 1)
+        sum = dim.toString();
+  });
+  if (sum)
+    return Status::error("the fusion " + prefix + " on " + dimsText(symbols) +
+                         ": its dim " + *sum +
+                         " is a sum of terms, which no kernel takes at run "
+                         "time yet: bind the dims first (bindDims, fuse-run "
+                         "--dim)");
   DimBindings first = representativeDims(symbols, kFirstPrimes);
   DimBindings second = representativeDims(symbols, kSecondPrimes);
   Expected<Representative> a = emitAt(fusion, first, prefix);

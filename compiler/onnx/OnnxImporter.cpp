@@ -799,9 +799,11 @@ private:
   TensorId reshape(TensorId x, const Shape &shape) {
     if (shapeOf(x) == shape)
       return x;
-    // A splat stays one (a gather from it folds: splatAs).
-    if (std::optional<TensorId> same = splatAs(x, shape))
-      return *same;
+    // In a symbolic import, a splat stays one (a gather from it folds:
+    // splatAs), as the static import folds it.
+    if (options.symbolicDims)
+      if (std::optional<TensorId> same = splatAs(x, shape))
+        return *same;
     TensorId reshaped = check(b->reshape(x, shape));
     keepCounting(x, shape, reshaped);
     return reshaped;
