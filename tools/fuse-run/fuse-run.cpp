@@ -20,13 +20,18 @@
 // reaches the compiler through CompilerAccess.h, and into the compiler
 // library, where main is fuseRunFullMain.
 //
-// A .mlir model with symbolic dims (`tensor<?x64xf32, #fuse.dims<seq>>`)
-// compiles once, its bundle cached under the symbolic graph, so that every
-// value of the dims is a cache hit; each run binds the dims to the --input
-// shapes (or `--dim NAME=VALUE` for inputs drawn at random) and runs the
-// bundle bound to them (SymbolicBundle.h). Where a fusion needs static dims
-// (a matmul, issue 22), the graph bound to the run's dims is compiled
-// instead, and a note says so. --check compares at the bound shapes.
+// A .mlir model with symbolic dims (`tensor<?x64xf32, #fuse.dims<seq>>`),
+// or an ONNX model with dynamic input dims (imported with them symbolic,
+// named by their dim_param or INPUT:INDEX), compiles once, its bundle
+// cached under the symbolic graph, so that every value of the dims is a
+// cache hit; each run binds the dims to the --input shapes (or `--dim
+// NAME=VALUE` for inputs drawn at random) and runs the bundle bound to them
+// (SymbolicBundle.h). Where a fusion needs static dims (a matmul, issue 22),
+// the graph bound to the run's dims is compiled instead (an ONNX model is
+// imported again with its dims bound), a note says so, and the refusal is
+// kept in the cache so that later runs do not try again; so it is where
+// the importer cannot keep an ONNX model's dims symbolic. --check compares
+// at the bound shapes.
 //
 // An ONNX model input that feeds an operand the importer needs as a
 // constant (a Reshape's shape, a Gather's indices) is compiled into the
@@ -122,7 +127,9 @@ llvm::cl::list<std::string>
              llvm::cl::desc("The value of a dynamic dimension of an ONNX "
                             "model (its dim_param name, or INPUT:INDEX) or of "
                             "a symbolic dim of a .mlir model; one not given "
-                            "takes its size in the --input values"),
+                            "takes its size in the --input values (the "
+                            "bundle serves every value where its kernels "
+                            "take the dims at run time)"),
              llvm::cl::value_desc("NAME=VALUE"), llvm::cl::cat(runCategory));
 llvm::cl::opt<unsigned>
     seed("seed", llvm::cl::desc("Seed of the inputs not given (default 0)"),
