@@ -738,6 +738,32 @@ private:
                       [](std::int64_t dim) { return dim != 1; }) <= 1)
       counting[reshaped] = it->second;
   }
+  /// Integer tensors of a symbolic import whose value at position p is
+  /// offset + sum over d of coefficients[d] * p[d] (iota, dim_value, and
+  /// the broadcasts, unit reshapes, casts, sums and scalings of them): the
+  /// index arithmetic of an exported `mask[batch_idx, kv_idx]`. A gather at
+  /// indices that enumerate its axis in order is a reshape.
+  struct AffineIndex {
+    std::vector<DimExpr> coefficients;
+    DimExpr offset;
+  };
+  std::map<TensorId, AffineIndex> affine;
+  /// The affine form of `x` (an integer tensor of a symbolic import), if
+  /// known.
+  const AffineIndex *affineOf(TensorId x) {
+    auto it = affine.find(x);
+    return it == affine.end() ? nullptr : &it->second;
+  }
+  /// `x`'s affine form carried to `y`, which holds x's values with unit
+  /// dims inserted or removed (a reshape) or, where `broadcast`, x's dims
+  /// aligned to y's last ones and stretched from 1.
+  void carryAffine(TensorId x, TensorId y, bool broadcast);
+  /// Records y = x (op) z for Add, Sub and Mul (by a tensor constant over
+  /// its positions) of two affine tensors of one shape.
+  void combineAffine(OpKind kind, TensorId x, TensorId z, TensorId y);
+  /// Whether `indices` (affine) enumerate 0 .. count - 1 over their
+  /// positions in row-major order.
+  bool enumeratesInOrder(TensorId indices, std::int64_t count);
 
   // --- Graph helpers -------------------------------------------------------
   // Types and shapes are returned by value: the graph's tensor storage grows
@@ -806,6 +832,7 @@ private:
         return *same;
     TensorId reshaped = check(b->reshape(x, shape));
     keepCounting(x, shape, reshaped);
+    carryAffine(x, reshaped, /*broadcast=*/false);
     return reshaped;
   }
   TensorId reduce(ReduceKind kind, TensorId x, std::vector<std::int64_t> dims,
@@ -1102,14 +1129,119 @@ TensorId Importer::expandTo(TensorId x, const Shape &shape) {
   if (check != shape)
     fail("cannot broadcast " + shapeText(type.shape) + " to " +
          shapeText(shape));
-  return this->check(b->broadcastTo(x, shape));
+  TensorId y = this->check(b->broadcastTo(x, shape));
+  carryAffine(x, y, /*broadcast=*/true);
+  return y;
+}
+
+void Importer::carryAffine(TensorId x, TensorId y, bool broadcast) {
+  const AffineIndex *from = affineOf(x);
+  if (!from)
+    return;
+  const Shape xs = shapeOf(x), ys = shapeOf(y);
+  AffineIndex to{std::vector<DimExpr>(ys.size(), DimExpr::constant(0)),
+                 from->offset};
+  if (broadcast) {
+    if (xs.size() > ys.size())
+      return;
+    std::size_t lead = ys.size() - xs.size();
+    for (std::size_t d = 0; d < xs.size(); ++d)
+      if (xs[d] == ys[lead + d])
+        to.coefficients[lead + d] = from->coefficients[d];
+      else if (xs[d] != 1)
+        return;
+  } else {
+    // The dims that are not 1, in order, must be the same.
+    std::size_t j = 0;
+    for (std::size_t d = 0; d < xs.size(); ++d) {
+      if (xs[d] == 1)
+        continue;
+      while (j < ys.size() && ys[j] == 1)
+        ++j;
+      if (j == ys.size() || ys[j] != xs[d])
+        return;
+      to.coefficients[j++] = from->coefficients[d];
+    }
+    while (j < ys.size() && ys[j] == 1)
+      ++j;
+    if (j != ys.size())
+      return;
+  }
+  affine[y] = std::move(to);
+}
+
+void Importer::combineAffine(OpKind kind, TensorId x, TensorId z, TensorId y) {
+  const AffineIndex *a = affineOf(x), *c = affineOf(z);
+  if (!a || !c || a->coefficients.size() != c->coefficients.size())
+    return;
+  auto scalar = [](const AffineIndex &form) {
+    return std::all_of(form.coefficients.begin(), form.coefficients.end(),
+                       [](const DimExpr &e) { return e == DimExpr(); });
+  };
+  AffineIndex out;
+  auto combine = [&](const DimExpr &l, const DimExpr &r) {
+    Expected<DimExpr> e = kind == OpKind::Add   ? DimExpr::add(l, r)
+                          : kind == OpKind::Sub ? DimExpr::sub(l, r)
+                                                : DimExpr::mul(l, r);
+    return e.ok() ? std::optional<DimExpr>(e.take()) : std::nullopt;
+  };
+  if (kind == OpKind::Add || kind == OpKind::Sub) {
+    for (std::size_t d = 0; d < a->coefficients.size(); ++d) {
+      std::optional<DimExpr> e =
+          combine(a->coefficients[d], c->coefficients[d]);
+      if (!e)
+        return;
+      out.coefficients.push_back(std::move(*e));
+    }
+    std::optional<DimExpr> offset = combine(a->offset, c->offset);
+    if (!offset)
+      return;
+    out.offset = std::move(*offset);
+  } else if (kind == OpKind::Mul && (scalar(*a) || scalar(*c))) {
+    const AffineIndex &form = scalar(*a) ? *c : *a;
+    const DimExpr &factor = scalar(*a) ? a->offset : c->offset;
+    for (const DimExpr &coefficient : form.coefficients) {
+      std::optional<DimExpr> e = combine(coefficient, factor);
+      if (!e)
+        return;
+      out.coefficients.push_back(std::move(*e));
+    }
+    std::optional<DimExpr> offset = combine(form.offset, factor);
+    if (!offset)
+      return;
+    out.offset = std::move(*offset);
+  } else {
+    return;
+  }
+  affine[y] = std::move(out);
+}
+
+bool Importer::enumeratesInOrder(TensorId indices, std::int64_t count) {
+  const AffineIndex *form = affineOf(indices);
+  if (!form || !(form->offset == DimExpr()))
+    return false;
+  const Shape shape = shapeOf(indices);
+  DimExpr stride = DimExpr::constant(1);
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    if (shape[d] == 1)
+      continue;
+    if (!(form->coefficients[d] == stride))
+      return false;
+    Expected<DimExpr> next = DimExpr::mul(stride, exprOf(shape[d]));
+    if (!next.ok())
+      return false;
+    stride = next.take();
+  }
+  return stride == exprOf(count);
 }
 
 TensorId Importer::binary(OpKind kind, TensorId x, TensorId y) {
   Shape shape = broadcastShape(shapeOf(x), shapeOf(y));
   x = expandTo(x, shape);
   y = expandTo(y, shape);
-  return check(b->binary(kind, x, y));
+  TensorId z = check(b->binary(kind, x, y));
+  combineAffine(kind, x, y, z);
+  return z;
 }
 
 TensorId Importer::compare(ComparePredicate p, TensorId x, TensorId y) {
@@ -1874,7 +2006,12 @@ std::vector<TensorId> Importer::lowerCast() {
     options.roundMode = *mode;
   if (elemOf(x) == to)
     return {x};
-  return {check(b->cast(x, to, /*isUnsigned=*/false, options))};
+  TensorId y = check(b->cast(x, to, /*isUnsigned=*/false, options));
+  // Index arithmetic keeps its form in a 32- or 64-bit integer (positions
+  // and dims are far below 2^31).
+  if (isInteger(to) && integerBitWidth(to) >= 32 && !isUnsignedInteger(to))
+    carryAffine(x, y, /*broadcast=*/false);
+  return {y};
 }
 
 std::vector<TensorId> Importer::lowerMatMul() {
@@ -2626,6 +2763,11 @@ std::vector<TensorId> Importer::lowerGather() {
         count = dim;
     return {reshape(sliceAxis(x, axis, it->second, count), out)};
   }
+  // Indices that enumerate the axis in order (a mask read at
+  // batch_idx * sequence + kv_idx from its flattened rows): the data
+  // reshaped.
+  if (enumeratesInOrder(indices, shape[axis]))
+    return {reshape(x, out)};
   return {check(b->gather(x, indices, axis))};
 }
 
@@ -4014,6 +4156,8 @@ TensorId Importer::materializeInts(const SymbolicInts &ints) {
     return check(
         b->constant(DenseValue::fromInts({ints.type, ints.shape}, {})));
   TensorId joined = parts.size() == 1 ? parts[0] : check(b->concat(parts, 0));
+  if (parts.size() == 1 && options.symbolicDims && isInteger(ints.type))
+    affine[joined] = {{DimExpr::constant(0)}, ints.elements[0]};
   return reshape(joined, ints.shape);
 }
 
@@ -4382,6 +4526,8 @@ TensorId Importer::symbolicRange() {
     y = check(b->add(y, splat(resultType, double(*first))));
   if (*step == 1 && isInteger(type))
     counting[y] = *first;
+  if (isInteger(type))
+    affine[y] = {{DimExpr::constant(*step)}, DimExpr::constant(*first)};
   return y;
 }
 
@@ -4763,6 +4909,8 @@ bool Importer::fold(Lowering lower,
   std::swap(savedSplats, splats);
   std::map<TensorId, std::int64_t> savedCounting;
   std::swap(savedCounting, counting);
+  std::map<TensorId, AffineIndex> savedAffine;
+  std::swap(savedAffine, affine);
   GraphBuilder *savedBuilder = b;
   auto *savedValues = values;
   b = &foldBuilder;
@@ -4775,6 +4923,7 @@ bool Importer::fold(Lowering lower,
     folding = false;
     std::swap(savedSplats, splats);
     std::swap(savedCounting, counting);
+    std::swap(savedAffine, affine);
   };
   try {
     ids = (this->*lower)();

@@ -1231,3 +1231,26 @@ save("symbolic_masked", [
     helper.make_node("Mul", ["x", "m3"], ["y"], name="masked"),
 ], [f32("x", ["batch", "sequence", 16]), f32("mask", ["batch", "sequence"])],
     [f32("y", ["batch", "sequence", 16])], [i64s("last", [-1])])
+
+# A mask read at batch_idx * sequence + kv_idx from its flattened values,
+# as exports of transformers' mask functions index it: the importer's
+# affine index forms make the Gather a reshape, so the model takes its dims
+# at run time. y = x * mask[..., None].
+save("symbolic_mask_gather", [
+    helper.make_node("Shape", ["mask"], ["ms"], name="ms"),
+    helper.make_node("Gather", ["ms", "zero"], ["nb"], name="nb", axis=0),
+    helper.make_node("Gather", ["ms", "one"], ["ns"], name="ns", axis=0),
+    helper.make_node("Range", ["zero", "nb", "one"], ["bi"], name="bi"),
+    helper.make_node("Range", ["zero", "ns", "one"], ["si"], name="si"),
+    helper.make_node("Unsqueeze", ["bi", "last"], ["b2"], name="b2"),
+    helper.make_node("Mul", ["b2", "ns"], ["rows"], name="rows"),
+    helper.make_node("Unsqueeze", ["si", "first"], ["s2"], name="s2"),
+    helper.make_node("Add", ["rows", "s2"], ["idx"], name="idx"),
+    helper.make_node("Reshape", ["mask", "minus_one"], ["flat"], name="flat"),
+    helper.make_node("Gather", ["flat", "idx"], ["g"], name="read", axis=0),
+    helper.make_node("Unsqueeze", ["g", "last"], ["g3"], name="g3"),
+    helper.make_node("Mul", ["x", "g3"], ["y"], name="masked"),
+], [f32("x", ["batch", "sequence", 16]), f32("mask", ["batch", "sequence"])],
+    [f32("y", ["batch", "sequence", 16])],
+    [i64s("zero", 0), i64s("one", 1), i64s("last", [-1]), i64s("first", [0]),
+     i64s("minus_one", [-1])])
