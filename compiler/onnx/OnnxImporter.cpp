@@ -1248,6 +1248,27 @@ TensorId Importer::compare(ComparePredicate p, TensorId x, TensorId y) {
   Shape shape = broadcastShape(shapeOf(x), shapeOf(y));
   x = expandTo(x, shape);
   y = expandTo(y, shape);
+  // An index that is never below a bound compared with it (an exported
+  // mask's q_idx >= 0) is true everywhere: a splat, so that no kernel
+  // reads the index (an iota over a symbolic dim).
+  const AffineIndex *form = affineOf(x);
+  std::optional<std::int64_t> bound;
+  if (auto it = splats.find(y); it != splats.end() && isInteger(elemOf(y)))
+    bound = loadInt(elemOf(y), it->second.data(), 0);
+  else if (const AffineIndex *other = affineOf(y);
+           other &&
+           std::all_of(other->coefficients.begin(), other->coefficients.end(),
+                       [](const DimExpr &e) { return e == DimExpr(); }))
+    bound = other->offset.constantValue();
+  if (form && bound &&
+      (p == ComparePredicate::Ge || p == ComparePredicate::Gt) &&
+      std::all_of(form->coefficients.begin(), form->coefficients.end(),
+                  [](const DimExpr &e) { return e.isNonNegative(); }) &&
+      form->offset.isNonNegative()) {
+    std::int64_t lowest = form->offset.constantValue().value_or(0);
+    if (p == ComparePredicate::Ge ? lowest >= *bound : lowest > *bound)
+      return splat(TensorType{ElementType::I1, shape}, 1);
+  }
   return check(b->compare(p, x, y));
 }
 
@@ -2006,6 +2027,18 @@ std::vector<TensorId> Importer::lowerCast() {
     options.roundMode = *mode;
   if (elemOf(x) == to)
     return {x};
+  // In a symbolic import a splat stays one (through a double: exact for
+  // every value but 64-bit integers past 2^53, which are left to the cast),
+  // so that no kernel is made of it (a broadcast of symbolic shape).
+  if (auto it = splats.find(x); it != splats.end() &&
+                                this->options.symbolicDims &&
+                                !isLowPrecisionFloat(to)) {
+    HostTensorData element(TensorType{elemOf(x), {}});
+    element.bytes = it->second;
+    double value = element.toDoubles()[0];
+    if (std::fabs(value) < 9007199254740992.0)
+      return {splat(TensorType{to, shapeOf(x)}, value)};
+  }
   TensorId y = check(b->cast(x, to, /*isUnsigned=*/false, options));
   // Index arithmetic keeps its form in a 32- or 64-bit integer (positions
   // and dims are far below 2^31).

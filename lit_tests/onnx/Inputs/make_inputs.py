@@ -1234,8 +1234,9 @@ save("symbolic_masked", [
 
 # A mask read at batch_idx * sequence + kv_idx from its flattened values,
 # as exports of transformers' mask functions index it: the importer's
-# affine index forms make the Gather a reshape, so the model takes its dims
-# at run time. y = x * mask[..., None].
+# affine index forms make the Gather a reshape, and q_idx >= 0 (true
+# everywhere) a splat, so the model takes its dims at run time.
+# y = x * mask[..., None] * (q_idx >= 0)[:, None].
 save("symbolic_mask_gather", [
     helper.make_node("Shape", ["mask"], ["ms"], name="ms"),
     helper.make_node("Gather", ["ms", "zero"], ["nb"], name="nb", axis=0),
@@ -1249,7 +1250,11 @@ save("symbolic_mask_gather", [
     helper.make_node("Reshape", ["mask", "minus_one"], ["flat"], name="flat"),
     helper.make_node("Gather", ["flat", "idx"], ["g"], name="read", axis=0),
     helper.make_node("Unsqueeze", ["g", "last"], ["g3"], name="g3"),
-    helper.make_node("Mul", ["x", "g3"], ["y"], name="masked"),
+    helper.make_node("Mul", ["x", "g3"], ["xm"], name="masked"),
+    helper.make_node("GreaterOrEqual", ["si", "zero"], ["q"], name="q"),
+    helper.make_node("Cast", ["q"], ["qf"], name="qf", to=TensorProto.FLOAT),
+    helper.make_node("Unsqueeze", ["qf", "last"], ["q2"], name="q2"),
+    helper.make_node("Mul", ["xm", "q2"], ["y"], name="valid"),
 ], [f32("x", ["batch", "sequence", 16]), f32("mask", ["batch", "sequence"])],
     [f32("y", ["batch", "sequence", 16])],
     [i64s("zero", 0), i64s("one", 1), i64s("last", [-1]), i64s("first", [0]),
