@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -187,9 +188,16 @@ void forEachFusionType(fd::FusionOp fusion,
   });
 }
 
-/// The dim symbols of `fusion`'s types, sorted; none for a static fusion.
+/// The dim symbols of `fusion`'s types and of the dims its dim_value ops
+/// read (a static type may hold a dim's value), sorted; none for a static
+/// fusion.
 std::vector<std::string> fusionSymbols(fd::FusionOp fusion) {
   std::set<std::string> symbols;
+  fusion.walk([&](fd::DimValueOp op) {
+    for (unsigned i = 0; i < op.getDim().size(); ++i)
+      for (const std::string &symbol : fd::dimsEntry(op.getDim(), i).symbols())
+        symbols.insert(symbol);
+  });
   forEachFusionType(fusion, [&](mlir::Type type) {
     auto tensor = mlir::dyn_cast<mlir::RankedTensorType>(type);
     if (!tensor || fd::isStaticTensor(tensor))
@@ -310,6 +318,15 @@ mlir::FailureOr<BoundFusion> bindFusion(fd::FusionOp fusion,
       for (mlir::Block &block : region)
         for (mlir::BlockArgument arg : block.getArguments())
           rebind(arg);
+  });
+  // A slice's size of -1 names its result's symbolic dim: bound, the size.
+  clone->walk([&](fd::SliceOp slice) {
+    llvm::SmallVector<std::int64_t> sizes(slice.getSizes());
+    auto type = mlir::cast<mlir::RankedTensorType>(slice.getType());
+    for (auto [i, size] : llvm::enumerate(sizes))
+      if (size == -1 && !type.isDynamicDim(i))
+        size = type.getDimSize(i);
+    slice.setSizes(sizes);
   });
   clone->walk([&](fd::FusionOp inner) {
     inner->setAttr(kRuntimeDimsAttr, b.getUnitAttr());
@@ -489,10 +506,24 @@ BundleKernels::emitAt(fd::FusionOp fusion, const DimBindings &values,
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::ModuleOp::create(fusion.getLoc());
   backend.prepareKernelModule(*module);
-  mlir::FailureOr<FusionKernels> kernels =
-      backend.emitKernels(bound->fusion, *module, prefix, target);
+  // A failure here is the fusion's refusal, not the compile's error: its
+  // first diagnostic is kept for the message.
+  std::string reason;
+  mlir::FailureOr<FusionKernels> kernels = mlir::failure();
+  {
+    mlir::ScopedDiagnosticHandler quiet(
+        fusion.getContext(), [&](mlir::Diagnostic &diagnostic) {
+          if (reason.empty() &&
+              diagnostic.getSeverity() == mlir::DiagnosticSeverity::Error)
+            reason = diagnostic.str();
+          return mlir::success();
+        });
+    kernels = backend.emitKernels(bound->fusion, *module, prefix, target);
+  }
   if (mlir::failed(kernels))
-    return Status::error("its code generation failed");
+    return Status::error(
+        "its code generation failed" +
+        (reason.empty() ? std::string() : " (" + reason + ")"));
   Representative representative{std::move(*kernels), {}};
   llvm::raw_string_ostream os(representative.text);
   module->print(os);
@@ -541,12 +572,31 @@ BundleKernels::emitSymbolic(fd::FusionOp fusion,
   fusion.walk([&](mlir::Operation *op) {
     readsDims |= mlir::isa<fd::IotaOp, fd::DimValueOp>(op);
   });
+  // A dim that is a sum of terms (sequence - 1) has no size formula the
+  // memory plan takes (SymbolicBundle.h): its values are bound first.
+  std::optional<std::string> sum;
+  forEachFusionType(fusion, [&](mlir::Type type) {
+    auto tensor = mlir::dyn_cast<mlir::RankedTensorType>(type);
+    if (sum || !tensor || fd::isStaticTensor(tensor))
+      return;
+    for (const DimExpr &dim : fd::shapeExprs(tensor))
+      if (dim.terms().size() > 1)
+        sum = dim.toString();
+  });
+  if (sum)
+    return Status::error("the fusion " + prefix + " on " + dimsText(symbols) +
+                         ": its dim " + *sum +
+                         " is a sum of terms, which no kernel takes at run "
+                         "time yet: bind the dims first (bindDims, fuse-run "
+                         "--dim)");
   DimBindings first = representativeDims(symbols, kFirstPrimes);
   DimBindings second = representativeDims(symbols, kSecondPrimes);
   Expected<Representative> a = emitAt(fusion, first, prefix);
   if (!a.ok())
     return Status::error("the fusion " + prefix + " on " + dimsText(symbols) +
-                         ": " + a.message());
+                         ": " + a.message() +
+                         " at representative values of the dims: bind the "
+                         "dims first (bindDims, fuse-run --dim)");
   if (readsDims)
     return refuseSymbolic(fusion, symbols, prefix, *a,
                           "it reads a dim's value as data (iota, dim_value)");

@@ -725,6 +725,45 @@ private:
   /// The element (its bytes) of splat constants made by this importer, by
   /// tensor.
   std::map<TensorId, std::vector<std::uint8_t>> splats;
+  /// The first value of the tensors that count up by one from it along
+  /// their one dim that is not 1 (a Range over a symbolic dim, reshaped):
+  /// a gather at them is a slice (position ids into a position embedding).
+  std::map<TensorId, std::int64_t> counting;
+  /// Where `x` counts up (see `counting`) and every dim of `shape` but one
+  /// is 1, the same for the tensor `x` is reshaped to.
+  void keepCounting(TensorId x, const Shape &shape, TensorId reshaped) {
+    auto it = counting.find(x);
+    if (it != counting.end() &&
+        std::count_if(shape.begin(), shape.end(),
+                      [](std::int64_t dim) { return dim != 1; }) <= 1)
+      counting[reshaped] = it->second;
+  }
+  /// Integer tensors of a symbolic import whose value at position p is
+  /// offset + sum over d of coefficients[d] * p[d] (iota, dim_value, and
+  /// the broadcasts, unit reshapes, casts, sums and scalings of them): the
+  /// index arithmetic of an exported `mask[batch_idx, kv_idx]`. A gather at
+  /// indices that enumerate its axis in order is a reshape.
+  struct AffineIndex {
+    std::vector<DimExpr> coefficients;
+    DimExpr offset;
+  };
+  std::map<TensorId, AffineIndex> affine;
+  /// The affine form of `x` (an integer tensor of a symbolic import), if
+  /// known.
+  const AffineIndex *affineOf(TensorId x) {
+    auto it = affine.find(x);
+    return it == affine.end() ? nullptr : &it->second;
+  }
+  /// `x`'s affine form carried to `y`, which holds x's values with unit
+  /// dims inserted or removed (a reshape) or, where `broadcast`, x's dims
+  /// aligned to y's last ones and stretched from 1.
+  void carryAffine(TensorId x, TensorId y, bool broadcast);
+  /// Records y = x (op) z for Add, Sub and Mul (by a tensor constant over
+  /// its positions) of two affine tensors of one shape.
+  void combineAffine(OpKind kind, TensorId x, TensorId z, TensorId y);
+  /// Whether `indices` (affine) enumerate 0 .. count - 1 over their
+  /// positions in row-major order.
+  bool enumeratesInOrder(TensorId indices, std::int64_t count);
 
   // --- Graph helpers -------------------------------------------------------
   // Types and shapes are returned by value: the graph's tensor storage grows
@@ -751,9 +790,20 @@ private:
   }
   /// A splat constant of `dense`'s one element, exactly (a 64-bit integer
   /// would not survive a double).
+  /// Of a symbolic shape, a scalar splat broadcast to it: the fuse dialect
+  /// has no constant of symbolic shape, and the graph prints as it is.
   TensorId splatBytes(DenseValue dense) {
     std::vector<std::uint8_t> element = dense.bytes;
-    TensorId id = check(b->constant(std::move(dense)));
+    TensorId id;
+    if (dense.type().isStatic()) {
+      id = check(b->constant(std::move(dense)));
+    } else {
+      Shape shape = std::move(dense.shape);
+      dense.shape = {};
+      TensorId scalar = check(b->constant(std::move(dense)));
+      splats[scalar] = element;
+      id = check(b->broadcast(scalar, std::move(shape), {}));
+    }
     splats[id] = std::move(element);
     return id;
   }
@@ -775,7 +825,15 @@ private:
   TensorId reshape(TensorId x, const Shape &shape) {
     if (shapeOf(x) == shape)
       return x;
-    return check(b->reshape(x, shape));
+    // In a symbolic import, a splat stays one (a gather from it folds:
+    // splatAs), as the static import folds it.
+    if (options.symbolicDims)
+      if (std::optional<TensorId> same = splatAs(x, shape))
+        return *same;
+    TensorId reshaped = check(b->reshape(x, shape));
+    keepCounting(x, shape, reshaped);
+    carryAffine(x, reshaped, /*broadcast=*/false);
+    return reshaped;
   }
   TensorId reduce(ReduceKind kind, TensorId x, std::vector<std::int64_t> dims,
                   bool keep);
@@ -1071,20 +1129,146 @@ TensorId Importer::expandTo(TensorId x, const Shape &shape) {
   if (check != shape)
     fail("cannot broadcast " + shapeText(type.shape) + " to " +
          shapeText(shape));
-  return this->check(b->broadcastTo(x, shape));
+  TensorId y = this->check(b->broadcastTo(x, shape));
+  carryAffine(x, y, /*broadcast=*/true);
+  return y;
+}
+
+void Importer::carryAffine(TensorId x, TensorId y, bool broadcast) {
+  const AffineIndex *from = affineOf(x);
+  if (!from)
+    return;
+  const Shape xs = shapeOf(x), ys = shapeOf(y);
+  AffineIndex to{std::vector<DimExpr>(ys.size(), DimExpr::constant(0)),
+                 from->offset};
+  if (broadcast) {
+    if (xs.size() > ys.size())
+      return;
+    std::size_t lead = ys.size() - xs.size();
+    for (std::size_t d = 0; d < xs.size(); ++d)
+      if (xs[d] == ys[lead + d])
+        to.coefficients[lead + d] = from->coefficients[d];
+      else if (xs[d] != 1)
+        return;
+  } else {
+    // The dims that are not 1, in order, must be the same.
+    std::size_t j = 0;
+    for (std::size_t d = 0; d < xs.size(); ++d) {
+      if (xs[d] == 1)
+        continue;
+      while (j < ys.size() && ys[j] == 1)
+        ++j;
+      if (j == ys.size() || ys[j] != xs[d])
+        return;
+      to.coefficients[j++] = from->coefficients[d];
+    }
+    while (j < ys.size() && ys[j] == 1)
+      ++j;
+    if (j != ys.size())
+      return;
+  }
+  affine[y] = std::move(to);
+}
+
+void Importer::combineAffine(OpKind kind, TensorId x, TensorId z, TensorId y) {
+  const AffineIndex *a = affineOf(x), *c = affineOf(z);
+  if (!a || !c || a->coefficients.size() != c->coefficients.size())
+    return;
+  auto scalar = [](const AffineIndex &form) {
+    return std::all_of(form.coefficients.begin(), form.coefficients.end(),
+                       [](const DimExpr &e) { return e == DimExpr(); });
+  };
+  AffineIndex out;
+  auto combine = [&](const DimExpr &l, const DimExpr &r) {
+    Expected<DimExpr> e = kind == OpKind::Add   ? DimExpr::add(l, r)
+                          : kind == OpKind::Sub ? DimExpr::sub(l, r)
+                                                : DimExpr::mul(l, r);
+    return e.ok() ? std::optional<DimExpr>(e.take()) : std::nullopt;
+  };
+  if (kind == OpKind::Add || kind == OpKind::Sub) {
+    for (std::size_t d = 0; d < a->coefficients.size(); ++d) {
+      std::optional<DimExpr> e =
+          combine(a->coefficients[d], c->coefficients[d]);
+      if (!e)
+        return;
+      out.coefficients.push_back(std::move(*e));
+    }
+    std::optional<DimExpr> offset = combine(a->offset, c->offset);
+    if (!offset)
+      return;
+    out.offset = std::move(*offset);
+  } else if (kind == OpKind::Mul && (scalar(*a) || scalar(*c))) {
+    const AffineIndex &form = scalar(*a) ? *c : *a;
+    const DimExpr &factor = scalar(*a) ? a->offset : c->offset;
+    for (const DimExpr &coefficient : form.coefficients) {
+      std::optional<DimExpr> e = combine(coefficient, factor);
+      if (!e)
+        return;
+      out.coefficients.push_back(std::move(*e));
+    }
+    std::optional<DimExpr> offset = combine(form.offset, factor);
+    if (!offset)
+      return;
+    out.offset = std::move(*offset);
+  } else {
+    return;
+  }
+  affine[y] = std::move(out);
+}
+
+bool Importer::enumeratesInOrder(TensorId indices, std::int64_t count) {
+  const AffineIndex *form = affineOf(indices);
+  if (!form || !(form->offset == DimExpr()))
+    return false;
+  const Shape shape = shapeOf(indices);
+  DimExpr stride = DimExpr::constant(1);
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    if (shape[d] == 1)
+      continue;
+    if (!(form->coefficients[d] == stride))
+      return false;
+    Expected<DimExpr> next = DimExpr::mul(stride, exprOf(shape[d]));
+    if (!next.ok())
+      return false;
+    stride = next.take();
+  }
+  return stride == exprOf(count);
 }
 
 TensorId Importer::binary(OpKind kind, TensorId x, TensorId y) {
   Shape shape = broadcastShape(shapeOf(x), shapeOf(y));
   x = expandTo(x, shape);
   y = expandTo(y, shape);
-  return check(b->binary(kind, x, y));
+  TensorId z = check(b->binary(kind, x, y));
+  combineAffine(kind, x, y, z);
+  return z;
 }
 
 TensorId Importer::compare(ComparePredicate p, TensorId x, TensorId y) {
   Shape shape = broadcastShape(shapeOf(x), shapeOf(y));
   x = expandTo(x, shape);
   y = expandTo(y, shape);
+  // An index that is never below a bound compared with it (an exported
+  // mask's q_idx >= 0) is true everywhere: a splat, so that no kernel
+  // reads the index (an iota over a symbolic dim).
+  const AffineIndex *form = affineOf(x);
+  std::optional<std::int64_t> bound;
+  if (auto it = splats.find(y); it != splats.end() && isInteger(elemOf(y)))
+    bound = loadInt(elemOf(y), it->second.data(), 0);
+  else if (const AffineIndex *other = affineOf(y);
+           other &&
+           std::all_of(other->coefficients.begin(), other->coefficients.end(),
+                       [](const DimExpr &e) { return e == DimExpr(); }))
+    bound = other->offset.constantValue();
+  if (form && bound &&
+      (p == ComparePredicate::Ge || p == ComparePredicate::Gt) &&
+      std::all_of(form->coefficients.begin(), form->coefficients.end(),
+                  [](const DimExpr &e) { return e.isNonNegative(); }) &&
+      form->offset.isNonNegative()) {
+    std::int64_t lowest = form->offset.constantValue().value_or(0);
+    if (p == ComparePredicate::Ge ? lowest >= *bound : lowest > *bound)
+      return splat(TensorType{ElementType::I1, shape}, 1);
+  }
   return check(b->compare(p, x, y));
 }
 
@@ -1843,7 +2027,24 @@ std::vector<TensorId> Importer::lowerCast() {
     options.roundMode = *mode;
   if (elemOf(x) == to)
     return {x};
-  return {check(b->cast(x, to, /*isUnsigned=*/false, options))};
+  // In a symbolic import a splat stays one (through a double: exact for
+  // every value but 64-bit integers past 2^53, which are left to the cast),
+  // so that no kernel is made of it (a broadcast of symbolic shape).
+  if (auto it = splats.find(x); it != splats.end() &&
+                                this->options.symbolicDims &&
+                                !isLowPrecisionFloat(to)) {
+    HostTensorData element(TensorType{elemOf(x), {}});
+    element.bytes = it->second;
+    double value = element.toDoubles()[0];
+    if (std::fabs(value) < 9007199254740992.0)
+      return {splat(TensorType{to, shapeOf(x)}, value)};
+  }
+  TensorId y = check(b->cast(x, to, /*isUnsigned=*/false, options));
+  // Index arithmetic keeps its form in a 32- or 64-bit integer (positions
+  // and dims are far below 2^31).
+  if (isInteger(to) && integerBitWidth(to) >= 32 && !isUnsignedInteger(to))
+    carryAffine(x, y, /*broadcast=*/false);
+  return {y};
 }
 
 std::vector<TensorId> Importer::lowerMatMul() {
@@ -2583,7 +2784,24 @@ std::vector<TensorId> Importer::lowerGather() {
   }
   if (std::optional<TensorId> same = splatAs(x, out))
     return {*same};
-  return {check(b->gather(x, in(1), axis))};
+  TensorId indices = in(1);
+  // Indices that count up by one from a start >= 0 (a Range over a
+  // symbolic dim): a slice of `count` entries of the axis, checked inside
+  // it when the dims are bound, as the gather checks its indices.
+  if (auto it = counting.find(indices);
+      it != counting.end() && it->second >= 0 && shape[axis] >= 0) {
+    std::int64_t count = 1;
+    for (std::int64_t dim : indexType.shape)
+      if (dim != 1)
+        count = dim;
+    return {reshape(sliceAxis(x, axis, it->second, count), out)};
+  }
+  // Indices that enumerate the axis in order (a mask read at
+  // batch_idx * sequence + kv_idx from its flattened rows): the data
+  // reshaped.
+  if (enumeratesInOrder(indices, shape[axis]))
+    return {reshape(x, out)};
+  return {check(b->gather(x, indices, axis))};
 }
 
 /// GatherElements: out[p] = data[p with p[axis] replaced by indices[p]].
@@ -3971,6 +4189,8 @@ TensorId Importer::materializeInts(const SymbolicInts &ints) {
     return check(
         b->constant(DenseValue::fromInts({ints.type, ints.shape}, {})));
   TensorId joined = parts.size() == 1 ? parts[0] : check(b->concat(parts, 0));
+  if (parts.size() == 1 && options.symbolicDims && isInteger(ints.type))
+    affine[joined] = {{DimExpr::constant(0)}, ints.elements[0]};
   return reshape(joined, ints.shape);
 }
 
@@ -4337,6 +4557,10 @@ TensorId Importer::symbolicRange() {
     y = check(b->neg(y));
   if (*first != 0)
     y = check(b->add(y, splat(resultType, double(*first))));
+  if (*step == 1 && isInteger(type))
+    counting[y] = *first;
+  if (isInteger(type))
+    affine[y] = {{DimExpr::constant(*step)}, DimExpr::constant(*first)};
   return y;
 }
 
@@ -4413,6 +4637,10 @@ TensorId Importer::symbolicGatherElements() {
   bool ones = ds.size() == is.size();
   for (std::size_t d = 0; ones && d < ds.size(); ++d)
     ones = std::int64_t(d) == axis || (ds[d] == 1 && is[d] == 1);
+  // Any element of a splat is its element (BERT's token types, a buffer
+  // of zeros gathered at the positions).
+  if (std::optional<TensorId> same = splatAs(data, is))
+    return *same;
   if (!ones || ds[axis] < 0)
     fail("GatherElements over symbolic dims is supported where every dim "
          "but the axis is 1 (and the data's axis is static)");
@@ -4712,6 +4940,10 @@ bool Importer::fold(Lowering lower,
   GraphBuilder foldBuilder;
   std::map<TensorId, std::vector<std::uint8_t>> savedSplats;
   std::swap(savedSplats, splats);
+  std::map<TensorId, std::int64_t> savedCounting;
+  std::swap(savedCounting, counting);
+  std::map<TensorId, AffineIndex> savedAffine;
+  std::swap(savedAffine, affine);
   GraphBuilder *savedBuilder = b;
   auto *savedValues = values;
   b = &foldBuilder;
@@ -4723,6 +4955,8 @@ bool Importer::fold(Lowering lower,
     values = savedValues;
     folding = false;
     std::swap(savedSplats, splats);
+    std::swap(savedCounting, counting);
+    std::swap(savedAffine, affine);
   };
   try {
     ids = (this->*lower)();
@@ -5089,6 +5323,56 @@ void Importer::importOutputs(const onnx::GraphProto &graph) {
   }
 }
 
+/// Drops the ops whose results nothing reads (the splats and broadcasts of
+/// symbolic shape that a fold left behind: a compiler would make kernels
+/// of them, which write nothing anyone reads), and their tensors: the
+/// others keep their order, renumbered.
+void dropDeadOps(Graph &graph) {
+  std::vector<bool> used(graph.tensors.size(), false);
+  for (const GraphOutput &output : graph.outputs)
+    used[output.tensor] = true;
+  std::vector<bool> live(graph.ops.size(), false);
+  for (std::size_t i = graph.ops.size(); i-- > 0;) {
+    const Op &op = graph.ops[i];
+    live[i] = std::any_of(op.results.begin(), op.results.end(),
+                          [&](TensorId result) { return used[result]; });
+    if (live[i])
+      for (TensorId operand : op.operands)
+        used[operand] = true;
+  }
+  std::vector<bool> kept(graph.tensors.size(), false);
+  for (TensorId input : graph.inputs)
+    kept[input] = true;
+  for (std::size_t i = 0; i < graph.ops.size(); ++i)
+    if (live[i])
+      for (TensorId result : graph.ops[i].results)
+        kept[result] = true;
+  std::vector<TensorId> renumbered(graph.tensors.size(), kInvalidTensor);
+  std::vector<Tensor> tensors;
+  for (std::size_t id = 0; id < graph.tensors.size(); ++id)
+    if (kept[id]) {
+      renumbered[id] = TensorId(tensors.size());
+      tensors.push_back(std::move(graph.tensors[id]));
+    }
+  std::vector<Op> ops;
+  for (std::size_t i = 0; i < graph.ops.size(); ++i) {
+    if (!live[i])
+      continue;
+    Op &op = graph.ops[i];
+    for (TensorId &operand : op.operands)
+      operand = renumbered[operand];
+    for (TensorId &result : op.results)
+      result = renumbered[result];
+    ops.push_back(std::move(op));
+  }
+  graph.tensors = std::move(tensors);
+  graph.ops = std::move(ops);
+  for (TensorId &input : graph.inputs)
+    input = renumbered[input];
+  for (GraphOutput &output : graph.outputs)
+    output.tensor = renumbered[output.tensor];
+}
+
 ImportedModel Importer::run() {
   checkVersions();
   const onnx::GraphProto &graph = model.graph();
@@ -5104,6 +5388,8 @@ ImportedModel Importer::run() {
   if (!built.ok())
     fail(built.message());
   result.graph = built.take();
+  if (result.graph.isSymbolic())
+    dropDeadOps(result.graph);
   weights.resize(result.graph.inputs.size());
   result.weights = std::move(weights);
   result.opsetVersion = opset;

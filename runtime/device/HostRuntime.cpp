@@ -11,9 +11,12 @@
 #include <cerrno>
 #include <cstring>
 #include <dlfcn.h>
+#include <mutex>
+#include <string_view>
 #include <sys/mman.h>
 #include <thread>
 #include <unistd.h>
+#include <unordered_map>
 
 namespace fuse::device {
 
@@ -46,6 +49,9 @@ struct HostLibrary {
   }
   void *handle;
   int fd;
+  /// The shared object's bytes, by which a later load finds it
+  /// (HostRuntime::Libraries).
+  std::vector<uint8_t> bytes;
 };
 
 struct HostExecutable final : detail::ExecutableObject {
@@ -125,13 +131,58 @@ struct HostRuntime::Streams {
   std::vector<std::weak_ptr<HostStream>> live;
 };
 
+/// The shared objects this runtime has open, by their bytes: a bundle
+/// loaded while an executable of the same code is alive (a symbolic bundle
+/// bound to another length while the last binding's executable is held,
+/// SymbolicBundle.h: the bound bundles keep the symbolic one's payloads)
+/// takes the library already open, without writing it to a new memfd and
+/// dlopening it again. Nothing is kept open for it: a library closes with
+/// its last executable and launch, as before.
+struct HostRuntime::Libraries {
+  std::mutex mutex;
+  std::unordered_multimap<size_t, std::weak_ptr<HostLibrary>> byHash;
+  uint64_t opened = 0;
+
+  DeviceResult<std::shared_ptr<HostLibrary>>
+  open(const std::vector<uint8_t> &bytes, const std::string &kernel) {
+    size_t hash = std::hash<std::string_view>{}(std::string_view(
+        reinterpret_cast<const char *>(bytes.data()), bytes.size()));
+    std::lock_guard lock(mutex);
+    auto [first, last] = byHash.equal_range(hash);
+    for (auto it = first; it != last;) {
+      std::shared_ptr<HostLibrary> library = it->second.lock();
+      if (!library) {
+        it = byHash.erase(it);
+        continue;
+      }
+      if (library->bytes == bytes)
+        return library;
+      ++it;
+    }
+    DeviceResult<std::shared_ptr<HostLibrary>> loaded =
+        openLibrary(bytes, kernel);
+    if (!loaded.ok())
+      return loaded;
+    ++opened;
+    (*loaded)->bytes = bytes;
+    byHash.emplace(hash, *loaded);
+    return loaded;
+  }
+};
+
 HostRuntime::HostRuntime() : HostRuntime(Options{}) {}
 
 HostRuntime::HostRuntime(const Options &options)
     : HostAddressableRuntime(hostDescriptor(options)),
       allocator(std::make_shared<HostAllocator>()),
       pool(std::make_unique<ThreadPool>(descriptor().computeUnits - 1)),
-      streams(std::make_unique<Streams>()) {}
+      streams(std::make_unique<Streams>()),
+      libraries(std::make_unique<Libraries>()) {}
+
+uint64_t HostRuntime::librariesOpenedForTesting() const {
+  std::lock_guard lock(libraries->mutex);
+  return libraries->opened;
+}
 
 HostRuntime::~HostRuntime() {
   std::vector<std::shared_ptr<HostStream>> alive;
@@ -187,7 +238,7 @@ HostRuntime::loadExecutable(const Bundle &bundle) {
       ++library;
     if (library == payloads.size()) {
       DeviceResult<std::shared_ptr<HostLibrary>> opened =
-          openLibrary(kernel.payload, kernel.name);
+          libraries->open(kernel.payload, kernel.name);
       if (!opened.ok())
         return opened.error();
       payloads.push_back(&kernel.payload);

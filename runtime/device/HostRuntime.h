@@ -2,7 +2,9 @@
 //
 // Runs bundles compiled for the host: each kernel comes from the bundle's
 // shared object, loaded with dlopen from a private in-memory file and closed
-// only when no executable handle and no pending submission uses it. Each
+// only when no executable handle and no pending submission uses it (a
+// bundle loaded meanwhile with the same code, such as a symbolic bundle
+// bound to other dims, shares it). Each
 // stream is an ordered queue served by its own thread, so `submit` returns
 // before the work is done and fences are real completion objects; launches
 // are split into grain-aligned chunks on a shared thread pool. Memory comes
@@ -41,6 +43,9 @@ public:
 
   /// Blocks the allocator took from the system and still holds.
   uint64_t mappedBlocksForTesting() const;
+  /// Shared objects dlopened so far (a bundle's library loaded again is
+  /// found open: HostRuntime.cpp, Libraries).
+  uint64_t librariesOpenedForTesting() const;
 
 protected:
   DeviceResult<std::shared_ptr<detail::BufferObject>>
@@ -65,6 +70,8 @@ private:
   std::shared_ptr<HostAllocator> allocator;
   std::unique_ptr<ThreadPool> pool;
   std::unique_ptr<Streams> streams;
+  struct Libraries;
+  std::unique_ptr<Libraries> libraries;
 };
 
 } // namespace fuse::device

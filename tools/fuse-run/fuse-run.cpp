@@ -20,13 +20,18 @@
 // reaches the compiler through CompilerAccess.h, and into the compiler
 // library, where main is fuseRunFullMain.
 //
-// A .mlir model with symbolic dims (`tensor<?x64xf32, #fuse.dims<seq>>`)
-// compiles once, its bundle cached under the symbolic graph, so that every
-// value of the dims is a cache hit; each run binds the dims to the --input
-// shapes (or `--dim NAME=VALUE` for inputs drawn at random) and runs the
-// bundle bound to them (SymbolicBundle.h). Where a fusion needs static dims
-// (a matmul, issue 22), the graph bound to the run's dims is compiled
-// instead, and a note says so. --check compares at the bound shapes.
+// A .mlir model with symbolic dims (`tensor<?x64xf32, #fuse.dims<seq>>`),
+// or an ONNX model with dynamic input dims (imported with them symbolic,
+// named by their dim_param or INPUT:INDEX), compiles once, its bundle
+// cached under the symbolic graph, so that every value of the dims is a
+// cache hit; each run binds the dims to the --input shapes (or `--dim
+// NAME=VALUE` for inputs drawn at random) and runs the bundle bound to them
+// (SymbolicBundle.h). Where a fusion needs static dims (a matmul, issue 22),
+// the graph bound to the run's dims is compiled instead (an ONNX model is
+// imported again with its dims bound), a note says so, and the refusal is
+// kept in the cache so that later runs do not try again; so it is where
+// the importer cannot keep an ONNX model's dims symbolic. --check compares
+// at the bound shapes.
 //
 // An ONNX model input that feeds an operand the importer needs as a
 // constant (a Reshape's shape, a Gather's indices) is compiled into the
@@ -53,6 +58,7 @@
 #include "compiler/onnx/OnnxImporter.h"
 #include "runtime/cache/BundleCache.h"
 #include "runtime/cache/BundleKey.h"
+#include "runtime/cache/BundleSerialization.h"
 #include "runtime/cache/SymbolicBundle.h"
 #include "runtime/device/HostIsa.h"
 #include "runtime/device/HostRuntime.h"
@@ -121,7 +127,9 @@ llvm::cl::list<std::string>
              llvm::cl::desc("The value of a dynamic dimension of an ONNX "
                             "model (its dim_param name, or INPUT:INDEX) or of "
                             "a symbolic dim of a .mlir model; one not given "
-                            "takes its size in the --input values"),
+                            "takes its size in the --input values (the "
+                            "bundle serves every value where its kernels "
+                            "take the dims at run time)"),
              llvm::cl::value_desc("NAME=VALUE"), llvm::cl::cat(runCategory));
 llvm::cl::opt<unsigned>
     seed("seed", llvm::cl::desc("Seed of the inputs not given (default 0)"),
@@ -534,21 +542,90 @@ bool cacheCertainlyMisses(const RunOptions &options) {
   return none;
 }
 
+/// `model` with the import's graph and weights.
+ModelSource importedSource(ModelSource model,
+                           onnximport::ImportedModel imported) {
+  model.weights = std::move(imported.weights);
+  std::size_t weightCount = 0;
+  for (const auto &weight : model.weights)
+    weightCount += bool(weight);
+  progress("imported " + std::to_string(imported.graph.ops.size()) + " ops, " +
+           std::to_string(weightCount) + " weight input(s)" +
+           (imported.graph.isSymbolic()
+                ? ", dims kept symbolic: " +
+                      llvm::join(imported.graph.dims.symbols, ", ")
+                : std::string()));
+  model.imported = std::move(imported.graph);
+  model.isOnnx = true;
+  return model;
+}
+
+/// Whether the model declares an input with a dynamic dim (a dim_param or
+/// no value): then it is imported with its dims symbolic first.
+bool declaresDynamicDims(const std::string &path) {
+  Expected<onnximport::ModelDeclarations> declared =
+      onnximport::modelDeclarations(path);
+  if (!declared.ok())
+    return false;
+  for (const onnximport::DeclaredInput &input : declared->inputs)
+    if (llvm::is_contained(input.shape, -1))
+      return true;
+  return false;
+}
+
+/// The import of a dynamic-axes model with its dims symbolic (issue 22):
+/// its bundle, cached under the symbolic graph, serves every value of the
+/// dims, which are bound for the run from the inputs' shapes (and --dim).
+/// None, after a note line saying why, where the importer cannot keep them
+/// symbolic (shape arithmetic it cannot express, an input needed as a
+/// constant): the caller imports with the dims bound instead.
+std::optional<onnximport::ImportedModel>
+importSymbolic(const RunOptions &options) {
+  onnximport::ImportOptions symbolic;
+  symbolic.symbolicDims = true;
+  std::vector<onnximport::ConstantInputNeed> needs;
+  Expected<onnximport::ImportedModel> imported =
+      onnximport::importModelFile(options.model, symbolic, &needs);
+  if (imported.ok())
+    return imported.take();
+  std::string why = imported.message();
+  if (!needs.empty())
+    why = "input '" + needs.front().input +
+          "' is needed as a constant (it feeds the " + needs.front().use + ")";
+  llvm::errs() << "fuse-run: note: the importer cannot keep the dynamic dims "
+                  "symbolic, so the model is imported with them bound to this "
+                  "run's values (every other value compiles again): "
+               << why << "\n";
+  return std::nullopt;
+}
+
 /// ONNX: the imported graph is the model from here on (printed as a
 /// function of fuse ops when it is compiled); the initializers' values are
 /// bound as inputs.
-Expected<ModelSource> importOnnx(const RunOptions &options) {
+/// `boundDims`: the values of the dims of a symbolic import whose compile
+/// was refused (imported again with them bound).
+Expected<ModelSource>
+importOnnx(const RunOptions &options,
+           const std::optional<DimBindings> &boundDims = std::nullopt) {
   ModelSource model;
   onnximport::ImportOptions importOptions;
   if (Status dims = parseDims(options.dims, importOptions); !dims.ok())
     return dims;
+  if (boundDims)
+    for (const auto &[name, value] : *boundDims)
+      importOptions.dims[name] = value;
   if (!llvm::sys::fs::exists(options.model))
     return Status::error("cannot read '" + options.model +
                          "': no such file or directory");
   if (cacheCertainlyMisses(options))
     run::preloadCompiler();
   preloadInputs(options.inputs, importOptions, model.preloaded);
-  progress("importing " + options.model + "...");
+  progress("importing " + options.model +
+           (boundDims ? " with its dims bound" : "") + "...");
+  if (!boundDims && declaresDynamicDims(options.model))
+    if (std::optional<onnximport::ImportedModel> symbolic =
+            importSymbolic(options))
+      return importedSource(std::move(model), std::move(*symbolic));
   std::vector<onnximport::ConstantInputNeed> needs;
   Expected<onnximport::ImportedModel> imported =
       onnximport::importModelFile(options.model, importOptions, &needs);
@@ -567,15 +644,7 @@ Expected<ModelSource> importOnnx(const RunOptions &options) {
   }
   if (!imported.ok())
     return imported.status();
-  model.weights = std::move(imported->weights);
-  std::size_t weightCount = 0;
-  for (const auto &weight : model.weights)
-    weightCount += bool(weight);
-  progress("imported " + std::to_string(imported->graph.ops.size()) + " ops, " +
-           std::to_string(weightCount) + " weight input(s)");
-  model.imported = std::move(imported->graph);
-  model.isOnnx = true;
-  return model;
+  return importedSource(std::move(model), imported.take());
 }
 
 /// A regular file (not /dev/zero, a FIFO or a directory), as large as an
@@ -629,11 +698,10 @@ void nameInputsAndOutputs(std::vector<std::string> argumentNames,
 /// it back gives (what fuse-run ran before it read imports without MLIR):
 /// the tensors renumbered, the inputs first and then each op's result in
 /// order (a tensor neither defines is dropped), a scatter's default
-/// reduction dropped, the arguments named %argN in the source. Fails where
-/// the graph does not print (symbolic dims, bind-time ops).
+/// reduction dropped, the arguments named %argN in the source; a symbolic
+/// graph keeps its dims (iota and dim_value print as they are). Fails where
+/// the graph does not print (an op of several results).
 std::optional<ParsedModel> importedModel(Graph imported) {
-  if (imported.isSymbolic())
-    return std::nullopt;
   constexpr TensorId kUndefined = -1;
   std::vector<TensorId> renumbered(imported.tensors.size(), kUndefined);
   auto lookup = [&](TensorId id) {
@@ -641,6 +709,7 @@ std::optional<ParsedModel> importedModel(Graph imported) {
   };
   ParsedModel model;
   Graph &graph = model.graph;
+  graph.dims = std::move(imported.dims);
   std::vector<std::string> argumentNames;
   for (TensorId input : imported.inputs) {
     if (!imported.isValidId(input) || renumbered[input] != kUndefined)
@@ -652,8 +721,7 @@ std::optional<ParsedModel> importedModel(Graph imported) {
   }
   graph.ops.reserve(imported.ops.size());
   for (Op &op : imported.ops) {
-    if (isBindTimeOp(op.kind) || op.results.size() != 1 ||
-        !imported.isValidId(op.result()) ||
+    if (op.results.size() != 1 || !imported.isValidId(op.result()) ||
         renumbered[op.result()] != kUndefined)
       return std::nullopt;
     TensorId result = op.result();
@@ -1203,10 +1271,96 @@ cachedOrCompiled(const RunOptions &options, const Graph &graph,
   return planned;
 }
 
-/// The host bundle, from the cache or the compiler. A model with symbolic
-/// dims compiles once (its bundle cached under the symbolic graph) and is
-/// bound to this run's dims; where a fusion needs a static value of a dim
-/// (a matmul), the bound graph is compiled instead, and a note says so.
+/// The refusal of a symbolic graph's compile (refusedForSymbolicDims),
+/// remembered in the cache beside the bundle its key would name: a file of
+/// the cache's kernel files whose key is derived from the symbolic graph's
+/// (so a later run of the model goes straight to the bound graph, without
+/// compiling the symbolic one again to be refused again), holding the
+/// message. Evicted or absent: the symbolic compile is tried again.
+constexpr const char *kRefusalMarker = "fuse-run: symbolic dims refused";
+
+std::string refusalKeyHex(const BundleKey &symbolicKey) {
+  std::string text = std::string(kRefusalMarker) + "\n" + symbolicKey.toHex();
+  return sha256Hex(std::span(
+      reinterpret_cast<const std::uint8_t *>(text.data()), text.size()));
+}
+
+std::optional<std::string> rememberedRefusal(BundleCache *cache,
+                                             const BundleKey &symbolicKey) {
+  if (!cache)
+    return std::nullopt;
+  std::optional<KernelFile> file =
+      cache->loadKernel(refusalKeyHex(symbolicKey));
+  if (!file || file->symbols != std::vector<std::string>{kRefusalMarker})
+    return std::nullopt;
+  return std::string(file->object.begin(), file->object.end());
+}
+
+void rememberRefusal(BundleCache *cache, const BundleKey &symbolicKey,
+                     const std::string &message) {
+  if (!cache)
+    return;
+  KernelFile file{{message.begin(), message.end()}, {kRefusalMarker}};
+  if (Status stored = cache->storeKernel(refusalKeyHex(symbolicKey), file);
+      !stored.ok())
+    warn("the refusal of the symbolic compile was not cached: " +
+         stored.message());
+}
+
+/// The bundle of a model with symbolic dims on the host: compiled once (its
+/// bundle cached under the symbolic graph) and bound to this run's dims.
+/// None where a fusion needs a static value of a dim (a matmul): a note
+/// says so, and the refusal is remembered in the cache, so that later runs
+/// go straight to the bound graph without compiling the symbolic one again.
+Expected<std::optional<PlannedBundle>>
+symbolicHostBundle(const RunOptions &options, const ParsedModel &model,
+                   const ModelSource &source) {
+  Expected<HostTarget> host = hostTarget(options);
+  if (!host.ok())
+    return host.status();
+  std::unique_ptr<BundleCache> cache = openCache(options, model.handFused);
+  const Graph &symbolicGraph = *model.symbolicGraph;
+  BundleKey symbolicKey =
+      BundleKey::make(symbolicGraph, host->target.name, host->compileOptions);
+  std::optional<std::string> refusal =
+      rememberedRefusal(cache.get(), symbolicKey);
+  if (!refusal) {
+    Expected<PlannedBundle> symbolic = cachedOrCompiled(
+        options, symbolicGraph, *host, cache.get(),
+        [&]() -> Expected<std::string> {
+          if (!source.isOnnx)
+            return source.text;
+          Expected<std::string> text = run::printGraph(symbolicGraph);
+          if (!text.ok())
+            return Status::error(
+                "internal error: the imported graph of '" + options.model +
+                "' does not translate to fuse ops: " + text.message());
+          return text;
+        });
+    if (symbolic.ok()) {
+      Expected<Bundle> bound = bindBundle(symbolic->bundle, model.dimValues);
+      if (!bound.ok())
+        return Status::error("binding the bundle of '" + options.model +
+                             "' to " + dimValuesText(model.dimValues) + ": " +
+                             bound.message());
+      symbolic->bundle = bound.take();
+      symbolic->symbolic = true;
+      return std::optional<PlannedBundle>(symbolic.take());
+    }
+    if (!refusedForSymbolicDims(symbolic.status()))
+      return symbolic.status();
+    refusal = symbolic.message();
+    rememberRefusal(cache.get(), symbolicKey, *refusal);
+  }
+  llvm::errs() << "fuse-run: note: not every fusion takes the dims at run "
+                  "time, so the model is compiled for "
+               << dimValuesText(model.dimValues)
+               << " (every other value compiles again): " << *refusal << "\n";
+  return std::optional<PlannedBundle>();
+}
+
+/// The host bundle of the model's (static or bound) graph, from the cache
+/// or the compiler.
 Expected<PlannedBundle> hostBundle(const RunOptions &options,
                                    const ParsedModel &model,
                                    const ModelSource &source) {
@@ -1214,51 +1368,33 @@ Expected<PlannedBundle> hostBundle(const RunOptions &options,
   if (!host.ok())
     return host.status();
   std::unique_ptr<BundleCache> cache = openCache(options, model.handFused);
-  auto printed = [&]() -> Expected<std::string> {
-    if (!source.isOnnx && !model.symbolicGraph)
-      return source.text;
-    Expected<std::string> text = run::printGraph(model.graph);
-    if (!text.ok())
-      return Status::error(
-          "internal error: the " +
-          std::string(source.isOnnx ? "imported" : "bound") + " graph of '" +
-          options.model +
-          "' does not translate to fuse ops: " + text.message());
-    return text;
-  };
-  if (!model.symbolicGraph)
-    return cachedOrCompiled(options, model.graph, *host, cache.get(), printed);
-  Expected<PlannedBundle> symbolic =
-      cachedOrCompiled(options, *model.symbolicGraph, *host, cache.get(),
-                       [&]() -> Expected<std::string> { return source.text; });
-  if (symbolic.ok()) {
-    Expected<Bundle> bound = bindBundle(symbolic->bundle, model.dimValues);
-    if (!bound.ok())
-      return Status::error("binding the bundle of '" + options.model + "' to " +
-                           dimValuesText(model.dimValues) + ": " +
-                           bound.message());
-    symbolic->bundle = bound.take();
-    symbolic->symbolic = true;
-    return symbolic;
-  }
-  if (!refusedForSymbolicDims(symbolic.status()))
-    return symbolic;
-  llvm::errs() << "fuse-run: note: not every fusion takes the dims at run "
-                  "time, so the model is compiled for "
-               << dimValuesText(model.dimValues)
-               << " (every other value compiles again): " << symbolic.message()
-               << "\n";
-  return cachedOrCompiled(options, model.graph, *host, cache.get(), printed);
+  return cachedOrCompiled(
+      options, model.graph, *host, cache.get(), [&]() -> Expected<std::string> {
+        if (!source.isOnnx && !model.symbolicGraph)
+          return source.text;
+        Expected<std::string> text = run::printGraph(model.graph);
+        if (!text.ok())
+          return Status::error(
+              "internal error: the " +
+              std::string(source.isOnnx ? "imported" : "bound") +
+              " graph of '" + options.model +
+              "' does not translate to fuse ops: " + text.message());
+        return text;
+      });
 }
 
 /// The bundle: from the cache or the compiler (host), or one reference
 /// kernel.
+/// `symbolic`: the bundle symbolicHostBundle made, bound to this run.
 Expected<PlannedBundle> planBundle(const RunOptions &options,
                                    const ParsedModel &model,
-                                   const ModelSource &source) {
+                                   const ModelSource &source,
+                                   std::optional<PlannedBundle> symbolic) {
   const Graph &graph = model.graph;
   PlannedBundle planned;
-  if (options.runtime == "host") {
+  if (symbolic) {
+    planned = std::move(*symbolic);
+  } else if (options.runtime == "host") {
     Expected<PlannedBundle> compiled = hostBundle(options, model, source);
     if (!compiled.ok())
       return compiled;
@@ -1666,6 +1802,24 @@ void printJsonSummary(const RunOptions &options, const ParsedModel &model,
   llvm::outs() << out << "\n";
 }
 
+/// An ONNX model whose symbolic compile was refused, imported again with
+/// its dims bound to this run's values: `model` becomes that import's
+/// (keeping the symbolic graph and the values, which --json reports).
+Status reimportBound(const RunOptions &options, ModelSource &source,
+                     ParsedModel &model) {
+  Expected<ModelSource> bound = importOnnx(options, model.dimValues);
+  if (!bound.ok())
+    return bound.status();
+  Expected<ParsedModel> parsed = parseModel(options, *bound);
+  if (!parsed.ok())
+    return parsed.status();
+  parsed->symbolicGraph = std::move(model.symbolicGraph);
+  parsed->dimValues = std::move(model.dimValues);
+  source = bound.take();
+  model = parsed.take();
+  return Status::success();
+}
+
 int runModel(const RunOptions &options) {
   if (Status valid = checkOptions(options); !valid.ok())
     return fail(valid.message());
@@ -1682,6 +1836,21 @@ int runModel(const RunOptions &options) {
   if (model->graph.isSymbolic())
     if (Status bound = bindModelDims(options, *model, *source); !bound.ok())
       return fail(bound.message());
+  std::optional<PlannedBundle> symbolic;
+  if (model->symbolicGraph && options.runtime == "host") {
+    Expected<std::optional<PlannedBundle>> tried =
+        symbolicHostBundle(options, *model, *source);
+    if (!tried.ok())
+      return fail(tried.message());
+    symbolic = tried.take();
+    // Refused: an ONNX model is imported again with its dims bound (the
+    // import folds the shape arithmetic a bound symbolic graph would keep
+    // as constants), and compiled as a model without dynamic dims is.
+    if (!symbolic && source->isOnnx)
+      if (Status reimported = reimportBound(options, *source, *model);
+          !reimported.ok())
+        return fail(reimported.message());
+  }
   const Graph &graph = model->graph;
   Expected<std::vector<std::shared_ptr<const HostTensorData>>> inputData =
       givenInputs(options, *model, *source);
@@ -1693,7 +1862,8 @@ int runModel(const RunOptions &options) {
       inputBytes(graph, *inputData, options.seed);
 
   startup.imported = Clock::now();
-  Expected<PlannedBundle> planned = planBundle(options, *model, *source);
+  Expected<PlannedBundle> planned =
+      planBundle(options, *model, *source, std::move(symbolic));
   if (!planned.ok())
     return fail(planned.message());
   startup.planned = Clock::now();

@@ -1166,3 +1166,96 @@ save("symbolic_range_step", [
 ], [f32("x", ["sequence"])],
     [helper.make_tensor_value_info("y", TensorProto.INT64, [None])],
     [i64s("zero", 0), i64s("two", 2)])
+
+
+# A dynamic-axes layer that fuse-run compiles once for every length (issue
+# 22): a layer norm and a softmax over the static last dim, and a Reshape to
+# [-1, 16] and back to Shape(x) around a Relu. Variants whose kernels need a
+# static value of the dims, for which the bound import is compiled instead:
+# symbolic_layer_matmul ends in a MatMul; symbolic_layer_positions adds
+# position embeddings (Range over the sequence, a Gather from a table: a
+# slice of it, whose row-reduction kernel's code depends on the length).
+def symbolic_layer(name, positions=False, matmul=False):
+    nodes = [helper.make_node("Shape", ["x"], ["s"], name="shape")]
+    if positions:
+        nodes += [
+            helper.make_node("Gather", ["s", "one"], ["n"], name="n", axis=0),
+            helper.make_node("Range", ["zero", "n", "one"], ["pos"],
+                             name="pos"),
+            helper.make_node("Gather", ["table", "pos"], ["pe"], name="pe",
+                             axis=0),
+        ]
+    else:
+        nodes.append(helper.make_node("Identity", ["beta"], ["pe"],
+                                      name="pe"))
+    nodes += [
+        helper.make_node("Add", ["x", "pe"], ["h"], name="add_pe"),
+        helper.make_node("ReduceMean", ["h"], ["m"], name="mean", axes=[-1]),
+        helper.make_node("Sub", ["h", "m"], ["d"], name="center"),
+        helper.make_node("Mul", ["d", "d"], ["d2"], name="square"),
+        helper.make_node("ReduceMean", ["d2"], ["v"], name="var", axes=[-1]),
+        helper.make_node("Add", ["v", "eps"], ["ve"], name="add_eps"),
+        helper.make_node("Sqrt", ["ve"], ["sd"], name="sd"),
+        helper.make_node("Div", ["d", "sd"], ["nrm"], name="norm"),
+        helper.make_node("Mul", ["nrm", "gamma"], ["g"], name="gamma"),
+        helper.make_node("Add", ["g", "beta"], ["ln"], name="beta"),
+        helper.make_node("Reshape", ["ln", "rows"], ["flat"], name="flat"),
+        helper.make_node("Relu", ["flat"], ["r"], name="relu"),
+        helper.make_node("Reshape", ["r", "s"], ["back"], name="back"),
+        helper.make_node("Softmax", ["back"], ["sm" if matmul else "y"],
+                         name="softmax", axis=-1),
+    ]
+    inits = [numpy_helper.from_array(np.array(1e-5, np.float32), "eps"),
+             layer_gamma, layer_beta, i64s("rows", [-1, 16])]
+    if positions:
+        inits += [i64s("zero", 0), i64s("one", 1), layer_table]
+    if matmul:
+        nodes.append(helper.make_node("MatMul", ["sm", "w"], ["y"],
+                                      name="matmul"))
+        inits.append(layer_w)
+    save(name, nodes, [f32("x", ["batch", "sequence", 16])],
+         [f32("y", ["batch", "sequence", 16])], inits, opset=17)
+
+
+layer_gamma = weight("gamma", [16])
+layer_beta = weight("beta", [16])
+layer_w = weight("w", [16, 16])
+layer_table = weight("table", [256, 16])
+symbolic_layer("symbolic_layer")
+symbolic_layer("symbolic_layer_matmul", matmul=True)
+symbolic_layer("symbolic_layer_positions", positions=True)
+
+# Two inputs that share the dynamic dims: y = x * mask[..., None].
+save("symbolic_masked", [
+    helper.make_node("Unsqueeze", ["mask", "last"], ["m3"], name="m3"),
+    helper.make_node("Mul", ["x", "m3"], ["y"], name="masked"),
+], [f32("x", ["batch", "sequence", 16]), f32("mask", ["batch", "sequence"])],
+    [f32("y", ["batch", "sequence", 16])], [i64s("last", [-1])])
+
+# A mask read at batch_idx * sequence + kv_idx from its flattened values,
+# as exports of transformers' mask functions index it: the importer's
+# affine index forms make the Gather a reshape, and q_idx >= 0 (true
+# everywhere) a splat, so the model takes its dims at run time.
+# y = x * mask[..., None] * (q_idx >= 0)[:, None].
+save("symbolic_mask_gather", [
+    helper.make_node("Shape", ["mask"], ["ms"], name="ms"),
+    helper.make_node("Gather", ["ms", "zero"], ["nb"], name="nb", axis=0),
+    helper.make_node("Gather", ["ms", "one"], ["ns"], name="ns", axis=0),
+    helper.make_node("Range", ["zero", "nb", "one"], ["bi"], name="bi"),
+    helper.make_node("Range", ["zero", "ns", "one"], ["si"], name="si"),
+    helper.make_node("Unsqueeze", ["bi", "last"], ["b2"], name="b2"),
+    helper.make_node("Mul", ["b2", "ns"], ["rows"], name="rows"),
+    helper.make_node("Unsqueeze", ["si", "first"], ["s2"], name="s2"),
+    helper.make_node("Add", ["rows", "s2"], ["idx"], name="idx"),
+    helper.make_node("Reshape", ["mask", "minus_one"], ["flat"], name="flat"),
+    helper.make_node("Gather", ["flat", "idx"], ["g"], name="read", axis=0),
+    helper.make_node("Unsqueeze", ["g", "last"], ["g3"], name="g3"),
+    helper.make_node("Mul", ["x", "g3"], ["xm"], name="masked"),
+    helper.make_node("GreaterOrEqual", ["si", "zero"], ["q"], name="q"),
+    helper.make_node("Cast", ["q"], ["qf"], name="qf", to=TensorProto.FLOAT),
+    helper.make_node("Unsqueeze", ["qf", "last"], ["q2"], name="q2"),
+    helper.make_node("Mul", ["xm", "q2"], ["y"], name="valid"),
+], [f32("x", ["batch", "sequence", 16]), f32("mask", ["batch", "sequence"])],
+    [f32("y", ["batch", "sequence", 16])],
+    [i64s("zero", 0), i64s("one", 1), i64s("last", [-1]), i64s("first", [0]),
+     i64s("minus_one", [-1])])

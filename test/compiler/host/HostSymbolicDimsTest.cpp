@@ -184,8 +184,15 @@ TEST_F(HostSymbolicDims, OneBundleServesTwoLengthsWithoutCompiling) {
   }
   EXPECT_FALSE(at7->isSymbolic());
   EXPECT_TRUE(verifyBundle(*at77).ok());
+  // While an executable of one binding is held, each length binds and
+  // loads the bundle (runBundle) and finds the shared object open.
+  std::uint64_t opened = runtime.librariesOpenedForTesting();
+  device::DeviceResult<device::Executable> held = runtime.load(*at7);
+  ASSERT_TRUE(held.ok()) << held.error().message;
   checkAt(bundle, 1, 7);
   checkAt(bundle, 1, 77);
+  checkAt(bundle, 2, 5);
+  EXPECT_EQ(runtime.librariesOpenedForTesting() - opened, 1u);
 }
 
 /// Without fusion, each op a kernel of its own: intermediates in the arena,
