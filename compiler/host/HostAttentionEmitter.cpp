@@ -722,6 +722,19 @@ int64_t rowsPerStackBlock(int64_t rows, int64_t heads, int64_t shared,
                 (kAttentionStackBytes / 4 - shared) / elementsPerRow, 1, most));
 }
 
+/// The index in the dims array of a runtime dim of `fusion` whose
+/// representative value is `size` (kRuntimeDimsAttr), if any.
+std::optional<unsigned> runtimeDimOf(fd::FusionOp fusion, int64_t size) {
+  return runtimeDimIndex(
+      fusion->getAttrOfType<DictionaryAttr>(kRuntimeDimsAttr), size);
+}
+
+bool hasRuntimeRowsOrKeys(fd::FusionOp fusion,
+                          const fd::AttentionSchedule &schedule) {
+  return runtimeDimOf(fusion, schedule.rows) ||
+         runtimeDimOf(fusion, schedule.keys);
+}
+
 /// An attention whose query rows or keys (or both) are runtime dims
 /// (KernelAbi.h, "Runtime dims"): the same code at every value of them.
 /// The online softmax over tiles of keys keeps the stack independent of
@@ -730,10 +743,12 @@ int64_t rowsPerStackBlock(int64_t rows, int64_t heads, int64_t shared,
 /// call's rows [begin, end) are taken a batch element at a time in blocks
 /// of up to the rows a head of kMaxHeadRows would have, M and N read from
 /// the dims array.
-FailureOr<FusionKernels> emitRuntimeDimsAttention(
-    fd::FusionOp fusion, ModuleOp module, StringRef namePrefix, unsigned width,
-    const fd::AttentionSchedule &schedule, ArrayRef<ReductionInfo> reductions,
-    std::optional<unsigned> rowsDim, std::optional<unsigned> keysDim) {
+FailureOr<FusionKernels> runtimeAttention(fd::FusionOp fusion, ModuleOp module,
+                                          StringRef namePrefix, unsigned width,
+                                          const fd::AttentionSchedule &schedule,
+                                          ArrayRef<ReductionInfo> reductions) {
+  std::optional<unsigned> rowsDim = runtimeDimOf(fusion, schedule.rows),
+                          keysDim = runtimeDimOf(fusion, schedule.keys);
   fd::MatmulOp scores = schedule.scores, output = schedule.output;
   Value probs = output.getLhs();
   std::optional<OnlineSoftmax> online = matchSoftmax(reductions, probs);
@@ -830,15 +845,11 @@ FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
   fd::MatmulOp scores = schedule->scores, output = schedule->output;
   const int64_t M = schedule->rows, N = schedule->keys, D = schedule->depth,
                 Dv = schedule->valueDepth;
-  auto runtimeDims = fusion->getAttrOfType<DictionaryAttr>(kRuntimeDimsAttr);
-  std::optional<unsigned> rowsDim = runtimeDimIndex(runtimeDims, M),
-                          keysDim = runtimeDimIndex(runtimeDims, N);
-  if (rowsDim || keysDim)
-    return emitRuntimeDimsAttention(fusion, module, namePrefix, width,
-                                    *schedule, reductions, rowsDim, keysDim);
+  if (hasRuntimeRowsOrKeys(fusion, *schedule))
+    return runtimeAttention(fusion, module, namePrefix, width, *schedule,
+                            reductions);
   // Keys in tiles of four vectors: the scores of a tile are four vector
-  // accumulators per query row of a register tile, the K tile transposed
-  // on the stack.
+  // accumulators per row of a register tile, the K tile on the stack.
   const int64_t tile = 4 * width, tiles = (N + tile - 1) / tile,
                 paddedKeys = tiles * tile;
   int64_t perRow = 2 * paddedKeys + D + Dv,
