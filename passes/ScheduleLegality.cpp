@@ -546,9 +546,11 @@ FailureOr<AttentionSchedule> analyzeAttention(const KernelView &kernel,
       return refuseKernel(kernel, target, kName)
              << "its matmul operands do not share the scores' batch dims";
   // How many keys one kernel holds is a bound on a value: symbolic keys
-  // (a sequence, issue 22) keep attention three kernels.
+  // (a sequence, issue 22) keep attention three kernels, but on the host,
+  // whose kernel reads the keys from its dims array and holds a tile of
+  // them at a time (an online softmax; HostAttentionEmitter.cpp).
   auto scoresType = cast<RankedTensorType>(scores.getType());
-  if (scoresType.isDynamicDim(rank - 1))
+  if (scoresType.isDynamicDim(rank - 1) && target.name != "host")
     return refuseKernel(kernel, target, kName)
            << "its keys (" << dimString(scoresType, unsigned(rank - 1))
            << ") are symbolic, and the most keys it holds needs a static "

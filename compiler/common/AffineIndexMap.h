@@ -16,6 +16,9 @@
 #include "compiler/common/KernelPlan.h"
 #include "compiler/common/ScalarLowering.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
 namespace fuse {
 namespace codegen {
 
@@ -25,7 +28,125 @@ struct AffineIndexMap {
   mlir::SmallVector<int64_t> resultShape;
   mlir::SmallVector<int64_t> multipliers;
   int64_t offset = 0;
+  /// In a fusion emitted for runtime dims: its kRuntimeDimsAttr (each dim's
+  /// representative value), whose sizes applyMap reads from the kernel's
+  /// dims array (runtimeSize).
+  mlir::DictionaryAttr runtimeDims;
+  /// With runtimeDims: the host kernel being built, whose dims array
+  /// applyMap reads (RegionEmitterBase::mapIndex sets it).
+  mlir::func::FuncOp kernel;
 };
+
+/// The position of the dims array among a host kernel's buffers
+/// (KernelAbi.h, "Runtime dims").
+inline constexpr int32_t kDimsArrayBuffer = -2;
+
+/// Entry `index` of host kernel `func`'s dims array,
+/// `((int64_t *)buffers[-2])[index]`, loaded once at the start of the
+/// function (so that it dominates every use, and the loop bodies being
+/// built need not be in the function yet).
+inline mlir::Value loadRuntimeDim(mlir::OpBuilder &b, mlir::Location loc,
+                                  mlir::func::FuncOp func, unsigned index) {
+  mlir::Block &entry = func.getBody().front();
+  mlir::Value buffers = func.getArgument(0);
+  auto isGep = [](mlir::Operation &op, mlir::Value base, int32_t at) {
+    auto gep = mlir::dyn_cast<mlir::LLVM::GEPOp>(op);
+    return gep && gep.getBase() == base &&
+           gep.getRawConstantIndices() == llvm::ArrayRef<int32_t>{at} &&
+           gep->hasOneUse() &&
+           mlir::isa<mlir::LLVM::LoadOp>(*gep->user_begin());
+  };
+  mlir::Value array;
+  for (mlir::Operation &op : entry)
+    if (isGep(op, buffers, kDimsArrayBuffer))
+      array = op.user_begin()->getResult(0);
+  if (array)
+    for (mlir::Operation &op : entry)
+      if (isGep(op, array, int32_t(index)))
+        return op.user_begin()->getResult(0);
+  mlir::OpBuilder::InsertionGuard guard(b);
+  auto ptr = mlir::LLVM::LLVMPointerType::get(b.getContext());
+  if (!array) {
+    b.setInsertionPointToStart(&entry);
+    mlir::Value slot = mlir::LLVM::GEPOp::create(
+        b, loc, ptr, ptr, buffers,
+        llvm::ArrayRef<mlir::LLVM::GEPArg>{kDimsArrayBuffer});
+    array = mlir::LLVM::LoadOp::create(b, loc, ptr, slot, 8);
+  }
+  b.setInsertionPointAfter(array.getDefiningOp());
+  mlir::Value at = mlir::LLVM::GEPOp::create(
+      b, loc, ptr, b.getI64Type(), array,
+      llvm::ArrayRef<mlir::LLVM::GEPArg>{int32_t(index)});
+  return mlir::LLVM::LoadOp::create(b, loc, b.getI64Type(), at, 8);
+}
+
+/// The host kernel function whose entry block defines `pointer` (a buffer's
+/// pointer that the kernel loaded); null elsewhere (a GPU kernel).
+inline mlir::func::FuncOp hostKernelOf(mlir::Value pointer) {
+  mlir::Operation *def = pointer ? pointer.getDefiningOp() : nullptr;
+  auto func = def ? def->getParentOfType<mlir::func::FuncOp>() : nullptr;
+  if (!func || func.getNumArguments() != 3 ||
+      !mlir::isa<mlir::LLVM::LLVMPointerType>(func.getArgument(0).getType()))
+    return nullptr;
+  return func;
+}
+
+/// Whether host kernel `func` reads its dims array.
+inline bool readsDimsArray(mlir::func::FuncOp func) {
+  bool reads = false;
+  func.walk([&](mlir::LLVM::GEPOp gep) {
+    if (gep.getBase() != func.getArgument(0))
+      return;
+    for (int32_t index : gep.getRawConstantIndices())
+      reads |= index == kDimsArrayBuffer;
+  });
+  return reads;
+}
+
+/// The index in `dims` (kRuntimeDimsAttr, sorted by name) of the dim whose
+/// representative value is `value`, if any.
+inline std::optional<unsigned> runtimeDimIndex(mlir::DictionaryAttr dims,
+                                               int64_t value) {
+  if (!dims)
+    return std::nullopt;
+  for (auto [i, entry] : llvm::enumerate(dims))
+    if (mlir::cast<mlir::IntegerAttr>(entry.getValue()).getInt() == value)
+      return unsigned(i);
+  return std::nullopt;
+}
+
+/// `value`, a size or stride of a fusion bound to representative values of
+/// its dims (`dims`), as a constant times the dims it is a product of, the
+/// dims read from the kernel's dims array: the same code at every value of
+/// the dims. A value that no dim divides (or outside a host kernel) is a
+/// constant, which the compiler's second emission at other values then
+/// finds changed where it was a dim's after all.
+inline mlir::Value runtimeSize(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::DictionaryAttr dims,
+                               mlir::func::FuncOp func, int64_t value) {
+  auto constant = [&](int64_t v) -> mlir::Value {
+    return mlir::arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+  };
+  if (!dims || value == 0 || !func)
+    return constant(value);
+  mlir::Value product;
+  int64_t rest = value;
+  for (auto [i, entry] : llvm::enumerate(dims)) {
+    int64_t dim = mlir::cast<mlir::IntegerAttr>(entry.getValue()).getInt();
+    while (dim > 1 && rest % dim == 0) {
+      rest /= dim;
+      mlir::Value loaded = loadRuntimeDim(b, loc, func, unsigned(i));
+      product = product ? mlir::Value(mlir::arith::MulIOp::create(
+                              b, loc, product, loaded))
+                        : loaded;
+    }
+  }
+  if (!product)
+    return constant(value);
+  if (rest != 1)
+    product = mlir::arith::MulIOp::create(b, loc, product, constant(rest));
+  return product;
+}
 
 inline mlir::SmallVector<int64_t>
 rowMajorStrides(mlir::ArrayRef<int64_t> shape) {
@@ -47,6 +168,8 @@ inline AffineIndexMap mergedForRuntimeDims(mlir::Operation *op,
     return map;
   AffineIndexMap merged;
   merged.offset = map.offset;
+  merged.runtimeDims =
+      fusion->getAttrOfType<mlir::DictionaryAttr>(kRuntimeDimsAttr);
   for (size_t d = 0; d < map.resultShape.size(); ++d) {
     if (!merged.resultShape.empty() &&
         merged.multipliers.back() == map.multipliers[d] * map.resultShape[d]) {
@@ -105,8 +228,17 @@ inline mlir::Value applyMap(ScalarLowering &s, mlir::Value x,
   mlir::Location loc = s.location();
   mlir::Type i64Type = b.getI64Type();
   bool isVector = mlir::isa<mlir::VectorType>(x.getType());
-  auto c = [&](int64_t v) {
-    return isVector ? s.constantVector(i64Type, v) : s.i64(v);
+  auto c = [&](int64_t v) -> mlir::Value {
+    if (!map.runtimeDims)
+      return isVector ? s.constantVector(i64Type, v) : s.i64(v);
+    mlir::Value size = runtimeSize(b, loc, map.runtimeDims, map.kernel, v);
+    if (!isVector)
+      return size;
+    return mlir::vector::BroadcastOp::create(
+        b, loc,
+        mlir::VectorType::get(
+            mlir::cast<mlir::VectorType>(x.getType()).getShape(), i64Type),
+        size);
   };
   mlir::Value result;
   int64_t inner = 1;

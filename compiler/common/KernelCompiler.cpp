@@ -2,6 +2,7 @@
 
 #include "compiler/common/KernelCompiler.h"
 
+#include "compiler/common/AffineIndexMap.h"
 #include "compiler/common/FusionFrontEnd.h"
 #include "compiler/common/GraphTranslation.h"
 #include "compiler/common/TargetBackend.h"
@@ -328,9 +329,12 @@ mlir::FailureOr<BoundFusion> bindFusion(fd::FusionOp fusion,
         size = type.getDimSize(i);
     slice.setSizes(sizes);
   });
-  clone->walk([&](fd::FusionOp inner) {
-    inner->setAttr(kRuntimeDimsAttr, b.getUnitAttr());
-  });
+  llvm::SmallVector<mlir::NamedAttribute> dims;
+  for (const auto &[symbol, value] : values)
+    dims.push_back(b.getNamedAttr(symbol, b.getI64IntegerAttr(value)));
+  mlir::DictionaryAttr dimsAttr = b.getDictionaryAttr(dims);
+  clone->walk(
+      [&](fd::FusionOp inner) { inner->setAttr(kRuntimeDimsAttr, dimsAttr); });
   mlir::func::ReturnOp::create(b, loc, clone->getResults());
   if (!bindable || mlir::failed(mlir::verify(*bound.module)))
     return mlir::failure();
@@ -350,6 +354,7 @@ bool samePlans(const FusionKernels &a, const FusionKernels &b) {
     if (x.entry != y.entry || x.module != y.module ||
         x.schedule != y.schedule || xl != yl || x.callees != y.callees ||
         x.perBinding != y.perBinding || x.bindingReads != y.bindingReads ||
+        x.runtimeDims != y.runtimeDims ||
         x.operands.size() != y.operands.size())
       return false;
     for (size_t i = 0; i < x.operands.size(); ++i)
@@ -644,8 +649,19 @@ BundleKernels::emitSymbolic(fd::FusionOp fusion,
   if (mlir::failed(kernels) || !samePlans(*kernels, a->kernels))
     return Status::error("internal error: the fusion " + prefix +
                          " emitted other kernels the third time");
-  for (size_t k = 0; k < counts.size(); ++k)
-    kernels->kernels[k].symbolicIterations = counts[k];
+  for (size_t k = 0; k < counts.size(); ++k) {
+    KernelPlan &plan = kernels->kernels[k];
+    plan.symbolicIterations = counts[k];
+    // A kernel that reads a dim's value takes the dims array: every symbol
+    // of the fusion, in order (kRuntimeDimsAttr's, runtimeDimIndex).
+    bool readsDims = false;
+    for (const std::string &name : llvm::concat<const std::string>(
+             llvm::ArrayRef(plan.entry), plan.callees))
+      if (auto func = kernelModule.lookupSymbol<mlir::func::FuncOp>(name))
+        readsDims |= codegen::readsDimsArray(func);
+    if (readsDims)
+      plan.runtimeDims = symbols;
+  }
   return std::move(*kernels);
 }
 
@@ -796,6 +812,7 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
     kernel.checkedOps = checkedOps;
     kernel.perBinding = plan.perBinding;
     kernel.symbolicIterations = plan.symbolicIterations;
+    kernel.runtimeDims = plan.runtimeDims;
     for (unsigned read : plan.bindingReads) {
       auto input = std::find(graph.inputs.begin(), graph.inputs.end(),
                              inputTensors[read]);

@@ -60,6 +60,10 @@ struct KernelPlan {
   /// (BundleKernel::symbolicIterations); launch.iterations then holds the
   /// count at the representative values it was emitted at.
   std::optional<DimExpr> symbolicIterations;
+  /// Of a fusion emitted for runtime dims: the dims the kernel reads as
+  /// values from its dims array (BundleKernel::runtimeDims), in its order;
+  /// empty: it takes none.
+  std::vector<std::string> runtimeDims;
 };
 
 /// The attribute the driver sets on each top-level `fuse.fusion` before its
@@ -76,13 +80,15 @@ inline constexpr const char *kBoundInputsAttr = "fuse.bound_inputs";
 /// fusions never share kernels.
 inline constexpr const char *kMatmulPrecisionAttr = "fuse.matmul_precision";
 
-/// A unit attribute the driver sets on the copies of a fusion with symbolic
+/// The attribute the driver sets on the copies of a fusion with symbolic
 /// dims that it emits at representative values of the dims (KernelCompiler,
-/// "Symbolic fusions"): index maps then merge adjacent dims that are
-/// contiguous in the operand (AffineIndexMap.h), so that a position's
-/// coordinates over outer symbolic dims (batch, sequence) are one quotient
-/// by a static inner size, independent of the dims' values. Static fusions
-/// never carry it, so their kernels stay as they were.
+/// "Symbolic fusions"): a DictionaryAttr of each dim's representative value
+/// by its name (in name order: the order of a kernel's dims array). Index
+/// maps then merge adjacent dims that are contiguous in the operand, and
+/// read a size that is a product of dims from the kernel's dims array
+/// (AffineIndexMap.h, runtimeSize); the attention emitter reads its rows
+/// and keys there. Static fusions never carry it, so their kernels stay as
+/// they were.
 inline constexpr const char *kRuntimeDimsAttr = "fuse.runtime_dims";
 
 /// Bytes per slot of a reduction's scratch partials (f32 and f64

@@ -152,7 +152,16 @@ Value RegionEmitterBase::lanePositions(Index index) {
   return arith::AddIOp::create(b, loc, base, laneSteps());
 }
 
-Index RegionEmitterBase::mapIndex(Index index, const AffineIndexMap &map) {
+Index RegionEmitterBase::mapIndex(Index index, const AffineIndexMap &given) {
+  AffineIndexMap withKernel;
+  if (given.runtimeDims)
+    for (auto &entry : argPointers)
+      if (mlir::func::FuncOp kernel = hostKernelOf(entry.second)) {
+        withKernel = given;
+        withKernel.kernel = kernel;
+        break;
+      }
+  const AffineIndexMap &map = withKernel.kernel ? withKernel : given;
   bool allZero =
       llvm::all_of(map.multipliers, [](int64_t m) { return m == 0; });
   if (allZero)
@@ -1181,6 +1190,10 @@ FailureOr<Value> RegionEmitterBase::emitGather(fd::GatherOp gather,
     indexMap.multipliers[axis + j] = indexStrides[j];
   for (int64_t d = axis + 1; d < int64_t(dataShape.size()); ++d)
     baseMap.multipliers[d - 1 + q] = dataStrides[d];
+  // With runtime dims, merged as every index map is (and its sizes read
+  // from the dims array): an embedding's ids over (batch, sequence).
+  indexMap = mergedForRuntimeDims(gather, std::move(indexMap));
+  baseMap = mergedForRuntimeDims(gather, std::move(baseMap));
   Index at = mapIndex(index, indexMap);
   FailureOr<Value> k = emit(gather.getIndices(), at);
   if (failed(k))

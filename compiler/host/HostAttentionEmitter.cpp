@@ -27,6 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/common/AffineIndexMap.h"
 #include "compiler/host/HostKernelEmitter.h"
 #include "compiler/host/HostRegionEmitter.h"
 #include "passes/ScheduleLegality.h"
@@ -287,16 +288,24 @@ struct AttentionBlock {
   int64_t M, N, D, Dv, tile, tiles, paddedKeys;
   Value qRows, keyRow, keyTile, valueTile, scoreRows, probRows, outRows;
   Value batch, count, firstRow;
+  /// With runtime dims: the number of keys and of tiles of keys, read from
+  /// the dims array (null: the static N and tiles).
+  Value keys = nullptr, tileCount = nullptr;
+  /// The row passes' prefetching pass (none with runtime dims: its distance
+  /// is a row of keys).
+  unsigned prefetchPass = 1;
   bool failedBody = false;
 
   void check(LogicalResult result) { failedBody |= failed(result); }
+  Value n() { return keys ? keys : k.c(N); }
+  Value nTiles() { return tileCount ? tileCount : k.c(tiles); }
 
   /// The first key of tile `t` and its number of keys.
   std::pair<Value, Value> keysIn(Value t) {
     Value j0 = k.mul(t, k.c(tile));
-    return {j0, arith::MinSIOp::create(
-                    k.b, k.loc, k.c(tile),
-                    arith::SubIOp::create(k.b, k.loc, k.c(N), j0))};
+    return {j0,
+            arith::MinSIOp::create(k.b, k.loc, k.c(tile),
+                                   arith::SubIOp::create(k.b, k.loc, n(), j0))};
   }
 
   /// 1. The block's Q rows.
@@ -361,8 +370,8 @@ struct AttentionBlock {
     if (D % width != 0) {
       k.forEach(valid, [&](Value jj) {
         check(k.stage(scores.getRhs(),
-                      k.mul(k.add(k.mul(batch, k.c(N)), k.add(j0, jj)), k.c(D)),
-                      D, 1, keyRow));
+                      k.mul(k.add(k.mul(batch, n()), k.add(j0, jj)), k.c(D)), D,
+                      1, keyRow));
         k.forEach(k.c(D), [&](Value d) {
           k.store(k.load(keyRow, d, 1), keyTile,
                   k.add(k.mul(d, k.c(tile)), jj));
@@ -372,9 +381,8 @@ struct AttentionBlock {
     }
     k.forEach(valid, [&](Value jj) {
       Value j = k.add(j0, jj);
-      check(k.stage(scores.getRhs(),
-                    k.mul(k.add(k.mul(batch, k.c(N)), j), k.c(D)), D, 1,
-                    k.at(valueTile, k.mul(jj, k.c(D)))));
+      check(k.stage(scores.getRhs(), k.mul(k.add(k.mul(batch, n()), j), k.c(D)),
+                    D, 1, k.at(valueTile, k.mul(jj, k.c(D)))));
     });
     k.forEach(k.c(tile / width), [&](Value kb) {
       k.forEach(k.c(D / width), [&](Value db) {
@@ -437,7 +445,7 @@ struct AttentionBlock {
 
   /// The block's rows of scores, a tile of keys at a time.
   void emitScores(fd::MatmulOp scores) {
-    k.forEach(k.c(tiles),
+    k.forEach(nTiles(),
               [&](Value t) { emitScoreTile(scores, t, paddedKeys, true); });
   }
 
@@ -449,7 +457,7 @@ struct AttentionBlock {
       Value j = k.add(j0, jj);
       Value valueStart = output.getTransposeB()
                              ? k.add(k.mul(batch, k.c(Dv * N)), j)
-                             : k.mul(k.add(k.mul(batch, k.c(N)), j), k.c(Dv));
+                             : k.mul(k.add(k.mul(batch, n()), j), k.c(Dv));
       check(k.stage(output.getRhs(), valueStart, Dv,
                     output.getTransposeB() ? N : 1,
                     k.at(valueTile, k.mul(jj, k.c(Dv)))));
@@ -498,7 +506,7 @@ struct AttentionBlock {
       for (auto [offset, lanes] : outParts)
         k.store(k.zero(lanes), outRows, k.add(k.mul(r, k.c(Dv)), k.c(offset)));
     });
-    k.forEach(k.c(tiles), [&](Value t) {
+    k.forEach(nTiles(), [&](Value t) {
       auto [j0, valid] = stageValueTile(output, t);
       forRowTiles(tileRows(outParts.size()), [&](Value r0, int64_t rows) {
         SmallVector<Value> init;
@@ -558,7 +566,7 @@ struct AttentionBlock {
     SmallVector<std::pair<Value, Value>> written{
         {scores.getResult(), k.at(scoreRows, minusLo)}};
     check(emitRowPasses(b, loc, width, N, lo, hi, k.pointers, reductions,
-                        stashBuffers, seeds, written));
+                        stashBuffers, seeds, written, {}, prefetchPass));
     beforeP(seeds);
     Value probBase = k.at(probRows, minusLo);
     int64_t block = N % width == 0 ? width : N;
@@ -615,11 +623,11 @@ void AttentionBlock::emitOnline(fd::MatmulOp scores, fd::MatmulOp output,
     k.store(constant(0), rows.runSum, r);
   });
   Value probs = output.getLhs();
-  k.forEach(k.c(tiles), [&](Value t) {
+  k.forEach(nTiles(), [&](Value t) {
     emitScoreTile(scores, t, tile, /*atKey=*/false);
     auto [j0, valid] = keysIn(t);
     k.forEach(count, [&](Value r) {
-      Value lo = k.add(k.mul(k.add(firstRow, r), k.c(N)), j0);
+      Value lo = k.add(k.mul(k.add(firstRow, r), n()), j0);
       Value hi = k.add(lo, valid);
       Value minusLo = arith::SubIOp::create(b, loc, k.mul(r, k.c(tile)), lo);
       DenseMap<Value, Value> seeds;
@@ -714,6 +722,113 @@ int64_t rowsPerStackBlock(int64_t rows, int64_t heads, int64_t shared,
                 (kAttentionStackBytes / 4 - shared) / elementsPerRow, 1, most));
 }
 
+/// The index in the dims array of a runtime dim of `fusion` whose
+/// representative value is `size` (kRuntimeDimsAttr), if any.
+std::optional<unsigned> runtimeDimOf(fd::FusionOp fusion, int64_t size) {
+  return runtimeDimIndex(
+      fusion->getAttrOfType<DictionaryAttr>(kRuntimeDimsAttr), size);
+}
+
+bool hasRuntimeRowsOrKeys(fd::FusionOp fusion,
+                          const fd::AttentionSchedule &schedule) {
+  return runtimeDimOf(fusion, schedule.rows) ||
+         runtimeDimOf(fusion, schedule.keys);
+}
+
+/// An attention whose query rows or keys (or both) are runtime dims
+/// (KernelAbi.h, "Runtime dims"): the same code at every value of them.
+/// The online softmax over tiles of keys keeps the stack independent of
+/// the keys (the row kernel must be a softmax, K read by its rows and V
+/// given by rows); an iteration is a query row of one batch element, and a
+/// call's rows [begin, end) are taken a batch element at a time in blocks
+/// of up to the rows a head of kMaxHeadRows would have, M and N read from
+/// the dims array.
+FailureOr<FusionKernels> runtimeAttention(fd::FusionOp fusion, ModuleOp module,
+                                          StringRef namePrefix, unsigned width,
+                                          const fd::AttentionSchedule &schedule,
+                                          ArrayRef<ReductionInfo> reductions) {
+  std::optional<unsigned> rowsDim = runtimeDimOf(fusion, schedule.rows),
+                          keysDim = runtimeDimOf(fusion, schedule.keys);
+  fd::MatmulOp scores = schedule.scores, output = schedule.output;
+  Value probs = output.getLhs();
+  std::optional<OnlineSoftmax> online = matchSoftmax(reductions, probs);
+  if (!online || !scores.getTransposeB() || output.getTransposeB())
+    return fusion.emitOpError(
+        "an attention with runtime dims needs a softmax row kernel, K by its "
+        "rows (transpose_b) and V by its rows");
+  const int64_t M = schedule.rows, N = schedule.keys, D = schedule.depth,
+                Dv = schedule.valueDepth;
+  const int64_t tile = 4 * width;
+  const int64_t shared = D * tile + tile * std::max(D, Dv) + D;
+  const int64_t rowsPerBlock = rowsPerStackBlock(kMaxHeadRows, schedule.batch,
+                                                 shared, 2 * tile + D + Dv + 4);
+
+  Location loc = fusion.getLoc();
+  OpBuilder b(module.getContext());
+  std::string name = (namePrefix + "_attention").str();
+  HostKernel kernel = openKernel(b, module, loc, name, fusion, 1);
+  unsigned numInputs = fusion.getInputs().size();
+  Value out = kernel.outputs.front();
+  AttentionBuilder k{b, loc, width, kernel.pointers};
+  Value rows = rowsDim ? loadRuntimeDim(b, loc, kernel.func, *rowsDim) : k.c(M);
+  Value keys = keysDim ? loadRuntimeDim(b, loc, kernel.func, *keysDim) : k.c(N);
+  Value tileCount =
+      arith::DivSIOp::create(b, loc, k.add(keys, k.c(tile - 1)), k.c(tile));
+  Value qRows = k.alloca(rowsPerBlock * D), keyRow = k.alloca(D),
+        keyTile = k.alloca(D * tile),
+        valueTile = k.alloca(tile * std::max(D, Dv));
+  Value scoreRows = k.alloca(rowsPerBlock * tile),
+        probRows = k.alloca(rowsPerBlock * tile);
+  Value outRows = k.alloca(rowsPerBlock * Dv);
+  OnlineRows onlineRows{k.alloca(rowsPerBlock), k.alloca(rowsPerBlock),
+                        k.alloca(rowsPerBlock), k.alloca(rowsPerBlock)};
+  SmallVector<Value> stashBuffers =
+      allocateRowStashes(b, loc, reductions, {probs}, tile);
+  // The last tile's columns and rows past the keys hold finite values.
+  k.zeroFill(keyTile, D * tile);
+  if (D % width == 0)
+    k.zeroFill(valueTile, tile * std::max(D, Dv));
+
+  // The batch elements that rows [begin, end) touch, and in each its rows
+  // among them, a block at a time.
+  Value firstBatch = arith::DivSIOp::create(b, loc, kernel.begin(), rows);
+  Value endBatch = k.add(
+      arith::DivSIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, kernel.end(), k.c(1)), rows),
+      k.c(1));
+  auto batchLoop = scf::ForOp::create(b, loc, firstBatch, endBatch, k.c(1));
+  b.setInsertionPoint(batchLoop.getBody()->getTerminator());
+  Value batch = batchLoop.getInductionVar();
+  Value batchFirst = k.mul(batch, rows);
+  Value lo = arith::MaxSIOp::create(b, loc, kernel.begin(), batchFirst);
+  Value hi =
+      arith::MinSIOp::create(b, loc, kernel.end(), k.add(batchFirst, rows));
+  auto blockLoop = scf::ForOp::create(b, loc, lo, hi, k.c(rowsPerBlock));
+  b.setInsertionPoint(blockLoop.getBody()->getTerminator());
+  Value firstRow = blockLoop.getInductionVar();
+  Value count = arith::MinSIOp::create(
+      b, loc, k.c(rowsPerBlock), arith::SubIOp::create(b, loc, hi, firstRow));
+  AttentionBlock blk{k,         M,        N,       D,      Dv,      tile,
+                     0,         0,        qRows,   keyRow, keyTile, valueTile,
+                     scoreRows, probRows, outRows, batch,  count,   firstRow};
+  blk.keys = keys;
+  blk.tileCount = tileCount;
+  blk.prefetchPass = ~0u;
+  blk.stageQueryRows(scores);
+  blk.emitOnline(scores, output, out, *online, reductions, stashBuffers,
+                 onlineRows);
+  if (blk.failedBody)
+    return failure();
+
+  const unsigned result = 0;
+  KernelPlan plan = kernelPlan(name, "", ScheduleKind::Attention, numInputs,
+                               std::span<const unsigned>(&result, 1),
+                               /*scratch=*/false);
+  plan.launch.iterations = schedule.batch * M;
+  plan.launch.grain = rowsPerBlock;
+  return singleKernel(std::move(plan));
+}
+
 } // namespace
 
 FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
@@ -730,9 +845,11 @@ FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
   fd::MatmulOp scores = schedule->scores, output = schedule->output;
   const int64_t M = schedule->rows, N = schedule->keys, D = schedule->depth,
                 Dv = schedule->valueDepth;
+  if (hasRuntimeRowsOrKeys(fusion, *schedule))
+    return runtimeAttention(fusion, module, namePrefix, width, *schedule,
+                            reductions);
   // Keys in tiles of four vectors: the scores of a tile are four vector
-  // accumulators per query row of a register tile, the K tile transposed
-  // on the stack.
+  // accumulators per row of a register tile, the K tile on the stack.
   const int64_t tile = 4 * width, tiles = (N + tile - 1) / tile,
                 paddedKeys = tiles * tile;
   int64_t perRow = 2 * paddedKeys + D + Dv,

@@ -156,6 +156,44 @@ static bool namesGraphSymbols(const Graph &graph, const DimExpr &expr) {
   return true;
 }
 
+/// A kernel's dims array (KernelAbi.h, "Runtime dims"): only a host
+/// kernel's; in a symbolic bundle each entry a symbol of the graph, once,
+/// and no values yet; in a bound one a value >= 0 per entry.
+static Status verifyRuntimeDims(const Bundle &bundle,
+                                const BundleKernel &kernel,
+                                const std::string &where) {
+  if (kernel.runtimeDims.empty() && kernel.dimValues.empty())
+    return Status::success();
+  if (kernel.payloadKind != PayloadKind::HostSharedObject)
+    return bundleError(where + " reads dims at run time, but only host "
+                               "kernels take a dims array");
+  for (size_t i = 0; i < kernel.runtimeDims.size(); ++i)
+    if (std::find(kernel.runtimeDims.begin(), kernel.runtimeDims.begin() + i,
+                  kernel.runtimeDims[i]) != kernel.runtimeDims.begin() + i)
+      return bundleError(where + " lists dim '" + kernel.runtimeDims[i] +
+                         "' twice in its dims array");
+  if (bundle.isSymbolic()) {
+    const std::vector<std::string> &symbols = bundle.graph.dims.symbols;
+    for (const std::string &dim : kernel.runtimeDims)
+      if (std::find(symbols.begin(), symbols.end(), dim) == symbols.end())
+        return bundleError(where + " reads dim '" + dim +
+                           "', which is no dim of the graph");
+    if (!kernel.dimValues.empty())
+      return bundleError(where + " has dim values before its dims are bound");
+    return Status::success();
+  }
+  if (kernel.dimValues.size() != kernel.runtimeDims.size())
+    return bundleError(where + " has " +
+                       std::to_string(kernel.dimValues.size()) +
+                       " dim values for " +
+                       std::to_string(kernel.runtimeDims.size()) + " dims");
+  for (std::int64_t value : kernel.dimValues)
+    if (value < 0)
+      return bundleError(where + " has the dim value " + std::to_string(value) +
+                         ", not a size");
+  return Status::success();
+}
+
 /// A symbolic bundle's memory plan: one symbolic slice per intermediate, of
 /// a valid tensor, a size >= 0 over the graph's symbols, used by kernels of
 /// the launch order; the static plan empty until the dims are bound.
@@ -290,6 +328,8 @@ Status verifyBundle(const Bundle &bundle) {
       return bundleError(where + " has the iteration count " +
                          kernel.symbolicIterations->toString() +
                          ", not a count over the graph's dims");
+    if (Status status = verifyRuntimeDims(bundle, kernel, where); !status.ok())
+      return status;
     if (kernel.payloadKind == PayloadKind::None &&
         kernel.schedule != ScheduleKind::ReferenceOnly)
       return bundleError(where + " has no payload");

@@ -120,6 +120,14 @@ struct BundleKernel {
   /// (KernelAbi.h, "Runtime dims"); launch.iterations is then 0 until
   /// bindBundle evaluates it. Empty for every kernel of a static bundle.
   std::optional<DimExpr> symbolicIterations;
+  /// The dims a host kernel reads as values (an attention's key count), in
+  /// the order of its dims array (KernelAbi.h, "Runtime dims"): symbols of
+  /// the graph, each once. Empty: the kernel takes no dims array.
+  std::vector<std::string> runtimeDims;
+  /// In a bound bundle: the values of runtimeDims, which the runtime passes
+  /// in the kernel's dims array (bindBundle sets them). Empty in a symbolic
+  /// bundle.
+  std::vector<std::int64_t> dimValues;
   bool operator==(const BundleKernel &) const = default;
 };
 

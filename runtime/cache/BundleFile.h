@@ -46,7 +46,7 @@ inline constexpr char kBundleMagic[8] = {'F', 'U', 'S', 'E',
 /// graph's dim table, kernels' iteration counts and arena slices as dim
 /// expressions, issue 22); a file of version 2 is refused as any other
 /// version is, and the cache compiles it again.
-inline constexpr std::uint32_t kBundleFormatVersion = 3;
+inline constexpr std::uint32_t kBundleFormatVersion = 4;
 inline constexpr std::size_t kBundleHeaderSize = 96;
 inline constexpr std::uint32_t kMaxKeyRecordLength = 4096;
 

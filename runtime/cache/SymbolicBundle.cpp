@@ -135,6 +135,13 @@ Expected<Bundle> bindBundle(const Bundle &bundle, const DimBindings &values) {
   graph.dims = DimTable();
 
   for (BundleKernel &kernel : bound.kernels) {
+    for (const std::string &dim : kernel.runtimeDims) {
+      auto value = values.find(dim);
+      if (value == values.end())
+        return Status::error(prefix + kernel.name + " reads dim '" + dim +
+                             "', which has no value");
+      kernel.dimValues.push_back(value->second);
+    }
     if (!kernel.symbolicIterations)
       continue;
     Expected<std::int64_t> iterations =

@@ -82,6 +82,9 @@ struct BorrowedHostBuffer final : BufferObject {
 struct KernelChecks {
   std::string kernel;
   std::vector<GatherRange> gathers;
+  /// The values of the kernel's dims array (BundleKernel::dimValues),
+  /// passed at `buffers[-2]` (KernelAbi.h, "Runtime dims"); empty: none.
+  std::vector<int64_t> dims;
 
   /// The words of the record.
   size_t words() const { return gathers.size() * kErrorRecordWordsPerCheck; }

@@ -259,6 +259,7 @@ DeviceResult<Executable> DeviceRuntime::load(const Bundle &bundle) {
     detail::KernelChecks checks{kernel.name, {}};
     for (uint32_t op : kernel.checkedOps)
       checks.gathers.push_back(gatherRange(bundle.graph, op));
+    checks.dims = kernel.dimValues;
     (*object)->checks.push_back(std::move(checks));
   }
   return Executable(std::move(*object));

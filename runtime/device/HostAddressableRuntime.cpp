@@ -60,17 +60,19 @@ void HostAddressableRuntime::runOnHost(detail::StreamObject &stream,
       const auto &launch = std::get<detail::LaunchCommand>(command->op);
       const detail::KernelChecks &checks =
           launch.executable->checks[launch.kernel];
-      // The error record (KernelAbi.h) sits before the bindings.
+      // The dims array and the error record (KernelAbi.h) sit before the
+      // bindings.
       std::vector<int64_t> record(checks.words());
       std::vector<void *> pointers;
-      pointers.reserve(launch.bindings.size() + 1);
+      pointers.reserve(launch.bindings.size() + 2);
+      pointers.push_back(const_cast<int64_t *>(checks.dims.data()));
       pointers.push_back(record.data());
       for (const detail::BoundBuffer &bound : launch.bindings)
         pointers.push_back(bound.buffer->hostData() + bound.offset);
       auto start = std::chrono::steady_clock::now();
       DeviceStatus status =
           launchOnHost(*launch.executable, launch.kernel, launch.config,
-                       std::span<void *const>(pointers).subspan(1));
+                       std::span<void *const>(pointers).subspan(2));
       if (fence.timingMode == TimingMode::Kernel)
         fence.timing.launches.push_back(
             std::chrono::duration_cast<std::chrono::nanoseconds>(

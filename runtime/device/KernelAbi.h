@@ -20,7 +20,8 @@ extern "C" {
 /// of `LaunchConfig::iterations` items. Chunks of one launch run concurrently
 /// on different threads, so a kernel must write only what its chunk owns.
 /// A kernel that reports checks (BundleKernel::checkedOps) finds its error
-/// record at `buffers[-1]`.
+/// record at `buffers[-1]`; one that reads dims at run time
+/// (BundleKernel::runtimeDims) finds their values at `buffers[-2]`.
 typedef void (*FuseHostKernel)(void **buffers, int64_t begin, int64_t end);
 }
 
@@ -39,23 +40,28 @@ inline constexpr unsigned kErrorRecordWordsPerCheck = 2;
 
 /// Runtime dims (issue 22, step C). A bundle compiled from a graph with
 /// symbolic dims (batch, sequence) serves every value of them. Its host
-/// kernels are compiled so that their code does not depend on those values
-/// at all: the symbolic dims of such a kernel are outer dims, every stride
-/// and inner extent it uses is static, and only the size of its iteration
-/// space (a pointwise kernel's elements, a row kernel's rows, a matmul's
-/// rows of C over all batches, in whole row blocks a grain) grows with
-/// them. So the dims reach a kernel through `begin` and `end` alone, and the
-/// calling convention above is unchanged: no dims array, no extra argument.
-/// The bundle records each such kernel's iteration count as a polynomial
-/// over the dims (BundleKernel::symbolicIterations), evaluated when a run
-/// binds the dims; the compiler proves the independence by emitting the
-/// kernel at two different values of the dims and requiring the same code
-/// (KernelCompiler.cpp, "Symbolic fusions"), and refuses, naming the dim,
-/// a schedule whose code depends on a dim's value (a matmul's N, a row
-/// length, a broadcast's stride over a symbolic dim): the caller then binds
-/// that dim before compiling. Kernels that read a dim's value as data
-/// (strides over a symbolic dim) would take the values as an int64 array
-/// beside the error record; none does yet.
+/// kernels are compiled so that their code does not depend on those values:
+/// where the symbolic dims of a kernel are outer dims and every stride and
+/// inner extent it uses is static, only the size of its iteration space (a
+/// pointwise kernel's elements, a row kernel's rows, a matmul's rows of C
+/// over all batches, in whole row blocks a grain) grows with them, and the
+/// dims reach the kernel through `begin` and `end` alone. The bundle
+/// records each kernel's iteration count as a polynomial over the dims
+/// (BundleKernel::symbolicIterations), evaluated when a run binds the dims.
+///
+/// A kernel that needs a dim's value as data (an attention's count of keys
+/// and query rows, a stride over a symbolic dim in an index map) reads it
+/// from its dims array: `buffers[-2]` points to int64 values, one per entry
+/// of BundleKernel::runtimeDims in that order, which bindBundle fills
+/// (BundleKernel::dimValues) and the runtime passes at every launch; a
+/// kernel that takes none finds whatever the runtime puts there and never
+/// reads it. The compiler proves that the code depends on the dims only
+/// through `begin`, `end` and that array by emitting the kernel at two
+/// different values of the dims and requiring the same code
+/// (KernelCompiler.cpp, "Symbolic fusions"), and refuses, naming the dim, a
+/// schedule whose code still depends on a dim's value (a matmul's N, a row
+/// length): the caller then binds that dim before compiling. GPU kernels
+/// take no dims array yet.
 
 namespace fuse {
 

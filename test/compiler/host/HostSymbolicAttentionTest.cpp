@@ -1,0 +1,260 @@
+// Issue 22: attention and gather with runtime dims on the host. An
+// attention whose sequence (query rows and keys) is symbolic reads the
+// sequence's value from its dims array (KernelAbi.h, "Runtime dims"); one
+// bundle is bound (bindBundle) to several lengths and run, each against the
+// reference interpreter on the graph bound to the same length.
+
+#include "HostCodegenTest.h"
+
+#include "runtime/cache/BundleSerialization.h"
+#include "runtime/cache/SymbolicBundle.h"
+
+#include <string>
+
+namespace fuse {
+namespace {
+
+/// `text` with "$Q" a [2 batch, 4 heads, sequence, 32] type, "$S" the
+/// scores' [2, 4, sequence, sequence], "$R" their row-reduced type.
+std::string source(std::string text) {
+  auto replace = [&](const std::string &from, const std::string &to) {
+    for (size_t at = text.find(from); at != std::string::npos;
+         at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+  };
+  replace("$Q", "tensor<2x4x?x32xf32, #fuse.dims<sequence>>");
+  replace("$S", "tensor<2x4x?x?xf32, #fuse.dims<sequence, sequence>>");
+  replace("$R", "tensor<2x4x?x1xf32, #fuse.dims<sequence>>");
+  return text;
+}
+
+/// Three attentions over one Q, K, V: (a) scaled, no mask; (b) a padding
+/// mask [batch, 1, 1, keys] added, as BERT's export has it; (c) an additive
+/// causal mask [queries, keys] given as an input, as decoders take it.
+const char *kAttention = R"(
+func.func @attention(%q: $Q, %k: $Q, %v: $Q,
+                     %pad: tensor<2x1x1x?xf32, #fuse.dims<sequence>>,
+                     %causal: tensor<?x?xf32, #fuse.dims<sequence, sequence>>)
+    -> ($Q, $Q, $Q) {
+  %s = fuse.matmul %q, %k transpose_b : $Q, $Q -> $S
+  %c = fuse.constant dense<0.17> : tensor<f32>
+  %cb = fuse.broadcast %c, dims = [] : tensor<f32> -> $S
+  %t = fuse.mul %s, %cb : $S
+  %mx = fuse.reduce max %t dims = [3] keep_dims : $S -> $R
+  %mxb = fuse.broadcast %mx, dims = [0, 1, 2, 3] : $R -> $S
+  %d = fuse.sub %t, %mxb : $S
+  %e = fuse.exp %d : $S
+  %sm = fuse.reduce sum %e dims = [3] keep_dims : $S -> $R
+  %smb = fuse.broadcast %sm, dims = [0, 1, 2, 3] : $R -> $S
+  %p = fuse.div %e, %smb : $S
+  %a = fuse.matmul %p, %v : $S, $Q -> $Q
+
+  %s2 = fuse.matmul %q, %k transpose_b : $Q, $Q -> $S
+  %t2 = fuse.mul %s2, %cb : $S
+  %pb = fuse.broadcast %pad, dims = [0, 1, 2, 3] : tensor<2x1x1x?xf32, #fuse.dims<sequence>> -> $S
+  %u2 = fuse.add %t2, %pb : $S
+  %mx2 = fuse.reduce max %u2 dims = [3] keep_dims : $S -> $R
+  %mxb2 = fuse.broadcast %mx2, dims = [0, 1, 2, 3] : $R -> $S
+  %d2 = fuse.sub %u2, %mxb2 : $S
+  %e2 = fuse.exp %d2 : $S
+  %sm2 = fuse.reduce sum %e2 dims = [3] keep_dims : $S -> $R
+  %smb2 = fuse.broadcast %sm2, dims = [0, 1, 2, 3] : $R -> $S
+  %p2 = fuse.div %e2, %smb2 : $S
+  %b = fuse.matmul %p2, %v : $S, $Q -> $Q
+
+  %s3 = fuse.matmul %q, %k transpose_b : $Q, $Q -> $S
+  %t3 = fuse.mul %s3, %cb : $S
+  %cm = fuse.broadcast %causal, dims = [2, 3] : tensor<?x?xf32, #fuse.dims<sequence, sequence>> -> $S
+  %u3 = fuse.add %t3, %cm : $S
+  %mx3 = fuse.reduce max %u3 dims = [3] keep_dims : $S -> $R
+  %mxb3 = fuse.broadcast %mx3, dims = [0, 1, 2, 3] : $R -> $S
+  %d3 = fuse.sub %u3, %mxb3 : $S
+  %e3 = fuse.exp %d3 : $S
+  %sm3 = fuse.reduce sum %e3 dims = [3] keep_dims : $S -> $R
+  %smb3 = fuse.broadcast %sm3, dims = [0, 1, 2, 3] : $R -> $S
+  %p3 = fuse.div %e3, %smb3 : $S
+  %o = fuse.matmul %p3, %v : $S, $Q -> $Q
+  return %a, %b, %o : $Q, $Q, $Q
+}
+)";
+
+/// An embedding lookup: a static table, batch * sequence ids.
+const char *kGather = R"(
+func.func @embed(%table: tensor<1000x64xf32>,
+                 %ids: tensor<?x?xi64, #fuse.dims<batch, sequence>>)
+    -> tensor<?x?x64xf32, #fuse.dims<batch, sequence>> {
+  %e = fuse.gather %table[%ids] axis = 0 : tensor<1000x64xf32>, tensor<?x?xi64, #fuse.dims<batch, sequence>> -> tensor<?x?x64xf32, #fuse.dims<batch, sequence>>
+  %t = fuse.tanh %e : tensor<?x?x64xf32, #fuse.dims<batch, sequence>>
+  return %t : tensor<?x?x64xf32, #fuse.dims<batch, sequence>>
+}
+)";
+
+class HostSymbolicAttention : public HostCodegen {
+protected:
+  Bundle compileOnce(const std::string &text) {
+    Expected<Compilation> compiled =
+        compiler.compileSource(text, target, CompileOptions{});
+    EXPECT_TRUE(compiled.ok()) << compiled.message();
+    if (!compiled.ok())
+      return Bundle();
+    EXPECT_TRUE(compiled->bundle.isSymbolic());
+    return std::move(compiled->bundle);
+  }
+
+  /// Binds `bundle` to `dims` (through the inputs' shapes), runs it on
+  /// random inputs (integers in `domains` where given) and compares every
+  /// output with the reference interpreter.
+  void checkAt(const Bundle &bundle, const DimBindings &dims,
+               std::vector<Domain> domains = {}) {
+    std::string where;
+    for (const auto &[name, value] : dims)
+      where += name + "=" + std::to_string(value) + " ";
+    SCOPED_TRACE(where + "random seed " + std::to_string(seed));
+    Expected<Graph> graph = bindDims(bundle.graph, dims);
+    ASSERT_TRUE(graph.ok()) << graph.message();
+    std::vector<HostTensorData> inputs;
+    std::vector<HostTensor> views;
+    std::vector<TensorBytes> bytes;
+    std::vector<std::vector<std::int64_t>> shapes;
+    for (size_t i = 0; i < graph->inputs.size(); ++i)
+      inputs.push_back(
+          randomTensor(graph->typeOf(graph->inputs[i]),
+                       i < domains.size() ? domains[i] : Domain{}));
+    for (HostTensorData &input : inputs) {
+      views.push_back(input.view());
+      shapes.push_back(input.type.shape);
+      const auto *p = reinterpret_cast<const std::byte *>(input.bytes.data());
+      bytes.emplace_back(p, p + input.bytes.size());
+    }
+    Expected<std::vector<HostTensorData>> expected =
+        evaluateGraph(*graph, views);
+    ASSERT_TRUE(expected.ok()) << expected.message();
+    device::DeviceResult<std::vector<TensorBytes>> actual =
+        device::runBundle(runtime, bundle, bytes, shapes);
+    ASSERT_TRUE(actual.ok()) << actual.error().message;
+    ASSERT_EQ(actual->size(), graph->outputs.size());
+    for (size_t k = 0; k < graph->outputs.size(); ++k) {
+      HostTensorData &want = (*expected)[k];
+      ASSERT_EQ((*actual)[k].size(), want.bytes.size()) << "output " << k;
+      HostTensor got{want.type, (*actual)[k].data()};
+      Comparison c = compare(
+          want.view(), got,
+          toleranceForOutput(*graph, graph->outputs[k].tensor, want.view()));
+      EXPECT_TRUE(c.ok) << "output " << k << ": " << c.message;
+    }
+  }
+};
+
+TEST_F(HostSymbolicAttention, OneBundleRunsEveryLength) {
+  Bundle bundle = compileOnce(source(kAttention));
+  ASSERT_FALSE(HasFailure());
+  // Three attention kernels, each reading the sequence from its dims array
+  // and running a query row per iteration.
+  int attention = 0;
+  for (const BundleKernel &kernel : bundle.kernels) {
+    if (kernel.schedule != ScheduleKind::Attention)
+      continue;
+    ++attention;
+    EXPECT_EQ(kernel.runtimeDims, std::vector<std::string>{"sequence"});
+    EXPECT_TRUE(kernel.dimValues.empty());
+    ASSERT_TRUE(kernel.symbolicIterations);
+    EXPECT_EQ(kernel.symbolicIterations->toString(), "sequence*8");
+  }
+  EXPECT_EQ(attention, 3);
+  for (std::int64_t sequence : {1, 7, 64, 77, 128}) {
+    checkAt(bundle, {{"sequence", sequence}});
+    ASSERT_FALSE(HasFatalFailure());
+  }
+}
+
+TEST_F(HostSymbolicAttention, BindingFillsTheDimsArray) {
+  Bundle bundle = compileOnce(source(kAttention));
+  ASSERT_FALSE(HasFailure());
+  Expected<Bundle> at77 = bindBundle(bundle, {{"sequence", 77}});
+  ASSERT_TRUE(at77.ok()) << at77.message();
+  for (size_t k = 0; k < bundle.kernels.size(); ++k) {
+    const BundleKernel &kernel = at77->kernels[k];
+    EXPECT_EQ(kernel.payload, bundle.kernels[k].payload);
+    EXPECT_EQ(kernel.runtimeDims, bundle.kernels[k].runtimeDims);
+    if (!kernel.runtimeDims.empty())
+      EXPECT_EQ(kernel.dimValues, std::vector<std::int64_t>{77});
+  }
+  EXPECT_TRUE(verifyBundle(*at77).ok());
+}
+
+TEST_F(HostSymbolicAttention, SerializationRoundTripsTheDimsFields) {
+  Bundle bundle = compileOnce(source(kAttention));
+  ASSERT_FALSE(HasFailure());
+  Expected<Bundle> read = deserializeBundle(serializeBundle(bundle));
+  ASSERT_TRUE(read.ok()) << read.message();
+  EXPECT_EQ(*read, bundle);
+  Expected<Bundle> bound = bindBundle(bundle, {{"sequence", 7}});
+  ASSERT_TRUE(bound.ok()) << bound.message();
+  Expected<Bundle> boundRead = deserializeBundle(serializeBundle(*bound));
+  ASSERT_TRUE(boundRead.ok()) << boundRead.message();
+  EXPECT_EQ(*boundRead, *bound);
+  bool values = false;
+  for (const BundleKernel &kernel : boundRead->kernels)
+    values |= kernel.dimValues == std::vector<std::int64_t>{7};
+  EXPECT_TRUE(values);
+  checkAt(*read, {{"sequence", 7}});
+}
+
+/// verifyBundle's message for `bundle` with `mend` applied to each kernel
+/// that takes a dims array.
+std::string refusal(Bundle bundle,
+                    const std::function<void(BundleKernel &)> &mend) {
+  for (BundleKernel &kernel : bundle.kernels)
+    if (!kernel.runtimeDims.empty())
+      mend(kernel);
+  Status status = verifyBundle(bundle);
+  return status.ok() ? "accepted" : status.message();
+}
+
+TEST_F(HostSymbolicAttention, VerifyBundleRefusesABadDimsRecord) {
+  Bundle bundle = compileOnce(source(kAttention));
+  ASSERT_FALSE(HasFailure());
+  ASSERT_TRUE(verifyBundle(bundle).ok());
+  EXPECT_NE(refusal(bundle, [](BundleKernel &k) { k.runtimeDims = {"length"}; })
+                .find("which is no dim of the graph"),
+            std::string::npos);
+  EXPECT_NE(
+      refusal(bundle,
+              [](BundleKernel &k) { k.runtimeDims.push_back("sequence"); })
+          .find("twice"),
+      std::string::npos);
+  EXPECT_NE(refusal(bundle, [](BundleKernel &k) { k.dimValues = {7}; })
+                .find("before its dims are bound"),
+            std::string::npos);
+  Expected<Bundle> bound = bindBundle(bundle, {{"sequence", 7}});
+  ASSERT_TRUE(bound.ok()) << bound.message();
+  EXPECT_NE(refusal(*bound, [](BundleKernel &k) { k.dimValues.clear(); })
+                .find("0 dim values for 1 dims"),
+            std::string::npos);
+  EXPECT_NE(refusal(*bound, [](BundleKernel &k) { k.dimValues = {-7}; })
+                .find("not a size"),
+            std::string::npos);
+  EXPECT_NE(
+      refusal(*bound,
+              [](BundleKernel &k) { k.payloadKind = PayloadKind::PtxText; })
+          .find("only host kernels take a dims array"),
+      std::string::npos);
+}
+
+TEST_F(HostSymbolicAttention, GatherRunsEveryLength) {
+  Bundle bundle = compileOnce(kGather);
+  ASSERT_FALSE(HasFailure());
+  bool symbolicLaunch = false;
+  for (const BundleKernel &kernel : bundle.kernels)
+    symbolicLaunch |= bool(kernel.symbolicIterations);
+  EXPECT_TRUE(symbolicLaunch);
+  std::vector<Domain> domains = {Domain{}, Domain{0, 999}};
+  for (std::int64_t sequence : {1, 7, 64, 77, 128}) {
+    checkAt(bundle, {{"batch", 2}, {"sequence", sequence}}, domains);
+    ASSERT_FALSE(HasFatalFailure());
+  }
+  checkAt(bundle, {{"batch", 3}, {"sequence", 5}}, domains);
+}
+
+} // namespace
+} // namespace fuse
