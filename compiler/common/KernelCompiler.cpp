@@ -597,6 +597,13 @@ BundleKernels::emitSymbolic(fd::FusionOp fusion,
   DimBindings first = representativeDims(symbols, kFirstPrimes);
   DimBindings second = representativeDims(symbols, kSecondPrimes);
   Expected<Representative> a = emitAt(fusion, first, prefix);
+  if (!a.ok() && readsDims)
+    return Status::error(
+        "the fusion " + prefix + " needs a static value of " +
+        dimsText(symbols) +
+        ": it reads a dim's value as data (iota, dim_value), which no host "
+        "kernel takes at run time yet: bind the dims first (bindDims, "
+        "fuse-run --dim)");
   if (!a.ok())
     return Status::error("the fusion " + prefix + " on " + dimsText(symbols) +
                          ": " + a.message() +

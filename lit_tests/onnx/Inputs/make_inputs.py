@@ -1174,10 +1174,23 @@ save("symbolic_range_step", [
 # static value of the dims, for which the bound import is compiled instead:
 # symbolic_layer_matmul ends in a MatMul; symbolic_layer_positions adds
 # position embeddings (Range over the sequence, a Gather from a table: a
-# slice of it, whose row-reduction kernel's code depends on the length).
-def symbolic_layer(name, positions=False, matmul=False):
+# slice of it); symbolic_layer_ramp adds the positions themselves as data
+# (Range over the sequence, cast and scaled: an iota, whose value no host
+# kernel takes at run time yet).
+def symbolic_layer(name, positions=False, matmul=False, ramp=False):
     nodes = [helper.make_node("Shape", ["x"], ["s"], name="shape")]
-    if positions:
+    if ramp:
+        nodes += [
+            helper.make_node("Gather", ["s", "one"], ["n"], name="n", axis=0),
+            helper.make_node("Range", ["zero", "n", "one"], ["pos"],
+                             name="pos"),
+            helper.make_node("Cast", ["pos"], ["posf"], name="posf",
+                             to=TensorProto.FLOAT),
+            helper.make_node("Unsqueeze", ["posf", "last"], ["pos2"],
+                             name="pos2"),
+            helper.make_node("Mul", ["pos2", "step"], ["pe"], name="pe"),
+        ]
+    elif positions:
         nodes += [
             helper.make_node("Gather", ["s", "one"], ["n"], name="n", axis=0),
             helper.make_node("Range", ["zero", "n", "one"], ["pos"],
@@ -1209,6 +1222,9 @@ def symbolic_layer(name, positions=False, matmul=False):
              layer_gamma, layer_beta, i64s("rows", [-1, 16])]
     if positions:
         inits += [i64s("zero", 0), i64s("one", 1), layer_table]
+    if ramp:
+        inits += [i64s("zero", 0), i64s("one", 1), i64s("last", [-1]),
+                  numpy_helper.from_array(np.array(0.01, np.float32), "step")]
     if matmul:
         nodes.append(helper.make_node("MatMul", ["sm", "w"], ["y"],
                                       name="matmul"))
@@ -1224,6 +1240,7 @@ layer_table = weight("table", [256, 16])
 symbolic_layer("symbolic_layer")
 symbolic_layer("symbolic_layer_matmul", matmul=True)
 symbolic_layer("symbolic_layer_positions", positions=True)
+symbolic_layer("symbolic_layer_ramp", ramp=True)
 
 # Two inputs that share the dynamic dims: y = x * mask[..., None].
 save("symbolic_masked", [
