@@ -563,9 +563,9 @@ Status BundleKernels::refuseSymbolic(fd::FusionOp fusion,
   return Status::error(
       "the " + kind + " fusion " + prefix + " (first op " + opName +
       ") needs a static value of " + dimsText(culprits) + ": " + why +
-      "; only pointwise and row-reduction kernels over outer symbolic dims, "
-      "and matmuls whose rows (M) alone are symbolic, take the dims at run "
-      "time yet (issue 22): bind the dims first "
+      "; only pointwise, gather and row-reduction kernels, matmuls whose "
+      "rows (M) alone are symbolic, and attention over a runtime length "
+      "take the dims at run time yet (issue 22): bind the dims first "
       "(bindDims, fuse-run --dim)");
 }
 

@@ -20,7 +20,7 @@
 // HOST: kernel 1 fuse_k0_matmul schedule matmul iterations batch*sequence grain {{[0-9]+}}{{$}}
 // HOST: arena planned per binding of the dims
 // HOST-NEXT: arena#0 tensor %{{[0-9]+}} bytes batch*sequence*256+16384
-// SCORES: the matmul fusion fuse_k0 (first op fuse.matmul) needs a static value of dims 'batch', 'sequence': its kernel's code depends on the dim's value; only pointwise and row-reduction kernels over outer symbolic dims, and matmuls whose rows (M) alone are symbolic, take the dims at run time yet (issue 22): bind the dims first (bindDims, fuse-run --dim)
+// SCORES: the matmul fusion fuse_k0 (first op fuse.matmul) needs a static value of dims 'batch', 'sequence': its kernel's code depends on the dim's value; only pointwise, gather and row-reduction kernels, matmuls whose rows (M) alone are symbolic, and attention over a runtime length take the dims at run time yet (issue 22): bind the dims first (bindDims, fuse-run --dim)
 // CHECK: the kernel compiler needs static dims, but dim 0 (batch) of tensor 0 (x), tensor<?{batch}x?{sequence}x64xf32>, is symbolic; code generation on symbolic dims is not implemented yet (issue 22): bind the dims (bindDims) first
 
 func.func @layer(%x: tensor<?x?x64xf32, #fuse.dims<batch, sequence>> {fuse.name = "x"},
