@@ -181,8 +181,21 @@ FailureOr<FusionKernels> emitHostHorizontal(fd::FusionOp fusion,
     for (auto [member, j] : launch)
       longest = std::max(longest, member->kernels.kernels[j].operands.size());
     Type ptr = LLVM::LLVMPointerType::get(b.getContext());
+    // With runtime dims a member's kernel may read its dims array and error
+    // record below its buffer list (KernelAbi.h: buffers[-2], buffers[-1]):
+    // the launch's own are copied below the list it builds.
+    int64_t below = alone ? 2 : 0;
     Value list = LLVM::AllocaOp::create(
-        b, loc, ptr, ptr, i64Constant(b, loc, int64_t(longest)), 8);
+        b, loc, ptr, ptr, i64Constant(b, loc, below + int64_t(longest)), 8);
+    for (int32_t k = 0; k < int32_t(below); ++k)
+      LLVM::StoreOp::create(b, loc,
+                            bufferPointer(b, loc, buffers, k - int32_t(below)),
+                            LLVM::GEPOp::create(b, loc, ptr, ptr, list,
+                                                ArrayRef<LLVM::GEPArg>{k}),
+                            8);
+    if (below != 0)
+      list = LLVM::GEPOp::create(b, loc, ptr, ptr, list,
+                                 ArrayRef<LLVM::GEPArg>{int32_t(below)});
     KernelPlan plan =
         kernelPlan(name, "", ScheduleKind::Horizontal, numInputs, results,
                    /*scratch=*/kernels.scratchBytes != 0);
