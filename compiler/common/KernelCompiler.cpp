@@ -609,13 +609,15 @@ BundleKernels::emitSymbolic(fd::FusionOp fusion,
                          ": " + a.message() +
                          " at representative values of the dims: bind the "
                          "dims first (bindDims, fuse-run --dim)");
-  if (readsDims)
-    return refuseSymbolic(fusion, symbols, prefix, *a,
-                          "it reads a dim's value as data (iota, dim_value)");
+  // A dim's value as data (iota, dim_value) is read from the dims array
+  // by a host pointwise kernel: the same code at both values, as a size.
   Expected<Representative> b = emitAt(fusion, second, prefix);
   if (!b.ok() || b->text != a->text || !samePlans(a->kernels, b->kernels))
-    return refuseSymbolic(fusion, symbols, prefix, *a,
-                          "its kernel's code depends on the dim's value");
+    return refuseSymbolic(
+        fusion, symbols, prefix, *a,
+        readsDims ? "it reads a dim's value as data (iota, dim_value) in a "
+                    "kernel whose code depends on the dim's value"
+                  : "its kernel's code depends on the dim's value");
   // A scratch of the same size at both values (samePlans: a matmul's packed
   // weight) is a constant request; one that grows with the dims is not.
   std::vector<DimExpr> factors = iterationFactors(fusion);
@@ -875,22 +877,35 @@ Status refuseSymbolicDims(const Graph &graph) {
 } // namespace
 
 namespace {
-/// No kernel reads a dim's value at run time yet (issue 22): a dim_value of
-/// a symbolic dim that fusion left (a dead one is gone by then) is refused
-/// here, before code generation, naming the op and the dim. A static
-/// kernel would otherwise fail on it late, as an op that is not
-/// elementwise; a symbolic one is refused as reading a dim.
-Status refuseDimValues(mlir::func::FuncOp func,
-                       DiagnosticCollector &diagnostics) {
+/// A dim_value of a symbolic dim that fusion left (a dead one is gone by
+/// then) runs only in a host kernel, which reads the dim from its dims
+/// array (KernelAbi.h, "Runtime dims"), and only where a graph input's
+/// shape gives the dim's symbols their values. Otherwise it is refused
+/// here, before code generation, naming the op and the dim (a static kernel
+/// would fail on it late, as an op that is not elementwise).
+Status refuseDimValues(mlir::func::FuncOp func, const Graph &graph,
+                       bool hostKernels, DiagnosticCollector &diagnostics) {
+  std::set<std::string> given;
+  for (TensorId input : graph.inputs)
+    for (std::int64_t dim : graph.typeOf(input).shape)
+      if (graph.dims.isValidDim(dim))
+        for (const std::string &symbol : graph.dims.expr(dim).symbols())
+          given.insert(symbol);
   std::optional<std::string> dim;
   func.walk([&](fd::DimValueOp op) {
     DimExpr expr = fd::dimsEntry(op.getDim(), 0);
     if (expr.isConstant())
       return mlir::WalkResult::advance();
+    bool known = hostKernels;
+    for (const std::string &symbol : expr.symbols())
+      known &= given.count(symbol) != 0;
+    if (known)
+      return mlir::WalkResult::advance();
     dim = expr.toString();
-    op.emitOpError() << "reads the value of dim '" << *dim
-                     << "' as data, which no kernel takes at run time yet "
-                        "(issue 22)";
+    op.emitOpError() << "reads the value of dim '" << *dim << "' as data, "
+                     << (hostKernels ? "which no input's shape gives"
+                                     : "which no GPU kernel takes at run "
+                                       "time yet (issue 22)");
     return mlir::WalkResult::interrupt();
   });
   if (!dim)
@@ -969,7 +984,10 @@ Expected<Compilation> KernelCompiler::Impl::compileModule(
     llvm::raw_string_ostream os(dumps->fused);
     module.print(os);
   }
-  if (Status status = refuseDimValues(func, diagnostics); !status.ok())
+  if (Status status = refuseDimValues(
+          func, graph, backend->payloadKind() == PayloadKind::HostSharedObject,
+          diagnostics);
+      !status.ok())
     return status;
 
   // Inputs and outputs live in the caller's buffers, the rest in the arena.

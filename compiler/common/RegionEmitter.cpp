@@ -2,6 +2,7 @@
 
 #include "compiler/common/RegionEmitter.h"
 
+#include "dialect/FuseDims.h"
 #include "runtime/ir/CheckedInt.h"
 
 #include "mlir/IR/Matchers.h"
@@ -152,15 +153,20 @@ Value RegionEmitterBase::lanePositions(Index index) {
   return arith::AddIOp::create(b, loc, base, laneSteps());
 }
 
+func::FuncOp RegionEmitterBase::hostKernel() {
+  for (auto &entry : argPointers)
+    if (func::FuncOp kernel = hostKernelOf(entry.second))
+      return kernel;
+  return nullptr;
+}
+
 Index RegionEmitterBase::mapIndex(Index index, const AffineIndexMap &given) {
   AffineIndexMap withKernel;
   if (given.runtimeDims)
-    for (auto &entry : argPointers)
-      if (mlir::func::FuncOp kernel = hostKernelOf(entry.second)) {
-        withKernel = given;
-        withKernel.kernel = kernel;
-        break;
-      }
+    if (mlir::func::FuncOp kernel = hostKernel()) {
+      withKernel = given;
+      withKernel.kernel = kernel;
+    }
   const AffineIndexMap &map = withKernel.kernel ? withKernel : given;
   bool allZero =
       llvm::all_of(map.multipliers, [](int64_t m) { return m == 0; });
@@ -371,6 +377,10 @@ RegionEmitterBase::start(Value value, Index index, SmallVector<Pending> &stack,
     return rememberEmitted(value, index, emitGather(gather, index));
   if (auto concat = dyn_cast<fd::ConcatOp>(op))
     return rememberEmitted(value, index, emitConcat(concat, index));
+  if (auto iota = dyn_cast<fd::IotaOp>(op))
+    return rememberEmitted(value, index, emitIota(iota, index));
+  if (auto dimValue = dyn_cast<fd::DimValueOp>(op))
+    return rememberEmitted(value, index, emitDimValue(dimValue));
   FailureOr<Value> own = emitTargetOp(op, index);
   if (failed(own))
     return failure();
@@ -1108,6 +1118,61 @@ FailureOr<Value> RegionEmitterBase::windowLoad(Value operand, Value at,
     return failure();
   return arith::SelectOp::create(b, loc, inside, *x, constant(compute, 0.0))
       .getResult();
+}
+
+FailureOr<Value> RegionEmitterBase::fromIndexValue(Operation *op, Value x) {
+  Type element = elementTypeOf(op->getResult(0));
+  Type compute = computeType(element);
+  if (x.getType() != vectorOf(b.getI64Type()))
+    x = vector::BroadcastOp::create(b, loc, vectorOf(b.getI64Type()), x);
+  if (isa<FloatType>(compute) && !isLowPrecisionFloat(element))
+    return arith::SIToFPOp::create(b, loc, vectorOf(compute), x).getResult();
+  if (!isa<IntegerType>(compute) || isNarrowInteger(element) ||
+      element.isInteger(1))
+    return unsupported(op, "its element type takes no index value");
+  if (compute.getIntOrFloatBitWidth() < 64)
+    return arith::TruncIOp::create(b, loc, vectorOf(compute), x).getResult();
+  return x;
+}
+
+FailureOr<Value> RegionEmitterBase::emitIota(fd::IotaOp op, Index index) {
+  AffineIndexMap map;
+  ArrayRef<int64_t> shape = shapeOf(op.getResult());
+  map.resultShape.assign(shape.begin(), shape.end());
+  map.multipliers.assign(shape.size(), 0);
+  map.multipliers[op.getAxis()] = 1;
+  Index at = mapIndex(index, mergedForRuntimeDims(op, std::move(map)));
+  return fromIndexValue(op, positionsOf(at));
+}
+
+FailureOr<Value> RegionEmitterBase::emitDimValue(fd::DimValueOp op) {
+  ::fuse::DimExpr dim = fd::dimsEntry(op.getDim(), 0);
+  if (dim.isConstant())
+    return fromIndexValue(
+        op, i64(dim.terms().empty() ? 0 : dim.terms().front().coefficient));
+  auto fusion = op->getParentOfType<fd::FusionOp>();
+  DictionaryAttr dims =
+      fusion ? fusion->getAttrOfType<DictionaryAttr>(kRuntimeDimsAttr)
+             : DictionaryAttr();
+  func::FuncOp kernel = hostKernel();
+  if (!dims || !kernel)
+    return unsupported(op, "no dims array gives its dim's value here");
+  Value sum;
+  for (const ::fuse::DimExpr::Term &term : dim.terms()) {
+    Value product = i64(term.coefficient);
+    for (const std::string &symbol : term.symbols) {
+      std::optional<unsigned> at;
+      for (auto [i, entry] : llvm::enumerate(dims))
+        if (entry.getName() == symbol)
+          at = unsigned(i);
+      if (!at)
+        return unsupported(op, "its dim is not among the kernel's dims");
+      product = arith::MulIOp::create(b, loc, product,
+                                      loadRuntimeDim(b, loc, kernel, *at));
+    }
+    sum = sum ? Value(arith::AddIOp::create(b, loc, sum, product)) : product;
+  }
+  return fromIndexValue(op, sum);
 }
 
 FailureOr<Value> RegionEmitterBase::emitConcat(fd::ConcatOp op, Index index) {

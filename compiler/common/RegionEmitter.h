@@ -453,6 +453,26 @@ protected:
   /// axis share their operand; otherwise they are gathered lane by lane.
   mlir::FailureOr<mlir::Value> emitConcat(fd::ConcatOp concat, Index index);
 
+  /// The host kernel being built (whose dims array a fusion with runtime
+  /// dims reads): the one a pointer of `argPointers` was loaded in (a
+  /// kernel with no input maps its fusion's result to its output's
+  /// pointer); null elsewhere (a GPU kernel).
+  mlir::func::FuncOp hostKernel();
+
+  /// An iota at `index`: the element's coordinate along the axis, its
+  /// position decomposed by the result's shape as an index map would (in a
+  /// fusion with runtime dims the sizes that are dims read from the
+  /// kernel's dims array: the same code at every value of the dims).
+  mlir::FailureOr<mlir::Value> emitIota(fd::IotaOp iota, Index index);
+
+  /// A dim_value: its polynomial over the dims, each read from the host
+  /// kernel's dims array (a fusion with runtime dims), or its constant.
+  mlir::FailureOr<mlir::Value> emitDimValue(fd::DimValueOp op);
+
+  /// `x`, i64 positions or a dim's value, as `op`'s result element type.
+  mlir::FailureOr<mlir::Value> fromIndexValue(mlir::Operation *op,
+                                              mlir::Value x);
+
   static std::tuple<mlir::Value, mlir::Value, unsigned>
   memoKey(mlir::Value value, Index index) {
     return std::make_tuple(value, index.value, unsigned(index.kind));

@@ -1175,8 +1175,8 @@ save("symbolic_range_step", [
 # symbolic_layer_matmul ends in a MatMul; symbolic_layer_positions adds
 # position embeddings (Range over the sequence, a Gather from a table: a
 # slice of it); symbolic_layer_ramp adds the positions themselves as data
-# (Range over the sequence, cast and scaled: an iota, whose value no host
-# kernel takes at run time yet).
+# (Range over the sequence, cast and scaled: an iota, which a host pointwise
+# kernel reads from its dims array).
 def symbolic_layer(name, positions=False, matmul=False, ramp=False):
     nodes = [helper.make_node("Shape", ["x"], ["s"], name="shape")]
     if ramp:

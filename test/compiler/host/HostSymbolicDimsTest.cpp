@@ -461,5 +461,129 @@ TEST_F(HostSymbolicDims, AMatmulOnASymbolicColumnDimIsRefusedNamingTheDim) {
   EXPECT_TRUE(bound.ok()) << bound.message();
 }
 
+/// `text` with "$S" square scores over (batch, sequence, sequence), "$I"
+/// and "$B" their i64 and i1 twins, "$Q" their row-reduced type; "$K",
+/// "$J" and "$C" scores of 64 keys over (batch, sequence) and twins.
+std::string squareSource(std::string text) {
+  auto replace = [&](const std::string &from, const std::string &to) {
+    for (size_t at = text.find(from); at != std::string::npos;
+         at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+  };
+  const char *dims = "#fuse.dims<batch, sequence, sequence>>";
+  replace("$S", std::string("tensor<?x?x?xf32, ") + dims);
+  replace("$I", std::string("tensor<?x?x?xi64, ") + dims);
+  replace("$B", std::string("tensor<?x?x?xi1, ") + dims);
+  replace("$Q", "tensor<?x?x1xf32, #fuse.dims<batch, sequence>>");
+  replace("$K", "tensor<?x?x64xf32, #fuse.dims<batch, sequence>>");
+  replace("$J", "tensor<?x?x64xi64, #fuse.dims<batch, sequence>>");
+  replace("$C", "tensor<?x?x64xi1, #fuse.dims<batch, sequence>>");
+  return text;
+}
+
+// A causal mask as GPT-2's and Llama's dynamic exports build it: the
+// positions (Range over the sequence: iotas) compared, the scores above the
+// diagonal replaced, then a softmax over each row. The rows here are 64
+// keys (a row kernel takes its row length static yet), the query positions
+// an iota over the symbolic sequence.
+const char *kCausalMask = R"(
+func.func @mask(%x: $K) -> $K {
+  %r = fuse.iota axis = 1 : $J
+  %c = fuse.iota axis = 2 : $J
+  %keep = fuse.compare ge, %r, %c : $J
+  %neg = fuse.constant dense<-1.0e9> : tensor<1xf32>
+  %negb = fuse.broadcast %neg, dims = [2] : tensor<1xf32> -> $K
+  %m = fuse.select %keep, %x, %negb : $C, $K
+  %mx = fuse.reduce max %m dims = [2] keep_dims : $K -> $Q
+  %mxb = fuse.broadcast %mx, dims = [0, 1, 2] : $Q -> $K
+  %sh = fuse.sub %m, %mxb : $K
+  %e = fuse.exp %sh : $K
+  %sm = fuse.reduce sum %e dims = [2] keep_dims : $K -> $Q
+  %smb = fuse.broadcast %sm, dims = [0, 1, 2] : $Q -> $K
+  %p = fuse.div %e, %smb : $K
+  return %p : $K
+}
+)";
+
+// The mask over square scores, each row over the symbolic sequence of keys:
+// its iotas run from the dims array, its softmax's row kernel (a symbolic
+// row length) does not yet.
+const char *kSquareMask = R"(
+func.func @mask(%x: $S) -> $S {
+  %r = fuse.iota axis = 1 : $I
+  %c = fuse.iota axis = 2 : $I
+  %keep = fuse.compare ge, %r, %c : $I
+  %neg = fuse.constant dense<-1.0e9> : tensor<1xf32>
+  %negb = fuse.broadcast %neg, dims = [2] : tensor<1xf32> -> $S
+  %m = fuse.select %keep, %x, %negb : $B, $S
+  %mx = fuse.reduce max %m dims = [2] keep_dims : $S -> $Q
+  %mxb = fuse.broadcast %mx, dims = [0, 1, 2] : $Q -> $S
+  %sh = fuse.sub %m, %mxb : $S
+  %e = fuse.exp %sh : $S
+  %sm = fuse.reduce sum %e dims = [2] keep_dims : $S -> $Q
+  %smb = fuse.broadcast %sm, dims = [0, 1, 2] : $Q -> $S
+  %p = fuse.div %e, %smb : $S
+  return %p : $S
+}
+)";
+
+// A dim's value and the positions as data: x + row * sequence, the row an
+// iota of f32 and the sequence a dim_value (products exact in f32).
+const char *kDimValue = R"(
+func.func @ramp(%x: $S) -> $S {
+  %r = fuse.iota axis = 1 : $S
+  %n = fuse.dim_value {dim = #fuse.dims<sequence>} : tensor<1xf32>
+  %nb = fuse.broadcast %n, dims = [2] : tensor<1xf32> -> $S
+  %q = fuse.mul %r, %nb : $S
+  %y = fuse.add %x, %q : $S
+  return %y : $S
+}
+)";
+
+/// Whether some kernel of `bundle` reads its dims array.
+bool readsDims(const Bundle &bundle) {
+  for (const BundleKernel &kernel : bundle.kernels)
+    if (!kernel.runtimeDims.empty())
+      return true;
+  return false;
+}
+
+TEST_F(HostSymbolicDims, ACausalMaskFromIotasRunsFromOneBundle) {
+  Expected<Compilation> compiled =
+      compiler.compileSource(squareSource(kCausalMask), target, {});
+  ASSERT_TRUE(compiled.ok()) << compiled.message();
+  ASSERT_TRUE(compiled->bundle.isSymbolic());
+  EXPECT_TRUE(readsDims(compiled->bundle));
+  for (std::int64_t sequence : {1, 7, 64, 77, 128}) {
+    checkAt(compiled->bundle, 1, sequence);
+    ASSERT_FALSE(HasFatalFailure());
+  }
+  checkAt(compiled->bundle, 3, 5);
+}
+
+TEST_F(HostSymbolicDims, ASoftmaxOverSymbolicKeysIsRefusedNamingTheRowKernel) {
+  Expected<Compilation> compiled =
+      compiler.compileSource(squareSource(kSquareMask), target, {});
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_NE(compiled.message().find("the row_reduction fusion"),
+            std::string::npos)
+      << compiled.message();
+  EXPECT_EQ(compiled.message().find("as data"), std::string::npos)
+      << compiled.message();
+}
+
+TEST_F(HostSymbolicDims, ADimValueAndAnIotaAsDataRunFromOneBundle) {
+  Expected<Compilation> compiled =
+      compiler.compileSource(squareSource(kDimValue), target, {});
+  ASSERT_TRUE(compiled.ok()) << compiled.message();
+  ASSERT_TRUE(compiled->bundle.isSymbolic());
+  EXPECT_TRUE(readsDims(compiled->bundle));
+  for (std::int64_t sequence : {1, 7, 64, 77, 128}) {
+    checkAt(compiled->bundle, 1, sequence);
+    ASSERT_FALSE(HasFatalFailure());
+  }
+  checkAt(compiled->bundle, 2, 9);
+}
+
 } // namespace
 } // namespace fuse
