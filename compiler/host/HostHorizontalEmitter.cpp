@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/common/AffineIndexMap.h"
 #include "compiler/host/HostKernelEmitter.h"
 #include "compiler/host/HostRegionEmitter.h"
 
@@ -181,21 +182,26 @@ FailureOr<FusionKernels> emitHostHorizontal(fd::FusionOp fusion,
     for (auto [member, j] : launch)
       longest = std::max(longest, member->kernels.kernels[j].operands.size());
     Type ptr = LLVM::LLVMPointerType::get(b.getContext());
-    // With runtime dims a member's kernel may read its dims array and error
-    // record below its buffer list (KernelAbi.h: buffers[-2], buffers[-1]):
-    // the launch's own are copied below the list it builds.
-    int64_t below = alone ? 2 : 0;
+    // A member that reads the dims array finds it at its list's [-2] (and
+    // the error record at [-1]): the launch's own, copied before the list.
+    bool readsDims =
+        alone && llvm::any_of(launch, [&](const auto &memberPart) {
+          auto callee = module.lookupSymbol<func::FuncOp>(
+              memberPart.first->kernels.kernels[memberPart.second].entry);
+          return callee && codegen::readsDimsArray(callee);
+        });
+    int32_t header = readsDims ? 2 : 0;
     Value list = LLVM::AllocaOp::create(
-        b, loc, ptr, ptr, i64Constant(b, loc, below + int64_t(longest)), 8);
-    for (int32_t k = 0; k < int32_t(below); ++k)
-      LLVM::StoreOp::create(b, loc,
-                            bufferPointer(b, loc, buffers, k - int32_t(below)),
-                            LLVM::GEPOp::create(b, loc, ptr, ptr, list,
-                                                ArrayRef<LLVM::GEPArg>{k}),
-                            8);
-    if (below != 0)
+        b, loc, ptr, ptr, i64Constant(b, loc, int64_t(longest) + header), 8);
+    if (readsDims) {
+      for (int32_t at : {0, 1})
+        LLVM::StoreOp::create(b, loc, bufferPointer(b, loc, buffers, at - 2),
+                              LLVM::GEPOp::create(b, loc, ptr, ptr, list,
+                                                  ArrayRef<LLVM::GEPArg>{at}),
+                              8);
       list = LLVM::GEPOp::create(b, loc, ptr, ptr, list,
-                                 ArrayRef<LLVM::GEPArg>{int32_t(below)});
+                                 ArrayRef<LLVM::GEPArg>{header});
+    }
     KernelPlan plan =
         kernelPlan(name, "", ScheduleKind::Horizontal, numInputs, results,
                    /*scratch=*/kernels.scratchBytes != 0);

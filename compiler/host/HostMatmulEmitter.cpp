@@ -211,7 +211,9 @@ AffineIndexMap forwardTransposeMap(fd::TransposeOp op) {
   map.multipliers.assign(operandShape.size(), 0);
   for (auto [resultDim, operandDim] : llvm::enumerate(op.getPermutation()))
     map.multipliers[operandDim] = strides[resultDim];
-  return map;
+  // With runtime dims its sizes and strides are read from the dims array
+  // (a head split's store stride over the sequence is S * D).
+  return mergedForRuntimeDims(op, std::move(map));
 }
 
 FailureOr<EpilogueResult> analyzeYield(Value yielded, Value c,

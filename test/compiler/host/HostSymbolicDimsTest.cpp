@@ -434,6 +434,60 @@ TEST_F(HostSymbolicDims, AHorizontalFusionOfMatmulsRunsAtEveryLength) {
   checkAllLengths(bundle);
 }
 
+/// A transformer's Q, K and V projections with the head split in their
+/// epilogues: C[b, s, h*d] stored to [b, h, s, d] (K to [b, h, d, s]), a
+/// store stride over s that is S * D (K's lanes S apart). V has 3 heads of
+/// 12 (a head narrower than a vector). One horizontal fusion of three
+/// matmuls whose epilogues read S from the dims array.
+const char *kHeadSplit = R"(
+func.func @qkv(%x: $T, %wq: tensor<64x64xf32>, %bq: tensor<64xf32>,
+               %wk: tensor<64x64xf32>, %bk: tensor<64xf32>,
+               %wv: tensor<64x36xf32>)
+    -> (tensor<?x4x?x16xf32, #fuse.dims<batch, sequence>>,
+        tensor<?x4x16x?xf32, #fuse.dims<batch, sequence>>,
+        tensor<?x3x?x12xf32, #fuse.dims<batch, sequence>>) {
+  %q = fuse.matmul %x, %wq : $T, tensor<64x64xf32> -> $T
+  %bqb = fuse.broadcast %bq, dims = [2] : tensor<64xf32> -> $T
+  %qa = fuse.add %q, %bqb : $T
+  %qr = fuse.reshape %qa : $T -> tensor<?x?x4x16xf32, #fuse.dims<batch, sequence>>
+  %qt = fuse.transpose %qr, permutation = [0, 2, 1, 3] : tensor<?x?x4x16xf32, #fuse.dims<batch, sequence>> -> tensor<?x4x?x16xf32, #fuse.dims<batch, sequence>>
+  %k = fuse.matmul %x, %wk : $T, tensor<64x64xf32> -> $T
+  %bkb = fuse.broadcast %bk, dims = [2] : tensor<64xf32> -> $T
+  %ka = fuse.add %k, %bkb : $T
+  %kr = fuse.reshape %ka : $T -> tensor<?x?x4x16xf32, #fuse.dims<batch, sequence>>
+  %kt = fuse.transpose %kr, permutation = [0, 2, 3, 1] : tensor<?x?x4x16xf32, #fuse.dims<batch, sequence>> -> tensor<?x4x16x?xf32, #fuse.dims<batch, sequence>>
+  %v = fuse.matmul %x, %wv : $T, tensor<64x36xf32> -> tensor<?x?x36xf32, #fuse.dims<batch, sequence>>
+  %vr = fuse.reshape %v : tensor<?x?x36xf32, #fuse.dims<batch, sequence>> -> tensor<?x?x3x12xf32, #fuse.dims<batch, sequence>>
+  %vt = fuse.transpose %vr, permutation = [0, 2, 1, 3] : tensor<?x?x3x12xf32, #fuse.dims<batch, sequence>> -> tensor<?x3x?x12xf32, #fuse.dims<batch, sequence>>
+  return %qt, %kt, %vt : tensor<?x4x?x16xf32, #fuse.dims<batch, sequence>>,
+                         tensor<?x4x16x?xf32, #fuse.dims<batch, sequence>>,
+                         tensor<?x3x?x12xf32, #fuse.dims<batch, sequence>>
+}
+)";
+
+TEST_F(HostSymbolicDims, AHeadSplitInALinearLayersEpilogueRunsFromOneBundle) {
+  Bundle bundle = compileOnce(kHeadSplit);
+  ASSERT_FALSE(HasFailure());
+  int rows = 0;
+  for (const BundleKernel &kernel : bundle.kernels)
+    if (kernel.symbolicIterations) {
+      EXPECT_EQ(kernel.symbolicIterations->toString(), "batch*sequence");
+      ++rows;
+    }
+  EXPECT_EQ(rows, 3);
+  for (std::int64_t sequence : {1, 7, 64, 77, 128}) {
+    Expected<Bundle> at =
+        bindBundle(bundle, {{"batch", 2}, {"sequence", sequence}});
+    ASSERT_TRUE(at.ok()) << at.message();
+    // The same code at every length.
+    for (size_t k = 0; k < bundle.kernels.size(); ++k)
+      EXPECT_EQ(at->kernels[k].payload, bundle.kernels[k].payload);
+    checkAt(bundle, 2, sequence);
+    ASSERT_FALSE(HasFatalFailure());
+  }
+  checkAt(bundle, 1, 13);
+}
+
 TEST_F(HostSymbolicDims, AMatmulOnASymbolicColumnDimIsRefusedNamingTheDim) {
   // Attention's scores, q @ k^T: N is the sequence, which the code's
   // strips depend on; B is batched. Only the rows may be symbolic.
