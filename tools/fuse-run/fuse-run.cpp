@@ -166,6 +166,13 @@ llvm::cl::opt<bool> printPlan("print-plan",
 llvm::cl::opt<std::string>
     dotFile("dot", llvm::cl::desc("Write the plan as Graphviz DOT"),
             llvm::cl::value_desc("file"), llvm::cl::cat(runCategory));
+llvm::cl::opt<std::string> emitMlir(
+    "emit-mlir",
+    llvm::cl::desc("Write the model as fuse ops to a .mlir file (an ONNX "
+                   "model as imported: its dynamic dims symbolic where they "
+                   "stay so, its initializers inputs), for fuse-opt, "
+                   "fuse-compile and fuse-run"),
+    llvm::cl::value_desc("file"), llvm::cl::cat(runCategory));
 llvm::cl::opt<std::string> matmulPrecision(
     "matmul-precision",
     llvm::cl::desc("f32 (default) or bf16: matmuls whose B is a weight (a "
@@ -193,7 +200,7 @@ llvm::cl::opt<unsigned> generate(
 /// The options, read before compiling: lld, linking in process, resets every
 /// llvm::cl option.
 struct RunOptions {
-  std::string model, runtime, outputDir, dotFile, cacheDir;
+  std::string model, runtime, outputDir, dotFile, emitMlir, cacheDir;
   std::vector<std::string> inputs, dims;
   unsigned seed = 0, bench = 0, profile = 0, threads = 0;
   bool check = false, printPlan = false, fusion = true, json = false;
@@ -1415,6 +1422,28 @@ Expected<PlannedBundle> planBundle(const RunOptions &options,
   return planned;
 }
 
+/// --emit-mlir: the model's graph (symbolic where its dims stay so) as a
+/// function of fuse ops.
+Status writeModelMlir(const RunOptions &options, const ParsedModel &model,
+                      const ModelSource &source) {
+  Expected<std::string> text = !source.isOnnx
+                                   ? Expected<std::string>(source.text)
+                                   : run::printGraph(model.graph);
+  if (!text.ok())
+    return Status::error("--emit-mlir: the graph of '" + options.model +
+                         "' does not translate to fuse ops: " + text.message());
+  std::string error;
+  std::unique_ptr<llvm::raw_fd_ostream> file =
+      openUserOutput(options.emitMlir, error);
+  if (!file)
+    return Status::error(error);
+  *file << *text;
+  if (!finishUserOutput(*file, options.emitMlir, error))
+    return Status::error(error);
+  progress("wrote the model as fuse ops to " + options.emitMlir);
+  return Status::success();
+}
+
 /// --print-plan and --dot.
 Status writePlan(const RunOptions &options, const ParsedModel &model,
                  const Bundle &bundle) {
@@ -1833,6 +1862,10 @@ int runModel(const RunOptions &options) {
   Expected<ParsedModel> model = parseModel(options, *source);
   if (!model.ok())
     return fail(model.message());
+  if (!options.emitMlir.empty())
+    if (Status written = writeModelMlir(options, *model, *source);
+        !written.ok())
+      return fail(written.message());
   if (model->graph.isSymbolic())
     if (Status bound = bindModelDims(options, *model, *source); !bound.ok())
       return fail(bound.message());
@@ -1945,6 +1978,7 @@ int generateTokensWith(const RunOptions &options, unsigned tokens) {
       {options.profile != 0, "--profile"},
       {options.printPlan, "--print-plan"},
       {!options.dotFile.empty(), "--dot"},
+      {!options.emitMlir.empty(), "--emit-mlir"},
       {!options.fusion, "--no-fusion"},
       {!options.dims.empty(), "--dim"},
       {options.threads != 0, "--threads"},
@@ -2054,6 +2088,7 @@ int main(int argc, char **argv) {
   options.threads = threads;
   options.printPlan = printPlan;
   options.dotFile = dotFile;
+  options.emitMlir = emitMlir;
   options.fusion = !noFusion;
   if (matmulPrecision == "bf16")
     options.matmulPrecision = MatmulPrecision::Bf16;
