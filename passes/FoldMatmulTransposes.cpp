@@ -74,31 +74,50 @@ Value untransposed(OpBuilder &b, Value v) {
     return Value();
   for (unsigned side = 0; side < 2; ++side) {
     Value inner = op->getOperand(side);
-    ConstantOp constant = splatConstant(op->getOperand(1 - side));
+    Value scale = op->getOperand(1 - side);
+    ConstantOp constant = splatConstant(scale);
+    // A splat of symbolic shape is a rank-0 constant broadcast (issue 22).
+    auto spread = scale.getDefiningOp<BroadcastOp>();
+    ConstantOp scalar = spread && spread.getDims().empty() && scale.hasOneUse()
+                            ? splatConstant(spread.getOperand())
+                            : nullptr;
     auto transpose = inner.getDefiningOp<TransposeOp>();
-    if (!constant || !transpose || !inner.hasOneUse())
+    if ((!constant && !scalar) || !transpose || !inner.hasOneUse())
       continue;
-    // A splat of symbolic shape has no constant (issue 22).
-    if (!cast<RankedTensorType>(transpose.getType()).hasStaticShape())
+    if (constant &&
+        !cast<RankedTensorType>(transpose.getType()).hasStaticShape())
       continue;
     Value x = unswapped(b, transpose);
     if (!x)
       continue;
     auto type = cast<RankedTensorType>(x.getType());
     auto resultType = RankedTensorType::get(
-        type.getShape(), cast<RankedTensorType>(v.getType()).getElementType());
-    auto constantType = RankedTensorType::get(
-        type.getShape(),
-        cast<RankedTensorType>(constant.getType()).getElementType());
+        type.getShape(), cast<RankedTensorType>(v.getType()).getElementType(),
+        type.getEncoding());
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(op);
-    auto splat = ConstantOp::create(
-        b, constant.getLoc(),
-        cast<DenseElementsAttr>(constant.getValue()).reshape(constantType));
-    splat->setDiscardableAttrs(constant->getDiscardableAttrDictionary());
+    Operation *splat;
+    if (scalar) {
+      splat = BroadcastOp::create(
+          b, spread.getLoc(),
+          RankedTensorType::get(
+              type.getShape(),
+              cast<RankedTensorType>(scalar.getType()).getElementType(),
+              type.getEncoding()),
+          scalar, b.getDenseI64ArrayAttr({}));
+      splat->setDiscardableAttrs(spread->getDiscardableAttrDictionary());
+    } else {
+      auto constantType = RankedTensorType::get(
+          type.getShape(),
+          cast<RankedTensorType>(constant.getType()).getElementType());
+      splat = ConstantOp::create(
+          b, constant.getLoc(),
+          cast<DenseElementsAttr>(constant.getValue()).reshape(constantType));
+      splat->setDiscardableAttrs(constant->getDiscardableAttrDictionary());
+    }
     SmallVector<Value, 2> operands(2);
     operands[side] = x;
-    operands[1 - side] = splat;
+    operands[1 - side] = splat->getResult(0);
     Operation *moved =
         b.create(op->getLoc(), op->getName().getIdentifier(), operands,
                  TypeRange{resultType}, op->getAttrs());
@@ -115,7 +134,7 @@ void eraseIfDead(Operation *op) {
   SmallVector<Operation *, 2> producers;
   for (Value v : op->getOperands())
     if (Operation *producer = v.getDefiningOp();
-        producer && isa<TransposeOp, ConstantOp>(producer))
+        producer && isa<TransposeOp, ConstantOp, BroadcastOp>(producer))
       producers.push_back(producer);
   op->erase();
   for (Operation *producer : producers)

@@ -199,10 +199,18 @@ struct AttentionBuilder {
     }
     if (block == 0)
       block = length % width == 0 ? width : length;
+    return stageRun(value, first, c(length), to, block);
+  }
+
+  /// The `length` (a runtime value) elements of `value` from flat position
+  /// `first` on, contiguous and inside one aligned block of `block`
+  /// elements, into `to`.
+  LogicalResult stageRun(Value value, Value first, Value length, Value to,
+                         int64_t block) {
     Value base = at(to, arith::SubIOp::create(b, loc, c(0), first));
     DenseMap<Value, Value> noSeeds;
     FailureOr<PeeledLoop> loop =
-        emitPeeledLoop(b, loc, first, add(first, c(length)), width, block,
+        emitPeeledLoop(b, loc, first, add(first, length), width, block,
                        pointers, noSeeds, {}, {},
                        [&](RegionEmitter &e, Index index,
                            ValueRange) -> FailureOr<SmallVector<Value>> {
@@ -222,9 +230,13 @@ struct AttentionBuilder {
 /// tiles of keys (an online softmax): a tile's E is relative to its own
 /// max, and the running sum and output rows are rescaled by exp(old max -
 /// new max) as the max grows.
+/// `guarded`: P is select(isnan(E / sum), 0, E / sum), the guard PyTorch's
+/// scaled_dot_product_attention exports: a row whose every key is masked
+/// (its sum 0, or NaN) is 0, not NaN.
 struct OnlineSoftmax {
   fd::ReduceOp max, sum;
   fd::ExpOp exp;
+  bool guarded = false;
 };
 
 /// `v` through broadcasts and reshapes; `reciprocal` also through one
@@ -243,6 +255,14 @@ Value throughBroadcasts(Value v, bool *seen = nullptr) {
   return v;
 }
 
+/// Whether `v` is a splat constant 0 (through broadcasts).
+bool isZeroConstant(Value v) {
+  auto constant = throughBroadcasts(v).getDefiningOp<fd::ConstantOp>();
+  auto dense =
+      constant ? dyn_cast<DenseFPElementsAttr>(constant.getValue()) : nullptr;
+  return dense && dense.isSplat() && dense.getSplatValue<APFloat>().isZero();
+}
+
 std::optional<OnlineSoftmax> matchSoftmax(ArrayRef<ReductionInfo> reductions,
                                           Value probs) {
   if (reductions.size() != 2)
@@ -258,10 +278,18 @@ std::optional<OnlineSoftmax> matchSoftmax(ArrayRef<ReductionInfo> reductions,
   if (!sub || sub->getOperand(0) != max.getOperand() ||
       throughBroadcasts(sub->getOperand(1)) != max.getResult())
     return std::nullopt;
+  bool guarded = false;
+  if (auto select = probs.getDefiningOp<fd::SelectOp>())
+    if (auto isNan = select.getCondition().getDefiningOp<fd::IsNaNOp>();
+        isNan && isNan->getOperand(0) == select.getFalseValue() &&
+        isZeroConstant(select.getTrueValue())) {
+      probs = select.getFalseValue();
+      guarded = true;
+    }
   Operation *p = probs.getDefiningOp();
   if (isa_and_nonnull<fd::DivOp>(p) && p->getOperand(0) == e &&
       throughBroadcasts(p->getOperand(1)) == sum.getResult())
-    return OnlineSoftmax{max, sum, exp};
+    return OnlineSoftmax{max, sum, exp, guarded};
   if (isa_and_nonnull<fd::MulOp>(p))
     for (int side = 0; side < 2; ++side) {
       bool reciprocal = false;
@@ -269,7 +297,7 @@ std::optional<OnlineSoftmax> matchSoftmax(ArrayRef<ReductionInfo> reductions,
           throughBroadcasts(p->getOperand(1 - side), &reciprocal) ==
               sum.getResult() &&
           reciprocal)
-        return OnlineSoftmax{max, sum, exp};
+        return OnlineSoftmax{max, sum, exp, guarded};
     }
   return std::nullopt;
 }
@@ -343,6 +371,16 @@ struct AttentionBlock {
     Location loc = k.loc;
     unsigned width = k.width;
     auto [j0, valid] = keysIn(t);
+    if (!scores.getTransposeB() && keys) {
+      // Runtime keys: each run lies inside its row of keys, whose length
+      // is the dims array's (N is the dim's representative value).
+      k.forEach(k.c(D), [&](Value d) {
+        check(k.stageRun(scores.getRhs(),
+                         k.add(k.mul(k.add(k.mul(batch, k.c(D)), d), n()), j0),
+                         valid, k.at(keyTile, k.mul(d, k.c(tile))), N));
+      });
+      return;
+    }
     if (!scores.getTransposeB()) {
       auto copyRuns = [&](int64_t length) {
         k.forEach(k.c(D), [&](Value d) {
@@ -529,8 +567,10 @@ struct AttentionBlock {
   }
 
   /// The block's output rows, divided by the row's `sums` where given, in
-  /// the output's storage type.
-  void storeOutputRows(fd::MatmulOp output, Value out, Value sums) {
+  /// the output's storage type; `guarded`: 0 where the sum is 0 or NaN (a
+  /// row whose every P is NaN, which the softmax's guard makes 0).
+  void storeOutputRows(fd::MatmulOp output, Value out, Value sums,
+                       bool guarded = false) {
     OpBuilder &b = k.b;
     Location loc = k.loc;
     Type element = elementTypeOf(output.getResult());
@@ -541,9 +581,18 @@ struct AttentionBlock {
         Value row = k.load(outRows, k.add(outRow, k.c(offset)), lanes);
         if (sums) {
           Value sum = k.load(sums, r, 1);
-          if (lanes != 1)
-            sum = vector::BroadcastOp::create(b, loc, row.getType(), sum);
-          row = arith::DivFOp::create(b, loc, row, sum);
+          Value splat =
+              lanes == 1
+                  ? sum
+                  : vector::BroadcastOp::create(b, loc, row.getType(), sum);
+          row = arith::DivFOp::create(b, loc, row, splat);
+          if (guarded) {
+            // UEQ: equal to 0, or unordered (NaN).
+            Value empty = arith::CmpFOp::create(
+                b, loc, arith::CmpFPredicate::UEQ, sum,
+                arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f)));
+            row = arith::SelectOp::create(b, loc, empty, k.zero(lanes), row);
+          }
         }
         RegionEmitter e(b, loc, lanes, k.pointers);
         e.store(
@@ -705,7 +754,7 @@ void AttentionBlock::emitOnline(fd::MatmulOp scores, fd::MatmulOp output,
       }
     });
   });
-  storeOutputRows(output, out, rows.runSum);
+  storeOutputRows(output, out, rows.runSum, softmax.guarded);
 }
 
 /// Query rows per block, of `rows` per head and `heads` heads, where each
@@ -752,10 +801,9 @@ FailureOr<FusionKernels> runtimeAttention(fd::FusionOp fusion, ModuleOp module,
   fd::MatmulOp scores = schedule.scores, output = schedule.output;
   Value probs = output.getLhs();
   std::optional<OnlineSoftmax> online = matchSoftmax(reductions, probs);
-  if (!online || !scores.getTransposeB() || output.getTransposeB())
-    return fusion.emitOpError(
-        "an attention with runtime dims needs a softmax row kernel, K by its "
-        "rows (transpose_b) and V by its rows");
+  if (!online || output.getTransposeB())
+    return fusion.emitOpError("an attention with runtime dims needs a softmax "
+                              "row kernel and V by its rows");
   const int64_t M = schedule.rows, N = schedule.keys, D = schedule.depth,
                 Dv = schedule.valueDepth;
   const int64_t tile = 4 * width;

@@ -96,8 +96,16 @@ constexpr int64_t kPointwisePrefetch = 1024;
 constexpr int64_t kStreamingStoreBytes = int64_t(32) << 20;
 
 /// Whether a pointwise kernel's outputs are large enough for streaming
-/// stores (each a whole tensor written at the domain's positions).
+/// stores (each a whole tensor written at the domain's positions). Never in
+/// a fusion emitted for runtime dims (kRuntimeDimsAttr): its sizes are the
+/// dims' representative values, and its code must not depend on them.
 bool streamsOutputs(ValueRange yielded) {
+  if (yielded.empty())
+    return false;
+  for (Operation *parent = yielded.front().getParentRegion()->getParentOp();
+       parent; parent = parent->getParentOp())
+    if (isa<fd::FusionOp>(parent) && parent->hasAttr(kRuntimeDimsAttr))
+      return false;
   return llvm::any_of(yielded, [](Value value) {
     auto type = cast<RankedTensorType>(value.getType());
     return type.getNumElements() *

@@ -108,14 +108,20 @@ func.func @kept(%q: tensor<4x5x8xf32>, %k: tensor<8x4x9xf32>, %k2: tensor<4x9x8x
 
 // On symbolic dims (issue 22): the moved transpose keeps the dims' names. A
 // scale is a broadcast scalar there (no splat constant of symbolic shape
-// exists), which the fold does not move, as on static dims.
+// exists): the scalar is broadcast again to the moved transpose's shape,
+// and the scaled K is read through transpose_b, as on static dims (GPT-2's
+// and Llama's dynamic-axes exports: their attention then takes its rows and
+// keys at run time).
 // CHECK-LABEL: func.func @symbolic_heads
 //       CHECK:     %[[T:.*]] = fuse.transpose %{{.*}}, permutation = [0, 2, 1, 3] : tensor<?x?x2x8xf32, #fuse.dims<batch, sequence>> -> tensor<?x2x?x8xf32, #fuse.dims<batch, sequence>>
 //       CHECK:     fuse.matmul %{{.*}}, %[[T]] transpose_b : tensor<?x2x?x8xf32, #fuse.dims<batch, sequence>>, tensor<?x2x?x8xf32, #fuse.dims<batch, sequence>> -> tensor<?x2x?x?xf32, #fuse.dims<batch, sequence, sequence>>
 // CHECK-LABEL: func.func @symbolic_scale
-//       CHECK:     fuse.transpose %{{.*}}, permutation = [0, 2, 3, 1]
-//       CHECK:     fuse.mul
-//   CHECK-NOT:     transpose_b
+//       CHECK:     %[[T:.*]] = fuse.transpose %{{.*}}, permutation = [0, 2, 1, 3] : tensor<?x?x2x8xf32, #fuse.dims<batch, sequence>> -> tensor<?x2x?x8xf32, #fuse.dims<batch, sequence>>
+//       CHECK:     %[[C:.*]] = fuse.constant dense<5.000000e-01> : tensor<f32>
+//       CHECK:     %[[B:.*]] = fuse.broadcast %[[C]], dims = [] : tensor<f32> -> tensor<?x2x?x8xf32, #fuse.dims<batch, sequence>>
+//       CHECK:     %[[M:.*]] = fuse.mul %[[T]], %[[B]] : tensor<?x2x?x8xf32, #fuse.dims<batch, sequence>>
+//       CHECK:     fuse.matmul %{{.*}}, %[[M]] transpose_b
+//   CHECK-NOT:     tensor<?x2x8x?xf32
 //       CHECK:     fuse.yield
 func.func @symbolic_heads(%q: tensor<?x2x?x8xf32, #fuse.dims<batch, sequence>>, %k: tensor<?x?x2x8xf32, #fuse.dims<batch, sequence>>) -> tensor<?x2x?x?xf32, #fuse.dims<batch, sequence, sequence>> {
   %0 = fuse.fusion matmul(%q, %k) : (tensor<?x2x?x8xf32, #fuse.dims<batch, sequence>>, tensor<?x?x2x8xf32, #fuse.dims<batch, sequence>>) -> tensor<?x2x?x?xf32, #fuse.dims<batch, sequence, sequence>> {

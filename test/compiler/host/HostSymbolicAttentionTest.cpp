@@ -9,13 +9,15 @@
 #include "runtime/cache/BundleSerialization.h"
 #include "runtime/cache/SymbolicBundle.h"
 
+#include <functional>
 #include <string>
 
 namespace fuse {
 namespace {
 
 /// `text` with "$Q" a [2 batch, 4 heads, sequence, 32] type, "$S" the
-/// scores' [2, 4, sequence, sequence], "$R" their row-reduced type.
+/// scores' [2, 4, sequence, sequence], "$R" their row-reduced type, "$M"
+/// a mask of the scores' shape.
 std::string source(std::string text) {
   auto replace = [&](const std::string &from, const std::string &to) {
     for (size_t at = text.find(from); at != std::string::npos;
@@ -25,6 +27,7 @@ std::string source(std::string text) {
   replace("$Q", "tensor<2x4x?x32xf32, #fuse.dims<sequence>>");
   replace("$S", "tensor<2x4x?x?xf32, #fuse.dims<sequence, sequence>>");
   replace("$R", "tensor<2x4x?x1xf32, #fuse.dims<sequence>>");
+  replace("$M", "tensor<2x4x?x?xi1, #fuse.dims<sequence, sequence>>");
   return text;
 }
 
@@ -78,6 +81,42 @@ func.func @attention(%q: $Q, %k: $Q, %v: $Q,
 }
 )";
 
+/// Attention as PyTorch's scaled_dot_product_attention exports it with
+/// its K already transposed ([batch, heads, depth, keys]: BERT's QKV
+/// projection stores K so) and a boolean padding mask: masked scores are
+/// -inf and P is select(isnan(P), 0, P): a key is kept where `pad` > 0.
+/// The test masks batch element 1 entirely (its every row's sum is 0), so
+/// its output is 0, not NaN.
+const char *kGuardedAttention = R"(
+func.func @guarded(%q: $Q, %kt: tensor<2x4x32x?xf32, #fuse.dims<sequence>>,
+                   %v: $Q, %pad: tensor<2x1x1x?xf32, #fuse.dims<sequence>>)
+    -> $Q {
+  %s = fuse.matmul %q, %kt : $Q, tensor<2x4x32x?xf32, #fuse.dims<sequence>> -> $S
+  %c = fuse.constant dense<0.17> : tensor<f32>
+  %cb = fuse.broadcast %c, dims = [] : tensor<f32> -> $S
+  %t = fuse.mul %s, %cb : $S
+  %z = fuse.constant dense<0.0> : tensor<f32>
+  %zp = fuse.broadcast %z, dims = [] : tensor<f32> -> tensor<2x1x1x?xf32, #fuse.dims<sequence>>
+  %m = fuse.compare gt, %pad, %zp : tensor<2x1x1x?xf32, #fuse.dims<sequence>>
+  %mb = fuse.broadcast %m, dims = [0, 1, 2, 3] : tensor<2x1x1x?xi1, #fuse.dims<sequence>> -> $M
+  %ninf = fuse.constant dense<0xFF800000> : tensor<f32>
+  %nb = fuse.broadcast %ninf, dims = [] : tensor<f32> -> $S
+  %u = fuse.select %mb, %t, %nb : $M, $S
+  %mx = fuse.reduce max %u dims = [3] keep_dims : $S -> $R
+  %mxb = fuse.broadcast %mx, dims = [0, 1, 2, 3] : $R -> $S
+  %d = fuse.sub %u, %mxb : $S
+  %e = fuse.exp %d : $S
+  %sm = fuse.reduce sum %e dims = [3] keep_dims : $S -> $R
+  %smb = fuse.broadcast %sm, dims = [0, 1, 2, 3] : $R -> $S
+  %p = fuse.div %e, %smb : $S
+  %nan = fuse.isnan %p : $S
+  %zs = fuse.broadcast %z, dims = [] : tensor<f32> -> $S
+  %g = fuse.select %nan, %zs, %p : $M, $S
+  %o = fuse.matmul %g, %v : $S, $Q -> $Q
+  return %o : $Q
+}
+)";
+
 /// An embedding lookup: a static table, batch * sequence ids.
 const char *kGather = R"(
 func.func @embed(%table: tensor<1000x64xf32>,
@@ -104,8 +143,11 @@ protected:
   /// Binds `bundle` to `dims` (through the inputs' shapes), runs it on
   /// random inputs (integers in `domains` where given) and compares every
   /// output with the reference interpreter.
-  void checkAt(const Bundle &bundle, const DimBindings &dims,
-               std::vector<Domain> domains = {}) {
+  /// `adjust` may change the random inputs before both runs.
+  void
+  checkAt(const Bundle &bundle, const DimBindings &dims,
+          std::vector<Domain> domains = {},
+          std::function<void(std::vector<HostTensorData> &)> adjust = nullptr) {
     std::string where;
     for (const auto &[name, value] : dims)
       where += name + "=" + std::to_string(value) + " ";
@@ -120,6 +162,8 @@ protected:
       inputs.push_back(
           randomTensor(graph->typeOf(graph->inputs[i]),
                        i < domains.size() ? domains[i] : Domain{}));
+    if (adjust)
+      adjust(inputs);
     for (HostTensorData &input : inputs) {
       views.push_back(input.view());
       shapes.push_back(input.type.shape);
@@ -163,6 +207,29 @@ TEST_F(HostSymbolicAttention, OneBundleRunsEveryLength) {
   EXPECT_EQ(attention, 3);
   for (std::int64_t sequence : {1, 7, 64, 77, 128}) {
     checkAt(bundle, {{"sequence", sequence}});
+    ASSERT_FALSE(HasFatalFailure());
+  }
+}
+
+TEST_F(HostSymbolicAttention, KByColumnsAndASoftmaxGuardRunFromOneBundle) {
+  Bundle bundle = compileOnce(source(kGuardedAttention));
+  ASSERT_FALSE(HasFailure());
+  int attention = 0;
+  for (const BundleKernel &kernel : bundle.kernels)
+    attention += kernel.schedule == ScheduleKind::Attention &&
+                 kernel.runtimeDims == std::vector<std::string>{"sequence"};
+  EXPECT_EQ(attention, 1);
+  // 1 key, part of a tile, one tile and a half, and several tiles.
+  // Batch element 1's pad is -1 at every key: its rows have no key.
+  auto maskSecond = [](std::vector<HostTensorData> &inputs) {
+    HostTensorData &pad = inputs[3];
+    auto *values = reinterpret_cast<float *>(pad.bytes.data());
+    const std::int64_t keys = pad.type.shape[3];
+    for (std::int64_t j = 0; j < keys; ++j)
+      values[keys + j] = -1.0f;
+  };
+  for (std::int64_t sequence : {1, 7, 64, 100, 300}) {
+    checkAt(bundle, {{"sequence", sequence}}, {}, maskSecond);
     ASSERT_FALSE(HasFatalFailure());
   }
 }

@@ -594,6 +594,20 @@ func.func @ramp(%x: $S) -> $S {
 }
 )";
 
+// A bias over square scores spread over 4 heads, as T5's relative position
+// bias is: an output of batch x 4 x sequence^2 floats, 16 MB at the first
+// representative values of the dims and 39 MB at the second, past the
+// streaming stores' threshold there: a pointwise kernel's code must not
+// depend on the output's size (it did, and T5's dynamic export fell back to
+// a bound compile).
+const char *kHeadsBias = R"(
+func.func @bias(%x: $S) -> tensor<?x4x?x?xf32, #fuse.dims<batch, sequence, sequence>> {
+  %b = fuse.broadcast %x, dims = [0, 2, 3] : $S -> tensor<?x4x?x?xf32, #fuse.dims<batch, sequence, sequence>>
+  %t = fuse.tanh %b : tensor<?x4x?x?xf32, #fuse.dims<batch, sequence, sequence>>
+  return %t : tensor<?x4x?x?xf32, #fuse.dims<batch, sequence, sequence>>
+}
+)";
+
 /// Whether some kernel of `bundle` reads its dims array.
 bool readsDims(const Bundle &bundle) {
   for (const BundleKernel &kernel : bundle.kernels)
@@ -637,6 +651,17 @@ TEST_F(HostSymbolicDims, ADimValueAndAnIotaAsDataRunFromOneBundle) {
     ASSERT_FALSE(HasFatalFailure());
   }
   checkAt(compiled->bundle, 2, 9);
+}
+
+TEST_F(HostSymbolicDims, ALargePointwiseOutputRunsFromOneBundle) {
+  Expected<Compilation> compiled =
+      compiler.compileSource(squareSource(kHeadsBias), target, {});
+  ASSERT_TRUE(compiled.ok()) << compiled.message();
+  ASSERT_TRUE(compiled->bundle.isSymbolic());
+  for (std::int64_t sequence : {1, 7, 77}) {
+    checkAt(compiled->bundle, 2, sequence);
+    ASSERT_FALSE(HasFatalFailure());
+  }
 }
 
 } // namespace
