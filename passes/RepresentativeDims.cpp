@@ -44,6 +44,9 @@ void collect(Type type, std::set<std::string> &symbols,
                                             : term.coefficient);
       symbols.insert(term.symbols.begin(), term.symbols.end());
     }
+    // A sum (past_sequence + sequence) counts as a symbol of its own.
+    if (dim.terms().size() > 1)
+      symbols.insert(dim.toString());
   }
 }
 } // namespace
@@ -99,8 +102,14 @@ RepresentativeDimsScope::~RepresentativeDimsScope() { current = previous; }
 static std::optional<int64_t> representative(const ::fuse::DimExpr &expr) {
   if (std::optional<int64_t> value = expr.constantValue())
     return value;
-  if (expr.terms().size() != 1 || !current)
+  if (!current)
     return std::nullopt;
+  if (expr.terms().size() > 1) {
+    auto sum = current->sizes().find(expr.toString());
+    if (sum == current->sizes().end())
+      return std::nullopt;
+    return sum->second;
+  }
   ::fuse::Expected<int64_t> value = expr.evaluate(current->sizes());
   if (!value.ok() || *value <= 0)
     return std::nullopt;
@@ -162,7 +171,7 @@ std::string mlir::fuse::unrepresentableDim(Operation *op) {
       if (!tensor.isDynamicDim(i))
         continue;
       ::fuse::DimExpr dim = dimExpr(tensor, i);
-      if (dim.terms().size() != 1) {
+      if (dim.terms().size() != 1 && !representative(dim)) {
         os << "dim " << i << " (" << dim.toString() << ") of " << tensor
            << " is a sum of terms, which fusion cannot compare at "
               "representative sizes";

@@ -11,8 +11,13 @@
 // representatives exactly when they are equal as polynomials (unique
 // factorization): legality's equality tests stay exact, and its cost
 // decisions see sizes about as large as the hint. A dim that is a sum
-// (sequence+1) would not compare exactly: ops with one are not fused
-// (unrepresentableDim), nor those whose counts pass 2^63. Decisions that
+// (past_sequence + sequence: a decoder's keys) counts as a symbol of its
+// own, with a prime of its own: two counts are then equal at the
+// representatives exactly when they are equal as products of symbols and
+// sums, which may call equal polynomials unequal (batch*(p+s) and
+// batch*p + batch*s), never unequal ones equal, so legality stays
+// conservative. Ops whose counts pass 2^63 are not fused
+// (unrepresentableDim). Decisions that
 // need a true value (the keys an attention kernel holds, a fusion's recorded
 // schedule) refuse symbolic dims where they are made.
 //

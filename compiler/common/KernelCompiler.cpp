@@ -251,6 +251,42 @@ DimBindings representativeDims(const std::vector<std::string> &symbols,
 constexpr std::int64_t kFirstPrimes[] = {97, 101, 103, 107, 109, 113};
 constexpr std::int64_t kSecondPrimes[] = {131, 137, 139, 149, 151, 157};
 
+/// The dims of `fusion`'s types that are sums of terms (past_sequence +
+/// sequence: a decoder's keys), each once.
+std::vector<DimExpr> sumDims(fd::FusionOp fusion) {
+  std::vector<DimExpr> sums;
+  forEachFusionType(fusion, [&](mlir::Type type) {
+    auto tensor = mlir::dyn_cast<mlir::RankedTensorType>(type);
+    if (!tensor || fd::isStaticTensor(tensor))
+      return;
+    for (const DimExpr &dim : fd::shapeExprs(tensor))
+      if (dim.terms().size() > 1 &&
+          std::find(sums.begin(), sums.end(), dim) == sums.end())
+        sums.push_back(dim);
+  });
+  return sums;
+}
+
+/// `values` with each sum of `sums` as a dim of its own, named by its
+/// text and valued at `values` (a kernel reads it from its dims array as it
+/// reads a symbol; bindBundle evaluates it). Failure where a sum is not a
+/// size > 1 there, or two dims share a value (a kernel finds a runtime dim
+/// by its value: runtimeDimIndex).
+std::optional<DimBindings> withSumDims(DimBindings values,
+                                       const std::vector<DimExpr> &sums) {
+  for (const DimExpr &sum : sums) {
+    Expected<std::int64_t> value = sum.evaluate(values);
+    if (!value.ok() || *value <= 1)
+      return std::nullopt;
+    values[sum.toString()] = *value;
+  }
+  std::set<std::int64_t> seen;
+  for (const auto &[name, value] : values)
+    if (!seen.insert(value).second)
+      return std::nullopt;
+  return values;
+}
+
 /// `type` with its symbolic dims bound to `values`; failure where one is
 /// not a size.
 mlir::FailureOr<mlir::Type> bindType(mlir::Type type,
@@ -544,10 +580,16 @@ Status BundleKernels::refuseSymbolic(fd::FusionOp fusion,
   std::vector<std::string> culprits;
   DimBindings base = representativeDims(symbols, kFirstPrimes);
   DimBindings other = representativeDims(symbols, kSecondPrimes);
+  std::vector<DimExpr> sums = sumDims(fusion);
   for (const std::string &symbol : symbols) {
     DimBindings values = base;
     values[symbol] = other[symbol];
-    Expected<Representative> changed = emitAt(fusion, values, prefix);
+    std::optional<DimBindings> withSums = withSumDims(values, sums);
+    if (!withSums) {
+      culprits.push_back(symbol);
+      continue;
+    }
+    Expected<Representative> changed = emitAt(fusion, *withSums, prefix);
     if (!changed.ok() || changed->text != first.text ||
         !samePlans(changed->kernels, first.kernels))
       culprits.push_back(symbol);
@@ -577,25 +619,21 @@ BundleKernels::emitSymbolic(fd::FusionOp fusion,
   fusion.walk([&](mlir::Operation *op) {
     readsDims |= mlir::isa<fd::IotaOp, fd::DimValueOp>(op);
   });
-  // A dim that is a sum of terms (sequence - 1) has no size formula the
-  // memory plan takes (SymbolicBundle.h): its values are bound first.
-  std::optional<std::string> sum;
-  forEachFusionType(fusion, [&](mlir::Type type) {
-    auto tensor = mlir::dyn_cast<mlir::RankedTensorType>(type);
-    if (sum || !tensor || fd::isStaticTensor(tensor))
-      return;
-    for (const DimExpr &dim : fd::shapeExprs(tensor))
-      if (dim.terms().size() > 1)
-        sum = dim.toString();
-  });
-  if (sum)
+  // A dim that is a sum of terms (past_sequence + sequence) is a runtime
+  // dim of its own, its value computed when the bundle is bound.
+  std::vector<DimExpr> sums = sumDims(fusion);
+  std::optional<DimBindings> withFirst =
+      withSumDims(representativeDims(symbols, kFirstPrimes), sums);
+  std::optional<DimBindings> withSecond =
+      withSumDims(representativeDims(symbols, kSecondPrimes), sums);
+  if (!withFirst || !withSecond)
     return Status::error("the fusion " + prefix + " on " + dimsText(symbols) +
-                         ": its dim " + *sum +
-                         " is a sum of terms, which no kernel takes at run "
-                         "time yet: bind the dims first (bindDims, fuse-run "
-                         "--dim)");
-  DimBindings first = representativeDims(symbols, kFirstPrimes);
-  DimBindings second = representativeDims(symbols, kSecondPrimes);
+                         ": its dim " + sums.front().toString() +
+                         " is a sum of terms that is no size at the dims' "
+                         "representative values: bind the dims first "
+                         "(bindDims, fuse-run --dim)");
+  DimBindings first = std::move(*withFirst);
+  DimBindings second = std::move(*withSecond);
   Expected<Representative> a = emitAt(fusion, first, prefix);
   if (!a.ok() && readsDims)
     return Status::error(
@@ -669,7 +707,8 @@ BundleKernels::emitSymbolic(fd::FusionOp fusion,
       if (auto func = kernelModule.lookupSymbol<mlir::func::FuncOp>(name))
         readsDims |= codegen::readsDimsArray(func);
     if (readsDims)
-      plan.runtimeDims = symbols;
+      for (const auto &[name, value] : first)
+        plan.runtimeDims.push_back(name);
   }
   return std::move(*kernels);
 }

@@ -1175,6 +1175,18 @@ FailureOr<Value> RegionEmitterBase::emitDimValue(fd::DimValueOp op) {
   return fromIndexValue(op, sum);
 }
 
+/// `v`, a size of `op`'s fusion at the representative values of its dims:
+/// read from the host kernel's dims array where the fusion is emitted for
+/// runtime dims (runtimeSize), else a constant.
+static Value sizeValue(OpBuilder &b, Location loc, Operation *op,
+                       func::FuncOp kernel, int64_t v) {
+  auto fusion = op->getParentOfType<fd::FusionOp>();
+  DictionaryAttr dims =
+      fusion ? fusion->getAttrOfType<DictionaryAttr>(kRuntimeDimsAttr)
+             : DictionaryAttr();
+  return runtimeSize(b, loc, dims, dims ? kernel : func::FuncOp(), v);
+}
+
 FailureOr<Value> RegionEmitterBase::emitConcat(fd::ConcatOp op, Index index) {
   ArrayRef<int64_t> shape = shapeOf(op.getResult());
   int64_t axis = op.getAxis();
@@ -1190,26 +1202,40 @@ FailureOr<Value> RegionEmitterBase::emitConcat(fd::ConcatOp op, Index index) {
   auto c = [&](int64_t v) {
     return lanes ? constantVector(i64Type, v) : i64(v);
   };
-  Value innerIndex = arith::RemUIOp::create(b, loc, position, c(inner));
-  Value row = arith::DivUIOp::create(b, loc, position, c(inner));
-  Value coordinate = arith::RemUIOp::create(b, loc, row, c(shape[axis]));
-  Value outer = arith::DivUIOp::create(b, loc, row, c(shape[axis]));
+  // Sizes with runtime dims read from the dims array (a decoder's cache:
+  // concat(past, new) along past_sequence + sequence).
+  auto splat = [&](Value scalar) -> Value {
+    return lanes ? Value(vector::BroadcastOp::create(
+                       b, loc, VectorType::get({width}, i64Type), scalar))
+                 : scalar;
+  };
+  auto size = [&](int64_t v) {
+    return splat(sizeValue(b, loc, op, hostKernel(), v));
+  };
+  Value innerSize = size(inner), axisSize = size(shape[axis]);
+  Value innerIndex = arith::RemUIOp::create(b, loc, position, innerSize);
+  Value row = arith::DivUIOp::create(b, loc, position, innerSize);
+  Value coordinate = arith::RemUIOp::create(b, loc, row, axisSize);
+  Value outer = arith::DivUIOp::create(b, loc, row, axisSize);
   Value result;
-  int64_t offset = 0;
+  Value offset = c(0);
   for (Value operand : op.getOperands()) {
-    int64_t size = shapeOf(operand)[axis];
-    if (size == 0)
+    int64_t staticSize = shapeOf(operand)[axis];
+    if (staticSize == 0)
       continue;
+    Value operandSize = size(staticSize);
     Value local = arith::MaxSIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, coordinate, c(offset)), c(0));
-    local = arith::MinSIOp::create(b, loc, local, c(size - 1));
+        b, loc, arith::SubIOp::create(b, loc, coordinate, offset), c(0));
+    local = arith::MinSIOp::create(
+        b, loc, local, arith::SubIOp::create(b, loc, operandSize, c(1)));
     Value operandPosition = arith::AddIOp::create(
         b, loc,
         arith::MulIOp::create(
             b, loc,
             arith::AddIOp::create(
-                b, loc, arith::MulIOp::create(b, loc, outer, c(size)), local),
-            c(inner)),
+                b, loc, arith::MulIOp::create(b, loc, outer, operandSize),
+                local),
+            innerSize),
         innerIndex);
     Index at{index.kind, operandPosition, index.block};
     if (lanes)
@@ -1223,9 +1249,9 @@ FailureOr<Value> RegionEmitterBase::emitConcat(fd::ConcatOp op, Index index) {
       result = arith::SelectOp::create(
           b, loc,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, coordinate,
-                                c(offset)),
+                                offset),
           *value, result);
-    offset += size;
+    offset = arith::AddIOp::create(b, loc, offset, operandSize);
   }
   return result;
 }
@@ -1275,10 +1301,25 @@ FailureOr<Value> RegionEmitterBase::emitGather(fd::GatherOp gather,
   auto c64 = [&](int64_t v) {
     return uniform || width == 1 ? i64(v) : constantVector(i64Type, v);
   };
+  // The axis' size and stride, with runtime dims read from the dims array
+  // (a table of batch x total_sequence rows: a decoder's flattened mask).
+  auto fusion = gather->getParentOfType<fd::FusionOp>();
+  DictionaryAttr dims =
+      fusion ? fusion->getAttrOfType<DictionaryAttr>(kRuntimeDimsAttr)
+             : DictionaryAttr();
+  func::FuncOp kernel = hostKernel();
+  auto size = [&](int64_t v) -> Value {
+    if (!dims || !kernel || v == 0)
+      return c64(v);
+    Value scalar = runtimeSize(b, loc, dims, kernel, v);
+    return uniform || width == 1 ? scalar
+                                 : Value(vector::BroadcastOp::create(
+                                       b, loc, vectorOf(i64Type), scalar));
+  };
   auto [wrapped, inRange] =
-      wrapIndex(key, dataShape[axis], gather.getResult(), c64);
+      wrapIndex(key, dataShape[axis], gather.getResult(), size);
   Value safe = arith::SelectOp::create(b, loc, inRange, wrapped, c64(0));
-  Value offset = arith::MulIOp::create(b, loc, safe, c64(dataStrides[axis]));
+  Value offset = arith::MulIOp::create(b, loc, safe, size(dataStrides[axis]));
   Index base = mapIndex(index, baseMap);
   Index position;
   if (width == 1) {

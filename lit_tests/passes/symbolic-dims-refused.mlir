@@ -6,8 +6,11 @@
 // Issue 22, step B: the fusion passes run on symbolic dims, counting each
 // symbol at a representative size (passes/RepresentativeDims.h), and refuse
 // per op or per kernel where a static dim is needed:
-// - an op with a dim that is a sum of terms (sequence - 1) stays unfused
-//   (fusion compares element counts exactly only for products);
+// - a dim that is a sum of terms (sequence - 1) counts as a symbol of its
+//   own (a prime of its own): ops on it fuse with each other, and the
+//   comparisons with the other dims stay conservative (the slice that makes
+//   sequence - 1 rows counts more rows than its operand here, so the ops
+//   before it are not recomputed into it);
 // - fuse-select-schedules records sizes in a schedule: it refuses each fusion
 //   with a symbolic dim, naming the dim;
 // - attention (symbolic keys) is in symbolic-dims-fusion.mlir.
@@ -34,7 +37,8 @@ func.func @bert_like(%x: tensor<?x?x64xf32, #fuse.dims<batch, sequence>>,
 
 // -----
 
-// The ops on sequence - 1 rows stay alone; those on sequence rows fuse.
+// The ops on sequence - 1 rows fuse with each other, those on sequence rows
+// too.
 // CHECK-LABEL: func.func @sum_dim
 // CHECK: %[[F:.*]] = fuse.fusion pointwise
 // CHECK-NEXT: ^bb0
@@ -42,20 +46,25 @@ func.func @bert_like(%x: tensor<?x?x64xf32, #fuse.dims<batch, sequence>>,
 // CHECK-NEXT: fuse.neg
 // CHECK-NEXT: fuse.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: %[[S:.*]] = fuse.slice %[[F]]
-// CHECK-NEXT: %[[T:.*]] = fuse.tanh %[[S]]
-// CHECK-NEXT: %[[A:.*]] = fuse.abs %[[T]]
+// CHECK-NEXT: %[[A:.*]] = fuse.fusion pointwise(%[[F]])
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: fuse.slice
+// CHECK-NEXT: fuse.tanh
+// CHECK-NEXT: fuse.abs
+// CHECK-NEXT: fuse.yield
+// CHECK-NEXT: }
 // CHECK-NEXT: return %[[F]], %[[A]]
-// EXPLAIN: remark: not fused: dim 0 (sequence-1) of tensor<?x64xf32, #fuse.dims<sequence - 1>> is a sum of terms, which fusion cannot compare at representative sizes
-// EXPLAIN: remark: not fused: dim 0 (sequence-1)
-// EXPLAIN: remark: not fused: dim 0 (sequence-1)
-// EXPLAIN-NOT: not fused
+// EXPLAIN-NOT: sum of terms
+// EXPLAIN: remark: fused %3 (fuse.tanh) into %4 (fuse.abs) (pointwise)
+// EXPLAIN: remark: fused %2 (fuse.slice) into %3 (fuse.tanh) (pointwise)
 // EXPLAIN: remark: fused %0 (fuse.exp) into %1 (fuse.neg) (pointwise)
+// EXPLAIN: remark: not fused %1 (fuse.neg) into %2 (fuse.slice)
 func.func @sum_dim(%x: tensor<?x64xf32, #fuse.dims<sequence>>)
     -> (tensor<?x64xf32, #fuse.dims<sequence>>, tensor<?x64xf32, #fuse.dims<sequence - 1>>) {
   // expected-error @+1 {{'fuse.fusion' op needs static dims for its schedule, but dim 0 (sequence) of tensor<?x64xf32, #fuse.dims<sequence>> is symbolic}}
   %e = fuse.exp %x : tensor<?x64xf32, #fuse.dims<sequence>>
   %n = fuse.neg %e : tensor<?x64xf32, #fuse.dims<sequence>>
+  // expected-error @+1 {{'fuse.fusion' op needs static dims for its schedule, but dim 0 (sequence) of tensor<?x64xf32, #fuse.dims<sequence>> is symbolic}}
   %s = fuse.slice %n offsets = [1, 0] sizes = [-1, 64] strides = [1, 1] : tensor<?x64xf32, #fuse.dims<sequence>> -> tensor<?x64xf32, #fuse.dims<sequence - 1>>
   %t = fuse.tanh %s : tensor<?x64xf32, #fuse.dims<sequence - 1>>
   %u = fuse.abs %t : tensor<?x64xf32, #fuse.dims<sequence - 1>>

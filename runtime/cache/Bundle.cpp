@@ -173,9 +173,14 @@ static Status verifyRuntimeDims(const Bundle &bundle,
       return bundleError(where + " lists dim '" + kernel.runtimeDims[i] +
                          "' twice in its dims array");
   if (bundle.isSymbolic()) {
+    // A symbol, or a sum of terms among the graph's dims named by its text.
     const std::vector<std::string> &symbols = bundle.graph.dims.symbols;
+    const std::vector<DimExpr> &exprs = bundle.graph.dims.exprs;
     for (const std::string &dim : kernel.runtimeDims)
-      if (std::find(symbols.begin(), symbols.end(), dim) == symbols.end())
+      if (std::find(symbols.begin(), symbols.end(), dim) == symbols.end() &&
+          std::none_of(exprs.begin(), exprs.end(), [&](const DimExpr &expr) {
+            return expr.terms().size() > 1 && expr.toString() == dim;
+          }))
         return bundleError(where + " reads dim '" + dim +
                            "', which is no dim of the graph");
     if (!kernel.dimValues.empty())

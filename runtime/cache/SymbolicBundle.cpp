@@ -96,6 +96,28 @@ dimsFromInputShapes(const Graph &graph,
   return values;
 }
 
+Expected<std::int64_t> runtimeDimValue(const DimTable &dims,
+                                       const std::string &name,
+                                       const DimBindings &values) {
+  if (std::find(dims.symbols.begin(), dims.symbols.end(), name) !=
+      dims.symbols.end()) {
+    auto value = values.find(name);
+    if (value == values.end())
+      return Status::error("it has no value");
+    return value->second;
+  }
+  for (const DimExpr &expr : dims.exprs) {
+    if (expr.terms().size() < 2 || expr.toString() != name)
+      continue;
+    Expected<std::int64_t> value = expr.evaluate(values);
+    if (value.ok() && *value < 0)
+      return Status::error("its value " + std::to_string(*value) +
+                           " is no size");
+    return value;
+  }
+  return Status::error("it is no dim of the graph");
+}
+
 Expected<Bundle> bindBundle(const Bundle &bundle, const DimBindings &values) {
   if (!bundle.isSymbolic()) {
     if (!values.empty())
@@ -136,11 +158,12 @@ Expected<Bundle> bindBundle(const Bundle &bundle, const DimBindings &values) {
 
   for (BundleKernel &kernel : bound.kernels) {
     for (const std::string &dim : kernel.runtimeDims) {
-      auto value = values.find(dim);
-      if (value == values.end())
+      Expected<std::int64_t> value =
+          runtimeDimValue(bundle.graph.dims, dim, values);
+      if (!value.ok())
         return Status::error(prefix + kernel.name + " reads dim '" + dim +
-                             "', which has no value");
-      kernel.dimValues.push_back(value->second);
+                             "': " + value.message());
+      kernel.dimValues.push_back(*value);
     }
     if (!kernel.symbolicIterations)
       continue;

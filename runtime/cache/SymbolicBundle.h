@@ -41,6 +41,14 @@ dimsFromInputShapes(const Graph &graph,
                     std::span<const std::vector<std::int64_t>> shapes,
                     std::span<const std::string> names = {});
 
+/// The value of a kernel's runtime dim `name` (BundleKernel::runtimeDims):
+/// a symbol of `dims`, or a sum of terms among its expressions named by its
+/// text (DimExpr::toString), evaluated at `values`. An error where it is
+/// neither, has no value, or is no size.
+Expected<std::int64_t> runtimeDimValue(const DimTable &dims,
+                                       const std::string &name,
+                                       const DimBindings &values);
+
 /// The static bundle of `bundle` with its dims bound to `values`: the
 /// graph's types bound (tensors and ops keep their numbers), each kernel's
 /// iteration count evaluated and the arena planned for the bound sizes

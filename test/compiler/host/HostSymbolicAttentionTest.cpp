@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <string>
+#include <tuple>
 
 namespace fuse {
 namespace {
@@ -125,6 +126,20 @@ func.func @embed(%table: tensor<1000x64xf32>,
   %e = fuse.gather %table[%ids] axis = 0 : tensor<1000x64xf32>, tensor<?x?xi64, #fuse.dims<batch, sequence>> -> tensor<?x?x64xf32, #fuse.dims<batch, sequence>>
   %t = fuse.tanh %e : tensor<?x?x64xf32, #fuse.dims<batch, sequence>>
   return %t : tensor<?x?x64xf32, #fuse.dims<batch, sequence>>
+}
+)";
+
+/// A gather from a table whose rows are a dim (a decoder's flattened mask,
+/// batch x total_sequence rows): the index's wrap and bound read the rows
+/// from the dims array. Indices in [-1, 1]: negative ones count from the
+/// end.
+const char *kTableGather = R"(
+func.func @table(%table: tensor<?x4xf32, #fuse.dims<rows>>,
+                 %ids: tensor<?x?xi64, #fuse.dims<batch, sequence>>)
+    -> tensor<?x?x4xf32, #fuse.dims<batch, sequence>> {
+  %e = fuse.gather %table[%ids] axis = 0 : tensor<?x4xf32, #fuse.dims<rows>>, tensor<?x?xi64, #fuse.dims<batch, sequence>> -> tensor<?x?x4xf32, #fuse.dims<batch, sequence>>
+  %t = fuse.tanh %e : tensor<?x?x4xf32, #fuse.dims<batch, sequence>>
+  return %t : tensor<?x?x4xf32, #fuse.dims<batch, sequence>>
 }
 )";
 
@@ -321,6 +336,21 @@ TEST_F(HostSymbolicAttention, GatherRunsEveryLength) {
     ASSERT_FALSE(HasFatalFailure());
   }
   checkAt(bundle, {{"batch", 3}, {"sequence", 5}}, domains);
+}
+
+TEST_F(HostSymbolicAttention, AGatherFromATableOfRuntimeRowsRunsEveryLength) {
+  Bundle bundle = compileOnce(kTableGather);
+  ASSERT_FALSE(HasFailure());
+  std::vector<Domain> domains = {Domain{}, Domain{-1, 1}};
+  for (auto [rows, batch, sequence] :
+       {std::tuple<std::int64_t, std::int64_t, std::int64_t>{2, 1, 1},
+        {5, 2, 7},
+        {77, 1, 64},
+        {3, 3, 5}}) {
+    checkAt(bundle, {{"rows", rows}, {"batch", batch}, {"sequence", sequence}},
+            domains);
+    ASSERT_FALSE(HasFatalFailure());
+  }
 }
 
 } // namespace
