@@ -4538,29 +4538,35 @@ TensorId Importer::symbolicRange() {
   if (!start || !limit || !delta || start->elements.size() != 1 ||
       limit->elements.size() != 1 || delta->elements.size() != 1)
     fail("a Range over symbolic dims takes integer scalars");
-  std::optional<std::int64_t> first = start->elements[0].constantValue(),
+  const DimExpr &startExpr = start->elements[0];
+  std::optional<std::int64_t> first = startExpr.constantValue(),
                               step = delta->elements[0].constantValue();
-  if (!first || !step || (*step != 1 && *step != -1))
-    fail("a Range over symbolic dims needs a known start and a delta of 1 "
-         "or -1 (its length, ceil((limit - start) / delta), must be a dim "
-         "expression); got start " +
-         start->elements[0].toString() + ", delta " +
-         delta->elements[0].toString());
-  DimExpr length =
-      checkedExpr(DimExpr::sub(limit->elements[0], DimExpr::constant(*first)),
-                  "the Range's length");
+  if (!step || (*step != 1 && *step != -1) || (!first && !isInteger(type)))
+    fail("a Range over symbolic dims needs a delta of 1 or -1 and, for "
+         "floats, a known start (its length, ceil((limit - start) / delta), "
+         "must be a dim expression); got start " +
+         startExpr.toString() + ", delta " + delta->elements[0].toString());
+  DimExpr length = checkedExpr(DimExpr::sub(limit->elements[0], startExpr),
+                               "the Range's length");
   if (*step < 0)
     length = checkedExpr(DimExpr::sub(DimExpr(), length), "the Range's length");
   const TensorType resultType{type, {codeOf(length, "the Range's length")}};
   TensorId y = check(b->iota(resultType, 0));
   if (*step < 0)
     y = check(b->neg(y));
-  if (*first != 0)
+  if (!first) {
+    // A decoder's positions, Range(past_sequence, past_sequence +
+    // sequence): the start is the dim's value, read at run time.
+    TensorId at =
+        check(b->dimValue({type, {1}}, codeOf(startExpr, "the Range's start")));
+    y = check(b->add(y, check(b->broadcast(at, resultType.shape, {0}))));
+  } else if (*first != 0) {
     y = check(b->add(y, splat(resultType, double(*first))));
-  if (*step == 1 && isInteger(type))
+  }
+  if (*step == 1 && isInteger(type) && first)
     counting[y] = *first;
   if (isInteger(type))
-    affine[y] = {{DimExpr::constant(*step)}, DimExpr::constant(*first)};
+    affine[y] = {{DimExpr::constant(*step)}, startExpr};
   return y;
 }
 
