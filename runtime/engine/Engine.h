@@ -318,6 +318,18 @@ Tensor linear(const Tensor &x, const Tensor &weight, const Tensor &bias = {});
 std::vector<Tensor> call(Session &session, const Graph &graph,
                          std::span<const Tensor> inputs);
 
+/// A call of a graph with symbolic dims (issue 22): compiled once for every
+/// value of its dims (its bundle cached under the symbolic graph), bound to
+/// the inputs' shapes (dimsFromInputShapes) and run at once, after the
+/// blocks recorded so far. Every later call with other values of the dims
+/// compiles nothing. An error where the inputs do not fit the graph, where
+/// a run fails, or where the compiler cannot keep the dims symbolic (then
+/// `refused`, where given, is set: the caller may bind the dims and call()
+/// instead).
+Expected<std::vector<Tensor>> callSymbolic(Session &session, const Graph &graph,
+                                           std::span<const Tensor> inputs,
+                                           bool *refused = nullptr);
+
 } // namespace fuse::engine
 
 #endif // FUSE_RUNTIME_ENGINE_ENGINE_H

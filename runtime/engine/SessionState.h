@@ -179,6 +179,22 @@ struct SessionState : std::enable_shared_from_this<SessionState> {
   Expected<std::vector<StoragePtr>>
   executeUnfused(RecordingStream &stream, const Graph &graph,
                  const std::vector<StoragePtr> &inputs);
+
+  /// Graphs with symbolic dims called whole (callSymbolic, issue 22): each
+  /// bundle compiled or read once by key, and its bindings most recently
+  /// loaded (at most kKeptBindings), by key and dims. Guarded by `mutex`.
+  std::map<std::string, std::shared_ptr<const Bundle>> symbolicBundles;
+  std::vector<std::pair<std::string, std::shared_ptr<const LoadedBundle>>>
+      boundBundles;
+  /// The symbolic bundle of `canonical`: from the session, the cache or
+  /// the compiler (a compile's failure has compileFailed set).
+  std::variant<std::shared_ptr<const Bundle>, LoadFailure>
+  findOrCompileSymbolic(const Graph &canonical, const BundleKey &key,
+                        const std::string &keyHex);
+  /// `bundle` bound to `dims` and loaded (kept by `boundKey`).
+  Expected<std::shared_ptr<const LoadedBundle>>
+  loadBound(const Bundle &bundle, const DimBindings &dims,
+            const std::string &boundKey);
   /// Syncs `stream`: its mutex must be held.
   Status flushLocked(RecordingStream &stream);
   Status flush(RecordingStream &stream) {

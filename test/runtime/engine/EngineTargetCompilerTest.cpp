@@ -180,6 +180,158 @@ TEST(EngineTargetCompilerTest, AKeptWeightIsPackedOnce) {
   EXPECT_EQ(session->counters().fallbacks, 0u);
 }
 
+/// A decoder step's attention for callSymbolic: a cache of `past` rows per
+/// head grown by `sequence` new ones (concat), and each new row's
+/// softmax-weighted sum over all past + sequence rows; `heads` 0 drops the
+/// heads dim.
+Expected<Graph> cacheStep(std::int64_t heads) {
+  GraphBuilder b;
+  const std::int64_t past = b.symbol("past"), sequence = b.symbol("sequence");
+  const std::int64_t keys = b.dim(
+      *DimExpr::add(DimExpr::symbol("past"), DimExpr::symbol("sequence")));
+  auto shape = [&](std::int64_t rows, std::int64_t last) {
+    return heads ? std::vector<std::int64_t>{heads, rows, last}
+                 : std::vector<std::int64_t>{rows, last};
+  };
+  const std::int64_t axis = heads ? 1 : 0, rowAxis = heads ? 2 : 1;
+  TensorId cache = b.input({ElementType::F32, shape(past, 8)}, "cache");
+  TensorId fresh = b.input({ElementType::F32, shape(sequence, 8)}, "new");
+  TensorId grown = b.concat({cache, fresh}, axis);
+  TensorId scores = b.matmul(fresh, grown, false, true);
+  TensorId top = b.reduce(ReduceKind::Max, scores, {rowAxis}, true);
+  TensorId e = b.exp(b.sub(scores, b.broadcastTo(top, shape(sequence, keys))));
+  TensorId total = b.reduce(ReduceKind::Sum, e, {rowAxis}, true);
+  TensorId weights = b.div(e, b.broadcastTo(total, shape(sequence, keys)));
+  b.output(grown, "present");
+  b.output(b.matmul(weights, grown), "mixed");
+  return b.finish();
+}
+
+/// callSymbolic (issue 22): one compile serves every length of a decoder
+/// step's attention; each call's outputs are checked against a loop here.
+TEST(EngineTargetCompilerTest, ASymbolicGraphCompilesOnceForEveryLength) {
+  TargetDispatchCompiler compiler;
+  SessionOptions options;
+  options.device = DeviceChoice::Host;
+  options.compiler = &compiler;
+  Expected<Session> session = Session::open(options);
+  if (!session.ok())
+    GTEST_SKIP() << session.message();
+  const std::int64_t heads = 2, width = 8;
+  Expected<Graph> graph = cacheStep(heads);
+  ASSERT_TRUE(graph.ok()) << graph.message();
+
+  std::mt19937 rng(22);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  auto values = [&](std::int64_t count) {
+    std::vector<double> v(static_cast<std::size_t>(count));
+    for (double &x : v)
+      x = uniform(rng);
+    return v;
+  };
+  for (auto [p, s] : {std::pair<std::int64_t, std::int64_t>{0, 5},
+                      {5, 1},
+                      {6, 1},
+                      {31, 1},
+                      {7, 3}}) {
+    SCOPED_TRACE("past " + std::to_string(p) + ", sequence " +
+                 std::to_string(s));
+    std::vector<double> c = values(heads * p * width),
+                        n = values(heads * s * width);
+    std::vector<Tensor> inputs{
+        session->upload(TensorType{ElementType::F32, {heads, p, width}}, c),
+        session->upload(TensorType{ElementType::F32, {heads, s, width}}, n)};
+    bool refused = true;
+    Expected<std::vector<Tensor>> outputs =
+        callSymbolic(*session, *graph, inputs, &refused);
+    ASSERT_TRUE(outputs.ok()) << outputs.message();
+    EXPECT_FALSE(refused);
+    ASSERT_EQ(outputs->size(), 2u);
+    EXPECT_EQ((*outputs)[0].type(),
+              (TensorType{ElementType::F32, {heads, p + s, width}}));
+    Expected<std::vector<double>> present = (*outputs)[0].readDoubles();
+    Expected<std::vector<double>> mixed = (*outputs)[1].readDoubles();
+    ASSERT_TRUE(present.ok() && mixed.ok());
+    for (std::int64_t h = 0; h < heads; ++h) {
+      // Head h's rows: its cache, then its new rows.
+      std::vector<double> rows(c.begin() + h * p * width,
+                               c.begin() + (h + 1) * p * width);
+      rows.insert(rows.end(), n.begin() + h * s * width,
+                  n.begin() + (h + 1) * s * width);
+      for (std::size_t k = 0; k < rows.size(); ++k)
+        EXPECT_EQ(float((*present)[h * (p + s) * width + k]), float(rows[k]))
+            << h << ", " << k;
+      for (std::int64_t i = 0; i < s; ++i) {
+        const double *q = &n[(h * s + i) * width];
+        std::vector<double> e(static_cast<std::size_t>(p + s));
+        double top = -INFINITY, sum = 0;
+        for (std::int64_t j = 0; j < p + s; ++j) {
+          double dot = 0;
+          for (std::int64_t d = 0; d < width; ++d)
+            dot += q[d] * rows[j * width + d];
+          e[j] = dot;
+          top = std::max(top, dot);
+        }
+        for (double &x : e)
+          sum += (x = std::exp(x - top));
+        for (std::int64_t d = 0; d < width; ++d) {
+          double want = 0;
+          for (std::int64_t j = 0; j < p + s; ++j)
+            want += e[j] / sum * rows[j * width + d];
+          EXPECT_NEAR((*mixed)[(h * s + i) * width + d], want, 1e-5)
+              << h << ", " << i << ", " << d;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(session->counters().compilations, 1u);
+  EXPECT_EQ(session->counters().fallbacks, 0u);
+
+  // Inputs that do not fit the graph are errors that name the input.
+  Tensor flat = session->upload(TensorType{ElementType::F32, {8}},
+                                std::vector<double>(8, 1.0));
+  std::vector<Tensor> wrongRank{flat, flat};
+  Expected<std::vector<Tensor>> wrong =
+      callSymbolic(*session, *graph, wrongRank);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.message().find("('cache') is a tensor<8xf32>"),
+            std::string::npos)
+      << wrong.message();
+  std::vector<Tensor> one{flat};
+  Expected<std::vector<Tensor>> count = callSymbolic(*session, *graph, one);
+  ASSERT_FALSE(count.ok());
+  EXPECT_NE(count.message().find("takes 2 inputs, given 1"), std::string::npos)
+      << count.message();
+}
+
+/// Without a heads dim the scores matmul's keys are a symbolic N, which no
+/// kernel takes at run time yet: the call says it was refused, so that the
+/// caller can bind the dims instead.
+TEST(EngineTargetCompilerTest, ARefusedSymbolicGraphSaysSo) {
+  TargetDispatchCompiler compiler;
+  SessionOptions options;
+  options.device = DeviceChoice::Host;
+  options.compiler = &compiler;
+  Expected<Session> session = Session::open(options);
+  if (!session.ok())
+    GTEST_SKIP() << session.message();
+  Expected<Graph> graph = cacheStep(0);
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  std::vector<Tensor> inputs{
+      session->upload(TensorType{ElementType::F32, {3, 8}},
+                      std::vector<double>(24, 0.5)),
+      session->upload(TensorType{ElementType::F32, {1, 8}},
+                      std::vector<double>(8, 0.25))};
+  bool refused = false;
+  Expected<std::vector<Tensor>> outputs =
+      callSymbolic(*session, *graph, inputs, &refused);
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_TRUE(refused);
+  EXPECT_NE(outputs.message().find("needs a static value of dims"),
+            std::string::npos)
+      << outputs.message();
+}
+
 TEST(EngineTargetCompilerTest, OtherTargetsAreErrorsThatNameThem) {
   TargetDispatchCompiler compiler;
   Graph graph;

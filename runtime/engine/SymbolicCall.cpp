@@ -1,0 +1,210 @@
+//===- SymbolicCall.cpp - A graph with symbolic dims, compiled once -------===//
+//
+// callSymbolic (issue 22): the graph's bundle is compiled once with its dims
+// symbolic (the kernels read them from their dims arrays), then each call
+// binds it to its inputs' shapes (bindBundle: the kernels' code is shared,
+// the arena planned for the call's sizes) and runs it over the inputs'
+// storages, as a block is run. A decoder's step calls it with the past
+// length one longer each time and compiles nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/cache/SymbolicBundle.h"
+#include "runtime/engine/Recording.h"
+#include "runtime/ir/GraphHash.h"
+
+namespace fuse::engine {
+
+namespace {
+
+/// Bindings of symbolic bundles kept loaded per session (a decoder's prompt
+/// and its latest steps).
+constexpr std::size_t kKeptBindings = 4;
+
+std::string dimsKey(const DimBindings &dims) {
+  std::string text;
+  for (const auto &[name, value] : dims)
+    text += name + "=" + std::to_string(value) + ";";
+  return text;
+}
+
+Tensor materialized(const std::shared_ptr<SessionState> &state, TensorType type,
+                    StoragePtr data) {
+  auto node = std::make_shared<TensorNode>();
+  node->type = std::move(type);
+  node->session = state;
+  node->data = std::move(data);
+  return TensorAccess::make(std::move(node));
+}
+
+} // namespace
+
+std::variant<std::shared_ptr<const Bundle>, LoadFailure>
+SessionState::findOrCompileSymbolic(const Graph &canonical,
+                                    const BundleKey &key,
+                                    const std::string &keyHex) {
+  std::string warning;
+  std::variant<std::shared_ptr<const Bundle>, LoadFailure> result =
+      [&]() -> std::variant<std::shared_ptr<const Bundle>, LoadFailure> {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto found = symbolicBundles.find(keyHex);
+        found != symbolicBundles.end()) {
+      ++counters.sessionHits;
+      return found->second;
+    }
+    std::optional<Bundle> bundle;
+    if (options.cache) {
+      std::uint64_t diskHitsBefore = options.cache->stats().diskHits;
+      bundle = options.cache->lookup(key);
+      if (bundle)
+        ++(options.cache->stats().diskHits != diskHitsBefore
+               ? counters.diskHits
+               : counters.memoryHits);
+    }
+    if (!bundle) {
+      ++counters.misses;
+      if (!options.compiler)
+        return LoadFailure{false, "no compiled bundle for " +
+                                      describeGraph(canonical) +
+                                      " in the cache, and no compiler to "
+                                      "make one"};
+      Clock::time_point start = Clock::now();
+      Expected<Compilation> compiled =
+          options.compiler->compile(canonical, Target{target}, key.options);
+      counters.compileTime += Clock::now() - start;
+      if (!compiled.ok()) {
+        ++counters.compileFailures;
+        return LoadFailure{true, compiled.message()};
+      }
+      ++counters.compilations;
+      counters.kernelsCompiled += compiled->kernels.compiled;
+      counters.kernelsReused += compiled->kernels.reused;
+      counters.kernelsQuick += compiled->kernels.quick;
+      bundle = std::move(compiled->bundle);
+      if (options.cache)
+        if (Status stored = options.cache->store(key, *bundle); !stored.ok())
+          warning = "could not cache the bundle of " +
+                    describeGraph(canonical) + ": " + stored.message();
+    }
+    if (!bundle->isSymbolic())
+      return LoadFailure{false, "the bundle of " + describeGraph(canonical) +
+                                    " has no symbolic dims"};
+    auto shared = std::make_shared<const Bundle>(std::move(*bundle));
+    symbolicBundles.emplace(keyHex, shared);
+    return shared;
+  }();
+  if (!warning.empty())
+    warn(warning);
+  return result;
+}
+
+Expected<std::shared_ptr<const LoadedBundle>>
+SessionState::loadBound(const Bundle &bundle, const DimBindings &dims,
+                        const std::string &boundKey) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const auto &[key, loaded] : boundBundles)
+      if (key == boundKey)
+        return loaded;
+  }
+  Expected<Bundle> bound = bindBundle(bundle, dims);
+  if (!bound.ok())
+    return bound.status();
+  device::DeviceResult<device::Executable> executable = runtime->load(*bound);
+  if (!executable.ok())
+    return Status::error("cannot load the bound bundle: " +
+                         executable.error().message);
+  auto entry = std::make_shared<LoadedBundle>();
+  entry->bundle = bound.take();
+  entry->executable = std::move(*executable);
+  entry->hasPerBindingKernels =
+      std::any_of(entry->bundle.kernels.begin(), entry->bundle.kernels.end(),
+                  [](const BundleKernel &k) { return k.perBinding; });
+  std::lock_guard<std::mutex> lock(mutex);
+  if (boundBundles.size() >= kKeptBindings)
+    boundBundles.erase(boundBundles.begin());
+  boundBundles.emplace_back(boundKey, entry);
+  return std::shared_ptr<const LoadedBundle>(std::move(entry));
+}
+
+Expected<std::vector<Tensor>> callSymbolic(Session &session, const Graph &graph,
+                                           std::span<const Tensor> inputs,
+                                           bool *refused) {
+  const std::shared_ptr<SessionState> &state = TensorAccess::state(session);
+  if (refused)
+    *refused = false;
+  if (inputs.size() != graph.inputs.size())
+    return Status::error("callSymbolic: the graph takes " +
+                         std::to_string(graph.inputs.size()) +
+                         " inputs, given " + std::to_string(inputs.size()));
+  // Every input computed: blocks pending in any stream are run first.
+  std::vector<std::vector<std::int64_t>> shapes;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::shared_ptr<TensorNode> &node = TensorAccess::node(inputs[i]);
+    const std::string &name = graph.tensors[graph.inputs[i]].name;
+    std::string what = "callSymbolic: input " + std::to_string(i) +
+                       (name.empty() ? "" : " ('" + name + "')");
+    if (!node)
+      return Status::error(what + " is an invalid tensor handle");
+    if (node->session != state)
+      return Status::error(what + " belongs to another session");
+    if (RecordingStream *owner = node->pending.load(std::memory_order_acquire))
+      (void)state->flush(*owner);
+    if (node->error)
+      return Status::error(what + " failed: " + *node->error);
+    if (!node->data)
+      return Status::error(what + " is still pending after a sync");
+    const TensorType &wanted = graph.typeOf(graph.inputs[i]);
+    if (node->type.elementType != wanted.elementType ||
+        node->type.rank() != wanted.rank())
+      return Status::error(what + " is a " + node->type.toString() +
+                           ", the graph takes a " + wanted.toString());
+    shapes.push_back(node->type.shape);
+    names.push_back(name.empty() ? "input " + std::to_string(i) : name);
+  }
+  Expected<DimBindings> dims = dimsFromInputShapes(graph, shapes, names);
+  if (!dims.ok())
+    return Status::error("callSymbolic: " + dims.message());
+
+  Graph canonical = canonicalize(graph);
+  BundleKey key =
+      BundleKey::make(canonical, state->target, state->compileOptions());
+  std::string keyHex = key.toHex();
+  state->count([](EngineCounters &c) { ++c.blocks; });
+  auto found = state->findOrCompileSymbolic(canonical, key, keyHex);
+  if (auto *failure = std::get_if<LoadFailure>(&found)) {
+    if (refused)
+      *refused = failure->compileFailed;
+    return Status::error(failure->message);
+  }
+  const std::shared_ptr<const Bundle> &symbolic = std::get<0>(found);
+  Expected<std::shared_ptr<const LoadedBundle>> loaded =
+      state->loadBound(*symbolic, *dims, keyHex + ":" + dimsKey(*dims));
+  if (!loaded.ok())
+    return loaded.status();
+
+  std::vector<StoragePtr> storages;
+  for (const Tensor &input : inputs)
+    storages.push_back(TensorAccess::node(input)->data);
+  RecordingStream &stream = state->currentStream();
+  Expected<std::vector<StoragePtr>> outputs = [&] {
+    std::lock_guard<std::mutex> lock(stream.mutex);
+    // The blocks recorded so far run before this call.
+    if (Status flushed = state->flushLocked(stream); !flushed.ok())
+      return Expected<std::vector<StoragePtr>>(flushed);
+    return state->run(stream, **loaded, storages);
+  }();
+  if (!outputs.ok()) {
+    state->count([](EngineCounters &c) { ++c.failedBlocks; });
+    return outputs.status();
+  }
+  const Bundle &bound = (*loaded)->bundle;
+  std::vector<Tensor> results;
+  for (std::size_t o = 0; o < outputs->size(); ++o)
+    results.push_back(materialized(state, bound.graph.typeOf(bound.outputs[o]),
+                                   std::move((*outputs)[o])));
+  return results;
+}
+
+} // namespace fuse::engine
