@@ -182,17 +182,46 @@ public:
   /// their second step on. The prompt's kernels, which run over all its
   /// tokens, are compiled at the full level.
   void tierKernels() {
+    // A symbolic bundle serves every step: new options would compile it
+    // again under their key.
+    if (symbolicState == On)
+      return;
     CompileOptions options = session.compileOptions();
     options.tieredKernels = true;
     session.setCompileOptions(options);
   }
 
+  /// Whether steps call the model imported once with its dims symbolic
+  /// (issue 22): compiled at the first step, nothing after. Off for the
+  /// reference runtime, or once the importer or compiler refuses (each
+  /// step then imports and compiles the model at its own shapes).
+  void trySymbolic(bool enabled) { symbolicState = enabled ? Untried : Off; }
+
 private:
   Expected<onnximport::ImportedModel>
   import(std::int64_t batch, std::int64_t tokens, std::int64_t past) const;
+  /// The model's input `input` at the step's shapes.
+  TensorType stepType(const Graph &graph, TensorId input, std::int64_t batch,
+                      std::int64_t tokens, std::int64_t past) const;
   Expected<engine::Tensor> modelInput(const Graph &graph, TensorId input,
+                                      const TensorType &type,
                                       const std::vector<std::int64_t> &ids,
                                       std::int64_t tokens, std::int64_t past);
+  /// The step's arguments: the weights (uploaded once) and the step's
+  /// inputs.
+  Expected<std::vector<engine::Tensor>>
+  arguments(const onnximport::ImportedModel &imported,
+            const std::vector<std::int64_t> &ids, std::int64_t batch,
+            std::int64_t tokens, std::int64_t past);
+  /// The step through the symbolic import; none where it is refused (a note
+  /// says why, and the steps import at their shapes from then on).
+  /// The step through the model imported at the step's shapes.
+  Expected<std::vector<std::int64_t>>
+  staticStep(const std::vector<std::int64_t> &ids, std::int64_t batch,
+             std::int64_t tokens, std::int64_t past, StepReport &report);
+  std::optional<Expected<std::vector<std::int64_t>>>
+  symbolicStep(const std::vector<std::int64_t> &ids, std::int64_t batch,
+               std::int64_t tokens, std::int64_t past, StepReport &report);
   engine::Tensor weight(const Graph &graph, TensorId input,
                         const HostTensorData &value);
   Expected<std::vector<std::int64_t>>
@@ -207,6 +236,8 @@ private:
   std::map<std::string, engine::Tensor> weights;
   /// By CacheInput::input: the last step's present.* tensors.
   std::map<std::string, engine::Tensor> cache;
+  enum { Untried, On, Off } symbolicState = Off;
+  std::optional<onnximport::ImportedModel> symbolicModel;
 };
 
 Expected<onnximport::ImportedModel> Generator::import(std::int64_t batch,
@@ -230,11 +261,32 @@ Expected<onnximport::ImportedModel> Generator::import(std::int64_t batch,
   return model.import(importOptions);
 }
 
+TensorType Generator::stepType(const Graph &graph, TensorId input,
+                               std::int64_t batch, std::int64_t tokens,
+                               std::int64_t past) const {
+  TensorType type = graph.typeOf(input);
+  const std::string &name = graph.tensors[input].name;
+  if (name == "input_ids" || name == "position_ids")
+    type.shape = {batch, tokens};
+  else if (name == "attention_mask")
+    type.shape = {batch, past + tokens};
+  for (const CacheInput &cacheInput : inputs.cache)
+    if (cacheInput.input == name) {
+      type.shape = cacheInput.shape;
+      type.shape[0] = batch;
+      type.shape[cacheInput.lengthAxis] = past;
+      for (std::int64_t &dim : type.shape)
+        if (dim < 0)
+          dim = 1;
+    }
+  return type;
+}
+
 Expected<engine::Tensor>
 Generator::modelInput(const Graph &graph, TensorId input,
+                      const TensorType &type,
                       const std::vector<std::int64_t> &ids, std::int64_t tokens,
                       std::int64_t past) {
-  const TensorType &type = graph.typeOf(input);
   const std::string &name = graph.tensors[input].name;
   std::int64_t batch = std::int64_t(ids.size()) / tokens;
   if (name == "input_ids")
@@ -298,6 +350,21 @@ Generator::nextTokens(const Graph &graph, std::vector<engine::Tensor> outputs,
     cache.insert_or_assign(input.input,
                            outputs[std::size_t(it - graph.outputs.begin())]);
   }
+  // A step of one token that already ran (a symbolic call's outputs are
+  // computed) has [batch, 1, vocabulary] logits: read back and chosen here,
+  // so that no block of its own is compiled for them.
+  if (tokens == 1 && logits.materialized()) {
+    Expected<std::vector<double>> values = logits.readDoubles();
+    if (!values.ok())
+      return Status::error("the step failed: " + values.message());
+    std::vector<std::int64_t> chosen;
+    const std::int64_t vocabulary = type.shape[2];
+    for (std::int64_t row = 0; row < type.shape[0]; ++row) {
+      auto first = values->begin() + row * vocabulary;
+      chosen.push_back(std::max_element(first, first + vocabulary) - first);
+    }
+    return chosen;
+  }
   // Only the chosen tokens come back: logits stay on the device, and their
   // handles are dropped so that the block need not keep them.
   engine::Tensor last = engine::slice(
@@ -315,30 +382,95 @@ Generator::nextTokens(const Graph &graph, std::vector<engine::Tensor> outputs,
 }
 
 Expected<std::vector<std::int64_t>>
-Generator::step(const std::vector<std::int64_t> &ids, std::int64_t batch,
-                std::int64_t tokens, std::int64_t past, StepReport &report) {
-  engine::EngineCounters before = session.counters();
+Generator::staticStep(const std::vector<std::int64_t> &ids, std::int64_t batch,
+                      std::int64_t tokens, std::int64_t past,
+                      StepReport &report) {
   Clock::time_point start = Clock::now();
   Expected<onnximport::ImportedModel> imported = import(batch, tokens, past);
   if (!imported.ok())
     return imported.status();
   report.importMs = milliseconds(Clock::now() - start);
-  const Graph &graph = imported->graph;
-  std::vector<engine::Tensor> arguments(graph.inputs.size());
+  Expected<std::vector<engine::Tensor>> values =
+      arguments(*imported, ids, batch, tokens, past);
+  if (!values.ok())
+    return values.status();
+  return nextTokens(imported->graph,
+                    engine::call(session, imported->graph, *values), tokens);
+}
+
+Expected<std::vector<engine::Tensor>>
+Generator::arguments(const onnximport::ImportedModel &imported,
+                     const std::vector<std::int64_t> &ids, std::int64_t batch,
+                     std::int64_t tokens, std::int64_t past) {
+  const Graph &graph = imported.graph;
+  std::vector<engine::Tensor> values(graph.inputs.size());
   for (std::size_t i = 0; i < graph.inputs.size(); ++i) {
     TensorId input = graph.inputs[i];
-    if (imported->weights[i]) {
-      arguments[i] = weight(graph, input, *imported->weights[i]);
+    if (imported.weights[i]) {
+      values[i] = weight(graph, input, *imported.weights[i]);
       continue;
     }
     Expected<engine::Tensor> value =
-        modelInput(graph, input, ids, tokens, past);
+        modelInput(graph, input, stepType(graph, input, batch, tokens, past),
+                   ids, tokens, past);
     if (!value.ok())
       return value.status();
-    arguments[i] = value.take();
+    values[i] = value.take();
   }
+  return values;
+}
+
+std::optional<Expected<std::vector<std::int64_t>>>
+Generator::symbolicStep(const std::vector<std::int64_t> &ids,
+                        std::int64_t batch, std::int64_t tokens,
+                        std::int64_t past, StepReport &report) {
+  auto refuse = [&](const std::string &why) {
+    llvm::errs() << "fuse-run: note: the steps import and compile the model "
+                    "at their own shapes: "
+                 << why << "\n";
+    symbolicState = Off;
+    symbolicModel.reset();
+    return std::nullopt;
+  };
+  Clock::time_point start = Clock::now();
+  if (!symbolicModel) {
+    onnximport::ImportOptions symbolic;
+    symbolic.symbolicDims = true;
+    Expected<onnximport::ImportedModel> imported = model.import(symbolic);
+    if (!imported.ok())
+      return refuse("the importer cannot keep its dims symbolic (" +
+                    imported.message() + ")");
+    symbolicModel = imported.take();
+  }
+  report.importMs = milliseconds(Clock::now() - start);
+  const Graph &graph = symbolicModel->graph;
+  Expected<std::vector<engine::Tensor>> values =
+      arguments(*symbolicModel, ids, batch, tokens, past);
+  if (!values.ok())
+    return Expected<std::vector<std::int64_t>>(values.status());
+  bool refused = false;
+  Expected<std::vector<engine::Tensor>> outputs =
+      engine::callSymbolic(session, graph, *values, &refused);
+  if (!outputs.ok() && refused && symbolicState == Untried)
+    return refuse("not every fusion takes the dims at run time (" +
+                  outputs.message() + ")");
+  if (!outputs.ok())
+    return Expected<std::vector<std::int64_t>>(outputs.status());
+  symbolicState = On;
+  return nextTokens(graph, outputs.take(), tokens);
+}
+
+Expected<std::vector<std::int64_t>>
+Generator::step(const std::vector<std::int64_t> &ids, std::int64_t batch,
+                std::int64_t tokens, std::int64_t past, StepReport &report) {
+  engine::EngineCounters before = session.counters();
+  Clock::time_point start = Clock::now();
+  std::optional<Expected<std::vector<std::int64_t>>> symbolic;
+  if (symbolicState != Off)
+    symbolic = symbolicStep(ids, batch, tokens, past, report);
   Expected<std::vector<std::int64_t>> next =
-      nextTokens(graph, engine::call(session, graph, arguments), tokens);
+      symbolic ? std::move(*symbolic)
+               : staticStep(ids, batch, tokens, past, report);
   engine::EngineCounters after = session.counters();
   report.position = past;
   report.tokens = tokens;
@@ -485,6 +617,7 @@ int generateTokens(const GenerateOptions &options) {
   if (!parsed.ok())
     return fail(parsed.message());
   Generator generator(parsed.take(), inputs.take(), session.take());
+  generator.trySymbolic(options.runtime == "host");
 
   const std::int64_t batch = prompt->type.shape[0];
   HostTensorData promptData(prompt->type);

@@ -1,7 +1,10 @@
 """A one-layer decoder with its key/value cache, as exporters write one (issue 22).
 
     tiny_decoder.py model DIR     DIR/decoder.onnx, DIR/prompt.npy (2 rows),
-                                  DIR/prompt_float.npy, DIR/no_cache.onnx
+                                  DIR/prompt_float.npy, DIR/no_cache.onnx,
+                                  DIR/decoder_nomask.onnx (no attention_mask:
+                                  the causal mask alone, which is what the
+                                  all-ones mask of a greedy loop leaves)
     tiny_decoder.py expect DIR N  DIR/expected.npy: onnx's reference
                                   evaluator's greedy N tokens from the prompt
     tiny_decoder.py compare A B   exit 1 unless the .npy files A and B are
@@ -48,7 +51,7 @@ def weights(rng):
     ]
 
 
-def nodes():
+def nodes(with_mask=True):
     n = helper.make_node
     heads = lambda x, out: [
         n("MatMul", [x[0], x[1]], [out + "_flat"]),
@@ -78,10 +81,11 @@ def nodes():
         # Causal (key position <= query position) and the padding mask.
         n("Unsqueeze", ["query_positions", "axis_1"], ["query_column"]),
         n("LessOrEqual", ["key_positions", "query_column"], ["causal"]),
-        n("Cast", ["attention_mask"], ["keep"], to=TensorProto.BOOL),
-        n("Unsqueeze", ["keep", "axes_12"], ["keep_4d"]),
-        n("And", ["causal", "keep_4d"], ["allowed"]),
-        n("Where", ["allowed", "scores", "masked"], ["masked_scores"]),
+        *([n("Cast", ["attention_mask"], ["keep"], to=TensorProto.BOOL),
+           n("Unsqueeze", ["keep", "axes_12"], ["keep_4d"]),
+           n("And", ["causal", "keep_4d"], ["allowed"])] if with_mask else []),
+        n("Where", ["allowed" if with_mask else "causal", "scores", "masked"],
+          ["masked_scores"]),
         n("Softmax", ["masked_scores"], ["p"], axis=-1),
         n("MatMul", ["p", "present.0.value"], ["context"]),
         n("Transpose", ["context"], ["context_t"], perm=[0, 2, 1, 3]),
@@ -92,7 +96,7 @@ def nodes():
     ]
 
 
-def make_model(with_cache=True):
+def make_model(with_cache=True, with_mask=True):
     rng = np.random.default_rng(22)
     cache = lambda name, length: helper.make_tensor_value_info(
         name, TensorProto.FLOAT, ["batch", HEADS, length, HEAD_DIM])
@@ -110,7 +114,9 @@ def make_model(with_cache=True):
         cache("present.0.key", "total_sequence"),
         cache("present.0.value", "total_sequence"),
     ]
-    graph_nodes = nodes()
+    if not with_mask:
+        inputs = [i for i in inputs if i.name != "attention_mask"]
+    graph_nodes = nodes(with_mask)
     if not with_cache:
         # The cache as plain inputs under other names: not a decoder that
         # --generate can drive.
@@ -156,6 +162,7 @@ def main():
         folder = sys.argv[2]
         onnx.save(make_model(), folder + "/decoder.onnx")
         onnx.save(make_model(with_cache=False), folder + "/no_cache.onnx")
+        onnx.save(make_model(with_mask=False), folder + "/decoder_nomask.onnx")
         prompt = np.random.default_rng(5).integers(0, VOCAB, (2, 5))
         np.save(folder + "/prompt.npy", prompt.astype(np.int64))
         np.save(folder + "/prompt_float.npy", prompt.astype(np.float32))
