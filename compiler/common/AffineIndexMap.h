@@ -115,6 +115,49 @@ inline std::optional<unsigned> runtimeDimIndex(mlir::DictionaryAttr dims,
   return std::nullopt;
 }
 
+/// The dims (their indices in `dims`, kRuntimeDimsAttr) whose
+/// representative values `value` is a product of, a dim as often as it
+/// divides, and the constant `rest` left; no dims where none divides.
+struct RuntimeFactors {
+  mlir::SmallVector<unsigned> dims;
+  int64_t rest = 1;
+};
+inline RuntimeFactors runtimeFactors(mlir::DictionaryAttr dims, int64_t value) {
+  RuntimeFactors factors;
+  factors.rest = value;
+  if (!dims || value == 0)
+    return factors;
+  for (auto [i, entry] : llvm::enumerate(dims)) {
+    int64_t dim = mlir::cast<mlir::IntegerAttr>(entry.getValue()).getInt();
+    while (dim > 1 && factors.rest % dim == 0) {
+      factors.rest /= dim;
+      factors.dims.push_back(unsigned(i));
+    }
+  }
+  return factors;
+}
+
+/// The product of `factors`' dims, loaded from host kernel `func`'s dims
+/// array, times its rest, built at b's insertion point.
+inline mlir::Value runtimeProduct(mlir::OpBuilder &b, mlir::Location loc,
+                                  mlir::func::FuncOp func,
+                                  const RuntimeFactors &factors) {
+  mlir::Value product;
+  for (unsigned index : factors.dims) {
+    mlir::Value loaded = loadRuntimeDim(b, loc, func, index);
+    product =
+        product
+            ? mlir::Value(mlir::arith::MulIOp::create(b, loc, product, loaded))
+            : loaded;
+  }
+  if (factors.rest != 1)
+    product = mlir::arith::MulIOp::create(
+        b, loc, product,
+        mlir::arith::ConstantOp::create(b, loc,
+                                        b.getI64IntegerAttr(factors.rest)));
+  return product;
+}
+
 /// `value`, a size or stride of a fusion bound to representative values of
 /// its dims (`dims`), as a constant times the dims it is a product of, the
 /// dims read from the kernel's dims array: the same code at every value of
@@ -124,28 +167,71 @@ inline std::optional<unsigned> runtimeDimIndex(mlir::DictionaryAttr dims,
 inline mlir::Value runtimeSize(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::DictionaryAttr dims,
                                mlir::func::FuncOp func, int64_t value) {
-  auto constant = [&](int64_t v) -> mlir::Value {
+  RuntimeFactors factors = runtimeFactors(dims, value);
+  if (!func || factors.dims.empty())
+    return mlir::arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(value));
+  return runtimeProduct(b, loc, func, factors);
+}
+
+/// Positions that a kernel reading its dims array divides by a runtime size
+/// are below 2^kRuntimeDivisionBits (bindBundle refuses a tensor of
+/// kMaxRuntimeDimsElements elements or more: a vector's lanes past a
+/// tensor's end stay below): the quotient is then a multiply and a shift
+/// (runtimeDivisor), exact.
+inline constexpr int64_t kRuntimeDivisionBits = 31;
+
+/// A runtime size `divisor` (a product of dims, runtimeSize) with the
+/// multiplier and shift that divide by it: x / divisor = (x * magic) >>
+/// shift for 0 <= x < 2^31. With L = ceil(log2 d) for d = min(max(divisor,
+/// 1), 2^31), shift = 31 + L and magic = ceil(2^shift / d): magic * d =
+/// 2^shift + e with 0 <= e < d <= 2^L, so x * magic / 2^shift = x / d +
+/// x * e / (d * 2^shift), whose second term is below 1 / d (x * e <
+/// 2^(31 + L)) and so never reaches the next multiple of 1 / d: the floors
+/// agree. magic < 2^32 (d > 2^(L - 1)), so x * magic < 2^63. A divisor of
+/// 2^31 or more gives 0, as x / divisor does; 0 (a kernel that runs no
+/// iteration) divides as 1. Built once, in the kernel's entry block after
+/// the dims it reads, so that a loop never divides by a runtime value (a
+/// 64-bit division, scalarized on vectors, 20 to 90 cycles).
+struct RuntimeDivisor {
+  mlir::Value divisor, magic, shift;
+};
+inline RuntimeDivisor runtimeDivisor(mlir::OpBuilder &b, mlir::Location loc,
+                                     mlir::func::FuncOp func,
+                                     const RuntimeFactors &factors) {
+  mlir::OpBuilder::InsertionGuard guard(b);
+  mlir::Block &entry = func.getBody().front();
+  // Load the dims first (loadRuntimeDim puts each at the entry's start),
+  // then build after the last of them.
+  mlir::Operation *last = nullptr;
+  for (unsigned index : factors.dims) {
+    mlir::Operation *load = loadRuntimeDim(b, loc, func, index).getDefiningOp();
+    if (!last || last->isBeforeInBlock(load))
+      last = load;
+  }
+  assert(last && last->getBlock() == &entry && "a runtime divisor of no dim");
+  (void)entry;
+  b.setInsertionPointAfter(last);
+  auto c = [&](int64_t v) -> mlir::Value {
     return mlir::arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
   };
-  if (!dims || value == 0 || !func)
-    return constant(value);
-  mlir::Value product;
-  int64_t rest = value;
-  for (auto [i, entry] : llvm::enumerate(dims)) {
-    int64_t dim = mlir::cast<mlir::IntegerAttr>(entry.getValue()).getInt();
-    while (dim > 1 && rest % dim == 0) {
-      rest /= dim;
-      mlir::Value loaded = loadRuntimeDim(b, loc, func, unsigned(i));
-      product = product ? mlir::Value(mlir::arith::MulIOp::create(
-                              b, loc, product, loaded))
-                        : loaded;
-    }
-  }
-  if (!product)
-    return constant(value);
-  if (rest != 1)
-    product = mlir::arith::MulIOp::create(b, loc, product, constant(rest));
-  return product;
+  RuntimeDivisor result;
+  result.divisor = runtimeProduct(b, loc, func, factors);
+  mlir::Value d = mlir::arith::MinUIOp::create(
+      b, loc, mlir::arith::MaxUIOp::create(b, loc, result.divisor, c(1)),
+      c(int64_t(1) << kRuntimeDivisionBits));
+  mlir::Value log = mlir::arith::SubIOp::create(
+      b, loc, c(64),
+      mlir::math::CountLeadingZerosOp::create(
+          b, loc, mlir::arith::SubIOp::create(b, loc, d, c(1))));
+  result.shift =
+      mlir::arith::AddIOp::create(b, loc, log, c(kRuntimeDivisionBits));
+  mlir::Value power = mlir::arith::ShLIOp::create(b, loc, c(1), result.shift);
+  result.magic = mlir::arith::AddIOp::create(
+      b, loc,
+      mlir::arith::DivUIOp::create(
+          b, loc, mlir::arith::SubIOp::create(b, loc, power, c(1)), d),
+      c(1));
+  return result;
 }
 
 inline mlir::SmallVector<int64_t>
@@ -220,53 +306,172 @@ inline AffineIndexMap sliceMap(fd::SliceOp op) {
   return mergedForRuntimeDims(op, std::move(map));
 }
 
+/// Builds the terms of applyMap: quotients and remainders by a map's sizes
+/// (constants, or runtime sizes divided through a RuntimeDivisor), products
+/// and sums, on i64 scalars or vectors of the lowering's width.
+class MapArithmetic {
+public:
+  MapArithmetic(ScalarLowering &s, const AffineIndexMap &map)
+      : s(s), b(s.builder()), loc(s.location()), map(map) {}
+
+  /// A size or stride `v` of the map (runtimeSize), of `like`'s type.
+  mlir::Value size(int64_t v, mlir::Value like) {
+    if (!map.runtimeDims)
+      return isVector(like) ? s.constantVector(b.getI64Type(), v) : s.i64(v);
+    return splat(runtimeSize(b, loc, map.runtimeDims, map.kernel, v), like);
+  }
+
+  mlir::Value divide(mlir::Value x, int64_t v) {
+    if (std::optional<RuntimeDivisor> d = divisor(v))
+      return quotient(x, *d);
+    return mlir::arith::DivUIOp::create(b, loc, x, size(v, x));
+  }
+
+  mlir::Value remainder(mlir::Value x, int64_t v) {
+    if (std::optional<RuntimeDivisor> d = divisor(v))
+      return mlir::arith::SubIOp::create(
+          b, loc, x,
+          mlir::arith::MulIOp::create(b, loc, quotient(x, *d),
+                                      splat(d->divisor, x)));
+    return mlir::arith::RemUIOp::create(b, loc, x, size(v, x));
+  }
+
+  /// sum over result dims d in [from, to) of ((x / (inners[d] / scale)) %
+  /// shape[d]) * multipliers[d], the remainder skipped where x / ... is
+  /// below shape[d] (`bound`, x's bound times scale, is inners[d] *
+  /// shape[d]); null where no dim contributes.
+  mlir::Value terms(mlir::Value x, int64_t from, int64_t to, int64_t scale,
+                    int64_t bound, mlir::ArrayRef<int64_t> inners) {
+    mlir::Value result;
+    for (int64_t d = from; d < to; ++d) {
+      if (map.multipliers[d] == 0 || map.resultShape[d] == 1)
+        continue;
+      mlir::Value coord = x;
+      if (inners[d] != scale)
+        coord = divide(coord, inners[d] / scale);
+      if (inners[d] * map.resultShape[d] != bound)
+        coord = remainder(coord, map.resultShape[d]);
+      if (map.multipliers[d] != 1)
+        coord = mlir::arith::MulIOp::create(b, loc, coord,
+                                            size(map.multipliers[d], coord));
+      result =
+          result
+              ? mlir::Value(mlir::arith::AddIOp::create(b, loc, result, coord))
+              : coord;
+    }
+    return result;
+  }
+
+  mlir::Value splat(mlir::Value scalar, mlir::Value like) {
+    auto vector = mlir::dyn_cast<mlir::VectorType>(like.getType());
+    if (!vector || isVector(scalar))
+      return scalar;
+    return mlir::vector::BroadcastOp::create(
+        b, loc, mlir::VectorType::get(vector.getShape(), b.getI64Type()),
+        scalar);
+  }
+
+  static bool isVector(mlir::Value v) {
+    return mlir::isa<mlir::VectorType>(v.getType());
+  }
+
+private:
+  /// A runtime size's divisor (runtimeDivisor); none for a constant.
+  std::optional<RuntimeDivisor> divisor(int64_t v) {
+    if (!map.runtimeDims || !map.kernel)
+      return std::nullopt;
+    RuntimeFactors factors = runtimeFactors(map.runtimeDims, v);
+    if (factors.dims.empty())
+      return std::nullopt;
+    return runtimeDivisor(b, loc, map.kernel, factors);
+  }
+
+  mlir::Value quotient(mlir::Value x, const RuntimeDivisor &d) {
+    return mlir::arith::ShRUIOp::create(
+        b, loc, mlir::arith::MulIOp::create(b, loc, x, splat(d.magic, x)),
+        splat(d.shift, x));
+  }
+
+  ScalarLowering &s;
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  const AffineIndexMap &map;
+};
+
+/// The product of the map's result dims from each dim on (its inner dims'
+/// sizes: a position's coordinate along d is (x / inners[d]) % shape[d]),
+/// and the product of all of them.
+inline mlir::SmallVector<int64_t> mapInners(const AffineIndexMap &map,
+                                            int64_t &total) {
+  int64_t rank = int64_t(map.resultShape.size());
+  mlir::SmallVector<int64_t> inners(rank, 1);
+  total = 1;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    inners[d] = total;
+    total *= map.resultShape[d];
+  }
+  return inners;
+}
+
 /// offset + sum_d ((x / inner_d) % shape_d) * multipliers[d], on i64
 /// scalars or vectors (of the lowering's width) alike.
 inline mlir::Value applyMap(ScalarLowering &s, mlir::Value x,
                             const AffineIndexMap &map) {
+  MapArithmetic arithmetic(s, map);
+  mlir::OpBuilder &b = s.builder();
+  int64_t total;
+  mlir::SmallVector<int64_t> inners = mapInners(map, total);
+  mlir::Value result =
+      arithmetic.terms(x, 0, int64_t(map.resultShape.size()), 1, total, inners);
+  if (!result)
+    return arithmetic.size(map.offset, x);
+  if (map.offset != 0)
+    result = mlir::arith::AddIOp::create(b, s.location(), result,
+                                         arithmetic.size(map.offset, result));
+  return result;
+}
+
+/// The result dim from which the map's dims multiply to `extent` (the
+/// sizes after it, inners[d] == extent), if any: a position outer * extent
+/// + inner with inner < extent then has its coordinates along the dims
+/// before it from `outer` alone and along the others from `inner` alone.
+inline std::optional<int64_t> splitDim(const AffineIndexMap &map,
+                                       int64_t extent) {
+  int64_t total;
+  mlir::SmallVector<int64_t> inners = mapInners(map, total);
+  for (int64_t d = 0; d < int64_t(inners.size()); ++d)
+    if (inners[d] * map.resultShape[d] == extent)
+      return d;
+  return std::nullopt;
+}
+
+/// applyMap at outer * extent + inner, inner < extent (a row and a column
+/// of a matrix that the map reads, splitDim finds the dims that split
+/// there): the outer dims' terms from `outer` (a scalar, the same for every
+/// lane and, in a matmul, every k: the quotients by runtime sizes leave the
+/// inner loops), the inner dims' from `inner` (scalar or vector), summed.
+inline mlir::Value applySplitMap(ScalarLowering &s, mlir::Value outer,
+                                 mlir::Value inner, int64_t extent,
+                                 int64_t split, const AffineIndexMap &map) {
+  MapArithmetic arithmetic(s, map);
   mlir::OpBuilder &b = s.builder();
   mlir::Location loc = s.location();
-  mlir::Type i64Type = b.getI64Type();
-  bool isVector = mlir::isa<mlir::VectorType>(x.getType());
-  auto c = [&](int64_t v) -> mlir::Value {
-    if (!map.runtimeDims)
-      return isVector ? s.constantVector(i64Type, v) : s.i64(v);
-    mlir::Value size = runtimeSize(b, loc, map.runtimeDims, map.kernel, v);
-    if (!isVector)
-      return size;
-    return mlir::vector::BroadcastOp::create(
-        b, loc,
-        mlir::VectorType::get(
-            mlir::cast<mlir::VectorType>(x.getType()).getShape(), i64Type),
-        size);
-  };
-  mlir::Value result;
-  int64_t inner = 1;
-  int64_t rank = int64_t(map.resultShape.size());
-  mlir::SmallVector<int64_t> inners(rank, 1);
-  for (int64_t d = rank - 1; d >= 0; --d) {
-    inners[d] = inner;
-    inner *= map.resultShape[d];
-  }
-  for (int64_t d = 0; d < rank; ++d) {
-    if (map.multipliers[d] == 0 || map.resultShape[d] == 1)
-      continue;
-    mlir::Value coord = x;
-    if (inners[d] != 1)
-      coord = mlir::arith::DivUIOp::create(b, loc, coord, c(inners[d]));
-    if (inners[d] * map.resultShape[d] != inner)
-      coord =
-          mlir::arith::RemUIOp::create(b, loc, coord, c(map.resultShape[d]));
-    if (map.multipliers[d] != 1)
-      coord = mlir::arith::MulIOp::create(b, loc, coord, c(map.multipliers[d]));
-    result =
-        result ? mlir::Value(mlir::arith::AddIOp::create(b, loc, result, coord))
-               : coord;
-  }
+  int64_t total;
+  mlir::SmallVector<int64_t> inners = mapInners(map, total);
+  mlir::Value outerTerms =
+      arithmetic.terms(outer, 0, split, extent, total, inners);
+  mlir::Value innerTerms = arithmetic.terms(
+      inner, split, int64_t(map.resultShape.size()), 1, extent, inners);
+  mlir::Value result = innerTerms;
+  if (outerTerms)
+    result = result ? mlir::Value(mlir::arith::AddIOp::create(
+                          b, loc, arithmetic.splat(outerTerms, result), result))
+                    : arithmetic.splat(outerTerms, inner);
   if (!result)
-    return c(map.offset);
+    return arithmetic.size(map.offset, inner);
   if (map.offset != 0)
-    result = mlir::arith::AddIOp::create(b, loc, result, c(map.offset));
+    result = mlir::arith::AddIOp::create(b, loc, result,
+                                         arithmetic.size(map.offset, result));
   return result;
 }
 

@@ -173,8 +173,30 @@ Index RegionEmitterBase::mapIndex(Index index, const AffineIndexMap &given) {
   if (allZero)
     return {Index::Uniform, i64(map.offset)};
   int64_t block = index.block;
+  // A row and a column (Index::split) that the map's dims split at: the
+  // row's terms once, from the row alone (in a runtime-dims matmul, its
+  // quotients by runtime sizes out of the loop over k).
+  std::optional<int64_t> split;
+  if (index.hasSplit() && index.kind != Index::Lanes &&
+      (index.kind != Index::Contiguous || index.splitExtent % block == 0))
+    split = splitDim(map, index.splitExtent);
+  auto apply = [&](Value inner) {
+    if (!split)
+      return applyMap(*this, inner, map);
+    if (isa<VectorType>(inner.getType()))
+      inner = arith::AddIOp::create(
+          b, loc,
+          vector::BroadcastOp::create(b, loc,
+                                      VectorType::get({width}, b.getI64Type()),
+                                      index.splitInner),
+          laneSteps());
+    else
+      inner = index.splitInner;
+    return applySplitMap(*this, index.splitOuter, inner, index.splitExtent,
+                         *split, map);
+  };
   if (index.kind != Index::Contiguous)
-    return {index.kind, applyMap(*this, index.value, map)};
+    return {index.kind, apply(index.value)};
   // Trailing dims (size-1 dims skipped) that keep a unit-stride run, and
   // trailing dims that the map ignores.
   int64_t contiguousRun = 1, uniformRun = 1;
@@ -196,14 +218,14 @@ Index RegionEmitterBase::mapIndex(Index index, const AffineIndexMap &given) {
       uniformOpen = false;
   }
   if (contiguousRun % block == 0)
-    return {Index::Contiguous, applyMap(*this, index.value, map), block,
+    return {Index::Contiguous, apply(index.value), block,
             index.aligned && outerAligned && contiguousRun % width == 0};
   if (uniformRun % block == 0)
-    return {Index::Uniform, applyMap(*this, index.value, map)};
+    return {Index::Uniform, apply(index.value)};
   Value base = vector::BroadcastOp::create(
       b, loc, VectorType::get({width}, b.getI64Type()), index.value);
   Value lanes = arith::AddIOp::create(b, loc, base, laneSteps());
-  return {Index::Lanes, applyMap(*this, lanes, map)};
+  return {Index::Lanes, apply(lanes)};
 }
 
 void RegionEmitterBase::reportOutOfRange(Value slot, Value inRange, Value key) {

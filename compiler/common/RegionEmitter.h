@@ -59,6 +59,25 @@ struct Index {
   /// width, so the lanes are one access aligned to their size (the GPU's
   /// 128-bit loads and stores; the host never sets it).
   bool aligned = false;
+  /// Where `value` is splitOuter * splitExtent + splitInner with 0 <=
+  /// splitInner < splitExtent (a row and a column: a matmul's A at row m,
+  /// column k, C at row m from column n), set by whoever built it, with
+  /// `splitOf` the value they describe; a map whose dims split there
+  /// (splitDim) takes the row's terms from splitOuter alone. An index whose
+  /// value was replaced (splitOf no longer `value`) has no split.
+  mlir::Value splitOuter, splitInner, splitOf;
+  int64_t splitExtent = 0;
+
+  /// `index` with its value described as outer * extent + inner.
+  static Index split(Index index, mlir::Value outer, mlir::Value inner,
+                     int64_t extent) {
+    index.splitOuter = outer;
+    index.splitInner = inner;
+    index.splitOf = index.value;
+    index.splitExtent = extent;
+    return index;
+  }
+  bool hasSplit() const { return splitOf && splitOf == value; }
 };
 
 /// The geometry of an im2col: its operand [leading..., spatial...] is read

@@ -1181,6 +1181,17 @@ private:
         nb, loc, arith::MulIOp::create(nb, loc, batch, c(s.m * s.k)), inner);
   }
 
+  /// A[batch, m, k] as a uniform index; in the runtime-rows form split into
+  /// the row and k (Index::split), so that a map on A (a head merge, [b, h,
+  /// s, d] read as [b, s, h * d]) computes the row's terms, quotients by
+  /// the runtime sequence, once per row rather than per k.
+  Index lhsIndex(OpBuilder &nb, Value batch, Value m, Value k) {
+    Index at{Index::Uniform, lhsPosition(nb, batch, m, k)};
+    if (!runtimeRows)
+      return at;
+    return Index::split(at, m, k, s.k);
+  }
+
   /// The index of B[batch, k, n .. n+w) in the rhs value's shape; with
   /// `valid`, lanes from `valid` on read lane valid - 1's element.
   Index rhsIndex(OpBuilder &nb, Value batch, Value k, Value n, unsigned w,
@@ -1276,8 +1287,7 @@ private:
           SmallVector<Value> next;
           for (int64_t i = 0; i < rows && !broken; ++i) {
             FailureOr<Value> a = scalars.emit(
-                matmul.getLhs(),
-                {Index::Uniform, lhsPosition(nb, batch, rowIndex[i], k)});
+                matmul.getLhs(), lhsIndex(nb, batch, rowIndex[i], k));
             if (failed(a) || bs.size() != size_t(vectors)) {
               broken = true;
               break;
@@ -1391,6 +1401,10 @@ private:
                                clampedLanes(b, loc, position, w, lanesIn, 1)}
                        : Index{Index::Contiguous, position,
                                s.n % w == 0 ? int64_t(w) : s.n};
+        // A runtime-rows matmul's stores through a head split compute the
+        // row's terms once (Index::split).
+        if (runtimeRows && !lanesIn)
+          at = Index::split(at, rowIndex[i], colIndex[j], s.n);
         RegionEmitter e(b, loc, w, pointers);
         e.seed(matmul.getResult(), accs[i * vectors + j]);
         for (auto [result, output] : llvm::zip(results, outputs)) {

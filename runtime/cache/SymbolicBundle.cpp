@@ -3,6 +3,9 @@
 #include "runtime/cache/SymbolicBundle.h"
 
 #include "runtime/cache/ArenaPlanner.h"
+#include "runtime/device/KernelAbi.h"
+
+#include <algorithm>
 
 namespace fuse {
 
@@ -177,6 +180,21 @@ Expected<Bundle> bindBundle(const Bundle &bundle, const DimBindings &values) {
     kernel.launch.iterations = *iterations;
     kernel.symbolicIterations.reset();
   }
+
+  // Kernels that read dims divide positions exactly only below 2^31
+  // (KernelAbi.h, "Runtime dims").
+  bool readsDims = std::any_of(
+      bound.kernels.begin(), bound.kernels.end(),
+      [](const BundleKernel &kernel) { return !kernel.runtimeDims.empty(); });
+  for (size_t i = 0; readsDims && i < graph.tensors.size(); ++i)
+    if (graph.tensors[i].type.numElements() >= kMaxRuntimeDimsElements)
+      return Status::error(
+          prefix + "tensor " + std::to_string(i) + " would hold " +
+          std::to_string(graph.tensors[i].type.numElements()) +
+          " elements; kernels that read the dims at run time take fewer "
+          "than " +
+          std::to_string(kMaxRuntimeDimsElements) +
+          " (bind the dims before compiling for larger ones)");
 
   MemoryPlan &plan = bound.memoryPlan;
   std::vector<ArenaRequest> requests;

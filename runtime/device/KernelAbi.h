@@ -62,8 +62,18 @@ inline constexpr unsigned kErrorRecordWordsPerCheck = 2;
 /// schedule whose code still depends on a dim's value (a matmul's N, a row
 /// length): the caller then binds that dim before compiling. GPU kernels
 /// take no dims array yet.
+///
+/// Such a kernel divides positions by runtime sizes with a multiply and a
+/// shift, exact below 2^31 (compiler/common/AffineIndexMap.h,
+/// runtimeDivisor): bindBundle refuses dims that give a bundle whose kernels
+/// read dims a tensor of kMaxRuntimeDimsElements elements or more (the
+/// margin covers a vector's lanes past a tensor's end).
 
 namespace fuse {
+
+/// See "Runtime dims" above.
+inline constexpr std::int64_t kMaxRuntimeDimsElements =
+    (std::int64_t(1) << 31) - (std::int64_t(1) << 16);
 
 /// How a kernel is launched. GPU kernels use the grid, block and shared
 /// memory (bare device pointers as parameters, in binding order); host

@@ -8,6 +8,7 @@
 #include "runtime/cache/BundleSerialization.h"
 #include "runtime/cache/SymbolicBundle.h"
 
+#include <algorithm>
 #include <string>
 
 namespace fuse {
@@ -486,6 +487,86 @@ TEST_F(HostSymbolicDims, AHeadSplitInALinearLayersEpilogueRunsFromOneBundle) {
     ASSERT_FALSE(HasFatalFailure());
   }
   checkAt(bundle, 1, 13);
+}
+
+/// Attention's output projection: the heads [b, h, s, d] merged back to
+/// [b, s, h * d] (a transpose and a reshape on A, which the matmul reads
+/// through quotients by the runtime sequence) plus the residual. Heads of
+/// 16 (K 64) and of 12 (K 36, a head narrower than a vector).
+const char *kHeadMerge = R"(
+func.func @merge(%a: tensor<?x4x?x16xf32, #fuse.dims<batch, sequence>>,
+                 %w: tensor<64x64xf32>, %r: $T,
+                 %a3: tensor<?x3x?x12xf32, #fuse.dims<batch, sequence>>,
+                 %w3: tensor<36x64xf32>) -> ($T, $T) {
+  %t = fuse.transpose %a, permutation = [0, 2, 1, 3] : tensor<?x4x?x16xf32, #fuse.dims<batch, sequence>> -> tensor<?x?x4x16xf32, #fuse.dims<batch, sequence>>
+  %m = fuse.reshape %t : tensor<?x?x4x16xf32, #fuse.dims<batch, sequence>> -> $T
+  %c = fuse.matmul %m, %w : $T, tensor<64x64xf32> -> $T
+  %o = fuse.add %c, %r : $T
+  %t3 = fuse.transpose %a3, permutation = [0, 2, 1, 3] : tensor<?x3x?x12xf32, #fuse.dims<batch, sequence>> -> tensor<?x?x3x12xf32, #fuse.dims<batch, sequence>>
+  %m3 = fuse.reshape %t3 : tensor<?x?x3x12xf32, #fuse.dims<batch, sequence>> -> tensor<?x?x36xf32, #fuse.dims<batch, sequence>>
+  %c3 = fuse.matmul %m3, %w3 : tensor<?x?x36xf32, #fuse.dims<batch, sequence>>, tensor<36x64xf32> -> $T
+  %o3 = fuse.tanh %c3 : $T
+  return %o, %o3 : $T, $T
+}
+)";
+
+TEST_F(HostSymbolicDims, AHeadMergeOnALinearLayersInputRunsFromOneBundle) {
+  Bundle bundle = compileOnce(kHeadMerge);
+  ASSERT_FALSE(HasFailure());
+  for (std::int64_t sequence : {1, 2, 7, 64, 77, 128}) {
+    Expected<Bundle> at =
+        bindBundle(bundle, {{"batch", 3}, {"sequence", sequence}});
+    ASSERT_TRUE(at.ok()) << at.message();
+    for (size_t k = 0; k < bundle.kernels.size(); ++k)
+      EXPECT_EQ(at->kernels[k].payload, bundle.kernels[k].payload);
+    checkAt(bundle, 3, sequence);
+    ASSERT_FALSE(HasFatalFailure());
+  }
+  checkAt(bundle, 1, 13);
+}
+
+/// A transpose of [b, s, 3] to [b, 3, s]: every coordinate a quotient or a
+/// remainder by a runtime size (3 * S, S), which kernels take as a multiply
+/// and a shift (AffineIndexMap.h, runtimeDivisor).
+const char *kTransposeRows = R"(
+func.func @transpose(%x: tensor<?x?x3xf32, #fuse.dims<batch, sequence>>)
+    -> tensor<?x3x?xf32, #fuse.dims<batch, sequence>> {
+  %t = fuse.transpose %x, permutation = [0, 2, 1] : tensor<?x?x3xf32, #fuse.dims<batch, sequence>> -> tensor<?x3x?xf32, #fuse.dims<batch, sequence>>
+  %y = fuse.tanh %t : tensor<?x3x?xf32, #fuse.dims<batch, sequence>>
+  return %y : tensor<?x3x?xf32, #fuse.dims<batch, sequence>>
+}
+)";
+
+TEST_F(HostSymbolicDims, QuotientsByRuntimeSizesAreExactAtLargePositions) {
+  Bundle bundle = compileOnce(kTransposeRows);
+  ASSERT_FALSE(HasFailure());
+  EXPECT_TRUE(std::any_of(
+      bundle.kernels.begin(), bundle.kernels.end(),
+      [](const BundleKernel &k) { return !k.runtimeDims.empty(); }));
+  // Divisors of one, powers of two and their neighbours, and a million
+  // and more: positions past 2^22 (a shift too short for them, as in a
+  // 16-bit scheme, would misplace them).
+  for (std::int64_t sequence :
+       {1, 2, 3, 63, 64, 65, 127, 128, 129, 4095, 4096, 1000003, 1048577}) {
+    checkAt(bundle, 2, sequence);
+    ASSERT_FALSE(HasFatalFailure());
+  }
+}
+
+TEST_F(HostSymbolicDims, DimsThatMakeATensorOf2To31ElementsAreRefused) {
+  Bundle bundle = compileOnce(kTransposeRows);
+  ASSERT_FALSE(HasFailure());
+  // 2^16 x 2^14 x 3 floats, past 2^31: the kernels' quotients by runtime
+  // sizes are exact only below (KernelAbi.h, "Runtime dims").
+  Expected<Bundle> tooLarge =
+      bindBundle(bundle, {{"batch", 1 << 16}, {"sequence", 1 << 14}});
+  ASSERT_FALSE(tooLarge.ok());
+  EXPECT_NE(tooLarge.message().find("elements; kernels that read the dims"),
+            std::string::npos)
+      << tooLarge.message();
+  Expected<Bundle> fits =
+      bindBundle(bundle, {{"batch", 1 << 14}, {"sequence", 1 << 14}});
+  EXPECT_TRUE(fits.ok()) << fits.message();
 }
 
 TEST_F(HostSymbolicDims, AMatmulOnASymbolicColumnDimIsRefusedNamingTheDim) {
