@@ -4,10 +4,9 @@
 // bundle is bound (bindBundle) to several lengths and run, each against the
 // reference interpreter on the graph bound to the same length.
 
-#include "HostCodegenTest.h"
+#include "SymbolicRun.h"
 
 #include "runtime/cache/BundleSerialization.h"
-#include "runtime/cache/SymbolicBundle.h"
 
 #include <functional>
 #include <string>
@@ -128,7 +127,7 @@ func.func @embed(%table: tensor<1000x64xf32>,
 }
 )";
 
-class HostSymbolicAttention : public HostCodegen {
+class HostSymbolicAttention : public SymbolicRun {
 protected:
   Bundle compileOnce(const std::string &text) {
     Expected<Compilation> compiled =
@@ -138,54 +137,6 @@ protected:
       return Bundle();
     EXPECT_TRUE(compiled->bundle.isSymbolic());
     return std::move(compiled->bundle);
-  }
-
-  /// Binds `bundle` to `dims` (through the inputs' shapes), runs it on
-  /// random inputs (integers in `domains` where given) and compares every
-  /// output with the reference interpreter.
-  /// `adjust` may change the random inputs before both runs.
-  void
-  checkAt(const Bundle &bundle, const DimBindings &dims,
-          std::vector<Domain> domains = {},
-          std::function<void(std::vector<HostTensorData> &)> adjust = nullptr) {
-    std::string where;
-    for (const auto &[name, value] : dims)
-      where += name + "=" + std::to_string(value) + " ";
-    SCOPED_TRACE(where + "random seed " + std::to_string(seed));
-    Expected<Graph> graph = bindDims(bundle.graph, dims);
-    ASSERT_TRUE(graph.ok()) << graph.message();
-    std::vector<HostTensorData> inputs;
-    std::vector<HostTensor> views;
-    std::vector<TensorBytes> bytes;
-    std::vector<std::vector<std::int64_t>> shapes;
-    for (size_t i = 0; i < graph->inputs.size(); ++i)
-      inputs.push_back(
-          randomTensor(graph->typeOf(graph->inputs[i]),
-                       i < domains.size() ? domains[i] : Domain{}));
-    if (adjust)
-      adjust(inputs);
-    for (HostTensorData &input : inputs) {
-      views.push_back(input.view());
-      shapes.push_back(input.type.shape);
-      const auto *p = reinterpret_cast<const std::byte *>(input.bytes.data());
-      bytes.emplace_back(p, p + input.bytes.size());
-    }
-    Expected<std::vector<HostTensorData>> expected =
-        evaluateGraph(*graph, views);
-    ASSERT_TRUE(expected.ok()) << expected.message();
-    device::DeviceResult<std::vector<TensorBytes>> actual =
-        device::runBundle(runtime, bundle, bytes, shapes);
-    ASSERT_TRUE(actual.ok()) << actual.error().message;
-    ASSERT_EQ(actual->size(), graph->outputs.size());
-    for (size_t k = 0; k < graph->outputs.size(); ++k) {
-      HostTensorData &want = (*expected)[k];
-      ASSERT_EQ((*actual)[k].size(), want.bytes.size()) << "output " << k;
-      HostTensor got{want.type, (*actual)[k].data()};
-      Comparison c = compare(
-          want.view(), got,
-          toleranceForOutput(*graph, graph->outputs[k].tensor, want.view()));
-      EXPECT_TRUE(c.ok) << "output " << k << ": " << c.message;
-    }
   }
 };
 
