@@ -41,6 +41,10 @@ using Clock = std::chrono::steady_clock;
 
 using namespace frontend;
 
+/// How the messages that refuse a symbolic graph end: what the caller does.
+constexpr char kBindDimsFirst[] =
+    "bind the dims first (bindDims, fuse-run --dim)";
+
 } // namespace
 
 struct KernelCompiler::Impl {
@@ -607,8 +611,8 @@ Status BundleKernels::refuseSymbolic(fd::FusionOp fusion,
       ") needs a static value of " + dimsText(culprits) + ": " + why +
       "; only pointwise, gather and row-reduction kernels, matmuls whose "
       "rows (M) alone are symbolic, and attention over a runtime length "
-      "take the dims at run time yet (issue 22): bind the dims first "
-      "(bindDims, fuse-run --dim)");
+      "take the dims at run time yet (issue 22): " +
+      kBindDimsFirst);
 }
 
 Expected<FusionKernels>
@@ -630,8 +634,8 @@ BundleKernels::emitSymbolic(fd::FusionOp fusion,
     return Status::error("the fusion " + prefix + " on " + dimsText(symbols) +
                          ": its dim " + sums.front().toString() +
                          " is a sum of terms that is no size at the dims' "
-                         "representative values: bind the dims first "
-                         "(bindDims, fuse-run --dim)");
+                         "representative values: " +
+                         kBindDimsFirst);
   DimBindings first = std::move(*withFirst);
   DimBindings second = std::move(*withSecond);
   Expected<Representative> a = emitAt(fusion, first, prefix);
@@ -640,13 +644,13 @@ BundleKernels::emitSymbolic(fd::FusionOp fusion,
         "the fusion " + prefix + " needs a static value of " +
         dimsText(symbols) +
         ": it reads a dim's value as data (iota, dim_value), which no host "
-        "kernel takes at run time yet: bind the dims first (bindDims, "
-        "fuse-run --dim)");
+        "kernel takes at run time yet: " +
+        kBindDimsFirst);
   if (!a.ok())
-    return Status::error("the fusion " + prefix + " on " + dimsText(symbols) +
-                         ": " + a.message() +
-                         " at representative values of the dims: bind the "
-                         "dims first (bindDims, fuse-run --dim)");
+    return Status::error(
+        "the fusion " + prefix + " on " + dimsText(symbols) + ": " +
+        a.message() +
+        " at representative values of the dims: " + kBindDimsFirst);
   // A dim's value as data (iota, dim_value) is read from the dims array
   // by a host pointwise kernel: the same code at both values, as a size.
   Expected<Representative> b = emitAt(fusion, second, prefix);
@@ -950,8 +954,7 @@ Status refuseDimValues(mlir::func::FuncOp func, const Graph &graph,
   if (!dim)
     return Status::success();
   return diagnostics.error("the graph reads the value of dim '" + *dim +
-                           "' (a fuse.dim_value): bind the dims first "
-                           "(bindDims, fuse-run --dim)");
+                           "' (a fuse.dim_value): " + kBindDimsFirst);
 }
 } // namespace
 

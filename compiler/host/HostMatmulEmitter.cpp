@@ -1507,6 +1507,45 @@ LogicalResult addPackKernel(fd::FusionOp fusion, fd::MatmulOp matmul,
   return success();
 }
 
+/// The matmul kernel `<prefix>_matmul` of both forms, opened: its builder,
+/// and B's packed panels (the fusion's scratch, after the inputs and the
+/// outputs) where packB. Neither copied nor moved: the builder holds the
+/// OpBuilder and the kernel's pointers.
+struct MatmulKernel {
+  MatmulKernel(fd::FusionOp fusion, fd::MatmulOp matmul, ModuleOp module,
+               StringRef prefix, unsigned width,
+               ArrayRef<EpilogueResult> results, bool packB, bool runtimeRows)
+      : b(module.getContext()), name((prefix + "_matmul").str()),
+        numInputs(fusion.getInputs().size()), packB(packB),
+        kernel(openKernel(b, module, fusion.getLoc(), name, fusion,
+                          results.size())),
+        packed(packB ? bufferPointer(b, fusion.getLoc(), kernel.buffers,
+                                     numInputs + results.size())
+                     : Value()),
+        builder(b, fusion.getLoc(), matmul, kernel.pointers, results,
+                kernel.outputs, width, runtimeRows) {}
+  MatmulKernel(const MatmulKernel &) = delete;
+  MatmulKernel &operator=(const MatmulKernel &) = delete;
+
+  /// The kernel's plan, reading the scratch where packB; the caller sets
+  /// its launch.
+  KernelPlan plan() const {
+    KernelPlan plan = kernelPlan(name, "", ScheduleKind::Matmul, numInputs,
+                                 unsigned(kernel.outputs.size()));
+    if (packB)
+      plan.operands.push_back({KernelOperand::Kind::Scratch, 0});
+    return plan;
+  }
+
+  OpBuilder b;
+  std::string name;
+  unsigned numInputs;
+  bool packB;
+  HostKernel kernel;
+  Value packed;
+  MatmulKernelBuilder builder;
+};
+
 /// A runtime-rows matmul (takesRuntimeRows): a pack kernel where B is packed
 /// (packsRuntimeRowsB), then the matmul kernel, an iteration per row of C
 /// (all batches), its grain whole row blocks. Its code reads neither M nor
@@ -1529,22 +1568,12 @@ FailureOr<FusionKernels> emitRuntimeRows(fd::FusionOp fusion,
                              /*runtimeRows=*/true, kernels)))
       return failure();
   }
-  OpBuilder b(module.getContext());
-  Location loc = fusion.getLoc();
-  unsigned numInputs = fusion.getInputs().size();
-  std::string name = (prefix + "_matmul").str();
-  HostKernel kernel = openKernel(b, module, loc, name, fusion, results.size());
-  Value packed =
-      packB ? bufferPointer(b, loc, kernel.buffers, numInputs + results.size())
-            : Value();
-  MatmulKernelBuilder builder(b, loc, matmul, kernel.pointers, results,
-                              kernel.outputs, width, /*runtimeRows=*/true);
-  if (failed(builder.emitRuntimeRows(kernel.begin(), kernel.end(), packed)))
+  MatmulKernel k(fusion, matmul, module, prefix, width, results, packB,
+                 /*runtimeRows=*/true);
+  if (failed(k.builder.emitRuntimeRows(k.kernel.begin(), k.kernel.end(),
+                                       k.packed)))
     return failure();
-  KernelPlan plan = kernelPlan(name, "", ScheduleKind::Matmul, numInputs,
-                               unsigned(kernel.outputs.size()));
-  if (packB)
-    plan.operands.push_back({KernelOperand::Kind::Scratch, 0});
+  KernelPlan plan = k.plan();
   plan.launch.iterations = s.n == 0 ? 0 : bound.batch * bound.m;
   plan.launch.grain =
       kRowBlock *
@@ -1580,9 +1609,6 @@ FailureOr<FusionKernels> emitHostMatmul(fd::FusionOp fusion, ModuleOp module,
   if (computesInBf16(fusion, matmul, width))
     return emitBf16(fusion, matmul, module, prefix, width, results);
 
-  Location loc = fusion.getLoc();
-  OpBuilder b(module.getContext());
-  unsigned numInputs = fusion.getInputs().size();
   MatmulShape s = matmulShape(matmul);
   if (takesRuntimeRows(matmul, s))
     return emitRuntimeRows(fusion, matmul, module, prefix, width, results);
@@ -1601,22 +1627,14 @@ FailureOr<FusionKernels> emitHostMatmul(fd::FusionOp fusion, ModuleOp module,
                            /*runtimeRows=*/false, kernels)))
     return failure();
 
-  std::string name = (prefix + "_matmul").str();
-  HostKernel kernel = openKernel(b, module, loc, name, fusion, results.size());
-  Value packed =
-      packB ? bufferPointer(b, loc, kernel.buffers, numInputs + results.size())
-            : Value();
-  MatmulKernelBuilder builder(b, loc, matmul, kernel.pointers, results,
-                              kernel.outputs, width);
-  if (failed(packInKernel ? builder.emitPackedGroups(kernel.begin(),
-                                                     kernel.end(), packed)
-                          : builder.emit(kernel.begin(), kernel.end(), packed)))
+  MatmulKernel k(fusion, matmul, module, prefix, width, results, packB,
+                 /*runtimeRows=*/false);
+  Value begin = k.kernel.begin(), end = k.kernel.end();
+  if (failed(packInKernel ? k.builder.emitPackedGroups(begin, end, k.packed)
+                          : k.builder.emit(begin, end, k.packed)))
     return failure();
 
-  KernelPlan plan = kernelPlan(name, "", ScheduleKind::Matmul, numInputs,
-                               unsigned(kernel.outputs.size()));
-  if (packB)
-    plan.operands.push_back({KernelOperand::Kind::Scratch, 0});
+  KernelPlan plan = k.plan();
   int64_t rowBlocks = (s.m + kRowBlock - 1) / kRowBlock;
   if (packInKernel) {
     int64_t groupMacs = llvm::divideCeil(s.m, copies) *

@@ -746,6 +746,12 @@ private:
   struct AffineIndex {
     std::vector<DimExpr> coefficients;
     DimExpr offset;
+
+    /// Whether every coefficient is 0: the value is the offset everywhere.
+    bool isConstant() const {
+      return std::all_of(coefficients.begin(), coefficients.end(),
+                         [](const DimExpr &e) { return e == DimExpr(); });
+    }
   };
   std::map<TensorId, AffineIndex> affine;
   /// The affine form of `x` (an integer tensor of a symbolic import), if
@@ -1174,10 +1180,6 @@ void Importer::combineAffine(OpKind kind, TensorId x, TensorId z, TensorId y) {
   const AffineIndex *a = affineOf(x), *c = affineOf(z);
   if (!a || !c || a->coefficients.size() != c->coefficients.size())
     return;
-  auto scalar = [](const AffineIndex &form) {
-    return std::all_of(form.coefficients.begin(), form.coefficients.end(),
-                       [](const DimExpr &e) { return e == DimExpr(); });
-  };
   AffineIndex out;
   auto combine = [&](const DimExpr &l, const DimExpr &r) {
     Expected<DimExpr> e = kind == OpKind::Add   ? DimExpr::add(l, r)
@@ -1197,9 +1199,9 @@ void Importer::combineAffine(OpKind kind, TensorId x, TensorId z, TensorId y) {
     if (!offset)
       return;
     out.offset = std::move(*offset);
-  } else if (kind == OpKind::Mul && (scalar(*a) || scalar(*c))) {
-    const AffineIndex &form = scalar(*a) ? *c : *a;
-    const DimExpr &factor = scalar(*a) ? a->offset : c->offset;
+  } else if (kind == OpKind::Mul && (a->isConstant() || c->isConstant())) {
+    const AffineIndex &form = a->isConstant() ? *c : *a;
+    const DimExpr &factor = a->isConstant() ? a->offset : c->offset;
     for (const DimExpr &coefficient : form.coefficients) {
       std::optional<DimExpr> e = combine(coefficient, factor);
       if (!e)
@@ -1255,10 +1257,7 @@ TensorId Importer::compare(ComparePredicate p, TensorId x, TensorId y) {
   std::optional<std::int64_t> bound;
   if (auto it = splats.find(y); it != splats.end() && isInteger(elemOf(y)))
     bound = loadInt(elemOf(y), it->second.data(), 0);
-  else if (const AffineIndex *other = affineOf(y);
-           other &&
-           std::all_of(other->coefficients.begin(), other->coefficients.end(),
-                       [](const DimExpr &e) { return e == DimExpr(); }))
+  else if (const AffineIndex *other = affineOf(y); other && other->isConstant())
     bound = other->offset.constantValue();
   if (form && bound &&
       (p == ComparePredicate::Ge || p == ComparePredicate::Gt) &&

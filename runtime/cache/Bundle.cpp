@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 
 namespace fuse {
 
@@ -199,6 +200,98 @@ static Status verifyRuntimeDims(const Bundle &bundle,
   return Status::success();
 }
 
+DimBindings BoundDims::bindings() const {
+  DimBindings bindings;
+  for (std::size_t i = 0; i < dims.symbols.size() && i < values.size(); ++i)
+    bindings[dims.symbols[i]] = values[i];
+  return bindings;
+}
+
+static std::string kernelWhere(const Bundle &bundle, std::size_t k) {
+  return "kernel " + std::to_string(k) + " (" + bundle.kernels[k].name + ")";
+}
+
+/// Every recorded axis of a bound bundle's graph (BoundDims::axes) is the
+/// value of its dim.
+static Status verifyBoundAxes(const Bundle &bundle, const DimBindings &values) {
+  const Graph &graph = bundle.graph;
+  const BoundDims &bound = bundle.boundDims;
+  for (const BoundAxis &axis : bound.axes) {
+    std::string where = "tensor " + std::to_string(axis.tensor) + "'s axis " +
+                        std::to_string(axis.axis);
+    if (!graph.isValidId(axis.tensor) ||
+        axis.axis >= graph.typeOf(axis.tensor).shape.size())
+      return bundleError("its bound dims name " + where +
+                         ", which the graph does not have");
+    if (axis.dim >= 0 || !bound.dims.isValidDim(axis.dim))
+      return bundleError("its bound dims give " + where + " the dim code " +
+                         std::to_string(axis.dim) +
+                         ", which their dim table does not have");
+    std::int64_t size = graph.typeOf(axis.tensor).shape[axis.axis];
+    Expected<std::int64_t> value = bound.dims.expr(axis.dim).evaluate(values);
+    if (!value.ok() || *value != size)
+      return bundleError(
+          where + " is " + std::to_string(size) + ", but its dim " +
+          bound.dims.dimString(axis.dim) + " is " +
+          (value.ok() ? std::to_string(*value) : value.message()) +
+          " for the bound dims");
+  }
+  return Status::success();
+}
+
+/// A bound bundle's dims (Bundle::boundDims): a value >= 0 per symbol, the
+/// graph's recorded axes those values, and every kernel's dims array
+/// (BundleKernel::dimValues) the same values: kernels that read one dim
+/// read one value, the one the bundle is bound to, so that a kernel never
+/// reads past the buffers the graph's shapes size. A symbolic bundle has
+/// none yet.
+static Status verifyBoundDims(const Bundle &bundle) {
+  const BoundDims &bound = bundle.boundDims;
+  if (bundle.isSymbolic()) {
+    if (!bound.empty())
+      return bundleError("its graph is symbolic but it records values its "
+                         "dims are bound to");
+    return Status::success();
+  }
+  // Each dim a kernel reads: its value and the first kernel that reads it.
+  std::map<std::string, std::pair<std::int64_t, std::size_t>> read;
+  for (std::size_t k = 0; k < bundle.kernels.size(); ++k) {
+    const BundleKernel &kernel = bundle.kernels[k];
+    for (std::size_t i = 0; i < kernel.runtimeDims.size(); ++i) {
+      std::int64_t value = kernel.dimValues[i];
+      auto [it, added] = read.try_emplace(kernel.runtimeDims[i], value, k);
+      if (!added && it->second.first != value)
+        return bundleError(kernelWhere(bundle, k) + " reads dim '" + it->first +
+                           "' as " + std::to_string(value) + ", " +
+                           kernelWhere(bundle, it->second.second) + " as " +
+                           std::to_string(it->second.first));
+    }
+  }
+  if (bound.values.size() != bound.dims.symbols.size())
+    return bundleError("its bound dims have " +
+                       std::to_string(bound.values.size()) + " values for " +
+                       std::to_string(bound.dims.symbols.size()) + " dims");
+  for (std::size_t i = 0; i < bound.values.size(); ++i)
+    if (bound.values[i] < 0)
+      return bundleError("its dim '" + bound.dims.symbols[i] +
+                         "' is bound to " + std::to_string(bound.values[i]) +
+                         ", not a size");
+  DimBindings values = bound.bindings();
+  for (const auto &[dim, first] : read) {
+    // A symbol's value, or a sum's (past_sequence+sequence) at them.
+    Expected<std::int64_t> value = runtimeDimValue(bound.dims, dim, values);
+    if (!value.ok())
+      return bundleError(kernelWhere(bundle, first.second) + " reads dim '" +
+                         dim + "', which the bundle has no bound value of");
+    if (*value != first.first)
+      return bundleError(kernelWhere(bundle, first.second) + " reads dim '" +
+                         dim + "' as " + std::to_string(first.first) +
+                         ", but the bundle is bound to " +
+                         std::to_string(*value));
+  }
+  return verifyBoundAxes(bundle, values);
+}
+
 /// A symbolic bundle's memory plan: one symbolic slice per intermediate, of
 /// a valid tensor, a size >= 0 over the graph's symbols, used by kernels of
 /// the launch order; the static plan empty until the dims are bound.
@@ -339,6 +432,8 @@ Status verifyBundle(const Bundle &bundle) {
         kernel.schedule != ScheduleKind::ReferenceOnly)
       return bundleError(where + " has no payload");
   }
+  if (Status status = verifyBoundDims(bundle); !status.ok())
+    return status;
   for (uint32_t index : bundle.launchOrder)
     if (index >= bundle.kernels.size())
       return bundleError("the launch order names kernel " +

@@ -125,8 +125,8 @@ struct BundleKernel {
   /// the graph, each once. Empty: the kernel takes no dims array.
   std::vector<std::string> runtimeDims;
   /// In a bound bundle: the values of runtimeDims, which the runtime passes
-  /// in the kernel's dims array (bindBundle sets them). Empty in a symbolic
-  /// bundle.
+  /// in the kernel's dims array (bindBundle sets them): those of
+  /// Bundle::boundDims. Empty in a symbolic bundle.
   std::vector<std::int64_t> dimValues;
   bool operator==(const BundleKernel &) const = default;
 };
@@ -180,6 +180,32 @@ struct OutputAlias {
   bool operator==(const OutputAlias &) const = default;
 };
 
+/// A tensor's axis that was a symbolic dim before bindBundle bound it.
+struct BoundAxis {
+  TensorId tensor = kInvalidTensor;
+  std::uint32_t axis = 0;
+  /// Its dim's code in BoundDims::dims.
+  std::int64_t dim = 0;
+  bool operator==(const BoundAxis &) const = default;
+};
+
+/// What bindBundle bound a symbolic bundle's dims to: the symbolic graph's
+/// dim table, the value of each of its symbols (in the table's order), and
+/// every tensor axis that was symbolic with its dim. verifyBundle checks the
+/// kernels' dims arrays (BundleKernel::dimValues) and the graph's shapes
+/// against these values: a kernel's dims array must agree with the buffers
+/// it reads.
+struct BoundDims {
+  DimTable dims;
+  std::vector<std::int64_t> values;
+  std::vector<BoundAxis> axes;
+
+  bool empty() const { return dims.empty() && values.empty() && axes.empty(); }
+  /// Each symbol of `dims` to its value; `values` one per symbol.
+  DimBindings bindings() const;
+  bool operator==(const BoundDims &) const = default;
+};
+
 struct Bundle {
   /// The canonical graph its kernels were compiled from.
   Graph graph;
@@ -199,6 +225,9 @@ struct Bundle {
   /// The graph's inputs and outputs, in binding order.
   std::vector<TensorId> inputs;
   std::vector<TensorId> outputs;
+  /// In a bundle bound from a symbolic one (bindBundle): what its dims were
+  /// bound to. Empty in any other bundle.
+  BoundDims boundDims;
   /// Whether the graph has symbolic dims (issue 22): its kernels take the
   /// dims' values at run time, and a runtime binds them (bindBundle,
   /// SymbolicBundle.h) before it loads or runs the bundle.
@@ -215,7 +244,8 @@ std::vector<std::uint64_t> bindingBytes(const Bundle &bundle,
 
 /// Structural checks a runtime makes before loading: indices in range,
 /// slices inside the arena, inputs and outputs matching the graph, aliases
-/// of equal size. Says what is wrong.
+/// of equal size, a bound bundle's dims arrays and shapes the values its
+/// dims were bound to (BoundDims). Says what is wrong.
 Status verifyBundle(const Bundle &bundle);
 
 /// A bundle of one reference-only kernel that covers every op of `graph`,

@@ -45,8 +45,9 @@ inline constexpr char kBundleMagic[8] = {'F', 'U', 'S', 'E',
 /// 2: each distinct kernel payload stored once. 3: symbolic dims (the
 /// graph's dim table, kernels' iteration counts and arena slices as dim
 /// expressions, issue 22); a file of version 2 is refused as any other
-/// version is, and the cache compiles it again.
-inline constexpr std::uint32_t kBundleFormatVersion = 4;
+/// version is, and the cache compiles it again. 4: kernels' dims arrays
+/// (runtimeDims, dimValues). 5: a bound bundle's dims (Bundle::boundDims).
+inline constexpr std::uint32_t kBundleFormatVersion = 5;
 inline constexpr std::size_t kBundleHeaderSize = 96;
 inline constexpr std::uint32_t kMaxKeyRecordLength = 4096;
 

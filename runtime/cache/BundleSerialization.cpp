@@ -322,12 +322,22 @@ template <class A> void serialize(A &ar, OutputAlias &alias) {
   ar(FUSE_FIELD(alias, output), FUSE_FIELD(alias, input));
 }
 
+template <class A> void serialize(A &ar, BoundAxis &axis) {
+  ar(FUSE_FIELD(axis, tensor), FUSE_FIELD(axis, axis), FUSE_FIELD(axis, dim));
+}
+
+template <class A> void serialize(A &ar, BoundDims &bound) {
+  ar(FUSE_FIELD(bound, dims), FUSE_FIELD(bound, values),
+     FUSE_FIELD(bound, axes));
+}
+
 template <class A> void serialize(A &ar, Bundle &bundle) {
   ar(FUSE_FIELD(bundle, graph), FUSE_FIELD(bundle, sourceGraphHash),
      FUSE_FIELD(bundle, target), FUSE_FIELD(bundle, versionId),
      FUSE_FIELD(bundle, kernels), FUSE_FIELD(bundle, launchOrder),
      FUSE_FIELD(bundle, memoryPlan), FUSE_FIELD(bundle, aliases),
-     FUSE_FIELD(bundle, inputs), FUSE_FIELD(bundle, outputs));
+     FUSE_FIELD(bundle, inputs), FUSE_FIELD(bundle, outputs),
+     FUSE_FIELD(bundle, boundDims));
   // Binary: each distinct payload once, then the payload of every kernel
   // by its index in that list.
   using Payload = std::vector<std::uint8_t>;

@@ -136,6 +136,15 @@ Expected<Bundle> bindBundle(const Bundle &bundle, const DimBindings &values) {
   Bundle bound = bundle;
   Graph &graph = bound.graph;
   std::string prefix = "binding the bundle's dims: ";
+  // What the dims are bound to, kept for verifyBundle.
+  BoundDims &record = bound.boundDims;
+  record.dims = bundle.graph.dims;
+  for (const std::string &symbol : record.dims.symbols) {
+    auto value = values.find(symbol);
+    if (value == values.end())
+      return Status::error(prefix + "dim '" + symbol + "' has no value");
+    record.values.push_back(value->second);
+  }
   Status failed = Status::success();
   auto bind = [&](std::int64_t &dim) {
     if (dim >= 0 || !bundle.graph.dims.isValidDim(dim))
@@ -150,9 +159,14 @@ Expected<Bundle> bindBundle(const Bundle &bundle, const DimBindings &values) {
     }
     dim = *value;
   };
-  for (Tensor &tensor : graph.tensors)
-    for (std::int64_t &dim : tensor.type.shape)
-      bind(dim);
+  for (std::size_t t = 0; t < graph.tensors.size(); ++t) {
+    std::vector<std::int64_t> &shape = graph.tensors[t].type.shape;
+    for (std::size_t axis = 0; axis < shape.size(); ++axis) {
+      if (shape[axis] < 0 && record.dims.isValidDim(shape[axis]))
+        record.axes.push_back({TensorId(t), std::uint32_t(axis), shape[axis]});
+      bind(shape[axis]);
+    }
+  }
   for (Op &op : graph.ops)
     forEachAttributeDim(op.kind, op.attributes, bind);
   if (!failed.ok())

@@ -52,7 +52,9 @@ Expected<std::int64_t> runtimeDimValue(const DimTable &dims,
 /// The static bundle of `bundle` with its dims bound to `values`: the
 /// graph's types bound (tensors and ops keep their numbers), each kernel's
 /// iteration count evaluated and the arena planned for the bound sizes
-/// (ArenaPlanner.h). The bound graph is validated as bindDims validates it.
+/// (ArenaPlanner.h), the values and the axes they bound kept
+/// (Bundle::boundDims) for verifyBundle. The bound graph is validated as
+/// bindDims validates it.
 /// A static bundle is answered as it is (no values may be given).
 Expected<Bundle> bindBundle(const Bundle &bundle, const DimBindings &values);
 

@@ -1314,6 +1314,16 @@ void rememberRefusal(BundleCache *cache, const BundleKey &symbolicKey,
          stored.message());
 }
 
+/// `graph` printed as a function of fuse ops, or the error that it does not
+/// translate to them, after `what` (which names the graph).
+Expected<std::string> fuseOpsText(const Graph &graph, const std::string &what) {
+  Expected<std::string> text = run::printGraph(graph);
+  if (!text.ok())
+    return Status::error(what +
+                         " does not translate to fuse ops: " + text.message());
+  return text;
+}
+
 /// The bundle of a model with symbolic dims on the host: compiled once (its
 /// bundle cached under the symbolic graph) and bound to this run's dims.
 /// None where a fusion needs a static value of a dim (a matmul): a note
@@ -1337,12 +1347,9 @@ symbolicHostBundle(const RunOptions &options, const ParsedModel &model,
         [&]() -> Expected<std::string> {
           if (!source.isOnnx)
             return source.text;
-          Expected<std::string> text = run::printGraph(symbolicGraph);
-          if (!text.ok())
-            return Status::error(
-                "internal error: the imported graph of '" + options.model +
-                "' does not translate to fuse ops: " + text.message());
-          return text;
+          return fuseOpsText(symbolicGraph,
+                             "internal error: the imported graph of '" +
+                                 options.model + "'");
         });
     if (symbolic.ok()) {
       Expected<Bundle> bound = bindBundle(symbolic->bundle, model.dimValues);
@@ -1379,14 +1386,10 @@ Expected<PlannedBundle> hostBundle(const RunOptions &options,
       options, model.graph, *host, cache.get(), [&]() -> Expected<std::string> {
         if (!source.isOnnx && !model.symbolicGraph)
           return source.text;
-        Expected<std::string> text = run::printGraph(model.graph);
-        if (!text.ok())
-          return Status::error(
-              "internal error: the " +
-              std::string(source.isOnnx ? "imported" : "bound") +
-              " graph of '" + options.model +
-              "' does not translate to fuse ops: " + text.message());
-        return text;
+        return fuseOpsText(
+            model.graph, "internal error: the " +
+                             std::string(source.isOnnx ? "imported" : "bound") +
+                             " graph of '" + options.model + "'");
       });
 }
 
@@ -1426,12 +1429,12 @@ Expected<PlannedBundle> planBundle(const RunOptions &options,
 /// function of fuse ops.
 Status writeModelMlir(const RunOptions &options, const ParsedModel &model,
                       const ModelSource &source) {
-  Expected<std::string> text = !source.isOnnx
-                                   ? Expected<std::string>(source.text)
-                                   : run::printGraph(model.graph);
+  Expected<std::string> text =
+      !source.isOnnx ? Expected<std::string>(source.text)
+                     : fuseOpsText(model.graph, "--emit-mlir: the graph of '" +
+                                                    options.model + "'");
   if (!text.ok())
-    return Status::error("--emit-mlir: the graph of '" + options.model +
-                         "' does not translate to fuse ops: " + text.message());
+    return text.status();
   std::string error;
   std::unique_ptr<llvm::raw_fd_ostream> file =
       openUserOutput(options.emitMlir, error);

@@ -4,10 +4,9 @@
 // bundle is bound (bindBundle) to several lengths and run, each against the
 // reference interpreter on the graph bound to the same length.
 
-#include "HostCodegenTest.h"
+#include "SymbolicRun.h"
 
 #include "runtime/cache/BundleSerialization.h"
-#include "runtime/cache/SymbolicBundle.h"
 
 #include <functional>
 #include <string>
@@ -143,7 +142,7 @@ func.func @table(%table: tensor<?x4xf32, #fuse.dims<rows>>,
 }
 )";
 
-class HostSymbolicAttention : public HostCodegen {
+class HostSymbolicAttention : public SymbolicRun {
 protected:
   Bundle compileOnce(const std::string &text) {
     Expected<Compilation> compiled =
@@ -153,54 +152,6 @@ protected:
       return Bundle();
     EXPECT_TRUE(compiled->bundle.isSymbolic());
     return std::move(compiled->bundle);
-  }
-
-  /// Binds `bundle` to `dims` (through the inputs' shapes), runs it on
-  /// random inputs (integers in `domains` where given) and compares every
-  /// output with the reference interpreter.
-  /// `adjust` may change the random inputs before both runs.
-  void
-  checkAt(const Bundle &bundle, const DimBindings &dims,
-          std::vector<Domain> domains = {},
-          std::function<void(std::vector<HostTensorData> &)> adjust = nullptr) {
-    std::string where;
-    for (const auto &[name, value] : dims)
-      where += name + "=" + std::to_string(value) + " ";
-    SCOPED_TRACE(where + "random seed " + std::to_string(seed));
-    Expected<Graph> graph = bindDims(bundle.graph, dims);
-    ASSERT_TRUE(graph.ok()) << graph.message();
-    std::vector<HostTensorData> inputs;
-    std::vector<HostTensor> views;
-    std::vector<TensorBytes> bytes;
-    std::vector<std::vector<std::int64_t>> shapes;
-    for (size_t i = 0; i < graph->inputs.size(); ++i)
-      inputs.push_back(
-          randomTensor(graph->typeOf(graph->inputs[i]),
-                       i < domains.size() ? domains[i] : Domain{}));
-    if (adjust)
-      adjust(inputs);
-    for (HostTensorData &input : inputs) {
-      views.push_back(input.view());
-      shapes.push_back(input.type.shape);
-      const auto *p = reinterpret_cast<const std::byte *>(input.bytes.data());
-      bytes.emplace_back(p, p + input.bytes.size());
-    }
-    Expected<std::vector<HostTensorData>> expected =
-        evaluateGraph(*graph, views);
-    ASSERT_TRUE(expected.ok()) << expected.message();
-    device::DeviceResult<std::vector<TensorBytes>> actual =
-        device::runBundle(runtime, bundle, bytes, shapes);
-    ASSERT_TRUE(actual.ok()) << actual.error().message;
-    ASSERT_EQ(actual->size(), graph->outputs.size());
-    for (size_t k = 0; k < graph->outputs.size(); ++k) {
-      HostTensorData &want = (*expected)[k];
-      ASSERT_EQ((*actual)[k].size(), want.bytes.size()) << "output " << k;
-      HostTensor got{want.type, (*actual)[k].data()};
-      Comparison c = compare(
-          want.view(), got,
-          toleranceForOutput(*graph, graph->outputs[k].tensor, want.view()));
-      EXPECT_TRUE(c.ok) << "output " << k << ": " << c.message;
-    }
   }
 };
 
@@ -274,6 +225,7 @@ TEST_F(HostSymbolicAttention, SerializationRoundTripsTheDimsFields) {
   ASSERT_TRUE(bound.ok()) << bound.message();
   Expected<Bundle> boundRead = deserializeBundle(serializeBundle(*bound));
   ASSERT_TRUE(boundRead.ok()) << boundRead.message();
+  EXPECT_FALSE(bound->boundDims.empty());
   EXPECT_EQ(*boundRead, *bound);
   bool values = false;
   for (const BundleKernel &kernel : boundRead->kernels)
@@ -321,6 +273,82 @@ TEST_F(HostSymbolicAttention, VerifyBundleRefusesABadDimsRecord) {
               [](BundleKernel &k) { k.payloadKind = PayloadKind::PtxText; })
           .find("only host kernels take a dims array"),
       std::string::npos);
+}
+
+/// verifyBundle's message for `bundle`, "accepted" where it passes.
+std::string verdict(const Bundle &bundle) {
+  Status status = verifyBundle(bundle);
+  return status.ok() ? "accepted" : status.message();
+}
+
+TEST_F(HostSymbolicAttention, VerifyBundleRefusesDimValuesThatDisagree) {
+  Bundle bundle = compileOnce(source(kAttention));
+  ASSERT_FALSE(HasFailure());
+  Expected<Bundle> bound = bindBundle(bundle, {{"sequence", 7}});
+  ASSERT_TRUE(bound.ok()) << bound.message();
+  ASSERT_EQ(verdict(*bound), "accepted");
+  // The bound values are kept, with every axis that was symbolic.
+  EXPECT_EQ(bound->boundDims.bindings(), (DimBindings{{"sequence", 7}}));
+  EXPECT_FALSE(bound->boundDims.axes.empty());
+  std::vector<std::size_t> readers;
+  for (std::size_t k = 0; k < bound->kernels.size(); ++k)
+    if (!bound->kernels[k].runtimeDims.empty())
+      readers.push_back(k);
+  ASSERT_GE(readers.size(), 2u);
+
+  // Two kernels that read 'sequence' disagree about it: the second would
+  // read 100 keys of K and V, which hold 7.
+  Bundle twoValues = *bound;
+  twoValues.kernels[readers[1]].dimValues = {100};
+  std::string message = verdict(twoValues);
+  EXPECT_NE(message.find("reads dim 'sequence' as 100, kernel " +
+                         std::to_string(readers[0])),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find(" as 7"), std::string::npos) << message;
+
+  // Every kernel says 100, the bundle was bound to 7.
+  Bundle allKernels = *bound;
+  for (std::size_t k : readers)
+    allKernels.kernels[k].dimValues = {100};
+  message = verdict(allKernels);
+  EXPECT_NE(message.find("reads dim 'sequence' as 100, but the bundle is "
+                         "bound to 7"),
+            std::string::npos)
+      << message;
+
+  // Kernels and bound values say 100, the graph's shapes 7.
+  Bundle graphDisagrees = allKernels;
+  graphDisagrees.boundDims.values = {100};
+  message = verdict(graphDisagrees);
+  EXPECT_NE(
+      message.find("is 7, but its dim sequence is 100 for the bound dims"),
+      std::string::npos)
+      << message;
+
+  // An input's shape edited: K holds 8 rows, the dims say 7.
+  Bundle shapeEdited = *bound;
+  std::vector<std::int64_t> &k =
+      shapeEdited.graph.tensors[std::size_t(shapeEdited.inputs[1])].type.shape;
+  ASSERT_EQ(k[2], 7);
+  k[2] = 8;
+  message = verdict(shapeEdited);
+  EXPECT_NE(message.find("is 8, but its dim sequence is 7"), std::string::npos)
+      << message;
+
+  // A record that does not fit its dim table, or is not a size.
+  Bundle noValues = *bound;
+  noValues.boundDims.values.clear();
+  EXPECT_NE(verdict(noValues).find("0 values for 1 dims"), std::string::npos);
+  Bundle negative = *bound;
+  negative.boundDims.values = {-7};
+  EXPECT_NE(verdict(negative).find("is bound to -7, not a size"),
+            std::string::npos);
+  // A symbolic bundle has no bound values yet.
+  Bundle early = bundle;
+  early.boundDims = bound->boundDims;
+  EXPECT_NE(verdict(early).find("records values its dims are bound to"),
+            std::string::npos);
 }
 
 TEST_F(HostSymbolicAttention, GatherRunsEveryLength) {

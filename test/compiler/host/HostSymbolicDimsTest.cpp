@@ -3,10 +3,9 @@
 // several values of its dims and run, each against the reference
 // interpreter on the graph bound to the same values.
 
-#include "HostCodegenTest.h"
+#include "SymbolicRun.h"
 
 #include "runtime/cache/BundleSerialization.h"
-#include "runtime/cache/SymbolicBundle.h"
 
 #include <algorithm>
 #include <string>
@@ -71,9 +70,9 @@ func.func @matmul(%x: $T, %w: tensor<64x64xf32>) -> $T {
 }
 )";
 
-class HostSymbolicDims : public HostCodegen {
+class HostSymbolicDims : public SymbolicRun {
 protected:
-  Bundle compileOnce(const char *text, CompileOptions options = {}) {
+  Bundle compileOnce(const std::string &text, CompileOptions options = {}) {
     Expected<Compilation> compiled =
         compiler.compileSource(source(text), target, options);
     EXPECT_TRUE(compiled.ok()) << compiled.message();
@@ -83,58 +82,26 @@ protected:
     return std::move(compiled->bundle);
   }
 
-  /// Binds `bundle` to (batch, sequence), runs it on random inputs and
-  /// compares every output with the reference interpreter.
+  using SymbolicRun::checkAt;
+
+  /// checkAt with the dims (batch, sequence).
   void checkAt(const Bundle &bundle, std::int64_t batch,
                std::int64_t sequence) {
     checkAt(bundle, DimBindings{{"batch", batch}, {"sequence", sequence}});
   }
 
-  void checkAt(const Bundle &bundle, const DimBindings &dims) {
-    std::string trace;
-    for (const auto &[name, value] : dims)
-      trace += name + " " + std::to_string(value) + ", ";
-    SCOPED_TRACE(trace + "random seed " + std::to_string(seed));
-    Expected<Graph> graph = bindDims(bundle.graph, dims);
-    ASSERT_TRUE(graph.ok()) << graph.message();
-    std::vector<HostTensorData> inputs;
-    std::vector<HostTensor> views;
-    std::vector<TensorBytes> bytes;
-    std::vector<std::vector<std::int64_t>> shapes;
-    for (TensorId input : graph->inputs)
-      inputs.push_back(randomTensor(graph->typeOf(input), Domain{}));
-    for (HostTensorData &input : inputs) {
-      views.push_back(input.view());
-      shapes.push_back(input.type.shape);
-      const auto *p = reinterpret_cast<const std::byte *>(input.bytes.data());
-      bytes.emplace_back(p, p + input.bytes.size());
-    }
-    Expected<std::vector<HostTensorData>> expected =
-        evaluateGraph(*graph, views);
-    ASSERT_TRUE(expected.ok()) << expected.message();
-    // The dims come from the inputs' shapes.
-    device::DeviceResult<std::vector<TensorBytes>> actual =
-        device::runBundle(runtime, bundle, bytes, shapes);
-    ASSERT_TRUE(actual.ok()) << actual.error().message;
-    ASSERT_EQ(actual->size(), graph->outputs.size());
-    for (size_t k = 0; k < graph->outputs.size(); ++k) {
-      HostTensorData &want = (*expected)[k];
-      ASSERT_EQ((*actual)[k].size(), want.bytes.size()) << "output " << k;
-      HostTensor got{want.type, (*actual)[k].data()};
-      Comparison c = compare(
-          want.view(), got,
-          toleranceForOutput(*graph, graph->outputs[k].tensor, want.view()));
-      EXPECT_TRUE(c.ok) << "output " << k << ": " << c.message;
-    }
-  }
-
-  void checkAllLengths(const Bundle &bundle) {
+  /// checkAt at batch 1 and every length, then at each (batch, sequence)
+  /// of `also`.
+  void checkAllLengths(
+      const Bundle &bundle,
+      std::initializer_list<std::pair<std::int64_t, std::int64_t>> also = {
+          {3, 77}, {2, 1}}) {
     for (std::int64_t sequence : {1, 7, 64, 77, 128}) {
       checkAt(bundle, 1, sequence);
       ASSERT_FALSE(HasFatalFailure());
     }
-    checkAt(bundle, 3, 77);
-    checkAt(bundle, 2, 1);
+    for (const auto &[batch, sequence] : also)
+      checkAt(bundle, batch, sequence);
   }
 };
 
@@ -698,16 +665,10 @@ bool readsDims(const Bundle &bundle) {
 }
 
 TEST_F(HostSymbolicDims, ACausalMaskFromIotasRunsFromOneBundle) {
-  Expected<Compilation> compiled =
-      compiler.compileSource(squareSource(kCausalMask), target, {});
-  ASSERT_TRUE(compiled.ok()) << compiled.message();
-  ASSERT_TRUE(compiled->bundle.isSymbolic());
-  EXPECT_TRUE(readsDims(compiled->bundle));
-  for (std::int64_t sequence : {1, 7, 64, 77, 128}) {
-    checkAt(compiled->bundle, 1, sequence);
-    ASSERT_FALSE(HasFatalFailure());
-  }
-  checkAt(compiled->bundle, 3, 5);
+  Bundle bundle = compileOnce(squareSource(kCausalMask));
+  ASSERT_FALSE(HasFailure());
+  EXPECT_TRUE(readsDims(bundle));
+  checkAllLengths(bundle, {{3, 5}});
 }
 
 TEST_F(HostSymbolicDims, ASoftmaxOverSymbolicKeysIsRefusedNamingTheRowKernel) {
@@ -722,16 +683,10 @@ TEST_F(HostSymbolicDims, ASoftmaxOverSymbolicKeysIsRefusedNamingTheRowKernel) {
 }
 
 TEST_F(HostSymbolicDims, ADimValueAndAnIotaAsDataRunFromOneBundle) {
-  Expected<Compilation> compiled =
-      compiler.compileSource(squareSource(kDimValue), target, {});
-  ASSERT_TRUE(compiled.ok()) << compiled.message();
-  ASSERT_TRUE(compiled->bundle.isSymbolic());
-  EXPECT_TRUE(readsDims(compiled->bundle));
-  for (std::int64_t sequence : {1, 7, 64, 77, 128}) {
-    checkAt(compiled->bundle, 1, sequence);
-    ASSERT_FALSE(HasFatalFailure());
-  }
-  checkAt(compiled->bundle, 2, 9);
+  Bundle bundle = compileOnce(squareSource(kDimValue));
+  ASSERT_FALSE(HasFailure());
+  EXPECT_TRUE(readsDims(bundle));
+  checkAllLengths(bundle, {{2, 9}});
 }
 
 TEST_F(HostSymbolicDims, ALargePointwiseOutputRunsFromOneBundle) {

@@ -71,6 +71,10 @@ Bundle makeFullBundle() {
   bundle.aliases = {{1, 2}};
   bundle.inputs = {0, 1};
   bundle.outputs = {2};
+  bundle.boundDims.dims.symbols = {"batch", "sequence"};
+  bundle.boundDims.dims.exprs = {DimExpr::symbol("sequence")};
+  bundle.boundDims.values = {3, 77};
+  bundle.boundDims.axes = {{0, 1, -1}};
   return bundle;
 }
 
@@ -89,6 +93,9 @@ TEST(CacheBundleSerialization, FullBundleHasNoDefaultField) {
   EXPECT_NE(full.kernels[0].perBinding, BundleKernel().perBinding);
   EXPECT_NE(full.kernels[0].bindingInputs, BundleKernel().bindingInputs);
   EXPECT_NE(full.memoryPlan.boundBytes, empty.memoryPlan.boundBytes);
+  EXPECT_NE(full.boundDims.dims, empty.boundDims.dims);
+  EXPECT_NE(full.boundDims.values, empty.boundDims.values);
+  EXPECT_NE(full.boundDims.axes, empty.boundDims.axes);
   const LaunchConfig defaults;
   const LaunchConfig &launch = full.kernels[0].launch;
   EXPECT_NE(launch.gridX, defaults.gridX);
