@@ -93,8 +93,10 @@ public:
     if (!shared.ok())
       return shared.status();
     phases.push_back({"link", Clock::now() - start});
+    // Every kernel's entry is in the one shared object: one payload.
+    KernelPayload payload(shared.take());
     for (BundleKernel &kernel : bundle.kernels) {
-      kernel.payload = *shared;
+      kernel.payload = payload;
       if (auto it = object->renamed.find(kernel.entry);
           it != object->renamed.end())
         kernel.entry = it->second;

@@ -17,6 +17,7 @@
 #ifndef FUSE_RUNTIME_CACHE_BUNDLE_H
 #define FUSE_RUNTIME_CACHE_BUNDLE_H
 
+#include "runtime/cache/KernelPayload.h"
 #include "runtime/device/KernelAbi.h"
 #include "runtime/ir/Graph.h"
 #include "runtime/ir/Status.h"
@@ -92,7 +93,8 @@ struct BundleKernel {
   std::string name;
   std::string target;
   PayloadKind payloadKind = PayloadKind::None;
-  std::vector<std::uint8_t> payload;
+  /// Shared by copies of the bundle (KernelPayload.h).
+  KernelPayload payload;
   /// The symbol (host) or `.entry` (PTX) to launch.
   std::string entry;
   ScheduleKind schedule = ScheduleKind::ReferenceOnly;

@@ -287,7 +287,7 @@ template <class A> void serialize(A &ar, BundleKernel &kernel) {
     // People read the JSON: a payload shows as its size and digest, and
     // PTX, which is text, as itself.
     ar(cereal::make_nvp("payloadBytes", std::uint64_t(kernel.payload.size())),
-       cereal::make_nvp("payloadSha256", sha256Hex(kernel.payload)));
+       cereal::make_nvp("payloadSha256", sha256Hex(kernel.payload.bytes())));
     if (kernel.payloadKind == PayloadKind::PtxText)
       ar(cereal::make_nvp("payloadText", std::string(kernel.payload.begin(),
                                                      kernel.payload.end())));
@@ -347,9 +347,9 @@ template <class A> void serialize(A &ar, Bundle &bundle) {
     std::map<Payload, std::uint32_t> index;
     for (const BundleKernel &kernel : bundle.kernels) {
       auto [it, added] =
-          index.emplace(kernel.payload, std::uint32_t(payloads.size()));
+          index.emplace(kernel.payload.bytes(), std::uint32_t(payloads.size()));
       if (added)
-        payloads.push_back(kernel.payload);
+        payloads.push_back(kernel.payload.bytes());
       payloadOf.push_back(it->second);
     }
     ar(payloads, payloadOf);
@@ -359,13 +359,15 @@ template <class A> void serialize(A &ar, Bundle &bundle) {
       throw cereal::Exception(
           "the bundle names payloads for " + std::to_string(payloadOf.size()) +
           " kernels, " + "it has " + std::to_string(bundle.kernels.size()));
+    // Kernels that name one payload share its bytes.
+    std::vector<KernelPayload> shared(payloads.begin(), payloads.end());
     for (std::size_t k = 0; k < payloadOf.size(); ++k) {
       if (payloadOf[k] >= payloads.size())
         throw cereal::Exception("kernel " + std::to_string(k) +
                                 " names payload " +
                                 std::to_string(payloadOf[k]) + " of " +
                                 std::to_string(payloads.size()));
-      bundle.kernels[k].payload = payloads[payloadOf[k]];
+      bundle.kernels[k].payload = shared[payloadOf[k]];
     }
   }
 }

@@ -51,7 +51,7 @@ struct HostLibrary {
   int fd;
   /// The shared object's bytes, by which a later load finds it
   /// (HostRuntime::Libraries).
-  std::vector<uint8_t> bytes;
+  KernelPayload bytes;
 };
 
 struct HostExecutable final : detail::ExecutableObject {
@@ -143,11 +143,17 @@ struct HostRuntime::Libraries {
   std::unordered_multimap<size_t, std::weak_ptr<HostLibrary>> byHash;
   uint64_t opened = 0;
 
-  DeviceResult<std::shared_ptr<HostLibrary>>
-  open(const std::vector<uint8_t> &bytes, const std::string &kernel) {
+  DeviceResult<std::shared_ptr<HostLibrary>> open(const KernelPayload &bytes,
+                                                  const std::string &kernel) {
+    std::lock_guard lock(mutex);
+    // A copy of the payload of a library open (a bundle bound again) is
+    // found without reading its bytes.
+    for (auto it = byHash.begin(); it != byHash.end(); ++it)
+      if (std::shared_ptr<HostLibrary> library = it->second.lock())
+        if (library->bytes.sameBytes(bytes))
+          return library;
     size_t hash = std::hash<std::string_view>{}(std::string_view(
         reinterpret_cast<const char *>(bytes.data()), bytes.size()));
-    std::lock_guard lock(mutex);
     auto [first, last] = byHash.equal_range(hash);
     for (auto it = first; it != last;) {
       std::shared_ptr<HostLibrary> library = it->second.lock();
@@ -160,7 +166,7 @@ struct HostRuntime::Libraries {
       ++it;
     }
     DeviceResult<std::shared_ptr<HostLibrary>> loaded =
-        openLibrary(bytes, kernel);
+        openLibrary(bytes.bytes(), kernel);
     if (!loaded.ok())
       return loaded;
     ++opened;
@@ -220,7 +226,7 @@ HostRuntime::allocateMemory(uint64_t bytes) {
 DeviceResult<std::shared_ptr<detail::ExecutableObject>>
 HostRuntime::loadExecutable(const Bundle &bundle) {
   auto executable = std::make_shared<HostExecutable>(instanceId());
-  std::vector<const std::vector<uint8_t> *> payloads;
+  std::vector<const KernelPayload *> payloads;
   for (const BundleKernel &kernel : bundle.kernels) {
     if (kernel.payloadKind != PayloadKind::HostSharedObject)
       return unsupportedPayload(kernel, "host", "host shared objects");

@@ -315,7 +315,7 @@ TEST_F(HostMath, MissingLibmSymbolIsALoadError) {
   ASSERT_TRUE(compiled.ok()) << compiled.message();
   int renamed = 0;
   for (BundleKernel &kernel : compiled->bundle.kernels) {
-    std::vector<std::uint8_t> &so = kernel.payload;
+    std::vector<std::uint8_t> &so = kernel.payload.edit();
     const char name[] = "fmodf";
     for (size_t i = 0; i + sizeof name <= so.size(); ++i)
       if (std::memcmp(&so[i], name, sizeof name) == 0) {

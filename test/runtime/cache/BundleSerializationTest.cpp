@@ -177,7 +177,12 @@ TEST(CacheBundleSerialization, SharedPayloadsAreStoredOnce) {
   BundleKernel kernel = bundle.kernels[0];
   kernel.payload = shared;
   bundle.kernels.assign(6, kernel);
-  bundle.kernels[3].payload.back() ^= 1; // one that differs
+  // One that differs: its own copy is changed, the others keep theirs.
+  bundle.kernels[3].payload.edit().back() ^= 1;
+  EXPECT_TRUE(bundle.kernels[2].payload.sameBytes(bundle.kernels[4].payload));
+  EXPECT_FALSE(bundle.kernels[3].payload.sameBytes(bundle.kernels[4].payload));
+  EXPECT_EQ(bundle.kernels[4].payload.bytes(), shared);
+  EXPECT_NE(bundle.kernels[3].payload, bundle.kernels[4].payload);
   bundle.launchOrder = {0, 1, 2, 3, 4, 5};
   std::vector<std::uint8_t> bytes = serializeBundle(bundle);
   EXPECT_LT(bytes.size(), 2 * shared.size() + 4096);
@@ -185,6 +190,10 @@ TEST(CacheBundleSerialization, SharedPayloadsAreStoredOnce) {
   Expected<Bundle> back = deserializeBundle(bytes);
   ASSERT_TRUE(back.ok()) << back.message();
   EXPECT_EQ(*back, bundle);
+  // Read back, the kernels that name one payload share its bytes (a copy
+  // of the bundle copies no code).
+  EXPECT_TRUE(back->kernels[0].payload.sameBytes(back->kernels[5].payload));
+  EXPECT_FALSE(back->kernels[0].payload.sameBytes(back->kernels[3].payload));
 }
 
 // The last four bytes are the payload index of the last kernel.

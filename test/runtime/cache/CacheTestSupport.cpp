@@ -39,8 +39,10 @@ Bundle makeBundle(const Graph &graph, const std::string &target,
   kernel.schedule = ScheduleKind::Pointwise;
   kernel.entry = "fuse_kernel_0";
   std::mt19937 random(seed);
+  std::vector<std::uint8_t> payload;
   for (std::size_t i = 0; i < payloadBytes; ++i)
-    kernel.payload.push_back(std::uint8_t(random()));
+    payload.push_back(std::uint8_t(random()));
+  kernel.payload = std::move(payload);
   return bundle;
 }
 
