@@ -51,6 +51,14 @@ struct NeedsConstantError : ImportError {
   std::vector<ConstantInputNeed> needs;
 };
 
+/// A declared dim symbol found equal to an expression of other dims (a
+/// broadcast of two dims neither of which is 1): the import starts again
+/// with the symbol replaced (Importer::run). Not an ImportError: nothing
+/// between the broadcast and run() adds context to it or catches it.
+struct Unification {
+  UnifiedDim unified;
+};
+
 [[noreturn]] void fail(const std::string &message) {
   throw ImportError(message);
 }
@@ -624,6 +632,9 @@ public:
       : model(model), options(options), modelFolder(std::move(modelFolder)),
         initializerCache(initializers) {}
 
+  /// Imports the model; where a broadcast unifies a declared dim with an
+  /// expression of others (unifyDims), imports it again with the dim
+  /// replaced, the initializers read once.
   ImportedModel run();
   /// `model` itself, which the import may consume: each initializer's raw
   /// bytes are freed once read into its value, so that the next value
@@ -668,6 +679,9 @@ private:
   /// must be the computed ones.
   void checkDeclaredOutput(const onnx::ValueInfoProto &output, TensorId id);
   void importOutputs(const onnx::GraphProto &graph);
+  /// The inputs, nodes and outputs into the main graph, after the
+  /// initializers.
+  ImportedModel importGraph(const std::set<std::string> &initializerNames);
 
 public:
   /// Lowers the current node into *b: one tensor per output. A node whose
@@ -714,6 +728,9 @@ private:
   bool folding = false;
 
   std::vector<std::shared_ptr<const HostTensorData>> weights;
+  /// The declared dims replaced by expressions of the others (unifyDims),
+  /// each expression free of every symbol replaced.
+  std::vector<UnifiedDim> unified;
 
   // The node being lowered.
   const onnx::NodeProto *node = nullptr;
@@ -825,6 +842,22 @@ private:
   }
   TensorId expandTo(TensorId x, const Shape &shape);
   Shape broadcastShape(const Shape &a, const Shape &c);
+  /// Of two dims a broadcast meets, different and neither 1: throws the
+  /// Unification that makes them one where there is one (a declared symbol
+  /// against another expression of the main graph: ImportOptions::
+  /// symbolicDims); returns where there is none.
+  void unifyDims(std::int64_t da, std::int64_t dc);
+  /// "[batch, past+sequence, 4]": shapeText, with a symbolic dim of the
+  /// main graph by its expression.
+  std::string dimsText(const Shape &shape) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i)
+      out += (i ? ", " : "") + (shape[i] < 0 && !folding &&
+                                        mainBuilder.dims().isValidDim(shape[i])
+                                    ? mainBuilder.dims().dimString(shape[i])
+                                    : std::to_string(shape[i]));
+    return out + "]";
+  }
   TensorId binary(OpKind kind, TensorId x, TensorId y);
   TensorId compare(ComparePredicate p, TensorId x, TensorId y);
   TensorId unary(OpKind kind, TensorId x) { return check(b->unary(kind, x)); }
@@ -1117,12 +1150,66 @@ Shape Importer::broadcastShape(const Shape &a, const Shape &c) {
   for (std::size_t i = 0; i < rank; ++i) {
     std::int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     std::int64_t dc = i < rank - c.size() ? 1 : c[i - (rank - c.size())];
-    if (da != dc && da != 1 && dc != 1)
-      fail("shapes " + shapeText(a) + " and " + shapeText(c) +
+    if (da != dc && da != 1 && dc != 1) {
+      unifyDims(da, dc);
+      fail("shapes " + dimsText(a) + " and " + dimsText(c) +
            " do not broadcast");
+    }
     out[i] = da == 1 ? dc : da;
   }
   return out;
+}
+
+void Importer::unifyDims(std::int64_t da, std::int64_t dc) {
+  // Only in the main graph (a folded node's dims are static).
+  if (!options.symbolicDims || folding || da >= 0 || dc >= 0)
+    return;
+  const DimTable &dims = mainBuilder.dims();
+  const DimExpr ea = dims.expr(da), ec = dims.expr(dc);
+  const std::optional<std::string> sa = ea.symbolName(), sc = ec.symbolName();
+  auto declaredAt = [&](const std::string &symbol) {
+    return std::find(dims.symbols.begin(), dims.symbols.end(), symbol) -
+           dims.symbols.begin();
+  };
+  auto holds = [](const DimExpr &e, const std::string &symbol) {
+    std::vector<std::string> symbols = e.symbols();
+    return std::binary_search(symbols.begin(), symbols.end(), symbol);
+  };
+  UnifiedDim unification;
+  if (sa && sc) // The one declared later is replaced by the other.
+    unification = declaredAt(*sa) > declaredAt(*sc) ? UnifiedDim{*sa, ec, {}}
+                                                    : UnifiedDim{*sc, ea, {}};
+  else if (sa && !holds(ec, *sa))
+    unification = UnifiedDim{*sa, ec, {}};
+  else if (sc && !holds(ea, *sc))
+    unification = UnifiedDim{*sc, ea, {}};
+  else
+    return;
+  if (node)
+    unification.where = nodeLabel();
+  throw Unification{std::move(unification)};
+}
+
+/// `e` with `symbol` replaced by `value`; an error where a coefficient
+/// passes 2^63.
+Expected<DimExpr> substituted(const DimExpr &e, const std::string &symbol,
+                              const DimExpr &value) {
+  DimExpr sum;
+  for (const DimExpr::Term &term : e.terms()) {
+    DimExpr product = DimExpr::constant(term.coefficient);
+    for (const std::string &name : term.symbols) {
+      Expected<DimExpr> next =
+          DimExpr::mul(product, name == symbol ? value : DimExpr::symbol(name));
+      if (!next.ok())
+        return next.status();
+      product = next.take();
+    }
+    Expected<DimExpr> next = DimExpr::add(sum, product);
+    if (!next.ok())
+      return next.status();
+    sum = next.take();
+  }
+  return sum;
 }
 
 TensorId Importer::expandTo(TensorId x, const Shape &shape) {
@@ -5214,7 +5301,12 @@ Shape Importer::inputShape(const std::string &name,
       continue;
     }
     if (it == options.dims.end() && options.symbolicDims) {
-      shape.push_back(mainBuilder.symbol(param.empty() ? key : param));
+      const std::string &symbol = param.empty() ? key : param;
+      auto same =
+          std::find_if(unified.begin(), unified.end(),
+                       [&](const UnifiedDim &u) { return u.symbol == symbol; });
+      shape.push_back(same == unified.end() ? mainBuilder.symbol(symbol)
+                                            : mainBuilder.dim(same->expr));
       continue;
     }
     if (it == options.dims.end())
@@ -5380,10 +5472,43 @@ void dropDeadOps(Graph &graph) {
 
 ImportedModel Importer::run() {
   checkVersions();
-  const onnx::GraphProto &graph = model.graph();
   if (!model.has_graph())
     fail("the model has no graph");
-  std::set<std::string> initializerNames = importInitializers(graph);
+  std::set<std::string> initializerNames = importInitializers(model.graph());
+  // The initializers' values (shared), for an import that starts again.
+  const std::map<std::string, Value> initializers = mainValues;
+  std::unique_ptr<Importer> again;
+  for (Importer *importer = this;;) {
+    try {
+      return importer->importGraph(initializerNames);
+    } catch (const Unification &found) {
+      // Each unification removes a symbol from the graph: this ends.
+      std::vector<UnifiedDim> known = importer->unified;
+      for (const UnifiedDim &u : known)
+        if (u.symbol == found.unified.symbol)
+          fail("internal error: dim '" + u.symbol + "' unified twice");
+      for (UnifiedDim &u : known) {
+        Expected<DimExpr> e =
+            substituted(u.expr, found.unified.symbol, found.unified.expr);
+        if (!e.ok())
+          fail(found.unified.where + ": dim '" + u.symbol +
+               "': " + e.message());
+        u.expr = e.take();
+      }
+      known.push_back(found.unified);
+      again = std::make_unique<Importer>(model, options, modelFolder,
+                                         initializerCache);
+      again->opset = opset;
+      again->mainValues = initializers;
+      again->unified = std::move(known);
+      importer = again.get();
+    }
+  }
+}
+
+ImportedModel
+Importer::importGraph(const std::set<std::string> &initializerNames) {
+  const onnx::GraphProto &graph = model.graph();
   ImportedModel result;
   importInputs(graph, initializerNames, result);
   for (const onnx::NodeProto &node : graph.node())
@@ -5398,6 +5523,7 @@ ImportedModel Importer::run() {
   weights.resize(result.graph.inputs.size());
   result.weights = std::move(weights);
   result.opsetVersion = opset;
+  result.unifiedDims = unified;
   return result;
 }
 

@@ -62,11 +62,38 @@ struct ImportOptions {
   /// an op that meets a symbolic dim it cannot handle is an error naming
   /// the node. The graph is bound with bindDims before it is compiled or
   /// interpreted.
+  ///
+  /// Where a broadcast (or an elementwise op) meets a declared symbol on one
+  /// side and another dim expression on the other, neither of them 1, the
+  /// two are one dim: the symbol is replaced by the expression throughout
+  /// (ImportedModel::unifiedDims), so that an exported decoder's
+  /// attention_mask [batch, total_sequence] broadcast against its causal
+  /// mask [sequence, past_sequence + sequence] becomes an input of type
+  /// [batch, past_sequence + sequence], whose length is checked against
+  /// the other inputs' dims when they are bound (dimsFromInputShapes). Two
+  /// declared symbols unify too (the later declared one is replaced by the
+  /// earlier). Either side being 1 at run time, which ONNX would broadcast,
+  /// is then an error at binding: the import assumes a dim that it finds
+  /// broadcast against a different one of the graph is not 1. A symbol
+  /// against a static dim, and two expressions neither of which is a
+  /// symbol (or a symbol against an expression that holds it), stay errors
+  /// ("do not broadcast").
   bool symbolicDims = false;
 };
 
 /// ImportedModel::modelInputs entry of an input bound by constantInputs.
 inline constexpr std::size_t kBoundAtImport = std::size_t(-1);
+
+/// A declared dim of a symbolic import found equal to an expression of the
+/// others (ImportOptions::symbolicDims): every input, output and op of the
+/// graph has `expr` where the model declares `symbol`.
+struct UnifiedDim {
+  std::string symbol;
+  DimExpr expr;
+  /// The node whose broadcast showed it: "node with output 'allowed' (And,
+  /// opset 17)".
+  std::string where;
+};
 
 struct ImportedModel {
   Graph graph;
@@ -81,6 +108,10 @@ struct ImportedModel {
   /// One per model input (not weights), in the model's order: its index in
   /// graph.inputs, or kBoundAtImport.
   std::vector<std::size_t> modelInputs;
+  /// The declared dims replaced by expressions of the others, in the order
+  /// found (ImportOptions::symbolicDims); their symbols are not in
+  /// graph.dims.
+  std::vector<UnifiedDim> unifiedDims;
 };
 
 struct ConstantInputNeed;

@@ -562,6 +562,11 @@ ModelSource importedSource(ModelSource model,
                 ? ", dims kept symbolic: " +
                       llvm::join(imported.graph.dims.symbols, ", ")
                 : std::string()));
+  // A declared dim the import found equal to others (a broadcast of the
+  // two): the inputs' shapes are checked against it when bound.
+  for (const onnximport::UnifiedDim &unified : imported.unifiedDims)
+    progress("dim '" + unified.symbol + "' is " + unified.expr.toString() +
+             " (" + unified.where + " broadcasts one against the other)");
   model.imported = std::move(imported.graph);
   model.isOnnx = true;
   return model;

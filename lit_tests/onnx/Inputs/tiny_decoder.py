@@ -4,7 +4,11 @@
                                   DIR/prompt_float.npy, DIR/no_cache.onnx,
                                   DIR/decoder_nomask.onnx (no attention_mask:
                                   the causal mask alone, which is what the
-                                  all-ones mask of a greedy loop leaves)
+                                  all-ones mask of a greedy loop leaves),
+                                  DIR/decoder_cumsum.onnx (the positions
+                                  the mask's CumSum from past on, as
+                                  Hugging Face exports compute them: the
+                                  same values with an all-ones mask)
     tiny_decoder.py expect DIR N  DIR/expected.npy: onnx's reference
                                   evaluator's greedy N tokens from the prompt
     tiny_decoder.py compare A B   exit 1 unless the .npy files A and B are
@@ -51,14 +55,15 @@ def weights(rng):
     ]
 
 
-def nodes(with_mask=True):
+def nodes(with_mask=True, positions_from_mask=False):
     n = helper.make_node
     heads = lambda x, out: [
         n("MatMul", [x[0], x[1]], [out + "_flat"]),
         n("Reshape", [out + "_flat", "heads_shape"], [out + "_split"]),
         n("Transpose", [out + "_split"], [out], perm=[0, 2, 1, 3])]
     return [
-        # Positions past .. past + sequence - 1, from the shapes.
+        # Positions past .. past + sequence - 1, from the shapes (or from
+        # the mask, counted along its axis 1: "step" is that axis).
         n("Shape", ["past_key_values.0.key"], ["past_1"], start=2, end=3),
         n("Shape", ["input_ids"], ["seq_1"], start=1, end=2),
         n("Squeeze", ["past_1", "axis_0"], ["past"]),
@@ -67,7 +72,13 @@ def nodes(with_mask=True):
         n("Range", ["past", "total", "step"], ["query_positions"]),
         n("Range", ["zero", "total", "step"], ["key_positions"]),
         n("Gather", ["wte", "input_ids"], ["tokens"]),
-        n("Gather", ["wpe", "query_positions"], ["positions"]),
+        *([n("CumSum", ["attention_mask", "step"], ["mask_count"]),
+           n("Sub", ["mask_count", "step"], ["mask_positions"]),
+           n("Slice", ["mask_positions", "past_1", "total_1", "axis_1"],
+             ["position_ids"]),
+           n("Gather", ["wpe", "position_ids"], ["positions"])]
+          if positions_from_mask else
+          [n("Gather", ["wpe", "query_positions"], ["positions"])]),
         n("Add", ["tokens", "positions"], ["h"]),
         *heads(["h", "wq"], "q"), *heads(["h", "wk"], "k_new"),
         *heads(["h", "wv"], "v_new"),
@@ -96,7 +107,7 @@ def nodes(with_mask=True):
     ]
 
 
-def make_model(with_cache=True, with_mask=True):
+def make_model(with_cache=True, with_mask=True, positions_from_mask=False):
     rng = np.random.default_rng(22)
     cache = lambda name, length: helper.make_tensor_value_info(
         name, TensorProto.FLOAT, ["batch", HEADS, length, HEAD_DIM])
@@ -116,7 +127,7 @@ def make_model(with_cache=True, with_mask=True):
     ]
     if not with_mask:
         inputs = [i for i in inputs if i.name != "attention_mask"]
-    graph_nodes = nodes(with_mask)
+    graph_nodes = nodes(with_mask, positions_from_mask)
     if not with_cache:
         # The cache as plain inputs under other names: not a decoder that
         # --generate can drive.
@@ -163,6 +174,8 @@ def main():
         onnx.save(make_model(), folder + "/decoder.onnx")
         onnx.save(make_model(with_cache=False), folder + "/no_cache.onnx")
         onnx.save(make_model(with_mask=False), folder + "/decoder_nomask.onnx")
+        onnx.save(make_model(positions_from_mask=True),
+                  folder + "/decoder_cumsum.onnx")
         prompt = np.random.default_rng(5).integers(0, VOCAB, (2, 5))
         np.save(folder + "/prompt.npy", prompt.astype(np.int64))
         np.save(folder + "/prompt_float.npy", prompt.astype(np.float32))

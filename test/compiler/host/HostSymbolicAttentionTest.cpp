@@ -18,17 +18,12 @@ namespace {
 /// `text` with "$Q" a [2 batch, 4 heads, sequence, 32] type, "$S" the
 /// scores' [2, 4, sequence, sequence], "$R" their row-reduced type, "$M"
 /// a mask of the scores' shape.
-std::string source(std::string text) {
-  auto replace = [&](const std::string &from, const std::string &to) {
-    for (size_t at = text.find(from); at != std::string::npos;
-         at = text.find(from, at + to.size()))
-      text.replace(at, from.size(), to);
-  };
-  replace("$Q", "tensor<2x4x?x32xf32, #fuse.dims<sequence>>");
-  replace("$S", "tensor<2x4x?x?xf32, #fuse.dims<sequence, sequence>>");
-  replace("$R", "tensor<2x4x?x1xf32, #fuse.dims<sequence>>");
-  replace("$M", "tensor<2x4x?x?xi1, #fuse.dims<sequence, sequence>>");
-  return text;
+std::string source(const std::string &text) {
+  return withPlaceholders(
+      text, {{"$Q", "tensor<2x4x?x32xf32, #fuse.dims<sequence>>"},
+             {"$S", "tensor<2x4x?x?xf32, #fuse.dims<sequence, sequence>>"},
+             {"$R", "tensor<2x4x?x1xf32, #fuse.dims<sequence>>"},
+             {"$M", "tensor<2x4x?x?xi1, #fuse.dims<sequence, sequence>>"}});
 }
 
 /// Three attentions over one Q, K, V: (a) scaled, no mask; (b) a padding

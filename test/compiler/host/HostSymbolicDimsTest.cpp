@@ -15,15 +15,10 @@ namespace {
 
 /// `text` with every "$T" a rows type over (batch, sequence) and every "$R"
 /// its row-reduced type.
-std::string source(std::string text) {
-  auto replace = [&](const std::string &from, const std::string &to) {
-    for (size_t at = text.find(from); at != std::string::npos;
-         at = text.find(from, at + to.size()))
-      text.replace(at, from.size(), to);
-  };
-  replace("$T", "tensor<?x?x64xf32, #fuse.dims<batch, sequence>>");
-  replace("$R", "tensor<?x?x1xf32, #fuse.dims<batch, sequence>>");
-  return text;
+std::string source(const std::string &text) {
+  return withPlaceholders(
+      text, {{"$T", "tensor<?x?x64xf32, #fuse.dims<batch, sequence>>"},
+             {"$R", "tensor<?x?x1xf32, #fuse.dims<batch, sequence>>"}});
 }
 
 const char *kLayerNormSoftmax = R"(
@@ -292,13 +287,9 @@ func.func @linear(%x: tensor<?x?x256xf32, #fuse.dims<batch, sequence>>,
 )";
 
 std::string linearGelu() {
-  std::string text = kLinearGelu;
-  const std::string from = "$Y",
-                    to = "tensor<?x?x1024xf32, #fuse.dims<batch, sequence>>";
-  for (size_t at = text.find(from); at != std::string::npos;
-       at = text.find(from, at + to.size()))
-    text.replace(at, from.size(), to);
-  return text;
+  return withPlaceholders(
+      kLinearGelu,
+      {{"$Y", "tensor<?x?x1024xf32, #fuse.dims<batch, sequence>>"}});
 }
 
 TEST_F(HostSymbolicDims, ALinearLayerWithBiasAndGeluRunsFromOneBundle) {
@@ -566,21 +557,16 @@ TEST_F(HostSymbolicDims, AMatmulOnASymbolicColumnDimIsRefusedNamingTheDim) {
 /// `text` with "$S" square scores over (batch, sequence, sequence), "$I"
 /// and "$B" their i64 and i1 twins, "$Q" their row-reduced type; "$K",
 /// "$J" and "$C" scores of 64 keys over (batch, sequence) and twins.
-std::string squareSource(std::string text) {
-  auto replace = [&](const std::string &from, const std::string &to) {
-    for (size_t at = text.find(from); at != std::string::npos;
-         at = text.find(from, at + to.size()))
-      text.replace(at, from.size(), to);
-  };
-  const char *dims = "#fuse.dims<batch, sequence, sequence>>";
-  replace("$S", std::string("tensor<?x?x?xf32, ") + dims);
-  replace("$I", std::string("tensor<?x?x?xi64, ") + dims);
-  replace("$B", std::string("tensor<?x?x?xi1, ") + dims);
-  replace("$Q", "tensor<?x?x1xf32, #fuse.dims<batch, sequence>>");
-  replace("$K", "tensor<?x?x64xf32, #fuse.dims<batch, sequence>>");
-  replace("$J", "tensor<?x?x64xi64, #fuse.dims<batch, sequence>>");
-  replace("$C", "tensor<?x?x64xi1, #fuse.dims<batch, sequence>>");
-  return text;
+std::string squareSource(const std::string &text) {
+  const std::string dims = "#fuse.dims<batch, sequence, sequence>>";
+  return withPlaceholders(
+      text, {{"$S", "tensor<?x?x?xf32, " + dims},
+             {"$I", "tensor<?x?x?xi64, " + dims},
+             {"$B", "tensor<?x?x?xi1, " + dims},
+             {"$Q", "tensor<?x?x1xf32, #fuse.dims<batch, sequence>>"},
+             {"$K", "tensor<?x?x64xf32, #fuse.dims<batch, sequence>>"},
+             {"$J", "tensor<?x?x64xi64, #fuse.dims<batch, sequence>>"},
+             {"$C", "tensor<?x?x64xi1, #fuse.dims<batch, sequence>>"}});
 }
 
 // A causal mask as GPT-2's and Llama's dynamic exports build it: the

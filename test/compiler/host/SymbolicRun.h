@@ -12,9 +12,23 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fuse {
+
+/// `text` with every occurrence of each placeholder (such as "$T") replaced
+/// by its text (a type), the placeholders taken in order. The tests write
+/// their modules with short placeholders for the long symbolic types.
+inline std::string withPlaceholders(
+    std::string text,
+    const std::vector<std::pair<std::string, std::string>> &placeholders) {
+  for (const auto &[from, to] : placeholders)
+    for (size_t at = text.find(from); at != std::string::npos;
+         at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+  return text;
+}
 
 class SymbolicRun : public HostCodegen {
 protected:

@@ -1173,6 +1173,55 @@ TEST(OnnxImporter, SymbolicDimsThroughShapeArithmetic) {
       << tooLong.message();
 }
 
+// A broadcast of a declared dim against a different one unifies them
+// (ImportOptions::symbolicDims): unify_chain.onnx (unify_dims.py) adds x [a]
+// and y [b], which makes b a, then adds Concat(p [c], q [d]), which makes a
+// c + d, and b with it. Every input of a or b is c + d long, and the bound
+// graph computes x + y + concat(p, q).
+TEST(OnnxImporter, BroadcastsUnifyDeclaredDims) {
+  ImportOptions symbolic;
+  symbolic.symbolicDims = true;
+  Expected<ImportedModel> model =
+      importModelFile(inputsDir() + "unify_chain.onnx", symbolic);
+  ASSERT_TRUE(model.ok()) << model.message();
+  const Graph &graph = model->graph;
+  EXPECT_EQ(graph.dims.symbols, (std::vector<std::string>{"c", "d"}));
+  ASSERT_EQ(graph.inputs.size(), 4u);
+  for (std::size_t i = 0; i < 2; ++i)
+    EXPECT_EQ(graph.typeString(graph.typeOf(graph.inputs[i])),
+              "tensor<?{c+d}xf32>")
+        << i;
+  EXPECT_EQ(graph.typeString(graph.typeOf(graph.outputs[0].tensor)),
+            "tensor<?{c+d}xf32>");
+  ASSERT_EQ(model->unifiedDims.size(), 2u);
+  EXPECT_EQ(model->unifiedDims[0].symbol, "b");
+  EXPECT_EQ(model->unifiedDims[0].expr.toString(), "c+d");
+  EXPECT_EQ(model->unifiedDims[1].symbol, "a");
+  EXPECT_EQ(model->unifiedDims[1].expr.toString(), "c+d");
+  EXPECT_NE(model->unifiedDims[1].where.find("'out' (Add"), std::string::npos)
+      << model->unifiedDims[1].where;
+  EXPECT_TRUE(validate(graph).ok()) << validate(graph).message();
+
+  Expected<Graph> bound = bindDims(graph, {{"c", 2}, {"d", 3}});
+  ASSERT_TRUE(bound.ok()) << bound.message();
+  std::vector<HostTensorData> inputs = {
+      randomInput({5}, 1), randomInput({5}, 2), randomInput({2}, 3),
+      randomInput({3}, 4)};
+  std::vector<HostTensor> views;
+  for (HostTensorData &input : inputs)
+    views.push_back(input.view());
+  Expected<std::vector<HostTensorData>> got = evaluateGraph(*bound, views);
+  ASSERT_TRUE(got.ok()) << got.message();
+  std::vector<double> x = inputs[0].toDoubles(), y = inputs[1].toDoubles(),
+                      joined = inputs[2].toDoubles(),
+                      out = got->front().toDoubles();
+  for (double v : inputs[3].toDoubles())
+    joined.push_back(v);
+  ASSERT_EQ(out.size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i)
+    EXPECT_EQ(float(out[i]), float(float(x[i] + y[i]) + float(joined[i]))) << i;
+}
+
 TEST(OnnxImporter, SymbolicDimsRefuseWhatTheyCannotExpress) {
   ImportOptions symbolic;
   symbolic.symbolicDims = true;

@@ -16,20 +16,32 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace fuse::engine {
 namespace {
 
-TEST(EngineTargetCompilerTest, HostTargetsGoToTheHostCompiler) {
-  TargetDispatchCompiler compiler;
+/// A host session whose blocks `compiler` compiles; its warnings go to
+/// `onWarning` where one is given.
+Expected<Session>
+openHostSession(TargetDispatchCompiler &compiler,
+                std::function<void(const std::string &)> onWarning = nullptr) {
   SessionOptions options;
   options.device = DeviceChoice::Host;
   options.compiler = &compiler;
+  options.onWarning = std::move(onWarning);
+  return Session::open(options);
+}
+
+TEST(EngineTargetCompilerTest, HostTargetsGoToTheHostCompiler) {
+  TargetDispatchCompiler compiler;
   std::vector<std::string> warnings;
-  options.onWarning = [&](const std::string &w) { warnings.push_back(w); };
-  Expected<Session> session = Session::open(options);
+  Expected<Session> session = openHostSession(
+      compiler, [&](const std::string &w) { warnings.push_back(w); });
   if (!session.ok())
     GTEST_SKIP() << session.message();
 
@@ -57,10 +69,7 @@ TEST(EngineTargetCompilerTest, HostTargetsGoToTheHostCompiler) {
 /// kernels, same-shape elementwise); an input still referenced never is.
 TEST(EngineTargetCompilerTest, DroppedInputsAreWrittenInPlace) {
   TargetDispatchCompiler compiler;
-  SessionOptions options;
-  options.device = DeviceChoice::Host;
-  options.compiler = &compiler;
-  Expected<Session> session = Session::open(options);
+  Expected<Session> session = openHostSession(compiler);
   if (!session.ok())
     GTEST_SKIP() << session.message();
 
@@ -122,10 +131,7 @@ TEST(EngineTargetCompilerTest, DroppedInputsAreWrittenInPlace) {
 /// double on random inputs, relative tolerance 1e-4 of the row's scale.
 TEST(EngineTargetCompilerTest, AKeptWeightIsPackedOnce) {
   TargetDispatchCompiler compiler;
-  SessionOptions options;
-  options.device = DeviceChoice::Host;
-  options.compiler = &compiler;
-  Expected<Session> session = Session::open(options);
+  Expected<Session> session = openHostSession(compiler);
   if (!session.ok())
     GTEST_SKIP() << session.message();
 
@@ -211,10 +217,7 @@ Expected<Graph> cacheStep(std::int64_t heads) {
 /// step's attention; each call's outputs are checked against a loop here.
 TEST(EngineTargetCompilerTest, ASymbolicGraphCompilesOnceForEveryLength) {
   TargetDispatchCompiler compiler;
-  SessionOptions options;
-  options.device = DeviceChoice::Host;
-  options.compiler = &compiler;
-  Expected<Session> session = Session::open(options);
+  Expected<Session> session = openHostSession(compiler);
   if (!session.ok())
     GTEST_SKIP() << session.message();
   const std::int64_t heads = 2, width = 8;
@@ -309,10 +312,7 @@ TEST(EngineTargetCompilerTest, ASymbolicGraphCompilesOnceForEveryLength) {
 /// caller can bind the dims instead.
 TEST(EngineTargetCompilerTest, ARefusedSymbolicGraphSaysSo) {
   TargetDispatchCompiler compiler;
-  SessionOptions options;
-  options.device = DeviceChoice::Host;
-  options.compiler = &compiler;
-  Expected<Session> session = Session::open(options);
+  Expected<Session> session = openHostSession(compiler);
   if (!session.ok())
     GTEST_SKIP() << session.message();
   Expected<Graph> graph = cacheStep(0);
