@@ -19,6 +19,18 @@ MemoryPlan planArena(std::span<const ArenaRequest> requests) {
   auto alignUp = [](std::uint64_t x) {
     return (x + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
   };
+  // The bound part first, end to end: its offsets do not depend on the
+  // other slices, so a symbolic bundle's bindings place what the
+  // per-binding kernels write (packed weights, of static sizes) alike.
+  std::uint64_t boundEnd = 0;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (!requests[i].bound)
+      continue;
+    plan.intermediates[i] = {requests[i].tensor, boundEnd, requests[i].bytes};
+    boundEnd = alignUp(boundEnd + requests[i].bytes);
+  }
+  plan.boundBytes = boundEnd;
+  plan.peakBytes = boundEnd;
   std::vector<size_t> placed;
   for (size_t i : order) {
     const ArenaRequest &request = requests[i];
@@ -35,7 +47,7 @@ MemoryPlan planArena(std::span<const ArenaRequest> requests) {
            plan.intermediates[j].offset + plan.intermediates[j].bytes});
     }
     std::sort(busy.begin(), busy.end());
-    std::uint64_t offset = 0;
+    std::uint64_t offset = boundEnd;
     for (auto [begin, end] : busy) {
       if (offset + request.bytes <= begin && request.bytes > 0)
         break;
@@ -44,18 +56,6 @@ MemoryPlan planArena(std::span<const ArenaRequest> requests) {
     plan.intermediates[i] = {request.tensor, offset, request.bytes};
     plan.peakBytes = std::max(plan.peakBytes, offset + request.bytes);
     placed.push_back(i);
-  }
-  std::uint64_t boundStart = alignUp(plan.peakBytes);
-  std::uint64_t offset = boundStart;
-  for (size_t i = 0; i < requests.size(); ++i) {
-    if (!requests[i].bound)
-      continue;
-    plan.intermediates[i] = {requests[i].tensor, offset, requests[i].bytes};
-    offset = alignUp(offset + requests[i].bytes);
-  }
-  if (offset > boundStart) {
-    plan.peakBytes = offset;
-    plan.boundBytes = offset - boundStart;
   }
   return plan;
 }

@@ -32,8 +32,9 @@ struct ArenaRequest {
 inline constexpr std::uint64_t kArenaAlignment = 64;
 
 /// One slice per request, in request order; slices whose live ranges
-/// overlap never overlap in bytes. Bound requests follow the others, end to
-/// end, in the arena's bound part (MemoryPlan::boundBytes).
+/// overlap never overlap in bytes. Bound requests come first, end to end in
+/// request order, in the arena's bound part (MemoryPlan::boundBytes), so
+/// that their offsets depend on their own sizes only; the others follow.
 MemoryPlan planArena(std::span<const ArenaRequest> requests);
 
 } // namespace fuse

@@ -139,12 +139,12 @@ static Status verifyPerBinding(const Bundle &bundle, const BundleKernel &kernel,
 /// No slice lies partly in the arena's bound part: what a run writes never
 /// reaches what the per-binding kernels keep.
 static Status verifyBoundPart(const MemoryPlan &plan) {
-  std::uint64_t start = plan.peakBytes - plan.boundBytes;
+  std::uint64_t end = plan.boundBytes;
   for (const ArenaSlice &slice : plan.intermediates)
-    if (slice.offset < start && slice.offset + slice.bytes > start)
+    if (slice.offset < end && slice.offset + slice.bytes > end)
       return bundleError(
           "the arena slice of tensor " + std::to_string(slice.tensor) +
-          " crosses into the bound part at byte " + std::to_string(start));
+          " crosses out of the bound part at byte " + std::to_string(end));
   return Status::success();
 }
 

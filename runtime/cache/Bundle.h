@@ -167,9 +167,10 @@ struct MemoryPlan {
   std::vector<SymbolicSlice> symbolicSlices;
   /// The arena's size: every slice ends at or before it.
   std::uint64_t peakBytes = 0;
-  /// The arena's last `boundBytes` (from peakBytes - boundBytes): the slices
-  /// that per-binding kernels write (BundleKernel::perBinding), live from
-  /// one binding of the inputs to the next, never shared with other slices.
+  /// The arena's first `boundBytes`: the slices that per-binding kernels
+  /// write (BundleKernel::perBinding), live from one binding of the inputs
+  /// to the next, never shared with other slices. First, so that the
+  /// bindings of a symbolic bundle place them at the same offsets.
   std::uint64_t boundBytes = 0;
   bool operator==(const MemoryPlan &) const = default;
 };

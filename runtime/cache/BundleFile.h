@@ -47,7 +47,8 @@ inline constexpr char kBundleMagic[8] = {'F', 'U', 'S', 'E',
 /// expressions, issue 22); a file of version 2 is refused as any other
 /// version is, and the cache compiles it again. 4: kernels' dims arrays
 /// (runtimeDims, dimValues). 5: a bound bundle's dims (Bundle::boundDims).
-inline constexpr std::uint32_t kBundleFormatVersion = 5;
+/// 6: the arena's bound part first (MemoryPlan::boundBytes).
+inline constexpr std::uint32_t kBundleFormatVersion = 6;
 inline constexpr std::size_t kBundleHeaderSize = 96;
 inline constexpr std::uint32_t kMaxKeyRecordLength = 4096;
 

@@ -173,14 +173,20 @@ Expected<Bundle> bindBundle(const Bundle &bundle, const DimBindings &values) {
     return failed;
   graph.dims = DimTable();
 
+  // Each dim the kernels read, evaluated once.
+  std::map<std::string, std::int64_t, std::less<>> dimValues;
   for (BundleKernel &kernel : bound.kernels) {
     for (const std::string &dim : kernel.runtimeDims) {
-      Expected<std::int64_t> value =
-          runtimeDimValue(bundle.graph.dims, dim, values);
-      if (!value.ok())
-        return Status::error(prefix + kernel.name + " reads dim '" + dim +
-                             "': " + value.message());
-      kernel.dimValues.push_back(*value);
+      auto known = dimValues.find(dim);
+      if (known == dimValues.end()) {
+        Expected<std::int64_t> value =
+            runtimeDimValue(bundle.graph.dims, dim, values);
+        if (!value.ok())
+          return Status::error(prefix + kernel.name + " reads dim '" + dim +
+                               "': " + value.message());
+        known = dimValues.emplace(dim, *value).first;
+      }
+      kernel.dimValues.push_back(known->second);
     }
     if (!kernel.symbolicIterations)
       continue;

@@ -826,6 +826,12 @@ CudaRuntime::allocateMemory(uint64_t bytes) {
       instanceId(), bytes, budgetState(), pool, *address));
 }
 
+std::shared_ptr<detail::ExecutableObject>
+CudaRuntime::shareCode(const detail::ExecutableObject &loaded) const {
+  return std::make_shared<CudaExecutable>(
+      static_cast<const CudaExecutable &>(loaded));
+}
+
 DeviceResult<std::shared_ptr<detail::ExecutableObject>>
 CudaRuntime::loadExecutable(const Bundle &bundle) {
   // DeviceRuntime::load checked the bundle and its version.

@@ -95,6 +95,8 @@ protected:
   allocateMemory(uint64_t bytes) override;
   DeviceResult<std::shared_ptr<detail::ExecutableObject>>
   loadExecutable(const Bundle &bundle) override;
+  std::shared_ptr<detail::ExecutableObject>
+  shareCode(const detail::ExecutableObject &loaded) const override;
   DeviceResult<std::shared_ptr<detail::StreamObject>> newStream() override;
   std::optional<Error> prepareSubmission(detail::StreamObject &stream) override;
   void enqueue(detail::StreamObject &stream,

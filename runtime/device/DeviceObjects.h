@@ -12,6 +12,7 @@
 #ifndef FUSE_RUNTIME_DEVICE_DEVICEOBJECTS_H
 #define FUSE_RUNTIME_DEVICE_DEVICEOBJECTS_H
 
+#include "runtime/cache/KernelPayload.h"
 #include "runtime/device/DeviceRuntime.h"
 #include "runtime/ir/Interpreter.h"
 
@@ -104,6 +105,10 @@ struct ExecutableObject {
   std::vector<std::vector<uint64_t>> bindingBytes;
   /// Per kernel: what its error record reports (empty: it takes none).
   std::vector<KernelChecks> checks;
+  /// Per kernel: the payload and entry it was loaded from, by which
+  /// DeviceRuntime::rebind knows a binding of the same code.
+  std::vector<KernelPayload> payloads;
+  std::vector<std::string> entries;
 };
 
 struct CopyCommand {

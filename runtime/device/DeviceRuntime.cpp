@@ -238,6 +238,21 @@ DeviceRuntime::borrowHostMemory(std::shared_ptr<const void> owner,
       id, std::move(owner), bytes));
 }
 
+namespace {
+
+/// Per kernel: the error record's checks and the dims array of `bundle`.
+void setBundleChecks(detail::ExecutableObject &object, const Bundle &bundle) {
+  for (const BundleKernel &kernel : bundle.kernels) {
+    detail::KernelChecks checks{kernel.name, {}};
+    for (uint32_t op : kernel.checkedOps)
+      checks.gathers.push_back(gatherRange(bundle.graph, op));
+    checks.dims = kernel.dimValues;
+    object.checks.push_back(std::move(checks));
+  }
+}
+
+} // namespace
+
 DeviceResult<Executable> DeviceRuntime::load(const Bundle &bundle) {
   // Checks every backend needs before it looks at a kernel.
   if (Status status = verifyBundle(bundle); !status.ok())
@@ -255,14 +270,36 @@ DeviceResult<Executable> DeviceRuntime::load(const Bundle &bundle) {
       loadExecutable(bundle);
   if (!object.ok())
     return object.error();
+  setBundleChecks(**object, bundle);
   for (const BundleKernel &kernel : bundle.kernels) {
-    detail::KernelChecks checks{kernel.name, {}};
-    for (uint32_t op : kernel.checkedOps)
-      checks.gathers.push_back(gatherRange(bundle.graph, op));
-    checks.dims = kernel.dimValues;
-    (*object)->checks.push_back(std::move(checks));
+    (*object)->payloads.push_back(kernel.payload);
+    (*object)->entries.push_back(kernel.entry);
   }
   return Executable(std::move(*object));
+}
+
+DeviceResult<Executable> DeviceRuntime::rebind(const Executable &loaded,
+                                               const Bundle &bound) {
+  if (!loaded.object || loaded.object->runtimeId != id)
+    return wrongRuntime("executable", loaded.runtimeId());
+  const detail::ExecutableObject &object = *loaded.object;
+  bool sameCode = !bound.isSymbolic() && bound.versionId == versionId() &&
+                  bound.kernels.size() == object.payloads.size();
+  for (size_t k = 0; sameCode && k < bound.kernels.size(); ++k)
+    sameCode = bound.kernels[k].payload.sameBytes(object.payloads[k]) &&
+               bound.kernels[k].entry == object.entries[k];
+  std::shared_ptr<detail::ExecutableObject> copy =
+      sameCode ? shareCode(object) : nullptr;
+  if (!copy)
+    return load(bound);
+  if (Status status = verifyBundle(bound); !status.ok())
+    return Error{ErrorCode::InvalidArgument, status.message()};
+  copy->bindingBytes.clear();
+  for (const BundleKernel &kernel : bound.kernels)
+    copy->bindingBytes.push_back(bindingBytes(bound, kernel));
+  copy->checks.clear();
+  setBundleChecks(*copy, bound);
+  return Executable(std::move(copy));
 }
 
 DeviceResult<Stream> DeviceRuntime::createStream() {

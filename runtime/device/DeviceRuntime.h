@@ -352,6 +352,15 @@ public:
 
   /// Loads a bundle's kernels for this runtime.
   DeviceResult<Executable> load(const Bundle &bundle);
+  /// The executable of `bound` made from `loaded` without loading code
+  /// again: `bound` and the bundle `loaded` was loaded from are bindings of
+  /// one symbolic bundle (bindBundle), whose kernels share their payloads,
+  /// so only what depends on the sizes (the bytes each binding may touch,
+  /// the dims arrays, the checks) is made anew. Where a kernel's payload or
+  /// entry is not the one `loaded` holds, or the backend keeps more than
+  /// code per bundle (the reference runtime), it loads `bound` as load does.
+  DeviceResult<Executable> rebind(const Executable &loaded,
+                                  const Bundle &bound);
 
   DeviceResult<Stream> createStream();
   StreamState streamState(const Stream &stream) const;
@@ -423,6 +432,13 @@ protected:
   /// The bundle already passed verifyBundle and matches this version id.
   virtual DeviceResult<std::shared_ptr<detail::ExecutableObject>>
   loadExecutable(const Bundle &bundle) = 0;
+  /// A copy of `loaded` that shares its code (libraries, modules), for
+  /// rebind; null where the backend cannot share it (the default).
+  virtual std::shared_ptr<detail::ExecutableObject>
+  shareCode(const detail::ExecutableObject &loaded) const {
+    (void)loaded;
+    return nullptr;
+  }
   virtual DeviceResult<std::shared_ptr<detail::StreamObject>> newStream() = 0;
   /// Hands a submission to the stream; it cannot fail, because from here on
   /// the work is possibly submitted. The backend completes the fence with

@@ -223,6 +223,12 @@ HostRuntime::allocateMemory(uint64_t bytes) {
       instanceId(), bytes, budgetState(), allocator, data));
 }
 
+std::shared_ptr<detail::ExecutableObject>
+HostRuntime::shareCode(const detail::ExecutableObject &loaded) const {
+  return std::make_shared<HostExecutable>(
+      static_cast<const HostExecutable &>(loaded));
+}
+
 DeviceResult<std::shared_ptr<detail::ExecutableObject>>
 HostRuntime::loadExecutable(const Bundle &bundle) {
   auto executable = std::make_shared<HostExecutable>(instanceId());

@@ -89,7 +89,8 @@ void BundleRun::takeBoundArena() {
     std::lock_guard<std::mutex> lock(loaded.boundMutex);
     kept.swap(loaded.bound);
   }
-  if (!kept)
+  // One kept by another binding of the same code may be too small.
+  if (!kept || kept->arena.size() < bundle.memoryPlan.peakBytes)
     return;
   arena = std::move(kept->arena);
   arenaKept = true;
@@ -107,7 +108,7 @@ std::uint64_t BundleRun::planBuffers(bool allowInPlace) {
   uploading.assign(inputs.size(), false);
   if (loaded.hasPerBindingKernels)
     takeBoundArena();
-  std::uint64_t total = arenaKept ? 0 : bundle.memoryPlan.peakBytes;
+  std::uint64_t total = arenaKept ? 0 : loaded.arenaBytes;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     inputBuffers[i] = inputs[i]->deviceBuffer();
     if (!inputBuffers[i].valid()) {
@@ -164,9 +165,8 @@ Status BundleRun::encode(std::uint64_t total) {
   boundInputs = inputBuffers;
   if (Status status = encodeOutputs(); !status.ok())
     return status;
-  if (bundle.memoryPlan.peakBytes && !arenaKept)
-    if (Status status = allocate(bundle.memoryPlan.peakBytes, arena);
-        !status.ok())
+  if (loaded.arenaBytes && !arenaKept)
+    if (Status status = allocate(loaded.arenaBytes, arena); !status.ok())
       return status;
   return encodeLaunches();
 }

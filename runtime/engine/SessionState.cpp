@@ -125,6 +125,7 @@ SessionState::findOrLoadLocked(const Graph &canonical, const BundleKey &key,
                                   executable.error().message};
   auto entry = std::make_shared<LoadedBundle>();
   entry->bundle = std::move(*bundle);
+  entry->arenaBytes = entry->bundle.memoryPlan.peakBytes;
   entry->executable = std::move(*executable);
   entry->hasPerBindingKernels =
       std::any_of(entry->bundle.kernels.begin(), entry->bundle.kernels.end(),

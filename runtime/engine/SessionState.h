@@ -94,6 +94,11 @@ struct BoundArena {
 struct LoadedBundle {
   Bundle bundle;
   device::Executable executable;
+  /// The bytes of a run's arena: the memory plan's peak, or more for a
+  /// binding of a symbolic bundle, so that the next binding (a decoder's
+  /// step, one key longer) may take the arena with what the per-binding
+  /// kernels wrote in it.
+  std::uint64_t arenaBytes = 0;
   /// Whether any kernel runs once per binding of the inputs.
   bool hasPerBindingKernels = false;
   /// The arena of the last run that finished; a run takes it (so two
@@ -191,7 +196,9 @@ struct SessionState : std::enable_shared_from_this<SessionState> {
   std::variant<std::shared_ptr<const Bundle>, LoadFailure>
   findOrCompileSymbolic(const Graph &canonical, const BundleKey &key,
                         const std::string &keyHex);
-  /// `bundle` bound to `dims` and loaded (kept by `boundKey`).
+  /// `bundle` bound to `dims` and loaded (kept by `boundKey`, the symbolic
+  /// bundle's key, ':' and the dims): the code of another kept binding of
+  /// it is shared (DeviceRuntime::rebind), not loaded again.
   Expected<std::shared_ptr<const LoadedBundle>>
   loadBound(const Bundle &bundle, const DimBindings &dims,
             const std::string &boundKey);

@@ -37,6 +37,33 @@ Tensor materialized(const std::shared_ptr<SessionState> &state, TensorType type,
   return TensorAccess::make(std::move(node));
 }
 
+/// A binding that follows another of the same bundle (a decoder's next
+/// step) takes the arena the other's last run kept, where the per-binding
+/// kernels' slices (packed weights, of sizes that do not depend on the
+/// dims) lie at the same offsets: its run skips them when the same weights
+/// are bound (BundleRun::takeBoundArena). Its arena is given room to grow,
+/// so that the steps after it fit in it too.
+void adoptBoundArena(const LoadedBundle &previous, LoadedBundle &next) {
+  const MemoryPlan &plan = next.bundle.memoryPlan;
+  // A quarter more, in whole pages.
+  constexpr std::uint64_t kPage = 4096;
+  std::uint64_t room = plan.peakBytes + plan.peakBytes / 4;
+  next.arenaBytes = (room + kPage - 1) / kPage * kPage;
+  if (!next.hasPerBindingKernels ||
+      plan.boundBytes != previous.bundle.memoryPlan.boundBytes)
+    return;
+  const std::vector<ArenaSlice> &slices = plan.intermediates;
+  const std::vector<ArenaSlice> &before =
+      previous.bundle.memoryPlan.intermediates;
+  if (slices.size() != before.size())
+    return;
+  for (std::size_t i = 0; i < slices.size(); ++i)
+    if (slices[i].offset < plan.boundBytes && slices[i] != before[i])
+      return;
+  std::lock_guard<std::mutex> lock(previous.boundMutex);
+  next.bound.swap(previous.bound);
+}
+
 } // namespace
 
 std::variant<std::shared_ptr<const Bundle>, LoadFailure>
@@ -110,7 +137,18 @@ SessionState::loadBound(const Bundle &bundle, const DimBindings &dims,
   Expected<Bundle> bound = bindBundle(bundle, dims);
   if (!bound.ok())
     return bound.status();
-  device::DeviceResult<device::Executable> executable = runtime->load(*bound);
+  // Another binding of the bundle shares its code: only the sizes change.
+  std::shared_ptr<const LoadedBundle> sibling;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::string_view symbolicKey(boundKey.data(), boundKey.find(':') + 1);
+    for (const auto &[key, loaded] : boundBundles)
+      if (key.starts_with(symbolicKey))
+        sibling = loaded;
+  }
+  device::DeviceResult<device::Executable> executable =
+      sibling ? runtime->rebind(sibling->executable, *bound)
+              : runtime->load(*bound);
   if (!executable.ok())
     return Status::error("cannot load the bound bundle: " +
                          executable.error().message);
@@ -120,6 +158,9 @@ SessionState::loadBound(const Bundle &bundle, const DimBindings &dims,
   entry->hasPerBindingKernels =
       std::any_of(entry->bundle.kernels.begin(), entry->bundle.kernels.end(),
                   [](const BundleKernel &k) { return k.perBinding; });
+  entry->arenaBytes = entry->bundle.memoryPlan.peakBytes;
+  if (sibling)
+    adoptBoundArena(*sibling, *entry);
   std::lock_guard<std::mutex> lock(mutex);
   if (boundBundles.size() >= kKeptBindings)
     boundBundles.erase(boundBundles.begin());

@@ -382,21 +382,31 @@ TEST(ArenaPlanner, ReusesBytesAfterLastUse) {
   EXPECT_EQ(plan.peakBytes, 228u);
 }
 
-TEST(ArenaPlanner, PlacesBoundRequestsAfterTheOthersAndNeverReusesThem) {
-  // Request 1 is bound (a weight's packing): it follows the run's slices,
-  // and request 2, which starts after its last use, does not take its bytes.
+TEST(ArenaPlanner, PlacesBoundRequestsFirstAndNeverReusesThem) {
+  // Requests 1 and 3 are bound (a weight's packing): they come first, end to
+  // end, and request 2, which starts after request 1's last use, does not
+  // take its bytes.
   std::vector<ArenaRequest> requests = {{0, 100, 0, 1},
                                         {1, 70, 0, 0, /*bound=*/true},
                                         {2, 100, 1, 2},
                                         {3, 30, 2, 2, /*bound=*/true}};
   MemoryPlan plan = planArena(requests);
   ASSERT_EQ(plan.intermediates.size(), 4u);
-  EXPECT_EQ(plan.intermediates[0].offset, 0u);
-  EXPECT_EQ(plan.intermediates[2].offset, 128u);
-  EXPECT_EQ(plan.intermediates[1].offset, 256u);
-  EXPECT_EQ(plan.intermediates[3].offset, 384u);
-  EXPECT_EQ(plan.peakBytes, 448u);
+  EXPECT_EQ(plan.intermediates[1].offset, 0u);
+  EXPECT_EQ(plan.intermediates[3].offset, 128u);
+  EXPECT_EQ(plan.intermediates[0].offset, 192u);
+  EXPECT_EQ(plan.intermediates[2].offset, 320u);
+  EXPECT_EQ(plan.peakBytes, 420u);
   EXPECT_EQ(plan.boundBytes, 192u);
+  // The bound offsets do not depend on the other slices' sizes (a symbolic
+  // bundle's bindings place a weight's packing alike).
+  requests[0].bytes = 100000;
+  requests[2].bytes = 7;
+  MemoryPlan larger = planArena(requests);
+  EXPECT_EQ(larger.intermediates[1], plan.intermediates[1]);
+  EXPECT_EQ(larger.intermediates[3], plan.intermediates[3]);
+  EXPECT_EQ(larger.boundBytes, plan.boundBytes);
+  EXPECT_GT(larger.peakBytes, 100000u);
   // No bound request: no bound part.
   EXPECT_EQ(planArena(std::vector<ArenaRequest>{{0, 100, 0, 1}}).boundBytes,
             0u);

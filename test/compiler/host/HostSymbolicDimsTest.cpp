@@ -166,6 +166,60 @@ CompileOptions unfused() {
   return options;
 }
 
+// A second binding takes the first one's loaded code (DeviceRuntime::
+// rebind): no library is opened, and what depends on the sizes is the new
+// binding's. Code that is not the same is loaded as load does.
+TEST_F(HostSymbolicDims, RebindSharesTheLoadedCode) {
+  Bundle bundle = compileOnce(kLayerNormSoftmax, unfused());
+  ASSERT_FALSE(HasFailure());
+  Expected<Bundle> at7 = bindBundle(bundle, {{"batch", 1}, {"sequence", 7}});
+  Expected<Bundle> at77 = bindBundle(bundle, {{"batch", 2}, {"sequence", 77}});
+  ASSERT_TRUE(at7.ok()) << at7.message();
+  ASSERT_TRUE(at77.ok()) << at77.message();
+  device::DeviceResult<device::Executable> held = runtime.load(*at7);
+  ASSERT_TRUE(held.ok()) << held.error().message;
+  std::uint64_t opened = runtime.librariesOpenedForTesting();
+  device::DeviceResult<device::Executable> rebound =
+      runtime.rebind(*held, *at77);
+  ASSERT_TRUE(rebound.ok()) << rebound.error().message;
+  EXPECT_EQ(runtime.librariesOpenedForTesting(), opened);
+  // It runs the second binding as a fresh load of it does, and its
+  // bindings are the second binding's: the first's buffers are too small.
+  std::vector<device::TensorBytes> inputs, smaller;
+  for (TensorId input : at77->graph.inputs) {
+    HostTensorData value = randomTensor(at77->graph.typeOf(input), Domain{});
+    const auto *p = reinterpret_cast<const std::byte *>(value.bytes.data());
+    inputs.emplace_back(p, p + value.bytes.size());
+  }
+  for (TensorId input : at7->graph.inputs)
+    smaller.push_back(
+        device::TensorBytes(std::size_t(at7->graph.typeOf(input).byteSize())));
+  device::Stream stream = *runtime.createStream();
+  auto viaRebind = device::runBundle(runtime, *at77, *rebound, stream, inputs);
+  ASSERT_TRUE(viaRebind.ok()) << viaRebind.error().message;
+  auto viaLoad = device::runBundle(runtime, *at77, inputs);
+  ASSERT_TRUE(viaLoad.ok()) << viaLoad.error().message;
+  EXPECT_EQ(*viaRebind, *viaLoad);
+  EXPECT_FALSE(
+      device::runBundle(runtime, *at7, *rebound, stream, smaller).ok());
+  EXPECT_TRUE(device::runBundle(runtime, *at7, *held, stream, smaller).ok());
+
+  // Payloads that are not the loaded ones (equal bytes, copied): loaded as
+  // load does, which finds the library open by its bytes.
+  Bundle other = *at77;
+  for (BundleKernel &kernel : other.kernels)
+    kernel.payload = other.kernels[0].payload.bytes();
+  device::DeviceResult<device::Executable> reloaded =
+      runtime.rebind(*held, other);
+  ASSERT_TRUE(reloaded.ok()) << reloaded.error().message;
+  EXPECT_EQ(runtime.librariesOpenedForTesting(), opened);
+  auto viaReload = device::runBundle(runtime, other, *reloaded, stream, inputs);
+  ASSERT_TRUE(viaReload.ok()) << viaReload.error().message;
+  EXPECT_EQ(*viaReload, *viaLoad);
+  // A symbolic bundle is refused as load refuses it.
+  EXPECT_FALSE(runtime.rebind(*held, bundle).ok());
+}
+
 TEST_F(HostSymbolicDims, UnfusedOpsRunAtEveryLength) {
   Bundle bundle = compileOnce(kLayerNormSoftmax, unfused());
   ASSERT_FALSE(HasFailure());

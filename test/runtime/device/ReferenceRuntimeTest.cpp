@@ -263,11 +263,12 @@ TEST(ReferenceRuntime, APerBindingKernelNeedsABoundPartAndUnwrittenInputs) {
   EXPECT_NE(status.message().find("but runs on every run"), std::string::npos)
       << status.message();
   bundle.kernels[1].bindingInputs = {};
-  // The product's slice (20 bytes from 64) would cross a bound part of 8.
-  bundle.memoryPlan.boundBytes = 8;
+  // The product's slice (20 bytes from 64) would cross the end of a bound
+  // part (the arena's first bytes) of 70.
+  bundle.memoryPlan.boundBytes = 70;
   status = verifyBundle(bundle);
   ASSERT_FALSE(status.ok());
-  EXPECT_NE(status.message().find("crosses into the bound part at byte 76"),
+  EXPECT_NE(status.message().find("crosses out of the bound part at byte 70"),
             std::string::npos)
       << status.message();
   bundle.memoryPlan.boundBytes = bundle.memoryPlan.peakBytes;
