@@ -453,11 +453,22 @@ private:
                      std::uint32_t kernelIndex,
                      std::optional<std::uint32_t> &scratch);
 
+  /// The graph inputs that a pointwise fusion of a symbolic graph reads,
+  /// itself or through the per-binding fusions before it, where it reads
+  /// nothing else (bindingInvariant): it then runs once per binding.
+  std::optional<std::vector<std::uint32_t>>
+  perBindingInputs(fd::FusionOp fusion, llvm::ArrayRef<TensorId> inputTensors,
+                   llvm::ArrayRef<TensorId> resultTensors,
+                   llvm::ArrayRef<KernelBinding> resultBindings) const;
+
   TargetBackend &backend;
   const Target &target;
   const Graph &graph;
   mlir::ModuleOp kernelModule;
   BufferAssignment &buffers;
+  /// The results of the per-binding pointwise fusions so far, each with
+  /// the graph inputs it depends on (by position).
+  std::map<TensorId, std::vector<std::uint32_t>> bindingInvariant;
   Bundle &bundle;
   DiagnosticCollector &diagnostics;
   MatmulPrecision matmulPrecision;
@@ -790,6 +801,41 @@ KernelBinding BundleKernels::bind(const KernelOperand &operand,
   llvm_unreachable("unknown kernel operand kind");
 }
 
+/// Issue 22: in a graph with symbolic dims, what depends only on the dims
+/// and the weights (graph inputs of a static shape; an activation's shape
+/// has the dims) is the same on every run of one binding: T5's relative
+/// position bias (buckets from iotas of the sequence, a gather of its
+/// table), which a static export folds into a constant. A pointwise
+/// fusion that reads only such weights and the results of fusions like it
+/// runs once per binding (BundleKernel::perBinding), its results in the
+/// arena's bound part; it runs again when a weight it depends on is bound
+/// anew, and a binding of other dims is another bound bundle. A fusion
+/// that writes a graph output, or writes in place, runs on every run.
+std::optional<std::vector<std::uint32_t>> BundleKernels::perBindingInputs(
+    fd::FusionOp fusion, llvm::ArrayRef<TensorId> inputTensors,
+    llvm::ArrayRef<TensorId> resultTensors,
+    llvm::ArrayRef<KernelBinding> resultBindings) const {
+  if (!graph.isSymbolic() || fusion.getKind() != fd::ScheduleKind::pointwise ||
+      !resultBindings.empty())
+    return std::nullopt;
+  for (TensorId result : resultTensors)
+    if (std::any_of(graph.outputs.begin(), graph.outputs.end(),
+                    [&](const GraphOutput &o) { return o.tensor == result; }))
+      return std::nullopt;
+  std::set<std::uint32_t> reads;
+  for (TensorId tensor : inputTensors) {
+    if (auto it = bindingInvariant.find(tensor); it != bindingInvariant.end()) {
+      reads.insert(it->second.begin(), it->second.end());
+      continue;
+    }
+    auto input = std::find(graph.inputs.begin(), graph.inputs.end(), tensor);
+    if (input == graph.inputs.end() || !graph.typeOf(tensor).isStatic())
+      return std::nullopt;
+    reads.insert(std::uint32_t(input - graph.inputs.begin()));
+  }
+  return std::vector<std::uint32_t>(reads.begin(), reads.end());
+}
+
 Status BundleKernels::addFusion(fd::FusionOp fusion,
                                 llvm::ArrayRef<TensorId> inputTensors,
                                 llvm::ArrayRef<TensorId> resultTensors,
@@ -848,6 +894,11 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
   bool boundScratch =
       std::any_of(kernels->kernels.begin(), kernels->kernels.end(),
                   [](const KernelPlan &plan) { return plan.perBinding; });
+  std::optional<std::vector<std::uint32_t>> invariantReads =
+      kernels->kernels.size() == 1 && kernels->scratchBytes == 0
+          ? perBindingInputs(fusion, inputTensors, resultTensors,
+                             resultBindings)
+          : std::nullopt;
   for (size_t k = 0; k < kernels->kernels.size(); ++k) {
     const KernelPlan &plan = kernels->kernels[k];
     std::uint32_t kernelIndex = std::uint32_t(bundle.kernels.size());
@@ -879,6 +930,17 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
       kernel.bindings.push_back(bind(operand, inputTensors, resultTensors,
                                      resultBindings, kernels->scratchBytes,
                                      boundScratch, kernelIndex, scratch));
+    if (invariantReads) {
+      kernel.perBinding = true;
+      kernel.bindingInputs = *invariantReads;
+      for (auto [operand, binding] :
+           llvm::zip_equal(plan.operands, kernel.bindings))
+        if (operand.kind == KernelOperand::Kind::FusionResult &&
+            binding.kind == BindingKind::Intermediate) {
+          buffers.requests[binding.index].bound = true;
+          bindingInvariant[resultTensors[operand.index]] = *invariantReads;
+        }
+    }
     bundle.launchOrder.push_back(kernelIndex);
     bundle.kernels.push_back(std::move(kernel));
     moduleOf.push_back(plan.module);

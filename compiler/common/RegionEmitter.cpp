@@ -202,26 +202,51 @@ Index RegionEmitterBase::mapIndex(Index index, const AffineIndexMap &given) {
   int64_t contiguousRun = 1, uniformRun = 1;
   bool contiguousOpen = true, uniformOpen = true;
   bool outerAligned = map.offset % width == 0;
+  // With runtime dims: a dim (its dims array index) in each run, if any.
+  std::optional<unsigned> contiguousDim, uniformDim;
+  auto runtimeDimIn = [&](int64_t size) -> std::optional<unsigned> {
+    RuntimeFactors factors = runtimeFactors(map.runtimeDims, size);
+    if (factors.dims.empty())
+      return std::nullopt;
+    return factors.dims.front();
+  };
   for (int64_t d = int64_t(map.resultShape.size()) - 1; d >= 0; --d) {
     int64_t size = map.resultShape[d];
     if (size == 1)
       continue;
     if (contiguousOpen && map.multipliers[d] == contiguousRun) {
       contiguousRun *= size;
+      if (!contiguousDim)
+        contiguousDim = runtimeDimIn(size);
     } else {
       contiguousOpen = false;
       outerAligned = outerAligned && map.multipliers[d] % width == 0;
     }
-    if (uniformOpen && map.multipliers[d] == 0)
+    if (uniformOpen && map.multipliers[d] == 0) {
       uniformRun *= size;
-    else
+      if (!uniformDim)
+        uniformDim = runtimeDimIn(size);
+    } else {
       uniformOpen = false;
+    }
   }
   if (contiguousRun % block == 0)
     return {Index::Contiguous, apply(index.value), block,
             index.aligned && outerAligned && contiguousRun % width == 0};
   if (uniformRun % block == 0)
     return {Index::Uniform, apply(index.value)};
+  // A version of the kernel that runs where the dim is a multiple of the
+  // block: the run, a multiple of the dim, is whole blocks there.
+  if (assumedMultiples && withKernel.kernel) {
+    if (contiguousDim) {
+      assumedMultiples->insert({*contiguousDim, block});
+      return {Index::Contiguous, apply(index.value), block};
+    }
+    if (uniformDim) {
+      assumedMultiples->insert({*uniformDim, block});
+      return {Index::Uniform, apply(index.value)};
+    }
+  }
   Value base = vector::BroadcastOp::create(
       b, loc, VectorType::get({width}, b.getI64Type()), index.value);
   Value lanes = arith::AddIOp::create(b, loc, base, laneSteps());

@@ -40,6 +40,7 @@
 
 #include <limits>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <type_traits>
 
@@ -154,6 +155,16 @@ public:
   /// of the width and whose buffers it has checked are 64-byte aligned
   /// (emitStoreLoop).
   bool streamingStores = false;
+
+  /// A dim of a kernel's dims array (its index) and a block size that a
+  /// version of the kernel takes the dim to be a multiple of.
+  using AssumedMultiple = std::pair<unsigned, int64_t>;
+  /// Set by a pointwise kernel with runtime dims for its version whose
+  /// runs of unit stride and of one value, where they hold a runtime dim,
+  /// are taken to be whole blocks: mapIndex then adds here each dim it
+  /// takes to be a multiple of the block (the kernel runs that version
+  /// only where every dim added is: emitPointwise).
+  std::set<AssumedMultiple> *assumedMultiples = nullptr;
 
   mlir::Type pointerType() {
     return mlir::LLVM::LLVMPointerType::get(b.getContext(), addressSpace);

@@ -60,20 +60,21 @@ unsigned outerBuffer(const Member &member, const KernelOperand &operand,
 }
 
 /// In the launch function: when [begin, end) meets the member's iterations
-/// [offset, offset + plan's iterations), calls the member's kernel `plan`
-/// on that part with its own buffer list, built in `list`.
-/// With `alone`, the launch is the member's kernel's alone: the call takes
-/// [begin, end) as it is (no count of iterations in the code).
+/// [offset, offset + count), calls the member's kernel `plan` on that part
+/// with its own buffer list, built in `list`. With no `offset`, the launch
+/// is the member's kernel's alone: the call takes [begin, end) as it is
+/// (no count of iterations in the code).
 void emitMemberCall(OpBuilder &b, Location loc, Value buffers, Value begin,
                     Value end, Value list, const Member &member,
-                    const KernelPlan &plan, int64_t offset, unsigned numInputs,
-                    unsigned numResults, bool alone = false) {
+                    const KernelPlan &plan, Value offset, Value count,
+                    unsigned numInputs, unsigned numResults) {
   OpBuilder::InsertionGuard guard(b);
   Value lo = begin, hi = end;
+  bool alone = !offset;
   if (!alone) {
-    lo = arith::MaxSIOp::create(b, loc, begin, i64Constant(b, loc, offset));
-    hi = arith::MinSIOp::create(
-        b, loc, end, i64Constant(b, loc, offset + plan.launch.iterations));
+    lo = arith::MaxSIOp::create(b, loc, begin, offset);
+    hi = arith::MinSIOp::create(b, loc, end,
+                                arith::AddIOp::create(b, loc, offset, count));
     Value meets =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lo, hi);
     auto ifOp = scf::IfOp::create(b, loc, meets, /*withElseRegion=*/false);
@@ -94,13 +95,9 @@ void emitMemberCall(OpBuilder &b, Location loc, Value buffers, Value begin,
     LLVM::StoreOp::create(b, loc, pointer, at, 8);
   }
   Value first =
-      alone ? lo
-            : arith::SubIOp::create(b, loc, lo, i64Constant(b, loc, offset))
-                  .getResult();
+      alone ? lo : arith::SubIOp::create(b, loc, lo, offset).getResult();
   Value last =
-      alone ? hi
-            : arith::SubIOp::create(b, loc, hi, i64Constant(b, loc, offset))
-                  .getResult();
+      alone ? hi : arith::SubIOp::create(b, loc, hi, offset).getResult();
   func::CallOp::create(b, loc, plan.entry, TypeRange(),
                        ValueRange{list, first, last});
 }
@@ -158,20 +155,42 @@ FailureOr<FusionKernels> emitHostHorizontal(fd::FusionOp fusion,
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
   // With runtime dims (issue 22), the members' iteration counts may grow
-  // with the dims, so no launch lays them end to end at offsets the code
-  // would hold: each member's kernel is a launch of its own, given the
-  // launch's [begin, end) as it is.
-  bool alone = fusion->hasAttr(kRuntimeDimsAttr);
+  // with the dims: launch j lays the members' j-th kernels end to end at
+  // offsets computed from the dims array where each count is the same
+  // product of dims times a constant of its own (the Q, K and V
+  // projections' rows, batch*sequence), so that the launch's count is that
+  // product too (KernelCompiler, emitSymbolic). Otherwise each member's
+  // kernel is a launch of its own, given the launch's [begin, end) as it
+  // is (a weight's packing, a constant count, runs once per binding).
+  auto dims = fusion->getAttrOfType<DictionaryAttr>(kRuntimeDimsAttr);
+  bool runtime = bool(dims);
+  auto sameProduct = [&](std::size_t j) {
+    std::optional<SmallVector<unsigned>> product;
+    for (const Member &member : *members) {
+      if (j >= member.kernels.kernels.size())
+        return false;
+      codegen::RuntimeFactors factors = codegen::runtimeFactors(
+          dims, member.kernels.kernels[j].launch.iterations);
+      llvm::sort(factors.dims);
+      if (factors.dims.empty() || (product && *product != factors.dims))
+        return false;
+      product = factors.dims;
+    }
+    return members->size() > 1;
+  };
   SmallVector<SmallVector<std::pair<const Member *, std::size_t>>> parts;
-  for (std::size_t j = 0; j < launches && !alone; ++j) {
-    parts.emplace_back();
+  for (std::size_t j = 0; j < launches; ++j) {
+    if (!runtime || sameProduct(j)) {
+      parts.emplace_back();
+      for (const Member &member : *members)
+        if (j < member.kernels.kernels.size())
+          parts.back().push_back({&member, j});
+      continue;
+    }
     for (const Member &member : *members)
       if (j < member.kernels.kernels.size())
-        parts.back().push_back({&member, j});
+        parts.push_back({{&member, j}});
   }
-  for (const Member &member : *members)
-    for (std::size_t j = 0; alone && j < member.kernels.kernels.size(); ++j)
-      parts.push_back({{&member, j}});
   for (auto [index, launch] : llvm::enumerate(parts)) {
     std::string name = (namePrefix + "_horizontal" +
                         (parts.size() > 1 ? "_" + Twine(index) : Twine()))
@@ -185,7 +204,7 @@ FailureOr<FusionKernels> emitHostHorizontal(fd::FusionOp fusion,
     // A member that reads the dims array finds it at its list's [-2] (and
     // the error record at [-1]): the launch's own, copied before the list.
     bool readsDims =
-        alone && llvm::any_of(launch, [&](const auto &memberPart) {
+        runtime && llvm::any_of(launch, [&](const auto &memberPart) {
           auto callee = module.lookupSymbol<func::FuncOp>(
               memberPart.first->kernels.kernels[memberPart.second].entry);
           return callee && codegen::readsDimsArray(callee);
@@ -206,6 +225,10 @@ FailureOr<FusionKernels> emitHostHorizontal(fd::FusionOp fusion,
         kernelPlan(name, "", ScheduleKind::Horizontal, numInputs, results,
                    /*scratch=*/kernels.scratchBytes != 0);
     int64_t offset = 0, grain = std::numeric_limits<int64_t>::max();
+    // A launch of several members with runtime dims: each member's offset
+    // and count from the dims array (runtimeSize).
+    bool alone = launch.size() == 1 && runtime;
+    Value runningOffset;
     // Once per binding only if every member's part is (their packs of
     // weights): one part that runs per run makes the launch run per run.
     plan.perBinding = true;
@@ -219,8 +242,18 @@ FailureOr<FusionKernels> emitHostHorizontal(fd::FusionOp fusion,
         plan.bindingReads.push_back(
             outerBuffer(member, {KernelOperand::Kind::FusionInput, read},
                         numInputs, numResults));
+      Value at, count;
+      if (!alone && runtime) {
+        at = runningOffset ? runningOffset : i64Constant(b, loc, 0);
+        count =
+            codegen::runtimeSize(b, loc, dims, func, part.launch.iterations);
+        runningOffset = arith::AddIOp::create(b, loc, at, count);
+      } else if (!alone) {
+        at = i64Constant(b, loc, offset);
+        count = i64Constant(b, loc, part.launch.iterations);
+      }
       emitMemberCall(b, loc, buffers, func.getArgument(1), func.getArgument(2),
-                     list, member, part, offset, numInputs, numResults, alone);
+                     list, member, part, at, count, numInputs, numResults);
       offset += part.launch.iterations;
       if (part.launch.iterations > 0)
         grain = std::min(grain, std::max<int64_t>(part.launch.grain, 1));

@@ -147,6 +147,54 @@ emitStoreLoop(OpBuilder &b, Location loc, bool streams, ArrayRef<Value> outputs,
   return failure(failed(emitLoop(false)));
 }
 
+/// A pointwise kernel with runtime dims (kRuntimeDimsAttr) reads an operand
+/// through a broadcast or transpose a vector at a time where the run of
+/// unit stride (or of one value) that the map keeps is whole vectors; with
+/// a runtime dim in the run that depends on its value (T5's bias and
+/// masks, [batch, heads, sequence, sequence]: runs of `sequence`), and
+/// lane by lane otherwise. Emits `emitLoop()` twice: first with the
+/// region emitters taking such runs as whole vectors (assumedMultiples
+/// collects the dims that takes), which runs where every such dim is a
+/// multiple of its block, the other version elsewhere; once where no
+/// operand needs it.
+LogicalResult
+emitVersionedLoop(OpBuilder &b, Location loc, func::FuncOp func,
+                  std::set<RegionEmitterBase::AssumedMultiple> &assumed,
+                  std::set<RegionEmitterBase::AssumedMultiple> *&assumeInto,
+                  function_ref<LogicalResult()> emitLoop) {
+  Value placeholder = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  auto branch = scf::IfOp::create(b, loc, placeholder, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(branch.thenBlock()->getTerminator());
+    assumeInto = &assumed;
+    LogicalResult emitted = emitLoop();
+    assumeInto = nullptr;
+    if (failed(emitted))
+      return failure();
+  }
+  if (assumed.empty()) {
+    branch.erase();
+    placeholder.getDefiningOp()->erase();
+    return emitLoop();
+  }
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(branch);
+  Value all = placeholder;
+  for (auto [dim, block] : assumed) {
+    Value value = loadRuntimeDim(b, loc, func, dim);
+    Value rest =
+        arith::RemUIOp::create(b, loc, value, i64Constant(b, loc, block));
+    all = arith::AndIOp::create(
+        b, loc, all,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rest,
+                              i64Constant(b, loc, 0)));
+  }
+  branch->setOperand(0, all);
+  b.setInsertionPoint(branch.elseBlock()->getTerminator());
+  return emitLoop();
+}
+
 /// The pointers (with their element types in memory) of the fusion's
 /// inputs that a kernel reads at the positions of its domain (a row kernel:
 /// at the row's own positions): as many elements as the domain, and used by
@@ -339,9 +387,12 @@ emitPointwise(fd::FusionOp fusion, ModuleOp module, StringRef prefix,
         bool tail = !leavesOutTail(huge, domain);
         SmallVector<std::pair<Value, Type>> prefetched =
             domainAlignedInputs(fusion, pointers, domain);
+        std::set<RegionEmitterBase::AssumedMultiple> assumed;
+        std::set<RegionEmitterBase::AssumedMultiple> *assumeInto = nullptr;
         auto emitLoop = [&](bool streaming) {
           auto step = [&](RegionEmitter &e, Index index, ValueRange) {
             e.streamingStores = streaming;
+            e.assumedMultiples = assumeInto;
             e.contractsProducts = schedule == ScheduleKind::WindowReduction;
             if (streaming)
               prefetchAhead(e, index, prefetched, kPointwisePrefetch);
@@ -356,9 +407,16 @@ emitPointwise(fd::FusionOp fusion, ModuleOp module, StringRef prefix,
         };
         // Chunks start at multiples of the grain, so each vector's
         // position is a multiple of the width (not so by rows).
-        if (failed(emitStoreLoop(b, loc, !byRows && streamsOutputs(yielded),
-                                 outputs, emitLoop)))
+        if (!byRows && width > 1 && fusion->hasAttr(kRuntimeDimsAttr)) {
+          if (failed(emitVersionedLoop(
+                  b, loc, kernel.func, assumed, assumeInto,
+                  [&] { return failure(failed(emitLoop(false))); })))
+            return failure();
+        } else if (failed(emitStoreLoop(b, loc,
+                                        !byRows && streamsOutputs(yielded),
+                                        outputs, emitLoop))) {
           return failure();
+        }
 
         KernelPlan plan = kernelPlan(name, "", schedule,
                                      fusion.getInputs().size(), outputs.size());

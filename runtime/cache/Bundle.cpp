@@ -120,7 +120,15 @@ static Status verifyPerBinding(const Bundle &bundle, const BundleKernel &kernel,
   if (!boundPart)
     return bundleError(where + " runs once per binding, but the arena has no "
                                "bound part for what it writes");
-  if (kernel.bindingInputs.empty())
+  // One that reads no graph input computes from the dims and constants
+  // alone (an iota of a symbolic dim): the same for every binding of a
+  // bound bundle's inputs.
+  bool readsGraphInput =
+      std::any_of(kernel.bindings.begin(), kernel.bindings.end(),
+                  [](const KernelBinding &binding) {
+                    return binding.kind == BindingKind::GraphInput;
+                  });
+  if (kernel.bindingInputs.empty() && readsGraphInput)
     return bundleError(where + " runs once per binding but names no input "
                                "it reads");
   for (std::uint32_t input : kernel.bindingInputs) {

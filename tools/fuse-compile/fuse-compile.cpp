@@ -125,8 +125,11 @@ void printSummary(const Compilation &compilation, llvm::raw_ostream &os) {
       os << " block " << launch.blockX << " shared "
          << launch.sharedMemoryBytes;
     }
-    if (kernel.perBinding)
+    if (kernel.perBinding) {
       os << " once per binding";
+      for (size_t i = 0; i < kernel.bindingInputs.size(); ++i)
+        os << (i ? "," : " of input ") << kernel.bindingInputs[i];
+    }
     os << "\n  ops";
     for (std::uint32_t op : kernel.ops)
       os << " " << op << ":" << mnemonic(bundle.graph.ops[op].kind);

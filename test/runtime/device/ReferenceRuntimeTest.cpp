@@ -250,6 +250,13 @@ TEST(ReferenceRuntime, APerBindingKernelNeedsABoundPartAndUnwrittenInputs) {
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("names no input it reads"), std::string::npos)
       << status.message();
+  // One that reads no graph input (an iota of a symbolic dim) names none.
+  Bundle readsNoInput = bundle;
+  for (KernelBinding &binding : readsNoInput.kernels[0].bindings)
+    if (binding.kind == BindingKind::GraphInput)
+      binding = {BindingKind::Intermediate, 0};
+  status = verifyBundle(readsNoInput);
+  EXPECT_TRUE(status.ok()) << status.message();
   bundle.kernels[0].bindingInputs = {0, 3};
   status = verifyBundle(bundle);
   ASSERT_FALSE(status.ok());
