@@ -469,6 +469,9 @@ private:
   /// The results of the per-binding pointwise fusions so far, each with
   /// the graph inputs it depends on (by position).
   std::map<TensorId, std::vector<std::uint32_t>> bindingInvariant;
+  /// Those of them whose values depend on the dims (BundleKernel::
+  /// dimsDependent).
+  std::set<TensorId> dimsDependent;
   Bundle &bundle;
   DiagnosticCollector &diagnostics;
   MatmulPrecision matmulPrecision;
@@ -926,6 +929,14 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
       kernel.bindingInputs.push_back(
           std::uint32_t(input - graph.inputs.begin()));
     }
+    // A packing of inputs with symbolic dims, or one that takes the dims.
+    kernel.dimsDependent =
+        kernel.perBinding &&
+        (kernel.symbolicIterations || !kernel.runtimeDims.empty() ||
+         std::any_of(kernel.bindingInputs.begin(), kernel.bindingInputs.end(),
+                     [&](std::uint32_t input) {
+                       return !graph.typeOf(graph.inputs[input]).isStatic();
+                     }));
     for (const KernelOperand &operand : plan.operands)
       kernel.bindings.push_back(bind(operand, inputTensors, resultTensors,
                                      resultBindings, kernels->scratchBytes,
@@ -933,12 +944,20 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
     if (invariantReads) {
       kernel.perBinding = true;
       kernel.bindingInputs = *invariantReads;
+      // Its values depend on the dims where it takes them (its iteration
+      // count or dims array) or reads a result that does.
+      kernel.dimsDependent =
+          kernel.symbolicIterations || !kernel.runtimeDims.empty() ||
+          std::any_of(inputTensors.begin(), inputTensors.end(),
+                      [&](TensorId t) { return dimsDependent.count(t) != 0; });
       for (auto [operand, binding] :
            llvm::zip_equal(plan.operands, kernel.bindings))
         if (operand.kind == KernelOperand::Kind::FusionResult &&
             binding.kind == BindingKind::Intermediate) {
           buffers.requests[binding.index].bound = true;
           bindingInvariant[resultTensors[operand.index]] = *invariantReads;
+          if (kernel.dimsDependent)
+            dimsDependent.insert(resultTensors[operand.index]);
         }
     }
     bundle.launchOrder.push_back(kernelIndex);

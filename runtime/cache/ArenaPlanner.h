@@ -27,14 +27,18 @@ struct ArenaRequest {
   /// Written by per-binding kernels (BundleKernel::perBinding): it lives
   /// from one binding of the inputs to the next, in the arena's bound part.
   bool bound = false;
+  /// Of a bound request: its size depends on a symbolic bundle's dims. It
+  /// follows the bound requests of fixed size, whose offsets are then the
+  /// same at every binding.
+  bool sizeVaries = false;
 };
 
 inline constexpr std::uint64_t kArenaAlignment = 64;
 
 /// One slice per request, in request order; slices whose live ranges
 /// overlap never overlap in bytes. Bound requests come first, end to end in
-/// request order, in the arena's bound part (MemoryPlan::boundBytes), so
-/// that their offsets depend on their own sizes only; the others follow.
+/// request order (those of fixed size before those whose size varies), in
+/// the arena's bound part (MemoryPlan::boundBytes); the others follow.
 MemoryPlan planArena(std::span<const ArenaRequest> requests);
 
 } // namespace fuse

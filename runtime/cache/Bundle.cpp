@@ -413,6 +413,9 @@ Status verifyBundle(const Bundle &bundle) {
     } else if (!kernel.bindingInputs.empty()) {
       return bundleError(where + " names inputs it reads once per binding, "
                                  "but runs on every run");
+    } else if (kernel.dimsDependent) {
+      return bundleError(where + " is marked as depending on the dims once "
+                                 "per binding, but runs on every run");
     }
     for (size_t i = 0; i < kernel.ops.size(); ++i) {
       if (kernel.ops[i] >= graph.ops.size())

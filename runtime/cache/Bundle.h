@@ -117,6 +117,11 @@ struct BundleKernel {
   /// For a per-binding kernel: the graph inputs it reads, by position. It
   /// runs again when one of them is bound anew.
   std::vector<std::uint32_t> bindingInputs;
+  /// For a per-binding kernel of a symbolic bundle: what it writes depends
+  /// on the dims' values (an iota of the sequence, or what reads one), not
+  /// on its inputs alone, so it runs again when the dims are bound to other
+  /// values (a weight's packing does not).
+  bool dimsDependent = false;
   /// In a symbolic bundle (Bundle::isSymbolic), a kernel whose iteration
   /// count depends on the dims: that count over the graph's dim symbols
   /// (KernelAbi.h, "Runtime dims"); launch.iterations is then 0 until

@@ -229,7 +229,7 @@ Expected<Bundle> bindBundle(const Bundle &bundle, const DimBindings &values) {
                            std::to_string(slice.tensor) + " would hold " +
                            std::to_string(*bytes) + " bytes");
     requests.push_back({slice.tensor, std::uint64_t(*bytes), slice.firstUse,
-                        slice.lastUse, slice.bound});
+                        slice.lastUse, slice.bound, !slice.bytes.isConstant()});
   }
   plan = planArena(requests);
   if (Status status = verifyBundle(bound); !status.ok())

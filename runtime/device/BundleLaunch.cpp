@@ -4,6 +4,7 @@
 
 #include "runtime/cache/Bundle.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace fuse::device {
@@ -39,16 +40,20 @@ DeviceResult<Command> encodeBundleLaunch(DeviceRuntime &runtime,
                               std::move(bindings));
 }
 
-bool launches(const Bundle &bundle, uint32_t k, Launches which) {
-  return which == Launches::All || !bundle.kernels[k].perBinding;
+bool launches(const Bundle &bundle, uint32_t k, Launches which,
+              std::span<const uint32_t> perBindingToo) {
+  return which == Launches::All || !bundle.kernels[k].perBinding ||
+         std::find(perBindingToo.begin(), perBindingToo.end(), k) !=
+             perBindingToo.end();
 }
 
 DeviceStatus encodeBundleLaunches(DeviceRuntime &runtime, const Bundle &bundle,
                                   const Executable &executable,
                                   const BundleBuffers &buffers,
-                                  CommandBatch &batch, Launches which) {
+                                  CommandBatch &batch, Launches which,
+                                  std::span<const uint32_t> perBindingToo) {
   for (uint32_t k : bundle.launchOrder) {
-    if (!launches(bundle, k, which))
+    if (!launches(bundle, k, which, perBindingToo))
       continue;
     DeviceResult<Command> command =
         encodeBundleLaunch(runtime, bundle, executable, buffers, k);

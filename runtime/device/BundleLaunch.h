@@ -47,16 +47,21 @@ DeviceResult<Command> encodeBundleLaunch(DeviceRuntime &runtime,
 /// holds what the per-binding kernels wrote (BundleKernel::perBinding).
 enum class Launches : std::uint8_t { All, PerRun };
 
-/// Whether kernel `k` of `bundle` is launched by a run of `which`.
-bool launches(const Bundle &bundle, uint32_t k, Launches which);
+/// Whether kernel `k` of `bundle` is launched by a run of `which`; with
+/// PerRun, also a per-binding kernel that `perBindingToo` lists (by kernel
+/// index: one whose result depends on the dims, when the bound part comes
+/// from a binding of other dims).
+bool launches(const Bundle &bundle, uint32_t k, Launches which,
+              std::span<const uint32_t> perBindingToo = {});
 
-/// The launches of `bundle` that `which` names, in its launch order, added
-/// to `batch`.
+/// The launches of `bundle` that `which` (and `perBindingToo`) name, in its
+/// launch order, added to `batch`.
 DeviceStatus encodeBundleLaunches(DeviceRuntime &runtime, const Bundle &bundle,
                                   const Executable &executable,
                                   const BundleBuffers &buffers,
                                   CommandBatch &batch,
-                                  Launches which = Launches::All);
+                                  Launches which = Launches::All,
+                                  std::span<const uint32_t> perBindingToo = {});
 
 /// Submits `batch` on `stream` (nothing when it is empty) and waits for its
 /// fence: the error it failed with, if any.

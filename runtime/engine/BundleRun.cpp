@@ -79,6 +79,7 @@ private:
   device::Buffer arena;
   bool arenaKept = false;
   device::Launches which = device::Launches::All;
+  std::span<const std::uint32_t> perBindingToo;
   std::uint64_t launched = 0;
   std::uint64_t inPlaceOutputs = 0;
 };
@@ -99,6 +100,9 @@ void BundleRun::takeBoundArena() {
       if (kept->inputs[i].lock() != inputs[i])
         return;
   which = device::Launches::PerRun;
+  // Kept by a binding of other dims: what depends on them is stale.
+  if (kept->otherDims)
+    perBindingToo = loaded.dimsDependent;
 }
 
 std::uint64_t BundleRun::planBuffers(bool allowInPlace) {
@@ -228,11 +232,11 @@ Status BundleRun::encodeOutputs() {
 Status BundleRun::encodeLaunches() {
   if (device::DeviceStatus status = device::encodeBundleLaunches(
           runtime, bundle, loaded.executable,
-          {boundInputs, outputBuffers, arena}, batch, which);
+          {boundInputs, outputBuffers, arena}, batch, which, perBindingToo);
       !status.ok())
     return deviceError(status.error());
   for (std::uint32_t k : bundle.launchOrder)
-    launched += device::launches(bundle, k, which);
+    launched += device::launches(bundle, k, which, perBindingToo);
   return Status::success();
 }
 

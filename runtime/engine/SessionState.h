@@ -89,6 +89,9 @@ struct BoundArena {
   /// storage is immutable once bound, so the same storage means the same
   /// bytes; one that died (written in place, or dropped) never matches.
   std::vector<std::weak_ptr<Storage>> inputs;
+  /// Kept by a binding of other dims (adoptBoundArena): what the
+  /// per-binding kernels of LoadedBundle::dimsDependent wrote is stale.
+  bool otherDims = false;
 };
 
 struct LoadedBundle {
@@ -101,6 +104,10 @@ struct LoadedBundle {
   std::uint64_t arenaBytes = 0;
   /// Whether any kernel runs once per binding of the inputs.
   bool hasPerBindingKernels = false;
+  /// A binding of a symbolic bundle: its per-binding kernels whose results
+  /// depend on the dims (BundleKernel::dimsDependent), which run again when
+  /// the arena comes from a binding of other dims.
+  std::vector<std::uint32_t> dimsDependent;
   /// The arena of the last run that finished; a run takes it (so two
   /// concurrent runs never share one) and gives it back when it succeeds.
   mutable std::mutex boundMutex;

@@ -38,30 +38,46 @@ Tensor materialized(const std::shared_ptr<SessionState> &state, TensorType type,
 }
 
 /// A binding that follows another of the same bundle (a decoder's next
-/// step) takes the arena the other's last run kept, where the per-binding
-/// kernels' slices (packed weights, of sizes that do not depend on the
-/// dims) lie at the same offsets: its run skips them when the same weights
-/// are bound (BundleRun::takeBoundArena). Its arena is given room to grow,
-/// so that the steps after it fit in it too.
-void adoptBoundArena(const LoadedBundle &previous, LoadedBundle &next) {
+/// step) takes the arena the other's last run kept, where the slices of the
+/// per-binding kernels that depend on their inputs alone (packed weights)
+/// lie as they lay: its run skips those kernels when the same weights are
+/// bound (BundleRun::takeBoundArena) and runs those that depend on the dims
+/// again. Its arena is given room to grow, so that the steps after it fit
+/// in it too.
+void adoptBoundArena(const Bundle &symbolic, const LoadedBundle &previous,
+                     LoadedBundle &next) {
   const MemoryPlan &plan = next.bundle.memoryPlan;
   // A quarter more, in whole pages.
   constexpr std::uint64_t kPage = 4096;
   std::uint64_t room = plan.peakBytes + plan.peakBytes / 4;
   next.arenaBytes = (room + kPage - 1) / kPage * kPage;
-  if (!next.hasPerBindingKernels ||
-      plan.boundBytes != previous.bundle.memoryPlan.boundBytes)
+  if (!next.hasPerBindingKernels)
     return;
+  // What the kernels that are not run again bind (a weight's packing, in
+  // its fusion's scratch) must lie where it lay, at the same size: the
+  // bound slices of fixed size come first, and a scratch whose size
+  // depends on the dims (a matmul's rows) is refused where it changed.
   const std::vector<ArenaSlice> &slices = plan.intermediates;
   const std::vector<ArenaSlice> &before =
       previous.bundle.memoryPlan.intermediates;
-  if (slices.size() != before.size())
+  if (before.size() != slices.size())
     return;
-  for (std::size_t i = 0; i < slices.size(); ++i)
-    if (slices[i].offset < plan.boundBytes && slices[i] != before[i])
-      return;
+  for (const BundleKernel &kernel : symbolic.kernels) {
+    if (!kernel.perBinding || kernel.dimsDependent)
+      continue;
+    for (const KernelBinding &binding : kernel.bindings)
+      if (binding.kind == BindingKind::Intermediate &&
+          (binding.index >= slices.size() ||
+           slices[binding.index] != before[binding.index]))
+        return;
+  }
+  for (std::uint32_t k = 0; k < symbolic.kernels.size(); ++k)
+    if (symbolic.kernels[k].dimsDependent)
+      next.dimsDependent.push_back(k);
   std::lock_guard<std::mutex> lock(previous.boundMutex);
   next.bound.swap(previous.bound);
+  if (next.bound)
+    next.bound->otherDims = true;
 }
 
 } // namespace
@@ -160,7 +176,7 @@ SessionState::loadBound(const Bundle &bundle, const DimBindings &dims,
                   [](const BundleKernel &k) { return k.perBinding; });
   entry->arenaBytes = entry->bundle.memoryPlan.peakBytes;
   if (sibling)
-    adoptBoundArena(*sibling, *entry);
+    adoptBoundArena(bundle, *sibling, *entry);
   std::lock_guard<std::mutex> lock(mutex);
   if (boundBundles.size() >= kKeptBindings)
     boundBundles.erase(boundBundles.begin());

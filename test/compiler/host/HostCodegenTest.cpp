@@ -407,6 +407,13 @@ TEST(ArenaPlanner, PlacesBoundRequestsFirstAndNeverReusesThem) {
   EXPECT_EQ(larger.intermediates[3], plan.intermediates[3]);
   EXPECT_EQ(larger.boundBytes, plan.boundBytes);
   EXPECT_GT(larger.peakBytes, 100000u);
+  // A bound request whose size varies with the dims follows those of fixed
+  // size, whatever its place among the requests.
+  requests[1].sizeVaries = true;
+  MemoryPlan varying = planArena(requests);
+  EXPECT_EQ(varying.intermediates[3].offset, 0u);
+  EXPECT_EQ(varying.intermediates[1].offset, 64u);
+  EXPECT_EQ(varying.boundBytes, 192u);
   // No bound request: no bound part.
   EXPECT_EQ(planArena(std::vector<ArenaRequest>{{0, 100, 0, 1}}).boundBytes,
             0u);

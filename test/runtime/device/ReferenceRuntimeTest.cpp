@@ -270,6 +270,14 @@ TEST(ReferenceRuntime, APerBindingKernelNeedsABoundPartAndUnwrittenInputs) {
   EXPECT_NE(status.message().find("but runs on every run"), std::string::npos)
       << status.message();
   bundle.kernels[1].bindingInputs = {};
+  bundle.kernels[1].dimsDependent = true;
+  status = verifyBundle(bundle);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("depending on the dims once per binding, "
+                                  "but runs on every run"),
+            std::string::npos)
+      << status.message();
+  bundle.kernels[1].dimsDependent = false;
   // The product's slice (20 bytes from 64) would cross the end of a bound
   // part (the arena's first bytes) of 70.
   bundle.memoryPlan.boundBytes = 70;

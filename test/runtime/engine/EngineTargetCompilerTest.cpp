@@ -307,6 +307,116 @@ TEST(EngineTargetCompilerTest, ASymbolicGraphCompilesOnceForEveryLength) {
       << count.message();
 }
 
+/// A decoder step's projection: x @ w plus the rows of a position table at
+/// each new token's position (past + i, up to `rows` - 1), over `batch`
+/// sentences; the result is also appended to a cache of `past` rows. w's
+/// packing depends on the weight alone; the gathered rows on the table
+/// and the past length.
+Expected<Graph> positionedProjection(std::int64_t batch, std::int64_t rows) {
+  GraphBuilder b;
+  const std::int64_t past = b.symbol("past");
+  const std::int64_t sequence = b.symbol("sequence");
+  TensorId x = b.input({ElementType::F32, {batch, sequence, 64}}, "x");
+  TensorId w = b.input({ElementType::F32, {64, 96}}, "w");
+  TensorId table = b.input({ElementType::F32, {rows, 96}}, "table");
+  TensorId cache = b.input({ElementType::F32, {batch, past, 96}}, "cache");
+  TensorId start =
+      b.broadcastTo(b.dimValue({ElementType::I64, {}}, past), {sequence});
+  TensorId positions =
+      b.min(b.add(b.iota({ElementType::I64, {sequence}}, 0), start),
+            b.broadcastTo(b.splat({ElementType::I64, {}}, double(rows - 1)),
+                          {sequence}));
+  TensorId embedded = b.gather(table, positions, 0);
+  const std::int64_t tokens = b.dim(
+      *DimExpr::mul(DimExpr::constant(batch), DimExpr::symbol("sequence")));
+  TensorId product =
+      b.reshape(b.matmul(b.reshape(x, {tokens, 64}), w), {batch, sequence, 96});
+  TensorId y =
+      b.add(product, b.broadcastTo(b.reshape(embedded, {1, sequence, 96}),
+                                   {batch, sequence, 96}));
+  b.output(y, "y");
+  b.output(b.concat({cache, y}, 1), "present");
+  return b.finish();
+}
+
+/// A symbolic graph's next binding (a decoder's next step) takes the arena
+/// its last call kept: a weight's packing is not run again while the same
+/// weight is bound, what depends on the dims (the gathered rows, a
+/// per-binding kernel too) is, and every call's values are right (checked
+/// against a loop here: stale rows would be wrong).
+TEST(EngineTargetCompilerTest, TheNextStepKeepsThePackedWeights) {
+  TargetDispatchCompiler compiler;
+  Expected<Session> session = openHostSession(compiler);
+  if (!session.ok())
+    GTEST_SKIP() << session.message();
+  const std::int64_t batch = 2, rows = 40;
+  Expected<Graph> graph = positionedProjection(batch, rows);
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  std::mt19937 random(20261205);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  auto values = [&](std::int64_t count) {
+    std::vector<double> v(count);
+    for (double &x : v)
+      x = double(float(uniform(random)));
+    return v;
+  };
+  std::vector<double> w1 = values(64 * 96), w2 = values(64 * 96),
+                      t = values(rows * 96);
+  Tensor weight1 = session->upload({ElementType::F32, {64, 96}}, w1);
+  Tensor weight2 = session->upload({ElementType::F32, {64, 96}}, w2);
+  Tensor table = session->upload({ElementType::F32, {rows, 96}}, t);
+  // One call at (past, sequence); returns the kernels it launched.
+  auto call = [&](std::int64_t past, std::int64_t sequence,
+                  const Tensor &weight, const std::vector<double> &w) {
+    SCOPED_TRACE("past " + std::to_string(past) + ", sequence " +
+                 std::to_string(sequence));
+    std::vector<double> x = values(batch * sequence * 64),
+                        c = values(batch * past * 96);
+    std::vector<Tensor> inputs{
+        session->upload({ElementType::F32, {batch, sequence, 64}}, x), weight,
+        table, session->upload({ElementType::F32, {batch, past, 96}}, c)};
+    std::uint64_t before = session->counters().kernelsLaunched;
+    Expected<std::vector<Tensor>> y = callSymbolic(*session, *graph, inputs);
+    EXPECT_TRUE(y.ok()) << y.message();
+    if (!y.ok())
+      return std::uint64_t(0);
+    Expected<std::vector<double>> got = (*y)[0].readDoubles();
+    Expected<std::vector<double>> present = (*y)[1].readDoubles();
+    const std::size_t count = std::size_t(batch * sequence * 96);
+    EXPECT_TRUE(got.ok() && got->size() == count && present.ok());
+    if (!got.ok() || got->size() != count || !present.ok())
+      return std::uint64_t(0);
+    for (std::int64_t r = 0; r < batch * sequence; ++r)
+      for (std::int64_t j = 0; j < 96; ++j) {
+        std::int64_t position = std::min(past + r % sequence, rows - 1);
+        double want = t[position * 96 + j], scale = 1;
+        for (std::int64_t p = 0; p < 64; ++p) {
+          want += x[r * 64 + p] * w[p * 96 + j];
+          scale += std::abs(x[r * 64 + p] * w[p * 96 + j]);
+        }
+        EXPECT_NEAR((*got)[r * 96 + j], want, 1e-5 * scale) << r << "," << j;
+        // The cache grown by the row.
+        std::int64_t row =
+            (r / sequence) * (past + sequence) + past + r % sequence;
+        EXPECT_EQ((*present)[row * 96 + j], (*got)[r * 96 + j]);
+      }
+    return session->counters().kernelsLaunched - before;
+  };
+  std::uint64_t prompt = call(0, 5, weight1, w1);
+  // The first step's rows differ from the prompt's (its matmul scratch too):
+  // it packs w again, into an arena with room to grow.
+  EXPECT_EQ(call(5, 1, weight1, w1), prompt);
+  std::uint64_t step = call(6, 1, weight1, w1);
+  EXPECT_LT(step, prompt) << "the packing of w ran again";
+  EXPECT_EQ(call(7, 1, weight1, w1), step);
+  EXPECT_EQ(call(45, 1, weight1, w1), step);
+  // Another weight: packed again, then kept.
+  EXPECT_EQ(call(46, 1, weight2, w2), prompt);
+  EXPECT_EQ(call(47, 1, weight2, w2), step);
+  EXPECT_EQ(session->counters().compilations, 1u);
+  EXPECT_EQ(session->counters().fallbacks, 0u);
+}
+
 /// Without a heads dim the scores matmul's keys are a symbolic N, which no
 /// kernel takes at run time yet: the call says it was refused, so that the
 /// caller can bind the dims instead.
