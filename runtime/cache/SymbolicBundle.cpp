@@ -4,6 +4,7 @@
 
 #include "runtime/cache/ArenaPlanner.h"
 #include "runtime/device/KernelAbi.h"
+#include "runtime/ir/Verifier.h"
 
 #include <algorithm>
 
@@ -127,15 +128,22 @@ Expected<Bundle> bindBundle(const Bundle &bundle, const DimBindings &values) {
       return Status::error("the bundle has no symbolic dims to bind");
     return bundle;
   }
-  // bindDims validates the bound shapes (and names a value out of range);
-  // the bundle keeps its own graph's numbering, so its types are bound in
-  // place.
-  Expected<Graph> validated = bindDims(bundle.graph, values);
-  if (!validated.ok())
-    return validated.status();
+  // The types are bound in place (the bundle keeps its graph's numbering
+  // and its iota and dim_value ops, which its kernels compute), then the
+  // bound graph is validated as bindDims validates its own (a decoder's
+  // step binds once per token: no graph is rebuilt for it).
+  std::string prefix = "binding the bundle's dims: ";
+  const std::vector<std::string> &symbols = bundle.graph.dims.symbols;
+  for (const auto &[name, value] : values) {
+    if (std::find(symbols.begin(), symbols.end(), name) == symbols.end())
+      return Status::error(prefix + "a value is given for dim '" + name +
+                           "', which the graph does not have");
+    if (value < 0)
+      return Status::error(prefix + "dim '" + name + "' is bound to " +
+                           std::to_string(value) + ", expected a size >= 0");
+  }
   Bundle bound = bundle;
   Graph &graph = bound.graph;
-  std::string prefix = "binding the bundle's dims: ";
   // What the dims are bound to, kept for verifyBundle.
   BoundDims &record = bound.boundDims;
   record.dims = bundle.graph.dims;
@@ -172,6 +180,8 @@ Expected<Bundle> bindBundle(const Bundle &bundle, const DimBindings &values) {
   if (!failed.ok())
     return failed;
   graph.dims = DimTable();
+  if (Status valid = validate(graph); !valid.ok())
+    return Status::error(prefix + "at these values, " + valid.message());
 
   // Each dim the kernels read, evaluated once.
   std::map<std::string, std::int64_t, std::less<>> dimValues;

@@ -330,6 +330,35 @@ Expected<std::vector<Tensor>> callSymbolic(Session &session, const Graph &graph,
                                            std::span<const Tensor> inputs,
                                            bool *refused = nullptr);
 
+/// A graph with symbolic dims made ready for callSymbolic once, for one
+/// session: canonicalized and keyed (its graph hashed), so that each call
+/// (a decoder's step) only binds the dims and runs. Copies share it.
+class SymbolicGraph {
+public:
+  SymbolicGraph() = default;
+  bool valid() const { return prepared != nullptr; }
+  /// The graph as given.
+  const Graph &graph() const;
+
+private:
+  friend Expected<SymbolicGraph> prepareSymbolic(Session &session,
+                                                 const Graph &graph);
+  friend Expected<std::vector<Tensor>>
+  callSymbolic(Session &session, const SymbolicGraph &graph,
+               std::span<const Tensor> inputs, bool *refused);
+  struct Prepared;
+  std::shared_ptr<const Prepared> prepared;
+};
+
+/// `graph` prepared for callSymbolic in `session`.
+Expected<SymbolicGraph> prepareSymbolic(Session &session, const Graph &graph);
+/// callSymbolic of a prepared graph; an error where it was prepared for
+/// another session.
+Expected<std::vector<Tensor>> callSymbolic(Session &session,
+                                           const SymbolicGraph &graph,
+                                           std::span<const Tensor> inputs,
+                                           bool *refused = nullptr);
+
 } // namespace fuse::engine
 
 #endif // FUSE_RUNTIME_ENGINE_ENGINE_H

@@ -184,12 +184,56 @@ SessionState::loadBound(const Bundle &bundle, const DimBindings &dims,
   return std::shared_ptr<const LoadedBundle>(std::move(entry));
 }
 
+struct SymbolicGraph::Prepared {
+  std::weak_ptr<SessionState> session;
+  Graph graph;
+  Graph canonical;
+  BundleKey key;
+  std::string keyHex;
+};
+
+const Graph &SymbolicGraph::graph() const {
+  static const Graph none;
+  return prepared ? prepared->graph : none;
+}
+
+Expected<SymbolicGraph> prepareSymbolic(Session &session, const Graph &graph) {
+  const std::shared_ptr<SessionState> &state = TensorAccess::state(session);
+  auto prepared = std::make_shared<SymbolicGraph::Prepared>();
+  prepared->session = state;
+  prepared->graph = graph;
+  prepared->canonical = canonicalize(graph);
+  prepared->key = BundleKey::make(prepared->canonical, state->target,
+                                  state->compileOptions());
+  prepared->keyHex = prepared->key.toHex();
+  SymbolicGraph result;
+  result.prepared = std::move(prepared);
+  return result;
+}
+
 Expected<std::vector<Tensor>> callSymbolic(Session &session, const Graph &graph,
+                                           std::span<const Tensor> inputs,
+                                           bool *refused) {
+  Expected<SymbolicGraph> prepared = prepareSymbolic(session, graph);
+  if (!prepared.ok())
+    return prepared.status();
+  return callSymbolic(session, *prepared, inputs, refused);
+}
+
+Expected<std::vector<Tensor>> callSymbolic(Session &session,
+                                           const SymbolicGraph &prepared,
                                            std::span<const Tensor> inputs,
                                            bool *refused) {
   const std::shared_ptr<SessionState> &state = TensorAccess::state(session);
   if (refused)
     *refused = false;
+  if (!prepared.prepared)
+    return Status::error("callSymbolic: the symbolic graph was not prepared "
+                         "(prepareSymbolic)");
+  if (prepared.prepared->session.lock() != state)
+    return Status::error("callSymbolic: the symbolic graph was prepared for "
+                         "another session");
+  const Graph &graph = prepared.prepared->graph;
   if (inputs.size() != graph.inputs.size())
     return Status::error("callSymbolic: the graph takes " +
                          std::to_string(graph.inputs.size()) +
@@ -224,10 +268,9 @@ Expected<std::vector<Tensor>> callSymbolic(Session &session, const Graph &graph,
   if (!dims.ok())
     return Status::error("callSymbolic: " + dims.message());
 
-  Graph canonical = canonicalize(graph);
-  BundleKey key =
-      BundleKey::make(canonical, state->target, state->compileOptions());
-  std::string keyHex = key.toHex();
+  const Graph &canonical = prepared.prepared->canonical;
+  const BundleKey &key = prepared.prepared->key;
+  const std::string &keyHex = prepared.prepared->keyHex;
   state->count([](EngineCounters &c) { ++c.blocks; });
   auto found = state->findOrCompileSymbolic(canonical, key, keyHex);
   if (auto *failure = std::get_if<LoadFailure>(&found)) {

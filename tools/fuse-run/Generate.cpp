@@ -238,6 +238,8 @@ private:
   std::map<std::string, engine::Tensor> cache;
   enum { Untried, On, Off } symbolicState = Off;
   std::optional<onnximport::ImportedModel> symbolicModel;
+  /// symbolicModel's graph, canonicalized and keyed once for every step.
+  engine::SymbolicGraph symbolicGraph;
 };
 
 Expected<onnximport::ImportedModel> Generator::import(std::int64_t batch,
@@ -430,6 +432,7 @@ Generator::symbolicStep(const std::vector<std::int64_t> &ids,
                  << why << "\n";
     symbolicState = Off;
     symbolicModel.reset();
+    symbolicGraph = engine::SymbolicGraph();
     return std::nullopt;
   };
   Clock::time_point start = Clock::now();
@@ -441,6 +444,11 @@ Generator::symbolicStep(const std::vector<std::int64_t> &ids,
       return refuse("the importer cannot keep its dims symbolic (" +
                     imported.message() + ")");
     symbolicModel = imported.take();
+    Expected<engine::SymbolicGraph> prepared =
+        engine::prepareSymbolic(session, symbolicModel->graph);
+    if (!prepared.ok())
+      return refuse(prepared.message());
+    symbolicGraph = prepared.take();
   }
   report.importMs = milliseconds(Clock::now() - start);
   const Graph &graph = symbolicModel->graph;
@@ -450,7 +458,7 @@ Generator::symbolicStep(const std::vector<std::int64_t> &ids,
     return Expected<std::vector<std::int64_t>>(values.status());
   bool refused = false;
   Expected<std::vector<engine::Tensor>> outputs =
-      engine::callSymbolic(session, graph, *values, &refused);
+      engine::callSymbolic(session, symbolicGraph, *values, &refused);
   if (!outputs.ok() && refused && symbolicState == Untried)
     return refuse("not every fusion takes the dims at run time (" +
                   outputs.message() + ")");

@@ -305,6 +305,35 @@ TEST(EngineTargetCompilerTest, ASymbolicGraphCompilesOnceForEveryLength) {
   ASSERT_FALSE(count.ok());
   EXPECT_NE(count.message().find("takes 2 inputs, given 1"), std::string::npos)
       << count.message();
+
+  // Prepared once (keyed once), it finds the bundle compiled above; a graph
+  // prepared for another session, or never prepared, is refused.
+  Expected<SymbolicGraph> prepared = prepareSymbolic(*session, *graph);
+  ASSERT_TRUE(prepared.ok()) << prepared.message();
+  std::vector<Tensor> step{
+      session->upload(TensorType{ElementType::F32, {heads, 9, width}},
+                      std::vector<double>(heads * 9 * width, 0.5)),
+      session->upload(TensorType{ElementType::F32, {heads, 1, width}},
+                      std::vector<double>(heads * width, 0.25))};
+  Expected<std::vector<Tensor>> viaPrepared =
+      callSymbolic(*session, *prepared, step);
+  ASSERT_TRUE(viaPrepared.ok()) << viaPrepared.message();
+  EXPECT_EQ((*viaPrepared)[0].type(),
+            (TensorType{ElementType::F32, {heads, 10, width}}));
+  EXPECT_EQ(session->counters().compilations, 1u);
+  Expected<Session> other = openHostSession(compiler);
+  ASSERT_TRUE(other.ok()) << other.message();
+  Expected<std::vector<Tensor>> elsewhere =
+      callSymbolic(*other, *prepared, step);
+  ASSERT_FALSE(elsewhere.ok());
+  EXPECT_NE(elsewhere.message().find("prepared for another session"),
+            std::string::npos)
+      << elsewhere.message();
+  Expected<std::vector<Tensor>> unprepared =
+      callSymbolic(*session, SymbolicGraph(), step);
+  ASSERT_FALSE(unprepared.ok());
+  EXPECT_NE(unprepared.message().find("not prepared"), std::string::npos)
+      << unprepared.message();
 }
 
 /// A decoder step's projection: x @ w plus the rows of a position table at
