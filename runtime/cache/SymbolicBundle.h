@@ -53,8 +53,9 @@ Expected<std::int64_t> runtimeDimValue(const DimTable &dims,
 /// graph's types bound (tensors and ops keep their numbers), each kernel's
 /// iteration count evaluated and the arena planned for the bound sizes
 /// (ArenaPlanner.h), the values and the axes they bound kept
-/// (Bundle::boundDims) for verifyBundle. The bound graph is validated as
-/// bindDims validates it.
+/// (Bundle::boundDims) for verifyBundle. The bound graph is validated
+/// (validate(), in place: no graph is rebuilt), as bindDims validates its
+/// own; the kernels' payloads are shared, not copied (KernelPayload).
 /// A static bundle is answered as it is (no values may be given).
 Expected<Bundle> bindBundle(const Bundle &bundle, const DimBindings &values);
 
