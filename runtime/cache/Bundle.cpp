@@ -224,6 +224,10 @@ static std::string kernelWhere(const Bundle &bundle, std::size_t k) {
 static Status verifyBoundAxes(const Bundle &bundle, const DimBindings &values) {
   const Graph &graph = bundle.graph;
   const BoundDims &bound = bundle.boundDims;
+  // Each dim code evaluated once (a graph has thousands of bound axes and a
+  // few dozen dims).
+  std::vector<std::optional<Expected<std::int64_t>>> valueOf(
+      bound.dims.exprs.size());
   for (const BoundAxis &axis : bound.axes) {
     std::string where = "tensor " + std::to_string(axis.tensor) + "'s axis " +
                         std::to_string(axis.axis);
@@ -236,7 +240,11 @@ static Status verifyBoundAxes(const Bundle &bundle, const DimBindings &values) {
                          std::to_string(axis.dim) +
                          ", which their dim table does not have");
     std::int64_t size = graph.typeOf(axis.tensor).shape[axis.axis];
-    Expected<std::int64_t> value = bound.dims.expr(axis.dim).evaluate(values);
+    std::optional<Expected<std::int64_t>> &known =
+        valueOf[std::size_t(-1 - axis.dim)];
+    if (!known)
+      known = bound.dims.expr(axis.dim).evaluate(values);
+    const Expected<std::int64_t> &value = *known;
     if (!value.ok() || *value != size)
       return bundleError(
           where + " is " + std::to_string(size) + ", but its dim " +

@@ -154,10 +154,17 @@ Expected<Bundle> bindBundle(const Bundle &bundle, const DimBindings &values) {
     record.values.push_back(value->second);
   }
   Status failed = Status::success();
+  // Each dim code evaluated once.
+  const std::vector<DimExpr> &exprs = bundle.graph.dims.exprs;
+  std::vector<std::optional<Expected<std::int64_t>>> valueOf(exprs.size());
   auto bind = [&](std::int64_t &dim) {
     if (dim >= 0 || !bundle.graph.dims.isValidDim(dim))
       return;
-    Expected<std::int64_t> value = bundle.graph.dims.expr(dim).evaluate(values);
+    std::optional<Expected<std::int64_t>> &known =
+        valueOf[std::size_t(-1 - dim)];
+    if (!known)
+      known = exprs[std::size_t(-1 - dim)].evaluate(values);
+    const Expected<std::int64_t> &value = *known;
     if (!value.ok() || *value < 0) {
       if (failed.ok())
         failed =

@@ -918,11 +918,12 @@ Status fuse::validate(const Graph &graph) {
   DimTable dimsCopy = graph.dims;
   DimTable *dims = graph.isSymbolic() ? &dimsCopy : nullptr;
 
+  // Messages are made only for a failure: a bound graph of a decoder's
+  // step is validated once per token (bindBundle).
   for (TensorId id = 0; id < numTensors; ++id)
-    if (Status status = checkTensorType(graph.tensors[id].type,
-                                        cat("tensor ", id, "'s type"), dims);
-        !status.ok())
-      return status;
+    if (!checkTensorType(graph.tensors[id].type, {}, dims).ok())
+      return checkTensorType(graph.tensors[id].type,
+                             cat("tensor ", id, "'s type"), dims);
 
   for (std::size_t i = 0; i < graph.inputs.size(); ++i) {
     const TensorId id = graph.inputs[i];
@@ -940,39 +941,41 @@ Status fuse::validate(const Graph &graph) {
       return fail("op #", index, ": unknown op kind ",
                   static_cast<int>(op.kind), " (Ops.def has ",
                   allOpKinds().size(), ")");
-    const auto prefix = cat("op #", index, " (", mnemonic(op.kind), "): ");
+    auto prefix = [&] {
+      return cat("op #", index, " (", mnemonic(op.kind), "): ");
+    };
     std::vector<TensorType> operandTypes;
     for (std::size_t i = 0; i < op.operands.size(); ++i) {
       const TensorId id = op.operands[i];
       if (!graph.isValidId(id))
-        return fail(prefix, "operand ", i,
+        return fail(prefix(), "operand ", i,
                     " refers to no tensor: ", describeId(id));
       if (definedBy[id] == kUndefined) {
         for (std::size_t later = index; later < graph.ops.size(); ++later)
           for (TensorId result : graph.ops[later].results)
             if (result == id)
-              return fail(prefix, "operand ", i, " is tensor ", id,
+              return fail(prefix(), "operand ", i, " is tensor ", id,
                           ", used before op #", later, " defines it");
-        return fail(prefix, "operand ", i, " is tensor ", id,
+        return fail(prefix(), "operand ", i, " is tensor ", id,
                     ", which is neither an input nor the result of an op");
       }
       operandTypes.push_back(graph.typeOf(id));
     }
     if (op.results.size() != 1)
-      return fail(prefix, "expected 1 result, got ", op.results.size());
+      return fail(prefix(), "expected 1 result, got ", op.results.size());
     const TensorId result = op.results[0];
     if (!graph.isValidId(result))
-      return fail(prefix, "result refers to no tensor: ", describeId(result));
+      return fail(prefix(), "result refers to no tensor: ", describeId(result));
     if (definedBy[result] == kInput)
-      return fail(prefix, "result tensor ", result, " is a graph input");
+      return fail(prefix(), "result tensor ", result, " is a graph input");
     if (definedBy[result] != kUndefined)
-      return fail(prefix, "result tensor ", result,
+      return fail(prefix(), "result tensor ", result,
                   " is already the result of op #", definedBy[result]);
     definedBy[result] = std::int64_t(index);
     Expected<TensorType> inferred = inferResultType(
         op.kind, operandTypes, op.attributes, graph.typeOf(result), dims);
     if (!inferred.ok())
-      return fail(prefix, inferred.message());
+      return fail(prefix(), inferred.message());
   }
 
   for (TensorId id = 0; id < numTensors; ++id)
