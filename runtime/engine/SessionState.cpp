@@ -72,6 +72,45 @@ SessionState::findOrLoad(const Graph &canonical, const BundleKey &key,
   return result;
 }
 
+std::variant<Bundle, LoadFailure> SessionState::lookupOrCompileLocked(
+    const Graph &canonical, const BundleKey &key, std::string &warning) {
+  if (options.cache) {
+    std::uint64_t diskHitsBefore = options.cache->stats().diskHits;
+    if (std::optional<Bundle> bundle = options.cache->lookup(key)) {
+      if (options.cache->stats().diskHits != diskHitsBefore)
+        ++counters.diskHits;
+      else
+        ++counters.memoryHits;
+      return std::move(*bundle);
+    }
+  }
+  ++counters.misses;
+  if (!options.compiler)
+    return LoadFailure{false, "no compiled bundle for " +
+                                  describeGraph(canonical) + " on target " +
+                                  target +
+                                  " in the cache, and no compiler "
+                                  "to make one"};
+  Clock::time_point start = Clock::now();
+  Expected<Compilation> compiled =
+      options.compiler->compile(canonical, Target{target}, key.options);
+  counters.compileTime += Clock::now() - start;
+  if (!compiled.ok()) {
+    ++counters.compileFailures;
+    return LoadFailure{true, compiled.message()};
+  }
+  ++counters.compilations;
+  counters.kernelsCompiled += compiled->kernels.compiled;
+  counters.kernelsReused += compiled->kernels.reused;
+  counters.kernelsQuick += compiled->kernels.quick;
+  if (options.cache)
+    if (Status stored = options.cache->store(key, compiled->bundle);
+        !stored.ok())
+      warning = "could not cache the bundle of " + describeGraph(canonical) +
+                ": " + stored.message();
+  return std::move(compiled->bundle);
+}
+
 std::variant<std::shared_ptr<const LoadedBundle>, LoadFailure>
 SessionState::findOrLoadLocked(const Graph &canonical, const BundleKey &key,
                                const std::string &keyHex,
@@ -81,50 +120,18 @@ SessionState::findOrLoadLocked(const Graph &canonical, const BundleKey &key,
     ++counters.sessionHits;
     return found->second;
   }
-  std::optional<Bundle> bundle;
-  if (options.cache) {
-    std::uint64_t diskHitsBefore = options.cache->stats().diskHits;
-    bundle = options.cache->lookup(key);
-    if (bundle) {
-      if (options.cache->stats().diskHits != diskHitsBefore)
-        ++counters.diskHits;
-      else
-        ++counters.memoryHits;
-    }
-  }
-  if (!bundle) {
-    ++counters.misses;
-    if (!options.compiler)
-      return LoadFailure{false, "no compiled bundle for " +
-                                    describeGraph(canonical) + " on target " +
-                                    target +
-                                    " in the cache, and no compiler "
-                                    "to make one"};
-    Clock::time_point start = Clock::now();
-    Expected<Compilation> compiled =
-        options.compiler->compile(canonical, Target{target}, key.options);
-    counters.compileTime += Clock::now() - start;
-    if (!compiled.ok()) {
-      ++counters.compileFailures;
-      return LoadFailure{true, compiled.message()};
-    }
-    ++counters.compilations;
-    counters.kernelsCompiled += compiled->kernels.compiled;
-    counters.kernelsReused += compiled->kernels.reused;
-    counters.kernelsQuick += compiled->kernels.quick;
-    bundle = std::move(compiled->bundle);
-    if (options.cache)
-      if (Status stored = options.cache->store(key, *bundle); !stored.ok())
-        warning = "could not cache the bundle of " + describeGraph(canonical) +
-                  ": " + stored.message();
-  }
-  device::DeviceResult<device::Executable> executable = runtime->load(*bundle);
+  std::variant<Bundle, LoadFailure> bundle =
+      lookupOrCompileLocked(canonical, key, warning);
+  if (auto *failure = std::get_if<LoadFailure>(&bundle))
+    return std::move(*failure);
+  device::DeviceResult<device::Executable> executable =
+      runtime->load(std::get<Bundle>(bundle));
   if (!executable.ok())
     return LoadFailure{false, "cannot load the bundle of " +
                                   describeGraph(canonical) + ": " +
                                   executable.error().message};
   auto entry = std::make_shared<LoadedBundle>();
-  entry->bundle = std::move(*bundle);
+  entry->bundle = std::move(std::get<Bundle>(bundle));
   entry->arenaBytes = entry->bundle.memoryPlan.peakBytes;
   entry->executable = std::move(*executable);
   entry->hasPerBindingKernels =

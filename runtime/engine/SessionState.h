@@ -198,6 +198,12 @@ struct SessionState : std::enable_shared_from_this<SessionState> {
   std::map<std::string, std::shared_ptr<const Bundle>> symbolicBundles;
   std::vector<std::pair<std::string, std::shared_ptr<const LoadedBundle>>>
       boundBundles;
+  /// `canonical`'s bundle from the cache or the compiler (stored in the
+  /// cache; a failure to store it is put in `warning`), counted; `mutex`
+  /// must be held. A compile's failure has compileFailed set.
+  std::variant<Bundle, LoadFailure>
+  lookupOrCompileLocked(const Graph &canonical, const BundleKey &key,
+                        std::string &warning);
   /// The symbolic bundle of `canonical`: from the session, the cache or
   /// the compiler (a compile's failure has compileFailed set).
   std::variant<std::shared_ptr<const Bundle>, LoadFailure>

@@ -95,44 +95,15 @@ SessionState::findOrCompileSymbolic(const Graph &canonical,
       ++counters.sessionHits;
       return found->second;
     }
-    std::optional<Bundle> bundle;
-    if (options.cache) {
-      std::uint64_t diskHitsBefore = options.cache->stats().diskHits;
-      bundle = options.cache->lookup(key);
-      if (bundle)
-        ++(options.cache->stats().diskHits != diskHitsBefore
-               ? counters.diskHits
-               : counters.memoryHits);
-    }
-    if (!bundle) {
-      ++counters.misses;
-      if (!options.compiler)
-        return LoadFailure{false, "no compiled bundle for " +
-                                      describeGraph(canonical) +
-                                      " in the cache, and no compiler to "
-                                      "make one"};
-      Clock::time_point start = Clock::now();
-      Expected<Compilation> compiled =
-          options.compiler->compile(canonical, Target{target}, key.options);
-      counters.compileTime += Clock::now() - start;
-      if (!compiled.ok()) {
-        ++counters.compileFailures;
-        return LoadFailure{true, compiled.message()};
-      }
-      ++counters.compilations;
-      counters.kernelsCompiled += compiled->kernels.compiled;
-      counters.kernelsReused += compiled->kernels.reused;
-      counters.kernelsQuick += compiled->kernels.quick;
-      bundle = std::move(compiled->bundle);
-      if (options.cache)
-        if (Status stored = options.cache->store(key, *bundle); !stored.ok())
-          warning = "could not cache the bundle of " +
-                    describeGraph(canonical) + ": " + stored.message();
-    }
-    if (!bundle->isSymbolic())
+    std::variant<Bundle, LoadFailure> bundle =
+        lookupOrCompileLocked(canonical, key, warning);
+    if (auto *failure = std::get_if<LoadFailure>(&bundle))
+      return std::move(*failure);
+    if (!std::get<Bundle>(bundle).isSymbolic())
       return LoadFailure{false, "the bundle of " + describeGraph(canonical) +
                                     " has no symbolic dims"};
-    auto shared = std::make_shared<const Bundle>(std::move(*bundle));
+    auto shared =
+        std::make_shared<const Bundle>(std::move(std::get<Bundle>(bundle)));
     symbolicBundles.emplace(keyHex, shared);
     return shared;
   }();
