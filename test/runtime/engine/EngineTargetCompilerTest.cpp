@@ -37,6 +37,15 @@ openHostSession(TargetDispatchCompiler &compiler,
   return Session::open(options);
 }
 
+/// Draws `count` values in [-1, 1), each one a float, from `random`.
+std::vector<double> randomValues(std::mt19937 &random, std::int64_t count) {
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<double> values(static_cast<std::size_t>(count));
+  for (double &x : values)
+    x = uniform(random);
+  return values;
+}
+
 TEST(EngineTargetCompilerTest, HostTargetsGoToTheHostCompiler) {
   TargetDispatchCompiler compiler;
   std::vector<std::string> warnings;
@@ -137,13 +146,7 @@ TEST(EngineTargetCompilerTest, AKeptWeightIsPackedOnce) {
 
   const std::int64_t m = 24, k = 64, n = 96;
   std::mt19937 random(20261205);
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  auto values = [&](std::int64_t count) {
-    std::vector<double> v(count);
-    for (double &x : v)
-      x = double(float(uniform(random)));
-    return v;
-  };
+  auto values = [&](std::int64_t count) { return randomValues(random, count); };
   TensorType xType{ElementType::F32, {m, k}}, wType{ElementType::F32, {k, n}};
   std::vector<double> w1 = values(k * n), w2 = values(k * n);
   Tensor weight1 = session->upload(wType, w1);
@@ -225,13 +228,7 @@ TEST(EngineTargetCompilerTest, ASymbolicGraphCompilesOnceForEveryLength) {
   ASSERT_TRUE(graph.ok()) << graph.message();
 
   std::mt19937 rng(22);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  auto values = [&](std::int64_t count) {
-    std::vector<double> v(static_cast<std::size_t>(count));
-    for (double &x : v)
-      x = uniform(rng);
-    return v;
-  };
+  auto values = [&](std::int64_t count) { return randomValues(rng, count); };
   for (auto [p, s] : {std::pair<std::int64_t, std::int64_t>{0, 5},
                       {5, 1},
                       {6, 1},
@@ -382,13 +379,7 @@ TEST(EngineTargetCompilerTest, TheNextStepKeepsThePackedWeights) {
   Expected<Graph> graph = positionedProjection(batch, rows);
   ASSERT_TRUE(graph.ok()) << graph.message();
   std::mt19937 random(20261205);
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  auto values = [&](std::int64_t count) {
-    std::vector<double> v(count);
-    for (double &x : v)
-      x = double(float(uniform(random)));
-    return v;
-  };
+  auto values = [&](std::int64_t count) { return randomValues(random, count); };
   std::vector<double> w1 = values(64 * 96), w2 = values(64 * 96),
                       t = values(rows * 96);
   Tensor weight1 = session->upload({ElementType::F32, {64, 96}}, w1);
