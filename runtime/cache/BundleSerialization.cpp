@@ -298,8 +298,8 @@ template <class A> void serialize(A &ar, BundleKernel &kernel) {
      FUSE_FIELD(kernel, launch), FUSE_FIELD(kernel, bindings),
      FUSE_FIELD(kernel, ops), FUSE_FIELD(kernel, checkedOps),
      FUSE_FIELD(kernel, perBinding), FUSE_FIELD(kernel, bindingInputs),
-     FUSE_FIELD(kernel, dimsDependent), FUSE_FIELD(kernel, symbolicIterations), FUSE_FIELD(kernel, runtimeDims),
-     FUSE_FIELD(kernel, dimValues));
+     FUSE_FIELD(kernel, dimsDependent), FUSE_FIELD(kernel, symbolicIterations),
+     FUSE_FIELD(kernel, runtimeDims), FUSE_FIELD(kernel, dimValues));
 }
 
 template <class A> void serialize(A &ar, ArenaSlice &slice) {
