@@ -23,13 +23,18 @@ MemoryPlan planArena(std::span<const ArenaRequest> requests) {
   // other slices, so a symbolic bundle's bindings place what the
   // per-binding kernels write (packed weights, of static sizes) alike.
   std::uint64_t boundEnd = 0;
-  for (bool varying : {false, true})
-    for (size_t i = 0; i < requests.size(); ++i) {
-      if (!requests[i].bound || requests[i].sizeVaries != varying)
-        continue;
-      plan.intermediates[i] = {requests[i].tensor, boundEnd, requests[i].bytes};
-      boundEnd = alignUp(boundEnd + requests[i].bytes);
-    }
+  std::vector<size_t> boundOrder;
+  for (size_t i = 0; i < requests.size(); ++i)
+    if (requests[i].bound)
+      boundOrder.push_back(i);
+  std::stable_sort(boundOrder.begin(), boundOrder.end(),
+                   [&](size_t a, size_t b) {
+                     return requests[a].boundOrder < requests[b].boundOrder;
+                   });
+  for (size_t i : boundOrder) {
+    plan.intermediates[i] = {requests[i].tensor, boundEnd, requests[i].bytes};
+    boundEnd = alignUp(boundEnd + requests[i].bytes);
+  }
   plan.boundBytes = boundEnd;
   plan.peakBytes = boundEnd;
   std::vector<size_t> placed;

@@ -27,18 +27,20 @@ struct ArenaRequest {
   /// Written by per-binding kernels (BundleKernel::perBinding): it lives
   /// from one binding of the inputs to the next, in the arena's bound part.
   bool bound = false;
-  /// Of a bound request: its size depends on a symbolic bundle's dims. It
-  /// follows the bound requests of fixed size, whose offsets are then the
-  /// same at every binding.
-  bool sizeVaries = false;
+  /// Of a bound request: its place among the bound requests, lowest
+  /// first (request order within one). A symbolic bundle's binding puts
+  /// first what is kept from one binding of its dims to the next (a
+  /// weight's packing) and of fixed size, so that those offsets stay the
+  /// same at every binding (SymbolicBundle.cpp).
+  std::uint8_t boundOrder = 0;
 };
 
 inline constexpr std::uint64_t kArenaAlignment = 64;
 
 /// One slice per request, in request order; slices whose live ranges
 /// overlap never overlap in bytes. Bound requests come first, end to end in
-/// request order (those of fixed size before those whose size varies), in
-/// the arena's bound part (MemoryPlan::boundBytes); the others follow.
+/// the order of their boundOrder, then of the requests, in the arena's
+/// bound part (MemoryPlan::boundBytes); the others follow.
 MemoryPlan planArena(std::span<const ArenaRequest> requests);
 
 } // namespace fuse

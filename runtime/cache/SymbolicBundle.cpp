@@ -234,6 +234,18 @@ Expected<Bundle> bindBundle(const Bundle &bundle, const DimBindings &values) {
           " (bind the dims before compiling for larger ones)");
 
   MemoryPlan &plan = bound.memoryPlan;
+  // The bound slices that a binding of other dims keeps (what the
+  // per-binding kernels that do not depend on the dims write: packed
+  // weights) come first, those of fixed size before the others, so that
+  // their offsets stay the same from one binding to the next
+  // (engine::callSymbolic keeps them); what is written again follows.
+  std::vector<bool> keptAcrossDims(plan.symbolicSlices.size());
+  for (const BundleKernel &kernel : bundle.kernels)
+    if (kernel.perBinding && !kernel.dimsDependent)
+      for (const KernelBinding &binding : kernel.bindings)
+        if (binding.kind == BindingKind::Intermediate &&
+            binding.index < keptAcrossDims.size())
+          keptAcrossDims[binding.index] = true;
   std::vector<ArenaRequest> requests;
   for (const SymbolicSlice &slice : plan.symbolicSlices) {
     Expected<std::int64_t> bytes = slice.bytes.evaluate(values);
@@ -245,8 +257,10 @@ Expected<Bundle> bindBundle(const Bundle &bundle, const DimBindings &values) {
       return Status::error(prefix + "the arena slice of tensor " +
                            std::to_string(slice.tensor) + " would hold " +
                            std::to_string(*bytes) + " bytes");
+    std::uint8_t order = (keptAcrossDims[requests.size()] ? 0 : 2) +
+                         (slice.bytes.isConstant() ? 0 : 1);
     requests.push_back({slice.tensor, std::uint64_t(*bytes), slice.firstUse,
-                        slice.lastUse, slice.bound, !slice.bytes.isConstant()});
+                        slice.lastUse, slice.bound, order});
   }
   plan = planArena(requests);
   if (Status status = verifyBundle(bound); !status.ok())

@@ -78,6 +78,9 @@ private:
   std::vector<device::Buffer> outputBuffers;
   device::Buffer arena;
   bool arenaKept = false;
+  /// A kept arena too small for this binding whose bound part is valid: it
+  /// is copied into the new arena before the launches.
+  device::Buffer outgrown;
   device::Launches which = device::Launches::All;
   std::span<const std::uint32_t> perBindingToo;
   std::uint64_t launched = 0;
@@ -90,15 +93,23 @@ void BundleRun::takeBoundArena() {
     std::lock_guard<std::mutex> lock(loaded.boundMutex);
     kept.swap(loaded.bound);
   }
-  // One kept by another binding of the same code may be too small.
-  if (!kept || kept->arena.size() < bundle.memoryPlan.peakBytes)
+  if (!kept)
     return;
-  arena = std::move(kept->arena);
-  arenaKept = true;
+  bool sameInputs = true;
   for (const BundleKernel &kernel : bundle.kernels)
     for (std::uint32_t i : kernel.bindingInputs)
-      if (kept->inputs[i].lock() != inputs[i])
-        return;
+      sameInputs = sameInputs && kept->inputs[i].lock() == inputs[i];
+  // One kept by another binding of the same code may be too small: a new
+  // arena is allocated, and its bound part copied there where it holds
+  // what these inputs give.
+  if (kept->arena.size() >= bundle.memoryPlan.peakBytes) {
+    arena = std::move(kept->arena);
+    arenaKept = true;
+  } else if (sameInputs) {
+    outgrown = std::move(kept->arena);
+  }
+  if (!sameInputs)
+    return;
   which = device::Launches::PerRun;
   // Kept by a binding of other dims: what depends on them is stale.
   if (kept->otherDims)
@@ -171,6 +182,14 @@ Status BundleRun::encode(std::uint64_t total) {
     return status;
   if (loaded.arenaBytes && !arenaKept)
     if (Status status = allocate(loaded.arenaBytes, arena); !status.ok())
+      return status;
+  if (outgrown.valid() && bundle.memoryPlan.boundBytes)
+    if (Status status = add(runtime.encodeCopy(
+            outgrown, arena,
+            device::CopyRegion{
+                0, 0,
+                std::min(outgrown.size(), bundle.memoryPlan.boundBytes)}));
+        !status.ok())
       return status;
   return encodeLaunches();
 }

@@ -53,14 +53,17 @@ void adoptBoundArena(const Bundle &symbolic, const LoadedBundle &previous,
   next.arenaBytes = (room + kPage - 1) / kPage * kPage;
   if (!next.hasPerBindingKernels)
     return;
-  // What the kernels that are not run again bind (a weight's packing, in
-  // its fusion's scratch) must lie where it lay, at the same size: the
-  // bound slices of fixed size come first, and a scratch whose size
-  // depends on the dims (a matmul's rows) is refused where it changed.
+  // What the kernels that are not run again write (a weight's packing, in
+  // its fusion's scratch: the bound part) must lie where it lay, at the
+  // same size: the bound slices of fixed size come first, and a scratch
+  // whose size depends on the dims (a matmul's rows) is refused where it
+  // changed. (They read only graph inputs: the run's slices they bind
+  // with their fusion are not theirs.)
   const std::vector<ArenaSlice> &slices = plan.intermediates;
   const std::vector<ArenaSlice> &before =
       previous.bundle.memoryPlan.intermediates;
-  if (before.size() != slices.size())
+  if (before.size() != slices.size() ||
+      symbolic.memoryPlan.symbolicSlices.size() != slices.size())
     return;
   for (const BundleKernel &kernel : symbolic.kernels) {
     if (!kernel.perBinding || kernel.dimsDependent)
@@ -68,7 +71,8 @@ void adoptBoundArena(const Bundle &symbolic, const LoadedBundle &previous,
     for (const KernelBinding &binding : kernel.bindings)
       if (binding.kind == BindingKind::Intermediate &&
           (binding.index >= slices.size() ||
-           slices[binding.index] != before[binding.index]))
+           (symbolic.memoryPlan.symbolicSlices[binding.index].bound &&
+            slices[binding.index] != before[binding.index])))
         return;
   }
   for (std::uint32_t k = 0; k < symbolic.kernels.size(); ++k)

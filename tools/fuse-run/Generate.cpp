@@ -240,6 +240,8 @@ private:
   std::optional<onnximport::ImportedModel> symbolicModel;
   /// symbolicModel's graph, canonicalized and keyed once for every step.
   engine::SymbolicGraph symbolicGraph;
+  /// symbolicModel's weights, uploaded once, by input position.
+  std::map<std::size_t, engine::Tensor> symbolicWeights;
 };
 
 Expected<onnximport::ImportedModel> Generator::import(std::int64_t batch,
@@ -409,6 +411,16 @@ Generator::arguments(const onnximport::ImportedModel &imported,
   for (std::size_t i = 0; i < graph.inputs.size(); ++i) {
     TensorId input = graph.inputs[i];
     if (imported.weights[i]) {
+      // The symbolic model is imported once: each of its weights (an
+      // initializer, or a constant the importer made an input) is
+      // uploaded once, so that what is packed from it is kept.
+      if (symbolicModel && &imported == &*symbolicModel) {
+        auto [kept, added] = symbolicWeights.try_emplace(i);
+        if (added)
+          kept->second = session.upload(*imported.weights[i]);
+        values[i] = kept->second;
+        continue;
+      }
       values[i] = weight(graph, input, *imported.weights[i]);
       continue;
     }
@@ -433,6 +445,7 @@ Generator::symbolicStep(const std::vector<std::int64_t> &ids,
     symbolicState = Off;
     symbolicModel.reset();
     symbolicGraph = engine::SymbolicGraph();
+    symbolicWeights.clear();
     return std::nullopt;
   };
   Clock::time_point start = Clock::now();

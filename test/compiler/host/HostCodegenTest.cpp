@@ -407,9 +407,9 @@ TEST(ArenaPlanner, PlacesBoundRequestsFirstAndNeverReusesThem) {
   EXPECT_EQ(larger.intermediates[3], plan.intermediates[3]);
   EXPECT_EQ(larger.boundBytes, plan.boundBytes);
   EXPECT_GT(larger.peakBytes, 100000u);
-  // A bound request whose size varies with the dims follows those of fixed
-  // size, whatever its place among the requests.
-  requests[1].sizeVaries = true;
+  // A bound request of a later boundOrder follows the others, whatever its
+  // place among the requests.
+  requests[1].boundOrder = 1;
   MemoryPlan varying = planArena(requests);
   EXPECT_EQ(varying.intermediates[3].offset, 0u);
   EXPECT_EQ(varying.intermediates[1].offset, 64u);

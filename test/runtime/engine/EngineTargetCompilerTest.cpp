@@ -335,7 +335,8 @@ TEST(EngineTargetCompilerTest, ASymbolicGraphCompilesOnceForEveryLength) {
 
 /// A decoder step's projection: x @ w plus the rows of a position table at
 /// each new token's position (past + i, up to `rows` - 1), over `batch`
-/// sentences; the result is also appended to a cache of `past` rows. w's
+/// sentences; the result is also appended to a cache of `past` rows
+/// (doubled), and the doubled cache summed. w's
 /// packing depends on the weight alone; the gathered rows on the table
 /// and the past length.
 Expected<Graph> positionedProjection(std::int64_t batch, std::int64_t rows) {
@@ -360,8 +361,12 @@ Expected<Graph> positionedProjection(std::int64_t batch, std::int64_t rows) {
   TensorId y =
       b.add(product, b.broadcastTo(b.reshape(embedded, {1, sequence, 96}),
                                    {batch, sequence, 96}));
+  // The cache doubled, read by two fusions: an intermediate that grows with
+  // the past, so that the arena of a longer past outgrows an earlier one.
+  TensorId doubled = b.add(cache, cache);
   b.output(y, "y");
-  b.output(b.concat({cache, y}, 1), "present");
+  b.output(b.concat({doubled, y}, 1), "present");
+  b.output(b.reduce(ReduceKind::Sum, doubled, {2}), "total");
   return b.finish();
 }
 
@@ -415,11 +420,23 @@ TEST(EngineTargetCompilerTest, TheNextStepKeepsThePackedWeights) {
           scale += std::abs(x[r * 64 + p] * w[p * 96 + j]);
         }
         EXPECT_NEAR((*got)[r * 96 + j], want, 1e-5 * scale) << r << "," << j;
-        // The cache grown by the row.
+        // The cache (doubled) grown by the row.
         std::int64_t row =
             (r / sequence) * (past + sequence) + past + r % sequence;
         EXPECT_EQ((*present)[row * 96 + j], (*got)[r * 96 + j]);
       }
+    Expected<std::vector<double>> total = (*y)[2].readDoubles();
+    EXPECT_TRUE(total.ok() && total->size() == std::size_t(batch * past));
+    for (std::int64_t i = 0; i < batch * past * 96; ++i) {
+      std::int64_t row = i / (past * 96) * (past + sequence) + i / 96 % past;
+      EXPECT_EQ((*present)[row * 96 + i % 96], 2 * c[i]) << i;
+    }
+    for (std::int64_t row = 0; total.ok() && row < batch * past; ++row) {
+      double want = 0;
+      for (std::int64_t j = 0; j < 96; ++j)
+        want += 2 * c[row * 96 + j];
+      EXPECT_NEAR((*total)[row], want, 1e-4) << row;
+    }
     return session->counters().kernelsLaunched - before;
   };
   std::uint64_t prompt = call(0, 5, weight1, w1);
@@ -429,7 +446,10 @@ TEST(EngineTargetCompilerTest, TheNextStepKeepsThePackedWeights) {
   std::uint64_t step = call(6, 1, weight1, w1);
   EXPECT_LT(step, prompt) << "the packing of w ran again";
   EXPECT_EQ(call(7, 1, weight1, w1), step);
+  // A past that outgrows the arena (and its room to grow): the packed w is
+  // copied into the new arena, not packed again.
   EXPECT_EQ(call(45, 1, weight1, w1), step);
+  EXPECT_EQ(call(300, 1, weight1, w1), step);
   // Another weight: packed again, then kept.
   EXPECT_EQ(call(46, 1, weight2, w2), prompt);
   EXPECT_EQ(call(47, 1, weight2, w2), step);
