@@ -66,6 +66,9 @@ constexpr int64_t kMaxTileRows = 4;
 /// (parts x 2 rows), never with the queries times the keys.
 constexpr int64_t kMaxScratchParts = 64;
 constexpr int64_t kScratchBudgetBytes = int64_t(64) << 20;
+/// Most keys of a runtime attention's whole rows of scores on the stack
+/// (runtimeAttention); past them it takes an online softmax over tiles.
+constexpr int64_t kMaxWholeRowKeys = 2048;
 
 /// A kernel being built: its builder, pointers and scratch.
 struct AttentionBuilder {
@@ -317,8 +320,9 @@ struct AttentionBlock {
   Value qRows, keyRow, keyTile, valueTile, scoreRows, probRows, outRows;
   Value batch, count, firstRow;
   /// With runtime dims: the number of keys and of tiles of keys, read from
-  /// the dims array (null: the static N and tiles).
-  Value keys = nullptr, tileCount = nullptr;
+  /// the dims array (null: the static N and tiles), and the stride of the
+  /// whole rows of scores (null: paddedKeys).
+  Value keys = nullptr, tileCount = nullptr, rowStride = nullptr;
   /// The row passes' prefetching pass (none with runtime dims: its distance
   /// is a row of keys).
   unsigned prefetchPass = 1;
@@ -327,6 +331,7 @@ struct AttentionBlock {
   void check(LogicalResult result) { failedBody |= failed(result); }
   Value n() { return keys ? keys : k.c(N); }
   Value nTiles() { return tileCount ? tileCount : k.c(tiles); }
+  Value stride() { return rowStride ? rowStride : k.c(paddedKeys); }
 
   /// The first key of tile `t` and its number of keys.
   std::pair<Value, Value> keysIn(Value t) {
@@ -443,7 +448,7 @@ struct AttentionBlock {
   /// keys (the tile's vectors loaded once per element of depth for all the
   /// rows): row r's scores of the tile at scoreRows + r * stride, + the
   /// tile's first key where `atKey`.
-  void emitScoreTile(fd::MatmulOp scores, Value t, int64_t stride, bool atKey) {
+  void emitScoreTile(fd::MatmulOp scores, Value t, Value stride, bool atKey) {
     OpBuilder &b = k.b;
     Location loc = k.loc;
     unsigned width = k.width;
@@ -472,8 +477,7 @@ struct AttentionBlock {
           });
       for (int64_t i = 0; i < rows; ++i) {
         Value r = k.add(r0, k.c(i));
-        Value scoreRow =
-            atKey ? k.add(k.mul(r, k.c(stride)), j0) : k.mul(r, k.c(stride));
+        Value scoreRow = atKey ? k.add(k.mul(r, stride), j0) : k.mul(r, stride);
         for (int64_t v = 0; v < vectors; ++v)
           k.store(acc[i * vectors + v], scoreRows,
                   k.add(scoreRow, k.c(v * width)));
@@ -484,7 +488,7 @@ struct AttentionBlock {
   /// The block's rows of scores, a tile of keys at a time.
   void emitScores(fd::MatmulOp scores) {
     k.forEach(nTiles(),
-              [&](Value t) { emitScoreTile(scores, t, paddedKeys, true); });
+              [&](Value t) { emitScoreTile(scores, t, stride(), true); });
   }
 
   /// Tile `t`'s V rows into the value tile: its first key and its number
@@ -507,7 +511,7 @@ struct AttentionBlock {
   /// + `keyOffset`) times the value tile, accumulated into `init` (row i's
   /// parts of the output row at i * parts): each V row is loaded once for
   /// all the rows.
-  SmallVector<Value> multiplyValues(Value r0, int64_t rows, int64_t stride,
+  SmallVector<Value> multiplyValues(Value r0, int64_t rows, Value stride,
                                     Value keyOffset, Value valid,
                                     ValueRange init) {
     OpBuilder &b = k.b;
@@ -522,7 +526,7 @@ struct AttentionBlock {
             k.load(valueTile, k.add(valueRow, k.c(offset)), lanes));
       SmallVector<Value> next;
       for (int64_t i = 0; i < rows; ++i) {
-        Value probRow = k.add(k.mul(k.add(r0, k.c(i)), k.c(stride)), keyOffset);
+        Value probRow = k.add(k.mul(k.add(r0, k.c(i)), stride), keyOffset);
         Value p = k.load(probRows, k.add(probRow, jj), 1);
         Value splat = vector::BroadcastOp::create(
             b, loc, VectorType::get({k.width}, k.f32()), p);
@@ -554,7 +558,7 @@ struct AttentionBlock {
                 outRows, k.add(k.mul(k.add(r0, k.c(i)), k.c(Dv)), k.c(offset)),
                 lanes));
         SmallVector<Value> acc =
-            multiplyValues(r0, rows, paddedKeys, j0, valid, init);
+            multiplyValues(r0, rows, stride(), j0, valid, init);
         int64_t part = 0;
         for (int64_t i = 0; i < rows; ++i)
           for (auto [offset, lanes] : outParts)
@@ -634,6 +638,25 @@ struct AttentionBlock {
     check(failure(failed(pass)));
   }
 
+  /// The block's attention with whole rows of scores on the stack (at
+  /// scoreRows, P written over them, `stride()` apart): 2. the rows of
+  /// scores a tile of keys at a time, 3. per row the row kernel's passes
+  /// over its n() keys, then P at every key, 4.-5. the output rows.
+  void emitWholeRows(fd::MatmulOp scores, fd::MatmulOp output, Value out,
+                     ArrayRef<ReductionInfo> reductions,
+                     ArrayRef<Value> stashBuffers) {
+    emitScores(scores);
+    k.forEach(count, [&](Value r) {
+      Value lo = k.mul(k.add(firstRow, r), n());
+      Value hi = k.add(lo, n());
+      Value minusLo = arith::SubIOp::create(k.b, k.loc, k.mul(r, stride()), lo);
+      DenseMap<Value, Value> seeds;
+      emitRowAndP(scores, output.getLhs(), lo, hi, minusLo, reductions,
+                  stashBuffers, seeds, [](DenseMap<Value, Value> &) {});
+    });
+    emitOutputRows(output, out);
+  }
+
   void emitOnline(fd::MatmulOp scores, fd::MatmulOp output, Value out,
                   OnlineSoftmax softmax, ArrayRef<ReductionInfo> reductions,
                   ArrayRef<Value> stashBuffers, const OnlineRows &rows);
@@ -673,7 +696,7 @@ void AttentionBlock::emitOnline(fd::MatmulOp scores, fd::MatmulOp output,
   });
   Value probs = output.getLhs();
   k.forEach(nTiles(), [&](Value t) {
-    emitScoreTile(scores, t, tile, /*atKey=*/false);
+    emitScoreTile(scores, t, k.c(tile), /*atKey=*/false);
     auto [j0, valid] = keysIn(t);
     k.forEach(count, [&](Value r) {
       Value lo = k.add(k.mul(k.add(firstRow, r), n()), j0);
@@ -728,7 +751,7 @@ void AttentionBlock::emitOnline(fd::MatmulOp scores, fd::MatmulOp output,
         for (auto [offset, lanes] : outParts)
           zeros.push_back(k.zero(lanes));
       SmallVector<Value> acc =
-          multiplyValues(r0, rowCount, tile, k.c(0), valid, zeros);
+          multiplyValues(r0, rowCount, k.c(tile), k.c(0), valid, zeros);
       for (int64_t i = 0; i < rowCount; ++i) {
         Value r = k.add(r0, k.c(i));
         Value outRow = k.mul(r, k.c(Dv));
@@ -784,14 +807,65 @@ bool hasRuntimeRowsOrKeys(fd::FusionOp fusion,
          runtimeDimOf(fusion, schedule.keys);
 }
 
+/// The stack of a runtime attention's iteration: its sizes, the rows of
+/// the whole-row path and its buffers.
+struct RuntimeAttentionStack {
+  int64_t tile, rowsPerBlock;
+  /// Most keys of the whole-row path (0: none), and the floats its rows of
+  /// scores may take.
+  int64_t wholeKeys, wholeFloats;
+  Value qRows, keyRow, keyTile, valueTile, rowBuffer, outRows;
+  OnlineRows online;
+  SmallVector<Value> stashBuffers;
+};
+
+RuntimeAttentionStack allocateRuntimeStack(AttentionBuilder &k, int64_t D,
+                                           int64_t Dv, int64_t batch,
+                                           ArrayRef<ReductionInfo> reductions,
+                                           Value probs) {
+  RuntimeAttentionStack s;
+  s.tile = 4 * k.width;
+  const int64_t shared = D * s.tile + s.tile * std::max(D, Dv) + D;
+  s.rowsPerBlock =
+      rowsPerStackBlock(kMaxHeadRows, batch, shared, 2 * s.tile + D + Dv + 4);
+  // The whole rows take what the rest of the stack leaves (the row stashes
+  // counted at their most).
+  const int64_t budget = kAttentionStackBytes / 4 - shared -
+                         s.rowsPerBlock * (D + Dv + 4) -
+                         int64_t(reductions.size()) * kMaxWholeRowKeys;
+  s.wholeKeys = std::min(kMaxWholeRowKeys, budget) / s.tile * s.tile;
+  s.wholeFloats = s.wholeKeys > 0 ? budget : 0;
+  s.qRows = k.alloca(s.rowsPerBlock * D);
+  s.keyRow = k.alloca(D);
+  s.keyTile = k.alloca(D * s.tile);
+  s.valueTile = k.alloca(s.tile * std::max(D, Dv));
+  // The online path's rows of scores and of P, or the whole rows.
+  s.rowBuffer = k.alloca(std::max(2 * s.rowsPerBlock * s.tile, s.wholeFloats));
+  s.outRows = k.alloca(s.rowsPerBlock * Dv);
+  s.online = {k.alloca(s.rowsPerBlock), k.alloca(s.rowsPerBlock),
+              k.alloca(s.rowsPerBlock), k.alloca(s.rowsPerBlock)};
+  s.stashBuffers = allocateRowStashes(k.b, k.loc, reductions, {probs},
+                                      std::max(s.tile, s.wholeKeys));
+  // The last tile's columns and rows past the keys hold finite values.
+  k.zeroFill(s.keyTile, D * s.tile);
+  if (D % k.width == 0)
+    k.zeroFill(s.valueTile, s.tile * std::max(D, Dv));
+  return s;
+}
+
 /// An attention whose query rows or keys (or both) are runtime dims
 /// (KernelAbi.h, "Runtime dims"): the same code at every value of them.
-/// The online softmax over tiles of keys keeps the stack independent of
-/// the keys (the row kernel must be a softmax, K read by its rows and V
-/// given by rows); an iteration is a query row of one batch element, and a
-/// call's rows [begin, end) are taken a batch element at a time in blocks
-/// of up to the rows a head of kMaxHeadRows would have, M and N read from
-/// the dims array.
+/// Where the keys (a whole number of tiles) are at most the stack's
+/// wholeKeys (read at the kernel's entry), each block takes its whole rows
+/// of scores on the stack and the row kernel's passes over them, as a
+/// static attention does (AttentionBlock::emitWholeRows), with as many
+/// rows as the stack holds; past that, an online softmax over tiles of
+/// keys keeps the stack independent of the keys. The row kernel must be a
+/// softmax, K read by its rows and V given by rows. An iteration is a
+/// query row of one batch element, and a call's rows [begin, end) are
+/// taken a batch element at a time in blocks of equal size, of up to the
+/// rows a head of kMaxHeadRows would have, M and N read from the dims
+/// array.
 FailureOr<FusionKernels> runtimeAttention(fd::FusionOp fusion, ModuleOp module,
                                           StringRef namePrefix, unsigned width,
                                           const fd::AttentionSchedule &schedule,
@@ -806,10 +880,6 @@ FailureOr<FusionKernels> runtimeAttention(fd::FusionOp fusion, ModuleOp module,
                               "row kernel and V by its rows");
   const int64_t M = schedule.rows, N = schedule.keys, D = schedule.depth,
                 Dv = schedule.valueDepth;
-  const int64_t tile = 4 * width;
-  const int64_t shared = D * tile + tile * std::max(D, Dv) + D;
-  const int64_t rowsPerBlock = rowsPerStackBlock(kMaxHeadRows, schedule.batch,
-                                                 shared, 2 * tile + D + Dv + 4);
 
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
@@ -820,25 +890,25 @@ FailureOr<FusionKernels> runtimeAttention(fd::FusionOp fusion, ModuleOp module,
   AttentionBuilder k{b, loc, width, kernel.pointers};
   Value rows = rowsDim ? loadRuntimeDim(b, loc, kernel.func, *rowsDim) : k.c(M);
   Value keys = keysDim ? loadRuntimeDim(b, loc, kernel.func, *keysDim) : k.c(N);
+  RuntimeAttentionStack s =
+      allocateRuntimeStack(k, D, Dv, schedule.batch, reductions, probs);
+  const int64_t tile = s.tile;
   Value tileCount =
       arith::DivSIOp::create(b, loc, k.add(keys, k.c(tile - 1)), k.c(tile));
-  Value qRows = k.alloca(rowsPerBlock * D), keyRow = k.alloca(D),
-        keyTile = k.alloca(D * tile),
-        valueTile = k.alloca(tile * std::max(D, Dv));
-  Value scoreRows = k.alloca(rowsPerBlock * tile),
-        probRows = k.alloca(rowsPerBlock * tile);
-  Value outRows = k.alloca(rowsPerBlock * Dv);
-  OnlineRows onlineRows{k.alloca(rowsPerBlock), k.alloca(rowsPerBlock),
-                        k.alloca(rowsPerBlock), k.alloca(rowsPerBlock)};
-  SmallVector<Value> stashBuffers =
-      allocateRowStashes(b, loc, reductions, {probs}, tile);
-  // The last tile's columns and rows past the keys hold finite values.
-  k.zeroFill(keyTile, D * tile);
-  if (D % width == 0)
-    k.zeroFill(valueTile, tile * std::max(D, Dv));
+  // Whole rows where they fit, `wholeRows` of them a block.
+  Value padded = k.mul(tileCount, k.c(tile));
+  Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, padded,
+                                      k.c(s.wholeKeys));
+  Value wholeRows = arith::MinSIOp::create(
+      b, loc, k.c(s.rowsPerBlock),
+      arith::DivSIOp::create(b, loc, k.c(s.wholeFloats),
+                             arith::MaxSIOp::create(b, loc, padded, k.c(1))));
+  Value mostRows = arith::SelectOp::create(
+      b, loc, whole, arith::MaxSIOp::create(b, loc, wholeRows, k.c(1)),
+      k.c(s.rowsPerBlock));
 
   // The batch elements that rows [begin, end) touch, and in each its rows
-  // among them, a block at a time.
+  // among them, in blocks of equal size.
   Value firstBatch = arith::DivSIOp::create(b, loc, kernel.begin(), rows);
   Value endBatch = k.add(
       arith::DivSIOp::create(
@@ -851,20 +921,44 @@ FailureOr<FusionKernels> runtimeAttention(fd::FusionOp fusion, ModuleOp module,
   Value lo = arith::MaxSIOp::create(b, loc, kernel.begin(), batchFirst);
   Value hi =
       arith::MinSIOp::create(b, loc, kernel.end(), k.add(batchFirst, rows));
-  auto blockLoop = scf::ForOp::create(b, loc, lo, hi, k.c(rowsPerBlock));
+  auto ceilDiv = [&](Value x, Value y) -> Value {
+    return arith::MaxSIOp::create(
+        b, loc, k.c(1),
+        arith::DivSIOp::create(
+            b, loc, k.add(x, arith::SubIOp::create(b, loc, y, k.c(1))), y));
+  };
+  Value span = arith::SubIOp::create(b, loc, hi, lo);
+  Value step = ceilDiv(span, ceilDiv(span, mostRows));
+  auto blockLoop = scf::ForOp::create(b, loc, lo, hi, step);
   b.setInsertionPoint(blockLoop.getBody()->getTerminator());
   Value firstRow = blockLoop.getInductionVar();
   Value count = arith::MinSIOp::create(
-      b, loc, k.c(rowsPerBlock), arith::SubIOp::create(b, loc, hi, firstRow));
-  AttentionBlock blk{k,         M,        N,       D,      Dv,      tile,
-                     0,         0,        qRows,   keyRow, keyTile, valueTile,
-                     scoreRows, probRows, outRows, batch,  count,   firstRow};
+      b, loc, step, arith::SubIOp::create(b, loc, hi, firstRow));
+  AttentionBlock blk{
+      k,           M,           N,         D,        Dv,        tile,
+      0,           0,           s.qRows,   s.keyRow, s.keyTile, s.valueTile,
+      s.rowBuffer, s.rowBuffer, s.outRows, batch,    count,     firstRow};
   blk.keys = keys;
   blk.tileCount = tileCount;
   blk.prefetchPass = ~0u;
   blk.stageQueryRows(scores);
-  blk.emitOnline(scores, output, out, *online, reductions, stashBuffers,
-                 onlineRows);
+  auto emitOnline = [&] {
+    blk.scoreRows = s.rowBuffer;
+    blk.probRows = k.at(s.rowBuffer, k.c(s.rowsPerBlock * tile));
+    blk.emitOnline(scores, output, out, *online, reductions, s.stashBuffers,
+                   s.online);
+  };
+  if (s.wholeKeys > 0) {
+    auto branch = scf::IfOp::create(b, loc, whole, /*withElse=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&branch.getThenRegion().front());
+    blk.rowStride = padded;
+    blk.emitWholeRows(scores, output, out, reductions, s.stashBuffers);
+    b.setInsertionPointToStart(&branch.getElseRegion().front());
+    emitOnline();
+  } else {
+    emitOnline();
+  }
   if (blk.failedBody)
     return failure();
 
@@ -873,7 +967,7 @@ FailureOr<FusionKernels> runtimeAttention(fd::FusionOp fusion, ModuleOp module,
                                std::span<const unsigned>(&result, 1),
                                /*scratch=*/false);
   plan.launch.iterations = schedule.batch * M;
-  plan.launch.grain = rowsPerBlock;
+  plan.launch.grain = s.rowsPerBlock;
   return singleKernel(std::move(plan));
 }
 
@@ -1002,18 +1096,7 @@ FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
     blk.emitOnline(scores, output, out, *online, reductions, stashBuffers,
                    onlineRows);
   } else {
-    blk.emitScores(scores);
-    // 3. Per row: the row kernel's passes over its scores, then P.
-    k.forEach(count, [&](Value r) {
-      Value lo = k.mul(k.add(firstRow, r), k.c(N));
-      Value hi = k.add(lo, k.c(N));
-      Value minusLo =
-          arith::SubIOp::create(b, loc, k.mul(r, k.c(paddedKeys)), lo);
-      DenseMap<Value, Value> seeds;
-      blk.emitRowAndP(scores, probs, lo, hi, minusLo, reductions, stashBuffers,
-                      seeds, [](DenseMap<Value, Value> &) {});
-    });
-    blk.emitOutputRows(output, out);
+    blk.emitWholeRows(scores, output, out, reductions, stashBuffers);
   }
   if (blk.failedBody)
     return failure();

@@ -8,6 +8,7 @@
 
 #include "runtime/cache/BundleSerialization.h"
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <tuple>
@@ -112,6 +113,57 @@ func.func @guarded(%q: $Q, %kt: tensor<2x4x32x?xf32, #fuse.dims<sequence>>,
 }
 )";
 
+/// Attention with its queries and keys separate dims (a decoder's step
+/// over its cache): "$Q" a [2, 4, queries, 32] type, "$K" a [2, 4, keys,
+/// 32] one, "$S" the scores'. (a) A padding mask [batch, 1, 1, keys] and a
+/// causal mask [queries, keys] added; (b) K by columns, a boolean padding
+/// mask and the softmax's guard, as kGuardedAttention.
+const char *kCrossAttention = R"(
+func.func @cross(%q: $Q, %k: $K, %v: $K, %kt: $T,
+                 %pad: tensor<2x1x1x?xf32, #fuse.dims<keys>>,
+                 %causal: tensor<?x?xf32, #fuse.dims<queries, keys>>)
+    -> ($Q, $Q) {
+  %s = fuse.matmul %q, %k transpose_b : $Q, $K -> $S
+  %c = fuse.constant dense<0.17> : tensor<f32>
+  %cb = fuse.broadcast %c, dims = [] : tensor<f32> -> $S
+  %t = fuse.mul %s, %cb : $S
+  %pb = fuse.broadcast %pad, dims = [0, 1, 2, 3] : tensor<2x1x1x?xf32, #fuse.dims<keys>> -> $S
+  %cm = fuse.broadcast %causal, dims = [2, 3] : tensor<?x?xf32, #fuse.dims<queries, keys>> -> $S
+  %u0 = fuse.add %t, %pb : $S
+  %u = fuse.add %u0, %cm : $S
+  %mx = fuse.reduce max %u dims = [3] keep_dims : $S -> $R
+  %mxb = fuse.broadcast %mx, dims = [0, 1, 2, 3] : $R -> $S
+  %d = fuse.sub %u, %mxb : $S
+  %e = fuse.exp %d : $S
+  %sm = fuse.reduce sum %e dims = [3] keep_dims : $S -> $R
+  %smb = fuse.broadcast %sm, dims = [0, 1, 2, 3] : $R -> $S
+  %p = fuse.div %e, %smb : $S
+  %a = fuse.matmul %p, %v : $S, $K -> $Q
+
+  %s2 = fuse.matmul %q, %kt : $Q, $T -> $S
+  %t2 = fuse.mul %s2, %cb : $S
+  %z = fuse.constant dense<0.0> : tensor<f32>
+  %zp = fuse.broadcast %z, dims = [] : tensor<f32> -> tensor<2x1x1x?xf32, #fuse.dims<keys>>
+  %m = fuse.compare gt, %pad, %zp : tensor<2x1x1x?xf32, #fuse.dims<keys>>
+  %mb = fuse.broadcast %m, dims = [0, 1, 2, 3] : tensor<2x1x1x?xi1, #fuse.dims<keys>> -> $M
+  %ninf = fuse.constant dense<0xFF800000> : tensor<f32>
+  %nb = fuse.broadcast %ninf, dims = [] : tensor<f32> -> $S
+  %u2 = fuse.select %mb, %t2, %nb : $M, $S
+  %mx2 = fuse.reduce max %u2 dims = [3] keep_dims : $S -> $R
+  %mxb2 = fuse.broadcast %mx2, dims = [0, 1, 2, 3] : $R -> $S
+  %d2 = fuse.sub %u2, %mxb2 : $S
+  %e2 = fuse.exp %d2 : $S
+  %sm2 = fuse.reduce sum %e2 dims = [3] keep_dims : $S -> $R
+  %smb2 = fuse.broadcast %sm2, dims = [0, 1, 2, 3] : $R -> $S
+  %p2 = fuse.div %e2, %smb2 : $S
+  %nan = fuse.isnan %p2 : $S
+  %zs = fuse.broadcast %z, dims = [] : tensor<f32> -> $S
+  %g = fuse.select %nan, %zs, %p2 : $M, $S
+  %o = fuse.matmul %g, %v : $S, $K -> $Q
+  return %a, %o : $Q, $Q
+}
+)";
+
 /// An embedding lookup: a static table, batch * sequence ids.
 const char *kGather = R"(
 func.func @embed(%table: tensor<1000x64xf32>,
@@ -191,6 +243,52 @@ TEST_F(HostSymbolicAttention, KByColumnsAndASoftmaxGuardRunFromOneBundle) {
   };
   for (std::int64_t sequence : {1, 7, 64, 100, 300}) {
     checkAt(bundle, {{"sequence", sequence}}, {}, maskSecond);
+    ASSERT_FALSE(HasFatalFailure());
+  }
+}
+
+// The keys on both sides of the whole-row bound (runtimeAttention's
+// kMaxWholeRowKeys, 2048 keys with 32 elements per row: whole rows of
+// scores on the stack at most, an online softmax over tiles past it), a
+// query or several blocks of them. Pad is -1 (masked) at every key of batch
+// element 1 in the guarded attention: its rows are 0, not NaN; the causal
+// mask is -1e9 past the query's position.
+TEST_F(HostSymbolicAttention, WholeRowsAndTilesOfKeysMatchTheReference) {
+  Bundle bundle = compileOnce(withPlaceholders(
+      kCrossAttention,
+      {{"$Q", "tensor<2x4x?x32xf32, #fuse.dims<queries>>"},
+       {"$K", "tensor<2x4x?x32xf32, #fuse.dims<keys>>"},
+       {"$T", "tensor<2x4x32x?xf32, #fuse.dims<keys>>"},
+       {"$S", "tensor<2x4x?x?xf32, #fuse.dims<queries, keys>>"},
+       {"$R", "tensor<2x4x?x1xf32, #fuse.dims<queries>>"},
+       {"$M", "tensor<2x4x?x?xi1, #fuse.dims<queries, keys>>"}}));
+  ASSERT_FALSE(HasFailure());
+  int attention = 0;
+  for (const BundleKernel &kernel : bundle.kernels)
+    attention += kernel.schedule == ScheduleKind::Attention;
+  EXPECT_EQ(attention, 2);
+  auto masks = [](std::vector<HostTensorData> &inputs) {
+    HostTensorData &pad = inputs[4], &causal = inputs[5];
+    auto *values = reinterpret_cast<float *>(pad.bytes.data());
+    const std::int64_t keys = pad.type.shape[3];
+    for (std::int64_t j = 0; j < keys; ++j)
+      values[keys + j] = -1.0f;
+    auto *c = reinterpret_cast<float *>(causal.bytes.data());
+    const std::int64_t queries = causal.type.shape[0];
+    for (std::int64_t i = 0; i < queries; ++i)
+      for (std::int64_t j = std::max<std::int64_t>(0, keys - queries + i + 1);
+           j < keys; ++j)
+        c[i * keys + j] = -1e9f;
+  };
+  for (auto [queries, keys] : {std::pair<std::int64_t, std::int64_t>{1, 1},
+                               {5, 70},
+                               {150, 130},
+                               {3, 2047},
+                               {40, 2048},
+                               {40, 2049},
+                               {1, 2100},
+                               {7, 3001}}) {
+    checkAt(bundle, {{"queries", queries}, {"keys", keys}}, {}, masks);
     ASSERT_FALSE(HasFatalFailure());
   }
 }
