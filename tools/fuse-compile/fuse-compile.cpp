@@ -18,6 +18,7 @@
 
 #include "compiler/gpu/GpuCompiler.h"
 #include "compiler/host/HostCompiler.h"
+#include "runtime/cache/ArenaFormula.h"
 #include "runtime/device/HostIsa.h"
 #include "runtime/ir/RegularFile.h"
 #include "tools/HelpCategories.h"
@@ -145,8 +146,13 @@ void printSummary(const Compilation &compilation, llvm::raw_ostream &os) {
     os << "\n";
   }
   if (bundle.isSymbolic()) {
-    // Issue 22: the arena is planned when a run binds the dims.
-    os << "arena planned per binding of the dims\n";
+    // Issue 22: the arena is planned when a run binds the dims; its size
+    // as formulas over them (ArenaFormula.h).
+    os << "arena planned per binding of the dims";
+    if (Expected<ArenaFormula> formula = arenaFormula(bundle.memoryPlan);
+        formula.ok())
+      os << ": " << describeArenaFormula(*formula, nullptr, {});
+    os << "\n";
     for (std::size_t i = 0; i < bundle.memoryPlan.symbolicSlices.size(); ++i) {
       const SymbolicSlice &slice = bundle.memoryPlan.symbolicSlices[i];
       os << "  arena#" << i << " tensor %" << slice.tensor << " bytes "

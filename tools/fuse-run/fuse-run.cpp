@@ -56,6 +56,7 @@
 #include "tools/OutputStream.h"
 
 #include "compiler/onnx/OnnxImporter.h"
+#include "runtime/cache/ArenaFormula.h"
 #include "runtime/cache/BundleCache.h"
 #include "runtime/cache/BundleKey.h"
 #include "runtime/cache/BundleSerialization.h"
@@ -1149,6 +1150,9 @@ struct PlannedBundle {
   /// Compiled for every value of the model's symbolic dims (and bound to
   /// this run's), rather than for the bound values.
   bool symbolic = false;
+  /// Of a symbolic bundle: its arena as formulas over the dims (issue 22),
+  /// which --print-plan and --json show next to the planned bytes.
+  std::optional<ArenaFormula> arenaFormula;
 };
 
 /// The bundle cache, or none: for a hand-fused model, or where it does not
@@ -1357,6 +1361,12 @@ symbolicHostBundle(const RunOptions &options, const ParsedModel &model,
                                  options.model + "'");
         });
     if (symbolic.ok()) {
+      Expected<ArenaFormula> formula =
+          arenaFormula(symbolic->bundle.memoryPlan);
+      if (!formula.ok())
+        return Status::error("the arena of '" + options.model +
+                             "' as a formula: " + formula.message());
+      symbolic->arenaFormula = formula.take();
       Expected<Bundle> bound = bindBundle(symbolic->bundle, model.dimValues);
       if (!bound.ok())
         return Status::error("binding the bundle of '" + options.model +
@@ -1454,9 +1464,17 @@ Status writeModelMlir(const RunOptions &options, const ParsedModel &model,
 
 /// --print-plan and --dot.
 Status writePlan(const RunOptions &options, const ParsedModel &model,
-                 const Bundle &bundle) {
+                 const PlannedBundle &planned) {
+  const Bundle &bundle = planned.bundle;
   if (options.printPlan)
     printPlanText(bundle, llvm::outs());
+  // Issue 22: a symbolic bundle's arena as formulas over the dims, with
+  // what bindBundle planned at this run's values.
+  if (options.printPlan && planned.arenaFormula)
+    llvm::outs() << "arena: "
+                 << describeArenaFormula(*planned.arenaFormula,
+                                         &bundle.memoryPlan, model.dimValues)
+                 << "\n";
   if (options.dotFile.empty())
     return Status::success();
   std::string error;
@@ -1786,6 +1804,22 @@ std::string dimsJson(const ParsedModel &model, const PlannedBundle &planned) {
          "}, \"symbolic_bundle\": " + (planned.symbolic ? "true" : "false");
 }
 
+/// --json "arena": the planned bytes, and of a symbolic bundle the
+/// formulas over the dims (ArenaFormula.h) they were planned from.
+std::string arenaJson(const PlannedBundle &planned) {
+  const MemoryPlan &plan = planned.bundle.memoryPlan;
+  std::string out =
+      ", \"arena\": {\"planned\": " + std::to_string(plan.peakBytes) +
+      ", \"bound\": " + std::to_string(plan.boundBytes);
+  if (const std::optional<ArenaFormula> &formula = planned.arenaFormula)
+    out +=
+        ", \"bound_formula\": " + jsonString(formula->boundBytes.toString()) +
+        ", \"bound_formula_exact\": " +
+        (formula->boundExact ? "true" : "false") +
+        ", \"per_run_formula\": " + jsonString(formula->perRunString());
+  return out + "}";
+}
+
 /// --json: the last line of stdout.
 void printJsonSummary(const RunOptions &options, const ParsedModel &model,
                       const ModelSource &source, const PlannedBundle &planned,
@@ -1822,6 +1856,7 @@ void printJsonSummary(const RunOptions &options, const ParsedModel &model,
       (planned.kernelsReused ? std::to_string(*planned.kernelsReused)
                              : "null") +
       ", \"bound_at_import\": [" + boundJson + "]" + dimsJson(model, planned) +
+      arenaJson(planned) +
       ", \"compile_ms\": " + jsonNumber(planned.compileMs) +
       startupJson(startup, run, planned) +
       ", \"run_ms_median\": " + jsonNumber(run.medianMs) +
@@ -1909,7 +1944,7 @@ int runModel(const RunOptions &options) {
     return fail(planned.message());
   startup.planned = Clock::now();
   const Bundle &bundle = planned->bundle;
-  if (Status printed = writePlan(options, *model, bundle); !printed.ok())
+  if (Status printed = writePlan(options, *model, *planned); !printed.ok())
     return fail(printed.message());
 
   std::unique_ptr<device::DeviceRuntime> runtime = makeRuntime(options);
