@@ -497,7 +497,8 @@ std::optional<KernelFile> BundleCache::loadKernel(const std::string &keyHex) {
     return std::nullopt;
   Expected<KernelFile> kernel = decodeKernelFile(*read, keyHex, versionId());
   if (!kernel.ok()) {
-    discard(path, &info, kernel.message(), kRecompileKernel);
+    // Reported by discard; the kernel is compiled again (a miss).
+    (void)discard(path, &info, kernel.message(), kRecompileKernel);
     return std::nullopt;
   }
   ++counters.kernelHits;

@@ -243,10 +243,9 @@ namespace {
 /// Per kernel: the error record's checks and the dims array of `bundle`.
 void setBundleChecks(detail::ExecutableObject &object, const Bundle &bundle) {
   for (const BundleKernel &kernel : bundle.kernels) {
-    detail::KernelChecks checks{kernel.name, {}};
+    detail::KernelChecks checks{kernel.name, {}, kernel.dimValues};
     for (uint32_t op : kernel.checkedOps)
       checks.gathers.push_back(gatherRange(bundle.graph, op));
-    checks.dims = kernel.dimValues;
     object.checks.push_back(std::move(checks));
   }
 }
