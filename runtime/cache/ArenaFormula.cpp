@@ -70,13 +70,6 @@ Expected<std::int64_t> maxOf(const std::vector<DimExpr> &sums,
   return best;
 }
 
-std::string bindingsText(const DimBindings &bindings) {
-  std::string text;
-  for (const auto &[name, value] : bindings)
-    text += (text.empty() ? "" : ", ") + name + "=" + std::to_string(value);
-  return text;
-}
-
 } // namespace
 
 Expected<ArenaFormula> arenaFormula(const MemoryPlan &plan) {
@@ -149,7 +142,7 @@ std::string describeArenaFormula(const ArenaFormula &formula,
   if (!bound)
     return text;
   text += " (planned " + std::to_string(bound->peakBytes) + " B at " +
-          bindingsText(bindings) + ": bound part " +
+          dimBindingsText(bindings) + ": bound part " +
           std::to_string(bound->boundBytes) + " B, per run " +
           std::to_string(bound->peakBytes - bound->boundBytes) + " B";
   if (Expected<std::int64_t> live = formula.evaluatePerRun(bindings); live.ok())

@@ -122,6 +122,18 @@ Expected<std::int64_t> runtimeDimValue(const DimTable &dims,
   return Status::error("it is no dim of the graph");
 }
 
+std::vector<bool> slicesKeptAcrossDims(const Bundle &bundle) {
+  const std::vector<SymbolicSlice> &slices = bundle.memoryPlan.symbolicSlices;
+  std::vector<bool> kept(slices.size());
+  for (const BundleKernel &kernel : bundle.kernels)
+    if (kernel.perBinding && !kernel.dimsDependent)
+      for (const KernelBinding &binding : kernel.bindings)
+        if (binding.kind == BindingKind::Intermediate &&
+            binding.index < slices.size() && slices[binding.index].bound)
+          kept[binding.index] = true;
+  return kept;
+}
+
 Expected<Bundle> bindBundle(const Bundle &bundle, const DimBindings &values) {
   if (!bundle.isSymbolic()) {
     if (!values.empty())
@@ -234,18 +246,10 @@ Expected<Bundle> bindBundle(const Bundle &bundle, const DimBindings &values) {
           " (bind the dims before compiling for larger ones)");
 
   MemoryPlan &plan = bound.memoryPlan;
-  // The bound slices that a binding of other dims keeps (what the
-  // per-binding kernels that do not depend on the dims write: packed
-  // weights) come first, those of fixed size before the others, so that
-  // their offsets stay the same from one binding to the next
-  // (engine::callSymbolic keeps them); what is written again follows.
-  std::vector<bool> keptAcrossDims(plan.symbolicSlices.size());
-  for (const BundleKernel &kernel : bundle.kernels)
-    if (kernel.perBinding && !kernel.dimsDependent)
-      for (const KernelBinding &binding : kernel.bindings)
-        if (binding.kind == BindingKind::Intermediate &&
-            binding.index < keptAcrossDims.size())
-          keptAcrossDims[binding.index] = true;
+  // The bound slices that a binding of other dims keeps come first, those
+  // of fixed size before the others, so that their offsets stay the same
+  // from one binding to the next; what is written again follows.
+  std::vector<bool> keptAcrossDims = slicesKeptAcrossDims(bundle);
   std::vector<ArenaRequest> requests;
   for (const SymbolicSlice &slice : plan.symbolicSlices) {
     Expected<std::int64_t> bytes = slice.bytes.evaluate(values);

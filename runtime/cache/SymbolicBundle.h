@@ -49,6 +49,13 @@ Expected<std::int64_t> runtimeDimValue(const DimTable &dims,
                                        const std::string &name,
                                        const DimBindings &values);
 
+/// Per intermediate of symbolic `bundle` (MemoryPlan::symbolicSlices): a
+/// slice of the arena's bound part that a binding of other dims keeps,
+/// bound by a per-binding kernel that does not depend on the dims (a
+/// weight's packing). bindBundle places these first; a binding that takes
+/// over another's arena needs them where they lay (engine::callSymbolic).
+std::vector<bool> slicesKeptAcrossDims(const Bundle &bundle);
+
 /// The static bundle of `bundle` with its dims bound to `values`: the
 /// graph's types bound (tensors and ops keep their numbers), each kernel's
 /// iteration count evaluated and the arena planned for the bound sizes

@@ -65,16 +65,10 @@ void adoptBoundArena(const Bundle &symbolic, const LoadedBundle &previous,
   if (before.size() != slices.size() ||
       symbolic.memoryPlan.symbolicSlices.size() != slices.size())
     return;
-  for (const BundleKernel &kernel : symbolic.kernels) {
-    if (!kernel.perBinding || kernel.dimsDependent)
-      continue;
-    for (const KernelBinding &binding : kernel.bindings)
-      if (binding.kind == BindingKind::Intermediate &&
-          (binding.index >= slices.size() ||
-           (symbolic.memoryPlan.symbolicSlices[binding.index].bound &&
-            slices[binding.index] != before[binding.index])))
-        return;
-  }
+  std::vector<bool> kept = slicesKeptAcrossDims(symbolic);
+  for (std::size_t i = 0; i < slices.size(); ++i)
+    if (kept[i] && slices[i] != before[i])
+      return;
   for (std::uint32_t k = 0; k < symbolic.kernels.size(); ++k)
     if (symbolic.kernels[k].dimsDependent)
       next.dimsDependent.push_back(k);

@@ -58,6 +58,13 @@ divideMonomial(const std::vector<std::string> &a,
 
 } // namespace
 
+std::string fuse::dimBindingsText(const DimBindings &values) {
+  std::string text;
+  for (const auto &[name, value] : values)
+    text += (text.empty() ? "" : ", ") + name + "=" + std::to_string(value);
+  return text;
+}
+
 DimExpr DimExpr::normalized(std::vector<Term> terms) {
   for (Term &term : terms)
     std::sort(term.symbols.begin(), term.symbols.end());

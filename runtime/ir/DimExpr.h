@@ -41,6 +41,9 @@ namespace fuse {
 /// Values of dim symbols, by name.
 using DimBindings = std::map<std::string, std::int64_t, std::less<>>;
 
+/// "batch=2, sequence=7" (for messages).
+std::string dimBindingsText(const DimBindings &values);
+
 class DimExpr {
 public:
   /// One term: coefficient times the product of `symbols` (sorted; a symbol

@@ -40,14 +40,6 @@ void fuse::forEachAttributeDim(
 
 namespace {
 
-/// "batch=1, sequence=64".
-std::string bindingsText(const DimBindings &values) {
-  std::string text;
-  for (const auto &[name, value] : values)
-    text += (text.empty() ? "" : ", ") + name + "=" + std::to_string(value);
-  return text;
-}
-
 /// The values of the table's entries (index i: code -1 - i).
 Expected<std::vector<std::int64_t>> evaluateTable(const DimTable &table,
                                                   const DimBindings &values) {
@@ -107,11 +99,11 @@ Expected<DenseValue> iotaConstant(const TensorType &type, std::int64_t axis) {
 Expected<Graph> fuse::bindDims(const Graph &graph, const DimBindings &values) {
   if (!graph.isSymbolic()) {
     if (!values.empty())
-      return Status::error("binding " + bindingsText(values) +
+      return Status::error("binding " + dimBindingsText(values) +
                            ": the graph has no symbolic dims");
     return graph;
   }
-  const std::string prefix = "binding " + bindingsText(values) + ": ";
+  const std::string prefix = "binding " + dimBindingsText(values) + ": ";
   Expected<std::vector<std::int64_t>> table = evaluateTable(graph.dims, values);
   if (!table.ok())
     return Status::error(prefix + table.message());

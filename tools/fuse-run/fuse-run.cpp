@@ -788,14 +788,6 @@ Expected<ParsedModel> parseModel(const RunOptions &options,
   return model;
 }
 
-/// "batch=2, sequence=7".
-std::string dimValuesText(const DimBindings &values) {
-  std::string text;
-  for (const auto &[name, value] : values)
-    text += (text.empty() ? "" : ", ") + name + "=" + std::to_string(value);
-  return text;
-}
-
 /// The --dim NAME=VALUE values of a .mlir model's symbolic dims.
 Expected<DimBindings> givenDimValues(const RunOptions &options,
                                      const Graph &graph) {
@@ -919,7 +911,7 @@ Expected<DimBindings> modelDimValues(const RunOptions &options,
         return Status::error(
             "dim " + std::to_string(d) + " of input '" + model.inputNames[i] +
             "' (" + graph.dims.dimString(type.shape[d]) +
-            ") is not a possible size for " + dimValuesText(values) +
+            ") is not a possible size for " + dimBindingsText(values) +
             (value.ok() ? " (it is " + std::to_string(*value) + ")"
                         : ": " + value.message()));
       shape.push_back(*value);
@@ -943,7 +935,7 @@ Status bindModelDims(const RunOptions &options, ParsedModel &model,
   Expected<Graph> bound = bindDims(model.graph, *values);
   if (!bound.ok())
     return Status::error("'" + options.model + "': " + bound.message());
-  progress("symbolic dims bound for this run: " + dimValuesText(*values));
+  progress("symbolic dims bound for this run: " + dimBindingsText(*values));
   model.symbolicGraph = std::move(model.graph);
   model.graph = bound.take();
   model.dimValues = values.take();
@@ -1370,7 +1362,7 @@ symbolicHostBundle(const RunOptions &options, const ParsedModel &model,
       Expected<Bundle> bound = bindBundle(symbolic->bundle, model.dimValues);
       if (!bound.ok())
         return Status::error("binding the bundle of '" + options.model +
-                             "' to " + dimValuesText(model.dimValues) + ": " +
+                             "' to " + dimBindingsText(model.dimValues) + ": " +
                              bound.message());
       symbolic->bundle = bound.take();
       symbolic->symbolic = true;
@@ -1383,7 +1375,7 @@ symbolicHostBundle(const RunOptions &options, const ParsedModel &model,
   }
   llvm::errs() << "fuse-run: note: not every fusion takes the dims at run "
                   "time, so the model is compiled for "
-               << dimValuesText(model.dimValues)
+               << dimBindingsText(model.dimValues)
                << " (every other value compiles again): " << *refusal << "\n";
   return std::optional<PlannedBundle>();
 }
