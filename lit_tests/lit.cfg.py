@@ -42,7 +42,11 @@ if not config.fuse_asan:
 # elsewhere they are UNSUPPORTED, and the refusal is tested instead.
 try:
     with open("/proc/cpuinfo") as cpuinfo:
-        if " avx512_bf16" in cpuinfo.read():
+        flags = cpuinfo.read()
+        if " avx512_bf16" in flags:
             config.available_features.add("avx512bf16")
+        # AMX tiles (fuse-run's bf16 matmuls use them where the CPU has them).
+        if " amx_bf16" in flags and " amx_tile" in flags:
+            config.available_features.add("amxbf16")
 except OSError:
     pass

@@ -56,6 +56,13 @@ struct CompileOptions {
   bool tieredKernels = false;
   /// MatmulPrecision::Bf16: weight matmuls in bf16 with f32 sums.
   MatmulPrecision matmulPrecision = MatmulPrecision::F32;
+  /// With matmulPrecision Bf16: the bf16 matmuls run on AMX tiles
+  /// (tdpbf16ps, 16x16 sums of 32 products per instruction) instead of
+  /// AVX-512 BF16 dot products: the same bf16 products, summed in f32 in
+  /// another order. host-x86-64-v4 only; such kernels run only on a CPU
+  /// with AMX-BF16 (device::hostSupportsAmxBf16). Off by default: the
+  /// driver turns it on where the CPU that will run the bundle has AMX.
+  bool amxTiles = false;
   bool operator==(const CompileOptions &) const = default;
 };
 

@@ -2,7 +2,8 @@
 from CTest's and lit's JUnit files, and fails (exit 1) when a test was skipped
 for any reason other than the ones allowed: a missing ptxas, CUDA toolkit or
 GPU (CUDA driver), a check that needs root on a machine that is not, a CPU
-without AVX-512 BF16 (the bf16 matmul runs of --matmul-precision=bf16), or
+without AVX-512 BF16 (the bf16 matmul runs of --matmul-precision=bf16) or
+without AMX (their AMX tile runs), or
 (in the AddressSanitizer build) a lit test that needs an address space limit.
 
     ci_skips.py CTEST_JUNIT.xml LIT_JUNIT.xml [MORE_JUNIT.xml ...]
@@ -20,7 +21,7 @@ import xml.etree.ElementTree as ET
 # regular build runs it.
 ALLOWED = re.compile(
     r"ptxas|CUDA toolkit|libdevice|CUDA driver|no CUDA|GPU|needs root"
-    r"|address-space-limit|avx512bf16",
+    r"|address-space-limit|avx512bf16|amxbf16",
     re.IGNORECASE)
 
 

@@ -56,6 +56,9 @@ struct KernelCompiler::Impl {
 
   Status checkTarget(const Target &target,
                      const CompileOptions &options) const {
+    if (options.amxTiles && options.matmulPrecision != MatmulPrecision::Bf16)
+      return Status::error("AMX tiles (--amx) compute bf16 matmuls only: "
+                           "they need --matmul-precision=bf16");
     if (backend->compiles(target))
       return backend->checkOptions(target, options);
     return Status::error("the " + std::string(backend->name()) +
@@ -422,10 +425,11 @@ public:
                 const Graph &graph, mlir::ModuleOp kernelModule,
                 BufferAssignment &buffers, Bundle &bundle,
                 DiagnosticCollector &diagnostics,
-                MatmulPrecision matmulPrecision)
+                MatmulPrecision matmulPrecision, bool amxTiles)
       : backend(backend), target(target), graph(graph),
         kernelModule(kernelModule), buffers(buffers), bundle(bundle),
-        diagnostics(diagnostics), matmulPrecision(matmulPrecision) {}
+        diagnostics(diagnostics), matmulPrecision(matmulPrecision),
+        amxTiles(amxTiles) {}
 
   /// An AddFusionFn: emits the kernels of `fusion` and adds them.
   Status addFusion(fd::FusionOp fusion, llvm::ArrayRef<TensorId> inputTensors,
@@ -475,6 +479,7 @@ private:
   Bundle &bundle;
   DiagnosticCollector &diagnostics;
   MatmulPrecision matmulPrecision;
+  bool amxTiles;
   /// Kernels that share one module (the host's): each distinct kernel
   /// function once, by its text with the symbol name left out. Identical
   /// layers of a model make identical kernels; LLVM compiles one of each.
@@ -855,11 +860,14 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
                   mlir::DenseBoolArrayAttr::get(fusion.getContext(), bound));
   if (matmulPrecision != MatmulPrecision::F32)
     fusion->walk([&](fd::FusionOp inner) {
-      if (!inner.getBody().front().getOps<fd::MatmulOp>().empty())
-        inner->setAttr(
-            kMatmulPrecisionAttr,
-            mlir::StringAttr::get(inner.getContext(),
-                                  matmulPrecisionName(matmulPrecision)));
+      if (inner.getBody().front().getOps<fd::MatmulOp>().empty())
+        return;
+      inner->setAttr(
+          kMatmulPrecisionAttr,
+          mlir::StringAttr::get(inner.getContext(),
+                                matmulPrecisionName(matmulPrecision)));
+      if (amxTiles)
+        inner->setAttr(kMatmulAmxAttr, mlir::UnitAttr::get(inner.getContext()));
     });
   // Only kernels that share one module (a host shared object) are reused;
   // a GPU's fusions skip printing their text.
@@ -1127,7 +1135,7 @@ Expected<Compilation> KernelCompiler::Impl::compileModule(
       mlir::ModuleOp::create(b.getUnknownLoc());
   backend->prepareKernelModule(*kernelModule);
   BundleKernels kernels(*backend, target, graph, *kernelModule, buffers, bundle,
-                        diagnostics, options.matmulPrecision);
+                        diagnostics, options.matmulPrecision, options.amxTiles);
   auto addFusion = [&](fd::FusionOp fusion,
                        llvm::ArrayRef<TensorId> inputTensors,
                        llvm::ArrayRef<TensorId> resultTensors,

@@ -79,6 +79,9 @@ inline constexpr const char *kBoundInputsAttr = "fuse.bound_inputs";
 /// is bf16: a StringAttr "bf16". Part of the fusion's text, so f32 and bf16
 /// fusions never share kernels.
 inline constexpr const char *kMatmulPrecisionAttr = "fuse.matmul_precision";
+/// Set beside kMatmulPrecisionAttr bf16 when CompileOptions::amxTiles: the
+/// host's bf16 matmul kernels use AMX tiles.
+inline constexpr const char *kMatmulAmxAttr = "fuse.matmul_amx";
 
 /// The attribute the driver sets on the copies of a fusion with symbolic
 /// dims that it emits at representative values of the dims (KernelCompiler,

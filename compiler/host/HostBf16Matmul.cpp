@@ -33,6 +33,16 @@ constexpr int64_t kGrainMacs = int64_t(1) << 20;
 /// Elements of B per pack-kernel chunk, about.
 constexpr int64_t kPackGrainElements = int64_t(1) << 14;
 constexpr const char *kDotIntrinsic = "llvm.x86.avx512bf16.dpbf16ps.512";
+/// AMX (CompileOptions::amxTiles): a tile holds up to 16 rows of 64 bytes;
+/// an A tile is 16 rows x 32 bf16 of k, a B tile 16 pairs of k x 16
+/// columns, a C tile 16 rows x 16 f32 sums. K is padded to kAmxK with
+/// zeros (in B's panels and A's rows), so every tile has that shape.
+constexpr int64_t kAmxK = 32;
+constexpr int64_t kAmxRows = 16;
+constexpr int64_t kAmxRowBytes = 64;
+/// Row blocks of two A tiles (a 2 x 2 grid of C tiles per pair of column
+/// vectors); a matmul of at most 16 rows has one block of M rows.
+constexpr int64_t kAmxRowBlock = 2 * kAmxRows;
 
 /// Columns [from, to) in strips of `vectors` vectors; with `valid`, the last
 /// vector has only that many lanes in C.
@@ -44,23 +54,31 @@ struct Tier {
 class Bf16MatmulBuilder {
 public:
   Bf16MatmulBuilder(OpBuilder &b, Location loc, fd::MatmulOp matmul,
-                    const Bf16MatmulShape &s, unsigned width)
-      : b(b), loc(loc), matmul(matmul), s(s), width(width) {}
+                    const Bf16MatmulShape &s, unsigned width, bool amx)
+      : b(b), loc(loc), matmul(matmul), s(s), width(width), amx(amx) {}
 
-  int64_t kPairs() const { return (s.k + 1) / 2; }
+  int64_t kPairs() const {
+    return amx ? llvm::alignTo(s.k, kAmxK) / 2 : (s.k + 1) / 2;
+  }
+  /// Rows of A per iteration.
+  int64_t rowBlock() const {
+    if (!amx)
+      return kRowBlock;
+    return s.m <= kAmxRows ? s.m : kAmxRowBlock;
+  }
   int64_t kEven() const { return kPairs() * 2; }
   int64_t packedColumns() const {
     return llvm::divideCeil(s.n, int64_t(width)) * int64_t(width);
   }
   int64_t packedBatches() const { return s.rhsBatched ? s.batch : 1; }
-  int64_t rowBlocks() const { return llvm::divideCeil(s.m, kRowBlock); }
+  int64_t rowBlocks() const { return llvm::divideCeil(s.m, rowBlock()); }
   int64_t iterations() const { return s.batch * rowBlocks(); }
   /// Bytes of B's panels, rounded up to 64: A's rows follow.
   int64_t panelBytes() const {
     return llvm::alignTo(packedBatches() * kEven() * packedColumns() * 2, 64);
   }
   int64_t scratchBytes() const {
-    return panelBytes() + iterations() * kRowBlock * kEven() * 2;
+    return panelBytes() + iterations() * rowBlock() * kEven() * 2;
   }
 
   SmallVector<Tier> tiers() const {
@@ -92,6 +110,13 @@ public:
     Value hasSecond =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, k1, c(s.k));
     Value k1Read = arith::MinUIOp::create(b, loc, k1, c(s.k - 1));
+    // AMX pads K to kAmxK: pairs past K are zeros.
+    Value hasFirst, k0Read = k0;
+    if (amx && kEven() > s.k + 1) {
+      hasFirst =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, k0, c(s.k));
+      k0Read = arith::MinUIOp::create(b, loc, k0, c(s.k - 1));
+    }
     auto vector16 = VectorType::get({width}, b.getF32Type());
     auto half16 = VectorType::get({width}, b.getBF16Type());
     Value zeros = arith::ConstantOp::create(
@@ -120,15 +145,18 @@ public:
         unsigned valid = j == tier.vectors - 1 ? tier.valid : 0;
         RegionEmitter e(b, loc, width, pointers);
         FailureOr<Value> first =
-            e.emit(matmul.getRhs(), rhsIndex(batch, k0, n, valid));
+            e.emit(matmul.getRhs(), rhsIndex(batch, k0Read, n, valid));
         FailureOr<Value> second =
             e.emit(matmul.getRhs(), rhsIndex(batch, k1Read, n, valid));
         if (failed(first) || failed(second))
           return failure();
         Value secondOrZero =
             arith::SelectOp::create(b, loc, hasSecond, *second, zeros);
+        Value firstOrZero =
+            hasFirst ? arith::SelectOp::create(b, loc, hasFirst, *first, zeros)
+                     : *first;
         Value pairs = vector::ShuffleOp::create(
-            b, loc, arith::TruncFOp::create(b, loc, half16, *first),
+            b, loc, arith::TruncFOp::create(b, loc, half16, firstOrZero),
             arith::TruncFOp::create(b, loc, half16, secondOrZero), interleave);
         store(pairs, scratch,
               arith::AddIOp::create(b, loc, row, c(2 * j * width)));
@@ -149,6 +177,15 @@ public:
         scratch, ValueRange{c(panelBytes())});
     if (failed(emitConvertA(begin, end, rowsOfA, pointers)))
       return failure();
+    // AMX: the C tiles of a 2 x 2 grid go through this buffer (rows of
+    // 2 vectors) to the epilogue; allocated once, outside the loops.
+    Value tileSums;
+    if (amx) {
+      auto f32 = b.getF32Type();
+      tileSums = LLVM::AllocaOp::create(
+          b, loc, LLVM::LLVMPointerType::get(b.getContext()), f32,
+          c(kAmxRowBlock * 2 * int64_t(width)), 64);
+    }
     for (const Tier &tier : tiers()) {
       int64_t stripWidth = tier.vectors * int64_t(width);
       auto strips =
@@ -158,8 +195,11 @@ public:
       Value n0 = strips.getInductionVar();
       auto blocks = scf::ForOp::create(b, loc, begin, end, c(1));
       b.setInsertionPoint(blocks.getBody()->getTerminator());
-      if (failed(emitTile(blocks.getInductionVar(), n0, tier, scratch, rowsOfA,
-                          pointers, outputs, epilogue)))
+      if (amx ? failed(emitAmxTiles(blocks.getInductionVar(), n0, tier, scratch,
+                                    rowsOfA, tileSums, pointers, outputs,
+                                    epilogue))
+              : failed(emitTile(blocks.getInductionVar(), n0, tier, scratch,
+                                rowsOfA, pointers, outputs, epilogue)))
         return failure();
     }
     return success();
@@ -223,8 +263,8 @@ private:
     Value batch = arith::DivUIOp::create(b, loc, it, c(rowBlocks()));
     Value m0 = arith::MulIOp::create(
         b, loc, arith::RemUIOp::create(b, loc, it, c(rowBlocks())),
-        c(kRowBlock));
-    auto rows = scf::ForOp::create(b, loc, c(0), c(kRowBlock), c(1));
+        c(rowBlock()));
+    auto rows = scf::ForOp::create(b, loc, c(0), c(rowBlock()), c(1));
     b.setInsertionPoint(rows.getBody()->getTerminator());
     Value i = rows.getInductionVar();
     Value row = arith::MinUIOp::create(
@@ -232,7 +272,7 @@ private:
     Value slot = arith::MulIOp::create(
         b, loc,
         arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, it, c(kRowBlock)), i),
+            b, loc, arith::MulIOp::create(b, loc, it, c(rowBlock())), i),
         c(kEven()));
     int64_t vectorEnd =
         s.transposeA ? 0 : s.k / int64_t(width) * int64_t(width);
@@ -264,10 +304,17 @@ private:
       store(arith::TruncFOp::create(b, loc, b.getBF16Type(), *a), rowsOfA,
             arith::AddIOp::create(b, loc, slot, k));
     }
-    if (kEven() != s.k)
-      store(arith::ConstantOp::create(b, loc, b.getBF16Type(),
-                                      b.getFloatAttr(b.getBF16Type(), 0.0)),
-            rowsOfA, arith::AddIOp::create(b, loc, slot, c(s.k)));
+    Value zero = arith::ConstantOp::create(
+        b, loc, b.getBF16Type(), b.getFloatAttr(b.getBF16Type(), 0.0));
+    if (kEven() == s.k + 1) {
+      store(zero, rowsOfA, arith::AddIOp::create(b, loc, slot, c(s.k)));
+    } else if (kEven() > s.k) {
+      auto pad = scf::ForOp::create(b, loc, c(s.k), c(kEven()), c(1));
+      OpBuilder::InsertionGuard padGuard(b);
+      b.setInsertionPoint(pad.getBody()->getTerminator());
+      store(zero, rowsOfA,
+            arith::AddIOp::create(b, loc, slot, pad.getInductionVar()));
+    }
     return success();
   }
 
@@ -349,11 +396,137 @@ private:
                     tier.valid, SmallVector<Value>(kLoop.getResults()));
   }
 
+  /// AMX tiles' intrinsics (LLVM's `.internal` forms, whose shapes LLVM's
+  /// tile configuration pass reads): rows and bytes per row are constants.
+  Value tileShape(int64_t value) {
+    return arith::ConstantOp::create(b, loc, b.getI16Type(),
+                                     b.getI16IntegerAttr(value));
+  }
+  Value tileCall(StringRef name, Type result, ValueRange operands) {
+    if (!result) {
+      LLVM::CallIntrinsicOp::create(b, loc, b.getStringAttr(name), operands);
+      return Value();
+    }
+    return LLVM::CallIntrinsicOp::create(b, loc, result, b.getStringAttr(name),
+                                         operands)
+        .getResult(0);
+  }
+  Value bytePointer(Value base, Value elementOffset, Type element) {
+    return LLVM::GEPOp::create(b, loc,
+                               LLVM::LLVMPointerType::get(b.getContext()),
+                               element, base, ValueRange{elementOffset});
+  }
+
+  /// The tiles of iteration `it`'s row block (one or two A tiles of 16
+  /// rows) and the strip from `n0`, by pairs of column vectors: a grid of
+  /// C tiles summed over k in kAmxK steps (tdpbf16ps), stored to
+  /// `tileSums` and handed to the epilogue a row tile at a time.
+  LogicalResult emitAmxTiles(Value it, Value n0, const Tier &tier, Value panels,
+                             Value rowsOfA, Value tileSums,
+                             const DenseMap<Value, Value> &pointers,
+                             ArrayRef<Value> outputs,
+                             MatmulTileEpilogue epilogue) {
+    Value batch = arith::DivUIOp::create(b, loc, it, c(rowBlocks()));
+    Value m0 = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, it, c(rowBlocks())),
+        c(rowBlock()));
+    int64_t tileRows = std::min(rowBlock(), kAmxRows);
+    int64_t rowTiles = rowBlock() / tileRows;
+    bool clamp = s.m % rowBlock() != 0;
+    int64_t stripWidth = tier.vectors * int64_t(width);
+    Value panel = arith::MulIOp::create(b, loc, n0, c(kEven()));
+    if (s.rhsBatched)
+      panel = arith::AddIOp::create(
+          b, loc, panel,
+          arith::MulIOp::create(b, loc, batch, c(kEven() * packedColumns())));
+    Value firstRowOfA =
+        arith::MulIOp::create(b, loc, it, c(rowBlock() * kEven()));
+    auto amxType = LLVM::LLVMX86AMXType::get(b.getContext());
+    auto bf16 = b.getBF16Type();
+    auto f32 = b.getF32Type();
+    auto f32Vector = VectorType::get({width}, f32);
+    int64_t sumsRow = 2 * int64_t(width);
+    for (int64_t j0 = 0; j0 < tier.vectors; j0 += 2) {
+      int64_t cols = std::min<int64_t>(2, tier.vectors - j0);
+      SmallVector<Value> init;
+      for (int64_t t = 0; t < rowTiles * cols; ++t)
+        init.push_back(
+            tileCall("llvm.x86.tilezero.internal", amxType,
+                     {tileShape(tileRows), tileShape(kAmxRowBytes)}));
+      auto kLoop = scf::ForOp::create(b, loc, c(0), c(kEven()), c(kAmxK), init);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(kLoop.getBody());
+        Value k = kLoop.getInductionVar();
+        SmallVector<Value> as, bs, next;
+        for (int64_t r = 0; r < rowTiles; ++r) {
+          Value offset = arith::AddIOp::create(
+              b, loc, firstRowOfA,
+              arith::AddIOp::create(b, loc, c(r * kAmxRows * kEven()), k));
+          as.push_back(
+              tileCall("llvm.x86.tileloadd64.internal", amxType,
+                       {tileShape(tileRows), tileShape(kAmxRowBytes),
+                        bytePointer(rowsOfA, offset, bf16), c(2 * kEven())}));
+        }
+        // Pair row k / 2 of the strip, column vector j0 + jj.
+        Value pairRow = arith::AddIOp::create(
+            b, loc, panel, arith::MulIOp::create(b, loc, k, c(stripWidth)));
+        for (int64_t jj = 0; jj < cols; ++jj)
+          bs.push_back(
+              tileCall("llvm.x86.tileloadd64.internal", amxType,
+                       {tileShape(kAmxRows), tileShape(kAmxRowBytes),
+                        bytePointer(panels,
+                                    arith::AddIOp::create(
+                                        b, loc, pairRow,
+                                        c(2 * (j0 + jj) * int64_t(width))),
+                                    bf16),
+                        c(4 * stripWidth)}));
+        for (int64_t r = 0; r < rowTiles; ++r)
+          for (int64_t jj = 0; jj < cols; ++jj)
+            next.push_back(tileCall(
+                "llvm.x86.tdpbf16ps.internal", amxType,
+                {tileShape(tileRows), tileShape(kAmxRowBytes),
+                 tileShape(kAmxRowBytes),
+                 kLoop.getRegionIterArgs()[r * cols + jj], as[r], bs[jj]}));
+        scf::YieldOp::create(b, loc, next);
+      }
+      for (int64_t r = 0; r < rowTiles; ++r) {
+        for (int64_t jj = 0; jj < cols; ++jj)
+          tileCall("llvm.x86.tilestored64.internal", Type(),
+                   {tileShape(tileRows), tileShape(kAmxRowBytes),
+                    bytePointer(tileSums, c(jj * int64_t(width)), f32),
+                    c(4 * sumsRow), kLoop.getResult(r * cols + jj)});
+        SmallVector<Value> rows, columns, sums;
+        for (int64_t i = 0; i < tileRows; ++i) {
+          Value row = arith::AddIOp::create(b, loc, m0, c(r * kAmxRows + i));
+          if (clamp && r * kAmxRows + i != 0)
+            row = arith::MinUIOp::create(b, loc, row, c(s.m - 1));
+          rows.push_back(row);
+          for (int64_t jj = 0; jj < cols; ++jj)
+            sums.push_back(LLVM::LoadOp::create(
+                b, loc, f32Vector,
+                bytePointer(tileSums, c(i * sumsRow + jj * int64_t(width)),
+                            f32),
+                4));
+        }
+        for (int64_t jj = 0; jj < cols; ++jj)
+          columns.push_back(
+              arith::AddIOp::create(b, loc, n0, c((j0 + jj) * int64_t(width))));
+        unsigned valid = j0 + cols == tier.vectors ? tier.valid : 0;
+        if (failed(epilogue(b, pointers, outputs, batch, rows, columns, width,
+                            valid, sums)))
+          return failure();
+      }
+    }
+    return success();
+  }
+
   OpBuilder &b;
   Location loc;
   fd::MatmulOp matmul;
   const Bf16MatmulShape &s;
   unsigned width;
+  bool amx;
 };
 
 } // namespace
@@ -370,11 +543,12 @@ emitHostBf16Matmul(fd::FusionOp fusion, fd::MatmulOp matmul, ModuleOp module,
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
   unsigned numInputs = fusion.getInputs().size();
+  bool amx = fusion->hasAttr(kMatmulAmxAttr);
   FusionKernels kernels;
   {
     std::string name = (prefix + "_bf16pack").str();
     HostKernel pack = openKernel(b, module, loc, name, fusion, 1);
-    Bf16MatmulBuilder builder(b, loc, matmul, s, width);
+    Bf16MatmulBuilder builder(b, loc, matmul, s, width, amx);
     kernels.scratchBytes = uint64_t(builder.scratchBytes());
     if (failed(builder.emitPack(pack.begin(), pack.end(), pack.outputs.front(),
                                 pack.pointers)))
@@ -396,17 +570,17 @@ emitHostBf16Matmul(fd::FusionOp fusion, fd::MatmulOp matmul, ModuleOp module,
   std::string name = (prefix + "_bf16matmul").str();
   HostKernel kernel = openKernel(b, module, loc, name, fusion, numResults);
   Value scratch = bufferPointer(b, loc, kernel.buffers, numInputs + numResults);
-  Bf16MatmulBuilder builder(b, loc, matmul, s, width);
+  Bf16MatmulBuilder builder(b, loc, matmul, s, width, amx);
   if (failed(builder.emitMatmul(kernel.begin(), kernel.end(), scratch,
                                 kernel.pointers, kernel.outputs, epilogue)))
     return failure();
   KernelPlan plan = kernelPlan(name, "", ScheduleKind::Matmul, numInputs,
                                unsigned(kernel.outputs.size()));
   plan.operands.push_back({KernelOperand::Kind::Scratch, 0});
-  plan.targetSuffix = "+avx512bf16";
+  plan.targetSuffix = amx ? "+avx512bf16+amxbf16" : "+avx512bf16";
   plan.launch.iterations = s.n == 0 ? 0 : builder.iterations();
   plan.launch.grain = std::max<int64_t>(
-      1, kGrainMacs / std::max<int64_t>(1, kRowBlock * s.n * s.k));
+      1, kGrainMacs / std::max<int64_t>(1, builder.rowBlock() * s.n * s.k));
   kernels.kernels.push_back(std::move(plan));
   return kernels;
 }

@@ -43,6 +43,8 @@ public:
     if (options.matmulPrecision == MatmulPrecision::F32 ||
         hostHasAvx512(target))
       return Status::success();
+    // amxTiles alone (KernelCompiler checks it goes with bf16) falls here
+    // with bf16 on a target without AVX-512, refused as bf16 is.
     return Status::error(
         "--matmul-precision=bf16 needs AVX-512 BF16 (vdpbf16ps), which target "
         "'" +

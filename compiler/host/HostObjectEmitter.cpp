@@ -287,6 +287,19 @@ void registerHostCodegenDialects(mlir::DialectRegistry &registry) {
   mlir::registerLLVMDialectTranslation(registry);
 }
 
+/// Whether `function` calls an AMX tile intrinsic (llvm.x86.tile*,
+/// llvm.x86.tdp*: a bf16 matmul on AMX tiles, tagged `+amxbf16`).
+static bool callsAmxTiles(const llvm::Function &function) {
+  for (const llvm::BasicBlock &block : function)
+    for (const llvm::Instruction &instruction : block)
+      if (const auto *call = llvm::dyn_cast<llvm::CallBase>(&instruction))
+        if (const llvm::Function *callee = call->getCalledFunction();
+            callee && (callee->getName().starts_with("llvm.x86.tile") ||
+                       callee->getName().starts_with("llvm.x86.tdp")))
+          return true;
+  return false;
+}
+
 /// Whether `function` calls an llvm.x86.avx512bf16.* intrinsic or rounds
 /// to bfloat (which without AVX-512 BF16 is a libcall the kernels' shared
 /// object cannot resolve).
@@ -812,7 +825,9 @@ Expected<HostObject> emitHostObject(mlir::ModuleOp module, const Target &target,
     // A bf16 matmul kernel (HostBf16Matmul.cpp) calls AVX-512 BF16
     // intrinsics, which x86-64-v4 lacks: that function alone gets them (its
     // bundle kernel is tagged `+avx512bf16` for the runtime to check).
-    if (callsAvx512Bf16(function))
+    if (callsAmxTiles(function))
+      function.addFnAttr("target-features", "+avx512bf16,+amx-tile,+amx-bf16");
+    else if (callsAvx512Bf16(function))
       function.addFnAttr("target-features", "+avx512bf16");
     // AVX-512 kernels use 512-bit vectors as written, not split in two.
     if (target.name == "host-x86-64-v4") {

@@ -7,15 +7,16 @@
 // weights (3 x 13 x 40 by 3 x 40 x 20), a batch sharing one weight read
 // through transpose_b, a bias and relu epilogue; a matmul whose B is computed
 // stays f32. --check compares with the f32 reference at the bf16 bound
-// (Numerics.h). The cache keeps f32 and bf16 bundles apart.
+// (Numerics.h). The cache keeps f32 and bf16 bundles apart. --no-amx keeps
+// vdpbf16ps where the CPU has AMX tiles (host-matmul-amx.mlir tests those).
 
 // REQUIRES: avx512bf16
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: fuse-run %s --cache-dir %t/cache --matmul-precision=bf16 --bench 3 --check --print-plan --json 2>%t/first.err | FileCheck %s
+// RUN: fuse-run %s --cache-dir %t/cache --matmul-precision=bf16 --no-amx --bench 3 --check --print-plan --json 2>%t/first.err | FileCheck %s
 // RUN: FileCheck %s --check-prefix=COMPILED < %t/first.err
 // RUN: fuse-run %s --cache-dir %t/cache --check 2>&1 | FileCheck %s --check-prefix=F32
-// RUN: fuse-run %s --cache-dir %t/cache --matmul-precision=bf16 --check 2>&1 | FileCheck %s --check-prefix=HIT
-// RUN: fuse-run %s --cache-dir %t/cache --matmul-precision=bf16 --threads 1 --check | FileCheck %s --check-prefix=ONE
+// RUN: fuse-run %s --cache-dir %t/cache --matmul-precision=bf16 --no-amx --check 2>&1 | FileCheck %s --check-prefix=HIT
+// RUN: fuse-run %s --cache-dir %t/cache --matmul-precision=bf16 --no-amx --threads 1 --check | FileCheck %s --check-prefix=ONE
 // RUN: fuse-compile %s --target=host-x86-64-v4 --matmul-precision=bf16 -o %t/bundle
 // RUN: FileCheck %s --check-prefix=SUMMARY < %t/bundle/bundle.txt
 

@@ -11,7 +11,7 @@
 namespace fuse {
 
 // Bumped whenever encode() changes, so old and new keys never collide.
-static constexpr std::string_view kKeyTag = "fuse-bundle-key-v2";
+static constexpr std::string_view kKeyTag = "fuse-bundle-key-v3";
 
 BundleKey BundleKey::make(const Graph &graph, std::string target,
                           const CompileOptions &options) {
@@ -44,6 +44,7 @@ std::vector<std::uint8_t> BundleKey::encode() const {
   out.push_back(options.explain ? 1 : 0);
   out.push_back(options.tieredKernels ? 1 : 0);
   out.push_back(std::uint8_t(options.matmulPrecision));
+  out.push_back(options.amxTiles ? 1 : 0);
   return out;
 }
 
@@ -110,7 +111,8 @@ Expected<BundleKey> BundleKey::decode(std::span<const std::uint8_t> bytes) {
       !reader.u64(level) || !reader.flag(key.options.enableFusion) ||
       !reader.flag(key.options.explain) ||
       !reader.flag(key.options.tieredKernels) ||
-      !reader.precision(key.options.matmulPrecision) || !reader.atEnd() ||
+      !reader.precision(key.options.matmulPrecision) ||
+      !reader.flag(key.options.amxTiles) || !reader.atEnd() ||
       std::int64_t(level) < std::numeric_limits<int>::min() ||
       std::int64_t(level) > std::numeric_limits<int>::max())
     return Status::error("the key record is malformed");
@@ -146,7 +148,8 @@ std::string BundleKey::describe() const {
          " fusion=" + (options.enableFusion ? "on" : "off") +
          " explain=" + (options.explain ? "on" : "off") +
          " tiered=" + (options.tieredKernels ? "on" : "off") +
-         " matmul=" + matmulPrecisionName(options.matmulPrecision);
+         " matmul=" + matmulPrecisionName(options.matmulPrecision) +
+         (options.amxTiles ? " amx=on" : "");
 }
 
 } // namespace fuse

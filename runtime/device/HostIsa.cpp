@@ -6,6 +6,10 @@
 
 #if defined(__x86_64__)
 #include <cpuid.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 #endif
 
 namespace fuse::device {
@@ -13,7 +17,8 @@ namespace fuse::device {
 #if defined(__x86_64__)
 namespace {
 struct CpuidBits {
-  uint32_t leaf1Ecx = 0, leaf7Ebx = 0, leaf7Sub1Eax = 0, extEcx = 0;
+  uint32_t leaf1Ecx = 0, leaf7Ebx = 0, leaf7Edx = 0, leaf7Sub1Eax = 0,
+           extEcx = 0;
   uint64_t xcr0 = 0;
 };
 
@@ -22,8 +27,10 @@ CpuidBits readCpuid() {
   unsigned eax, ebx, ecx, edx;
   if (__get_cpuid(1, &eax, &ebx, &ecx, &edx))
     bits.leaf1Ecx = ecx;
-  if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
+  if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) {
     bits.leaf7Ebx = ebx;
+    bits.leaf7Edx = edx;
+  }
   if (__get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx))
     bits.leaf7Sub1Eax = eax;
   if (__get_cpuid(0x80000001, &eax, &ebx, &ecx, &edx))
@@ -51,6 +58,29 @@ bool hostSupportsAvx512Bf16() {
   // Leaf 7 subleaf 1 EAX: AVX512_BF16 5.
   return hostSupports(HostIsaLevel::X86_64_V4) &&
          all(cpuidBits().leaf7Sub1Eax, 1u << 5);
+}
+
+/// Linux keeps AMX's tile data (XTILEDATA, XCR0 bit 18) off for a process
+/// until it asks: arch_prctl(ARCH_REQ_XCOMP_PERM, 18), once, for all its
+/// threads. Without it the first tile instruction raises SIGILL.
+static bool requestAmxPermission() {
+#if defined(__linux__)
+  constexpr long kReqXcompPerm = 0x1023;
+  constexpr long kXtileData = 18;
+  static const bool granted =
+      syscall(SYS_arch_prctl, kReqXcompPerm, kXtileData) == 0;
+  return granted;
+#else
+  return false;
+#endif
+}
+
+bool hostSupportsAmxBf16() {
+  // Leaf 7 EDX: AMX-BF16 22, AMX-TILE 24. XCR0: XTILECFG 17, XTILEDATA 18.
+  return hostSupportsAvx512Bf16() &&
+         all(cpuidBits().leaf7Edx, (1u << 22) | (1u << 24)) &&
+         all(cpuidBits().xcr0, (uint64_t(1) << 17) | (uint64_t(1) << 18)) &&
+         requestAmxPermission();
 }
 
 bool hostSupports(HostIsaLevel level) {
@@ -81,6 +111,7 @@ bool hostSupports(HostIsaLevel level) {
 #else
 bool hostSupports(HostIsaLevel) { return false; }
 bool hostSupportsAvx512Bf16() { return false; }
+bool hostSupportsAmxBf16() { return false; }
 #endif
 
 std::optional<HostIsaLevel> bestHostIsaLevel() {
@@ -113,6 +144,12 @@ std::optional<HostIsaLevel> parseHostTarget(std::string_view target) {
 
 std::optional<HostKernelIsa> parseHostKernelTarget(std::string_view target) {
   HostKernelIsa isa{HostIsaLevel::X86_64_V2};
+  if (target.ends_with(kAmxBf16Suffix)) {
+    target.remove_suffix(kAmxBf16Suffix.size());
+    isa.amxBf16 = true;
+    if (!target.ends_with(kAvx512Bf16Suffix))
+      return std::nullopt;
+  }
   if (target.ends_with(kAvx512Bf16Suffix)) {
     target.remove_suffix(kAvx512Bf16Suffix.size());
     isa.avx512Bf16 = true;
@@ -126,7 +163,8 @@ std::optional<HostKernelIsa> parseHostKernelTarget(std::string_view target) {
 
 bool hostSupports(const HostKernelIsa &isa) {
   return hostSupports(isa.level) &&
-         (!isa.avx512Bf16 || hostSupportsAvx512Bf16());
+         (!isa.avx512Bf16 || hostSupportsAvx512Bf16()) &&
+         (!isa.amxBf16 || hostSupportsAmxBf16());
 }
 
 } // namespace fuse::device

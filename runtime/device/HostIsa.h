@@ -34,16 +34,26 @@ std::optional<HostIsaLevel> parseHostTarget(std::string_view target);
 /// bit 5, with the AVX-512 register state.
 bool hostSupportsAvx512Bf16();
 
+/// AMX with bf16 tiles (tdpbf16ps: Sapphire Rapids and later), the OS
+/// saving the tile state, and this process allowed to use it (on Linux the
+/// first call asks, arch_prctl ARCH_REQ_XCOMP_PERM; the answer is kept).
+bool hostSupportsAmxBf16();
+
 /// What a kernel's target adds to its ISA level: a matmul kernel compiled
 /// with CompileOptions::matmulPrecision bf16 is `host-x86-64-v4+avx512bf16`
 /// (x86-64-v4 does not include AVX-512 BF16).
 inline constexpr std::string_view kAvx512Bf16Suffix = "+avx512bf16";
+/// A bf16 matmul on AMX tiles (CompileOptions::amxTiles) is
+/// `host-x86-64-v4+avx512bf16+amxbf16`.
+inline constexpr std::string_view kAmxBf16Suffix = "+amxbf16";
 
 struct HostKernelIsa {
   HostIsaLevel level;
   bool avx512Bf16 = false;
+  bool amxBf16 = false;
 };
-/// A kernel target: a host target name, optionally with kAvx512Bf16Suffix.
+/// A kernel target: a host target name, optionally with kAvx512Bf16Suffix,
+/// then optionally kAmxBf16Suffix (only after kAvx512Bf16Suffix).
 std::optional<HostKernelIsa> parseHostKernelTarget(std::string_view target);
 /// Whether this CPU runs a kernel of that target.
 bool hostSupports(const HostKernelIsa &isa);

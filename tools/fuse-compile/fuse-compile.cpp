@@ -66,6 +66,12 @@ llvm::cl::opt<std::string> matmulPrecision(
                    "host-x86-64-v4)"),
     llvm::cl::value_desc("f32|bf16"), llvm::cl::init("f32"),
     llvm::cl::cat(compileCategory));
+llvm::cl::opt<bool>
+    amx("amx",
+        llvm::cl::desc("With --matmul-precision=bf16: bf16 matmuls on AMX "
+                       "tiles (tdpbf16ps; the bundle then runs only on a CPU "
+                       "with AMX-BF16)"),
+        llvm::cl::cat(compileCategory));
 llvm::cl::opt<bool> noFusion("no-fusion", llvm::cl::desc("One kernel per op"),
                              llvm::cl::cat(compileCategory));
 llvm::cl::opt<unsigned> optLevel("O", llvm::cl::desc("Optimization level"),
@@ -338,6 +344,7 @@ int main(int argc, char **argv) {
   const bool printTimings = timings, fusion = !noFusion;
   const unsigned times = repeat;
   const std::string precision = matmulPrecision;
+  const bool amxTiles = amx;
   const int level = int(optLevel);
   std::string name = targetName;
   if (name == "host") {
@@ -367,6 +374,7 @@ int main(int argc, char **argv) {
   else if (precision != "f32")
     return fail("unknown --matmul-precision=" + precision +
                 "; expected f32 or bf16");
+  options.amxTiles = amxTiles;
   if (target->isCuda())
     return compileForGpu(*target, input, *file, options, outDir, emitKind,
                          printTimings, times);

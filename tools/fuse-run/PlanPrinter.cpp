@@ -50,10 +50,15 @@ std::pair<std::uint64_t, std::uint64_t> kernelTraffic(const Bundle &bundle,
   return {read, written};
 }
 
-/// A kernel compiled with --matmul-precision=bf16 (its target ends in
+/// A kernel compiled with --matmul-precision=bf16 (its target has
 /// device::kAvx512Bf16Suffix): a weight's bf16 pack or a bf16 matmul.
 bool inBf16(const BundleKernel &kernel) {
-  return kernel.target.ends_with("+avx512bf16");
+  return kernel.target.find("+avx512bf16") != std::string::npos;
+}
+
+/// A bf16 matmul kernel on AMX tiles (CompileOptions::amxTiles).
+bool onAmxTiles(const BundleKernel &kernel) {
+  return kernel.target.ends_with("+amxbf16");
 }
 
 /// Whether matmul `op`, in a kernel compiled with --matmul-precision=bf16,
@@ -122,9 +127,13 @@ void printPlanText(const Bundle &bundle, llvm::raw_ostream &os) {
     os << ", " << once << " once per binding of the inputs";
   // --matmul-precision=bf16: which matmuls it made bf16 (B a weight).
   auto [bf16, f32] = matmulPrecisions(bundle);
-  if (bf16)
-    os << ", matmuls: " << bf16 << " in bf16 (products of bf16, sums in f32), "
-       << f32 << " in f32 (B not a weight)";
+  if (bf16) {
+    os << ", matmuls: " << bf16 << " in bf16 (products of bf16, sums in f32";
+    if (std::size_t amx = llvm::count_if(bundle.kernels, onAmxTiles))
+      os << "; " << amx << " kernel" << (amx == 1 ? "" : "s")
+         << " on AMX tiles";
+    os << "), " << f32 << " in f32 (B not a weight)";
+  }
   os << "\n";
   for (std::uint32_t index : bundle.launchOrder) {
     const BundleKernel &kernel = bundle.kernels[index];
@@ -139,8 +148,10 @@ void printPlanText(const Bundle &bundle, llvm::raw_ostream &os) {
     if (kernel.perBinding)
       os << ", once per binding of the inputs";
     if (inBf16(kernel))
-      os << (kernel.perBinding ? ", rounds B to bf16 pairs"
-                               : ", bf16 products (vdpbf16ps), f32 sums");
+      os << (kernel.perBinding    ? ", rounds B to bf16 pairs"
+             : onAmxTiles(kernel) ? ", bf16 products on AMX tiles (tdpbf16ps), "
+                                    "f32 sums"
+                                  : ", bf16 products (vdpbf16ps), f32 sums");
     os << "\n  ops";
     for (std::uint32_t op : kernel.ops)
       os << " " << mnemonic(bundle.graph.ops[op].kind);

@@ -182,6 +182,11 @@ llvm::cl::opt<std::string> matmulPrecision(
                    "allows 2^-5 of the output's scale per such matmul"),
     llvm::cl::value_desc("f32|bf16"), llvm::cl::init("f32"),
     llvm::cl::cat(runCategory));
+llvm::cl::opt<bool> noAmx(
+    "no-amx",
+    llvm::cl::desc("With --matmul-precision=bf16: AVX-512 BF16 dot products "
+                   "even where this CPU has AMX tiles (used by default there)"),
+    llvm::cl::cat(runCategory));
 llvm::cl::opt<bool> noFusion("no-fusion", llvm::cl::desc("One kernel per op"),
                              llvm::cl::cat(runCategory));
 llvm::cl::opt<std::string>
@@ -206,6 +211,8 @@ struct RunOptions {
   unsigned seed = 0, bench = 0, profile = 0, threads = 0;
   bool check = false, printPlan = false, fusion = true, json = false;
   MatmulPrecision matmulPrecision = MatmulPrecision::F32;
+  /// --no-amx: bf16 matmuls without AMX tiles where the CPU has them.
+  bool noAmx = false;
 };
 
 constexpr int kExitMismatch = 1;
@@ -1207,6 +1214,10 @@ Expected<HostTarget> hostTarget(const RunOptions &options) {
     return Status::error("--matmul-precision=bf16 needs AVX-512 BF16, which "
                          "this CPU (target " +
                          host.target.name + ") does not have");
+  // bf16 on AMX tiles where this CPU (and the OS) allow them.
+  host.compileOptions.amxTiles =
+      options.matmulPrecision == MatmulPrecision::Bf16 && !options.noAmx &&
+      device::hostSupportsAmxBf16();
   return host;
 }
 
@@ -1834,7 +1845,14 @@ void printJsonSummary(const RunOptions &options, const ParsedModel &model,
       std::to_string(std::count_if(
           planned.bundle.kernels.begin(), planned.bundle.kernels.end(),
           [](const BundleKernel &kernel) {
-            return kernel.target.ends_with(device::kAvx512Bf16Suffix);
+            return kernel.target.find(device::kAvx512Bf16Suffix) !=
+                   std::string::npos;
+          })) +
+      ", \"amx_kernels\": " +
+      std::to_string(std::count_if(
+          planned.bundle.kernels.begin(), planned.bundle.kernels.end(),
+          [](const BundleKernel &kernel) {
+            return kernel.target.ends_with(device::kAmxBf16Suffix);
           })) +
       ", \"launches\": " + std::to_string(planned.bundle.launchOrder.size()) +
       ", \"compiled\": " +
@@ -2125,6 +2143,7 @@ int main(int argc, char **argv) {
   options.dotFile = dotFile;
   options.emitMlir = emitMlir;
   options.fusion = !noFusion;
+  options.noAmx = noAmx;
   if (matmulPrecision == "bf16")
     options.matmulPrecision = MatmulPrecision::Bf16;
   else if (matmulPrecision != "f32")

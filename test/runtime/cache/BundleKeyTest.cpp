@@ -94,9 +94,31 @@ TEST(CacheBundleKey, MatmulPrecisionChangesTheKey) {
   EXPECT_EQ(decoded->options.matmulPrecision, MatmulPrecision::Bf16);
   EXPECT_EQ(decoded->toHex(), key.toHex());
   EXPECT_NE(key.describe().find("matmul=bf16"), std::string::npos);
-  // A precision byte this build does not know is malformed.
+  // A precision byte this build does not know is malformed (the amx flag
+  // follows it).
+  std::vector<std::uint8_t> bytes = key.encode();
+  bytes[bytes.size() - 2] = 2;
+  EXPECT_FALSE(BundleKey::decode(bytes).ok());
+}
+
+TEST(CacheBundleKey, AmxTilesChangeTheKey) {
+  // A bundle of AMX kernels must never answer a request for AVX-512 BF16
+  // ones: a CPU without AMX could not run it.
+  CompileOptions bf16;
+  bf16.matmulPrecision = MatmulPrecision::Bf16;
+  CompileOptions amx = bf16;
+  amx.amxTiles = true;
+  BundleKey key = makeKey(makeGraph(), kHostTarget, amx);
+  EXPECT_NE(makeKey(makeGraph(), kHostTarget, bf16).toHex(), key.toHex());
+  Expected<BundleKey> decoded = BundleKey::decode(key.encode());
+  ASSERT_TRUE(decoded.ok()) << decoded.message();
+  EXPECT_TRUE(decoded->options.amxTiles);
+  EXPECT_EQ(decoded->toHex(), key.toHex());
+  EXPECT_NE(key.describe().find("amx=on"), std::string::npos);
   std::vector<std::uint8_t> bytes = key.encode();
   bytes.back() = 2;
+  EXPECT_FALSE(BundleKey::decode(bytes).ok());
+  bytes.pop_back();
   EXPECT_FALSE(BundleKey::decode(bytes).ok());
 }
 

@@ -347,6 +347,35 @@ TEST(HostRuntime, Bf16KernelsNeedAvx512Bf16) {
   }
 }
 
+TEST(HostRuntime, AmxKernelsNeedAmxBf16) {
+  // A bf16 matmul on AMX tiles is `host-x86-64-v4+avx512bf16+amxbf16`; the
+  // AMX tag comes only after the AVX-512 BF16 one.
+  std::optional<HostKernelIsa> amx =
+      parseHostKernelTarget("host-x86-64-v4+avx512bf16+amxbf16");
+  ASSERT_TRUE(amx.has_value());
+  EXPECT_EQ(amx->level, HostIsaLevel::X86_64_V4);
+  EXPECT_TRUE(amx->avx512Bf16);
+  EXPECT_TRUE(amx->amxBf16);
+  EXPECT_FALSE(parseHostKernelTarget("host-x86-64-v4+avx512bf16")->amxBf16);
+  EXPECT_FALSE(parseHostKernelTarget("host-x86-64-v4+amxbf16"));
+  EXPECT_FALSE(parseHostKernelTarget("host-x86-64-v3+avx512bf16+amxbf16"));
+  EXPECT_FALSE(parseHostKernelTarget("host-x86-64-v4+amxbf16+avx512bf16"));
+  EXPECT_EQ(hostSupports(*amx), hostSupportsAmxBf16());
+  if (hostSupportsAmxBf16())
+    EXPECT_TRUE(hostSupportsAvx512Bf16());
+  HostRuntime runtime(options());
+  Bundle tagged = test::addBundle(4);
+  tagged.kernels[0].target = "host-x86-64-v4+avx512bf16+amxbf16";
+  DeviceResult<Executable> loaded = runtime.load(tagged);
+  if (hostSupportsAmxBf16()) {
+    EXPECT_TRUE(loaded.ok());
+  } else {
+    ASSERT_FALSE(loaded.ok());
+    EXPECT_EQ(loaded.error().code, ErrorCode::Incompatible);
+    EXPECT_NE(loaded.error().message.find("+amxbf16"), std::string::npos);
+  }
+}
+
 TEST(HostRuntime, LaunchChecksItsBindings) {
   HostRuntime runtime(options());
   Bundle bundle = test::addBundle(4);
