@@ -229,14 +229,17 @@ static Status verifyBoundAxes(const Bundle &bundle, const DimBindings &values) {
   std::vector<std::optional<Expected<std::int64_t>>> valueOf(
       bound.dims.exprs.size());
   for (const BoundAxis &axis : bound.axes) {
-    std::string where = "tensor " + std::to_string(axis.tensor) + "'s axis " +
-                        std::to_string(axis.axis);
+    // Made only for a message: a decoder's step verifies thousands of axes.
+    auto where = [&] {
+      return "tensor " + std::to_string(axis.tensor) + "'s axis " +
+             std::to_string(axis.axis);
+    };
     if (!graph.isValidId(axis.tensor) ||
         axis.axis >= graph.typeOf(axis.tensor).shape.size())
-      return bundleError("its bound dims name " + where +
+      return bundleError("its bound dims name " + where() +
                          ", which the graph does not have");
     if (axis.dim >= 0 || !bound.dims.isValidDim(axis.dim))
-      return bundleError("its bound dims give " + where + " the dim code " +
+      return bundleError("its bound dims give " + where() + " the dim code " +
                          std::to_string(axis.dim) +
                          ", which their dim table does not have");
     std::int64_t size = graph.typeOf(axis.tensor).shape[axis.axis];
@@ -247,7 +250,7 @@ static Status verifyBoundAxes(const Bundle &bundle, const DimBindings &values) {
     const Expected<std::int64_t> &value = *known;
     if (!value.ok() || *value != size)
       return bundleError(
-          where + " is " + std::to_string(size) + ", but its dim " +
+          where() + " is " + std::to_string(size) + ", but its dim " +
           bound.dims.dimString(axis.dim) + " is " +
           (value.ok() ? std::to_string(*value) : value.message()) +
           " for the bound dims");

@@ -134,7 +134,241 @@ std::vector<bool> slicesKeptAcrossDims(const Bundle &bundle) {
   return kept;
 }
 
+namespace {
+
+/// Bindings whose values a plan remembers (a decoder's prompt, its steps).
+constexpr std::size_t kKeptValidations = 8;
+
+bool isDimCode(const DimTable &table, std::int64_t dim) {
+  return dim < 0 && table.isValidDim(dim);
+}
+
+/// The dim codes op `op` of `graph` mentions: in its operands' and
+/// results' types and its attributes' dims (forEachAttributeDim), sorted,
+/// once each.
+std::vector<std::int64_t> opDimCodes(const Graph &graph, const Op &op) {
+  std::vector<std::int64_t> codes;
+  auto add = [&](std::int64_t dim) {
+    if (isDimCode(graph.dims, dim))
+      codes.push_back(dim);
+  };
+  for (const std::vector<TensorId> *ids : {&op.operands, &op.results})
+    for (TensorId id : *ids)
+      if (graph.isValidId(id))
+        for (std::int64_t dim : graph.typeOf(id).shape)
+          add(dim);
+  AttrMap attributes = op.attributes;
+  forEachAttributeDim(op.kind, attributes,
+                      [&](std::int64_t &dim) { add(dim); });
+  std::sort(codes.begin(), codes.end());
+  codes.erase(std::unique(codes.begin(), codes.end()), codes.end());
+  return codes;
+}
+
+/// validate(graph) of `graph`, bound from `plan`'s bundle at the dims
+/// whose codes have `codeValues`, with an earlier binding's validation
+/// trusted where it settles the outcome: the graph's structure (ids,
+/// definitions, results, outputs) is the symbolic graph's, checked by the
+/// first binding's validate(); the tensors of static types are the
+/// symbolic graph's too; an op's bound operand, result and attribute
+/// values depend on the values of its dim codes alone, so an op whose codes
+/// had the same values at a binding that validated passes again. The other
+/// ops are inferred at their bound types and the symbolic tensors checked;
+/// where anything fails, validate() of the whole graph says what (its
+/// first violation, as without the plan).
+Status validateBound(const BindingPlan &plan, const Graph &graph,
+                     std::vector<std::int64_t> codeValues) {
+  std::vector<std::vector<std::int64_t>> earlier = plan.validatedBindings();
+  bool valid = !earlier.empty();
+  for (std::size_t i = 0; valid && i < plan.symbolicTensors.size(); ++i)
+    valid = checkTensorType(graph.typeOf(plan.symbolicTensors[i]), {}).ok();
+  auto seenAt = [&](const std::vector<std::int64_t> &codes,
+                    const std::vector<std::int64_t> &values) {
+    return std::all_of(codes.begin(), codes.end(), [&](std::int64_t code) {
+      std::size_t at = std::size_t(-1 - code);
+      return values[at] == codeValues[at];
+    });
+  };
+  std::vector<TensorType> operandTypes;
+  for (std::size_t index = 0; valid && index < graph.ops.size(); ++index) {
+    const std::vector<std::int64_t> &codes = plan.opDims[index];
+    if (std::any_of(earlier.begin(), earlier.end(),
+                    [&](const std::vector<std::int64_t> &values) {
+                      return seenAt(codes, values);
+                    }))
+      continue;
+    const Op &op = graph.ops[index];
+    operandTypes.clear();
+    for (TensorId id : op.operands)
+      operandTypes.push_back(graph.typeOf(id));
+    valid = inferResultType(op.kind, operandTypes, op.attributes,
+                            graph.typeOf(op.results[0]))
+                .ok();
+  }
+  if (!valid)
+    if (Status status = validate(graph); !status.ok())
+      return status;
+  plan.addValidated(std::move(codeValues));
+  return Status::success();
+}
+
+} // namespace
+
+BindingPlan::BindingPlan(std::shared_ptr<const Bundle> bundle)
+    : symbolic(std::move(bundle)) {
+  const Graph &graph = symbolic->graph;
+  for (std::size_t t = 0; t < graph.tensors.size(); ++t) {
+    const std::vector<std::int64_t> &shape = graph.tensors[t].type.shape;
+    if (std::any_of(shape.begin(), shape.end(), [&](std::int64_t dim) {
+          return isDimCode(graph.dims, dim);
+        }))
+      symbolicTensors.push_back(TensorId(t));
+  }
+  for (const Op &op : graph.ops)
+    opDims.push_back(opDimCodes(graph, op));
+  // What runtimeDimValue finds by name: a symbol, else a sum among the
+  // table's entries named by its text.
+  const std::vector<std::string> &symbols = graph.dims.symbols;
+  const std::vector<DimExpr> &exprs = graph.dims.exprs;
+  std::vector<std::string> texts;
+  for (const DimExpr &expr : exprs)
+    texts.push_back(expr.terms().size() < 2 ? std::string() : expr.toString());
+  for (const BundleKernel &kernel : symbolic->kernels) {
+    std::vector<std::int64_t> &refs = runtimeDimRefs.emplace_back();
+    for (const std::string &name : kernel.runtimeDims) {
+      auto symbol = std::find(symbols.begin(), symbols.end(), name);
+      auto text =
+          std::find_if(texts.begin(), texts.end(), [&](const std::string &t) {
+            return !t.empty() && t == name;
+          });
+      refs.push_back(
+          symbol != symbols.end() ? std::int64_t(symbol - symbols.begin())
+          : text != texts.end()   ? -1 - std::int64_t(text - texts.begin())
+                                  : kNoDim);
+    }
+  }
+  keptAcrossDims = slicesKeptAcrossDims(*symbolic);
+}
+
+std::vector<std::vector<std::int64_t>> BindingPlan::validatedBindings() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return validated;
+}
+
+void BindingPlan::addValidated(std::vector<std::int64_t> values) const {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (std::find(validated.begin(), validated.end(), values) != validated.end())
+    return;
+  if (validated.size() >= kKeptValidations)
+    validated.erase(validated.begin());
+  validated.push_back(std::move(values));
+}
+
 Expected<Bundle> bindBundle(const Bundle &bundle, const DimBindings &values) {
+  if (!bundle.isSymbolic()) {
+    if (!values.empty())
+      return Status::error("the bundle has no symbolic dims to bind");
+    return bundle;
+  }
+  // A plan of this call alone (it does not own the bundle): every op is
+  // validated.
+  BindingPlan plan(
+      std::shared_ptr<const Bundle>(std::shared_ptr<void>(), &bundle));
+  return bindBundle(plan, values);
+}
+
+namespace {
+
+/// bindBundle's last part: each kernel's dims array and iteration count,
+/// the tensors' element counts where kernels read dims, and the arena
+/// planned for the bound sizes.
+Status bindKernelsAndArena(
+    const BindingPlan &plan, const DimBindings &values, Bundle &bound,
+    std::vector<std::optional<Expected<std::int64_t>>> &valueOf) {
+  const Bundle &bundle = plan.bundle();
+  const std::string prefix = "binding the bundle's dims: ";
+  const std::vector<DimExpr> &exprs = bundle.graph.dims.exprs;
+  Graph &graph = bound.graph;
+  for (std::size_t k = 0; k < bound.kernels.size(); ++k) {
+    BundleKernel &kernel = bound.kernels[k];
+    for (std::size_t i = 0; i < kernel.runtimeDims.size(); ++i) {
+      // runtimeDimValue, with the names looked up once in the plan.
+      std::int64_t ref = plan.runtimeDimRefs[k][i];
+      Expected<std::int64_t> value = Status::error("it is no dim of the graph");
+      if (ref >= 0) {
+        value = bound.boundDims.values[std::size_t(ref)];
+      } else if (ref != BindingPlan::kNoDim) {
+        std::optional<Expected<std::int64_t>> &known =
+            valueOf[std::size_t(-1 - ref)];
+        if (!known)
+          known = exprs[std::size_t(-1 - ref)].evaluate(values);
+        value = *known;
+        if (value.ok() && *value < 0)
+          value = Status::error("its value " + std::to_string(*value) +
+                                " is no size");
+      }
+      if (!value.ok())
+        return Status::error(prefix + kernel.name + " reads dim '" +
+                             kernel.runtimeDims[i] + "': " + value.message());
+      kernel.dimValues.push_back(*value);
+    }
+    if (!kernel.symbolicIterations)
+      continue;
+    Expected<std::int64_t> iterations =
+        kernel.symbolicIterations->evaluate(values);
+    if (!iterations.ok())
+      return Status::error(prefix + kernel.name + ": " + iterations.message());
+    if (*iterations < 0)
+      return Status::error(prefix + kernel.name + " would run " +
+                           std::to_string(*iterations) + " iterations");
+    kernel.launch.iterations = *iterations;
+    kernel.symbolicIterations.reset();
+  }
+
+  // Kernels that read dims divide positions exactly only below 2^31
+  // (KernelAbi.h, "Runtime dims").
+  bool readsDims = std::any_of(
+      bound.kernels.begin(), bound.kernels.end(),
+      [](const BundleKernel &kernel) { return !kernel.runtimeDims.empty(); });
+  for (size_t i = 0; readsDims && i < graph.tensors.size(); ++i)
+    if (graph.tensors[i].type.numElements() >= kMaxRuntimeDimsElements)
+      return Status::error(
+          prefix + "tensor " + std::to_string(i) + " would hold " +
+          std::to_string(graph.tensors[i].type.numElements()) +
+          " elements; kernels that read the dims at run time take fewer "
+          "than " +
+          std::to_string(kMaxRuntimeDimsElements) +
+          " (bind the dims before compiling for larger ones)");
+
+  MemoryPlan &memory = bound.memoryPlan;
+  // The bound slices that a binding of other dims keeps come first, those
+  // of fixed size before the others, so that their offsets stay the same
+  // from one binding to the next; what is written again follows.
+  std::vector<ArenaRequest> requests;
+  for (const SymbolicSlice &slice : memory.symbolicSlices) {
+    Expected<std::int64_t> bytes = slice.bytes.evaluate(values);
+    if (!bytes.ok())
+      return Status::error(prefix + "the arena slice of tensor " +
+                           std::to_string(slice.tensor) + ": " +
+                           bytes.message());
+    if (*bytes < 0)
+      return Status::error(prefix + "the arena slice of tensor " +
+                           std::to_string(slice.tensor) + " would hold " +
+                           std::to_string(*bytes) + " bytes");
+    std::uint8_t order = (plan.keptAcrossDims[requests.size()] ? 0 : 2) +
+                         (slice.bytes.isConstant() ? 0 : 1);
+    requests.push_back({slice.tensor, std::uint64_t(*bytes), slice.firstUse,
+                        slice.lastUse, slice.bound, order});
+  }
+  memory = planArena(requests);
+  return Status::success();
+}
+
+} // namespace
+
+Expected<Bundle> bindBundle(const BindingPlan &plan,
+                            const DimBindings &values) {
+  const Bundle &bundle = plan.bundle();
   if (!bundle.isSymbolic()) {
     if (!values.empty())
       return Status::error("the bundle has no symbolic dims to bind");
@@ -186,11 +420,11 @@ Expected<Bundle> bindBundle(const Bundle &bundle, const DimBindings &values) {
     }
     dim = *value;
   };
-  for (std::size_t t = 0; t < graph.tensors.size(); ++t) {
+  for (TensorId t : plan.symbolicTensors) {
     std::vector<std::int64_t> &shape = graph.tensors[t].type.shape;
     for (std::size_t axis = 0; axis < shape.size(); ++axis) {
       if (shape[axis] < 0 && record.dims.isValidDim(shape[axis]))
-        record.axes.push_back({TensorId(t), std::uint32_t(axis), shape[axis]});
+        record.axes.push_back({t, std::uint32_t(axis), shape[axis]});
       bind(shape[axis]);
     }
   }
@@ -199,74 +433,18 @@ Expected<Bundle> bindBundle(const Bundle &bundle, const DimBindings &values) {
   if (!failed.ok())
     return failed;
   graph.dims = DimTable();
-  if (Status valid = validate(graph); !valid.ok())
+  // The value of each code (none where it was not evaluated: no type or
+  // attribute has it).
+  std::vector<std::int64_t> codeValues(exprs.size(), BindingPlan::kNoDim);
+  for (std::size_t i = 0; i < exprs.size(); ++i)
+    if (valueOf[i] && valueOf[i]->ok())
+      codeValues[i] = **valueOf[i];
+  if (Status valid = validateBound(plan, graph, std::move(codeValues));
+      !valid.ok())
     return Status::error(prefix + "at these values, " + valid.message());
-
-  // Each dim the kernels read, evaluated once.
-  std::map<std::string, std::int64_t, std::less<>> dimValues;
-  for (BundleKernel &kernel : bound.kernels) {
-    for (const std::string &dim : kernel.runtimeDims) {
-      auto known = dimValues.find(dim);
-      if (known == dimValues.end()) {
-        Expected<std::int64_t> value =
-            runtimeDimValue(bundle.graph.dims, dim, values);
-        if (!value.ok())
-          return Status::error(prefix + kernel.name + " reads dim '" + dim +
-                               "': " + value.message());
-        known = dimValues.emplace(dim, *value).first;
-      }
-      kernel.dimValues.push_back(known->second);
-    }
-    if (!kernel.symbolicIterations)
-      continue;
-    Expected<std::int64_t> iterations =
-        kernel.symbolicIterations->evaluate(values);
-    if (!iterations.ok())
-      return Status::error(prefix + kernel.name + ": " + iterations.message());
-    if (*iterations < 0)
-      return Status::error(prefix + kernel.name + " would run " +
-                           std::to_string(*iterations) + " iterations");
-    kernel.launch.iterations = *iterations;
-    kernel.symbolicIterations.reset();
-  }
-
-  // Kernels that read dims divide positions exactly only below 2^31
-  // (KernelAbi.h, "Runtime dims").
-  bool readsDims = std::any_of(
-      bound.kernels.begin(), bound.kernels.end(),
-      [](const BundleKernel &kernel) { return !kernel.runtimeDims.empty(); });
-  for (size_t i = 0; readsDims && i < graph.tensors.size(); ++i)
-    if (graph.tensors[i].type.numElements() >= kMaxRuntimeDimsElements)
-      return Status::error(
-          prefix + "tensor " + std::to_string(i) + " would hold " +
-          std::to_string(graph.tensors[i].type.numElements()) +
-          " elements; kernels that read the dims at run time take fewer "
-          "than " +
-          std::to_string(kMaxRuntimeDimsElements) +
-          " (bind the dims before compiling for larger ones)");
-
-  MemoryPlan &plan = bound.memoryPlan;
-  // The bound slices that a binding of other dims keeps come first, those
-  // of fixed size before the others, so that their offsets stay the same
-  // from one binding to the next; what is written again follows.
-  std::vector<bool> keptAcrossDims = slicesKeptAcrossDims(bundle);
-  std::vector<ArenaRequest> requests;
-  for (const SymbolicSlice &slice : plan.symbolicSlices) {
-    Expected<std::int64_t> bytes = slice.bytes.evaluate(values);
-    if (!bytes.ok())
-      return Status::error(prefix + "the arena slice of tensor " +
-                           std::to_string(slice.tensor) + ": " +
-                           bytes.message());
-    if (*bytes < 0)
-      return Status::error(prefix + "the arena slice of tensor " +
-                           std::to_string(slice.tensor) + " would hold " +
-                           std::to_string(*bytes) + " bytes");
-    std::uint8_t order = (keptAcrossDims[requests.size()] ? 0 : 2) +
-                         (slice.bytes.isConstant() ? 0 : 1);
-    requests.push_back({slice.tensor, std::uint64_t(*bytes), slice.firstUse,
-                        slice.lastUse, slice.bound, order});
-  }
-  plan = planArena(requests);
+  if (Status status = bindKernelsAndArena(plan, values, bound, valueOf);
+      !status.ok())
+    return status;
   if (Status status = verifyBundle(bound); !status.ok())
     return Status::error(prefix + status.message());
   return bound;

@@ -20,6 +20,9 @@
 #include "runtime/cache/Bundle.h"
 
 #include <cstdint>
+#include <limits>
+#include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -56,6 +59,51 @@ Expected<std::int64_t> runtimeDimValue(const DimTable &dims,
 /// over another's arena needs them where they lay (engine::callSymbolic).
 std::vector<bool> slicesKeptAcrossDims(const Bundle &bundle);
 
+/// What binding a symbolic bundle computes, worked out once per bundle
+/// (issue 22): a decoder binds one bundle once per token. It holds the
+/// bundle (shared), per op of its graph the dim codes its operand and
+/// result types and its attributes mention, the tensors with symbolic dims,
+/// what each kernel's runtime dims name, and the bound slices a binding of
+/// other dims keeps. It also remembers the values of the dims (by code) at
+/// the latest bindings whose bound graph validated: a binding validates
+/// again only what can differ from all of them (below). Safe to share
+/// between threads.
+class BindingPlan {
+public:
+  explicit BindingPlan(std::shared_ptr<const Bundle> symbolic);
+  BindingPlan(const BindingPlan &) = delete;
+  BindingPlan &operator=(const BindingPlan &) = delete;
+
+  const Bundle &bundle() const { return *symbolic; }
+  const std::shared_ptr<const Bundle> &sharedBundle() const { return symbolic; }
+
+  /// Per op of the graph, the dim codes it mentions (sorted, once each).
+  std::vector<std::vector<std::int64_t>> opDims;
+  /// The tensors whose types have symbolic dims.
+  std::vector<TensorId> symbolicTensors;
+  /// Per kernel, per runtime dim: the index of the symbol it names, or
+  /// -1 - i for dim-table entry i (a sum named by its text), or kNoDim.
+  static constexpr std::int64_t kNoDim =
+      std::numeric_limits<std::int64_t>::min();
+  std::vector<std::vector<std::int64_t>> runtimeDimRefs;
+  /// slicesKeptAcrossDims(bundle()).
+  std::vector<bool> keptAcrossDims;
+
+  /// Per earlier binding whose bound graph validated (the latest few), the
+  /// value of each dim code (by -1 - code; kNoDim where a code was not
+  /// evaluated).
+  std::vector<std::vector<std::int64_t>> validatedBindings() const;
+  /// Records a binding whose bound graph validated: call it only with the
+  /// values of a graph bound from bundle() (bindBundle does).
+  void addValidated(std::vector<std::int64_t> values) const;
+
+private:
+  std::shared_ptr<const Bundle> symbolic;
+  mutable std::mutex mutex;
+  /// See validatedBindings().
+  mutable std::vector<std::vector<std::int64_t>> validated;
+};
+
 /// The static bundle of `bundle` with its dims bound to `values`: the
 /// graph's types bound (tensors and ops keep their numbers), each kernel's
 /// iteration count evaluated and the arena planned for the bound sizes
@@ -65,6 +113,15 @@ std::vector<bool> slicesKeptAcrossDims(const Bundle &bundle);
 /// own; the kernels' payloads are shared, not copied (KernelPayload).
 /// A static bundle is answered as it is (no values may be given).
 Expected<Bundle> bindBundle(const Bundle &bundle, const DimBindings &values);
+
+/// bindBundle of `plan`'s bundle, the same bundle or the same error, with
+/// the work that does not depend on the values done once in the plan: the
+/// bound graph's structure and the ops whose dims had the same values at a
+/// binding that validated are not validated again (an op's bound operand,
+/// result and attributes are a function of the values of the codes it
+/// mentions), the other ops are inferred at their bound types; where any
+/// check fails, the whole graph is validated for the message.
+Expected<Bundle> bindBundle(const BindingPlan &plan, const DimBindings &values);
 
 } // namespace fuse
 

@@ -279,6 +279,18 @@ DeviceResult<Executable> DeviceRuntime::load(const Bundle &bundle) {
 
 DeviceResult<Executable> DeviceRuntime::rebind(const Executable &loaded,
                                                const Bundle &bound) {
+  return rebindBundle(loaded, bound, /*verified=*/false);
+}
+
+DeviceResult<Executable> DeviceRuntime::rebind(const Executable &loaded,
+                                               const Bundle &bound,
+                                               BoundAndVerified) {
+  return rebindBundle(loaded, bound, /*verified=*/true);
+}
+
+DeviceResult<Executable> DeviceRuntime::rebindBundle(const Executable &loaded,
+                                                     const Bundle &bound,
+                                                     bool verified) {
   if (!loaded.object || loaded.object->runtimeId != id)
     return wrongRuntime("executable", loaded.runtimeId());
   const detail::ExecutableObject &object = *loaded.object;
@@ -291,8 +303,9 @@ DeviceResult<Executable> DeviceRuntime::rebind(const Executable &loaded,
       sameCode ? shareCode(object) : nullptr;
   if (!copy)
     return load(bound);
-  if (Status status = verifyBundle(bound); !status.ok())
-    return Error{ErrorCode::InvalidArgument, status.message()};
+  if (!verified)
+    if (Status status = verifyBundle(bound); !status.ok())
+      return Error{ErrorCode::InvalidArgument, status.message()};
   copy->bindingBytes.clear();
   for (const BundleKernel &kernel : bound.kernels)
     copy->bindingBytes.push_back(bindingBytes(bound, kernel));

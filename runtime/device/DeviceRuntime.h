@@ -56,6 +56,11 @@ struct CommandObject;
 
 class DeviceRuntime;
 
+/// Says, to DeviceRuntime::rebind, that the bundle it is given was returned
+/// by bindBundle (SymbolicBundle.h) in this process and not changed since:
+/// bindBundle verified it (verifyBundle).
+struct BoundAndVerified {};
+
 enum class DeviceKind { Cuda, Host, Reference };
 
 const char *deviceKindName(DeviceKind kind);
@@ -361,6 +366,12 @@ public:
   /// code per bundle (the reference runtime), it loads `bound` as load does.
   DeviceResult<Executable> rebind(const Executable &loaded,
                                   const Bundle &bound);
+  /// rebind of a bundle that bindBundle returned in this process, unchanged
+  /// since: bindBundle ran verifyBundle on it, so rebind does not run it
+  /// again (a decoder binds once per token). A bundle read from a file or
+  /// built otherwise goes through the rebind above.
+  DeviceResult<Executable> rebind(const Executable &loaded, const Bundle &bound,
+                                  BoundAndVerified);
 
   DeviceResult<Stream> createStream();
   StreamState streamState(const Stream &stream) const;
@@ -422,6 +433,10 @@ public:
 
 protected:
   DeviceRuntime(DeviceDescriptor descriptor);
+
+  /// rebind; `verified`: the caller vouches that verifyBundle passed.
+  DeviceResult<Executable> rebindBundle(const Executable &loaded,
+                                        const Bundle &bound, bool verified);
 
   /// Backend memory of `bytes`; the budget was already charged.
   virtual DeviceResult<std::shared_ptr<detail::BufferObject>>

@@ -13,6 +13,7 @@
 #include "runtime/engine/Storage.h"
 
 #include "runtime/cache/BundleKey.h"
+#include "runtime/cache/SymbolicBundle.h"
 #include "runtime/device/DeviceRuntime.h"
 
 #include <atomic>
@@ -195,7 +196,8 @@ struct SessionState : std::enable_shared_from_this<SessionState> {
   /// Graphs with symbolic dims called whole (callSymbolic, issue 22): each
   /// bundle compiled or read once by key, and its bindings most recently
   /// loaded (at most kKeptBindings), by key and dims. Guarded by `mutex`.
-  std::map<std::string, std::shared_ptr<const Bundle>> symbolicBundles;
+  /// A symbolic bundle is kept with its binding plan (BindingPlan).
+  std::map<std::string, std::shared_ptr<const BindingPlan>> symbolicBundles;
   std::vector<std::pair<std::string, std::shared_ptr<const LoadedBundle>>>
       boundBundles;
   /// `canonical`'s bundle from the cache or the compiler (stored in the
@@ -204,16 +206,17 @@ struct SessionState : std::enable_shared_from_this<SessionState> {
   std::variant<Bundle, LoadFailure>
   lookupOrCompileLocked(const Graph &canonical, const BundleKey &key,
                         std::string &warning);
-  /// The symbolic bundle of `canonical`: from the session, the cache or
-  /// the compiler (a compile's failure has compileFailed set).
-  std::variant<std::shared_ptr<const Bundle>, LoadFailure>
+  /// The symbolic bundle of `canonical` and its binding plan: from the
+  /// session, the cache or the compiler (a compile's failure has
+  /// compileFailed set).
+  std::variant<std::shared_ptr<const BindingPlan>, LoadFailure>
   findOrCompileSymbolic(const Graph &canonical, const BundleKey &key,
                         const std::string &keyHex);
-  /// `bundle` bound to `dims` and loaded (kept by `boundKey`, the symbolic
-  /// bundle's key, ':' and the dims): the code of another kept binding of
-  /// it is shared (DeviceRuntime::rebind), not loaded again.
+  /// `plan`'s bundle bound to `dims` and loaded (kept by `boundKey`, the
+  /// symbolic bundle's key, ':' and the dims): the code of another kept
+  /// binding of it is shared (DeviceRuntime::rebind), not loaded again.
   Expected<std::shared_ptr<const LoadedBundle>>
-  loadBound(const Bundle &bundle, const DimBindings &dims,
+  loadBound(const BindingPlan &plan, const DimBindings &dims,
             const std::string &boundKey);
   /// Syncs `stream`: its mutex must be held.
   Status flushLocked(RecordingStream &stream);

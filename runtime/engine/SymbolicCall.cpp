@@ -44,8 +44,9 @@ Tensor materialized(const std::shared_ptr<SessionState> &state, TensorType type,
 /// bound (BundleRun::takeBoundArena) and runs those that depend on the dims
 /// again. Its arena is given room to grow, so that the steps after it fit
 /// in it too.
-void adoptBoundArena(const Bundle &symbolic, const LoadedBundle &previous,
+void adoptBoundArena(const BindingPlan &binding, const LoadedBundle &previous,
                      LoadedBundle &next) {
+  const Bundle &symbolic = binding.bundle();
   const MemoryPlan &plan = next.bundle.memoryPlan;
   // A quarter more, in whole pages.
   constexpr std::uint64_t kPage = 4096;
@@ -65,7 +66,7 @@ void adoptBoundArena(const Bundle &symbolic, const LoadedBundle &previous,
   if (before.size() != slices.size() ||
       symbolic.memoryPlan.symbolicSlices.size() != slices.size())
     return;
-  std::vector<bool> kept = slicesKeptAcrossDims(symbolic);
+  const std::vector<bool> &kept = binding.keptAcrossDims;
   for (std::size_t i = 0; i < slices.size(); ++i)
     if (kept[i] && slices[i] != before[i])
       return;
@@ -80,13 +81,13 @@ void adoptBoundArena(const Bundle &symbolic, const LoadedBundle &previous,
 
 } // namespace
 
-std::variant<std::shared_ptr<const Bundle>, LoadFailure>
+std::variant<std::shared_ptr<const BindingPlan>, LoadFailure>
 SessionState::findOrCompileSymbolic(const Graph &canonical,
                                     const BundleKey &key,
                                     const std::string &keyHex) {
   std::string warning;
-  std::variant<std::shared_ptr<const Bundle>, LoadFailure> result =
-      [&]() -> std::variant<std::shared_ptr<const Bundle>, LoadFailure> {
+  std::variant<std::shared_ptr<const BindingPlan>, LoadFailure> result =
+      [&]() -> std::variant<std::shared_ptr<const BindingPlan>, LoadFailure> {
     std::lock_guard<std::mutex> lock(mutex);
     if (auto found = symbolicBundles.find(keyHex);
         found != symbolicBundles.end()) {
@@ -100,8 +101,8 @@ SessionState::findOrCompileSymbolic(const Graph &canonical,
     if (!std::get<Bundle>(bundle).isSymbolic())
       return LoadFailure{false, "the bundle of " + describeGraph(canonical) +
                                     " has no symbolic dims"};
-    auto shared =
-        std::make_shared<const Bundle>(std::move(std::get<Bundle>(bundle)));
+    auto shared = std::make_shared<const BindingPlan>(
+        std::make_shared<const Bundle>(std::move(std::get<Bundle>(bundle))));
     symbolicBundles.emplace(keyHex, shared);
     return shared;
   }();
@@ -111,7 +112,7 @@ SessionState::findOrCompileSymbolic(const Graph &canonical,
 }
 
 Expected<std::shared_ptr<const LoadedBundle>>
-SessionState::loadBound(const Bundle &bundle, const DimBindings &dims,
+SessionState::loadBound(const BindingPlan &plan, const DimBindings &dims,
                         const std::string &boundKey) {
   {
     std::lock_guard<std::mutex> lock(mutex);
@@ -119,7 +120,7 @@ SessionState::loadBound(const Bundle &bundle, const DimBindings &dims,
       if (key == boundKey)
         return loaded;
   }
-  Expected<Bundle> bound = bindBundle(bundle, dims);
+  Expected<Bundle> bound = bindBundle(plan, dims);
   if (!bound.ok())
     return bound.status();
   // Another binding of the bundle shares its code: only the sizes change.
@@ -132,7 +133,8 @@ SessionState::loadBound(const Bundle &bundle, const DimBindings &dims,
         sibling = loaded;
   }
   device::DeviceResult<device::Executable> executable =
-      sibling ? runtime->rebind(sibling->executable, *bound)
+      sibling ? runtime->rebind(sibling->executable, *bound,
+                                device::BoundAndVerified{})
               : runtime->load(*bound);
   if (!executable.ok())
     return Status::error("cannot load the bound bundle: " +
@@ -145,7 +147,7 @@ SessionState::loadBound(const Bundle &bundle, const DimBindings &dims,
                   [](const BundleKernel &k) { return k.perBinding; });
   entry->arenaBytes = entry->bundle.memoryPlan.peakBytes;
   if (sibling)
-    adoptBoundArena(bundle, *sibling, *entry);
+    adoptBoundArena(plan, *sibling, *entry);
   std::lock_guard<std::mutex> lock(mutex);
   if (boundBundles.size() >= kKeptBindings)
     boundBundles.erase(boundBundles.begin());
@@ -247,7 +249,7 @@ Expected<std::vector<Tensor>> callSymbolic(Session &session,
       *refused = failure->compileFailed;
     return Status::error(failure->message);
   }
-  const std::shared_ptr<const Bundle> &symbolic = std::get<0>(found);
+  const std::shared_ptr<const BindingPlan> &symbolic = std::get<0>(found);
   Expected<std::shared_ptr<const LoadedBundle>> loaded =
       state->loadBound(*symbolic, *dims, keyHex + ":" + dimsKey(*dims));
   if (!loaded.ok())

@@ -767,10 +767,10 @@ fuse::inferResultType(OpKind kind, std::span<const TensorType> operandTypes,
     return fail("expected ", info.numOperands, " operand",
                 info.numOperands == 1 ? "" : "s", ", got ", count);
   for (std::size_t i = 0; i < count; ++i) {
-    if (Status status =
-            checkTensorType(operandTypes[i], cat("operand ", i), dims);
-        !status.ok())
-      return status;
+    // The message is made only for a failure (validate() infers every op
+    // of a decoder's bound step).
+    if (!checkTensorType(operandTypes[i], {}, dims).ok())
+      return checkTensorType(operandTypes[i], cat("operand ", i), dims);
     if (needsStaticDims(kind) && !operandTypes[i].isStatic())
       return fail(info.mnemonic, " needs static dims; operand ", i, " is ",
                   typeText(operandTypes[i], dims),
@@ -855,19 +855,22 @@ static constexpr std::int64_t kMaxTensorBytes = std::int64_t(1) << 48;
 
 Status fuse::checkTensorType(const TensorType &type, std::string_view what,
                              const DimTable *dims) {
-  std::vector<std::int64_t> staticDims;
+  // Checked arithmetic: a shape whose count wraps (2^32 x 2^32) is refused
+  // instead of passing as 0 elements (checkedElementCount: a 0 dim makes
+  // 0). The symbolic dims are counted when bound.
+  CheckedInt count = 1;
+  bool empty = false;
   for (std::int64_t dim : type.shape) {
     if (dim < 0 && !(dims && dims->isValidDim(dim)))
       return fail(what, " has a negative dimension: ", type.toString(),
                   dims ? " (not a symbolic dim of the graph)" : "");
-    if (dim >= 0)
-      staticDims.push_back(dim);
+    if (dim >= 0) {
+      empty |= dim == 0;
+      count *= dim;
+    }
   }
-  // Checked arithmetic: a shape whose count wraps (2^32 x 2^32) is refused
-  // instead of passing as 0 elements. The symbolic dims are counted when
-  // bound.
   std::optional<std::int64_t> bytes =
-      (checkedElementCount(staticDims) * byteSize(type.elementType)).get();
+      ((empty ? CheckedInt(0) : count) * byteSize(type.elementType)).get();
   if (!bytes || *bytes > kMaxTensorBytes)
     return fail(what, " is too large: ", typeText(type, dims),
                 " holds more than 2^48 bytes");

@@ -1,0 +1,80 @@
+//===- BindingPlanTest.cpp - bindBundle through a BindingPlan -------------===//
+//
+// A BindingPlan (SymbolicBundle.h) validates again, per binding, only the
+// ops whose dims have values no earlier valid binding had: a binding that
+// is invalid at its values must still be refused, with the message of
+// bindBundle without a plan, and a valid one must give the same bundle.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/cache/SymbolicBundle.h"
+
+#include <gtest/gtest.h>
+
+namespace fuse {
+namespace {
+
+/// table: [16] f32 (static), y: [sequence], z: [past]; outputs
+/// slice(table, 0, sequence) + y (valid only for sequence <= 16) and -z.
+Bundle sliceBundle() {
+  GraphBuilder b;
+  std::int64_t sequence = b.symbol("sequence");
+  std::int64_t past = b.symbol("past");
+  TensorId table = b.input({ElementType::F32, {16}}, "table");
+  TensorId y = b.input({ElementType::F32, {sequence}}, "y");
+  TensorId z = b.input({ElementType::F32, {past}}, "z");
+  b.output(b.add(b.slice(table, {0}, {sequence}, {1}), y), "sum");
+  b.output(b.neg(z), "negated");
+  Expected<Graph> graph = b.finish();
+  EXPECT_TRUE(graph.ok()) << graph.message();
+  return makeReferenceBundle(*graph);
+}
+
+TEST(BindingPlan, RefusesWhatBindBundleRefusesAfterValidBindings) {
+  auto bundle = std::make_shared<const Bundle>(sliceBundle());
+  ASSERT_TRUE(bundle->isSymbolic());
+  BindingPlan plan(bundle);
+  // Each in turn: valid bindings are remembered, and the next ones check
+  // only the ops whose dims changed (the slice where 'sequence' does).
+  const std::vector<DimBindings> bindings = {
+      {{"sequence", 8}, {"past", 3}},  {{"sequence", 8}, {"past", 4}},
+      {{"sequence", 20}, {"past", 4}}, {{"sequence", 9}, {"past", 5}},
+      {{"sequence", 17}, {"past", 5}}, {{"sequence", 16}, {"past", 6}},
+      {{"sequence", 8}, {"past", 7}}};
+  for (const DimBindings &values : bindings) {
+    SCOPED_TRACE(dimBindingsText(values));
+    Expected<Bundle> planned = bindBundle(plan, values);
+    Expected<Bundle> plain = bindBundle(*bundle, values);
+    bool valid = values.at("sequence") <= 16;
+    ASSERT_EQ(plain.ok(), valid) << plain.message();
+    ASSERT_EQ(planned.ok(), valid) << planned.message();
+    if (valid) {
+      EXPECT_TRUE(*planned == *plain);
+      continue;
+    }
+    EXPECT_EQ(planned.message(), plain.message());
+    EXPECT_NE(planned.message().find("at these values"), std::string::npos)
+        << planned.message();
+    EXPECT_NE(planned.message().find("too small"), std::string::npos)
+        << planned.message();
+  }
+  // The valid bindings were remembered (the first of them validated the
+  // whole graph; the later ones only what differed).
+  EXPECT_EQ(plan.validatedBindings().size(), 5u);
+}
+
+TEST(BindingPlan, ValidatesTheWholeGraphAtItsFirstBinding) {
+  auto bundle = std::make_shared<const Bundle>(sliceBundle());
+  BindingPlan plan(bundle);
+  EXPECT_TRUE(plan.validatedBindings().empty());
+  Expected<Bundle> refused = bindBundle(plan, {{"sequence", 30}, {"past", 1}});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.message(),
+            bindBundle(*bundle, {{"sequence", 30}, {"past", 1}}).message());
+  EXPECT_TRUE(plan.validatedBindings().empty());
+  ASSERT_TRUE(bindBundle(plan, {{"sequence", 2}, {"past", 1}}).ok());
+  EXPECT_EQ(plan.validatedBindings().size(), 1u);
+}
+
+} // namespace
+} // namespace fuse
