@@ -43,6 +43,9 @@ constexpr int64_t kAmxRowBytes = 64;
 /// Row blocks of two A tiles (a 2 x 2 grid of C tiles per pair of column
 /// vectors); a matmul of at most 16 rows has one block of M rows.
 constexpr int64_t kAmxRowBlock = 2 * kAmxRows;
+/// Vectors per column strip on AMX: 8 (128 columns, 4 pairs of B tiles
+/// per A row block).
+constexpr int64_t kAmxStripVectors = 8;
 
 /// Columns [from, to) in strips of `vectors` vectors; with `valid`, the last
 /// vector has only that many lanes in C.
@@ -83,10 +86,11 @@ public:
 
   SmallVector<Tier> tiers() const {
     SmallVector<Tier> result;
-    int64_t columns = kStripVectors * int64_t(width);
+    int64_t stripVectors = amx ? kAmxStripVectors : kStripVectors;
+    int64_t columns = stripVectors * int64_t(width);
     int64_t to = s.n / columns * columns;
     if (to > 0)
-      result.push_back({0, to, kStripVectors});
+      result.push_back({0, to, stripVectors});
     if (to < s.n)
       result.push_back({to, to + (packedColumns() - to),
                         (packedColumns() - to) / int64_t(width),
