@@ -11,6 +11,9 @@
 //      exported models) on the CUDA runtime and on the reference runtime
 //      with the same inputs (STEM.inK.bin where fuse-gpu-prepare wrote them,
 //      else deterministic random ones), compared under the numerics policy;
+//      a symbolic bundle (issue 22: a lit test's graph with symbolic dims,
+//      compiled once) bound to two sets of values of its dims, each
+//      checked;
 //   3. each BUNDLE_DIR/time/*.fusebundle (the issue's sizes): inputs
 //      uploaded once into several copies used in turn (so L2 does not hold
 //      them), the kernels timed on the device with CUDA events (the runtime's
@@ -31,6 +34,7 @@
 #include "bench/KernelTimer.h"
 
 #include "runtime/cache/BundleFile.h"
+#include "runtime/cache/SymbolicBundle.h"
 #include "runtime/device/CudaRuntime.h"
 #include "runtime/device/ReferenceRuntime.h"
 #include "runtime/device/RunBundle.h"
@@ -274,8 +278,61 @@ void timeModel(device::CudaRuntime &cuda, const Bundle &bundle,
       .raw("launches", launchesJson(bundle, *timing));
 }
 
+/// `bundle` on the GPU and on the reference runtime with `inputs`: "ok",
+/// "ran (...)" where nothing is compared, or what failed; the largest
+/// error of each output compared goes into `record`.
+std::string checkBundle(device::CudaRuntime &cuda,
+                        device::ReferenceRuntime &reference,
+                        const Bundle &bundle,
+                        const std::vector<device::TensorBytes> &inputs,
+                        const Options &options, JsonObject &record) {
+  auto actual = device::runBundle(cuda, bundle, inputs);
+  // Without the reference (`--no-reference`), a run stands for itself.
+  auto expected =
+      options.noReference
+          ? decltype(actual)(std::vector<device::TensorBytes>{})
+          : device::runBundle(reference, makeReferenceBundle(bundle.graph),
+                              inputs);
+  if (!actual.ok())
+    return "error: " + describe(actual.error());
+  if (!expected.ok())
+    return "error: the reference: " + describe(expected.error());
+  if (options.dryRun)
+    return "ran (dry run: the fake driver computes nothing to compare)";
+  if (options.noReference)
+    return "ran (not compared: --no-reference)";
+  for (std::size_t o = 0; o < bundle.outputs.size(); ++o) {
+    const TensorType &type = bundle.graph.typeOf(bundle.outputs[o]);
+    Comparison comparison = compare(
+        (*expected)[o].data(), (*actual)[o].data(), type.elementType,
+        type.numElements(),
+        toleranceForOutput(
+            bundle.graph, bundle.outputs[o],
+            HostTensor{type, const_cast<std::byte *>((*expected)[o].data())}));
+    record.num("max_abs_error", comparison.maxAbsError);
+    if (!comparison.ok)
+      return "mismatch: " + comparison.message;
+  }
+  return "ok";
+}
+
+/// The values a symbolic check bundle is bound to, one check each (issue
+/// 22: one bundle, compiled once, run at two lengths): every dim 3, then
+/// every dim 29 (odd, so that a pointwise kernel's tail runs; past a warp).
+std::vector<DimBindings> checkBindings(const Bundle &bundle) {
+  std::vector<DimBindings> bindings;
+  for (std::int64_t value : {3, 29}) {
+    DimBindings values;
+    for (const std::string &symbol : bundle.graph.dims.symbols)
+      values[symbol] = value;
+    bindings.push_back(std::move(values));
+  }
+  return bindings;
+}
+
 /// Runs each bundle of DIR/check on the GPU and on the reference runtime
-/// and prints how their outputs compare; answers how many failed.
+/// and prints how their outputs compare (a symbolic bundle once per
+/// binding of checkBindings, record "STEM@DIMS"); answers how many failed.
 int checkBundles(device::CudaRuntime &cuda, const Options &options) {
   int failures = 0;
   device::ReferenceRuntime reference;
@@ -288,6 +345,23 @@ int checkBundles(device::CudaRuntime &cuda, const Options &options) {
       printError(record, bundle.message());
       continue;
     }
+    if (bundle->isSymbolic()) {
+      for (const DimBindings &values : checkBindings(*bundle)) {
+        JsonObject bound;
+        bound.str("record", "check")
+            .str("name", path.stem().string() + "@" + dimBindingsText(values))
+            .boolean("symbolic_bundle", true);
+        Expected<Bundle> binding = bindBundle(*bundle, values);
+        std::string status =
+            binding.ok() ? checkBundle(cuda, reference, *binding,
+                                       inputsFor(*binding), options, bound)
+                         : "error: " + binding.message();
+        if (status.rfind("ok", 0) != 0 && status.rfind("ran", 0) != 0)
+          ++failures;
+        std::cout << bound.str("status", status).toString() << std::endl;
+      }
+      continue;
+    }
     Expected<std::vector<device::TensorBytes>> given =
         givenInputs(path, *bundle);
     if (!given.ok()) {
@@ -298,38 +372,8 @@ int checkBundles(device::CudaRuntime &cuda, const Options &options) {
     bool model = !given->empty();
     std::vector<device::TensorBytes> inputs =
         model ? given.take() : inputsFor(*bundle);
-    auto actual = device::runBundle(cuda, *bundle, inputs);
-    // Without the reference (`--no-reference`), a run stands for itself.
-    auto expected =
-        options.noReference
-            ? decltype(actual)(std::vector<device::TensorBytes>{})
-            : device::runBundle(reference, makeReferenceBundle(bundle->graph),
-                                inputs);
-    std::string status = "ok";
-    if (!actual.ok()) {
-      status = "error: " + describe(actual.error());
-    } else if (!expected.ok()) {
-      status = "error: the reference: " + describe(expected.error());
-    } else if (options.dryRun) {
-      status = "ran (dry run: the fake driver computes nothing to compare)";
-    } else if (options.noReference) {
-      status = "ran (not compared: --no-reference)";
-    } else {
-      for (std::size_t o = 0; o < bundle->outputs.size(); ++o) {
-        const TensorType &type = bundle->graph.typeOf(bundle->outputs[o]);
-        Comparison comparison = compare(
-            (*expected)[o].data(), (*actual)[o].data(), type.elementType,
-            type.numElements(),
-            toleranceForOutput(bundle->graph, bundle->outputs[o],
-                               HostTensor{type, const_cast<std::byte *>(
-                                                    (*expected)[o].data())}));
-        record.num("max_abs_error", comparison.maxAbsError);
-        if (!comparison.ok) {
-          status = "mismatch: " + comparison.message;
-          break;
-        }
-      }
-    }
+    std::string status =
+        checkBundle(cuda, reference, *bundle, inputs, options, record);
     if (status.rfind("ok", 0) != 0 && status.rfind("ran", 0) != 0)
       ++failures;
     else if (model && options.timeModels)

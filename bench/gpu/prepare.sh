@@ -38,7 +38,9 @@ done
 rm -rf "$package"
 mkdir -p "$package/bin"
 # Beside the workloads, graphs checked against the reference only: the
-# attention spellings of the lit tests (one GPU attention kernel each).
+# attention spellings of the lit tests (one GPU attention kernel each), and
+# two graphs with symbolic dims (issue 22), each one bundle that
+# fuse-gpu-bench binds to two sets of values of its dims.
 check_graphs=()
 for graph in lit_tests/codegen/attention.mlir \
   lit_tests/codegen/attention-shared-mask.mlir \
@@ -49,7 +51,9 @@ for graph in lit_tests/codegen/attention.mlir \
   lit_tests/codegen/depthwise-narrow.mlir lit_tests/codegen/depthwise-se.mlir \
   lit_tests/codegen/gpu-pool.mlir lit_tests/codegen/gpu-resize.mlir \
   lit_tests/codegen/gpu-column-reduction.mlir \
-  lit_tests/codegen/gpu-column-split.mlir; do
+  lit_tests/codegen/gpu-column-split.mlir \
+  lit_tests/codegen/gpu-symbolic-pointwise.mlir \
+  lit_tests/codegen/gpu-symbolic-softmax.mlir; do
   check_graphs+=(--check-mlir "$graph")
 done
 # And exported models with their inputs: FUSE_GPU_CHECK_MODELS, a list of

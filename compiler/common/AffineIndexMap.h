@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace fuse {
 namespace codegen {
@@ -32,22 +33,33 @@ struct AffineIndexMap {
   /// representative value), whose sizes applyMap reads from the kernel's
   /// dims array (runtimeSize).
   mlir::DictionaryAttr runtimeDims;
-  /// With runtimeDims: the host kernel being built, whose dims array
-  /// applyMap reads (RegionEmitterBase::mapIndex sets it).
-  mlir::func::FuncOp kernel;
+  /// With runtimeDims: the kernel being built, whose dims array (host) or
+  /// dims parameters (GPU) applyMap reads (RegionEmitterBase::mapIndex
+  /// sets it).
+  mlir::FunctionOpInterface kernel;
 };
 
 /// The position of the dims array among a host kernel's buffers
 /// (KernelAbi.h, "Runtime dims").
 inline constexpr int32_t kDimsArrayBuffer = -2;
 
-/// Entry `index` of host kernel `func`'s dims array,
+/// The attribute of a GPU kernel (gpu.func) that takes the dims of its
+/// fusion's kRuntimeDimsAttr as i64 parameters by value, in that order
+/// (KernelAbi.h, "Runtime dims"): an I64IntegerAttr, the index of its first
+/// dims parameter. A host kernel never carries it.
+inline constexpr const char *kDimsParameterAttr = "fuse.dims_parameter";
+
+/// Entry `index` of the dims of kernel `func`: on the GPU (a kernel with
+/// kDimsParameterAttr) its parameter; on the host its dims array's,
 /// `((int64_t *)buffers[-2])[index]`, loaded once at the start of the
 /// function (so that it dominates every use, and the loop bodies being
 /// built need not be in the function yet).
 inline mlir::Value loadRuntimeDim(mlir::OpBuilder &b, mlir::Location loc,
-                                  mlir::func::FuncOp func, unsigned index) {
-  mlir::Block &entry = func.getBody().front();
+                                  mlir::FunctionOpInterface func,
+                                  unsigned index) {
+  if (auto first = func->getAttrOfType<mlir::IntegerAttr>(kDimsParameterAttr))
+    return func.getArgument(unsigned(first.getInt()) + index);
+  mlir::Block &entry = func.getFunctionBody().front();
   mlir::Value buffers = func.getArgument(0);
   auto isGep = [](mlir::Operation &op, mlir::Value base, int32_t at) {
     auto gep = mlir::dyn_cast<mlir::LLVM::GEPOp>(op);
@@ -80,10 +92,20 @@ inline mlir::Value loadRuntimeDim(mlir::OpBuilder &b, mlir::Location loc,
   return mlir::LLVM::LoadOp::create(b, loc, b.getI64Type(), at, 8);
 }
 
-/// The host kernel function whose entry block defines `pointer` (a buffer's
-/// pointer that the kernel loaded); null elsewhere (a GPU kernel).
-inline mlir::func::FuncOp hostKernelOf(mlir::Value pointer) {
-  mlir::Operation *def = pointer ? pointer.getDefiningOp() : nullptr;
+/// The kernel that takes dims and whose entry block defines `pointer`: a
+/// host kernel function that loaded the buffer's pointer, or a GPU kernel
+/// with dims parameters (kDimsParameterAttr) that takes it as a parameter
+/// (or computes it from one: its error record's slots); null elsewhere.
+inline mlir::FunctionOpInterface dimsKernelOf(mlir::Value pointer) {
+  if (!pointer)
+    return nullptr;
+  mlir::Operation *def = pointer.getDefiningOp();
+  mlir::Operation *parent =
+      def ? def->getParentOp()
+          : mlir::cast<mlir::BlockArgument>(pointer).getOwner()->getParentOp();
+  auto kernel = mlir::dyn_cast_or_null<mlir::FunctionOpInterface>(parent);
+  if (kernel && kernel->hasAttr(kDimsParameterAttr))
+    return kernel;
   auto func = def ? def->getParentOfType<mlir::func::FuncOp>() : nullptr;
   if (!func || func.getNumArguments() != 3 ||
       !mlir::isa<mlir::LLVM::LLVMPointerType>(func.getArgument(0).getType()))
@@ -137,10 +159,10 @@ inline RuntimeFactors runtimeFactors(mlir::DictionaryAttr dims, int64_t value) {
   return factors;
 }
 
-/// The product of `factors`' dims, loaded from host kernel `func`'s dims
-/// array, times its rest, built at b's insertion point.
+/// The product of `factors`' dims, loaded from kernel `func`'s dims
+/// (loadRuntimeDim), times its rest, built at b's insertion point.
 inline mlir::Value runtimeProduct(mlir::OpBuilder &b, mlir::Location loc,
-                                  mlir::func::FuncOp func,
+                                  mlir::FunctionOpInterface func,
                                   const RuntimeFactors &factors) {
   mlir::Value product;
   for (unsigned index : factors.dims) {
@@ -166,7 +188,7 @@ inline mlir::Value runtimeProduct(mlir::OpBuilder &b, mlir::Location loc,
 /// finds changed where it was a dim's after all.
 inline mlir::Value runtimeSize(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::DictionaryAttr dims,
-                               mlir::func::FuncOp func, int64_t value) {
+                               mlir::FunctionOpInterface func, int64_t value) {
   RuntimeFactors factors = runtimeFactors(dims, value);
   if (!func || factors.dims.empty())
     return mlir::arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(value));
@@ -196,21 +218,27 @@ struct RuntimeDivisor {
   mlir::Value divisor, magic, shift;
 };
 inline RuntimeDivisor runtimeDivisor(mlir::OpBuilder &b, mlir::Location loc,
-                                     mlir::func::FuncOp func,
+                                     mlir::FunctionOpInterface func,
                                      const RuntimeFactors &factors) {
   mlir::OpBuilder::InsertionGuard guard(b);
-  mlir::Block &entry = func.getBody().front();
+  mlir::Block &entry = func.getFunctionBody().front();
   // Load the dims first (loadRuntimeDim puts each at the entry's start),
-  // then build after the last of them.
+  // then build after the last of them; a GPU kernel's dims are parameters,
+  // which the entry's start follows.
   mlir::Operation *last = nullptr;
+  bool parameters = false;
   for (unsigned index : factors.dims) {
     mlir::Operation *load = loadRuntimeDim(b, loc, func, index).getDefiningOp();
-    if (!last || last->isBeforeInBlock(load))
+    parameters |= !load;
+    if (load && (!last || last->isBeforeInBlock(load)))
       last = load;
   }
-  assert(last && last->getBlock() == &entry && "a runtime divisor of no dim");
-  (void)entry;
-  b.setInsertionPointAfter(last);
+  assert((parameters || (last && last->getBlock() == &entry)) &&
+         "a runtime divisor of no dim");
+  if (last)
+    b.setInsertionPointAfter(last);
+  else
+    b.setInsertionPointToStart(&entry);
   auto c = [&](int64_t v) -> mlir::Value {
     return mlir::arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
   };

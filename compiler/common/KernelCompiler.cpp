@@ -628,16 +628,24 @@ Status BundleKernels::refuseSymbolic(fd::FusionOp fusion,
   return Status::error(
       "the " + kind + " fusion " + prefix + " (first op " + opName +
       ") needs a static value of " + dimsText(culprits) + ": " + why +
-      "; only pointwise, gather and row-reduction kernels, matmuls whose "
-      "rows (M) alone are symbolic, and attention over a runtime length "
-      "take the dims at run time yet (issue 22): " +
-      kBindDimsFirst);
+      "; only " + std::string(backend.runtimeDimsKernels()) +
+      " take the dims at run time yet (issue 22): " + kBindDimsFirst);
 }
 
 Expected<FusionKernels>
 BundleKernels::emitSymbolic(fd::FusionOp fusion,
                             const std::vector<std::string> &symbols,
                             const std::string &prefix) {
+  if (!backend.takesRuntimeDims(fusion.getKind())) {
+    std::string kind(fd::stringifyScheduleKind(fusion.getKind()));
+    return Status::error("the " + kind + " fusion " + prefix +
+                         " needs a static value of " + dimsText(symbols) +
+                         ": the " + std::string(backend.name()) +
+                         " compiler has no " + kind +
+                         " kernel that takes the dims at run time; only " +
+                         std::string(backend.runtimeDimsKernels()) +
+                         " take them yet (issue 22): " + kBindDimsFirst);
+  }
   bool readsDims = false;
   fusion.walk([&](mlir::Operation *op) {
     readsDims |= mlir::isa<fd::IotaOp, fd::DimValueOp>(op);
@@ -662,9 +670,9 @@ BundleKernels::emitSymbolic(fd::FusionOp fusion,
     return Status::error(
         "the fusion " + prefix + " needs a static value of " +
         dimsText(symbols) +
-        ": it reads a dim's value as data (iota, dim_value), which no host "
-        "kernel takes at run time yet: " +
-        kBindDimsFirst);
+        ": it reads a dim's value as data (iota, dim_value), which no " +
+        std::string(backend.name()) +
+        " kernel takes at run time yet: " + kBindDimsFirst);
   if (!a.ok())
     return Status::error(
         "the fusion " + prefix + " on " + dimsText(symbols) + ": " +
@@ -723,12 +731,28 @@ BundleKernels::emitSymbolic(fd::FusionOp fusion,
     KernelPlan &plan = kernels->kernels[k];
     plan.symbolicIterations = counts[k];
     // A kernel that reads a dim's value takes the dims array: every symbol
-    // of the fusion, in order (kRuntimeDimsAttr's, runtimeDimIndex).
+    // of the fusion, in order (kRuntimeDimsAttr's, runtimeDimIndex). A GPU
+    // kernel of the fusion takes them all as parameters
+    // (codegen::kDimsParameterAttr).
     bool readsDims = false;
     for (const std::string &name : llvm::concat<const std::string>(
              llvm::ArrayRef(plan.entry), plan.callees))
       if (auto func = kernelModule.lookupSymbol<mlir::func::FuncOp>(name))
         readsDims |= codegen::readsDimsArray(func);
+    if (!plan.module.empty())
+      if (mlir::Operation *module = kernelModule.lookupSymbol(plan.module))
+        if (mlir::Operation *entry =
+                mlir::SymbolTable::lookupSymbolIn(module, plan.entry)) {
+          readsDims |= entry->hasAttr(codegen::kDimsParameterAttr);
+          // The grid of a GPU kernel whose iterations do not depend on
+          // the dims: that of its iterations (KernelAbi.h, "Runtime
+          // dims"); bindBundle sets the others'.
+          if (!counts[k] && entry->hasAttr(codegen::kDimsParameterAttr)) {
+            plan.launch.gridX = gpuGridBlocks(
+                plan.launch.iterations, plan.launch.grain, plan.launch.gridX);
+            plan.launch.grain = 1;
+          }
+        }
     if (readsDims)
       for (const auto &[name, value] : first)
         plan.runtimeDims.push_back(name);
@@ -981,42 +1005,15 @@ Status BundleKernels::addFusion(fd::FusionOp fusion,
 } // namespace
 
 namespace {
-/// GPU code generation needs static dims (issue 22: the host's pointwise
-/// and row kernels take them at run time, step C; the GPU's do not yet): a
-/// symbolic graph is refused here, naming its first symbolic dim.
-Status refuseSymbolicDims(const Graph &graph) {
-  if (!graph.isSymbolic())
-    return Status::success();
-  for (auto [id, tensor] : llvm::enumerate(graph.tensors)) {
-    if (tensor.type.isStatic())
-      continue;
-    for (auto [i, dim] : llvm::enumerate(tensor.type.shape)) {
-      if (dim >= 0)
-        continue;
-      std::string where = tensor.name.empty() ? "tensor " + std::to_string(id)
-                                              : "tensor " + std::to_string(id) +
-                                                    " (" + tensor.name + ")";
-      return Status::error(
-          "the kernel compiler needs static dims, but dim " +
-          std::to_string(i) + " (" + graph.dims.dimString(dim) + ") of " +
-          where + ", " + graph.typeString(tensor.type) +
-          ", is symbolic; code generation on symbolic dims is not "
-          "implemented yet (issue 22): bind the dims (bindDims) first");
-    }
-  }
-  return Status::success();
-}
-} // namespace
-
-namespace {
 /// A dim_value of a symbolic dim that fusion left (a dead one is gone by
-/// then) runs only in a host kernel, which reads the dim from its dims
-/// array (KernelAbi.h, "Runtime dims"), and only where a graph input's
-/// shape gives the dim's symbols their values. Otherwise it is refused
-/// here, before code generation, naming the op and the dim (a static kernel
-/// would fail on it late, as an op that is not elementwise).
+/// then) runs in a kernel that reads the dim at run time (a host kernel's
+/// dims array, a GPU kernel's dims parameters: KernelAbi.h, "Runtime
+/// dims"), and only where a graph input's shape gives the dim's symbols
+/// their values. Otherwise it is refused here, before code generation,
+/// naming the op and the dim (a static kernel would fail on it late, as an
+/// op that is not elementwise).
 Status refuseDimValues(mlir::func::FuncOp func, const Graph &graph,
-                       bool hostKernels, DiagnosticCollector &diagnostics) {
+                       DiagnosticCollector &diagnostics) {
   std::set<std::string> given;
   for (TensorId input : graph.inputs)
     for (std::int64_t dim : graph.typeOf(input).shape)
@@ -1028,16 +1025,14 @@ Status refuseDimValues(mlir::func::FuncOp func, const Graph &graph,
     DimExpr expr = fd::dimsEntry(op.getDim(), 0);
     if (expr.isConstant())
       return mlir::WalkResult::advance();
-    bool known = hostKernels;
+    bool known = true;
     for (const std::string &symbol : expr.symbols())
       known &= given.count(symbol) != 0;
     if (known)
       return mlir::WalkResult::advance();
     dim = expr.toString();
     op.emitOpError() << "reads the value of dim '" << *dim << "' as data, "
-                     << (hostKernels ? "which no input's shape gives"
-                                     : "which no GPU kernel takes at run "
-                                       "time yet (issue 22)");
+                     << "which no input's shape gives";
     return mlir::WalkResult::interrupt();
   });
   if (!dim)
@@ -1083,9 +1078,6 @@ Expected<Compilation> KernelCompiler::Impl::compileModule(
     mlir::ModuleOp module, const Graph &requested, bool alreadyFused,
     const Target &target, const CompileOptions &options, CompileDumps *dumps,
     std::vector<PhaseTiming> phases, DiagnosticCollector &diagnostics) {
-  if (backend->payloadKind() != PayloadKind::HostSharedObject)
-    if (Status status = refuseSymbolicDims(requested); !status.ok())
-      return status;
   auto funcs = module.getOps<mlir::func::FuncOp>();
   if (std::distance(funcs.begin(), funcs.end()) != 1)
     return Status::error("the module must hold exactly one function");
@@ -1115,10 +1107,7 @@ Expected<Compilation> KernelCompiler::Impl::compileModule(
     llvm::raw_string_ostream os(dumps->fused);
     module.print(os);
   }
-  if (Status status = refuseDimValues(
-          func, graph, backend->payloadKind() == PayloadKind::HostSharedObject,
-          diagnostics);
-      !status.ok())
+  if (Status status = refuseDimValues(func, graph, diagnostics); !status.ok())
     return status;
 
   // Inputs and outputs live in the caller's buffers, the rest in the arena.

@@ -153,9 +153,9 @@ Value RegionEmitterBase::lanePositions(Index index) {
   return arith::AddIOp::create(b, loc, base, laneSteps());
 }
 
-func::FuncOp RegionEmitterBase::hostKernel() {
+FunctionOpInterface RegionEmitterBase::dimsKernel() {
   for (auto &entry : argPointers)
-    if (func::FuncOp kernel = hostKernelOf(entry.second))
+    if (FunctionOpInterface kernel = dimsKernelOf(entry.second))
       return kernel;
   return nullptr;
 }
@@ -163,7 +163,7 @@ func::FuncOp RegionEmitterBase::hostKernel() {
 Index RegionEmitterBase::mapIndex(Index index, const AffineIndexMap &given) {
   AffineIndexMap withKernel;
   if (given.runtimeDims)
-    if (mlir::func::FuncOp kernel = hostKernel()) {
+    if (mlir::FunctionOpInterface kernel = dimsKernel()) {
       withKernel = given;
       withKernel.kernel = kernel;
     }
@@ -1201,7 +1201,7 @@ FailureOr<Value> RegionEmitterBase::emitDimValue(fd::DimValueOp op) {
   DictionaryAttr dims =
       fusion ? fusion->getAttrOfType<DictionaryAttr>(kRuntimeDimsAttr)
              : DictionaryAttr();
-  func::FuncOp kernel = hostKernel();
+  FunctionOpInterface kernel = dimsKernel();
   if (!dims || !kernel)
     return unsupported(op, "no dims array gives its dim's value here");
   Value sum;
@@ -1226,12 +1226,12 @@ FailureOr<Value> RegionEmitterBase::emitDimValue(fd::DimValueOp op) {
 /// read from the host kernel's dims array where the fusion is emitted for
 /// runtime dims (runtimeSize), else a constant.
 static Value sizeValue(OpBuilder &b, Location loc, Operation *op,
-                       func::FuncOp kernel, int64_t v) {
+                       FunctionOpInterface kernel, int64_t v) {
   auto fusion = op->getParentOfType<fd::FusionOp>();
   DictionaryAttr dims =
       fusion ? fusion->getAttrOfType<DictionaryAttr>(kRuntimeDimsAttr)
              : DictionaryAttr();
-  return runtimeSize(b, loc, dims, dims ? kernel : func::FuncOp(), v);
+  return runtimeSize(b, loc, dims, dims ? kernel : FunctionOpInterface(), v);
 }
 
 FailureOr<Value> RegionEmitterBase::emitConcat(fd::ConcatOp op, Index index) {
@@ -1257,7 +1257,7 @@ FailureOr<Value> RegionEmitterBase::emitConcat(fd::ConcatOp op, Index index) {
                  : scalar;
   };
   auto size = [&](int64_t v) {
-    return splat(sizeValue(b, loc, op, hostKernel(), v));
+    return splat(sizeValue(b, loc, op, dimsKernel(), v));
   };
   Value innerSize = size(inner), axisSize = size(shape[axis]);
   Value innerIndex = arith::RemUIOp::create(b, loc, position, innerSize);
@@ -1354,7 +1354,7 @@ FailureOr<Value> RegionEmitterBase::emitGather(fd::GatherOp gather,
   DictionaryAttr dims =
       fusion ? fusion->getAttrOfType<DictionaryAttr>(kRuntimeDimsAttr)
              : DictionaryAttr();
-  func::FuncOp kernel = hostKernel();
+  FunctionOpInterface kernel = dimsKernel();
   auto size = [&](int64_t v) -> Value {
     if (!dims || !kernel || v == 0)
       return c64(v);

@@ -483,11 +483,12 @@ protected:
   /// axis share their operand; otherwise they are gathered lane by lane.
   mlir::FailureOr<mlir::Value> emitConcat(fd::ConcatOp concat, Index index);
 
-  /// The host kernel being built (whose dims array a fusion with runtime
-  /// dims reads): the one a pointer of `argPointers` was loaded in (a
-  /// kernel with no input maps its fusion's result to its output's
-  /// pointer); null elsewhere (a GPU kernel).
-  mlir::func::FuncOp hostKernel();
+  /// The kernel being built whose dims a fusion with runtime dims reads
+  /// (dimsKernelOf): the host kernel a pointer of `argPointers` was loaded
+  /// in (a kernel with no input maps its fusion's result to its output's
+  /// pointer), or the GPU kernel with dims parameters that takes one; null
+  /// elsewhere (a GPU kernel of a static fusion).
+  mlir::FunctionOpInterface dimsKernel();
 
   /// An iota at `index`: the element's coordinate along the axis, its
   /// position decomposed by the result's shape as an index map would (in a

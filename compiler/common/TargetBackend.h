@@ -52,6 +52,20 @@ public:
         std::string(name()) + " compiler computes matmuls in f32 only");
   }
 
+  /// Whether a fusion of `kind` may take symbolic dims at run time (issue
+  /// 22): emitted at representative values of its dims (KernelCompiler.cpp,
+  /// "Symbolic fusions") rather than refused at once. A fusion it may take
+  /// is still refused where its code depends on a dim's value.
+  virtual bool takesRuntimeDims(mlir::fuse::ScheduleKind kind) const {
+    return true;
+  }
+  /// The kernels that take the dims at run time, as a refusal of a symbolic
+  /// fusion words them.
+  virtual std::string_view runtimeDimsKernels() const {
+    return "pointwise, gather and row-reduction kernels, matmuls whose rows "
+           "(M) alone are symbolic, and attention over a runtime length";
+  }
+
   /// Appends the kernels of `fusion` to `kernelModule`, their names
   /// starting with `prefix`. Fails with an error at the offending op.
   virtual mlir::FailureOr<FusionKernels>

@@ -142,6 +142,17 @@ public:
                           mlir::UnitAttr::get(kernelModule.getContext()));
   }
   PayloadKind payloadKind() const override { return PayloadKind::PtxText; }
+  /// Pointwise kernels (gathers and concats among them) and row
+  /// reductions compute their extent from dims parameters (KernelAbi.h,
+  /// "Runtime dims"); the other schedules need static dims yet.
+  bool takesRuntimeDims(fd::ScheduleKind kind) const override {
+    return kind == fd::ScheduleKind::pointwise ||
+           kind == fd::ScheduleKind::row_reduction;
+  }
+  std::string_view runtimeDimsKernels() const override {
+    return "pointwise kernels (gathers and concats among them) and "
+           "row-reduction kernels whose rows alone are symbolic";
+  }
 
   mlir::FailureOr<FusionKernels> emitKernels(mlir::fuse::FusionOp fusion,
                                              mlir::ModuleOp kernelModule,

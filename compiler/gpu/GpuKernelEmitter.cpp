@@ -70,8 +70,12 @@ FailureOr<FusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
                          /*scratchReadOnly=*/false, kGpuBlockSize);
         auto [thread, threads] = gridStride(b, loc);
         DenseMap<Value, Value> noSeeds;
+        // With runtime dims, the elements are read from the dims.
+        Value length = fusion->hasAttr(kRuntimeDimsAttr)
+                           ? extentValue(b, loc, fusion, pointers.func, domain)
+                           : Value();
         FailureOr<StridedLoop> loop = emitStridedLoop(
-            b, loc, i64Constant(b, loc, 0), domain, thread, threads,
+            b, loc, i64Constant(b, loc, 0), domain, length, thread, threads,
             /*vectorize=*/true, /*aligned=*/true, kGpuVectorWidth,
             pointers.inputs, noSeeds, {}, {},
             [&](RegionEmitter &e, Index index, ValueRange) {
@@ -82,11 +86,9 @@ FailureOr<FusionKernels> emitPointwise(fd::FusionOp fusion, ModuleOp module,
 
         KernelPlan plan = kernelPlan(name, name + "_module", schedule,
                                      fusion.getInputs().size(), numResults);
-        int64_t steps = std::max<int64_t>(1, ceilDiv(domain, kGpuVectorWidth));
-        plan.launch.gridX = uint32_t(std::clamp<int64_t>(
-            ceilDiv(steps, kGpuBlockSize), 1, kMaxPointwiseBlocks));
+        setGrid(plan.launch, fusion, domain, kGpuBlockSize * kGpuVectorWidth,
+                kMaxPointwiseBlocks);
         plan.launch.blockX = kGpuBlockSize;
-        plan.launch.iterations = domain;
         return singleKernel(std::move(plan));
       });
 }
@@ -453,8 +455,10 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   }
   Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                         thread, i64Constant(b, loc, 0));
-  auto rowLoop =
-      scf::ForOp::create(b, loc, firstRow, i64Constant(b, loc, rows), rowStep);
+  // With runtime dims, the rows are read from the dims.
+  auto rowLoop = scf::ForOp::create(
+      b, loc, firstRow, extentValue(b, loc, fusion, pointers.func, rows),
+      rowStep);
   b.setInsertionPoint(rowLoop.getBody()->getTerminator());
   Value row = rowLoop.getInductionVar();
   Value lo = arith::MulIOp::create(b, loc, row, i64Constant(b, loc, rowLength));
@@ -510,10 +514,8 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   KernelPlan plan =
       kernelPlan(name, name + "_module", ScheduleKind::RowReduction,
                  fusion.getInputs().size(), numResults);
-  plan.launch.gridX = uint32_t(
-      std::clamp<int64_t>(ceilDiv(rows, rowsPerBlock), 1, kMaxRowBlocks));
+  setGrid(plan.launch, fusion, rows, rowsPerBlock, kMaxRowBlocks);
   plan.launch.blockX = blockSize;
-  plan.launch.iterations = rows;
   return singleKernel(std::move(plan));
 }
 

@@ -9,6 +9,8 @@
 
 #include "compiler/common/FusionFrontEnd.h"
 
+#include "mlir/IR/Matchers.h"
+
 using namespace mlir;
 
 namespace fuse::ptx {
@@ -61,11 +63,20 @@ KernelPointers createKernel(OpBuilder &b, ModuleOp module, fd::FusionOp fusion,
   unsigned count = numInputs + numOutputs + (scratch ? 1 : 0);
   SmallVector<Operation *> checked = frontend::checkedOps(fusion);
   Type ptr = LLVM::LLVMPointerType::get(context, kGlobalAddressSpace);
-  // The error record (KernelAbi.h) after the bindings.
+  // The error record (KernelAbi.h) after the bindings, then the dims of a
+  // fusion emitted for runtime dims, by value (KernelAbi.h, "Runtime
+  // dims").
   SmallVector<Type> types(count + (checked.empty() ? 0 : 1), ptr);
+  auto dims = fusion->getAttrOfType<DictionaryAttr>(kRuntimeDimsAttr);
+  unsigned firstDim = types.size();
+  if (dims)
+    types.append(dims.size(), b.getI64Type());
   auto func =
       gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(types, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  if (dims)
+    func->setAttr(codegen::kDimsParameterAttr,
+                  b.getI64IntegerAttr(int64_t(firstDim)));
   func.setKnownBlockSizeAttr(
       b.getDenseI32ArrayAttr({int32_t(blockSize), 1, 1}));
   for (unsigned i = 0; i < count; ++i) {
@@ -89,6 +100,12 @@ KernelPointers createKernel(OpBuilder &b, ModuleOp module, fd::FusionOp fusion,
     pointers.outputs.push_back(entry.getArgument(numInputs + k));
   if (scratch)
     pointers.scratch = entry.getArgument(count - 1);
+  // A fusion with runtime dims and no input (an iota alone): its first
+  // output's pointer, by the fusion's own result (which no value inside
+  // names), tells the region emitter the kernel whose dims to read
+  // (RegionEmitterBase::dimsKernel), as on the host.
+  if (dims && numInputs == 0 && numOutputs > 0)
+    pointers.inputs[fusion->getResult(0)] = pointers.outputs.front();
   if (!checked.empty()) {
     func.setArgAttr(count, LLVM::LLVMDialect::getNoAliasAttrName(),
                     b.getUnitAttr());
@@ -101,17 +118,53 @@ KernelPointers createKernel(OpBuilder &b, ModuleOp module, fd::FusionOp fusion,
   return pointers;
 }
 
+Value extentValue(OpBuilder &b, Location loc, fd::FusionOp fusion,
+                  gpu::GPUFuncOp func, int64_t extent) {
+  auto dims = fusion->getAttrOfType<DictionaryAttr>(kRuntimeDimsAttr);
+  if (!dims || !func->hasAttr(codegen::kDimsParameterAttr))
+    return i64Constant(b, loc, extent);
+  return codegen::runtimeSize(b, loc, dims, func, extent);
+}
+
 FailureOr<StridedLoop>
 emitStridedLoop(OpBuilder &b, Location loc, Value lo, int64_t length,
                 Value thread, Value threads, bool vectorize, bool aligned,
                 int64_t block, const DenseMap<Value, Value> &pointers,
                 const DenseMap<Value, Value> &seeds, ValueRange vectorInit,
                 ValueRange scalarInit, StepBody body) {
+  return emitStridedLoop(b, loc, lo, length, Value(), thread, threads,
+                         vectorize, aligned, block, pointers, seeds, vectorInit,
+                         scalarInit, body);
+}
+
+FailureOr<StridedLoop> emitStridedLoop(
+    OpBuilder &b, Location loc, Value lo, int64_t length, Value lengthValue,
+    Value thread, Value threads, bool vectorize, bool aligned, int64_t block,
+    const DenseMap<Value, Value> &pointers, const DenseMap<Value, Value> &seeds,
+    ValueRange vectorInit, ValueRange scalarInit, StepBody body) {
+  // A runtime length is a constant times dims, the representative `length`
+  // that constant times odd primes: a multiple of the width exactly where
+  // every value of it is, and past the width.
+  if (lengthValue && matchPattern(lengthValue, m_Constant()))
+    lengthValue = Value();
   int64_t vectorLength =
       vectorize ? length / kGpuVectorWidth * kGpuVectorWidth : 0;
-  Value vectorEnd =
-      arith::AddIOp::create(b, loc, lo, i64Constant(b, loc, vectorLength));
-  Value end = arith::AddIOp::create(b, loc, lo, i64Constant(b, loc, length));
+  Value vectorEnd, end;
+  if (!lengthValue) {
+    vectorEnd =
+        arith::AddIOp::create(b, loc, lo, i64Constant(b, loc, vectorLength));
+    end = arith::AddIOp::create(b, loc, lo, i64Constant(b, loc, length));
+  } else {
+    end = arith::AddIOp::create(b, loc, lo, lengthValue);
+    vectorEnd =
+        vectorLength == length
+            ? end
+            : Value(arith::AddIOp::create(
+                  b, loc, lo,
+                  arith::AndIOp::create(
+                      b, loc, lengthValue,
+                      i64Constant(b, loc, ~int64_t(kGpuVectorWidth - 1)))));
+  }
   StridedLoop result;
   bool failedBody = false;
   auto makeLoop = [&](Value from, Value to, unsigned w, ValueRange init) {
@@ -140,6 +193,17 @@ emitStridedLoop(OpBuilder &b, Location loc, Value lo, int64_t length,
   if (failedBody)
     return failure();
   return result;
+}
+
+void setGrid(LaunchConfig &launch, fd::FusionOp fusion, int64_t iterations,
+             int64_t perBlock, uint32_t maxBlocks) {
+  launch.iterations = iterations;
+  if (!fusion->hasAttr(kRuntimeDimsAttr)) {
+    launch.gridX = gpuGridBlocks(iterations, perBlock, maxBlocks);
+    return;
+  }
+  launch.gridX = maxBlocks;
+  launch.grain = perBlock;
 }
 
 gpu::AllReduceOperation allReduceKind(vector::CombiningKind kind) {

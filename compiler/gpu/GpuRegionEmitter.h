@@ -140,6 +140,33 @@ mlir::FailureOr<StridedLoop> emitStridedLoop(
     const mlir::DenseMap<mlir::Value, mlir::Value> &seeds,
     mlir::ValueRange vectorInit, mlir::ValueRange scalarInit, StepBody body);
 
+/// As above, over [lo, lo + lengthValue): `length` is its value at the
+/// representative values of the fusion's dims where `lengthValue` reads
+/// them (extentValue), else the constant `lengthValue` is.
+mlir::FailureOr<StridedLoop> emitStridedLoop(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Value lo, int64_t length,
+    mlir::Value lengthValue, mlir::Value thread, mlir::Value threads,
+    bool vectorize, bool aligned, int64_t block,
+    const mlir::DenseMap<mlir::Value, mlir::Value> &pointers,
+    const mlir::DenseMap<mlir::Value, mlir::Value> &seeds,
+    mlir::ValueRange vectorInit, mlir::ValueRange scalarInit, StepBody body);
+
+/// `extent` (a kernel's elements or rows) of `fusion` at the representative
+/// values of its dims: in a fusion emitted for runtime dims, a constant
+/// times the dims it is a product of, read from `func`'s dims parameters
+/// (codegen::runtimeSize); else the constant.
+mlir::Value extentValue(mlir::OpBuilder &b, mlir::Location loc,
+                        fd::FusionOp fusion, mlir::gpu::GPUFuncOp func,
+                        int64_t extent);
+
+/// The blocks of a launch over `iterations` items, `perBlock` a block, at
+/// most `maxBlocks`, set in `launch`: in a fusion emitted for runtime dims
+/// the most blocks, with `perBlock` as the launch's grain, from which
+/// bindBundle computes the grid of the bound iterations (KernelAbi.h,
+/// gpuGridBlocks).
+void setGrid(LaunchConfig &launch, fd::FusionOp fusion, int64_t iterations,
+             int64_t perBlock, uint32_t maxBlocks);
+
 mlir::gpu::AllReduceOperation allReduceKind(mlir::vector::CombiningKind kind);
 
 /// The thread's vector and scalar accumulators combined, then combined

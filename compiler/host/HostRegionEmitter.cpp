@@ -421,7 +421,7 @@ HostKernel openKernel(OpBuilder &b, ModuleOp module, Location loc,
   // A fusion with runtime dims and no input (an iota alone): its first
   // output's pointer, by the fusion's own result (which no value inside
   // names), tells the region emitter the kernel whose dims array to read
-  // (RegionEmitterBase::hostKernel).
+  // (RegionEmitterBase::dimsKernel).
   if (numInputs == 0 && numOutputs > 0 && fusion->hasAttr(kRuntimeDimsAttr))
     kernel.pointers[fusion->getResult(0)] = kernel.outputs.front();
   return kernel;

@@ -1,21 +1,24 @@
-// Issue 22: a fuse.dim_value runs only in a host kernel, which reads the dim
-// from its dims array, and only where an input's shape gives the dim. A
+// Issue 22: a fuse.dim_value runs only in a kernel that reads the dim at run
+// time (a host kernel's dims array, a GPU kernel's dims parameters), and
+// only where an input's shape gives the dim. A
 // module of static types whose fuse.dim_value names a dim (`seq`) that no
 // input has is refused before code generation, naming the op, its location
 // and the dim, with exit 1 and no output folder, for the host and a GPU
 // (before, the host's pointwise emitter failed on it late: "not elementwise
 // and not an index map"). A symbolic model whose dim_value sits in a fusion
 // of static types compiles for the host, once for every value of the dim
-// (fuse-run at two values from one cache, checked), and is refused for a
-// GPU. fuse-run refuses the static module when no --dim gives the dim. A
+// (fuse-run at two values from one cache, checked), and for a GPU, its
+// pointwise kernel taking the dim as a parameter. fuse-run refuses the
+// static module when no --dim gives the dim. A
 // dead dim_value is gone after fusion and refuses nothing.
 
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: sh -c 'fuse-compile %s --target=host -o %t/host 2>&1; echo "exit=$?"' | FileCheck %s --check-prefixes=CHECK,HOST
-// RUN: sh -c 'fuse-compile %s --target=sm_90 -o %t/gpu 2>&1; echo "exit=$?"' | FileCheck %s --check-prefixes=CHECK,GPU
+// RUN: sh -c 'fuse-compile %s --target=host -o %t/host 2>&1; echo "exit=$?"' | FileCheck %s
+// RUN: sh -c 'fuse-compile %s --target=sm_90 -o %t/gpu 2>&1; echo "exit=$?"' | FileCheck %s
 // RUN: fuse-compile %S/Inputs/dim-value-static-fusion.mlir --target=host -o %t/mixed
-// RUN: sh -c 'fuse-compile %S/Inputs/dim-value-static-fusion.mlir --target=sm_90 -o %t/mixed-gpu 2>&1; echo "exit=$?"' | FileCheck %s --check-prefix=MIXED-GPU
-// RUN: not ls %t/host %t/gpu %t/mixed-gpu
+// RUN: fuse-compile %S/Inputs/dim-value-static-fusion.mlir --target=sm_90 -o %t/mixed-gpu
+// RUN: FileCheck %s --check-prefix=MIXED-GPU < %t/mixed-gpu/bundle.txt
+// RUN: not ls %t/host %t/gpu
 // RUN: fuse-run %S/Inputs/dim-value-static-fusion.mlir --dim seq=3 --check --json --cache-dir %t/cache 2>&1 | FileCheck %s --check-prefix=BOUND
 // RUN: fuse-run %S/Inputs/dim-value-static-fusion.mlir --dim seq=5 --check --json --cache-dir %t/cache 2>&1 | FileCheck %s --check-prefix=BOUND5
 // RUN: sh -c 'fuse-run %s 2>&1; echo "exit=$?"' | FileCheck %s --check-prefix=UNBOUND
@@ -30,13 +33,17 @@ func.func @main(%x: tensor<4xi64>) -> tensor<4xi64> {
 }
 
 // CHECK: fuse-compile: error: {{.*}}compile-dim-value.mlir: the graph reads the value of dim 'seq' (a fuse.dim_value): bind the dims first (bindDims, fuse-run --dim): {{.*}}compile-dim-value.mlir:[[@LINE-5]]:8: 'fuse.dim_value' op reads the value of dim 'seq' as data, which
-// HOST-SAME: no input's shape gives
-// GPU-SAME: no GPU kernel takes at run time yet (issue 22)
+// CHECK-SAME: no input's shape gives
 // CHECK-NOT: not elementwise
 // CHECK: exit=1
 
-// MIXED-GPU: error: {{.*}}dim-value-static-fusion.mlir: the kernel compiler needs static dims
-// MIXED-GPU: exit=1
+// The exp over seq x 4 and the dim_value (a tensor<4xi64> of seq, once per
+// binding of the dims: its grid is its 4 elements') take the dim.
+// MIXED-GPU: kernels 3
+// MIXED-GPU-NEXT: kernel 0 fuse_k0_pointwise schedule pointwise iterations seq*4 grid of 1024 per block, at most 4096 block 256 shared 0 dims seq
+// MIXED-GPU: kernel 1 fuse_k1_pointwise schedule pointwise grid 1 block 256 shared 0 dims seq once per binding
+// MIXED-GPU-NEXT: ops 1:dim_value
+// MIXED-GPU: kernel 2 fuse_k2_pointwise schedule pointwise grid 1 block 256 shared 0{{$}}
 
 // BOUND: symbolic dims bound for this run: seq=3
 // BOUND-NOT: not every fusion

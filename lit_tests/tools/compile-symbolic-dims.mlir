@@ -3,8 +3,9 @@
 // with its epilogue: the weight's pack kernel once per binding, the matmul
 // an iteration per row, its scratch a constant beside its result's bytes. A
 // matmul whose columns are symbolic (attention's scores) is refused by the
-// host, naming the dims, and the GPU refuses every symbolic module at the
-// kernel compiler's entry, before any pass runs. A module fused already too.
+// host, naming the dims, and the GPU refuses the matmul fusion, naming its
+// schedule (its pointwise and row kernels take the dims at run time:
+// codegen/gpu-symbolic-*.mlir). A module fused already too.
 
 // RUN: rm -rf %t.host %t.fused && fuse-compile %s --target=host -o %t.host
 // RUN: FileCheck %s --check-prefix=HOST < %t.host/bundle.txt
@@ -21,7 +22,7 @@
 // HOST: arena planned per binding of the dims
 // HOST-NEXT: arena#0 tensor %{{[0-9]+}} bytes batch*sequence*256+16384
 // SCORES: the matmul fusion fuse_k0 (first op fuse.matmul) needs a static value of dims 'batch', 'sequence': its kernel's code depends on the dim's value; only pointwise, gather and row-reduction kernels, matmuls whose rows (M) alone are symbolic, and attention over a runtime length take the dims at run time yet (issue 22): bind the dims first (bindDims, fuse-run --dim)
-// CHECK: the kernel compiler needs static dims, but dim 0 (batch) of tensor 0 (x), tensor<?{batch}x?{sequence}x64xf32>, is symbolic; code generation on symbolic dims is not implemented yet (issue 22): bind the dims (bindDims) first
+// CHECK: the matmul fusion fuse_k0 needs a static value of dims 'batch', 'sequence': the GPU compiler has no matmul kernel that takes the dims at run time; only pointwise kernels (gathers and concats among them) and row-reduction kernels whose rows alone are symbolic take them yet (issue 22): bind the dims first (bindDims, fuse-run --dim)
 
 func.func @layer(%x: tensor<?x?x64xf32, #fuse.dims<batch, sequence>> {fuse.name = "x"},
                  %w: tensor<64x64xf32>, %b: tensor<64xf32>)

@@ -165,17 +165,18 @@ static bool namesGraphSymbols(const Graph &graph, const DimExpr &expr) {
   return true;
 }
 
-/// A kernel's dims array (KernelAbi.h, "Runtime dims"): only a host
-/// kernel's; in a symbolic bundle each entry a symbol of the graph, once,
-/// and no values yet; in a bound one a value >= 0 per entry.
+/// A kernel's dims (KernelAbi.h, "Runtime dims"): a host kernel's dims
+/// array or a GPU kernel's dims parameters; in a symbolic bundle each entry
+/// a symbol of the graph, once, and no values yet; in a bound one a value
+/// >= 0 per entry.
 static Status verifyRuntimeDims(const Bundle &bundle,
                                 const BundleKernel &kernel,
                                 const std::string &where) {
   if (kernel.runtimeDims.empty() && kernel.dimValues.empty())
     return Status::success();
-  if (kernel.payloadKind != PayloadKind::HostSharedObject)
+  if (kernel.payloadKind == PayloadKind::None)
     return bundleError(where + " reads dims at run time, but only host "
-                               "kernels take a dims array");
+                               "and GPU kernels take dims");
   for (size_t i = 0; i < kernel.runtimeDims.size(); ++i)
     if (std::find(kernel.runtimeDims.begin(), kernel.runtimeDims.begin() + i,
                   kernel.runtimeDims[i]) != kernel.runtimeDims.begin() + i)

@@ -323,6 +323,13 @@ Status bindKernelsAndArena(
                            std::to_string(*iterations) + " iterations");
     kernel.launch.iterations = *iterations;
     kernel.symbolicIterations.reset();
+    // A GPU kernel's grid: the blocks of its iterations (KernelAbi.h,
+    // "Runtime dims").
+    if (Target{kernel.target}.isCuda()) {
+      kernel.launch.gridX = gpuGridBlocks(
+          kernel.launch.iterations, kernel.launch.grain, kernel.launch.gridX);
+      kernel.launch.grain = 1;
+    }
   }
 
   // Kernels that read dims divide positions exactly only below 2^31

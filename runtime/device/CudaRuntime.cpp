@@ -660,8 +660,8 @@ std::optional<int> smVersion(const std::string &target) {
 
 /// Launches `launch` on `stream` for `submission`: its bindings, then its
 /// error record (the next `nextRecord` words of the submission's block),
-/// as the parameters; with `timed`, between an event pair (a timing event
-/// that fails to record costs the timing, not the work).
+/// then its dims' values, as the parameters; with `timed`, between an event
+/// pair (a timing event that fails to record costs the timing, not the work).
 CUresult launchKernel(cuda::Stream &stream, cuda::Submission &submission,
                       const detail::LaunchCommand &launch, bool timed,
                       uint64_t &nextRecord) {
@@ -683,6 +683,11 @@ CUresult launchKernel(cuda::Stream &stream, cuda::Submission &submission,
   std::vector<void *> params;
   for (CUdeviceptr &pointer : pointers)
     params.push_back(&pointer);
+  // Then the dims of the bound bundle by value (KernelAbi.h, "Runtime
+  // dims"): the executable holds them while the launch is enqueued
+  // (cuLaunchKernel copies the parameters).
+  for (const int64_t &dim : checks.dims)
+    params.push_back(const_cast<int64_t *>(&dim));
   std::optional<std::pair<CUevent, CUevent>> timing;
   if (timed) {
     DeviceResult<CUevent> start = stream.takeEvent(true);

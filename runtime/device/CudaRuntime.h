@@ -14,7 +14,8 @@
 // - Kernels: one module per distinct PTX text (JIT-compiled by the driver
 //   with cuModuleLoadDataEx, its error log in the error) or cubin, cached
 //   for the runtime's context; cuLaunchKernel with the bound device pointers
-//   as the parameters, in binding order (KernelAbi.h).
+//   as the parameters, in binding order, then the error record and the
+//   values of the kernel's dims (KernelAbi.h).
 // - Streams: one CUDA stream each, with a thread that observes completion
 //   (cuEventQuery on the event recorded after each submission; NOT_READY is
 //   pending) and makes fences terminal in order. Kernel timing uses an event

@@ -83,8 +83,9 @@ struct BorrowedHostBuffer final : BufferObject {
 struct KernelChecks {
   std::string kernel;
   std::vector<GatherRange> gathers;
-  /// The values of the kernel's dims array (BundleKernel::dimValues),
-  /// passed at `buffers[-2]` (KernelAbi.h, "Runtime dims"); empty: none.
+  /// The values of the kernel's dims (BundleKernel::dimValues), passed at
+  /// `buffers[-2]` to a host kernel and as parameters after the error
+  /// record to a GPU kernel (KernelAbi.h, "Runtime dims"); empty: none.
   std::vector<int64_t> dims;
 
   /// The words of the record.

@@ -60,8 +60,17 @@ inline constexpr unsigned kErrorRecordWordsPerCheck = 2;
 /// different values of the dims and requiring the same code
 /// (KernelCompiler.cpp, "Symbolic fusions"), and refuses, naming the dim, a
 /// schedule whose code still depends on a dim's value (a matmul's N, a row
-/// length): the caller then binds that dim before compiling. GPU kernels
-/// take no dims array yet.
+/// length): the caller then binds that dim before compiling.
+///
+/// GPU kernels (pointwise, gather and concat, and row reductions whose rows
+/// alone are symbolic) take the dims by value: one int64 parameter per
+/// entry of BundleKernel::runtimeDims, in that order, after their bindings
+/// and their error record; every kernel of a fusion emitted for runtime
+/// dims takes all of the fusion's dims. Their loops are grid- and
+/// block-stride loops over an extent they compute from the dims, so any
+/// grid is correct: a symbolic bundle records in LaunchConfig::gridX the
+/// most blocks and in LaunchConfig::grain the iterations per block, and
+/// bindBundle sets the grid of the bound iterations (gpuGridBlocks).
 ///
 /// Such a kernel divides positions by runtime sizes with a multiply and a
 /// shift, exact below 2^31 (compiler/common/AffineIndexMap.h,
@@ -75,6 +84,16 @@ namespace fuse {
 inline constexpr std::int64_t kMaxRuntimeDimsElements =
     (std::int64_t(1) << 31) - (std::int64_t(1) << 16);
 
+/// The blocks of a GPU launch over `iterations` items, `perBlock` a block:
+/// at least one, at most `maxBlocks` (the kernels stride over the rest).
+inline uint32_t gpuGridBlocks(int64_t iterations, int64_t perBlock,
+                              uint32_t maxBlocks) {
+  int64_t blocks = perBlock > 0 ? (iterations + perBlock - 1) / perBlock : 1;
+  if (blocks < 1)
+    return 1;
+  return blocks > int64_t(maxBlocks) ? maxBlocks : uint32_t(blocks);
+}
+
 /// How a kernel is launched. GPU kernels use the grid, block and shared
 /// memory (bare device pointers as parameters, in binding order); host
 /// kernels use the iteration count and grain. Plain integers so the bundle
@@ -87,6 +106,8 @@ struct LaunchConfig {
   int64_t iterations = 0;
   /// Host: every chunk but the last starts and ends on a multiple of the
   /// grain, so a kernel's vector body and scalar tail split as compiled.
+  /// GPU, in a symbolic bundle (see "Runtime dims"): the iterations per
+  /// block, gridX the most blocks.
   int64_t grain = 1;
 
   friend bool operator==(const LaunchConfig &, const LaunchConfig &) = default;

@@ -124,7 +124,15 @@ void printSummary(const Compilation &compilation, llvm::raw_ostream &os) {
     else if (kernel.payloadKind == PayloadKind::HostSharedObject)
       os << " iterations " << kernel.launch.iterations << " grain "
          << kernel.launch.grain;
-    else {
+    else if (kernel.symbolicIterations) {
+      // A GPU kernel of a symbolic bundle: its grid is bound with the dims
+      // (KernelAbi.h, "Runtime dims").
+      const LaunchConfig &launch = kernel.launch;
+      os << " iterations " << kernel.symbolicIterations->toString()
+         << " grid of " << launch.grain << " per block, at most "
+         << launch.gridX << " block " << launch.blockX << " shared "
+         << launch.sharedMemoryBytes;
+    } else {
       const LaunchConfig &launch = kernel.launch;
       os << " grid " << launch.gridX;
       if (launch.gridY != 1 || launch.gridZ != 1)
@@ -132,6 +140,9 @@ void printSummary(const Compilation &compilation, llvm::raw_ostream &os) {
       os << " block " << launch.blockX << " shared "
          << launch.sharedMemoryBytes;
     }
+    if (kernel.payloadKind != PayloadKind::HostSharedObject)
+      for (size_t i = 0; i < kernel.runtimeDims.size(); ++i)
+        os << (i ? "," : " dims ") << kernel.runtimeDims[i];
     if (kernel.perBinding) {
       os << " once per binding";
       for (size_t i = 0; i < kernel.bindingInputs.size(); ++i)

@@ -4,6 +4,7 @@
 // Numerics run where a CUDA runtime is present, not here.
 
 #include "compiler/gpu/GpuCompiler.h"
+#include "runtime/cache/SymbolicBundle.h"
 
 #include <gtest/gtest.h>
 
@@ -479,6 +480,137 @@ TEST_P(GpuCodegen, CubinPayloadWhereAsked) {
   ASSERT_GE(kernel.payload.size(), 4u);
   EXPECT_EQ(kernel.payload[0], 0x7f);
   EXPECT_EQ(kernel.payload[1], 'E');
+}
+
+/// A symbolic softmax over rows of 1000 and a pointwise tail (issue 22):
+/// `$T` the rows type over (batch, sequence), `$R` its row-reduced type.
+std::string symbolicRows() {
+  std::string text = R"mlir(
+func.func @rows(%x: $T, %b: tensor<1000xf32>) -> ($T, $T) {
+  %bb = fuse.broadcast %b, dims = [2] : tensor<1000xf32> -> $T
+  %y = fuse.add %x, %bb : $T
+  %t = fuse.tanh %y : $T
+  %m = fuse.reduce max %t dims = [2] keep_dims : $T -> $R
+  %mb = fuse.broadcast %m, dims = [0, 1, 2] : $R -> $T
+  %d = fuse.sub %t, %mb : $T
+  %e = fuse.exp %d : $T
+  %s = fuse.reduce sum %e dims = [2] keep_dims : $T -> $R
+  %sb = fuse.broadcast %s, dims = [0, 1, 2] : $R -> $T
+  %p = fuse.div %e, %sb : $T
+  return %t, %p : $T, $T
+}
+)mlir";
+  auto replace = [&](const std::string &from, const std::string &to) {
+    for (size_t at = text.find(from); at != std::string::npos;
+         at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+  };
+  replace("$T", "tensor<?x?x1000xf32, #fuse.dims<batch, sequence>>");
+  replace("$R", "tensor<?x?x1xf32, #fuse.dims<batch, sequence>>");
+  return text;
+}
+
+/// Issue 22: the GPU compiles pointwise and row kernels over symbolic
+/// (batch, sequence) once. Each takes the dims by value after its bindings
+/// (KernelAbi.h, "Runtime dims"), and its grid is bound with them: the
+/// bundle records the most blocks and the iterations per block, and
+/// bindBundle gives two bindings their own grids and dims' values with the
+/// same PTX.
+TEST_P(GpuCodegen, SymbolicRowsAndPointwiseCompileOnce) {
+  requireToolkit();
+  Expected<Compilation> compiled =
+      compiler().compileSource(symbolicRows(), target(), CompileOptions{});
+  ASSERT_TRUE(compiled.ok()) << compiled.message();
+  const Bundle &bundle = compiled->bundle;
+  ASSERT_TRUE(bundle.isSymbolic());
+  bool rows = false, pointwise = false;
+  for (const BundleKernel &kernel : bundle.kernels) {
+    SCOPED_TRACE(kernel.entry);
+    ASSERT_TRUE(kernel.symbolicIterations);
+    EXPECT_EQ(kernel.runtimeDims,
+              (std::vector<std::string>{"batch", "sequence"}));
+    EXPECT_TRUE(kernel.dimValues.empty());
+    std::string ptx = payloadText(kernel);
+    // Two values after the pointers.
+    EXPECT_NE(ptx.find(".param .u64 " + kernel.entry + "_param_" +
+                       std::to_string(kernel.bindings.size() + 1) + "\n"),
+              std::string::npos)
+        << ptx.substr(0, 800);
+    if (kernel.schedule == ScheduleKind::RowReduction) {
+      rows = true;
+      EXPECT_EQ(kernel.symbolicIterations->toString(), "batch*sequence");
+      EXPECT_EQ(kernel.launch.gridX, 65535u);
+      EXPECT_EQ(kernel.launch.grain, 1);
+    } else if (kernel.schedule == ScheduleKind::Pointwise) {
+      pointwise = true;
+      EXPECT_EQ(kernel.symbolicIterations->toString(), "batch*sequence*1000");
+      EXPECT_EQ(kernel.launch.gridX, 4096u);
+      EXPECT_EQ(kernel.launch.grain, 1024);
+    }
+  }
+  EXPECT_TRUE(rows);
+  // The softmax and its tanh may be one row kernel.
+  (void)pointwise;
+
+  for (auto [batch, sequence] : {std::pair<int64_t, int64_t>{2, 3}, {7, 301}}) {
+    Expected<Bundle> bound =
+        bindBundle(bundle, {{"batch", batch}, {"sequence", sequence}});
+    ASSERT_TRUE(bound.ok()) << bound.message();
+    for (size_t k = 0; k < bound->kernels.size(); ++k) {
+      const BundleKernel &kernel = bound->kernels[k];
+      SCOPED_TRACE(kernel.entry + " at " + std::to_string(batch) + "x" +
+                   std::to_string(sequence));
+      EXPECT_EQ(kernel.dimValues, (std::vector<int64_t>{batch, sequence}));
+      EXPECT_TRUE(kernel.payload.sameBytes(bundle.kernels[k].payload));
+      EXPECT_EQ(kernel.launch.grain, 1);
+      int64_t rowsCount = batch * sequence;
+      if (kernel.schedule == ScheduleKind::RowReduction) {
+        EXPECT_EQ(kernel.launch.iterations, rowsCount);
+        EXPECT_EQ(kernel.launch.gridX, uint32_t(rowsCount));
+      } else {
+        EXPECT_EQ(kernel.launch.iterations, rowsCount * 1000);
+        EXPECT_EQ(kernel.launch.gridX,
+                  uint32_t(std::min<int64_t>((rowsCount * 1000 + 1023) / 1024,
+                                             4096)));
+      }
+    }
+  }
+}
+
+/// Schedules whose GPU kernels take no runtime dims are refused naming the
+/// fusion, its schedule and the dims (the engine binds the dims then); so
+/// is a row kernel whose row length is the symbolic dim.
+TEST_P(GpuCodegen, SymbolicRefusalsNameTheSchedule) {
+  requireToolkit();
+  const char *matmul = R"mlir(
+func.func @mm(%x: tensor<?x64xf32, #fuse.dims<tokens>>, %w: tensor<64x64xf32>)
+    -> tensor<?x64xf32, #fuse.dims<tokens>> {
+  %m = fuse.matmul %x, %w : tensor<?x64xf32, #fuse.dims<tokens>>, tensor<64x64xf32> -> tensor<?x64xf32, #fuse.dims<tokens>>
+  return %m : tensor<?x64xf32, #fuse.dims<tokens>>
+}
+)mlir";
+  Expected<Compilation> compiled =
+      compiler().compileSource(matmul, target(), CompileOptions{});
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_NE(compiled.message().find(
+                "the matmul fusion fuse_k0 needs a static value of dim "
+                "'tokens': the GPU compiler has no matmul kernel that takes "
+                "the dims at run time"),
+            std::string::npos)
+      << compiled.message();
+
+  const char *rowLength = R"mlir(
+func.func @sum(%x: tensor<4x?xf32, #fuse.dims<keys>>) -> tensor<4x1xf32> {
+  %s = fuse.reduce sum %x dims = [1] keep_dims : tensor<4x?xf32, #fuse.dims<keys>> -> tensor<4x1xf32>
+  return %s : tensor<4x1xf32>
+}
+)mlir";
+  compiled = compiler().compileSource(rowLength, target(), CompileOptions{});
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_NE(compiled.message().find("fusion fuse_k0 (first op fuse.reduce) "
+                                    "needs a static value of dim 'keys'"),
+            std::string::npos)
+      << compiled.message();
 }
 
 TEST_P(GpuCodegen, NotAGpuTarget) {

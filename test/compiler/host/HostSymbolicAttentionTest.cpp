@@ -361,11 +361,10 @@ TEST_F(HostSymbolicAttention, VerifyBundleRefusesABadDimsRecord) {
   EXPECT_NE(refusal(*bound, [](BundleKernel &k) { k.dimValues = {-7}; })
                 .find("not a size"),
             std::string::npos);
-  EXPECT_NE(
-      refusal(*bound,
-              [](BundleKernel &k) { k.payloadKind = PayloadKind::PtxText; })
-          .find("only host kernels take a dims array"),
-      std::string::npos);
+  EXPECT_NE(refusal(*bound,
+                    [](BundleKernel &k) { k.payloadKind = PayloadKind::None; })
+                .find("only host and GPU kernels take dims"),
+            std::string::npos);
 }
 
 /// verifyBundle's message for `bundle`, "accepted" where it passes.

@@ -18,6 +18,7 @@
 #include "CudaTestSupport.h"
 #include "RuntimeCalls.h"
 
+#include "runtime/cache/SymbolicBundle.h"
 #include "runtime/device/CudaRuntime.h"
 #include "runtime/device/HostRuntime.h"
 #include "runtime/device/ReferenceRuntime.h"
@@ -741,6 +742,78 @@ TEST_F(CudaRuntimeTest, CompiledKernelsMatchTheReferenceRuntime) {
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < got.size(); ++i)
       ASSERT_NEAR(got[i], want[i], 1e-5f + 1e-5f * std::fabs(want[i])) << i;
+  }
+}
+
+/// Issue 22: one symbolic bundle (the compiler's tanh over symbolic batch
+/// and sequence, its dims by value after its bindings) bound to two sets of
+/// values: the first binding is loaded, the second rebound from it (the
+/// same module). Each launch gets its binding's grid and, after its two
+/// pointers, the values of batch and sequence; on a GPU each run matches
+/// the reference runtime.
+TEST_F(CudaRuntimeTest, ASymbolicBundleLaunchesWithEachBindingsDimsAndGrid) {
+  auto runtime = make();
+  ASSERT_TRUE(runtime);
+  Bundle symbolic = test::compiledSymbolicTanhBundle();
+  ASSERT_TRUE(symbolic.isSymbolic());
+  Stream stream = *runtime->createStream();
+  std::optional<Executable> first;
+  struct Binding {
+    int64_t batch, sequence;
+    uint32_t grid;
+  };
+  // 2*3*64 elements: one block; 5*307*64 = 98240: 96 blocks of 1024.
+  for (const Binding &binding :
+       {Binding{2, 3, 1}, Binding{5, 307, 96}, Binding{2, 3, 1}}) {
+    SCOPED_TRACE(std::to_string(binding.batch) + "x" +
+                 std::to_string(binding.sequence));
+    Expected<Bundle> bound = bindBundle(
+        symbolic, {{"batch", binding.batch}, {"sequence", binding.sequence}});
+    ASSERT_TRUE(bound.ok()) << bound.message();
+    const BundleKernel &kernel = bound->kernels[0];
+    EXPECT_EQ(kernel.launch.gridX, binding.grid);
+    EXPECT_EQ(kernel.dimValues,
+              (std::vector<int64_t>{binding.batch, binding.sequence}));
+    DeviceResult<Executable> executable =
+        first ? runtime->rebind(*first, *bound) : runtime->load(*bound);
+    ASSERT_TRUE(executable.ok()) << executable.error().message;
+    if (!first)
+      first = *executable;
+    std::vector<float> x =
+        randomFloats(31, size_t(binding.batch * binding.sequence * 64));
+    for (size_t j = 0; j < x.size(); j += 3)
+      x[j] = -4 * x[j];
+    std::vector<TensorBytes> inputs = {toBytes(x)};
+    int launchesBefore = fake ? fake->launchCount() : 0;
+    int modulesBefore = fake ? fake->callCount("cuModuleLoadDataEx") : 0;
+    DeviceResult<std::vector<TensorBytes>> outputs =
+        runBundle(*runtime, *bound, *executable, stream, inputs);
+    ASSERT_TRUE(outputs.ok()) << outputs.error().message;
+    if (fake) {
+      // The rebound executable loads no module again.
+      EXPECT_EQ(fake->callCount("cuModuleLoadDataEx"), modulesBefore);
+      ASSERT_EQ(fake->launchCount(), launchesBefore + 1);
+      FakeCudaLaunch launch{};
+      ASSERT_TRUE(fake->getLaunch(launchesBefore, &launch));
+      EXPECT_EQ(launch.name, kernel.entry);
+      EXPECT_EQ(launch.grid[0], binding.grid);
+      EXPECT_EQ(launch.block[0], 256u);
+      ASSERT_EQ(launch.paramCount, 4);
+      EXPECT_EQ(launch.pointerMask, 0x3u);
+      EXPECT_NE(launch.params[0], launch.params[1]);
+      EXPECT_EQ(launch.params[2], uint64_t(binding.batch));
+      EXPECT_EQ(launch.params[3], uint64_t(binding.sequence));
+      continue;
+    }
+    ReferenceRuntime reference;
+    DeviceResult<std::vector<TensorBytes>> expected =
+        runBundle(reference, makeReferenceBundle(bound->graph), inputs);
+    ASSERT_TRUE(expected.ok()) << expected.error().message;
+    std::vector<float> got = fromBytes<float>((*outputs)[0]);
+    std::vector<float> want = fromBytes<float>((*expected)[0]);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], 1e-6f + 1e-5f * std::fabs(want[i])) << i;
   }
 }
 

@@ -247,4 +247,30 @@ Bundle compiledAttentionBundle() {
   return bundle;
 }
 
+Bundle compiledSymbolicTanhBundle() {
+  static const char *ptx =
+#include "CompiledSymbolicTanhSm80.inc"
+      ;
+  GraphBuilder builder;
+  TensorId x = builder.input(TensorType{ElementType::F32, {1, 1, 64}}, "x");
+  builder.output(builder.tanh(x), "y");
+  Graph graph = *builder.finish();
+  // Its first two dims symbolic.
+  std::int64_t batch = graph.dims.symbol("batch");
+  std::int64_t sequence = graph.dims.symbol("sequence");
+  for (Tensor &tensor : graph.tensors) {
+    tensor.type.shape[0] = batch;
+    tensor.type.shape[1] = sequence;
+  }
+  Bundle bundle = compiledBundle(graph, "fuse_k0_pointwise", ptx,
+                                 ScheduleKind::Pointwise, 4096, 256);
+  BundleKernel &kernel = bundle.kernels[0];
+  kernel.launch.grain = 1024;
+  kernel.runtimeDims = {"batch", "sequence"};
+  kernel.symbolicIterations = *DimExpr::mul(
+      *DimExpr::mul(DimExpr::symbol("batch"), DimExpr::symbol("sequence")),
+      DimExpr::constant(64));
+  return bundle;
+}
+
 } // namespace fuse::test

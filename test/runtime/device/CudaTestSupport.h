@@ -79,6 +79,12 @@ Bundle compiledComputedGatherBundle();
 /// (ops 0-10): one GPU attention kernel, 4 blocks of 256 threads
 /// (CompiledAttentionSm80.inc).
 Bundle compiledAttentionBundle();
+/// y = tanh(x) over f32[batch, sequence, 64], a symbolic bundle (issue 22)
+/// around the compiler's pointwise kernel that takes the dims by value after
+/// its bindings (CompiledSymbolicTanhSm80.inc): iterations
+/// batch*sequence*64, 1024 a block, at most 4096 blocks (KernelAbi.h,
+/// "Runtime dims"). Bind it (bindBundle) before loading it.
+Bundle compiledSymbolicTanhBundle();
 
 } // namespace fuse::test
 

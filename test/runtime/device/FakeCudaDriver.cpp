@@ -15,6 +15,7 @@
 
 #include <cuda.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -52,6 +53,9 @@ struct FakeStream {
 struct FakeFunction {
   std::string name;
   int paramCount = -1;
+  /// Per parameter of a PTX `.entry`: whether it is a pointer (`.ptr`), as
+  /// bindings and the error record are; the others are values (dims).
+  std::vector<bool> pointers;
   unsigned maxDynamicSharedBytes = 48 * 1024;
 };
 
@@ -224,9 +228,11 @@ bool isIdentifier(char c) {
          (c >= '0' && c <= '9') || c == '_' || c == '$';
 }
 
-/// The `.entry` kernels of a PTX text and how many `.param`s each takes.
-std::map<std::string, int> ptxEntries(const std::string &text) {
-  std::map<std::string, int> entries;
+/// The `.entry` kernels of a PTX text and, per `.param` each takes,
+/// whether it is a pointer: marked `.ptr` (as the NVVM backend marks a
+/// kernel's global pointers), or any parameter of an entry that marks none.
+std::map<std::string, std::vector<bool>> ptxEntries(const std::string &text) {
+  std::map<std::string, std::vector<bool>> entries;
   size_t at = 0;
   while ((at = text.find(".entry", at)) != std::string::npos) {
     at += 6;
@@ -239,15 +245,22 @@ std::map<std::string, int> ptxEntries(const std::string &text) {
     if (end == begin)
       continue;
     std::string name = text.substr(begin, end - begin);
-    int params = 0;
+    std::vector<bool> params;
     size_t open = text.find_first_not_of(" \t\r\n", end);
     if (open != std::string::npos && text[open] == '(') {
       size_t close = text.find(')', open);
       std::string list = text.substr(open, close - open);
       for (size_t p = 0; (p = list.find(".param", p)) != std::string::npos;
-           p += 6)
-        ++params;
+           p += 6) {
+        size_t next = list.find(".param", p + 6);
+        params.push_back(list.substr(p, next - p).find(".ptr") !=
+                         std::string::npos);
+      }
     }
+    // PTX that marks no pointer (hand-written, or nvcc's) passes only
+    // pointers, as the kernel ABI's bindings are.
+    if (std::find(params.begin(), params.end(), true) == params.end())
+      params.assign(params.size(), true);
     entries[name] = params;
     at = end;
   }
@@ -507,7 +520,7 @@ CUresult cuModuleLoadDataEx(CUmodule *module, const void *image,
     return CUDA_ERROR_INVALID_VALUE;
   auto fake = std::make_unique<FakeModule>();
   const char *bytes = static_cast<const char *>(image);
-  std::map<std::string, int> entries;
+  std::map<std::string, std::vector<bool>> entries;
   if (std::memcmp(bytes,
                   "\x7f"
                   "ELF",
@@ -557,7 +570,8 @@ CUresult cuModuleLoadDataEx(CUmodule *module, const void *image,
   for (auto &[name, params] : entries) {
     auto function = std::make_unique<FakeFunction>();
     function->name = name;
-    function->paramCount = params;
+    function->paramCount = int(params.size());
+    function->pointers = params;
     fake->functions[name] = std::move(function);
   }
   *module = reinterpret_cast<CUmodule>(fake.get());
@@ -653,27 +667,36 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int gridDimX,
   launch.sharedMemoryBytes = sharedMemBytes;
   launch.paramCount = kernel->paramCount;
   launch.stream = reinterpret_cast<uint64_t>(fake);
-  for (int i = 0; i < kernel->paramCount && i < 16; ++i)
+  // The last pointer parameter (the error record of a kernel that takes
+  // one); -1 where none is.
+  int lastPointer = -1;
+  for (int i = 0; i < kernel->paramCount && i < 16; ++i) {
     std::memcpy(&launch.params[i], kernelParams[i], sizeof(uint64_t));
+    bool pointer = kernel->pointers[size_t(i)];
+    launch.pointerMask |= pointer ? 1u << i : 0u;
+    if (pointer)
+      lastPointer = i;
+  }
   s.launches.push_back(launch);
 
   std::string name = kernel->name;
-  submit(s, fake, [&s, fake, launch, name] {
-    // Every parameter is a device pointer (the kernel ABI): a kernel that
-    // ran would fault on one outside live memory.
+  submit(s, fake, [&s, fake, launch, name, lastPointer] {
+    // Every pointer parameter is a device pointer (the kernel ABI; the
+    // dims after them are values): a kernel that ran would fault on one
+    // outside live memory.
     for (int i = 0; i < launch.paramCount && i < 16; ++i)
-      if (!inside(s, launch.params[i], 1) && !fake->pendingError)
+      if ((launch.pointerMask >> i & 1) && !inside(s, launch.params[i], 1) &&
+          !fake->pendingError)
         fake->pendingError = CUDA_ERROR_ILLEGAL_ADDRESS;
     auto failing = s.failingKernels.find(name);
     if (failing != s.failingKernels.end() && !fake->pendingError)
       fake->pendingError = failing->second;
     auto reporting = s.reportingKernels.find(name);
-    if (reporting != s.reportingKernels.end() && launch.paramCount > 0 &&
+    if (reporting != s.reportingKernels.end() && lastPointer >= 0 &&
         !fake->pendingError) {
       int64_t words[2] = {reporting->second.first, reporting->second.second};
-      std::memcpy(reinterpret_cast<void *>(
-                      launch.params[std::min(launch.paramCount, 16) - 1]),
-                  words, sizeof(words));
+      std::memcpy(reinterpret_cast<void *>(launch.params[lastPointer]), words,
+                  sizeof(words));
     }
   });
   return CUDA_SUCCESS;

@@ -31,6 +31,10 @@ struct FakeCudaLaunch {
   /// whose parameters the fake cannot see); each read as 8 bytes.
   int paramCount;
   std::uint64_t params[16];
+  /// Bit i: parameter i is a pointer (a binding or the error record: marked
+  /// `.ptr` in the PTX, or any parameter of an entry that marks none); the
+  /// others are values (a kernel's dims).
+  unsigned pointerMask;
   /// Opaque stream handle, to tell streams apart.
   std::uint64_t stream;
 };
@@ -49,8 +53,8 @@ void fakeCudaInjectFailure(const char *entry, int skip, int times, int result);
 void fakeCudaFailKernel(const char *name, int result);
 
 /// Launches of kernel `name` (until reset) write {flag, value} to the
-/// address in their last parameter when they run, as a kernel reports a
-/// failed check in its error record (KernelAbi.h).
+/// address in their last pointer parameter when they run, as a kernel
+/// reports a failed check in its error record (KernelAbi.h).
 void fakeCudaReportFromKernel(const char *name, std::int64_t flag,
                               std::int64_t value);
 
