@@ -100,6 +100,10 @@ std::vector<uint64_t> bindingBytes(const Bundle &bundle,
   return bytes;
 }
 
+static std::string kernelWhere(const Bundle &bundle, std::size_t k) {
+  return "kernel " + std::to_string(k) + " (" + bundle.kernels[k].name + ")";
+}
+
 static Status bundleError(const std::string &message) {
   return Status::error("invalid bundle: " + message);
 }
@@ -109,7 +113,7 @@ static Status bundleError(const std::string &message) {
 /// bindings may name other buffers of its fusion, graph outputs among them,
 /// that it never reads or writes: a binding does not say which.)
 static Status verifyPerBinding(const Bundle &bundle, const BundleKernel &kernel,
-                               const std::string &where) {
+                               std::size_t k) {
   // A symbolic bundle's arena is planned when it is bound: its slices say
   // which are in the bound part.
   const std::vector<SymbolicSlice> &slices = bundle.memoryPlan.symbolicSlices;
@@ -118,8 +122,9 @@ static Status verifyPerBinding(const Bundle &bundle, const BundleKernel &kernel,
                                      [](const auto &s) { return s.bound; })
                        : bundle.memoryPlan.boundBytes != 0;
   if (!boundPart)
-    return bundleError(where + " runs once per binding, but the arena has no "
-                               "bound part for what it writes");
+    return bundleError(kernelWhere(bundle, k) +
+                       " runs once per binding, but the arena has no "
+                       "bound part for what it writes");
   // One that reads no graph input computes from the dims and constants
   // alone (an iota of a symbolic dim): the same for every binding of a
   // bound bundle's inputs.
@@ -129,17 +134,18 @@ static Status verifyPerBinding(const Bundle &bundle, const BundleKernel &kernel,
                     return binding.kind == BindingKind::GraphInput;
                   });
   if (kernel.bindingInputs.empty() && readsGraphInput)
-    return bundleError(where + " runs once per binding but names no input "
-                               "it reads");
+    return bundleError(kernelWhere(bundle, k) +
+                       " runs once per binding but names no input "
+                       "it reads");
   for (std::uint32_t input : kernel.bindingInputs) {
     if (input >= bundle.inputs.size())
-      return bundleError(where + " reads input " + std::to_string(input) +
-                         ", which is out of range");
+      return bundleError(kernelWhere(bundle, k) + " reads input " +
+                         std::to_string(input) + ", which is out of range");
     for (const OutputAlias &alias : bundle.aliases)
       if (alias.input == input)
-        return bundleError(where + " runs once per binding but reads input " +
-                           std::to_string(input) +
-                           ", which a run writes in place");
+        return bundleError(
+            kernelWhere(bundle, k) + " runs once per binding but reads input " +
+            std::to_string(input) + ", which a run writes in place");
   }
   return Status::success();
 }
@@ -170,18 +176,18 @@ static bool namesGraphSymbols(const Graph &graph, const DimExpr &expr) {
 /// a symbol of the graph, once, and no values yet; in a bound one a value
 /// >= 0 per entry.
 static Status verifyRuntimeDims(const Bundle &bundle,
-                                const BundleKernel &kernel,
-                                const std::string &where) {
+                                const BundleKernel &kernel, std::size_t k) {
   if (kernel.runtimeDims.empty() && kernel.dimValues.empty())
     return Status::success();
   if (kernel.payloadKind == PayloadKind::None)
-    return bundleError(where + " reads dims at run time, but only host "
-                               "and GPU kernels take dims");
+    return bundleError(kernelWhere(bundle, k) +
+                       " reads dims at run time, but only host "
+                       "and GPU kernels take dims");
   for (size_t i = 0; i < kernel.runtimeDims.size(); ++i)
     if (std::find(kernel.runtimeDims.begin(), kernel.runtimeDims.begin() + i,
                   kernel.runtimeDims[i]) != kernel.runtimeDims.begin() + i)
-      return bundleError(where + " lists dim '" + kernel.runtimeDims[i] +
-                         "' twice in its dims array");
+      return bundleError(kernelWhere(bundle, k) + " lists dim '" +
+                         kernel.runtimeDims[i] + "' twice in its dims array");
   if (bundle.isSymbolic()) {
     // A symbol, or a sum of terms among the graph's dims named by its text.
     const std::vector<std::string> &symbols = bundle.graph.dims.symbols;
@@ -191,21 +197,22 @@ static Status verifyRuntimeDims(const Bundle &bundle,
           std::none_of(exprs.begin(), exprs.end(), [&](const DimExpr &expr) {
             return expr.terms().size() > 1 && expr.toString() == dim;
           }))
-        return bundleError(where + " reads dim '" + dim +
+        return bundleError(kernelWhere(bundle, k) + " reads dim '" + dim +
                            "', which is no dim of the graph");
     if (!kernel.dimValues.empty())
-      return bundleError(where + " has dim values before its dims are bound");
+      return bundleError(kernelWhere(bundle, k) +
+                         " has dim values before its dims are bound");
     return Status::success();
   }
   if (kernel.dimValues.size() != kernel.runtimeDims.size())
-    return bundleError(where + " has " +
+    return bundleError(kernelWhere(bundle, k) + " has " +
                        std::to_string(kernel.dimValues.size()) +
                        " dim values for " +
                        std::to_string(kernel.runtimeDims.size()) + " dims");
   for (std::int64_t value : kernel.dimValues)
     if (value < 0)
-      return bundleError(where + " has the dim value " + std::to_string(value) +
-                         ", not a size");
+      return bundleError(kernelWhere(bundle, k) + " has the dim value " +
+                         std::to_string(value) + ", not a size");
   return Status::success();
 }
 
@@ -214,10 +221,6 @@ DimBindings BoundDims::bindings() const {
   for (std::size_t i = 0; i < dims.symbols.size() && i < values.size(); ++i)
     bindings[dims.symbols[i]] = values[i];
   return bindings;
-}
-
-static std::string kernelWhere(const Bundle &bundle, std::size_t k) {
-  return "kernel " + std::to_string(k) + " (" + bundle.kernels[k].name + ")";
 }
 
 /// Every recorded axis of a bound bundle's graph (BoundDims::axes) is the
@@ -413,47 +416,47 @@ Status verifyBundle(const Bundle &bundle) {
     return status;
   for (size_t k = 0; k < bundle.kernels.size(); ++k) {
     const BundleKernel &kernel = bundle.kernels[k];
-    std::string where =
-        "kernel " + std::to_string(k) + " (" + kernel.name + ")";
+    // Made only for a message: a decoder verifies its bundle per token.
+    auto where = [&] { return kernelWhere(bundle, k); };
     for (const KernelBinding &binding : kernel.bindings)
       if (boundTensor(bundle, binding) == kInvalidTensor)
-        return bundleError(where + " binds " + std::to_string(binding.index) +
+        return bundleError(where() + " binds " + std::to_string(binding.index) +
                            ", which is out of range");
     if (kernel.perBinding) {
-      if (Status status = verifyPerBinding(bundle, kernel, where); !status.ok())
+      if (Status status = verifyPerBinding(bundle, kernel, k); !status.ok())
         return status;
     } else if (!kernel.bindingInputs.empty()) {
-      return bundleError(where + " names inputs it reads once per binding, "
-                                 "but runs on every run");
+      return bundleError(where() + " names inputs it reads once per binding, "
+                                   "but runs on every run");
     } else if (kernel.dimsDependent) {
-      return bundleError(where + " is marked as depending on the dims once "
-                                 "per binding, but runs on every run");
+      return bundleError(where() + " is marked as depending on the dims once "
+                                   "per binding, but runs on every run");
     }
     for (size_t i = 0; i < kernel.ops.size(); ++i) {
       if (kernel.ops[i] >= graph.ops.size())
-        return bundleError(where + " covers op " +
+        return bundleError(where() + " covers op " +
                            std::to_string(kernel.ops[i]) + "; the graph has " +
                            std::to_string(graph.ops.size()));
       if (i && kernel.ops[i] <= kernel.ops[i - 1])
-        return bundleError(where + " lists its ops out of graph order");
+        return bundleError(where() + " lists its ops out of graph order");
     }
     for (std::uint32_t op : kernel.checkedOps)
       if (op >= graph.ops.size() || (graph.ops[op].kind != OpKind::Gather &&
                                      graph.ops[op].kind != OpKind::Scatter))
-        return bundleError(where + " reports the checks of op " +
+        return bundleError(where() + " reports the checks of op " +
                            std::to_string(op) +
                            ", which is not a gather or a scatter");
     if (kernel.symbolicIterations &&
         (!bundle.isSymbolic() || !kernel.symbolicIterations->isNonNegative() ||
          !namesGraphSymbols(graph, *kernel.symbolicIterations)))
-      return bundleError(where + " has the iteration count " +
+      return bundleError(where() + " has the iteration count " +
                          kernel.symbolicIterations->toString() +
                          ", not a count over the graph's dims");
-    if (Status status = verifyRuntimeDims(bundle, kernel, where); !status.ok())
+    if (Status status = verifyRuntimeDims(bundle, kernel, k); !status.ok())
       return status;
     if (kernel.payloadKind == PayloadKind::None &&
         kernel.schedule != ScheduleKind::ReferenceOnly)
-      return bundleError(where + " has no payload");
+      return bundleError(where() + " has no payload");
   }
   if (Status status = verifyBoundDims(bundle); !status.ok())
     return status;

@@ -37,8 +37,9 @@ dimsFromInputShapes(const Graph &graph,
         "the graph has " + std::to_string(graph.inputs.size()) +
         " inputs, shapes are given for " + std::to_string(shapes.size()));
   DimBindings values;
-  // Where each symbol's value was read, for the message of a disagreement.
-  std::map<std::string, std::string> readFrom;
+  // Where each symbol's value was read (input, dim), for the message of a
+  // disagreement.
+  std::map<std::string, std::pair<std::size_t, std::size_t>> readFrom;
   auto dimWhere = [&](std::size_t i, std::size_t d) {
     return "dim " + std::to_string(d) + " of " + inputName(names, i) + " (" +
            graph.typeString(graph.typeOf(graph.inputs[i])) + ")";
@@ -64,14 +65,15 @@ dimsFromInputShapes(const Graph &graph,
         continue;
       auto [it, added] = values.emplace(*symbol, given);
       if (added) {
-        readFrom[*symbol] = dimWhere(i, d);
+        readFrom[*symbol] = {i, d};
         continue;
       }
       if (it->second != given)
-        return Status::error("the inputs disagree about dim '" + *symbol +
-                             "': " + readFrom[*symbol] + " is " +
-                             std::to_string(it->second) + ", " +
-                             dimWhere(i, d) + " is " + std::to_string(given));
+        return Status::error(
+            "the inputs disagree about dim '" + *symbol + "': " +
+            dimWhere(readFrom[*symbol].first, readFrom[*symbol].second) +
+            " is " + std::to_string(it->second) + ", " + dimWhere(i, d) +
+            " is " + std::to_string(given));
     }
   }
   for (const std::string &symbol : graph.dims.symbols)
@@ -145,8 +147,9 @@ bool isDimCode(const DimTable &table, std::int64_t dim) {
 
 /// The dim codes op `op` of `graph` mentions: in its operands' and
 /// results' types and its attributes' dims (forEachAttributeDim), sorted,
-/// once each.
-std::vector<std::int64_t> opDimCodes(const Graph &graph, const Op &op) {
+/// once each; `inAttributes` is set where an attribute has one.
+std::vector<std::int64_t> opDimCodes(const Graph &graph, const Op &op,
+                                     bool &inAttributes) {
   std::vector<std::int64_t> codes;
   auto add = [&](std::int64_t dim) {
     if (isDimCode(graph.dims, dim))
@@ -158,8 +161,10 @@ std::vector<std::int64_t> opDimCodes(const Graph &graph, const Op &op) {
         for (std::int64_t dim : graph.typeOf(id).shape)
           add(dim);
   AttrMap attributes = op.attributes;
+  std::size_t fromTypes = codes.size();
   forEachAttributeDim(op.kind, attributes,
                       [&](std::int64_t &dim) { add(dim); });
+  inAttributes = codes.size() != fromTypes;
   std::sort(codes.begin(), codes.end());
   codes.erase(std::unique(codes.begin(), codes.end()), codes.end());
   return codes;
@@ -224,8 +229,13 @@ BindingPlan::BindingPlan(std::shared_ptr<const Bundle> bundle)
         }))
       symbolicTensors.push_back(TensorId(t));
   }
-  for (const Op &op : graph.ops)
-    opDims.push_back(opDimCodes(graph, op));
+  for (std::size_t index = 0; index < graph.ops.size(); ++index) {
+    const Op &op = graph.ops[index];
+    bool symbolicAttribute = false;
+    opDims.push_back(opDimCodes(graph, op, symbolicAttribute));
+    if (symbolicAttribute)
+      attributeDimOps.push_back(std::uint32_t(index));
+  }
   // What runtimeDimValue finds by name: a symbol, else a sum among the
   // table's entries named by its text.
   const std::vector<std::string> &symbols = graph.dims.symbols;
@@ -291,6 +301,7 @@ Status bindKernelsAndArena(
   Graph &graph = bound.graph;
   for (std::size_t k = 0; k < bound.kernels.size(); ++k) {
     BundleKernel &kernel = bound.kernels[k];
+    kernel.dimValues.clear();
     for (std::size_t i = 0; i < kernel.runtimeDims.size(); ++i) {
       // runtimeDimValue, with the names looked up once in the plan.
       std::int64_t ref = plan.runtimeDimRefs[k][i];
@@ -312,10 +323,12 @@ Status bindKernelsAndArena(
                              kernel.runtimeDims[i] + "': " + value.message());
       kernel.dimValues.push_back(*value);
     }
-    if (!kernel.symbolicIterations)
+    // From the symbolic bundle's kernel: a reused binding has none left.
+    const std::optional<DimExpr> &symbolicIterations =
+        bundle.kernels[k].symbolicIterations;
+    if (!symbolicIterations)
       continue;
-    Expected<std::int64_t> iterations =
-        kernel.symbolicIterations->evaluate(values);
+    Expected<std::int64_t> iterations = symbolicIterations->evaluate(values);
     if (!iterations.ok())
       return Status::error(prefix + kernel.name + ": " + iterations.message());
     if (*iterations < 0)
@@ -352,7 +365,8 @@ Status bindKernelsAndArena(
   // of fixed size before the others, so that their offsets stay the same
   // from one binding to the next; what is written again follows.
   std::vector<ArenaRequest> requests;
-  for (const SymbolicSlice &slice : memory.symbolicSlices) {
+  // From the symbolic bundle: a reused binding's plan has none left.
+  for (const SymbolicSlice &slice : bundle.memoryPlan.symbolicSlices) {
     Expected<std::int64_t> bytes = slice.bytes.evaluate(values);
     if (!bytes.ok())
       return Status::error(prefix + "the arena slice of tensor " +
@@ -373,34 +387,47 @@ Status bindKernelsAndArena(
 
 } // namespace
 
-Expected<Bundle> bindBundle(const BindingPlan &plan,
-                            const DimBindings &values) {
-  const Bundle &bundle = plan.bundle();
-  if (!bundle.isSymbolic()) {
-    if (!values.empty())
-      return Status::error("the bundle has no symbolic dims to bind");
-    return bundle;
+namespace {
+
+/// A value for a dim the graph does not have, or no size: bindBundle's
+/// first refusals.
+Status checkValues(const Bundle &bundle, const DimBindings &values) {
+  const std::vector<std::string> &symbols = bundle.graph.dims.symbols;
+  for (const auto &[name, value] : values) {
+    if (std::find(symbols.begin(), symbols.end(), name) == symbols.end())
+      return Status::error("binding the bundle's dims: a value is given for "
+                           "dim '" +
+                           name + "', which the graph does not have");
+    if (value < 0)
+      return Status::error("binding the bundle's dims: dim '" + name +
+                           "' is bound to " + std::to_string(value) +
+                           ", expected a size >= 0");
   }
+  return Status::success();
+}
+
+/// bindBundle's work on `bound`, whose symbolic tensors' shapes and
+/// attributeDimOps' attributes are the symbolic bundle's: binds them to
+/// `values`, validates the bound graph, binds the kernels and the arena
+/// and verifies the bundle. `fresh`: `bound` is a copy of the symbolic
+/// bundle (its bound dims are recorded whole), else a binding of it whose
+/// bound dims' table and axes are kept (they do not depend on the values).
+Status bindInPlace(const BindingPlan &plan, const DimBindings &values,
+                   Bundle &bound, bool fresh) {
+  const Bundle &bundle = plan.bundle();
   // The types are bound in place (the bundle keeps its graph's numbering
   // and its iota and dim_value ops, which its kernels compute), then the
   // bound graph is validated as bindDims validates its own (a decoder's
   // step binds once per token: no graph is rebuilt for it).
   std::string prefix = "binding the bundle's dims: ";
-  const std::vector<std::string> &symbols = bundle.graph.dims.symbols;
-  for (const auto &[name, value] : values) {
-    if (std::find(symbols.begin(), symbols.end(), name) == symbols.end())
-      return Status::error(prefix + "a value is given for dim '" + name +
-                           "', which the graph does not have");
-    if (value < 0)
-      return Status::error(prefix + "dim '" + name + "' is bound to " +
-                           std::to_string(value) + ", expected a size >= 0");
-  }
-  Bundle bound = bundle;
   Graph &graph = bound.graph;
+  const DimTable &dims = bundle.graph.dims;
   // What the dims are bound to, kept for verifyBundle.
   BoundDims &record = bound.boundDims;
-  record.dims = bundle.graph.dims;
-  for (const std::string &symbol : record.dims.symbols) {
+  if (fresh)
+    record.dims = dims;
+  record.values.clear();
+  for (const std::string &symbol : dims.symbols) {
     auto value = values.find(symbol);
     if (value == values.end())
       return Status::error(prefix + "dim '" + symbol + "' has no value");
@@ -408,10 +435,10 @@ Expected<Bundle> bindBundle(const BindingPlan &plan,
   }
   Status failed = Status::success();
   // Each dim code evaluated once.
-  const std::vector<DimExpr> &exprs = bundle.graph.dims.exprs;
+  const std::vector<DimExpr> &exprs = dims.exprs;
   std::vector<std::optional<Expected<std::int64_t>>> valueOf(exprs.size());
   auto bind = [&](std::int64_t &dim) {
-    if (dim >= 0 || !bundle.graph.dims.isValidDim(dim))
+    if (dim >= 0 || !dims.isValidDim(dim))
       return;
     std::optional<Expected<std::int64_t>> &known =
         valueOf[std::size_t(-1 - dim)];
@@ -420,9 +447,8 @@ Expected<Bundle> bindBundle(const BindingPlan &plan,
     const Expected<std::int64_t> &value = *known;
     if (!value.ok() || *value < 0) {
       if (failed.ok())
-        failed =
-            Status::error(prefix + "dim " + bundle.graph.dims.dimString(dim) +
-                          " is not a possible size");
+        failed = Status::error(prefix + "dim " + dims.dimString(dim) +
+                               " is not a possible size");
       return;
     }
     dim = *value;
@@ -430,13 +456,15 @@ Expected<Bundle> bindBundle(const BindingPlan &plan,
   for (TensorId t : plan.symbolicTensors) {
     std::vector<std::int64_t> &shape = graph.tensors[t].type.shape;
     for (std::size_t axis = 0; axis < shape.size(); ++axis) {
-      if (shape[axis] < 0 && record.dims.isValidDim(shape[axis]))
+      if (fresh && shape[axis] < 0 && dims.isValidDim(shape[axis]))
         record.axes.push_back({t, std::uint32_t(axis), shape[axis]});
       bind(shape[axis]);
     }
   }
-  for (Op &op : graph.ops)
+  for (std::uint32_t index : plan.attributeDimOps) {
+    Op &op = graph.ops[index];
     forEachAttributeDim(op.kind, op.attributes, bind);
+  }
   if (!failed.ok())
     return failed;
   graph.dims = DimTable();
@@ -454,7 +482,53 @@ Expected<Bundle> bindBundle(const BindingPlan &plan,
     return status;
   if (Status status = verifyBundle(bound); !status.ok())
     return Status::error(prefix + status.message());
+  return Status::success();
+}
+
+} // namespace
+
+Expected<Bundle> bindBundle(const BindingPlan &plan,
+                            const DimBindings &values) {
+  const Bundle &bundle = plan.bundle();
+  if (!bundle.isSymbolic()) {
+    if (!values.empty())
+      return Status::error("the bundle has no symbolic dims to bind");
+    return bundle;
+  }
+  if (Status status = checkValues(bundle, values); !status.ok())
+    return status;
+  Bundle bound = bundle;
+  if (Status status = bindInPlace(plan, values, bound, /*fresh=*/true);
+      !status.ok())
+    return status;
   return bound;
+}
+
+Status rebindBundle(const BindingPlan &plan, const DimBindings &values,
+                    Bundle &bound) {
+  const Bundle &bundle = plan.bundle();
+  const Graph &symbolic = bundle.graph;
+  if (!bundle.isSymbolic())
+    return Status::error("rebindBundle: the bundle has no symbolic dims");
+  // What a binding of this bundle has (the rest is trusted: the caller
+  // made `bound` with bindBundle(plan, ...) and kept it unchanged).
+  if (bound.isSymbolic() ||
+      bound.graph.tensors.size() != symbolic.tensors.size() ||
+      bound.graph.ops.size() != symbolic.ops.size() ||
+      bound.kernels.size() != bundle.kernels.size() ||
+      bound.boundDims.values.size() != symbolic.dims.symbols.size() ||
+      bound.boundDims.dims.exprs.size() != symbolic.dims.exprs.size() ||
+      bound.boundDims.dims.symbols != symbolic.dims.symbols)
+    return Status::error("rebindBundle: the bundle given is no binding of "
+                         "the plan's bundle");
+  if (Status status = checkValues(bundle, values); !status.ok())
+    return status;
+  // What the values decide, back to the symbolic bundle's.
+  for (TensorId t : plan.symbolicTensors)
+    bound.graph.tensors[t].type.shape = symbolic.tensors[t].type.shape;
+  for (std::uint32_t index : plan.attributeDimOps)
+    bound.graph.ops[index].attributes = symbolic.ops[index].attributes;
+  return bindInPlace(plan, values, bound, /*fresh=*/false);
 }
 
 } // namespace fuse

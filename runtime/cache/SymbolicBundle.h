@@ -88,6 +88,10 @@ public:
   std::vector<std::vector<std::int64_t>> runtimeDimRefs;
   /// slicesKeptAcrossDims(bundle()).
   std::vector<bool> keptAcrossDims;
+  /// The ops whose attributes hold a symbolic dim (a slice's sizes, a splat
+  /// constant's shape, dim_value's dim): the only attributes a binding
+  /// changes.
+  std::vector<std::uint32_t> attributeDimOps;
 
   /// Per earlier binding whose bound graph validated (the latest few), the
   /// value of each dim code (by -1 - code; kNoDim where a code was not
@@ -122,6 +126,20 @@ Expected<Bundle> bindBundle(const Bundle &bundle, const DimBindings &values);
 /// mentions), the other ops are inferred at their bound types; where any
 /// check fails, the whole graph is validated for the message.
 Expected<Bundle> bindBundle(const BindingPlan &plan, const DimBindings &values);
+
+/// bindBundle(plan, values) made in `bound` instead of a copy of the
+/// symbolic bundle (a decoder's step reuses the binding it drops): `bound`
+/// must be a binding of `plan`'s bundle that bindBundle(plan, ...) or this
+/// function made, unchanged since, so that only what the values decide is
+/// written again (the symbolic tensors' shapes, the attributes of
+/// attributeDimOps, the kernels' dims arrays and iteration counts, the bound
+/// dims' values and the memory plan); the rest (names, ops, kernels'
+/// payloads) is already the symbolic bundle's. It is validated and verified
+/// as bindBundle's is, with the same messages. A bundle of another shape
+/// (tensor, op or kernel counts, bound axes, dim table) is refused. After a
+/// failure `bound` is no binding: drop it.
+Status rebindBundle(const BindingPlan &plan, const DimBindings &values,
+                    Bundle &bound);
 
 } // namespace fuse
 

@@ -366,8 +366,9 @@ public:
   /// code per bundle (the reference runtime), it loads `bound` as load does.
   DeviceResult<Executable> rebind(const Executable &loaded,
                                   const Bundle &bound);
-  /// rebind of a bundle that bindBundle returned in this process, unchanged
-  /// since: bindBundle ran verifyBundle on it, so rebind does not run it
+  /// rebind of a bundle that bindBundle returned (or rebindBundle made) in
+  /// this process, unchanged since: they ran verifyBundle on it, so rebind
+  /// does not run it
   /// again (a decoder binds once per token). A bundle read from a file or
   /// built otherwise goes through the rebind above.
   DeviceResult<Executable> rebind(const Executable &loaded, const Bundle &bound,

@@ -198,7 +198,7 @@ struct SessionState : std::enable_shared_from_this<SessionState> {
   /// loaded (at most kKeptBindings), by key and dims. Guarded by `mutex`.
   /// A symbolic bundle is kept with its binding plan (BindingPlan).
   std::map<std::string, std::shared_ptr<const BindingPlan>> symbolicBundles;
-  std::vector<std::pair<std::string, std::shared_ptr<const LoadedBundle>>>
+  std::vector<std::pair<std::string, std::shared_ptr<LoadedBundle>>>
       boundBundles;
   /// `canonical`'s bundle from the cache or the compiler (stored in the
   /// cache; a failure to store it is put in `warning`), counted; `mutex`

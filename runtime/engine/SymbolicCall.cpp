@@ -118,29 +118,50 @@ SessionState::loadBound(const BindingPlan &plan, const DimBindings &dims,
     std::lock_guard<std::mutex> lock(mutex);
     for (const auto &[key, loaded] : boundBundles)
       if (key == boundKey)
-        return loaded;
+        return std::shared_ptr<const LoadedBundle>(loaded);
   }
-  Expected<Bundle> bound = bindBundle(plan, dims);
-  if (!bound.ok())
-    return bound.status();
   // Another binding of the bundle shares its code: only the sizes change.
+  // The oldest kept binding, where the session is to drop it and nothing
+  // else holds it, gives its bundle to this one: only what the dims decide
+  // is written again (rebindBundle), the symbolic bundle is not copied.
   std::shared_ptr<const LoadedBundle> sibling;
+  std::shared_ptr<LoadedBundle> dropped;
   {
     std::lock_guard<std::mutex> lock(mutex);
     std::string_view symbolicKey(boundKey.data(), boundKey.find(':') + 1);
+    if (boundBundles.size() >= kKeptBindings &&
+        boundBundles.front().first.starts_with(symbolicKey) &&
+        boundBundles.front().second.use_count() == 1) {
+      dropped = std::move(boundBundles.front().second);
+      boundBundles.erase(boundBundles.begin());
+    }
     for (const auto &[key, loaded] : boundBundles)
       if (key.starts_with(symbolicKey))
         sibling = loaded;
   }
+  Bundle bound;
+  bool rebound = false;
+  if (dropped) {
+    bound = std::move(dropped->bundle);
+    dropped.reset();
+    // Where it fails, bindBundle says why (or binds it afresh).
+    rebound = rebindBundle(plan, dims, bound).ok();
+  }
+  if (!rebound) {
+    Expected<Bundle> fresh = bindBundle(plan, dims);
+    if (!fresh.ok())
+      return fresh.status();
+    bound = fresh.take();
+  }
   device::DeviceResult<device::Executable> executable =
-      sibling ? runtime->rebind(sibling->executable, *bound,
+      sibling ? runtime->rebind(sibling->executable, bound,
                                 device::BoundAndVerified{})
-              : runtime->load(*bound);
+              : runtime->load(bound);
   if (!executable.ok())
     return Status::error("cannot load the bound bundle: " +
                          executable.error().message);
   auto entry = std::make_shared<LoadedBundle>();
-  entry->bundle = bound.take();
+  entry->bundle = std::move(bound);
   entry->executable = std::move(*executable);
   entry->hasPerBindingKernels =
       std::any_of(entry->bundle.kernels.begin(), entry->bundle.kernels.end(),
@@ -211,31 +232,44 @@ Expected<std::vector<Tensor>> callSymbolic(Session &session,
                          " inputs, given " + std::to_string(inputs.size()));
   // Every input computed: blocks pending in any stream are run first.
   std::vector<std::vector<std::int64_t>> shapes;
-  std::vector<std::string> names;
+  shapes.reserve(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const std::shared_ptr<TensorNode> &node = TensorAccess::node(inputs[i]);
-    const std::string &name = graph.tensors[graph.inputs[i]].name;
-    std::string what = "callSymbolic: input " + std::to_string(i) +
-                       (name.empty() ? "" : " ('" + name + "')");
+    // Made only for a message: a decoder's step passes hundreds of inputs.
+    auto what = [&] {
+      const std::string &name = graph.tensors[graph.inputs[i]].name;
+      return "callSymbolic: input " + std::to_string(i) +
+             (name.empty() ? "" : " ('" + name + "')");
+    };
     if (!node)
-      return Status::error(what + " is an invalid tensor handle");
+      return Status::error(what() + " is an invalid tensor handle");
     if (node->session != state)
-      return Status::error(what + " belongs to another session");
+      return Status::error(what() + " belongs to another session");
     if (RecordingStream *owner = node->pending.load(std::memory_order_acquire))
       (void)state->flush(*owner);
     if (node->error)
-      return Status::error(what + " failed: " + *node->error);
+      return Status::error(what() + " failed: " + *node->error);
     if (!node->data)
-      return Status::error(what + " is still pending after a sync");
+      return Status::error(what() + " is still pending after a sync");
     const TensorType &wanted = graph.typeOf(graph.inputs[i]);
     if (node->type.elementType != wanted.elementType ||
         node->type.rank() != wanted.rank())
-      return Status::error(what + " is a " + node->type.toString() +
+      return Status::error(what() + " is a " + node->type.toString() +
                            ", the graph takes a " + wanted.toString());
     shapes.push_back(node->type.shape);
-    names.push_back(name.empty() ? "input " + std::to_string(i) : name);
   }
-  Expected<DimBindings> dims = dimsFromInputShapes(graph, shapes, names);
+  // The inputs' names, for dimsFromInputShapes' message alone.
+  auto inputNames = [&] {
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const std::string &name = graph.tensors[graph.inputs[i]].name;
+      names.push_back(name.empty() ? "input " + std::to_string(i) : name);
+    }
+    return names;
+  };
+  Expected<DimBindings> dims = dimsFromInputShapes(graph, shapes);
+  if (!dims.ok())
+    dims = dimsFromInputShapes(graph, shapes, inputNames());
   if (!dims.ok())
     return Status::error("callSymbolic: " + dims.message());
 

@@ -731,6 +731,36 @@ TEST_F(HostSymbolicDims, ADimValueAndAnIotaAsDataRunFromOneBundle) {
   checkAllLengths(bundle, {{2, 9}});
 }
 
+// rebindBundle (a decoder's step reuses the binding it drops) writes again
+// only what the values decide: the kernels' iteration counts and dims
+// arrays, the arena, the shapes and dim_value's attribute must come out as
+// a fresh binding's.
+TEST_F(HostSymbolicDims, ABindingRewrittenForOtherDimsEqualsAFreshOne) {
+  Expected<Compilation> linear =
+      compiler.compileSource(linearGelu(), target, CompileOptions{});
+  ASSERT_TRUE(linear.ok()) << linear.message();
+  Bundle dimValue = compileOnce(squareSource(kDimValue));
+  ASSERT_FALSE(HasFailure());
+  for (const Bundle *symbolic : {&linear->bundle, &dimValue}) {
+    ASSERT_TRUE(symbolic->isSymbolic());
+    BindingPlan plan(std::make_shared<const Bundle>(*symbolic));
+    Expected<Bundle> first = bindBundle(plan, {{"batch", 1}, {"sequence", 5}});
+    ASSERT_TRUE(first.ok()) << first.message();
+    Bundle reused = first.take();
+    for (auto [batch, sequence] : std::vector<std::pair<int, int>>{
+             {1, 6}, {1, 77}, {3, 2}, {2, 128}, {1, 1}, {1, 5}}) {
+      DimBindings values{{"batch", batch}, {"sequence", sequence}};
+      SCOPED_TRACE(dimBindingsText(values));
+      Status rewritten = rebindBundle(plan, values, reused);
+      ASSERT_TRUE(rewritten.ok()) << rewritten.message();
+      Expected<Bundle> fresh = bindBundle(*symbolic, values);
+      ASSERT_TRUE(fresh.ok()) << fresh.message();
+      EXPECT_TRUE(reused == *fresh);
+      EXPECT_TRUE(verifyBundle(reused).ok());
+    }
+  }
+}
+
 TEST_F(HostSymbolicDims, ALargePointwiseOutputRunsFromOneBundle) {
   Expected<Compilation> compiled =
       compiler.compileSource(squareSource(kHeadsBias), target, {});

@@ -76,5 +76,84 @@ TEST(BindingPlan, ValidatesTheWholeGraphAtItsFirstBinding) {
   EXPECT_EQ(plan.validatedBindings().size(), 1u);
 }
 
+TEST(BindingPlan, ABindingRewrittenForOtherValuesEqualsAFreshOne) {
+  auto bundle = std::make_shared<const Bundle>(sliceBundle());
+  BindingPlan plan(bundle);
+  Expected<Bundle> first = bindBundle(plan, {{"sequence", 8}, {"past", 3}});
+  ASSERT_TRUE(first.ok()) << first.message();
+  Bundle reused = first.take();
+  // Valid and invalid values in turn; after a refusal the bundle is no
+  // binding, so the next rewrite starts from a fresh one.
+  const std::vector<DimBindings> bindings = {
+      {{"sequence", 8}, {"past", 4}},  {{"sequence", 3}, {"past", 9}},
+      {{"sequence", 16}, {"past", 0}}, {{"sequence", 20}, {"past", 4}},
+      {{"sequence", 1}, {"past", 1}},  {{"sequence", 17}, {"past", 5}},
+      {{"sequence", 8}, {"past", 3}}};
+  for (const DimBindings &values : bindings) {
+    SCOPED_TRACE(dimBindingsText(values));
+    Status rewritten = rebindBundle(plan, values, reused);
+    Expected<Bundle> plain = bindBundle(*bundle, values);
+    bool valid = values.at("sequence") <= 16;
+    ASSERT_EQ(plain.ok(), valid) << plain.message();
+    ASSERT_EQ(rewritten.ok(), valid) << rewritten.message();
+    if (valid) {
+      EXPECT_TRUE(reused == *plain);
+      continue;
+    }
+    EXPECT_EQ(rewritten.message(), plain.message());
+    Expected<Bundle> fresh = bindBundle(plan, {{"sequence", 2}, {"past", 2}});
+    ASSERT_TRUE(fresh.ok()) << fresh.message();
+    reused = fresh.take();
+  }
+}
+
+TEST(BindingPlan, RewritingRefusesWhatBindBundleRefuses) {
+  auto bundle = std::make_shared<const Bundle>(sliceBundle());
+  BindingPlan plan(bundle);
+  Expected<Bundle> first = bindBundle(plan, {{"sequence", 8}, {"past", 3}});
+  ASSERT_TRUE(first.ok()) << first.message();
+  for (const DimBindings &values :
+       std::vector<DimBindings>{{{"sequence", 8}},
+                                {{"sequence", 8}, {"past", -1}},
+                                {{"sequence", 8}, {"past", 1}, {"heads", 2}}}) {
+    SCOPED_TRACE(dimBindingsText(values));
+    Bundle reused = *first;
+    Status rewritten = rebindBundle(plan, values, reused);
+    Expected<Bundle> plain = bindBundle(*bundle, values);
+    ASSERT_FALSE(plain.ok());
+    ASSERT_FALSE(rewritten.ok());
+    EXPECT_EQ(rewritten.message(), plain.message());
+  }
+}
+
+TEST(BindingPlan, RewritingRefusesABundleBoundFromAnother) {
+  auto bundle = std::make_shared<const Bundle>(sliceBundle());
+  BindingPlan plan(bundle);
+  // The same graph with one more op: not a binding of the plan's bundle.
+  GraphBuilder b;
+  std::int64_t sequence = b.symbol("sequence");
+  std::int64_t past = b.symbol("past");
+  TensorId table = b.input({ElementType::F32, {16}}, "table");
+  TensorId y = b.input({ElementType::F32, {sequence}}, "y");
+  TensorId z = b.input({ElementType::F32, {past}}, "z");
+  b.output(b.add(b.slice(table, {0}, {sequence}, {1}), y), "sum");
+  b.output(b.neg(b.neg(z)), "twice");
+  Expected<Graph> graph = b.finish();
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  Expected<Bundle> other =
+      bindBundle(makeReferenceBundle(*graph), {{"sequence", 4}, {"past", 2}});
+  ASSERT_TRUE(other.ok()) << other.message();
+  Bundle reused = other.take();
+  Status rewritten = rebindBundle(plan, {{"sequence", 4}, {"past", 3}}, reused);
+  ASSERT_FALSE(rewritten.ok());
+  EXPECT_NE(rewritten.message().find("no binding of the plan's bundle"),
+            std::string::npos)
+      << rewritten.message();
+  // Nor a static bundle, nor the symbolic bundle itself.
+  Bundle symbolic = *bundle;
+  EXPECT_FALSE(
+      rebindBundle(plan, {{"sequence", 4}, {"past", 3}}, symbolic).ok());
+}
+
 } // namespace
 } // namespace fuse
