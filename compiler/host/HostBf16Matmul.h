@@ -12,15 +12,21 @@
 // broadcast pair of A against a vector of B's pairs), sums in f32, and the
 // f32 emitter's epilogue on the sums. Other matmuls stay f32.
 //
-// Measured on the 2-core Xeon (Sapphire Rapids class, AMX and AVX-512 BF16;
-// 2026-12-05, loaded machine, fuse-run --profile 20, 3 alternating rounds):
-// relu(x@W+b) 512x768x3072 f32 41-45 ms, bf16 53-58; 1024^3 f32 25-32,
-// bf16 44-57. A loop of 24 independent vdpbf16ps zmm takes 4-5x the time of
-// one of vfmadd231ps zmm here (twice the products each): about 2.4x fewer
-// products per second, so on this CPU the mode costs speed and buys none.
-// OpenVINO's bf16 uses AMX (tdpbf16ps); B's panels here (pairs of k
-// interleaved per column) are the layout an AMX B tile takes, so a tile
-// kernel could reuse this pack.
+// With CompileOptions::amxTiles (kMatmulAmxAttr) the matmul kernel is AMX
+// tiles instead: K padded to 32 with zeros (in the pack and in A's rows),
+// strips of 128 columns, row blocks of two 16-row A tiles (one of M rows
+// when M <= 16), and per pair of column vectors a 2 x 2 grid of C tiles
+// summed by tdpbf16ps (16 x 16 sums of 32 products each), stored to a stack
+// buffer and handed to the same f32 epilogue. The pack's layout is an AMX B
+// tile's: 16 pairs of k x 16 columns, 64 bytes a row. The kernel is tagged
+// `+avx512bf16+amxbf16`; the host runtime asks the OS for the tile state
+// (arch_prctl) before it runs one.
+//
+// Measured on the 2-core Xeon (Sapphire Rapids class; 2026-12-05, loaded
+// machine, fuse-run --profile): relu(x@W+b) 1024^3 f32 17.8 ms, vdpbf16ps
+// 35.2, AMX 2.4-2.9; 512x768x3072 f32 30.5, vdpbf16ps 41.1, AMX 3.7-3.9.
+// A loop of vdpbf16ps zmm is about 2.4x slower per product than one of
+// vfmadd231ps here, so without AMX the mode costs speed.
 //
 // Internal to compiler/host.
 //

@@ -178,7 +178,8 @@ llvm::cl::opt<std::string> matmulPrecision(
     "matmul-precision",
     llvm::cl::desc("f32 (default) or bf16: matmuls whose B is a weight (a "
                    "graph input) round A and B to bf16 and sum the products "
-                   "in f32 (AVX-512 BF16, host-x86-64-v4); --check then "
+                   "in f32 (AMX tiles where the CPU has them, else AVX-512 "
+                   "BF16; host-x86-64-v4); --check then "
                    "allows 2^-5 of the output's scale per such matmul"),
     llvm::cl::value_desc("f32|bf16"), llvm::cl::init("f32"),
     llvm::cl::cat(runCategory));
