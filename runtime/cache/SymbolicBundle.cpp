@@ -28,6 +28,44 @@ std::string inputName(std::span<const std::string> names, std::size_t i) {
 
 } // namespace
 
+std::string dimRangeText(const std::string &name, const DimRange &range) {
+  return name + "=" + std::to_string(range.lo) + ".." +
+         std::to_string(range.hi);
+}
+
+Status checkDimRanges(const Graph &graph, const DimRanges &ranges) {
+  for (const auto &[name, range] : ranges) {
+    if (std::find(graph.dims.symbols.begin(), graph.dims.symbols.end(), name) ==
+        graph.dims.symbols.end()) {
+      std::string symbols;
+      for (const std::string &symbol : graph.dims.symbols)
+        symbols += (symbols.empty() ? "" : ", ") + symbol;
+      return Status::error("dim range " + dimRangeText(name, range) +
+                           ": the graph has no dim '" + name + "'" +
+                           (symbols.empty() ? " (it has no symbolic dims)"
+                                            : "; its dims are: " + symbols));
+    }
+    if (range.lo < 0 || range.hi < 0)
+      return Status::error("dim range " + dimRangeText(name, range) +
+                           ": a size is never negative");
+    if (range.lo > range.hi)
+      return Status::error("dim range " + dimRangeText(name, range) +
+                           ": its low end is above its high end");
+  }
+  return Status::success();
+}
+
+Status checkDimsInRanges(const DimBindings &values, const DimRanges &ranges) {
+  for (const auto &[name, range] : ranges) {
+    auto it = values.find(name);
+    if (it != values.end() && (it->second < range.lo || it->second > range.hi))
+      return Status::error(
+          "dim '" + name + "' is " + std::to_string(it->second) +
+          ", outside its declared range " + dimRangeText(name, range));
+  }
+  return Status::success();
+}
+
 Expected<DimBindings>
 dimsFromInputShapes(const Graph &graph,
                     std::span<const std::vector<std::int64_t>> shapes,

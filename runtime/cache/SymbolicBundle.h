@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -43,6 +44,27 @@ Expected<DimBindings>
 dimsFromInputShapes(const Graph &graph,
                     std::span<const std::vector<std::int64_t>> shapes,
                     std::span<const std::string> names = {});
+
+/// The values a symbolic dim is declared to take, both ends included
+/// (issue 22: fuse-run's `--dim-range sequence=1..2048`): a binding outside
+/// is refused, and a decoder's arena is sized for the largest
+/// (engine::prepareSymbolic).
+struct DimRange {
+  std::int64_t lo = 0, hi = 0;
+};
+/// Declared ranges, by dim symbol.
+using DimRanges = std::map<std::string, DimRange, std::less<>>;
+
+/// "sequence=1..2048".
+std::string dimRangeText(const std::string &name, const DimRange &range);
+
+/// An error where a range of `ranges` names no dim symbol of `graph` (the
+/// message lists its symbols), has a negative end, or has lo > hi.
+Status checkDimRanges(const Graph &graph, const DimRanges &ranges);
+
+/// An error naming the first dim of `values` outside its range in `ranges`
+/// (its value and the range); dims without a range are not checked.
+Status checkDimsInRanges(const DimBindings &values, const DimRanges &ranges);
 
 /// The value of a kernel's runtime dim `name` (BundleKernel::runtimeDims):
 /// a symbol of `dims`, or a sum of terms among its expressions named by its

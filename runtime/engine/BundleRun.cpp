@@ -42,6 +42,8 @@ public:
   Status encode(std::uint64_t total);
   device::CommandBatch takeBatch() { return std::move(batch); }
   std::uint64_t inPlaceCount() const { return inPlaceOutputs; }
+  /// Whether the bound part of an outgrown kept arena was copied.
+  bool copiedOutgrown() const { return outgrownCopied; }
   std::uint64_t kernelCount() const { return launched; }
   /// After the batch ran: the uploads stay on the device for later blocks,
   /// the arena is kept for the next run where it holds a bound part, and
@@ -78,6 +80,7 @@ private:
   std::vector<device::Buffer> outputBuffers;
   device::Buffer arena;
   bool arenaKept = false;
+  bool outgrownCopied = false;
   /// A kept arena too small for this binding whose bound part is valid: it
   /// is copied into the new arena before the launches.
   device::Buffer outgrown;
@@ -183,7 +186,7 @@ Status BundleRun::encode(std::uint64_t total) {
   if (loaded.arenaBytes && !arenaKept)
     if (Status status = allocate(loaded.arenaBytes, arena); !status.ok())
       return status;
-  if (outgrown.valid() && bundle.memoryPlan.boundBytes)
+  if (outgrown.valid() && bundle.memoryPlan.boundBytes) {
     if (Status status = add(runtime.encodeCopy(
             outgrown, arena,
             device::CopyRegion{
@@ -191,6 +194,8 @@ Status BundleRun::encode(std::uint64_t total) {
                 std::min(outgrown.size(), bundle.memoryPlan.boundBytes)}));
         !status.ok())
       return status;
+    outgrownCopied = true;
+  }
   return encodeLaunches();
 }
 
@@ -317,6 +322,7 @@ SessionState::run(RecordingStream &stream, const LoadedBundle &loaded,
     ++c.submissions;
     c.kernelsLaunched += bundleRun.kernelCount();
     c.inPlaceOutputs += bundleRun.inPlaceCount();
+    c.arenasOutgrown += bundleRun.copiedOutgrown() ? 1 : 0;
   });
   if (!ran.ok()) {
     recoverStream(*runtime, stream);

@@ -58,6 +58,7 @@
 
 #include "runtime/Compiler.h"
 #include "runtime/cache/BundleCache.h"
+#include "runtime/cache/SymbolicBundle.h"
 #include "runtime/ir/Graph.h"
 #include "runtime/ir/Interpreter.h"
 #include "runtime/ir/Status.h"
@@ -147,6 +148,11 @@ struct EngineCounters {
   /// Outputs written in place over an input buffer that no handle referred
   /// to any more (host device, same-shape elementwise kernels only).
   std::uint64_t inPlaceOutputs = 0;
+  /// Runs of a symbolic graph's binding whose kept arena was too small: a
+  /// larger one was allocated and the kept bound part (packed weights)
+  /// copied into it (a declared --dim-range sizes the first for the
+  /// largest dims, so that a decoder's steps copy none).
+  std::uint64_t arenasOutgrown = 0;
   /// Device streams held now: one per thread that ran a block, let go when
   /// the thread exits (its pending block synced first).
   std::uint64_t deviceStreams = 0;
@@ -341,8 +347,8 @@ public:
   const Graph &graph() const;
 
 private:
-  friend Expected<SymbolicGraph> prepareSymbolic(Session &session,
-                                                 const Graph &graph);
+  friend Expected<SymbolicGraph>
+  prepareSymbolic(Session &session, const Graph &graph, DimRanges ranges);
   friend Expected<std::vector<Tensor>>
   callSymbolic(Session &session, const SymbolicGraph &graph,
                std::span<const Tensor> inputs, bool *refused);
@@ -350,8 +356,16 @@ private:
   std::shared_ptr<const Prepared> prepared;
 };
 
-/// `graph` prepared for callSymbolic in `session`.
-Expected<SymbolicGraph> prepareSymbolic(Session &session, const Graph &graph);
+/// `graph` prepared for callSymbolic in `session`. `ranges`: the values its
+/// dims are declared to take (checkDimRanges: an error where one names no
+/// dim of the graph or is no range); a call binding a dim outside its range
+/// is refused before anything runs, and where the bundle keeps an arena
+/// across bindings (per-binding kernels: a decoder's packed weights), the
+/// first binding sizes it for the declared largest values, so that a
+/// binding of larger dims (the next step) takes it as it is rather than
+/// copying it into a larger one.
+Expected<SymbolicGraph> prepareSymbolic(Session &session, const Graph &graph,
+                                        DimRanges ranges = {});
 /// callSymbolic of a prepared graph; an error where it was prepared for
 /// another session.
 Expected<std::vector<Tensor>> callSymbolic(Session &session,

@@ -215,9 +215,11 @@ struct SessionState : std::enable_shared_from_this<SessionState> {
   /// `plan`'s bundle bound to `dims` and loaded (kept by `boundKey`, the
   /// symbolic bundle's key, ':' and the dims): the code of another kept
   /// binding of it is shared (DeviceRuntime::rebind), not loaded again.
+  /// `minArenaBytes`: where it has per-binding kernels, its arena is at
+  /// least that large (the peak at the declared largest dims).
   Expected<std::shared_ptr<const LoadedBundle>>
   loadBound(const BindingPlan &plan, const DimBindings &dims,
-            const std::string &boundKey);
+            const std::string &boundKey, std::uint64_t minArenaBytes = 0);
   /// Syncs `stream`: its mutex must be held.
   Status flushLocked(RecordingStream &stream);
   Status flush(RecordingStream &stream) {

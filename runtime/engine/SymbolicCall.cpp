@@ -113,7 +113,8 @@ SessionState::findOrCompileSymbolic(const Graph &canonical,
 
 Expected<std::shared_ptr<const LoadedBundle>>
 SessionState::loadBound(const BindingPlan &plan, const DimBindings &dims,
-                        const std::string &boundKey) {
+                        const std::string &boundKey,
+                        std::uint64_t minArenaBytes) {
   {
     std::lock_guard<std::mutex> lock(mutex);
     for (const auto &[key, loaded] : boundBundles)
@@ -169,6 +170,8 @@ SessionState::loadBound(const BindingPlan &plan, const DimBindings &dims,
   entry->arenaBytes = entry->bundle.memoryPlan.peakBytes;
   if (sibling)
     adoptBoundArena(plan, *sibling, *entry);
+  if (entry->hasPerBindingKernels)
+    entry->arenaBytes = std::max(entry->arenaBytes, minArenaBytes);
   std::lock_guard<std::mutex> lock(mutex);
   if (boundBundles.size() >= kKeptBindings)
     boundBundles.erase(boundBundles.begin());
@@ -182,18 +185,54 @@ struct SymbolicGraph::Prepared {
   Graph canonical;
   BundleKey key;
   std::string keyHex;
+  DimRanges ranges;
+  /// declaredArenaBytes' value (worked out at the first call).
+  mutable std::once_flag arenaOnce;
+  mutable std::uint64_t declaredArena = 0;
 };
+
+namespace {
+
+/// The arena of `plan`'s bundle bound to the declared largest values of
+/// the dims (`ranges`) (the others at `dims`, the first call's), worked out
+/// once: 0 where no range is declared, the bundle has no per-binding
+/// kernels (no arena is kept across bindings), or that binding fails. An
+/// arena that size is a hint only: a binding whose plan needs more (first
+/// fit need not grow with the dims) gets a larger one, as without it.
+std::uint64_t declaredArenaBytes(const DimRanges &ranges, std::once_flag &once,
+                                 std::uint64_t &bytes, const BindingPlan &plan,
+                                 const DimBindings &dims) {
+  std::call_once(once, [&] {
+    const std::vector<BundleKernel> &kernels = plan.bundle().kernels;
+    if (ranges.empty() ||
+        std::none_of(kernels.begin(), kernels.end(),
+                     [](const BundleKernel &k) { return k.perBinding; }))
+      return;
+    DimBindings largest = dims;
+    for (const auto &[name, range] : ranges)
+      largest[name] = range.hi;
+    if (Expected<Bundle> bound = bindBundle(plan, largest); bound.ok())
+      bytes = bound->memoryPlan.peakBytes;
+  });
+  return bytes;
+}
+
+} // namespace
 
 const Graph &SymbolicGraph::graph() const {
   static const Graph none;
   return prepared ? prepared->graph : none;
 }
 
-Expected<SymbolicGraph> prepareSymbolic(Session &session, const Graph &graph) {
+Expected<SymbolicGraph> prepareSymbolic(Session &session, const Graph &graph,
+                                        DimRanges ranges) {
+  if (Status valid = checkDimRanges(graph, ranges); !valid.ok())
+    return Status::error("prepareSymbolic: " + valid.message());
   const std::shared_ptr<SessionState> &state = TensorAccess::state(session);
   auto prepared = std::make_shared<SymbolicGraph::Prepared>();
   prepared->session = state;
   prepared->graph = graph;
+  prepared->ranges = std::move(ranges);
   prepared->canonical = canonicalize(graph);
   prepared->key = BundleKey::make(prepared->canonical, state->target,
                                   state->compileOptions());
@@ -272,6 +311,9 @@ Expected<std::vector<Tensor>> callSymbolic(Session &session,
     dims = dimsFromInputShapes(graph, shapes, inputNames());
   if (!dims.ok())
     return Status::error("callSymbolic: " + dims.message());
+  if (Status inRange = checkDimsInRanges(*dims, prepared.prepared->ranges);
+      !inRange.ok())
+    return Status::error("callSymbolic: " + inRange.message());
 
   const Graph &canonical = prepared.prepared->canonical;
   const BundleKey &key = prepared.prepared->key;
@@ -284,8 +326,11 @@ Expected<std::vector<Tensor>> callSymbolic(Session &session,
     return Status::error(failure->message);
   }
   const std::shared_ptr<const BindingPlan> &symbolic = std::get<0>(found);
-  Expected<std::shared_ptr<const LoadedBundle>> loaded =
-      state->loadBound(*symbolic, *dims, keyHex + ":" + dimsKey(*dims));
+  Expected<std::shared_ptr<const LoadedBundle>> loaded = state->loadBound(
+      *symbolic, *dims, keyHex + ":" + dimsKey(*dims),
+      declaredArenaBytes(prepared.prepared->ranges,
+                         prepared.prepared->arenaOnce,
+                         prepared.prepared->declaredArena, *symbolic, *dims));
   if (!loaded.ok())
     return loaded.status();
 

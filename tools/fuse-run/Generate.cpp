@@ -197,6 +197,13 @@ public:
   /// step then imports and compiles the model at its own shapes).
   void trySymbolic(bool enabled) { symbolicState = enabled ? Untried : Off; }
 
+  /// The shapes of the step's inputs, by name (the weights' excepted).
+  std::map<std::string, std::vector<std::int64_t>>
+  stepShapes(std::int64_t batch, std::int64_t tokens, std::int64_t past) const;
+  /// --dim-range: passed to the symbolic call (the engine refuses a binding
+  /// outside; the steps check them first, generateTokens).
+  DimRanges dimRanges;
+
 private:
   Expected<onnximport::ImportedModel>
   import(std::int64_t batch, std::int64_t tokens, std::int64_t past) const;
@@ -244,15 +251,15 @@ private:
   std::map<std::size_t, engine::Tensor> symbolicWeights;
 };
 
-Expected<onnximport::ImportedModel> Generator::import(std::int64_t batch,
-                                                      std::int64_t tokens,
-                                                      std::int64_t past) const {
-  onnximport::ImportOptions importOptions;
-  importOptions.inputShapes["input_ids"] = {batch, tokens};
+std::map<std::string, std::vector<std::int64_t>>
+Generator::stepShapes(std::int64_t batch, std::int64_t tokens,
+                      std::int64_t past) const {
+  std::map<std::string, std::vector<std::int64_t>> shapes;
+  shapes["input_ids"] = {batch, tokens};
   if (inputs.hasMask)
-    importOptions.inputShapes["attention_mask"] = {batch, past + tokens};
+    shapes["attention_mask"] = {batch, past + tokens};
   if (inputs.hasPositions)
-    importOptions.inputShapes["position_ids"] = {batch, tokens};
+    shapes["position_ids"] = {batch, tokens};
   for (const CacheInput &input : inputs.cache) {
     std::vector<std::int64_t> shape = input.shape;
     shape[0] = batch;
@@ -260,8 +267,17 @@ Expected<onnximport::ImportedModel> Generator::import(std::int64_t batch,
     for (std::int64_t &dim : shape)
       if (dim < 0)
         dim = 1;
-    importOptions.inputShapes[input.input] = shape;
+    shapes[input.input] = shape;
   }
+  return shapes;
+}
+
+Expected<onnximport::ImportedModel> Generator::import(std::int64_t batch,
+                                                      std::int64_t tokens,
+                                                      std::int64_t past) const {
+  onnximport::ImportOptions importOptions;
+  for (auto &[name, shape] : stepShapes(batch, tokens, past))
+    importOptions.inputShapes[name] = std::move(shape);
   return model.import(importOptions);
 }
 
@@ -457,8 +473,14 @@ Generator::symbolicStep(const std::vector<std::int64_t> &ids,
       return refuse("the importer cannot keep its dims symbolic (" +
                     imported.message() + ")");
     symbolicModel = imported.take();
-    Expected<engine::SymbolicGraph> prepared =
-        engine::prepareSymbolic(session, symbolicModel->graph);
+    // The ranges of the dims the import kept symbolic (one it unified
+    // with another is checked by the steps alone).
+    DimRanges ranges;
+    for (const auto &[name, range] : dimRanges)
+      if (llvm::is_contained(symbolicModel->graph.dims.symbols, name))
+        ranges.emplace(name, range);
+    Expected<engine::SymbolicGraph> prepared = engine::prepareSymbolic(
+        session, symbolicModel->graph, std::move(ranges));
     if (!prepared.ok())
       return refuse(prepared.message());
     symbolicGraph = prepared.take();
@@ -607,6 +629,58 @@ void printJson(const GenerateOptions &options,
                << ", \"steps\": [" << stepsJson << "]}\n";
 }
 
+/// Each dynamic dim of the declared inputs: its name (the dim_param, or
+/// INPUT:INDEX) and where it lies (input, axis), in order.
+std::vector<std::pair<std::string, std::pair<std::string, std::size_t>>>
+declaredDims(const std::vector<onnximport::DeclaredInput> &declared) {
+  std::vector<std::pair<std::string, std::pair<std::string, std::size_t>>> dims;
+  for (const onnximport::DeclaredInput &input : declared)
+    for (std::size_t d = 0; d < input.shape.size(); ++d)
+      if (input.shape[d] < 0)
+        dims.push_back({d < input.dimNames.size() && !input.dimNames[d].empty()
+                            ? input.dimNames[d]
+                            : input.name + ":" + std::to_string(d),
+                        {input.name, d}});
+  return dims;
+}
+
+/// --dim-range's names: each a dynamic dim the model declares.
+Status checkRangeNames(
+    const std::string &model, const DimRanges &ranges,
+    const std::vector<
+        std::pair<std::string, std::pair<std::string, std::size_t>>> &dims) {
+  for (const auto &[name, range] : ranges) {
+    std::string names;
+    bool found = false;
+    for (const auto &dim : dims) {
+      found = found || dim.first == name;
+      if (names.find("'" + dim.first + "'") == std::string::npos)
+        names += (names.empty() ? "'" : ", '") + dim.first + "'";
+    }
+    if (!found)
+      return Status::error("--dim-range " + dimRangeText(name, range) + ": '" +
+                           model + "' has no dynamic dim '" + name + "'" +
+                           (names.empty() ? "" : "; its dims are: " + names));
+  }
+  return Status::success();
+}
+
+/// A step's values of the declared dims inside their --dim-range.
+Status checkStepDims(
+    const DimRanges &ranges,
+    const std::vector<
+        std::pair<std::string, std::pair<std::string, std::size_t>>> &dims,
+    const std::map<std::string, std::vector<std::int64_t>> &shapes) {
+  DimBindings values;
+  for (const auto &[name, where] : dims)
+    if (auto it = shapes.find(where.first);
+        it != shapes.end() && where.second < it->second.size())
+      values.emplace(name, it->second[where.second]);
+  if (Status inRange = checkDimsInRanges(values, ranges); !inRange.ok())
+    return Status::error("--dim-range: " + inRange.message());
+  return Status::success();
+}
+
 } // namespace
 
 int generateTokens(const GenerateOptions &options) {
@@ -624,6 +698,10 @@ int generateTokens(const GenerateOptions &options) {
       onnximport::modelDeclarations(options.model);
   if (!declared.ok())
     return fail(declared.message());
+  const auto dims = declaredDims(declared->inputs);
+  if (Status named = checkRangeNames(options.model, options.dimRanges, dims);
+      !named.ok())
+    return fail(named.message());
   Expected<DecoderInputs> inputs = decoderInputs(declared->inputs);
   if (!inputs.ok())
     return fail(options.model + ": " + inputs.message());
@@ -639,6 +717,7 @@ int generateTokens(const GenerateOptions &options) {
     return fail(parsed.message());
   Generator generator(parsed.take(), inputs.take(), session.take());
   generator.trySymbolic(options.runtime == "host");
+  generator.dimRanges = options.dimRanges;
 
   const std::int64_t batch = prompt->type.shape[0];
   HostTensorData promptData(prompt->type);
@@ -652,6 +731,10 @@ int generateTokens(const GenerateOptions &options) {
            " token(s) from a prompt of " + std::to_string(tokens) + " on the " +
            options.runtime + " runtime...");
   for (unsigned i = 0; i < options.tokens; ++i) {
+    if (Status inRange = checkStepDims(
+            options.dimRanges, dims, generator.stepShapes(batch, tokens, past));
+        !inRange.ok())
+      return fail("step " + std::to_string(i) + ": " + inRange.message());
     StepReport report;
     Expected<std::vector<std::int64_t>> next =
         generator.step(ids, batch, tokens, past, report);

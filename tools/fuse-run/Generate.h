@@ -14,6 +14,8 @@
 #ifndef FUSE_TOOLS_FUSE_RUN_GENERATE_H
 #define FUSE_TOOLS_FUSE_RUN_GENERATE_H
 
+#include "runtime/cache/SymbolicBundle.h"
+
 #include <string>
 #include <vector>
 
@@ -25,6 +27,9 @@ struct GenerateOptions {
   std::vector<std::string> inputs;
   unsigned tokens = 0;
   bool json = false;
+  /// --dim-range: every step's dims inside them (checked before it runs),
+  /// and the engine told (a decoder's arena sized for the largest).
+  DimRanges dimRanges;
 };
 
 /// fuse-run's exit status: 0, or 2 with the error said on stderr.

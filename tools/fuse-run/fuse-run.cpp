@@ -2,6 +2,7 @@
 //
 //   fuse-run MODEL.mlir|MODEL.onnx [--runtime host|reference]
 //            [--input NAME=PATH.npy|PATH.pb]... [--dim NAME=VALUE]...
+//            [--dim-range NAME=LO..HI]...
 //            [--seed N] [--output-dir DIR] [--check] [--bench N] [--profile N]
 //            [--print-plan] [--dot FILE] [--no-fusion] [--cache-dir DIR]
 //            [--threads N] [--json]
@@ -26,12 +27,13 @@
 // cached under the symbolic graph, so that every value of the dims is a
 // cache hit; each run binds the dims to the --input shapes (or `--dim
 // NAME=VALUE` for inputs drawn at random) and runs the bundle bound to them
-// (SymbolicBundle.h). Where a fusion needs static dims (a matmul, issue 22),
-// the graph bound to the run's dims is compiled instead (an ONNX model is
-// imported again with its dims bound), a note says so, and the refusal is
-// kept in the cache so that later runs do not try again; so it is where
-// the importer cannot keep an ONNX model's dims symbolic. --check compares
-// at the bound shapes.
+// (SymbolicBundle.h); `--dim-range NAME=LO..HI` declares the values a dim
+// may take (a run outside is refused before it runs). Where a fusion needs
+// static dims (a matmul, issue 22), the graph bound to the run's dims is
+// compiled instead (an ONNX model is imported again with its dims bound), a
+// note says so, and the refusal is kept in the cache so that later runs do not
+// try again; so it is where the importer cannot keep an ONNX model's dims
+// symbolic. --check compares at the bound shapes.
 //
 // An ONNX model input that feeds an operand the importer needs as a
 // constant (a Reshape's shape, a Gather's indices) is compiled into the
@@ -132,6 +134,13 @@ llvm::cl::list<std::string>
                             "bundle serves every value where its kernels "
                             "take the dims at run time)"),
              llvm::cl::value_desc("NAME=VALUE"), llvm::cl::cat(runCategory));
+llvm::cl::list<std::string> dimRangeSpecs(
+    "dim-range",
+    llvm::cl::desc("The values a symbolic dim is declared to take, both ends "
+                   "included: a run (or a --generate step) that binds it "
+                   "outside is refused before any kernel runs, and a "
+                   "decoder's arena is sized for HI from the first step"),
+    llvm::cl::value_desc("NAME=LO..HI"), llvm::cl::cat(runCategory));
 llvm::cl::opt<unsigned>
     seed("seed", llvm::cl::desc("Seed of the inputs not given (default 0)"),
          llvm::cl::init(0), llvm::cl::cat(runCategory));
@@ -209,6 +218,8 @@ llvm::cl::opt<unsigned> generate(
 struct RunOptions {
   std::string model, runtime, outputDir, dotFile, emitMlir, cacheDir;
   std::vector<std::string> inputs, dims;
+  /// --dim-range, parsed (parseDimRanges); names checked against the model.
+  DimRanges dimRanges;
   unsigned seed = 0, bench = 0, profile = 0, threads = 0;
   bool check = false, printPlan = false, fusion = true, json = false;
   MatmulPrecision matmulPrecision = MatmulPrecision::F32;
@@ -472,6 +483,34 @@ Status parseDims(const std::vector<std::string> &specs,
     importOptions.dims[spec.substr(0, equals)] = value;
   }
   return Status::success();
+}
+
+/// The --dim-range NAME=LO..HI specs: each well formed, LO <= HI, neither
+/// negative, each name once. Whether the names are the model's dims is
+/// checked once it is read.
+Expected<DimRanges> parseDimRanges(const std::vector<std::string> &specs) {
+  DimRanges ranges;
+  for (const std::string &spec : specs) {
+    llvm::StringRef text(spec);
+    auto [name, bounds] = text.split('=');
+    auto [low, high] = bounds.split("..");
+    long long lo = 0, hi = 0;
+    if (name.empty() || !text.contains('=') || !bounds.contains("..") ||
+        low.getAsInteger(10, lo) || high.getAsInteger(10, hi))
+      return Status::error("--dim-range '" + spec +
+                           "' is not NAME=LO..HI (LO and HI integers)");
+    if (lo < 0 || hi < 0)
+      return Status::error("--dim-range " + spec +
+                           ": a size is never negative");
+    if (lo > hi)
+      return Status::error("--dim-range " + spec + ": LO " +
+                           std::to_string(lo) + " is above HI " +
+                           std::to_string(hi));
+    if (!ranges.emplace(name.str(), DimRange{lo, hi}).second)
+      return Status::error("--dim-range gives dim '" + name.str() +
+                           "' twice; give each dim once");
+  }
+  return ranges;
 }
 
 /// The given inputs' shapes bind the dynamic dims --dim does not; each file
@@ -793,6 +832,9 @@ Expected<ParsedModel> parseModel(const RunOptions &options,
                          "' has no symbolic dims (--dim binds a .mlir "
                          "model's symbolic dims or an .onnx model's dynamic "
                          "ones)");
+  if (!model.graph.isSymbolic() && !options.dimRanges.empty())
+    return Status::error("--dim-range: '" + modelPath +
+                         "' has no symbolic dims");
   return model;
 }
 
@@ -937,9 +979,18 @@ Expected<DimBindings> modelDimValues(const RunOptions &options,
 /// graph becomes the bound graph; its bundle stays the symbolic graph's).
 Status bindModelDims(const RunOptions &options, ParsedModel &model,
                      ModelSource &source) {
+  if (Status named = checkDimRanges(model.graph, options.dimRanges);
+      !named.ok())
+    return Status::error("--dim-range: '" + options.model +
+                         "': " + named.message());
   Expected<DimBindings> values = modelDimValues(options, model, source);
   if (!values.ok())
     return values.status();
+  if (Status inRange = checkDimsInRanges(*values, options.dimRanges);
+      !inRange.ok())
+    return Status::error("--dim-range: " + inRange.message() +
+                         " (bound for this run: " + dimBindingsText(*values) +
+                         ")");
   Expected<Graph> bound = bindDims(model.graph, *values);
   if (!bound.ok())
     return Status::error("'" + options.model + "': " + bound.message());
@@ -2048,6 +2099,7 @@ int generateTokensWith(const RunOptions &options, unsigned tokens) {
   generateOptions.inputs = options.inputs;
   generateOptions.tokens = tokens;
   generateOptions.json = options.json;
+  generateOptions.dimRanges = options.dimRanges;
   return generateTokens(generateOptions);
 }
 
@@ -2134,6 +2186,11 @@ int main(int argc, char **argv) {
   options.runtime = runtimeName;
   options.inputs.assign(inputSpecs.begin(), inputSpecs.end());
   options.dims.assign(dimSpecs.begin(), dimSpecs.end());
+  Expected<DimRanges> dimRanges = parseDimRanges(
+      std::vector<std::string>(dimRangeSpecs.begin(), dimRangeSpecs.end()));
+  if (!dimRanges.ok())
+    return fail(dimRanges.message());
+  options.dimRanges = dimRanges.take();
   options.seed = seed;
   options.outputDir = outputDir;
   options.check = check;

@@ -455,6 +455,81 @@ TEST(EngineTargetCompilerTest, TheNextStepKeepsThePackedWeights) {
   EXPECT_EQ(call(47, 1, weight2, w2), step);
   EXPECT_EQ(session->counters().compilations, 1u);
   EXPECT_EQ(session->counters().fallbacks, 0u);
+  // Without declared ranges, the longer pasts outgrew the kept arena.
+  EXPECT_GT(session->counters().arenasOutgrown, 0u);
+}
+
+/// Declared dim ranges (prepareSymbolic): a binding outside one is refused
+/// before anything runs, naming the dim, its value and the range; the
+/// first binding's arena is sized for the largest values, so that the
+/// steps of a growing past never outgrow it (and every value is right).
+TEST(EngineTargetCompilerTest, DeclaredDimRangesBoundTheCallsAndTheArena) {
+  TargetDispatchCompiler compiler;
+  Expected<Session> session = openHostSession(compiler);
+  if (!session.ok())
+    GTEST_SKIP() << session.message();
+  const std::int64_t batch = 2, rows = 40;
+  Expected<Graph> graph = positionedProjection(batch, rows);
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  // Ranges that name no dim, or are no ranges, are refused.
+  for (const auto &[ranges, says] :
+       std::vector<std::pair<DimRanges, std::string>>{
+           {{{"length", {1, 4}}}, "has no dim 'length'; its dims are: "},
+           {{{"past", {9, 4}}}, "past=9..4: its low end is above"},
+           {{{"past", {-1, 4}}}, "never negative"}}) {
+    Expected<SymbolicGraph> refused = prepareSymbolic(*session, *graph, ranges);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.message().find(says), std::string::npos)
+        << refused.message();
+  }
+  Expected<SymbolicGraph> prepared = prepareSymbolic(
+      *session, *graph, {{"past", {0, 300}}, {"sequence", {1, 5}}});
+  ASSERT_TRUE(prepared.ok()) << prepared.message();
+  std::mt19937 random(20261206);
+  std::vector<double> w = randomValues(random, 64 * 96),
+                      t = randomValues(random, rows * 96);
+  Tensor weight = session->upload({ElementType::F32, {64, 96}}, w);
+  Tensor table = session->upload({ElementType::F32, {rows, 96}}, t);
+  auto call = [&](std::int64_t past, std::int64_t sequence) {
+    SCOPED_TRACE("past " + std::to_string(past));
+    std::vector<double> x = randomValues(random, batch * sequence * 64);
+    std::vector<Tensor> inputs{
+        session->upload({ElementType::F32, {batch, sequence, 64}}, x), weight,
+        table,
+        session->upload({ElementType::F32, {batch, past, 96}},
+                        randomValues(random, batch * past * 96))};
+    Expected<std::vector<Tensor>> y = callSymbolic(*session, *prepared, inputs);
+    if (!y.ok())
+      return y.status();
+    Expected<std::vector<double>> got = (*y)[0].readDoubles();
+    EXPECT_TRUE(got.ok());
+    for (std::int64_t r = 0; got.ok() && r < batch * sequence; ++r)
+      for (std::int64_t j = 0; j < 96; ++j) {
+        std::int64_t position = std::min(past + r % sequence, rows - 1);
+        double want = t[position * 96 + j], scale = 1;
+        for (std::int64_t p = 0; p < 64; ++p) {
+          want += x[r * 64 + p] * w[p * 96 + j];
+          scale += std::abs(x[r * 64 + p] * w[p * 96 + j]);
+        }
+        EXPECT_NEAR((*got)[r * 96 + j], want, 1e-5 * scale) << r << "," << j;
+      }
+    return Status::success();
+  };
+  for (auto [past, sequence] : std::vector<std::pair<int, int>>{
+           {0, 5}, {5, 1}, {6, 1}, {7, 1}, {45, 1}, {300, 1}}) {
+    Status status = call(past, sequence);
+    EXPECT_TRUE(status.ok()) << status.message();
+  }
+  EXPECT_EQ(session->counters().arenasOutgrown, 0u);
+  std::uint64_t launched = session->counters().kernelsLaunched;
+  Status outside = call(301, 1);
+  ASSERT_FALSE(outside.ok());
+  EXPECT_NE(outside.message().find("dim 'past' is 301, outside its declared "
+                                   "range past=0..300"),
+            std::string::npos)
+      << outside.message();
+  EXPECT_EQ(session->counters().kernelsLaunched, launched);
+  EXPECT_EQ(session->counters().compilations, 1u);
 }
 
 /// Without a heads dim the scores matmul's keys are a symbolic N, which no
