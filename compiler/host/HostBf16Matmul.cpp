@@ -181,14 +181,15 @@ public:
         scratch, ValueRange{c(panelBytes())});
     if (failed(emitConvertA(begin, end, rowsOfA, pointers)))
       return failure();
-    // AMX: the C tiles of a 2 x 2 grid go through this buffer (rows of
-    // 2 vectors) to the epilogue; allocated once, outside the loops.
+    // AMX: the C tiles go through this buffer to the epilogue one row
+    // tile (at most kAmxRows rows of 2 vectors) at a time; allocated once,
+    // outside the loops.
     Value tileSums;
     if (amx) {
       auto f32 = b.getF32Type();
       tileSums = LLVM::AllocaOp::create(
           b, loc, LLVM::LLVMPointerType::get(b.getContext()), f32,
-          c(kAmxRowBlock * 2 * int64_t(width)), 64);
+          c(kAmxRows * 2 * int64_t(width)), 64);
     }
     for (const Tier &tier : tiers()) {
       int64_t stripWidth = tier.vectors * int64_t(width);

@@ -2,6 +2,8 @@
 
 #include "PlanPrinter.h"
 
+#include "runtime/device/HostIsa.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 #include <set>
@@ -53,12 +55,12 @@ std::pair<std::uint64_t, std::uint64_t> kernelTraffic(const Bundle &bundle,
 /// A kernel compiled with --matmul-precision=bf16 (its target has
 /// device::kAvx512Bf16Suffix): a weight's bf16 pack or a bf16 matmul.
 bool inBf16(const BundleKernel &kernel) {
-  return kernel.target.find("+avx512bf16") != std::string::npos;
+  return kernel.target.find(device::kAvx512Bf16Suffix) != std::string::npos;
 }
 
 /// A bf16 matmul kernel on AMX tiles (CompileOptions::amxTiles).
 bool onAmxTiles(const BundleKernel &kernel) {
-  return kernel.target.ends_with("+amxbf16");
+  return kernel.target.ends_with(device::kAmxBf16Suffix);
 }
 
 /// Whether matmul `op`, in a kernel compiled with --matmul-precision=bf16,
