@@ -117,6 +117,95 @@ wrapOps(mlir::func::FuncOp func, llvm::ArrayRef<mlir::Operation *> ops) {
   return fusions;
 }
 
+namespace {
+
+/// The ops of `body` (a fusion's, without nested regions) in an order of
+/// their data flow alone: each op after its operands' ops, found depth first
+/// from the yielded values in operand order (ops that reach no yielded value
+/// after, in block order). Two fusions that differ only in the order of
+/// their independent ops (a layer's mask ops before or after its Q K^T)
+/// get the same order.
+std::vector<mlir::Operation *> dataFlowOrder(mlir::Block &body) {
+  std::vector<mlir::Operation *> order;
+  llvm::SmallPtrSet<mlir::Operation *, 32> visited;
+  auto definedInBody = [&](mlir::Value value) -> mlir::Operation * {
+    mlir::Operation *def = value.getDefiningOp();
+    return def && def->getBlock() == &body ? def : nullptr;
+  };
+  // Post-order without recursion (a huge fusion holds thousands of ops):
+  // each entry is an op and the next of its operands to visit.
+  auto visit = [&](mlir::Operation *root) {
+    if (!visited.insert(root).second)
+      return;
+    std::vector<std::pair<mlir::Operation *, unsigned>> stack{{root, 0}};
+    while (!stack.empty()) {
+      auto &[op, next] = stack.back();
+      if (next == op->getNumOperands()) {
+        order.push_back(op);
+        stack.pop_back();
+        continue;
+      }
+      mlir::Operation *def = definedInBody(op->getOperand(next++));
+      if (def && visited.insert(def).second)
+        stack.push_back({def, 0});
+    }
+  };
+  mlir::Operation *terminator = body.getTerminator();
+  for (mlir::Value value : terminator->getOperands())
+    if (mlir::Operation *def = definedInBody(value))
+      visit(def);
+  for (mlir::Operation &op : body.without_terminator())
+    visit(&op);
+  return order;
+}
+
+} // namespace
+
+void canonicalizeFusionOrder(fd::FusionOp fusion) {
+  mlir::Block &body = fusion.getBody().front();
+  for (mlir::Operation &op : body)
+    if (op.getNumRegions() != 0)
+      return;
+  mlir::Operation *terminator = body.getTerminator();
+  std::vector<mlir::Operation *> order = dataFlowOrder(body);
+  for (mlir::Operation *op : order)
+    op->moveBefore(terminator);
+  // The inputs in the order of their first use (unused ones last, in order).
+  std::vector<unsigned> inputOrder;
+  llvm::SmallVector<bool> placed(body.getNumArguments(), false);
+  auto place = [&](mlir::Value value) {
+    auto arg = mlir::dyn_cast<mlir::BlockArgument>(value);
+    if (arg && arg.getOwner() == &body && !placed[arg.getArgNumber()]) {
+      placed[arg.getArgNumber()] = true;
+      inputOrder.push_back(arg.getArgNumber());
+    }
+  };
+  for (mlir::Operation &op : body)
+    for (mlir::Value operand : op.getOperands())
+      place(operand);
+  for (unsigned i = 0; i < body.getNumArguments(); ++i)
+    place(body.getArgument(i));
+  bool same = true;
+  for (unsigned i = 0; i < inputOrder.size(); ++i)
+    same &= inputOrder[i] == i;
+  if (same)
+    return;
+  unsigned count = body.getNumArguments();
+  llvm::SmallVector<mlir::Value> inputs;
+  for (unsigned old : inputOrder) {
+    mlir::BlockArgument arg = body.getArgument(old);
+    inputs.push_back(fusion.getInputs()[old]);
+    arg.replaceAllUsesWith(body.addArgument(arg.getType(), arg.getLoc()));
+  }
+  body.eraseArguments(0, count);
+  fusion->setOperands(inputs);
+}
+
+void canonicalizeFusionOrders(mlir::func::FuncOp func) {
+  for (fd::FusionOp fusion : func.getBody().getOps<fd::FusionOp>())
+    canonicalizeFusionOrder(fusion);
+}
+
 void wrapEachOpInItsOwnFusion(mlir::func::FuncOp func) {
   llvm::SmallVector<mlir::Operation *> ops;
   for (mlir::Operation &op : func.getBody().front())
@@ -268,6 +357,7 @@ Status fuseModule(mlir::ModuleOp module, mlir::func::FuncOp func,
     fd::buildFusionPipeline(pm, pipeline);
     if (mlir::failed(pm.run(module)))
       return diagnostics.error("fusion failed");
+    canonicalizeFusionOrders(func);
   }
   wrapEachOpInItsOwnFusion(func);
   return Status::success();

@@ -64,6 +64,17 @@ llvm::SmallVector<mlir::Operation *> checkedOps(mlir::fuse::FusionOp fusion);
 /// Schedule kind of a fusion that holds one op alone.
 mlir::fuse::ScheduleKind singleOpSchedule(mlir::Operation *op);
 
+/// Puts the ops of `fusion` in an order of their data flow alone (each after
+/// the ops of its operands, depth first from the yielded values) and its
+/// inputs in the order of their first use, permuting its operands and block
+/// arguments alike: fusions that differ only in the block order of their
+/// independent ops (a layer's mask ops before or after its Q K^T) become the
+/// same text, so that they share one kernel. A fusion holding ops with
+/// regions (a horizontal fusion's members) is left as it is.
+void canonicalizeFusionOrder(mlir::fuse::FusionOp fusion);
+/// canonicalizeFusionOrder on each fusion of `func`'s body.
+void canonicalizeFusionOrders(mlir::func::FuncOp func);
+
 /// The fallback while passes/ has no fusion pipeline (or fusion is off):
 /// every tensor op becomes a fuse.fusion of its own; splat constants are
 /// cloned into their consumers, as fuse-outline-fusions does.

@@ -52,7 +52,7 @@
 // SPELLINGS-NEXT: bindings input#0(%0) input#1(%1) input#3(%3) input#2(%2) output#0(
 // SPELLINGS-NEXT: kernel 1 fuse_k1_attention schedule attention grid 24 block 256
 // SPELLINGS-NEXT: ops {{.*}}:select {{.*}}:reciprocal {{.*}}:matmul
-// SPELLINGS-NEXT: bindings input#0(%0) input#4(%4) input#6(%6) input#5(%5) output#1(
+// SPELLINGS-NEXT: bindings input#6(%6) input#0(%0) input#4(%4) input#5(%5) output#1(
 // SPELLINGS-NEXT: kernel 2 fuse_k2_attention schedule attention grid 24 block 256
 // SPELLINGS-NEXT: ops {{.*}}:transpose {{.*}}:isnan {{.*}}:matmul
 // SPELLINGS-NEXT: bindings input#7(%7) input#8(%8) arena#0(

@@ -45,12 +45,12 @@
 // parts each.
 // V3: kernel 0 fuse_k0_matmul schedule matmul iterations 36
 // V3-NEXT: ops 0:im2col
-// V3-NEXT: bindings input#0(%0) input#1(%1) input#2(%2) output#0({{%[0-9]+}}) arena#0
+// V3-NEXT: bindings input#1(%1) input#0(%0) input#2(%2) output#0({{%[0-9]+}}) arena#0
 // V3-NEXT: kernel 1 fuse_k1_matmul schedule matmul iterations 8
 // V3: kernel 2 fuse_k2_matmul schedule matmul iterations 6
 // V4: kernel 0 fuse_k0_matmul schedule matmul iterations 9
 // V4-NEXT: ops 0:im2col
-// V4-NEXT: bindings input#0(%0) input#1(%1) input#2(%2) output#0({{%[0-9]+}}) arena#0
+// V4-NEXT: bindings input#1(%1) input#0(%0) input#2(%2) output#0({{%[0-9]+}}) arena#0
 // V4-NEXT: kernel 1 fuse_k1_matmul schedule matmul iterations 4
 // V4: kernel 2 fuse_k2_matmul schedule matmul iterations 2
 
