@@ -267,6 +267,72 @@ ScheduleTarget ScheduleTarget::gpu() {
   return target;
 }
 
+/// Whether `transpose` puts every element of its operand in the same run of
+/// `length` elements (a row, or with `length` 1 the same position): its
+/// dims of size > 1 before the row's stay in place, the row's are permuted
+/// among themselves. False where the row boundary falls inside a dim.
+bool transposeKeepsRuns(TransposeOp transpose, int64_t length) {
+  SmallVector<int64_t> shape = shapeOf(transpose.getOperand());
+  // The permutation over the operand's dims of size > 1.
+  SmallVector<int64_t> kept(shape.size(), -1), permutation;
+  int64_t count = 0;
+  for (auto [d, size] : llvm::enumerate(shape))
+    if (size != 1)
+      kept[d] = count++;
+  for (int64_t d : transpose.getPermutation())
+    if (kept[d] != -1)
+      permutation.push_back(kept[d]);
+  SmallVector<int64_t> sizes;
+  for (int64_t size : shape)
+    if (size != 1)
+      sizes.push_back(size);
+  // The first dim of the row: the trailing dims' product is `length`.
+  int64_t first = count, product = 1;
+  while (first > 0 && product < length)
+    product *= sizes[--first];
+  if (product != length)
+    return false;
+  for (int64_t d = 0; d < first; ++d)
+    if (permutation[d] != d)
+      return false;
+  return true;
+}
+
+/// A row kernel computes its results row by row: the reductions' results
+/// are the current row's, and a reduction's operand kept for the store
+/// pass (a row stash) holds that row alone. So a transpose of what depends
+/// on them must keep each row's positions in that row (a window partition
+/// after a LayerNorm moves them: Swin's).
+LogicalResult checkRowsStayInPlace(const KernelView &kernel,
+                                   ArrayRef<ReduceOp> reductions, int64_t rows,
+                                   int64_t rowLength,
+                                   const ScheduleTarget &target) {
+  SmallVector<Value> work;
+  for (ReduceOp reduce : reductions) {
+    work.push_back(reduce.getResult());
+    if (kernel.isComputed(reduce.getOperand()))
+      work.push_back(reduce.getOperand());
+  }
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!work.empty()) {
+    Value value = work.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (!kernel.contains(user) || !seen.insert(user).second)
+        continue;
+      if (auto transpose = dyn_cast<TransposeOp>(user)) {
+        int64_t n = numElements(value.getType());
+        int64_t length = n == rows * rowLength ? rowLength : n == rows ? 1 : 0;
+        if (length == 0 || !transposeKeepsRuns(transpose, length))
+          return refuse(user, target, "row_reduction")
+                 << "it moves positions from one row to another";
+      }
+      for (Value result : user->getResults())
+        work.push_back(result);
+    }
+  }
+  return success();
+}
+
 FailureOr<RowSchedule> analyzeRowReduction(const KernelView &kernel,
                                            const ScheduleTarget &target) {
   RowSchedule schedule;
@@ -307,6 +373,9 @@ FailureOr<RowSchedule> analyzeRowReduction(const KernelView &kernel,
            << "it has no fuse.reduce";
 
   int64_t rows = schedule.rows, rowLength = schedule.rowLength;
+  if (failed(checkRowsStayInPlace(kernel, schedule.reductions, rows, rowLength,
+                                  target)))
+    return failure();
   for (auto [r, value] : llvm::enumerate(kernel.results())) {
     int64_t n = numElements(value.getType());
     if (n == rows * rowLength && rowLength != 1)
