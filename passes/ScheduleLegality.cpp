@@ -298,20 +298,23 @@ bool transposeKeepsRuns(TransposeOp transpose, int64_t length) {
   return true;
 }
 
-/// A row kernel computes its results row by row: the reductions' results
-/// are the current row's, and a reduction's operand kept for the store
-/// pass (a row stash) holds that row alone. So a transpose of what depends
-/// on them must keep each row's positions in that row (a window partition
-/// after a LayerNorm moves them: Swin's).
-LogicalResult checkRowsStayInPlace(const KernelView &kernel,
-                                   ArrayRef<ReduceOp> reductions, int64_t rows,
-                                   int64_t rowLength,
-                                   const ScheduleTarget &target) {
+/// A reduction kernel computes its results a row (a column) at a time: the
+/// reductions' results are the current row's, and a reduction's operand
+/// kept for the store pass (a row stash) holds that row alone. So a
+/// transpose of what depends on them must keep each position in its row:
+/// `runLength` gives, for a value of so many elements, the length of the
+/// runs that the transpose must keep in place (0: none). A window partition
+/// after a LayerNorm (Swin's) moves positions from row to row.
+LogicalResult
+checkTransposesKeepRuns(const KernelView &kernel,
+                        ArrayRef<Operation *> reductions,
+                        llvm::function_ref<int64_t(int64_t)> runLength,
+                        const ScheduleTarget &target, StringRef schedule) {
   SmallVector<Value> work;
-  for (ReduceOp reduce : reductions) {
-    work.push_back(reduce.getResult());
-    if (kernel.isComputed(reduce.getOperand()))
-      work.push_back(reduce.getOperand());
+  for (Operation *reduce : reductions) {
+    work.push_back(reduce->getResult(0));
+    if (kernel.isComputed(reduce->getOperand(0)))
+      work.push_back(reduce->getOperand(0));
   }
   llvm::SmallPtrSet<Operation *, 16> seen;
   while (!work.empty()) {
@@ -320,11 +323,10 @@ LogicalResult checkRowsStayInPlace(const KernelView &kernel,
       if (!kernel.contains(user) || !seen.insert(user).second)
         continue;
       if (auto transpose = dyn_cast<TransposeOp>(user)) {
-        int64_t n = numElements(value.getType());
-        int64_t length = n == rows * rowLength ? rowLength : n == rows ? 1 : 0;
+        int64_t length = runLength(numElements(value.getType()));
         if (length == 0 || !transposeKeepsRuns(transpose, length))
-          return refuse(user, target, "row_reduction")
-                 << "it moves positions from one row to another";
+          return refuse(user, target, schedule)
+                 << "it moves positions from one row (column) to another";
       }
       for (Value result : user->getResults())
         work.push_back(result);
@@ -373,8 +375,13 @@ FailureOr<RowSchedule> analyzeRowReduction(const KernelView &kernel,
            << "it has no fuse.reduce";
 
   int64_t rows = schedule.rows, rowLength = schedule.rowLength;
-  if (failed(checkRowsStayInPlace(kernel, schedule.reductions, rows, rowLength,
-                                  target)))
+  SmallVector<Operation *> reductions(schedule.reductions.begin(),
+                                      schedule.reductions.end());
+  auto rowRuns = [&](int64_t n) -> int64_t {
+    return n == rows * rowLength ? rowLength : n == rows ? 1 : 0;
+  };
+  if (failed(checkTransposesKeepRuns(kernel, reductions, rowRuns, target,
+                                     "row_reduction")))
     return failure();
   for (auto [r, value] : llvm::enumerate(kernel.results())) {
     int64_t n = numElements(value.getType());
@@ -493,6 +500,12 @@ FailureOr<ColumnSchedule> analyzeColumnReduction(const KernelView &kernel,
 
   int64_t domain = schedule.outer * schedule.reduced * schedule.inner;
   int64_t columns = schedule.outer * schedule.inner;
+  // Columns interleave: a transpose keeps them only where it keeps every
+  // position.
+  if (failed(checkTransposesKeepRuns(
+          kernel, schedule.reductions, [](int64_t) -> int64_t { return 1; },
+          target, "column_reduction")))
+    return failure();
   for (auto [r, value] : llvm::enumerate(kernel.results())) {
     int64_t n = numElements(value.getType());
     if (n == domain && schedule.reduced != 1)
