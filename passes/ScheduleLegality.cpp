@@ -267,6 +267,74 @@ ScheduleTarget ScheduleTarget::gpu() {
   return target;
 }
 
+/// Whether `transpose` puts every element of its operand in the same run of
+/// `length` elements (a row, or with `length` 1 the same position): its
+/// dims of size > 1 before the row's stay in place, the row's are permuted
+/// among themselves. False where the row boundary falls inside a dim.
+bool transposeKeepsRuns(TransposeOp transpose, int64_t length) {
+  SmallVector<int64_t> shape = shapeOf(transpose.getOperand());
+  // The permutation over the operand's dims of size > 1.
+  SmallVector<int64_t> kept(shape.size(), -1), permutation;
+  int64_t count = 0;
+  for (auto [d, size] : llvm::enumerate(shape))
+    if (size != 1)
+      kept[d] = count++;
+  for (int64_t d : transpose.getPermutation())
+    if (kept[d] != -1)
+      permutation.push_back(kept[d]);
+  SmallVector<int64_t> sizes;
+  for (int64_t size : shape)
+    if (size != 1)
+      sizes.push_back(size);
+  // The first dim of the row: the trailing dims' product is `length`.
+  int64_t first = count, product = 1;
+  while (first > 0 && product < length)
+    product *= sizes[--first];
+  if (product != length)
+    return false;
+  for (int64_t d = 0; d < first; ++d)
+    if (permutation[d] != d)
+      return false;
+  return true;
+}
+
+/// A reduction kernel computes its results a row (a column) at a time: the
+/// reductions' results are the current row's, and a reduction's operand
+/// kept for the store pass (a row stash) holds that row alone. So a
+/// transpose of what depends on them must keep each position in its row:
+/// `runLength` gives, for a value of so many elements, the length of the
+/// runs that the transpose must keep in place (0: none). A window partition
+/// after a LayerNorm (Swin's) moves positions from row to row.
+LogicalResult
+checkTransposesKeepRuns(const KernelView &kernel,
+                        ArrayRef<Operation *> reductions,
+                        llvm::function_ref<int64_t(int64_t)> runLength,
+                        const ScheduleTarget &target, StringRef schedule) {
+  SmallVector<Value> work;
+  for (Operation *reduce : reductions) {
+    work.push_back(reduce->getResult(0));
+    if (kernel.isComputed(reduce->getOperand(0)))
+      work.push_back(reduce->getOperand(0));
+  }
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!work.empty()) {
+    Value value = work.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (!kernel.contains(user) || !seen.insert(user).second)
+        continue;
+      if (auto transpose = dyn_cast<TransposeOp>(user)) {
+        int64_t length = runLength(numElements(value.getType()));
+        if (length == 0 || !transposeKeepsRuns(transpose, length))
+          return refuse(user, target, schedule)
+                 << "it moves positions from one row (column) to another";
+      }
+      for (Value result : user->getResults())
+        work.push_back(result);
+    }
+  }
+  return success();
+}
+
 FailureOr<RowSchedule> analyzeRowReduction(const KernelView &kernel,
                                            const ScheduleTarget &target) {
   RowSchedule schedule;
@@ -307,6 +375,14 @@ FailureOr<RowSchedule> analyzeRowReduction(const KernelView &kernel,
            << "it has no fuse.reduce";
 
   int64_t rows = schedule.rows, rowLength = schedule.rowLength;
+  SmallVector<Operation *> reductions(schedule.reductions.begin(),
+                                      schedule.reductions.end());
+  auto rowRuns = [&](int64_t n) -> int64_t {
+    return n == rows * rowLength ? rowLength : n == rows ? 1 : 0;
+  };
+  if (failed(checkTransposesKeepRuns(kernel, reductions, rowRuns, target,
+                                     "row_reduction")))
+    return failure();
   for (auto [r, value] : llvm::enumerate(kernel.results())) {
     int64_t n = numElements(value.getType());
     if (n == rows * rowLength && rowLength != 1)
@@ -424,6 +500,12 @@ FailureOr<ColumnSchedule> analyzeColumnReduction(const KernelView &kernel,
 
   int64_t domain = schedule.outer * schedule.reduced * schedule.inner;
   int64_t columns = schedule.outer * schedule.inner;
+  // Columns interleave: a transpose keeps them only where it keeps every
+  // position.
+  if (failed(checkTransposesKeepRuns(
+          kernel, schedule.reductions, [](int64_t) -> int64_t { return 1; },
+          target, "column_reduction")))
+    return failure();
   for (auto [r, value] : llvm::enumerate(kernel.results())) {
     int64_t n = numElements(value.getType());
     if (n == domain && schedule.reduced != 1)

@@ -18,6 +18,12 @@ efficientnet_b0, regnet_x_400mf, googlenet, lraspp_mobilenet_v3_large
 (segmentation: bilinear Resize to the input's size) and upsample_net (Resize
 as nn.Upsample and F.interpolate export it: nearest x2, bilinear to a size
 with align_corners, bilinear x0.5, bilinear x1.7 with align_corners).
+and with --more: resnet34, resnet50, resnext50_32x4d, wide_resnet50_2,
+mobilenet_v3_large, regnet_y_400mf, densenet121, convnext_tiny, mnasnet0_5,
+swin_t, vit_b_16 (its head drawn at random), a GroupNorm net, Whisper
+encoders of other sizes (d_model 384 x 4 layers; 128 mel bins x 1000
+frames), Wav2Vec2Model (hidden 64, 2 layers; GroupNorm and LayerNorm
+feature extractors) and ASTModel (128 mel bins x 256 frames).
 BatchNormalization statistics are set from one random batch (calibrate).
 Each is exported twice: torch.onnx.export's TorchScript exporter at opset 17
 (MODEL.onnx) and the dynamo exporter at its own opset (MODEL_dynamo.onnx).
@@ -51,6 +57,10 @@ NAMES = ["resnet18", "resnet18_b4", "resnet18_dyn", "mobilenet_v2", "vit",
          "whisper_enc"]
 FAMILY = ["squeezenet", "shufflenet", "mobilenet_v3", "efficientnet",
           "regnet", "googlenet", "lraspp", "upsample_net"]
+MORE = ["resnet34", "resnet50", "resnext50", "wide_resnet50",
+        "mobilenet_v3_large", "regnet_y", "whisper_tiny", "whisper_128mel",
+        "wav2vec2", "wav2vec2_layer", "densenet121", "convnext_tiny",
+        "mnasnet", "swin_t", "groupnorm_net", "ast", "vit_b_16"]
 
 
 def models():
@@ -83,6 +93,61 @@ def models():
             max_source_positions=1500, vocab_size=1000, pad_token_id=0,
             bos_token_id=0, eos_token_id=0, decoder_start_token_id=0)
         return Hidden(tf.WhisperModel(config).get_encoder(), "input_features")
+
+    def whisper_sized(d_model, layers, heads, mels, positions):
+        config = tf.WhisperConfig(
+            d_model=d_model, encoder_layers=layers, decoder_layers=1,
+            encoder_attention_heads=heads, decoder_attention_heads=heads,
+            encoder_ffn_dim=4 * d_model, decoder_ffn_dim=4 * d_model,
+            num_mel_bins=mels, max_source_positions=positions,
+            vocab_size=1000, pad_token_id=0, bos_token_id=0, eos_token_id=0,
+            decoder_start_token_id=0)
+        return Hidden(tf.WhisperModel(config).get_encoder(), "input_features")
+
+    def wav2vec2(norm):
+        """Wav2Vec2Model, small: hidden 64, 2 layers; the convolutional
+        feature extractor (7 1-D convolutions, GELU) with GroupNorm on its
+        first layer (norm "group", base) or LayerNorm after each (norm
+        "layer", large: stable layer norm), the grouped positional
+        convolution (kernel 128, 16 groups, weight norm)."""
+        config = tf.Wav2Vec2Config(
+            hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
+            intermediate_size=256, conv_dim=(64,) * 7,
+            feat_extract_norm=norm, do_stable_layer_norm=norm == "layer",
+            num_conv_pos_embeddings=32, num_conv_pos_embedding_groups=4,
+            apply_spec_augment=False)
+        return Hidden(tf.Wav2Vec2Model(config), "input_values")
+
+    class GroupNormNet(torch.nn.Module):
+        """Convolutions with GroupNorm of 8 groups (detection heads,
+        diffusion UNets): 32 and 64 channels, 4 and 8 per group."""
+
+        def __init__(self):
+            super().__init__()
+            nn = torch.nn
+            self.body = nn.Sequential(
+                nn.Conv2d(3, 32, 3, padding=1), nn.GroupNorm(8, 32), nn.SiLU(),
+                nn.Conv2d(32, 64, 3, stride=2, padding=1), nn.GroupNorm(8, 64),
+                nn.SiLU(), nn.Conv2d(64, 16, 1))
+
+        def forward(self, x):
+            return self.body(x)
+
+    def ast():
+        """ASTModel (audio spectrogram transformer): 2 layers, hidden 192,
+        128 mel bins x 256 frames in 16x16 patches with stride 10."""
+        config = tf.ASTConfig(hidden_size=192, num_hidden_layers=2,
+                              num_attention_heads=3, intermediate_size=768,
+                              max_length=256, num_mel_bins=128)
+        return Hidden(tf.ASTModel(config), "input_values")
+
+    def vit_b_16():
+        """torchvision's ViT-B/16; its head starts at zero (an all-zero
+        output): drawn at random instead."""
+        model = tv.vit_b_16(weights=None)
+        torch.nn.init.normal_(model.heads.head.weight, std=0.02)
+        torch.nn.init.normal_(model.heads.head.bias, std=0.02)
+        return model
 
     class Segmentation(torch.nn.Module):
         """A torchvision segmentation model's "out" alone."""
@@ -146,6 +211,39 @@ def models():
             weights=None, weights_backbone=None, num_classes=21)), "x",
             [1, 3, 224, 224], False),
         "upsample_net": (UpsampleNet, "x", [1, 3, 20, 24], False),
+        # More members of the families (--more).
+        "resnet34": (lambda: tv.resnet34(weights=None), "x",
+                     [1, 3, 224, 224], False),
+        "resnet50": (lambda: tv.resnet50(weights=None), "x",
+                     [1, 3, 224, 224], False),
+        "resnext50": (lambda: tv.resnext50_32x4d(weights=None), "x",
+                      [1, 3, 224, 224], False),
+        "wide_resnet50": (lambda: tv.wide_resnet50_2(weights=None), "x",
+                          [1, 3, 224, 224], False),
+        "mobilenet_v3_large": (lambda: tv.mobilenet_v3_large(weights=None),
+                               "x", [1, 3, 224, 224], False),
+        "regnet_y": (lambda: tv.regnet_y_400mf(weights=None), "x",
+                     [1, 3, 224, 224], False),
+        "whisper_tiny": (lambda: whisper_sized(384, 4, 6, 80, 1500),
+                         "input_features", [1, 80, 3000], False),
+        "whisper_128mel": (lambda: whisper_sized(192, 2, 3, 128, 500),
+                           "input_features", [1, 128, 1000], False),
+        "wav2vec2": (lambda: wav2vec2("group"), "input_values", [1, 16000],
+                     False),
+        "wav2vec2_layer": (lambda: wav2vec2("layer"), "input_values",
+                           [1, 16000], False),
+        "densenet121": (lambda: tv.densenet121(weights=None), "x",
+                        [1, 3, 224, 224], False),
+        "convnext_tiny": (lambda: tv.convnext_tiny(weights=None), "x",
+                          [1, 3, 224, 224], False),
+        "mnasnet": (lambda: tv.mnasnet0_5(weights=None), "x",
+                    [1, 3, 224, 224], False),
+        "swin_t": (lambda: tv.swin_t(weights=None), "x", [1, 3, 224, 224],
+                   False),
+        "groupnorm_net": (GroupNormNet, "x", [1, 3, 64, 64], False),
+        "ast": (ast, "input_values", [1, 256, 128], False),
+        "vit_b_16": (vit_b_16, "x",
+                     [1, 3, 224, 224], False),
     }
 
 
@@ -168,6 +266,10 @@ def calibrate(model, shape):
 
 def export(name, make, input_name, shape, dynamic, out, dynamo):
     import torch
+    # nn.MultiheadAttention's fast path under no_grad (torchvision's ViT) is
+    # aten::_native_multi_head_attention, which the TorchScript exporter
+    # cannot export; eager runs the same math without it.
+    torch.backends.mha.set_fastpath_enabled(False)
     torch.manual_seed(0)
     model = make()
     calibrate(model, shape)
@@ -268,6 +370,8 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--family", action="store_true",
                     help="other models of the families: " + ", ".join(FAMILY))
+    ap.add_argument("--more", action="store_true",
+                    help="more models of the families: " + ", ".join(MORE))
     ap.add_argument("--bench", type=int, default=0, metavar="N",
                     help="with --check: the median of N runs on Fuse "
                          "(fuse-run --bench), onnxruntime and OpenVINO in f32 "
@@ -278,7 +382,7 @@ def main():
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     wanted = [n for n in args.only.split(",") if n] or (
-        FAMILY if args.family else NAMES)
+        MORE if args.more else FAMILY if args.family else NAMES)
     failed = 0
     for name, (make, input_name, shape, dynamic) in models().items():
         if name not in wanted:
