@@ -298,18 +298,114 @@ bool transposeKeepsRuns(TransposeOp transpose, int64_t length) {
   return true;
 }
 
+/// The first dim of the trailing runs of `length` elements of `shape`
+/// (the trailing dims' product is `length`), or -1 where a run's boundary
+/// falls inside a dim.
+int64_t runsStart(ArrayRef<int64_t> shape, int64_t length) {
+  int64_t first = int64_t(shape.size()), product = 1;
+  while (first > 0 && product < length)
+    product *= shape[--first];
+  return product == length ? first : -1;
+}
+
+/// Whether the dims before `end` of `shape` are whole in `slice`.
+bool sliceKeepsDims(SliceOp slice, ArrayRef<int64_t> shape, int64_t end) {
+  for (int64_t d = 0; d < end; ++d)
+    if (slice.getSizes()[d] != shape[d])
+      return false;
+  return true;
+}
+
+/// Whether a data movement `op` (a transpose, slice, concat, broadcast,
+/// gather) puts each element that it reads from `from` in the run (a row)
+/// of the element that it writes, where a value of n elements is in runs
+/// of `runLength(n)` elements (0: none), all values having as many runs.
+/// Other ops pass.
+bool keepsRows(Operation *op, Value from,
+               llvm::function_ref<int64_t(int64_t)> runLength) {
+  if (!isa<TransposeOp, SliceOp, ConcatOp, BroadcastOp, GatherOp>(op))
+    return true;
+  if (isa<GatherOp>(op))
+    return false; // Its indices: read at run-time positions.
+  int64_t in = runLength(numElements(from.getType()));
+  int64_t out = runLength(numElements(op->getResult(0).getType()));
+  if (in == 0 || out == 0)
+    return false;
+  if (auto transpose = dyn_cast<TransposeOp>(op))
+    return transposeKeepsRuns(transpose, in);
+  SmallVector<int64_t> inShape = shapeOf(from);
+  SmallVector<int64_t> outShape = shapeOf(op->getResult(0));
+  int64_t inStart = runsStart(inShape, in);
+  int64_t outStart = runsStart(outShape, out);
+  if (inStart < 0 || outStart < 0)
+    return false;
+  // A slice keeps the rows' dims whole; it may cut within a row.
+  if (auto slice = dyn_cast<SliceOp>(op))
+    return sliceKeepsDims(slice, inShape, inStart);
+  // A concat joins within the rows.
+  if (auto concat = dyn_cast<ConcatOp>(op))
+    return concat.getAxis() >= outStart;
+  // A broadcast repeats only within the rows.
+  auto broadcast = cast<BroadcastOp>(op);
+  SmallVector<bool> repeated = repeatedDims(broadcast);
+  for (int64_t d = 0; d < outStart; ++d)
+    if (repeated[d] && outShape[d] != 1)
+      return false;
+  return llvm::is_sorted(broadcast.getDims());
+}
+
+/// Whether a data movement `op` of a column kernel (`layout`) puts each
+/// element that it reads from `from` in the column of the element that it
+/// writes: columns interleave, so a transpose must keep every position, a
+/// slice of the domain (shaped as the reductions' operands) keep the
+/// columns' dims whole, a broadcast of the columns follow them
+/// (broadcastFollowsColumns); other moves between values of equal size
+/// keep every position, and a concat or gather stays out.
+bool keepsColumns(Operation *op, Value from, const ColumnSchedule &layout) {
+  if (!isa<TransposeOp, SliceOp, ConcatOp, BroadcastOp, GatherOp>(op))
+    return true;
+  int64_t columns = layout.outer * layout.inner;
+  int64_t domain = columns * layout.reduced;
+  int64_t in = numElements(from.getType());
+  int64_t out = numElements(op->getResult(0).getType());
+  SmallVector<int64_t> inShape = shapeOf(from);
+  SmallVector<int64_t> outShape = shapeOf(op->getResult(0));
+  if (auto transpose = dyn_cast<TransposeOp>(op))
+    return transposeKeepsRuns(transpose, 1);
+  if (auto slice = dyn_cast<SliceOp>(op)) {
+    if (inShape == outShape)
+      return true;
+    if (in != domain || out != columns ||
+        inShape != ArrayRef<int64_t>(layout.domainShape))
+      return false;
+    for (auto [d, size] : llvm::enumerate(inShape))
+      if (!llvm::is_contained(layout.dims, int64_t(d)) &&
+          slice.getSizes()[d] != size)
+        return false;
+    return true;
+  }
+  if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
+    if (in == columns && out == domain)
+      return broadcastFollowsColumns(broadcast, layout.domainShape,
+                                     layout.dims);
+    if (in != out)
+      return false;
+    // As many elements: a reshape, if in order.
+    return llvm::is_sorted(broadcast.getDims());
+  }
+  return false;
+}
+
 /// A reduction kernel computes its results a row (a column) at a time: the
 /// reductions' results are the current row's, and a reduction's operand
-/// kept for the store pass (a row stash) holds that row alone. So a
-/// transpose of what depends on them must keep each position in its row:
-/// `runLength` gives, for a value of so many elements, the length of the
-/// runs that the transpose must keep in place (0: none). A window partition
-/// after a LayerNorm (Swin's) moves positions from row to row.
+/// kept for the store pass (a row stash) holds that row alone. So a data
+/// movement of what depends on them must keep each element in its row
+/// (`keeps`): a window partition after a LayerNorm (Swin's) moves elements
+/// from row to row, as would a slice of rows or a concat of them.
 LogicalResult
-checkTransposesKeepRuns(const KernelView &kernel,
-                        ArrayRef<Operation *> reductions,
-                        llvm::function_ref<int64_t(int64_t)> runLength,
-                        const ScheduleTarget &target, StringRef schedule) {
+checkMovesKeepRuns(const KernelView &kernel, ArrayRef<Operation *> reductions,
+                   llvm::function_ref<bool(Operation *, Value)> keeps,
+                   const ScheduleTarget &target, StringRef schedule) {
   SmallVector<Value> work;
   for (Operation *reduce : reductions) {
     work.push_back(reduce->getResult(0));
@@ -317,17 +413,19 @@ checkTransposesKeepRuns(const KernelView &kernel,
       work.push_back(reduce->getOperand(0));
   }
   llvm::SmallPtrSet<Operation *, 16> seen;
+  llvm::SmallPtrSet<Value, 16> seenValues;
   while (!work.empty()) {
     Value value = work.pop_back_val();
+    if (!seenValues.insert(value).second)
+      continue;
     for (Operation *user : value.getUsers()) {
-      if (!kernel.contains(user) || !seen.insert(user).second)
+      if (!kernel.contains(user))
         continue;
-      if (auto transpose = dyn_cast<TransposeOp>(user)) {
-        int64_t length = runLength(numElements(value.getType()));
-        if (length == 0 || !transposeKeepsRuns(transpose, length))
-          return refuse(user, target, schedule)
-                 << "it moves positions from one row (column) to another";
-      }
+      if (!keeps(user, value))
+        return refuse(user, target, schedule)
+               << "it moves elements from one row (column) to another";
+      if (!seen.insert(user).second)
+        continue;
       for (Value result : user->getResults())
         work.push_back(result);
     }
@@ -380,8 +478,13 @@ FailureOr<RowSchedule> analyzeRowReduction(const KernelView &kernel,
   auto rowRuns = [&](int64_t n) -> int64_t {
     return n == rows * rowLength ? rowLength : n == rows ? 1 : 0;
   };
-  if (failed(checkTransposesKeepRuns(kernel, reductions, rowRuns, target,
-                                     "row_reduction")))
+  // One row: every element is in it.
+  if (rows != 1 && failed(checkMovesKeepRuns(
+                       kernel, reductions,
+                       [&](Operation *op, Value from) {
+                         return keepsRows(op, from, rowRuns);
+                       },
+                       target, "row_reduction")))
     return failure();
   for (auto [r, value] : llvm::enumerate(kernel.results())) {
     int64_t n = numElements(value.getType());
@@ -500,10 +603,11 @@ FailureOr<ColumnSchedule> analyzeColumnReduction(const KernelView &kernel,
 
   int64_t domain = schedule.outer * schedule.reduced * schedule.inner;
   int64_t columns = schedule.outer * schedule.inner;
-  // Columns interleave: a transpose keeps them only where it keeps every
-  // position.
-  if (failed(checkTransposesKeepRuns(
-          kernel, schedule.reductions, [](int64_t) -> int64_t { return 1; },
+  if (failed(checkMovesKeepRuns(
+          kernel, schedule.reductions,
+          [&](Operation *op, Value from) {
+            return keepsColumns(op, from, schedule);
+          },
           target, "column_reduction")))
     return failure();
   for (auto [r, value] : llvm::enumerate(kernel.results())) {
