@@ -12,9 +12,14 @@
 // - 9 x 2 x 40: K below 4, the one-step loop alone;
 // - relu of 20 x 5 x 33 with transpose_b: B packed by the pack kernel, one
 //   unrolled iteration and one step.
+// The row-block kernels launch one chunk per worker thread
+// (kMatmulChunksPerWorker), so 1, 2 and 3 threads also split the row blocks
+// at other boundaries than the pool's default 4 chunks per worker.
 
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: fuse-compile %s --target=host-x86-64-v4 --emit=kernels | FileCheck %s --check-prefix=IR
+// RUN: fuse-compile %s --target=host-x86-64-v4 -o %t/bundle
+// RUN: FileCheck %s --check-prefix=SUMMARY < %t/bundle/bundle.txt
 // RUN: fuse-run %s --check --cache-dir %t/cache | FileCheck %s
 // RUN: fuse-run %s --check --threads 1 --cache-dir %t/cache | FileCheck %s
 // RUN: fuse-run %s --check --threads 2 --cache-dir %t/cache | FileCheck %s
@@ -56,3 +61,8 @@ func.func @f(%x: tensor<517x1023xf32>, %w: tensor<1023x1024xf32>, %b: tensor<102
   %r3 = fuse.max %y3, %zero3 : tensor<20x33xf32>
   return %r, %r1, %r2, %r3 : tensor<517x1024xf32>, tensor<13x50xf32>, tensor<9x40xf32>, tensor<20x33xf32>
 }
+
+// SUMMARY: kernel 1 fuse_k0_matmul schedule matmul iterations 87 grain 1 chunks per worker 1
+// SUMMARY: kernel 3 fuse_k2_matmul schedule matmul {{.*}} chunks per worker 1
+// SUMMARY: kernel 5 fuse_k4_matmul schedule matmul {{.*}} chunks per worker 1
+// SUMMARY: kernel 7 fuse_k6_matmul schedule matmul {{.*}} chunks per worker 1
