@@ -23,7 +23,7 @@ func.func @linear_relu(%x: tensor<65x127xf32>, %w: tensor<127x33xf32>, %b: tenso
 // SUMMARY: kernel 0 fuse_k0_pack schedule matmul iterations {{[0-9]+}} grain {{[0-9]+}} once per binding
 // SUMMARY-NEXT: ops 0:matmul 1:broadcast 2:add 3:constant 4:max
 // SUMMARY-NEXT: bindings input#0(%0) input#1(%1) input#2(%2) arena#0(%{{[0-9]+}})
-// SUMMARY: kernel 1 fuse_k0_matmul schedule matmul iterations 11 grain {{[0-9]+}}{{$}}
+// SUMMARY: kernel 1 fuse_k0_matmul schedule matmul iterations 11 grain {{[0-9]+}} chunks per worker 1{{$}}
 // SUMMARY: bindings input#0(%0) input#1(%1) input#2(%2) output#0(%{{[0-9]+}}) arena#0(%{{[0-9]+}})
 // SUMMARY: arena [[ARENA:[0-9]+]] bytes, of it [[ARENA]] kept per binding of the inputs
 // SUMMARY-NEXT: arena#0 tensor %{{[0-9]+}} offset 0 bytes {{[0-9]+}}

@@ -47,8 +47,9 @@ inline constexpr char kBundleMagic[8] = {'F', 'U', 'S', 'E',
 /// expressions, issue 22); a file of version 2 is refused as any other
 /// version is, and the cache compiles it again. 4: kernels' dims arrays
 /// (runtimeDims, dimValues). 5: a bound bundle's dims (Bundle::boundDims).
-/// 6: the arena's bound part first (MemoryPlan::boundBytes).
-inline constexpr std::uint32_t kBundleFormatVersion = 6;
+/// 6: the arena's bound part first (MemoryPlan::boundBytes). 7: a launch's
+/// chunks per worker (LaunchConfig::chunksPerWorker).
+inline constexpr std::uint32_t kBundleFormatVersion = 7;
 inline constexpr std::size_t kBundleHeaderSize = 96;
 inline constexpr std::uint32_t kMaxKeyRecordLength = 4096;
 

@@ -273,7 +273,7 @@ template <class A> void serialize(A &ar, LaunchConfig &launch) {
      FUSE_FIELD(launch, gridZ), FUSE_FIELD(launch, blockX),
      FUSE_FIELD(launch, blockY), FUSE_FIELD(launch, blockZ),
      FUSE_FIELD(launch, sharedMemoryBytes), FUSE_FIELD(launch, iterations),
-     FUSE_FIELD(launch, grain));
+     FUSE_FIELD(launch, grain), FUSE_FIELD(launch, chunksPerWorker));
 }
 
 template <class A> void serialize(A &ar, KernelBinding &binding) {

@@ -338,7 +338,8 @@ DeviceStatus HostRuntime::launchOnHost(const detail::ExecutableObject &object,
   void **pointers = const_cast<void **>(buffers.data());
   pool->parallelFor(
       0, config.iterations, config.grain,
-      [&](int64_t begin, int64_t end) { entry(pointers, begin, end); });
+      [&](int64_t begin, int64_t end) { entry(pointers, begin, end); },
+      config.chunksPerWorker);
   return DeviceStatus();
 }
 

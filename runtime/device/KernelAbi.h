@@ -109,6 +109,10 @@ struct LaunchConfig {
   /// GPU, in a symbolic bundle (see "Runtime dims"): the iterations per
   /// block, gridX the most blocks.
   int64_t grain = 1;
+  /// Host: chunks per worker thread (the runtime's ThreadPool); 0 takes the
+  /// pool's default, a few for balance. A matmul takes 1: each chunk reads
+  /// all of B's panels once more (HostMatmulEmitter.cpp, kChunksPerWorker).
+  uint32_t chunksPerWorker = 0;
 
   friend bool operator==(const LaunchConfig &, const LaunchConfig &) = default;
 };

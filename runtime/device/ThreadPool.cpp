@@ -18,7 +18,8 @@ namespace {
 /// runtime stops using the CPU almost at once.
 constexpr std::chrono::microseconds kPollTime{100};
 
-/// Chunks per worker: a few balance chunks of uneven cost.
+/// Chunks per worker by default (a launch may ask for others): a few
+/// balance chunks of uneven cost.
 constexpr int64_t kChunksPerWorker = 4;
 
 void relax() {
@@ -67,13 +68,15 @@ ThreadPool::~ThreadPool() {
 
 std::vector<int64_t> ThreadPool::chunkBoundaries(int64_t begin, int64_t end,
                                                  int64_t grain,
-                                                 unsigned workers) {
+                                                 unsigned workers,
+                                                 unsigned chunksPerWorker) {
   grain = std::max<int64_t>(grain, 1);
   int64_t total = std::max<int64_t>(end - begin, 0);
   int64_t grains = (total + grain - 1) / grain;
-  int64_t chunks =
-      std::clamp<int64_t>(int64_t(std::max(workers, 1u)) * kChunksPerWorker, 1,
-                          std::max<int64_t>(grains, 1));
+  int64_t chunks = std::clamp<int64_t>(
+      int64_t(std::max(workers, 1u)) *
+          (chunksPerWorker ? int64_t(chunksPerWorker) : kChunksPerWorker),
+      1, std::max<int64_t>(grains, 1));
   if (workers <= 1)
     chunks = 1;
   // Chunk i holds grains [i * grains / chunks, (i + 1) * grains / chunks):
@@ -136,13 +139,13 @@ void ThreadPool::serve(unsigned worker) {
   }
 }
 
-void ThreadPool::parallelFor(
-    int64_t begin, int64_t end, int64_t grain,
-    const std::function<void(int64_t, int64_t)> &body) {
+void ThreadPool::parallelFor(int64_t begin, int64_t end, int64_t grain,
+                             const std::function<void(int64_t, int64_t)> &body,
+                             unsigned chunksPerWorker) {
   if (end <= begin)
     return;
-  std::vector<int64_t> bounds =
-      chunkBoundaries(begin, end, grain, unsigned(threads.size()) + 1);
+  std::vector<int64_t> bounds = chunkBoundaries(
+      begin, end, grain, unsigned(threads.size()) + 1, chunksPerWorker);
   int64_t chunks = int64_t(bounds.size()) - 1;
   if (chunks == 1) {
     body(begin, end);

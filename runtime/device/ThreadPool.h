@@ -43,14 +43,17 @@ public:
   /// Calls `body(chunkBegin, chunkEnd)` over [begin, end); every chunk but
   /// the last starts and ends at `begin` plus a multiple of `grain`, and
   /// the chunks' sizes differ by at most one grain (the last may be
-  /// shorter). Returns when every chunk is done.
+  /// shorter). `chunksPerWorker` chunks per thread at most, 0 the default
+  /// (a few, for balance). Returns when every chunk is done.
   void parallelFor(int64_t begin, int64_t end, int64_t grain,
-                   const std::function<void(int64_t, int64_t)> &body);
+                   const std::function<void(int64_t, int64_t)> &body,
+                   unsigned chunksPerWorker = 0);
 
   /// The chunks `parallelFor` makes of [begin, end) for `workers` threads
   /// (the caller included): their boundaries, first `begin`, last `end`.
   static std::vector<int64_t> chunkBoundaries(int64_t begin, int64_t end,
-                                              int64_t grain, unsigned workers);
+                                              int64_t grain, unsigned workers,
+                                              unsigned chunksPerWorker = 0);
 
 private:
   struct Job;

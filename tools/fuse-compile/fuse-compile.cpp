@@ -140,6 +140,9 @@ void printSummary(const Compilation &compilation, llvm::raw_ostream &os) {
       os << " block " << launch.blockX << " shared "
          << launch.sharedMemoryBytes;
     }
+    if (kernel.payloadKind == PayloadKind::HostSharedObject &&
+        kernel.launch.chunksPerWorker)
+      os << " chunks per worker " << kernel.launch.chunksPerWorker;
     if (kernel.payloadKind != PayloadKind::HostSharedObject)
       for (size_t i = 0; i < kernel.runtimeDims.size(); ++i)
         os << (i ? "," : " dims ") << kernel.runtimeDims[i];

@@ -51,7 +51,7 @@ Bundle makeFullBundle() {
   kernel.payload.assign(ptx.begin(), ptx.end());
   kernel.entry = "k0";
   kernel.schedule = ScheduleKind::ColumnReduction;
-  kernel.launch = {2, 3, 4, 5, 6, 7, 1024, 99, 8};
+  kernel.launch = {2, 3, 4, 5, 6, 7, 1024, 99, 8, 1};
   kernel.bindings = {{BindingKind::Intermediate, 3},
                      {BindingKind::GraphOutput, 1}};
   kernel.ops = {0, 4};
@@ -107,6 +107,7 @@ TEST(CacheBundleSerialization, FullBundleHasNoDefaultField) {
   EXPECT_NE(launch.sharedMemoryBytes, defaults.sharedMemoryBytes);
   EXPECT_NE(launch.iterations, defaults.iterations);
   EXPECT_NE(launch.grain, defaults.grain);
+  EXPECT_NE(launch.chunksPerWorker, defaults.chunksPerWorker);
   EXPECT_EQ(full.graph.ops[0].attributes.size(),
             std::variant_size_v<Attribute::Storage>);
 }

@@ -69,6 +69,36 @@ TEST(ThreadPool, ChunksAreWholeGrainsOfEvenSize) {
   }
 }
 
+TEST(ThreadPool, ALaunchMayAskForFewerChunksPerWorker) {
+  // A matmul's launch asks for one chunk per worker (each chunk reads all
+  // of B again): 171 row blocks, grain 1, make 2 chunks for 2 workers, 3
+  // for 3; never more chunks than grains; 0 is the default (4 per worker).
+  EXPECT_EQ(ThreadPool::chunkBoundaries(0, 171, 1, 2, 1),
+            (std::vector<int64_t>{0, 85, 171}));
+  EXPECT_EQ(ThreadPool::chunkBoundaries(0, 171, 1, 3, 1),
+            (std::vector<int64_t>{0, 57, 114, 171}));
+  EXPECT_EQ(ThreadPool::chunkBoundaries(0, 171, 1, 2, 2).size(), 5u);
+  EXPECT_EQ(ThreadPool::chunkBoundaries(0, 171, 1, 2, 0).size(), 9u);
+  EXPECT_EQ(ThreadPool::chunkBoundaries(0, 2, 1, 3, 1),
+            (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_EQ(ThreadPool::chunkBoundaries(0, 171, 1, 1, 1),
+            (std::vector<int64_t>{0, 171}));
+  // Every iteration runs once with one chunk per worker.
+  for (unsigned helpers : {0u, 1u, 2u}) {
+    ThreadPool pool(helpers);
+    std::vector<std::atomic<int>> hits(173);
+    pool.parallelFor(
+        0, 173, 1,
+        [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i)
+            ++hits[i];
+        },
+        1);
+    for (int64_t i = 0; i < 173; ++i)
+      EXPECT_EQ(hits[i].load(), 1) << "iteration " << i;
+  }
+}
+
 TEST(ThreadPool, EveryIterationRunsOnce) {
   for (unsigned helpers : {0u, 1u, 3u}) {
     ThreadPool pool(helpers);
