@@ -3,7 +3,8 @@
 // Folds on splat constants (floats computed in double and rounded once to the
 // element type, integers in APInt wrapping at the element width), the
 // identities x+0, x-0, x*1, x/1 (as in XLA, the sign of a zero result may
-// differ from the unfolded -0.0 + 0.0), cast to the same type, identity and
+// differ from the unfolded -0.0 + 0.0), x & ~0 and x | 0 (the constant also
+// a splat broadcast to a symbolic shape), cast to the same type, identity and
 // composed transposes and reshapes, broadcasts of splats.
 // Dense (non-splat) constants are left alone: folding them would bake data
 // the size of a tensor into the IR.
@@ -160,6 +161,24 @@ static OpFoldResult foldBinary(Attribute lhs, Attribute rhs, Type resultType,
   return {};
 }
 
+/// The splat that `operand` is: its folded attribute (`folded`), else, for
+/// a splat constant broadcast or reshaped to a shape with `?` dims (which
+/// stays an op, reshapeSplat), the constant's splat, so that the identities
+/// below hold for symbolic shapes as they do for static ones.
+static Attribute splatOperand(Attribute folded, Value operand) {
+  if (folded)
+    return folded;
+  while (Operation *def = operand.getDefiningOp()) {
+    if (!isa<BroadcastOp, ReshapeOp>(def))
+      break;
+    operand = def->getOperand(0);
+  }
+  auto constant = operand.getDefiningOp<ConstantOp>();
+  if (!constant)
+    return {};
+  return dyn_cast<SplatElementsAttr>(constant.getValue());
+}
+
 /// True if `attr` is a splat equal to `value` (0 or 1).
 static bool isSplatOf(Attribute attr, int64_t value) {
   if (std::optional<double> f = floatSplat(attr))
@@ -170,9 +189,9 @@ static bool isSplatOf(Attribute attr, int64_t value) {
 }
 
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
-  if (isSplatOf(adaptor.getRhs(), 0))
+  if (isSplatOf(splatOperand(adaptor.getRhs(), getRhs()), 0))
     return getLhs();
-  if (isSplatOf(adaptor.getLhs(), 0))
+  if (isSplatOf(splatOperand(adaptor.getLhs(), getLhs()), 0))
     return getRhs();
   return foldBinary(
       adaptor.getLhs(), adaptor.getRhs(), getType(),
@@ -183,7 +202,7 @@ OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
-  if (isSplatOf(adaptor.getRhs(), 0))
+  if (isSplatOf(splatOperand(adaptor.getRhs(), getRhs()), 0))
     return getLhs();
   return foldBinary(
       adaptor.getLhs(), adaptor.getRhs(), getType(),
@@ -194,9 +213,9 @@ OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
-  if (isSplatOf(adaptor.getRhs(), 1))
+  if (isSplatOf(splatOperand(adaptor.getRhs(), getRhs()), 1))
     return getLhs();
-  if (isSplatOf(adaptor.getLhs(), 1))
+  if (isSplatOf(splatOperand(adaptor.getLhs(), getLhs()), 1))
     return getRhs();
   return foldBinary(
       adaptor.getLhs(), adaptor.getRhs(), getType(),
@@ -207,7 +226,7 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
-  if (isSplatOf(adaptor.getRhs(), 1))
+  if (isSplatOf(splatOperand(adaptor.getRhs(), getRhs()), 1))
     return getLhs();
   bool isUnsigned = getIsUnsigned() || isUnsignedElement(getType());
   return foldBinary(
@@ -306,7 +325,19 @@ OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
                     /*max=*/false);
 }
 
+/// True if `attr` is an integer splat with every bit set (true for i1).
+static bool isAllOnesSplat(Attribute attr) {
+  std::optional<APInt> i = intSplat(attr);
+  return i && i->isAllOnes();
+}
+
+/// x & ~0 = x: exporters And a computed mask with a broadcast `true` (a
+/// causal mask built from iotas, GPT-2's dynamic-axes export).
 OpFoldResult AndOp::fold(FoldAdaptor adaptor) {
+  if (isAllOnesSplat(splatOperand(adaptor.getRhs(), getRhs())))
+    return getLhs();
+  if (isAllOnesSplat(splatOperand(adaptor.getLhs(), getLhs())))
+    return getRhs();
   return foldBinary(
       adaptor.getLhs(), adaptor.getRhs(), getType(),
       [](double, double) { return 0.0; },
@@ -315,7 +346,12 @@ OpFoldResult AndOp::fold(FoldAdaptor adaptor) {
       });
 }
 
+/// x | 0 = x.
 OpFoldResult OrOp::fold(FoldAdaptor adaptor) {
+  if (isSplatOf(splatOperand(adaptor.getRhs(), getRhs()), 0))
+    return getLhs();
+  if (isSplatOf(splatOperand(adaptor.getLhs(), getLhs()), 0))
+    return getRhs();
   return foldBinary(
       adaptor.getLhs(), adaptor.getRhs(), getType(),
       [](double, double) { return 0.0; },

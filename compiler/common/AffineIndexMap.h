@@ -459,47 +459,134 @@ inline mlir::Value applyMap(ScalarLowering &s, mlir::Value x,
   return result;
 }
 
-/// The result dim from which the map's dims multiply to `extent` (the
-/// sizes after it, inners[d] == extent), if any: a position outer * extent
-/// + inner with inner < extent then has its coordinates along the dims
-/// before it from `outer` alone and along the others from `inner` alone.
-inline std::optional<int64_t> splitDim(const AffineIndexMap &map,
-                                       int64_t extent) {
+/// A map split at `extent` (Index::split): `map`, with the dim that holds
+/// the boundary cut in two where the boundary lies inside it (a run of dims
+/// that mergedForRuntimeDims merged: [.., M*N] at N is [.., M, N]), and its
+/// first dim whose sizes from it on multiply to `extent` (the rank where
+/// `extent` is 1 and no dim is left). A position outer * extent + inner with
+/// inner < extent then has its coordinates along the dims before `dim` from
+/// `outer` alone and along the others from `inner` alone.
+struct SplitMap {
+  AffineIndexMap map;
+  int64_t dim;
+};
+
+inline std::optional<SplitMap> splitMapAt(const AffineIndexMap &map,
+                                          int64_t extent) {
   int64_t total;
   mlir::SmallVector<int64_t> inners = mapInners(map, total);
-  for (int64_t d = 0; d < int64_t(inners.size()); ++d)
+  const int64_t rank = int64_t(inners.size());
+  for (int64_t d = 0; d < rank; ++d)
     if (inners[d] * map.resultShape[d] == extent)
-      return d;
+      return SplitMap{map, d};
+  if (extent == 1)
+    return SplitMap{map, rank};
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t whole = inners[d] * map.resultShape[d];
+    if (extent <= inners[d] || extent >= whole || extent % inners[d] != 0 ||
+        whole % extent != 0)
+      continue;
+    const int64_t low = extent / inners[d];
+    SplitMap split{map, d + 1};
+    AffineIndexMap &m = split.map;
+    m.resultShape[d] = map.resultShape[d] / low;
+    m.resultShape.insert(m.resultShape.begin() + d + 1, low);
+    m.multipliers[d] = map.multipliers[d] * low;
+    m.multipliers.insert(m.multipliers.begin() + d + 1, map.multipliers[d]);
+    return split;
+  }
   return std::nullopt;
 }
 
+/// Where the positions a split map gives are themselves split (outer' *
+/// extent' + inner', inner' < extent'): its inner dims read a run of
+/// extent' consecutive positions (or none: extent' 1), and its outer dims'
+/// multipliers and its offset are multiples of extent'. extent', if so.
+inline std::optional<int64_t> splitExtentAfter(const SplitMap &split) {
+  const AffineIndexMap &map = split.map;
+  int64_t run = 1;
+  for (int64_t d = int64_t(map.resultShape.size()) - 1; d >= split.dim; --d) {
+    if (map.resultShape[d] == 1 || map.multipliers[d] == 0)
+      continue;
+    if (map.multipliers[d] != run)
+      return std::nullopt;
+    run *= map.resultShape[d];
+  }
+  for (int64_t d = 0; d < split.dim; ++d)
+    if (map.resultShape[d] != 1 && map.multipliers[d] % run != 0)
+      return std::nullopt;
+  if (map.offset % run != 0)
+    return std::nullopt;
+  return run;
+}
+
+/// A split map applied at outer * extent + inner: the position (`inner`'s
+/// type), and where splitExtentAfter holds, the position's own split
+/// (scalars where `inner` is one).
+struct SplitPosition {
+  mlir::Value position;
+  mlir::Value outer, inner;
+  int64_t extent = 0;
+};
+
 /// applyMap at outer * extent + inner, inner < extent (a row and a column
-/// of a matrix that the map reads, splitDim finds the dims that split
+/// of a matrix that the map reads, splitMapAt finds the dims that split
 /// there): the outer dims' terms from `outer` (a scalar, the same for every
 /// lane and, in a matmul, every k: the quotients by runtime sizes leave the
 /// inner loops), the inner dims' from `inner` (scalar or vector), summed.
-inline mlir::Value applySplitMap(ScalarLowering &s, mlir::Value outer,
-                                 mlir::Value inner, int64_t extent,
-                                 int64_t split, const AffineIndexMap &map) {
+inline SplitPosition applySplitMap(ScalarLowering &s, mlir::Value outer,
+                                   mlir::Value inner, int64_t extent,
+                                   const SplitMap &split) {
+  const AffineIndexMap &map = split.map;
   MapArithmetic arithmetic(s, map);
   mlir::OpBuilder &b = s.builder();
   mlir::Location loc = s.location();
   int64_t total;
   mlir::SmallVector<int64_t> inners = mapInners(map, total);
+  const int64_t rank = int64_t(map.resultShape.size());
+  mlir::Value innerTerms =
+      arithmetic.terms(inner, split.dim, rank, 1, extent, inners);
+  SplitPosition result;
+  if (std::optional<int64_t> after = splitExtentAfter(split)) {
+    // The outer terms over extent', from the multipliers over extent'.
+    AffineIndexMap reduced = map;
+    for (int64_t d = 0; d < split.dim; ++d)
+      reduced.multipliers[d] /= *after;
+    MapArithmetic outerArithmetic(s, reduced);
+    mlir::Value outerTerms =
+        outerArithmetic.terms(outer, 0, split.dim, extent, total, inners);
+    result.outer = outerTerms;
+    if (map.offset != 0 || !outerTerms) {
+      mlir::Value offset = outerArithmetic.size(map.offset / *after, outer);
+      result.outer = outerTerms ? mlir::Value(mlir::arith::AddIOp::create(
+                                      b, loc, outerTerms, offset))
+                                : offset;
+    }
+    result.inner = innerTerms ? innerTerms : arithmetic.size(0, inner);
+    result.extent = *after;
+    mlir::Value base = result.outer;
+    if (*after != 1)
+      base = mlir::arith::MulIOp::create(b, loc, base,
+                                         arithmetic.size(*after, base));
+    result.position = mlir::arith::AddIOp::create(
+        b, loc, arithmetic.splat(base, result.inner), result.inner);
+    return result;
+  }
   mlir::Value outerTerms =
-      arithmetic.terms(outer, 0, split, extent, total, inners);
-  mlir::Value innerTerms = arithmetic.terms(
-      inner, split, int64_t(map.resultShape.size()), 1, extent, inners);
-  mlir::Value result = innerTerms;
+      arithmetic.terms(outer, 0, split.dim, extent, total, inners);
+  mlir::Value position = innerTerms;
   if (outerTerms)
-    result = result ? mlir::Value(mlir::arith::AddIOp::create(
-                          b, loc, arithmetic.splat(outerTerms, result), result))
-                    : arithmetic.splat(outerTerms, inner);
-  if (!result)
-    return arithmetic.size(map.offset, inner);
-  if (map.offset != 0)
-    result = mlir::arith::AddIOp::create(b, loc, result,
-                                         arithmetic.size(map.offset, result));
+    position =
+        position
+            ? mlir::Value(mlir::arith::AddIOp::create(
+                  b, loc, arithmetic.splat(outerTerms, position), position))
+            : arithmetic.splat(outerTerms, inner);
+  if (!position)
+    position = arithmetic.size(map.offset, inner);
+  else if (map.offset != 0)
+    position = mlir::arith::AddIOp::create(
+        b, loc, position, arithmetic.size(map.offset, position));
+  result.position = position;
   return result;
 }
 

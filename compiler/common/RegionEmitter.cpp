@@ -175,11 +175,15 @@ Index RegionEmitterBase::mapIndex(Index index, const AffineIndexMap &given) {
   int64_t block = index.block;
   // A row and a column (Index::split) that the map's dims split at: the
   // row's terms once, from the row alone (in a runtime-dims matmul, its
-  // quotients by runtime sizes out of the loop over k).
-  std::optional<int64_t> split;
+  // quotients by runtime sizes out of the loop over k). Where the map keeps
+  // the split (splitExtentAfter), the position it gives is split too, so
+  // that the next map on the way to a load (a mask's broadcasts) also takes
+  // its row's terms from the row alone.
+  std::optional<SplitMap> split;
   if (index.hasSplit() && index.kind != Index::Lanes &&
       (index.kind != Index::Contiguous || index.splitExtent % block == 0))
-    split = splitDim(map, index.splitExtent);
+    split = splitMapAt(map, index.splitExtent);
+  SplitPosition splitAt;
   auto apply = [&](Value inner) {
     if (!split)
       return applyMap(*this, inner, map);
@@ -192,11 +196,19 @@ Index RegionEmitterBase::mapIndex(Index index, const AffineIndexMap &given) {
           laneSteps());
     else
       inner = index.splitInner;
-    return applySplitMap(*this, index.splitOuter, inner, index.splitExtent,
-                         *split, map);
+    splitAt = applySplitMap(*this, index.splitOuter, inner, index.splitExtent,
+                            *split);
+    return splitAt.position;
+  };
+  // `mapped` with the split of its position, where it has a scalar one.
+  auto withSplit = [&](Index mapped) {
+    if (!splitAt.outer || isa<VectorType>(splitAt.inner.getType()) ||
+        mapped.kind == Index::Lanes)
+      return mapped;
+    return Index::split(mapped, splitAt.outer, splitAt.inner, splitAt.extent);
   };
   if (index.kind != Index::Contiguous)
-    return {index.kind, apply(index.value)};
+    return withSplit({index.kind, apply(index.value)});
   // Trailing dims (size-1 dims skipped) that keep a unit-stride run, and
   // trailing dims that the map ignores.
   int64_t contiguousRun = 1, uniformRun = 1;
@@ -231,20 +243,21 @@ Index RegionEmitterBase::mapIndex(Index index, const AffineIndexMap &given) {
     }
   }
   if (contiguousRun % block == 0)
-    return {Index::Contiguous, apply(index.value), block,
-            index.aligned && outerAligned && contiguousRun % width == 0};
+    return withSplit(
+        {Index::Contiguous, apply(index.value), block,
+         index.aligned && outerAligned && contiguousRun % width == 0});
   if (uniformRun % block == 0)
-    return {Index::Uniform, apply(index.value)};
+    return withSplit({Index::Uniform, apply(index.value)});
   // A version of the kernel that runs where the dim is a multiple of the
   // block: the run, a multiple of the dim, is whole blocks there.
   if (assumedMultiples && withKernel.kernel) {
     if (contiguousDim) {
       assumedMultiples->insert({*contiguousDim, block});
-      return {Index::Contiguous, apply(index.value), block};
+      return withSplit({Index::Contiguous, apply(index.value), block});
     }
     if (uniformDim) {
       assumedMultiples->insert({*uniformDim, block});
-      return {Index::Uniform, apply(index.value)};
+      return withSplit({Index::Uniform, apply(index.value)});
     }
   }
   Value base = vector::BroadcastOp::create(

@@ -183,9 +183,11 @@ struct AttentionBuilder {
   /// The `length` elements of `value` from flat position `first` with
   /// stride `stride` (1: contiguous), into `to` (f32 in compute type). A
   /// contiguous run lies inside one aligned block of `block` elements
-  /// (0: the run's own, from a multiple of its length).
+  /// (0: the run's own, from a multiple of its length). A contiguous run
+  /// that is row `row` (non-null) of rows of `length` elements is read
+  /// split at it (splitAtRow).
   LogicalResult stage(Value value, Value first, int64_t length, int64_t stride,
-                      Value to, int64_t block = 0) {
+                      Value to, int64_t block = 0, Value row = nullptr) {
     if (stride != 1) {
       bool failedBody = false;
       forEach(c(length), [&](Value k) {
@@ -202,14 +204,16 @@ struct AttentionBuilder {
     }
     if (block == 0)
       block = length % width == 0 ? width : length;
-    return stageRun(value, first, c(length), to, block);
+    return stageRun(value, first, c(length), to, block, {row, first}, length);
   }
 
   /// The `length` (a runtime value) elements of `value` from flat position
   /// `first` on, contiguous and inside one aligned block of `block`
-  /// elements, into `to`.
+  /// elements, into `to`; read split at `split`'s row of `rowLength`
+  /// elements where it has one (splitAtRow).
   LogicalResult stageRun(Value value, Value first, Value length, Value to,
-                         int64_t block) {
+                         int64_t block, RowSplit split = {},
+                         int64_t rowLength = 0) {
     Value base = at(to, arith::SubIOp::create(b, loc, c(0), first));
     DenseMap<Value, Value> noSeeds;
     FailureOr<PeeledLoop> loop =
@@ -217,7 +221,9 @@ struct AttentionBuilder {
                        pointers, noSeeds, {}, {},
                        [&](RegionEmitter &e, Index index,
                            ValueRange) -> FailureOr<SmallVector<Value>> {
-                         FailureOr<Value> x = e.emit(value, index);
+                         FailureOr<Value> x =
+                             e.emit(value, splitAtRow(e.builder(), e.location(),
+                                                      index, split, rowLength));
                          if (failed(x))
                            return failure();
                          e.storeStash(*x, base, index);
@@ -329,6 +335,9 @@ struct AttentionBlock {
   bool failedBody = false;
 
   void check(LogicalResult result) { failedBody |= failed(result); }
+  /// `row`, where the block's reads are split at their rows (runtime keys:
+  /// their maps divide by runtime sizes), else null.
+  Value splitRow(Value row) { return keys ? row : nullptr; }
   Value n() { return keys ? keys : k.c(N); }
   Value nTiles() { return tileCount ? tileCount : k.c(tiles); }
   Value stride() { return rowStride ? rowStride : k.c(paddedKeys); }
@@ -344,8 +353,11 @@ struct AttentionBlock {
   /// 1. The block's Q rows.
   void stageQueryRows(fd::MatmulOp scores) {
     k.forEach(count, [&](Value r) {
-      check(k.stage(scores.getLhs(), k.mul(k.add(firstRow, r), k.c(D)), D, 1,
-                    k.at(qRows, k.mul(r, k.c(D)))));
+      // (Built in the order the static kernels' code has had.)
+      Value to = k.at(qRows, k.mul(r, k.c(D))), depth = k.c(D);
+      Value row = k.add(firstRow, r);
+      check(k.stage(scores.getLhs(), k.mul(row, depth), D, 1, to, 0,
+                    splitRow(row)));
     });
   }
 
@@ -380,9 +392,10 @@ struct AttentionBlock {
       // Runtime keys: each run lies inside its row of keys, whose length
       // is the dims array's (N is the dim's representative value).
       k.forEach(k.c(D), [&](Value d) {
-        check(k.stageRun(scores.getRhs(),
-                         k.add(k.mul(k.add(k.mul(batch, k.c(D)), d), n()), j0),
-                         valid, k.at(keyTile, k.mul(d, k.c(tile))), N));
+        Value row = k.add(k.mul(batch, k.c(D)), d), start = k.mul(row, n());
+        check(k.stageRun(scores.getRhs(), k.add(start, j0), valid,
+                         k.at(keyTile, k.mul(d, k.c(tile))), N, {row, start},
+                         N));
       });
       return;
     }
@@ -424,8 +437,10 @@ struct AttentionBlock {
     }
     k.forEach(valid, [&](Value jj) {
       Value j = k.add(j0, jj);
-      check(k.stage(scores.getRhs(), k.mul(k.add(k.mul(batch, n()), j), k.c(D)),
-                    D, 1, k.at(valueTile, k.mul(jj, k.c(D)))));
+      Value to = k.at(valueTile, k.mul(jj, k.c(D))), depth = k.c(D);
+      Value row = k.add(k.mul(batch, n()), j);
+      check(k.stage(scores.getRhs(), k.mul(row, depth), D, 1, to, 0,
+                    splitRow(row)));
     });
     k.forEach(k.c(tile / width), [&](Value kb) {
       k.forEach(k.c(D / width), [&](Value db) {
@@ -497,12 +512,18 @@ struct AttentionBlock {
     auto [j0, valid] = keysIn(t);
     k.forEach(valid, [&](Value jj) {
       Value j = k.add(j0, jj);
-      Value valueStart = output.getTransposeB()
-                             ? k.add(k.mul(batch, k.c(Dv * N)), j)
-                             : k.mul(k.add(k.mul(batch, n()), j), k.c(Dv));
+      Value row, valueStart;
+      if (output.getTransposeB()) {
+        valueStart = k.add(k.mul(batch, k.c(Dv * N)), j);
+      } else {
+        Value depth = k.c(Dv);
+        row = k.add(k.mul(batch, n()), j);
+        valueStart = k.mul(row, depth);
+      }
       check(k.stage(output.getRhs(), valueStart, Dv,
                     output.getTransposeB() ? N : 1,
-                    k.at(valueTile, k.mul(jj, k.c(Dv)))));
+                    k.at(valueTile, k.mul(jj, k.c(Dv))), 0,
+                    row ? splitRow(row) : nullptr));
     });
     return {j0, valid};
   }
@@ -609,8 +630,11 @@ struct AttentionBlock {
   /// Row r's passes of the row kernel over its keys [lo, hi), its scores
   /// at scoreRows + minusLo, then P at those keys into probRows + minusLo;
   /// `beforeP` may change the reductions' results (`seeds`) in between.
+  /// With runtime keys, the steps' indices are split at the row of scores
+  /// that [lo, hi) lies in (splitAtRow).
   void emitRowAndP(fd::MatmulOp scores, Value probs, Value lo, Value hi,
-                   Value minusLo, ArrayRef<ReductionInfo> reductions,
+                   Value minusLo, RowSplit split,
+                   ArrayRef<ReductionInfo> reductions,
                    ArrayRef<Value> stashBuffers, DenseMap<Value, Value> &seeds,
                    function_ref<void(DenseMap<Value, Value> &)> beforeP) {
     OpBuilder &b = k.b;
@@ -618,23 +642,26 @@ struct AttentionBlock {
     unsigned width = k.width;
     SmallVector<std::pair<Value, Value>> written{
         {scores.getResult(), k.at(scoreRows, minusLo)}};
+    if (!keys)
+      split = {};
     check(emitRowPasses(b, loc, width, N, lo, hi, k.pointers, reductions,
-                        stashBuffers, seeds, written, {}, prefetchPass));
+                        stashBuffers, seeds, written, {}, prefetchPass, split));
     beforeP(seeds);
     Value probBase = k.at(probRows, minusLo);
     int64_t block = N % width == 0 ? width : N;
-    FailureOr<PeeledLoop> pass =
-        emitPeeledLoop(b, loc, lo, hi, width, block, k.pointers, seeds, {}, {},
-                       [&](RegionEmitter &e, Index index,
-                           ValueRange) -> FailureOr<SmallVector<Value>> {
-                         for (auto [value, base] : written)
-                           e.stash(value, base);
-                         FailureOr<Value> p = e.emit(probs, index);
-                         if (failed(p))
-                           return failure();
-                         e.storeStash(*p, probBase, index);
-                         return SmallVector<Value>();
-                       });
+    FailureOr<PeeledLoop> pass = emitPeeledLoop(
+        b, loc, lo, hi, width, block, k.pointers, seeds, {}, {},
+        [&](RegionEmitter &e, Index index,
+            ValueRange) -> FailureOr<SmallVector<Value>> {
+          for (auto [value, base] : written)
+            e.stash(value, base);
+          FailureOr<Value> p = e.emit(
+              probs, splitAtRow(e.builder(), e.location(), index, split, N));
+          if (failed(p))
+            return failure();
+          e.storeStash(*p, probBase, index);
+          return SmallVector<Value>();
+        });
     check(failure(failed(pass)));
   }
 
@@ -651,7 +678,10 @@ struct AttentionBlock {
       Value hi = k.add(lo, n());
       Value minusLo = arith::SubIOp::create(k.b, k.loc, k.mul(r, stride()), lo);
       DenseMap<Value, Value> seeds;
-      emitRowAndP(scores, output.getLhs(), lo, hi, minusLo, reductions,
+      RowSplit split;
+      if (keys)
+        split = {k.add(firstRow, r), lo};
+      emitRowAndP(scores, output.getLhs(), lo, hi, minusLo, split, reductions,
                   stashBuffers, seeds, [](DenseMap<Value, Value> &) {});
     });
     emitOutputRows(output, out);
@@ -699,13 +729,14 @@ void AttentionBlock::emitOnline(fd::MatmulOp scores, fd::MatmulOp output,
     emitScoreTile(scores, t, k.c(tile), /*atKey=*/false);
     auto [j0, valid] = keysIn(t);
     k.forEach(count, [&](Value r) {
-      Value lo = k.add(k.mul(k.add(firstRow, r), n()), j0);
+      Value row = k.add(firstRow, r), rowStart = k.mul(row, n());
+      Value lo = k.add(rowStart, j0);
       Value hi = k.add(lo, valid);
       Value minusLo = arith::SubIOp::create(b, loc, k.mul(r, k.c(tile)), lo);
       DenseMap<Value, Value> seeds;
       Value tileMax, tileSum;
-      emitRowAndP(scores, probs, lo, hi, minusLo, reductions, stashBuffers,
-                  seeds, [&](DenseMap<Value, Value> &seeds) {
+      emitRowAndP(scores, probs, lo, hi, minusLo, {row, rowStart}, reductions,
+                  stashBuffers, seeds, [&](DenseMap<Value, Value> &seeds) {
                     tileMax = seeds.lookup(softmax.max.getResult());
                     tileSum = seeds.lookup(softmax.sum.getResult());
                     // E at the tile's keys: P with the sum seeded as 1.

@@ -810,13 +810,24 @@ SmallVector<Value> host::allocateRowStashes(OpBuilder &b, Location loc,
   return stashBuffers;
 }
 
-LogicalResult host::emitRowPasses(
-    OpBuilder &b, Location loc, unsigned width, int64_t rowLength, Value lo,
-    Value hi, const DenseMap<Value, Value> &pointers,
-    ArrayRef<ReductionInfo> reductions, ArrayRef<Value> stashBuffers,
-    DenseMap<Value, Value> &seeds,
-    SmallVectorImpl<std::pair<Value, Value>> &written,
-    ArrayRef<std::pair<Value, Type>> prefetched, unsigned prefetchPass) {
+Index host::splitAtRow(OpBuilder &b, Location loc, Index index, RowSplit split,
+                       int64_t rowLength) {
+  if (!split.row)
+    return index;
+  return Index::split(index, split.row,
+                      arith::SubIOp::create(b, loc, index.value, split.start),
+                      rowLength);
+}
+
+LogicalResult
+host::emitRowPasses(OpBuilder &b, Location loc, unsigned width,
+                    int64_t rowLength, Value lo, Value hi,
+                    const DenseMap<Value, Value> &pointers,
+                    ArrayRef<ReductionInfo> reductions,
+                    ArrayRef<Value> stashBuffers, DenseMap<Value, Value> &seeds,
+                    SmallVectorImpl<std::pair<Value, Value>> &written,
+                    ArrayRef<std::pair<Value, Type>> prefetched,
+                    unsigned prefetchPass, RowSplit split) {
   // Each row buffer at -lo, so that a position in the row indexes it.
   SmallVector<std::pair<Value, Value>> stashes;
   Value negLo = arith::SubIOp::create(b, loc, i64Constant(b, loc, 0), lo);
@@ -849,6 +860,8 @@ LogicalResult host::emitRowPasses(
         b, loc, lo, hi, width, block, pointers, seeds, starts.vector,
         starts.scalar,
         [&](RegionEmitter &e, Index index, ValueRange carried) {
+          index =
+              splitAtRow(e.builder(), e.location(), index, split, rowLength);
           for (auto [value, base] : written)
             e.stash(value, base);
           if (pass == prefetchPass && (pass == 1 || !prefetched.empty()))

@@ -206,6 +206,22 @@ allocateRowStashes(mlir::OpBuilder &b, mlir::Location loc,
                    mlir::ArrayRef<codegen::ReductionInfo> reductions,
                    mlir::ArrayRef<mlir::Value> storedValues, int64_t rowLength);
 
+/// A row of a row kernel: its index among the rows and its first position
+/// (row times the row's length; null: none).
+struct RowSplit {
+  mlir::Value row, start;
+};
+
+/// `index`, a position in `split`'s row of `rowLength` elements (its
+/// runtime length where rowLength is a runtime dim's representative value),
+/// split into the row and the position in it (Index::split): each map on
+/// the way to a load then takes its row's terms, quotients by runtime sizes
+/// included, from the row alone, once per row, not per vector. `index`
+/// itself where the split has no row.
+codegen::Index splitAtRow(mlir::OpBuilder &b, mlir::Location loc,
+                          codegen::Index index, RowSplit split,
+                          int64_t rowLength);
+
 /// The passes of a row kernel over the row [lo, hi) of `rowLength`
 /// elements: each reduction in order, its finished value then seeded in
 /// `seeds`. Every pass stashes the values of `written` (value, its row
@@ -222,7 +238,7 @@ mlir::LogicalResult emitRowPasses(
     mlir::DenseMap<mlir::Value, mlir::Value> &seeds,
     mlir::SmallVectorImpl<std::pair<mlir::Value, mlir::Value>> &written,
     mlir::ArrayRef<std::pair<mlir::Value, mlir::Type>> prefetched = {},
-    unsigned prefetchPass = 1);
+    unsigned prefetchPass = 1, RowSplit split = {});
 
 /// Floats and integers (fuse.reduce takes no i1).
 mlir::FailureOr<codegen::ReductionInfo>

@@ -903,3 +903,58 @@ func.func @fusion_repeats(%x: tensor<4xf32>, %y: tensor<4xf32>)
   }
   return %r#0, %r#1, %r#2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// x & true and x | false for i1 masks, the constant a splat (as static
+// exports give it) or a splat broadcast to a symbolic shape (as dynamic-axes
+// exports give it: GPT-2's causal mask And-ed with a broadcast `true`);
+// x & false and x & (a mask that is not a splat) stay.
+// CHECK-LABEL: func.func @and_true_or_false
+//  CHECK-SAME: (%[[X:.*]]: tensor<?x8xi1, #fuse.dims<s>>, %[[Y:.*]]: tensor<4xi1>, %[[M:.*]]: tensor<?x8xi1, #fuse.dims<s>>)
+//       CHECK:   %[[F:.*]] = fuse.broadcast %{{.*}} -> tensor<?x8xi1, #fuse.dims<s>>
+//       CHECK:   %[[AF:.*]] = fuse.and %[[X]], %[[F]]
+//       CHECK:   %[[AM:.*]] = fuse.and %[[X]], %[[M]]
+//       CHECK:   return %[[X]], %[[X]], %[[Y]], %[[Y]], %[[X]], %[[AF]], %[[AM]]
+func.func @and_true_or_false(%x: tensor<?x8xi1, #fuse.dims<s>>, %y: tensor<4xi1>, %m: tensor<?x8xi1, #fuse.dims<s>>)
+    -> (tensor<?x8xi1, #fuse.dims<s>>, tensor<?x8xi1, #fuse.dims<s>>, tensor<4xi1>, tensor<4xi1>,
+        tensor<?x8xi1, #fuse.dims<s>>, tensor<?x8xi1, #fuse.dims<s>>, tensor<?x8xi1, #fuse.dims<s>>) {
+  %true = fuse.constant dense<true> : tensor<i1>
+  %false = fuse.constant dense<false> : tensor<i1>
+  %tb = fuse.broadcast %true, dims = [] : tensor<i1> -> tensor<?x8xi1, #fuse.dims<s>>
+  %fb = fuse.broadcast %false, dims = [] : tensor<i1> -> tensor<?x8xi1, #fuse.dims<s>>
+  %t4 = fuse.constant dense<true> : tensor<4xi1>
+  %f4 = fuse.constant dense<false> : tensor<4xi1>
+  %0 = fuse.and %tb, %x : tensor<?x8xi1, #fuse.dims<s>>
+  %1 = fuse.and %x, %tb : tensor<?x8xi1, #fuse.dims<s>>
+  %2 = fuse.and %y, %t4 : tensor<4xi1>
+  %3 = fuse.or %f4, %y : tensor<4xi1>
+  %4 = fuse.or %x, %fb : tensor<?x8xi1, #fuse.dims<s>>
+  %5 = fuse.and %x, %fb : tensor<?x8xi1, #fuse.dims<s>>
+  %6 = fuse.and %x, %m : tensor<?x8xi1, #fuse.dims<s>>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<?x8xi1, #fuse.dims<s>>, tensor<?x8xi1, #fuse.dims<s>>, tensor<4xi1>, tensor<4xi1>,
+      tensor<?x8xi1, #fuse.dims<s>>, tensor<?x8xi1, #fuse.dims<s>>, tensor<?x8xi1, #fuse.dims<s>>
+}
+
+// -----
+
+// x + 0 and x * 1 where the constant is a splat broadcast to a symbolic
+// shape (a dynamic-axes export's bias of zeros); x * 2 stays.
+// CHECK-LABEL: func.func @identities_symbolic
+//  CHECK-SAME: (%[[X:.*]]: tensor<?x4xf32, #fuse.dims<s>>)
+//       CHECK:   %[[M:.*]] = fuse.mul %[[X]], %{{.*}}
+//       CHECK:   return %[[X]], %[[X]], %[[X]], %[[M]]
+func.func @identities_symbolic(%x: tensor<?x4xf32, #fuse.dims<s>>)
+    -> (tensor<?x4xf32, #fuse.dims<s>>, tensor<?x4xf32, #fuse.dims<s>>, tensor<?x4xf32, #fuse.dims<s>>, tensor<?x4xf32, #fuse.dims<s>>) {
+  %c0 = fuse.constant dense<0.0> : tensor<f32>
+  %c1 = fuse.constant dense<1.0> : tensor<f32>
+  %c2 = fuse.constant dense<2.0> : tensor<f32>
+  %z = fuse.broadcast %c0, dims = [] : tensor<f32> -> tensor<?x4xf32, #fuse.dims<s>>
+  %o = fuse.broadcast %c1, dims = [] : tensor<f32> -> tensor<?x4xf32, #fuse.dims<s>>
+  %t = fuse.broadcast %c2, dims = [] : tensor<f32> -> tensor<?x4xf32, #fuse.dims<s>>
+  %0 = fuse.add %z, %x : tensor<?x4xf32, #fuse.dims<s>>
+  %1 = fuse.sub %x, %z : tensor<?x4xf32, #fuse.dims<s>>
+  %2 = fuse.mul %x, %o : tensor<?x4xf32, #fuse.dims<s>>
+  %3 = fuse.mul %x, %t : tensor<?x4xf32, #fuse.dims<s>>
+  return %0, %1, %2, %3 : tensor<?x4xf32, #fuse.dims<s>>, tensor<?x4xf32, #fuse.dims<s>>, tensor<?x4xf32, #fuse.dims<s>>, tensor<?x4xf32, #fuse.dims<s>>
+}
