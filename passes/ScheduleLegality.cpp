@@ -267,6 +267,16 @@ ScheduleTarget ScheduleTarget::gpu() {
   return target;
 }
 
+/// The first dim of the trailing runs of `length` elements of `shape`
+/// (the trailing dims' product is `length`), or -1 where a run's boundary
+/// falls inside a dim.
+int64_t runsStart(ArrayRef<int64_t> shape, int64_t length) {
+  int64_t first = int64_t(shape.size()), product = 1;
+  while (first > 0 && product < length)
+    product *= shape[--first];
+  return product == length ? first : -1;
+}
+
 /// Whether `transpose` puts every element of its operand in the same run of
 /// `length` elements (a row, or with `length` 1 the same position): its
 /// dims of size > 1 before the row's stay in place, the row's are permuted
@@ -286,26 +296,14 @@ bool transposeKeepsRuns(TransposeOp transpose, int64_t length) {
   for (int64_t size : shape)
     if (size != 1)
       sizes.push_back(size);
-  // The first dim of the row: the trailing dims' product is `length`.
-  int64_t first = count, product = 1;
-  while (first > 0 && product < length)
-    product *= sizes[--first];
-  if (product != length)
+  // The first dim of the row.
+  int64_t first = runsStart(sizes, length);
+  if (first < 0)
     return false;
   for (int64_t d = 0; d < first; ++d)
     if (permutation[d] != d)
       return false;
   return true;
-}
-
-/// The first dim of the trailing runs of `length` elements of `shape`
-/// (the trailing dims' product is `length`), or -1 where a run's boundary
-/// falls inside a dim.
-int64_t runsStart(ArrayRef<int64_t> shape, int64_t length) {
-  int64_t first = int64_t(shape.size()), product = 1;
-  while (first > 0 && product < length)
-    product *= shape[--first];
-  return product == length ? first : -1;
 }
 
 /// Whether the dims before `end` of `shape` are whole in `slice`.
