@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Fuse against this machine's memory bandwidth and against its peers.
 
-Runs fuse-bench (the triad, then each workload fused and unfused on the host
-runtime), then the same workloads in numpy, PyTorch eager, torch.compile and
-onnxruntime where they are installed (peers.py, one process per peer), and
-writes bench/results/results.md, results.json and chart.png. Every
+Runs fuse-bench (the triad and FMA peak, then each workload fused and
+unfused on the host runtime), then the same workloads in numpy, PyTorch
+eager, torch.compile, onnxruntime, OpenVINO, IREE and JAX where they are
+installed (peers.py, one process per peer), in --passes alternating passes
+(Fuse, then each peer, in turn; each system's figure is the median of its
+passes' medians, the triad and FMA peak the best pass), and writes bench/results/results.md, results.json and chart.png. Every
 percentage is against the triad figure of the same run; every ratio is the
 peer's median time over Fuse's (above 1: Fuse is faster). Nothing here
 asserts a timing.
@@ -16,14 +18,23 @@ import importlib.util
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-PEERS = ["numpy", "torch", "torch.compile", "onnxruntime", "openvino"]
-PEER_MODULES = {"numpy": ["numpy"], "torch": ["torch"], "torch.compile": ["torch"], "onnxruntime": ["onnxruntime", "onnx"], "openvino": ["openvino", "onnx"]}
+PEERS = ["numpy", "torch", "torch.compile", "onnxruntime", "openvino", "iree", "jax"]
+PEER_MODULES = {
+    "numpy": ["numpy"],
+    "torch": ["torch"],
+    "torch.compile": ["torch"],
+    "onnxruntime": ["onnxruntime", "onnx"],
+    "openvino": ["openvino", "onnx"],
+    "iree": ["iree.compiler", "iree.runtime", "onnx"],
+    "jax": ["jax"],
+}
 PEER_TIMEOUT_S = 600
 
 # The issue's targets, reported next to what was measured.
@@ -38,8 +49,10 @@ def log(message):
     print(f"bench.py: {message}", file=sys.stderr, flush=True)
 
 
-def run_fuse_bench(args):
+def run_fuse_bench(args, first=True):
     command = [args.fuse_bench] + (["--quick"] if args.quick else []) + ["--runs", str(args.runs)]
+    if not first:
+        command.append("--no-start")  # new-process starts: the first pass's
     if args.only:
         command += ["--only", args.only]
     log("running " + " ".join(command))
@@ -59,8 +72,15 @@ def run_fuse_bench(args):
     return records
 
 
+def module_missing(name):
+    try:
+        return importlib.util.find_spec(name) is None
+    except ImportError:  # a dotted name whose parent package is missing
+        return True
+
+
 def run_peer(peer, spec_path):
-    missing = [m for m in PEER_MODULES[peer] if importlib.util.find_spec(m) is None]
+    missing = [m for m in PEER_MODULES[peer] if module_missing(m)]
     if missing:
         return {"status": "not installed", "detail": ", ".join(missing) + " not installed"}
     env = dict(os.environ)
@@ -105,6 +125,117 @@ def fmt_ms(ms):
     return f"{ms:.3g}" if ms < 100 else f"{ms:.0f}"
 
 
+# ---------------------------------------------------------------- passes
+
+
+def pass_figures(medians, mins):
+    """One system's figures on one workload from its per-pass medians and
+    minimums: the median of the medians is the figure reported."""
+    return {
+        "run_ms_median": statistics.median(medians),
+        "run_ms_min": min(mins),
+        "run_ms_pass_medians": list(medians),
+        "run_ms_pass_min": min(medians),
+        "run_ms_pass_max": max(medians),
+        "passes": len(medians),
+    }
+
+
+def combine_variant(variants):
+    """Fuse's fused (or unfused) figures of one workload over the passes:
+    the first pass's record (kernels, compile times) with the run time the
+    median of the passes' medians, GB/s and GFLOP/s scaled to it, and each
+    kernel's time the median of its passes' when every pass lists the same
+    kernels."""
+    variants = [v for v in variants if v]
+    if not variants:
+        return None
+    first = variants[0]
+    merged = dict(first)
+    merged.update(pass_figures([v["run_ms_median"] for v in variants], [v["run_ms_min"] for v in variants]))
+    scale = first["run_ms_median"] / merged["run_ms_median"]
+    for key in ("gbps", "gflops"):
+        if merged.get(key) is not None:
+            merged[key] = first[key] * scale
+    names = [k["name"] for k in first.get("kernel_ms") or []]
+    if names and all([k["name"] for k in v.get("kernel_ms") or []] == names for v in variants):
+        merged["kernel_ms"] = [
+            dict(kernel, ms=statistics.median(v["kernel_ms"][i]["ms"] for v in variants))
+            for i, kernel in enumerate(first["kernel_ms"])
+        ]
+    return merged
+
+
+def best(values):
+    values = [v for v in values if v is not None]
+    return max(values) if values else None
+
+
+def combine_fuse_passes(passes):
+    """fuse-bench's records of every pass as one pass's: the machine's
+    triad and FMA peak the best pass's (medians: the median pass's), each
+    workload's times the median of the passes' medians (combine_variant),
+    the rest (start times, the lazy API) the first pass's."""
+    passes = [p for p in passes if any(r.get("record") == "machine" for r in p)]
+    machines = [next(r for r in p if r.get("record") == "machine") for p in passes]
+    dones = [next((r for r in p if r.get("record") == "done"), {}) for p in passes]
+    machine = dict(machines[0])
+    for key in ("triad_gbps", "triad_plain_stores_gbps", "fma_peak_gflops"):
+        machine[key] = best(m.get(key) for m in machines)
+    for key in ("triad_median_gbps", "fma_peak_median_gflops"):
+        values = [m[key] for m in machines if m.get(key) is not None]
+        machine[key] = statistics.median(values) if values else None
+    machine["passes"] = [
+        {"triad_gbps": m.get("triad_gbps"), "triad_end_gbps": d.get("triad_end_gbps"), "fma_peak_gflops": m.get("fma_peak_gflops")}
+        for m, d in zip(machines, dones)
+    ]
+    done = dict(dones[0], triad_end_gbps=best(d.get("triad_end_gbps") for d in dones))
+    done["failures"] = max(d.get("failures", 0) for d in dones)
+    records = []
+    for record in passes[0]:
+        kind = record.get("record")
+        if kind == "machine":
+            records.append(machine)
+        elif kind == "done":
+            records.append(done)
+        elif kind == "workload":
+            same = [next((r for r in p if r.get("record") == "workload" and r["name"] == record["name"]), {})
+                    for p in passes]
+            merged = dict(record, fused=combine_variant([r.get("fused") for r in same]),
+                          unfused=combine_variant([r.get("unfused") for r in same]))
+            for variant in (merged["fused"], merged["unfused"]):
+                if variant and variant.get("gflops") is not None and machine.get("fma_peak_gflops"):
+                    variant["pct_peak"] = 100 * variant["gflops"] / machine["fma_peak_gflops"]
+            records.append(merged)
+        else:
+            records.append(record)
+    return records
+
+
+def combine_peer_passes(runs):
+    """One peer's results (run_peer) of every pass as one: the first
+    successful pass's info, each workload's time the median of the medians
+    of the passes where it ran (an error only where it ran in none)."""
+    ok = [r for r in runs if r["status"] == "ok"]
+    if not ok:
+        return runs[0]
+    merged = {"status": "ok", "info": ok[0].get("info", {}), "results": {}}
+    if len(ok) < len(runs):
+        merged["info"] = dict(merged["info"], failed_passes=[r.get("detail") for r in runs if r["status"] != "ok"])
+    names = list(dict.fromkeys(name for r in ok for name in r["results"]))
+    for name in names:
+        values = [r["results"].get(name, {"error": "not run"}) for r in ok]
+        good = [v for v in values if "error" not in v]
+        if not good:
+            merged["results"][name] = values[0]
+            continue
+        merged["results"][name] = pass_figures([v["run_ms_median"] for v in good], [v["run_ms_min"] for v in good])
+        errors = [v["error"] for v in values if "error" in v]
+        if errors:
+            merged["results"][name]["failed_passes"] = errors
+    return merged
+
+
 def build_results(records, peers, args):
     machine = next(r for r in records if r.get("record") == "machine")
     done = next((r for r in records if r.get("record") == "done"), {})
@@ -134,6 +265,7 @@ def build_results(records, peers, args):
                 continue
             ms = value["run_ms_median"]
             figures = {"status": "ok", "run_ms_median": ms, "run_ms_min": value["run_ms_min"]}
+            figures.update({k: v for k, v in value.items() if k.startswith("run_ms_pass") or k == "failed_passes"})
             if entry["bytes"]:
                 gbps = entry["bytes"] / (ms * 1e-3) / 1e9
                 figures.update(gbps=gbps, pct_triad=100 * gbps / triad)
@@ -162,9 +294,11 @@ def build_results(records, peers, args):
             "fma_peak_gflops": machine.get("fma_peak_gflops"),
             "fma_peak_median_gflops": machine.get("fma_peak_median_gflops"),
             "fma_isa": machine.get("fma_isa"),
+            "passes": machine.get("passes"),
             "platform": platform.platform(),
         },
         "quick": args.quick,
+        "passes": args.passes,
         "source": args.source or source_state(),
         "runs": args.runs,
         "peers": peer_info,
@@ -194,6 +328,70 @@ def target_text(entry):
     return f"{pct:.0f}% (target >= {target}%: {'met' if pct >= target else 'not met'})"
 
 
+# One sentence per workload on what its fused kernels do, from
+# bench/Workloads.cpp's graphs and the kernels fuse-bench reports; keyed by
+# name (every matmul_bias_relu size shares one).
+EXPLANATIONS = {
+    "mul_add_row": "The sum a*b+c is one pointwise kernel: a and b are read once and y written once, and the row c is "
+    "a few KiB, so the triad is its ceiling.",
+    "gelu": "The tanh-form GELU is one pointwise kernel (x read once, y written once); tanh is evaluated per "
+    "element, so the arithmetic competes with the memory traffic.",
+    "softmax": "The row max, the exponentials, their sum and the division are one kernel over rows: x is read "
+    "from memory and y written once; exp is evaluated per element.",
+    "layernorm": "The mean, the variance, the normalization, scale and shift are one kernel over rows: x is read "
+    "from memory and y written once; gamma and beta are one row each.",
+    "sum": "The kernel fuse_k0_partials sums fixed-size chunks of x in parallel and fuse_k0_finish adds the chunks' "
+    "partial sums, a few KiB: nearly all the time is the read of x.",
+    "column_sum": "One kernel reads x once and writes the column sums (one row).",
+    "matmul_bias_relu": "The pack kernel fuse_k0_pack lays W out in the matmul's tiles once per binding of the inputs (a "
+    "prepared bundle's later runs skip it, so it is not in the time); fuse_k0_matmul applies the bias and the relu "
+    "to each result tile before storing it, so no intermediate goes to memory.",
+    "mlp": "The two pack kernels (W1, W2) run once per binding of the inputs and are not in the time; the first "
+    "matmul applies bias and relu to its tiles, the second its bias, and the hidden activation goes through "
+    "memory between them.",
+    "encoder_layer": "The Q, K and V projections are one horizontal launch (fuse_k0_horizontal_1, their weights "
+    "packed per binding by fuse_k0_horizontal_0, not in the time); scores, mask, softmax and P@V are one attention "
+    "kernel (fuse_k2_attention); the other three matmuls have their weights packed per binding, and the two "
+    "layernorms are row kernels (fuse_k5_rows, fuse_k10_rows).",
+}
+
+
+def explanation(name):
+    return EXPLANATIONS.get("matmul_bias_relu" if name.startswith("matmul_bias_relu") else name, "")
+
+
+def time_paragraph(w, results):
+    """Where a workload's time goes: Fuse's kernels, the limit that applies
+    (memory: GB/s, % of the triad; compute: GFLOP/s, % of the FMA peak), the
+    fastest peer and its ratio, and what the kernels do (EXPLANATIONS)."""
+    f = w["fuse"]
+    if not f:
+        return None
+    kernels = f.get("kernel_ms")
+    text = f"**{w['name']}** ({w['title']}): Fuse {fmt_ms(f['run_ms_median'])} ms in {f['kernels']} kernel" + (
+        "s" if f["kernels"] != 1 else "")
+    if kernels:
+        text += " (median per kernel, launch order: " + ", ".join(
+            f"{k['name']} {k['ms']:.3g} ms" + (" once per binding" if k.get("per_binding") else "") for k in kernels) + ")"
+    text += ". "
+    if w["bound"] == "compute" and f.get("gflops") is not None:
+        peak = results["machine"].get("fma_peak_gflops")
+        text += f"Compute-bound: {f['gflops']:.0f} GFLOP/s" + (f", {100 * f['gflops'] / peak:.0f}% of the FMA peak. " if peak else ". ")
+    else:
+        limit = "Memory-bound" if w["bound"] == "bandwidth" else "Memory- and exp/tanh-bound (counted against the triad)"
+        text += f"{limit}: {f['gbps']:.1f} GB/s, {f['pct_triad']:.0f}% of the triad. "
+    timed = {p: v["run_ms_median"] for p, v in w["peers"].items() if v.get("status") == "ok"}
+    if timed:
+        peer = min(timed, key=timed.get)
+        ratio = w["ratio"].get(peer)
+        text += f"Fastest peer: {peer}, {fmt_ms(timed[peer])} ms (" + (
+            f"Fuse {ratio:.2f}x faster). " if ratio >= 1 else f"{1 / ratio:.2f}x faster than Fuse). ")
+    else:
+        text += "No peer measured. "
+    sentence = explanation(w["name"])
+    return text + sentence
+
+
 def markdown(results):
     m = results["machine"]
     lines = [
@@ -212,8 +410,11 @@ def markdown(results):
          f"{m['cores']} threads, independent chains in registers, best pass; median "
          f"{m.get('fma_peak_median_gflops', 0):.0f}); matmul rows give % of it"
          if m.get("fma_peak_gflops") else "- f32 multiply-add peak: not measured"),
-        f"- median of at least {results['runs']} runs, and of at least 0.2 s of runs, after at least 0.2 s of warm-up "
-        "(Fuse and every CPU peer alike); Fuse times the kernels only (inputs uploaded once); "
+        f"- {results.get('passes', 1)} alternating pass{'es' if results.get('passes', 1) != 1 else ''} (Fuse, then "
+        "each peer, in turn), the median of the passes' medians (results.json keeps each pass's median); the "
+        "triad and the FMA peak: the best pass",
+        f"- each pass: median of at least {results['runs']} runs, and of at least 0.2 s of runs, after at least 0.2 s "
+        "of warm-up (Fuse and every CPU peer alike); Fuse times the kernels only (inputs uploaded once); "
         "peers time one call each (outputs in new memory, as they allocate by default)",
         "- GB/s counts each graph input read once and each output written once; ratio = peer time / Fuse time "
         "(above 1: Fuse is faster)",
@@ -226,7 +427,11 @@ def markdown(results):
         "eager with its fused ops (F.gelu, softmax, F.layer_norm, addmm), torch.compile on the graphs as written; "
         "onnxruntime: the graphs as ONNX (opset 17, LayerNormalization and Softmax ops), intra-op threads = cores; "
         "OpenVINO: the same ONNX files, CPU plugin forced to f32 (INFERENCE_PRECISION_HINT; its default on a CPU "
-        "with AVX-512 BF16 is bf16), latency hint, threads = cores, one infer request reused",
+        "with AVX-512 BF16 is bf16), latency hint, threads = cores, one infer request reused; "
+        "IREE: the same ONNX graphs through its ONNX importer, llvm-cpu for the host CPU with data tiling and "
+        "micro-kernels, the local-task driver with one worker per core; JAX: the numpy code in jax.numpy, "
+        "jax.jit, f32, inputs on the device once, each call waited for (block_until_ready); "
+        "the first pass compares each peer's output with numpy's (a mismatch is an error)",
     ]
     if results["quick"]:
         lines.append("- QUICK RUN: small sizes, not the issue's")
@@ -265,7 +470,7 @@ def markdown(results):
                     parts.append(f"vs {name}: not measured")
                 else:
                     parts.append(f"{ratio:.2f}x {name} (target >= {target:g}x: {'met' if ratio >= target else 'not met'})")
-        for peer in ("onnxruntime", "openvino", "torch.compile"):
+        for peer in ("onnxruntime", "openvino", "torch.compile", "iree", "jax"):
             ratio = w["ratio"].get(peer)
             if ratio is not None:
                 parts.append(f"{ratio:.2f}x {peer} (target > 1x: {'met' if ratio > 1 else 'not met'})")
@@ -290,13 +495,11 @@ def markdown(results):
     lines.append("New-process times are whole `fuse-run MODEL --cache-dir DIR` runs (start, cache lookup, load, "
                  "random inputs, one run, exit) on the small shape of each workload (`--quick` sizes); "
                  "the second run finds the bundle in the cache.")
+    lines += ["", "## Where the time goes", ""]
     for w in results["workloads"]:
-        kernels = (w["fuse"] or {}).get("kernel_ms")
-        if kernels:
-            lines.append("")
-            lines.append(f"Where {w['name']}'s time goes (fused, median per kernel, launch order): "
-                         + ", ".join(f"{k['name']} {k['ms']:.3g} ms" for k in kernels) + ".")
-    lines.append("")
+        paragraph = time_paragraph(w, results)
+        if paragraph:
+            lines += [paragraph, ""]
     lazy = results.get("lazy")
     if lazy and "record_ns_per_op" in lazy:
         lines.append(
@@ -368,11 +571,53 @@ def chart(results, path):
     return True
 
 
+def write_spec(records, args, verify):
+    """peers.py's spec: the workloads fuse-bench ran; `verify`: compare
+    each peer's output with numpy's before timing it (the first pass)."""
+    workloads = [r for r in records if r.get("record") == "workload"]
+    spec = {
+        "warmup": 1 if args.quick else 2,
+        "runs": args.runs,
+        "verify": verify,
+        "workloads": [{k: w[k] for k in ("name", "input_shapes", "params")} for w in workloads],
+    }
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(spec, f)
+        return f.name
+
+
+def run_passes(args):
+    """args.passes alternating passes: fuse-bench, then each peer in the
+    same order, every pass; the passes combined (combine_fuse_passes,
+    combine_peer_passes)."""
+    names = [p for p in args.peers.split(",") if p]
+    fuse_passes, peer_passes = [], {peer: [] for peer in names}
+    for index in range(args.passes):
+        log(f"pass {index + 1} of {args.passes}")
+        records = run_fuse_bench(args, first=index == 0)
+        if not any(r.get("record") == "machine" for r in records):
+            if not fuse_passes:
+                log("fuse-bench printed no machine record; nothing to report")
+                sys.exit(1)
+            log(f"pass {index + 1}: fuse-bench printed no machine record; this pass of Fuse is left out")
+        else:
+            fuse_passes.append(records)
+        spec_path = write_spec(fuse_passes[0], args, verify=index == 0)
+        try:
+            for peer in names:
+                peer_passes[peer].append(run_peer(peer, spec_path))
+        finally:
+            os.unlink(spec_path)
+    return combine_fuse_passes(fuse_passes), {peer: combine_peer_passes(runs) for peer, runs in peer_passes.items()}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--fuse-bench", default=os.path.join(ROOT, "build", "bin", "fuse-bench"))
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     parser.add_argument("--runs", type=int, default=None, help="timed runs per workload (default 20, quick 2)")
+    parser.add_argument("--passes", type=int, default=None,
+                        help="alternating passes (Fuse, then each peer) whose medians are combined (default 3, quick 1)")
     parser.add_argument("--peers", default=",".join(PEERS), help="comma-separated peers to run")
     parser.add_argument("--only", help="comma-separated workloads to run (fuse-bench --only); default all")
     parser.add_argument("--output-dir", default=os.path.join(HERE, "results"))
@@ -380,29 +625,12 @@ def main():
     args = parser.parse_args()
     if args.runs is None:
         args.runs = 2 if args.quick else 20
+    if args.passes is None:
+        args.passes = 1 if args.quick else 3
+    args.passes = max(args.passes, 1)
 
     load_before = os.getloadavg()[0]
-    records = run_fuse_bench(args)
-    if not any(r.get("record") == "machine" for r in records):
-        log("fuse-bench printed no machine record; nothing to report")
-        sys.exit(1)
-    workloads = [r for r in records if r.get("record") == "workload"]
-    spec = {
-        "warmup": 1 if args.quick else 2,
-        "runs": args.runs,
-        "workloads": [{k: w[k] for k in ("name", "input_shapes", "params")} for w in workloads],
-    }
-    peers = {}
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(spec, f)
-        spec_path = f.name
-    try:
-        for peer in args.peers.split(","):
-            if peer:
-                peers[peer] = run_peer(peer, spec_path)
-    finally:
-        os.unlink(spec_path)
-
+    records, peers = run_passes(args)
     results = build_results(records, peers, args)
     results["load_average"] = {"before": load_before, "after": os.getloadavg()[0]}
     os.makedirs(args.output_dir, exist_ok=True)

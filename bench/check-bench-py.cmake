@@ -11,7 +11,8 @@ if(NOT rc EQUAL 0)
 endif()
 file(READ ${WORK}/results.md table)
 foreach(text "# Fuse CPU benchmark" "| workload | Fuse fused |" "GELU, tanh form"
-             "## Targets of the issue" "## Compile and start" "- numpy: ")
+             "## Targets of the issue" "## Compile and start" "- numpy: "
+             "1 alternating pass (Fuse, then each peer, in turn)" "## Where the time goes")
   string(FIND "${table}" "${text}" at)
   if(at EQUAL -1)
     message(FATAL_ERROR "results.md has no '${text}':\n${table}")

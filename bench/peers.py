@@ -1,5 +1,5 @@
-"""The benchmark workloads in numpy, PyTorch (eager and torch.compile) and
-onnxruntime, on the shapes fuse-bench reports, timed the same way: inputs
+"""The benchmark workloads in numpy, PyTorch (eager and torch.compile),
+onnxruntime, OpenVINO, IREE and JAX, on the shapes fuse-bench reports, timed the same way: inputs
 made once, the median of N calls after warm-up, each call producing its
 outputs in new memory as the library does by default.
 
@@ -15,6 +15,7 @@ import json
 import math
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -54,6 +55,50 @@ def time_calls(call, warmup, runs):
         call()
         times.append((time.perf_counter() - start) * 1e3)
     return statistics.median(times), min(times)
+
+
+# A new peer's output is compared with numpy's once per workload before it is
+# timed (spec["verify"]): max |peer - numpy| <= VERIFY_TOLERANCE x max(1,
+# max |numpy|). f32 sums in another order and other tanh/exp approximations
+# stay far below it; a wrong graph does not.
+VERIFY_TOLERANCE = 1e-3
+
+
+def reference_output(name, inputs, params):
+    return numpy_workloads()[name](*inputs, **params)
+
+
+def verify_output(name, inputs, params, output):
+    """None when `output` matches numpy's, else why not."""
+    import numpy as np
+
+    expected = np.asarray(reference_output(name, inputs, params), dtype=np.float32)
+    actual = np.asarray(output, dtype=np.float32)
+    if actual.shape != expected.shape:
+        return f"wrong result: shape {list(actual.shape)}, numpy's {list(expected.shape)}"
+    diff = float(np.max(np.abs(actual - expected))) if expected.size else 0.0
+    limit = VERIFY_TOLERANCE * max(1.0, float(np.max(np.abs(expected))) if expected.size else 1.0)
+    if not diff <= limit:
+        return f"wrong result: max abs diff {diff:.3g} against numpy (tolerance {limit:.3g})"
+    return None
+
+
+def checked_timing(spec, workload, inputs, call, result):
+    """time_calls(call), after comparing result(call()) with numpy's output
+    when spec["verify"] asks; an error entry on a mismatch."""
+    if spec.get("verify"):
+        wrong = verify_output(workload["name"], inputs, workload["params"], result(call()))
+        if wrong:
+            return {"error": wrong}
+    return time_calls(call, spec["warmup"], spec["runs"])
+
+
+def error_entry(error):
+    """A peer's failure on one workload, reported in its place: the first
+    line of the message that says "error", else its first line."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()] or [""]
+    line = next((line for line in lines if "error" in line.lower()), lines[0])
+    return {"error": f"{type(error).__name__}: {line[:200]}"}
 
 
 def workload_table(mul_add_row, gelu, softmax, layernorm, total, column_sum, matmul_bias_relu, mlp, encoder_layer):
@@ -258,9 +303,11 @@ def run_torch(spec, compiled, device="cpu"):
                         lambda xs: fn(*xs, **params), sets, spec["warmup"], spec["runs"]
                     )
                 else:
-                    results[workload["name"]] = time_calls(lambda: fn(*inputs, **params), spec["warmup"], spec["runs"])
+                    results[workload["name"]] = checked_timing(
+                        spec, workload, [t.numpy() for t in inputs], lambda: fn(*inputs, **params), lambda out: out.numpy()
+                    )
         except Exception as error:  # a peer that fails is reported, not fatal
-            results[workload["name"]] = {"error": f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"}
+            results[workload["name"]] = error_entry(error)
     return info, results
 
 
@@ -366,9 +413,11 @@ def run_onnxruntime(spec):
             session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
             inputs = random_inputs(workload["input_shapes"])
             feed = {f"in{i}": a for i, a in enumerate(inputs)}
-            results[workload["name"]] = time_calls(lambda: session.run(None, feed), spec["warmup"], spec["runs"])
+            results[workload["name"]] = checked_timing(
+                spec, workload, inputs, lambda: session.run(None, feed), lambda out: out[0]
+            )
         except Exception as error:
-            results[workload["name"]] = {"error": f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"}
+            results[workload["name"]] = error_entry(error)
     return info, results
 
 
@@ -398,9 +447,163 @@ def run_openvino(spec):
             request = compiled.create_infer_request()
             inputs = random_inputs(workload["input_shapes"])
             feed = {f"in{i}": a for i, a in enumerate(inputs)}
-            results[workload["name"]] = time_calls(lambda: request.infer(feed), spec["warmup"], spec["runs"])
+            results[workload["name"]] = checked_timing(
+                spec, workload, inputs, lambda: request.infer(feed), lambda out: next(iter(out.values()))
+            )
         except Exception as error:
-            results[workload["name"]] = {"error": f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"}
+            results[workload["name"]] = error_entry(error)
+    return info, results
+
+
+# ---------------------------------------------------------------- IREE
+
+# llvm-cpu for this processor, data tiling on (matmuls in packed tiles) and
+# every micro-kernel (mmt4d, pack, unpack) the backend has.
+IREE_COMPILE_FLAGS = [
+    "--iree-hal-target-device=local",
+    "--iree-hal-local-target-device-backends=llvm-cpu",
+    "--iree-llvmcpu-target-cpu=host",
+    "--iree-opt-data-tiling=true",
+    "--iree-llvmcpu-enable-ukernels=all",
+]
+
+
+def iree_module(name, shapes, params, folder):
+    """The workload's ONNX graph (onnx_model, as onnxruntime and OpenVINO
+    run it) through IREE's ONNX importer and iree-compile; a .vmfb."""
+    import onnx
+    from iree import compiler
+
+    # The importer wants every value's shape, the output's included.
+    model = onnx.shape_inference.infer_shapes(onnx_model(name, shapes, params), strict_mode=True)
+    onnx_path, mlir_path = os.path.join(folder, "model.onnx"), os.path.join(folder, "model.mlir")
+    with open(onnx_path, "wb") as f:
+        f.write(model.SerializeToString())
+    done = subprocess.run(
+        [sys.executable, "-m", "iree.compiler.tools.import_onnx", onnx_path, "-o", mlir_path],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        raise RuntimeError("iree-import-onnx: " + (done.stderr.strip().splitlines() or ["failed"])[-1])
+    return compiler.compile_file(mlir_path, extra_args=IREE_COMPILE_FLAGS)
+
+
+def run_iree(spec):
+    """IREE: llvm-cpu with data tiling and micro-kernels, the local-task
+    driver with one worker per core, inputs on the device once; each call
+    returns its output in new device memory (IREE's default)."""
+    from importlib import metadata
+
+    from iree import runtime
+
+    threads = os.cpu_count()
+    runtime.flags.parse_flags(f"--task_topology_group_count={threads}")
+    config = runtime.Config("local-task")
+    info = {
+        "version": metadata.version("iree-base-compiler"),
+        "runtime_version": metadata.version("iree-base-runtime"),
+        "driver": "local-task",
+        "threads": threads,
+        "flags": " ".join(IREE_COMPILE_FLAGS),
+    }
+    results = {}
+    for workload in spec["workloads"]:
+        name = workload["name"]
+        try:
+            with tempfile.TemporaryDirectory() as folder:
+                start = time.perf_counter()
+                vmfb = iree_module(name, workload["input_shapes"], workload["params"], folder)
+                info.setdefault("compile_ms", {})[name] = (time.perf_counter() - start) * 1e3
+            context = runtime.SystemContext(config=config)
+            context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, vmfb))
+            function = context.modules.module[name]  # the ONNX graph's name
+            inputs = random_inputs(workload["input_shapes"])
+            arguments = [runtime.asdevicearray(config.device, a) for a in inputs]
+            results[name] = checked_timing(spec, workload, inputs, lambda: function(*arguments), lambda out: out.to_host())
+        except Exception as error:
+            results[name] = error_entry(error)
+    return info, results
+
+
+# ---------------------------------------------------------------- JAX
+
+
+def jax_workloads():
+    """numpy_workloads in jax.numpy, the same math op for op."""
+    import jax.numpy as jnp
+
+    def mul_add_row(a, b, c):
+        return a * b + c
+
+    def gelu(x):
+        return 0.5 * x * (1.0 + jnp.tanh(jnp.float32(0.7978845608) * (x + jnp.float32(0.044715) * x * x * x)))
+
+    def softmax(x):
+        e = jnp.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    def layernorm(x, g, b, eps=EPS_LAYERNORM):
+        mean = x.mean(axis=-1, keepdims=True)
+        d = x - mean
+        var = (d * d).mean(axis=-1, keepdims=True)
+        return d / jnp.sqrt(var + jnp.float32(eps)) * g + b
+
+    def total(x):
+        return x.sum()
+
+    def column_sum(x):
+        return x.sum(axis=0)
+
+    def matmul_bias_relu(x, w, b):
+        return jnp.maximum(x @ w + b, jnp.float32(0))
+
+    def mlp(x, w1, b1, w2, b2):
+        return jnp.maximum(x @ w1 + b1, jnp.float32(0)) @ w2 + b2
+
+    def encoder_layer(x, mask, wq, bq, wk, bk, wv, bv, wo, bo, g1, be1, w1, b1, w2, b2, g2, be2, heads):
+        s, h = x.shape
+        d = h // heads
+
+        def split(t):
+            return t.reshape(s, heads, d).transpose(1, 0, 2)
+
+        q, k, v = split(x @ wq + bq), split(x @ wk + bk), split(x @ wv + bv)
+        scores = q @ k.transpose(0, 2, 1) * jnp.float32(1 / math.sqrt(d)) + mask
+        p = softmax(scores)
+        o = (p @ v).transpose(1, 0, 2).reshape(s, h)
+        y = layernorm(o @ wo + bo + x, g1, be1, EPS_ENCODER)
+        f = gelu(y @ w1 + b1) @ w2 + b2 + y
+        return layernorm(f, g2, be2, EPS_ENCODER)
+
+    return workload_table(mul_add_row, gelu, softmax, layernorm, total, column_sum, matmul_bias_relu, mlp, encoder_layer)
+
+
+def run_jax(spec):
+    """JAX on its CPU device in f32: jax.jit with the workload's integer
+    parameters static, inputs placed on the device once, each call waited
+    for (block_until_ready); outputs in new memory as XLA allocates them."""
+    import jax
+
+    jax.config.update("jax_enable_x64", False)
+    device = jax.devices("cpu")[0]
+    info = {"version": jax.__version__, "device": str(device), "platform": device.platform, "precision": "f32"}
+    functions = jax_workloads()
+    results = {}
+    for workload in spec["workloads"]:
+        name, params = workload["name"], workload["params"]
+        try:
+            fn = jax.jit(functions[name], static_argnames=tuple(params))
+            inputs = random_inputs(workload["input_shapes"])
+            arguments = [jax.device_put(a, device) for a in inputs]
+            start = time.perf_counter()
+            fn(*arguments, **params).block_until_ready()
+            info.setdefault("compile_ms", {})[name] = (time.perf_counter() - start) * 1e3
+            results[name] = checked_timing(
+                spec, workload, inputs, lambda: fn(*arguments, **params).block_until_ready(), lambda out: out
+            )
+        except Exception as error:
+            results[name] = error_entry(error)
     return info, results
 
 
@@ -410,6 +613,8 @@ PEERS = {
     "torch": lambda spec: run_torch(spec, compiled=False),
     "torch.compile": lambda spec: run_torch(spec, compiled=True),
     "onnxruntime": run_onnxruntime,
+    "iree": run_iree,
+    "jax": run_jax,
     "torch-cuda": lambda spec: run_torch(spec, compiled=False, device="cuda"),
     "torch.compile-cuda": lambda spec: run_torch(spec, compiled=True, device="cuda"),
 }

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The CPU benchmark: builds Fuse (scripts/build.sh), installs the Python
-# peers it can (numpy, PyTorch, onnxruntime, matplotlib; one that cannot be
-# installed is reported as "not installed" in the table), then runs
+# peers it can (numpy, PyTorch, onnxruntime, OpenVINO, IREE, JAX,
+# matplotlib; one that cannot be installed is reported as "not installed"
+# in the table), then runs
 # bench/bench.py: the triad, fuse-bench (fused and unfused), the peers, and
 # bench/results/results.md, results.json and chart.png.
-#   bash bench/run.sh [--quick] [--runs N] [--peers numpy,torch,...]
+#   bash bench/run.sh [--quick] [--runs N] [--passes N] [--peers numpy,torch,...]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -27,7 +28,9 @@ fi
 # module:package pairs; only what is missing is installed.
 missing=()
 for pair in numpy:numpy torch:torch onnxruntime:onnxruntime onnx:onnx \
-            openvino:openvino matplotlib:matplotlib threadpoolctl:threadpoolctl; do
+            openvino:openvino iree.compiler:iree-base-compiler \
+            iree.runtime:iree-base-runtime "jax:jax[cpu]" \
+            matplotlib:matplotlib threadpoolctl:threadpoolctl; do
   module="${pair%%:*}"
   "$python" -c "import $module" 2>/dev/null || missing+=("${pair#*:}")
 done

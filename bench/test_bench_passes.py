@@ -1,0 +1,122 @@
+"""bench.py's combining of alternating passes, on synthetic records: each
+system's figure is the median of its passes' medians, the triad and the FMA
+peak the best pass's; peers.py's check of a peer's output against numpy's.
+No timing is measured. Run by CTest (bench_py_passes) with the build's
+Python."""
+
+import importlib.util
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import bench  # noqa: E402
+
+
+def fuse_pass(triad, triad_end, peak, fused_ms, kernel_ms, unfused_ms=None):
+    machine = {"record": "machine", "cpu": "test", "cores": 2, "target": "t", "triad_gbps": triad,
+               "triad_median_gbps": triad - 1, "triad_plain_stores_gbps": triad / 2, "triad_array_mib": 16,
+               "fma_peak_gflops": peak, "fma_peak_median_gflops": peak - 1}
+    fused = {"kernels": 2, "compile_ms": 5.0, "compile_ms_per_kernel": 2.5, "run_ms_median": fused_ms,
+             "run_ms_min": fused_ms * 0.9, "gbps": 8.0 / fused_ms, "gflops": 20.0 / fused_ms,
+             "kernel_ms": [{"name": "fuse_k0_pack", "ms": 1.0, "per_binding": True},
+                           {"name": "fuse_k0_matmul", "ms": kernel_ms, "per_binding": False}]}
+    unfused = None if unfused_ms is None else {"kernels": 5, "compile_ms": 9.0, "compile_ms_per_kernel": 1.8,
+                                               "run_ms_median": unfused_ms, "run_ms_min": unfused_ms,
+                                               "gbps": 8.0 / unfused_ms}
+    workload = {"record": "workload", "name": "matmul_bias_relu", "title": "relu(x@W+b)", "bound": "compute",
+                "bytes": 8e6, "flops": 20e9, "input_shapes": [[2, 2], [2, 2], [2]], "params": {},
+                "fused": fused, "unfused": unfused, "status": "ok"}
+    return [machine, workload, {"record": "done", "failures": 0, "triad_end_gbps": triad_end}]
+
+
+class CombineFusePasses(unittest.TestCase):
+    def setUp(self):
+        self.records = bench.combine_fuse_passes([
+            fuse_pass(40.0, 38.0, 400.0, fused_ms=3.0, kernel_ms=2.9, unfused_ms=9.0),
+            fuse_pass(44.0, 46.0, 380.0, fused_ms=1.0, kernel_ms=0.9, unfused_ms=5.0),
+            fuse_pass(30.0, 35.0, 410.0, fused_ms=2.0, kernel_ms=1.9, unfused_ms=7.0),
+        ])
+        self.machine = self.records[0]
+        self.workload = self.records[1]
+
+    def test_best_triad_and_peak(self):
+        self.assertEqual(self.machine["triad_gbps"], 44.0)
+        self.assertEqual(self.machine["fma_peak_gflops"], 410.0)
+        self.assertEqual(self.records[2]["triad_end_gbps"], 46.0)
+        self.assertEqual(len(self.machine["passes"]), 3)
+
+    def test_median_of_medians(self):
+        fused = self.workload["fused"]
+        self.assertEqual(fused["run_ms_median"], 2.0)
+        self.assertEqual(fused["run_ms_pass_medians"], [3.0, 1.0, 2.0])
+        self.assertEqual((fused["run_ms_pass_min"], fused["run_ms_pass_max"]), (1.0, 3.0))
+        self.assertAlmostEqual(fused["run_ms_min"], 0.9)
+        self.assertAlmostEqual(fused["gbps"], 4.0)  # 8 MB in 2 ms
+        self.assertAlmostEqual(fused["gflops"], 10.0)
+        self.assertAlmostEqual(fused["pct_peak"], 100 * 10.0 / 410.0)
+        self.assertEqual([k["ms"] for k in fused["kernel_ms"]], [1.0, 1.9])
+        self.assertEqual(self.workload["unfused"]["run_ms_median"], 7.0)
+
+    def test_report_uses_combined_figures(self):
+        peers = {"numpy": bench.combine_peer_passes([
+            {"status": "ok", "results": {"matmul_bias_relu": {"run_ms_median": 8.0, "run_ms_min": 7.0}}},
+            {"status": "ok", "results": {"matmul_bias_relu": {"run_ms_median": 4.0, "run_ms_min": 3.5}}},
+            {"status": "ok", "results": {"matmul_bias_relu": {"run_ms_median": 6.0, "run_ms_min": 6.0}}},
+        ])}
+
+        class Args:
+            quick, runs, passes, source = True, 2, 3, "test"
+
+        results = bench.build_results(self.records, peers, Args)
+        results["load_average"] = {"before": 0.0, "after": 0.0}
+        entry = results["workloads"][0]
+        self.assertEqual(results["machine"]["triad_gbps"], 46.0)  # the best end triad is higher
+        self.assertEqual(entry["peers"]["numpy"]["run_ms_median"], 6.0)
+        self.assertEqual(entry["peers"]["numpy"]["run_ms_pass_medians"], [8.0, 4.0, 6.0])
+        self.assertAlmostEqual(entry["ratio"]["numpy"], 3.0)
+        text = bench.markdown(results)
+        self.assertIn("3 alternating passes (Fuse, then each peer, in turn), the median of the passes' medians", text)
+        self.assertIn("**matmul_bias_relu**", text)
+        self.assertIn("Fastest peer: numpy, 6 ms (Fuse 3.00x faster)", text)
+
+
+class CombinePeerPasses(unittest.TestCase):
+    def test_errors_and_missing(self):
+        merged = bench.combine_peer_passes([
+            {"status": "ok", "info": {"version": "1"}, "results": {"a": {"error": "boom"}, "b": {"error": "x"}}},
+            {"status": "error", "detail": "exit 1"},
+            {"status": "ok", "info": {"version": "2"}, "results": {"a": {"run_ms_median": 2.0, "run_ms_min": 1.0},
+                                                                   "b": {"error": "y"}}},
+        ])
+        self.assertEqual(merged["info"]["version"], "1")
+        self.assertEqual(merged["info"]["failed_passes"], ["exit 1"])
+        self.assertEqual(merged["results"]["a"]["run_ms_median"], 2.0)
+        self.assertEqual(merged["results"]["a"]["failed_passes"], ["boom"])
+        self.assertEqual(merged["results"]["b"], {"error": "x"})
+        missing = {"status": "not installed", "detail": "jax not installed"}
+        self.assertEqual(bench.combine_peer_passes([missing, missing]), missing)
+
+    def test_dotted_module_of_a_missing_package(self):
+        self.assertTrue(bench.module_missing("no_such_package_for_fuse.compiler"))
+
+
+@unittest.skipIf(importlib.util.find_spec("numpy") is None, "numpy not installed")
+class VerifyOutput(unittest.TestCase):
+    def test_mismatch_is_reported(self):
+        import numpy as np
+
+        import peers
+
+        inputs = peers.random_inputs([[4, 8]])
+        good = peers.reference_output("softmax", inputs, {})
+        self.assertIsNone(peers.verify_output("softmax", inputs, {}, good + 1e-6))
+        wrong = peers.verify_output("softmax", inputs, {}, good + np.float32(0.01))
+        self.assertTrue(wrong.startswith("wrong result: max abs diff 0.01"), wrong)
+        self.assertIn("shape", peers.verify_output("softmax", inputs, {}, good[:2]))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
