@@ -121,24 +121,25 @@ def workload_table(mul_add_row, gelu, softmax, layernorm, total, column_sum, mat
 # ---------------------------------------------------------------- numpy
 
 
-def numpy_workloads():
-    import numpy as np
+def array_workloads(xp):
+    """The workloads in `xp`, numpy or jax.numpy (the same code: the same
+    math op for op)."""
 
     def mul_add_row(a, b, c):
         return a * b + c
 
     def gelu(x):
-        return 0.5 * x * (1.0 + np.tanh(np.float32(0.7978845608) * (x + np.float32(0.044715) * x * x * x)))
+        return 0.5 * x * (1.0 + xp.tanh(xp.float32(0.7978845608) * (x + xp.float32(0.044715) * x * x * x)))
 
     def softmax(x):
-        e = np.exp(x - x.max(axis=1, keepdims=True))
-        return e / e.sum(axis=1, keepdims=True)
+        e = xp.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
 
     def layernorm(x, g, b, eps=EPS_LAYERNORM):
         mean = x.mean(axis=-1, keepdims=True)
         d = x - mean
         var = (d * d).mean(axis=-1, keepdims=True)
-        return d / np.sqrt(var + np.float32(eps)) * g + b
+        return d / xp.sqrt(var + xp.float32(eps)) * g + b
 
     def total(x):
         return x.sum()
@@ -147,10 +148,10 @@ def numpy_workloads():
         return x.sum(axis=0)
 
     def matmul_bias_relu(x, w, b):
-        return np.maximum(x @ w + b, np.float32(0))
+        return xp.maximum(x @ w + b, xp.float32(0))
 
     def mlp(x, w1, b1, w2, b2):
-        return np.maximum(x @ w1 + b1, np.float32(0)) @ w2 + b2
+        return xp.maximum(x @ w1 + b1, xp.float32(0)) @ w2 + b2
 
     def encoder_layer(x, mask, wq, bq, wk, bk, wv, bv, wo, bo, g1, be1, w1, b1, w2, b2, g2, be2, heads):
         s, h = x.shape
@@ -160,14 +161,20 @@ def numpy_workloads():
             return t.reshape(s, heads, d).transpose(1, 0, 2)
 
         q, k, v = split(x @ wq + bq), split(x @ wk + bk), split(x @ wv + bv)
-        scores = q @ k.transpose(0, 2, 1) * np.float32(1 / math.sqrt(d)) + mask
-        p = softmax(scores.reshape(-1, s)).reshape(heads, s, s)
+        scores = q @ k.transpose(0, 2, 1) * xp.float32(1 / math.sqrt(d)) + mask
+        p = softmax(scores)
         o = (p @ v).transpose(1, 0, 2).reshape(s, h)
         y = layernorm(o @ wo + bo + x, g1, be1, EPS_ENCODER)
         f = gelu(y @ w1 + b1) @ w2 + b2 + y
         return layernorm(f, g2, be2, EPS_ENCODER)
 
     return workload_table(mul_add_row, gelu, softmax, layernorm, total, column_sum, matmul_bias_relu, mlp, encoder_layer)
+
+
+def numpy_workloads():
+    import numpy as np
+
+    return array_workloads(np)
 
 
 def run_numpy(spec):
@@ -530,53 +537,10 @@ def run_iree(spec):
 
 
 def jax_workloads():
-    """numpy_workloads in jax.numpy, the same math op for op."""
+    """numpy_workloads in jax.numpy."""
     import jax.numpy as jnp
 
-    def mul_add_row(a, b, c):
-        return a * b + c
-
-    def gelu(x):
-        return 0.5 * x * (1.0 + jnp.tanh(jnp.float32(0.7978845608) * (x + jnp.float32(0.044715) * x * x * x)))
-
-    def softmax(x):
-        e = jnp.exp(x - x.max(axis=-1, keepdims=True))
-        return e / e.sum(axis=-1, keepdims=True)
-
-    def layernorm(x, g, b, eps=EPS_LAYERNORM):
-        mean = x.mean(axis=-1, keepdims=True)
-        d = x - mean
-        var = (d * d).mean(axis=-1, keepdims=True)
-        return d / jnp.sqrt(var + jnp.float32(eps)) * g + b
-
-    def total(x):
-        return x.sum()
-
-    def column_sum(x):
-        return x.sum(axis=0)
-
-    def matmul_bias_relu(x, w, b):
-        return jnp.maximum(x @ w + b, jnp.float32(0))
-
-    def mlp(x, w1, b1, w2, b2):
-        return jnp.maximum(x @ w1 + b1, jnp.float32(0)) @ w2 + b2
-
-    def encoder_layer(x, mask, wq, bq, wk, bk, wv, bv, wo, bo, g1, be1, w1, b1, w2, b2, g2, be2, heads):
-        s, h = x.shape
-        d = h // heads
-
-        def split(t):
-            return t.reshape(s, heads, d).transpose(1, 0, 2)
-
-        q, k, v = split(x @ wq + bq), split(x @ wk + bk), split(x @ wv + bv)
-        scores = q @ k.transpose(0, 2, 1) * jnp.float32(1 / math.sqrt(d)) + mask
-        p = softmax(scores)
-        o = (p @ v).transpose(1, 0, 2).reshape(s, h)
-        y = layernorm(o @ wo + bo + x, g1, be1, EPS_ENCODER)
-        f = gelu(y @ w1 + b1) @ w2 + b2 + y
-        return layernorm(f, g2, be2, EPS_ENCODER)
-
-    return workload_table(mul_add_row, gelu, softmax, layernorm, total, column_sum, matmul_bias_relu, mlp, encoder_layer)
+    return array_workloads(jnp)
 
 
 def run_jax(spec):
