@@ -13,6 +13,14 @@ namespace {
 
 using namespace mlir;
 
+/// A constant of `type` (f32, or a vector of f32) with every element `value`.
+Value f32Constant(PatternRewriter &b, Location loc, Type type, float value) {
+  TypedAttr attr = b.getF32FloatAttr(value);
+  if (auto vector = dyn_cast<VectorType>(type))
+    attr = DenseElementsAttr::get(vector, Attribute(attr));
+  return arith::ConstantOp::create(b, loc, type, attr);
+}
+
 /// e^r on [-ln2/2, ln2/2] as 1 + r (c1 + r (c2 + ... + r c5)): the minimax
 /// polynomial of relative error with p(0) = 1 (Lawson's algorithm), rounded
 /// to f32; 9.2e-8 before the rounding. With the reduction below, exp is
@@ -187,11 +195,62 @@ struct ExpF32 : OpRewritePattern<math::ExpOp> {
   bool avx512;
 };
 
+/// tanh(x) = c P(c^2) / Q(c^2), c = x clamped to [-7.99881172, 7.99881172]
+/// (beyond it tanh rounds to +-1): MLIR's (and Eigen's) rational
+/// approximation, the same coefficients, with the multiply by c moved after
+/// the division. MLIR's form, c P / Q, loses precision where c P underflows,
+/// so it selects x itself for |x| < 0.0004: an and, a compare and a blend per
+/// vector. Here P(0) / Q(0) is 1 to within 1e-7, so c times it is right for
+/// tiny and subnormal x as it is. NaN stays NaN, +-inf gives +-1, -0 gives -0.
+struct TanhF32 : OpRewritePattern<math::TanhOp> {
+  static constexpr float kBound = 7.99881172f;
+  static constexpr float kNumerator[] = {
+      -2.76076847742355e-16f, 2.00018790482477e-13f, -8.60467152213735e-11f,
+      5.12229709037114e-08f,  1.48572235717979e-05f, 6.37261928875436e-04f,
+      4.89352455891786e-03f};
+  static constexpr float kDenominator[] = {
+      1.19825839466702e-06f, 1.18534705686654e-04f, 2.26843463243900e-03f,
+      4.89352518554385e-03f};
+
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(math::TanhOp op,
+                                PatternRewriter &b) const override {
+    Type type = op.getType();
+    auto vector = dyn_cast<VectorType>(type);
+    if (!getElementTypeOrSelf(type).isF32() ||
+        (vector && vector.getRank() != 1))
+      return failure();
+    Location loc = op.getLoc();
+    auto f = [&](float value) { return f32Constant(b, loc, type, value); };
+    // vminps and vmaxps, which return x where it is NaN. (vrangeps would
+    // clamp in one instruction, but returns the bound for a NaN x.)
+    auto clamp = [&](arith::CmpFPredicate predicate, float bound, Value v) {
+      Value outside = arith::CmpFOp::create(b, loc, predicate, f(bound), v);
+      return Value(arith::SelectOp::create(b, loc, outside, f(bound), v));
+    };
+    Value c = clamp(arith::CmpFPredicate::OGT, -kBound,
+                    clamp(arith::CmpFPredicate::OLT, kBound, op.getOperand()));
+    Value c2 = arith::MulFOp::create(b, loc, c, c);
+    auto horner = [&](ArrayRef<float> coefficients) {
+      Value p = f(coefficients[0]);
+      for (float k : coefficients.drop_front())
+        p = math::FmaOp::create(b, loc, c2, p, f(k));
+      return p;
+    };
+    Value ratio =
+        arith::DivFOp::create(b, loc, horner(kNumerator), horner(kDenominator));
+    b.replaceOp(op, arith::MulFOp::create(b, loc, c, ratio));
+    return success();
+  }
+};
+
 } // namespace
 
 void populateHostMathPatterns(RewritePatternSet &patterns, bool avx512,
                               PatternBenefit benefit) {
   patterns.add<ExpF32>(patterns.getContext(), avx512, benefit);
+  patterns.add<TanhF32>(patterns.getContext(), benefit);
 }
 
 } // namespace fuse
