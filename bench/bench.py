@@ -655,6 +655,9 @@ def main():
     if args.passes is None:
         args.passes = 1 if args.quick else 3
     args.passes = max(args.passes, 1)
+    unknown = [p for p in args.peers.split(",") if p and p not in PEER_MODULES]
+    if unknown:
+        parser.error(f"--peers: no peer named {', '.join(unknown)} (the peers: {', '.join(PEERS)})")
 
     load_before = os.getloadavg()[0]
     records, peers = run_passes(args)

@@ -6,6 +6,7 @@ Python."""
 
 import importlib.util
 import os
+import subprocess
 import sys
 import unittest
 
@@ -129,6 +130,15 @@ class CombinePeerPasses(unittest.TestCase):
 
     def test_dotted_module_of_a_missing_package(self):
         self.assertTrue(bench.module_missing("no_such_package_for_fuse.compiler"))
+
+
+class CommandLine(unittest.TestCase):
+    def test_unknown_peer_is_an_error(self):
+        run = subprocess.run([sys.executable, os.path.join(HERE, "bench.py"), "--peers", "onnxruntime,torch_compile",
+                              "--fuse-bench", "/nonexistent/fuse-bench"], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 2, run.stderr)
+        self.assertIn("--peers: no peer named torch_compile", run.stderr)
+        self.assertIn("torch.compile", run.stderr)
 
 
 @unittest.skipIf(importlib.util.find_spec("numpy") is None, "numpy not installed")
