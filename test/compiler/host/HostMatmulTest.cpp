@@ -317,6 +317,36 @@ TEST_F(HostMatmul, ElementwisePrologueAndTransposedOperand) {
   checkUnit(*b.finish());
 }
 
+/// A read through a map in the prologue: attention's heads merged
+/// ([H, S, D] read as [S, H * D]) into the output projection with a
+/// residual, with head sizes of whole vectors, of less than a step of the
+/// unrolled k loop, and of odd lengths; and a batched A read transposed
+/// ([B, K, M] as [B, M, K]). A's row terms are computed once per row
+/// (Index::split), its k terms once per k.
+TEST_F(HostMatmul, MapsOnAInThePrologue) {
+  for (auto [heads, seq, headDim] :
+       {std::tuple<int64_t, int64_t, int64_t>{4, 128, 64},
+        {3, 13, 3},
+        {2, 9, 16},
+        {5, 20, 7}}) {
+    int64_t hidden = heads * headDim;
+    GraphBuilder b;
+    TensorId o = b.input({ElementType::F32, {1, heads, seq, headDim}}, "o");
+    TensorId w = b.input({ElementType::F32, {hidden, hidden}}, "w");
+    TensorId r = b.input({ElementType::F32, {1, seq, hidden}}, "residual");
+    TensorId merged = b.reshape(b.transpose(o, {0, 2, 1, 3}), {1, seq, hidden});
+    TensorId y = b.add(r, b.matmul(merged, w));
+    b.output(y, "y");
+    b.output(b.mul(y, y), "y_squared");
+    checkUnit(*b.finish());
+  }
+  GraphBuilder b;
+  TensorId x = b.input({ElementType::F32, {3, 21, 19}}, "x");
+  TensorId w = b.input({ElementType::F32, {3, 21, 35}}, "w");
+  b.output(b.matmul(b.transpose(x, {0, 2, 1}), w), "y");
+  checkUnit(*b.finish());
+}
+
 /// Attention's head split and merge: Q, K and V projections with the heads
 /// split in the epilogue, Q K^T scaled, softmax, P V with the heads merged.
 /// With `keysTransposed` K^T is a transpose of the split K, not the matmul's
