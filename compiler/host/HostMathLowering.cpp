@@ -195,27 +195,20 @@ struct ExpF32 : OpRewritePattern<math::ExpOp> {
   bool avx512;
 };
 
-/// tanh(x) = c P(c^2) / Q(c^2), c = x clamped to [-7.99881172, 7.99881172]
-/// (beyond it tanh rounds to +-1): MLIR's (and Eigen's) rational
-/// approximation, the same coefficients, with the multiply by c moved after
-/// the division. MLIR's form, c P / Q, loses precision where c P underflows,
-/// so it selects x itself for |x| < 0.0004: an and, a compare and a blend per
-/// vector. Here P(0) / Q(0) is 1 to within 1e-7, so c times it is right for
-/// tiny and subnormal x as it is. NaN stays NaN, +-inf gives +-1, -0 gives -0.
-struct TanhF32 : OpRewritePattern<math::TanhOp> {
-  static constexpr float kBound = 7.99881172f;
-  static constexpr float kNumerator[] = {
-      -2.76076847742355e-16f, 2.00018790482477e-13f, -8.60467152213735e-11f,
-      5.12229709037114e-08f,  1.48572235717979e-05f, 6.37261928875436e-04f,
-      4.89352455891786e-03f};
-  static constexpr float kDenominator[] = {
-      1.19825839466702e-06f, 1.18534705686654e-04f, 2.26843463243900e-03f,
-      4.89352518554385e-03f};
+/// An odd function as c P(c^2) / Q(c^2), c = x clamped to [-bound, bound]
+/// (beyond which the function rounds to +-1 in f32), the coefficients from
+/// the highest power down. The multiply by c comes after the division: with
+/// P(0) / Q(0) the function's slope at 0 (to within 1e-7), c times it is
+/// right for tiny and subnormal x as it is. NaN stays NaN (vminps and vmaxps
+/// return x where it is NaN; vrangeps, which would clamp in one instruction,
+/// returns the bound), +-inf gives +-1, -0 gives -0.
+template <typename Op> struct OddRationalF32 : OpRewritePattern<Op> {
+  OddRationalF32(MLIRContext *context, PatternBenefit benefit, float bound,
+                 ArrayRef<float> numerator, ArrayRef<float> denominator)
+      : OpRewritePattern<Op>(context, benefit), bound(bound),
+        numerator(numerator), denominator(denominator) {}
 
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(math::TanhOp op,
-                                PatternRewriter &b) const override {
+  LogicalResult matchAndRewrite(Op op, PatternRewriter &b) const override {
     Type type = op.getType();
     auto vector = dyn_cast<VectorType>(type);
     if (!getElementTypeOrSelf(type).isF32() ||
@@ -223,14 +216,12 @@ struct TanhF32 : OpRewritePattern<math::TanhOp> {
       return failure();
     Location loc = op.getLoc();
     auto f = [&](float value) { return f32Constant(b, loc, type, value); };
-    // vminps and vmaxps, which return x where it is NaN. (vrangeps would
-    // clamp in one instruction, but returns the bound for a NaN x.)
-    auto clamp = [&](arith::CmpFPredicate predicate, float bound, Value v) {
-      Value outside = arith::CmpFOp::create(b, loc, predicate, f(bound), v);
-      return Value(arith::SelectOp::create(b, loc, outside, f(bound), v));
+    auto clamp = [&](arith::CmpFPredicate predicate, float limit, Value v) {
+      Value outside = arith::CmpFOp::create(b, loc, predicate, f(limit), v);
+      return Value(arith::SelectOp::create(b, loc, outside, f(limit), v));
     };
-    Value c = clamp(arith::CmpFPredicate::OGT, -kBound,
-                    clamp(arith::CmpFPredicate::OLT, kBound, op.getOperand()));
+    Value c = clamp(arith::CmpFPredicate::OGT, -bound,
+                    clamp(arith::CmpFPredicate::OLT, bound, op.getOperand()));
     Value c2 = arith::MulFOp::create(b, loc, c, c);
     auto horner = [&](ArrayRef<float> coefficients) {
       Value p = f(coefficients[0]);
@@ -239,18 +230,54 @@ struct TanhF32 : OpRewritePattern<math::TanhOp> {
       return p;
     };
     Value ratio =
-        arith::DivFOp::create(b, loc, horner(kNumerator), horner(kDenominator));
+        arith::DivFOp::create(b, loc, horner(numerator), horner(denominator));
     b.replaceOp(op, arith::MulFOp::create(b, loc, c, ratio));
     return success();
   }
+
+  float bound;
+  ArrayRef<float> numerator, denominator;
 };
+
+/// tanh: MLIR's (and Eigen's) rational approximation, the same
+/// coefficients. MLIR's form, c P / Q, loses precision where c P
+/// underflows, so it selects x itself for |x| < 0.0004: an and, a compare
+/// and a blend per vector that OddRationalF32 does without.
+constexpr float kTanhBound = 7.99881172f;
+constexpr float kTanhNumerator[] = {
+    -2.76076847742355e-16f, 2.00018790482477e-13f, -8.60467152213735e-11f,
+    5.12229709037114e-08f,  1.48572235717979e-05f, 6.37261928875436e-04f,
+    4.89352455891786e-03f};
+constexpr float kTanhDenominator[] = {
+    1.19825839466702e-06f, 1.18534705686654e-04f, 2.26843463243900e-03f,
+    4.89352518554385e-03f};
+
+/// erf: Eigen's rational approximation on [-4, 4] (erf rounds to +-1
+/// beyond): within 4.5e-7 of erf over every f32 in [-6, 6] (against libm's
+/// f64 erf; 2.4 ulp at most, near 3.9). 18 vector instructions a vector of
+/// 16, load and store included, where MLIR's three-interval approximation
+/// took 38 (llvm-mca, znver4: 17 cycles against 34). BERT's GELU is
+/// x/2 (1 + erf(x / sqrt 2)).
+constexpr float kErfBound = 4.0f;
+constexpr float kErfNumerator[] = {
+    -2.72614225801306e-10f, 2.77068142495902e-08f,  -2.10102402082508e-06f,
+    -5.69250639462346e-05f, -7.34990630326855e-04f, -2.95459980854025e-03f,
+    -1.60960333262415e-02f};
+constexpr float kErfDenominator[] = {
+    -1.45660718464996e-05f, -2.13374055278905e-04f, -1.68282697438203e-03f,
+    -7.37332916720468e-03f, -1.42647390514189e-02f};
 
 } // namespace
 
 void populateHostMathPatterns(RewritePatternSet &patterns, bool avx512,
                               PatternBenefit benefit) {
   patterns.add<ExpF32>(patterns.getContext(), avx512, benefit);
-  patterns.add<TanhF32>(patterns.getContext(), benefit);
+  patterns.add<OddRationalF32<math::TanhOp>>(patterns.getContext(), benefit,
+                                             kTanhBound, kTanhNumerator,
+                                             kTanhDenominator);
+  patterns.add<OddRationalF32<math::ErfOp>>(patterns.getContext(), benefit,
+                                            kErfBound, kErfNumerator,
+                                            kErfDenominator);
 }
 
 } // namespace fuse

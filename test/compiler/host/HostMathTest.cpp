@@ -333,48 +333,53 @@ TEST_F(HostMath, MissingLibmSymbolIsALoadError) {
       << result.error().message;
 }
 
-/// f32 tanh (HostMathLowering's rational approximation) at the values
-/// that break a naive one: tiny and subnormal x (tanh(x) = x, to the last
-/// bit), -0, the clamp's edge and beyond, +-inf and NaN; within 3e-7 of the
-/// exact value everywhere else. Each value is tried in the vector loop (48
-/// elements: 16 lanes at a time) and in a scalar loop (15 elements).
-TEST_F(HostMath, F32TanhEdgeValues) {
+/// f32 tanh and erf (HostMathLowering's rational approximations) at the
+/// values that break a naive one: tiny and subnormal x (within a step of
+/// the subnormals, signed zeros kept), the clamps' edges and beyond, +-inf
+/// and NaN; within 5e-7 of the exact value everywhere else. Each value is
+/// tried in the vector loop (48 elements: 16 lanes at a time) and in a
+/// scalar loop (15 elements).
+TEST_F(HostMath, F32TanhAndErfEdgeValues) {
   const std::vector<float> edges = {
       0.0f,        -0.0f,        1e-30f,     -1e-30f, 1e-40f, -1e-40f,
       1e-45f,      3e-4f,        -4e-4f,     5e-4f,   0.5f,   -1.0f,
       2.75f,       7.99881f,     -7.99882f,  8.5f,    -20.0f, 1e30f,
       float(kInf), float(-kInf), float(kNaN)};
-  for (int64_t n : {48, 15})
-    for (size_t first = 0; first < edges.size(); first += size_t(n)) {
-      GraphBuilder b;
-      TensorId x = b.input({ElementType::F32, {n}}, "x");
-      b.output(b.tanh(x), "tanh");
-      Expected<Graph> graph = b.finish();
-      ASSERT_TRUE(graph.ok()) << graph.message();
-      std::vector<HostTensorData> inputs;
-      inputs.emplace_back(graph->typeOf(x));
-      auto *in = reinterpret_cast<float *>(inputs[0].bytes.data());
-      for (int64_t i = 0; i < n; ++i)
-        in[i] =
-            first + i < edges.size() ? edges[first + i] : float(uniform(-6, 6));
-      std::vector<HostTensorData> out = runHost(*graph, inputs);
-      ASSERT_EQ(out.size(), 1u);
-      const auto *y = reinterpret_cast<const float *>(out[0].bytes.data());
-      for (int64_t i = 0; i < n; ++i) {
-        double want = std::tanh(double(in[i]));
-        SCOPED_TRACE("tanh(" + std::to_string(in[i]) + "), " +
-                     std::to_string(i) + " of " + std::to_string(n));
-        if (std::isnan(want)) {
-          EXPECT_TRUE(std::isnan(y[i])) << y[i];
-        } else if (std::fabs(in[i]) < 1e-30f) {
-          // The same bits as x, signed zeros included.
-          EXPECT_EQ(y[i], in[i]);
-          EXPECT_EQ(std::signbit(y[i]), std::signbit(in[i]));
-        } else {
-          EXPECT_LE(std::fabs(y[i] - want) / std::fabs(want), 3e-7) << y[i];
+  for (OpKind kind : {OpKind::Tanh, OpKind::Erf})
+    for (int64_t n : {48, 15})
+      for (size_t first = 0; first < edges.size(); first += size_t(n)) {
+        double (*exact)(double) =
+            kind == OpKind::Tanh ? static_cast<double (*)(double)>(std::tanh)
+                                 : static_cast<double (*)(double)>(std::erf);
+        GraphBuilder b;
+        TensorId x = b.input({ElementType::F32, {n}}, "x");
+        b.output(b.unary(kind, x), "y");
+        Expected<Graph> graph = b.finish();
+        ASSERT_TRUE(graph.ok()) << graph.message();
+        std::vector<HostTensorData> inputs;
+        inputs.emplace_back(graph->typeOf(x));
+        auto *in = reinterpret_cast<float *>(inputs[0].bytes.data());
+        for (int64_t i = 0; i < n; ++i)
+          in[i] = first + i < edges.size() ? edges[first + i]
+                                           : float(uniform(-6, 6));
+        std::vector<HostTensorData> out = runHost(*graph, inputs);
+        ASSERT_EQ(out.size(), 1u);
+        const auto *y = reinterpret_cast<const float *>(out[0].bytes.data());
+        for (int64_t i = 0; i < n; ++i) {
+          double want = exact(double(in[i]));
+          SCOPED_TRACE(std::string(kind == OpKind::Tanh ? "tanh(" : "erf(") +
+                       std::to_string(in[i]) + "), " + std::to_string(i) +
+                       " of " + std::to_string(n));
+          if (std::isnan(want)) {
+            EXPECT_TRUE(std::isnan(y[i])) << y[i];
+          } else if (std::fabs(in[i]) < 1e-30f) {
+            EXPECT_LE(std::fabs(y[i] - want), 2 * 0x1p-149) << y[i];
+            EXPECT_EQ(std::signbit(y[i]), std::signbit(in[i]));
+          } else {
+            EXPECT_LE(std::fabs(y[i] - want) / std::fabs(want), 5e-7) << y[i];
+          }
         }
       }
-    }
 }
 
 /// atan and tan (as sin / cos) through MLIR's f32 approximations, within
