@@ -13,12 +13,27 @@ namespace {
 
 using namespace mlir;
 
+/// Whether the host's own lowerings take `type`: f32 or a 1-D vector of it.
+bool isF32OrVector(Type type) {
+  auto vector = dyn_cast<VectorType>(type);
+  return getElementTypeOrSelf(type).isF32() &&
+         (!vector || vector.getRank() == 1);
+}
+
 /// A constant of `type` (f32, or a vector of f32) with every element `value`.
 Value f32Constant(PatternRewriter &b, Location loc, Type type, float value) {
   TypedAttr attr = b.getF32FloatAttr(value);
   if (auto vector = dyn_cast<VectorType>(type))
     attr = DenseElementsAttr::get(vector, Attribute(attr));
   return arith::ConstantOp::create(b, loc, type, attr);
+}
+
+/// `bound` where `predicate(bound, x)` holds, else x: a clamp from one side
+/// that keeps a NaN x (the compare is false), vminps or vmaxps on x86.
+Value clampBy(PatternRewriter &b, Location loc, arith::CmpFPredicate predicate,
+              Value bound, Value x) {
+  Value outside = arith::CmpFOp::create(b, loc, predicate, bound, x);
+  return arith::SelectOp::create(b, loc, outside, bound, x);
 }
 
 /// e^r on [-ln2/2, ln2/2] as 1 + r (c1 + r (c2 + ... + r c5)): the minimax
@@ -64,26 +79,16 @@ struct ExpF32 : OpRewritePattern<math::ExpOp> {
   LogicalResult matchAndRewrite(math::ExpOp op,
                                 PatternRewriter &b) const override {
     Type type = op.getType();
-    auto vector = dyn_cast<VectorType>(type);
-    if (!getElementTypeOrSelf(type).isF32() ||
-        (vector && vector.getRank() != 1))
+    if (!isF32OrVector(type))
       return failure();
+    auto vector = dyn_cast<VectorType>(type);
     Location loc = op.getLoc();
-    auto f = [&](float value) -> Value {
-      TypedAttr attr = b.getF32FloatAttr(value);
-      if (vector)
-        attr = DenseElementsAttr::get(vector, Attribute(attr));
-      return arith::ConstantOp::create(b, loc, type, attr);
-    };
-    auto select = [&](arith::CmpFPredicate predicate, Value bound, Value x) {
-      Value outside = arith::CmpFOp::create(b, loc, predicate, bound, x);
-      return Value(arith::SelectOp::create(b, loc, outside, bound, x));
-    };
+    auto f = [&](float value) { return f32Constant(b, loc, type, value); };
     Value x =
-        select(arith::CmpFPredicate::OGT,
-               f(avx512 ? kLowestNormalInput : -87.3365448f), op.getOperand());
+        clampBy(b, loc, arith::CmpFPredicate::OGT,
+                f(avx512 ? kLowestNormalInput : -87.3365448f), op.getOperand());
     if (!op->hasAttr(kExpOfNonPositive))
-      x = select(arith::CmpFPredicate::OLT, f(88.75f), x);
+      x = clampBy(b, loc, arith::CmpFPredicate::OLT, f(88.75f), x);
     float magic = avx512 ? 0x1.8p23f : 0x1.8p23f + 126.0f;
     Value t = math::FmaOp::create(b, loc, x, f(0x1.715476p+0f), f(magic));
     Value n = arith::SubFOp::create(b, loc, t, f(magic));
@@ -210,18 +215,13 @@ template <typename Op> struct OddRationalF32 : OpRewritePattern<Op> {
 
   LogicalResult matchAndRewrite(Op op, PatternRewriter &b) const override {
     Type type = op.getType();
-    auto vector = dyn_cast<VectorType>(type);
-    if (!getElementTypeOrSelf(type).isF32() ||
-        (vector && vector.getRank() != 1))
+    if (!isF32OrVector(type))
       return failure();
     Location loc = op.getLoc();
     auto f = [&](float value) { return f32Constant(b, loc, type, value); };
-    auto clamp = [&](arith::CmpFPredicate predicate, float limit, Value v) {
-      Value outside = arith::CmpFOp::create(b, loc, predicate, f(limit), v);
-      return Value(arith::SelectOp::create(b, loc, outside, f(limit), v));
-    };
-    Value c = clamp(arith::CmpFPredicate::OGT, -bound,
-                    clamp(arith::CmpFPredicate::OLT, bound, op.getOperand()));
+    Value c = clampBy(
+        b, loc, arith::CmpFPredicate::OGT, f(-bound),
+        clampBy(b, loc, arith::CmpFPredicate::OLT, f(bound), op.getOperand()));
     Value c2 = arith::MulFOp::create(b, loc, c, c);
     auto horner = [&](ArrayRef<float> coefficients) {
       Value p = f(coefficients[0]);
