@@ -75,8 +75,7 @@ bool mlir::fuse::isCheapProducer(Operation *op) {
   return isa<BroadcastOp, CastOp, ReshapeOp, TransposeOp>(op);
 }
 
-/// Arithmetic cheap enough to redo for every tile of a matmul.
-static bool isCheapArithmetic(Operation *op) {
+bool mlir::fuse::isCheapArithmetic(Operation *op) {
   return isCheapProducer(op) || isa<NegOp, AbsOp, AddOp, SubOp, MulOp, DivOp,
                                     MaxOp, MinOp, SelectOp, CompareOp>(op);
 }

@@ -69,6 +69,11 @@ bool isFusible(Operation *op);
 /// operand than to read back from memory.
 bool isCheapProducer(Operation *op);
 
+/// Arithmetic cheap enough to redo for every tile of a matmul: the cheap
+/// producers and a few instructions a vector (add, mul, div, max, select,
+/// compare...), no transcendental (exp, log, tanh, pow...).
+bool isCheapArithmetic(Operation *op);
+
 /// Bytes of a statically shaped tensor type.
 int64_t tensorBytes(Type type);
 

@@ -9,12 +9,12 @@
 #include "compiler/host/HostKernelEmitter.h"
 #include "compiler/host/HostObjectEmitter.h"
 #include "compiler/host/HostRegionEmitter.h"
+#include "passes/FusionCostModel.h"
 #include "passes/ScheduleLegality.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/ErrorHandling.h"
 
 using namespace mlir;
@@ -89,8 +89,8 @@ constexpr int32_t kPrefetchLocality = 2;
 /// than none, 2048 and 4096 a little worse than 1024).
 constexpr int64_t kPointwisePrefetch = 1024;
 
-/// Domains (of f32, at least this many bytes) from which a full reduction's
-/// partials prefetch their inputs kPointwisePrefetch elements ahead in each
+/// Inputs (at least this many bytes, over the whole domain) that a full
+/// reduction's partials prefetch kPointwisePrefetch elements ahead in each
 /// of their streams. A C loop of the partials' form (2^26 f32, 2 threads,
 /// chunks of 4 streams, AMD EPYC Zen 4, best of 5, 3 sittings): 32.4 / 35.3
 /// / 46.5 GB/s without, 37.4 / 37.3 / 54.7 with prefetcht1 1024 ahead
@@ -124,25 +124,22 @@ bool streamsOutputs(ValueRange yielded) {
   });
 }
 
-/// Whether `value` is computed with a transcendental op (exp, log, tanh,
-/// ...) from the fusion's inputs and reductions' results: its pass over a
-/// row does more than a few arithmetic instructions per vector.
-bool computesTranscendental(Value value) {
-  static const llvm::StringSet<> kNames = {
-      "exp",  "log",   "tanh",  "sigmoid", "erf",  "sin",
-      "cos",  "tan",   "asin",  "acos",    "atan", "sinh",
-      "cosh", "asinh", "acosh", "atanh",   "pow",  "rsqrt"};
+/// Whether `value` is computed from the fusion's inputs and reductions'
+/// results with cheap arithmetic alone (fd::isCheapArithmetic: no exp, log,
+/// tanh...): its pass over a row is a few instructions a vector.
+bool computesCheaply(Value value) {
   SmallVector<Value> work{value};
   DenseSet<Operation *> seen;
   while (!work.empty()) {
     Operation *def = work.pop_back_val().getDefiningOp();
-    if (!def || isa<fd::ReduceOp>(def) || !seen.insert(def).second)
+    if (!def || isa<fd::ReduceOp>(def) ||
+        def->hasTrait<OpTrait::ConstantLike>() || !seen.insert(def).second)
       continue;
-    if (kNames.contains(def->getName().stripDialect()))
-      return true;
+    if (!fd::isCheapArithmetic(def))
+      return false;
     llvm::append_range(work, def->getOperands());
   }
-  return false;
+  return true;
 }
 
 /// Whether every output's address is a multiple of 64 bytes (the widest
@@ -669,9 +666,13 @@ FailureOr<FusionKernels> emitFullReduction(fd::FusionOp fusion, ModuleOp module,
     // Inputs far larger than the caches: each stream prefetches ahead, as a
     // pointwise kernel does (prefetchAhead).
     SmallVector<std::pair<Value, Type>> prefetched;
-    if (domain * 4 >= kPrefetchedReductionBytes &&
-        !fusion->hasAttr(kRuntimeDimsAttr))
+    if (!fusion->hasAttr(kRuntimeDimsAttr)) {
       prefetched = domainAlignedInputs(fusion, pointers, domain);
+      llvm::erase_if(prefetched, [&](const std::pair<Value, Type> &input) {
+        return domain * int64_t(storageBytes(input.second)) <
+               kPrefetchedReductionBytes;
+      });
+    }
     auto step = [&](RegionEmitter &e, Index index, ValueRange carried) {
       prefetchAhead(e, index, prefetched, kPointwisePrefetch);
       return storeAndCombine(e, index, schedule->yielded, domainResults,
@@ -967,17 +968,16 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   SmallVector<std::pair<Value, Value>> written;
   // A pass over a row after the first prefetches the next one
   // (prefetchAhead), so that the memory works while the passes read the row
-  // from cache: the second pass where it computes a transcendental
-  // (softmax's exp), else the store pass, where the streaming stores go out
-  // (layernorm's second pass is two instructions a vector, and its burst of
-  // prefetches left the memory idle through the store pass; 4096 x 4096,
-  // AMD EPYC Zen 4, 2 threads, 6 alternating passes, median of medians:
-  // 4.27 -> 3.79 ms; softmax's exp pass, prefetching in its store pass
-  // instead: 3.53 -> 4.85 ms). A row read by one pass alone (a
-  // matrix-vector product's weight row) prefetches the next one in that
-  // pass: mobilenet_v2's 1000 x 1280 classifier, whose 5 MB of weights the
-  // rest of the model evicts from the cores' caches, ran at half the
-  // bandwidth without.
+  // from cache: the second pass where it computes more than cheap
+  // arithmetic (softmax's exp), else the store pass, where the streaming stores
+  // go out (layernorm's second pass is two instructions a vector, and its burst
+  // of prefetches left the memory idle through the store pass; 4096 x 4096, AMD
+  // EPYC Zen 4, 2 threads, 6 alternating passes, median of medians: 4.27
+  // -> 3.79 ms; softmax's exp pass, prefetching in its store pass instead: 3.53
+  // -> 4.85 ms). A row read by one pass alone (a matrix-vector product's weight
+  // row) prefetches the next one in that pass: mobilenet_v2's 1000 x 1280
+  // classifier, whose 5 MB of weights the rest of the model evicts from the
+  // cores' caches, ran at half the bandwidth without.
   SmallVector<std::pair<Value, Type>> prefetched =
       domainAlignedInputs(fusion, pointers, rows * rowLength);
   constexpr unsigned kStorePass = ~0u;
@@ -985,7 +985,7 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   if (reductions.size() == 1)
     prefetchPass = domainResults.empty() ? 0 : kStorePass;
   else if (!domainResults.empty() &&
-           !computesTranscendental(fd::ReduceOp(reductions[1].op).getOperand()))
+           computesCheaply(fd::ReduceOp(reductions[1].op).getOperand()))
     prefetchPass = kStorePass;
   if (failed(emitRowPasses(b, loc, width, rowLength, lo, hi, pointers,
                            reductions, stashBuffers, seeds, written, prefetched,
