@@ -2,6 +2,8 @@
 
 #include "bench/Triad.h"
 
+#include "runtime/device/HostAllocator.h"
+
 #include <emmintrin.h>
 
 #include <algorithm>
@@ -46,15 +48,38 @@ void streamingTriad(double *a, const double *b, const double *c, double s,
 } // namespace
 
 TriadResult measureTriad(std::uint64_t arrayBytes, unsigned threads,
-                         unsigned passes, bool streamingStores) {
+                         unsigned passes, bool streamingStores,
+                         TriadPages pages) {
   if (threads == 0)
     threads = std::max(1u, std::thread::hardware_concurrency());
   std::uint64_t count = arrayBytes / sizeof(double);
   // Uninitialized storage: the first touch happens on the thread that
-  // later streams the slice.
-  std::unique_ptr<double[]> a(new double[count]), b(new double[count]),
-      c(new double[count]);
-  double *pa = a.get(), *pb = b.get(), *pc = c.get();
+  // later streams the slice. Huge pages come from the host runtime's own
+  // allocator, so the arrays are the memory a large tensor gets.
+  device::HostAllocator allocator;
+  std::unique_ptr<double[]> small[3];
+  double *arrays[3] = {};
+  // The allocator unmaps only what was given back to it.
+  auto giveBack = [&] {
+    for (double *array : arrays)
+      if (array && pages == TriadPages::Huge)
+        allocator.free(reinterpret_cast<std::byte *>(array),
+                       count * sizeof(double));
+  };
+  for (int i = 0; i < 3; ++i) {
+    if (pages == TriadPages::Huge) {
+      arrays[i] = reinterpret_cast<double *>(
+          allocator.allocate(count * sizeof(double)));
+      if (!arrays[i]) {
+        giveBack();
+        return TriadResult{};
+      }
+      continue;
+    }
+    small[i].reset(new double[count]);
+    arrays[i] = small[i].get();
+  }
+  double *pa = arrays[0], *pb = arrays[1], *pc = arrays[2];
   parallelFor(count, threads, [=](std::uint64_t begin, std::uint64_t end) {
     for (std::uint64_t i = begin; i < end; ++i) {
       pa[i] = 0.0;
@@ -83,6 +108,7 @@ TriadResult measureTriad(std::uint64_t arrayBytes, unsigned threads,
   // The compiler must not drop the passes: the result is observed.
   volatile double sink = pa[count / 2];
   (void)sink;
+  giveBack();
 
   std::sort(seconds.begin(), seconds.end());
   double bytes = 3.0 * double(count * sizeof(double));

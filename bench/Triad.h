@@ -33,10 +33,20 @@ struct TriadResult {
   unsigned passes = 0;
 };
 
+/// Where the arrays live. `Huge`: blocks of the host runtime's allocator,
+/// which gives a tensor of 2 MiB or more transparent huge pages (where the
+/// system allows them), the memory every Fuse kernel of these sizes
+/// streams. `Small`: 4 KiB pages from the C++ heap, what most programs
+/// get; on a virtual machine each such page costs a nested page walk, and
+/// this triad ran at 43-57 GB/s where the huge-page one ran at 74-78.
+enum class TriadPages { Huge, Small };
+
 /// `arrayBytes` per array, `threads` threads (0: one per hardware thread),
 /// `passes` timed passes after one warm-up, with streaming or plain stores.
+/// All zeros when the memory cannot be had.
 TriadResult measureTriad(std::uint64_t arrayBytes, unsigned threads,
-                         unsigned passes, bool streamingStores);
+                         unsigned passes, bool streamingStores,
+                         TriadPages pages = TriadPages::Huge);
 
 } // namespace fuse::bench
 

@@ -180,7 +180,7 @@ def combine_fuse_passes(passes):
     machines = [next(r for r in p if r.get("record") == "machine") for p in passes]
     dones = [next((r for r in p if r.get("record") == "done"), {}) for p in passes]
     machine = dict(machines[0])
-    for key in ("triad_gbps", "triad_plain_stores_gbps", "fma_peak_gflops"):
+    for key in ("triad_gbps", "triad_plain_stores_gbps", "triad_small_pages_gbps", "fma_peak_gflops"):
         machine[key] = best(m.get(key) for m in machines)
     for key in ("triad_median_gbps", "fma_peak_median_gflops"):
         values = [m[key] for m in machines if m.get(key) is not None]
@@ -314,6 +314,7 @@ def build_results(records, peers, args):
             "triad_median_gbps": machine["triad_median_gbps"],
             "triad_array_mib": machine["triad_array_mib"],
             "triad_plain_stores_gbps": machine["triad_plain_stores_gbps"],
+            "triad_small_pages_gbps": machine.get("triad_small_pages_gbps"),
             "triad_end_gbps": done.get("triad_end_gbps"),
             "fma_peak_gflops": machine.get("fma_peak_gflops"),
             "fma_peak_median_gflops": machine.get("fma_peak_median_gflops"),
@@ -426,13 +427,16 @@ def markdown(results):
         f"- machine: {m['cpu']}, {m['cores']} cores, target {m['target']} ({m['platform']})",
         f"- Fuse built from {results['source']}",
         f"- memory bandwidth: **{m['triad_gbps']:.1f} GB/s**, the best pass of a triad with streaming stores "
-        f"(3 arrays of {m['triad_array_mib']} MiB, {m['cores']} threads) measured before the workloads "
+        f"(3 arrays of {m['triad_array_mib']} MiB in the host runtime's memory, which gives blocks of 2 MiB or more "
+        f"transparent huge pages, {m['cores']} threads) measured before the workloads "
         f"({m['triad_start_gbps']:.1f} GB/s, median pass {m['triad_median_gbps']:.1f}) and again after them ("
         + (f"{m['triad_end_gbps']:.1f} GB/s" if m.get("triad_end_gbps") else "not measured")
         + f"); a memory-bound workload's % is of the triad measured again just before it (4 passes, the best; "
         "in each pass, then the median over passes), as the shared VM's bandwidth moves within a run; a matmul's, "
         "of the FMA peak. With plain stores (write-allocate traffic not counted, as STREAM "
-        f"does): {m['triad_plain_stores_gbps']:.1f} GB/s",
+        f"does): {m['triad_plain_stores_gbps']:.1f} GB/s"
+        + (f". In 4 KiB pages from the C++ heap, what the peers' large arrays get by default: "
+           f"{m['triad_small_pages_gbps']:.1f} GB/s" if m.get("triad_small_pages_gbps") else ""),
         (f"- f32 multiply-add peak: **{m['fma_peak_gflops']:.0f} GFLOP/s** ({m.get('fma_isa', '?')} vectors, "
          f"{m['cores']} threads, independent chains in registers, best pass; median "
          f"{m.get('fma_peak_median_gflops', 0):.0f}); matmul rows give % of it"

@@ -14,7 +14,8 @@ foreach(line IN LISTS lines)
   string(JSON record GET "${line}" record)
   if(record STREQUAL "machine")
     math(EXPR machines "${machines} + 1")
-    foreach(key cpu cores target triad_gbps triad_plain_stores_gbps triad_array_mib
+    foreach(key cpu cores target triad_gbps triad_plain_stores_gbps
+                triad_small_pages_gbps triad_array_mib
                 triad_threads fma_peak_gflops fma_isa)
       require("${line}" ${key} machine)
     endforeach()

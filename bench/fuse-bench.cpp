@@ -304,6 +304,8 @@ int main(int argc, char **argv) {
   std::uint64_t triadBytes = options.triadMiB << 20;
   TriadResult triad = measureTriad(triadBytes, cores, passes, true);
   TriadResult plainTriad = measureTriad(triadBytes, cores, passes, false);
+  TriadResult smallPagesTriad =
+      measureTriad(triadBytes, cores, passes, true, TriadPages::Small);
   progress("f32 multiply-add peak, " + std::to_string(cores) + " threads...");
   FmaPeakResult peak = measureFmaPeak(cores, passes);
   std::cout << JsonObject()
@@ -314,6 +316,7 @@ int main(int argc, char **argv) {
                    .num("triad_gbps", triad.bestGBps)
                    .num("triad_median_gbps", triad.medianGBps)
                    .num("triad_plain_stores_gbps", plainTriad.bestGBps)
+                   .num("triad_small_pages_gbps", smallPagesTriad.bestGBps)
                    .num("triad_array_mib", double(triad.arrayBytes >> 20))
                    .num("triad_threads", double(triad.threads))
                    .num("fma_peak_gflops", peak.bestGflops)

@@ -9,6 +9,42 @@ namespace fuse::device {
 
 HostAllocator::~HostAllocator() { releaseAll(); }
 
+namespace {
+
+/// Fresh pages for a block of `size` bytes (a size class). A block of at
+/// least one huge page starts on a huge-page boundary and asks for
+/// transparent huge pages: on a virtual machine each 4 KiB page a kernel
+/// streams through costs a nested page walk, and reads from 4 KiB pages
+/// ran at 26-50 GB/s (varying with where the host put them) where the same
+/// loop over huge pages ran at 57-63 (AMD EPYC VM, 2 threads). Where the
+/// system has huge pages off, the advice does nothing.
+std::byte *mapBlock(uint64_t size) {
+  constexpr uint64_t Huge = HostAllocator::HugePageBytes;
+  bool huge = size >= Huge;
+  uint64_t mappedSize = huge ? size + Huge : size;
+  void *mapping = mmap(nullptr, mappedSize, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapping == MAP_FAILED)
+    return nullptr;
+  auto *begin = static_cast<std::byte *>(mapping);
+  if (!huge)
+    return begin;
+  // Keep [aligned, aligned + size) and give back the rest, so that
+  // releaseAll's munmap(block, size) covers the whole mapping.
+  uintptr_t address = reinterpret_cast<uintptr_t>(begin);
+  uintptr_t aligned = (address + Huge - 1) / Huge * Huge;
+  auto *block = reinterpret_cast<std::byte *>(aligned);
+  if (aligned > address)
+    munmap(begin, aligned - address);
+  std::byte *end = begin + mappedSize;
+  if (end > block + size)
+    munmap(block + size, end - (block + size));
+  (void)madvise(block, size, MADV_HUGEPAGE);
+  return block;
+}
+
+} // namespace
+
 uint64_t HostAllocator::sizeClass(uint64_t bytes) {
   uint64_t pages = (bytes + PageBytes - 1) / PageBytes;
   if (pages <= 4)
@@ -31,13 +67,12 @@ std::byte *HostAllocator::allocate(uint64_t bytes) {
       return block;
     }
   }
-  void *block = mmap(nullptr, size, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (block == MAP_FAILED)
+  std::byte *block = mapBlock(size);
+  if (!block)
     return nullptr;
   std::lock_guard lock(mutex);
   ++mapped;
-  return static_cast<std::byte *>(block);
+  return block;
 }
 
 void HostAllocator::free(std::byte *block, uint64_t bytes) {

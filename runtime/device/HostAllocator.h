@@ -7,6 +7,10 @@
 // doubling, so a reused block wastes at most a quarter of its size. Only
 // `releaseAll` (memoryCleanup) gives memory back.
 //
+// A block of 2 MiB or more starts on a 2 MiB boundary and is advised to use
+// transparent huge pages: a kernel streaming through 4 KiB pages takes a
+// TLB miss every 4 KiB, which on a virtual machine is a nested page walk.
+//
 // It knows nothing of budgets: the DeviceRuntime charges those. Never
 // depends on MLIR or LLVM.
 //
@@ -26,6 +30,9 @@ namespace fuse::device {
 class HostAllocator {
 public:
   static constexpr uint64_t PageBytes = 4096;
+  /// Blocks of at least this size start on its boundary and are advised
+  /// to use transparent huge pages.
+  static constexpr uint64_t HugePageBytes = uint64_t(2) << 20;
 
   HostAllocator() = default;
   HostAllocator(const HostAllocator &) = delete;

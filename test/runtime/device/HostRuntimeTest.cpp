@@ -18,9 +18,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <latch>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 using namespace fuse;
@@ -435,6 +437,74 @@ TEST(HostAllocator, SizeClassesArePagesFourPerDoubling) {
   allocator.free(block, 5000);
   EXPECT_EQ(allocator.allocate(6000), block);
   allocator.free(block, 6000);
+}
+
+namespace {
+
+/// The mapping of this process that holds `address`, as /proc/self/smaps
+/// tells it: its range and its VmFlags line; an empty range where none does.
+struct Mapping {
+  uintptr_t begin = 0, end = 0;
+  std::string flags;
+};
+
+Mapping mappingOf(const void *address) {
+  uintptr_t at = reinterpret_cast<uintptr_t>(address);
+  std::ifstream smaps("/proc/self/smaps");
+  Mapping found;
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    unsigned long long begin, end;
+    char dash;
+    if (line.rfind("VmFlags:", 0) == 0) {
+      if (inside)
+        return Mapping{found.begin, found.end, line};
+      continue;
+    }
+    std::istringstream header(line);
+    if (std::isxdigit(static_cast<unsigned char>(line[0])) &&
+        (header >> std::hex >> begin >> dash >> end) && dash == '-') {
+      inside = begin <= at && at < end;
+      found = Mapping{uintptr_t(begin), uintptr_t(end), ""};
+    }
+  }
+  return Mapping{};
+}
+
+bool advisedHuge(const Mapping &mapping) {
+  return mapping.flags.find(" hg") != std::string::npos;
+}
+
+} // namespace
+
+// Blocks of 2 MiB or more start on a 2 MiB boundary, are their own mapping
+// of exactly their size class (the over-allocation for the alignment given
+// back), and carry the huge-page advice; smaller ones do not.
+TEST(HostAllocator, LargeBlocksAskForHugePages) {
+  if (!std::ifstream("/proc/self/smaps"))
+    GTEST_SKIP() << "no /proc/self/smaps";
+  HostAllocator allocator;
+  const uint64_t large = (uint64_t(3) << 20) + 1;
+  std::byte *block = allocator.allocate(large);
+  ASSERT_NE(block, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(block) % HostAllocator::HugePageBytes,
+            0u);
+  block[0] = std::byte{1};
+  block[large - 1] = std::byte{2};
+  Mapping mapping = mappingOf(block);
+  EXPECT_EQ(mapping.begin, reinterpret_cast<uintptr_t>(block));
+  EXPECT_EQ(mapping.end - mapping.begin, HostAllocator::sizeClass(large));
+  EXPECT_TRUE(advisedHuge(mapping)) << mapping.flags;
+
+  std::byte *small = allocator.allocate(HostAllocator::HugePageBytes / 2);
+  ASSERT_NE(small, nullptr);
+  EXPECT_FALSE(advisedHuge(mappingOf(small))) << mappingOf(small).flags;
+
+  allocator.free(block, large);
+  allocator.free(small, HostAllocator::HugePageBytes / 2);
+  allocator.releaseAll();
+  EXPECT_EQ(allocator.mappedBlocks(), 0u);
+  EXPECT_EQ(mappingOf(block + HostAllocator::PageBytes).end, 0u);
 }
 
 TEST(HostRuntime, HandlesOutliveTheRuntime) {
