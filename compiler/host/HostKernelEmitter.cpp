@@ -35,12 +35,14 @@ namespace {
 
 /// Elements per chunk of a reduction's partials kernel: one partial each.
 constexpr int64_t kReductionChunk = 16384;
-/// Streams a whole chunk of a reduction's partials kernel is read as, side by
-/// side (consecutive quarters, one accumulator each): the hardware
-/// prefetchers follow each, and keep more lines in flight than along one.
-/// Measured on 2 AVX-512 cores (a C loop, 2^26 f32, medians): 25-27 GB/s as
-/// one stream of 4 accumulators a vector apart, 29-31 GB/s as 4 streams.
-constexpr int64_t kReductionStreams = 4;
+/// Accumulators of a whole chunk of a reduction's partials kernel, a vector
+/// apart along one stream. Four streams side by side (consecutive quarters)
+/// read faster from 4 KiB pages (a C loop, 2^26 f32, 2 AVX-512 cores:
+/// 29-31 GB/s against 25-27), but the host runtime gives inputs this large
+/// huge pages, where one stream is faster (AMD EPYC Zen 4 VM, 22
+/// alternating rounds, prefetcht1 4 KiB ahead in both: 34-37 GB/s either
+/// way when the host was busy, 58-71 against 49-62 when it was not).
+constexpr int64_t kReductionAccumulators = 4;
 /// Elements per scheduling grain of a pointwise kernel (a multiple of every
 /// vector width, so each chunk's vector body and tail split as compiled).
 constexpr int64_t kPointwiseGrain = 4096;
@@ -535,33 +537,32 @@ peeledPartials(OpBuilder &b, Location loc, Value lo, Value hi, unsigned width,
   return results;
 }
 
-/// A whole chunk's partials as kReductionStreams streams of consecutive
-/// quarters of the chunk, read side by side, one vector accumulator each,
-/// combined pairwise (a whole chunk is whole vectors: no tail).
+/// A whole chunk's partials as one stream of kReductionAccumulators vector
+/// accumulators a vector apart, combined pairwise (a whole chunk is whole
+/// groups of vectors: no tail).
 FailureOr<SmallVector<Value>>
 streamedPartials(OpBuilder &b, Location loc, Value lo, unsigned width,
                  const DenseMap<Value, Value> &pointers,
                  ArrayRef<ReductionInfo> reductions, StepBody step) {
-  constexpr int64_t streamLength = kReductionChunk / kReductionStreams;
   ReductionStarts starts =
       reductionStarts<RegionEmitter>(b, loc, width, pointers, reductions);
   size_t n = reductions.size();
   SmallVector<Value> init;
-  for (int64_t k = 0; k < kReductionStreams; ++k)
+  for (int64_t k = 0; k < kReductionAccumulators; ++k)
     llvm::append_range(init, starts.vector);
   DenseMap<Value, Value> noSeeds;
   bool failedBody = false;
   auto loop = scf::ForOp::create(
-      b, loc, i64Constant(b, loc, 0), i64Constant(b, loc, streamLength),
-      i64Constant(b, loc, width), init,
+      b, loc, i64Constant(b, loc, 0), i64Constant(b, loc, kReductionChunk),
+      i64Constant(b, loc, int64_t(width) * kReductionAccumulators), init,
       [&](OpBuilder &nested, Location nestedLoc, Value iv, ValueRange args) {
         SmallVector<Value> next;
-        for (int64_t k = 0; k < kReductionStreams && !failedBody; ++k) {
+        for (int64_t k = 0; k < kReductionAccumulators && !failedBody; ++k) {
           Value at = arith::AddIOp::create(
               nested, nestedLoc, iv,
               arith::AddIOp::create(
                   nested, nestedLoc, lo,
-                  i64Constant(nested, nestedLoc, k * streamLength)));
+                  i64Constant(nested, nestedLoc, k * int64_t(width))));
           FailureOr<SmallVector<Value>> carried = runStep<RegionEmitter>(
               nested, nestedLoc, width, pointers, noSeeds,
               {Index::Contiguous, at, width}, args.slice(k * n, n), step);
@@ -578,7 +579,7 @@ streamedPartials(OpBuilder &b, Location loc, Value lo, unsigned width,
   SmallVector<Value> results;
   for (auto [i, r] : llvm::enumerate(reductions)) {
     SmallVector<Value> copies;
-    for (int64_t k = 0; k < kReductionStreams; ++k)
+    for (int64_t k = 0; k < kReductionAccumulators; ++k)
       copies.push_back(loop.getResult(k * n + i));
     results.push_back(reduceCopies(b, loc, r, copies, /*reassociate=*/false));
   }

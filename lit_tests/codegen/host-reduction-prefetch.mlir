@@ -1,5 +1,5 @@
 // A full reduction over far more than the caches (issue 18): each of the
-// partials kernel's 4 streams prefetches its input 1024 elements (4 KiB)
+// partials kernel's vector loads prefetches its input 1024 elements (4 KiB)
 // ahead into L2 (prefetcht1), as a pointwise kernel with streaming stores
 // does; one over less than 8 MiB of f32 does not. fuse-bench's sum of 2^26
 // on 2 AMD EPYC (Zen 4) cores, 4 alternating passes: 5.98-6.30 -> 5.08-5.17
@@ -19,7 +19,7 @@ func.func @sums(%big: tensor<2097155xf32>, %small: tensor<2097149xf32>) -> (tens
 }
 
 // IR-LABEL: func.func @fuse_k0_partials
-// IR: scf.for %{{.*}} = %c0_i64{{.*}} to %c4096_i64 step %c16_i64
+// IR: scf.for %{{.*}} = %c0_i64{{.*}} to %c16384_i64{{.*}} step %c64_i64
 // IR-COUNT-4: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}>
 // IR-LABEL: func.func @fuse_k2_partials
 // IR-NOT: llvm.intr.prefetch

@@ -1,7 +1,7 @@
 // Bandwidth-bound reductions on AVX-512 (issue 18). A full reduction's
-// partials kernel reads a whole chunk of 16384 elements as 4 streams of
-// consecutive quarters side by side, one vector accumulator each (the short
-// last chunk through the peeled loop, an scf.if choosing); a column
+// partials kernel reads a whole chunk of 16384 elements as one stream of 4
+// vector accumulators a vector apart (the short last chunk through the
+// peeled loop, an scf.if choosing); a column
 // reduction with one result over more than 8 rows runs in blocks of 8 rows,
 // each block reading its rows of the columns chunk by chunk, the partial sums
 // kept in the output between blocks (a mean divides at the last block).
@@ -33,13 +33,13 @@ func.func @reductions(%a: tensor<81997xf32>, %b: tensor<32768xf32>, %c: tensor<3
 // The 5 whole chunks streamed, the short last one peeled:
 // IR-LABEL: func.func @fuse_k0_partials
 // IR: scf.if %{{.*}} -> (f32) {
-// IR: scf.for %{{.*}} = %c0_i64{{.*}} to %c4096_i64 step %c16_i64 iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// IR: scf.for %{{.*}} = %c0_i64{{.*}} to %c16384_i64{{.*}} step %c64_i64 iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // IR-COUNT-4: llvm.load %{{.*}} : !llvm.ptr -> vector<16xf32>
 // IR: } else {
 // IR: step %c64_i64
 // IR-LABEL: func.func @fuse_k2_partials
 // IR-NOT: scf.if
-// IR: scf.for %{{.*}} = %c0_i64 to %c4096_i64 step %c16_i64 iter_args
+// IR: scf.for %{{.*}} = %c0_i64 to %c16384_i64{{.*}} step %c64_i64 iter_args
 // The column sums in blocks of 8 rows, each from the output's partial:
 // IR-LABEL: func.func @fuse_k4_columns
 // IR: scf.for %[[BLOCK:.*]] = %c0_i64 to %c37_i64 step %c8_i64
