@@ -37,8 +37,11 @@ PEER_MODULES = {
 }
 PEER_TIMEOUT_S = 600
 
-# The targets, reported next to what was measured.
-PCT_TARGET = {"bandwidth": 90, "transcendental": 80}
+# The targets, reported next to what was measured: % of the triad
+# for every memory-bound workload (pointwise ones included, GELU's tanh or
+# not), softmax's own lower one.
+PCT_TARGET = {"bandwidth": 90, "transcendental": 90}
+PCT_TARGET_BY_NAME = {"softmax": 85}
 # Matmul workloads: % of the f32 multiply-add peak measured in the same run.
 PEAK_TARGET = 85
 SPEEDUP_TARGETS = {"torch": 3.0, "numpy": 5.0}
@@ -346,7 +349,7 @@ def target_text(entry):
     if entry["bound"] == "compute" and entry["fuse"] and entry["fuse"].get("pct_peak") is not None:
         pct = entry["fuse"]["pct_peak"]
         return f"{pct:.0f}% of FMA peak (target >= {PEAK_TARGET}%: {'met' if pct >= PEAK_TARGET else 'not met'})"
-    target = PCT_TARGET.get(entry["bound"])
+    target = PCT_TARGET_BY_NAME.get(entry["name"], PCT_TARGET.get(entry["bound"]))
     if not target or not entry["fuse"]:
         return ""
     pct = entry["fuse"]["pct_triad"]
