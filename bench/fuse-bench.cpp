@@ -61,6 +61,9 @@ namespace {
 /// Passes of the triad measured just before each memory-bound workload (the
 /// best is kept), fewer than the run's first triad: a moment's figure.
 constexpr unsigned kNearTriadPasses = 4;
+/// A memory-bound workload whose outputs are at most this fraction of its
+/// bytes (1/16) is also measured against a read-only loop.
+constexpr double kReadBoundRatio = 16;
 
 struct Options {
   bool quick = false;
@@ -372,8 +375,10 @@ int main(int argc, char **argv) {
       bytes += double(type.byteSize());
       inputs.push_back(randomF32(type.numElements(), 1 + i));
     }
+    double outputBytes = 0;
     for (TensorId output : fusedBundle.outputs)
-      bytes += double(fusedBundle.graph.typeOf(output).byteSize());
+      outputBytes += double(fusedBundle.graph.typeOf(output).byteSize());
+    bytes += outputBytes;
     record.num("bytes", bytes);
     if (workload.flops > 0)
       record.num("flops", workload.flops);
@@ -385,6 +390,12 @@ int main(int argc, char **argv) {
       TriadResult near =
           measureTriad(triadBytes, cores, kNearTriadPasses, true);
       record.num("triad_near_gbps", near.bestGBps);
+      // One that mostly reads (a sum, column sums): also a read-only loop,
+      // its own ceiling, as reads alone do not reach the triad's rate.
+      if (outputBytes * kReadBoundRatio <= bytes) {
+        ReadResult read = measureRead(triadBytes, cores, kNearTriadPasses);
+        record.num("read_near_gbps", read.bestGBps);
+      }
     }
     progress(workload.name + ": timing " + std::to_string(options.runs) +
              " runs (fused, " + std::to_string(fusedBundle.kernels.size()) +

@@ -110,6 +110,30 @@ class NearTriad(unittest.TestCase):
         self.assertEqual(entry["triad_gbps"], 44.0)
         results["load_average"] = {"before": 0.0, "after": 0.0}
         self.assertIn("of the triad measured just before it (44.0 GB/s)", bench.markdown(results))
+        self.assertNotIn("read-only loop", bench.markdown(results))
+
+    def test_percent_of_the_near_read_loop(self):
+        """A workload that mostly reads is also shown against a read-only
+        loop measured just before it, the median of the passes' %."""
+        passes = []
+        for near, read, fused_ms in ((40.0, 32.0, 2.0), (50.0, 40.0, 1.0), (44.0, 5.0, 4.0)):
+            records = fuse_pass(64.0, 45.0, 400.0, fused_ms=fused_ms, kernel_ms=fused_ms)
+            records[1].update(name="sum", bound="bandwidth", triad_near_gbps=near, read_near_gbps=read)
+            passes.append(records)
+        records = bench.combine_fuse_passes(passes)
+        # gbps per pass: 4, 8, 2 GB/s; of reads 32, 40, 5: 12.5%, 20%, 40%.
+        self.assertAlmostEqual(records[1]["pct_read_near"], 20.0)
+        self.assertEqual(records[1]["read_near_gbps"], 32.0)
+
+        class Args:
+            quick, runs, passes, source = True, 2, 3, "test"
+
+        results = bench.build_results(records, {}, Args)
+        entry = results["workloads"][0]
+        self.assertAlmostEqual(entry["fuse"]["pct_read"], 20.0)
+        self.assertAlmostEqual(entry["fuse"]["pct_triad"], 10.0)
+        results["load_average"] = {"before": 0.0, "after": 0.0}
+        self.assertIn("20% of a read-only loop measured just before it (32.0 GB/s", bench.markdown(results))
 
 
 class CombinePeerPasses(unittest.TestCase):
