@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -158,26 +159,20 @@ ReadResult measureRead(std::uint64_t arrayBytes, unsigned threads,
       array[i] = 1.0;
   });
   std::vector<double> seconds;
+  std::mutex mutex;
   double total = 0;
   for (unsigned pass = 0; pass <= passes; ++pass) {
-    std::vector<double> sums(threads);
     auto start = std::chrono::steady_clock::now();
-    std::vector<std::thread> workers;
-    std::uint64_t chunk = ((count + threads - 1) / threads + 7) / 8 * 8;
-    for (unsigned t = 0; t < threads; ++t) {
-      std::uint64_t begin = std::min(count, t * chunk);
-      std::uint64_t end = std::min(count, begin + chunk);
-      workers.emplace_back(
-          [=, &sums] { sums[t] = streamingRead(array, begin, end); });
-    }
-    for (std::thread &worker : workers)
-      worker.join();
+    parallelFor(count, threads,
+                [=, &mutex, &total](std::uint64_t begin, std::uint64_t end) {
+                  double sum = streamingRead(array, begin, end);
+                  std::lock_guard lock(mutex);
+                  total += sum;
+                });
     std::chrono::duration<double> elapsed =
         std::chrono::steady_clock::now() - start;
     if (pass > 0)
       seconds.push_back(elapsed.count());
-    for (double sum : sums)
-      total += sum;
   }
   allocator.free(reinterpret_cast<std::byte *>(array), count * sizeof(double));
   // The compiler must not drop the passes: the result is observed.

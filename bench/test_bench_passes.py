@@ -16,6 +16,11 @@ sys.path.insert(0, HERE)
 import bench  # noqa: E402
 
 
+class QuickArgs:
+    """bench.py's arguments, as build_results reads them."""
+    quick, runs, passes, source = True, 2, 3, "test"
+
+
 def fuse_pass(triad, triad_end, peak, fused_ms, kernel_ms, unfused_ms=None):
     machine = {"record": "machine", "cpu": "test", "cores": 2, "target": "t", "triad_gbps": triad,
                "triad_median_gbps": triad - 1, "triad_plain_stores_gbps": triad / 2, "triad_array_mib": 16,
@@ -68,10 +73,7 @@ class CombineFusePasses(unittest.TestCase):
             {"status": "ok", "results": {"matmul_bias_relu": {"run_ms_median": 6.0, "run_ms_min": 6.0}}},
         ])}
 
-        class Args:
-            quick, runs, passes, source = True, 2, 3, "test"
-
-        results = bench.build_results(self.records, peers, Args)
+        results = bench.build_results(self.records, peers, QuickArgs)
         results["load_average"] = {"before": 0.0, "after": 0.0}
         entry = results["workloads"][0]
         self.assertEqual(results["machine"]["triad_gbps"], 46.0)  # the best end triad is higher
@@ -100,10 +102,7 @@ class NearTriad(unittest.TestCase):
         self.assertAlmostEqual(workload["pct_triad_near"], 10.0)
         self.assertEqual(workload["triad_near_gbps"], 44.0)
 
-        class Args:
-            quick, runs, passes, source = True, 2, 3, "test"
-
-        results = bench.build_results(records, {}, Args)
+        results = bench.build_results(records, {}, QuickArgs)
         entry = results["workloads"][0]
         self.assertEqual(results["machine"]["triad_gbps"], 64.0)
         self.assertAlmostEqual(entry["fuse"]["pct_triad"], 10.0)
@@ -125,10 +124,7 @@ class NearTriad(unittest.TestCase):
         self.assertAlmostEqual(records[1]["pct_read_near"], 20.0)
         self.assertEqual(records[1]["read_near_gbps"], 32.0)
 
-        class Args:
-            quick, runs, passes, source = True, 2, 3, "test"
-
-        results = bench.build_results(records, {}, Args)
+        results = bench.build_results(records, {}, QuickArgs)
         entry = results["workloads"][0]
         self.assertAlmostEqual(entry["fuse"]["pct_read"], 20.0)
         self.assertAlmostEqual(entry["fuse"]["pct_triad"], 10.0)
