@@ -32,6 +32,37 @@ void parallelFor(std::uint64_t count, unsigned threads, Body body) {
     worker.join();
 }
 
+/// `count` uninitialized doubles, in huge pages from the host runtime's
+/// own allocator (the memory a large tensor gets) or in 4 KiB pages from the
+/// C++ heap; given back when it goes. Null where the memory cannot be had.
+class DoubleArray {
+public:
+  DoubleArray(std::uint64_t count, TriadPages pages)
+      : bytes(count * sizeof(double)) {
+    if (pages == TriadPages::Small) {
+      small.reset(new double[count]);
+      data = small.get();
+      return;
+    }
+    huge = std::make_unique<device::HostAllocator>();
+    data = reinterpret_cast<double *>(huge->allocate(bytes));
+  }
+  DoubleArray(const DoubleArray &) = delete;
+  DoubleArray &operator=(const DoubleArray &) = delete;
+  ~DoubleArray() {
+    // The allocator unmaps only what was given back to it.
+    if (huge && data)
+      huge->free(reinterpret_cast<std::byte *>(data), bytes);
+  }
+  double *get() const { return data; }
+
+private:
+  std::uint64_t bytes;
+  std::unique_ptr<device::HostAllocator> huge;
+  std::unique_ptr<double[]> small;
+  double *data = nullptr;
+};
+
 /// a = b + s * c over [begin, end) with 16-byte streaming stores (SSE2,
 /// every x86-64); `begin` is a multiple of 8 and the arrays 16-byte aligned.
 void streamingTriad(double *a, const double *b, const double *c, double s,
@@ -77,32 +108,11 @@ TriadResult measureTriad(std::uint64_t arrayBytes, unsigned threads,
     threads = std::max(1u, std::thread::hardware_concurrency());
   std::uint64_t count = arrayBytes / sizeof(double);
   // Uninitialized storage: the first touch happens on the thread that
-  // later streams the slice. Huge pages come from the host runtime's own
-  // allocator, so the arrays are the memory a large tensor gets.
-  device::HostAllocator allocator;
-  std::unique_ptr<double[]> small[3];
-  double *arrays[3] = {};
-  // The allocator unmaps only what was given back to it.
-  auto giveBack = [&] {
-    for (double *array : arrays)
-      if (array && pages == TriadPages::Huge)
-        allocator.free(reinterpret_cast<std::byte *>(array),
-                       count * sizeof(double));
-  };
-  for (int i = 0; i < 3; ++i) {
-    if (pages == TriadPages::Huge) {
-      arrays[i] = reinterpret_cast<double *>(
-          allocator.allocate(count * sizeof(double)));
-      if (!arrays[i]) {
-        giveBack();
-        return TriadResult{};
-      }
-      continue;
-    }
-    small[i].reset(new double[count]);
-    arrays[i] = small[i].get();
-  }
-  double *pa = arrays[0], *pb = arrays[1], *pc = arrays[2];
+  // later streams the slice.
+  DoubleArray a(count, pages), b(count, pages), c(count, pages);
+  if (!a.get() || !b.get() || !c.get())
+    return TriadResult{};
+  double *pa = a.get(), *pb = b.get(), *pc = c.get();
   parallelFor(count, threads, [=](std::uint64_t begin, std::uint64_t end) {
     for (std::uint64_t i = begin; i < end; ++i) {
       pa[i] = 0.0;
@@ -131,7 +141,6 @@ TriadResult measureTriad(std::uint64_t arrayBytes, unsigned threads,
   // The compiler must not drop the passes: the result is observed.
   volatile double sink = pa[count / 2];
   (void)sink;
-  giveBack();
 
   std::sort(seconds.begin(), seconds.end());
   double bytes = 3.0 * double(count * sizeof(double));
@@ -149,9 +158,8 @@ ReadResult measureRead(std::uint64_t arrayBytes, unsigned threads,
   if (threads == 0)
     threads = std::max(1u, std::thread::hardware_concurrency());
   std::uint64_t count = arrayBytes / sizeof(double) / 8 * 8;
-  device::HostAllocator allocator;
-  auto *array =
-      reinterpret_cast<double *>(allocator.allocate(count * sizeof(double)));
+  DoubleArray held(count, TriadPages::Huge);
+  double *array = held.get();
   if (!array)
     return ReadResult{};
   parallelFor(count, threads, [=](std::uint64_t begin, std::uint64_t end) {
@@ -174,7 +182,6 @@ ReadResult measureRead(std::uint64_t arrayBytes, unsigned threads,
     if (pass > 0)
       seconds.push_back(elapsed.count());
   }
-  allocator.free(reinterpret_cast<std::byte *>(array), count * sizeof(double));
   // The compiler must not drop the passes: the result is observed.
   volatile double sink = total;
   (void)sink;
