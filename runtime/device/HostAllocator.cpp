@@ -103,4 +103,16 @@ void HostAllocator::releaseAll() {
   pooled = 0;
 }
 
+std::shared_ptr<std::byte> allocateHostBytes(uint64_t bytes) {
+  if (bytes == 0)
+    return nullptr;
+  uint64_t size = (bytes + HostAllocator::PageBytes - 1) /
+                  HostAllocator::PageBytes * HostAllocator::PageBytes;
+  std::byte *block = mapBlock(size);
+  if (!block)
+    return nullptr;
+  return std::shared_ptr<std::byte>(
+      block, [size](std::byte *mapped) { munmap(mapped, size); });
+}
+
 } // namespace fuse::device

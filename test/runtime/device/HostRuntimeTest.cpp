@@ -510,6 +510,45 @@ TEST(HostAllocator, LargeBlocksAskForHugePages) {
   EXPECT_EQ(mappingOf(block + HostAllocator::PageBytes).end, 0u);
 }
 
+// allocateHostBytes (fuse-run's inputs, which the host runtime borrows):
+// zeroed; a large array is laid out as the runtime's own blocks are (2 MiB
+// aligned, exactly its pages, huge-page advice) and unmapped when its last
+// owner lets go; a small one is not advised; 0 bytes is null.
+TEST(HostAllocator, HostBytesForBorrowedInputs) {
+  if (!std::ifstream("/proc/self/smaps"))
+    GTEST_SKIP() << "no /proc/self/smaps";
+  EXPECT_EQ(allocateHostBytes(0), nullptr);
+  const uint64_t large = (uint64_t(5) << 20) + 3;
+  std::shared_ptr<std::byte> block = allocateHostBytes(large);
+  ASSERT_NE(block, nullptr);
+  std::byte *begin = block.get();
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(begin) % HostAllocator::HugePageBytes,
+            0u);
+  EXPECT_TRUE(std::all_of(begin, begin + large,
+                          [](std::byte b) { return b == std::byte{0}; }));
+  begin[large - 1] = std::byte{7};
+  Mapping mapping = mappingOf(begin);
+  EXPECT_EQ(mapping.begin, reinterpret_cast<uintptr_t>(begin));
+  EXPECT_EQ(mapping.end - mapping.begin,
+            (large + HostAllocator::PageBytes - 1) / HostAllocator::PageBytes *
+                HostAllocator::PageBytes);
+  bool kernelHasHugePages =
+      bool(std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled"));
+  EXPECT_EQ(advisedHuge(mapping), kernelHasHugePages) << mapping.flags;
+
+  std::shared_ptr<std::byte> small =
+      allocateHostBytes(HostAllocator::HugePageBytes / 4);
+  ASSERT_NE(small, nullptr);
+  EXPECT_FALSE(advisedHuge(mappingOf(small.get())))
+      << mappingOf(small.get()).flags;
+
+  std::shared_ptr<std::byte> owner = block;
+  block.reset();
+  EXPECT_EQ(mappingOf(begin).begin, mapping.begin);
+  owner.reset();
+  EXPECT_EQ(mappingOf(begin + HostAllocator::PageBytes).end, 0u);
+}
+
 TEST(HostRuntime, HandlesOutliveTheRuntime) {
   Buffer buffer;
   Fence fence;
