@@ -381,7 +381,9 @@ EXPLANATIONS = {
     "from memory and y written once; gamma and beta are one row each.",
     "sum": "The kernel fuse_k0_partials sums fixed-size chunks of x in parallel and fuse_k0_finish adds the chunks' "
     "partial sums, a few KiB: nearly all the time is the read of x.",
-    "column_sum": "One kernel reads x once and writes the column sums (one row).",
+    "column_sum": "The kernel fuse_k0_column_partials sums 16 bands of 256 rows in parallel, each thread streaming "
+    "whole rows, into one partial row per band (256 KiB in all); fuse_k0_column_finish adds the bands' rows: nearly "
+    "all the time is the read of x.",
     "matmul_bias_relu": "The pack kernel fuse_k0_pack lays W out in the matmul's tiles once per binding of the inputs (a "
     "prepared bundle's later runs skip it, so it is not in the time); fuse_k0_matmul applies the bias and the relu "
     "to each result tile before storing it, so no intermediate goes to memory.",

@@ -22,6 +22,8 @@
 #include "compiler/host/HostRegionEmitter.h"
 #include "passes/ScheduleLegality.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace ::fuse::codegen;
 using namespace ::fuse::host;
@@ -42,6 +44,20 @@ constexpr int64_t kGrainElements = 16384;
 /// hardware prefetchers stop there), 1.1 ms in blocks of 4 or 8 rows, 1.15
 /// of 16-32.
 constexpr int64_t kBlockRows = 8;
+/// A blocked column reduction over at least 2 x kMinBandRows rows is split
+/// into bands of rows (at most kMaxBands, each at least kMinBandRows): a
+/// partials kernel reduces each band over all the columns, one iteration per
+/// band, into a partial row in scratch; a finish kernel combines the bands'
+/// rows in order. Each thread then streams whole rows of a contiguous part
+/// of the operand, where a split by columns gave each of its chunks a strip
+/// of the rows (2 KiB of each 16 KiB row: the hardware prefetchers start
+/// again at every row). A C loop of each form (4096x4096 f32, 2 threads,
+/// huge pages, 10 alternating rounds): strips of 512 columns 24-36 GB/s,
+/// bands of 256 or 512 rows 39-47. It also spreads a narrow operand (fewer
+/// columns than one chunk) over the threads, which a split by columns
+/// cannot.
+constexpr int64_t kMinBandRows = 256;
+constexpr int64_t kMaxBands = 16;
 
 LogicalResult unsupportedColumns(Operation *op, const Twine &why) {
   return op->emitOpError()
@@ -165,6 +181,14 @@ struct ColumnKernel {
   /// A blocked kernel's rows of the current block, [rowBegin, rowEnd);
   /// null: all the reduced rows.
   Value rowBegin, rowEnd;
+  /// A banded partials kernel's first row of the current band: the block
+  /// that starts there starts from the identity, and the band's result is
+  /// stored unfinished (its column output is the band's partial row).
+  Value bandBegin;
+  /// A banded finish kernel's partial rows: `bands` of them, `bandStride`
+  /// elements apart, combined in order for each column.
+  Value partials;
+  int64_t bands = 0, bandStride = 0;
 };
 
 /// The passes over one vector of `w` columns (or one column) starting at
@@ -209,6 +233,10 @@ private:
   }
   void emitArgScan(RegionEmitter &constants, const ColumnItem &item);
   void emitReduction(RegionEmitter &constants, ReductionInfo r);
+  void emitBandFinish(RegionEmitter &constants, ReductionInfo r);
+  /// The accumulator-typed values of this pass's columns in `base`,
+  /// `offset` elements past the column results' position.
+  Value loadColumns(Value base, Type accumulator, int64_t offset = 0);
 
   ColumnKernel &k;
   OpBuilder &nb;
@@ -262,23 +290,44 @@ void ColumnPasses::emitArgScan(RegionEmitter &constants,
   seeds[item.op->getResult(0)] = loop.getResult(1);
 }
 
+Value ColumnPasses::loadColumns(Value base, Type accumulator, int64_t offset) {
+  Type type = w == 1 ? accumulator : VectorType::get({w}, accumulator);
+  Value position = arith::AddIOp::create(nb, loc, k.columnBase, col);
+  if (offset)
+    position =
+        arith::AddIOp::create(nb, loc, position, i64Constant(nb, loc, offset));
+  Value address =
+      LLVM::GEPOp::create(nb, loc, LLVM::LLVMPointerType::get(nb.getContext()),
+                          accumulator, base, ValueRange{position});
+  return LLVM::LoadOp::create(
+      nb, loc, type, address,
+      std::max(1u, accumulator.getIntOrFloatBitWidth() / 8));
+}
+
+/// A banded kernel's finish: the bands' partial results combined in band
+/// order, then finished.
+void ColumnPasses::emitBandFinish(RegionEmitter &constants, ReductionInfo r) {
+  Value result = loadColumns(k.partials, r.accumulator);
+  for (int64_t band = 1; band < k.bands; ++band)
+    result =
+        combine(nb, loc, r, result,
+                loadColumns(k.partials, r.accumulator, band * k.bandStride));
+  seeds[r.op.getResult()] =
+      finishReduction(nb, loc, constants, r, result, k.layout.reduced);
+}
+
 void ColumnPasses::emitReduction(RegionEmitter &constants, ReductionInfo r) {
+  if (k.partials)
+    return emitBandFinish(constants, r);
   Value init = reductionIdentity(constants, r);
-  Value partial;
   if (k.rowBegin) {
     // A blocked kernel's later blocks start from the partial result in the
     // output (blockedRows: the reduction's one result, in its accumulator
-    // type).
-    Value output = k.columnOutputs.front();
-    Type type = w == 1 ? r.accumulator : VectorType::get({w}, r.accumulator);
-    Value address = LLVM::GEPOp::create(
-        nb, loc, LLVM::LLVMPointerType::get(nb.getContext()), r.accumulator,
-        output, ValueRange{arith::AddIOp::create(nb, loc, k.columnBase, col)});
-    partial = LLVM::LoadOp::create(
-        nb, loc, type, address,
-        std::max(1u, r.accumulator.getIntOrFloatBitWidth() / 8));
-    Value first = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::eq,
-                                        k.rowBegin, i64Constant(nb, loc, 0));
+    // type), a banded one's from its band's partial row.
+    Value partial = loadColumns(k.columnOutputs.front(), r.accumulator);
+    Value first = arith::CmpIOp::create(
+        nb, loc, arith::CmpIPredicate::eq, k.rowBegin,
+        k.bandBegin ? k.bandBegin : i64Constant(nb, loc, 0));
     init = arith::SelectOp::create(nb, loc, first, init, partial);
   }
   auto loop = rowLoop(
@@ -286,6 +335,11 @@ void ColumnPasses::emitReduction(RegionEmitter &constants, ReductionInfo r) {
         return combineStep(e, r, index, acc);
       });
   Value result = loop.getResult(0);
+  if (k.bandBegin) {
+    // The finish kernel finishes the combined bands.
+    seeds[r.op.getResult()] = result;
+    return;
+  }
   Value finished =
       finishReduction(nb, loc, constants, r, result, k.layout.reduced);
   if (k.rowBegin && finished != result) {
@@ -384,6 +438,140 @@ bool blockedRows(const fd::ColumnSchedule &layout, ArrayRef<ColumnItem> items,
          storageType(elementTypeOf(result)) == r.accumulator;
 }
 
+/// The passes over the columns of iteration `iv` (chunkColumns): a whole
+/// chunk is one pass of kChunkVectors vectors side by side (the lanes of one
+/// wide vector, as many registers), so that each row gives one contiguous
+/// segment of the chunk's width, then the rest in vectors, then one by one.
+/// One vector per pass read 64 bytes per row at the row stride: 4096^2
+/// column sums took 10.3-11.2 ms on 2 AVX-512 cores, 2.6 ms as one pass per
+/// chunk.
+void emitColumnChunks(OpBuilder &b, Value iv, int64_t chunk, int64_t chunks,
+                      unsigned width, ColumnKernel &kernel) {
+  Location loc = kernel.loc;
+  ChunkColumns columns = chunkColumns(b, iv, chunk, chunks, width, kernel);
+  for (auto [from, to, w] :
+       {std::make_tuple(columns.c0, columns.wideEnd, unsigned(chunk)),
+        std::make_tuple(columns.wideEnd, columns.vectorEnd, width),
+        std::make_tuple(columns.vectorEnd, columns.cEnd, 1u)}) {
+    auto loop = scf::ForOp::create(b, loc, from, to, i64Constant(b, loc, w));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    ColumnPasses(kernel, b, loop.getInductionVar(), w).emit();
+  }
+}
+
+/// The bands of rows a blocked column reduction is split into (bandedRows);
+/// 1: not split.
+int64_t bandsOf(const fd::ColumnSchedule &layout) {
+  return std::clamp<int64_t>(layout.reduced / kMinBandRows, 1, kMaxBands);
+}
+
+/// A blocked column reduction split into `bands` bands of rows: a partials
+/// kernel (iteration: one band of one outer index, over all its columns, in
+/// blocks of kBlockRows rows) writes each band's unfinished result to its
+/// partial row in scratch; a finish kernel (iteration: one chunk of columns,
+/// as an unsplit kernel's) combines the bands' rows in order and finishes.
+FailureOr<FusionKernels> emitBandedColumns(fd::FusionOp fusion, ModuleOp module,
+                                           StringRef prefix, unsigned width,
+                                           const fd::ColumnSchedule &layout,
+                                           ArrayRef<ColumnItem> items,
+                                           fd::YieldOp yield, int64_t bands) {
+  Location loc = fusion.getLoc();
+  OpBuilder b(module.getContext());
+  auto c = [&](int64_t value) { return i64Constant(b, loc, value); };
+  unsigned numInputs = fusion.getInputs().size();
+  int64_t chunk = kChunkVectors * width;
+  int64_t chunks = (layout.inner + chunk - 1) / chunk;
+  int64_t stride = layout.outer * layout.inner;
+  Type accumulator = items.front().reduce->accumulator;
+  FusionKernels kernels;
+  kernels.scratchBytes = uint64_t(bands) * uint64_t(stride) *
+                         std::max(1u, accumulator.getIntOrFloatBitWidth() / 8);
+
+  {
+    std::string name = (prefix + "_column_partials").str();
+    HostKernel opened = openKernel(b, module, loc, name, fusion, 0);
+    Value scratch = bufferPointer(b, loc, opened.buffers, numInputs);
+    ColumnKernel kernel{layout, items,     yield, loc, opened.pointers,
+                        {},     {scratch}, {},    {}};
+    auto bandLoop =
+        scf::ForOp::create(b, loc, opened.begin(), opened.end(), c(1));
+    b.setInsertionPoint(bandLoop.getBody()->getTerminator());
+    Value iv = bandLoop.getInductionVar();
+    Value o = arith::DivUIOp::create(b, loc, iv, c(bands));
+    Value band = arith::RemUIOp::create(b, loc, iv, c(bands));
+    auto bandRow = [&](Value index) {
+      return Value(arith::DivUIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, index, c(layout.reduced)),
+          c(bands)));
+    };
+    kernel.bandBegin = bandRow(band);
+    Value bandEnd = bandRow(arith::AddIOp::create(b, loc, band, c(1)));
+    kernel.columnOutputs = {LLVM::GEPOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext()), accumulator,
+        scratch, ValueRange{arith::MulIOp::create(b, loc, band, c(stride))})};
+    auto blockLoop =
+        scf::ForOp::create(b, loc, kernel.bandBegin, bandEnd, c(kBlockRows));
+    b.setInsertionPoint(blockLoop.getBody()->getTerminator());
+    kernel.rowBegin = blockLoop.getInductionVar();
+    kernel.rowEnd = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, kernel.rowBegin, c(kBlockRows)),
+        bandEnd);
+    auto chunkLoop = scf::ForOp::create(b, loc, c(0), c(chunks), c(1));
+    b.setInsertionPoint(chunkLoop.getBody()->getTerminator());
+    emitColumnChunks(b,
+                     arith::AddIOp::create(
+                         b, loc, arith::MulIOp::create(b, loc, o, c(chunks)),
+                         chunkLoop.getInductionVar()),
+                     chunk, chunks, width, kernel);
+    if (kernel.broken)
+      return failure();
+    KernelPlan plan = kernelPlan(name, "", ScheduleKind::ColumnReduction,
+                                 numInputs, ArrayRef<unsigned>{},
+                                 /*scratch=*/true);
+    plan.launch.iterations = layout.outer * bands;
+    plan.launch.grain = std::max<int64_t>(
+        1, kGrainElements /
+               std::max<int64_t>(1, layout.reduced / bands * layout.inner));
+    kernels.kernels.push_back(std::move(plan));
+  }
+
+  {
+    std::string name = (prefix + "_column_finish").str();
+    unsigned numOutputs = yield.getValues().size();
+    HostKernel opened = openKernel(b, module, loc, name, fusion, numOutputs);
+    ColumnKernel kernel{layout,
+                        items,
+                        yield,
+                        loc,
+                        opened.pointers,
+                        outputsOf(opened.outputs, layout.domainResults),
+                        outputsOf(opened.outputs, layout.columnResults),
+                        {},
+                        {}};
+    kernel.partials =
+        bufferPointer(b, loc, opened.buffers, numInputs + numOutputs);
+    kernel.bands = bands;
+    kernel.bandStride = stride;
+    auto chunkLoop =
+        scf::ForOp::create(b, loc, opened.begin(), opened.end(), c(1));
+    b.setInsertionPoint(chunkLoop.getBody()->getTerminator());
+    emitColumnChunks(b, chunkLoop.getInductionVar(), chunk, chunks, width,
+                     kernel);
+    if (kernel.broken)
+      return failure();
+    SmallVector<unsigned> results(numOutputs);
+    std::iota(results.begin(), results.end(), 0u);
+    KernelPlan plan = kernelPlan(name, "", ScheduleKind::ColumnReduction,
+                                 numInputs, results, /*scratch=*/true);
+    plan.launch.iterations = layout.outer * chunks;
+    plan.launch.grain = std::max<int64_t>(
+        1, kGrainElements / std::max<int64_t>(1, bands * chunk));
+    kernels.kernels.push_back(std::move(plan));
+  }
+  return kernels;
+}
+
 } // namespace
 
 FailureOr<FusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
@@ -398,6 +586,10 @@ FailureOr<FusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
   FailureOr<SmallVector<ColumnItem>> items = classifyItems(*layout);
   if (failed(items))
     return failure();
+  bool blocked = blockedRows(*layout, *items, yield);
+  if (blocked && bandsOf(*layout) > 1)
+    return emitBandedColumns(fusion, module, prefix, width, *layout, *items,
+                             yield, bandsOf(*layout));
 
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
@@ -417,7 +609,7 @@ FailureOr<FusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
 
   int64_t chunk = kChunkVectors * width;
   int64_t chunks = (layout->inner + chunk - 1) / chunk;
-  if (blockedRows(*layout, *items, yield)) {
+  if (blocked) {
     // The blocks of rows outermost: each block reads its rows of the
     // iterations' columns, chunk by chunk.
     auto blockLoop = scf::ForOp::create(b, loc, i64Constant(b, loc, 0),
@@ -434,22 +626,8 @@ FailureOr<FusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
   auto chunkLoop = scf::ForOp::create(b, loc, opened.begin(), opened.end(),
                                       i64Constant(b, loc, 1));
   b.setInsertionPoint(chunkLoop.getBody()->getTerminator());
-  ChunkColumns columns = chunkColumns(b, chunkLoop.getInductionVar(), chunk,
-                                      chunks, width, kernel);
-  // A whole chunk is one pass of kChunkVectors vectors side by side (the
-  // lanes of one wide vector, as many registers): each row gives one
-  // contiguous segment of the chunk's width. One vector per pass read 64
-  // bytes per row at the row stride: 4096^2 column sums took 10.3-11.2 ms on
-  // 2 AVX-512 cores, 2.6 ms as one pass per chunk.
-  for (auto [from, to, w] :
-       {std::make_tuple(columns.c0, columns.wideEnd, unsigned(chunk)),
-        std::make_tuple(columns.wideEnd, columns.vectorEnd, width),
-        std::make_tuple(columns.vectorEnd, columns.cEnd, 1u)}) {
-    auto loop = scf::ForOp::create(b, loc, from, to, i64Constant(b, loc, w));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(loop.getBody()->getTerminator());
-    ColumnPasses(kernel, b, loop.getInductionVar(), w).emit();
-  }
+  emitColumnChunks(b, chunkLoop.getInductionVar(), chunk, chunks, width,
+                   kernel);
   if (kernel.broken)
     return failure();
 
