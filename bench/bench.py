@@ -2,11 +2,14 @@
 """Fuse against this machine's memory bandwidth and against its peers.
 
 Runs fuse-bench (the triad and FMA peak, then each workload fused and
-unfused on the host runtime), then the same workloads in numpy, PyTorch
+unfused on the host runtime) and the same workloads in numpy, PyTorch
 eager, torch.compile, onnxruntime, OpenVINO, IREE and JAX where they are
-installed (peers.py, one process per peer), in --passes alternating passes
-(Fuse, then each peer, in turn; each system's figure is the median of its
-passes' medians, the triad and FMA peak the best pass), and writes bench/results/results.md, results.json and chart.png. Every
+installed (peers.py, one process per peer), in --passes passes; in each
+pass, workload by workload, Fuse and then each peer in turn, back to back
+(the shared VM's bandwidth moves on a scale of minutes, so that systems
+timed minutes apart are not compared); each system's figure is the median
+of its passes' medians, the triad and FMA peak the best pass. Writes
+bench/results/results.md, results.json and chart.png. Every
 percentage is against the triad figure of the same run; every ratio is the
 peer's median time over Fuse's (above 1: Fuse is faster). Nothing here
 asserts a timing.
@@ -18,10 +21,13 @@ import importlib.util
 import json
 import os
 import platform
+import queue
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -52,12 +58,30 @@ def log(message):
     print(f"bench.py: {message}", file=sys.stderr, flush=True)
 
 
-def run_fuse_bench(args, first=True):
+def fuse_bench_workloads(args):
+    """The names of the workloads fuse-bench runs (--quick, --only), in its
+    order."""
+    command = [args.fuse_bench, "--list"] + (["--quick"] if args.quick else [])
+    if args.only:
+        command += ["--only", args.only]
+    try:
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    except OSError as error:
+        log(f"cannot run fuse-bench: {error}")
+        sys.exit(1)
+    if done.returncode != 0:
+        log(f"fuse-bench --list exited {done.returncode}: {done.stderr.strip()}")
+        sys.exit(1)
+    return [line.strip() for line in done.stdout.splitlines() if line.strip()]
+
+
+def run_fuse_bench(args, only, first=True, lazy=False):
     command = [args.fuse_bench] + (["--quick"] if args.quick else []) + ["--runs", str(args.runs)]
     if not first:
         command.append("--no-start")  # new-process starts: the first pass's
-    if args.only:
-        command += ["--only", args.only]
+    if lazy:
+        command.append("--lazy")
+    command += ["--only", only]
     log("running " + " ".join(command))
     try:
         done = subprocess.run(command, stdout=subprocess.PIPE, text=True)
@@ -82,34 +106,121 @@ def module_missing(name):
         return True
 
 
-def run_peer(peer, spec_path):
-    missing = [m for m in PEER_MODULES[peer] if module_missing(m)]
-    if missing:
-        return {"status": "not installed", "detail": ", ".join(missing) + " not installed"}
+def peer_environment(peer):
     env = dict(os.environ)
     if peer == "numpy":
         # These pin OpenBLAS to a slower kernel on this processor (they are
         # set for older OpenBLAS builds); numpy's benchmark runs without them.
         env.pop("OPENBLAS_CORETYPE", None)
         env.pop("OPENBLAS_L2_SIZE", None)
-    log(f"running {peer}...")
-    try:
-        done = subprocess.run(
-            [sys.executable, os.path.join(HERE, "peers.py"), peer, spec_path],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-            timeout=PEER_TIMEOUT_S,
-        )
-    except subprocess.TimeoutExpired:
-        return {"status": "error", "detail": f"timed out after {PEER_TIMEOUT_S} s"}
-    if done.returncode != 0:
-        tail = done.stderr.strip().splitlines()[-1:] or ["no message"]
-        return {"status": "error", "detail": f"exit {done.returncode}: {tail[0][:300]}"}
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    result["status"] = "ok"
-    return result
+    return env
+
+
+# After a peer's answer, before the next system runs: its threads' spinning
+# after a call (OpenMP, onnxruntime's pool, XLA's) is over by then.
+SETTLE_S = 0.25
+
+
+class PeerServer:
+    """One peer's peers.py process in --serve mode for one pass: each
+    request is one workload, answered back to back with Fuse's run of it.
+    A process that exits or does not answer within PEER_TIMEOUT_S is
+    reported as that workload's error and started again for the next."""
+
+    def __init__(self, peer, timeout_s=PEER_TIMEOUT_S, command=None):
+        self.peer = peer
+        self.timeout_s = timeout_s
+        self.command = command or [sys.executable, os.path.join(HERE, "peers.py"), peer, "--serve"]
+        self.missing = [m for m in PEER_MODULES.get(peer, []) if module_missing(m)]
+        self.process = None
+        self.info = None
+
+    def start(self):
+        self.stderr = tempfile.TemporaryFile(mode="w+")
+        self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=self.stderr, text=True, env=peer_environment(self.peer))
+        self.lines = queue.Queue()
+
+        def read(stream, lines):
+            try:
+                for line in stream:
+                    lines.put(line)
+            except (OSError, ValueError):  # closed by stop()
+                pass
+            lines.put(None)
+
+        threading.Thread(target=read, args=(self.process.stdout, self.lines), daemon=True).start()
+
+    def failure(self, detail, kill=False):
+        self.stop(kill)
+        return {"error": detail}
+
+    def exit_detail(self):
+        code = self.process.wait()
+        self.stderr.seek(0)
+        tail = self.stderr.read().strip().splitlines()[-1:] or ["no message"]
+        return f"exit {code}: {tail[0][:300]}"
+
+    def request(self, spec):
+        """The peer's result for the one workload of `spec`: its times, or
+        {"error": why}."""
+        name = spec["workloads"][0]["name"]
+        if self.process is None or self.process.poll() is not None:
+            self.start()
+        try:
+            self.process.stdin.write(json.dumps(spec) + "\n")
+            self.process.stdin.flush()
+        except OSError:
+            return self.failure(self.exit_detail())
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                return self.failure(f"timed out after {self.timeout_s} s", kill=True)
+            if line is None:
+                return self.failure(self.exit_detail())
+            try:
+                answer = json.loads(line)
+            except ValueError:
+                continue  # a library's own output
+            if isinstance(answer, dict) and answer.get("peer") == self.peer:
+                break
+        # Each answer's info; per-workload entries (compile_ms) gathered.
+        info = answer.get("info", {})
+        if self.info is None:
+            self.info = dict(info)
+        for key, value in info.items():
+            if isinstance(value, dict) and isinstance(self.info.get(key), dict):
+                self.info[key] = {**self.info[key], **value}
+        return answer.get("results", {}).get(name, {"error": "no result"})
+
+    def stop(self, kill=False):
+        """Ends the process: stdin closed (serve's loop ends), or killed."""
+        if self.process is None:
+            return
+        try:
+            if kill:
+                self.process.kill()
+            self.process.stdin.close()
+            self.process.wait(timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            self.process.kill()
+            self.process.wait()
+        self.process.stdout.close()
+        self.stderr.close()
+        self.process = None
+
+    def pass_result(self, results):
+        """This pass's results of the peer, as combine_peer_passes takes them:
+        {"status", "info", "results"} or, where it never answered, {"status",
+        "detail"}."""
+        if self.missing:
+            return {"status": "not installed", "detail": ", ".join(self.missing) + " not installed"}
+        if self.info is None:
+            errors = [v["error"] for v in results.values() if "error" in v]
+            return {"status": "error", "detail": errors[0] if errors else "no answer"}
+        return {"status": "ok", "info": self.info, "results": results}
 
 
 def source_state():
@@ -174,6 +285,18 @@ def best(values):
     return max(values) if values else None
 
 
+def best_machine(machines):
+    """fuse-bench's machine records as one: the first's, with the best
+    triads and FMA peak (their medians: the median record's)."""
+    machine = dict(machines[0])
+    for key in ("triad_gbps", "triad_plain_stores_gbps", "triad_small_pages_gbps", "fma_peak_gflops"):
+        machine[key] = best(m.get(key) for m in machines)
+    for key in ("triad_median_gbps", "fma_peak_median_gflops"):
+        values = [m[key] for m in machines if m.get(key) is not None]
+        machine[key] = statistics.median(values) if values else None
+    return machine
+
+
 def combine_fuse_passes(passes):
     """fuse-bench's records of every pass as one pass's: the machine's
     triad and FMA peak the best pass's (medians: the median pass's), each
@@ -182,12 +305,7 @@ def combine_fuse_passes(passes):
     passes = [p for p in passes if any(r.get("record") == "machine" for r in p)]
     machines = [next(r for r in p if r.get("record") == "machine") for p in passes]
     dones = [next((r for r in p if r.get("record") == "done"), {}) for p in passes]
-    machine = dict(machines[0])
-    for key in ("triad_gbps", "triad_plain_stores_gbps", "triad_small_pages_gbps", "fma_peak_gflops"):
-        machine[key] = best(m.get(key) for m in machines)
-    for key in ("triad_median_gbps", "fma_peak_median_gflops"):
-        values = [m[key] for m in machines if m.get(key) is not None]
-        machine[key] = statistics.median(values) if values else None
+    machine = best_machine(machines)
     machine["passes"] = [
         {"triad_gbps": m.get("triad_gbps"), "triad_end_gbps": d.get("triad_end_gbps"), "fma_peak_gflops": m.get("fma_peak_gflops")}
         for m, d in zip(machines, dones)
@@ -240,7 +358,7 @@ def near_triad_figures(same):
 
 
 def combine_peer_passes(runs):
-    """One peer's results (run_peer) of every pass as one: the first
+    """One peer's results (PeerServer.pass_result) of every pass as one: the first
     successful pass's info, each workload's time the median of the medians
     of the passes where it ran (an error only where it ran in none)."""
     ok = [r for r in runs if r["status"] == "ok"]
@@ -449,8 +567,8 @@ def markdown(results):
         f"- Fuse built from {results['source']}",
         f"- memory bandwidth: **{m['triad_gbps']:.1f} GB/s**, the best pass of a triad with streaming stores "
         f"(3 arrays of {m['triad_array_mib']} MiB in the host runtime's memory, which gives blocks of 2 MiB or more "
-        f"transparent huge pages, {m['cores']} threads) measured before the workloads "
-        f"({m['triad_start_gbps']:.1f} GB/s, median pass {m['triad_median_gbps']:.1f}) and again after them ("
+        f"transparent huge pages, {m['cores']} threads) measured by each fuse-bench run before its workload "
+        f"({m['triad_start_gbps']:.1f} GB/s, median {m['triad_median_gbps']:.1f}) and again after it ("
         + (f"{m['triad_end_gbps']:.1f} GB/s" if m.get("triad_end_gbps") else "not measured")
         + f"); a memory-bound workload's % is of the triad measured again just before it (4 passes, the best; "
         "in each pass, then the median over passes), as the shared VM's bandwidth moves within a run; a matmul's, "
@@ -462,9 +580,10 @@ def markdown(results):
          f"{m['cores']} threads, independent chains in registers, best pass; median "
          f"{m.get('fma_peak_median_gflops', 0):.0f}); matmul rows give % of it"
          if m.get("fma_peak_gflops") else "- f32 multiply-add peak: not measured"),
-        f"- {results.get('passes', 1)} alternating pass{'es' if results.get('passes', 1) != 1 else ''} (Fuse, then "
-        "each peer, in turn), the median of the passes' medians (results.json keeps each pass's median); the "
-        "triad and the FMA peak: the best pass",
+        f"- {results.get('passes', 1)} alternating pass{'es' if results.get('passes', 1) != 1 else ''} (in each, "
+        "workload by workload: Fuse, then each peer, in turn, back to back), the median of the passes' medians "
+        "(results.json keeps each pass's median); the triad and the FMA peak: the best of the passes' fuse-bench "
+        "runs",
         f"- each pass: median of at least {results['runs']} runs, and of at least 0.2 s of runs, after at least 0.2 s "
         "of warm-up (Fuse and every CPU peer alike); Fuse times the kernels only (inputs uploaded once); "
         "peers time one call each (outputs in new memory, as they allocate by default)",
@@ -623,43 +742,76 @@ def chart(results, path):
     return True
 
 
-def write_spec(records, args, verify):
-    """peers.py's spec: the workloads fuse-bench ran; `verify`: compare
+def peer_spec(workload, args, verify):
+    """peers.py's spec for one workload fuse-bench ran; `verify`: compare
     each peer's output with numpy's before timing it (the first pass)."""
-    workloads = [r for r in records if r.get("record") == "workload"]
-    spec = {
+    return {
         "warmup": 1 if args.quick else 2,
         "runs": args.runs,
         "verify": verify,
-        "workloads": [{k: w[k] for k in ("name", "input_shapes", "params")} for w in workloads],
+        "workloads": [{k: workload[k] for k in ("name", "input_shapes", "params")}],
     }
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(spec, f)
-        return f.name
+
+
+def merge_invocations(invocations):
+    """One pass's fuse-bench records, run a workload at a time, as one
+    run's: the machine record with the best triad and FMA peak of the
+    invocations (medians: the median invocation's), the workloads in order,
+    the lazy record where one measured it, the done record with the best end
+    triad and the failures added up."""
+    invocations = [r for r in invocations if any(x.get("record") == "machine" for x in r)]
+    if not invocations:
+        return []
+    machines = [next(x for x in r if x.get("record") == "machine") for r in invocations]
+    machine = best_machine(machines)
+    dones = [x for r in invocations for x in r if x.get("record") == "done"]
+    done = {"record": "done", "failures": sum(d.get("failures", 0) for d in dones),
+            "triad_end_gbps": best(d.get("triad_end_gbps") for d in dones)}
+    records = [machine]
+    records += [x for r in invocations for x in r if x.get("record") not in ("machine", "done")]
+    return records + [done]
 
 
 def run_passes(args):
-    """args.passes alternating passes: fuse-bench, then each peer in the
-    same order, every pass; the passes combined (combine_fuse_passes,
-    combine_peer_passes)."""
+    """args.passes passes; in each, workload by workload, fuse-bench (--only
+    that workload) and then each peer (a peers.py --serve process per peer
+    and pass) in the same order; the passes combined
+    (combine_fuse_passes, combine_peer_passes)."""
     names = [p for p in args.peers.split(",") if p]
+    workloads = fuse_bench_workloads(args)
     fuse_passes, peer_passes = [], {peer: [] for peer in names}
     for index in range(args.passes):
         log(f"pass {index + 1} of {args.passes}")
-        records = run_fuse_bench(args, first=index == 0)
-        if not any(r.get("record") == "machine" for r in records):
+        servers = {peer: PeerServer(peer) for peer in names}
+        results = {peer: {} for peer in names}
+        invocations = []
+        try:
+            for position, name in enumerate(workloads):
+                records = run_fuse_bench(args, name, first=index == 0, lazy=index == 0 and position == 0)
+                invocations.append(records)
+                record = next((r for r in records if r.get("record") == "workload" and r.get("name") == name), None)
+                if record is None:
+                    log(f"pass {index + 1}: fuse-bench printed no record of {name}; the peers skip it")
+                    continue
+                for peer, server in servers.items():
+                    if server.missing:
+                        continue
+                    log(f"{name}: running {peer}...")
+                    results[peer][name] = server.request(peer_spec(record, args, verify=index == 0))
+                    time.sleep(SETTLE_S)
+        finally:
+            for server in servers.values():
+                server.stop()
+        merged = merge_invocations(invocations)
+        if not merged:
             if not fuse_passes:
                 log("fuse-bench printed no machine record; nothing to report")
                 sys.exit(1)
             log(f"pass {index + 1}: fuse-bench printed no machine record; this pass of Fuse is left out")
         else:
-            fuse_passes.append(records)
-        spec_path = write_spec(fuse_passes[0], args, verify=index == 0)
-        try:
-            for peer in names:
-                peer_passes[peer].append(run_peer(peer, spec_path))
-        finally:
-            os.unlink(spec_path)
+            fuse_passes.append(merged)
+        for peer, server in servers.items():
+            peer_passes[peer].append(server.pass_result(results[peer]))
     return combine_fuse_passes(fuse_passes), {peer: combine_peer_passes(runs) for peer, runs in peer_passes.items()}
 
 
@@ -669,7 +821,8 @@ def main():
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     parser.add_argument("--runs", type=int, default=None, help="timed runs per workload (default 20, quick 2)")
     parser.add_argument("--passes", type=int, default=None,
-                        help="alternating passes (Fuse, then each peer) whose medians are combined (default 3, quick 1)")
+                        help="alternating passes (workload by workload: Fuse, then each peer) whose medians are "
+                        "combined (default 3, quick 1)")
     parser.add_argument("--peers", default=",".join(PEERS), help="comma-separated peers to run")
     parser.add_argument("--only", help="comma-separated workloads to run (fuse-bench --only); default all")
     parser.add_argument("--output-dir", default=os.path.join(HERE, "results"))

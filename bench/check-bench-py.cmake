@@ -12,7 +12,8 @@ endif()
 file(READ ${WORK}/results.md table)
 foreach(text "# Fuse CPU benchmark" "| workload | Fuse fused |" "GELU, tanh form"
              "## Targets of the issue" "## Compile and start" "- numpy: "
-             "1 alternating pass (Fuse, then each peer, in turn)" "## Where the time goes")
+             "1 alternating pass (in each, workload by workload: Fuse, then each peer" "## Where the time goes"
+             "Lazy API (runtime/engine): ")
   string(FIND "${table}" "${text}" at)
   if(at EQUAL -1)
     message(FATAL_ERROR "results.md has no '${text}':\n${table}")

@@ -2,6 +2,7 @@
 //
 //   fuse-bench [--quick] [--runs N] [--warmup N] [--only NAME,...]
 //              [--triad-mib N] [--fuse-run PATH] [--no-start] [--check]
+//              [--list] [--lazy]
 //
 // Measures this machine's memory bandwidth (a STREAM-like triad), then for
 // each workload of Workloads.h: compiles it with the HostCompiler, fused and
@@ -17,7 +18,10 @@
 // Output: one JSON object per line on stdout (records "machine",
 // "workload", "done"); progress on stderr. `--quick` runs small sizes twice,
 // for the smoke test, and checks each output against the reference runtime.
-// Timings are reported, never asserted.
+// `--list` prints the names of the workloads it would run, one per line, and
+// measures nothing (bench.py runs them one at a time); the lazy API's
+// overhead is measured without --only, or with `--lazy`. Timings are
+// reported, never asserted.
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,6 +78,10 @@ struct Options {
   std::string fuseRun;
   bool start = true;
   bool check = false;
+  /// --list: the workloads' names only.
+  bool list = false;
+  /// --lazy: the lazy API's overhead even with --only.
+  bool lazy = false;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -207,7 +215,7 @@ int usage(const std::string &message) {
   std::cerr << "fuse-bench: error: " << message
             << "\nusage: fuse-bench [--quick] [--runs N] [--warmup N] "
                "[--only NAME,...] [--triad-mib N] [--fuse-run PATH] "
-               "[--no-start] [--check]\n";
+               "[--no-start] [--check] [--list] [--lazy]\n";
   return 2;
 }
 
@@ -265,6 +273,10 @@ int main(int argc, char **argv) {
       options.start = false;
     } else if (arg == "--check") {
       options.check = true;
+    } else if (arg == "--list") {
+      options.list = true;
+    } else if (arg == "--lazy") {
+      options.lazy = true;
     } else {
       return usage("unknown argument '" + arg + "'");
     }
@@ -287,6 +299,14 @@ int main(int argc, char **argv) {
     if (std::none_of(workloads.begin(), workloads.end(),
                      [&](const Workload &w) { return w.name == name; }))
       return usage("--only: no workload named '" + name + "'");
+  if (options.list) {
+    for (const Workload &w : workloads)
+      if (options.only.empty() ||
+          std::find(options.only.begin(), options.only.end(), w.name) !=
+              options.only.end())
+        std::cout << w.name << "\n";
+    return 0;
+  }
 
   std::optional<device::HostIsaLevel> level = device::bestHostIsaLevel();
   if (!level || *level == device::HostIsaLevel::X86_64_V2) {
@@ -465,7 +485,7 @@ int main(int argc, char **argv) {
   }
   std::error_code ec;
   std::filesystem::remove_all(scratch, ec);
-  if (options.only.empty()) {
+  if (options.only.empty() || options.lazy) {
     progress("lazy API: recording overhead...");
     HostCompiler compiler;
     Expected<LazyOverhead> lazy =

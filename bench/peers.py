@@ -8,7 +8,11 @@ timed with CUDA events.
 
 Run as `python3 peers.py PEER SPEC.json` in a process of its own (so that
 numpy can run with the environment its benchmark needs, and a peer that
-crashes takes nothing else with it); prints one JSON object.
+crashes takes nothing else with it); prints one JSON object. With
+`python3 peers.py PEER --serve` it reads one spec per line on stdin and
+answers each with one JSON object on a line of its own, importing the peer's
+libraries once: bench.py's passes send one workload at a time, so that each
+workload runs on Fuse and on every peer back to back.
 """
 
 import json
@@ -584,10 +588,8 @@ PEERS = {
 }
 
 
-def main():
-    peer, spec_path = sys.argv[1], sys.argv[2]
-    with open(spec_path) as f:
-        spec = json.load(f)
+def answer(peer, spec):
+    """PEERS[peer] on `spec` as the JSON object main prints."""
     info, results = PEERS[peer](spec)
     out = {}
     for name, value in results.items():
@@ -595,7 +597,26 @@ def main():
             out[name] = value
         else:
             out[name] = {"run_ms_median": value[0], "run_ms_min": value[1]}
-    print(json.dumps({"peer": peer, "info": info, "results": out}))
+    return {"peer": peer, "info": info, "results": out}
+
+
+def serve(peer):
+    """One spec per line on stdin, one answer per line on stdout, until
+    stdin closes. A library that prints to stdout is told apart by the
+    "peer" key (bench.py skips other lines)."""
+    for line in sys.stdin:
+        if line.strip():
+            print(json.dumps(answer(peer, json.loads(line))), flush=True)
+
+
+def main():
+    peer, spec_path = sys.argv[1], sys.argv[2]
+    if spec_path == "--serve":
+        serve(peer)
+        return
+    with open(spec_path) as f:
+        spec = json.load(f)
+    print(json.dumps(answer(peer, spec)))
 
 
 if __name__ == "__main__":

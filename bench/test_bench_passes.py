@@ -81,7 +81,8 @@ class CombineFusePasses(unittest.TestCase):
         self.assertEqual(entry["peers"]["numpy"]["run_ms_pass_medians"], [8.0, 4.0, 6.0])
         self.assertAlmostEqual(entry["ratio"]["numpy"], 3.0)
         text = bench.markdown(results)
-        self.assertIn("3 alternating passes (Fuse, then each peer, in turn), the median of the passes' medians", text)
+        self.assertIn("3 alternating passes (in each, workload by workload: Fuse, then each peer, in turn, back to back), "
+                      "the median of the passes' medians", text)
         self.assertIn("**matmul_bias_relu**", text)
         self.assertIn("Fastest peer: numpy, 6 ms (Fuse 3.00x faster)", text)
 
@@ -150,6 +151,74 @@ class CombinePeerPasses(unittest.TestCase):
 
     def test_dotted_module_of_a_missing_package(self):
         self.assertTrue(bench.module_missing("no_such_package_for_fuse.compiler"))
+
+
+class MergeInvocations(unittest.TestCase):
+    """A pass run a workload at a time: one run's records."""
+
+    def test_one_run_of_the_invocations(self):
+        first = fuse_pass(40.0, 38.0, 400.0, fused_ms=3.0, kernel_ms=2.9)
+        first.insert(2, {"record": "lazy", "ops": 1000})
+        second = fuse_pass(44.0, 36.0, 380.0, fused_ms=1.0, kernel_ms=0.9)
+        second[1] = dict(second[1], name="other")
+        second[2] = dict(second[2], failures=1)
+        records = bench.merge_invocations([first, second, [{"record": "done"}]])
+        self.assertEqual([r["record"] for r in records], ["machine", "workload", "lazy", "workload", "done"])
+        self.assertEqual([r["name"] for r in records if r["record"] == "workload"], ["matmul_bias_relu", "other"])
+        self.assertEqual(records[0]["triad_gbps"], 44.0)
+        self.assertEqual(records[0]["fma_peak_gflops"], 400.0)
+        self.assertEqual(records[-1]["triad_end_gbps"], 38.0)
+        self.assertEqual(records[-1]["failures"], 1)
+        self.assertEqual(bench.merge_invocations([[{"record": "done"}]]), [])
+
+
+# A peers.py --serve stand-in: answers each spec's workload with its length
+# in ms (printing a line of its own first), exits on "crash", hangs on
+# "hang".
+FAKE_PEER = """
+import json, sys, time
+for line in sys.stdin:
+    name = json.loads(line)["workloads"][0]["name"]
+    if name == "crash":
+        sys.stderr.write("boom\\n")
+        sys.exit(3)
+    if name == "hang":
+        time.sleep(60)
+    print("a library's own output", flush=True)
+    print(json.dumps({"peer": "fake", "info": {"v": 1, "compile_ms": {name: 1}},
+                      "results": {name: {"run_ms_median": len(name), "run_ms_min": 1}}}), flush=True)
+"""
+
+
+def spec(name):
+    return {"warmup": 1, "runs": 1, "verify": False, "workloads": [{"name": name, "input_shapes": [], "params": {}}]}
+
+
+class PeerServerRequests(unittest.TestCase):
+    def test_answers_crashes_and_timeouts(self):
+        server = bench.PeerServer("fake", timeout_s=3, command=[sys.executable, "-c", FAKE_PEER])
+        try:
+            self.assertEqual(server.request(spec("gelu")), {"run_ms_median": 4, "run_ms_min": 1})
+            first = server.process
+            self.assertEqual(server.request(spec("sum"))["run_ms_median"], 3)
+            self.assertIs(server.process, first)  # one process for the pass
+            crashed = server.request(spec("crash"))
+            self.assertEqual(crashed, {"error": "exit 3: boom"})
+            self.assertEqual(server.request(spec("softmax"))["run_ms_median"], 7)  # started again
+            self.assertEqual(server.request(spec("hang")), {"error": "timed out after 3 s"})
+            self.assertEqual(server.request(spec("mlp"))["run_ms_median"], 3)
+        finally:
+            server.stop()
+        result = server.pass_result({"gelu": {"run_ms_median": 4, "run_ms_min": 1}})
+        self.assertEqual(result["status"], "ok")
+        self.assertEqual(result["info"], {"v": 1, "compile_ms": {"gelu": 1, "sum": 1, "softmax": 1, "mlp": 1}})
+
+    def test_a_peer_that_never_answers(self):
+        server = bench.PeerServer("fake", timeout_s=3, command=[sys.executable, "-c", "import sys; sys.exit(5)"])
+        answer = server.request(spec("gelu"))
+        server.stop()
+        self.assertTrue(answer["error"].startswith("exit 5"), answer)
+        self.assertEqual(server.pass_result({"gelu": answer})["status"], "error")
 
 
 class CommandLine(unittest.TestCase):
