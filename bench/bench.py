@@ -22,6 +22,7 @@ import json
 import os
 import platform
 import queue
+import signal
 import statistics
 import subprocess
 import sys
@@ -124,8 +125,11 @@ SETTLE_S = 0.25
 class PeerServer:
     """One peer's peers.py process in --serve mode for one pass: each
     request is one workload, answered back to back with Fuse's run of it.
-    A process that exits or does not answer within PEER_TIMEOUT_S is
-    reported as that workload's error and started again for the next."""
+    Between its requests the process (with any workers it started: one
+    process group) is stopped (SIGSTOP), so that it takes no CPU while
+    another system is timed. A process that exits or does not answer within
+    PEER_TIMEOUT_S is reported as that workload's error and started again
+    for the next."""
 
     def __init__(self, peer, timeout_s=PEER_TIMEOUT_S, command=None):
         self.peer = peer
@@ -136,9 +140,10 @@ class PeerServer:
         self.info = None
 
     def start(self):
-        self.stderr = tempfile.TemporaryFile(mode="w+")
+        self.stderr = tempfile.TemporaryFile(mode="w+", errors="replace")
         self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=self.stderr, text=True, env=peer_environment(self.peer))
+                                        stderr=self.stderr, text=True, errors="replace",
+                                        env=peer_environment(self.peer), start_new_session=True)
         self.lines = queue.Queue()
 
         def read(stream, lines):
@@ -149,43 +154,70 @@ class PeerServer:
                 pass
             lines.put(None)
 
-        threading.Thread(target=read, args=(self.process.stdout, self.lines), daemon=True).start()
+        self.reader = threading.Thread(target=read, args=(self.process.stdout, self.lines), daemon=True)
+        self.reader.start()
 
-    def failure(self, detail, kill=False):
-        self.stop(kill)
+    def signal(self, number):
+        """`number` to the process and every process it started."""
+        try:
+            os.killpg(self.process.pid, number)
+        except OSError:  # already gone
+            pass
+
+    def failure(self, detail):
+        self.stop()
         return {"error": detail}
 
     def exit_detail(self):
-        code = self.process.wait()
+        """How the process ended: its exit code and its last line on stderr."""
+        try:
+            code = self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.signal(signal.SIGKILL)
+            code = self.process.wait()
         self.stderr.seek(0)
         tail = self.stderr.read().strip().splitlines()[-1:] or ["no message"]
-        return f"exit {code}: {tail[0][:300]}"
+        return code, f"exit {code}: {tail[0][:300]}"
 
-    def request(self, spec):
-        """The peer's result for the one workload of `spec`: its times, or
-        {"error": why}."""
-        name = spec["workloads"][0]["name"]
-        if self.process is None or self.process.poll() is not None:
+    def answer(self, spec):
+        """The process's answer to `spec` (started where none runs), or
+        (exit code or None, why) where it gave none."""
+        if self.process is None:
             self.start()
+        self.signal(signal.SIGCONT)
         try:
             self.process.stdin.write(json.dumps(spec) + "\n")
             self.process.stdin.flush()
         except OSError:
-            return self.failure(self.exit_detail())
+            return self.exit_detail()
         deadline = time.monotonic() + self.timeout_s
         while True:
             try:
                 line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
-                return self.failure(f"timed out after {self.timeout_s} s", kill=True)
+                self.stop(kill=True)
+                return None, f"timed out after {self.timeout_s} s"
             if line is None:
-                return self.failure(self.exit_detail())
+                return self.exit_detail()
             try:
                 answer = json.loads(line)
             except ValueError:
                 continue  # a library's own output
             if isinstance(answer, dict) and answer.get("peer") == self.peer:
-                break
+                return answer
+
+    def request(self, spec):
+        """The peer's result for the one workload of `spec`: its times, or
+        {"error": why}. A process that ended cleanly without answering (it
+        was exiting after its last answer) is started again once."""
+        name = spec["workloads"][0]["name"]
+        answer = self.answer(spec)
+        if isinstance(answer, tuple) and answer[0] == 0:
+            self.stop()
+            answer = self.answer(spec)
+        if isinstance(answer, tuple):
+            return self.failure(answer[1])
+        self.signal(signal.SIGSTOP)
         # Each answer's info; per-workload entries (compile_ms) gathered.
         info = answer.get("info", {})
         if self.info is None:
@@ -196,17 +228,24 @@ class PeerServer:
         return answer.get("results", {}).get(name, {"error": "no result"})
 
     def stop(self, kill=False):
-        """Ends the process: stdin closed (serve's loop ends), or killed."""
+        """Ends the process group: stdin closed (serve's loop ends), or
+        killed; killed too where it has not ended in 30 s."""
         if self.process is None:
             return
+        if kill:
+            self.signal(signal.SIGKILL)
+        self.signal(signal.SIGCONT)
         try:
-            if kill:
-                self.process.kill()
             self.process.stdin.close()
+        except OSError:
+            pass
+        try:
             self.process.wait(timeout=30)
-        except (OSError, subprocess.TimeoutExpired):
-            self.process.kill()
+        except subprocess.TimeoutExpired:
+            self.signal(signal.SIGKILL)
             self.process.wait()
+        self.signal(signal.SIGKILL)  # workers it left behind
+        self.reader.join(timeout=10)
         self.process.stdout.close()
         self.stderr.close()
         self.process = None
@@ -312,28 +351,24 @@ def combine_fuse_passes(passes):
     ]
     done = dict(dones[0], triad_end_gbps=best(d.get("triad_end_gbps") for d in dones))
     done["failures"] = max(d.get("failures", 0) for d in dones)
-    records = []
-    for record in passes[0]:
-        kind = record.get("record")
-        if kind == "machine":
-            records.append(machine)
-        elif kind == "done":
-            records.append(done)
-        elif kind == "workload":
-            same = [next((r for r in p if r.get("record") == "workload" and r["name"] == record["name"]), {})
-                    for p in passes]
-            merged = dict(record, fused=combine_variant([r.get("fused") for r in same]),
-                          unfused=combine_variant([r.get("unfused") for r in same]))
-            for variant in (merged["fused"], merged["unfused"]):
-                if variant and variant.get("gflops") is not None and machine.get("fma_peak_gflops"):
-                    variant["pct_peak"] = 100 * variant["gflops"] / machine["fma_peak_gflops"]
-            near = near_triad_figures(same)
-            if near:
-                merged.update(near)
-            records.append(merged)
-        else:
-            records.append(record)
-    return records
+    # Every workload some pass ran (a fuse-bench run that failed on one in
+    # one pass does not drop it), in the order they first ran.
+    names = list(dict.fromkeys(r["name"] for p in passes for r in p if r.get("record") == "workload"))
+    records = [machine]
+    for name in names:
+        same = [next((r for r in p if r.get("record") == "workload" and r["name"] == name), {}) for p in passes]
+        record = next((r for r in same if r.get("fused")), next(r for r in same if r))
+        merged = dict(record, fused=combine_variant([r.get("fused") for r in same]),
+                      unfused=combine_variant([r.get("unfused") for r in same]))
+        for variant in (merged["fused"], merged["unfused"]):
+            if variant and variant.get("gflops") is not None and machine.get("fma_peak_gflops"):
+                variant["pct_peak"] = 100 * variant["gflops"] / machine["fma_peak_gflops"]
+        near = near_triad_figures(same)
+        if near:
+            merged.update(near)
+        records.append(merged)
+    records += [r for r in passes[0] if r.get("record") not in ("machine", "workload", "done")]
+    return records + [done]
 
 
 def near_triad_figures(same):
@@ -499,9 +534,9 @@ EXPLANATIONS = {
     "from memory and y written once; gamma and beta are one row each.",
     "sum": "The kernel fuse_k0_partials sums fixed-size chunks of x in parallel and fuse_k0_finish adds the chunks' "
     "partial sums, a few KiB: nearly all the time is the read of x.",
-    "column_sum": "The kernel fuse_k0_column_partials sums 16 bands of 256 rows in parallel, each thread streaming "
-    "whole rows, into one partial row per band (256 KiB in all); fuse_k0_column_finish adds the bands' rows: nearly "
-    "all the time is the read of x.",
+    "column_sum": "At 4096x4096, the kernel fuse_k0_column_partials sums 16 bands of 256 rows in parallel, each "
+    "thread streaming whole rows, into one partial row per band (256 KiB in all), and fuse_k0_column_finish adds the "
+    "bands' rows: nearly all the time is the read of x (under 512 rows, one kernel splits the columns instead).",
     "matmul_bias_relu": "The pack kernel fuse_k0_pack lays W out in the matmul's tiles once per binding of the inputs (a "
     "prepared bundle's later runs skip it, so it is not in the time); fuse_k0_matmul applies the bias and the relu "
     "to each result tile before storing it, so no intermediate goes to memory.",
@@ -567,8 +602,8 @@ def markdown(results):
         f"- Fuse built from {results['source']}",
         f"- memory bandwidth: **{m['triad_gbps']:.1f} GB/s**, the best pass of a triad with streaming stores "
         f"(3 arrays of {m['triad_array_mib']} MiB in the host runtime's memory, which gives blocks of 2 MiB or more "
-        f"transparent huge pages, {m['cores']} threads) measured by each fuse-bench run before its workload "
-        f"({m['triad_start_gbps']:.1f} GB/s, median {m['triad_median_gbps']:.1f}) and again after it ("
+        f"transparent huge pages, {m['cores']} threads) measured before the workloads "
+        f"({m['triad_start_gbps']:.1f} GB/s, median pass {m['triad_median_gbps']:.1f}) and again after them ("
         + (f"{m['triad_end_gbps']:.1f} GB/s" if m.get("triad_end_gbps") else "not measured")
         + f"); a memory-bound workload's % is of the triad measured again just before it (4 passes, the best; "
         "in each pass, then the median over passes), as the shared VM's bandwidth moves within a run; a matmul's, "
@@ -755,18 +790,18 @@ def peer_spec(workload, args, verify):
 
 def merge_invocations(invocations):
     """One pass's fuse-bench records, run a workload at a time, as one
-    run's: the machine record with the best triad and FMA peak of the
-    invocations (medians: the median invocation's), the workloads in order,
-    the lazy record where one measured it, the done record with the best end
-    triad and the failures added up."""
+    run's: the first invocation's machine record (the triad and FMA peak
+    measured as the pass starts, as one run measures them), the workloads in
+    order, the lazy record where one measured it, and a done record with the
+    last invocation's end triad (as the pass ends) and the failures added
+    up."""
     invocations = [r for r in invocations if any(x.get("record") == "machine" for x in r)]
     if not invocations:
         return []
-    machines = [next(x for x in r if x.get("record") == "machine") for r in invocations]
-    machine = best_machine(machines)
-    dones = [x for r in invocations for x in r if x.get("record") == "done"]
+    machine = next(x for x in invocations[0] if x.get("record") == "machine")
+    dones = [next((x for x in r if x.get("record") == "done"), {}) for r in invocations]
     done = {"record": "done", "failures": sum(d.get("failures", 0) for d in dones),
-            "triad_end_gbps": best(d.get("triad_end_gbps") for d in dones)}
+            "triad_end_gbps": dones[-1].get("triad_end_gbps")}
     records = [machine]
     records += [x for r in invocations for x in r if x.get("record") not in ("machine", "done")]
     return records + [done]

@@ -8,6 +8,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -87,6 +88,17 @@ class CombineFusePasses(unittest.TestCase):
         self.assertIn("Fastest peer: numpy, 6 ms (Fuse 3.00x faster)", text)
 
 
+class CombineUnevenPasses(unittest.TestCase):
+    def test_a_workload_missing_from_the_first_pass_is_kept(self):
+        first = fuse_pass(40.0, 38.0, 400.0, fused_ms=3.0, kernel_ms=2.9)
+        del first[1]  # fuse-bench failed on it in pass 1
+        second = fuse_pass(44.0, 46.0, 380.0, fused_ms=1.0, kernel_ms=0.9)
+        records = bench.combine_fuse_passes([first, second])
+        self.assertEqual([r["record"] for r in records], ["machine", "workload", "done"])
+        self.assertEqual(records[1]["fused"]["run_ms_median"], 1.0)
+        self.assertEqual(records[1]["fused"]["passes"], 1)
+
+
 class NearTriad(unittest.TestCase):
     """A memory-bound workload's % is of the triad measured just before it
     in each pass, the median over passes, not of the run's best triad."""
@@ -162,36 +174,56 @@ class MergeInvocations(unittest.TestCase):
         second = fuse_pass(44.0, 36.0, 380.0, fused_ms=1.0, kernel_ms=0.9)
         second[1] = dict(second[1], name="other")
         second[2] = dict(second[2], failures=1)
-        records = bench.merge_invocations([first, second, [{"record": "done"}]])
+        records = bench.merge_invocations([first, second, [{"record": "done", "triad_end_gbps": 50.0}]])
         self.assertEqual([r["record"] for r in records], ["machine", "workload", "lazy", "workload", "done"])
         self.assertEqual([r["name"] for r in records if r["record"] == "workload"], ["matmul_bias_relu", "other"])
-        self.assertEqual(records[0]["triad_gbps"], 44.0)
+        # The pass's yardsticks as one run measures them: the machine as it
+        # starts (not the best of its invocations), the end triad as it ends.
+        self.assertEqual(records[0]["triad_gbps"], 40.0)
         self.assertEqual(records[0]["fma_peak_gflops"], 400.0)
-        self.assertEqual(records[-1]["triad_end_gbps"], 38.0)
+        self.assertEqual(records[-1]["triad_end_gbps"], 36.0)
         self.assertEqual(records[-1]["failures"], 1)
         self.assertEqual(bench.merge_invocations([[{"record": "done"}]]), [])
 
 
 # A peers.py --serve stand-in: answers each spec's workload with its length
-# in ms (printing a line of its own first), exits on "crash", hangs on
-# "hang".
+# in ms (printing a line of its own first, with a byte that is not UTF-8);
+# exits on "crash"; answers and then exits on "last"; hangs on "hang", and
+# on "orphan" after starting a child that holds its stdout.
 FAKE_PEER = """
-import json, sys, time
+import json, subprocess, sys, time
 for line in sys.stdin:
     name = json.loads(line)["workloads"][0]["name"]
     if name == "crash":
         sys.stderr.write("boom\\n")
         sys.exit(3)
-    if name == "hang":
+    if name == "orphan":
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    if name in ("hang", "orphan"):
         time.sleep(60)
-    print("a library's own output", flush=True)
+    sys.stdout.buffer.write(b"a library's own output \\xff\\n")
+    sys.stdout.flush()
     print(json.dumps({"peer": "fake", "info": {"v": 1, "compile_ms": {name: 1}},
                       "results": {name: {"run_ms_median": len(name), "run_ms_min": 1}}}), flush=True)
+    if name == "last":
+        sys.exit(0)
 """
 
 
 def spec(name):
     return {"warmup": 1, "runs": 1, "verify": False, "workloads": [{"name": name, "input_shapes": [], "params": {}}]}
+
+
+def process_state(pid, wanted="T"):
+    """The state letter of /proc/PID/stat (T: stopped), once it is `wanted`
+    or after 5 s (a signal takes effect a moment after it is sent)."""
+    deadline = time.monotonic() + 5
+    while True:
+        with open(f"/proc/{pid}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+        if state == wanted or time.monotonic() > deadline:
+            return state
+        time.sleep(0.01)
 
 
 class PeerServerRequests(unittest.TestCase):
@@ -200,18 +232,28 @@ class PeerServerRequests(unittest.TestCase):
         try:
             self.assertEqual(server.request(spec("gelu")), {"run_ms_median": 4, "run_ms_min": 1})
             first = server.process
+            self.assertEqual(process_state(first.pid), "T")  # stopped between requests
             self.assertEqual(server.request(spec("sum"))["run_ms_median"], 3)
             self.assertIs(server.process, first)  # one process for the pass
             crashed = server.request(spec("crash"))
             self.assertEqual(crashed, {"error": "exit 3: boom"})
             self.assertEqual(server.request(spec("softmax"))["run_ms_median"], 7)  # started again
             self.assertEqual(server.request(spec("hang")), {"error": "timed out after 3 s"})
-            self.assertEqual(server.request(spec("mlp"))["run_ms_median"], 3)
+            self.assertEqual(server.request(spec("last"))["run_ms_median"], 4)
+            self.assertEqual(server.request(spec("mlp"))["run_ms_median"], 3)  # after it exited
         finally:
             server.stop()
         result = server.pass_result({"gelu": {"run_ms_median": 4, "run_ms_min": 1}})
         self.assertEqual(result["status"], "ok")
-        self.assertEqual(result["info"], {"v": 1, "compile_ms": {"gelu": 1, "sum": 1, "softmax": 1, "mlp": 1}})
+        self.assertEqual(result["info"],
+                         {"v": 1, "compile_ms": {"gelu": 1, "sum": 1, "softmax": 1, "last": 1, "mlp": 1}})
+
+    def test_a_timeout_kills_the_workers_too(self):
+        server = bench.PeerServer("fake", timeout_s=3, command=[sys.executable, "-c", FAKE_PEER])
+        start = time.monotonic()
+        self.assertEqual(server.request(spec("orphan")), {"error": "timed out after 3 s"})
+        self.assertLess(time.monotonic() - start, 30)  # not the child's 60 s
+        server.stop()
 
     def test_a_peer_that_never_answers(self):
         server = bench.PeerServer("fake", timeout_s=3, command=[sys.executable, "-c", "import sys; sys.exit(5)"])

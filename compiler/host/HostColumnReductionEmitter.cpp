@@ -16,8 +16,15 @@
 // when it is the last): a scan in order down the rows, lane by lane, has
 // the reference's NaN and tie rules exactly.
 //
+// One reduction alone (blockedRows) runs down the rows in blocks of
+// kBlockRows, its partial results kept between blocks; over 512 rows or
+// more (and fixed shapes) it is split into bands of rows (bandsOf): a
+// partials kernel, one band of one outer index per iteration, and a finish
+// kernel, one chunk of columns per iteration, that combines the bands.
+//
 //===----------------------------------------------------------------------===//
 
+#include "compiler/common/KernelPlan.h"
 #include "compiler/host/HostKernelEmitter.h"
 #include "compiler/host/HostRegionEmitter.h"
 #include "passes/ScheduleLegality.h"
@@ -38,7 +45,8 @@ constexpr int64_t kChunkVectors = 4;
 constexpr int64_t kGrainElements = 16384;
 /// Rows per block of a blocked column reduction (blockedRows): each block
 /// reads this many rows side by side, one stream each along the row, the
-/// partial results of the columns kept in the output between blocks.
+/// partial results of the columns kept between blocks (in the output, or in
+/// a band's partial row).
 /// Measured on 2 AVX-512 cores (a C loop, 4096x4096 f32, medians): every
 /// chunk down all 4096 rows 2.1 ms (a new 4 KiB page at each row: the
 /// hardware prefetchers stop there), 1.1 ms in blocks of 4 or 8 rows, 1.15
@@ -460,10 +468,49 @@ void emitColumnChunks(OpBuilder &b, Value iv, int64_t chunk, int64_t chunks,
   }
 }
 
-/// The bands of rows a blocked column reduction is split into (bandedRows);
-/// 1: not split.
-int64_t bandsOf(const fd::ColumnSchedule &layout) {
+/// The bands of rows a blocked column reduction is split into (kMinBandRows,
+/// emitBandedColumns); 1: not split. A fusion emitted for runtime dims is
+/// not: the bands' partial rows are placed by the outer size, on which its
+/// code must not depend.
+int64_t bandsOf(fd::FusionOp fusion, const fd::ColumnSchedule &layout) {
+  if (fusion->hasAttr(kRuntimeDimsAttr))
+    return 1;
   return std::clamp<int64_t>(layout.reduced / kMinBandRows, 1, kMaxBands);
+}
+
+/// The column kernel of `opened`, whose buffers after the inputs are the
+/// fusion's results.
+ColumnKernel outputKernel(const fd::ColumnSchedule &layout,
+                          ArrayRef<ColumnItem> items, fd::YieldOp yield,
+                          Location loc, const HostKernel &opened) {
+  return {layout,
+          items,
+          yield,
+          loc,
+          opened.pointers,
+          outputsOf(opened.outputs, layout.domainResults),
+          outputsOf(opened.outputs, layout.columnResults),
+          {},
+          {}};
+}
+
+/// Opens the loop over [begin, end) in blocks of kBlockRows rows, the
+/// kernel's current block its iteration's; the builder is left in its body.
+void openBlockLoop(OpBuilder &b, ColumnKernel &kernel, Value begin, Value end) {
+  Location loc = kernel.loc;
+  Value step = i64Constant(b, loc, kBlockRows);
+  auto loop = scf::ForOp::create(b, loc, begin, end, step);
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  kernel.rowBegin = loop.getInductionVar();
+  kernel.rowEnd = arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, kernel.rowBegin, step), end);
+}
+
+/// Columns per chunk (kChunkVectors vectors) and chunks per outer index.
+std::pair<int64_t, int64_t> chunksOf(const fd::ColumnSchedule &layout,
+                                     unsigned width) {
+  int64_t chunk = kChunkVectors * width;
+  return {chunk, (layout.inner + chunk - 1) / chunk};
 }
 
 /// A blocked column reduction split into `bands` bands of rows: a partials
@@ -480,8 +527,7 @@ FailureOr<FusionKernels> emitBandedColumns(fd::FusionOp fusion, ModuleOp module,
   OpBuilder b(module.getContext());
   auto c = [&](int64_t value) { return i64Constant(b, loc, value); };
   unsigned numInputs = fusion.getInputs().size();
-  int64_t chunk = kChunkVectors * width;
-  int64_t chunks = (layout.inner + chunk - 1) / chunk;
+  auto [chunk, chunks] = chunksOf(layout, width);
   int64_t stride = layout.outer * layout.inner;
   Type accumulator = items.front().reduce->accumulator;
   FusionKernels kernels;
@@ -510,13 +556,7 @@ FailureOr<FusionKernels> emitBandedColumns(fd::FusionOp fusion, ModuleOp module,
     kernel.columnOutputs = {LLVM::GEPOp::create(
         b, loc, LLVM::LLVMPointerType::get(b.getContext()), accumulator,
         scratch, ValueRange{arith::MulIOp::create(b, loc, band, c(stride))})};
-    auto blockLoop =
-        scf::ForOp::create(b, loc, kernel.bandBegin, bandEnd, c(kBlockRows));
-    b.setInsertionPoint(blockLoop.getBody()->getTerminator());
-    kernel.rowBegin = blockLoop.getInductionVar();
-    kernel.rowEnd = arith::MinUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, kernel.rowBegin, c(kBlockRows)),
-        bandEnd);
+    openBlockLoop(b, kernel, kernel.bandBegin, bandEnd);
     auto chunkLoop = scf::ForOp::create(b, loc, c(0), c(chunks), c(1));
     b.setInsertionPoint(chunkLoop.getBody()->getTerminator());
     emitColumnChunks(b,
@@ -540,15 +580,7 @@ FailureOr<FusionKernels> emitBandedColumns(fd::FusionOp fusion, ModuleOp module,
     std::string name = (prefix + "_column_finish").str();
     unsigned numOutputs = yield.getValues().size();
     HostKernel opened = openKernel(b, module, loc, name, fusion, numOutputs);
-    ColumnKernel kernel{layout,
-                        items,
-                        yield,
-                        loc,
-                        opened.pointers,
-                        outputsOf(opened.outputs, layout.domainResults),
-                        outputsOf(opened.outputs, layout.columnResults),
-                        {},
-                        {}};
+    ColumnKernel kernel = outputKernel(layout, items, yield, loc, opened);
     kernel.partials =
         bufferPointer(b, loc, opened.buffers, numInputs + numOutputs);
     kernel.bands = bands;
@@ -587,42 +619,22 @@ FailureOr<FusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
   if (failed(items))
     return failure();
   bool blocked = blockedRows(*layout, *items, yield);
-  if (blocked && bandsOf(*layout) > 1)
+  if (int64_t bands = bandsOf(fusion, *layout); blocked && bands > 1)
     return emitBandedColumns(fusion, module, prefix, width, *layout, *items,
-                             yield, bandsOf(*layout));
+                             yield, bands);
 
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
   std::string name = (prefix + "_columns").str();
   HostKernel opened =
       openKernel(b, module, loc, name, fusion, yield.getValues().size());
-  SmallVector<Value> &outputs = opened.outputs;
-  ColumnKernel kernel{*layout,
-                      *items,
-                      yield,
-                      loc,
-                      opened.pointers,
-                      outputsOf(outputs, layout->domainResults),
-                      outputsOf(outputs, layout->columnResults),
-                      {},
-                      {}};
-
-  int64_t chunk = kChunkVectors * width;
-  int64_t chunks = (layout->inner + chunk - 1) / chunk;
-  if (blocked) {
-    // The blocks of rows outermost: each block reads its rows of the
-    // iterations' columns, chunk by chunk.
-    auto blockLoop = scf::ForOp::create(b, loc, i64Constant(b, loc, 0),
-                                        i64Constant(b, loc, layout->reduced),
-                                        i64Constant(b, loc, kBlockRows));
-    b.setInsertionPoint(blockLoop.getBody()->getTerminator());
-    kernel.rowBegin = blockLoop.getInductionVar();
-    kernel.rowEnd = arith::MinUIOp::create(
-        b, loc,
-        arith::AddIOp::create(b, loc, kernel.rowBegin,
-                              i64Constant(b, loc, kBlockRows)),
-        i64Constant(b, loc, layout->reduced));
-  }
+  ColumnKernel kernel = outputKernel(*layout, *items, yield, loc, opened);
+  auto [chunk, chunks] = chunksOf(*layout, width);
+  // The blocks of rows outermost: each block reads its rows of the
+  // iterations' columns, chunk by chunk.
+  if (blocked)
+    openBlockLoop(b, kernel, i64Constant(b, loc, 0),
+                  i64Constant(b, loc, layout->reduced));
   auto chunkLoop = scf::ForOp::create(b, loc, opened.begin(), opened.end(),
                                       i64Constant(b, loc, 1));
   b.setInsertionPoint(chunkLoop.getBody()->getTerminator());
@@ -631,8 +643,9 @@ FailureOr<FusionKernels> emitHostColumnReduction(fd::FusionOp fusion,
   if (kernel.broken)
     return failure();
 
-  KernelPlan plan = kernelPlan(name, "", ScheduleKind::ColumnReduction,
-                               fusion.getInputs().size(), outputs.size());
+  KernelPlan plan =
+      kernelPlan(name, "", ScheduleKind::ColumnReduction,
+                 fusion.getInputs().size(), unsigned(opened.outputs.size()));
   plan.launch.iterations = layout->outer * chunks;
   plan.launch.grain = std::max<int64_t>(
       1, kGrainElements / std::max<int64_t>(1, layout->reduced * chunk));

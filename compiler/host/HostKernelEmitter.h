@@ -9,7 +9,9 @@
 // result never depends on the thread count) and a one-iteration finishing
 // kernel; a row reduction (softmax, layernorm) is one kernel with one row per
 // iteration; a column reduction (and any argmax or argmin) one kernel with a
-// block of columns per iteration; a matmul one kernel with a block of output
+// block of columns per iteration, or, one reduction over 512 rows or more, a
+// kernel of partial rows (one band of rows per iteration) and one that
+// combines them; a matmul one kernel with a block of output
 // rows per iteration, its prologue applied on load and its epilogue before the
 // store. Broadcasts, transposes, slices and reshapes inside a region are index
 // maps on the loads, never materialized.

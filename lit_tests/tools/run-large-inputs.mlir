@@ -6,7 +6,7 @@
 // place, and both match the reference.
 
 // RUN: rm -rf %t.a %t.b %t.c %t.cache
-// RUN: fuse-run %s --seed 5 --output-dir %t.a --cache-dir %t.cache | FileCheck %s --check-prefix=RANDOM
+// RUN: fuse-run %s --seed 5 --check --output-dir %t.a --cache-dir %t.cache | FileCheck %s --check-prefix=RANDOM
 // RUN: fuse-run %s --input x=%t.a/y.npy --bench 3 --check --output-dir %t.b --cache-dir %t.cache | FileCheck %s --check-prefix=TIMED
 // RUN: fuse-run %s --input x=%t.a/y.npy --check --output-dir %t.c --cache-dir %t.cache | FileCheck %s --check-prefix=UNTIMED
 // RUN: cmp %t.b/s.npy %t.c/s.npy
@@ -21,6 +21,7 @@ func.func @main(%x: tensor<1024x1024xf32>) -> (tensor<1024x1024xf32> {fuse.name 
 }
 
 // RANDOM: output y: tensor<1024x1024xf32> [{{-?0\.[0-9]+}}, {{-?0\.[0-9]+}},
+// RANDOM: check: passed, 2 outputs match the reference
 // TIMED: bench: 3 runs
 // TIMED: check: passed, 2 outputs match the reference
 // UNTIMED: check: passed, 2 outputs match the reference

@@ -1179,10 +1179,10 @@ Expected<InputMemory> inputMemory(std::size_t bytes, const std::string &name,
 /// runtime reads weights in place), else random from the seed. With
 /// `copyLargeGiven` (timed runs), a large value given with --input, not a
 /// weight, is copied once into memory that kernels stream faster
-/// (inputMemory).
+/// (inputMemory); `inputData` is taken, so that the original is freed.
 Expected<std::vector<device::SharedInput>>
 inputBytes(const ParsedModel &model,
-           const std::vector<std::shared_ptr<const HostTensorData>> &inputData,
+           std::vector<std::shared_ptr<const HostTensorData>> inputData,
            const std::vector<std::shared_ptr<const HostTensorData>> &weights,
            unsigned seed, bool copyLargeGiven) {
   const Graph &graph = model.graph;
@@ -1217,6 +1217,7 @@ inputBytes(const ParsedModel &model,
         return copy.status();
       std::memcpy(copy->bytes.data(), bytes.data(), bytes.size());
       inputs.push_back(copy->shared());
+      inputData[i].reset();
       continue;
     }
     Expected<InputMemory> memory =
@@ -2039,7 +2040,7 @@ int runModel(const RunOptions &options) {
   if (Status room = checkModelMemory(options, *model); !room.ok())
     return fail(room.message());
   Expected<std::vector<device::SharedInput>> sharedInputs =
-      inputBytes(*model, *inputData, source->weights, options.seed,
+      inputBytes(*model, inputData.take(), source->weights, options.seed,
                  options.bench || options.profile);
   if (!sharedInputs.ok())
     return fail(sharedInputs.message());

@@ -410,6 +410,35 @@ TEST_F(HostSymbolicDims, AMatmulOnOneSymbolicDimOfRowsRunsAtEveryLength) {
   }
 }
 
+/// A column mean over 600 rows (enough for bands of rows at fixed shapes)
+/// and a column max over 20, each of a symbolic batch: mean pooling over a
+/// sequence.
+const char *kColumnMeans = R"(
+func.func @pool(%x: tensor<?x600x40xf32, #fuse.dims<batch>>,
+                %y: tensor<?x20x40xf32, #fuse.dims<batch>>)
+    -> (tensor<?x40xf32, #fuse.dims<batch>>, tensor<?x40xf32, #fuse.dims<batch>>) {
+  %m = fuse.reduce mean %x dims = [1] : tensor<?x600x40xf32, #fuse.dims<batch>> -> tensor<?x40xf32, #fuse.dims<batch>>
+  %n = fuse.reduce max %y dims = [1] : tensor<?x20x40xf32, #fuse.dims<batch>> -> tensor<?x40xf32, #fuse.dims<batch>>
+  return %m, %n : tensor<?x40xf32, #fuse.dims<batch>>, tensor<?x40xf32, #fuse.dims<batch>>
+}
+)";
+
+// A column reduction whose outer dim is symbolic runs from one bundle: its
+// kernel is not split into bands of rows (the bands' partial rows would be
+// placed by the outer size, which the code would then depend on).
+TEST_F(HostSymbolicDims, ColumnReductionsOverASymbolicBatchRunAtEveryBatch) {
+  Expected<Compilation> compiled =
+      compiler.compileSource(kColumnMeans, target, CompileOptions{});
+  ASSERT_TRUE(compiled.ok()) << compiled.message();
+  ASSERT_TRUE(compiled->bundle.isSymbolic());
+  for (const BundleKernel &kernel : compiled->bundle.kernels) {
+    EXPECT_EQ(kernel.schedule, ScheduleKind::ColumnReduction);
+    ASSERT_TRUE(kernel.symbolicIterations) << kernel.entry;
+  }
+  for (std::int64_t batch : {1, 2, 5})
+    checkAt(compiled->bundle, DimBindings{{"batch", batch}});
+}
+
 /// Two linear layers on one input: a horizontal fusion of two matmuls
 /// (with their packs).
 const char *kTwoLinear = R"(
