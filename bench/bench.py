@@ -76,12 +76,14 @@ def fuse_bench_workloads(args):
     return [line.strip() for line in done.stdout.splitlines() if line.strip()]
 
 
-def run_fuse_bench(args, only, first=True, lazy=False):
+def run_fuse_bench(args, only, first=True, lazy=False, machine=True):
     command = [args.fuse_bench] + (["--quick"] if args.quick else []) + ["--runs", str(args.runs)]
     if not first:
         command.append("--no-start")  # new-process starts: the first pass's
     if lazy:
         command.append("--lazy")
+    if not machine:
+        command.append("--no-machine")  # the pass's first run measured them
     command += ["--only", only]
     log("running " + " ".join(command))
     try:
@@ -791,14 +793,17 @@ def peer_spec(workload, args, verify):
 def merge_invocations(invocations):
     """One pass's fuse-bench records, run a workload at a time, as one
     run's: the first invocation's machine record (the triad and FMA peak
-    measured as the pass starts, as one run measures them), the workloads in
-    order, the lazy record where one measured it, and a done record with the
-    last invocation's end triad (as the pass ends) and the failures added
-    up."""
+    measured as the pass starts, as one run measures them; the later ones
+    are run with --no-machine), the workloads in order, the lazy record
+    where one measured it, and a done record with the last invocation's end
+    triad (as the pass ends) and the failures added up. Nothing where the
+    first invocation measured no machine."""
     invocations = [r for r in invocations if any(x.get("record") == "machine" for x in r)]
     if not invocations:
         return []
     machine = next(x for x in invocations[0] if x.get("record") == "machine")
+    if "triad_gbps" not in machine:
+        return []
     dones = [next((x for x in r if x.get("record") == "done"), {}) for r in invocations]
     done = {"record": "done", "failures": sum(d.get("failures", 0) for d in dones),
             "triad_end_gbps": dones[-1].get("triad_end_gbps")}
@@ -822,7 +827,8 @@ def run_passes(args):
         invocations = []
         try:
             for position, name in enumerate(workloads):
-                records = run_fuse_bench(args, name, first=index == 0, lazy=index == 0 and position == 0)
+                records = run_fuse_bench(args, name, first=index == 0, lazy=index == 0 and position == 0,
+                                         machine=position == 0)
                 invocations.append(records)
                 record = next((r for r in records if r.get("record") == "workload" and r.get("name") == name), None)
                 if record is None:
@@ -840,9 +846,9 @@ def run_passes(args):
         merged = merge_invocations(invocations)
         if not merged:
             if not fuse_passes:
-                log("fuse-bench printed no machine record; nothing to report")
+                log("fuse-bench measured no machine; nothing to report")
                 sys.exit(1)
-            log(f"pass {index + 1}: fuse-bench printed no machine record; this pass of Fuse is left out")
+            log(f"pass {index + 1}: fuse-bench measured no machine; this pass of Fuse is left out")
         else:
             fuse_passes.append(merged)
         for peer, server in servers.items():

@@ -2,7 +2,7 @@
 //
 //   fuse-bench [--quick] [--runs N] [--warmup N] [--only NAME,...]
 //              [--triad-mib N] [--fuse-run PATH] [--no-start] [--check]
-//              [--list] [--lazy]
+//              [--list] [--lazy] [--no-machine]
 //
 // Measures this machine's memory bandwidth (a STREAM-like triad), then for
 // each workload of Workloads.h: compiles it with the HostCompiler, fused and
@@ -20,8 +20,10 @@
 // for the smoke test, and checks each output against the reference runtime.
 // `--list` prints the names of the workloads it would run, one per line, and
 // measures nothing (bench.py runs them one at a time); the lazy API's
-// overhead is measured without --only, or with `--lazy`. Timings are
-// reported, never asserted.
+// overhead is measured without --only, or with `--lazy`; `--no-machine`
+// leaves out the triads and the FMA peak before the workloads (bench.py's
+// later runs of a pass, which report them once). Timings are reported, never
+// asserted.
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,6 +84,14 @@ struct Options {
   bool list = false;
   /// --lazy: the lazy API's overhead even with --only.
   bool lazy = false;
+  /// --no-machine: no triads and FMA peak before the workloads.
+  bool machine = true;
+
+  /// Whether workload `name` runs (--only).
+  bool selected(const std::string &name) const {
+    return only.empty() ||
+           std::find(only.begin(), only.end(), name) != only.end();
+  }
 };
 
 using Clock = std::chrono::steady_clock;
@@ -144,11 +154,15 @@ std::string variantJson(const Bundle &bundle, double compileMs,
       .num("run_ms_median", timing.medianMs)
       .num("run_ms_min", timing.minMs)
       .num("runs", double(runs))
-      .num("gbps", gbps)
-      .num("pct_triad", 100.0 * gbps / triadGBps);
+      .num("gbps", gbps);
+  // Without the machine's figures (--no-machine), no percentages.
+  if (triadGBps > 0)
+    object.num("pct_triad", 100.0 * gbps / triadGBps);
   if (flops > 0) {
     double gflops = flops / (timing.medianMs * 1e-3) / 1e9;
-    object.num("gflops", gflops).num("pct_peak", 100.0 * gflops / peakGflops);
+    object.num("gflops", gflops);
+    if (peakGflops > 0)
+      object.num("pct_peak", 100.0 * gflops / peakGflops);
   }
   // Where the time goes, for bundles of a few kernels.
   if (bundle.kernels.size() > 1 && bundle.kernels.size() <= 16 &&
@@ -215,7 +229,7 @@ int usage(const std::string &message) {
   std::cerr << "fuse-bench: error: " << message
             << "\nusage: fuse-bench [--quick] [--runs N] [--warmup N] "
                "[--only NAME,...] [--triad-mib N] [--fuse-run PATH] "
-               "[--no-start] [--check] [--list] [--lazy]\n";
+               "[--no-start] [--check] [--list] [--lazy] [--no-machine]\n";
   return 2;
 }
 
@@ -277,6 +291,8 @@ int main(int argc, char **argv) {
       options.list = true;
     } else if (arg == "--lazy") {
       options.lazy = true;
+    } else if (arg == "--no-machine") {
+      options.machine = false;
     } else {
       return usage("unknown argument '" + arg + "'");
     }
@@ -301,9 +317,7 @@ int main(int argc, char **argv) {
       return usage("--only: no workload named '" + name + "'");
   if (options.list) {
     for (const Workload &w : workloads)
-      if (options.only.empty() ||
-          std::find(options.only.begin(), options.only.end(), w.name) !=
-              options.only.end())
+      if (options.selected(w.name))
         std::cout << w.name << "\n";
     return 0;
   }
@@ -321,33 +335,36 @@ int main(int argc, char **argv) {
   }
 
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  progress("triad on 3 arrays of " + std::to_string(options.triadMiB) +
-           " MiB, " + std::to_string(cores) + " threads...");
   unsigned passes = options.quick ? 3 : 10;
   std::uint64_t triadBytes = options.triadMiB << 20;
-  TriadResult triad = measureTriad(triadBytes, cores, passes, true);
-  TriadResult plainTriad = measureTriad(triadBytes, cores, passes, false);
-  TriadResult smallPagesTriad =
-      measureTriad(triadBytes, cores, passes, true, TriadPages::Small);
-  progress("f32 multiply-add peak, " + std::to_string(cores) + " threads...");
-  FmaPeakResult peak = measureFmaPeak(cores, passes);
-  std::cout << JsonObject()
-                   .str("record", "machine")
-                   .str("cpu", cpuModel())
-                   .num("cores", double(cores))
-                   .str("target", target->name)
-                   .num("triad_gbps", triad.bestGBps)
-                   .num("triad_median_gbps", triad.medianGBps)
-                   .num("triad_plain_stores_gbps", plainTriad.bestGBps)
-                   .num("triad_small_pages_gbps", smallPagesTriad.bestGBps)
-                   .num("triad_array_mib", double(triad.arrayBytes >> 20))
-                   .num("triad_threads", double(triad.threads))
-                   .num("fma_peak_gflops", peak.bestGflops)
-                   .num("fma_peak_median_gflops", peak.medianGflops)
-                   .str("fma_isa", peak.isa)
-                   .boolean("quick", options.quick)
-                   .toString()
-            << std::endl;
+  JsonObject machine;
+  machine.str("record", "machine")
+      .str("cpu", cpuModel())
+      .num("cores", double(cores))
+      .str("target", target->name);
+  // Left at zero with --no-machine: no percentages then (variantJson).
+  TriadResult triad;
+  FmaPeakResult peak;
+  if (options.machine) {
+    progress("triad on 3 arrays of " + std::to_string(options.triadMiB) +
+             " MiB, " + std::to_string(cores) + " threads...");
+    triad = measureTriad(triadBytes, cores, passes, true);
+    TriadResult plainTriad = measureTriad(triadBytes, cores, passes, false);
+    TriadResult smallPagesTriad =
+        measureTriad(triadBytes, cores, passes, true, TriadPages::Small);
+    progress("f32 multiply-add peak, " + std::to_string(cores) + " threads...");
+    peak = measureFmaPeak(cores, passes);
+    machine.num("triad_gbps", triad.bestGBps)
+        .num("triad_median_gbps", triad.medianGBps)
+        .num("triad_plain_stores_gbps", plainTriad.bestGBps)
+        .num("triad_small_pages_gbps", smallPagesTriad.bestGBps)
+        .num("triad_array_mib", double(triad.arrayBytes >> 20))
+        .num("triad_threads", double(triad.threads))
+        .num("fma_peak_gflops", peak.bestGflops)
+        .num("fma_peak_median_gflops", peak.medianGflops)
+        .str("fma_isa", peak.isa);
+  }
+  std::cout << machine.boolean("quick", options.quick).toString() << std::endl;
 
   std::filesystem::path scratch = std::filesystem::temp_directory_path() /
                                   ("fuse-bench-" + std::to_string(::getpid()));
@@ -357,9 +374,7 @@ int main(int argc, char **argv) {
   int failures = 0;
   for (std::size_t w = 0; w < workloads.size(); ++w) {
     const Workload &workload = workloads[w];
-    if (!options.only.empty() &&
-        std::find(options.only.begin(), options.only.end(), workload.name) ==
-            options.only.end())
+    if (!options.selected(workload.name))
       continue;
     JsonObject record;
     record.str("record", "workload")

@@ -184,6 +184,12 @@ class MergeInvocations(unittest.TestCase):
         self.assertEqual(records[-1]["triad_end_gbps"], 36.0)
         self.assertEqual(records[-1]["failures"], 1)
         self.assertEqual(bench.merge_invocations([[{"record": "done"}]]), [])
+        # The later runs of a pass measure no machine (--no-machine); a pass
+        # whose first run failed has none.
+        later = fuse_pass(0, 36.0, 0, fused_ms=1.0, kernel_ms=0.9)
+        later[0] = {"record": "machine", "cpu": "test", "cores": 2, "target": "t"}
+        self.assertEqual(bench.merge_invocations([[{"record": "done"}], later]), [])
+        self.assertEqual(bench.merge_invocations([first, later])[0]["triad_gbps"], 40.0)
 
 
 # A peers.py --serve stand-in: answers each spec's workload with its length
