@@ -276,6 +276,40 @@ void prefetchAhead(RegionEmitter &e, Index index,
   }
 }
 
+/// At a vector step of a pass over the row [lo, lo + rowLength), a prefetch
+/// (into L2) of a line of the next row in each of `inputs`, in the `share`th
+/// half of it: the row's position halved, to a line, so that two passes (the
+/// second reduction's and the store pass) each prefetch half the next row, a
+/// line every other step (each line twice). Spread over both passes, the
+/// prefetches keep the memory busier than a burst in one (emitRowReduction
+/// says where it is used, and what it measured).
+void prefetchShare(RegionEmitter &e, Index index, Value lo,
+                   ArrayRef<std::pair<Value, Type>> inputs, int64_t rowLength,
+                   unsigned share) {
+  if (index.kind != Index::Contiguous)
+    return;
+  OpBuilder &b = e.builder();
+  Location loc = e.location();
+  Value half = arith::ShRUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, index.value, lo),
+      i64Constant(b, loc, 1));
+  for (auto [pointer, element] : inputs) {
+    int64_t line = std::max<int64_t>(
+        1, 64 / std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8));
+    Value start = arith::AddIOp::create(
+        b, loc, lo, i64Constant(b, loc, rowLength + share * (rowLength / 2)));
+    Value next = arith::AddIOp::create(
+        b, loc, start,
+        arith::AndIOp::create(b, loc, half, i64Constant(b, loc, -line)));
+    Value address =
+        LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()),
+                            element, pointer, ValueRange{next});
+    LLVM::Prefetch::create(b, loc, address, b.getI32IntegerAttr(0),
+                           b.getI32IntegerAttr(kPrefetchLocality),
+                           b.getI32IntegerAttr(1));
+  }
+}
+
 /// A window kernel's rows: the output positions of its windows (all the
 /// same), over which the channels and batches are the rows; 0 where its
 /// windows differ. Where those are whole vectors but an output row is not
@@ -906,6 +940,8 @@ host::emitRowPasses(OpBuilder &b, Location loc, unsigned width,
             e.stash(value, base);
           if (pass == prefetchPass && (pass == 1 || !prefetched.empty()))
             prefetchAhead(e, index, prefetched, rowLength);
+          if (pass == 1 && prefetchPass == kSharedPrefetchPass)
+            prefetchShare(e, index, lo, prefetched, rowLength, 0);
           if (carried.size() == 2)
             return rangeStep(e, r, index, carried, stash);
           return combineStep(e, r, index, carried, stash);
@@ -975,10 +1011,14 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   // of prefetches left the memory idle through the store pass; 4096 x 4096, AMD
   // EPYC Zen 4, 2 threads, 6 alternating passes, median of medians: 4.27
   // -> 3.79 ms; softmax's exp pass, prefetching in its store pass instead: 3.53
-  // -> 4.85 ms). A row read by one pass alone (a matrix-vector product's weight
-  // row) prefetches the next one in that pass: mobilenet_v2's 1000 x 1280
-  // classifier, whose 5 MB of weights the rest of the model evicts from the
-  // cores' caches, ran at half the bandwidth without.
+  // -> 4.85 ms). Where the cheap pass is the second of two, it and the store
+  // pass each prefetch half the next row (prefetchShare): layernorm's kernel
+  // took 0.83-0.84 of the time of the store pass alone prefetching (one
+  // process, 150 alternating runs, 3 rounds; softmax's exp pass sharing with
+  // its store pass took 1.09-1.10 of its time). A row read by one pass alone (a
+  // matrix-vector product's weight row) prefetches the next one in that pass:
+  // mobilenet_v2's 1000 x 1280 classifier, whose 5 MB of weights the rest of
+  // the model evicts from the cores' caches, ran at half the bandwidth without.
   SmallVector<std::pair<Value, Type>> prefetched =
       domainAlignedInputs(fusion, pointers, rows * rowLength);
   constexpr unsigned kStorePass = ~0u;
@@ -987,7 +1027,7 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
     prefetchPass = domainResults.empty() ? 0 : kStorePass;
   else if (!domainResults.empty() &&
            computesCheaply(fd::ReduceOp(reductions[1].op).getOperand()))
-    prefetchPass = kStorePass;
+    prefetchPass = reductions.size() == 2 ? kSharedPrefetchPass : kStorePass;
   if (failed(emitRowPasses(b, loc, width, rowLength, lo, hi, pointers,
                            reductions, stashBuffers, seeds, written, prefetched,
                            prefetchPass)))
@@ -995,17 +1035,19 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   if (!domainResults.empty()) {
     SmallVector<Value> domainOutputs = outputsOf(outputs, domainResults);
     auto emitLoop = [&](bool streaming) {
-      return emitPeeledLoop(b, loc, lo, hi, width, block, pointers, seeds, {},
-                            {}, [&](RegionEmitter &e, Index index, ValueRange) {
-                              e.streamingStores = streaming;
-                              for (auto [value, base] : written)
-                                e.stash(value, base);
-                              if (prefetchPass == kStorePass)
-                                prefetchAhead(e, index, prefetched, rowLength);
-                              return storeAndCombine(
-                                  e, index, schedule->yielded, domainResults,
-                                  domainOutputs, {}, {});
-                            });
+      return emitPeeledLoop(
+          b, loc, lo, hi, width, block, pointers, seeds, {}, {},
+          [&](RegionEmitter &e, Index index, ValueRange) {
+            e.streamingStores = streaming;
+            for (auto [value, base] : written)
+              e.stash(value, base);
+            if (prefetchPass == kStorePass)
+              prefetchAhead(e, index, prefetched, rowLength);
+            if (prefetchPass == kSharedPrefetchPass)
+              prefetchShare(e, index, lo, prefetched, rowLength, 1);
+            return storeAndCombine(e, index, schedule->yielded, domainResults,
+                                   domainOutputs, {}, {});
+          });
     };
     // Rows of a multiple of the width start at multiples of it.
     if (failed(emitStoreLoop(

@@ -222,6 +222,10 @@ codegen::Index splitAtRow(mlir::OpBuilder &b, mlir::Location loc,
                           codegen::Index index, RowSplit split,
                           int64_t rowLength);
 
+/// A `prefetchPass` of emitRowPasses: its second pass prefetches the first
+/// half of the next row, and the caller's store pass the second half.
+inline constexpr unsigned kSharedPrefetchPass = ~1u;
+
 /// The passes of a row kernel over the row [lo, hi) of `rowLength`
 /// elements: each reduction in order, its finished value then seeded in
 /// `seeds`. Every pass stashes the values of `written` (value, its row
