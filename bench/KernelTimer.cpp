@@ -208,6 +208,8 @@ timeKernels(device::DeviceRuntime &runtime, const Bundle &bundle,
           kernelBatch(r % sets, device::Launches::PerRun);
       if (!batch.ok())
         return batch.status();
+      if (timed && options.beforeTimedRun)
+        options.beforeTimedRun();
       Expected<double> ms = submitAndWait(batch.take(), true);
       if (!ms.ok())
         return ms.status();
@@ -223,6 +225,7 @@ timeKernels(device::DeviceRuntime &runtime, const Bundle &bundle,
   KernelTiming timing;
   timing.minMs = *std::min_element(times.begin(), times.end());
   timing.medianMs = median(times);
+  timing.runMs = times;
   for (std::vector<double> &launch : launchMs)
     timing.launchMedianMs.push_back(launch.empty() ? 0.0 : median(launch));
   for (std::size_t o = 0; o < bundle.outputs.size(); ++o) {

@@ -15,6 +15,7 @@
 #include "runtime/device/RunBundle.h"
 #include "runtime/ir/Status.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,8 @@ struct KernelTiming {
   /// per-binding kernel (BundleKernel::perBinding) is timed in each input
   /// set's first run, the one that binds it; the timed runs leave it out.
   std::vector<double> launchMedianMs;
+  /// Each timed run's time, in the order they ran.
+  std::vector<double> runMs;
   /// The outputs of the last run, in the bundle's output order.
   std::vector<device::TensorBytes> outputs;
 };
@@ -44,6 +47,9 @@ struct KernelTimerOptions {
   /// as the rest (CPU frequency, helper threads), and 20 runs of 0.1 ms are
   /// too few for a stable median.
   double minPhaseMs = 200;
+  /// Called before each timed run, outside its time (fuse-bench's paired
+  /// triad pass).
+  std::function<void()> beforeTimedRun;
 };
 
 /// `runs` timed submissions after `warmup` untimed ones (more for small

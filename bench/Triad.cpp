@@ -101,96 +101,140 @@ double streamingRead(const double *array, std::uint64_t begin,
 
 } // namespace
 
+struct TriadPasses::Arrays {
+  Arrays(std::uint64_t count, TriadPages pages)
+      : a(count, pages), b(count, pages), c(count, pages) {}
+  DoubleArray a, b, c;
+};
+
+TriadPasses::TriadPasses(std::uint64_t arrayBytes, unsigned threads,
+                         TriadPages pages)
+    : count(arrayBytes / sizeof(double)),
+      threads(threads ? threads
+                      : std::max(1u, std::thread::hardware_concurrency())),
+      arrays(std::make_unique<Arrays>(count, pages)) {
+  double *pa = arrays->a.get(), *pb = arrays->b.get(), *pc = arrays->c.get();
+  if (!pa || !pb || !pc) {
+    arrays.reset();
+    return;
+  }
+  // Uninitialized storage: the first touch happens on the thread that
+  // later streams the slice.
+  parallelFor(count, this->threads,
+              [=](std::uint64_t begin, std::uint64_t end) {
+                for (std::uint64_t i = begin; i < end; ++i) {
+                  pa[i] = 0.0;
+                  pb[i] = 1.0;
+                  pc[i] = 2.0;
+                }
+              });
+}
+
+TriadPasses::~TriadPasses() {
+  // The compiler must not drop the passes: the result is observed.
+  if (arrays) {
+    volatile double sink = arrays->a.get()[count / 2];
+    (void)sink;
+  }
+}
+
+double TriadPasses::passGBps(bool streamingStores) {
+  if (!arrays)
+    return 0;
+  double *pa = arrays->a.get(), *pb = arrays->b.get(), *pc = arrays->c.get();
+  const double scalar = 3.0;
+  auto start = std::chrono::steady_clock::now();
+  parallelFor(count, threads, [=](std::uint64_t begin, std::uint64_t end) {
+    if (streamingStores) {
+      streamingTriad(pa, pb, pc, scalar, begin, end);
+      return;
+    }
+    for (std::uint64_t i = begin; i < end; ++i)
+      pa[i] = pb[i] + scalar * pc[i];
+  });
+  std::chrono::duration<double> elapsed =
+      std::chrono::steady_clock::now() - start;
+  return 3.0 * double(count * sizeof(double)) / elapsed.count() / 1e9;
+}
+
 TriadResult measureTriad(std::uint64_t arrayBytes, unsigned threads,
                          unsigned passes, bool streamingStores,
                          TriadPages pages) {
-  if (threads == 0)
-    threads = std::max(1u, std::thread::hardware_concurrency());
-  std::uint64_t count = arrayBytes / sizeof(double);
-  // Uninitialized storage: the first touch happens on the thread that
-  // later streams the slice.
-  DoubleArray a(count, pages), b(count, pages), c(count, pages);
-  if (!a.get() || !b.get() || !c.get())
+  TriadPasses triad(arrayBytes, threads, pages);
+  if (!triad.ok())
     return TriadResult{};
-  double *pa = a.get(), *pb = b.get(), *pc = c.get();
-  parallelFor(count, threads, [=](std::uint64_t begin, std::uint64_t end) {
-    for (std::uint64_t i = begin; i < end; ++i) {
-      pa[i] = 0.0;
-      pb[i] = 1.0;
-      pc[i] = 2.0;
-    }
-  });
-
-  const double scalar = 3.0;
-  std::vector<double> seconds;
-  for (unsigned pass = 0; pass <= passes; ++pass) {
-    auto start = std::chrono::steady_clock::now();
-    parallelFor(count, threads, [=](std::uint64_t begin, std::uint64_t end) {
-      if (streamingStores) {
-        streamingTriad(pa, pb, pc, scalar, begin, end);
-        return;
-      }
-      for (std::uint64_t i = begin; i < end; ++i)
-        pa[i] = pb[i] + scalar * pc[i];
-    });
-    std::chrono::duration<double> elapsed =
-        std::chrono::steady_clock::now() - start;
-    if (pass > 0)
-      seconds.push_back(elapsed.count());
-  }
-  // The compiler must not drop the passes: the result is observed.
-  volatile double sink = pa[count / 2];
-  (void)sink;
-
-  std::sort(seconds.begin(), seconds.end());
-  double bytes = 3.0 * double(count * sizeof(double));
+  triad.passGBps(streamingStores); // warm-up
+  std::vector<double> gbps;
+  for (unsigned pass = 0; pass < passes; ++pass)
+    gbps.push_back(triad.passGBps(streamingStores));
+  std::sort(gbps.begin(), gbps.end());
   TriadResult result;
-  result.bestGBps = bytes / seconds.front() / 1e9;
-  result.medianGBps = bytes / seconds[seconds.size() / 2] / 1e9;
-  result.arrayBytes = count * sizeof(double);
-  result.threads = threads;
+  result.bestGBps = gbps.back();
+  result.medianGBps = gbps[(gbps.size() - 1) / 2];
+  result.arrayBytes = triad.arrayBytes();
+  result.threads = triad.threadCount();
   result.passes = passes;
   return result;
 }
 
-ReadResult measureRead(std::uint64_t arrayBytes, unsigned threads,
-                       unsigned passes) {
-  if (threads == 0)
-    threads = std::max(1u, std::thread::hardware_concurrency());
-  std::uint64_t count = arrayBytes / sizeof(double) / 8 * 8;
-  DoubleArray held(count, TriadPages::Huge);
-  double *array = held.get();
-  if (!array)
-    return ReadResult{};
-  parallelFor(count, threads, [=](std::uint64_t begin, std::uint64_t end) {
-    for (std::uint64_t i = begin; i < end; ++i)
-      array[i] = 1.0;
-  });
-  std::vector<double> seconds;
-  std::mutex mutex;
-  double total = 0;
-  for (unsigned pass = 0; pass <= passes; ++pass) {
-    auto start = std::chrono::steady_clock::now();
-    parallelFor(count, threads,
-                [=, &mutex, &total](std::uint64_t begin, std::uint64_t end) {
-                  double sum = streamingRead(array, begin, end);
-                  std::lock_guard lock(mutex);
-                  total += sum;
-                });
-    std::chrono::duration<double> elapsed =
-        std::chrono::steady_clock::now() - start;
-    if (pass > 0)
-      seconds.push_back(elapsed.count());
+struct ReadPasses::Array {
+  Array(std::uint64_t count) : data(count, TriadPages::Huge) {}
+  DoubleArray data;
+};
+
+ReadPasses::ReadPasses(std::uint64_t arrayBytes, unsigned threads)
+    : count(arrayBytes / sizeof(double) / 8 * 8),
+      threads(threads ? threads
+                      : std::max(1u, std::thread::hardware_concurrency())),
+      array(std::make_unique<Array>(count)) {
+  double *data = array->data.get();
+  if (!data) {
+    array.reset();
+    return;
   }
+  parallelFor(count, this->threads,
+              [=](std::uint64_t begin, std::uint64_t end) {
+                for (std::uint64_t i = begin; i < end; ++i)
+                  data[i] = 1.0;
+              });
+}
+
+ReadPasses::~ReadPasses() {
   // The compiler must not drop the passes: the result is observed.
   volatile double sink = total;
   (void)sink;
+}
 
-  std::sort(seconds.begin(), seconds.end());
-  double bytes = double(count * sizeof(double));
+double ReadPasses::passGBps() {
+  if (!array)
+    return 0;
+  const double *data = array->data.get();
+  std::mutex mutex;
+  auto start = std::chrono::steady_clock::now();
+  parallelFor(count, threads,
+              [=, this, &mutex](std::uint64_t begin, std::uint64_t end) {
+                double sum = streamingRead(data, begin, end);
+                std::lock_guard lock(mutex);
+                total += sum;
+              });
+  std::chrono::duration<double> elapsed =
+      std::chrono::steady_clock::now() - start;
+  return double(count * sizeof(double)) / elapsed.count() / 1e9;
+}
+
+ReadResult measureRead(std::uint64_t arrayBytes, unsigned threads,
+                       unsigned passes) {
+  ReadPasses read(arrayBytes, threads);
+  if (!read.ok())
+    return ReadResult{};
+  read.passGBps(); // warm-up
+  std::vector<double> gbps;
+  for (unsigned pass = 0; pass < passes; ++pass)
+    gbps.push_back(read.passGBps());
+  std::sort(gbps.begin(), gbps.end());
   ReadResult result;
-  result.bestGBps = bytes / seconds.front() / 1e9;
-  result.medianGBps = bytes / seconds[seconds.size() / 2] / 1e9;
+  result.bestGBps = gbps.back();
+  result.medianGBps = gbps[(gbps.size() - 1) / 2];
   return result;
 }
 

@@ -20,6 +20,7 @@
 #define FUSE_BENCH_TRIAD_H
 
 #include <cstdint>
+#include <memory>
 
 namespace fuse::bench {
 
@@ -41,6 +42,33 @@ struct TriadResult {
 /// this triad ran at 43-57 GB/s where the huge-page one ran at 74-78.
 enum class TriadPages { Huge, Small };
 
+/// The triad's three arrays, held for passes one at a time: fuse-bench's
+/// paired figure times one pass just before each run of a memory-bound
+/// workload, so that each run is compared with the memory of its own moment.
+class TriadPasses {
+public:
+  /// `arrayBytes` per array, `threads` threads (0: one per hardware thread);
+  /// ok() is false where the memory cannot be had.
+  TriadPasses(std::uint64_t arrayBytes, unsigned threads,
+              TriadPages pages = TriadPages::Huge);
+  ~TriadPasses();
+  TriadPasses(const TriadPasses &) = delete;
+  TriadPasses &operator=(const TriadPasses &) = delete;
+
+  bool ok() const { return arrays != nullptr; }
+  /// One timed pass: STREAM's bytes (three arrays) over its time; 0 where
+  /// not ok().
+  double passGBps(bool streamingStores = true);
+  std::uint64_t arrayBytes() const { return count * sizeof(double); }
+  unsigned threadCount() const { return threads; }
+
+private:
+  struct Arrays;
+  std::uint64_t count;
+  unsigned threads;
+  std::unique_ptr<Arrays> arrays;
+};
+
 /// `arrayBytes` per array, `threads` threads (0: one per hardware thread),
 /// `passes` timed passes after one warm-up, with streaming or plain stores.
 /// All zeros when the memory cannot be had.
@@ -52,6 +80,27 @@ struct ReadResult {
   /// Bytes read per pass over bytes per second.
   double bestGBps = 0;
   double medianGBps = 0;
+};
+
+/// The read-only loop's array, held for passes one at a time (as
+/// TriadPasses): one array in huge pages, summed by `threads` threads.
+class ReadPasses {
+public:
+  ReadPasses(std::uint64_t arrayBytes, unsigned threads);
+  ~ReadPasses();
+  ReadPasses(const ReadPasses &) = delete;
+  ReadPasses &operator=(const ReadPasses &) = delete;
+
+  bool ok() const { return array != nullptr; }
+  /// One timed pass: the bytes read over its time; 0 where not ok().
+  double passGBps();
+
+private:
+  struct Array;
+  std::uint64_t count;
+  unsigned threads;
+  std::unique_ptr<Array> array;
+  double total = 0;
 };
 
 /// A read-only stream: the sum of one array of `arrayBytes` in huge pages

@@ -391,6 +391,17 @@ def near_triad_figures(same):
     if reads:
         figures.update(read_near_gbps=statistics.median(near for _, near in reads),
                        pct_read_near=statistics.median(100 * gbps / near for gbps, near in reads))
+    # Each run paired with a triad pass just before it (fuse-bench's
+    # "paired": the median of the runs' ratios), the median over passes.
+    paired = [r["paired"] for r in same if r.get("paired", {}).get("pct_triad") is not None]
+    if paired:
+        figures.update(pct_triad_paired_passes=[p["pct_triad"] for p in paired],
+                       pct_triad_paired=statistics.median(p["pct_triad"] for p in paired),
+                       triad_paired_gbps=statistics.median(p["triad_median_gbps"] for p in paired))
+        reads = [p for p in paired if p.get("pct_read") is not None]
+        if reads:
+            figures.update(pct_read_paired=statistics.median(p["pct_read"] for p in reads),
+                           read_paired_gbps=statistics.median(p["read_median_gbps"] for p in reads))
     return figures
 
 
@@ -445,6 +456,16 @@ def build_results(records, peers, args):
         if entry["fuse"] and record.get("pct_read_near") is not None:
             entry["read_gbps"] = record["read_near_gbps"]
             entry["fuse"]["pct_read"] = record["pct_read_near"]
+        # Where each run was paired with a triad pass of its own moment, that
+        # figure is Fuse's % (the target's); the near one stays beside it.
+        if entry["fuse"] and record.get("pct_triad_paired") is not None:
+            entry["fuse"]["pct_triad_near"] = entry["fuse"]["pct_triad"]
+            entry["fuse"]["pct_triad"] = record["pct_triad_paired"]
+            entry["fuse"]["pct_triad_passes"] = record["pct_triad_paired_passes"]
+            entry["triad_paired_gbps"] = record["triad_paired_gbps"]
+            if record.get("pct_read_paired") is not None:
+                entry["fuse"]["pct_read"] = record["pct_read_paired"]
+                entry["read_gbps"] = record["read_paired_gbps"]
         for key in ("cold_start_ms", "warm_start_ms", "warm_start_cache_hit", "start_title"):
             entry[key] = record.get(key)
         entry["peers"], entry["ratio"] = {}, {}
@@ -575,12 +596,22 @@ def time_paragraph(w, results):
         text += f"Compute-bound: {f['gflops']:.0f} GFLOP/s" + (f", {100 * f['gflops'] / peak:.0f}% of the FMA peak. " if peak else ". ")
     else:
         limit = "Memory-bound" if w["bound"] == "bandwidth" else "Memory- and exp/tanh-bound (counted against the triad)"
-        text += (f"{limit}: {f['gbps']:.1f} GB/s, {f['pct_triad']:.0f}% of the triad measured just before it "
-                 f"({w['triad_gbps']:.1f} GB/s)")
-        if f.get("pct_read") is not None:
-            text += (f", and {f['pct_read']:.0f}% of a read-only loop measured just before it "
-                     f"({w['read_gbps']:.1f} GB/s: it reads far more than it writes, and reads alone "
-                     "do not reach the triad's rate)")
+        if f.get("pct_triad_near") is not None:
+            text += (f"{limit}: {f['gbps']:.1f} GB/s, {f['pct_triad']:.0f}% of the triad paired with each run "
+                     f"(a triad pass just before each run, median {w['triad_paired_gbps']:.1f} GB/s; "
+                     f"{f['pct_triad_near']:.0f}% of the triad measured once before the runs, "
+                     f"{w['triad_gbps']:.1f} GB/s)")
+            if f.get("pct_read") is not None:
+                text += (f", and {f['pct_read']:.0f}% of a read-only loop paired with each run the same way "
+                         f"({w['read_gbps']:.1f} GB/s: it reads far more than it writes, and reads alone "
+                         "do not reach the triad's rate)")
+        else:
+            text += (f"{limit}: {f['gbps']:.1f} GB/s, {f['pct_triad']:.0f}% of the triad measured just before it "
+                     f"({w['triad_gbps']:.1f} GB/s)")
+            if f.get("pct_read") is not None:
+                text += (f", and {f['pct_read']:.0f}% of a read-only loop measured just before it "
+                         f"({w['read_gbps']:.1f} GB/s: it reads far more than it writes, and reads alone "
+                         "do not reach the triad's rate)")
         text += ". "
     timed = {p: v["run_ms_median"] for p, v in w["peers"].items() if v.get("status") == "ok"}
     if timed:
@@ -607,9 +638,12 @@ def markdown(results):
         f"transparent huge pages, {m['cores']} threads) measured before the workloads "
         f"({m['triad_start_gbps']:.1f} GB/s, median pass {m['triad_median_gbps']:.1f}) and again after them ("
         + (f"{m['triad_end_gbps']:.1f} GB/s" if m.get("triad_end_gbps") else "not measured")
-        + f"); a memory-bound workload's % is of the triad measured again just before it (4 passes, the best; "
-        "in each pass, then the median over passes), as the shared VM's bandwidth moves within a run; a matmul's, "
-        "of the FMA peak. With plain stores (write-allocate traffic not counted, as STREAM "
+        + f"); a memory-bound workload's % is of the triad paired with each of its runs: after its timed runs, "
+        "it runs again, each run just after one triad pass of its own (the run's GB/s over that pass's, the median "
+        "of the runs' ratios in each pass, then the median over passes), as the shared VM's bandwidth moves between "
+        "phases seconds apart; the triad's 768 MiB leave the caches cold for each of those runs. The triad measured "
+        "once just before the workload (4 passes, the best) is kept beside it. A matmul's %, of the FMA peak. "
+        "With plain stores (write-allocate traffic not counted, as STREAM "
         f"does): {m['triad_plain_stores_gbps']:.1f} GB/s"
         + (f". In 4 KiB pages from the C++ heap, what the peers' large arrays get by default: "
            f"{m['triad_small_pages_gbps']:.1f} GB/s" if m.get("triad_small_pages_gbps") else ""),

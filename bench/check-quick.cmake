@@ -32,10 +32,18 @@ foreach(line IN LISTS lines)
       foreach(key bytes check cold_start_ms warm_start_ms warm_start_cache_hit)
         require("${line}" ${key} ${name})
       endforeach()
-      # The workloads that mostly read: their read-only loop too.
+      # The memory-bound workloads: their runs paired with triad passes; the
+      # workloads that mostly read: their read-only loop too.
+      string(JSON bound GET "${line}" bound)
+      if(NOT bound STREQUAL "compute")
+        foreach(key triad_near_gbps "paired;runs" "paired;gbps_median"
+                    "paired;triad_median_gbps" "paired;pct_triad")
+          require("${line}" "${key}" ${name})
+        endforeach()
+      endif()
       if(name STREQUAL "sum" OR name STREQUAL "column_sum")
-        foreach(key triad_near_gbps read_near_gbps)
-          require("${line}" ${key} ${name})
+        foreach(key read_near_gbps "paired;read_median_gbps" "paired;pct_read")
+          require("${line}" "${key}" ${name})
         endforeach()
       endif()
       string(JSON check GET "${line}" check)

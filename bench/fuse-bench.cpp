@@ -141,6 +141,62 @@ Expected<Compilation> compileCold(const Workload &workload,
   return compilation;
 }
 
+/// A memory-bound workload against the triad of its own moment: each timed
+/// run just after one triad pass of its own (TriadPasses), the run's GB/s
+/// over that pass's, the median of those ratios. The VM's bandwidth moves
+/// between phases seconds apart (the triad read 45 and 80 GB/s within a
+/// minute), so a figure measured once before the runs can fall in another
+/// phase than they do; a pass and a run a few milliseconds apart share theirs.
+/// The triad's 768 MiB also leave the caches cold for each run, as a workload
+/// of this size meets them in a model. One that mostly reads is also paired
+/// with a pass of the read-only loop (ReadPasses), after the triad's.
+Expected<std::string> pairedTriadJson(device::DeviceRuntime &runtime,
+                                      const Bundle &bundle,
+                                      const std::vector<TensorBytes> &inputs,
+                                      const Options &options,
+                                      std::uint64_t triadBytes, unsigned cores,
+                                      double bytes, bool readBound) {
+  TriadPasses triad(triadBytes, cores);
+  std::optional<ReadPasses> read;
+  if (readBound)
+    read.emplace(triadBytes, cores);
+  if (!triad.ok() || (read && !read->ok()))
+    return Status::error("no memory for the paired triad");
+  std::vector<double> triads, reads;
+  KernelTimerOptions timer;
+  timer.beforeTimedRun = [&] {
+    triads.push_back(triad.passGBps());
+    if (read)
+      reads.push_back(read->passGBps());
+  };
+  Expected<KernelTiming> timing =
+      timeKernels(runtime, bundle, inputs, options.warmup, options.runs, timer);
+  if (!timing.ok())
+    return timing.status();
+  std::vector<double> ratios, readRatios, gbps;
+  for (std::size_t i = 0; i < timing->runMs.size() && i < triads.size(); ++i) {
+    gbps.push_back(bytes / (timing->runMs[i] * 1e-3) / 1e9);
+    ratios.push_back(gbps.back() / triads[i]);
+    if (i < reads.size())
+      readRatios.push_back(gbps.back() / reads[i]);
+  }
+  if (ratios.empty())
+    return Status::error("no paired runs");
+  auto median = [](std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values[(values.size() - 1) / 2];
+  };
+  JsonObject object;
+  object.num("runs", double(ratios.size()))
+      .num("gbps_median", median(gbps))
+      .num("triad_median_gbps", median(triads))
+      .num("pct_triad", 100.0 * median(ratios));
+  if (!readRatios.empty())
+    object.num("read_median_gbps", median(reads))
+        .num("pct_read", 100.0 * median(readRatios));
+  return object.toString();
+}
+
 /// One variant's figures: kernels, compile and run times, bandwidth.
 std::string variantJson(const Bundle &bundle, double compileMs,
                         const KernelTiming &timing, unsigned runs, double bytes,
@@ -448,6 +504,17 @@ int main(int argc, char **argv) {
     record.raw("fused", variantJson(fusedBundle, fusedCompileMs, *fusedTiming,
                                     options.runs, bytes, workload.flops,
                                     triad.bestGBps, peak.bestGflops));
+    if (workload.bound != Bound::Compute) {
+      progress(workload.name + ": timing " + std::to_string(options.runs) +
+               " runs, each after a triad pass...");
+      Expected<std::string> paired =
+          pairedTriadJson(runtime, fusedBundle, inputs, options, triadBytes,
+                          cores, bytes, outputBytes * kReadBoundRatio <= bytes);
+      if (paired.ok())
+        record.raw("paired", *paired);
+      else
+        record.str("paired_error", firstLine(paired.message()));
+    }
 
     progress(workload.name + ": compiling and timing without fusion...");
     double unfusedCompileMs = 0;

@@ -145,6 +145,42 @@ class NearTriad(unittest.TestCase):
         self.assertIn("20% of a read-only loop measured just before it (32.0 GB/s", bench.markdown(results))
 
 
+class PairedTriad(unittest.TestCase):
+    """Where fuse-bench paired each run with a triad pass of its own, Fuse's %
+    (the target's) is the median over passes of each pass's paired figure,
+    the near triad's % kept beside it; a read-bound one's read % likewise."""
+
+    def test_percent_of_the_paired_triad(self):
+        passes = []
+        for near, paired, read, fused_ms in ((40.0, 91.0, 101.0, 2.0), (50.0, 70.0, 99.0, 1.0),
+                                             (44.0, 88.0, 97.0, 4.0)):
+            records = fuse_pass(64.0, 45.0, 400.0, fused_ms=fused_ms, kernel_ms=fused_ms)
+            records[1].update(name="sum", bound="bandwidth", triad_near_gbps=near, read_near_gbps=near,
+                              paired={"runs": 20, "gbps_median": 30.0, "triad_median_gbps": near + 1,
+                                      "pct_triad": paired, "read_median_gbps": near - 1, "pct_read": read})
+            passes.append(records)
+        records = bench.combine_fuse_passes(passes)
+        workload = records[1]
+        self.assertEqual(workload["pct_triad_paired_passes"], [91.0, 70.0, 88.0])
+        self.assertEqual(workload["pct_triad_paired"], 88.0)
+        self.assertEqual(workload["triad_paired_gbps"], 45.0)
+        self.assertEqual(workload["pct_read_paired"], 99.0)
+
+        results = bench.build_results(records, {}, QuickArgs)
+        entry = results["workloads"][0]
+        self.assertEqual(entry["fuse"]["pct_triad"], 88.0)
+        # The near triad's %: 4, 8, 2 GB/s of 40, 50, 44.
+        self.assertAlmostEqual(entry["fuse"]["pct_triad_near"], 10.0)
+        self.assertEqual(entry["fuse"]["pct_read"], 99.0)
+        self.assertEqual(entry["read_gbps"], 43.0)
+        results["load_average"] = {"before": 0.0, "after": 0.0}
+        text = bench.markdown(results)
+        self.assertIn("88% of the triad paired with each run (a triad pass just before each run, median 45.0 GB/s; "
+                      "10% of the triad measured once before the runs, 44.0 GB/s)", text)
+        self.assertIn("99% of a read-only loop paired with each run", text)
+        self.assertIn("sum: 88% (target >= 90%: not met)", text)
+
+
 class CombinePeerPasses(unittest.TestCase):
     def test_errors_and_missing(self):
         merged = bench.combine_peer_passes([
