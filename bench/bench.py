@@ -11,8 +11,8 @@ timed minutes apart are not compared); each system's figure is the median
 of its passes' medians, the triad and FMA peak the best pass. Writes
 bench/results/results.md, results.json and chart.png. Every
 percentage is against the triad figure of the same run; every ratio is the
-peer's median time over Fuse's (above 1: Fuse is faster). Nothing here
-asserts a timing.
+median over passes of the peer's time over Fuse's in the same pass (above 1:
+Fuse is faster). Nothing here asserts a timing.
 """
 
 import argparse
@@ -283,10 +283,12 @@ def fmt_ms(ms):
 # ---------------------------------------------------------------- passes
 
 
-def pass_figures(medians, mins):
+def pass_figures(medians, mins, by_pass=None):
     """One system's figures on one workload from its per-pass medians and
-    minimums: the median of the medians is the figure reported."""
-    return {
+    minimums: the median of the medians is the figure reported. `by_pass`:
+    each pass's median in pass order, None where it did not run there (what
+    pairs it with another system's pass by pass, paired_ratio)."""
+    figures = {
         "run_ms_median": statistics.median(medians),
         "run_ms_min": min(mins),
         "run_ms_pass_medians": list(medians),
@@ -294,6 +296,24 @@ def pass_figures(medians, mins):
         "run_ms_pass_max": max(medians),
         "passes": len(medians),
     }
+    if by_pass is not None:
+        figures["run_ms_by_pass"] = list(by_pass)
+    return figures
+
+
+def paired_ratio(peer, fuse):
+    """A peer's time over Fuse's: the median over passes of each pass's
+    ratio, as each pass times a workload on Fuse and then on every peer back
+    to back, moments apart, while the VM's bandwidth moves between phases
+    seconds apart (a sum took 7.4 ms on Fuse and 4.4 on PyTorch in one pass,
+    4.3 and 4.3 in the next); the ratio of the medians where the passes do
+    not line up. Returns (ratio, each pass's ratio or None)."""
+    fuse_by, peer_by = fuse.get("run_ms_by_pass"), peer.get("run_ms_by_pass")
+    if fuse_by and peer_by and len(fuse_by) == len(peer_by):
+        ratios = [p / f for p, f in zip(peer_by, fuse_by) if p and f]
+        if ratios:
+            return statistics.median(ratios), ratios
+    return peer["run_ms_median"] / fuse["run_ms_median"], None
 
 
 def combine_variant(variants):
@@ -302,12 +322,13 @@ def combine_variant(variants):
     median of the passes' medians, GB/s and GFLOP/s scaled to it, and each
     kernel's time the median of its passes' when every pass lists the same
     kernels."""
+    by_pass = [v["run_ms_median"] if v else None for v in variants]
     variants = [v for v in variants if v]
     if not variants:
         return None
     first = variants[0]
     merged = dict(first)
-    merged.update(pass_figures([v["run_ms_median"] for v in variants], [v["run_ms_min"] for v in variants]))
+    merged.update(pass_figures([v["run_ms_median"] for v in variants], [v["run_ms_min"] for v in variants], by_pass))
     scale = first["run_ms_median"] / merged["run_ms_median"]
     for key in ("gbps", "gflops"):
         if merged.get(key) is not None:
@@ -422,7 +443,9 @@ def combine_peer_passes(runs):
         if not good:
             merged["results"][name] = values[0]
             continue
-        merged["results"][name] = pass_figures([v["run_ms_median"] for v in good], [v["run_ms_min"] for v in good])
+        by_pass = [r["results"].get(name, {}).get("run_ms_median") if r["status"] == "ok" else None for r in runs]
+        merged["results"][name] = pass_figures([v["run_ms_median"] for v in good], [v["run_ms_min"] for v in good],
+                                               by_pass)
         errors = [v["error"] for v in values if "error" in v]
         if errors:
             merged["results"][name]["failed_passes"] = errors
@@ -485,7 +508,9 @@ def build_results(records, peers, args):
                 figures.update(gbps=gbps, pct_triad=100 * gbps / entry["triad_gbps"])
             entry["peers"][peer] = figures
             if entry["fuse"]:
-                entry["ratio"][peer] = ms / entry["fuse"]["run_ms_median"]
+                entry["ratio"][peer], by_pass = paired_ratio(value, entry["fuse"])
+                if by_pass:
+                    figures["ratio_passes"] = by_pass
         workloads.append(entry)
     peer_info = {
         peer: ({"status": "ok", **result.get("info", {})} if result["status"] == "ok" else result)
@@ -659,7 +684,9 @@ def markdown(results):
         "of warm-up (Fuse and every CPU peer alike); Fuse times the kernels only (inputs uploaded once); "
         "peers time one call each (outputs in new memory, as they allocate by default)",
         "- GB/s counts each graph input read once and each output written once; ratio = peer time / Fuse time "
-        "(above 1: Fuse is faster)",
+        "in the same pass, the median over passes (results.json keeps each pass's ratio; where the passes do not "
+        "line up, the ratio of the medians), as the VM's bandwidth moves between phases seconds apart; above 1: "
+        "Fuse is faster",
         "- this is a shared 2-core virtual machine: other processes (compiles) may have run during the "
         "measurement, so the numbers are noisy (the same day, under a load average near 10, every figure "
         "was 2-4x lower); 1-minute load average "

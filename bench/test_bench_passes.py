@@ -201,6 +201,38 @@ class CombinePeerPasses(unittest.TestCase):
         self.assertTrue(bench.module_missing("no_such_package_for_fuse.compiler"))
 
 
+class PairedRatio(unittest.TestCase):
+    """A peer's ratio is the median over passes of its time over Fuse's in the
+    same pass, not the ratio of the two medians; passes where either did not
+    run are left out; unaligned passes fall back to the medians."""
+
+    def test_ratio_pass_by_pass(self):
+        passes = [fuse_pass(64.0, 45.0, 400.0, fused_ms=ms, kernel_ms=ms) for ms in (7.4, 4.3, 7.9)]
+        records = bench.combine_fuse_passes(passes)
+        self.assertEqual(records[1]["fused"]["run_ms_by_pass"], [7.4, 4.3, 7.9])
+        peer = bench.combine_peer_passes([
+            {"status": "ok", "results": {records[1]["name"]: {"run_ms_median": 4.4, "run_ms_min": 4.0}}},
+            {"status": "ok", "results": {records[1]["name"]: {"run_ms_median": 4.3, "run_ms_min": 4.0}}},
+            {"status": "ok", "results": {records[1]["name"]: {"run_ms_median": 8.4, "run_ms_min": 8.0}}},
+        ])
+        results = bench.build_results(records, {"torch": peer}, QuickArgs)
+        entry = results["workloads"][0]
+        # Pass by pass: 4.4/7.4, 4.3/4.3, 8.4/7.9; the medians' ratio would be 4.4/7.4.
+        self.assertAlmostEqual(entry["ratio"]["torch"], 1.0)
+        self.assertEqual(len(entry["peers"]["torch"]["ratio_passes"]), 3)
+
+        # A pass the peer failed is left out of the pairs.
+        ratio, by_pass = bench.paired_ratio({"run_ms_median": 4.0, "run_ms_by_pass": [None, 4.0, 9.0]},
+                                            {"run_ms_median": 7.0, "run_ms_by_pass": [7.0, 2.0, 3.0]})
+        self.assertEqual(by_pass, [2.0, 3.0])
+        self.assertEqual(ratio, 2.5)
+        # Passes that do not line up: the medians.
+        ratio, by_pass = bench.paired_ratio({"run_ms_median": 4.0, "run_ms_by_pass": [4.0, 9.0]},
+                                            {"run_ms_median": 2.0, "run_ms_by_pass": [7.0, 2.0, 3.0]})
+        self.assertIsNone(by_pass)
+        self.assertEqual(ratio, 2.0)
+
+
 class MergeInvocations(unittest.TestCase):
     """A pass run a workload at a time: one run's records."""
 
