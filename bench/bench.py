@@ -574,8 +574,8 @@ def target_text(entry):
 EXPLANATIONS = {
     "mul_add_row": "The sum a*b+c is one pointwise kernel: a and b are read once and y written once, and the row c is "
     "a few KiB, so the triad is its ceiling.",
-    "gelu": "The tanh-form GELU is one pointwise kernel (x read once, y written once); tanh is evaluated per "
-    "element, so the arithmetic competes with the memory traffic.",
+    "gelu": "The tanh-form GELU is one pointwise kernel (x read once, y written once), computed as "
+    "x / (1 + e^(-2u)), the same function: the exponential per element competes with the memory traffic.",
     "softmax": "The row max, the exponentials, their sum and the division are one kernel over rows: x is read "
     "from memory and y written once; exp is evaluated per element.",
     "layernorm": "The mean, the variance, the normalization, scale and shift are one kernel over rows: x is read "
