@@ -48,7 +48,7 @@ struct KernelTimerOptions {
   /// too few for a stable median.
   double minPhaseMs = 200;
   /// Called before each timed run, outside its time (fuse-bench's paired
-  /// triad pass).
+  /// triad pass); its time does count toward minPhaseMs.
   std::function<void()> beforeTimedRun;
 };
 

@@ -418,7 +418,8 @@ def near_triad_figures(same):
     if paired:
         figures.update(pct_triad_paired_passes=[p["pct_triad"] for p in paired],
                        pct_triad_paired=statistics.median(p["pct_triad"] for p in paired),
-                       triad_paired_gbps=statistics.median(p["triad_median_gbps"] for p in paired))
+                       triad_paired_gbps=statistics.median(p["triad_median_gbps"] for p in paired),
+                       paired_gbps=statistics.median(p["gbps_median"] for p in paired))
         reads = [p for p in paired if p.get("pct_read") is not None]
         if reads:
             figures.update(pct_read_paired=statistics.median(p["pct_read"] for p in reads),
@@ -486,6 +487,7 @@ def build_results(records, peers, args):
             entry["fuse"]["pct_triad"] = record["pct_triad_paired"]
             entry["fuse"]["pct_triad_passes"] = record["pct_triad_paired_passes"]
             entry["triad_paired_gbps"] = record["triad_paired_gbps"]
+            entry["paired_gbps"] = record.get("paired_gbps")
             if record.get("pct_read_paired") is not None:
                 entry["fuse"]["pct_read"] = record["pct_read_paired"]
                 entry["read_gbps"] = record["read_paired_gbps"]
@@ -622,10 +624,11 @@ def time_paragraph(w, results):
     else:
         limit = "Memory-bound" if w["bound"] == "bandwidth" else "Memory- and exp/tanh-bound (counted against the triad)"
         if f.get("pct_triad_near") is not None:
-            text += (f"{limit}: {f['gbps']:.1f} GB/s, {f['pct_triad']:.0f}% of the triad paired with each run "
-                     f"(a triad pass just before each run, median {w['triad_paired_gbps']:.1f} GB/s; "
-                     f"{f['pct_triad_near']:.0f}% of the triad measured once before the runs, "
-                     f"{w['triad_gbps']:.1f} GB/s)")
+            paired = (f"{w['paired_gbps']:.1f} GB/s, " if w.get("paired_gbps") else "")
+            text += (f"{limit}: {f['gbps']:.1f} GB/s in its timed runs ({f['pct_triad_near']:.0f}% of the triad "
+                     f"measured once before them, {w['triad_gbps']:.1f} GB/s); run again, each run just after a "
+                     f"triad pass of its own (cold caches), {paired}{f['pct_triad']:.0f}% of the triad paired with "
+                     f"each run (median {w['triad_paired_gbps']:.1f} GB/s)")
             if f.get("pct_read") is not None:
                 text += (f", and {f['pct_read']:.0f}% of a read-only loop paired with each run the same way "
                          f"({w['read_gbps']:.1f} GB/s: it reads far more than it writes, and reads alone "
@@ -666,7 +669,7 @@ def markdown(results):
         + f"); a memory-bound workload's % is of the triad paired with each of its runs: after its timed runs, "
         "it runs again, each run just after one triad pass of its own (the run's GB/s over that pass's, the median "
         "of the runs' ratios in each pass, then the median over passes), as the shared VM's bandwidth moves between "
-        "phases seconds apart; the triad's 768 MiB leave the caches cold for each of those runs. The triad measured "
+        f"phases seconds apart; the triad's {3 * m['triad_array_mib']} MiB leave the caches cold for each of those runs. The triad measured "
         "once just before the workload (4 passes, the best) is kept beside it. A matmul's %, of the FMA peak. "
         "With plain stores (write-allocate traffic not counted, as STREAM "
         f"does): {m['triad_plain_stores_gbps']:.1f} GB/s"

@@ -147,7 +147,8 @@ Expected<Compilation> compileCold(const Workload &workload,
 /// between phases seconds apart (the triad read 45 and 80 GB/s within a
 /// minute), so a figure measured once before the runs can fall in another
 /// phase than they do; a pass and a run a few milliseconds apart share theirs.
-/// The triad's 768 MiB also leave the caches cold for each run, as a workload
+/// The triad's three arrays (768 MiB by default) also leave the caches cold
+/// for each run, as a workload
 /// of this size meets them in a model. One that mostly reads is also paired
 /// with a pass of the read-only loop (ReadPasses), after the triad's.
 Expected<std::string> pairedTriadJson(device::DeviceRuntime &runtime,

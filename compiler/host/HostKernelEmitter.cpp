@@ -279,10 +279,11 @@ void prefetchAhead(RegionEmitter &e, Index index,
 /// At a vector step of a pass over the row [lo, lo + rowLength), a prefetch
 /// (into L2) of a line of the next row in each of `inputs`, in the `share`th
 /// half of it: the row's position halved, to a line, so that two passes (the
-/// second reduction's and the store pass) each prefetch half the next row, a
-/// line every other step (each line twice). Spread over both passes, the
-/// prefetches keep the memory busier than a burst in one (emitRowReduction
-/// says where it is used, and what it measured).
+/// second reduction's and the store pass) each prefetch half the next row
+/// (each line twice at 16 lanes of 4 bytes; more often with fewer or narrower
+/// lanes). The halves start at the row's half, not at a line. Spread over both
+/// passes, the prefetches keep the memory busier than a burst in one
+/// (emitRowReduction says where it is used, and what it measured).
 void prefetchShare(RegionEmitter &e, Index index, Value lo,
                    ArrayRef<std::pair<Value, Type>> inputs, int64_t rowLength,
                    unsigned share) {

@@ -232,18 +232,20 @@ template <typename Op> Value otherOperand(Operation *op, Value one) {
 /// to GELU where u < -4, where 1 + tanh u cancels (at x = -5 the tanh form's
 /// result is off by a third).
 ///
-/// On AVX-512, 16 lanes at a time, the exponential costs 9 vector
+/// On AVX-512, 16 lanes at a time, the exponential costs 10 vector
 /// instructions where tanh's rational form costs 13 and the products by 1 +
 /// tanh and the half two more: llvm-mca (znver4) puts the GELU of the bench at
-/// 15 cycles a vector of 16 instead of 22. e^w, w = -2u: n = round(w / ln2), q
-/// = u + n ln2 / 2 = -r / 2 with r = w - n ln2 in [-ln2/2, ln2/2], e^r = p(r)
-/// by ExpF32's polynomial with its coefficients scaled by powers of -2 (exact),
-/// taking q; then p 2^n (vscalefps). ln2 in one part: n ln2's error, at most
-/// 126 * 1.9e-9, is 2.4e-7 of e^w at the ends and less inside. u is clamped to
-/// [-100, 100] (vrangeps, one instruction), so that n fits: e^w is then 0
-/// where x is large (x / 1 = x) and inf where x is very negative (x / inf =
-/// -0, and -inf / inf = NaN, as the tanh form's -inf * 0 gives); a NaN x gives
-/// NaN. Elsewhere (a scalar tail, AVX2) e^(-2u) is a math.exp, which ExpF32
+/// 16.5 cycles a vector of 16 instead of 22.3. e^w, w = -2u: n = round(w /
+/// ln2), q = u + n ln2 / 2 = -r / 2 with r = w - n ln2 in [-ln2/2, ln2/2], e^r
+/// = p(r) by ExpF32's polynomial with its coefficients scaled by powers of -2
+/// (exact), taking q; then p 2^n (vscalefps). ln2 in one part: n ln2's error,
+/// at most 128 * 1.9e-9, is 2.4e-7 of e^w at the ends and less inside. u is
+/// clamped to [-100, 43] (vmaxps and vminps, which keep a NaN u NaN): e^w is
+/// then at least e^-86, a normal number (a subnormal product costs a
+/// microcode assist per vector on Intel cores, see ExpF32), whose 1 + e^w
+/// rounds to 1, so that a large x gives x; and inf where x is very negative
+/// (x / inf = -0, and -inf / inf = NaN, as the tanh form's -inf * 0 gives).
+/// Elsewhere (a scalar tail, AVX2) e^(-2u) is a math.exp, which ExpF32
 /// lowers: the same function, to within its 2 ulp.
 struct GeluTanhF32 : OpRewritePattern<math::TanhOp> {
   GeluTanhF32(MLIRContext *context, bool avx512, PatternBenefit benefit)
@@ -287,7 +289,9 @@ struct GeluTanhF32 : OpRewritePattern<math::TanhOp> {
     auto vector = dyn_cast<VectorType>(type);
     Value e;
     if (avx512 && vector && vector.getNumElements() % 16 == 0) {
-      Value u = rangeClamp(b, loc, vector, tanh.getOperand(), f(100.0f));
+      Value u = clampBy(b, loc, arith::CmpFPredicate::OLT, f(43.0f),
+                        clampBy(b, loc, arith::CmpFPredicate::OGT, f(-100.0f),
+                                tanh.getOperand()));
       constexpr float kMagic = 0x1.8p23f;
       Value t =
           math::FmaOp::create(b, loc, u, f(-2 * 0x1.715476p+0f), f(kMagic));
@@ -308,29 +312,6 @@ struct GeluTanhF32 : OpRewritePattern<math::TanhOp> {
     Value d = arith::AddFOp::create(b, loc, e, f(1.0f));
     b.replaceOp(root, arith::DivFOp::create(b, loc, x, d));
     return success();
-  }
-
-  /// x with its magnitude clamped to `bound` and its sign kept (vrangeps,
-  /// 16 lanes at a time; a NaN x gives a NaN or the bound, which the NaN
-  /// numerator makes NaN either way).
-  static Value rangeClamp(PatternRewriter &b, Location loc, VectorType type,
-                          Value x, Value bound) {
-    auto lanes16 = VectorType::get({16}, type.getElementType());
-    Value all = LLVM::ConstantOp::create(b, loc, b.getI16Type(),
-                                         b.getI16IntegerAttr(-1));
-    // Imm 2: the operand of least magnitude, with the sign of the first.
-    Value select = LLVM::ConstantOp::create(b, loc, b.getI32Type(),
-                                            b.getI32IntegerAttr(2));
-    Value current = LLVM::ConstantOp::create(b, loc, b.getI32Type(),
-                                             b.getI32IntegerAttr(4));
-    auto one = [&](Value x16, Value bound16) {
-      return LLVM::CallIntrinsicOp::create(
-                 b, loc, lanes16,
-                 b.getStringAttr("llvm.x86.avx512.mask.range.ps.512"),
-                 ValueRange{x16, bound16, select, x16, all, current})
-          .getResult(0);
-    };
-    return bySixteen(b, loc, type, x, bound, one);
   }
 
   bool avx512;

@@ -453,6 +453,49 @@ TEST_F(HostMath, F32GeluTanhFormAsASigmoid) {
       }
 }
 
+/// The same rewrite where u is not a function of x: a NaN u with a finite x
+/// stays NaN (the clamps keep it), and a u past the clamps gives x (u large)
+/// or 0 (u very negative), as the tanh form does; against the reference.
+TEST_F(HostMath, F32HalfTimesOnePlusTanhOfAnotherInput) {
+  const std::vector<float> us = {
+      float(kNaN), -float(kNaN), float(kInf), float(-kInf), 50.0f, -50.0f,
+      43.5f,       -100.5f,      0.0f,        -0.0f,        3.0f,  -3.0f};
+  for (int64_t n : {48, 15}) {
+    GraphBuilder b;
+    TensorType t{ElementType::F32, {n}};
+    TensorId x = b.input(t, "x"), u = b.input(t, "u");
+    TensorId s = b.add(b.splat(t, 1.0), b.tanh(u));
+    b.output(b.mul(b.mul(x, s), b.splat(t, 0.5)), "y");
+    Expected<Graph> graph = b.finish();
+    ASSERT_TRUE(graph.ok()) << graph.message();
+    std::vector<HostTensorData> inputs;
+    inputs.emplace_back(graph->typeOf(x));
+    inputs.emplace_back(graph->typeOf(u));
+    auto *xs = reinterpret_cast<float *>(inputs[0].bytes.data());
+    auto *ui = reinterpret_cast<float *>(inputs[1].bytes.data());
+    for (int64_t i = 0; i < n; ++i) {
+      xs[i] = float(uniform(-4, 4));
+      ui[i] = size_t(i) < us.size() ? us[size_t(i)] : float(uniform(-6, 6));
+    }
+    std::vector<HostTensorData> copy = inputs;
+    std::vector<HostTensorData> out = runHost(*graph, copy);
+    ASSERT_EQ(out.size(), 1u);
+    const auto *y = reinterpret_cast<const float *>(out[0].bytes.data());
+    for (int64_t i = 0; i < n && size_t(i) < us.size(); ++i) {
+      SCOPED_TRACE("u = " + std::to_string(ui[i]) +
+                   ", x = " + std::to_string(xs[i]) + ", " + std::to_string(n));
+      if (std::isnan(ui[i]))
+        EXPECT_TRUE(std::isnan(y[i])) << y[i];
+      else if (ui[i] > 40)
+        EXPECT_EQ(y[i], xs[i]);
+      else if (ui[i] < -40)
+        EXPECT_EQ(y[i], 0.0f);
+    }
+    checkOn(*graph, std::move(inputs),
+            toleranceForTensor(*graph, graph->outputs[0].tensor));
+  }
+}
+
 /// atan and tan (as sin / cos) through MLIR's f32 approximations, within
 /// the transcendental tolerance; f16 computes in f32.
 TEST_F(HostMath, AtanAndTan) {
