@@ -2,7 +2,17 @@
 
 #include "bench/BenchSupport.h"
 
+#include <algorithm>
+
 namespace fuse::bench {
+
+double median(std::vector<double> values) {
+  if (values.empty())
+    return 0;
+  std::sort(values.begin(), values.end());
+  std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
 
 device::TensorBytes randomF32(std::int64_t count, std::uint64_t seed) {
   device::TensorBytes bytes(std::size_t(count) * sizeof(float));

@@ -47,6 +47,10 @@ private:
 /// by zero, no log of zero; fast enough for 2^26 elements.
 device::TensorBytes randomF32(std::int64_t count, std::uint64_t seed);
 
+/// The median of `values` (of an even count, the mean of the middle two); 0
+/// for none.
+double median(std::vector<double> values);
+
 /// The first line of a message, for a one-line JSON field.
 std::string firstLine(const std::string &text);
 

@@ -2,6 +2,8 @@
 
 #include "bench/KernelTimer.h"
 
+#include "bench/BenchSupport.h"
+
 #include "runtime/device/BundleLaunch.h"
 
 #include <algorithm>
@@ -21,12 +23,6 @@ namespace {
 double msSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start)
       .count();
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 } // namespace

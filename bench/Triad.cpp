@@ -222,20 +222,4 @@ double ReadPasses::passGBps() {
   return double(count * sizeof(double)) / elapsed.count() / 1e9;
 }
 
-ReadResult measureRead(std::uint64_t arrayBytes, unsigned threads,
-                       unsigned passes) {
-  ReadPasses read(arrayBytes, threads);
-  if (!read.ok())
-    return ReadResult{};
-  read.passGBps(); // warm-up
-  std::vector<double> gbps;
-  for (unsigned pass = 0; pass < passes; ++pass)
-    gbps.push_back(read.passGBps());
-  std::sort(gbps.begin(), gbps.end());
-  ReadResult result;
-  result.bestGBps = gbps.back();
-  result.medianGBps = gbps[(gbps.size() - 1) / 2];
-  return result;
-}
-
 } // namespace fuse::bench

@@ -76,14 +76,11 @@ TriadResult measureTriad(std::uint64_t arrayBytes, unsigned threads,
                          unsigned passes, bool streamingStores,
                          TriadPages pages = TriadPages::Huge);
 
-struct ReadResult {
-  /// Bytes read per pass over bytes per second.
-  double bestGBps = 0;
-  double medianGBps = 0;
-};
-
-/// The read-only loop's array, held for passes one at a time (as
-/// TriadPasses): one array in huge pages, summed by `threads` threads.
+/// A read-only stream, held for passes one at a time (as TriadPasses): the
+/// sum of one array of `arrayBytes` in huge pages (as TriadPages::Huge),
+/// split over `threads` threads. The ceiling of a kernel that reads far more
+/// than it writes (a sum, column sums): on the AMD EPYC VM the triad was
+/// measured on, reads alone ran at about 75-80% of the triad's rate.
 class ReadPasses {
 public:
   ReadPasses(std::uint64_t arrayBytes, unsigned threads);
@@ -102,15 +99,6 @@ private:
   std::unique_ptr<Array> array;
   double total = 0;
 };
-
-/// A read-only stream: the sum of one array of `arrayBytes` in huge pages
-/// (as measureTriad's TriadPages::Huge), split over `threads` threads, after
-/// one warm-up pass. The ceiling of a kernel that reads far more than it
-/// writes (a sum, column sums): on the AMD EPYC VM the triad was measured
-/// on, reads alone ran at about 75-80% of the triad's rate. All zeros when
-/// the memory cannot be had.
-ReadResult measureRead(std::uint64_t arrayBytes, unsigned threads,
-                       unsigned passes);
 
 } // namespace fuse::bench
 

@@ -141,34 +141,53 @@ Expected<Compilation> compileCold(const Workload &workload,
   return compilation;
 }
 
-/// A memory-bound workload against the triad of its own moment: each timed
-/// run just after one triad pass of its own (TriadPasses), the run's GB/s
-/// over that pass's, the median of those ratios. The VM's bandwidth moves
-/// between phases seconds apart (the triad read 45 and 80 GB/s within a
-/// minute), so a figure measured once before the runs can fall in another
-/// phase than they do; a pass and a run a few milliseconds apart share theirs.
-/// The triad's three arrays (768 MiB by default) also leave the caches cold
-/// for each run, as a workload
-/// of this size meets them in a model. One that mostly reads is also paired
-/// with a pass of the read-only loop (ReadPasses), after the triad's.
-Expected<std::string> pairedTriadJson(device::DeviceRuntime &runtime,
-                                      const Bundle &bundle,
-                                      const std::vector<TensorBytes> &inputs,
-                                      const Options &options,
-                                      std::uint64_t triadBytes, unsigned cores,
-                                      double bytes, bool readBound) {
-  TriadPasses triad(triadBytes, cores);
+/// The yardsticks of one memory-bound workload, their arrays allocated and
+/// first touched once: the triad (and, for one that mostly reads, the
+/// read-only loop) measured just before its runs (the best of
+/// kNearTriadPasses passes after one warm-up), then paired with each run
+/// (pairedJson).
+struct Yardsticks {
+  Yardsticks(std::uint64_t arrayBytes, unsigned cores, bool readBound)
+      : triad(arrayBytes, cores) {
+    if (readBound)
+      read.emplace(arrayBytes, cores);
+  }
+  bool ok() const { return triad.ok() && (!read || read->ok()); }
+
+  /// The best of kNearTriadPasses passes of `pass`, after one warm-up.
+  template <typename Pass> static double near(Pass pass) {
+    pass();
+    double best = 0;
+    for (unsigned i = 0; i < kNearTriadPasses; ++i)
+      best = std::max(best, pass());
+    return best;
+  }
+
+  TriadPasses triad;
   std::optional<ReadPasses> read;
-  if (readBound)
-    read.emplace(triadBytes, cores);
-  if (!triad.ok() || (read && !read->ok()))
-    return Status::error("no memory for the paired triad");
+};
+
+/// A memory-bound workload against the triad of its own moment: each timed
+/// run just after one triad pass of its own, the run's GB/s over that
+/// pass's, the median of those ratios. The VM's bandwidth moves between
+/// phases seconds apart (the triad read 45 and 80 GB/s within a minute), so
+/// a figure measured once before the runs can fall in another phase than
+/// they do; a pass and a run a few milliseconds apart share theirs. The
+/// triad's three arrays (768 MiB by default) also leave the caches cold for
+/// each run, as a workload of this size meets them in a model. One that
+/// mostly reads is also paired with a pass of the read-only loop, after the
+/// triad's.
+Expected<std::string> pairedJson(device::DeviceRuntime &runtime,
+                                 const Bundle &bundle,
+                                 const std::vector<TensorBytes> &inputs,
+                                 const Options &options, Yardsticks &yardsticks,
+                                 double bytes) {
   std::vector<double> triads, reads;
   KernelTimerOptions timer;
   timer.beforeTimedRun = [&] {
-    triads.push_back(triad.passGBps());
-    if (read)
-      reads.push_back(read->passGBps());
+    triads.push_back(yardsticks.triad.passGBps());
+    if (yardsticks.read)
+      reads.push_back(yardsticks.read->passGBps());
   };
   Expected<KernelTiming> timing =
       timeKernels(runtime, bundle, inputs, options.warmup, options.runs, timer);
@@ -183,10 +202,6 @@ Expected<std::string> pairedTriadJson(device::DeviceRuntime &runtime,
   }
   if (ratios.empty())
     return Status::error("no paired runs");
-  auto median = [](std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    return values[(values.size() - 1) / 2];
-  };
   JsonObject object;
   object.num("runs", double(ratios.size()))
       .num("gbps_median", median(gbps))
@@ -478,15 +493,23 @@ int main(int argc, char **argv) {
     // Memory-bound workloads: the triad again just before, so that their %
     // of it compares two moments close together (on a shared VM the triad
     // moved from 64 to 45 GB/s within one fuse-bench run).
+    // One that mostly reads (a sum, column sums): also a read-only loop,
+    // its own ceiling, as reads alone do not reach the triad's rate.
+    std::optional<Yardsticks> yardsticks;
     if (workload.bound != Bound::Compute) {
-      TriadResult near =
-          measureTriad(triadBytes, cores, kNearTriadPasses, true);
-      record.num("triad_near_gbps", near.bestGBps);
-      // One that mostly reads (a sum, column sums): also a read-only loop,
-      // its own ceiling, as reads alone do not reach the triad's rate.
-      if (outputBytes * kReadBoundRatio <= bytes) {
-        ReadResult read = measureRead(triadBytes, cores, kNearTriadPasses);
-        record.num("read_near_gbps", read.bestGBps);
+      yardsticks.emplace(triadBytes, cores,
+                         outputBytes * kReadBoundRatio <= bytes);
+      if (!yardsticks->ok()) {
+        yardsticks.reset();
+        record.str("paired_error", "no memory for the triad");
+      } else {
+        record.num("triad_near_gbps", Yardsticks::near([&] {
+                     return yardsticks->triad.passGBps();
+                   }));
+        if (yardsticks->read)
+          record.num("read_near_gbps", Yardsticks::near([&] {
+                       return yardsticks->read->passGBps();
+                     }));
       }
     }
     progress(workload.name + ": timing " + std::to_string(options.runs) +
@@ -505,12 +528,11 @@ int main(int argc, char **argv) {
     record.raw("fused", variantJson(fusedBundle, fusedCompileMs, *fusedTiming,
                                     options.runs, bytes, workload.flops,
                                     triad.bestGBps, peak.bestGflops));
-    if (workload.bound != Bound::Compute) {
+    if (yardsticks) {
       progress(workload.name + ": timing " + std::to_string(options.runs) +
                " runs, each after a triad pass...");
       Expected<std::string> paired =
-          pairedTriadJson(runtime, fusedBundle, inputs, options, triadBytes,
-                          cores, bytes, outputBytes * kReadBoundRatio <= bytes);
+          pairedJson(runtime, fusedBundle, inputs, options, *yardsticks, bytes);
       if (paired.ok())
         record.raw("paired", *paired);
       else

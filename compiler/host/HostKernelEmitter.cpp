@@ -251,6 +251,18 @@ domainAlignedInputs(fd::FusionOp fusion, const DenseMap<Value, Value> &pointers,
   return inputs;
 }
 
+/// A prefetch (into L2, for reading) of element `position` of `pointer`'s
+/// `element`s.
+void prefetchElement(OpBuilder &b, Location loc, Value pointer, Type element,
+                     Value position) {
+  Value address =
+      LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()),
+                          element, pointer, ValueRange{position});
+  LLVM::Prefetch::create(b, loc, address, b.getI32IntegerAttr(0),
+                         b.getI32IntegerAttr(kPrefetchLocality),
+                         b.getI32IntegerAttr(1));
+}
+
 /// At a vector step, a prefetch (into L2) of the line `distance` elements on
 /// in each of `inputs`. A row kernel's passes after the first read the row
 /// from cache and compute, and prefetch the next row (`distance`: the row's
@@ -266,14 +278,8 @@ void prefetchAhead(RegionEmitter &e, Index index,
   Location loc = e.location();
   Value next =
       arith::AddIOp::create(b, loc, index.value, i64Constant(b, loc, distance));
-  for (auto [pointer, element] : inputs) {
-    Value address =
-        LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()),
-                            element, pointer, ValueRange{next});
-    LLVM::Prefetch::create(b, loc, address, b.getI32IntegerAttr(0),
-                           b.getI32IntegerAttr(kPrefetchLocality),
-                           b.getI32IntegerAttr(1));
-  }
+  for (auto [pointer, element] : inputs)
+    prefetchElement(b, loc, pointer, element, next);
 }
 
 /// At a vector step of a pass over the row [lo, lo + rowLength), a prefetch
@@ -294,20 +300,15 @@ void prefetchShare(RegionEmitter &e, Index index, Value lo,
   Value half = arith::ShRUIOp::create(
       b, loc, arith::SubIOp::create(b, loc, index.value, lo),
       i64Constant(b, loc, 1));
+  Value start = arith::AddIOp::create(
+      b, loc, lo, i64Constant(b, loc, rowLength + share * (rowLength / 2)));
   for (auto [pointer, element] : inputs) {
     int64_t line = std::max<int64_t>(
         1, 64 / std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8));
-    Value start = arith::AddIOp::create(
-        b, loc, lo, i64Constant(b, loc, rowLength + share * (rowLength / 2)));
     Value next = arith::AddIOp::create(
         b, loc, start,
         arith::AndIOp::create(b, loc, half, i64Constant(b, loc, -line)));
-    Value address =
-        LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()),
-                            element, pointer, ValueRange{next});
-    LLVM::Prefetch::create(b, loc, address, b.getI32IntegerAttr(0),
-                           b.getI32IntegerAttr(kPrefetchLocality),
-                           b.getI32IntegerAttr(1));
+    prefetchElement(b, loc, pointer, element, next);
   }
 }
 

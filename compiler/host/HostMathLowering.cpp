@@ -37,26 +37,6 @@ Value clampBy(PatternRewriter &b, Location loc, arith::CmpFPredicate predicate,
   return arith::SelectOp::create(b, loc, outside, bound, x);
 }
 
-/// `one` (an operation on two vectors of 16 lanes) on each 16 lanes of `a`
-/// and `b2`, vectors of `type`, whose lanes are a multiple of 16.
-template <typename Fn>
-Value bySixteen(PatternRewriter &b, Location loc, VectorType type, Value a,
-                Value b2, Fn one) {
-  int64_t count = type.getNumElements();
-  if (count == 16)
-    return one(a, b2);
-  Value result = a;
-  for (int64_t offset = 0; offset < count; offset += 16) {
-    auto slice = [&](Value v) {
-      return vector::ExtractStridedSliceOp::create(b, loc, v, {offset}, {16},
-                                                   {1});
-    };
-    result = vector::InsertStridedSliceOp::create(
-        b, loc, one(slice(a), slice(b2)), result, {offset}, {1});
-  }
-  return result;
-}
-
 /// e^r on [-ln2/2, ln2/2] as 1 + r (c1 + r (c2 + ... + r c5)): the minimax
 /// polynomial of relative error with p(0) = 1 (Lawson's algorithm), rounded
 /// to f32; 9.2e-8 before the rounding. With the reduction below, exp is
@@ -163,7 +143,19 @@ struct ExpF32 : OpRewritePattern<math::ExpOp> {
                  ValueRange{p16, n16, p16, all, rounding})
           .getResult(0);
     };
-    return bySixteen(b, loc, type, p, n, one);
+    int64_t count = type.getNumElements();
+    if (count == 16)
+      return one(p, n);
+    Value result = p;
+    for (int64_t offset = 0; offset < count; offset += 16) {
+      auto slice = [&](Value v) {
+        return vector::ExtractStridedSliceOp::create(b, loc, v, {offset}, {16},
+                                                     {1});
+      };
+      result = vector::InsertStridedSliceOp::create(
+          b, loc, one(slice(p), slice(n)), result, {offset}, {1});
+    }
+    return result;
   }
 
   /// p * 2^n as (p * 2^a) * 2^(n - a), a = max(n - 1, -125): both powers

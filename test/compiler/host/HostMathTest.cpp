@@ -72,6 +72,21 @@ protected:
     return std::uniform_real_distribution<double>(lo, hi)(rng);
   }
 
+  /// The inputs of `graph`, whose one input `x` is f32: `edges` from
+  /// `first` on, then values uniform in [lo, hi).
+  std::vector<HostTensorData> edgeInputs(const Graph &graph, TensorId x,
+                                         const std::vector<float> &edges,
+                                         size_t first, double lo, double hi) {
+    std::vector<HostTensorData> inputs;
+    inputs.emplace_back(graph.typeOf(x));
+    auto *in = reinterpret_cast<float *>(inputs[0].bytes.data());
+    size_t n = inputs[0].bytes.size() / sizeof(float);
+    for (size_t i = 0; i < n; ++i)
+      in[i] =
+          first + i < edges.size() ? edges[first + i] : float(uniform(lo, hi));
+    return inputs;
+  }
+
   int64_t uniformInt(int64_t lo, int64_t hi) {
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
   }
@@ -356,12 +371,10 @@ TEST_F(HostMath, F32TanhAndErfEdgeValues) {
         b.output(b.unary(kind, x), "y");
         Expected<Graph> graph = b.finish();
         ASSERT_TRUE(graph.ok()) << graph.message();
-        std::vector<HostTensorData> inputs;
-        inputs.emplace_back(graph->typeOf(x));
-        auto *in = reinterpret_cast<float *>(inputs[0].bytes.data());
-        for (int64_t i = 0; i < n; ++i)
-          in[i] = first + i < edges.size() ? edges[first + i]
-                                           : float(uniform(-6, 6));
+        std::vector<HostTensorData> inputs =
+            edgeInputs(*graph, x, edges, first, -6, 6);
+        const auto *in =
+            reinterpret_cast<const float *>(inputs[0].bytes.data());
         std::vector<HostTensorData> out = runHost(*graph, inputs);
         ASSERT_EQ(out.size(), 1u);
         const auto *y = reinterpret_cast<const float *>(out[0].bytes.data());
@@ -414,12 +427,9 @@ TEST_F(HostMath, F32GeluTanhFormAsASigmoid) {
                  "y");
         Expected<Graph> graph = b.finish();
         ASSERT_TRUE(graph.ok()) << graph.message();
-        std::vector<HostTensorData> inputs;
-        inputs.emplace_back(graph->typeOf(x));
+        std::vector<HostTensorData> inputs =
+            edgeInputs(*graph, x, edges, first, -8, 8);
         auto *in = reinterpret_cast<float *>(inputs[0].bytes.data());
-        for (int64_t i = 0; i < n; ++i)
-          in[i] = first + i < edges.size() ? edges[first + i]
-                                           : float(uniform(-8, 8));
         std::vector<HostTensorData> out = runHost(*graph, inputs);
         ASSERT_EQ(out.size(), 1u);
         const auto *y = reinterpret_cast<const float *>(out[0].bytes.data());
