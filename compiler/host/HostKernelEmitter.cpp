@@ -225,11 +225,12 @@ emitVersionedLoop(OpBuilder &b, Location loc, func::FuncOp func,
   return emitLoop();
 }
 
-/// The pointers (with their element types in memory) of the fusion's
-/// inputs that a kernel reads at the positions of its domain (a row kernel:
-/// at the row's own positions): as many elements as the domain, and used by
-/// elementwise ops and reductions only (no broadcast, transpose or slice,
-/// which read elsewhere).
+} // namespace
+
+namespace host {
+
+// Declared, and described, in HostRegionEmitter.h.
+
 SmallVector<std::pair<Value, Type>>
 domainAlignedInputs(fd::FusionOp fusion, const DenseMap<Value, Value> &pointers,
                     int64_t domain) {
@@ -251,8 +252,6 @@ domainAlignedInputs(fd::FusionOp fusion, const DenseMap<Value, Value> &pointers,
   return inputs;
 }
 
-/// A prefetch (into L2, for reading) of element `position` of `pointer`'s
-/// `element`s.
 void prefetchElement(OpBuilder &b, Location loc, Value pointer, Type element,
                      Value position) {
   Value address =
@@ -263,13 +262,6 @@ void prefetchElement(OpBuilder &b, Location loc, Value pointer, Type element,
                          b.getI32IntegerAttr(1));
 }
 
-/// At a vector step, a prefetch (into L2) of the line `distance` elements on
-/// in each of `inputs`. A row kernel's passes after the first read the row
-/// from cache and compute, and prefetch the next row (`distance`: the row's
-/// length): without it, the memory waits while they do. A pointwise kernel
-/// over tensors far larger than the caches prefetches kPointwisePrefetch
-/// elements ahead (this machine's hardware prefetchers alone left GELU at
-/// 62% of the triad, 86% with it).
 void prefetchAhead(RegionEmitter &e, Index index,
                    ArrayRef<std::pair<Value, Type>> inputs, int64_t distance) {
   if (index.kind != Index::Contiguous)
@@ -281,6 +273,10 @@ void prefetchAhead(RegionEmitter &e, Index index,
   for (auto [pointer, element] : inputs)
     prefetchElement(b, loc, pointer, element, next);
 }
+
+} // namespace host
+
+namespace {
 
 /// At a vector step of a pass over the row [lo, lo + rowLength), a prefetch
 /// (into L2) of a line of the next row in each of `inputs`, in the `share`th

@@ -1,8 +1,9 @@
 // A column reduction with one result over at least 512 rows is split into
 // bands of rows (at most 16, each at least 256 rows): a partials kernel, one
 // iteration per band of an outer index, reduces the band over all the
-// columns in blocks of 8 rows into the band's partial row in scratch (the
-// first block from the identity, the band's result unfinished); a finish
+// columns in blocks of 8 rows, a vector of columns at a time, each row's
+// step prefetching that row 1 KiB on, into the band's partial row in scratch
+// (the first block from the identity, the band's result unfinished); a finish
 // kernel, one iteration per chunk of columns, combines the bands' rows in
 // band order, then finishes (a mean divides there only). Each thread
 // streams whole rows of a contiguous part of the operand: column sums of
@@ -14,8 +15,9 @@
 // order differs from the reference's: a sum or mean of n f32 terms within
 // rtol 2 eps (1 + sqrt(n)), atol eps n in units of the output's scale,
 // Numerics.h; max and integer sums exact): a mean over 1000 rows with 4
-// outer indices (3 bands of 333-334 rows, 100 columns: a chunk of 64, 2
-// vectors and 4 single columns), sums of 70000 x 3 (16 bands; only single
+// outer indices (3 bands of 333-334 rows, 100 columns: the partials in 6
+// vectors and 4 single columns, the finish in a chunk of 64, 2 vectors and 4
+// single columns), sums of 70000 x 3 (16 bands; only single
 // columns), an i32 sum of 600 x 33 (2 bands), a max of 513 x 20 (2 bands:
 // 256 and 257 rows); and 511 x 40 rows, under two bands, in one kernel. Then
 // the combines and types of the finish: an i8 sum (wraps), an f64 min, a
@@ -63,13 +65,17 @@ func.func @bands(%x: tensor<4x1000x100xf32>, %y: tensor<70000x3xf32>, %z: tensor
 // IR: scf.for %[[IV:.*]] = %{{.*}} to %{{.*}} step %c1_i64
 // IR: arith.remui %[[IV]], %c3_i64
 // IR: scf.for %[[BLOCK:.*]] = %{{.*}} to %{{.*}} step %c8_i64
-// IR: llvm.load %{{.*}} : !llvm.ptr -> vector<64xf32>
+// IR: llvm.load %{{.*}} : !llvm.ptr -> vector<16xf32>
 // IR: arith.cmpi eq, %[[BLOCK]], %{{.*}} : i64
-// IR: arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<64xf32>
-// IR: scf.for %{{.*}} = %[[BLOCK]] to %{{.*}} step %c1_i64{{.*}} iter_args({{.*}}) -> (vector<64xf32>)
-// IR: arith.addf %{{.*}} : vector<64xf32>
+// IR: arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<16xf32>
+// IR: scf.for %{{.*}} = %[[BLOCK]] to %{{.*}} step %c1_i64{{.*}} iter_args({{.*}}) -> (vector<16xf32>)
+// Each row's step prefetches its row 256 elements on:
+// IR: %[[AHEAD:.*]] = arith.addi %{{.*}}, %c256_i64{{.*}} : i64
+// IR: %[[LINE:.*]] = llvm.getelementptr %{{.*}}[%[[AHEAD]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// IR: "llvm.intr.prefetch"(%[[LINE]]) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}>
+// IR: arith.addf %{{.*}} : vector<16xf32>
 // IR-NOT: arith.divf
-// IR: llvm.store %{{.*}} : vector<64xf32>, !llvm.ptr
+// IR: llvm.store %{{.*}} : vector<16xf32>, !llvm.ptr
 // IR-LABEL: func.func @fuse_k0_column_finish
 // IR-COUNT-2: llvm.load %{{.*}} : !llvm.ptr -> vector<64xf32>
 // IR-NEXT: arith.addf %{{.*}} : vector<64xf32>
