@@ -851,7 +851,8 @@ Value reduceRanges(OpBuilder &b, Location loc, const ReductionInfo &r,
 SmallVector<Value> host::allocateRowStashes(OpBuilder &b, Location loc,
                                             ArrayRef<ReductionInfo> reductions,
                                             ArrayRef<Value> storedValues,
-                                            int64_t rowLength) {
+                                            int64_t rowLength,
+                                            unsigned copies) {
   // A reduction's operand that the store pass uses again (softmax's
   // exponentials) is kept in a row buffer on the stack by its reduction's
   // pass and read back from cache, not computed twice.
@@ -877,7 +878,7 @@ SmallVector<Value> host::allocateRowStashes(OpBuilder &b, Location loc,
             kRowStashBytes)
       stashBuffers[k] = LLVM::AllocaOp::create(
           b, loc, LLVM::LLVMPointerType::get(b.getContext()), element,
-          i64Constant(b, loc, rowLength), 64);
+          i64Constant(b, loc, rowLength * copies), 64);
   }
   return stashBuffers;
 }
@@ -891,15 +892,14 @@ Index host::splitAtRow(OpBuilder &b, Location loc, Index index, RowSplit split,
                       rowLength);
 }
 
-LogicalResult
-host::emitRowPasses(OpBuilder &b, Location loc, unsigned width,
-                    int64_t rowLength, Value lo, Value hi,
-                    const DenseMap<Value, Value> &pointers,
-                    ArrayRef<ReductionInfo> reductions,
-                    ArrayRef<Value> stashBuffers, DenseMap<Value, Value> &seeds,
-                    SmallVectorImpl<std::pair<Value, Value>> &written,
-                    ArrayRef<std::pair<Value, Type>> prefetched,
-                    unsigned prefetchPass, RowSplit split) {
+LogicalResult host::emitRowPasses(
+    OpBuilder &b, Location loc, unsigned width, int64_t rowLength, Value lo,
+    Value hi, const DenseMap<Value, Value> &pointers,
+    ArrayRef<ReductionInfo> reductions, ArrayRef<Value> stashBuffers,
+    DenseMap<Value, Value> &seeds,
+    SmallVectorImpl<std::pair<Value, Value>> &written,
+    ArrayRef<std::pair<Value, Type>> prefetched, unsigned prefetchPass,
+    RowSplit split, StepsDone lastPassSteps) {
   // Each row buffer at -lo, so that a position in the row indexes it.
   SmallVector<std::pair<Value, Value>> stashes;
   Value negLo = arith::SubIOp::create(b, loc, i64Constant(b, loc, 0), lo);
@@ -944,7 +944,8 @@ host::emitRowPasses(OpBuilder &b, Location loc, unsigned width,
             return rangeStep(e, r, index, carried, stash);
           return combineStep(e, r, index, carried, stash);
         },
-        kRowUnroll);
+        kRowUnroll, /*scalarTail=*/true,
+        pass + 1 == reductions.size() ? lastPassSteps : StepsDone());
     if (failed(loop))
       return failure();
     Value horizontal = ranged ? reduceRanges(b, loc, r, loop->vectorResults)
@@ -961,6 +962,257 @@ host::emitRowPasses(OpBuilder &b, Location loc, unsigned width,
 }
 
 namespace {
+
+/// A `prefetchPass` of a row kernel: its store pass prefetches the next row.
+constexpr unsigned kStorePass = ~0u;
+
+/// What the row loops of a row kernel share.
+struct RowKernel {
+  unsigned width;
+  int64_t rowLength;
+  const DenseMap<Value, Value> &pointers;
+  ArrayRef<ReductionInfo> reductions;
+  /// allocateRowStashes's buffers (null where a reduction stashes nothing).
+  ArrayRef<Value> stashBuffers;
+  ValueRange yielded;
+  ArrayRef<unsigned> domainResults, rowResults;
+  ArrayRef<Value> outputs;
+  ArrayRef<std::pair<Value, Type>> prefetched;
+  unsigned prefetchPass;
+  Value begin, end;
+};
+
+/// The pass that stores a row's results over it: `stashes` are the stashed
+/// operands' row buffers (at -lo), `outputs` the domain results' buffers.
+FailureOr<PeeledLoop> emitStorePass(OpBuilder &b, Location loc,
+                                    const RowKernel &k, Value lo, Value hi,
+                                    const DenseMap<Value, Value> &seeds,
+                                    ArrayRef<std::pair<Value, Value>> stashes,
+                                    ArrayRef<Value> outputs, bool streaming) {
+  // Lanes never leave their row; with rows a multiple of the width they
+  // also stay inside a width-aligned block.
+  int64_t block =
+      k.rowLength % k.width == 0 ? k.width : std::max<int64_t>(1, k.rowLength);
+  return emitPeeledLoop(
+      b, loc, lo, hi, k.width, block, k.pointers, seeds, {}, {},
+      [&](RegionEmitter &e, Index index, ValueRange) {
+        e.streamingStores = streaming;
+        for (auto [value, base] : stashes)
+          e.stash(value, base);
+        if (k.prefetchPass == kStorePass)
+          prefetchAhead(e, index, k.prefetched, k.rowLength);
+        if (k.prefetchPass == kSharedPrefetchPass)
+          prefetchShare(e, index, lo, k.prefetched, k.rowLength, 1);
+        return storeAndCombine(e, index, k.yielded, k.domainResults, outputs,
+                               {}, {});
+      });
+}
+
+/// One row per iteration: the passes of emitRowPasses, then a pass that
+/// stores the results over the row, then the row's own results. Without
+/// `mayStream` (misaligned outputs, known) no store bypasses the caches.
+LogicalResult emitRows(OpBuilder &b, Location loc, const RowKernel &k,
+                       bool mayStream = true) {
+  auto rowLoop =
+      scf::ForOp::create(b, loc, k.begin, k.end, i64Constant(b, loc, 1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(rowLoop.getBody()->getTerminator());
+  Value row = rowLoop.getInductionVar();
+  Value lo =
+      arith::MulIOp::create(b, loc, row, i64Constant(b, loc, k.rowLength));
+  Value hi =
+      arith::AddIOp::create(b, loc, lo, i64Constant(b, loc, k.rowLength));
+  DenseMap<Value, Value> seeds;
+  SmallVector<std::pair<Value, Value>> written;
+  if (failed(emitRowPasses(b, loc, k.width, k.rowLength, lo, hi, k.pointers,
+                           k.reductions, k.stashBuffers, seeds, written,
+                           k.prefetched, k.prefetchPass)))
+    return failure();
+  if (!k.domainResults.empty()) {
+    SmallVector<Value> domainValues,
+        domainOutputs = outputsOf(k.outputs, k.domainResults);
+    for (unsigned r : k.domainResults)
+      domainValues.push_back(k.yielded[r]);
+    // Rows of a multiple of the width start at multiples of it.
+    if (failed(emitStoreLoop(b, loc,
+                             mayStream && k.rowLength % k.width == 0 &&
+                                 streamsOutputs(domainValues),
+                             domainOutputs, [&](bool streaming) {
+                               return emitStorePass(b, loc, k, lo, hi, seeds,
+                                                    written, domainOutputs,
+                                                    streaming);
+                             })))
+      return failure();
+  }
+  return storeSeededResults<RegionEmitter>(
+      b, loc, 1, k.pointers, seeds, {Index::Uniform, row}, k.yielded,
+      k.rowResults, outputsOf(k.outputs, k.rowResults));
+}
+
+/// Whether a row kernel stores each row's results during the next row's
+/// last pass (emitPipelinedRows): two reductions, the second's pass costly
+/// (softmax's exp: it prefetches the next row), rows of whole vectors with
+/// streaming stores, f32 reductions (their results are carried from row to
+/// row), and stored values computed from the stashed operands, the
+/// reductions' results and constants alone (no input read at the row
+/// before's positions).
+bool pipelinesStores(const RowKernel &k, ArrayRef<Value> domainValues) {
+  if (k.reductions.size() != 2 || k.prefetchPass != 1 ||
+      k.rowLength % k.width != 0 || !streamsOutputs(domainValues))
+    return false;
+  DenseSet<Value> stashed;
+  for (auto [r, buffer] : llvm::zip(k.reductions, k.stashBuffers)) {
+    auto reduce = fd::ReduceOp(r.op);
+    if (!r.accumulator.isF32() || !elementTypeOf(reduce.getResult()).isF32())
+      return false;
+    if (buffer)
+      stashed.insert(reduce.getOperand());
+  }
+  SmallVector<Value> work(domainValues);
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (stashed.contains(v) || !seen.insert(v).second)
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return false;
+    if (isa<fd::ReduceOp>(def) || def->hasTrait<OpTrait::ConstantLike>())
+      continue;
+    llvm::append_range(work, def->getOperands());
+  }
+  return true;
+}
+
+/// emitRows with each row's stores made during the next row's last pass
+/// (pipelinesStores), its stashes in two halves of their buffers by the
+/// row's parity; the last row's stores after the loop. Softmax's exp pass
+/// computes, and its streaming stores went out in a burst of their own after
+/// it; during it they go out beside its prefetches of the next row. A C loop
+/// of each form, 4096x4096 f32, 2 threads, alternating: 0.92-0.94 of the
+/// time (a burst in the max pass instead: 1.08-1.17).
+LogicalResult emitPipelinedRows(OpBuilder &b, Location loc,
+                                const RowKernel &k) {
+  auto c = [&](int64_t value) { return i64Constant(b, loc, value); };
+  int64_t length = k.rowLength;
+  // Each stashed operand's buffer `offset` elements on.
+  auto stashesAt = [&](OpBuilder &nb, Value offset) {
+    SmallVector<std::pair<Value, Value>> stashes;
+    for (auto [r, buffer] : llvm::zip(k.reductions, k.stashBuffers)) {
+      Value operand = fd::ReduceOp(r.op).getOperand();
+      stashes.push_back(
+          {operand,
+           buffer ? Value(LLVM::GEPOp::create(
+                        nb, loc, LLVM::LLVMPointerType::get(nb.getContext()),
+                        computeType(elementTypeOf(operand)), buffer,
+                        ValueRange{offset}))
+                  : Value()});
+    }
+    return stashes;
+  };
+  // `row`'s half of the buffers: the first for even rows.
+  auto halfOf = [&](OpBuilder &nb, Value row) {
+    return arith::MulIOp::create(
+        nb, loc, arith::AndIOp::create(nb, loc, row, c(1)), c(length));
+  };
+  // The stashes of `row`'s half at -lo, which `row`'s positions index.
+  auto stashesOf = [&](OpBuilder &nb, Value row, Value lo) {
+    SmallVector<std::pair<Value, Value>> stashes;
+    for (auto [operand, base] :
+         stashesAt(nb, arith::SubIOp::create(nb, loc, halfOf(nb, row), lo)))
+      if (base)
+        stashes.push_back({operand, base});
+    return stashes;
+  };
+  auto seedsOf = [&](ValueRange values) {
+    DenseMap<Value, Value> seeds;
+    for (auto [r, value] : llvm::zip(k.reductions, values))
+      seeds[fd::ReduceOp(r.op).getResult()] = value;
+    return seeds;
+  };
+  SmallVector<Value> domainOutputs = outputsOf(k.outputs, k.domainResults);
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+  SmallVector<Value> init(k.reductions.size(), zero);
+  bool broken = false;
+  auto rowLoop = scf::ForOp::create(
+      b, loc, k.begin, k.end, c(1), init,
+      [&](OpBuilder &nb, Location, Value row, ValueRange before) {
+        Value lo = arith::MulIOp::create(nb, loc, row, c(length));
+        Value hi = arith::AddIOp::create(nb, loc, lo, c(length));
+        Value previousLo = arith::SubIOp::create(nb, loc, lo, c(length));
+        SmallVector<std::pair<Value, Value>> previous = stashesOf(
+            nb, arith::AddIOp::create(nb, loc, row, c(1)), previousLo);
+        // The first row of a call has no row before: these stores go to its
+        // own row, which the next row's pass (or the stores after the loop)
+        // then overwrites.
+        Value shift = arith::SelectOp::create(
+            nb, loc,
+            arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::eq, row,
+                                  k.begin),
+            c(length), c(0));
+        SmallVector<Value> shifted;
+        for (auto [output, r] : llvm::zip(domainOutputs, k.domainResults))
+          shifted.push_back(LLVM::GEPOp::create(
+              nb, loc, LLVM::LLVMPointerType::get(nb.getContext()),
+              storageType(elementTypeOf(k.yielded[r])), output,
+              ValueRange{shift}));
+        DenseMap<Value, Value> seedsBefore = seedsOf(before);
+        // The row before's stores of an iteration's vectors, together at its
+        // end (one after each vector took 1.1-1.2 of the time).
+        auto storeBefore = [&](OpBuilder &sb, Index first, unsigned steps) {
+          RegionEmitter store(sb, loc, k.width, k.pointers);
+          store.streamingStores = true;
+          for (auto [value, known] : seedsBefore)
+            store.seed(value, known);
+          for (auto [value, base] : previous)
+            store.stash(value, base);
+          for (unsigned step = 0; step < steps; ++step) {
+            Index at{Index::Contiguous,
+                     arith::SubIOp::create(sb, loc, first.value,
+                                           c(length - int64_t(step) * k.width)),
+                     first.block};
+            if (failed(storeAndCombine(store, at, k.yielded, k.domainResults,
+                                       shifted, {}, {})))
+              return failure();
+          }
+          return success();
+        };
+        SmallVector<Value> halves;
+        for (auto [operand, base] : stashesAt(nb, halfOf(nb, row)))
+          halves.push_back(base);
+        DenseMap<Value, Value> seeds;
+        SmallVector<std::pair<Value, Value>> written;
+        SmallVector<Value> next;
+        if (failed(emitRowPasses(nb, loc, k.width, length, lo, hi, k.pointers,
+                                 k.reductions, halves, seeds, written,
+                                 k.prefetched, k.prefetchPass, {},
+                                 storeBefore)) ||
+            failed(storeSeededResults<RegionEmitter>(
+                nb, loc, 1, k.pointers, seeds, {Index::Uniform, row}, k.yielded,
+                k.rowResults, outputsOf(k.outputs, k.rowResults))))
+          broken = true;
+        for (const ReductionInfo &r : k.reductions)
+          next.push_back(broken ? zero
+                                : seeds.lookup(fd::ReduceOp(r.op).getResult()));
+        scf::YieldOp::create(nb, loc, next);
+      });
+  if (broken)
+    return failure();
+  // The last row's stores.
+  auto last = scf::IfOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k.begin, k.end),
+      /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(last.thenBlock()->getTerminator());
+  Value row = arith::SubIOp::create(b, loc, k.end, c(1));
+  Value lo = arith::MulIOp::create(b, loc, row, c(length));
+  Value hi = arith::AddIOp::create(b, loc, lo, c(length));
+  return failure(
+      failed(emitStorePass(b, loc, k, lo, hi, seedsOf(rowLoop.getResults()),
+                           stashesOf(b, row, lo), domainOutputs,
+                           /*streaming=*/true)));
+}
 
 /// One row per iteration: a vectorized pass over the row per reduction (in
 /// order, so a reduction may use an earlier one, as softmax's sum uses its
@@ -987,20 +1239,6 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   SmallVector<Value> domainValues;
   for (unsigned r : domainResults)
     domainValues.push_back(schedule->yielded[r]);
-  SmallVector<Value> stashBuffers =
-      allocateRowStashes(b, loc, reductions, domainValues, rowLength);
-  auto rowLoop = scf::ForOp::create(b, loc, kernel.begin(), kernel.end(),
-                                    i64Constant(b, loc, 1));
-  b.setInsertionPoint(rowLoop.getBody()->getTerminator());
-  Value row = rowLoop.getInductionVar();
-  Value lo = arith::MulIOp::create(b, loc, row, i64Constant(b, loc, rowLength));
-  Value hi = arith::AddIOp::create(b, loc, lo, i64Constant(b, loc, rowLength));
-  // Lanes never leave their row; with rows a multiple of the width they
-  // also stay inside a width-aligned block.
-  int64_t block =
-      rowLength % width == 0 ? width : std::max<int64_t>(1, rowLength);
-  DenseMap<Value, Value> seeds;
-  SmallVector<std::pair<Value, Value>> written;
   // A pass over a row after the first prefetches the next one
   // (prefetchAhead), so that the memory works while the passes read the row
   // from cache: the second pass where it computes more than cheap
@@ -1019,44 +1257,46 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
   // the model evicts from the cores' caches, ran at half the bandwidth without.
   SmallVector<std::pair<Value, Type>> prefetched =
       domainAlignedInputs(fusion, pointers, rows * rowLength);
-  constexpr unsigned kStorePass = ~0u;
   unsigned prefetchPass = 1;
   if (reductions.size() == 1)
     prefetchPass = domainResults.empty() ? 0 : kStorePass;
   else if (!domainResults.empty() &&
            computesCheaply(fd::ReduceOp(reductions[1].op).getOperand()))
     prefetchPass = reductions.size() == 2 ? kSharedPrefetchPass : kStorePass;
-  if (failed(emitRowPasses(b, loc, width, rowLength, lo, hi, pointers,
-                           reductions, stashBuffers, seeds, written, prefetched,
-                           prefetchPass)))
-    return failure();
-  if (!domainResults.empty()) {
-    SmallVector<Value> domainOutputs = outputsOf(outputs, domainResults);
-    auto emitLoop = [&](bool streaming) {
-      return emitPeeledLoop(
-          b, loc, lo, hi, width, block, pointers, seeds, {}, {},
-          [&](RegionEmitter &e, Index index, ValueRange) {
-            e.streamingStores = streaming;
-            for (auto [value, base] : written)
-              e.stash(value, base);
-            if (prefetchPass == kStorePass)
-              prefetchAhead(e, index, prefetched, rowLength);
-            if (prefetchPass == kSharedPrefetchPass)
-              prefetchShare(e, index, lo, prefetched, rowLength, 1);
-            return storeAndCombine(e, index, schedule->yielded, domainResults,
-                                   domainOutputs, {}, {});
-          });
-    };
-    // Rows of a multiple of the width start at multiples of it.
-    if (failed(emitStoreLoop(
-            b, loc, rowLength % width == 0 && streamsOutputs(domainValues),
-            domainOutputs, emitLoop)))
+  RowKernel k{
+      width,       rowLength,         pointers,      reductions,
+      {},          schedule->yielded, domainResults, schedule->rowResults,
+      outputs,     prefetched,        prefetchPass,  kernel.begin(),
+      kernel.end()};
+  SmallVector<Value> stashBuffers =
+      allocateRowStashes(b, loc, reductions, domainValues, rowLength);
+  k.stashBuffers = stashBuffers;
+  bool pipelined = pipelinesStores(k, domainValues);
+  if (pipelined)
+    // Two rows in each buffer: the row's and the row before's.
+    for (Value buffer : stashBuffers)
+      if (auto alloca = buffer ? buffer.getDefiningOp<LLVM::AllocaOp>()
+                               : LLVM::AllocaOp()) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(alloca);
+        alloca.getArraySizeMutable().assign(i64Constant(b, loc, 2 * rowLength));
+      }
+  if (!pipelined) {
+    if (failed(emitRows(b, loc, k)))
+      return failure();
+  } else {
+    // Misaligned outputs take no streaming stores: emitRows's loop.
+    auto branch = scf::IfOp::create(
+        b, loc, outputsAligned(b, loc, outputsOf(outputs, domainResults)),
+        /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(branch.thenBlock()->getTerminator());
+    if (failed(emitPipelinedRows(b, loc, k)))
+      return failure();
+    b.setInsertionPoint(branch.elseBlock()->getTerminator());
+    if (failed(emitRows(b, loc, k, /*mayStream=*/false)))
       return failure();
   }
-  if (failed(storeSeededResults<RegionEmitter>(
-          b, loc, 1, pointers, seeds, {Index::Uniform, row}, schedule->yielded,
-          schedule->rowResults, outputsOf(outputs, schedule->rowResults))))
-    return failure();
 
   KernelPlan plan = kernelPlan(name, "", ScheduleKind::RowReduction,
                                fusion.getInputs().size(), outputs.size());

@@ -450,13 +450,12 @@ Value clampedLanes(OpBuilder &b, Location loc, Value position, unsigned width,
       b, loc, vector::BroadcastOp::create(b, loc, type, position), offsets);
 }
 
-FailureOr<PeeledLoop> emitPeeledLoop(OpBuilder &b, Location loc, Value lo,
-                                     Value hi, unsigned width, int64_t block,
-                                     const DenseMap<Value, Value> &pointers,
-                                     const DenseMap<Value, Value> &seeds,
-                                     ValueRange vectorInit,
-                                     ValueRange scalarInit, StepBody body,
-                                     unsigned unroll, bool scalarTail) {
+FailureOr<PeeledLoop>
+emitPeeledLoop(OpBuilder &b, Location loc, Value lo, Value hi, unsigned width,
+               int64_t block, const DenseMap<Value, Value> &pointers,
+               const DenseMap<Value, Value> &seeds, ValueRange vectorInit,
+               ValueRange scalarInit, StepBody body, unsigned unroll,
+               bool scalarTail, StepsDone stepsDone) {
   Value count = arith::SubIOp::create(b, loc, hi, lo);
   auto roundDown = [&](unsigned step) {
     Value steps = arith::MulIOp::create(
@@ -496,6 +495,9 @@ FailureOr<PeeledLoop> emitPeeledLoop(OpBuilder &b, Location loc, Value lo,
             }
             llvm::append_range(next, *step);
           }
+          if (!failedBody && stepsDone &&
+              failed(stepsDone(nested, {Index::Contiguous, iv, block}, unroll)))
+            failedBody = true;
           if (failedBody) {
             scf::YieldOp::create(nested, nestedLoc, args);
             return;
@@ -515,6 +517,13 @@ FailureOr<PeeledLoop> emitPeeledLoop(OpBuilder &b, Location loc, Value lo,
           Index index{w == 1 ? Index::Uniform : Index::Contiguous, iv, block};
           yieldStep<RegionEmitter>(nested, nestedLoc, w, pointers, seeds, index,
                                    args, body, failedBody);
+          if (w != 1 && stepsDone && !failedBody) {
+            OpBuilder::InsertionGuard guard(nested);
+            nested.setInsertionPoint(
+                nested.getInsertionBlock()->getTerminator());
+            if (failed(stepsDone(nested, index, 1)))
+              failedBody = true;
+          }
         });
     return SmallVector<Value>(loop.getResults());
   };

@@ -159,17 +159,25 @@ using StepBody =
     mlir::function_ref<mlir::FailureOr<mlir::SmallVector<mlir::Value>>(
         RegionEmitter &, codegen::Index, mlir::ValueRange carried)>;
 
+/// More work at the end of an iteration of the vector loops, after its
+/// `steps` sub-steps, the first at `first` (the others a width apart).
+using StepsDone = mlir::function_ref<mlir::LogicalResult(
+    mlir::OpBuilder &, codegen::Index first, unsigned steps)>;
+
 struct PeeledLoop {
   mlir::SmallVector<mlir::Value> vectorResults, scalarResults;
 };
 
+/// `stepsDone`, where given, runs at the end of each iteration of the vector
+/// loops (not of the scalar tail).
 mlir::FailureOr<PeeledLoop>
 emitPeeledLoop(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lo,
                mlir::Value hi, unsigned width, int64_t block,
                const mlir::DenseMap<mlir::Value, mlir::Value> &pointers,
                const mlir::DenseMap<mlir::Value, mlir::Value> &seeds,
                mlir::ValueRange vectorInit, mlir::ValueRange scalarInit,
-               StepBody body, unsigned unroll = 1, bool scalarTail = true);
+               StepBody body, unsigned unroll = 1, bool scalarTail = true,
+               StepsDone stepsDone = {});
 
 /// The pointers of the fusion's inputs (its region's arguments), and of
 /// each checked op's slot in the error record at `buffers[-1]`
@@ -200,11 +208,13 @@ HostKernel openKernel(mlir::OpBuilder &b, mlir::ModuleOp module,
 /// A row kernel's buffers on the stack, one per reduction (null where none):
 /// a reduction's operand that the stores of `storedValues` use again
 /// (softmax's exponentials) is kept by its pass and read back from cache,
-/// not computed twice (rows up to 64 KiB).
+/// not computed twice (rows up to 64 KiB). Each buffer holds `copies` rows
+/// one after another.
 mlir::SmallVector<mlir::Value>
 allocateRowStashes(mlir::OpBuilder &b, mlir::Location loc,
                    mlir::ArrayRef<codegen::ReductionInfo> reductions,
-                   mlir::ArrayRef<mlir::Value> storedValues, int64_t rowLength);
+                   mlir::ArrayRef<mlir::Value> storedValues, int64_t rowLength,
+                   unsigned copies = 1);
 
 /// A row of a row kernel: its index among the rows and its first position
 /// (row times the row's length; null: none).
@@ -232,7 +242,10 @@ inline constexpr unsigned kSharedPrefetchPass = ~1u;
 /// buffer at -lo), to which a pass adds its operand where `stashBuffers`
 /// has a buffer for it. Pass `prefetchPass` (the second by default)
 /// prefetches the next row of the inputs `prefetched` (pointer, element type
-/// in memory), which the kernel reads at the row's positions.
+/// in memory), which the kernel reads at the row's positions. The last pass
+/// runs `lastPassSteps` (where given) at the end of each of its vector
+/// iterations (emitPeeledLoop's stepsDone: a row kernel's stores of the row
+/// before, emitPipelinedRows).
 mlir::LogicalResult emitRowPasses(
     mlir::OpBuilder &b, mlir::Location loc, unsigned width, int64_t rowLength,
     mlir::Value lo, mlir::Value hi,
@@ -242,7 +255,8 @@ mlir::LogicalResult emitRowPasses(
     mlir::DenseMap<mlir::Value, mlir::Value> &seeds,
     mlir::SmallVectorImpl<std::pair<mlir::Value, mlir::Value>> &written,
     mlir::ArrayRef<std::pair<mlir::Value, mlir::Type>> prefetched = {},
-    unsigned prefetchPass = 1, RowSplit split = {});
+    unsigned prefetchPass = 1, RowSplit split = {},
+    StepsDone lastPassSteps = {});
 
 /// The pointers (with their element types in memory) of the fusion's
 /// inputs that a kernel reads at the positions of its domain (a row kernel:

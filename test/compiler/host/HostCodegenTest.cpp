@@ -496,10 +496,12 @@ TEST(HostApproximations, ErrorAgainstF64IsBounded) {
 }
 
 /// Runs the one-kernel bundle of a one-input graph with its output bound at
-/// `offset` bytes into its buffer (4: misaligned for every vector store).
+/// `offset` bytes into its buffer (4: misaligned for every vector store),
+/// launched as `launch` says (null: as compiled).
 std::vector<float> runWithOutputAt(const Bundle &bundle,
                                    const std::vector<float> &input,
-                                   uint64_t offset) {
+                                   uint64_t offset,
+                                   const LaunchConfig *launch = nullptr) {
   uint64_t bytes = input.size() * 4;
   device::HostRuntime runtime;
   device::Executable executable = *runtime.load(bundle);
@@ -517,7 +519,7 @@ std::vector<float> runWithOutputAt(const Bundle &bundle,
                            ? device::BufferBinding{in, 0, bytes}
                            : device::BufferBinding{out, offset, bytes});
   batch.add(std::move(*runtime.encodeLaunch(
-      executable, 0, bundle.kernels[0].launch, bindings)));
+      executable, 0, launch ? *launch : bundle.kernels[0].launch, bindings)));
   device::SubmitResult submitted = runtime.submit(stream, std::move(batch));
   EXPECT_TRUE(submitted.submitted());
   EXPECT_TRUE(
@@ -525,6 +527,30 @@ std::vector<float> runWithOutputAt(const Bundle &bundle,
   std::vector<std::byte> result = *runtime.readback(stream, out, offset, bytes);
   std::vector<float> y(input.size());
   std::memcpy(y.data(), result.data(), bytes);
+  return y;
+}
+
+/// y = softmax(x) over the last dim of x, a matrix of `type`.
+void addSoftmaxRows(GraphBuilder &g, TensorId x, const TensorType &type) {
+  TensorId e = g.exp(g.sub(
+      x, g.broadcast(g.reduce(ReduceKind::Max, x, {1}), type.shape, {0})));
+  g.output(
+      g.div(e, g.broadcast(g.reduce(ReduceKind::Sum, e, {1}), type.shape, {0})),
+      "y");
+}
+
+/// Softmax over each row of `columns` of `input`, in f64.
+std::vector<double> softmaxRowsOf(const std::vector<float> &input,
+                                  int64_t columns) {
+  std::vector<double> y(input.size());
+  for (size_t r = 0; r < input.size() / size_t(columns); ++r) {
+    const float *row = &input[r * columns];
+    double max = *std::max_element(row, row + columns), sum = 0;
+    for (int64_t c = 0; c < columns; ++c)
+      sum += std::exp(double(row[c]) - max);
+    for (int64_t c = 0; c < columns; ++c)
+      y[r * columns + c] = std::exp(double(row[c]) - max) / sum;
+  }
   return y;
 }
 
@@ -543,31 +569,19 @@ TEST_F(HostCodegen, StreamingStoresForLargeOutputsAlignedOrNot) {
     SCOPED_TRACE(softmax ? "softmax rows" : "x * x + 1");
     GraphBuilder g;
     TensorId x = g.input(type, "x");
-    if (softmax) {
-      TensorId e = g.exp(g.sub(
-          x, g.broadcast(g.reduce(ReduceKind::Max, x, {1}), type.shape, {0})));
-      g.output(g.div(e, g.broadcast(g.reduce(ReduceKind::Sum, e, {1}),
-                                    type.shape, {0})),
-               "y");
-    } else {
+    if (softmax)
+      addSoftmaxRows(g, x, type);
+    else
       g.output(g.add(g.mul(x, x), g.splat(type, 1.0)), "y");
-    }
     Expected<Graph> graph = g.finish();
     ASSERT_TRUE(graph.ok()) << graph.message();
     Expected<Compilation> compiled = compiler.compile(*graph, target, {});
     ASSERT_TRUE(compiled.ok()) << compiled.message();
     ASSERT_EQ(compiled->bundle.kernels.size(), 1u);
-    std::vector<double> expected(input.size());
-    for (int64_t r = 0; r < rows; ++r) {
-      const float *row = &input[r * columns];
-      double max = *std::max_element(row, row + columns), sum = 0;
-      for (int64_t c = 0; c < columns; ++c)
-        sum += std::exp(double(row[c]) - max);
-      for (int64_t c = 0; c < columns; ++c)
-        expected[r * columns + c] = softmax
-                                        ? std::exp(double(row[c]) - max) / sum
-                                        : double(row[c]) * row[c] + 1.0;
-    }
+    std::vector<double> expected = softmaxRowsOf(input, columns);
+    if (!softmax)
+      for (size_t i = 0; i < input.size(); ++i)
+        expected[i] = double(input[i]) * input[i] + 1.0;
     for (uint64_t offset : {uint64_t(0), uint64_t(4)}) {
       SCOPED_TRACE("output at offset " + std::to_string(offset));
       std::vector<float> y = runWithOutputAt(compiled->bundle, input, offset);
@@ -575,6 +589,56 @@ TEST_F(HostCodegen, StreamingStoresForLargeOutputsAlignedOrNot) {
       for (size_t i = 0; i < y.size(); ++i)
         wrong += std::abs(y[i] - expected[i]) > 1e-5 * std::abs(expected[i]);
       EXPECT_EQ(wrong, 0);
+    }
+  }
+}
+
+// A softmax over rows whose output takes streaming stores stores each row
+// during the next row's exp pass, and its last row after its loop (the
+// kernel's call's rows; emitPipelinedRows): calls of 1, 2, 3 and 5 rows (the
+// first row of a call has no row before, whose stores go to its own row
+// first), of the compiled chunks, and of all the rows in one call all give
+// the right answer, aligned and misaligned (the other loop). Rows of 8192
+// (whole unrolled iterations of 4 vectors) and of 2064 (a last vector
+// after them), each over 32 MiB of f32.
+TEST_F(HostCodegen, SoftmaxRowsStoredDuringTheNextRowOverAnyCall) {
+  for (auto [rows, columns] : {std::pair<int64_t, int64_t>{1025, 8192},
+                               std::pair<int64_t, int64_t>{4067, 2064}}) {
+    SCOPED_TRACE(std::to_string(rows) + " rows of " + std::to_string(columns));
+    TensorType type{ElementType::F32, {rows, columns}};
+    std::vector<float> input(static_cast<size_t>(rows * columns));
+    std::uniform_real_distribution<float> dist(-4, 4);
+    for (float &v : input)
+      v = dist(rng);
+    GraphBuilder g;
+    addSoftmaxRows(g, g.input(type, "x"), type);
+    Expected<Graph> graph = g.finish();
+    ASSERT_TRUE(graph.ok()) << graph.message();
+    Expected<Compilation> compiled = compiler.compile(*graph, target, {});
+    ASSERT_TRUE(compiled.ok()) << compiled.message();
+    ASSERT_EQ(compiled->bundle.kernels.size(), 1u);
+    std::vector<double> expected = softmaxRowsOf(input, columns);
+    const LaunchConfig compiledLaunch = compiled->bundle.kernels[0].launch;
+    for (int64_t callRows :
+         {int64_t(1), int64_t(2), int64_t(3), int64_t(5), int64_t(0), rows}) {
+      LaunchConfig launch = compiledLaunch;
+      if (callRows) {
+        launch.grain = callRows;
+        launch.chunksPerWorker = uint32_t(rows);
+      }
+      for (uint64_t offset : {uint64_t(0), uint64_t(4)}) {
+        if (offset && callRows != 1 && callRows != 0)
+          continue;
+        SCOPED_TRACE("calls of " + std::to_string(callRows) +
+                     " rows (0: as compiled), output at offset " +
+                     std::to_string(offset));
+        std::vector<float> y =
+            runWithOutputAt(compiled->bundle, input, offset, &launch);
+        int64_t wrong = 0;
+        for (size_t i = 0; i < y.size(); ++i)
+          wrong += !(std::abs(y[i] - expected[i]) <= 1e-5 * expected[i]);
+        EXPECT_EQ(wrong, 0);
+      }
     }
   }
 }
