@@ -55,7 +55,8 @@ constexpr int64_t kBlockRows = 8;
 /// Elements ahead of each row's load that a blocked column reduction
 /// prefetches (into L2) in that row: 1 KiB of f32. A blocked kernel's chunk
 /// is one vector, so that each step reads one line of each of the block's
-/// rows, side by side. A C loop of each form (4096x4096 f32, 2 threads, the
+/// rows, side by side (16 lanes of f32; with 8, AVX2, half a line, each line
+/// prefetched twice). A C loop of each form (4096x4096 f32, 2 threads, the
 /// caches flushed before each run, alternating with a read loop over the
 /// same rows): chunks of 4 vectors without prefetches took 1.05-1.26 of the
 /// read loop's time, one vector without them 1.17 at the fast phase, one

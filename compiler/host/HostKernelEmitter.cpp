@@ -78,8 +78,10 @@ constexpr unsigned kRowUnroll = 4;
 constexpr int64_t kUnrolledRowVectors = 16;
 /// Elements per scheduling grain of a row kernel (whole rows, at least one).
 constexpr int64_t kRowGrainElements = 32768;
-/// Most bytes of a row buffer on the stack (one per reduction whose operand
-/// the store pass uses again); longer rows compute the operand again.
+/// Most bytes of a row of a row buffer on the stack (one buffer per
+/// reduction whose operand the store pass uses again; two rows in a kernel
+/// that stores each row during the next, pipelinesStores); longer rows
+/// compute the operand again.
 constexpr int64_t kRowStashBytes = 64 * 1024;
 
 /// The locality of the row kernels' prefetches of the next row (llvm.prefetch:
@@ -848,11 +850,9 @@ Value reduceRanges(OpBuilder &b, Location loc, const ReductionInfo &r,
 
 } // namespace
 
-SmallVector<Value> host::allocateRowStashes(OpBuilder &b, Location loc,
-                                            ArrayRef<ReductionInfo> reductions,
-                                            ArrayRef<Value> storedValues,
-                                            int64_t rowLength,
-                                            unsigned copies) {
+SmallVector<bool> host::rowStashes(ArrayRef<ReductionInfo> reductions,
+                                   ArrayRef<Value> storedValues,
+                                   int64_t rowLength) {
   // A reduction's operand that the store pass uses again (softmax's
   // exponentials) is kept in a row buffer on the stack by its reduction's
   // pass and read back from cache, not computed twice.
@@ -867,19 +867,32 @@ SmallVector<Value> host::allocateRowStashes(OpBuilder &b, Location loc,
       continue;
     llvm::append_range(work, def->getOperands());
   }
-  SmallVector<Value> stashBuffers(reductions.size());
+  SmallVector<bool> stashed(reductions.size());
   for (auto [k, r] : llvm::enumerate(reductions)) {
     Value operand = fd::ReduceOp(r.op).getOperand();
     Type element = computeType(elementTypeOf(operand));
     // i1 vectors are bit-packed in memory: not stashed, recomputed.
-    if (!isa<BlockArgument>(operand) && storeUses.contains(operand) &&
-        !element.isInteger(1) &&
-        rowLength * int64_t(element.getIntOrFloatBitWidth() / 8) <=
-            kRowStashBytes)
-      stashBuffers[k] = LLVM::AllocaOp::create(
-          b, loc, LLVM::LLVMPointerType::get(b.getContext()), element,
-          i64Constant(b, loc, rowLength * copies), 64);
+    stashed[k] = !isa<BlockArgument>(operand) && storeUses.contains(operand) &&
+                 !element.isInteger(1) &&
+                 rowLength * int64_t(element.getIntOrFloatBitWidth() / 8) <=
+                     kRowStashBytes;
   }
+  return stashed;
+}
+
+SmallVector<Value> host::allocateRowStashes(OpBuilder &b, Location loc,
+                                            ArrayRef<ReductionInfo> reductions,
+                                            ArrayRef<Value> storedValues,
+                                            int64_t rowLength,
+                                            unsigned copies) {
+  SmallVector<bool> stashed = rowStashes(reductions, storedValues, rowLength);
+  SmallVector<Value> stashBuffers(reductions.size());
+  for (auto [k, r] : llvm::enumerate(reductions))
+    if (stashed[k])
+      stashBuffers[k] = LLVM::AllocaOp::create(
+          b, loc, LLVM::LLVMPointerType::get(b.getContext()),
+          computeType(elementTypeOf(fd::ReduceOp(r.op).getOperand())),
+          i64Constant(b, loc, rowLength * copies), 64);
   return stashBuffers;
 }
 
@@ -1053,32 +1066,46 @@ LogicalResult emitRows(OpBuilder &b, Location loc, const RowKernel &k,
 /// last pass (emitPipelinedRows): two reductions, the second's pass costly
 /// (softmax's exp: it prefetches the next row), rows of whole vectors with
 /// streaming stores, f32 reductions (their results are carried from row to
-/// row), and stored values computed from the stashed operands, the
-/// reductions' results and constants alone (no input read at the row
-/// before's positions).
-bool pipelinesStores(const RowKernel &k, ArrayRef<Value> domainValues) {
+/// row), two rows of its stashes (`stashed`: rowStashes) within
+/// 2 x kRowStashBytes of stack (the most an unpipelined kernel's two take),
+/// and stored values computed elementwise from the stashed operands, the
+/// reductions' results and constants (broadcast), at their own positions: no
+/// input read, and no transpose, slice or gather, which would read other
+/// positions (the row before the call's first, out of its bounds).
+bool pipelinesStores(const RowKernel &k, ArrayRef<Value> domainValues,
+                     ArrayRef<bool> stashed) {
   if (k.reductions.size() != 2 || k.prefetchPass != 1 ||
       k.rowLength % k.width != 0 || !streamsOutputs(domainValues))
     return false;
-  DenseSet<Value> stashed;
-  for (auto [r, buffer] : llvm::zip(k.reductions, k.stashBuffers)) {
+  DenseSet<Value> kept;
+  for (auto [r, stash] : llvm::zip(k.reductions, stashed)) {
     auto reduce = fd::ReduceOp(r.op);
     if (!r.accumulator.isF32() || !elementTypeOf(reduce.getResult()).isF32())
       return false;
-    if (buffer)
-      stashed.insert(reduce.getOperand());
+    if (stash)
+      kept.insert(reduce.getOperand());
   }
+  if (2 * int64_t(kept.size()) * k.rowLength * 4 > 2 * kRowStashBytes)
+    return false;
+  auto known = [](Value v) {
+    Operation *def = v.getDefiningOp();
+    return def &&
+           (isa<fd::ReduceOp>(def) || def->hasTrait<OpTrait::ConstantLike>());
+  };
   SmallVector<Value> work(domainValues);
   DenseSet<Value> seen;
   while (!work.empty()) {
     Value v = work.pop_back_val();
-    if (stashed.contains(v) || !seen.insert(v).second)
+    if (kept.contains(v) || known(v) || !seen.insert(v).second)
       continue;
     Operation *def = v.getDefiningOp();
-    if (!def)
-      return false;
-    if (isa<fd::ReduceOp>(def) || def->hasTrait<OpTrait::ConstantLike>())
+    if (auto broadcast = dyn_cast_or_null<fd::BroadcastOp>(def)) {
+      if (!known(broadcast.getOperand()))
+        return false;
       continue;
+    }
+    if (!def || !def->hasTrait<OpTrait::Elementwise>())
+      return false;
     llvm::append_range(work, def->getOperands());
   }
   return true;
@@ -1268,19 +1295,12 @@ FailureOr<FusionKernels> emitRowReduction(fd::FusionOp fusion, ModuleOp module,
       {},          schedule->yielded, domainResults, schedule->rowResults,
       outputs,     prefetched,        prefetchPass,  kernel.begin(),
       kernel.end()};
-  SmallVector<Value> stashBuffers =
-      allocateRowStashes(b, loc, reductions, domainValues, rowLength);
+  bool pipelined = pipelinesStores(
+      k, domainValues, rowStashes(reductions, domainValues, rowLength));
+  // Pipelined, two rows in each buffer: the row's and the row before's.
+  SmallVector<Value> stashBuffers = allocateRowStashes(
+      b, loc, reductions, domainValues, rowLength, pipelined ? 2 : 1);
   k.stashBuffers = stashBuffers;
-  bool pipelined = pipelinesStores(k, domainValues);
-  if (pipelined)
-    // Two rows in each buffer: the row's and the row before's.
-    for (Value buffer : stashBuffers)
-      if (auto alloca = buffer ? buffer.getDefiningOp<LLVM::AllocaOp>()
-                               : LLVM::AllocaOp()) {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(alloca);
-        alloca.getArraySizeMutable().assign(i64Constant(b, loc, 2 * rowLength));
-      }
   if (!pipelined) {
     if (failed(emitRows(b, loc, k)))
       return failure();

@@ -205,11 +205,16 @@ HostKernel openKernel(mlir::OpBuilder &b, mlir::ModuleOp module,
                       mlir::Location loc, mlir::StringRef name,
                       fd::FusionOp fusion, unsigned numOutputs);
 
-/// A row kernel's buffers on the stack, one per reduction (null where none):
-/// a reduction's operand that the stores of `storedValues` use again
-/// (softmax's exponentials) is kept by its pass and read back from cache,
-/// not computed twice (rows up to 64 KiB). Each buffer holds `copies` rows
-/// one after another.
+/// Which reductions of a row kernel keep their operand in a buffer on the
+/// stack: an operand that the stores of `storedValues` use again (softmax's
+/// exponentials) is kept by its pass and read back from cache, not computed
+/// twice (rows up to 64 KiB).
+mlir::SmallVector<bool>
+rowStashes(mlir::ArrayRef<codegen::ReductionInfo> reductions,
+           mlir::ArrayRef<mlir::Value> storedValues, int64_t rowLength);
+
+/// The buffers of rowStashes's reductions (null for the others), `copies`
+/// rows each, one after another.
 mlir::SmallVector<mlir::Value>
 allocateRowStashes(mlir::OpBuilder &b, mlir::Location loc,
                    mlir::ArrayRef<codegen::ReductionInfo> reductions,
