@@ -576,18 +576,15 @@ TEST_F(HostCodegen, StreamingStoresForLargeOutputsAlignedOrNot) {
       addSoftmaxRows(g, x, type);
     else
       g.output(g.add(g.mul(x, x), g.splat(type, 1.0)), "y");
-    Expected<Graph> graph = g.finish();
-    ASSERT_TRUE(graph.ok()) << graph.message();
-    Expected<Compilation> compiled = compiler.compile(*graph, target, {});
-    ASSERT_TRUE(compiled.ok()) << compiled.message();
-    ASSERT_EQ(compiled->bundle.kernels.size(), 1u);
+    Bundle bundle;
+    ASSERT_NO_FATAL_FAILURE(compileOneKernel(g, bundle));
     std::vector<double> expected = softmaxRowsOf(input, columns);
     if (!softmax)
       for (size_t i = 0; i < input.size(); ++i)
         expected[i] = double(input[i]) * input[i] + 1.0;
     for (uint64_t offset : {uint64_t(0), uint64_t(4)}) {
       SCOPED_TRACE("output at offset " + std::to_string(offset));
-      std::vector<float> y = runWithOutputAt(compiled->bundle, input, offset);
+      std::vector<float> y = runWithOutputAt(bundle, input, offset);
       int64_t wrong = 0;
       for (size_t i = 0; i < y.size(); ++i)
         wrong += std::abs(y[i] - expected[i]) > 1e-5 * std::abs(expected[i]);
@@ -615,13 +612,10 @@ TEST_F(HostCodegen, SoftmaxRowsStoredDuringTheNextRowOverAnyCall) {
       v = dist(rng);
     GraphBuilder g;
     addSoftmaxRows(g, g.input(type, "x"), type);
-    Expected<Graph> graph = g.finish();
-    ASSERT_TRUE(graph.ok()) << graph.message();
-    Expected<Compilation> compiled = compiler.compile(*graph, target, {});
-    ASSERT_TRUE(compiled.ok()) << compiled.message();
-    ASSERT_EQ(compiled->bundle.kernels.size(), 1u);
+    Bundle bundle;
+    ASSERT_NO_FATAL_FAILURE(compileOneKernel(g, bundle));
     std::vector<double> expected = softmaxRowsOf(input, columns);
-    const LaunchConfig compiledLaunch = compiled->bundle.kernels[0].launch;
+    const LaunchConfig compiledLaunch = bundle.kernels[0].launch;
     for (int64_t callRows :
          {int64_t(1), int64_t(2), int64_t(3), int64_t(5), int64_t(0), rows}) {
       LaunchConfig launch = compiledLaunch;
@@ -635,8 +629,7 @@ TEST_F(HostCodegen, SoftmaxRowsStoredDuringTheNextRowOverAnyCall) {
         SCOPED_TRACE("calls of " + std::to_string(callRows) +
                      " rows (0: as compiled), output at offset " +
                      std::to_string(offset));
-        std::vector<float> y =
-            runWithOutputAt(compiled->bundle, input, offset, &launch);
+        std::vector<float> y = runWithOutputAt(bundle, input, offset, &launch);
         int64_t wrong = 0;
         for (size_t i = 0; i < y.size(); ++i)
           wrong += !(std::abs(y[i] - expected[i]) <= 1e-5 * expected[i]);
@@ -668,11 +661,8 @@ TEST_F(HostCodegen, SoftmaxRowsStoredTransposedAfterTheirOwnPasses) {
                                        type.shape, {0})),
                   {0, 2, 1}),
       "y");
-  Expected<Graph> graph = g.finish();
-  ASSERT_TRUE(graph.ok()) << graph.message();
-  Expected<Compilation> compiled = compiler.compile(*graph, target, {});
-  ASSERT_TRUE(compiled.ok()) << compiled.message();
-  ASSERT_EQ(compiled->bundle.kernels.size(), 1u);
+  Bundle bundle;
+  ASSERT_NO_FATAL_FAILURE(compileOneKernel(g, bundle));
   std::vector<double> rowMajor = softmaxRowsOf(input, side * side);
   std::vector<double> expected(rowMajor.size());
   for (int64_t r = 0; r < rows; ++r)
@@ -680,7 +670,7 @@ TEST_F(HostCodegen, SoftmaxRowsStoredTransposedAfterTheirOwnPasses) {
       for (int64_t j = 0; j < side; ++j)
         expected[(r * side + i) * side + j] =
             rowMajor[(r * side + j) * side + i];
-  LaunchConfig launch = compiled->bundle.kernels[0].launch;
+  LaunchConfig launch = bundle.kernels[0].launch;
   for (int64_t callRows : {int64_t(1), int64_t(0), rows}) {
     SCOPED_TRACE("calls of " + std::to_string(callRows) +
                  " rows (0: as compiled)");
@@ -689,7 +679,7 @@ TEST_F(HostCodegen, SoftmaxRowsStoredTransposedAfterTheirOwnPasses) {
       call.grain = callRows;
       call.chunksPerWorker = uint32_t(rows);
     }
-    std::vector<float> y = runWithOutputAt(compiled->bundle, input, 0, &call);
+    std::vector<float> y = runWithOutputAt(bundle, input, 0, &call);
     int64_t wrong = 0;
     for (size_t i = 0; i < y.size(); ++i)
       wrong += !(std::abs(y[i] - expected[i]) <= 1e-5 * expected[i]);

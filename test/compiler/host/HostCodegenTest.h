@@ -140,6 +140,17 @@ protected:
 
   unsigned seed;
   std::mt19937_64 rng;
+  /// `g`'s graph compiled for the host into `bundle`, which must be one
+  /// kernel (call under ASSERT_NO_FATAL_FAILURE).
+  void compileOneKernel(GraphBuilder &g, Bundle &bundle) {
+    Expected<Graph> graph = g.finish();
+    ASSERT_TRUE(graph.ok()) << graph.message();
+    Expected<Compilation> compiled = compiler.compile(*graph, target, {});
+    ASSERT_TRUE(compiled.ok()) << compiled.message();
+    ASSERT_EQ(compiled->bundle.kernels.size(), 1u);
+    bundle = std::move(compiled->bundle);
+  }
+
   Target target = hostTarget();
   HostCompiler compiler;
   device::HostRuntime runtime;
