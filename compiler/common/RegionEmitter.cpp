@@ -930,6 +930,10 @@ Value RegionEmitterBase::loadIm2colAtOffset(fd::Im2colOp im2col,
   if (runs && stridedRun(g, width, lanes))
     return loadStridedRun(g, element, base, delta, lastInput, rowInside,
                           operandPointer, indexType);
+  if (!lanes)
+    if (Value pieces =
+            loadIm2colPieces(g, element, leading, out, offset, operandPointer))
+      return pieces;
   // Lane j reads its own base plus delta (the base is the same ops at
   // every offset, which CSE merges).
   if (indexType != b.getI64Type())
@@ -944,6 +948,115 @@ Value RegionEmitterBase::loadIm2colAtOffset(fd::Im2colOp im2col,
       b, loc, type, addresses, inside, ValueRange{zeros},
       b.getI32IntegerAttr(int32_t(storageBytes(element))));
   return toCompute(loaded, element);
+}
+
+Value RegionEmitterBase::loadIm2colPieces(const Im2colGeometry &g, Type element,
+                                          Value leading, ArrayRef<Value> out,
+                                          Value offset, Value operandPointer) {
+  const int64_t n = g.n, stride = g.strides.empty() ? 0 : g.strides.back();
+  APInt offsetValue;
+  auto broadcast = leading.getDefiningOp<vector::BroadcastOp>();
+  if (width <= 1 || n < 1 || stride < 1 || stride > kMaxRunStride ||
+      !broadcast || !matchPattern(offset, m_ConstantInt(&offsetValue)))
+    return {};
+  // Every lane's output coordinates, constants.
+  SmallVector<SmallVector<int64_t>> lanesOut(n);
+  for (int64_t d = 0; d < n; ++d) {
+    DenseIntElementsAttr attr;
+    if (!matchPattern(out[d], m_Constant(&attr)) ||
+        attr.getNumElements() != int64_t(width))
+      return {};
+    for (const APInt &v : attr.getValues<APInt>())
+      lanesOut[d].push_back(v.getSExtValue());
+  }
+  // The offset's window coordinates, and each lane's input coordinates.
+  SmallVector<int64_t> w(n), inStrides(n);
+  int64_t windowInner = 1, inStride = 1, k = offsetValue.getSExtValue();
+  for (int64_t d = n - 1; d >= 0; --d) {
+    w[d] = k / windowInner % g.window[d];
+    windowInner *= g.window[d];
+    inStrides[d] = inStride;
+    inStride *= g.in[g.first + d];
+  }
+  auto input = [&](int64_t d, unsigned j) {
+    return lanesOut[d][j] * g.strides[d] + w[d] * g.dilations[d] - g.pads[d];
+  };
+  auto inside = [&](int64_t d, unsigned j) {
+    int64_t c = input(d, j);
+    return c >= 0 && c < g.in[g.first + d];
+  };
+  // Pieces: runs of lanes in one output row (the same coordinates but the
+  // last), each lane `stride` input elements after the one before it.
+  SmallVector<std::pair<unsigned, unsigned>> pieces;
+  for (unsigned j = 0; j < width; ++j) {
+    bool sameRow = j > 0;
+    for (int64_t d = 0; sameRow && d + 1 < n; ++d)
+      sameRow = lanesOut[d][j] == lanesOut[d][j - 1];
+    if (sameRow && lanesOut[n - 1][j] == lanesOut[n - 1][j - 1] + 1)
+      pieces.back().second = j + 1;
+    else
+      pieces.push_back({j, j + 1});
+  }
+  if (int64_t(pieces.size()) > kMaxIm2colPieces)
+    return {};
+  Type storage = storageType(element);
+  auto type = cast<VectorType>(vectorOf(storage));
+  const int64_t wide = int64_t(width) * stride;
+  auto wideType = VectorType::get({wide}, storage);
+  auto maskType = VectorType::get({wide}, b.getI1Type());
+  Value scalarLeading = broadcast.getSource();
+  if (scalarLeading.getType() != b.getI64Type())
+    scalarLeading =
+        arith::ExtUIOp::create(b, loc, b.getI64Type(), scalarLeading);
+  Value planeBase =
+      arith::MulIOp::create(b, loc, scalarLeading, i64(g.inInner));
+  Value result = arith::ConstantOp::create(
+      b, loc, type, DenseElementsAttr::get(type, b.getZeroAttr(storage)));
+  Value wideZeros = arith::ConstantOp::create(
+      b, loc, wideType,
+      DenseElementsAttr::get(wideType, b.getZeroAttr(storage)));
+  for (auto [from, to] : pieces) {
+    bool rowInside = true;
+    int64_t rowStart = 0;
+    for (int64_t d = 0; d + 1 < n; ++d) {
+      rowInside = rowInside && inside(d, from);
+      rowStart += input(d, from) * inStrides[d];
+    }
+    // Element e of the run is lane e / stride's input where e % stride is
+    // 0: the run starts `stride` x `from` elements before lane from's.
+    SmallVector<bool> mask(wide, false), inPiece(width, false);
+    bool any = false;
+    for (unsigned j = from; j < to; ++j) {
+      inPiece[j] = true;
+      if (rowInside && inside(n - 1, j))
+        mask[j * stride] = any = true;
+    }
+    if (!any)
+      continue; // Its lanes are all padding: zeros.
+    int64_t runStart = rowStart + input(n - 1, from) - stride * int64_t(from);
+    Value address = LLVM::GEPOp::create(
+        b, loc, pointerType(), storage, operandPointer,
+        ValueRange{arith::AddIOp::create(b, loc, planeBase, i64(runStart))});
+    Value run = LLVM::MaskedLoadOp::create(
+        b, loc, wideType, address,
+        arith::ConstantOp::create(b, loc, maskType,
+                                  DenseElementsAttr::get(maskType, mask)),
+        wideZeros, storageBytes(element));
+    Value piece = run;
+    if (stride > 1) {
+      SmallVector<int64_t> picks;
+      for (int64_t lane = 0; lane < int64_t(width); ++lane)
+        picks.push_back(lane * stride);
+      piece = vector::ShuffleOp::create(b, loc, run, run, picks);
+    }
+    auto laneMask = VectorType::get({width}, b.getI1Type());
+    result = arith::SelectOp::create(
+        b, loc,
+        arith::ConstantOp::create(b, loc, laneMask,
+                                  DenseElementsAttr::get(laneMask, inPiece)),
+        piece, result);
+  }
+  return toCompute(result, element);
 }
 
 bool RegionEmitterBase::stridedRun(const Im2colGeometry &g, unsigned width,

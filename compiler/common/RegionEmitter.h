@@ -406,6 +406,24 @@ protected:
                                  mlir::Value operandPointer, mlir::Value lanes,
                                  bool runs = false);
 
+  /// loadIm2colAtOffset where every lane's output coordinates and the
+  /// window offset are constants (a window kernel's unrolled vectors of a
+  /// map narrower than a vector, rowOffsetOf) and the last dim's stride is
+  /// at most kMaxRunStride: per output row among the lanes (a piece), one
+  /// masked load of a run (with stride 2, twice the lanes and their even
+  /// elements), its lanes in the padding masked off at compile time, then
+  /// the pieces merged by constant selects. Null where it does not apply
+  /// (the caller gathers). mobilenet_v3's 5x5 stride-2 depthwise
+  /// convolution onto 14x14 gathered every lane of its 25 offsets.
+  mlir::Value loadIm2colPieces(const Im2colGeometry &g, mlir::Type element,
+                               mlir::Value leading,
+                               mlir::ArrayRef<mlir::Value> out,
+                               mlir::Value offset, mlir::Value operandPointer);
+
+  /// The most pieces loadIm2colPieces reads a vector in; more (maps only a
+  /// few positions wide) gather.
+  static constexpr int64_t kMaxIm2colPieces = 4;
+
   /// The most stride along an im2col's last dim whose vectors are read as
   /// one run (stridedRun).
   static constexpr int64_t kMaxRunStride = 2;

@@ -10,7 +10,8 @@
 // bias and relu6; 7x7 with a 5x5 window; 3x3 maps (9 positions: the flat
 // loop, vectors across channels and images); a 2x2 window with the padding
 // after (SAME_UPPER) on 5x7; a 1-D one of 20 positions; stride 2 onto 14x14
-// and 7x7 (a masked gather per offset, by rows). Maps of whole vectors whose
+// and 7x7 (by rows, each offset a masked load per output row among a
+// vector's lanes: depthwise-pieces.mlir). Maps of whole vectors whose
 // output rows are not (16x24, on AVX-512) run by output rows: each vector
 // one run of its row, at stride 1 (one masked load) and 2 (a masked load of
 // twice the lanes, their even elements).
