@@ -11,7 +11,9 @@
 // loop, vectors across channels and images); a 2x2 window with the padding
 // after (SAME_UPPER) on 5x7; a 1-D one of 20 positions; stride 2 onto 14x14
 // and 7x7 (by rows, each offset a masked load per output row among a
-// vector's lanes: depthwise-pieces.mlir). Maps of whole vectors whose
+// vector's lanes: depthwise-pieces.mlir), and onto 6x3 (a vector's lanes in
+// six output rows, more pieces than loadIm2colPieces takes: a masked gather
+// per offset). Maps of whole vectors whose
 // output rows are not (16x24, on AVX-512) run by output rows: each vector
 // one run of its row, at stride 1 (one masked load) and 2 (a masked load of
 // twice the lanes, their even elements).
@@ -20,11 +22,11 @@
 // RUN: fuse-run %s --check --print-plan --cache-dir %t/cache | FileCheck %s --check-prefix=HOST
 // RUN: fuse-run %s --check --no-fusion --cache-dir %t/cache | FileCheck %s --check-prefix=UNFUSED
 
-// HOST: plan: 9 kernels
-// HOST-COUNT-9: window-reduction
+// HOST: plan: 10 kernels
+// HOST-COUNT-10: window-reduction
 // HOST-NOT: kernel
-// HOST: check: passed, 9 outputs match the reference
-// UNFUSED: check: passed, 9 outputs match the reference
+// HOST: check: passed, 10 outputs match the reference
+// UNFUSED: check: passed, 10 outputs match the reference
 
 func.func @narrow(%a: tensor<2x12x14x14xf32>, %wa: tensor<12x1x3x3xf32>, %ba: tensor<12xf32>,
                   %b: tensor<1x6x7x7xf32>, %wb: tensor<6x1x5x5xf32>,
@@ -34,10 +36,12 @@ func.func @narrow(%a: tensor<2x12x14x14xf32>, %wa: tensor<12x1x3x3xf32>, %ba: te
                   %f: tensor<1x8x28x28xf32>, %wf: tensor<8x1x3x3xf32>,
                   %g: tensor<1x8x14x14xf32>, %wg: tensor<8x1x3x3xf32>,
                   %h: tensor<2x4x16x24xf32>, %wh: tensor<4x1x3x3xf32>, %bh: tensor<4xf32>,
-                  %i: tensor<1x4x32x48xf32>, %wi: tensor<4x1x3x3xf32>)
+                  %i: tensor<1x4x32x48xf32>, %wi: tensor<4x1x3x3xf32>,
+                  %j: tensor<1x2x12x6xf32>, %wj: tensor<2x1x3x3xf32>)
     -> (tensor<2x12x14x14xf32>, tensor<1x6x7x7xf32>, tensor<2x5x3x3xf32>,
         tensor<1x4x5x7xf32>, tensor<1x3x20xf32>, tensor<1x8x14x14xf32>,
-        tensor<1x8x7x7xf32>, tensor<2x4x16x24xf32>, tensor<1x4x16x24xf32>) {
+        tensor<1x8x7x7xf32>, tensor<2x4x16x24xf32>, tensor<1x4x16x24xf32>,
+        tensor<1x2x6x3xf32>) {
   // 14x14, 3x3, pads 1, bias, relu6.
   %ya = fuse.conv %a, %wa, %ba strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] group = 12
       : tensor<2x12x14x14xf32>, tensor<12x1x3x3xf32>, tensor<12xf32> -> tensor<2x12x14x14xf32>
@@ -68,7 +72,10 @@ func.func @narrow(%a: tensor<2x12x14x14xf32>, %wa: tensor<12x1x3x3xf32>, %ba: te
       : tensor<2x4x16x24xf32>, tensor<4x1x3x3xf32>, tensor<4xf32> -> tensor<2x4x16x24xf32>
   %oi = fuse.conv %i, %wi strides = [2, 2] dilations = [1, 1] pads = [1, 1, 1, 1] group = 4
       : tensor<1x4x32x48xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x16x24xf32>
-  return %oa, %ob, %oc, %od, %oe, %of, %og, %oh, %oi : tensor<2x12x14x14xf32>, tensor<1x6x7x7xf32>, tensor<2x5x3x3xf32>,
+  // Stride 2 onto 6x3: six output rows a vector.
+  %oj = fuse.conv %j, %wj strides = [2, 2] dilations = [1, 1] pads = [1, 1, 1, 1] group = 2
+      : tensor<1x2x12x6xf32>, tensor<2x1x3x3xf32> -> tensor<1x2x6x3xf32>
+  return %oa, %ob, %oc, %od, %oe, %of, %og, %oh, %oi, %oj : tensor<2x12x14x14xf32>, tensor<1x6x7x7xf32>, tensor<2x5x3x3xf32>,
       tensor<1x4x5x7xf32>, tensor<1x3x20xf32>, tensor<1x8x14x14xf32>, tensor<1x8x7x7xf32>,
-      tensor<2x4x16x24xf32>, tensor<1x4x16x24xf32>
+      tensor<2x4x16x24xf32>, tensor<1x4x16x24xf32>, tensor<1x2x6x3xf32>
 }

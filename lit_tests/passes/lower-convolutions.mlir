@@ -97,6 +97,41 @@ func.func @pointwise_conv(%x: tensor<1x8x4x4xf32>, %w: tensor<16x8x1x1xf32>) -> 
 
 // -----
 
+// A 1x1 convolution of a 1x1 map with a bias at batch 2 (a squeeze-and-
+// excitation block's fully connected layer): not a matmul of one column but
+// the sums over the input channels (dim 2) of the weight [M, C, 1, 1] and
+// the input [N, C, 1, 1] spread to [N, M, C, 1, 1], into the result's own
+// shape (no reshape before or after); then the bias. The fusion pipeline
+// makes it a row reduction. In f16 it stays a matmul (which sums the
+// products in f32).
+// CHECK-LABEL: func.func @fully_connected
+//  CHECK-SAME: (%[[X:.*]]: tensor<2x24x1x1xf32>, %[[W:.*]]: tensor<6x24x1x1xf32>, %[[B:.*]]: tensor<6xf32>
+//   CHECK-NOT:   fuse.matmul
+//       CHECK:   %[[SW:.*]] = fuse.broadcast %[[W]], dims = [1, 2, 3, 4] : tensor<6x24x1x1xf32> -> tensor<2x6x24x1x1xf32>
+//       CHECK:   %[[SX:.*]] = fuse.broadcast %[[X]], dims = [0, 2, 3, 4] : tensor<2x24x1x1xf32> -> tensor<2x6x24x1x1xf32>
+//       CHECK:   %[[P:.*]] = fuse.mul %[[SW]], %[[SX]] : tensor<2x6x24x1x1xf32>
+//       CHECK:   %[[S:.*]] = fuse.reduce sum %[[P]] dims = [2] : tensor<2x6x24x1x1xf32> -> tensor<2x6x1x1xf32>
+//       CHECK:   %[[SB:.*]] = fuse.broadcast %[[B]], dims = [1] : tensor<6xf32> -> tensor<2x6x1x1xf32>
+//       CHECK:   fuse.add %[[S]], %[[SB]]
+//       CHECK:   fuse.matmul %{{.*}}, %{{.*}} : tensor<6x24xf16>, tensor<2x24x1xf16> -> tensor<2x6x1xf16>
+// PIPELINE-LABEL: func.func @fully_connected
+//   PIPELINE-NOT:   fuse.fusion pointwise
+//       PIPELINE:   fuse.fusion row_reduction
+//       PIPELINE:   fuse.reduce sum
+//       PIPELINE:   fuse.fusion matmul
+//       PIPELINE:   fuse.matmul
+func.func @fully_connected(%x: tensor<2x24x1x1xf32>, %w: tensor<6x24x1x1xf32>, %b: tensor<6xf32>,
+                           %xh: tensor<2x24x1x1xf16>, %wh: tensor<6x24x1x1xf16>)
+    -> (tensor<2x6x1x1xf32>, tensor<2x6x1x1xf16>) {
+  %y = fuse.conv %x, %w, %b strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] group = 1
+      : tensor<2x24x1x1xf32>, tensor<6x24x1x1xf32>, tensor<6xf32> -> tensor<2x6x1x1xf32>
+  %yh = fuse.conv %xh, %wh strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] group = 1
+      : tensor<2x24x1x1xf16>, tensor<6x24x1x1xf16> -> tensor<2x6x1x1xf16>
+  return %y, %yh : tensor<2x6x1x1xf32>, tensor<2x6x1x1xf16>
+}
+
+// -----
+
 // A padded depthwise convolution (3x3, pads 1): the im2col reads the
 // padding as zeros (no concat), and the nine slices of it fuse into one
 // window_reduction kernel, on the host and the GPU alike.
