@@ -506,10 +506,33 @@ struct AttentionBlock {
               [&](Value t) { emitScoreTile(scores, t, stride(), true); });
   }
 
-  /// Tile `t`'s V rows into the value tile: its first key and its number
-  /// of keys.
+  /// V's pointer where P V reads V's rows where they lie, not staged on
+  /// the stack first: V a fusion input of f32 rows of Dv as the matmul
+  /// reads them (no transpose, no prologue, one row of keys per batch, no
+  /// runtime keys). A row of V is contiguous, so a tile's rows are one run
+  /// in memory, and the copy only moved them (a query block restages every
+  /// tile: whisper's encoder, 1500 keys in blocks of 32 rows, spent about
+  /// 6% of its attention copying V). Null otherwise.
+  Value valuesInPlace(fd::MatmulOp output) {
+    auto arg = dyn_cast<BlockArgument>(output.getRhs());
+    if (!arg || output.getTransposeB() || keys || !elementTypeOf(arg).isF32() ||
+        M * Dv == 0)
+      return nullptr;
+    auto count = [](Value v) {
+      return cast<RankedTensorType>(v.getType()).getNumElements();
+    };
+    int64_t batches = count(output.getResult()) / (M * Dv);
+    if (count(arg) != batches * N * Dv)
+      return nullptr;
+    return k.pointers.lookup(arg);
+  }
+
+  /// Tile `t`'s V rows into the value tile (unless valuesInPlace): its
+  /// first key and its number of keys.
   std::pair<Value, Value> stageValueTile(fd::MatmulOp output, Value t) {
     auto [j0, valid] = keysIn(t);
+    if (valuesInPlace(output))
+      return {j0, valid};
     k.forEach(valid, [&](Value jj) {
       Value j = k.add(j0, jj);
       Value row, valueStart;
@@ -529,22 +552,25 @@ struct AttentionBlock {
   }
 
   /// Rows [r0, r0 + rows)'s P of a tile (row r's at probRows + r * stride
-  /// + `keyOffset`) times the value tile, accumulated into `init` (row i's
-  /// parts of the output row at i * parts): each V row is loaded once for
-  /// all the rows.
+  /// + `keyOffset`) times the tile's V rows (the tile's first key `j0`),
+  /// accumulated into `init` (row i's parts of the output row at i *
+  /// parts): each V row is loaded once for all the rows, from the value
+  /// tile or where it lies (`inPlace`, valuesInPlace).
   SmallVector<Value> multiplyValues(Value r0, int64_t rows, Value stride,
                                     Value keyOffset, Value valid,
-                                    ValueRange init) {
+                                    ValueRange init, Value j0, Value inPlace) {
     OpBuilder &b = k.b;
     Location loc = k.loc;
     SmallVector<std::pair<int64_t, unsigned>> outParts = k.rowParts(Dv);
     const int64_t parts = outParts.size();
+    Value source = inPlace ? inPlace : valueTile;
+    Value firstRow =
+        inPlace ? k.mul(k.add(k.mul(batch, k.c(N)), j0), k.c(Dv)) : k.c(0);
     return k.forCarried(valid, init, [&](Value jj, ValueRange carried) {
-      Value valueRow = k.mul(jj, k.c(Dv));
+      Value valueRow = k.add(firstRow, k.mul(jj, k.c(Dv)));
       SmallVector<Value> values;
       for (auto [offset, lanes] : outParts)
-        values.push_back(
-            k.load(valueTile, k.add(valueRow, k.c(offset)), lanes));
+        values.push_back(k.load(source, k.add(valueRow, k.c(offset)), lanes));
       SmallVector<Value> next;
       for (int64_t i = 0; i < rows; ++i) {
         Value probRow = k.add(k.mul(k.add(r0, k.c(i)), stride), keyOffset);
@@ -578,8 +604,8 @@ struct AttentionBlock {
             init.push_back(k.load(
                 outRows, k.add(k.mul(k.add(r0, k.c(i)), k.c(Dv)), k.c(offset)),
                 lanes));
-        SmallVector<Value> acc =
-            multiplyValues(r0, rows, stride(), j0, valid, init);
+        SmallVector<Value> acc = multiplyValues(
+            r0, rows, stride(), j0, valid, init, j0, valuesInPlace(output));
         int64_t part = 0;
         for (int64_t i = 0; i < rows; ++i)
           for (auto [offset, lanes] : outParts)
@@ -782,7 +808,8 @@ void AttentionBlock::emitOnline(fd::MatmulOp scores, fd::MatmulOp output,
         for (auto [offset, lanes] : outParts)
           zeros.push_back(k.zero(lanes));
       SmallVector<Value> acc =
-          multiplyValues(r0, rowCount, k.c(tile), k.c(0), valid, zeros);
+          multiplyValues(r0, rowCount, k.c(tile), k.c(0), valid, zeros, j0,
+                         valuesInPlace(output));
       for (int64_t i = 0; i < rowCount; ++i) {
         Value r = k.add(r0, k.c(i));
         Value outRow = k.mul(r, k.c(Dv));
