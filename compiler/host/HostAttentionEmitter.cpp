@@ -11,13 +11,15 @@
 //   2. per tile of 4 vectors of keys, their K rows (computed likewise)
 //      transposed into the tile (K given transposed is copied a vector at
 //      a time; K rows of whole vectors are transposed a square of vectors
-//      at a time with shuffles), and the Q rows times the tile in register
+//      at a time with shuffles, from where they lie when K is a fusion
+//      input of f32 rows), and the Q rows times the tile in register
 //      tiles of up to 4 rows x 4 vectors of keys (kMaxTileRows): each
 //      vector of the tile loaded serves every row of the register tile;
 //   3. per query row, the row kernel's passes (ScheduleLegality ran them as
 //      a row_reduction's: emitRowPasses) with the scores read from the
 //      stack, then P at every key (written over the scores on the stack);
-//   4. per tile of keys, their V rows, and the rows' P times them in
+//   4. per tile of keys, their V rows (staged, or where they lie when V is
+//      a fusion input of f32 rows), and the rows' P times them in
 //      register tiles of rows x the output row's vectors, accumulated into
 //      the output rows, stored at the end.
 // Each step reads its operands through the region emitter, so prologues
@@ -381,11 +383,10 @@ struct AttentionBlock {
   /// ([D, N]): each element of depth's run of the tile's keys, copied a
   /// vector at a time (inside its row of N; the last tile's run is shorter,
   /// both lengths are known). Else, where K's rows are whole vectors, they are
-  /// staged into the value tile (free until step 4) and transposed a square of
-  /// vectors at a time; else one element at a time.
+  /// staged into the value tile (free until step 4), or read where they lie
+  /// (rowsInPlace), and transposed a square of vectors at a time; else one
+  /// element at a time.
   void stageKeyTile(fd::MatmulOp scores, Value t) {
-    OpBuilder &b = k.b;
-    Location loc = k.loc;
     unsigned width = k.width;
     auto [j0, valid] = keysIn(t);
     if (!scores.getTransposeB() && keys) {
@@ -409,18 +410,8 @@ struct AttentionBlock {
         });
       };
       const int64_t last = N - (tiles - 1) * tile;
-      if (last == tile) {
-        copyRuns(tile);
-        return;
-      }
-      auto isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, t,
-                                          k.c(tiles - 1));
-      auto branch = scf::IfOp::create(b, loc, isLast, /*withElse=*/true);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&branch.getThenRegion().front());
-      copyRuns(last);
-      b.setInsertionPointToStart(&branch.getElseRegion().front());
-      copyRuns(tile);
+      lastTileOr(
+          t, [&] { copyRuns(last); }, [&] { copyRuns(tile); });
       return;
     }
     if (D % width != 0) {
@@ -435,27 +426,67 @@ struct AttentionBlock {
       });
       return;
     }
-    k.forEach(valid, [&](Value jj) {
-      Value j = k.add(j0, jj);
-      Value to = k.at(valueTile, k.mul(jj, k.c(D))), depth = k.c(D);
-      Value row = k.add(k.mul(batch, n()), j);
-      check(k.stage(scores.getRhs(), k.mul(row, depth), D, 1, to, 0,
-                    splitRow(row)));
-    });
-    k.forEach(k.c(tile / width), [&](Value kb) {
-      k.forEach(k.c(D / width), [&](Value db) {
-        Value key = k.mul(kb, k.c(width)), depth = k.mul(db, k.c(width));
-        SmallVector<Value> rows;
-        for (unsigned i = 0; i < width; ++i)
-          rows.push_back(k.load(valueTile,
-                                k.add(k.mul(k.add(key, k.c(i)), k.c(D)), depth),
-                                width));
-        SmallVector<Value> columns = k.transpose(rows);
-        for (unsigned i = 0; i < width; ++i)
-          k.store(columns[i], keyTile,
-                  k.add(k.mul(k.add(depth, k.c(i)), k.c(tile)), key));
+    // The tile's rows of K (row i at `source` + `first` + i * D),
+    // transposed a square of vectors at a time.
+    auto transposeRows = [&](Value source, Value first) {
+      k.forEach(k.c(tile / width), [&](Value kb) {
+        k.forEach(k.c(D / width), [&](Value db) {
+          Value key = k.mul(kb, k.c(width)), depth = k.mul(db, k.c(width));
+          SmallVector<Value> rows;
+          for (unsigned i = 0; i < width; ++i)
+            rows.push_back(k.load(
+                source,
+                k.add(first, k.add(k.mul(k.add(key, k.c(i)), k.c(D)), depth)),
+                width));
+          SmallVector<Value> columns = k.transpose(rows);
+          for (unsigned i = 0; i < width; ++i)
+            k.store(columns[i], keyTile,
+                    k.add(k.mul(k.add(depth, k.c(i)), k.c(tile)), key));
+        });
       });
-    });
+    };
+    auto staged = [&] {
+      k.forEach(valid, [&](Value jj) {
+        Value j = k.add(j0, jj);
+        Value to = k.at(valueTile, k.mul(jj, k.c(D))), depth = k.c(D);
+        Value row = k.add(k.mul(batch, n()), j);
+        check(k.stage(scores.getRhs(), k.mul(row, depth), D, 1, to, 0,
+                      splitRow(row)));
+      });
+      transposeRows(valueTile, k.c(0));
+    };
+    Value inPlace = rowsInPlace(scores, D, N);
+    if (!inPlace) {
+      staged();
+      return;
+    }
+    // K's rows where they lie (rowsInPlace): a whole tile's are transposed
+    // from there; the last tile, with fewer keys than the tile, is staged
+    // (the transpose reads the whole tile).
+    auto inPlaceTile = [&] {
+      transposeRows(inPlace, k.mul(k.add(k.mul(batch, k.c(N)), j0), k.c(D)));
+    };
+    lastTileOr(t, staged, inPlaceTile);
+  }
+
+  /// `lastTile()` at tile `t` where it is the last, a partial one (fewer
+  /// keys than a tile), else `wholeTile()`; only `wholeTile()` where N is
+  /// whole tiles.
+  void lastTileOr(Value t, function_ref<void()> lastTile,
+                  function_ref<void()> wholeTile) {
+    if (N % tile == 0) {
+      wholeTile();
+      return;
+    }
+    OpBuilder &b = k.b;
+    auto isLast = arith::CmpIOp::create(b, k.loc, arith::CmpIPredicate::eq, t,
+                                        k.c(tiles - 1));
+    auto branch = scf::IfOp::create(b, k.loc, isLast, /*withElse=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&branch.getThenRegion().front());
+    lastTile();
+    b.setInsertionPointToStart(&branch.getElseRegion().front());
+    wholeTile();
   }
 
   /// Tile `t`'s K rows transposed into the key tile, then the Q rows times
@@ -506,25 +537,33 @@ struct AttentionBlock {
               [&](Value t) { emitScoreTile(scores, t, stride(), true); });
   }
 
-  /// V's pointer where P V reads V's rows where they lie, not staged on
-  /// the stack first: V a fusion input of f32 rows of Dv as the matmul
-  /// reads them (no transpose, no prologue, one row of keys per batch, no
-  /// runtime keys). A row of V is contiguous, so a tile's rows are one run
-  /// in memory, and the copy only moved them (a query block restages every
-  /// tile: whisper's encoder, 1500 keys in blocks of 32 rows, spent about
-  /// 6% of its attention copying V). Null otherwise.
-  Value valuesInPlace(fd::MatmulOp output) {
-    auto arg = dyn_cast<BlockArgument>(output.getRhs());
-    if (!arg || output.getTransposeB() || keys || !elementTypeOf(arg).isF32() ||
-        M * Dv == 0)
+  /// The pointer of the right operand of `matmul` (K of the scores given
+  /// as rows [N, D], or V of P V) where its rows of `length` are read where
+  /// they lie, not
+  /// staged on the stack first: a fusion input of f32 rows as the matmul
+  /// reads them (no prologue, one row of keys per batch, no runtime keys).
+  /// A row is contiguous, so a tile's rows are one run in memory, and a
+  /// copy only moved them; a query block restages every tile (whisper's
+  /// encoder, 1500 keys in blocks of 32 rows, spent about 6% of its
+  /// attention copying V, and as much copying K before its transpose).
+  /// Null otherwise.
+  /// `matmul` is the operand's matmul, whose result has `columns` columns.
+  Value rowsInPlace(fd::MatmulOp matmul, int64_t length, int64_t columns) {
+    auto arg = dyn_cast<BlockArgument>(matmul.getRhs());
+    if (!arg || keys || !elementTypeOf(arg).isF32() || M * columns == 0)
       return nullptr;
     auto count = [](Value v) {
       return cast<RankedTensorType>(v.getType()).getNumElements();
     };
-    int64_t batches = count(output.getResult()) / (M * Dv);
-    if (count(arg) != batches * N * Dv)
+    int64_t batches = count(matmul.getResult()) / (M * columns);
+    if (count(arg) != batches * N * length)
       return nullptr;
     return k.pointers.lookup(arg);
+  }
+
+  /// V's rows where they lie (rowsInPlace), for V not transposed.
+  Value valuesInPlace(fd::MatmulOp output) {
+    return output.getTransposeB() ? nullptr : rowsInPlace(output, Dv, Dv);
   }
 
   /// Tile `t`'s V rows into the value tile (unless valuesInPlace): its

@@ -1,5 +1,7 @@
 // How the attention kernel splits a head's query rows into blocks (one
-// iteration each; K and V tiles are staged once per block): a head of at
+// iteration each; K and V tiles are staged once per block, or, fusion
+// inputs of f32 rows as here, read where they lie, the last partial tile of
+// K staged for its transpose): a head of at
 // most 128 rows is one block where there are at least 4 heads to share
 // out among the threads; else blocks of 32 rows, the last one partial.
 // Three attentions checked against the reference runtime:
