@@ -537,17 +537,15 @@ struct AttentionBlock {
               [&](Value t) { emitScoreTile(scores, t, stride(), true); });
   }
 
-  /// The pointer of the right operand of `matmul` (K of the scores given
-  /// as rows [N, D], or V of P V) where its rows of `length` are read where
-  /// they lie, not
-  /// staged on the stack first: a fusion input of f32 rows as the matmul
-  /// reads them (no prologue, one row of keys per batch, no runtime keys).
-  /// A row is contiguous, so a tile's rows are one run in memory, and a
-  /// copy only moved them; a query block restages every tile (whisper's
-  /// encoder, 1500 keys in blocks of 32 rows, spent about 6% of its
-  /// attention copying V, and as much copying K before its transpose).
-  /// Null otherwise.
-  /// `matmul` is the operand's matmul, whose result has `columns` columns.
+  /// The pointer of the right operand of `matmul` (whose result has
+  /// `columns` columns: K of the scores given as rows [N, D], or V of P V)
+  /// where its rows of `length` are read where they lie, not staged on the
+  /// stack first: a fusion input of f32 rows as the matmul reads them (no
+  /// prologue, one row of keys per batch, no runtime keys). A row is
+  /// contiguous, so a tile's rows are one run in memory, and a copy only
+  /// moved them; a query block restages every tile (whisper's encoder, 1500
+  /// keys in blocks of 32 rows, spent about 6% of its attention copying V,
+  /// and as much copying K before its transpose). Null otherwise.
   Value rowsInPlace(fd::MatmulOp matmul, int64_t length, int64_t columns) {
     auto arg = dyn_cast<BlockArgument>(matmul.getRhs());
     if (!arg || keys || !elementTypeOf(arg).isF32() || M * columns == 0)

@@ -1,9 +1,9 @@
 // How the attention kernel splits a head's query rows into blocks (one
-// iteration each; K and V tiles are staged once per block, or, fusion
-// inputs of f32 rows as here, read where they lie, the last partial tile of
-// K staged for its transpose): a head of at
-// most 128 rows is one block where there are at least 4 heads to share
-// out among the threads; else blocks of 32 rows, the last one partial.
+// iteration each; each block stages the tiles of K and V it reads, except
+// that K and V given as fusion inputs of f32 rows, as here, are read where
+// they lie, but for K's last partial tile, staged for its transpose): a
+// head of at most 128 rows is one block where there are at least 4 heads to
+// share out among the threads; else blocks of 32 rows, the last one partial.
 // Three attentions checked against the reference runtime:
 //   a: 2 heads of 40 queries, 24 keys: too few heads, blocks of 32 and 8;
 //   b: 4 heads of 136 queries (over 128), 72 keys: blocks of 32, the last
