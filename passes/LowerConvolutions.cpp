@@ -137,18 +137,18 @@ struct ConvLowering {
         offsets == 1 &&
         llvm::all_of(strides, [](int64_t s) { return s == 1; }) &&
         llvm::all_of(conv.getPads(), [](int64_t p) { return p == 0; });
-    Value columns =
-        pointwise ? reshape(conv.getInput(), {n, c, 1, positions})
-                  : Im2colOp::create(b, loc, type({n, c, offsets, positions}),
-                                     conv.getInput(), ArrayRef<int64_t>(kernel),
-                                     strides, dilations, conv.getPads())
-                        .getResult();
     const int64_t depth = c / g * offsets;
     // In f32 and f64 (a lower precision would round each product where a
     // matmul sums them in f32).
     if (pointwise && positions == 1 && g == 1 &&
         (elementType.isF32() || elementType.isF64()))
       return addBias(conv, lowerFullyConnected(conv, depth));
+    Value columns =
+        pointwise ? reshape(conv.getInput(), {n, c, 1, positions})
+                  : Im2colOp::create(b, loc, type({n, c, offsets, positions}),
+                                     conv.getInput(), ArrayRef<int64_t>(kernel),
+                                     strides, dilations, conv.getPads())
+                        .getResult();
     Value product;
     if (g == 1) {
       Value weight = reshape(conv.getWeight(), {m, depth});

@@ -871,6 +871,12 @@ Value RegionEmitterBase::loadIm2colAtOffset(fd::Im2colOp im2col,
                                             Value lanes, bool runs) {
   auto cI = [&](int64_t v) { return indexConstant(indexType, v); };
   const bool shifted = isShifted(g);
+  // Constant lanes in a few output rows: a run per row (before the lanes'
+  // positions below, which the pieces do not use).
+  if (!shifted && !lanes && !(runs && stridedRun(g, width, lanes)))
+    if (Value pieces = loadIm2colPieces(g, elementTypeOf(im2col.getOperand()),
+                                        leading, out, offset, operandPointer))
+      return pieces;
   Value inside = lanes, base;
   if (!shifted)
     base = arith::MulIOp::create(b, loc, leading, cI(g.inInner));
@@ -930,10 +936,6 @@ Value RegionEmitterBase::loadIm2colAtOffset(fd::Im2colOp im2col,
   if (runs && stridedRun(g, width, lanes))
     return loadStridedRun(g, element, base, delta, lastInput, rowInside,
                           operandPointer, indexType);
-  if (!lanes)
-    if (Value pieces =
-            loadIm2colPieces(g, element, leading, out, offset, operandPointer))
-      return pieces;
   // Lane j reads its own base plus delta (the base is the same ops at
   // every offset, which CSE merges).
   if (indexType != b.getI64Type())

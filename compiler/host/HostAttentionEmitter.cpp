@@ -463,9 +463,7 @@ struct AttentionBlock {
     // K's rows where they lie (rowsInPlace): a whole tile's are transposed
     // from there; the last tile, with fewer keys than the tile, is staged
     // (the transpose reads the whole tile).
-    auto inPlaceTile = [&] {
-      transposeRows(inPlace, k.mul(k.add(k.mul(batch, k.c(N)), j0), k.c(D)));
-    };
+    auto inPlaceTile = [&] { transposeRows(inPlace, rowStart(j0, D)); };
     lastTileOr(t, staged, inPlaceTile);
   }
 
@@ -559,17 +557,25 @@ struct AttentionBlock {
     return k.pointers.lookup(arg);
   }
 
-  /// V's rows where they lie (rowsInPlace), for V not transposed.
-  Value valuesInPlace(fd::MatmulOp output) {
-    return output.getTransposeB() ? nullptr : rowsInPlace(output, Dv, Dv);
+  /// The flat position of the row of key `j` of the block's batch in rows
+  /// of `length` (an operand read where it lies, rowsInPlace).
+  Value rowStart(Value j, int64_t length) {
+    return k.mul(k.add(k.mul(batch, k.c(N)), j), k.c(length));
   }
 
-  /// Tile `t`'s V rows into the value tile (unless valuesInPlace): its
-  /// first key and its number of keys.
-  std::pair<Value, Value> stageValueTile(fd::MatmulOp output, Value t) {
+  /// Where P V reads a tile's V rows: row jj of the tile at `base` +
+  /// `first` + jj * Dv.
+  struct ValueRows {
+    Value base, first;
+  };
+
+  /// Tile `t`'s V rows: where they lie where V is read in place
+  /// (rowsInPlace, V not transposed), else staged into the value tile.
+  ValueRows stageValueTile(fd::MatmulOp output, Value t) {
     auto [j0, valid] = keysIn(t);
-    if (valuesInPlace(output))
-      return {j0, valid};
+    if (!output.getTransposeB())
+      if (Value inPlace = rowsInPlace(output, Dv, Dv))
+        return {inPlace, rowStart(j0, Dv)};
     k.forEach(valid, [&](Value jj) {
       Value j = k.add(j0, jj);
       Value row, valueStart;
@@ -585,29 +591,26 @@ struct AttentionBlock {
                     k.at(valueTile, k.mul(jj, k.c(Dv))), 0,
                     row ? splitRow(row) : nullptr));
     });
-    return {j0, valid};
+    return {valueTile, k.c(0)};
   }
 
   /// Rows [r0, r0 + rows)'s P of a tile (row r's at probRows + r * stride
-  /// + `keyOffset`) times the tile's V rows (the tile's first key `j0`),
+  /// + `keyOffset`) times the tile's V rows (stageValueTile's `values`),
   /// accumulated into `init` (row i's parts of the output row at i *
-  /// parts): each V row is loaded once for all the rows, from the value
-  /// tile or where it lies (`inPlace`, valuesInPlace).
+  /// parts): each V row is loaded once for all the rows.
   SmallVector<Value> multiplyValues(Value r0, int64_t rows, Value stride,
                                     Value keyOffset, Value valid,
-                                    ValueRange init, Value j0, Value inPlace) {
+                                    ValueRange init, ValueRows values) {
     OpBuilder &b = k.b;
     Location loc = k.loc;
     SmallVector<std::pair<int64_t, unsigned>> outParts = k.rowParts(Dv);
     const int64_t parts = outParts.size();
-    Value source = inPlace ? inPlace : valueTile;
-    Value firstRow =
-        inPlace ? k.mul(k.add(k.mul(batch, k.c(N)), j0), k.c(Dv)) : k.c(0);
     return k.forCarried(valid, init, [&](Value jj, ValueRange carried) {
-      Value valueRow = k.add(firstRow, k.mul(jj, k.c(Dv)));
-      SmallVector<Value> values;
+      Value valueRow = k.add(values.first, k.mul(jj, k.c(Dv)));
+      SmallVector<Value> loaded;
       for (auto [offset, lanes] : outParts)
-        values.push_back(k.load(source, k.add(valueRow, k.c(offset)), lanes));
+        loaded.push_back(
+            k.load(values.base, k.add(valueRow, k.c(offset)), lanes));
       SmallVector<Value> next;
       for (int64_t i = 0; i < rows; ++i) {
         Value probRow = k.add(k.mul(k.add(r0, k.c(i)), stride), keyOffset);
@@ -617,7 +620,7 @@ struct AttentionBlock {
         for (auto [part, span] : llvm::enumerate(outParts))
           next.push_back(
               math::FmaOp::create(b, loc, span.second == 1 ? p : splat,
-                                  values[part], carried[i * parts + part]));
+                                  loaded[part], carried[i * parts + part]));
       }
       return next;
     });
@@ -633,7 +636,8 @@ struct AttentionBlock {
         k.store(k.zero(lanes), outRows, k.add(k.mul(r, k.c(Dv)), k.c(offset)));
     });
     k.forEach(nTiles(), [&](Value t) {
-      auto [j0, valid] = stageValueTile(output, t);
+      auto [j0, valid] = keysIn(t);
+      ValueRows values = stageValueTile(output, t);
       forRowTiles(tileRows(outParts.size()), [&](Value r0, int64_t rows) {
         SmallVector<Value> init;
         for (int64_t i = 0; i < rows; ++i)
@@ -641,8 +645,8 @@ struct AttentionBlock {
             init.push_back(k.load(
                 outRows, k.add(k.mul(k.add(r0, k.c(i)), k.c(Dv)), k.c(offset)),
                 lanes));
-        SmallVector<Value> acc = multiplyValues(
-            r0, rows, stride(), j0, valid, init, j0, valuesInPlace(output));
+        SmallVector<Value> acc =
+            multiplyValues(r0, rows, stride(), j0, valid, init, values);
         int64_t part = 0;
         for (int64_t i = 0; i < rows; ++i)
           for (auto [offset, lanes] : outParts)
@@ -838,15 +842,14 @@ void AttentionBlock::emitOnline(fd::MatmulOp scores, fd::MatmulOp output,
       k.store(keep, rows.keep, r);
       k.store(weight, rows.weight, r);
     });
-    stageValueTile(output, t);
+    ValueRows values = stageValueTile(output, t);
     forRowTiles(tileRows(outParts.size()), [&](Value r0, int64_t rowCount) {
       SmallVector<Value> zeros;
       for (int64_t i = 0; i < rowCount; ++i)
         for (auto [offset, lanes] : outParts)
           zeros.push_back(k.zero(lanes));
       SmallVector<Value> acc =
-          multiplyValues(r0, rowCount, k.c(tile), k.c(0), valid, zeros, j0,
-                         valuesInPlace(output));
+          multiplyValues(r0, rowCount, k.c(tile), k.c(0), valid, zeros, values);
       for (int64_t i = 0; i < rowCount; ++i) {
         Value r = k.add(r0, k.c(i));
         Value outRow = k.mul(r, k.c(Dv));
