@@ -54,6 +54,8 @@ private:
   void formAttention(MatmulOp output);
   void pullSideProducers(Operation *consumer);
   void growEpilogue(Operation *matmul);
+  bool reshapesKeptOutput(Operation *member, Operation *user,
+                          Operation *matmul);
   /// Consumers first, in reverse block order, each pulling in its
   /// producers' groups (those without a matmul), until nothing merges;
   /// only the consumers `sweeps` holds, where it is given.
@@ -323,13 +325,36 @@ void GroupPlanner::growEpilogue(Operation *matmul) {
       });
       for (Operation *user : users) {
         if (groupIds.lookup(user) == groupIds.lookup(matmul) ||
-            !tryMerge(member, user))
+            reshapesKeptOutput(member, user, matmul) || !tryMerge(member, user))
           continue;
         changed = true;
         pullCheapProducers(user);
       }
     }
   }
+}
+
+/// Whether `user` is a reshape of `member`'s result that another kernel
+/// reads as well: in the epilogue the reshape would be a second output of
+/// the same elements, written beside the first (resnet50's residual blocks
+/// wrote each block's output twice, once for the next block's residual add
+/// and once reshaped for its first convolution's matmul: 3.2 MB more per
+/// layer-1 block). Left out, it joins its consumer, which reads the one
+/// output through it. Other users that are cheap producers do not count:
+/// DuplicateCheapProducers' copies of one reshape (a head split that two
+/// rotary terms read) all join the epilogue as one output.
+bool GroupPlanner::reshapesKeptOutput(Operation *member, Operation *user,
+                                      Operation *matmul) {
+  if (!isa<ReshapeOp>(user))
+    return false;
+  unsigned group = groupIds.lookup(matmul);
+  return llvm::any_of(member->getUsers(), [&](Operation *other) {
+    if (other == user)
+      return false;
+    if (other->getBlock() != &block || !isFusible(other))
+      return true;
+    return groupIds.lookup(other) != group && !isCheapProducer(other);
+  });
 }
 
 void GroupPlanner::pullCheapProducers(Operation *consumer) {

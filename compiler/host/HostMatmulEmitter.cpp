@@ -362,6 +362,29 @@ public:
            s.k % int64_t(width) == 0;
   }
 
+  /// B's fusion input, where B is one, or one through reshapes of static
+  /// shapes that is not a bound input (a weight, whose reshaped copy is
+  /// packed per run as before): a reshape keeps the row-major order, so B's
+  /// element at flat position p is the input's. An NCHW 1x1 convolution
+  /// reads its input through a reshape where that input is also another
+  /// kernel's residual (FormFusions' reshapesKeptOutput). Else null.
+  static BlockArgument rhsInput(fd::MatmulOp matmul) {
+    Value value = matmul.getRhs();
+    bool reshaped = false;
+    while (auto reshape = value.getDefiningOp<fd::ReshapeOp>()) {
+      if (!reshape.getType().hasStaticShape() ||
+          !cast<RankedTensorType>(reshape.getOperand().getType())
+               .hasStaticShape())
+        return {};
+      value = reshape.getOperand();
+      reshaped = true;
+    }
+    auto argument = dyn_cast<BlockArgument>(value);
+    if (argument && reshaped && isBoundFusionInput(argument))
+      return {};
+    return argument;
+  }
+
   /// Whether the vector strips read B from panels the pack kernel wrote:
   /// from two row blocks on, always with transpose_b or a prologue on B (the
   /// panel is where B's
@@ -375,8 +398,8 @@ public:
     if (s.m <= kRowBlock || s.n < int64_t(width) || s.k == 0 ||
         packedBytes(matmul, s, width) > kHostMatmulTarget.maxPackedBytes)
       return false;
-    return s.transposeB || !isa<BlockArgument>(matmul.getRhs()) ||
-           packsOncePerBinding(matmul) || packsInput(matmul, s, width) ||
+    return s.transposeB || !rhsInput(matmul) || packsOncePerBinding(matmul) ||
+           packsInput(matmul, s, width) ||
            HostMatmulTarget::packsForSpeed(s.m, s.n, width);
   }
 
@@ -407,8 +430,7 @@ public:
   /// 960 x 160 x 49 0.07 -> 0.06, 576 x 96 x 196 0.09 -> 0.08.
   static bool packsInput(fd::MatmulOp matmul, const MatmulShape &s,
                          unsigned width) {
-    return isa<BlockArgument>(matmul.getRhs()) &&
-           !packsOncePerBinding(matmul) && !s.transposeB &&
+    return rhsInput(matmul) && !packsOncePerBinding(matmul) && !s.transposeB &&
            (s.rhsBatched || s.batch == 1) &&
            (columnGroups(s, width) >= kMinColumnGroups ||
             (s.batch == 1 && takesDotTail(s, width) &&
@@ -450,11 +472,10 @@ public:
   static bool packsInKernel(fd::MatmulOp matmul, const MatmulShape &s,
                             unsigned width) {
     return packsB(matmul, s, width) && !s.transposeB &&
-           (!isa<BlockArgument>(matmul.getRhs()) ||
-            packsInput(matmul, s, width)) &&
+           (!rhsInput(matmul) || packsInput(matmul, s, width)) &&
            (s.rhsBatched || s.batch == 1) &&
            (s.batch * columnGroups(s, width) >= kMinColumnGroups ||
-            im2colOfB(matmul, s) || isa<BlockArgument>(matmul.getRhs()));
+            im2colOfB(matmul, s) || rhsInput(matmul));
   }
 
   /// Row parts per column group of the one-kernel form: enough for
@@ -1321,7 +1342,7 @@ private:
       SmallVector<Value> bs;
       for (int64_t j = 0; j < vectors; ++j) {
         unsigned lanesIn = j == vectors - 1 ? valid : 0;
-        auto rhsArgument = dyn_cast<BlockArgument>(matmul.getRhs());
+        BlockArgument rhsArgument = rhsInput(matmul);
         if (lanesIn && !packB && !s.transposeB && rhsArgument) {
           // B's row k from column n0: a masked load of its last columns.
           Index at = rhsIndex(nb, batch, k, colIndex[j], 1);
