@@ -936,6 +936,9 @@ Value RegionEmitterBase::loadIm2colAtOffset(fd::Im2colOp im2col,
   if (runs && stridedRun(g, width, lanes))
     return loadStridedRun(g, element, base, delta, lastInput, rowInside,
                           operandPointer, indexType);
+  if (runs && readsRowPieces(g, width))
+    return loadRowPieces(g, element, indexType, leading, out, offset,
+                         operandPointer, lanes);
   // Lane j reads its own base plus delta (the base is the same ops at
   // every offset, which CSE merges).
   if (indexType != b.getI64Type())
@@ -1061,6 +1064,142 @@ Value RegionEmitterBase::loadIm2colPieces(const Im2colGeometry &g, Type element,
   return toCompute(result, element);
 }
 
+bool RegionEmitterBase::readsRowPieces(const Im2colGeometry &g,
+                                       unsigned width) {
+  if (width <= 1 || g.n != 2 || isShifted(g))
+    return false;
+  int64_t stride = g.strides[1], outWidth = g.out[1];
+  return stride >= 1 && stride <= kMaxRunStride && outWidth >= 1 &&
+         llvm::divideCeil(outWidth - 1 + int64_t(width), outWidth) <=
+             kMaxIm2colPieces;
+}
+
+Value RegionEmitterBase::loadRowPieces(const Im2colGeometry &g, Type element,
+                                       Type indexType, Value leading,
+                                       ArrayRef<Value> out, Value offset,
+                                       Value operandPointer, Value lanes) {
+  const int64_t stride = g.strides[1], outWidth = g.out[1];
+  const int64_t inHeight = g.in[g.first], inWidth = g.in[g.first + 1];
+  const int64_t wide = int64_t(width) * stride;
+  auto lane0 = [&](Value v) {
+    Value x =
+        vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{0}).getResult();
+    if (x.getType() != b.getI64Type())
+      x = arith::ExtUIOp::create(b, loc, b.getI64Type(), x);
+    return x;
+  };
+  auto mul = [&](Value x, int64_t v) {
+    return arith::MulIOp::create(b, loc, x, i64(v)).getResult();
+  };
+  auto add = [&](Value x, Value y) {
+    return arith::AddIOp::create(b, loc, x, y).getResult();
+  };
+  // Lane 0's output row and column, and the offset's window coordinates.
+  Value row0 = lane0(out[0]), column0 = lane0(out[1]);
+  Value kh = arith::DivUIOp::create(b, loc, offset, i64(g.window[1]));
+  Value kw = arith::RemUIOp::create(b, loc, offset, i64(g.window[1]));
+  Value plane = mul(lane0(leading), g.inInner);
+  // The input column of output column 0 at this offset.
+  Value columnShift =
+      arith::SubIOp::create(b, loc, mul(kw, g.dilations[1]), i64(g.pads[1]));
+  auto vectorType = [&](int64_t n) { return VectorType::get({n}, indexType); };
+  auto iota = [&](int64_t n) {
+    SmallVector<mlir::Attribute> steps;
+    for (int64_t i = 0; i < n; ++i)
+      steps.push_back(b.getIntegerAttr(indexType, i));
+    return arith::ConstantOp::create(
+               b, loc, vectorType(n),
+               DenseElementsAttr::get(cast<ShapedType>(vectorType(n)), steps))
+        .getResult();
+  };
+  auto splat = [&](Value scalar, int64_t n) {
+    if (scalar.getType() != indexType)
+      scalar = arith::TruncIOp::create(b, loc, indexType, scalar);
+    return vector::BroadcastOp::create(b, loc, vectorType(n), scalar)
+        .getResult();
+  };
+  auto below = [&](Value x, int64_t bound, int64_t n) {
+    return arith::CmpIOp::create(
+               b, loc, arith::CmpIPredicate::ult, x,
+               vector::BroadcastOp::create(
+                   b, loc, vectorType(n),
+                   arith::ConstantOp::create(
+                       b, loc, b.getIntegerAttr(indexType, bound))))
+        .getResult();
+  };
+  Value elements = iota(wide), laneIndex = iota(width);
+  // Element e of a run holds lane e / stride where e % stride is 0.
+  SmallVector<bool> kept(wide, false);
+  SmallVector<int64_t> picks, laneOfElement;
+  for (int64_t e = 0; e < wide; ++e) {
+    kept[e] = e % stride == 0;
+    laneOfElement.push_back(e / stride);
+  }
+  for (int64_t lane = 0; lane < int64_t(width); ++lane)
+    picks.push_back(lane * stride);
+  auto maskType = VectorType::get({wide}, b.getI1Type());
+  Value keptMask = arith::ConstantOp::create(
+      b, loc, maskType, DenseElementsAttr::get(maskType, kept));
+  Value wideLanes =
+      lanes ? vector::ShuffleOp::create(b, loc, lanes, lanes, laneOfElement)
+                  .getResult()
+            : Value();
+  Type storage = storageType(element);
+  auto type = cast<VectorType>(vectorOf(storage));
+  auto wideType = VectorType::get({wide}, storage);
+  Value wideZeros = arith::ConstantOp::create(
+      b, loc, wideType,
+      DenseElementsAttr::get(wideType, b.getZeroAttr(storage)));
+  Value result = arith::ConstantOp::create(
+      b, loc, type, DenseElementsAttr::get(type, b.getZeroAttr(storage)));
+  int64_t pieces = llvm::divideCeil(outWidth - 1 + int64_t(width), outWidth);
+  for (int64_t p = 0; p < pieces; ++p) {
+    // Piece p: the lanes in output row row0 + p, lanes j with
+    // column0 + j - p * outWidth in [0, outWidth); lane j's input column is
+    // (column0 + j - p * outWidth) * stride + columnShift.
+    Value inputRow = arith::SubIOp::create(
+        b, loc,
+        add(mul(add(row0, i64(p)), g.strides[0]), mul(kh, g.dilations[0])),
+        i64(g.pads[0]));
+    Value rowInside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            inputRow, i64(inHeight));
+    // The first lane of the piece, relative (may be negative).
+    Value firstLane = arith::SubIOp::create(b, loc, i64(p * outWidth), column0);
+    // The input column of element 0 of the run: lane 0's, virtually.
+    Value column = add(
+        mul(arith::SubIOp::create(b, loc, column0, i64(p * outWidth)), stride),
+        columnShift);
+    Value runStart = add(add(plane, mul(inputRow, inWidth)), column);
+    // The run's elements that a lane of this piece reads inside the input.
+    Value inside = arith::AndIOp::create(
+        b, loc, keptMask,
+        below(add(elements, splat(column, wide)), inWidth, wide));
+    Value pieceElements =
+        below(arith::SubIOp::create(b, loc, elements,
+                                    splat(mul(firstLane, stride), wide)),
+              outWidth * stride, wide);
+    inside = arith::AndIOp::create(b, loc, inside, pieceElements);
+    inside = arith::AndIOp::create(
+        b, loc, inside,
+        vector::BroadcastOp::create(b, loc, maskType, rowInside));
+    if (wideLanes)
+      inside = arith::AndIOp::create(b, loc, inside, wideLanes);
+    Value address = LLVM::GEPOp::create(b, loc, pointerType(), storage,
+                                        operandPointer, ValueRange{runStart});
+    Value run = LLVM::MaskedLoadOp::create(b, loc, wideType, address, inside,
+                                           wideZeros, storageBytes(element));
+    Value piece =
+        stride > 1
+            ? vector::ShuffleOp::create(b, loc, run, run, picks).getResult()
+            : run;
+    Value pieceLanes =
+        below(arith::SubIOp::create(b, loc, laneIndex, splat(firstLane, width)),
+              outWidth, width);
+    result = arith::SelectOp::create(b, loc, pieceLanes, piece, result);
+  }
+  return toCompute(result, element);
+}
+
 bool RegionEmitterBase::stridedRun(const Im2colGeometry &g, unsigned width,
                                    Value lanes) {
   if (width <= 1 || lanes || g.n < 1)
@@ -1098,8 +1237,10 @@ Value RegionEmitterBase::loadStridedRun(const Im2colGeometry &g, Type element,
       vector::BroadcastOp::create(b, loc, wideIndex, lane0(lastInput)));
   Value inside = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::ult, x,
-      vector::BroadcastOp::create(b, loc, wideIndex,
-                                  indexConstant(indexType, g.in.back())));
+      vector::BroadcastOp::create(
+          b, loc, wideIndex,
+          arith::ConstantOp::create(b, loc,
+                                    b.getIntegerAttr(indexType, g.in.back()))));
   if (rowInside)
     inside = arith::AndIOp::create(
         b, loc, inside,

@@ -448,6 +448,28 @@ protected:
                              mlir::Value lastInput, mlir::Value rowInside,
                              mlir::Value operandPointer, mlir::Type indexType);
 
+  /// Whether loadIm2colAtOffset reads a packer's vector of a 2-D im2col
+  /// that is not isShifted (and not a stridedRun) by output rows
+  /// (loadRowPieces) rather than with a gather: the last dim's stride at
+  /// most kMaxRunStride, and at most kMaxIm2colPieces output rows under a
+  /// vector.
+  static bool readsRowPieces(const Im2colGeometry &g, unsigned width);
+
+  /// loadIm2colAtOffset for readsRowPieces: lane 0's output coordinates
+  /// are runtime values, so each of the rows a vector can cover is a piece
+  /// whose mask and place are computed (once per vector and window offset;
+  /// a packer's loop over channels leaves them invariant): one masked load
+  /// of a run (at stride 2, twice the lanes and their even elements) per
+  /// row, merged by selects. `out` is the lanes' output coordinates,
+  /// `leading` their leading coordinate (vectors of `indexType`), `lanes`
+  /// the lanes to read besides those inside the input (null: all).
+  /// resnet18's stride-2 convolutions onto 28x28 and 14x14 gathered every
+  /// lane, a fifth of their kernels' time.
+  mlir::Value loadRowPieces(const Im2colGeometry &g, mlir::Type element,
+                            mlir::Type indexType, mlir::Value leading,
+                            mlir::ArrayRef<mlir::Value> out, mlir::Value offset,
+                            mlir::Value operandPointer, mlir::Value lanes);
+
   /// emitIm2col lane by lane: each lane's position decoded and loaded.
   mlir::FailureOr<mlir::Value> emitIm2colGather(fd::Im2colOp im2col,
                                                 Index index,
