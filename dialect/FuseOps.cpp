@@ -868,11 +868,30 @@ LogicalResult FusionOp::verifyRegions() {
   return success();
 }
 
+/// Whether `a` and `b` are made by two ops that differ in their
+/// discardable attributes alone: the same op on the same operands. The
+/// compiler tags each op with the graph op it stands for (fuse.op_index),
+/// which keeps CSE from merging two such copies (two convolutions' reshapes
+/// of one pooled map).
+static bool sameComputation(Value a, Value b) {
+  Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
+  return x && y && x != y && x->getNumResults() == 1 && isMemoryEffectFree(x) &&
+         isMemoryEffectFree(y) &&
+         OperationEquivalence::isEquivalentTo(
+             x, y, OperationEquivalence::exactValueMatch,
+             /*markEquivalent=*/nullptr,
+             OperationEquivalence::Flags(
+                 OperationEquivalence::IgnoreLocations |
+                 OperationEquivalence::IgnoreDiscardableAttrs));
+}
+
 /// A fusion that yields one value more than once (copies of a head-split
 /// transpose, made for each consumer, that all joined one matmul epilogue),
+/// or two values that one op on the same operands makes (sameComputation),
 /// or reads one input more than once, does it once: the duplicate results
 /// are the first's, the duplicate block arguments the first's. Each result
-/// is a stored tensor, so a duplicate costs a write.
+/// is a stored tensor, so a duplicate costs a write (resnet50's max pool
+/// wrote its map twice, once per 1x1 convolution that reads it).
 LogicalResult FusionOp::canonicalize(FusionOp op, PatternRewriter &rewriter) {
   Block &body = op.getBody().front();
   auto yield = cast<YieldOp>(body.getTerminator());
@@ -881,8 +900,16 @@ LogicalResult FusionOp::canonicalize(FusionOp op, PatternRewriter &rewriter) {
   SmallVector<Value> yielded, inputs;
   for (Value value : yield.getValues()) {
     auto [it, inserted] = firstResult.try_emplace(value, yielded.size());
-    if (inserted)
+    if (inserted) {
+      auto same = llvm::find_if(
+          yielded, [&](Value first) { return sameComputation(value, first); });
+      if (same != yielded.end()) {
+        it->second = unsigned(same - yielded.begin());
+        resultOf.push_back(it->second);
+        continue;
+      }
       yielded.push_back(value);
+    }
     resultOf.push_back(it->second);
   }
   for (Value input : op.getInputs())
