@@ -876,7 +876,6 @@ LogicalResult FusionOp::verifyRegions() {
 static bool sameComputation(Value a, Value b) {
   Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
   return x && y && x != y && x->getNumResults() == 1 && isMemoryEffectFree(x) &&
-         isMemoryEffectFree(y) &&
          OperationEquivalence::isEquivalentTo(
              x, y, OperationEquivalence::exactValueMatch,
              /*markEquivalent=*/nullptr,

@@ -877,6 +877,11 @@ Value RegionEmitterBase::loadIm2colAtOffset(fd::Im2colOp im2col,
     if (Value pieces = loadIm2colPieces(g, elementTypeOf(im2col.getOperand()),
                                         leading, out, offset, operandPointer))
       return pieces;
+  // A packer's vector across output rows: a run per row it can cover
+  // (before the lanes' positions and masks below, which it does not use).
+  if (runs && !stridedRun(g, width, lanes) && readsRowPieces(g, width))
+    return loadRowPieces(g, elementTypeOf(im2col.getOperand()), indexType,
+                         leading, out, offset, operandPointer, lanes);
   Value inside = lanes, base;
   if (!shifted)
     base = arith::MulIOp::create(b, loc, leading, cI(g.inInner));
@@ -936,9 +941,6 @@ Value RegionEmitterBase::loadIm2colAtOffset(fd::Im2colOp im2col,
   if (runs && stridedRun(g, width, lanes))
     return loadStridedRun(g, element, base, delta, lastInput, rowInside,
                           operandPointer, indexType);
-  if (runs && readsRowPieces(g, width))
-    return loadRowPieces(g, element, indexType, leading, out, offset,
-                         operandPointer, lanes);
   // Lane j reads its own base plus delta (the base is the same ops at
   // every offset, which CSE merges).
   if (indexType != b.getI64Type())

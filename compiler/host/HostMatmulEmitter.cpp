@@ -1334,6 +1334,7 @@ private:
       kEnd = kBlock->end;
       init = loadPartials(rowIndex, colIndex, w, init);
     }
+    BlockArgument rhsArgument = rhsInput(matmul);
     // One k: B's vectors, then a broadcast of A per row and its FMAs.
     auto kStep = [&](OpBuilder &nb, Value k,
                      ValueRange acc) -> SmallVector<Value> {
@@ -1342,7 +1343,6 @@ private:
       SmallVector<Value> bs;
       for (int64_t j = 0; j < vectors; ++j) {
         unsigned lanesIn = j == vectors - 1 ? valid : 0;
-        BlockArgument rhsArgument = rhsInput(matmul);
         if (lanesIn && !packB && !s.transposeB && rhsArgument) {
           // B's row k from column n0: a masked load of its last columns.
           Index at = rhsIndex(nb, batch, k, colIndex[j], 1);
