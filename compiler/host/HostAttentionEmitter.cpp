@@ -14,10 +14,15 @@
 //      at a time with shuffles, from where they lie when K is a fusion
 //      input of f32 rows), and the Q rows times the tile in register
 //      tiles of up to 4 rows x 4 vectors of keys (kMaxTileRows): each
-//      vector of the tile loaded serves every row of the register tile;
+//      vector of the tile loaded serves every row of the register tile.
+//      Where a batch element's rows are several blocks, a `_keys` kernel
+//      launched first stages every tile once into the scratch instead
+//      (emitKeysKernel), and the blocks read them there;
 //   3. per query row, the row kernel's passes (ScheduleLegality ran them as
 //      a row_reduction's: emitRowPasses) with the scores read from the
 //      stack, then P at every key (written over the scores on the stack);
+//      a softmax's E is kept there instead, with no pass for P, and the
+//      output rows are divided by the sums in step 5 (foldsSums);
 //   4. per tile of keys, their V rows (staged, or where they lie when V is
 //      a fusion input of f32 rows), and the rows' P times them in
 //      register tiles of rows x the output row's vectors, accumulated into
@@ -68,6 +73,14 @@ constexpr int64_t kMaxTileRows = 4;
 /// (parts x 2 rows), never with the queries times the keys.
 constexpr int64_t kMaxScratchParts = 64;
 constexpr int64_t kScratchBudgetBytes = int64_t(64) << 20;
+/// Most bytes of the kernel's scratch that holds every batch element's K
+/// tiles, staged once (by the `_keys` kernel) where a batch element's rows
+/// are several blocks; past it each block stages its own tiles.
+constexpr int64_t kKeyTilesBudgetBytes = int64_t(64) << 20;
+/// Fewest elements of K tiles the blocks would stage again that make the
+/// `_keys` kernel (a launch of its own) worth it: about 64K (a few tens of
+/// microseconds of staging, against a launch's few).
+constexpr int64_t kKeysOnceMinElements = int64_t(1) << 16;
 /// Most keys of a runtime attention's whole rows of scores on the stack
 /// (runtimeAttention); past them it takes an online softmax over tiles.
 constexpr int64_t kMaxWholeRowKeys = 2048;
@@ -96,6 +109,16 @@ struct AttentionBuilder {
   }
   Value alloca(int64_t elements) {
     return LLVM::AllocaOp::create(b, loc, ptr(), f32(), c(elements), 64);
+  }
+  /// alloca() in the kernel's entry block, from inside its loops (a stack
+  /// buffer of fixed size, not one per iteration).
+  Value allocaAtEntry(int64_t elements) {
+    OpBuilder::InsertionGuard guard(b);
+    Region *body = b.getInsertionBlock()->getParent();
+    while (!isa<func::FuncOp>(body->getParentOp()))
+      body = body->getParentOp()->getParentRegion();
+    b.setInsertionPointToStart(&body->front());
+    return alloca(elements);
   }
 
   /// `elements` zeros at `buffer`.
@@ -313,6 +336,20 @@ std::optional<OnlineSoftmax> matchSoftmax(ArrayRef<ReductionInfo> reductions,
   return std::nullopt;
 }
 
+/// The sum's place among a matched softmax's reductions (matchSoftmax).
+constexpr size_t kSoftmaxSum = 1;
+
+/// Whether a whole-row block's softmax `softmax` can keep E where P goes and
+/// divide the output rows by the sums instead (emitWholeRows): its sum's
+/// pass stashes E (`stashBuffers`, allocateRowStashes's), and the sum is an
+/// f32. (P is E / sum, its only use P V: O = (E V) / sum.)
+bool foldsSums(const std::optional<OnlineSoftmax> &softmax,
+               ArrayRef<Value> stashBuffers) {
+  return softmax && stashBuffers.size() > kSoftmaxSum &&
+         stashBuffers[kSoftmaxSum] &&
+         elementTypeOf(fd::ReduceOp(softmax->sum).getResult()).isF32();
+}
+
 /// An online block's per-row scalars on the stack: the running max and
 /// sum, and the current tile's rescaling of the old output rows and weight
 /// of its own.
@@ -331,6 +368,10 @@ struct AttentionBlock {
   /// the dims array (null: the static N and tiles), and the stride of the
   /// whole rows of scores (null: paddedKeys).
   Value keys = nullptr, tileCount = nullptr, rowStride = nullptr;
+  /// Every batch element's K tiles, staged once by the `_keys` kernel
+  /// (tile t of batch b at ((b * tiles) + t) * D * tile), else null: each
+  /// block stages its own into keyTile.
+  Value keyTiles = nullptr;
   /// The row passes' prefetching pass (none with runtime dims: its distance
   /// is a row of keys).
   unsigned prefetchPass = 1;
@@ -498,7 +539,12 @@ struct AttentionBlock {
     unsigned width = k.width;
     const int64_t vectors = tile / width;
     Value j0 = keysIn(t).first;
-    stageKeyTile(scores, t);
+    Value keyRows = keyTile;
+    if (keyTiles)
+      keyRows = k.at(keyTiles,
+                     k.mul(k.add(k.mul(batch, k.c(tiles)), t), k.c(D * tile)));
+    else
+      stageKeyTile(scores, t);
     forRowTiles(tileRows(vectors), [&](Value r0, int64_t rows) {
       SmallVector<Value> init(rows * vectors, k.zero(width));
       SmallVector<Value> acc =
@@ -506,7 +552,7 @@ struct AttentionBlock {
             SmallVector<Value> keys;
             for (int64_t v = 0; v < vectors; ++v)
               keys.push_back(k.load(
-                  keyTile, k.add(k.mul(d, k.c(tile)), k.c(v * width)), width));
+                  keyRows, k.add(k.mul(d, k.c(tile)), k.c(v * width)), width));
             SmallVector<Value> next;
             for (int64_t i = 0; i < rows; ++i) {
               Value qRow = k.mul(k.add(r0, k.c(i)), k.c(D));
@@ -626,8 +672,10 @@ struct AttentionBlock {
     });
   }
 
-  /// The block's output rows from its rows of P, stored in `out`.
-  void emitOutputRows(fd::MatmulOp output, Value out) {
+  /// The block's output rows from its rows of P, stored in `out`; divided
+  /// by the rows' `sums` where given (their rows of P are E, sums folded).
+  void emitOutputRows(fd::MatmulOp output, Value out, Value sums = Value(),
+                      bool guarded = false) {
     // 4. Output rows: over each tile of keys, P times the tile's V rows,
     // accumulated in registers per register tile of rows.
     SmallVector<std::pair<int64_t, unsigned>> outParts = k.rowParts(Dv);
@@ -655,7 +703,7 @@ struct AttentionBlock {
       });
     });
     // 5. The block's output rows.
-    storeOutputRows(output, out, Value());
+    storeOutputRows(output, out, sums, guarded);
   }
 
   /// The block's output rows, divided by the row's `sums` where given, in
@@ -736,9 +784,15 @@ struct AttentionBlock {
   /// scoreRows, P written over them, `stride()` apart): 2. the rows of
   /// scores a tile of keys at a time, 3. per row the row kernel's passes
   /// over its n() keys, then P at every key, 4.-5. the output rows.
+  /// With `foldedSums` (a softmax whose E its sum's pass keeps: foldsSums),
+  /// that pass keeps E where P goes and there is no pass for P: each output
+  /// row is divided by its row's sum (saved in foldedSums) at the end, as
+  /// the online softmax does.
   void emitWholeRows(fd::MatmulOp scores, fd::MatmulOp output, Value out,
                      ArrayRef<ReductionInfo> reductions,
-                     ArrayRef<Value> stashBuffers) {
+                     ArrayRef<Value> stashBuffers,
+                     const OnlineSoftmax *softmax = nullptr,
+                     Value foldedSums = Value()) {
     emitScores(scores);
     k.forEach(count, [&](Value r) {
       Value lo = k.mul(k.add(firstRow, r), n());
@@ -748,10 +802,41 @@ struct AttentionBlock {
       RowSplit split;
       if (keys)
         split = {k.add(firstRow, r), lo};
+      if (foldedSums) {
+        SmallVector<Value> rowStashes(stashBuffers);
+        rowStashes[kSoftmaxSum] = k.at(probRows, k.mul(r, stride()));
+        SmallVector<std::pair<Value, Value>> written{
+            {scores.getResult(), k.at(scoreRows, minusLo)}};
+        check(emitRowPasses(k.b, k.loc, k.width, N, lo, hi, k.pointers,
+                            reductions, rowStashes, seeds, written, {},
+                            prefetchPass, split));
+        Value sum = seeds.lookup(fd::ReduceOp(softmax->sum).getResult());
+        if (!sum || sum.getType() != k.f32()) {
+          failedBody = true;
+          return;
+        }
+        k.store(sum, foldedSums, r);
+        return;
+      }
       emitRowAndP(scores, output.getLhs(), lo, hi, minusLo, split, reductions,
                   stashBuffers, seeds, [](DenseMap<Value, Value> &) {});
     });
-    emitOutputRows(output, out);
+    emitOutputRows(output, out, foldedSums, softmax && softmax->guarded);
+  }
+
+  /// emitWholeRows, the sums folded into the output rows where the row
+  /// kernel is a softmax that allows it (foldsSums); `rowsPerBlock` rows
+  /// at most.
+  void emitWholeRowsFolded(fd::MatmulOp scores, fd::MatmulOp output, Value out,
+                           ArrayRef<ReductionInfo> reductions,
+                           ArrayRef<Value> stashBuffers, int64_t rowsPerBlock) {
+    std::optional<OnlineSoftmax> softmax =
+        matchSoftmax(reductions, output.getLhs());
+    if (foldsSums(softmax, stashBuffers))
+      emitWholeRows(scores, output, out, reductions, stashBuffers, &*softmax,
+                    k.allocaAtEntry(rowsPerBlock));
+    else
+      emitWholeRows(scores, output, out, reductions, stashBuffers);
   }
 
   void emitOnline(fd::MatmulOp scores, fd::MatmulOp output, Value out,
@@ -876,6 +961,79 @@ void AttentionBlock::emitOnline(fd::MatmulOp scores, fd::MatmulOp output,
     });
   });
   storeOutputRows(output, out, rows.runSum, softmax.guarded);
+}
+
+/// The `_keys` kernel of an attention whose batch elements' rows are
+/// several blocks each: every batch element's K tiles staged (transposed,
+/// with K's prologue) once into the scratch, tile t of batch b at ((b *
+/// tiles) + t) * D * tile, which the attention kernel's blocks then read
+/// (AttentionBlock::keyTiles) instead of each staging every tile again
+/// (whisper's encoder, 1500 keys in 47 blocks of 32 rows per head, spent
+/// about 6% of its attention transposing K tiles). An iteration is one
+/// tile of one batch element; the last tile's columns past the keys are
+/// zeros, as the stack's key tile has (their scores are never read).
+FailureOr<KernelPlan> emitKeysKernel(fd::FusionOp fusion, ModuleOp module,
+                                     StringRef namePrefix, unsigned width,
+                                     const fd::AttentionSchedule &schedule,
+                                     int64_t tile) {
+  const int64_t M = schedule.rows, N = schedule.keys, D = schedule.depth,
+                Dv = schedule.valueDepth, tiles = (N + tile - 1) / tile;
+  fd::MatmulOp scores = schedule.scores;
+  Location loc = fusion.getLoc();
+  OpBuilder b(module.getContext());
+  std::string name = (namePrefix + "_keys").str();
+  // Its one "output" is the scratch (the plan's operand after the inputs).
+  HostKernel kernel = openKernel(b, module, loc, name, fusion, 1);
+  AttentionBuilder k{b, loc, width, kernel.pointers};
+  Value keyRow = k.alloca(D), valueTile = k.alloca(tile * std::max(D, Dv));
+  if (scores.getTransposeB() && D % width == 0 && N % tile != 0)
+    k.zeroFill(valueTile, tile * std::max(D, Dv));
+  auto loop = scf::ForOp::create(b, loc, kernel.begin(), kernel.end(), k.c(1));
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  Value iteration = loop.getInductionVar();
+  Value batch = arith::DivSIOp::create(b, loc, iteration, k.c(tiles));
+  Value t = arith::RemSIOp::create(b, loc, iteration, k.c(tiles));
+  Value slot = k.at(kernel.outputs.front(), k.mul(iteration, k.c(D * tile)));
+  AttentionBlock blk{
+      k,       M,      N,    D,         Dv,      tile,    tiles,   tiles * tile,
+      Value(), keyRow, slot, valueTile, Value(), Value(), Value(), batch,
+      Value(), Value()};
+  blk.lastTileOr(
+      t, [&] { k.zeroFill(slot, D * tile); }, [] {});
+  blk.stageKeyTile(scores, t);
+  if (blk.failedBody)
+    return failure();
+  KernelPlan plan =
+      kernelPlan(name, "", ScheduleKind::Attention, fusion.getInputs().size(),
+                 std::span<const unsigned>(), /*scratch=*/true);
+  plan.launch.iterations = schedule.batch * tiles;
+  // Chunks of about 64 KiB of tiles.
+  plan.launch.grain = std::max<int64_t>(1, (int64_t(16) << 10) / (D * tile));
+  return plan;
+}
+
+/// The `_keys` kernel (emitKeysKernel) into `kernels`, with its scratch,
+/// where the attention's `blocks` blocks per batch element would stage
+/// enough K again (kKeysOnceMinElements) and its tiles fit the budget
+/// (kKeyTilesBudgetBytes); whether it was added.
+FailureOr<bool> addKeysKernel(fd::FusionOp fusion, ModuleOp module,
+                              StringRef namePrefix, unsigned width,
+                              const fd::AttentionSchedule &schedule,
+                              int64_t tile, int64_t blocks,
+                              FusionKernels &kernels) {
+  const int64_t D = schedule.depth,
+                paddedKeys = (schedule.keys + tile - 1) / tile * tile,
+                keyTilesBytes = schedule.batch * paddedKeys * D * 4;
+  if (keyTilesBytes > kKeyTilesBudgetBytes ||
+      (blocks - 1) * schedule.batch * paddedKeys * D < kKeysOnceMinElements)
+    return false;
+  FailureOr<KernelPlan> plan =
+      emitKeysKernel(fusion, module, namePrefix, width, schedule, tile);
+  if (failed(plan))
+    return failure();
+  kernels.kernels.push_back(std::move(*plan));
+  kernels.scratchBytes = uint64_t(keyTilesBytes);
+  return true;
 }
 
 /// Query rows per block, of `rows` per head and `heads` heads, where each
@@ -1117,6 +1275,13 @@ FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
     rowsPerBlock = rowsIn(2 * tile + D + Dv + 4);
   const bool inScratch = !onStack && !online;
   const int64_t blocks = (M + rowsPerBlock - 1) / rowsPerBlock;
+  FusionKernels kernels;
+  FailureOr<bool> keysOnce =
+      !inScratch ? addKeysKernel(fusion, module, namePrefix, width, *schedule,
+                                 tile, blocks, kernels)
+                 : false;
+  if (failed(keysOnce))
+    return failure();
 
   Location loc = fusion.getLoc();
   OpBuilder b(module.getContext());
@@ -1189,12 +1354,15 @@ FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
   AttentionBlock blk{k,         M,          N,       D,      Dv,      tile,
                      tiles,     paddedKeys, qRows,   keyRow, keyTile, valueTile,
                      scoreRows, probRows,   outRows, batch,  count,   firstRow};
+  if (*keysOnce)
+    blk.keyTiles = bufferPointer(b, loc, kernel.buffers, numInputs + 1);
   blk.stageQueryRows(scores);
   if (online) {
     blk.emitOnline(scores, output, out, *online, reductions, stashBuffers,
                    onlineRows);
   } else {
-    blk.emitWholeRows(scores, output, out, reductions, stashBuffers);
+    blk.emitWholeRowsFolded(scores, output, out, reductions, stashBuffers,
+                            rowsPerBlock);
   }
   if (blk.failedBody)
     return failure();
@@ -1202,10 +1370,10 @@ FailureOr<FusionKernels> emitHostAttention(fd::FusionOp fusion, ModuleOp module,
   const unsigned result = 0;
   KernelPlan plan = kernelPlan(name, "", ScheduleKind::Attention, numInputs,
                                std::span<const unsigned>(&result, 1),
-                               /*scratch=*/inScratch);
+                               /*scratch=*/inScratch || *keysOnce);
   plan.launch.iterations = inScratch ? parts : totalBlocks;
   plan.launch.grain = 1;
-  FusionKernels kernels = singleKernel(std::move(plan));
+  kernels.kernels.push_back(std::move(plan));
   if (inScratch)
     kernels.scratchBytes = uint64_t(parts) * 2 * paddedKeys * 4;
   return kernels;

@@ -21,7 +21,7 @@
 // CHECK: check: passed, 3 outputs match the reference
 // THREE: check: passed, 3 outputs match the reference
 
-// The first alloca is the block's Q rows (rows x depth).
+// The block's Q rows (rows x depth) on the stack.
 // IR-LABEL: func.func @fuse_k0_attention
 // IR: llvm.alloca %c1024_i64 x f32
 // IR-LABEL: func.func @fuse_k1_attention
