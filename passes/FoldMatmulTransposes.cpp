@@ -61,17 +61,36 @@ ConstantOp splatConstant(Value v) {
   return dense && dense.isSplat() ? constant : nullptr;
 }
 
-/// `v` with its last two dims swapped, where `v` is a transpose that
-/// unswapped() reads the other way, or a binary op of such a transpose
-/// (used only there) and a splat constant, used only by its one user: the
-/// op is then rebuilt on the unswapped value (leaving the old op and
-/// transpose unused) and its result is returned. Null otherwise.
-Value untransposed(OpBuilder &b, Value v) {
-  if (auto transpose = v.getDefiningOp<TransposeOp>())
-    return unswapped(b, transpose);
+/// How B operand `v` reads a transpose that swaps X's last two dims
+/// (unswapped() reads X the other way): `v` is the transpose itself, or a
+/// binary op (used only there) of the transpose (used only by it) and a
+/// splat: a constant of static shape, or a rank-0 constant broadcast (used
+/// only by it).
+struct FoldableRhs {
+  TransposeOp transpose;
+  /// The binary op, null where `v` is the transpose; the transpose's side.
+  Operation *op = nullptr;
+  unsigned side = 0;
+  ConstantOp constant, scalar;
+  BroadcastOp spread;
+};
+
+/// Whether the transpose swaps X's last two dims (unswapped() reads X).
+bool swapsLastDims(TransposeOp transpose) {
+  ArrayRef<int64_t> permutation = transpose.getPermutation();
+  const int64_t rank = permutation.size();
+  return rank >= 2 && permutation[rank - 2] == rank - 1;
+}
+
+std::optional<FoldableRhs> foldableRhs(Value v) {
+  if (auto transpose = v.getDefiningOp<TransposeOp>()) {
+    if (!swapsLastDims(transpose))
+      return std::nullopt;
+    return FoldableRhs{transpose};
+  }
   Operation *op = v.getDefiningOp();
   if (!op || !v.hasOneUse() || !isa<MulOp, DivOp, AddOp, SubOp>(op))
-    return Value();
+    return std::nullopt;
   for (unsigned side = 0; side < 2; ++side) {
     Value inner = op->getOperand(side);
     Value scale = op->getOperand(1 - side);
@@ -87,43 +106,56 @@ Value untransposed(OpBuilder &b, Value v) {
     if (constant &&
         !cast<RankedTensorType>(transpose.getType()).hasStaticShape())
       continue;
-    Value x = unswapped(b, transpose);
-    if (!x)
+    if (!swapsLastDims(transpose))
       continue;
-    auto type = cast<RankedTensorType>(x.getType());
-    auto resultType = RankedTensorType::get(
-        type.getShape(), cast<RankedTensorType>(v.getType()).getElementType(),
-        type.getEncoding());
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(op);
-    Operation *splat;
-    if (scalar) {
-      splat = BroadcastOp::create(
-          b, spread.getLoc(),
-          RankedTensorType::get(
-              type.getShape(),
-              cast<RankedTensorType>(scalar.getType()).getElementType(),
-              type.getEncoding()),
-          scalar, b.getDenseI64ArrayAttr({}));
-      splat->setDiscardableAttrs(spread->getDiscardableAttrDictionary());
-    } else {
-      auto constantType = RankedTensorType::get(
-          type.getShape(),
-          cast<RankedTensorType>(constant.getType()).getElementType());
-      splat = ConstantOp::create(
-          b, constant.getLoc(),
-          cast<DenseElementsAttr>(constant.getValue()).reshape(constantType));
-      splat->setDiscardableAttrs(constant->getDiscardableAttrDictionary());
-    }
-    SmallVector<Value, 2> operands(2);
-    operands[side] = x;
-    operands[1 - side] = splat->getResult(0);
-    Operation *moved =
-        b.create(op->getLoc(), op->getName().getIdentifier(), operands,
-                 TypeRange{resultType}, op->getAttrs());
-    return moved->getResult(0);
+    return FoldableRhs{transpose, op, side, constant, scalar, spread};
   }
-  return Value();
+  return std::nullopt;
+}
+
+/// `v` with its last two dims swapped, where foldableRhs() matches it: the
+/// unswapped transpose, or the binary op rebuilt on it (leaving the old op
+/// and transpose unused). Null otherwise.
+Value untransposed(OpBuilder &b, Value v) {
+  std::optional<FoldableRhs> match = foldableRhs(v);
+  if (!match)
+    return Value();
+  Value x = unswapped(b, match->transpose);
+  if (!match->op)
+    return x;
+  Operation *op = match->op;
+  auto type = cast<RankedTensorType>(x.getType());
+  auto resultType = RankedTensorType::get(
+      type.getShape(), cast<RankedTensorType>(v.getType()).getElementType(),
+      type.getEncoding());
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(op);
+  Operation *splat;
+  if (ConstantOp scalar = match->scalar) {
+    splat = BroadcastOp::create(
+        b, match->spread.getLoc(),
+        RankedTensorType::get(
+            type.getShape(),
+            cast<RankedTensorType>(scalar.getType()).getElementType(),
+            type.getEncoding()),
+        scalar, b.getDenseI64ArrayAttr({}));
+    splat->setDiscardableAttrs(match->spread->getDiscardableAttrDictionary());
+  } else {
+    ConstantOp constant = match->constant;
+    auto constantType = RankedTensorType::get(
+        type.getShape(),
+        cast<RankedTensorType>(constant.getType()).getElementType());
+    splat = ConstantOp::create(
+        b, constant.getLoc(),
+        cast<DenseElementsAttr>(constant.getValue()).reshape(constantType));
+    splat->setDiscardableAttrs(constant->getDiscardableAttrDictionary());
+  }
+  SmallVector<Value, 2> operands(2);
+  operands[match->side] = x;
+  operands[1 - match->side] = splat->getResult(0);
+  Operation *moved = b.create(op->getLoc(), op->getName().getIdentifier(),
+                              operands, TypeRange{resultType}, op->getAttrs());
+  return moved->getResult(0);
 }
 
 /// `op` when nothing uses it, and then the transposes and constants it
@@ -171,3 +203,8 @@ struct FoldMatmulTransposesPass
 };
 
 } // namespace
+
+Operation *mlir::fuse::transposeFoldedIntoRhs(Value rhs) {
+  std::optional<FoldableRhs> match = foldableRhs(rhs);
+  return match ? match->transpose.getOperation() : nullptr;
+}

@@ -56,6 +56,7 @@ private:
   void growEpilogue(Operation *matmul);
   bool reshapesKeptOutput(Operation *member, Operation *user,
                           Operation *matmul);
+  bool transposesForMatmulB(Operation *user);
   /// Consumers first, in reverse block order, each pulling in its
   /// producers' groups (those without a matmul), until nothing merges;
   /// only the consumers `sweeps` holds, where it is given.
@@ -325,7 +326,8 @@ void GroupPlanner::growEpilogue(Operation *matmul) {
       });
       for (Operation *user : users) {
         if (groupIds.lookup(user) == groupIds.lookup(matmul) ||
-            reshapesKeptOutput(member, user, matmul) || !tryMerge(member, user))
+            reshapesKeptOutput(member, user, matmul) ||
+            transposesForMatmulB(user) || !tryMerge(member, user))
           continue;
         changed = true;
         pullCheapProducers(user);
@@ -355,6 +357,35 @@ bool GroupPlanner::reshapesKeptOutput(Operation *member, Operation *user,
       return true;
     return groupIds.lookup(other) != group && !isCheapProducer(other);
   });
+}
+
+/// Whether `user` is a transpose that moves its operand's innermost dim
+/// (in an epilogue, a store scattered a lane at a time) whose one reader is
+/// a matmul's B that fuse-fold-matmul-transposes reads through transpose_b
+/// (transposeFoldedIntoRhs), where it then costs nothing: an exported
+/// attention's Kᵀ ([0, 2, 3, 1] of the heads split from K's projection).
+/// Left out of the projection's epilogue, it joins the matmul's prologue,
+/// and the projection stores K's rows as they are (whisper's encoder: its
+/// Q, K and V projections' kernel wrote Kᵀ at a stride of 1500 floats).
+bool GroupPlanner::transposesForMatmulB(Operation *user) {
+  auto transpose = dyn_cast<TransposeOp>(user);
+  if (!transpose || !transpose->hasOneUse())
+    return false;
+  ArrayRef<int64_t> permutation = transpose.getPermutation();
+  const int64_t rank = permutation.size();
+  if (rank == 0 || permutation[rank - 1] == rank - 1)
+    return false;
+  Value read = transpose.getResult();
+  Operation *reader = *read.getUsers().begin();
+  // Through a splat scale (transposeFoldedIntoRhs's): its one user.
+  if (!isa<MatmulOp>(reader) && reader->getNumResults() == 1 &&
+      reader->getResult(0).hasOneUse()) {
+    read = reader->getResult(0);
+    reader = *read.getUsers().begin();
+  }
+  auto matmul = dyn_cast<MatmulOp>(reader);
+  return matmul && matmul.getRhs() == read &&
+         transposeFoldedIntoRhs(read) == transpose.getOperation();
 }
 
 void GroupPlanner::pullCheapProducers(Operation *consumer) {

@@ -59,6 +59,12 @@ void buildFusionPipeline(OpPassManager &pm,
 /// fuse-opt).
 void registerFusePasses();
 
+/// The transpose that fuse-fold-matmul-transposes folds into a matmul's
+/// transpose_b where `rhs` is the matmul's B inside one fusion: `rhs`
+/// itself, or under a splat scale used only there, swapping its operand's
+/// last two dims (and maybe others). Null where it folds none.
+Operation *transposeFoldedIntoRhs(Value rhs);
+
 } // namespace mlir::fuse
 
 #endif // FUSE_PASSES_PASSES_H

@@ -469,7 +469,8 @@ struct AttentionBlock {
     }
     // The tile's rows of K (row i at `source` + `first` + i * D),
     // transposed a square of vectors at a time.
-    auto transposeRows = [&](Value source, Value first) {
+    // (Key i's row at `source` + `first` + i * `stride`.)
+    auto transposeRows = [&](Value source, Value first, int64_t stride) {
       k.forEach(k.c(tile / width), [&](Value kb) {
         k.forEach(k.c(D / width), [&](Value db) {
           Value key = k.mul(kb, k.c(width)), depth = k.mul(db, k.c(width));
@@ -477,7 +478,8 @@ struct AttentionBlock {
           for (unsigned i = 0; i < width; ++i)
             rows.push_back(k.load(
                 source,
-                k.add(first, k.add(k.mul(k.add(key, k.c(i)), k.c(D)), depth)),
+                k.add(first,
+                      k.add(k.mul(k.add(key, k.c(i)), k.c(stride)), depth)),
                 width));
           SmallVector<Value> columns = k.transpose(rows);
           for (unsigned i = 0; i < width; ++i)
@@ -494,18 +496,53 @@ struct AttentionBlock {
         check(k.stage(scores.getRhs(), k.mul(row, depth), D, 1, to, 0,
                       splitRow(row)));
       });
-      transposeRows(valueTile, k.c(0));
+      transposeRows(valueTile, k.c(0), D);
     };
-    Value inPlace = rowsInPlace(scores, D, N);
-    if (!inPlace) {
-      staged();
+    // K's rows where they lie (rowsInPlace, headRowsInPlace): a whole
+    // tile's are transposed from there; the last tile, with fewer keys than
+    // the tile, is staged (the transpose reads the whole tile).
+    if (Value inPlace = rowsInPlace(scores, D, N)) {
+      lastTileOr(t, staged,
+                 [&] { transposeRows(inPlace, rowStart(j0, D), D); });
       return;
     }
-    // K's rows where they lie (rowsInPlace): a whole tile's are transposed
-    // from there; the last tile, with fewer keys than the tile, is staged
-    // (the transpose reads the whole tile).
-    auto inPlaceTile = [&] { transposeRows(inPlace, rowStart(j0, D)); };
-    lastTileOr(t, staged, inPlaceTile);
+    if (std::optional<HeadRows> heads = headRowsInPlace(scores)) {
+      lastTileOr(t, staged, [&] {
+        transposeRows(heads->base, heads->rowStart(k, batch, j0),
+                      heads->stride);
+      });
+      return;
+    }
+    staged();
+  }
+
+  /// K's rows where they lie with the heads split by the matmul's prologue:
+  /// K is transpose(X, [0, 2, 1, 3]) of a fusion input X [B, N, H, D] of
+  /// f32 (a projection's output as stored, the heads and keys swapped),
+  /// batch b = (b0, h) of K's [B x H], key j's row at ((b0 * N + j) * H +
+  /// h) * D: rows of D contiguous, `stride` = H * D apart.
+  struct HeadRows {
+    Value base;
+    int64_t heads, keys, depth, stride;
+    Value rowStart(AttentionBuilder &k, Value batch, Value j) const {
+      Value b0 = arith::DivSIOp::create(k.b, k.loc, batch, k.c(heads));
+      Value h = arith::RemSIOp::create(k.b, k.loc, batch, k.c(heads));
+      return k.mul(k.add(k.mul(k.add(k.mul(b0, k.c(keys)), j), k.c(heads)), h),
+                   k.c(depth));
+    }
+  };
+  std::optional<HeadRows> headRowsInPlace(fd::MatmulOp scores) {
+    auto transpose = scores.getRhs().getDefiningOp<fd::TransposeOp>();
+    if (!transpose || keys || !scores.getTransposeB() ||
+        !llvm::equal(transpose.getPermutation(), ArrayRef<int64_t>{0, 2, 1, 3}))
+      return std::nullopt;
+    auto arg = dyn_cast<BlockArgument>(transpose.getOperand());
+    if (!arg || !elementTypeOf(arg).isF32())
+      return std::nullopt;
+    ArrayRef<int64_t> shape = cast<RankedTensorType>(arg.getType()).getShape();
+    if (shape[1] != N || shape[3] != D)
+      return std::nullopt;
+    return HeadRows{k.pointers.lookup(arg), shape[2], N, D, shape[2] * D};
   }
 
   /// `lastTile()` at tile `t` where it is the last, a partial one (fewer
