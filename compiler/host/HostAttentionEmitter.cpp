@@ -716,6 +716,28 @@ struct AttentionBlock {
     // 4. Output rows: over each tile of keys, P times the tile's V rows,
     // accumulated in registers per register tile of rows.
     SmallVector<std::pair<int64_t, unsigned>> outParts = k.rowParts(Dv);
+    // V read where it lies: a register tile's rows over every key at once,
+    // their sums kept in registers, not added into the output rows per
+    // tile of keys.
+    if (Value inPlace =
+            output.getTransposeB() ? Value() : rowsInPlace(output, Dv, Dv)) {
+      ValueRows values{inPlace, rowStart(k.c(0), Dv)};
+      forRowTiles(tileRows(outParts.size()), [&](Value r0, int64_t rows) {
+        SmallVector<Value> zeros;
+        for (int64_t i = 0; i < rows; ++i)
+          for (auto [offset, lanes] : outParts)
+            zeros.push_back(k.zero(lanes));
+        SmallVector<Value> acc =
+            multiplyValues(r0, rows, stride(), k.c(0), n(), zeros, values);
+        int64_t part = 0;
+        for (int64_t i = 0; i < rows; ++i)
+          for (auto [offset, lanes] : outParts)
+            k.store(acc[part++], outRows,
+                    k.add(k.mul(k.add(r0, k.c(i)), k.c(Dv)), k.c(offset)));
+      });
+      storeOutputRows(output, out, sums, guarded);
+      return;
+    }
     k.forEach(count, [&](Value r) {
       for (auto [offset, lanes] : outParts)
         k.store(k.zero(lanes), outRows, k.add(k.mul(r, k.c(Dv)), k.c(offset)));
