@@ -716,6 +716,24 @@ struct AttentionBlock {
     // 4. Output rows: over each tile of keys, P times the tile's V rows,
     // accumulated in registers per register tile of rows.
     SmallVector<std::pair<int64_t, unsigned>> outParts = k.rowParts(Dv);
+    auto partAt = [&](Value r0, int64_t i, int64_t offset) {
+      return k.add(k.mul(k.add(r0, k.c(i)), k.c(Dv)), k.c(offset));
+    };
+    // A register tile's rows' parts: zeros, or loaded from the output rows.
+    auto tileInit = [&](Value r0, int64_t rows, bool zeros) {
+      SmallVector<Value> init;
+      for (int64_t i = 0; i < rows; ++i)
+        for (auto [offset, lanes] : outParts)
+          init.push_back(zeros ? k.zero(lanes)
+                               : k.load(outRows, partAt(r0, i, offset), lanes));
+      return init;
+    };
+    auto storeTile = [&](Value r0, int64_t rows, ArrayRef<Value> acc) {
+      int64_t part = 0;
+      for (int64_t i = 0; i < rows; ++i)
+        for (auto [offset, lanes] : outParts)
+          k.store(acc[part++], outRows, partAt(r0, i, offset));
+    };
     // V read where it lies: a register tile's rows over every key at once,
     // their sums kept in registers, not added into the output rows per
     // tile of keys.
@@ -723,44 +741,25 @@ struct AttentionBlock {
             output.getTransposeB() ? Value() : rowsInPlace(output, Dv, Dv)) {
       ValueRows values{inPlace, rowStart(k.c(0), Dv)};
       forRowTiles(tileRows(outParts.size()), [&](Value r0, int64_t rows) {
-        SmallVector<Value> zeros;
-        for (int64_t i = 0; i < rows; ++i)
-          for (auto [offset, lanes] : outParts)
-            zeros.push_back(k.zero(lanes));
-        SmallVector<Value> acc =
-            multiplyValues(r0, rows, stride(), k.c(0), n(), zeros, values);
-        int64_t part = 0;
-        for (int64_t i = 0; i < rows; ++i)
-          for (auto [offset, lanes] : outParts)
-            k.store(acc[part++], outRows,
-                    k.add(k.mul(k.add(r0, k.c(i)), k.c(Dv)), k.c(offset)));
+        storeTile(r0, rows,
+                  multiplyValues(r0, rows, stride(), k.c(0), n(),
+                                 tileInit(r0, rows, true), values));
       });
-      storeOutputRows(output, out, sums, guarded);
-      return;
+    } else {
+      k.forEach(count, [&](Value r) {
+        for (auto [offset, lanes] : outParts)
+          k.store(k.zero(lanes), outRows, partAt(r, 0, offset));
+      });
+      k.forEach(nTiles(), [&](Value t) {
+        auto [j0, valid] = keysIn(t);
+        ValueRows values = stageValueTile(output, t);
+        forRowTiles(tileRows(outParts.size()), [&](Value r0, int64_t rows) {
+          storeTile(r0, rows,
+                    multiplyValues(r0, rows, stride(), j0, valid,
+                                   tileInit(r0, rows, false), values));
+        });
+      });
     }
-    k.forEach(count, [&](Value r) {
-      for (auto [offset, lanes] : outParts)
-        k.store(k.zero(lanes), outRows, k.add(k.mul(r, k.c(Dv)), k.c(offset)));
-    });
-    k.forEach(nTiles(), [&](Value t) {
-      auto [j0, valid] = keysIn(t);
-      ValueRows values = stageValueTile(output, t);
-      forRowTiles(tileRows(outParts.size()), [&](Value r0, int64_t rows) {
-        SmallVector<Value> init;
-        for (int64_t i = 0; i < rows; ++i)
-          for (auto [offset, lanes] : outParts)
-            init.push_back(k.load(
-                outRows, k.add(k.mul(k.add(r0, k.c(i)), k.c(Dv)), k.c(offset)),
-                lanes));
-        SmallVector<Value> acc =
-            multiplyValues(r0, rows, stride(), j0, valid, init, values);
-        int64_t part = 0;
-        for (int64_t i = 0; i < rows; ++i)
-          for (auto [offset, lanes] : outParts)
-            k.store(acc[part++], outRows,
-                    k.add(k.mul(k.add(r0, k.c(i)), k.c(Dv)), k.c(offset)));
-      });
-    });
     // 5. The block's output rows.
     storeOutputRows(output, out, sums, guarded);
   }
