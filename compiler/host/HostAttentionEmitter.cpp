@@ -1073,7 +1073,10 @@ FailureOr<KernelPlan> emitKeysKernel(fd::FusionOp fusion, ModuleOp module,
 /// The `_keys` kernel (emitKeysKernel) into `kernels`, with its scratch,
 /// where the attention's `blocks` blocks per batch element would stage
 /// enough K again (kKeysOnceMinElements) and its tiles fit the budget
-/// (kKeyTilesBudgetBytes); whether it was added.
+/// (kKeyTilesBudgetBytes); whether it was added. Not where the fusion takes
+/// runtime dims (a symbolic batch): the scratch grows with the batch, and a
+/// kernel plan that depends on a dim's value would be compiled again for
+/// every value of it.
 FailureOr<bool> addKeysKernel(fd::FusionOp fusion, ModuleOp module,
                               StringRef namePrefix, unsigned width,
                               const fd::AttentionSchedule &schedule,
@@ -1082,7 +1085,8 @@ FailureOr<bool> addKeysKernel(fd::FusionOp fusion, ModuleOp module,
   const int64_t D = schedule.depth,
                 paddedKeys = (schedule.keys + tile - 1) / tile * tile,
                 keyTilesBytes = schedule.batch * paddedKeys * D * 4;
-  if (keyTilesBytes > kKeyTilesBudgetBytes ||
+  if (fusion->hasAttr(kRuntimeDimsAttr) ||
+      keyTilesBytes > kKeyTilesBudgetBytes ||
       (blocks - 1) * schedule.batch * paddedKeys * D < kKeysOnceMinElements)
     return false;
   FailureOr<KernelPlan> plan =
