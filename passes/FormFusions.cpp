@@ -57,6 +57,7 @@ private:
   bool reshapesKeptOutput(Operation *member, Operation *user,
                           Operation *matmul);
   bool transposesForMatmulB(Operation *user);
+  bool transposesKeptOutputForMatmulB(Operation *op);
   /// Consumers first, in reverse block order, each pulling in its
   /// producers' groups (those without a matmul), until nothing merges;
   /// only the consumers `sweeps` holds, where it is given.
@@ -193,6 +194,8 @@ void GroupPlanner::pullProducers(const llvm::DenseSet<Operation *> *sweeps) {
     for (Operation *op : llvm::reverse(fusibleOps)) {
       if (groupOf(op).hasMatmul || (sweeps && !sweeps->contains(op)))
         continue;
+      if (transposesKeptOutputForMatmulB(op))
+        continue;
       for (Value operand : op->getOperands()) {
         Operation *producer = operand.getDefiningOp();
         if (producer && isFusible(producer) && !groupOf(producer).hasMatmul)
@@ -200,6 +203,18 @@ void GroupPlanner::pullProducers(const llvm::DenseSet<Operation *> *sweeps) {
       }
     }
   }
+}
+
+/// Whether `op` is a transpose for a matmul's B (transposesForMatmulB)
+/// whose operand is stored anyway: also a result of the function or read
+/// by another op. Merged into its producer's kernel, the transpose would be
+/// a second output of the same elements, stored a lane at a time; apart,
+/// it joins the matmul's prologue, which reads the one stored copy through
+/// transpose_b. A decoder step's key cache: the present keys are an output
+/// and the attention's Kᵀ their transpose (GPT-2's step wrote both, Kᵀ at
+/// a stride of the past length).
+bool GroupPlanner::transposesKeptOutputForMatmulB(Operation *op) {
+  return transposesForMatmulB(op) && !op->getOperand(0).hasOneUse();
 }
 
 llvm::DenseSet<Operation *> GroupPlanner::depthwiseCones() {
