@@ -586,10 +586,36 @@ struct FormFusionsPass
     return success();
   }
 
+  /// An error on the first fuse op with an operand or result that holds
+  /// more than 2^48 bytes (tooLargeForKernels): no kernel can address it,
+  /// and the cost model's counts would wrap (fuse-opt printed a fuse.exp
+  /// over 2^62 x 2 elements as iterating over -2^63).
+  static LogicalResult refuseTooLargeTensors(func::FuncOp func) {
+    WalkResult walk = func.walk([](Operation *op) {
+      if (!isa<FuseDialect>(op->getDialect()))
+        return WalkResult::advance();
+      auto refuse = [&](StringRef what, unsigned i, Type type) {
+        op->emitOpError() << what << " #" << i << " is too large: " << type
+                          << " holds more than 2^48 bytes";
+        return WalkResult::interrupt();
+      };
+      for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+        if (tooLargeForKernels(type))
+          return refuse("operand", unsigned(i), type);
+      for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+        if (tooLargeForKernels(type))
+          return refuse("result", unsigned(i), type);
+      return WalkResult::advance();
+    });
+    return failure(walk.wasInterrupted());
+  }
+
   void runOnOperation() override {
     // Symbolic dims count at representative sizes (issue 22).
     RepresentativeDimsScope dims(getOperation());
     func::FuncOp func = getOperation();
+    if (failed(refuseTooLargeTensors(func)))
+      return signalPassFailure();
     CostModel model;
     model.maxLiveValues = maxLiveValues;
     model.maxOperands = maxOperands;

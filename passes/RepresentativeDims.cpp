@@ -138,9 +138,18 @@ SmallVector<int64_t> mlir::fuse::shapeOf(Type type) {
 
 int64_t mlir::fuse::numElementsOf(Type type) {
   auto tensor = cast<RankedTensorType>(type);
-  if (tensor.hasStaticShape())
-    return tensor.getNumElements();
   int64_t count = 1;
+  if (tensor.hasStaticShape()) {
+    // Checked: ShapedType::getNumElements wraps (undefined behaviour) for
+    // a shape whose count passes 2^63; an empty tensor is 0 whatever the
+    // other dims (tooLargeForKernels refuses the others).
+    if (llvm::is_contained(tensor.getShape(), 0))
+      return 0;
+    for (int64_t size : tensor.getShape())
+      if (__builtin_mul_overflow(count, size, &count))
+        return 0;
+    return count;
+  }
   for (int64_t size : shapeOf(tensor))
     if (__builtin_mul_overflow(count, size, &count))
       return 0;
@@ -152,12 +161,26 @@ int64_t mlir::fuse::bytesOf(Type type) {
   if (!shaped)
     return 0;
   int64_t bytes = (shaped.getElementTypeBitWidth() + 7) / 8;
-  if (shaped.hasStaticShape())
-    return shaped.getNumElements() * bytes;
   int64_t total = 0;
   if (__builtin_mul_overflow(numElementsOf(type), bytes, &total))
     return 0;
   return total;
+}
+
+/// The most bytes a tensor may hold, as the runtime's verifier counts
+/// them (checkTensorType, runtime/ir/Verifier.cpp).
+constexpr int64_t kMaxTensorBytes = int64_t(1) << 48;
+
+bool mlir::fuse::tooLargeForKernels(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape() ||
+      llvm::is_contained(tensor.getShape(), 0))
+    return false;
+  int64_t bytes = (tensor.getElementTypeBitWidth() + 7) / 8;
+  for (int64_t size : tensor.getShape())
+    if (__builtin_mul_overflow(bytes, size, &bytes))
+      return true;
+  return bytes > kMaxTensorBytes;
 }
 
 std::string mlir::fuse::unrepresentableDim(Operation *op) {

@@ -74,6 +74,9 @@ SmallVector<int64_t> shapeOf(Type type);
 int64_t numElementsOf(Type type);
 /// Bytes of a shaped type at the representatives (0 for others).
 int64_t bytesOf(Type type);
+/// Whether `type` is a static tensor that holds more than 2^48 bytes (the
+/// runtime's verifier refuses it too), its bytes counted without wrapping.
+bool tooLargeForKernels(Type type);
 /// `type` with its dims permuted (dim i of the result is dim
 /// permutation[i] of `type`), symbolic dims keeping their names.
 RankedTensorType permutedType(RankedTensorType type,
