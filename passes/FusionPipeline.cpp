@@ -15,6 +15,8 @@ using namespace mlir;
 
 void mlir::fuse::buildFusionPipeline(OpPassManager &pm,
                                      const FusionPipelineOptions &options) {
+  // Before canonicalization, which then drops what fed an empty value.
+  pm.addNestedPass<func::FuncOp>(createFuseFoldEmptyTensors());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   OpPassManager &funcPm = pm.nest<func::FuncOp>();

@@ -20,7 +20,8 @@ void mlir::fuse::registerFusePasses() {
   detail::registerFusePasses();
   PassPipelineRegistration<FusionPipelineOptions>(
       "fuse-fusion-pipeline",
-      "Fuse tensor ops into fuse.fusion kernels (canonicalize, cse, "
+      "Fuse tensor ops into fuse.fusion kernels (fuse-fold-empty-tensors, "
+      "canonicalize, cse, "
       "fuse-lower-convolutions, fuse-lower-matvecs, "
       "fuse-duplicate-cheap-producers, fuse-form-fusions, "
       "fuse-outline-fusions, canonicalize, cse)",

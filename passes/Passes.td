@@ -57,6 +57,32 @@ def FuseDuplicateCheapProducers
   let dependentDialects = ["::mlir::fuse::FuseDialect"];
 }
 
+def FuseFoldEmptyTensors : Pass<"fuse-fold-empty-tensors", "func::FuncOp"> {
+  let summary = "Replace ops whose results hold no element by constants";
+  let description = [{
+    An op whose every result is a static tensor with a dim of 0 (a batch of
+    0, a slice that selects nothing) computes nothing: each result becomes a
+    `fuse.constant` splat of that empty type, and what only fed it is left
+    dead for canonicalization. No kernel then iterates over an empty domain
+    (a softmax's row kernel over 0 rows, a convolution over a batch of 0,
+    which the host schedules refused), and the values are those the
+    reference runtime gives: none. Runs first in the fusion pipeline.
+
+    Before:
+    ```mlir
+    %e = fuse.exp %x : tensor<0x3xf32>
+    ```
+    After:
+    ```mlir
+    %e = fuse.constant dense<0.000000e+00> : tensor<0x3xf32>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numFolded", "folded", "Ops with empty results folded">,
+  ];
+  let dependentDialects = ["::mlir::fuse::FuseDialect"];
+}
+
 def FuseFormFusions : Pass<"fuse-form-fusions", "func::FuncOp"> {
   let summary = "Group tensor ops into kernels with a traffic cost model";
   let description = [{

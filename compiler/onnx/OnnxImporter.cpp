@@ -1490,6 +1490,10 @@ TensorId Importer::softmax(TensorId x, std::int64_t axis, bool log) {
   if (rank == 0)
     fail("the input must have rank >= 1");
   axis = normAxis(axis, rank);
+  // Rows of no element: the result is as empty as x (and a max over them
+  // has no value).
+  if (typeOf(x).shape[std::size_t(axis)] == 0)
+    return x;
   Shape shape = shapeOf(x);
   TensorId m = reduce(ReduceKind::Max, x, {axis}, true);
   TensorId d = check(b->sub(x, expandTo(m, shape)));
@@ -5342,9 +5346,20 @@ void Importer::importInputs(const onnx::GraphProto &graph,
       fail("input '" + name + "' is not a tensor");
     const onnx::TypeProto_Tensor &tensor = input.type().tensor_type();
     ElementType type = requireType(tensor.elem_type(), "input '" + name + "'");
-    if (!tensor.has_shape())
-      fail("input '" + name + "' has no shape (its rank is unknown)");
-    Shape shape = inputShape(name, tensor.shape(), fromInputs, usedDims);
+    Shape shape;
+    if (tensor.has_shape()) {
+      shape = inputShape(name, tensor.shape(), fromInputs, usedDims);
+    } else {
+      // No rank declared (onnxruntime takes any): the shape of the value
+      // given for it, as if each of its dims were dynamic and bound by it.
+      auto given = options.inputShapes.find(name);
+      if (given == options.inputShapes.end())
+        fail("input '" + name +
+             "' has no shape (its rank is unknown): give its value "
+             "(fuse-run --input " +
+             name + "=FILE), whose shape it then takes");
+      shape.assign(given->second.begin(), given->second.end());
+    }
     checkedCount(shape, "input '" + name + "'", options.symbolicDims);
     Value v;
     v.type = TensorType{type, shape};

@@ -1276,3 +1276,38 @@ save("symbolic_mask_gather", [
     [f32("y", ["batch", "sequence", 16])],
     [i64s("zero", 0), i64s("one", 1), i64s("last", [-1]), i64s("first", [0]),
      i64s("minus_one", [-1])])
+
+# Tensors with a dim of 0 (a batch of 0, rows of no element), which the
+# reference runtime and onnxruntime run: a softmax over 0 rows and over rows
+# of 0 elements, a LayerNormalization of 0 rows, a convolution of a batch of
+# 0 with a bias and a relu after it, and a concat of an empty tensor with
+# another.
+save("empty_softmax_rows", [
+    helper.make_node("Softmax", ["x"], ["y"], name="softmax", axis=-1),
+], [f32("x", [0, 3])], [f32("y", [0, 3])])
+save("empty_softmax_axis", [
+    helper.make_node("Softmax", ["x"], ["y"], name="softmax", axis=-1),
+], [f32("x", [3, 0])], [f32("y", [3, 0])])
+save("empty_layernorm", [
+    helper.make_node("LayerNormalization", ["x", "g", "b"], ["y"], name="ln",
+                     axis=-1),
+], [f32("x", [0, 8]), f32("g", [8]), f32("b", [8])], [f32("y", [0, 8])])
+save("empty_conv_batch", [
+    helper.make_node("Conv", ["x", "w", "bias"], ["c"], name="conv",
+                     pads=[1, 1, 1, 1]),
+    helper.make_node("Relu", ["c"], ["y"], name="relu"),
+], [f32("x", [0, 2, 5, 5]), f32("w", [3, 2, 3, 3]), f32("bias", [3])],
+    [f32("y", [0, 3, 5, 5])])
+save("empty_concat", [
+    helper.make_node("Neg", ["e"], ["n"], name="neg"),
+    helper.make_node("Concat", ["x", "n"], ["y"], name="concat", axis=0),
+], [f32("x", [2, 3]), f32("e", [0, 3])], [f32("y", [2, 3])])
+
+# An input declared with no shape at all (no rank; onnxruntime takes any),
+# a Relu of it plus a shaped input: the importer takes the shape of the
+# value given for it.
+save("input_without_shape", [
+    helper.make_node("Relu", ["x"], ["r"], name="relu"),
+    helper.make_node("Add", ["r", "b"], ["y"], name="add"),
+], [helper.make_tensor_value_info("x", TensorProto.FLOAT, None),
+    f32("b", [2, 3])], [f32("y", None)], check=False)
