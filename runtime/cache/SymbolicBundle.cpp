@@ -4,6 +4,7 @@
 
 #include "runtime/cache/ArenaPlanner.h"
 #include "runtime/device/KernelAbi.h"
+#include "runtime/ir/OpTable.h"
 #include "runtime/ir/Verifier.h"
 
 #include <algorithm>
@@ -179,6 +180,26 @@ namespace {
 /// Bindings whose values a plan remembers (a decoder's prompt, its steps).
 constexpr std::size_t kKeptValidations = 8;
 
+/// Whether op kind `kind`'s type rule only compares its operands' dims for
+/// equality (or a broadcast's with a static 1) and moves them into its
+/// result (inferResultType): no sum, no product, no comparison with a
+/// constant that a symbolic dim can cross (a reduction refuses a dim of 0,
+/// a slice its bounds, a reshape its count), so types that satisfy it with
+/// symbolic dims satisfy it bound to any values.
+bool comparesDimsOnly(OpKind kind) {
+  switch (kind) {
+  case OpKind::Broadcast:
+  case OpKind::Compare:
+  case OpKind::Select:
+  case OpKind::Cast:
+  case OpKind::Transpose:
+  case OpKind::Matmul:
+    return true;
+  default:
+    return opInfo(kind).form != OpForm::Structured;
+  }
+}
+
 bool isDimCode(const DimTable &table, std::int64_t dim) {
   return dim < 0 && table.isValidDim(dim);
 }
@@ -235,7 +256,8 @@ Status validateBound(const BindingPlan &plan, const Graph &graph,
   std::vector<TensorType> operandTypes;
   for (std::size_t index = 0; valid && index < graph.ops.size(); ++index) {
     const std::vector<std::int64_t> &codes = plan.opDims[index];
-    if (std::any_of(earlier.begin(), earlier.end(),
+    if (plan.validAtEveryBinding[index] ||
+        std::any_of(earlier.begin(), earlier.end(),
                     [&](const std::vector<std::int64_t> &values) {
                       return seenAt(codes, values);
                     }))
@@ -267,12 +289,25 @@ BindingPlan::BindingPlan(std::shared_ptr<const Bundle> bundle)
         }))
       symbolicTensors.push_back(TensorId(t));
   }
+  DimTable interned = graph.dims;
+  std::vector<TensorType> operandTypes;
   for (std::size_t index = 0; index < graph.ops.size(); ++index) {
     const Op &op = graph.ops[index];
     bool symbolicAttribute = false;
     opDims.push_back(opDimCodes(graph, op, symbolicAttribute));
     if (symbolicAttribute)
       attributeDimOps.push_back(std::uint32_t(index));
+    bool everyBinding = false;
+    if (comparesDimsOnly(op.kind) && !symbolicAttribute &&
+        !opDims.back().empty() && op.results.size() == 1) {
+      operandTypes.clear();
+      for (TensorId id : op.operands)
+        operandTypes.push_back(graph.typeOf(id));
+      everyBinding = inferResultType(op.kind, operandTypes, op.attributes,
+                                     graph.typeOf(op.results[0]), &interned)
+                         .ok();
+    }
+    validAtEveryBinding.push_back(everyBinding);
   }
   // What runtimeDimValue finds by name: a symbol, else a sum among the
   // table's entries named by its text.

@@ -114,6 +114,14 @@ public:
   /// constant's shape, dim_value's dim): the only attributes a binding
   /// changes.
   std::vector<std::uint32_t> attributeDimOps;
+  /// Per op of the graph: whether its symbolic types satisfy its type rule
+  /// and the rule only compares dims for equality or moves them
+  /// (elementwise, compare, select, cast, broadcast, transpose, matmul; no
+  /// dim in its attributes). Equal dim codes bind to equal values, so its bound
+  /// types satisfy the rule at every binding, and validateBound does not infer
+  /// it again (a decoder's step, its past length new at every step, inferred
+  /// every op that mentions it).
+  std::vector<bool> validAtEveryBinding;
 
   /// Per earlier binding whose bound graph validated (the latest few), the
   /// value of each dim code (by -1 - code; kNoDim where a code was not

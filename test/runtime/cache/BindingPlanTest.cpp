@@ -63,6 +63,26 @@ TEST(BindingPlan, RefusesWhatBindBundleRefusesAfterValidBindings) {
   EXPECT_EQ(plan.validatedBindings().size(), 5u);
 }
 
+TEST(BindingPlan, InfersAgainOnlyOpsWhoseRuleCanFailAtOtherValues) {
+  // The slice's rule compares its size with the table's (sequence <= 16):
+  // it can fail at other values, and is inferred at every new value. The
+  // add and the neg only compare equal dims, which stay equal at any
+  // values.
+  auto bundle = std::make_shared<const Bundle>(sliceBundle());
+  BindingPlan plan(bundle);
+  const std::vector<Op> &ops = bundle->graph.ops;
+  ASSERT_EQ(plan.validAtEveryBinding.size(), ops.size());
+  int sliceOps = 0, otherOps = 0;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    SCOPED_TRACE(i);
+    bool slice = ops[i].kind == OpKind::Slice;
+    (slice ? sliceOps : otherOps) += 1;
+    EXPECT_EQ(plan.validAtEveryBinding[i], !slice);
+  }
+  EXPECT_EQ(sliceOps, 1);
+  EXPECT_EQ(otherOps, 2);
+}
+
 TEST(BindingPlan, ValidatesTheWholeGraphAtItsFirstBinding) {
   auto bundle = std::make_shared<const Bundle>(sliceBundle());
   BindingPlan plan(bundle);
