@@ -138,18 +138,9 @@ SmallVector<int64_t> mlir::fuse::shapeOf(Type type) {
 
 int64_t mlir::fuse::numElementsOf(Type type) {
   auto tensor = cast<RankedTensorType>(type);
+  // Checked, static shapes too: ShapedType::getNumElements wraps
+  // (undefined behaviour) for a shape whose count passes 2^63.
   int64_t count = 1;
-  if (tensor.hasStaticShape()) {
-    // Checked: ShapedType::getNumElements wraps (undefined behaviour) for
-    // a shape whose count passes 2^63; an empty tensor is 0 whatever the
-    // other dims (tooLargeForKernels refuses the others).
-    if (llvm::is_contained(tensor.getShape(), 0))
-      return 0;
-    for (int64_t size : tensor.getShape())
-      if (__builtin_mul_overflow(count, size, &count))
-        return 0;
-    return count;
-  }
   for (int64_t size : shapeOf(tensor))
     if (__builtin_mul_overflow(count, size, &count))
       return 0;
@@ -176,11 +167,9 @@ bool mlir::fuse::tooLargeForKernels(Type type) {
   if (!tensor || !tensor.hasStaticShape() ||
       llvm::is_contained(tensor.getShape(), 0))
     return false;
-  int64_t bytes = (tensor.getElementTypeBitWidth() + 7) / 8;
-  for (int64_t size : tensor.getShape())
-    if (__builtin_mul_overflow(bytes, size, &bytes))
-      return true;
-  return bytes > kMaxTensorBytes;
+  // bytesOf is 0 for a count that wraps; this tensor is not empty.
+  int64_t bytes = bytesOf(tensor);
+  return bytes == 0 || bytes > kMaxTensorBytes;
 }
 
 std::string mlir::fuse::unrepresentableDim(Operation *op) {

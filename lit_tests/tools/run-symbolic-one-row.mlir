@@ -3,8 +3,9 @@
 // not a block of six clamped to it (which computed the row six times, as
 // long as six rows take). An MLP of two weights with a bias, a relu and a
 // residual, N = 200 for a tail of 8 lanes, checked against the reference at
-// 1 row (the one-row tile), 7 rows (a block of six, then a chunk of one row)
-// and 13 rows at 3 threads, from one compile.
+// 1 row (the one-row tile), 7 rows (one chunk: a block of six, then a block
+// clamped to the last row) and 13 rows at 3 threads (chunks of 12 rows and
+// of one row, which takes the one-row tile), from one compile.
 
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: fuse-run %s --dim rows=1 --check --json --cache-dir %t/cache 2>&1 | FileCheck %s --check-prefix=ONE
