@@ -5,7 +5,9 @@
 // residual, N = 200 for a tail of 8 lanes, checked against the reference at
 // 1 row (the one-row tile), 7 rows (one chunk: a block of six, then a block
 // clamped to the last row) and 13 rows at 3 threads (chunks of 12 rows and
-// of one row, which takes the one-row tile), from one compile.
+// of one row, which takes the one-row tile), from one compile. --check's
+// guarded run must find every guard intact: the one-row tile without its
+// tail mask (32 bytes past y's end) passed the comparison and failed this.
 
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: fuse-run %s --dim rows=1 --check --json --cache-dir %t/cache 2>&1 | FileCheck %s --check-prefix=ONE
@@ -14,12 +16,15 @@
 
 // ONE: output y: tensor<1x200xf32>
 // ONE: check: passed, 1 outputs match the reference
+// ONE-NEXT: check guards: {{[0-9]+}} guards around the buffers of {{[0-9]+}} kernel launch(es) intact
 // ONE: "cache_hits": 0, {{.*}}"symbolic_bundle": true
 // SEVEN: output y: tensor<7x200xf32>
 // SEVEN: check: passed, 1 outputs match the reference
+// SEVEN-NEXT: check guards: {{[0-9]+}} guards around the buffers of {{[0-9]+}} kernel launch(es) intact
 // SEVEN: "compiled": 0, "cache_hits": 1, {{.*}}"symbolic_bundle": true
 // THIRTEEN: output y: tensor<13x200xf32>
 // THIRTEEN: check: passed, 1 outputs match the reference
+// THIRTEEN-NEXT: check guards: {{[0-9]+}} guards around the buffers of {{[0-9]+}} kernel launch(es) intact
 // THIRTEEN: "compiled": 0, "cache_hits": 1, {{.*}}"symbolic_bundle": true
 
 func.func @mlp(%x: tensor<?x256xf32, #fuse.dims<rows>> {fuse.name = "x"},

@@ -2,6 +2,7 @@
 
 #include "runtime/device/RunBundle.h"
 
+#include "runtime/cache/ArenaPlanner.h"
 #include "runtime/cache/Bundle.h"
 #include "runtime/cache/SymbolicBundle.h"
 #include "runtime/device/BundleLaunch.h"
@@ -131,13 +132,14 @@ borrowInputs(DeviceRuntime &runtime, const Bundle &bundle,
 }
 
 /// The bundle's buffers: `borrowed` inputs (borrowInputs) as given, every
-/// other input, output and the arena allocated.
+/// other input, output and the arena allocated, each input and output
+/// `guardBytes` longer than its tensor (runBundleGuarded).
 DeviceResult<std::shared_ptr<Buffers>>
 allocateBuffers(DeviceRuntime &runtime, const Bundle &bundle,
-                std::vector<Buffer> borrowed) {
+                std::vector<Buffer> borrowed, uint64_t guardBytes = 0) {
   // Zero-sized tensors still get a buffer, so every binding has one.
-  auto allocationBytes = [](uint64_t bytes) {
-    return std::max<uint64_t>(bytes, 1);
+  auto allocationBytes = [guardBytes](uint64_t bytes) {
+    return std::max<uint64_t>(bytes + guardBytes, 1);
   };
   auto buffers = std::make_shared<Buffers>();
   buffers->bindingStale.assign(bundle.kernels.size(), true);
@@ -223,7 +225,8 @@ DeviceStatus encodeUpload(DeviceRuntime &runtime, const Buffers &buffers,
 DeviceResult<std::shared_ptr<Buffers>>
 stageInputs(DeviceRuntime &runtime, const Bundle &bundle,
             std::span<const std::span<const std::byte>> inputs,
-            std::span<const SharedInput> shared, CommandBatch &batch) {
+            std::span<const SharedInput> shared, CommandBatch &batch,
+            uint64_t guardBytes = 0) {
   if (DeviceStatus status = checkInputs(bundle, inputs); !status.ok())
     return status.error();
   DeviceResult<std::vector<Buffer>> borrowed =
@@ -231,7 +234,7 @@ stageInputs(DeviceRuntime &runtime, const Bundle &bundle,
   if (!borrowed.ok())
     return borrowed.error();
   DeviceResult<std::shared_ptr<Buffers>> buffers =
-      allocateBuffers(runtime, bundle, std::move(*borrowed));
+      allocateBuffers(runtime, bundle, std::move(*borrowed), guardBytes);
   if (!buffers.ok())
     return buffers.error();
   for (uint32_t i = 0; i < inputs.size(); ++i)
@@ -539,6 +542,227 @@ PreparedBundle::profileKernels(unsigned runs,
 
 DeviceResult<std::vector<TensorBytes>> PreparedBundle::readOutputs() {
   return readBack(*runtime, *stream, *bundle, *buffers);
+}
+
+MemoryPlan guardedArena(const MemoryPlan &plan) {
+  auto alignUp = [](uint64_t x) {
+    return (x + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+  };
+  MemoryPlan guarded = plan;
+  guarded.symbolicSlices.clear();
+  if (plan.intermediates.empty()) {
+    guarded.peakBytes = guarded.boundBytes = 0;
+    return guarded;
+  }
+  auto bound = [&](const ArenaSlice &slice) {
+    return slice.offset < plan.boundBytes;
+  };
+  uint64_t cursor = kGuardBytes;
+  auto place = [&](bool inBoundPart) {
+    for (size_t i = 0; i < plan.intermediates.size(); ++i) {
+      if (bound(plan.intermediates[i]) != inBoundPart)
+        continue;
+      guarded.intermediates[i].offset = cursor;
+      cursor = alignUp(cursor + plan.intermediates[i].bytes) + kGuardBytes;
+    }
+  };
+  place(true);
+  guarded.boundBytes = plan.boundBytes ? cursor : 0;
+  place(false);
+  guarded.peakBytes = cursor;
+  return guarded;
+}
+
+namespace {
+
+/// One guard of a guarded run: `bytes` at `offset` of a buffer, each
+/// `fill`.
+struct Guard {
+  const Buffer *buffer = nullptr;
+  uint64_t offset = 0, bytes = 0;
+  std::string where;
+  std::byte fill{};
+  bool breached = false;
+};
+
+/// Guard `g`'s byte: one of 126 values, none kUnwrittenByte, that
+/// neighbouring guards do not share, so that a kernel that copies bytes
+/// from past one buffer's end to past another's changes the second guard.
+/// As f32 each is a negative number near -1e-38 or a NaN.
+std::byte guardFill(size_t g) { return std::byte(0x81 + g % 126); }
+
+std::string describeTensor(const Bundle &bundle, const char *kind,
+                           uint64_t index, TensorId tensor) {
+  return std::string(kind) + " " + std::to_string(index) + " (%" +
+         std::to_string(tensor) + ", " +
+         bundle.graph.typeOf(tensor).toString() + ")";
+}
+
+/// The guards of `buffers` laid out by allocateBuffers with kGuardBytes
+/// and guardedArena, and per intermediate the guards before and after it
+/// (indices into the result's first).
+std::pair<std::vector<Guard>, std::vector<std::pair<size_t, size_t>>>
+guardsOf(const Bundle &bundle, const Buffers &buffers) {
+  std::vector<Guard> guards;
+  for (size_t i = 0; i < bundle.inputs.size(); ++i)
+    guards.push_back(
+        {&buffers.inputs[i], tensorBytes(bundle, bundle.inputs[i]), kGuardBytes,
+         "after " + describeTensor(bundle, "input", i, bundle.inputs[i])});
+  for (size_t o = 0; o < bundle.outputs.size(); ++o)
+    if (!buffers.aliasOf[o] && !buffers.sameAs[o])
+      guards.push_back(
+          {&buffers.outputs[o], tensorBytes(bundle, bundle.outputs[o]),
+           kGuardBytes,
+           "after " + describeTensor(bundle, "output", o, bundle.outputs[o])});
+  const std::vector<ArenaSlice> &slices = bundle.memoryPlan.intermediates;
+  std::vector<size_t> byOffset(slices.size());
+  for (size_t i = 0; i < slices.size(); ++i)
+    byOffset[i] = i;
+  std::sort(byOffset.begin(), byOffset.end(), [&](size_t a, size_t b) {
+    return slices[a].offset < slices[b].offset;
+  });
+  // The guard before each slice in offset order is the one after the slice
+  // before it.
+  std::vector<std::pair<size_t, size_t>> around(slices.size());
+  uint64_t end = 0;
+  std::string after;
+  for (size_t i : byOffset) {
+    std::string name =
+        describeTensor(bundle, "intermediate", i, slices[i].tensor);
+    guards.push_back(
+        {&buffers.arena, end, slices[i].offset - end,
+         after.empty() ? "before " + name : after + " and before " + name});
+    around[i].first = guards.size() - 1;
+    end = slices[i].offset + slices[i].bytes;
+    after = "after " + name;
+  }
+  for (size_t n = 0; n + 1 < byOffset.size(); ++n)
+    around[byOffset[n]].second = around[byOffset[n + 1]].first;
+  if (!slices.empty()) {
+    guards.push_back(
+        {&buffers.arena, end, bundle.memoryPlan.peakBytes - end, after});
+    around[byOffset.back()].second = guards.size() - 1;
+  }
+  for (size_t g = 0; g < guards.size(); ++g)
+    guards[g].fill = guardFill(g);
+  return {std::move(guards), std::move(around)};
+}
+
+/// Reads `guard` back; marks it breached, and answers how many of its
+/// bytes changed, when any did.
+DeviceResult<uint64_t> readGuard(DeviceRuntime &runtime, Stream &stream,
+                                 Guard &guard) {
+  if (guard.breached || guard.bytes == 0)
+    return uint64_t(0);
+  DeviceResult<std::vector<std::byte>> bytes =
+      runtime.readback(stream, *guard.buffer, guard.offset, guard.bytes);
+  if (!bytes.ok())
+    return bytes.error();
+  uint64_t changed =
+      uint64_t(std::count_if(bytes->begin(), bytes->end(),
+                             [&](std::byte b) { return b != guard.fill; }));
+  guard.breached = changed != 0;
+  return changed;
+}
+
+/// The uploads that fill the arena with kUnwrittenByte, then each guard
+/// with its byte.
+DeviceStatus encodeGuardFills(DeviceRuntime &runtime, const Buffers &buffers,
+                              uint64_t arenaBytes,
+                              std::span<const Guard> guards,
+                              CommandBatch &batch) {
+  if (arenaBytes)
+    if (DeviceStatus status =
+            add(batch, runtime.encodeUpload(
+                           std::vector<std::byte>(arenaBytes, kUnwrittenByte),
+                           buffers.arena, 0));
+        !status.ok())
+      return status;
+  for (const Guard &guard : guards)
+    if (guard.bytes)
+      if (DeviceStatus status =
+              add(batch, runtime.encodeUpload(
+                             std::vector<std::byte>(guard.bytes, guard.fill),
+                             *guard.buffer, guard.offset));
+          !status.ok())
+        return status;
+  return DeviceStatus();
+}
+
+} // namespace
+
+DeviceResult<GuardedRun>
+runBundleGuarded(DeviceRuntime &runtime, const Bundle &bundle,
+                 const Executable &executable, Stream &stream,
+                 std::span<const std::span<const std::byte>> inputs,
+                 std::chrono::nanoseconds timeout) {
+  Bundle guarded = bundle;
+  guarded.memoryPlan = guardedArena(bundle.memoryPlan);
+  CommandBatch batch;
+  DeviceResult<std::shared_ptr<Buffers>> staged =
+      stageInputs(runtime, guarded, inputs, {}, batch, kGuardBytes);
+  if (!staged.ok())
+    return staged.error();
+  const Buffers &buffers = **staged;
+  auto [guards, around] = guardsOf(guarded, buffers);
+  if (DeviceStatus status = encodeGuardFills(
+          runtime, buffers, guarded.memoryPlan.peakBytes, guards, batch);
+      !status.ok())
+    return status.error();
+  if (DeviceStatus status =
+          encodeOutputCopies(runtime, guarded, buffers, batch);
+      !status.ok())
+    return status.error();
+  if (DeviceStatus status =
+          submitAndWait(runtime, stream, std::move(batch), timeout);
+      !status.ok())
+    return status.error();
+
+  GuardedRun run;
+  run.guards = guards.size();
+  auto check = [&](Guard &guard, const std::string &kernel) -> DeviceStatus {
+    DeviceResult<uint64_t> changed = readGuard(runtime, stream, guard);
+    if (!changed.ok())
+      return changed.error();
+    if (*changed)
+      run.breaches.push_back({guard.where, kernel, *changed});
+    return DeviceStatus();
+  };
+  for (uint32_t k : guarded.launchOrder) {
+    CommandBatch launch;
+    if (DeviceStatus status =
+            encodeLaunchOf(runtime, guarded, executable, buffers, k, launch);
+        !status.ok())
+      return status.error();
+    if (DeviceStatus status =
+            submitAndWait(runtime, stream, std::move(launch), timeout);
+        !status.ok())
+      return status.error();
+    const BundleKernel &kernel = guarded.kernels[k];
+    for (const KernelBinding &binding : kernel.bindings) {
+      std::vector<size_t> next;
+      if (binding.kind == BindingKind::Intermediate)
+        next = {around[binding.index].first, around[binding.index].second};
+      else
+        for (size_t g = 0; g < guards.size(); ++g)
+          if (guards[g].buffer == (binding.kind == BindingKind::GraphInput
+                                       ? &buffers.inputs[binding.index]
+                                       : &buffers.outputs[binding.index]))
+            next.push_back(g);
+      for (size_t g : next)
+        if (DeviceStatus status = check(guards[g], kernel.name); !status.ok())
+          return status.error();
+    }
+  }
+  for (Guard &guard : guards)
+    if (DeviceStatus status = check(guard, ""); !status.ok())
+      return status.error();
+  DeviceResult<std::vector<TensorBytes>> outputs =
+      readBack(runtime, stream, guarded, buffers);
+  if (!outputs.ok())
+    return outputs.error();
+  run.outputs = std::move(*outputs);
+  return run;
 }
 
 } // namespace fuse::device

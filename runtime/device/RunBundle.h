@@ -21,8 +21,13 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
+
+namespace fuse {
+struct MemoryPlan;
+} // namespace fuse
 
 namespace fuse::device {
 
@@ -66,6 +71,57 @@ runBundle(DeviceRuntime &runtime, const Bundle &bundle,
           const Executable &executable, Stream &stream,
           std::span<const TensorBytes> inputs,
           std::chrono::nanoseconds timeout = std::chrono::minutes(10));
+
+/// Bytes of a known pattern (a byte of its own per guard) that a guarded run
+/// (runBundleGuarded) puts after every input and output buffer, and before
+/// and after every intermediate.
+inline constexpr uint64_t kGuardBytes = 256;
+/// What a guarded run's arena holds where no kernel has written yet: all
+/// ones, a NaN in every float type.
+inline constexpr std::byte kUnwrittenByte{0xff};
+
+/// A guard that a guarded run found changed: a kernel wrote outside the
+/// buffers it was given.
+struct GuardBreach {
+  /// Where the guard lies: "after output 0 (f32[4x8])", "after intermediate
+  /// %12 (f32[64]) and before intermediate %15 (f32[8])".
+  std::string where;
+  /// The first kernel after which it had changed, by name; empty when no
+  /// kernel's own buffers border it (found after the last kernel).
+  std::string kernel;
+  /// How many of its bytes had changed.
+  uint64_t changedBytes = 0;
+};
+
+struct GuardedRun {
+  /// In the bundle's output order.
+  std::vector<TensorBytes> outputs;
+  std::vector<GuardBreach> breaches;
+  /// How many guards were checked.
+  size_t guards = 0;
+};
+
+/// `plan` laid out for a guarded run: every intermediate in bytes of its own
+/// (no two share any, whenever they live), kGuardBytes before the first and
+/// at least kGuardBytes between one and the next and after the last, each
+/// aligned to kArenaAlignment; those of the bound part (boundBytes) first.
+MemoryPlan guardedArena(const MemoryPlan &plan);
+
+/// Runs static `bundle` once so that what a kernel does outside its buffers
+/// shows: the arena laid out by guardedArena, each input and output buffer
+/// kGuardBytes longer than its tensor, the guards holding their patterns and
+/// the rest of the arena kUnwrittenByte before the first kernel. A write past a
+/// buffer's end (or before an intermediate's start) changes a guard; a read
+/// of an intermediate before any kernel wrote it reads NaNs, which reach the
+/// outputs. Each kernel is a batch of its own, after which the guards next
+/// to its buffers are read back, so that a breach names the kernel;
+/// every guard is read back after the last. `executable` is loaded from
+/// `bundle` (the layout changes no kernel).
+DeviceResult<GuardedRun>
+runBundleGuarded(DeviceRuntime &runtime, const Bundle &bundle,
+                 const Executable &executable, Stream &stream,
+                 std::span<const std::span<const std::byte>> inputs,
+                 std::chrono::nanoseconds timeout = std::chrono::minutes(10));
 
 /// A bundle whose buffers are allocated and whose inputs are uploaded once,
 /// so that it can be run repeatedly with its data resident on the device:

@@ -1649,10 +1649,11 @@ Expected<RunResult> runPrepared(const RunOptions &options,
 }
 
 /// The outputs as tensors of the model's types, each printed with its first
-/// values.
+/// values unless `print` is false.
 Expected<std::vector<HostTensorData>>
 outputTensors(const ParsedModel &model,
-              const std::vector<device::TensorBytes> &outputs) {
+              const std::vector<device::TensorBytes> &outputs,
+              bool print = true) {
   const Graph &graph = model.graph;
   std::vector<HostTensorData> results;
   for (std::size_t i = 0; i < graph.outputs.size(); ++i) {
@@ -1663,8 +1664,9 @@ outputTensors(const ParsedModel &model,
                            " bytes, expected " +
                            std::to_string(data.bytes.size()));
     copyBytes(data.bytes.data(), outputs[i].data(), data.bytes.size());
-    llvm::outs() << "output " << model.outputNames[i] << ": "
-                 << data.type.toString() << " " << preview(data) << "\n";
+    if (print)
+      llvm::outs() << "output " << model.outputNames[i] << ": "
+                   << data.type.toString() << " " << preview(data) << "\n";
     results.push_back(std::move(data));
   }
   return results;
@@ -1766,6 +1768,8 @@ struct CheckSummary {
   bool mismatch = false;
   /// The JSON entries of the outputs, by name.
   std::string json;
+  /// The guarded run's JSON object (checkGuarded).
+  std::string guardsJson = "null";
 };
 
 /// Compares output `i` with the reference's bytes, prints its line and adds
@@ -1823,6 +1827,23 @@ bool checkOutput(const ParsedModel &model, std::size_t i,
   return comparison.ok;
 }
 
+/// The reference runtime's outputs of `model` on `shared`.
+Expected<std::vector<device::TensorBytes>>
+referenceOutputs(const ParsedModel &model,
+                 const std::vector<device::SharedInput> &shared) {
+  device::ReferenceRuntime reference;
+  Bundle referenceBundle = makeReferenceBundle(model.graph);
+  std::vector<device::TensorBytes> inputs;
+  for (const device::SharedInput &input : shared)
+    inputs.emplace_back(input.bytes.begin(), input.bytes.end());
+  device::DeviceResult<std::vector<device::TensorBytes>> expected =
+      device::runBundle(reference, referenceBundle, inputs);
+  if (!expected)
+    return Status::error("the reference run failed: " +
+                         describeDeviceError(expected.error()));
+  return std::move(*expected);
+}
+
 /// --check: every output against the reference runtime's.
 Expected<CheckSummary>
 checkAgainstReference(const ParsedModel &model,
@@ -1834,16 +1855,10 @@ checkAgainstReference(const ParsedModel &model,
                     "reference: each matmul whose B is a weight adds "
                  << llvm::format("%.3g", kBf16MatmulTolerance)
                  << " of the output's scale to rtol and atol\n";
-  device::ReferenceRuntime reference;
-  Bundle referenceBundle = makeReferenceBundle(model.graph);
-  std::vector<device::TensorBytes> inputs;
-  for (const device::SharedInput &input : shared)
-    inputs.emplace_back(input.bytes.begin(), input.bytes.end());
-  device::DeviceResult<std::vector<device::TensorBytes>> expected =
-      device::runBundle(reference, referenceBundle, inputs);
-  if (!expected)
-    return Status::error("the reference run failed: " +
-                         describeDeviceError(expected.error()));
+  Expected<std::vector<device::TensorBytes>> expected =
+      referenceOutputs(model, shared);
+  if (!expected.ok())
+    return expected.status();
   CheckSummary summary;
   summary.maxAbs = 0;
   summary.maxRel = 0;
@@ -1859,6 +1874,96 @@ checkAgainstReference(const ParsedModel &model,
     llvm::outs() << "check: passed, " << results.size()
                  << " outputs match the reference\n";
   return summary;
+}
+
+/// --check, second part: the bundle run again by runBundleGuarded (its
+/// arena without reuse, NaN where unwritten, guards around every buffer).
+/// A changed guard is a mismatch naming the kernel; so is an output that
+/// differs from the first run's and from the reference's beyond its
+/// tolerance (a read of bytes no kernel wrote, or of a slice another
+/// intermediate overwrote in the planned arena).
+Status checkGuarded(const ParsedModel &model, const Bundle &bundle,
+                    device::DeviceRuntime &runtime,
+                    const device::Executable &executable,
+                    device::Stream &stream,
+                    const std::vector<device::SharedInput> &shared,
+                    const std::vector<HostTensorData> &results, bool bf16,
+                    CheckSummary &summary) {
+  progress("checking for writes outside each kernel's buffers...");
+  std::vector<std::span<const std::byte>> views;
+  for (const device::SharedInput &input : shared)
+    views.push_back(input.bytes);
+  device::DeviceResult<device::GuardedRun> guarded =
+      device::runBundleGuarded(runtime, bundle, executable, stream, views);
+  if (!guarded)
+    return Status::error("the guarded run failed: " +
+                         describeDeviceError(guarded.error()));
+  Expected<std::vector<HostTensorData>> outputs =
+      outputTensors(model, guarded->outputs, /*print=*/false);
+  if (!outputs.ok())
+    return outputs.status();
+  std::string breachesJson;
+  for (const device::GuardBreach &breach : guarded->breaches) {
+    llvm::outs() << "check guards: "
+                 << (breach.kernel.empty() ? "a kernel"
+                                           : "kernel " + breach.kernel)
+                 << " wrote " << breach.changedBytes << " of the "
+                 << device::kGuardBytes << " guard bytes " << breach.where
+                 << ": MISMATCH\n";
+    breachesJson += std::string(breachesJson.empty() ? "" : ", ") +
+                    "{\"kernel\": " + jsonString(breach.kernel) +
+                    ", \"where\": " + jsonString(breach.where) +
+                    ", \"bytes\": " + std::to_string(breach.changedBytes) + "}";
+  }
+  size_t differ = 0, failures = 0;
+  Expected<std::vector<device::TensorBytes>> expected =
+      std::vector<device::TensorBytes>();
+  for (size_t i = 0; i < results.size(); ++i) {
+    if ((*outputs)[i].bytes == results[i].bytes)
+      continue;
+    ++differ;
+    if (expected->empty()) {
+      expected = referenceOutputs(model, shared);
+      if (!expected.ok())
+        return expected.status();
+    }
+    HostTensorData want(results[i].type);
+    copyBytes(want.bytes.data(), (*expected)[i].data(), want.bytes.size());
+    Tolerance tolerance = toleranceForOutput(
+        model.graph, model.graph.outputs[i].tensor, want.view(), bf16);
+    Comparison comparison = compare(
+        (*expected)[i].data(), (*outputs)[i].bytes.data(),
+        results[i].type.elementType, results[i].type.numElements(), tolerance);
+    llvm::outs() << "check " << model.outputNames[i]
+                 << " in the guarded run: differs from the first run's, "
+                 << (comparison.ok ? "ok" : "MISMATCH")
+                 << " against the reference";
+    if (!comparison.ok) {
+      ++failures;
+      llvm::outs() << ": " << comparison.message << " ("
+                   << comparison.mismatches << " elements)";
+    }
+    llvm::outs() << "\n";
+  }
+  const size_t breaches = guarded->breaches.size();
+  if (!breaches)
+    llvm::outs() << "check guards: " << guarded->guards
+                 << " guards around the buffers of "
+                 << bundle.launchOrder.size()
+                 << " kernel launch(es) intact, outputs "
+                 << (differ ? "within tolerance" : "equal to the first run's")
+                 << " with the arena unshared and NaN where unwritten\n";
+  summary.guardsJson =
+      "{\"checked\": " + std::to_string(guarded->guards) + ", \"breaches\": [" +
+      breachesJson + "], \"outputs_differing\": " + std::to_string(differ) +
+      ", \"outputs_failing\": " + std::to_string(failures) + "}";
+  if (breaches || failures) {
+    summary.mismatch = true;
+    llvm::outs() << "check: FAILED, " << breaches << " guard(s) written, "
+                 << failures
+                 << " output(s) of the guarded run differ from the reference\n";
+  }
+  return Status::success();
 }
 
 /// Where the time from reading the model to its first result went (--json
@@ -1970,7 +2075,7 @@ void printJsonSummary(const RunOptions &options, const ParsedModel &model,
       ", \"max_abs_error\": " + jsonNumber(checked.maxAbs) +
       ", \"max_rel_error\": " + jsonNumber(checked.maxRel) +
       ", \"checks\": " + (options.check ? "{" + checked.json + "}" : "null") +
-      ", \"profile\": " +
+      ", \"guards\": " + checked.guardsJson + ", \"profile\": " +
       (options.profile ? "[" + profileJson + "]" : std::string("null")) +
       ", \"outputs\": {";
   for (std::size_t i = 0; i < results.size(); ++i)
@@ -2106,6 +2211,13 @@ int runModel(const RunOptions &options) {
     if (!compared.ok())
       return fail(compared.message());
     checked = compared.take();
+    if (Status guarded = checkGuarded(
+            *model, bundle, *runtime, *executable, *stream, inputs, *results,
+            options.matmulPrecision == MatmulPrecision::Bf16 &&
+                options.runtime == "host",
+            checked);
+        !guarded.ok())
+      return fail(guarded.message());
   }
   if (options.json)
     printJsonSummary(options, *model, *source, *planned, *run, *results,

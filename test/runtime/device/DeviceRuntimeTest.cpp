@@ -545,6 +545,43 @@ TEST_P(DeviceRuntimeTest, RunBundleReturnsAValueTwice) {
   EXPECT_EQ(runtime->memoryUsage().inUseBytes, 0u);
 }
 
+// runBundleGuarded on every runtime: its uploads and read-backs at offsets
+// past each tensor, an output returned twice (one buffer, no guard of its
+// own), nothing left allocated.
+TEST_P(DeviceRuntimeTest, RunBundleGuardedBreachesNothingOfACorrectBundle) {
+  auto runtime = make();
+  const int64_t n = 257;
+  std::vector<float> a = test::randomFloats(31, n),
+                     b = test::randomFloats(32, n),
+                     c = test::randomFloats(33, n);
+  Bundle bundle = GetParam().mulAddBundle(n);
+  bundle.outputs.push_back(bundle.outputs[0]);
+  bundle.graph.outputs.push_back({bundle.outputs[0], "out_again"});
+  std::vector<TensorBytes> inputs = {test::toBytes(a), test::toBytes(b),
+                                     test::toBytes(c)};
+  {
+    Executable executable = *runtime->load(bundle);
+    Stream stream = *runtime->createStream();
+    std::vector<std::span<const std::byte>> views(inputs.begin(),
+                                                  inputs.end());
+    DeviceResult<GuardedRun> guarded =
+        runBundleGuarded(*runtime, bundle, executable, stream, views);
+    ASSERT_TRUE(guarded.ok()) << guarded.error().message;
+    EXPECT_TRUE(guarded->breaches.empty()) << guarded->breaches[0].where;
+    // 3 inputs, 1 output buffer, before and after the product.
+    EXPECT_EQ(guarded->guards, 6u);
+    ASSERT_EQ(guarded->outputs.size(), 2u);
+    if (GetParam().computes())
+      for (int k = 0; k < 2; ++k) {
+        std::vector<float> out = test::fromBytes<float>(guarded->outputs[k]);
+        ASSERT_EQ(out.size(), size_t(n));
+        for (int64_t i = 0; i < n; ++i)
+          ASSERT_EQ(out[i], a[i] * b[i] + c[i]) << "output " << k << ", " << i;
+      }
+  }
+  EXPECT_EQ(runtime->memoryUsage().inUseBytes, 0u);
+}
+
 TEST_P(DeviceRuntimeTest, RunBundleChecksItsInputs) {
   auto runtime = make();
   std::vector<TensorBytes> inputs = {TensorBytes(16)};

@@ -10,6 +10,7 @@
 #include "TestSupport.h"
 
 #include "runtime/Version.h"
+#include "runtime/cache/ArenaPlanner.h"
 #include "runtime/device/HostAllocator.h"
 #include "runtime/device/HostIsa.h"
 #include "runtime/device/HostRuntime.h"
@@ -19,6 +20,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <fstream>
 #include <latch>
 #include <mutex>
@@ -401,6 +403,114 @@ TEST(HostRuntime, LaunchChecksItsBindings) {
                                  {bindWhole(big), bindWhole(big),
                                   BufferBinding{big, 8, 16}})
                    .ok());
+}
+
+/// The views runBundleGuarded takes of `inputs`.
+std::vector<std::span<const std::byte>>
+viewsOf(const std::vector<TensorBytes> &inputs) {
+  return {inputs.begin(), inputs.end()};
+}
+
+std::vector<TensorBytes> mulAddInputs(int64_t n) {
+  std::vector<TensorBytes> inputs;
+  for (int i = 0; i < 3; ++i)
+    inputs.push_back(test::toBytes(test::randomFloats(7 * n + i, n)));
+  return inputs;
+}
+
+TEST(RunBundleGuarded, ACorrectBundleBreachesNoGuardAndGivesItsOutputs) {
+  HostRuntime runtime(options());
+  const int64_t n = 1000;
+  Bundle bundle = test::mulAddBundle(n);
+  Executable executable = *runtime.load(bundle);
+  Stream stream = *runtime.createStream();
+  std::vector<TensorBytes> inputs = mulAddInputs(n);
+  DeviceResult<GuardedRun> guarded =
+      runBundleGuarded(runtime, bundle, executable, stream, viewsOf(inputs));
+  ASSERT_TRUE(guarded.ok()) << guarded.error().message;
+  EXPECT_TRUE(guarded->breaches.empty()) << guarded->breaches[0].where;
+  // After each of 3 inputs and the output; before and after the product.
+  EXPECT_EQ(guarded->guards, 6u);
+  DeviceResult<std::vector<TensorBytes>> plain =
+      runBundle(runtime, bundle, executable, stream, inputs);
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(guarded->outputs, *plain);
+}
+
+TEST(RunBundleGuarded, NamesTheKernelThatWritesPastAnIntermediate) {
+  HostRuntime runtime(options());
+  const int64_t n = 1000;
+  Bundle bundle = test::mulAddBundle(n);
+  // The product's kernel runs 3 elements past its tensor: a tail it should
+  // have masked.
+  bundle.kernels[0].launch.iterations = n + 3;
+  Executable executable = *runtime.load(bundle);
+  Stream stream = *runtime.createStream();
+  std::vector<TensorBytes> inputs = mulAddInputs(n);
+  DeviceResult<GuardedRun> guarded =
+      runBundleGuarded(runtime, bundle, executable, stream, viewsOf(inputs));
+  ASSERT_TRUE(guarded.ok()) << guarded.error().message;
+  ASSERT_EQ(guarded->breaches.size(), 1u);
+  const GuardBreach &breach = guarded->breaches[0];
+  EXPECT_TRUE(
+      breach.where.starts_with("after intermediate 0 (%3, tensor<1000xf32>)"))
+      << breach.where;
+  EXPECT_EQ(breach.kernel, "fuse_test_mul_f32");
+  EXPECT_EQ(breach.changedBytes, 12u);
+}
+
+TEST(RunBundleGuarded, NamesTheKernelThatWritesPastAnOutput) {
+  HostRuntime runtime(options());
+  const int64_t n = 1000;
+  Bundle bundle = test::mulAddBundle(n);
+  bundle.kernels[1].launch.iterations = n + 2;
+  Executable executable = *runtime.load(bundle);
+  Stream stream = *runtime.createStream();
+  std::vector<TensorBytes> inputs = mulAddInputs(n);
+  DeviceResult<GuardedRun> guarded =
+      runBundleGuarded(runtime, bundle, executable, stream, viewsOf(inputs));
+  ASSERT_TRUE(guarded.ok()) << guarded.error().message;
+  ASSERT_EQ(guarded->breaches.size(), 1u);
+  EXPECT_TRUE(guarded->breaches[0].where.starts_with("after output 0"))
+      << guarded->breaches[0].where;
+  EXPECT_EQ(guarded->breaches[0].kernel, "fuse_test_add_f32");
+  EXPECT_EQ(guarded->breaches[0].changedBytes, 8u);
+}
+
+TEST(RunBundleGuarded, AnIntermediateReadBeforeItIsWrittenIsNaN) {
+  HostRuntime runtime(options());
+  const int64_t n = 100;
+  Bundle bundle = test::mulAddBundle(n);
+  bundle.launchOrder = {1}; // the product is never computed
+  Executable executable = *runtime.load(bundle);
+  Stream stream = *runtime.createStream();
+  std::vector<TensorBytes> inputs = mulAddInputs(n);
+  DeviceResult<GuardedRun> guarded =
+      runBundleGuarded(runtime, bundle, executable, stream, viewsOf(inputs));
+  ASSERT_TRUE(guarded.ok()) << guarded.error().message;
+  EXPECT_TRUE(guarded->breaches.empty());
+  for (float value : test::fromBytes<float>(guarded->outputs[0]))
+    ASSERT_TRUE(std::isnan(value));
+}
+
+TEST(RunBundleGuarded, ArenaGivesEachIntermediateBytesOfItsOwnBetweenGuards) {
+  MemoryPlan plan;
+  // Two slices that share bytes (they live at different times), after one
+  // of the bound part.
+  plan.intermediates = {{5, 64, 100}, {6, 64, 10}, {7, 0, 64}};
+  plan.boundBytes = 64;
+  plan.peakBytes = 164;
+  MemoryPlan guarded = guardedArena(plan);
+  ASSERT_EQ(guarded.intermediates.size(), 3u);
+  EXPECT_EQ(guarded.intermediates[2].offset, kGuardBytes);
+  EXPECT_EQ(guarded.boundBytes, kGuardBytes + 64 + kGuardBytes);
+  EXPECT_EQ(guarded.intermediates[0].offset, guarded.boundBytes);
+  EXPECT_EQ(guarded.intermediates[1].offset,
+            guarded.boundBytes + 128 + kGuardBytes);
+  EXPECT_EQ(guarded.peakBytes,
+            guarded.intermediates[1].offset + 64 + kGuardBytes);
+  for (const ArenaSlice &slice : guarded.intermediates)
+    EXPECT_EQ(slice.offset % kArenaAlignment, 0u);
 }
 
 TEST(HostRuntime, AllocatorReusesMemory) {
