@@ -214,6 +214,14 @@ Index RegionEmitterBase::mapIndex(Index index, const AffineIndexMap &given) {
   int64_t contiguousRun = 1, uniformRun = 1;
   bool contiguousOpen = true, uniformOpen = true;
   bool outerAligned = map.offset % width == 0;
+  // Whether the run holding the lanes' block starts at a multiple of the
+  // block in the operand too, so that the lanes stay inside one aligned
+  // block there. A slice of rows of 31 (a relative shift's) moves a block
+  // of 16 off it: a later map that splits the operand's rows at 16 must
+  // not take the lanes for one run.
+  const bool blockKnown = block != Index::kUnalignedBlock;
+  bool blockStays = blockKnown && map.offset % block == 0;
+  int64_t elements = 1;
   // With runtime dims: a dim (its dims array index) in each run, if any.
   std::optional<unsigned> contiguousDim, uniformDim;
   auto runtimeDimIn = [&](int64_t size) -> std::optional<unsigned> {
@@ -226,6 +234,7 @@ Index RegionEmitterBase::mapIndex(Index index, const AffineIndexMap &given) {
     int64_t size = map.resultShape[d];
     if (size == 1)
       continue;
+    elements *= size;
     if (contiguousOpen && map.multipliers[d] == contiguousRun) {
       contiguousRun *= size;
       if (!contiguousDim)
@@ -233,6 +242,7 @@ Index RegionEmitterBase::mapIndex(Index index, const AffineIndexMap &given) {
     } else {
       contiguousOpen = false;
       outerAligned = outerAligned && map.multipliers[d] % width == 0;
+      blockStays = blockStays && map.multipliers[d] % block == 0;
     }
     if (uniformOpen && map.multipliers[d] == 0) {
       uniformRun *= size;
@@ -242,15 +252,16 @@ Index RegionEmitterBase::mapIndex(Index index, const AffineIndexMap &given) {
       uniformOpen = false;
     }
   }
-  if (contiguousRun % block == 0)
+  if (blockKnown ? contiguousRun % block == 0 : contiguousRun == elements)
     return withSplit(
-        {Index::Contiguous, apply(index.value), block,
+        {Index::Contiguous, apply(index.value),
+         blockStays ? block : Index::kUnalignedBlock,
          index.aligned && outerAligned && contiguousRun % width == 0});
-  if (uniformRun % block == 0)
+  if (blockKnown ? uniformRun % block == 0 : uniformRun == elements)
     return withSplit({Index::Uniform, apply(index.value)});
   // A version of the kernel that runs where the dim is a multiple of the
   // block: the run, a multiple of the dim, is whole blocks there.
-  if (assumedMultiples && withKernel.kernel) {
+  if (blockKnown && assumedMultiples && withKernel.kernel) {
     if (contiguousDim) {
       assumedMultiples->insert({*contiguousDim, block});
       return withSplit({Index::Contiguous, apply(index.value), block});

@@ -54,8 +54,13 @@ struct Index {
   /// Contiguous: the lanes lie inside one aligned block of this many
   /// elements (the vector width in pointwise kernels, the row in row
   /// kernels); a map keeps them contiguous when the block lies inside one
-  /// unit-stride run.
+  /// unit-stride run. kUnalignedBlock where a map moved them off such a
+  /// block (a slice of rows whose length is not a multiple of it): the
+  /// lanes are consecutive, but no block boundary is known, so a later map
+  /// keeps them contiguous only when the whole value is one run.
   int64_t block = 1;
+  static constexpr int64_t kUnalignedBlock =
+      std::numeric_limits<int64_t>::max();
   /// Contiguous: the first lane's position is a multiple of the vector
   /// width, so the lanes are one access aligned to their size (the GPU's
   /// 128-bit loads and stores; the host never sets it).
