@@ -94,6 +94,11 @@ constexpr int64_t kBlockMaxLhsBytes = int64_t(256) << 10;
 /// one core, 0.72 -> 0.74 ms.
 constexpr int64_t kBlockMaxWholeLhsBytes = int64_t(1) << 20;
 constexpr int64_t kBlockMinWholePanelBytes = int64_t(256) << 10;
+/// Multiply-adds per grain of a runtime-rows matmul whose columns are split
+/// into parts (runtimeRowsParts): a decoder's step is one row, and its
+/// matmuls (256 x 1024 of f32, 1 MiB of packed B read from the L3) run on
+/// one thread unless the columns split.
+constexpr int64_t kPartGrainMacs = int64_t(1) << 16;
 /// Chunks per worker thread of the row-block form's launch (the runtime's
 /// default is 4, for balance): a chunk runs every strip over its row blocks,
 /// so each chunk reads all of B's panels once more, and the first row block
@@ -1013,13 +1018,70 @@ public:
   /// strips over the columns, each with the chunk's rows inside, kRowBlock
   /// at a time, the last block's rows clamped to end - 1 (a chunk ends on a
   /// multiple of the grain, a multiple of kRowBlock, but for the last).
+  /// Columns per part of a runtime-rows matmul's row: two strips.
+  static int64_t partColumns(unsigned width) {
+    return 2 * HostMatmulTarget::stripVectors(width) * int64_t(width);
+  }
+
+  /// Parts of each row of a runtime-rows matmul, its iterations per row:
+  /// rows split into parts of partColumns so that the threads share one row
+  /// (a decoder's step). 1 where N is one part.
+  static int64_t runtimeRowsParts(const MatmulShape &s, unsigned width) {
+    return std::max<int64_t>(1, llvm::divideCeil(s.n, partColumns(width)));
+  }
+
+  /// The runtime-rows kernel over iterations [begin, end), runtimeRowsParts
+  /// per row: the whole rows among them strip by strip, each strip's row
+  /// blocks inside (emitStrips), and the parts of a row cut by the chunk's
+  /// ends (at most one at each) in one-row tiles (emitRowParts).
   LogicalResult emitRuntimeRows(Value begin, Value end, Value packed) {
     panels = packed;
-    rowLimit = arith::SubIOp::create(b, loc, end, c(1));
-    for (const StripTier &tier : stripTiers(s, width))
-      if (tier.from < tier.to)
-        emitStrips(begin, end, c(tier.from), c(tier.to), tier.vectors,
-                   tier.lanes, tier.valid);
+    int64_t parts = runtimeRowsParts(s, width);
+    if (parts == 1) {
+      emitWholeRows(begin, end);
+      return failure(broken);
+    }
+    Value p = c(parts);
+    Value headRow = arith::DivUIOp::create(b, loc, begin, p);
+    Value headFrom = arith::RemUIOp::create(b, loc, begin, p);
+    Value tailRow = arith::DivUIOp::create(b, loc, end, p);
+    Value tailTo = arith::RemUIOp::create(b, loc, end, p);
+    auto ne = [&](Value x, Value y) {
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, y);
+    };
+    OpBuilder::InsertionGuard guard(b);
+    // A chunk inside one row: its parts alone.
+    auto oneRow = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, headRow,
+                              tailRow),
+        /*withElseRegion=*/true);
+    b.setInsertionPoint(oneRow.thenBlock()->getTerminator());
+    emitRowParts(headRow, headFrom, tailTo);
+    b.setInsertionPoint(oneRow.elseBlock()->getTerminator());
+    Value cutHead = ne(headFrom, c(0));
+    auto head = scf::IfOp::create(b, loc, cutHead, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard inHead(b);
+      b.setInsertionPoint(head.thenBlock()->getTerminator());
+      emitRowParts(headRow, headFrom, p);
+    }
+    Value fullBegin = arith::SelectOp::create(
+        b, loc, cutHead, arith::AddIOp::create(b, loc, headRow, c(1)), headRow);
+    auto full = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, fullBegin,
+                              tailRow),
+        /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard inFull(b);
+      b.setInsertionPoint(full.thenBlock()->getTerminator());
+      emitWholeRows(fullBegin, tailRow);
+    }
+    auto tail =
+        scf::IfOp::create(b, loc, ne(tailTo, c(0)), /*withElseRegion=*/false);
+    b.setInsertionPoint(tail.thenBlock()->getTerminator());
+    emitRowParts(tailRow, c(0), tailTo);
     return failure(broken);
   }
 
@@ -1033,6 +1095,43 @@ public:
 
 private:
   Value c(int64_t value) { return i64Constant(b, loc, value); }
+
+  /// Rows [begin, end) of a runtime-rows matmul, every column.
+  void emitWholeRows(Value begin, Value end) {
+    rowLimit = arith::SubIOp::create(b, loc, end, c(1));
+    for (const StripTier &tier : stripTiers(s, width))
+      if (tier.from < tier.to)
+        emitStrips(begin, end, c(tier.from), c(tier.to), tier.vectors,
+                   tier.lanes, tier.valid);
+  }
+
+  /// Parts [from, to) of runtime-rows row `row` (partColumns each, the last
+  /// ending at N), strip by strip in one-row tiles: each strip tier's
+  /// columns clipped to the parts' (a part's first column is a multiple of
+  /// every tier's step, and only the last part reaches the tail tier).
+  void emitRowParts(Value row, Value from, Value to) {
+    Value lo = arith::MulIOp::create(b, loc, from, c(partColumns(width)));
+    Value hi = arith::MinUIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, to, c(partColumns(width))),
+        c(s.n));
+    for (const StripTier &tier : stripTiers(s, width)) {
+      if (tier.from >= tier.to)
+        continue;
+      Value first = arith::MaxUIOp::create(b, loc, lo, c(tier.from));
+      Value last = arith::MinUIOp::create(b, loc, hi, c(tier.to));
+      auto strips =
+          scf::ForOp::create(b, loc, first, last, c(tier.vectors * tier.lanes));
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(strips.getBody()->getTerminator());
+      Value n0 = strips.getInductionVar();
+      if (packB && tier.lanes != 1)
+        panel = LLVM::GEPOp::create(
+            b, loc, LLVM::LLVMPointerType::get(b.getContext()), accumulator,
+            panels, ValueRange{arith::MulIOp::create(b, loc, n0, c(s.k))});
+      emitTile(c(0), row, 1, n0, tier.vectors, tier.lanes, /*clamp=*/false,
+               tier.valid);
+    }
+  }
 
   /// The strips of columns [from, to), each with the row blocks of [begin,
   /// end) inside: a tile per block, or with `dots` a dot tile (emitDotTile);
@@ -1647,12 +1746,15 @@ struct MatmulKernel {
 };
 
 /// A runtime-rows matmul (takesRuntimeRows): a pack kernel where B is packed
-/// (packsRuntimeRowsB), then the matmul kernel, an iteration per row of C
-/// (all batches), its grain whole row blocks. Its code reads neither M nor
+/// (packsRuntimeRowsB), then the matmul kernel, an iteration per part of a
+/// row of C (all batches; runtimeRowsParts per row, one where N is one
+/// part, and then its grain whole row blocks). Its code reads neither M nor
 /// the batch count: KernelCompiler.cpp's "Symbolic fusions" finds its
-/// iteration count M (times the batches) and keeps it for every value.
-/// A chunk of one row (a decoder's step) takes a tile of one row; with
-/// M = 1 the row's every column runs on one thread.
+/// iteration count M (times the batches and parts) and keeps it for every
+/// value. A chunk of one row (a decoder's step) takes a tile of one row,
+/// and the threads share the row's parts: gpt2's 1 x 256 x 1024 step on 2
+/// threads (fuse-run --bench 2000, 3 rounds alternating) 19.6-19.8 us ->
+/// 6.5-7.1; 8 and 128 rows unchanged (46-50 and 316-318 us).
 FailureOr<FusionKernels> emitRuntimeRows(fd::FusionOp fusion,
                                          fd::MatmulOp matmul, ModuleOp module,
                                          StringRef prefix, unsigned width,
@@ -1674,11 +1776,22 @@ FailureOr<FusionKernels> emitRuntimeRows(fd::FusionOp fusion,
                                        k.packed)))
     return failure();
   KernelPlan plan = k.plan();
-  plan.launch.iterations = s.n == 0 ? 0 : bound.batch * bound.m;
+  int64_t parts = MatmulKernelBuilder::runtimeRowsParts(s, width);
+  plan.launch.iterations = s.n == 0 ? 0 : bound.batch * bound.m * parts;
   plan.launch.grain =
-      kRowBlock *
-      std::max<int64_t>(1, kGrainMacs /
-                               std::max<int64_t>(1, kRowBlock * s.n * s.k));
+      parts == 1
+          ? kRowBlock *
+                std::max<int64_t>(
+                    1, kGrainMacs / std::max<int64_t>(1, kRowBlock * s.n * s.k))
+          : std::max<int64_t>(
+                1, kPartGrainMacs /
+                       std::max<int64_t>(
+                           1, MatmulKernelBuilder::partColumns(width) * s.k));
+  // One chunk per thread: more cut rows into parts, each a one-row tile
+  // that reads all of B's panels for one row (8 rows of 256 x 1024 in
+  // chunks of a row: 0.07 ms, in 2 chunks 0.05).
+  if (parts != 1)
+    plan.launch.chunksPerWorker = kMatmulChunksPerWorker;
   kernels.kernels.push_back(std::move(plan));
   return kernels;
 }

@@ -34,9 +34,9 @@
 // Two fusions, each a pack kernel once per binding and a matmul over rows.
 // BUNDLE: kernels 4
 // BUNDLE: fuse_k0_pack schedule matmul iterations 64 grain {{[0-9]+}} once per binding
-// BUNDLE: fuse_k0_matmul schedule matmul iterations batch*sequence grain
+// BUNDLE: fuse_k0_matmul schedule matmul iterations batch*sequence{{(\*[0-9]+)?}} grain
 // BUNDLE: fuse_k2_pack schedule matmul iterations 256 grain {{[0-9]+}} once per binding
-// BUNDLE: fuse_k2_matmul schedule matmul iterations batch*sequence grain
+// BUNDLE: fuse_k2_matmul schedule matmul iterations batch*sequence{{(\*[0-9]+)?}} grain
 
 func.func @mlp(%x: tensor<?x?x64xf32, #fuse.dims<batch, sequence>> {fuse.name = "x"},
                %w1: tensor<64x256xf32> {fuse.name = "w1"}, %b1: tensor<256xf32> {fuse.name = "b1"},

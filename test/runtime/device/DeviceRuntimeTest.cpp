@@ -562,8 +562,7 @@ TEST_P(DeviceRuntimeTest, RunBundleGuardedBreachesNothingOfACorrectBundle) {
   {
     Executable executable = *runtime->load(bundle);
     Stream stream = *runtime->createStream();
-    std::vector<std::span<const std::byte>> views(inputs.begin(),
-                                                  inputs.end());
+    std::vector<std::span<const std::byte>> views(inputs.begin(), inputs.end());
     DeviceResult<GuardedRun> guarded =
         runBundleGuarded(*runtime, bundle, executable, stream, views);
     ASSERT_TRUE(guarded.ok()) << guarded.error().message;
