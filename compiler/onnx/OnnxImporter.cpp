@@ -1076,6 +1076,13 @@ private:
                          const std::set<EinsumLabel> &keep);
   // Convolutions and padding (OnnxImporter.cpp, "Convolution and Pad").
   std::vector<TensorId> lowerConv();
+  std::vector<TensorId> lowerConvTranspose();
+  std::vector<TensorId> lowerDepthToSpace();
+  std::vector<TensorId> lowerSpaceToDepth();
+  std::vector<TensorId> lowerEyeLike();
+  /// `x` with `stride - 1` zeros after each element along `axis` but the
+  /// last: ConvTranspose's input as the convolution it is.
+  TensorId spreadAxis(TensorId x, std::int64_t axis, std::int64_t stride);
   std::vector<TensorId> lowerPad();
   std::vector<std::int64_t> convPads(const Shape &input, const Shape &kernel,
                                      const Shape &strides,
@@ -3613,6 +3620,263 @@ std::vector<TensorId> Importer::lowerConv() {
   return {check(b->conv(x, w, bias, strides, dilations, pads, group))};
 }
 
+TensorId Importer::spreadAxis(TensorId x, std::int64_t axis,
+                              std::int64_t stride) {
+  if (stride == 1)
+    return x;
+  Shape shape = shapeOf(x);
+  const std::int64_t n = shape[std::size_t(axis)];
+  Shape split = shape;
+  split.insert(split.begin() + axis + 1, 1);
+  TensorId spread =
+      padAxis(reshape(x, split), axis + 1, 0, stride - 1, "constant",
+              DenseValue::makeSplat({elemOf(x), {}}, 0.0));
+  Shape merged = shape;
+  merged[std::size_t(axis)] = dimValue(CheckedInt(n) * stride, "a spread axis");
+  return sliceAxis(reshape(spread, merged), axis, 0,
+                   dimValue((CheckedInt(n) - 1) * stride + 1, "a spread axis"));
+}
+
+/// ConvTranspose as the convolution it is: the input spread by the strides
+/// (stride - 1 zeros between elements, spreadAxis), padded by the window's
+/// reach (dilation * (kernel - 1)) less ConvTranspose's pads (a negative
+/// pad crops), the weight [C, M/group, k...] made [M, C/group, k...] per
+/// group and flipped along its spatial dims, stride 1. Output size per dim:
+/// stride * (in - 1) + output_padding + dilation * (k - 1) + 1 - pads;
+/// output_shape, where given, sets the end pad (with auto_pad SAME_* both,
+/// split as ONNX's reference does). The spread input has stride^2 times the
+/// positions the output needs: a convolution of stride 2 costs 4 times its
+/// products (rather than each output phase's own smaller convolution).
+std::vector<TensorId> Importer::lowerConvTranspose() {
+  TensorId x = in(0), w = in(1);
+  const Shape xs = shapeOf(x), ws = shapeOf(w);
+  const ElementType type = elemOf(x);
+  if (xs.size() == 5)
+    fail("3-D transposed convolutions (input of rank 5, " + shapeText(xs) +
+         ") are not supported; 1-D and 2-D are");
+  if (xs.size() != 3 && xs.size() != 4)
+    fail("the input has shape " + shapeText(xs) +
+         ", expected rank 3 or 4 (1-D or 2-D transposed convolution)");
+  if (!typeOf(x).isStatic() || !typeOf(w).isStatic())
+    fail("the input " + dimsText(xs) + " or the weight " + dimsText(ws) +
+         " has a dynamic dim; a transposed convolution needs static shapes");
+  if (type != ElementType::F32 && type != ElementType::F16 &&
+      type != ElementType::BF16 && type != ElementType::F64)
+    fail("a transposed convolution of " + std::string(elementTypeName(type)) +
+         " is not supported (f32, f16, bf16, f64)");
+  if (ws.size() != xs.size() || elemOf(w) != type)
+    fail("the weight is " + typeOf(w).toString() + ", expected rank " +
+         std::to_string(xs.size()) + " and element type " +
+         std::string(elementTypeName(type)) + " (those of the input)");
+  const std::size_t spatial = xs.size() - 2;
+  const std::int64_t c = xs[1], group = attrInt("group", 1);
+  if (group < 1 || c % group != 0 || ws[0] != c)
+    fail("the weight " + shapeText(ws) + " and group " + std::to_string(group) +
+         " do not fit the input's " + std::to_string(c) +
+         " channels (weight [C, M/group, k...], C a " + "multiple of group)");
+  const std::int64_t perGroup = ws[1];
+  const std::int64_t m = dimValue(CheckedInt(perGroup) * group, "channels");
+  const Shape kernel(ws.begin() + 2, ws.end());
+  if (std::optional<Shape> kernelShape = attrInts("kernel_shape");
+      kernelShape && *kernelShape != kernel)
+    fail("attribute 'kernel_shape' = " + shapeText(*kernelShape) +
+         " differs from the weight's spatial dims " + shapeText(kernel));
+  auto perDim = [&](const char *name, std::int64_t fallback,
+                    std::int64_t least) {
+    Shape values = attrInts(name).value_or(Shape(spatial, fallback));
+    if (values.size() != spatial)
+      fail(std::string("attribute '") + name + "' has " +
+           std::to_string(values.size()) + " entries, expected " +
+           std::to_string(spatial) + " (one per spatial dim)");
+    for (std::int64_t v : values)
+      if (v < least || v > (std::int64_t(1) << 20))
+        fail(std::string("attribute '") + name + "' = " + shapeText(values) +
+             " must hold values from " + std::to_string(least) + " to 2^20");
+    return values;
+  };
+  const Shape strides = perDim("strides", 1, 1),
+              dilations = perDim("dilations", 1, 1),
+              outputPadding = perDim("output_padding", 0, 0);
+  const std::string autoPad = attrString("auto_pad", "NOTSET");
+  if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
+      autoPad != "SAME_LOWER")
+    fail("auto_pad '" + autoPad +
+         "' is not supported (NOTSET, VALID, SAME_UPPER, SAME_LOWER)");
+  const bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
+  Shape pads(2 * spatial, 0);
+  if (std::optional<Shape> given = attrInts("pads");
+      given && !same && autoPad != "VALID") {
+    if (given->size() != 2 * spatial)
+      fail("attribute 'pads' has " + std::to_string(given->size()) +
+           " entries, expected " + std::to_string(2 * spatial) +
+           " (a begin and an end pad per spatial dim)");
+    for (std::int64_t pad : *given)
+      if (pad < 0 || pad > (std::int64_t(1) << 30))
+        fail("attribute 'pads' = " + shapeText(*given) +
+             " must hold values from 0 to 2^30");
+    pads = *given;
+  }
+  std::optional<Shape> outputShape = attrInts("output_shape");
+  if (outputShape && outputShape->size() == xs.size())
+    outputShape = Shape(outputShape->begin() + 2, outputShape->end());
+  if (outputShape && outputShape->size() != spatial)
+    fail("attribute 'output_shape' = " + shapeText(*outputShape) +
+         " has neither one entry per spatial dim nor one per dim");
+  // Every pad and size in checked arithmetic: output_shape may hold any
+  // int64.
+  auto checked = [](CheckedInt v) { return dimValue(v, "a pad or size"); };
+  auto floorHalf = [](std::int64_t v) {
+    return v >= 0 ? v / 2 : -((1 - v) / 2);
+  };
+  Shape begins(spatial), ends(spatial);
+  for (std::size_t d = 0; d < spatial; ++d) {
+    const std::int64_t full =
+        dimValue(CheckedInt(strides[d]) * (xs[2 + d] - 1) + outputPadding[d] +
+                     CheckedInt(dilations[d]) * (kernel[d] - 1) + 1,
+                 "the transposed convolution's size");
+    if (same) {
+      const std::int64_t out =
+          outputShape ? (*outputShape)[d]
+                      : checked(CheckedInt(xs[2 + d]) * strides[d]);
+      const std::int64_t total = checked(CheckedInt(full) - out);
+      begins[d] = autoPad == "SAME_UPPER"
+                      ? floorHalf(total)
+                      : checked(CheckedInt(total) - floorHalf(total));
+      ends[d] = checked(CheckedInt(total) - begins[d]);
+    } else {
+      begins[d] = pads[d];
+      ends[d] = outputShape
+                    ? checked(CheckedInt(full) - pads[d] - (*outputShape)[d])
+                    : pads[spatial + d];
+    }
+    const std::int64_t positions =
+        checked(CheckedInt(full) - begins[d] - ends[d]);
+    if (positions < 1 || positions > (std::int64_t(1) << 40))
+      fail("the output would have " + std::to_string(positions) +
+           " positions along spatial dim " + std::to_string(d) + " (pads " +
+           std::to_string(begins[d]) + " and " + std::to_string(ends[d]) +
+           " of " + std::to_string(full) + ")");
+  }
+
+  // The input spread by the strides, then the convolution's pads: the
+  // window's reach less ConvTranspose's, a negative one cropping.
+  TensorId spread = x;
+  Shape convPads(2 * spatial, 0);
+  for (std::size_t d = 0; d < spatial; ++d) {
+    const std::int64_t axis = std::int64_t(2 + d);
+    spread = spreadAxis(spread, axis, strides[d]);
+    const std::int64_t reach =
+        checked(CheckedInt(dilations[d]) * (kernel[d] - 1));
+    std::int64_t begin = checked(CheckedInt(reach) - begins[d]),
+                 end = checked(CheckedInt(reach) + outputPadding[d] - ends[d]);
+    const std::int64_t length = shapeOf(spread)[std::size_t(axis)];
+    if (begin < 0 || end < 0) {
+      const std::int64_t cropBegin = std::max<std::int64_t>(0, -begin),
+                         cropEnd = std::max<std::int64_t>(0, -end);
+      const std::int64_t kept =
+          checked(CheckedInt(length) - cropBegin - cropEnd);
+      if (kept < 1)
+        fail("the pads crop all of spatial dim " + std::to_string(d));
+      spread = sliceAxis(spread, axis, cropBegin, kept);
+      begin = std::max<std::int64_t>(0, begin);
+      end = std::max<std::int64_t>(0, end);
+    }
+    convPads[d] = begin;
+    convPads[spatial + d] = end;
+  }
+  // [C, M/g, k...] -> [g, C/g, M/g, k...] -> [g, M/g, C/g, k...] ->
+  // [M, C/g, k...], flipped along k.
+  Shape grouped{group, c / group, perGroup};
+  grouped.insert(grouped.end(), kernel.begin(), kernel.end());
+  std::vector<std::int64_t> perm{0, 2, 1};
+  for (std::size_t d = 0; d < spatial; ++d)
+    perm.push_back(std::int64_t(3 + d));
+  TensorId weight = check(b->transpose(reshape(w, grouped), perm));
+  Shape convWeight{m, c / group};
+  convWeight.insert(convWeight.end(), kernel.begin(), kernel.end());
+  weight = reshape(weight, convWeight);
+  for (std::size_t d = 0; d < spatial; ++d)
+    weight = reverseAxis(weight, std::int64_t(2 + d));
+  TensorId bias = hasInput(2) ? in(2) : kInvalidTensor;
+  return {check(b->conv(spread, weight, bias, Shape(spatial, 1), dilations,
+                        convPads, group))};
+}
+
+/// DepthToSpace: [N, C, H, W] -> [N, C / b^2, H * b, W * b], the channels
+/// read as (b, b, C / b^2) in DCR mode (the default) or (C / b^2, b, b) in
+/// CRD: a reshape, a transpose and a reshape.
+std::vector<TensorId> Importer::lowerDepthToSpace() {
+  TensorId x = in(0);
+  const Shape xs = shapeOf(x);
+  if (xs.size() != 4 || !typeOf(x).isStatic())
+    fail("the input is " + dimsText(xs) +
+         "; DepthToSpace takes a static [N, C, H, W]");
+  const std::int64_t block = attrInt("blocksize", 0);
+  const std::string mode = attrString("mode", "DCR");
+  if (mode != "DCR" && mode != "CRD")
+    fail("mode '" + mode + "' is not supported (DCR, CRD)");
+  if (block < 1 || block > 4096 || xs[1] % (block * block) != 0)
+    fail("blocksize " + std::to_string(block) +
+         " must be at least 1 with the channels (" + std::to_string(xs[1]) +
+         ") a multiple of its square");
+  const std::int64_t n = xs[0], c = xs[1] / (block * block), h = xs[2],
+                     w = xs[3];
+  TensorId moved =
+      mode == "DCR" ? check(b->transpose(reshape(x, {n, block, block, c, h, w}),
+                                         {0, 3, 4, 1, 5, 2}))
+                    : check(b->transpose(reshape(x, {n, c, block, block, h, w}),
+                                         {0, 1, 4, 2, 5, 3}));
+  return {reshape(moved, {n, c, dimValue(CheckedInt(h) * block, "height"),
+                          dimValue(CheckedInt(w) * block, "width")})};
+}
+
+/// SpaceToDepth: DepthToSpace's inverse, [N, C, H, W] -> [N, C * b^2,
+/// H / b, W / b], the new channels (b, b, C) in DCR mode (the default) or
+/// (C, b, b) in CRD (opset 28's `mode`).
+std::vector<TensorId> Importer::lowerSpaceToDepth() {
+  TensorId x = in(0);
+  const Shape xs = shapeOf(x);
+  if (xs.size() != 4 || !typeOf(x).isStatic())
+    fail("the input is " + dimsText(xs) +
+         "; SpaceToDepth takes a static [N, C, H, W]");
+  const std::int64_t block = attrInt("blocksize", 0);
+  if (block < 1 || block > 4096 || xs[2] % block != 0 || xs[3] % block != 0)
+    fail("blocksize " + std::to_string(block) +
+         " must be at least 1 and divide the height and width " +
+         shapeText({xs[2], xs[3]}));
+  const std::string mode = attrString("mode", "DCR");
+  if (mode != "DCR" && mode != "CRD")
+    fail("mode '" + mode + "' is not supported (DCR, CRD)");
+  const std::int64_t n = xs[0], c = xs[1], h = xs[2] / block, w = xs[3] / block;
+  TensorId moved = check(b->transpose(
+      reshape(x, {n, c, h, block, w, block}),
+      mode == "DCR" ? std::vector<std::int64_t>{0, 3, 5, 1, 2, 4}
+                    : std::vector<std::int64_t>{0, 1, 3, 5, 2, 4}));
+  return {reshape(
+      moved, {n, dimValue(CheckedInt(c) * block * block, "channels"), h, w})};
+}
+
+/// EyeLike: ones where column - row == k, zeros elsewhere, of the input's
+/// 2-D shape and of `dtype` (the input's type without it).
+std::vector<TensorId> Importer::lowerEyeLike() {
+  const TensorType &given = inType(0);
+  if (given.shape.size() != 2 || !given.isStatic())
+    fail("the input is " + dimsText(given.shape) +
+         "; EyeLike takes a static 2-D tensor");
+  ElementType to = given.elementType;
+  if (const onnx::AttributeProto *a = attr("dtype"))
+    to = requireType(int(a->i()), "EyeLike's dtype");
+  const std::int64_t k = attrInt("k", 0), rows = given.shape[0],
+                     cols = given.shape[1];
+  std::vector<std::int64_t> ones(
+      std::size_t(checkedCount({rows, cols}, "EyeLike's result")));
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j)
+      ones[std::size_t(i * cols + j)] = CheckedInt(j) - i == CheckedInt(k);
+  TensorId mask = intsConstant("eye", {rows, cols}, ones, ElementType::I1);
+  return {to == ElementType::I1 ? mask : check(b->cast(mask, to))};
+}
+
 /// One axis of Pad: a negative side crops, a positive one adds `mode`'s
 /// values (constant: `fill`; edge: the border element; reflect: the
 /// elements next to the border, mirrored; wrap: the other end's).
@@ -4873,9 +5137,11 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"Constant", nullptr, &I::evaluateConstant},
       {"ConstantOfShape", nullptr, &I::evaluateConstantOfShape},
       {"Conv", &I::lowerConv},
+      {"ConvTranspose", &I::lowerConvTranspose},
       {"Cos", &I::lowerUnary<OpKind::Cos>},
       {"Cosh", &I::lowerUnary<OpKind::Cosh>},
       {"CumSum", &I::lowerCumSum},
+      {"DepthToSpace", &I::lowerDepthToSpace},
       {"Div", &I::lowerBinary<OpKind::Div>},
       {"Dropout", &I::lowerDropout},
       {"Einsum", &I::lowerEinsum},
@@ -4884,6 +5150,7 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"Erf", &I::lowerUnary<OpKind::Erf>},
       {"Exp", &I::lowerUnary<OpKind::Exp>},
       {"Expand", &I::lowerExpand},
+      {"EyeLike", &I::lowerEyeLike},
       {"Flatten", &I::lowerFlatten},
       {"Floor", &I::lowerUnary<OpKind::Floor>},
       {"Gather", &I::lowerGather},
@@ -4953,6 +5220,7 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"Softmax", &I::lowerSoftmax},
       {"Softplus", &I::lowerSoftplus},
       {"Softsign", &I::lowerSoftsign},
+      {"SpaceToDepth", &I::lowerSpaceToDepth},
       {"Split", &I::lowerSplit},
       {"Sqrt", &I::lowerUnary<OpKind::Sqrt>},
       {"Squeeze", &I::lowerSqueeze},

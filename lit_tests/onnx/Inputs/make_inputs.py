@@ -50,8 +50,8 @@ with open(os.path.join(HERE, "x_3x2.pb"), "wb") as f:
 
 # An op Fuse does not import.
 save("unsupported_op", [
-    helper.make_node("ConvTranspose", ["x", "k"], ["y"], name="convT0"),
-], [f32("x", [1, 1, 4, 4]), f32("k", [1, 1, 3, 3])], [f32("y", [1, 1, 6, 6])])
+    helper.make_node("GridSample", ["x", "grid"], ["y"], name="grid0"),
+], [f32("x", [1, 1, 4, 4]), f32("grid", [1, 3, 3, 2])], [f32("y", [1, 1, 3, 3])])
 
 # An attribute Fuse does not understand (not a valid ONNX attribute either).
 save("unsupported_attr", [
@@ -1311,3 +1311,63 @@ save("input_without_shape", [
     helper.make_node("Add", ["r", "b"], ["y"], name="add"),
 ], [helper.make_tensor_value_info("x", TensorProto.FLOAT, None),
     f32("b", [2, 3])], [f32("y", None)], check=False)
+
+# ConvTranspose, DepthToSpace, SpaceToDepth and EyeLike (weights drawn from
+# a generator of their own: the models above stay byte-identical). A U-Net's
+# 2x2 stride-2 upsampling with a bias; a 1-D dilated one whose begin pad
+# exceeds the window's reach (the spread input cropped); output_shape with
+# SAME_LOWER (one more row than the full size: a negative end pad); groups
+# with pads and output_padding; then the refusals.
+rng_t = np.random.default_rng(36)
+
+
+def weight_t(name, shape):
+    return numpy_helper.from_array(
+        rng_t.uniform(-1, 1, shape).astype(np.float32), name)
+
+
+save("convtranspose_forms", [
+    helper.make_node("ConvTranspose", ["x", "w1", "b1"], ["unet"],
+                     name="unet", kernel_shape=[2, 2], strides=[2, 2]),
+    helper.make_node("ConvTranspose", ["x1d", "w3"], ["dilated"],
+                     name="dilated", dilations=[2], pads=[5, 0]),
+    helper.make_node("ConvTranspose", ["x", "w4"], ["same"], name="same",
+                     strides=[3, 2], auto_pad="SAME_LOWER",
+                     output_shape=[16, 13]),
+], [f32("x", [2, 4, 5, 7]), f32("x1d", [1, 3, 6])],
+    [f32("unet", [2, 6, 10, 14]), f32("dilated", [1, 2, 5]),
+     f32("same", [2, 3, 16, 13])],
+    [weight_t("w1", [4, 6, 2, 2]), weight_t("b1", [6]),
+     weight_t("w3", [3, 2, 3]), weight_t("w4", [4, 3, 3, 4])])
+# Groups (onnx's reference evaluator cannot run these: the conformance
+# suite's test_convtranspose_group_2 checks them against ONNX's data).
+save("convtranspose_groups", [
+    helper.make_node("ConvTranspose", ["x", "w2"], ["groups"], name="groups",
+                     strides=[2, 2], pads=[1, 1, 1, 1],
+                     output_padding=[1, 1], group=2),
+], [f32("x", [2, 4, 5, 7])], [f32("groups", [2, 6, 10, 14])],
+    [weight_t("w2", [4, 3, 3, 3])])
+save("space_depth_eye", [
+    helper.make_node("DepthToSpace", ["x"], ["dcr"], name="dcr", blocksize=2),
+    helper.make_node("DepthToSpace", ["x"], ["crd"], name="crd", blocksize=2,
+                     mode="CRD"),
+    helper.make_node("SpaceToDepth", ["dcr"], ["back"], name="s2d",
+                     blocksize=2),
+    helper.make_node("EyeLike", ["m"], ["eye"], name="eye", k=1,
+                     dtype=TensorProto.INT32),
+], [f32("x", [1, 8, 3, 5]), f32("m", [4, 6])],
+    [f32("dcr", [1, 2, 6, 10]), f32("crd", [1, 2, 6, 10]),
+     f32("back", [1, 8, 3, 5]),
+     helper.make_tensor_value_info("eye", TensorProto.INT32, [4, 6])])
+save("convtranspose_3d", [
+    helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="up3d"),
+], [f32("x", [1, 1, 2, 2, 2])], [f32("y", [1, 1, 4, 4, 4])],
+    [weight_t("w", [1, 1, 3, 3, 3])])
+save("convtranspose_dynamic", [
+    helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="up",
+                     strides=[2, 2]),
+], [f32("x", [1, 2, "height", 4])], [f32("y", [1, 2, None, 9])],
+    [weight_t("w", [2, 2, 3, 3])])
+save("depthtospace_bad_block", [
+    helper.make_node("DepthToSpace", ["x"], ["y"], name="d2s", blocksize=3),
+], [f32("x", [1, 8, 2, 2])], [f32("y", [1, 1, 6, 6])], check=False)
