@@ -1083,6 +1083,7 @@ private:
   /// `x` with `stride - 1` zeros after each element along `axis` but the
   /// last: ConvTranspose's input as the convolution it is.
   TensorId spreadAxis(TensorId x, std::int64_t axis, std::int64_t stride);
+  TensorId convTransposeWeight(TensorId w, std::int64_t group);
   std::vector<TensorId> lowerPad();
   std::vector<std::int64_t> convPads(const Shape &input, const Shape &kernel,
                                      const Shape &strides,
@@ -3637,6 +3638,29 @@ TensorId Importer::spreadAxis(TensorId x, std::int64_t axis,
                    dimValue((CheckedInt(n) - 1) * stride + 1, "a spread axis"));
 }
 
+/// ConvTranspose's weight [C, M/g, k...] as its convolution's [M, C/g,
+/// k...]: [g, C/g, M/g, k...] transposed to [g, M/g, C/g, k...], then
+/// flipped along k.
+TensorId Importer::convTransposeWeight(TensorId w, std::int64_t group) {
+  const Shape ws = shapeOf(w);
+  const std::size_t spatial = ws.size() - 2;
+  const Shape kernel(ws.begin() + 2, ws.end());
+  const std::int64_t c = ws[0], perGroup = ws[1];
+  Shape grouped{group, c / group, perGroup};
+  grouped.insert(grouped.end(), kernel.begin(), kernel.end());
+  std::vector<std::int64_t> perm{0, 2, 1};
+  for (std::size_t d = 0; d < spatial; ++d)
+    perm.push_back(std::int64_t(3 + d));
+  TensorId weight = check(b->transpose(reshape(w, grouped), perm));
+  Shape convWeight{dimValue(CheckedInt(perGroup) * group, "channels"),
+                   c / group};
+  convWeight.insert(convWeight.end(), kernel.begin(), kernel.end());
+  weight = reshape(weight, convWeight);
+  for (std::size_t d = 0; d < spatial; ++d)
+    weight = reverseAxis(weight, std::int64_t(2 + d));
+  return weight;
+}
+
 /// ConvTranspose as the convolution it is: the input spread by the strides
 /// (stride - 1 zeros between elements, spreadAxis), padded by the window's
 /// reach (dilation * (kernel - 1)) less ConvTranspose's pads (a negative
@@ -3673,9 +3697,9 @@ std::vector<TensorId> Importer::lowerConvTranspose() {
   if (group < 1 || c % group != 0 || ws[0] != c)
     fail("the weight " + shapeText(ws) + " and group " + std::to_string(group) +
          " do not fit the input's " + std::to_string(c) +
-         " channels (weight [C, M/group, k...], C a " + "multiple of group)");
-  const std::int64_t perGroup = ws[1];
-  const std::int64_t m = dimValue(CheckedInt(perGroup) * group, "channels");
+         " channels (weight [C, M/group, k...], C a multiple of group)");
+  // The output's channels (checked; convTransposeWeight makes them).
+  dimValue(CheckedInt(ws[1]) * group, "channels");
   const Shape kernel(ws.begin() + 2, ws.end());
   if (std::optional<Shape> kernelShape = attrInts("kernel_shape");
       kernelShape && *kernelShape != kernel)
@@ -3784,19 +3808,7 @@ std::vector<TensorId> Importer::lowerConvTranspose() {
     convPads[d] = begin;
     convPads[spatial + d] = end;
   }
-  // [C, M/g, k...] -> [g, C/g, M/g, k...] -> [g, M/g, C/g, k...] ->
-  // [M, C/g, k...], flipped along k.
-  Shape grouped{group, c / group, perGroup};
-  grouped.insert(grouped.end(), kernel.begin(), kernel.end());
-  std::vector<std::int64_t> perm{0, 2, 1};
-  for (std::size_t d = 0; d < spatial; ++d)
-    perm.push_back(std::int64_t(3 + d));
-  TensorId weight = check(b->transpose(reshape(w, grouped), perm));
-  Shape convWeight{m, c / group};
-  convWeight.insert(convWeight.end(), kernel.begin(), kernel.end());
-  weight = reshape(weight, convWeight);
-  for (std::size_t d = 0; d < spatial; ++d)
-    weight = reverseAxis(weight, std::int64_t(2 + d));
+  TensorId weight = convTransposeWeight(w, group);
   TensorId bias = hasInput(2) ? in(2) : kInvalidTensor;
   return {check(b->conv(spread, weight, bias, Shape(spatial, 1), dilations,
                         convPads, group))};
