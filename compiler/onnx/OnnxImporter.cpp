@@ -915,6 +915,7 @@ private:
 
   std::string nodeLabel() const;
   void importNode(const onnx::NodeProto &n);
+  std::string otherUnsupportedOps(const std::string &first);
   /// Whether the current node is folded: its inputs are all constants, and
   /// not too large.
   bool foldable();
@@ -5370,6 +5371,29 @@ bool Importer::fold(Lowering lower,
   return true;
 }
 
+/// The main graph's other unsupported op types than `first`, with their
+/// node counts, as a clause for the refusal of the first: a user learns
+/// every op a model needs at once (Faster R-CNN: TopK, NonZero, RoiAlign,
+/// If), not one per try.
+std::string Importer::otherUnsupportedOps(const std::string &first) {
+  std::map<std::string, int> others;
+  for (const onnx::NodeProto &other : model.graph().node()) {
+    const bool ownDomain =
+        other.domain().empty() || other.domain() == "ai.onnx";
+    const std::string name =
+        ownDomain ? other.op_type() : other.domain() + "." + other.op_type();
+    if (name != first && (!ownDomain || !findOp(other.op_type())))
+      ++others[name];
+  }
+  if (others.empty())
+    return "";
+  std::string list;
+  for (const auto &[name, count] : others)
+    list += (list.empty() ? "" : ", ") + name + " (" + std::to_string(count) +
+            (count == 1 ? " node)" : " nodes)");
+  return "; the model also uses " + list + ", which it does not support either";
+}
+
 void Importer::importNode(const onnx::NodeProto &n) {
   node = &n;
   usedAttrs.clear();
@@ -5379,7 +5403,8 @@ void Importer::importNode(const onnx::NodeProto &n) {
       fail("ops of domain '" + n.domain() + "' are not supported");
     const OpEntry *entry = findOp(n.op_type());
     if (!entry)
-      fail("the op is not supported by Fuse's ONNX importer");
+      fail("the op is not supported by Fuse's ONNX importer" +
+           otherUnsupportedOps(n.op_type()));
     // Every op has a first output, which the evaluations write.
     if (n.output_size() == 0)
       fail("the node has no outputs (every ONNX op has at least one)");

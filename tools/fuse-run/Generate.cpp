@@ -1,6 +1,7 @@
 //===- Generate.cpp - fuse-run --generate: a decoder's greedy loop --------===//
 
 #include "Generate.h"
+#include "CacheWarnings.h"
 
 #include "CompilerAccess.h"
 #include "Npy.h"
@@ -554,9 +555,7 @@ Expected<engine::Session> openSession(const GenerateOptions &options,
       if (Expected<std::string> directory = BundleCache::defaultDirectory();
           directory.ok())
         cacheOptions.directory = *directory;
-    cacheOptions.onProblem = [](const std::string &message) {
-      llvm::errs() << "fuse-run: warning: bundle cache: " << message << "\n";
-    };
+    cacheOptions.onProblem = CacheWarnings::callback();
     if (!cacheOptions.directory.empty()) {
       Expected<std::unique_ptr<BundleCache>> opened =
           BundleCache::open(cacheOptions);

@@ -48,6 +48,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CacheWarnings.h"
 #include "CompilerAccess.h"
 #include "Generate.h"
 #include "Npy.h"
@@ -1271,9 +1272,7 @@ std::unique_ptr<BundleCache> openCache(const RunOptions &options,
     if (directory.ok())
       cacheOptions.directory = *directory;
   }
-  cacheOptions.onProblem = [](const std::string &message) {
-    warn("bundle cache: " + message);
-  };
+  cacheOptions.onProblem = CacheWarnings::callback();
   if (cacheOptions.directory.empty()) {
     warn("no bundle cache directory (set $FUSE_CACHE_DIR or give "
          "--cache-dir); compiling without the cache");

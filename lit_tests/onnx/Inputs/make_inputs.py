@@ -1371,3 +1371,17 @@ save("convtranspose_dynamic", [
 save("depthtospace_bad_block", [
     helper.make_node("DepthToSpace", ["x"], ["y"], name="d2s", blocksize=3),
 ], [f32("x", [1, 8, 2, 2])], [f32("y", [1, 1, 6, 6])], check=False)
+
+# Several unsupported ops: the refusal of the first names the others, each
+# with its node count (a custom domain's op by domain and type).
+save("unsupported_ops_several", [
+    helper.make_node("Relu", ["x"], ["r"], name="relu"),
+    helper.make_node("GridSample", ["r", "grid"], ["g1"], name="grid1"),
+    helper.make_node("GridSample", ["g1", "grid"], ["g2"], name="grid2"),
+    helper.make_node("TopK", ["g2", "k"], ["values", "indices"], name="topk",
+                     axis=-1),
+    helper.make_node("Gelu", ["values"], ["y"], name="custom",
+                     domain="com.example"),
+], [f32("x", [1, 1, 4, 4]), f32("grid", [1, 3, 3, 2]),
+    helper.make_tensor_value_info("k", TensorProto.INT64, [1])],
+    [f32("y", [1, 1, 3, 2])], check=False)
