@@ -17,6 +17,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -624,6 +625,7 @@ bool allEqual(const HostTensorData &data) {
 struct ResizeMode;
 struct ResizeTarget;
 struct ResizeAxis;
+struct CubicAxis;
 
 class Importer {
 public:
@@ -1099,6 +1101,9 @@ private:
   TensorId resizeWith(TensorId x, const ResizeMode &mode,
                       const ResizeTarget &target);
   std::vector<TensorId> lowerUpsample();
+  TensorId resizeCubicAlong(TensorId x, std::int64_t axis,
+                            const CubicAxis &taps, ElementType computeType,
+                            const std::string &name);
   TensorId resizeAlong(TensorId x, std::int64_t axis, const ResizeAxis &reads,
                        ElementType computeType, const std::string &name);
   TensorId takeAlong(TensorId x, std::int64_t axis,
@@ -4082,6 +4087,63 @@ ResizeAxis resizeAxis(bool linear, const std::string &transform,
   return axis;
 }
 
+struct ResizeMode {
+  bool linear = false;
+  /// Cubic convolution (Keys) with coefficient `cubicA`; with
+  /// `excludeOutside`, the taps past either end weigh 0 and the others are
+  /// scaled to sum to 1.
+  bool cubic = false;
+  double cubicA = -0.75;
+  bool excludeOutside = false;
+  std::string transform, nearestMode, policy;
+};
+
+/// One axis's four reads per output for mode cubic: the input positions
+/// floor(x) - 1 .. floor(x) + 2 around each output's coordinate x (clamped
+/// to the axis: the edge repeats, as ONNX's reference pads it) and their
+/// cubic convolution weights at t = x - floor(x), A the coefficient; with
+/// exclude_outside the weights of positions past either end are 0 and the
+/// rest scaled to sum to 1.
+struct CubicAxis {
+  std::array<std::vector<std::int64_t>, 4> index;
+  std::array<std::vector<double>, 4> weight;
+};
+
+CubicAxis cubicAxis(const ResizeMode &mode, double scale, std::int64_t in,
+                    std::int64_t out) {
+  CubicAxis axis;
+  const double a = mode.cubicA;
+  // |d| in [0, 1] and [1, 2]: Keys' kernel.
+  auto near = [&](double d) { return ((a + 2) * d - (a + 3)) * d * d + 1; };
+  auto far = [&](double d) {
+    return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a;
+  };
+  for (std::int64_t o = 0; o < out; ++o) {
+    // Past 2 outside either end every read is the edge: clamped so that the
+    // floor fits an int64.
+    const double x = std::clamp(resizeSource(mode.transform, o, scale, in, out),
+                                -2.0, double(in) + 1);
+    const double floor = std::floor(x), t = x - floor;
+    const std::array<double, 4> w = {far(t + 1), near(t), near(1 - t),
+                                     far(2 - t)};
+    std::array<double, 4> kept = w;
+    double sum = 0;
+    for (int k = 0; k < 4; ++k) {
+      const double at = floor - 1 + k;
+      if (mode.excludeOutside && (at < 0 || at > double(in - 1)))
+        kept[k] = 0;
+      sum += kept[k];
+    }
+    for (int k = 0; k < 4; ++k) {
+      const double at = std::clamp(floor - 1 + k, 0.0, double(in - 1));
+      axis.index[k].push_back(CheckedInt::fromDouble(at).saturated());
+      axis.weight[k].push_back(mode.excludeOutside && sum != 0 ? kept[k] / sum
+                                                               : kept[k]);
+    }
+  }
+  return axis;
+}
+
 /// x's elements at `indices` along `axis`: a strided slice where they rise
 /// by a constant step, a broadcast where each element repeats k times in
 /// order (nearest upsampling by an integer factor) or one element repeats,
@@ -4134,10 +4196,6 @@ TensorId Importer::axisWeights(TensorId like, std::int64_t axis,
 }
 
 /// Resize's mode and how it maps coordinates, checked.
-struct ResizeMode {
-  bool linear = false;
-  std::string transform, nearestMode, policy;
-};
 
 ResizeMode Importer::resizeMode(ElementType type) {
   ResizeMode m;
@@ -4145,11 +4203,13 @@ ResizeMode Importer::resizeMode(ElementType type) {
   m.transform = attrString("coordinate_transformation_mode", "half_pixel");
   m.nearestMode = attrString("nearest_mode", "round_prefer_floor");
   m.policy = attrString("keep_aspect_ratio_policy", "stretch");
-  // Read by modes and transformations that are refused below.
-  attrFloat("cubic_coeff_a", -0.75);
+  m.cubicA = attrFloat("cubic_coeff_a", -0.75);
+  // Read by the transformation refused below.
   attrFloat("extrapolation_value", 0);
-  if (mode != "nearest" && mode != "linear")
-    fail("mode '" + mode + "' is not supported (nearest, linear)");
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
+    fail("mode '" + mode + "' is not supported (nearest, linear, cubic)");
+  if (!std::isfinite(m.cubicA))
+    fail("cubic_coeff_a " + numberText(m.cubicA) + " is not a finite number");
   if (m.transform == "tf_crop_and_resize")
     fail("coordinate_transformation_mode 'tf_crop_and_resize' (a crop to "
          "the roi input) is not supported");
@@ -4171,15 +4231,17 @@ ResizeMode Importer::resizeMode(ElementType type) {
          "' is not one of round_prefer_floor, round_prefer_ceil, floor, ceil");
   if (attrInt("antialias", 0) != 0)
     fail("antialias 1 is not supported");
-  if (attrInt("exclude_outside", 0) != 0)
-    fail("exclude_outside 1 is not supported");
+  m.excludeOutside = attrInt("exclude_outside", 0) != 0;
+  if (m.excludeOutside && mode != "cubic")
+    fail("exclude_outside 1 is supported with mode 'cubic' only");
   if (m.policy != "stretch" && m.policy != "not_larger" &&
       m.policy != "not_smaller")
     fail("keep_aspect_ratio_policy '" + m.policy +
          "' is not one of stretch, not_larger, not_smaller");
   m.linear = mode == "linear";
-  if (m.linear && !isFloat(type))
-    fail("mode 'linear' on " + std::string(elementTypeName(type)) +
+  m.cubic = mode == "cubic";
+  if ((m.linear || m.cubic) && !isFloat(type))
+    fail("mode '" + mode + "' on " + std::string(elementTypeName(type)) +
          " is not supported (float inputs only)");
   return m;
 }
@@ -4311,6 +4373,25 @@ TensorId Importer::resizeAlong(TensorId x, std::int64_t axis,
   return check(b->add(lowerPart, upperPart));
 }
 
+/// One axis of a cubic Resize: the four reads, in computeType, times their
+/// weights, added.
+TensorId Importer::resizeCubicAlong(TensorId x, std::int64_t axis,
+                                    const CubicAxis &taps,
+                                    ElementType computeType,
+                                    const std::string &name) {
+  TensorId sum = kInvalidTensor;
+  for (int k = 0; k < 4; ++k) {
+    const std::string tap = name + "_tap" + std::to_string(k);
+    TensorId read = takeAlong(x, axis, taps.index[k], tap + "_index");
+    if (elemOf(read) != computeType)
+      read = check(b->cast(read, computeType));
+    TensorId term = check(
+        b->mul(read, axisWeights(read, axis, taps.weight[k], tap + "_weight")));
+    sum = k == 0 ? term : check(b->add(sum, term));
+  }
+  return sum;
+}
+
 /// x resized to target.outShape: per resized axis, the input positions
 /// each output reads, computed here as ONNX's reference computes them,
 /// become slices, broadcasts or gathers with constant indices; linear adds
@@ -4354,20 +4435,27 @@ TensorId Importer::resizeWith(TensorId x, const ResizeMode &mode,
     if (std::abs(target.scale[axis] - 1) <= 1e-9 &&
         outShape[axis] == shape[axis])
       continue;
+    const std::string name =
+        node->output(0) + "/resize_axis" + std::to_string(axis);
+    if (mode.cubic) {
+      x = resizeCubicAlong(
+          x, axis,
+          cubicAxis(mode, target.scale[axis], shape[axis], outShape[axis]),
+          computeType, name);
+      continue;
+    }
     const ResizeAxis reads =
         resizeAxis(mode.linear, mode.transform, mode.nearestMode,
                    target.scale[axis], shape[axis], outShape[axis]);
-    x = resizeAlong(x, axis, reads, computeType,
-                    node->output(0) + "/resize_axis" + std::to_string(axis));
+    x = resizeAlong(x, axis, reads, computeType, name);
   }
   if (elemOf(x) != type)
     x = check(b->cast(x, type));
   return x;
 }
 
-/// Resize (opset 11 and later), modes nearest and linear, scales or sizes
-/// known at import. Cubic, antialias, exclude_outside and
-/// tf_crop_and_resize are refused.
+/// Resize (opset 11 and later), modes nearest, linear and cubic, scales or
+/// sizes known at import. Antialias and tf_crop_and_resize are refused.
 std::vector<TensorId> Importer::lowerResize() {
   if (opset < 11)
     fail("Resize before opset 11 is not supported (opset 10 has no "

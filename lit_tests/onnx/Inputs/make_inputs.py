@@ -790,9 +790,10 @@ save("resize_opset11_sizes", [
      [floats("roi", []), floats("scales", []), ints64("sizes", [1, 1, 5, 5])],
      opset=11)
 
-# Refused, each naming the node: cubic, antialias, exclude_outside,
-# tf_crop_and_resize, opset 10, linear on integers, an unknown nearest_mode,
-# both scales and sizes, scales computed at run time.
+# Cubic (run), then refused, each naming the node: antialias,
+# exclude_outside with linear, tf_crop_and_resize, opset 10, linear on
+# integers, an unknown nearest_mode, both scales and sizes, scales computed
+# at run time.
 resize("resize_cubic", [1, 1, 4, 4], [1, 1, 8, 8], scales=[1, 1, 2, 2],
        mode="cubic")
 resize("resize_antialias", [1, 1, 8, 8], [1, 1, 4, 4], scales=[1, 1, 0.5, 0.5],
