@@ -1083,6 +1083,9 @@ private:
   std::vector<TensorId> lowerDepthToSpace();
   std::vector<TensorId> lowerSpaceToDepth();
   std::vector<TensorId> lowerEyeLike();
+  std::vector<TensorId> lowerRecurrent();
+  struct RecurrentStep;
+  TensorId recurrentCell(const RecurrentStep &step, TensorId &h, TensorId &c);
   /// `x` with `stride - 1` zeros after each element along `axis` but the
   /// last: ConvTranspose's input as the convolution it is.
   TensorId spreadAxis(TensorId x, std::int64_t axis, std::int64_t stride);
@@ -3895,6 +3898,225 @@ std::vector<TensorId> Importer::lowerEyeLike() {
   return {to == ElementType::I1 ? mask : check(b->cast(mask, to))};
 }
 
+/// What one step of an LSTM or GRU cell needs (lowerRecurrent).
+struct Importer::RecurrentStep {
+  bool lstm = false;
+  std::int64_t hidden = 0;
+  /// The step's input projection with the biases folded in: [batch,
+  /// gates * hidden].
+  TensorId projected = kInvalidTensor;
+  /// The direction's recurrence weight [gates * hidden, hidden], and for a
+  /// GRU with linear_before_reset its h gate's recurrence bias [hidden].
+  TensorId recurrence = kInvalidTensor, resetBias = kInvalidTensor;
+  /// LSTM peepholes [hidden] each (or none).
+  TensorId peepI = kInvalidTensor, peepO = kInvalidTensor,
+           peepF = kInvalidTensor;
+  /// The pre-activation bound, where `clip` is given.
+  std::optional<double> clip;
+};
+
+/// One step: the new hidden state (and an LSTM's cell state) from the last,
+/// in ONNX's gate orders (LSTM i, o, f, c; GRU z, r, h) with its default
+/// activations (sigmoid, tanh, tanh).
+TensorId Importer::recurrentCell(const RecurrentStep &st, TensorId &h,
+                                 TensorId &c) {
+  const std::int64_t n = st.hidden;
+  auto gate = [&](TensorId x, std::int64_t k) {
+    return sliceAxis(x, 1, k * n, n);
+  };
+  auto bounded = [&](TensorId x) {
+    if (!st.clip)
+      return x;
+    return check(b->min(check(b->max(x, splatLike(x, -*st.clip))),
+                        splatLike(x, *st.clip)));
+  };
+  auto sigmoid = [&](TensorId x) { return unary(OpKind::Sigmoid, bounded(x)); };
+  auto tanh = [&](TensorId x) { return unary(OpKind::Tanh, bounded(x)); };
+  auto times = [&](TensorId x, TensorId along) {
+    return check(b->mul(x, expandTo(along, shapeOf(x))));
+  };
+  if (st.lstm) {
+    TensorId g = check(
+        b->add(st.projected, check(b->matmul(h, st.recurrence, false, true))));
+    TensorId i = gate(g, 0), o = gate(g, 1), f = gate(g, 2);
+    if (st.peepI != kInvalidTensor) {
+      i = check(b->add(i, times(c, st.peepI)));
+      f = check(b->add(f, times(c, st.peepF)));
+    }
+    c = check(b->add(check(b->mul(sigmoid(f), c)),
+                     check(b->mul(sigmoid(i), tanh(gate(g, 3))))));
+    if (st.peepO != kInvalidTensor)
+      o = check(b->add(o, times(c, st.peepO)));
+    h = check(b->mul(sigmoid(o), unary(OpKind::Tanh, c)));
+    return h;
+  }
+  // GRU: z and r from one matmul; h's recurrence after the reset (or, with
+  // linear_before_reset, the reset applied to it).
+  TensorId zr = check(b->add(
+      sliceAxis(st.projected, 1, 0, 2 * n),
+      check(b->matmul(h, sliceAxis(st.recurrence, 0, 0, 2 * n), false, true))));
+  TensorId z = sigmoid(gate(zr, 0)), reset = sigmoid(gate(zr, 1));
+  TensorId rh = sliceAxis(st.recurrence, 0, 2 * n, n);
+  TensorId recurrent =
+      st.resetBias != kInvalidTensor
+          ? check(b->mul(reset,
+                         check(b->add(check(b->matmul(h, rh, false, true)),
+                                      expandTo(st.resetBias, shapeOf(h))))))
+          : check(b->matmul(check(b->mul(reset, h)), rh, false, true));
+  TensorId candidate = tanh(check(b->add(gate(st.projected, 2), recurrent)));
+  // (1 - z) * candidate + z * h.
+  h = check(b->add(candidate, check(b->mul(z, check(b->sub(h, candidate))))));
+  return h;
+}
+
+/// LSTM and GRU, unrolled at import over the sequence (static shapes): per
+/// direction one matmul projects every step's input (the biases folded in),
+/// then each step is a matmul of the last hidden state and its gates
+/// (recurrentCell). Default activations only; clip, peepholes, initial
+/// states, layout 1 and GRU's linear_before_reset are supported;
+/// sequence_lens only where every sequence is whole. At most 4096 steps.
+std::vector<TensorId> Importer::lowerRecurrent() {
+  const bool lstm = node->op_type() == "LSTM";
+  const std::int64_t gates = lstm ? 4 : 3;
+  TensorId x = in(0), w = in(1), r = in(2);
+  const ElementType type = elemOf(x);
+  if (shapeOf(x).size() != 3 || !typeOf(x).isStatic() ||
+      !typeOf(w).isStatic() || !typeOf(r).isStatic())
+    fail("the input " + dimsText(shapeOf(x)) +
+         " must be a static 3-D tensor, with static weights");
+  if (type != ElementType::F32 && type != ElementType::F64 &&
+      type != ElementType::F16)
+    fail(std::string(elementTypeName(type)) +
+         " is not supported (f32, f64, f16)");
+  const std::string direction = attrString("direction", "forward");
+  if (direction != "forward" && direction != "reverse" &&
+      direction != "bidirectional")
+    fail("direction '" + direction +
+         "' is not one of forward, reverse, bidirectional");
+  const std::int64_t dirs = direction == "bidirectional" ? 2 : 1;
+  const std::int64_t layout = attrInt("layout", 0);
+  if (layout != 0 && layout != 1)
+    fail("layout " + std::to_string(layout) + " is not 0 or 1");
+  if (layout == 1)
+    x = check(b->transpose(x, {1, 0, 2}));
+  const Shape xs = shapeOf(x);
+  const std::int64_t seq = xs[0], batch = xs[1], width = xs[2];
+  const std::int64_t hidden = attrInt("hidden_size", 0);
+  if (hidden < 1 ||
+      shapeOf(w) !=
+          Shape{dirs, dimValue(CheckedInt(gates) * hidden, "gates"), width} ||
+      shapeOf(r) != Shape{dirs, gates * hidden, hidden})
+    fail("W " + shapeText(shapeOf(w)) + " and R " + shapeText(shapeOf(r)) +
+         " do not fit hidden_size " + std::to_string(hidden) + ", " +
+         std::to_string(dirs) + " direction(s) and input size " +
+         std::to_string(width) + " (W [dirs, " + std::to_string(gates) +
+         " * hidden, input], R [dirs, " + std::to_string(gates) +
+         " * hidden, hidden])");
+  if (elemOf(w) != type || elemOf(r) != type)
+    fail("W and R must have the input's element type");
+  if (dimValue(CheckedInt(seq) * dirs, "steps") > 4096)
+    fail(std::to_string(seq) + " steps in " + std::to_string(dirs) +
+         " direction(s): the unrolled cell takes at most 4096");
+  if (const onnx::AttributeProto *a = attr("activations")) {
+    const std::vector<std::string> defaults =
+        lstm ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
+             : std::vector<std::string>{"Sigmoid", "Tanh"};
+    for (int i = 0; i < a->strings_size(); ++i)
+      if (a->strings(i) != defaults[std::size_t(i) % defaults.size()])
+        fail("activation '" + a->strings(i) +
+             "' is not supported (the defaults only: " +
+             (lstm ? "Sigmoid, Tanh, Tanh" : "Sigmoid, Tanh") + ")");
+  }
+  if (attr("activation_alpha") || attr("activation_beta"))
+    fail("activation_alpha and activation_beta are not supported (the "
+         "default activations take none)");
+  RecurrentStep step;
+  step.lstm = lstm;
+  step.hidden = hidden;
+  if (attr("clip")) {
+    step.clip = attrFloat("clip", 0);
+    if (!(*step.clip > 0))
+      fail("clip must be above 0");
+  }
+  if (lstm && attrInt("input_forget", 0) != 0)
+    fail("input_forget 1 is not supported");
+  const bool linearBeforeReset = !lstm && attrInt("linear_before_reset", 0);
+  if (hasInput(4)) {
+    for (std::int64_t length : intsIn(4, "sequence_lens"))
+      if (length != seq)
+        fail("sequence_lens holds " + std::to_string(length) +
+             "; only whole sequences (" + std::to_string(seq) +
+             " steps) are supported");
+  }
+  auto ofDirection = [&](int input, std::int64_t d, const Shape &shape) {
+    TensorId all = in(input);
+    Shape expected{dirs};
+    expected.insert(expected.end(), shape.begin(), shape.end());
+    if (shapeOf(all) != expected || elemOf(all) != type)
+      fail("input " + std::to_string(input) + " is " + typeOf(all).toString() +
+           ", expected " + shapeText(expected) +
+           " of the input's element type");
+    return reshape(sliceAxis(all, 0, d, 1), shape);
+  };
+  const std::int64_t width4 = gates * hidden;
+  TensorId rows = reshape(x, {seq * batch, width});
+  std::vector<TensorId> ys, finalH, finalC;
+  for (std::int64_t d = 0; d < dirs; ++d) {
+    const bool reverse = direction == "reverse" || d == 1;
+    TensorId wd = reshape(sliceAxis(w, 0, d, 1), {width4, width});
+    step.recurrence = reshape(sliceAxis(r, 0, d, 1), {width4, hidden});
+    TensorId projected = check(b->matmul(rows, wd, false, true));
+    step.resetBias = kInvalidTensor;
+    if (hasInput(3)) {
+      TensorId bias = ofDirection(3, d, {2 * width4});
+      TensorId wb = sliceAxis(bias, 0, 0, width4),
+               rb = sliceAxis(bias, 0, width4, width4);
+      if (linearBeforeReset) {
+        step.resetBias = sliceAxis(rb, 0, 2 * hidden, hidden);
+        rb = check(b->concat(
+            {sliceAxis(rb, 0, 0, 2 * hidden), splat({type, {hidden}}, 0)}, 0));
+      }
+      projected = check(b->add(
+          projected, expandTo(check(b->add(wb, rb)), shapeOf(projected))));
+    } else if (linearBeforeReset) {
+      step.resetBias = splat({type, {hidden}}, 0);
+    }
+    projected = reshape(projected, {seq, batch, width4});
+    if (lstm && hasInput(7)) {
+      TensorId p = ofDirection(7, d, {3 * hidden});
+      step.peepI = sliceAxis(p, 0, 0, hidden);
+      step.peepO = sliceAxis(p, 0, hidden, hidden);
+      step.peepF = sliceAxis(p, 0, 2 * hidden, hidden);
+    }
+    TensorId h = hasInput(5) ? ofDirection(5, d, {batch, hidden})
+                             : splat({type, {batch, hidden}}, 0);
+    TensorId c = lstm && hasInput(6) ? ofDirection(6, d, {batch, hidden})
+                                     : splat({type, {batch, hidden}}, 0);
+    std::vector<TensorId> outputs(std::size_t(seq), kInvalidTensor);
+    for (std::int64_t s = 0; s < seq; ++s) {
+      const std::int64_t t = reverse ? seq - 1 - s : s;
+      step.projected = reshape(sliceAxis(projected, 0, t, 1), {batch, width4});
+      outputs[std::size_t(t)] =
+          reshape(recurrentCell(step, h, c), {1, 1, batch, hidden});
+    }
+    ys.push_back(seq == 1 ? outputs[0] : check(b->concat(outputs, 0)));
+    finalH.push_back(reshape(h, {1, batch, hidden}));
+    finalC.push_back(reshape(c, {1, batch, hidden}));
+  }
+  auto joined = [&](const std::vector<TensorId> &parts, std::int64_t axis) {
+    return parts.size() == 1 ? parts[0] : check(b->concat(parts, axis));
+  };
+  TensorId y = joined(ys, 1), yh = joined(finalH, 0), yc = joined(finalC, 0);
+  if (layout == 1) {
+    y = check(b->transpose(y, {2, 0, 1, 3}));
+    yh = check(b->transpose(yh, {1, 0, 2}));
+    yc = check(b->transpose(yc, {1, 0, 2}));
+  }
+  if (lstm)
+    return {y, yh, yc};
+  return {y, yh};
+}
+
 /// One axis of Pad: a negative side crops, a positive one adds `mode`'s
 /// values (constant: `fill`; edge: the border element; reflect: the
 /// elements next to the border, mirrored; wrap: the other end's).
@@ -5254,6 +5476,7 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"EyeLike", &I::lowerEyeLike},
       {"Flatten", &I::lowerFlatten},
       {"Floor", &I::lowerUnary<OpKind::Floor>},
+      {"GRU", &I::lowerRecurrent},
       {"Gather", &I::lowerGather},
       {"GatherElements", &I::lowerGatherElements},
       {"GatherND", &I::lowerGatherND},
@@ -5269,6 +5492,7 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"InstanceNormalization", &I::lowerInstanceNormalization},
       {"IsInf", &I::lowerIsInf},
       {"IsNaN", &I::lowerUnary<OpKind::IsNaN>},
+      {"LSTM", &I::lowerRecurrent},
       {"LayerNormalization", &I::lowerLayerNormalization},
       {"LeakyRelu", &I::lowerLeakyRelu},
       {"Less", &I::lowerCompare<ComparePredicate::Lt>},

@@ -1386,3 +1386,41 @@ save("unsupported_ops_several", [
 ], [f32("x", [1, 1, 4, 4]), f32("grid", [1, 3, 3, 2]),
     helper.make_tensor_value_info("k", TensorProto.INT64, [1])],
     [f32("y", [1, 1, 3, 2])], check=False)
+
+# LSTM and GRU, unrolled at import: a bidirectional LSTM with biases,
+# initial states and peepholes; a reverse GRU with linear_before_reset;
+# then refusals (an activation other than the defaults, a shorter
+# sequence).
+rng_r = np.random.default_rng(37)
+
+
+def weight_r(name, shape):
+    return numpy_helper.from_array(
+        rng_r.uniform(-0.5, 0.5, shape).astype(np.float32), name)
+
+
+save("recurrent_forms", [
+    helper.make_node("LSTM", ["x", "lw", "lr", "lb", "", "h0", "c0", "lp"],
+                     ["ly", "lyh", "lyc"], name="lstm", hidden_size=5,
+                     direction="bidirectional"),
+    helper.make_node("GRU", ["x", "gw", "gr", "gb"], ["gy", "gyh"],
+                     name="gru", hidden_size=6, direction="reverse",
+                     linear_before_reset=1),
+], [f32("x", [4, 2, 3]), f32("h0", [2, 2, 5]), f32("c0", [2, 2, 5])],
+    [f32("ly", [4, 2, 2, 5]), f32("lyh", [2, 2, 5]), f32("lyc", [2, 2, 5]),
+     f32("gy", [4, 1, 2, 6]), f32("gyh", [1, 2, 6])],
+    [weight_r("lw", [2, 20, 3]), weight_r("lr", [2, 20, 5]),
+     weight_r("lb", [2, 40]), weight_r("lp", [2, 15]),
+     weight_r("gw", [1, 18, 3]), weight_r("gr", [1, 18, 6]),
+     weight_r("gb", [1, 36])])
+save("lstm_relu_activation", [
+    helper.make_node("LSTM", ["x", "w", "r"], ["y"], name="lstm",
+                     hidden_size=2, activations=["Sigmoid", "Relu", "Tanh"]),
+], [f32("x", [3, 1, 2])], [f32("y", [3, 1, 1, 2])],
+    [weight_r("w", [1, 8, 2]), weight_r("r", [1, 8, 2])])
+save("gru_short_sequence", [
+    helper.make_node("GRU", ["x", "w", "r", "", "lens"], ["y"], name="gru",
+                     hidden_size=2),
+], [f32("x", [3, 2, 2])], [f32("y", [3, 1, 2, 2])],
+    [weight_r("w", [1, 6, 2]), weight_r("r", [1, 6, 2]),
+     numpy_helper.from_array(np.array([3, 2], dtype=np.int32), "lens")])
