@@ -1084,6 +1084,7 @@ private:
   std::vector<TensorId> lowerSpaceToDepth();
   std::vector<TensorId> lowerEyeLike();
   std::vector<TensorId> lowerRecurrent();
+  std::vector<TensorId> lowerTopK();
   struct RecurrentStep;
   TensorId recurrentCell(const RecurrentStep &step, TensorId &h, TensorId &c);
   /// `x` with `stride - 1` zeros after each element along `axis` but the
@@ -2321,6 +2322,96 @@ std::vector<TensorId> Importer::lowerArgMax() {
   bool last = attrInt("select_last_index", 0) != 0;
   return {op == "ArgMax" ? check(b->argmax(x, axis, keep, last))
                          : check(b->argmin(x, axis, keep, last))};
+}
+
+/// TopK with K known at import and at most 256, in K rounds along the axis:
+/// the best value among the positions not yet taken (a max or min
+/// reduction, the taken ones masked with the type's lowest or highest
+/// value), then the first untaken position holding it (equal values in
+/// index order, as ONNX orders them; a NaN ranks first). Values and indices
+/// come out in order, which `sorted` 0 allows too.
+std::vector<TensorId> Importer::lowerTopK() {
+  TensorId x = in(0);
+  const Shape shape = shapeOf(x);
+  if (shape.empty() || !typeOf(x).isStatic())
+    fail("the input is " + dimsText(shape) +
+         "; TopK takes a static tensor of rank >= 1");
+  const std::int64_t axis =
+      normAxis(attrInt("axis", -1), std::int64_t(shape.size()));
+  const bool largest = attrInt("largest", 1) != 0;
+  attrInt("sorted", 1);
+  std::vector<std::int64_t> ks = intsIn(1, "K");
+  if (ks.size() != 1)
+    fail("K (input 1) must hold one value");
+  const std::int64_t k = ks[0], n = shape[std::size_t(axis)];
+  if (k < 0 || k > n)
+    fail("K = " + std::to_string(k) + " is outside [0, " + std::to_string(n) +
+         "] (the axis's size)");
+  constexpr std::int64_t kMaxTopK = 256;
+  if (k > kMaxTopK)
+    fail("K = " + std::to_string(k) +
+         ": TopK takes K rounds of ArgMax, for K " + "at most " +
+         std::to_string(kMaxTopK));
+  const ElementType type = elemOf(x);
+  Shape out = shape;
+  out[std::size_t(axis)] = k;
+  if (k == 0)
+    return {splat({type, out}, 0), splat({ElementType::I64, out}, 0)};
+  // The value that never wins a later round.
+  const double masked =
+      isFloat(type) ? (largest ? -std::numeric_limits<double>::infinity()
+                               : std::numeric_limits<double>::infinity())
+                    : 0;
+  TensorId floor = kInvalidTensor;
+  if (isFloat(type)) {
+    floor = splatLike(x, masked);
+  } else {
+    // The integer type's lowest (highest, for the smallest) value.
+    const unsigned bits = integerBitWidth(type);
+    if (bits == 0 || bits > 64 || byteSize(type) * 8 != std::int64_t(bits))
+      fail("TopK of " + std::string(elementTypeName(type)) +
+           " is not supported (floats and 8- to 64-bit integers)");
+    std::vector<std::uint8_t> bytes(std::size_t(byteSize(type)));
+    DenseValue extreme{type, {}, bytes, true};
+    if (isUnsignedInteger(type))
+      storeUnsigned(type, extreme.bytes.data(), 0,
+                    largest ? 0 : ~std::uint64_t(0) >> (64 - bits));
+    else
+      storeInt(type, extreme.bytes.data(), 0,
+               largest ? -(std::int64_t(1) << (bits - 2)) * 2
+                       : std::int64_t(~std::uint64_t(0) >> (65 - bits)));
+    floor = expandTo(splatBytes(std::move(extreme)), shape);
+  }
+  TensorId positions = check(b->iota({ElementType::I64, shape}, axis));
+  // Per round: the best value among the positions not yet taken, then the
+  // first untaken position holding it (a NaN is the best: a reduction
+  // propagates it, and it matches itself here).
+  TensorId taken = kInvalidTensor;
+  std::vector<TensorId> values, indices;
+  for (std::int64_t round = 0; round < k; ++round) {
+    TensorId left = round == 0 ? x : check(b->select(taken, floor, x));
+    TensorId best =
+        reduce(largest ? ReduceKind::Max : ReduceKind::Min, left, {axis}, true);
+    TensorId spread = expandTo(best, shape);
+    TensorId holds = compare(ComparePredicate::Eq, x, spread);
+    if (isFloat(type))
+      holds = binary(OpKind::Or, holds,
+                     binary(OpKind::And, unary(OpKind::IsNaN, x),
+                            unary(OpKind::IsNaN, spread)));
+    if (round != 0)
+      holds = binary(OpKind::And, holds, unary(OpKind::Not, taken));
+    TensorId at = check(
+        b->argmax(check(b->cast(holds, ElementType::I8)), axis, true, false));
+    if (elemOf(at) != ElementType::I64)
+      at = check(b->cast(at, ElementType::I64));
+    values.push_back(best);
+    indices.push_back(at);
+    TensorId now =
+        compare(ComparePredicate::Eq, positions, expandTo(at, shape));
+    taken = round == 0 ? now : binary(OpKind::Or, taken, now);
+  }
+  return {values.size() == 1 ? values[0] : check(b->concat(values, axis)),
+          indices.size() == 1 ? indices[0] : check(b->concat(indices, axis))};
 }
 
 /// MaxPool and AveragePool: one pool over the spatial dims (all but N and
@@ -5555,6 +5646,7 @@ std::span<const Importer::OpEntry> Importer::opTable() {
       {"Tanh", &I::lowerUnary<OpKind::Tanh>},
       {"ThresholdedRelu", &I::lowerThresholdedRelu},
       {"Tile", &I::lowerTile},
+      {"TopK", &I::lowerTopK},
       {"Transpose", &I::lowerTranspose},
       {"Trilu", &I::lowerTrilu},
       {"Unsqueeze", &I::lowerSqueeze},

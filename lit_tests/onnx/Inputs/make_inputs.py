@@ -1379,13 +1379,13 @@ save("unsupported_ops_several", [
     helper.make_node("Relu", ["x"], ["r"], name="relu"),
     helper.make_node("GridSample", ["r", "grid"], ["g1"], name="grid1"),
     helper.make_node("GridSample", ["g1", "grid"], ["g2"], name="grid2"),
-    helper.make_node("TopK", ["g2", "k"], ["values", "indices"], name="topk",
-                     axis=-1),
-    helper.make_node("Gelu", ["values"], ["y"], name="custom",
+    helper.make_node("NonZero", ["g2"], ["where"], name="nonzero"),
+    helper.make_node("Gelu", ["g2"], ["y"], name="custom",
                      domain="com.example"),
-], [f32("x", [1, 1, 4, 4]), f32("grid", [1, 3, 3, 2]),
-    helper.make_tensor_value_info("k", TensorProto.INT64, [1])],
-    [f32("y", [1, 1, 3, 2])], check=False)
+], [f32("x", [1, 1, 4, 4]), f32("grid", [1, 3, 3, 2])],
+    [f32("y", [1, 1, 3, 3]),
+     helper.make_tensor_value_info("where", TensorProto.INT64, [4, None])],
+    check=False)
 
 # LSTM and GRU, unrolled at import: a bidirectional LSTM with biases,
 # initial states and peepholes; a reverse GRU with linear_before_reset;
@@ -1424,3 +1424,25 @@ save("gru_short_sequence", [
 ], [f32("x", [3, 2, 2])], [f32("y", [3, 1, 2, 2])],
     [weight_r("w", [1, 6, 2]), weight_r("r", [1, 6, 2]),
      numpy_helper.from_array(np.array([3, 2], dtype=np.int32), "lens")])
+
+# TopK in K rounds: float rows with ties and -inf (K = 4 of 6, largest),
+# int64 with the type's extremes repeated (all 5, smallest), and a K past
+# the round limit (refused).
+save("topk_forms", [
+    helper.make_node("TopK", ["x", "k4"], ["values", "indices"], name="top",
+                     axis=1),
+    helper.make_node("TopK", ["n", "k5"], ["low", "low_indices"],
+                     name="bottom", largest=0),
+], [f32("x", [2, 6]), helper.make_tensor_value_info("n", TensorProto.INT64,
+                                                     [5])],
+    [f32("values", [2, 4]),
+     helper.make_tensor_value_info("indices", TensorProto.INT64, [2, 4]),
+     helper.make_tensor_value_info("low", TensorProto.INT64, [5]),
+     helper.make_tensor_value_info("low_indices", TensorProto.INT64, [5])],
+    [ints64("k4", [4]), ints64("k5", [5])])
+save("topk_too_many", [
+    helper.make_node("TopK", ["x", "k"], ["values", "indices"], name="top"),
+], [f32("x", [400])],
+    [f32("values", [300]),
+     helper.make_tensor_value_info("indices", TensorProto.INT64, [300])],
+    [ints64("k", [300])])
