@@ -264,7 +264,12 @@ Index RegionEmitterBase::mapIndex(Index index, const AffineIndexMap &given) {
   if (blockKnown && assumedMultiples && withKernel.kernel) {
     if (contiguousDim) {
       assumedMultiples->insert({*contiguousDim, block});
-      return withSplit({Index::Contiguous, apply(index.value), block});
+      // The dims the version assumes multiples of the block make the
+      // multipliers past the run multiples too; an offset that is not one
+      // still moves the lanes off the block.
+      return withSplit(
+          {Index::Contiguous, apply(index.value),
+           map.offset % block == 0 ? block : Index::kUnalignedBlock});
     }
     if (uniformDim) {
       assumedMultiples->insert({*uniformDim, block});

@@ -1084,6 +1084,7 @@ private:
   std::vector<TensorId> lowerSpaceToDepth();
   std::vector<TensorId> lowerEyeLike();
   std::vector<TensorId> lowerRecurrent();
+  void checkRecurrentActivations(bool lstm);
   std::vector<TensorId> lowerTopK();
   struct RecurrentStep;
   TensorId recurrentCell(const RecurrentStep &step, TensorId &h, TensorId &c);
@@ -3767,10 +3768,11 @@ TensorId Importer::convTransposeWeight(TensorId w, std::int64_t group) {
 /// pad crops), the weight [C, M/group, k...] made [M, C/group, k...] per
 /// group and flipped along its spatial dims, stride 1. Output size per dim:
 /// stride * (in - 1) + output_padding + dilation * (k - 1) + 1 - pads;
-/// output_shape, where given, sets the end pad (with auto_pad SAME_* both,
-/// split as ONNX's reference does). The spread input has stride^2 times the
-/// positions the output needs: a convolution of stride 2 costs 4 times its
-/// products (rather than each output phase's own smaller convolution).
+/// output_shape, where given, sets the pads (their total split as
+/// onnxruntime splits it: the odd one at the start but with SAME_UPPER). The
+/// spread input has stride^2 times the positions the output needs: a
+/// convolution of stride 2 costs 4 times its products (rather than each output
+/// phase's own smaller convolution).
 std::vector<TensorId> Importer::lowerConvTranspose() {
   TensorId x = in(0), w = in(1);
   const Shape xs = shapeOf(x), ws = shapeOf(w);
@@ -3858,7 +3860,10 @@ std::vector<TensorId> Importer::lowerConvTranspose() {
         dimValue(CheckedInt(strides[d]) * (xs[2 + d] - 1) + outputPadding[d] +
                      CheckedInt(dilations[d]) * (kernel[d] - 1) + 1,
                  "the transposed convolution's size");
-    if (same) {
+    if (same || outputShape) {
+      // Pads from the output's size, split as onnxruntime splits them (the
+      // odd one at the start but with SAME_UPPER); given pads are ignored,
+      // as ONNX says.
       const std::int64_t out =
           outputShape ? (*outputShape)[d]
                       : checked(CheckedInt(xs[2 + d]) * strides[d]);
@@ -3869,9 +3874,7 @@ std::vector<TensorId> Importer::lowerConvTranspose() {
       ends[d] = checked(CheckedInt(total) - begins[d]);
     } else {
       begins[d] = pads[d];
-      ends[d] = outputShape
-                    ? checked(CheckedInt(full) - pads[d] - (*outputShape)[d])
-                    : pads[spatial + d];
+      ends[d] = pads[spatial + d];
     }
     const std::int64_t positions =
         checked(CheckedInt(full) - begins[d] - ends[d]);
@@ -4060,6 +4063,24 @@ TensorId Importer::recurrentCell(const RecurrentStep &st, TensorId &h,
   return h;
 }
 
+/// LSTM's and GRU's `activations`: the defaults only (Sigmoid, Tanh, Tanh;
+/// Sigmoid, Tanh), per direction; activation_alpha and _beta refused.
+void Importer::checkRecurrentActivations(bool lstm) {
+  if (const onnx::AttributeProto *a = attr("activations")) {
+    const std::vector<std::string> defaults =
+        lstm ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
+             : std::vector<std::string>{"Sigmoid", "Tanh"};
+    for (int i = 0; i < a->strings_size(); ++i)
+      if (a->strings(i) != defaults[std::size_t(i) % defaults.size()])
+        fail("activation '" + a->strings(i) +
+             "' is not supported (the defaults only: " +
+             (lstm ? "Sigmoid, Tanh, Tanh" : "Sigmoid, Tanh") + ")");
+  }
+  if (attr("activation_alpha") || attr("activation_beta"))
+    fail("activation_alpha and activation_beta are not supported (the "
+         "default activations take none)");
+}
+
 /// LSTM and GRU, unrolled at import over the sequence (static shapes): per
 /// direction one matmul projects every step's input (the biases folded in),
 /// then each step is a matmul of the last hidden state and its gates
@@ -4108,19 +4129,7 @@ std::vector<TensorId> Importer::lowerRecurrent() {
   if (dimValue(CheckedInt(seq) * dirs, "steps") > 4096)
     fail(std::to_string(seq) + " steps in " + std::to_string(dirs) +
          " direction(s): the unrolled cell takes at most 4096");
-  if (const onnx::AttributeProto *a = attr("activations")) {
-    const std::vector<std::string> defaults =
-        lstm ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
-             : std::vector<std::string>{"Sigmoid", "Tanh"};
-    for (int i = 0; i < a->strings_size(); ++i)
-      if (a->strings(i) != defaults[std::size_t(i) % defaults.size()])
-        fail("activation '" + a->strings(i) +
-             "' is not supported (the defaults only: " +
-             (lstm ? "Sigmoid, Tanh, Tanh" : "Sigmoid, Tanh") + ")");
-  }
-  if (attr("activation_alpha") || attr("activation_beta"))
-    fail("activation_alpha and activation_beta are not supported (the "
-         "default activations take none)");
+  checkRecurrentActivations(lstm);
   RecurrentStep step;
   step.lstm = lstm;
   step.hidden = hidden;
@@ -4148,6 +4157,18 @@ std::vector<TensorId> Importer::lowerRecurrent() {
            ", expected " + shapeText(expected) +
            " of the input's element type");
     return reshape(sliceAxis(all, 0, d, 1), shape);
+  };
+  // An initial state, [dirs, batch, hidden] ([batch, dirs, hidden] with
+  // layout 1), of direction d.
+  auto stateOf = [&](int input, std::int64_t d) {
+    if (layout == 0)
+      return ofDirection(input, d, {batch, hidden});
+    TensorId all = in(input);
+    if (shapeOf(all) != Shape{batch, dirs, hidden} || elemOf(all) != type)
+      fail("input " + std::to_string(input) + " is " + typeOf(all).toString() +
+           ", expected " + shapeText({batch, dirs, hidden}) +
+           " (layout 1) of the input's element type");
+    return reshape(sliceAxis(all, 1, d, 1), {batch, hidden});
   };
   const std::int64_t width4 = gates * hidden;
   TensorId rows = reshape(x, {seq * batch, width});
@@ -4179,10 +4200,10 @@ std::vector<TensorId> Importer::lowerRecurrent() {
       step.peepO = sliceAxis(p, 0, hidden, hidden);
       step.peepF = sliceAxis(p, 0, 2 * hidden, hidden);
     }
-    TensorId h = hasInput(5) ? ofDirection(5, d, {batch, hidden})
-                             : splat({type, {batch, hidden}}, 0);
-    TensorId c = lstm && hasInput(6) ? ofDirection(6, d, {batch, hidden})
-                                     : splat({type, {batch, hidden}}, 0);
+    TensorId h =
+        hasInput(5) ? stateOf(5, d) : splat({type, {batch, hidden}}, 0);
+    TensorId c =
+        lstm && hasInput(6) ? stateOf(6, d) : splat({type, {batch, hidden}}, 0);
     std::vector<TensorId> outputs(std::size_t(seq), kInvalidTensor);
     for (std::int64_t s = 0; s < seq; ++s) {
       const std::int64_t t = reverse ? seq - 1 - s : s;

@@ -1446,3 +1446,14 @@ save("topk_too_many", [
     [f32("values", [300]),
      helper.make_tensor_value_info("indices", TensorProto.INT64, [300])],
     [ints64("k", [300])])
+
+# Batchwise (layout 1) LSTM with initial states [batch, dirs, hidden]: batch
+# 3, two directions (the states' axes must not be read as [dirs, batch]).
+save("recurrent_batchwise", [
+    helper.make_node("LSTM", ["x", "w", "r", "b", "", "h0", "c0"],
+                     ["y", "yh", "yc"], name="lstm", hidden_size=4,
+                     direction="bidirectional", layout=1),
+], [f32("x", [3, 5, 2]), f32("h0", [3, 2, 4]), f32("c0", [3, 2, 4])],
+    [f32("y", [3, 5, 2, 4]), f32("yh", [3, 2, 4]), f32("yc", [3, 2, 4])],
+    [weight_r("w", [2, 16, 2]), weight_r("r", [2, 16, 4]),
+     weight_r("b", [2, 32])])
